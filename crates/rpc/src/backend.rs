@@ -1,0 +1,110 @@
+//! What the HTTP layer needs from a running node.
+//!
+//! The router is generic over [`Backend`] so the HTTP layer depends only on `drover-types`;
+//! `drover-node` implements it over the real chain (mempool, QMDB, indexes, marshal). Reads see
+//! the latest finalized state. Every method is cheap to call concurrently.
+
+use drover_types::{
+    Address, H256, Receipt, VerifiedTransaction,
+    api::{AccountInfo, BlockInfo, ChainInfo},
+    error::ApiError,
+};
+use std::future::Future;
+use tokio::sync::watch;
+
+/// Which block `GET /block/{selector}` asks for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BlockSelector {
+    Latest,
+    Height(u64),
+    Hash(H256),
+}
+
+/// An included transaction with where it was included.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct IncludedTransaction {
+    pub tx: VerifiedTransaction,
+    pub block_height: u64,
+    pub index: u32,
+}
+
+/// Current basefees of the two markets (base units per cycle / per cell).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Basefees {
+    pub cycle: u128,
+    pub cell: u128,
+}
+
+/// Liveness figures for `/health/detailed`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ChainHealth {
+    pub block_height: u64,
+    /// Unix seconds of the latest finalized block (0 before the first).
+    pub last_block_timestamp: u64,
+    pub mempool_transaction_count: usize,
+    pub mempool_account_count: usize,
+    /// Whether the state database is open and answering.
+    pub storage_ok: bool,
+}
+
+/// Faucet settings of this node, when the faucet is enabled.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FaucetSettings {
+    /// Base units sent per request.
+    pub drip_amount: u128,
+    /// Requests allowed per minute (node-wide).
+    pub requests_per_minute: u32,
+}
+
+pub trait Backend: Clone + Send + Sync + 'static {
+    fn chain_info(&self) -> ChainInfo;
+
+    /// Admits verified transactions into the mempool, one result per transaction in order.
+    fn submit(
+        &self,
+        txs: Vec<VerifiedTransaction>,
+    ) -> impl Future<Output = Vec<Result<(), ApiError>>> + Send;
+
+    /// A transaction included in a finalized block.
+    fn transaction(
+        &self,
+        hash: H256,
+    ) -> impl Future<Output = Result<Option<IncludedTransaction>, ApiError>> + Send;
+
+    /// The receipt of a transaction included in a finalized block.
+    fn receipt(&self, hash: H256) -> impl Future<Output = Result<Option<Receipt>, ApiError>> + Send;
+
+    /// A transaction still pending in the mempool.
+    fn pending_transaction(&self, hash: H256) -> Option<VerifiedTransaction>;
+
+    /// Account state at the latest finalized block (`None`: the address holds no state).
+    fn account(
+        &self,
+        address: Address,
+    ) -> impl Future<Output = Result<Option<AccountInfo>, ApiError>> + Send;
+
+    /// Latest finalized height (0 before the first block).
+    fn height(&self) -> u64;
+
+    /// Changes whenever a block is finalized and its receipts are readable; holds its height.
+    fn finalized_heights(&self) -> watch::Receiver<u64>;
+
+    fn block(
+        &self,
+        selector: BlockSelector,
+    ) -> impl Future<Output = Result<Option<BlockInfo>, ApiError>> + Send;
+
+    /// Basefees that apply to the next block.
+    fn basefees(&self) -> Basefees;
+
+    fn health(&self) -> ChainHealth;
+
+    /// `None` when the faucet is disabled.
+    fn faucet(&self) -> Option<FaucetSettings>;
+
+    /// Sends the drip to `address` from the faucet account; returns the funding transaction hash.
+    fn fund(&self, address: Address) -> impl Future<Output = Result<H256, ApiError>> + Send;
+
+    /// Prometheus text of the node's own metrics (consensus, storage, mempool, chain).
+    fn metrics(&self) -> String;
+}

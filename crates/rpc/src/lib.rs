@@ -1,0 +1,2 @@
+//! HTTP API.
+pub mod backend;

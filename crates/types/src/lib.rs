@@ -1,0 +1,35 @@
+//! Protocol types shared by every Drover crate.
+//!
+//! Everything that is signed, hashed or sent over the wire is defined here: addresses and hashes,
+//! the canonical CBOR rules (RFC 8949 §4.2.1 core deterministic encoding, strictly enforced on
+//! decode), the 13-element transaction array and its submission envelope, secp256k1 keys with
+//! Ethereum-compatible addresses, receipts and events, and the registries of API error codes
+//! (1000–9000) and execution error codes (E-codes).
+//!
+//! Invariant: every value has exactly one encoding. Decoders reject anything a canonical encoder
+//! would not have produced, so a transaction has one byte string and therefore one hash.
+
+mod hexfmt;
+pub mod address;
+pub mod api;
+pub mod cbor;
+pub mod error;
+pub mod event;
+pub mod exec_error;
+pub mod hash;
+pub mod keys;
+pub mod receipt;
+pub mod submission;
+pub mod transaction;
+
+pub use address::Address;
+pub use error::ErrorCode;
+pub use event::Event;
+pub use exec_error::ExecError;
+pub use hash::{H256, keccak256};
+pub use keys::SecretKey;
+pub use receipt::{FeeBreakdown, Receipt, TxStatus};
+pub use transaction::{Signature, Transaction, VerifiedTransaction};
+
+/// Base units in one DRV.
+pub const BASE_UNITS_PER_DRV: u128 = 1_000_000_000;
