@@ -2,34 +2,259 @@
 //!
 //! Ranges: E1000–E1099 pre-checks, E1100 static code validation, E1200 VM runtime / host calls,
 //! E1300 entitlements, E1400 tokens, E1500 timers and deferred work, E1600 runners and jobs,
-//! E1900 internal. A receipt carries `{code: "E1005", category, message, fix}`.
+//! E1900 internal. A receipt carries `{code: "E1005", category, message, fix}`: `category` and
+//! `fix` follow from the code, so only the code and the message are stored (the canonical CBOR
+//! is `[code, message]`, e.g. `["E1005", "..."]`) and JSON input may leave them out.
 
-/// An execution error code.
-#[derive(Clone, Copy, PartialEq, Eq, Debug, Hash)]
-pub enum ExecCode {
-    /// E1001: signature does not recover the sender.
-    Signature,
-    /// E1002: nonce is not the sender's next nonce.
-    Nonce,
-    /// E1003: balance cannot cover the value.
-    BalanceForValue,
-    /// E1004: balance cannot cover the maximum fees.
-    BalanceForFees,
-    /// E1005: out of cycles.
-    OutOfCycles,
-    /// E1006: out of cells.
-    OutOfCells,
-    /// E1008: a max fee is below the block's basefee.
-    BasefeeTooLow,
-    /// E1900: internal error.
-    Internal,
+use crate::cbor::{self, CborError, Sink, Writer};
+use minicbor::decode::Decoder;
+use serde::{Deserialize, Serialize};
+use std::{fmt, str::FromStr};
+
+macro_rules! exec_codes {
+    ($($(#[doc = $doc:literal])* $variant:ident = $code:literal, $fix:literal;)*) => {
+        /// An execution error code.
+        #[derive(Clone, Copy, PartialEq, Eq, Debug, Hash)]
+        pub enum ExecCode {
+            $($(#[doc = $doc])* $variant,)*
+        }
+
+        impl ExecCode {
+            /// Every code, in numeric order.
+            pub const ALL: &'static [ExecCode] = &[$(ExecCode::$variant,)*];
+
+            /// The text form, e.g. `"E1005"`.
+            pub const fn as_str(self) -> &'static str {
+                match self { $(ExecCode::$variant => concat!("E", $code),)* }
+            }
+
+            /// The number after the `E`.
+            pub const fn number(self) -> u16 {
+                match self { $(ExecCode::$variant => $code,)* }
+            }
+
+            /// One line of advice for whoever sent the transaction.
+            pub const fn fix(self) -> &'static str {
+                match self { $(ExecCode::$variant => $fix,)* }
+            }
+        }
+    };
 }
-// TODO(types): as_str() ("E1005"), category(), fix(), from_str; serde of ExecError as {code, category, message, fix}.
+
+exec_codes! {
+    /// E1001: signature does not recover the sender.
+    Signature = 1001, "Sign the transaction's signing hash with the sender's key (RFC 6979, low-s).";
+    /// E1002: nonce is not the sender's next nonce.
+    Nonce = 1002, "Use the sender's next nonce from GET /account/{address}.";
+    /// E1003: balance cannot cover the value.
+    BalanceForValue = 1003, "Fund the sender or lower the value.";
+    /// E1004: balance cannot cover the maximum fees.
+    BalanceForFees = 1004, "Fund the sender, or lower the limits or the max fees.";
+    /// E1005: out of cycles.
+    OutOfCycles = 1005, "Raise cycles_limit.";
+    /// E1006: out of cells.
+    OutOfCells = 1006, "Raise cells_limit.";
+    /// E1007: the transaction is for another chain.
+    ChainId = 1007, "Sign for this network's chain id (GET /chain-info).";
+    /// E1008: a max fee is below the block's basefee.
+    BasefeeTooLow = 1008, "Raise max_fee_per_cycle and max_fee_per_cell to at least the current basefees (GET /basefee).";
+    /// E1009: the payload does not fit the destination (a transfer carries none).
+    Payload = 1009, "Send an empty payload to an account; deploys and actor calls need an actor-enabled network.";
+    /// E1010: tips above max fees, or limits and fees whose cost overflows.
+    Fees = 1010, "Keep each tip at or below its max fee and the worst-case cost within 2^128.";
+    /// E1900: internal error.
+    Internal = 1900, "Retry later; report the transaction hash if it persists.";
+}
+
+impl ExecCode {
+    /// The range the code belongs to: `precheck`, `validation`, `runtime`, `entitlement`,
+    /// `token`, `timer`, `job` or `internal`.
+    pub const fn category(self) -> &'static str {
+        match self.number() {
+            1000..=1099 => "precheck",
+            1100..=1199 => "validation",
+            1200..=1299 => "runtime",
+            1300..=1399 => "entitlement",
+            1400..=1499 => "token",
+            1500..=1599 => "timer",
+            1600..=1699 => "job",
+            _ => "internal",
+        }
+    }
+}
+
+impl fmt::Display for ExecCode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A string that is not a known E-code.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown execution error code {0:?}")]
+pub struct UnknownExecCode(pub String);
+
+impl FromStr for ExecCode {
+    type Err = UnknownExecCode;
+
+    /// Parses the exact text form (`"E1005"`).
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        ExecCode::ALL
+            .iter()
+            .find(|code| code.as_str() == s)
+            .copied()
+            .ok_or_else(|| UnknownExecCode(s.to_owned()))
+    }
+}
+
+impl Serialize for ExecCode {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> Deserialize<'de> for ExecCode {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = <std::borrow::Cow<'de, str>>::deserialize(d)?;
+        s.parse().map_err(serde::de::Error::custom)
+    }
+}
 
 /// An execution error as carried in a receipt.
-#[derive(Clone, PartialEq, Eq, Debug)]
+#[derive(Clone, PartialEq, Eq, Debug, thiserror::Error)]
+#[error("{code}: {message}")]
 pub struct ExecError {
     pub code: ExecCode,
     /// What happened in this instance.
     pub message: String,
+}
+
+/// The JSON form: `category` and `fix` are derived from the code on output.
+#[derive(Serialize)]
+struct ExecErrorOut<'a> {
+    code: ExecCode,
+    category: &'static str,
+    message: &'a str,
+    fix: &'static str,
+}
+
+/// The JSON form on input: `category` and `fix`, if present, are ignored (the code decides them).
+#[derive(Deserialize)]
+struct ExecErrorIn {
+    code: ExecCode,
+    message: String,
+}
+
+impl Serialize for ExecError {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        ExecErrorOut {
+            code: self.code,
+            category: self.code.category(),
+            message: &self.message,
+            fix: self.code.fix(),
+        }
+        .serialize(s)
+    }
+}
+
+impl<'de> Deserialize<'de> for ExecError {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let ExecErrorIn { code, message } = ExecErrorIn::deserialize(d)?;
+        Ok(ExecError { code, message })
+    }
+}
+
+impl ExecError {
+    pub fn new(code: ExecCode, message: impl Into<String>) -> Self {
+        ExecError {
+            code,
+            message: message.into(),
+        }
+    }
+
+    /// Canonical CBOR `[code, message]`.
+    pub fn encode(&self) -> Vec<u8> {
+        let mut w = Writer::with_capacity(self.message.len() + 16);
+        self.write(&mut w);
+        w.into_inner()
+    }
+
+    /// Strict decode of `[code text, message text]`.
+    pub fn decode(bytes: &[u8]) -> Result<Self, CborError> {
+        cbor::decode_strict(bytes, Self::read)
+    }
+
+    pub(crate) fn write<S: Sink>(&self, w: &mut Writer<S>) {
+        w.array(2).text(self.code.as_str()).text(&self.message);
+    }
+
+    pub(crate) fn read(d: &mut Decoder<'_>) -> Result<Self, CborError> {
+        cbor::expect_array(d, 2)?;
+        let at = d.position();
+        let code = d
+            .str()?
+            .parse()
+            .map_err(|e: UnknownExecCode| CborError::malformed(format!("{e} at byte {at}")))?;
+        let message = d.str()?.to_owned();
+        Ok(ExecError { code, message })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn codes_are_unique_sorted_and_parse() {
+        for pair in ExecCode::ALL.windows(2) {
+            assert!(pair[0].number() < pair[1].number());
+        }
+        for code in ExecCode::ALL {
+            assert_eq!(code.as_str(), format!("E{}", code.number()));
+            assert_eq!(code.as_str().parse::<ExecCode>(), Ok(*code));
+            assert!(!code.fix().is_empty());
+        }
+        assert_eq!(ExecCode::OutOfCycles.as_str(), "E1005");
+        assert_eq!(ExecCode::BasefeeTooLow.as_str(), "E1008");
+        assert_eq!(ExecCode::OutOfCycles.category(), "precheck");
+        assert_eq!(ExecCode::Internal.category(), "internal");
+        for bad in ["", "E1099", "e1005", "1005", "E1005 ", "E01005"] {
+            assert!(bad.parse::<ExecCode>().is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn json_carries_category_and_fix() {
+        let error = ExecError::new(ExecCode::OutOfCycles, "used 21000 of 21000 cycles");
+        let json = serde_json::to_value(&error).unwrap();
+        assert_eq!(
+            json,
+            serde_json::json!({
+                "code": "E1005",
+                "category": "precheck",
+                "message": "used 21000 of 21000 cycles",
+                "fix": "Raise cycles_limit.",
+            })
+        );
+        assert_eq!(serde_json::from_value::<ExecError>(json).unwrap(), error);
+        let minimal: ExecError = serde_json::from_str(r#"{"code":"E1002","message":"m"}"#).unwrap();
+        assert_eq!(minimal, ExecError::new(ExecCode::Nonce, "m"));
+        assert!(serde_json::from_str::<ExecError>(r#"{"code":"E9999","message":"m"}"#).is_err());
+        assert!(serde_json::from_str::<ExecError>(r#"{"code":"E1002"}"#).is_err());
+    }
+
+    #[test]
+    fn cbor_round_trip_and_rejections() {
+        let error = ExecError::new(ExecCode::Internal, "boom");
+        let bytes = error.encode();
+        assert_eq!(hex::encode(&bytes), "8265453139303064626f6f6d");
+        assert_eq!(ExecError::decode(&bytes), Ok(error));
+        for bad in ["8265453939393960", "81654531393030", "820060", "a0"] {
+            let bytes = hex::decode(bad).unwrap();
+            assert!(
+                matches!(ExecError::decode(&bytes), Err(CborError::Malformed(_))),
+                "{bad}"
+            );
+        }
+    }
 }

@@ -3,8 +3,9 @@
 //! Everything that is signed, hashed or sent over the wire is defined here: addresses and hashes,
 //! the canonical CBOR rules (RFC 8949 §4.2.1 core deterministic encoding, strictly enforced on
 //! decode), the 13-element transaction array and its submission envelope, secp256k1 keys with
-//! Ethereum-compatible addresses, receipts and events, and the registries of API error codes
-//! (1000–9000) and execution error codes (E-codes).
+//! Ethereum-compatible addresses, the meaning of payloads (messages and deploys), receipts and
+//! events, and the registries of API error codes (1000–9000) and execution error codes (E-codes).
+//! `docs/protocol.md` describes every wire format with test vectors.
 //!
 //! Invariant: every value has exactly one encoding. Decoders reject anything a canonical encoder
 //! would not have produced, so a transaction has one byte string and therefore one hash.
@@ -18,7 +19,9 @@ pub mod event;
 pub mod exec_error;
 pub mod hash;
 pub mod keys;
+pub mod payload;
 pub mod receipt;
+pub mod signature;
 pub mod submission;
 pub mod transaction;
 

@@ -1,0 +1,434 @@
+//! What a transaction payload means.
+//!
+//! Everything a transaction does is a message to an address, and the payload's form follows
+//! from `to`:
+//! - an account without code: a value transfer, the payload is empty;
+//! - `null`: a deploy, the payload is a [`Deploy`]
+//!   `{"code": bytes, "init"?: Message, "salt": bytes(≤32), "manifest": Manifest}`;
+//! - an actor or a system actor (`0x00…01`–`0x00…0f`): a [`Message`]
+//!   `{"handler": text, "payload": bytes}`; an empty transaction payload (no Message at all)
+//!   only deposits value.
+//!
+//! Each form is a canonical CBOR map written with its keys in canonical order (sorted by
+//! encoded bytes, so shorter keys first). Optional parts are left out rather than written
+//! empty: `init` when there is none, and `entitlements` when the manifest grants nothing (the
+//! empty manifest is `{}`). Decoders are strict: canonical bytes, no unknown or missing keys, so
+//! each value has one encoding. Whether an entitlement id exists is the executor's call.
+//!
+//! A deployed actor's address is `last20(keccak256(sender ‖ salt ‖ keccak256(code)))`, so a
+//! deployer can predict it and redeploying the same code needs another salt.
+
+use crate::cbor::{self, CborError, Sink, Writer};
+use crate::{Address, keccak256};
+use minicbor::decode::Decoder;
+use sha3::{Digest, Keccak256};
+
+/// Longest deploy salt, in bytes.
+pub const MAX_SALT_BYTES: usize = 32;
+
+const KEY_HANDLER: &str = "handler";
+const KEY_PAYLOAD: &str = "payload";
+const KEY_CODE: &str = "code";
+const KEY_INIT: &str = "init";
+const KEY_SALT: &str = "salt";
+const KEY_MANIFEST: &str = "manifest";
+const KEY_ENTITLEMENTS: &str = "entitlements";
+
+/// A call of `handler` with its argument bytes.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct Message {
+    pub handler: String,
+    pub payload: Vec<u8>,
+}
+
+/// The capabilities an actor is granted, by entitlement id (`storage.kv`, `econ.transfer`, ...).
+#[derive(Clone, PartialEq, Eq, Debug, Default)]
+pub struct Manifest {
+    pub entitlements: Vec<String>,
+}
+
+/// The payload of a deploy (`to` = null).
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct Deploy {
+    /// WebAssembly module.
+    pub code: Vec<u8>,
+    pub manifest: Manifest,
+    /// At most [`MAX_SALT_BYTES`] bytes, used as given (not padded).
+    pub salt: Vec<u8>,
+    /// Handler run once right after the deploy.
+    pub init: Option<Message>,
+}
+
+impl Message {
+    pub fn encode(&self) -> Vec<u8> {
+        let mut w = Writer::with_capacity(self.handler.len() + self.payload.len() + 32);
+        self.write(&mut w);
+        w.into_inner()
+    }
+
+    /// Strict decode of `{"handler": text, "payload": bytes}`.
+    pub fn decode(bytes: &[u8]) -> Result<Self, CborError> {
+        cbor::decode_strict(bytes, Self::read)
+    }
+
+    fn write<S: Sink>(&self, w: &mut Writer<S>) {
+        w.map(2)
+            .text(KEY_HANDLER)
+            .text(&self.handler)
+            .text(KEY_PAYLOAD)
+            .bytes(&self.payload);
+    }
+
+    fn read(d: &mut Decoder<'_>) -> Result<Self, CborError> {
+        expect_entries(d, 2, "message")?;
+        expect_key(d, KEY_HANDLER)?;
+        let handler = d.str()?.to_owned();
+        expect_key(d, KEY_PAYLOAD)?;
+        let payload = d.bytes()?.to_vec();
+        Ok(Message { handler, payload })
+    }
+}
+
+impl Manifest {
+    pub fn encode(&self) -> Vec<u8> {
+        let mut w = Writer::with_capacity(
+            32 + self
+                .entitlements
+                .iter()
+                .map(|id| id.len() + 9)
+                .sum::<usize>(),
+        );
+        self.write(&mut w);
+        w.into_inner()
+    }
+
+    /// Strict decode of `{"entitlements": [text, ...]}` (`{}` when there are none).
+    pub fn decode(bytes: &[u8]) -> Result<Self, CborError> {
+        cbor::decode_strict(bytes, Self::read)
+    }
+
+    fn write<S: Sink>(&self, w: &mut Writer<S>) {
+        if self.entitlements.is_empty() {
+            w.map(0);
+            return;
+        }
+        w.map(1)
+            .text(KEY_ENTITLEMENTS)
+            .array(self.entitlements.len() as u64);
+        for id in &self.entitlements {
+            w.text(id);
+        }
+    }
+
+    fn read(d: &mut Decoder<'_>) -> Result<Self, CborError> {
+        let at = d.position();
+        match cbor::expect_map(d)? {
+            0 => return Ok(Manifest::default()),
+            1 => {}
+            n => {
+                return Err(CborError::malformed(format!(
+                    "manifest has {n} keys at byte {at}"
+                )));
+            }
+        }
+        expect_key(d, KEY_ENTITLEMENTS)?;
+        let at = d.position();
+        let len = d.array()?.ok_or_else(|| {
+            CborError::NonCanonical(format!("indefinite-length array at byte {at}"))
+        })?;
+        if len == 0 {
+            return Err(CborError::NonCanonical(format!(
+                "an empty entitlements list is left out of the manifest (byte {at})"
+            )));
+        }
+        // Each id takes at least one byte, so a length above the input size is a lie; the
+        // bound keeps a hostile length from reserving memory.
+        let capacity = usize::try_from(len)
+            .unwrap_or(usize::MAX)
+            .min(d.input().len());
+        let mut entitlements = Vec::with_capacity(capacity);
+        for _ in 0..len {
+            entitlements.push(d.str()?.to_owned());
+        }
+        Ok(Manifest { entitlements })
+    }
+}
+
+impl Deploy {
+    pub fn encode(&self) -> Vec<u8> {
+        let init_len = self
+            .init
+            .as_ref()
+            .map_or(0, |m| m.handler.len() + m.payload.len() + 32);
+        let mut w = Writer::with_capacity(self.code.len() + self.salt.len() + init_len + 64);
+        // Canonical key order: "code", "init", "salt" (4 letters) before "manifest" (8).
+        w.map(if self.init.is_some() { 4 } else { 3 })
+            .text(KEY_CODE)
+            .bytes(&self.code);
+        if let Some(init) = &self.init {
+            w.text(KEY_INIT);
+            init.write(&mut w);
+        }
+        w.text(KEY_SALT).bytes(&self.salt).text(KEY_MANIFEST);
+        self.manifest.write(&mut w);
+        w.into_inner()
+    }
+
+    /// Strict decode of `{"code": bytes, "init"?: Message, "salt": bytes(≤32), "manifest":
+    /// Manifest}`.
+    pub fn decode(bytes: &[u8]) -> Result<Self, CborError> {
+        cbor::decode_strict(bytes, Self::read)
+    }
+
+    /// The address the deployed actor will have when `sender` deploys this payload.
+    pub fn actor_address(&self, sender: &Address) -> Address {
+        actor_address(sender, &self.salt, &self.code)
+    }
+
+    fn read(d: &mut Decoder<'_>) -> Result<Self, CborError> {
+        let at = d.position();
+        let has_init = match cbor::expect_map(d)? {
+            3 => false,
+            4 => true,
+            n => {
+                return Err(CborError::malformed(format!(
+                    "deploy payload has {n} keys at byte {at}"
+                )));
+            }
+        };
+        expect_key(d, KEY_CODE)?;
+        let code = d.bytes()?.to_vec();
+        let init = if has_init {
+            expect_key(d, KEY_INIT)?;
+            Some(Message::read(d)?)
+        } else {
+            None
+        };
+        expect_key(d, KEY_SALT)?;
+        let at = d.position();
+        let salt = d.bytes()?;
+        if salt.len() > MAX_SALT_BYTES {
+            return Err(CborError::malformed(format!(
+                "salt of {} bytes exceeds {MAX_SALT_BYTES} at byte {at}",
+                salt.len()
+            )));
+        }
+        let salt = salt.to_vec();
+        expect_key(d, KEY_MANIFEST)?;
+        let manifest = Manifest::read(d)?;
+        Ok(Deploy {
+            code,
+            manifest,
+            salt,
+            init,
+        })
+    }
+}
+
+/// `last20(keccak256(sender ‖ salt ‖ keccak256(code)))`.
+pub fn actor_address(sender: &Address, salt: &[u8], code: &[u8]) -> Address {
+    let digest: [u8; 32] = Keccak256::new()
+        .chain_update(sender.0)
+        .chain_update(salt)
+        .chain_update(keccak256(code).0)
+        .finalize()
+        .into();
+    // Keep the last 20 of the 32 digest bytes.
+    let [_, _, _, _, _, _, _, _, _, _, _, _, address @ ..] = digest;
+    Address(address)
+}
+
+/// Reads a map head and checks its entry count (the bytes are known to be canonical).
+fn expect_entries(d: &mut Decoder<'_>, entries: u64, what: &str) -> Result<(), CborError> {
+    let at = d.position();
+    let found = cbor::expect_map(d)?;
+    if found != entries {
+        return Err(CborError::malformed(format!(
+            "{what} must have {entries} keys, found {found} at byte {at}"
+        )));
+    }
+    Ok(())
+}
+
+/// Reads a text key and checks it is `key`. Canonical bytes have their keys sorted, so a
+/// reader that expects them in that order sees any unknown or missing key here.
+fn expect_key(d: &mut Decoder<'_>, key: &str) -> Result<(), CborError> {
+    let at = d.position();
+    match d.str() {
+        Ok(found) if found == key => Ok(()),
+        _ => Err(CborError::malformed(format!(
+            "expected key \"{key}\" at byte {at}"
+        ))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn message() -> Message {
+        Message {
+            handler: "ping".into(),
+            payload: b"hello".to_vec(),
+        }
+    }
+
+    fn deploy(init: Option<Message>) -> Deploy {
+        Deploy {
+            code: hex::decode("0061736d01000000").unwrap(),
+            manifest: Manifest {
+                entitlements: vec!["storage.kv".into(), "mailbox.send".into()],
+            },
+            salt: vec![1; 32],
+            init,
+        }
+    }
+
+    #[test]
+    fn message_encoding() {
+        let bytes = message().encode();
+        assert_eq!(
+            hex::encode(&bytes),
+            "a26768616e646c65726470696e67677061796c6f61644568656c6c6f"
+        );
+        assert_eq!(Message::decode(&bytes), Ok(message()));
+        let empty = Message {
+            handler: String::new(),
+            payload: Vec::new(),
+        };
+        assert_eq!(Message::decode(&empty.encode()), Ok(empty));
+    }
+
+    #[test]
+    fn deploy_round_trips_with_and_without_init() {
+        for value in [
+            deploy(None),
+            deploy(Some(message())),
+            Deploy {
+                manifest: Manifest::default(),
+                ..deploy(None)
+            },
+        ] {
+            let bytes = value.encode();
+            assert_eq!(cbor::check_canonical(&bytes), Ok(()));
+            assert_eq!(Deploy::decode(&bytes), Ok(value));
+        }
+    }
+
+    #[test]
+    fn manifest_encoding() {
+        assert_eq!(hex::encode(Manifest::default().encode()), "a0");
+        let manifest = Manifest {
+            entitlements: vec!["storage.kv".into()],
+        };
+        let bytes = manifest.encode();
+        assert_eq!(
+            hex::encode(&bytes),
+            "a16c656e7469746c656d656e7473816a73746f726167652e6b76"
+        );
+        assert_eq!(Manifest::decode(&bytes), Ok(manifest));
+    }
+
+    #[test]
+    fn manifest_rejects_other_forms() {
+        // The empty list is written as {}.
+        assert!(matches!(
+            Manifest::decode(&hex::decode("a16c656e7469746c656d656e747380").unwrap()),
+            Err(CborError::NonCanonical(_))
+        ));
+        for bad in [
+            "a16c656e7469746c656d656e747381 01", // id not text
+            "a16b656e7469746c656d656e7473 80",   // another key
+            "80",                                // not a map
+            "a16c656e7469746c656d656e7473 f6",   // null list
+        ] {
+            let bytes = hex::decode(bad.replace(' ', "")).unwrap();
+            assert!(
+                matches!(Manifest::decode(&bytes), Err(CborError::Malformed(_))),
+                "{bad}"
+            );
+        }
+    }
+
+    #[test]
+    fn deploy_rejects_other_forms() {
+        let long_salt = Deploy {
+            salt: vec![1; MAX_SALT_BYTES + 1],
+            ..deploy(None)
+        };
+        assert!(matches!(
+            Deploy::decode(&long_salt.encode()),
+            Err(CborError::Malformed(_))
+        ));
+        let max_salt = Deploy {
+            salt: vec![1; MAX_SALT_BYTES],
+            ..deploy(None)
+        };
+        assert!(Deploy::decode(&max_salt.encode()).is_ok());
+        let mut w = Writer::with_capacity(64);
+        w.map(3)
+            .text("code")
+            .bytes(&[0])
+            .text("salt")
+            .bytes(&[])
+            .text("extra")
+            .null();
+        assert!(matches!(
+            Deploy::decode(&w.into_inner()),
+            Err(CborError::Malformed(_))
+        ));
+        let mut w = Writer::with_capacity(64);
+        w.map(2).text("code").bytes(&[0]).text("salt").bytes(&[]);
+        assert!(matches!(
+            Deploy::decode(&w.into_inner()),
+            Err(CborError::Malformed(_))
+        ));
+        // A message is not a deploy, and a deploy is not a message.
+        assert!(Deploy::decode(&message().encode()).is_err());
+        assert!(Message::decode(&deploy(None).encode()).is_err());
+    }
+
+    #[test]
+    fn message_rejects_other_forms() {
+        let mut w = Writer::with_capacity(64);
+        w.map(2)
+            .text("handler")
+            .bytes(b"ping")
+            .text("payload")
+            .bytes(&[]);
+        assert!(matches!(
+            Message::decode(&w.into_inner()),
+            Err(CborError::Malformed(_))
+        ));
+        let mut w = Writer::with_capacity(64);
+        w.map(1).text("handler").text("ping");
+        assert!(matches!(
+            Message::decode(&w.into_inner()),
+            Err(CborError::Malformed(_))
+        ));
+        // Keys in the wrong order are not canonical.
+        let mut w = Writer::with_capacity(64);
+        w.map(2)
+            .text("payload")
+            .bytes(&[])
+            .text("handler")
+            .text("ping");
+        assert!(matches!(
+            Message::decode(&w.into_inner()),
+            Err(CborError::NonCanonical(_))
+        ));
+        let mut bytes = message().encode();
+        bytes.push(0);
+        assert_eq!(Message::decode(&bytes), Err(CborError::Trailing));
+    }
+
+    #[test]
+    fn actor_address_hashes_sender_salt_and_code_hash() {
+        let sender = Address([0xaa; 20]);
+        let code = b"\0asm\x01\0\0\0";
+        let preimage = [&sender.0[..], &[7, 7], &keccak256(code).0].concat();
+        let expected = Address::from_slice(&keccak256(&preimage).0[12..]).unwrap();
+        assert_eq!(actor_address(&sender, &[7, 7], code), expected);
+        assert_ne!(actor_address(&sender, &[7], code), expected);
+    }
+}
