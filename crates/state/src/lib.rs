@@ -1,1 +1,36 @@
-//! placeholder
+//! Drover's state schema: the keys under which every consensus-relevant record is stored and the
+//! typed records themselves.
+//!
+//! Chain state is one authenticated key-value database (QMDB) with byte-string keys and values.
+//! This crate fixes what those bytes mean and nothing else: it does not depend on the database,
+//! so the executor can run over any snapshot of plain bytes and the node decides how to read and
+//! write them.
+//!
+//! # Keys
+//!
+//! Every key starts with one prefix byte naming its family ([`keys`]): chain metadata `0x00`,
+//! accounts `0x01`, then reserved prefixes for actors, storage, mailbox, timers, tokens, runners,
+//! jobs, governance, storage relays, secrets, libraries and upgrade history. The database is
+//! ordered, so one family (or one actor's records, whose keys put the address right after the
+//! prefix) is a contiguous range that a prefix scan or a range proof covers exactly.
+//!
+//! # Records
+//!
+//! Values are canonical CBOR (RFC 8949 §4.2.1, tag 2 only for integers above 2^64-1), so a record
+//! has exactly one encoding and the state root does not depend on who wrote it. Records are
+//! written and read with the same `drover_types::cbor` rules as transactions, and decoding is
+//! strict: bytes that are not the canonical encoding of the expected record are a
+//! [`RecordError`], never a best-effort value.
+//!
+//! - [`Account`] `[nonce, balance]` at `0x01 ‖ address`. An absent key is an account that does not
+//!   exist (the API answers 404); an account with nonce 0 and balance 0 is never stored.
+//! - [`Basefees`] `[cycle, cell]` at `0x00 ‖ "basefees"`: the basefees in force for the next block.
+
+mod account;
+mod basefees;
+mod error;
+pub mod keys;
+
+pub use account::Account;
+pub use basefees::Basefees;
+pub use error::RecordError;
