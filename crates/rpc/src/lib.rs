@@ -1,2 +1,467 @@
-//! HTTP API.
+//! Drover's HTTP API: an axum router generic over the node ([`Backend`]).
+//!
+//! One module per endpoint family under [`routes`]; the rules they share live beside them:
+//! [`error`] is the only place an error becomes a response, [`extract`] the only way a path,
+//! query or body is read, [`limits`] holds every limit with its unit, [`admission`] turns a
+//! submission into per-transaction verdicts, [`rate_limit`], [`metrics`] and [`openapi`] are
+//! the cross-cutting layers.
+//!
+//! Layers, outermost first: tracing, CORS (any origin; GET/POST/OPTIONS; `Content-Type`),
+//! gzip, metrics, the global rate limit, the JSON rewrite of `tower-http`'s 413, and the 1 MB
+//! request body limit. The metrics layer sits outside the limits so that their 429s and 413s are
+//! counted, and every layer sits inside the router so the metrics see the matched route
+//! template. Every answer that is not a success is our JSON error body, including unknown routes
+//! (404, 1002) and wrong methods (405, 1001).
+
+pub mod admission;
 pub mod backend;
+pub mod error;
+pub mod extract;
+pub mod limits;
+pub mod metrics;
+pub mod openapi;
+pub mod pagination;
+pub mod rate_limit;
+pub mod routes;
+pub mod state;
+
+#[cfg(test)]
+mod mock;
+
+pub use backend::Backend;
+
+use axum::{
+    Router,
+    extract::DefaultBodyLimit,
+    http::{Method, header},
+    middleware::{from_fn_with_state, map_response},
+};
+use limits::{GLOBAL_RATE_LIMIT_PER_SEC_DEFAULT, MAX_REQUEST_BYTES};
+use state::AppState;
+use std::{future::Future, net::SocketAddr};
+use tower_http::{
+    compression::CompressionLayer,
+    cors::{Any, CorsLayer},
+    limit::RequestBodyLimitLayer,
+    trace::TraceLayer,
+};
+
+/// Environment variable of the global rate limit (requests per second, all clients together).
+pub const GLOBAL_RATE_LIMIT_ENV: &str = "RPC_GLOBAL_RATE_LIMIT_PER_SEC";
+/// Environment variable that turns development mode on (OpenAPI document and Swagger UI).
+pub const DEV_MODE_ENV: &str = "DROVER_DEV_MODE";
+
+/// Settings of the HTTP layer.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RpcConfig {
+    /// Requests per second accepted from all clients together (sliding window).
+    pub global_rate_limit_per_sec: u32,
+    /// Serve `/api-docs/openapi.json` and `/swagger-ui`.
+    pub dev_mode: bool,
+}
+
+impl Default for RpcConfig {
+    fn default() -> Self {
+        Self {
+            global_rate_limit_per_sec: GLOBAL_RATE_LIMIT_PER_SEC_DEFAULT,
+            dev_mode: false,
+        }
+    }
+}
+
+/// Why the environment does not give a configuration.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ConfigError {
+    #[error("{GLOBAL_RATE_LIMIT_ENV} must be a positive integer (requests per second), got {0:?}")]
+    GlobalRateLimit(String),
+}
+
+impl RpcConfig {
+    /// Reads `RPC_GLOBAL_RATE_LIMIT_PER_SEC` (unset or empty: 100) and `DROVER_DEV_MODE` (on
+    /// for any non-empty value but `0` and `false`). An invalid rate limit is logged and
+    /// replaced by the default; [`RpcConfig::try_from_env`] refuses it instead.
+    pub fn from_env() -> Self {
+        Self::try_from_env().unwrap_or_else(|err| {
+            tracing::warn!(error = %err, "using the default global rate limit");
+            Self {
+                dev_mode: dev_mode_from(env_var(DEV_MODE_ENV)),
+                ..Self::default()
+            }
+        })
+    }
+
+    /// Like [`RpcConfig::from_env`], but an invalid rate limit is an error.
+    pub fn try_from_env() -> Result<Self, ConfigError> {
+        Self::from_lookup(env_var)
+    }
+
+    fn from_lookup(lookup: impl Fn(&str) -> Option<String>) -> Result<Self, ConfigError> {
+        let global_rate_limit_per_sec = match lookup(GLOBAL_RATE_LIMIT_ENV) {
+            None => GLOBAL_RATE_LIMIT_PER_SEC_DEFAULT,
+            Some(text) if text.trim().is_empty() => GLOBAL_RATE_LIMIT_PER_SEC_DEFAULT,
+            Some(text) => text
+                .trim()
+                .parse::<u32>()
+                .ok()
+                .filter(|limit| *limit > 0)
+                .ok_or(ConfigError::GlobalRateLimit(text))?,
+        };
+        Ok(Self {
+            global_rate_limit_per_sec,
+            dev_mode: dev_mode_from(lookup(DEV_MODE_ENV)),
+        })
+    }
+}
+
+fn env_var(name: &str) -> Option<String> {
+    std::env::var_os(name).map(|value| value.to_string_lossy().into_owned())
+}
+
+fn dev_mode_from(value: Option<String>) -> bool {
+    value.is_some_and(|value| {
+        let value = value.trim();
+        !value.is_empty() && value != "0" && !value.eq_ignore_ascii_case("false")
+    })
+}
+
+/// The complete HTTP API over `backend`.
+pub fn router<B: Backend>(backend: B, config: RpcConfig) -> Router {
+    let state = AppState::new(backend, &config);
+    let mut api = routes::routes::<B>()
+        .fallback(error::unknown_route)
+        .method_not_allowed_fallback(error::method_not_allowed);
+    if config.dev_mode {
+        api = api.merge(openapi::swagger_ui());
+    }
+    api.layer(DefaultBodyLimit::max(MAX_REQUEST_BYTES))
+        .layer(RequestBodyLimitLayer::new(MAX_REQUEST_BYTES))
+        .layer(map_response(error::json_payload_too_large))
+        .layer(from_fn_with_state(state.clone(), rate_limit::global::<B>))
+        .layer(from_fn_with_state(state.metrics.clone(), metrics::track))
+        .layer(CompressionLayer::new())
+        .layer(cors())
+        .layer(TraceLayer::new_for_http())
+        .with_state(state)
+}
+
+/// Browser wallets and dashboards call the API from any origin.
+fn cors() -> CorsLayer {
+    CorsLayer::new()
+        .allow_origin(Any)
+        .allow_methods([Method::GET, Method::POST, Method::OPTIONS])
+        .allow_headers([header::CONTENT_TYPE])
+        .expose_headers([header::RETRY_AFTER])
+}
+
+/// Serves `router` on `listener` until `shutdown` completes, then finishes in-flight requests.
+/// Connections carry the peer address (`ConnectInfo<SocketAddr>`) for per-IP limits.
+pub async fn serve(
+    listener: tokio::net::TcpListener,
+    router: Router,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    axum::serve(
+        listener,
+        router.into_make_service_with_connect_info::<SocketAddr>(),
+    )
+    .with_graceful_shutdown(shutdown)
+    .await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mock::*;
+    use axum::{
+        body::Body,
+        http::{Request, StatusCode},
+    };
+    use drover_types::ErrorCode;
+    use std::collections::HashMap;
+
+    /// Every route the router serves.
+    const ROUTES: [(&str, &str); 15] = [
+        ("post", "/submit"),
+        ("post", "/submit_wait"),
+        ("get", "/transaction/{hash}"),
+        ("get", "/transaction/{hash}/receipt"),
+        ("get", "/mempool/transaction/{hash}"),
+        ("get", "/account/{address}"),
+        ("get", "/height"),
+        ("get", "/block/{selector}"),
+        ("get", "/chain-info"),
+        ("get", "/basefee"),
+        ("get", "/health"),
+        ("get", "/health/detailed"),
+        ("get", "/health/ready"),
+        ("get", "/metrics"),
+        ("post", "/faucet"),
+    ];
+
+    fn dev_app(dev_mode: bool) -> Router {
+        router(
+            MockBackend::default(),
+            RpcConfig {
+                dev_mode,
+                ..RpcConfig::default()
+            },
+        )
+    }
+
+    #[tokio::test]
+    async fn unknown_routes_and_methods_answer_json() {
+        let app = app(&MockBackend::default());
+        for unknown in [
+            "/nope",
+            "/account",
+            "/account/",
+            "/transaction/0x00/receipt/more",
+        ] {
+            let answer = get(&app, unknown).await;
+            answer.assert_error(404, ErrorCode::NotFound);
+            assert_eq!(answer.json()["message"], error::UNKNOWN_ROUTE_MESSAGE);
+        }
+        post(&app, "/height", "application/json", "{}")
+            .await
+            .assert_error(405, ErrorCode::BadRequest);
+        get(&app, "/submit")
+            .await
+            .assert_error(405, ErrorCode::BadRequest);
+    }
+
+    #[tokio::test]
+    async fn every_route_is_served() {
+        let app = app(&MockBackend::default());
+        for (method, path) in ROUTES {
+            let uri = path
+                .replace("{hash}", &"0".repeat(64))
+                .replace("{address}", &key(0).address().to_hex())
+                .replace("{selector}", "latest");
+            let request = Request::builder()
+                .method(method.to_uppercase().as_str())
+                .uri(&uri)
+                .body(Body::empty())
+                .unwrap();
+            let answer = send(&app, request).await;
+            assert_ne!(
+                answer.status,
+                StatusCode::METHOD_NOT_ALLOWED,
+                "{method} {uri}"
+            );
+            if answer.status == StatusCode::NOT_FOUND {
+                assert_ne!(
+                    answer.json()["message"],
+                    error::UNKNOWN_ROUTE_MESSAGE,
+                    "{method} {uri} is not routed"
+                );
+            }
+        }
+    }
+
+    #[tokio::test]
+    async fn global_rate_limit_answers_429_with_retry_after_and_counts_it() {
+        let app = router(
+            MockBackend::default(),
+            RpcConfig {
+                global_rate_limit_per_sec: 2,
+                dev_mode: false,
+            },
+        );
+        assert_eq!(get(&app, "/height").await.status, StatusCode::OK);
+        assert_eq!(get(&app, "/health").await.status, StatusCode::OK);
+        let refused = get(&app, "/height").await;
+        refused.assert_error(429, ErrorCode::RateLimited);
+        assert_eq!(refused.header(axum::http::header::RETRY_AFTER), Some("1"));
+        // Unknown routes are limited too.
+        get(&app, "/nope")
+            .await
+            .assert_error(429, ErrorCode::RateLimited);
+        tokio::time::sleep(std::time::Duration::from_millis(
+            limits::GLOBAL_RATE_LIMIT_WINDOW_MS + 50,
+        ))
+        .await;
+        let metrics = get(&app, "/metrics").await;
+        assert_eq!(metrics.status, StatusCode::OK);
+        let text = metrics.text();
+        assert!(
+            text.contains(r#"drover_rpc_rate_limited_total{limiter="global"} 2"#),
+            "{text}"
+        );
+        assert!(
+            text.contains(
+                r#"drover_rpc_requests_total{route="/height",method="GET",status="429"} 1"#
+            ),
+            "{text}"
+        );
+        assert!(
+            text.contains(
+                r#"drover_rpc_requests_total{route="/height",method="GET",status="200"} 1"#
+            ),
+            "{text}"
+        );
+    }
+
+    #[tokio::test]
+    async fn body_limit_refusals_are_counted() {
+        let app = app(&MockBackend::default());
+        let huge = vec![0; MAX_REQUEST_BYTES + 1];
+        let request = Request::post("/submit")
+            .header(header::CONTENT_LENGTH, huge.len())
+            .body(Body::from(huge))
+            .unwrap();
+        send(&app, request)
+            .await
+            .assert_error(413, ErrorCode::PayloadTooLarge);
+        let text = get(&app, "/metrics").await.text();
+        assert!(
+            text.contains(
+                r#"drover_rpc_requests_total{route="/submit",method="POST",status="413"} 1"#
+            ),
+            "{text}"
+        );
+    }
+
+    #[tokio::test]
+    async fn openapi_and_swagger_only_in_dev_mode() {
+        let app = dev_app(false);
+        get(&app, openapi::OPENAPI_JSON_PATH)
+            .await
+            .assert_error(404, ErrorCode::NotFound);
+        get(&app, "/swagger-ui/")
+            .await
+            .assert_error(404, ErrorCode::NotFound);
+        get(&app, openapi::SWAGGER_UI_PATH)
+            .await
+            .assert_error(404, ErrorCode::NotFound);
+
+        let app = dev_app(true);
+        let doc = get(&app, openapi::OPENAPI_JSON_PATH).await;
+        assert_eq!(doc.status, StatusCode::OK);
+        let doc = doc.json();
+        let paths = doc["paths"].as_object().unwrap();
+        for (method, path) in ROUTES {
+            assert!(
+                paths.get(path).and_then(|item| item.get(method)).is_some(),
+                "{method} {path} not documented"
+            );
+        }
+        assert_eq!(
+            paths
+                .values()
+                .map(|item| item.as_object().unwrap().len())
+                .sum::<usize>(),
+            ROUTES.len()
+        );
+        let ui = get(&app, "/swagger-ui/").await;
+        assert_eq!(ui.status, StatusCode::OK);
+        assert!(ui.text().contains("swagger"), "{}", ui.text());
+        assert!(
+            get(&app, "/swagger-ui/swagger-ui.css")
+                .await
+                .status
+                .is_success()
+        );
+        assert!(
+            get(&app, openapi::SWAGGER_UI_PATH)
+                .await
+                .status
+                .is_redirection()
+        );
+    }
+
+    #[tokio::test]
+    async fn cors_allows_any_origin() {
+        let app = app(&MockBackend::default());
+        let preflight = Request::builder()
+            .method("OPTIONS")
+            .uri("/submit")
+            .header(header::ORIGIN, "https://wallet.example")
+            .header(header::ACCESS_CONTROL_REQUEST_METHOD, "POST")
+            .header(header::ACCESS_CONTROL_REQUEST_HEADERS, "content-type")
+            .body(Body::empty())
+            .unwrap();
+        let answer = send(&app, preflight).await;
+        assert!(answer.status.is_success());
+        assert_eq!(
+            answer.header(header::ACCESS_CONTROL_ALLOW_ORIGIN),
+            Some("*")
+        );
+        let methods = answer
+            .header(header::ACCESS_CONTROL_ALLOW_METHODS)
+            .unwrap_or_default()
+            .to_owned();
+        assert!(
+            methods.contains("POST") && methods.contains("GET"),
+            "{methods}"
+        );
+        let request = Request::get("/height")
+            .header(header::ORIGIN, "https://dash.example")
+            .body(Body::empty())
+            .unwrap();
+        assert_eq!(
+            send(&app, request)
+                .await
+                .header(header::ACCESS_CONTROL_ALLOW_ORIGIN),
+            Some("*")
+        );
+    }
+
+    #[tokio::test]
+    async fn responses_are_gzipped_on_request() {
+        let app = app(&MockBackend::default());
+        let request = Request::get("/metrics")
+            .header(header::ACCEPT_ENCODING, "gzip")
+            .body(Body::empty())
+            .unwrap();
+        let answer = send(&app, request).await;
+        assert_eq!(answer.header(header::CONTENT_ENCODING), Some("gzip"));
+    }
+
+    fn config(vars: &[(&str, &str)]) -> Result<RpcConfig, ConfigError> {
+        let vars: HashMap<String, String> = vars
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+            .collect();
+        RpcConfig::from_lookup(|name| vars.get(name).cloned())
+    }
+
+    #[test]
+    fn defaults() {
+        assert_eq!(
+            config(&[]),
+            Ok(RpcConfig {
+                global_rate_limit_per_sec: 100,
+                dev_mode: false
+            })
+        );
+        assert_eq!(
+            config(&[(GLOBAL_RATE_LIMIT_ENV, "")]).map(|c| c.global_rate_limit_per_sec),
+            Ok(100)
+        );
+    }
+
+    #[test]
+    fn global_rate_limit_must_be_positive() {
+        assert_eq!(
+            config(&[(GLOBAL_RATE_LIMIT_ENV, "250")]).map(|c| c.global_rate_limit_per_sec),
+            Ok(250)
+        );
+        for bad in ["0", "-1", "ten", "1.5", "4294967296"] {
+            assert_eq!(
+                config(&[(GLOBAL_RATE_LIMIT_ENV, bad)]),
+                Err(ConfigError::GlobalRateLimit(bad.to_owned())),
+                "{bad}"
+            );
+        }
+    }
+
+    #[test]
+    fn dev_mode_is_any_non_empty_value_but_0_or_false() {
+        for on in ["1", "true", "yes", "on"] {
+            assert!(config(&[(DEV_MODE_ENV, on)]).unwrap().dev_mode, "{on}");
+        }
+        for off in ["", "0", "false", "FALSE"] {
+            assert!(!config(&[(DEV_MODE_ENV, off)]).unwrap().dev_mode, "{off:?}");
+        }
+    }
+}

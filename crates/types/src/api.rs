@@ -3,9 +3,16 @@
 //!
 //! Conventions (DESIGN.md, JSON): addresses, hashes and keys are `0x` hex; arbitrary bytes are
 //! base64; native amounts are JSON integers; basefees and u128 token amounts are decimal strings.
-//! With the `openapi` feature every record also derives `utoipa::ToSchema`.
+//! Records (transaction, receipt, block, ...) always carry every field, `null` when it does not
+//! apply; per-item results of `/submit` and `/submit_wait` leave out the fields that do not apply
+//! to their status. Deserializing is as strict as the server: bytes must be standard padded
+//! base64, addresses and hashes exact-length hex. With the `openapi` feature every record also
+//! derives `utoipa::ToSchema`.
 
-use crate::{Address, Event, ExecError, H256, Receipt, Signature, TxStatus, VerifiedTransaction, error::ApiError};
+use crate::{
+    Address, Event, ExecError, H256, Receipt, Signature, TxStatus, VerifiedTransaction,
+    error::ApiError,
+};
 use serde::{Deserialize, Serialize};
 
 /// `GET /account/{address}`.
@@ -87,7 +94,11 @@ pub struct ErrorBody {
 
 impl From<&ApiError> for ErrorBody {
     fn from(err: &ApiError) -> Self {
-        Self { code: err.code.code(), error: err.code.name().to_owned(), message: err.message.clone() }
+        Self {
+            code: err.code.code(),
+            error: err.code.name().to_owned(),
+            message: err.message.clone(),
+        }
     }
 }
 
@@ -211,7 +222,13 @@ pub struct SubmitResult {
 
 impl SubmitResult {
     pub fn accepted(hash: H256) -> Self {
-        Self { hash, status: SubmitStatus::Accepted, code: None, error: None, message: None }
+        Self {
+            hash,
+            status: SubmitStatus::Accepted,
+            code: None,
+            error: None,
+            message: None,
+        }
     }
 
     pub fn rejected(hash: H256, err: &ApiError) -> Self {
@@ -300,6 +317,7 @@ impl SubmitWaitResult {
     /// A transaction refused at admission.
     pub fn rejected(hash: H256, err: &ApiError) -> Self {
         Self {
+            status: WaitStatus::Rejected,
             code: Some(err.code.code()),
             error: Some(WaitError::Admission(err.code.name().to_owned())),
             message: Some(err.message.clone()),
@@ -333,7 +351,10 @@ impl SubmitWaitResult {
                 TxStatus::Failed => WaitStatus::Failed,
             },
             code: None,
-            error: receipt.error.as_ref().map(|err| WaitError::Execution(ExecErrorInfo::from(err))),
+            error: receipt
+                .error
+                .as_ref()
+                .map(|err| WaitError::Execution(ExecErrorInfo::from(err))),
             message: None,
             block_height: Some(receipt.block_height),
             cycles_used: Some(receipt.cycles_used),
@@ -394,7 +415,11 @@ pub struct SignatureInfo {
 
 impl From<&Signature> for SignatureInfo {
     fn from(sig: &Signature) -> Self {
-        Self { y_parity: sig.y_parity, r: H256(sig.r), s: H256(sig.s) }
+        Self {
+            y_parity: sig.y_parity,
+            r: H256(sig.r),
+            s: H256(sig.s),
+        }
     }
 }
 
@@ -441,7 +466,12 @@ impl TransactionInfo {
 
     /// A transaction included at `index` of the block at `block_height`.
     pub fn included(tx: &VerifiedTransaction, block_height: u64, index: u32) -> Self {
-        Self::new(tx, TransactionState::Included, Some(block_height), Some(index))
+        Self::new(
+            tx,
+            TransactionState::Included,
+            Some(block_height),
+            Some(index),
+        )
     }
 
     fn new(
@@ -453,11 +483,15 @@ impl TransactionInfo {
         let tx = &verified.tx;
         // A verified transaction always carries its signature; the default only keeps this
         // conversion total.
-        let signature = tx.signature.as_ref().map(SignatureInfo::from).unwrap_or(SignatureInfo {
-            y_parity: 0,
-            r: H256::ZERO,
-            s: H256::ZERO,
-        });
+        let signature = tx
+            .signature
+            .as_ref()
+            .map(SignatureInfo::from)
+            .unwrap_or(SignatureInfo {
+                y_parity: 0,
+                r: H256::ZERO,
+                s: H256::ZERO,
+            });
         Self {
             hash: verified.hash,
             from: verified.sender,
@@ -495,7 +529,11 @@ pub struct EventInfo {
 
 impl From<&Event> for EventInfo {
     fn from(event: &Event) -> Self {
-        Self { address: event.address, topic: event.topic.clone(), data: event.data.clone() }
+        Self {
+            address: event.address,
+            topic: event.topic.clone(),
+            data: event.data.clone(),
+        }
     }
 }
 
@@ -602,6 +640,196 @@ mod base64_bytes {
 
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<u8>, D::Error> {
         let text = <std::borrow::Cow<'de, str>>::deserialize(d)?;
-        BASE64.decode(text.as_bytes()).map_err(serde::de::Error::custom)
+        BASE64
+            .decode(text.as_bytes())
+            .map_err(serde::de::Error::custom)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{ErrorCode, FeeBreakdown, Transaction, exec_error::ExecCode};
+    use serde_json::json;
+
+    fn hash(byte: u8) -> H256 {
+        H256([byte; 32])
+    }
+
+    fn verified() -> VerifiedTransaction {
+        VerifiedTransaction {
+            tx: Transaction {
+                chain_id: 100,
+                nonce: 3,
+                to: None,
+                value: u128::from(u64::MAX) + 1,
+                cycles_limit: 21_000,
+                cells_limit: 5,
+                max_fee_per_cycle: 10,
+                max_fee_per_cell: 2,
+                tip_per_cycle: 1,
+                tip_per_cell: 0,
+                payload: vec![0xfb, 0xff, 0x01],
+                signature: Some(Signature {
+                    y_parity: 1,
+                    r: [0xaa; 32],
+                    s: [0x0b; 32],
+                }),
+            },
+            hash: hash(1),
+            sender: Address([0x22; 20]),
+            encoded: Vec::new(),
+        }
+    }
+
+    fn receipt() -> Receipt {
+        Receipt {
+            tx_hash: hash(1),
+            block_height: 9,
+            index: 4,
+            from: Address([0x22; 20]),
+            to: Some(Address([0x33; 20])),
+            status: TxStatus::Reverted,
+            cycles_used: 500,
+            cells_used: 6,
+            fee: FeeBreakdown { burned: 70, tip: 5 },
+            events: vec![Event {
+                address: Address([0x33; 20]),
+                topic: "t".into(),
+                data: vec![1, 2],
+            }],
+            revert_reason: Some("no".into()),
+            error: Some(ExecError::new(ExecCode::OutOfCycles, "ran out")),
+        }
+    }
+
+    #[test]
+    fn error_body_from_api_error() {
+        let body = ErrorBody::from(&ApiError::new(ErrorCode::InvalidAddress, "bad"));
+        assert_eq!(
+            serde_json::to_value(body).unwrap(),
+            json!({"code": 3001, "error": "invalid_address", "message": "bad"})
+        );
+    }
+
+    #[test]
+    fn submit_results_leave_out_what_does_not_apply() {
+        let accepted = SubmitResult::accepted(hash(2));
+        assert_eq!(
+            serde_json::to_value(&accepted).unwrap(),
+            json!({"hash": hash(2).to_hex(), "status": "accepted"})
+        );
+        let err = ApiError::new(ErrorCode::WrongChainId, "chain 7");
+        let rejected = SubmitResult::rejected(hash(3), &err);
+        let value = serde_json::to_value(&rejected).unwrap();
+        assert_eq!(
+            value,
+            json!({"hash": hash(3).to_hex(), "status": "rejected", "code": 2002, "error": "wrong_chain_id", "message": "chain 7"})
+        );
+        assert_eq!(
+            serde_json::from_value::<SubmitResult>(value).unwrap(),
+            rejected
+        );
+    }
+
+    #[test]
+    fn wait_results_by_status() {
+        let pending = SubmitWaitResult::pending(hash(4));
+        assert_eq!(
+            serde_json::to_value(&pending).unwrap(),
+            json!({"hash": hash(4).to_hex(), "status": "pending"})
+        );
+
+        let rejected =
+            SubmitWaitResult::rejected(hash(5), &ApiError::new(ErrorCode::NonceTooLow, "used"));
+        let value = serde_json::to_value(&rejected).unwrap();
+        assert_eq!(
+            value,
+            json!({"hash": hash(5).to_hex(), "status": "rejected", "code": 2003, "error": "nonce_too_low", "message": "used"})
+        );
+        assert_eq!(
+            serde_json::from_value::<SubmitWaitResult>(value).unwrap(),
+            rejected
+        );
+
+        let executed = SubmitWaitResult::executed(&receipt());
+        let value = serde_json::to_value(&executed).unwrap();
+        assert_eq!(
+            value,
+            json!({
+                "hash": hash(1).to_hex(),
+                "status": "reverted",
+                "error": {"code": "E1005", "category": "precheck", "message": "ran out", "fix": ExecCode::OutOfCycles.fix()},
+                "block_height": 9,
+                "cycles_used": 500,
+                "cells_used": 6,
+                "fee": 75,
+                "revert_reason": "no",
+            })
+        );
+        assert_eq!(
+            serde_json::from_value::<SubmitWaitResult>(value).unwrap(),
+            executed
+        );
+    }
+
+    #[test]
+    fn transaction_record() {
+        let info = TransactionInfo::included(&verified(), 7, 2);
+        let text = serde_json::to_string(&info).unwrap();
+        // u128 amounts stay JSON integers, even above 2^64 - 1.
+        assert!(text.contains(r#""value":18446744073709551616"#), "{text}");
+        let value: serde_json::Value =
+            serde_json::from_str(&text.replace("18446744073709551616", "0")).unwrap();
+        assert_eq!(value["payload"], "+/8B");
+        assert_eq!(value["to"], serde_json::Value::Null);
+        assert_eq!(value["from"], Address([0x22; 20]).to_hex());
+        assert_eq!(value["status"], "included");
+        assert_eq!(
+            (value["block_height"].as_u64(), value["index"].as_u64()),
+            (Some(7), Some(2))
+        );
+        assert_eq!(
+            value["signature"],
+            json!({"y_parity": 1, "r": hash(0xaa).to_hex(), "s": hash(0x0b).to_hex()})
+        );
+        assert_eq!(
+            serde_json::from_str::<TransactionInfo>(&text).unwrap(),
+            info
+        );
+
+        let mut small = verified();
+        small.tx.value = 1;
+        let pending = serde_json::to_value(TransactionInfo::pending(&small)).unwrap();
+        assert_eq!(pending["status"], "pending");
+        assert!(pending["block_height"].is_null() && pending["index"].is_null());
+    }
+
+    #[test]
+    fn receipt_record() {
+        let info = ReceiptInfo::from(&receipt());
+        let value = serde_json::to_value(&info).unwrap();
+        assert_eq!(value["status"], "reverted");
+        assert_eq!(
+            (
+                value["fee"].as_u64(),
+                value["fee_burned"].as_u64(),
+                value["fee_tip"].as_u64()
+            ),
+            (Some(75), Some(70), Some(5))
+        );
+        assert_eq!(
+            value["events"],
+            json!([{"address": Address([0x33; 20]).to_hex(), "topic": "t", "data": "AQI="}])
+        );
+        assert_eq!(value["error"]["code"], "E1005");
+        assert_eq!(serde_json::from_value::<ReceiptInfo>(value).unwrap(), info);
+    }
+
+    #[test]
+    fn base64_fields_refuse_other_alphabets() {
+        let mut value = serde_json::to_value(ReceiptInfo::from(&receipt())).unwrap();
+        value["events"][0]["data"] = json!("AQI");
+        assert!(serde_json::from_value::<ReceiptInfo>(value).is_err());
     }
 }

@@ -1,0 +1,225 @@
+//! Request extractors that fail with our JSON errors, never axum's plain-text rejections.
+//!
+//! A path segment that should be an address fails with 3001, a hash with 1001, a block selector
+//! with 4001; a malformed query string with 1001; a body over [`MAX_REQUEST_BYTES`] with 413
+//! code 6000. Handlers take these instead of axum's `Path`, `Query` and `Bytes`.
+//!
+//! [`MAX_REQUEST_BYTES`]: crate::limits::MAX_REQUEST_BYTES
+
+use crate::{backend::BlockSelector, error::HttpError};
+use axum::{
+    extract::{FromRequest, FromRequestParts, Path, Query, Request, rejection::BytesRejection},
+    http::request::Parts,
+};
+use bytes::Bytes;
+use drover_types::{Address, ErrorCode, H256};
+use serde::de::DeserializeOwned;
+
+/// The single path parameter of a route, as text.
+async fn path_segment<S: Send + Sync>(parts: &mut Parts, state: &S) -> Result<String, HttpError> {
+    Path::<String>::from_request_parts(parts, state)
+        .await
+        .map(|Path(segment)| segment)
+        .map_err(|rejection| HttpError::new(ErrorCode::BadRequest, rejection.body_text()))
+}
+
+pub fn parse_address(text: &str) -> Result<Address, HttpError> {
+    text.parse()
+        .map_err(|err: drover_types::address::AddressParseError| {
+            HttpError::new(ErrorCode::InvalidAddress, format!("{err}: {text:?}"))
+        })
+}
+
+pub fn parse_hash(text: &str) -> Result<H256, HttpError> {
+    text.parse()
+        .map_err(|err: drover_types::hash::HashParseError| {
+            HttpError::new(ErrorCode::BadRequest, format!("{err}: {text:?}"))
+        })
+}
+
+/// `latest` (any case), a decimal height, or a block hash.
+pub fn parse_block_selector(text: &str) -> Result<BlockSelector, HttpError> {
+    if text.eq_ignore_ascii_case("latest") {
+        return Ok(BlockSelector::Latest);
+    }
+    // A 64-digit hash written without `0x` may consist of decimal digits only; it overflows u64,
+    // so trying the height first cannot mistake a hash for a height.
+    if !text.is_empty()
+        && text.bytes().all(|b| b.is_ascii_digit())
+        && let Ok(height) = text.parse()
+    {
+        return Ok(BlockSelector::Height(height));
+    }
+    text.parse().map(BlockSelector::Hash).map_err(|_| {
+        HttpError::new(
+            ErrorCode::InvalidBlockSelector,
+            format!("block selector must be a block hash, a decimal height or `latest`: {text:?}"),
+        )
+    })
+}
+
+/// Path parameter that must be an address (3001 otherwise).
+pub struct AddressParam(pub Address);
+
+impl<S: Send + Sync> FromRequestParts<S> for AddressParam {
+    type Rejection = HttpError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
+        parse_address(&path_segment(parts, state).await?).map(Self)
+    }
+}
+
+/// Path parameter that must be a 32-byte hash (1001 otherwise).
+pub struct HashParam(pub H256);
+
+impl<S: Send + Sync> FromRequestParts<S> for HashParam {
+    type Rejection = HttpError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
+        parse_hash(&path_segment(parts, state).await?).map(Self)
+    }
+}
+
+/// Path parameter that must be a block selector (4001 otherwise).
+pub struct BlockSelectorParam(pub BlockSelector);
+
+impl<S: Send + Sync> FromRequestParts<S> for BlockSelectorParam {
+    type Rejection = HttpError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
+        parse_block_selector(&path_segment(parts, state).await?).map(Self)
+    }
+}
+
+/// Query string deserialized into `T` (1001 when it does not fit).
+pub struct ApiQuery<T>(pub T);
+
+impl<S: Send + Sync, T: DeserializeOwned> FromRequestParts<S> for ApiQuery<T> {
+    type Rejection = HttpError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
+        Query::<T>::from_request_parts(parts, state)
+            .await
+            .map(|Query(value)| Self(value))
+            .map_err(|rejection| HttpError::new(ErrorCode::BadRequest, rejection.body_text()))
+    }
+}
+
+/// The whole request body (413 code 6000 past the body limit, 1001 if it cannot be read).
+pub struct RawBody(pub Bytes);
+
+impl<S: Send + Sync> FromRequest<S> for RawBody {
+    type Rejection = HttpError;
+
+    async fn from_request(request: Request, state: &S) -> Result<Self, Self::Rejection> {
+        Bytes::from_request(request, state)
+            .await
+            .map(Self)
+            .map_err(|rejection| match rejection {
+                BytesRejection::FailedToBufferBody(
+                    axum::extract::rejection::FailedToBufferBody::LengthLimitError(_),
+                ) => crate::error::payload_too_large(),
+                other => HttpError::new(ErrorCode::BadRequest, other.body_text()),
+            })
+    }
+}
+
+/// Parses a JSON body into `T` (1001 with serde's explanation otherwise).
+pub fn json_body<T: DeserializeOwned>(body: &[u8]) -> Result<T, HttpError> {
+    serde_json::from_slice(body).map_err(|err| {
+        HttpError::new(
+            ErrorCode::BadRequest,
+            format!("request body is not the expected JSON: {err}"),
+        )
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const HASH: &str = "0x00000000000000000000000000000000000000000000000000000000000000ff";
+
+    #[test]
+    fn addresses_with_or_without_prefix_and_bad_ones_are_3001() {
+        assert!(parse_address("0x7E5F4552091A69125d5DfCb7b8C2659029395Bdf").is_ok());
+        assert!(parse_address("7e5f4552091a69125d5dfcb7b8c2659029395bdf").is_ok());
+        for bad in [
+            "",
+            "0x",
+            "xyz",
+            "0x7e5f4552091a69125d5dfcb7b8c2659029395bd",
+            "0x7e5f4552091a69125d5dfcb7b8c2659029395bdf00",
+        ] {
+            assert_eq!(
+                parse_address(bad).map_err(|e| e.code()),
+                Err(ErrorCode::InvalidAddress),
+                "{bad}"
+            );
+        }
+    }
+
+    #[test]
+    fn hashes_parse_and_bad_ones_are_1001() {
+        assert_eq!(parse_hash(HASH).map(|h| h.0[31]), Ok(0xff));
+        for bad in ["", "0x12", "latest", &HASH[..65]] {
+            assert_eq!(
+                parse_hash(bad).map_err(|e| e.code()),
+                Err(ErrorCode::BadRequest),
+                "{bad}"
+            );
+        }
+    }
+
+    #[test]
+    fn block_selectors() {
+        assert_eq!(parse_block_selector("latest"), Ok(BlockSelector::Latest));
+        assert_eq!(parse_block_selector("LATEST"), Ok(BlockSelector::Latest));
+        assert_eq!(parse_block_selector("0"), Ok(BlockSelector::Height(0)));
+        assert_eq!(
+            parse_block_selector("18446744073709551615"),
+            Ok(BlockSelector::Height(u64::MAX))
+        );
+        assert!(
+            matches!(parse_block_selector(HASH), Ok(BlockSelector::Hash(h)) if h.0[31] == 0xff)
+        );
+        let digits_only_hash = "1".repeat(64);
+        assert!(matches!(
+            parse_block_selector(&digits_only_hash),
+            Ok(BlockSelector::Hash(_))
+        ));
+        for bad in [
+            "",
+            "-1",
+            "1.5",
+            "18446744073709551616",
+            "earliest",
+            "0x12",
+            " 1",
+        ] {
+            assert_eq!(
+                parse_block_selector(bad).map_err(|e| e.code()),
+                Err(ErrorCode::InvalidBlockSelector),
+                "{bad}"
+            );
+        }
+    }
+
+    #[test]
+    fn json_bodies() {
+        #[derive(serde::Deserialize)]
+        struct Body {
+            address: String,
+        }
+        assert_eq!(
+            json_body::<Body>(br#"{"address":"x"}"#).map(|b| b.address),
+            Ok("x".to_owned())
+        );
+        for bad in [&b""[..], b"{", b"[]", b"{\"address\":1}", b"{}"] {
+            assert_eq!(
+                json_body::<Body>(bad).map(|_| ()).map_err(|e| e.code()),
+                Err(ErrorCode::BadRequest)
+            );
+        }
+    }
+}

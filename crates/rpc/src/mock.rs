@@ -1,0 +1,403 @@
+//! In-memory [`Backend`] and request helpers for the router tests (no sockets: requests go
+//! through `tower::ServiceExt::oneshot`).
+//!
+//! The mock's mempool admits a transaction when its sender has an account (else 2006) and its
+//! nonce is not below the account's (else 2003). With `include_on_submit`, admitted
+//! transactions are included shortly after in a new block with a success receipt, and the
+//! finalized height advances, which is what `/submit_wait` waits for.
+
+use crate::{
+    RpcConfig,
+    backend::{Backend, Basefees, BlockSelector, ChainHealth, FaucetSettings, IncludedTransaction},
+    router,
+};
+use axum::{
+    Router,
+    body::{Body, to_bytes},
+    http::{HeaderMap, Request, StatusCode, header},
+};
+use drover_types::{
+    Address, ErrorCode, FeeBreakdown, H256, Receipt, SecretKey, Transaction, TxStatus,
+    VerifiedTransaction,
+    api::{AccountInfo, BlockInfo, ChainInfo},
+    error::ApiError,
+    keccak256,
+};
+use parking_lot::Mutex;
+use std::{collections::HashMap, sync::Arc, time::Duration};
+use tokio::sync::watch;
+use tower::ServiceExt;
+
+/// Chain id of the mock network (the dev chain, which the faucet serves).
+pub const CHAIN_ID: u64 = 100;
+/// Delay between admission and inclusion with `include_on_submit`.
+const INCLUSION_DELAY: Duration = Duration::from_millis(20);
+
+pub struct MockData {
+    pub chain_id: u64,
+    pub accounts: HashMap<Address, AccountInfo>,
+    pub included: HashMap<H256, IncludedTransaction>,
+    pub receipts: HashMap<H256, Receipt>,
+    pub pending: HashMap<H256, VerifiedTransaction>,
+    pub blocks: Vec<BlockInfo>,
+    pub basefees: Basefees,
+    pub health: ChainHealth,
+    pub faucet: Option<FaucetSettings>,
+    /// Every transaction handed to `submit`, in order.
+    pub submitted: Vec<VerifiedTransaction>,
+    pub include_on_submit: bool,
+    pub metrics: String,
+}
+
+#[derive(Clone)]
+pub struct MockBackend {
+    pub data: Arc<Mutex<MockData>>,
+    heights: Arc<watch::Sender<u64>>,
+}
+
+impl Default for MockBackend {
+    fn default() -> Self {
+        let mut accounts = HashMap::new();
+        for index in 0..3 {
+            let address = key(index).address();
+            accounts.insert(
+                address,
+                AccountInfo {
+                    address,
+                    nonce: 0,
+                    balance: 1_000_000_000_000,
+                },
+            );
+        }
+        let data = MockData {
+            chain_id: CHAIN_ID,
+            accounts,
+            included: HashMap::new(),
+            receipts: HashMap::new(),
+            pending: HashMap::new(),
+            blocks: vec![block(0)],
+            basefees: Basefees { cycle: 7, cell: 3 },
+            health: ChainHealth {
+                block_height: 0,
+                last_block_timestamp: 1_700_000_000,
+                mempool_transaction_count: 0,
+                mempool_account_count: 0,
+                storage_ok: true,
+            },
+            faucet: Some(FaucetSettings {
+                drip_amount: 10_000_000_000,
+                requests_per_minute: 5,
+            }),
+            submitted: Vec::new(),
+            include_on_submit: false,
+            metrics: "# TYPE drover_chain_height gauge\ndrover_chain_height 0\n# EOF\n".to_owned(),
+        };
+        Self {
+            data: Arc::new(Mutex::new(data)),
+            heights: Arc::new(watch::channel(0).0),
+        }
+    }
+}
+
+impl MockBackend {
+    pub fn with(edit: impl FnOnce(&mut MockData)) -> Self {
+        let mock = Self::default();
+        edit(&mut mock.data.lock());
+        mock
+    }
+
+    /// Includes `hashes` (pending) in a new block with success receipts.
+    fn include(&self, hashes: &[H256]) {
+        let height = {
+            let mut data = self.data.lock();
+            let height = data.blocks.len() as u64;
+            for (index, hash) in hashes.iter().enumerate() {
+                let Some(tx) = data.pending.remove(hash) else {
+                    continue;
+                };
+                let index = index as u32;
+                data.receipts
+                    .insert(*hash, success_receipt(&tx, height, index));
+                data.included.insert(
+                    *hash,
+                    IncludedTransaction {
+                        tx,
+                        block_height: height,
+                        index,
+                    },
+                );
+            }
+            data.blocks.push(block(height));
+            height
+        };
+        self.heights.send_replace(height);
+    }
+}
+
+impl Backend for MockBackend {
+    fn chain_info(&self) -> ChainInfo {
+        ChainInfo {
+            chain_id: self.data.lock().chain_id,
+            network: "drover-test".to_owned(),
+            genesis_hash: block(0).hash,
+            version: "0.1.0-test".to_owned(),
+        }
+    }
+
+    async fn submit(&self, txs: Vec<VerifiedTransaction>) -> Vec<Result<(), ApiError>> {
+        let (verdicts, admitted, include) = {
+            let mut data = self.data.lock();
+            let mut admitted = Vec::new();
+            let verdicts = txs
+                .into_iter()
+                .map(|tx| {
+                    data.submitted.push(tx.clone());
+                    let Some(account) = data.accounts.get(&tx.sender) else {
+                        return Err(ApiError::new(
+                            ErrorCode::InsufficientBalance,
+                            "sender holds no funds",
+                        ));
+                    };
+                    if tx.tx.nonce < account.nonce {
+                        return Err(ApiError::new(ErrorCode::NonceTooLow, "nonce already used"));
+                    }
+                    admitted.push(tx.hash);
+                    data.pending.insert(tx.hash, tx);
+                    Ok(())
+                })
+                .collect();
+            (verdicts, admitted, data.include_on_submit)
+        };
+        if include && !admitted.is_empty() {
+            let mock = self.clone();
+            tokio::spawn(async move {
+                tokio::time::sleep(INCLUSION_DELAY).await;
+                mock.include(&admitted);
+            });
+        }
+        verdicts
+    }
+
+    async fn transaction(&self, hash: H256) -> Result<Option<IncludedTransaction>, ApiError> {
+        Ok(self.data.lock().included.get(&hash).cloned())
+    }
+
+    async fn receipt(&self, hash: H256) -> Result<Option<Receipt>, ApiError> {
+        Ok(self.data.lock().receipts.get(&hash).cloned())
+    }
+
+    fn pending_transaction(&self, hash: H256) -> Option<VerifiedTransaction> {
+        self.data.lock().pending.get(&hash).cloned()
+    }
+
+    async fn account(&self, address: Address) -> Result<Option<AccountInfo>, ApiError> {
+        Ok(self.data.lock().accounts.get(&address).cloned())
+    }
+
+    fn height(&self) -> u64 {
+        self.data.lock().blocks.len() as u64 - 1
+    }
+
+    fn finalized_heights(&self) -> watch::Receiver<u64> {
+        self.heights.subscribe()
+    }
+
+    async fn block(&self, selector: BlockSelector) -> Result<Option<BlockInfo>, ApiError> {
+        let data = self.data.lock();
+        Ok(match selector {
+            BlockSelector::Latest => data.blocks.last().cloned(),
+            BlockSelector::Height(height) => {
+                data.blocks.iter().find(|b| b.height == height).cloned()
+            }
+            BlockSelector::Hash(hash) => data.blocks.iter().find(|b| b.hash == hash).cloned(),
+        })
+    }
+
+    fn basefees(&self) -> Basefees {
+        self.data.lock().basefees
+    }
+
+    fn health(&self) -> ChainHealth {
+        self.data.lock().health
+    }
+
+    fn faucet(&self) -> Option<FaucetSettings> {
+        self.data.lock().faucet
+    }
+
+    async fn fund(&self, address: Address) -> Result<H256, ApiError> {
+        Ok(keccak256(&address.0))
+    }
+
+    fn metrics(&self) -> String {
+        self.data.lock().metrics.clone()
+    }
+}
+
+pub fn key(index: u32) -> SecretKey {
+    SecretKey::dev(index)
+}
+
+/// A plain transfer (the paper's fee settings), unsigned.
+pub fn transfer(chain_id: u64, nonce: u64) -> Transaction {
+    Transaction {
+        chain_id,
+        nonce,
+        to: Some(Address([0x11; 20])),
+        value: 1,
+        cycles_limit: 21_000,
+        cells_limit: 0,
+        max_fee_per_cycle: 10,
+        max_fee_per_cell: 2,
+        tip_per_cycle: 1,
+        tip_per_cell: 0,
+        payload: Vec::new(),
+        signature: None,
+    }
+}
+
+/// A transfer on the mock chain signed by dev key `index`.
+pub fn signed(index: u32, nonce: u64) -> Transaction {
+    transfer(CHAIN_ID, nonce).sign(&key(index))
+}
+
+pub fn verified(index: u32, nonce: u64) -> VerifiedTransaction {
+    signed(index, nonce).verify().unwrap()
+}
+
+/// A submission envelope around already-encoded elements (which need not be transactions).
+pub fn envelope(items: &[Vec<u8>]) -> Vec<u8> {
+    let mut out = vec![0xa1, 0x6c];
+    out.extend_from_slice(b"Transactions");
+    match items.len() {
+        n @ 0..=23 => out.push(0x80 | n as u8),
+        n => out.extend_from_slice(&[0x98, n as u8]),
+    }
+    for item in items {
+        out.extend_from_slice(item);
+    }
+    out
+}
+
+pub fn block(height: u64) -> BlockInfo {
+    let hash = keccak256(&height.to_be_bytes());
+    BlockInfo {
+        height,
+        hash,
+        parent_hash: if height == 0 {
+            H256::ZERO
+        } else {
+            keccak256(&(height - 1).to_be_bytes())
+        },
+        timestamp: 1_700_000_000 + height,
+        timestamp_ms: (1_700_000_000 + height) * 1000,
+        proposer: Address::system(1),
+        view: height,
+        state_root: H256::ZERO,
+        transactions_root: H256::ZERO,
+        receipts_root: H256::ZERO,
+        ops_root: H256::ZERO,
+        sync_range_start: 0,
+        op_count: 0,
+        transactions: Vec::new(),
+        cycles_used: 0,
+        cells_used: 0,
+        basefee_cycle: "7".to_owned(),
+        basefee_cell: "3".to_owned(),
+        finalization: None,
+    }
+}
+
+pub fn success_receipt(tx: &VerifiedTransaction, block_height: u64, index: u32) -> Receipt {
+    Receipt {
+        tx_hash: tx.hash,
+        block_height,
+        index,
+        from: tx.sender,
+        to: tx.tx.to,
+        status: TxStatus::Success,
+        cycles_used: 21_000,
+        cells_used: 0,
+        fee: FeeBreakdown {
+            burned: 21_000 * 7,
+            tip: 21_000,
+        },
+        events: Vec::new(),
+        revert_reason: None,
+        error: None,
+    }
+}
+
+/// The router over `mock` with the default configuration.
+pub fn app(mock: &MockBackend) -> Router {
+    router(mock.clone(), RpcConfig::default())
+}
+
+pub struct Answer {
+    pub status: StatusCode,
+    pub headers: HeaderMap,
+    pub body: Vec<u8>,
+}
+
+impl Answer {
+    pub fn json(&self) -> serde_json::Value {
+        serde_json::from_slice(&self.body).unwrap_or_else(|err| {
+            panic!(
+                "body is not JSON ({err}): {}",
+                String::from_utf8_lossy(&self.body)
+            )
+        })
+    }
+
+    pub fn text(&self) -> String {
+        String::from_utf8_lossy(&self.body).into_owned()
+    }
+
+    pub fn header(&self, name: header::HeaderName) -> Option<&str> {
+        self.headers.get(name).and_then(|v| v.to_str().ok())
+    }
+
+    /// Asserts an error answer: status, and a JSON body with the code and its name.
+    #[track_caller]
+    pub fn assert_error(&self, status: u16, code: ErrorCode) {
+        let body = self.json();
+        assert_eq!(self.status.as_u16(), status, "{body}");
+        assert_eq!(body["code"], code.code(), "{body}");
+        assert_eq!(body["error"], code.name(), "{body}");
+        assert!(body["message"].is_string(), "{body}");
+    }
+}
+
+pub async fn send(app: &Router, request: Request<Body>) -> Answer {
+    let response = app.clone().oneshot(request).await.unwrap();
+    let status = response.status();
+    let headers = response.headers().clone();
+    let body = to_bytes(response.into_body(), usize::MAX)
+        .await
+        .unwrap()
+        .to_vec();
+    Answer {
+        status,
+        headers,
+        body,
+    }
+}
+
+pub async fn get(app: &Router, uri: &str) -> Answer {
+    send(app, Request::get(uri).body(Body::empty()).unwrap()).await
+}
+
+pub async fn post(app: &Router, uri: &str, content_type: &str, body: impl Into<Body>) -> Answer {
+    send(
+        app,
+        Request::post(uri)
+            .header(header::CONTENT_TYPE, content_type)
+            .body(body.into())
+            .unwrap(),
+    )
+    .await
+}
+
+pub async fn post_cbor(app: &Router, uri: &str, body: Vec<u8>) -> Answer {
+    post(app, uri, "application/cbor", body).await
+}

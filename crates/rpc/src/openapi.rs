@@ -1,0 +1,351 @@
+//! The OpenAPI document (utoipa) and, in development mode, the Swagger UI.
+//!
+//! Each handler carries its `#[utoipa::path]` (parameters, request body, success response).
+//! The error responses are added by [`ErrorResponses`] from one table, [`OPERATION_ERRORS`],
+//! listing the registered [`ErrorCode`]s each operation can answer, so every description comes
+//! from the error registry itself and cannot drift from what is served. Codes every operation
+//! can answer (1000 internal, 1004 rate limited, and 6000 for request bodies) are added to all.
+//!
+//! The document is served at `/api-docs/openapi.json` and the vendored (offline) Swagger UI at
+//! `/swagger-ui` only when `DROVER_DEV_MODE` is set; otherwise both paths are unknown routes.
+
+use crate::routes::{accounts, blocks, chain, faucet, health, metrics, transactions};
+use drover_types::{ErrorCode, api::ErrorBody};
+use std::collections::BTreeMap;
+use utoipa::{
+    Modify, OpenApi,
+    openapi::{
+        ContentBuilder, HttpMethod, ObjectBuilder, RefOr, ResponseBuilder, Type,
+        header::HeaderBuilder,
+        path::{Operation, PathItem},
+        schema::Ref,
+    },
+};
+use utoipa_swagger_ui::SwaggerUi;
+
+/// Where the document is served in development mode.
+pub const OPENAPI_JSON_PATH: &str = "/api-docs/openapi.json";
+/// Where the Swagger UI is served in development mode.
+pub const SWAGGER_UI_PATH: &str = "/swagger-ui";
+
+#[derive(OpenApi)]
+#[openapi(
+    info(
+        title = "Drover validator HTTP API",
+        description = "HTTP API of a Drover validator node. Addresses and hashes are `0x` hex \
+            (input: `0x` optional, any case); bytes are standard base64; native amounts are JSON \
+            integers in base units (1 DRV = 10^9); basefees and token amounts are decimal \
+            strings. Errors are `{\"code\", \"error\", \"message\"}` with the HTTP status of \
+            their code; 429 responses carry `Retry-After`."
+    ),
+    paths(
+        transactions::submit,
+        transactions::submit_wait,
+        transactions::transaction,
+        transactions::receipt,
+        transactions::mempool_transaction,
+        accounts::account,
+        blocks::height,
+        blocks::block,
+        chain::chain_info,
+        chain::basefee,
+        health::health,
+        health::detailed,
+        health::ready,
+        metrics::metrics,
+        faucet::faucet,
+    ),
+    components(schemas(ErrorBody)),
+    modifiers(&ErrorResponses),
+    tags(
+        (name = "transactions", description = "Submission, transactions and receipts"),
+        (name = "accounts", description = "Account state"),
+        (name = "blocks", description = "Finalized blocks"),
+        (name = "chain", description = "Chain identity and fee market"),
+        (name = "health", description = "Operator surfaces: health and metrics"),
+        (name = "faucet", description = "Development-network faucet"),
+    )
+)]
+pub struct ApiDoc;
+
+/// Body of `POST /submit` and `/submit_wait` as the document shows it: raw bytes of the
+/// canonical CBOR envelope `{"Transactions": [tx, ...]}`.
+#[derive(utoipa::ToSchema)]
+#[schema(value_type = String, format = Binary)]
+pub struct SubmissionBytes(pub Vec<u8>);
+
+use ErrorCode::*;
+
+/// Refusals of a submission, whole or per transaction (the status of a batch where nothing was
+/// accepted is that of its first refusal).
+const SUBMIT_ERRORS: &[ErrorCode] = &[
+    BadRequest,
+    MalformedTransaction,
+    InvalidSignature,
+    WrongChainId,
+    NonceTooLow,
+    NonceTooHigh,
+    OutOfGas,
+    InsufficientBalance,
+    AlreadyKnown,
+    ReplacementUnderpriced,
+    DeferredRejected,
+    InvalidFees,
+    BasefeeTooLow,
+    InvalidPayload,
+    SubmissionTooLarge,
+    InvalidBatch,
+    AdmissionBusy,
+    AdmissionRetry,
+    MalformedCbor,
+    NonCanonicalCbor,
+];
+
+const SUBMIT_WAIT_ERRORS: &[ErrorCode] = &[
+    BadRequest,
+    MalformedTransaction,
+    InvalidSignature,
+    WrongChainId,
+    NonceTooLow,
+    NonceTooHigh,
+    OutOfGas,
+    InsufficientBalance,
+    AlreadyKnown,
+    ReplacementUnderpriced,
+    DeferredRejected,
+    InvalidFees,
+    BasefeeTooLow,
+    InvalidPayload,
+    SubmissionTooLarge,
+    InvalidBatch,
+    InvalidWaitTimeout,
+    AdmissionBusy,
+    AdmissionRetry,
+    MalformedCbor,
+    NonCanonicalCbor,
+];
+
+/// Codes each operation can answer besides [`COMMON_ERRORS`] (and [`BODY_ERRORS`] for POST).
+pub const OPERATION_ERRORS: &[(HttpMethod, &str, &[ErrorCode])] = &[
+    (HttpMethod::Post, "/submit", SUBMIT_ERRORS),
+    (HttpMethod::Post, "/submit_wait", SUBMIT_WAIT_ERRORS),
+    (
+        HttpMethod::Get,
+        "/transaction/{hash}",
+        &[BadRequest, NotFound],
+    ),
+    (
+        HttpMethod::Get,
+        "/transaction/{hash}/receipt",
+        &[BadRequest, NotFound],
+    ),
+    (
+        HttpMethod::Get,
+        "/mempool/transaction/{hash}",
+        &[BadRequest, NotFound],
+    ),
+    (
+        HttpMethod::Get,
+        "/account/{address}",
+        &[InvalidAddress, AccountNotFound],
+    ),
+    (HttpMethod::Get, "/height", &[]),
+    (
+        HttpMethod::Get,
+        "/block/{selector}",
+        &[BlockNotFound, InvalidBlockSelector],
+    ),
+    (HttpMethod::Get, "/chain-info", &[]),
+    (HttpMethod::Get, "/basefee", &[]),
+    (HttpMethod::Get, "/health", &[]),
+    (HttpMethod::Get, "/health/detailed", &[]),
+    (HttpMethod::Get, "/health/ready", &[]),
+    (HttpMethod::Get, "/metrics", &[]),
+    (
+        HttpMethod::Post,
+        "/faucet",
+        &[BadRequest, InvalidAddress, FaucetDisabled, FaucetForbidden],
+    ),
+];
+
+/// Codes any operation can answer.
+pub const COMMON_ERRORS: &[ErrorCode] = &[Internal, RateLimited];
+/// Codes any operation with a request body can answer.
+pub const BODY_ERRORS: &[ErrorCode] = &[PayloadTooLarge];
+
+/// Adds each operation's error responses, grouped by HTTP status.
+pub struct ErrorResponses;
+
+impl Modify for ErrorResponses {
+    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
+        for (path, item) in openapi.paths.paths.iter_mut() {
+            for (method, operation) in operations_mut(item) {
+                let listed = OPERATION_ERRORS
+                    .iter()
+                    .find(|(m, p, _)| *m == method && p == path)
+                    .map_or(&[][..], |(_, _, codes)| codes);
+                let body = if method == HttpMethod::Post {
+                    BODY_ERRORS
+                } else {
+                    &[]
+                };
+                add_error_responses(
+                    operation,
+                    listed.iter().chain(COMMON_ERRORS).chain(body).copied(),
+                );
+            }
+        }
+    }
+}
+
+fn operations_mut(item: &mut PathItem) -> impl Iterator<Item = (HttpMethod, &mut Operation)> {
+    [
+        (HttpMethod::Get, item.get.as_mut()),
+        (HttpMethod::Post, item.post.as_mut()),
+    ]
+    .into_iter()
+    .filter_map(|(method, operation)| operation.map(|op| (method, op)))
+}
+
+fn add_error_responses(operation: &mut Operation, codes: impl Iterator<Item = ErrorCode>) {
+    let mut by_status: BTreeMap<u16, Vec<ErrorCode>> = BTreeMap::new();
+    for code in codes {
+        by_status.entry(code.http_status()).or_default().push(code);
+    }
+    for (status, mut codes) in by_status {
+        codes.sort_by_key(|code| code.code());
+        codes.dedup();
+        let description = codes
+            .iter()
+            .map(|code| {
+                format!(
+                    "- `{} {}`: {}",
+                    code.code(),
+                    code.name(),
+                    code.description()
+                )
+            })
+            .collect::<Vec<_>>()
+            .join("\n");
+        let mut response = ResponseBuilder::new().description(description).content(
+            "application/json",
+            ContentBuilder::new()
+                .schema(Some(Ref::from_schema_name("ErrorBody")))
+                .build(),
+        );
+        if status == 429 {
+            response = response.header(
+                "Retry-After",
+                HeaderBuilder::new()
+                    .schema(ObjectBuilder::new().schema_type(Type::Integer))
+                    .description(Some(
+                        "Whole seconds until a retry can succeed (at least 1).",
+                    ))
+                    .build(),
+            );
+        }
+        operation
+            .responses
+            .responses
+            .entry(status.to_string())
+            .or_insert(RefOr::T(response.build()));
+    }
+}
+
+/// The Swagger UI and the document it shows, as routes to merge into the router.
+pub fn swagger_ui() -> SwaggerUi {
+    SwaggerUi::new(SWAGGER_UI_PATH).url(OPENAPI_JSON_PATH, ApiDoc::openapi())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_operation_is_in_the_error_table_and_back() {
+        let doc = ApiDoc::openapi();
+        let mut documented = Vec::new();
+        for (path, item) in &doc.paths.paths {
+            let mut item = item.clone();
+            for (method, operation) in operations_mut(&mut item) {
+                documented.push((method, path.clone()));
+                for status in ["429", "500"] {
+                    assert!(
+                        operation.responses.responses.contains_key(status),
+                        "{path} lacks {status}"
+                    );
+                }
+            }
+        }
+        for (method, path, _) in OPERATION_ERRORS {
+            assert!(
+                documented.contains(&(method.clone(), (*path).to_owned())),
+                "{path} not documented"
+            );
+        }
+        assert_eq!(documented.len(), OPERATION_ERRORS.len());
+    }
+
+    #[test]
+    fn error_responses_are_grouped_by_status_with_their_codes() {
+        let json = serde_json::to_value(ApiDoc::openapi()).unwrap();
+        let responses = &json["paths"]["/account/{address}"]["get"]["responses"];
+        assert!(
+            responses["400"]["description"]
+                .as_str()
+                .unwrap()
+                .contains("`3001 invalid_address`")
+        );
+        assert!(
+            responses["404"]["description"]
+                .as_str()
+                .unwrap()
+                .contains("`3000 account_not_found`")
+        );
+        assert!(responses["429"]["headers"]["Retry-After"].is_object());
+        let submit = &json["paths"]["/submit"]["post"]["responses"];
+        assert!(
+            submit["413"]["description"]
+                .as_str()
+                .unwrap()
+                .contains("`2013 submission_too_large`")
+        );
+        assert!(
+            submit["413"]["description"]
+                .as_str()
+                .unwrap()
+                .contains("`6000 payload_too_large`")
+        );
+        assert!(submit["415"].is_object());
+        let faucet = &json["paths"]["/faucet"]["post"]["responses"];
+        assert!(
+            faucet["403"]["description"]
+                .as_str()
+                .unwrap()
+                .contains("`8001 faucet_forbidden`")
+        );
+        assert!(
+            faucet["404"]["description"]
+                .as_str()
+                .unwrap()
+                .contains("`8000 faucet_disabled`")
+        );
+        assert_eq!(
+            json["components"]["schemas"]["SubmissionBytes"]["format"],
+            "binary"
+        );
+        for schema in [
+            "ErrorBody",
+            "SubmitResponse",
+            "SubmitWaitResult",
+            "ReceiptInfo",
+            "ExecErrorInfo",
+            "HealthDetailed",
+        ] {
+            assert!(
+                json["components"]["schemas"][schema].is_object(),
+                "schema {schema} missing"
+            );
+        }
+    }
+}

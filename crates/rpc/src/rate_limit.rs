@@ -1,0 +1,179 @@
+//! Exact sliding-window rate limits: at most N requests in any window W.
+//!
+//! A [`SlidingWindow`] keeps the instants of the requests it accepted within the last window
+//! (at most N of them), so a burst can never exceed N in any interval of length W, which a
+//! fixed-window counter cannot promise at window edges. When full, the wait until the oldest
+//! accepted request leaves the window is exactly when the next slot frees; it is reported in
+//! whole seconds (rounded up, at least one) as `Retry-After`.
+//!
+//! Two limiters exist: the global one in front of every route (`RPC_GLOBAL_RATE_LIMIT_PER_SEC`
+//! per second) and the faucet's (node-wide, per minute). Refusals are 429 with code 1004 and are
+//! counted in `drover_rpc_rate_limited_total{limiter}`.
+
+use crate::backend::Backend;
+use crate::{error::HttpError, limits::RETRY_AFTER_SECS_MIN, state::AppState};
+use axum::{
+    extract::{Request, State},
+    middleware::Next,
+    response::{IntoResponse, Response},
+};
+use parking_lot::Mutex;
+use std::{collections::VecDeque, time::Duration, time::Instant};
+
+/// Which limiter refused a request (the `limiter` label of the metric).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Limiter {
+    Global,
+    Faucet,
+}
+
+impl Limiter {
+    pub const fn label(self) -> &'static str {
+        match self {
+            Limiter::Global => "global",
+            Limiter::Faucet => "faucet",
+        }
+    }
+}
+
+/// At most `limit` acquisitions in any `window`.
+#[derive(Debug)]
+pub struct SlidingWindow {
+    limit: usize,
+    window: Duration,
+    /// Instants of the accepted acquisitions still inside the window, oldest first.
+    accepted: Mutex<VecDeque<Instant>>,
+}
+
+impl SlidingWindow {
+    pub fn new(limit: u32, window: Duration) -> Self {
+        Self {
+            limit: usize::try_from(limit).unwrap_or(usize::MAX),
+            window,
+            accepted: Mutex::new(VecDeque::new()),
+        }
+    }
+
+    /// Takes a slot now, or says how long until one frees.
+    pub fn try_acquire(&self) -> Result<(), Duration> {
+        self.try_acquire_at(Instant::now())
+    }
+
+    fn try_acquire_at(&self, now: Instant) -> Result<(), Duration> {
+        let mut accepted = self.accepted.lock();
+        while accepted
+            .front()
+            .is_some_and(|&at| now.saturating_duration_since(at) >= self.window)
+        {
+            accepted.pop_front();
+        }
+        if accepted.len() < self.limit {
+            accepted.push_back(now);
+            return Ok(());
+        }
+        // Full (or a limit of zero): the next slot frees when the oldest acceptance leaves.
+        Err(accepted.front().map_or(self.window, |&oldest| {
+            self.window
+                .saturating_sub(now.saturating_duration_since(oldest))
+        }))
+    }
+}
+
+/// `Retry-After` in whole seconds for a wait: rounded up, at least [`RETRY_AFTER_SECS_MIN`].
+pub fn retry_after_secs(wait: Duration) -> u64 {
+    let secs = wait.as_secs() + u64::from(wait.subsec_nanos() > 0);
+    secs.max(RETRY_AFTER_SECS_MIN)
+}
+
+/// Takes a slot of `limiter` or builds its 429 (and counts it).
+pub fn check<B: Backend>(state: &AppState<B>, limiter: Limiter) -> Result<(), HttpError> {
+    let window = match limiter {
+        Limiter::Global => &state.global_limiter,
+        Limiter::Faucet => &state.faucet_limiter,
+    };
+    window.try_acquire().map_err(|wait| {
+        state.metrics.rate_limited(limiter);
+        HttpError::rate_limited(
+            retry_after_secs(wait),
+            format!("{} rate limit exceeded", limiter.label()),
+        )
+    })
+}
+
+/// Middleware applying the global limit to every request.
+pub async fn global<B: Backend>(
+    State(state): State<AppState<B>>,
+    request: Request,
+    next: Next,
+) -> Response {
+    match check(&state, Limiter::Global) {
+        Ok(()) => next.run(request).await,
+        Err(err) => err.into_response(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SECOND: Duration = Duration::from_secs(1);
+
+    #[test]
+    fn never_more_than_the_limit_in_any_window() {
+        let limiter = SlidingWindow::new(3, SECOND);
+        let t0 = Instant::now();
+        let at = |ms| t0 + Duration::from_millis(ms);
+        assert!(limiter.try_acquire_at(at(0)).is_ok());
+        assert!(limiter.try_acquire_at(at(500)).is_ok());
+        assert!(limiter.try_acquire_at(at(900)).is_ok());
+        // Full until the first acceptance leaves the window at t0 + 1 s.
+        assert_eq!(
+            limiter.try_acquire_at(at(950)),
+            Err(Duration::from_millis(50))
+        );
+        assert_eq!(
+            limiter.try_acquire_at(at(999)),
+            Err(Duration::from_millis(1))
+        );
+        assert!(limiter.try_acquire_at(at(1000)).is_ok());
+        // A fixed window would reset here; the sliding one still holds 500, 900 and 1000.
+        assert_eq!(
+            limiter.try_acquire_at(at(1100)),
+            Err(Duration::from_millis(400))
+        );
+        assert!(limiter.try_acquire_at(at(1500)).is_ok());
+    }
+
+    #[test]
+    fn refusals_do_not_take_slots() {
+        let limiter = SlidingWindow::new(1, SECOND);
+        let t0 = Instant::now();
+        assert!(limiter.try_acquire_at(t0).is_ok());
+        for ms in 1..10 {
+            assert!(
+                limiter
+                    .try_acquire_at(t0 + Duration::from_millis(ms))
+                    .is_err()
+            );
+        }
+        assert!(limiter.try_acquire_at(t0 + SECOND).is_ok());
+    }
+
+    #[test]
+    fn zero_limit_refuses_everything_for_a_window() {
+        let limiter = SlidingWindow::new(0, Duration::from_secs(60));
+        assert_eq!(
+            limiter.try_acquire_at(Instant::now()),
+            Err(Duration::from_secs(60))
+        );
+    }
+
+    #[test]
+    fn retry_after_rounds_up_to_whole_seconds_at_least_one() {
+        assert_eq!(retry_after_secs(Duration::ZERO), 1);
+        assert_eq!(retry_after_secs(Duration::from_millis(1)), 1);
+        assert_eq!(retry_after_secs(Duration::from_secs(1)), 1);
+        assert_eq!(retry_after_secs(Duration::from_millis(1001)), 2);
+        assert_eq!(retry_after_secs(Duration::from_secs(60)), 60);
+    }
+}

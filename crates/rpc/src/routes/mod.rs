@@ -1,0 +1,43 @@
+//! The route table: one module per endpoint family. Handlers are thin: they extract with
+//! [`crate::extract`], call the [`Backend`], and shape the JSON records of
+//! [`drover_types::api`].
+
+pub mod accounts;
+pub mod blocks;
+pub mod chain;
+pub mod faucet;
+pub mod health;
+pub mod metrics;
+pub mod transactions;
+
+use crate::{backend::Backend, state::AppState};
+use axum::{
+    Router,
+    routing::{get, post},
+};
+
+/// Every route of the API (without fallbacks and layers, which [`crate::router`] adds).
+pub fn routes<B: Backend>() -> Router<AppState<B>> {
+    Router::new()
+        .route("/submit", post(transactions::submit::<B>))
+        .route("/submit_wait", post(transactions::submit_wait::<B>))
+        .route("/transaction/{hash}", get(transactions::transaction::<B>))
+        .route(
+            "/transaction/{hash}/receipt",
+            get(transactions::receipt::<B>),
+        )
+        .route(
+            "/mempool/transaction/{hash}",
+            get(transactions::mempool_transaction::<B>),
+        )
+        .route("/account/{address}", get(accounts::account::<B>))
+        .route("/height", get(blocks::height::<B>))
+        .route("/block/{selector}", get(blocks::block::<B>))
+        .route("/chain-info", get(chain::chain_info::<B>))
+        .route("/basefee", get(chain::basefee::<B>))
+        .route("/health", get(health::health))
+        .route("/health/detailed", get(health::detailed::<B>))
+        .route("/health/ready", get(health::ready::<B>))
+        .route("/metrics", get(metrics::metrics::<B>))
+        .route("/faucet", post(faucet::faucet::<B>))
+}

@@ -1,0 +1,738 @@
+//! Transactions: `POST /submit`, `POST /submit_wait`, `GET /transaction/{hash}`,
+//! `GET /transaction/{hash}/receipt`, `GET /mempool/transaction/{hash}`.
+//!
+//! Admission itself lives in [`crate::admission`]; these handlers shape its outcomes. Both
+//! submit routes answer 200 when at least one transaction was accepted, else the status of the
+//! first refusal with its fields repeated at the top level.
+//!
+//! `/submit_wait` subscribes to finalized heights before admitting, so a block finalized while
+//! the submission is being admitted is not missed, then re-reads the receipts of the accepted
+//! transactions after every finalized block until all are known or `timeout_ms` passes.
+
+use crate::{
+    admission::{Admission, admit},
+    backend::Backend,
+    error::{HttpError, outcome_response},
+    extract::{ApiQuery, HashParam, RawBody},
+    limits::{WAIT_TIMEOUT_MS_DEFAULT, WAIT_TIMEOUT_MS_MAX, WAIT_TIMEOUT_MS_MIN},
+    state::AppState,
+};
+use axum::{Json, extract::State, http::HeaderMap, response::Response};
+use drover_types::{
+    ErrorCode,
+    api::{
+        ReceiptInfo, SubmitResponse, SubmitResult, SubmitWaitResponse, SubmitWaitResult,
+        TransactionInfo,
+    },
+};
+use serde::Deserialize;
+use std::time::Duration;
+use tokio::time::{Instant, timeout_at};
+
+#[utoipa::path(
+    post,
+    path = "/submit",
+    tag = "transactions",
+    summary = "Submit a batch of signed transactions",
+    description = "Body: canonical CBOR `{\"Transactions\": [tx, ...]}` holding 1 to 50 signed \
+        transactions, at most 524,288 bytes. Each transaction is admitted or refused on its own; \
+        `results` follow submission order.",
+    request_body(content = crate::openapi::SubmissionBytes, content_type = "application/cbor", description = "Submission envelope"),
+    responses(
+        (status = 200, description = "At least one transaction accepted.", body = SubmitResponse),
+        (status = 415, description = "`1001 bad_request`: Content-Type is neither application/cbor nor application/octet-stream.", body = drover_types::api::ErrorBody),
+    )
+)]
+pub async fn submit<B: Backend>(
+    State(state): State<AppState<B>>,
+    headers: HeaderMap,
+    RawBody(body): RawBody,
+) -> Result<Response, HttpError> {
+    let admission = admit(&state.backend, &headers, body).await?;
+    let refusal = admission.refusal().map(|err| err.code);
+    Ok(outcome_response(refusal, submit_response(&admission)))
+}
+
+fn submit_response(admission: &Admission) -> SubmitResponse {
+    let refusal = admission.refusal();
+    SubmitResponse {
+        results: admission
+            .outcomes
+            .iter()
+            .map(|o| match &o.verdict {
+                Ok(()) => SubmitResult::accepted(o.hash),
+                Err(err) => SubmitResult::rejected(o.hash, err),
+            })
+            .collect(),
+        accepted: admission.accepted(),
+        rejected: admission.rejected(),
+        code: refusal.map(|err| err.code.code()),
+        error: refusal.map(|err| err.code.name().to_owned()),
+        message: refusal.map(|err| err.message.clone()),
+    }
+}
+
+/// Query of `/submit_wait`, kept as text so a bad value gets 2015 rather than a generic 1001.
+#[derive(Deserialize)]
+pub struct WaitQuery {
+    timeout_ms: Option<String>,
+}
+
+fn wait_timeout(query: &WaitQuery) -> Result<Duration, HttpError> {
+    let Some(text) = query.timeout_ms.as_deref() else {
+        return Ok(Duration::from_millis(WAIT_TIMEOUT_MS_DEFAULT));
+    };
+    text.parse::<u64>()
+        .ok()
+        .filter(|ms| text.bytes().all(|b| b.is_ascii_digit()) && (WAIT_TIMEOUT_MS_MIN..=WAIT_TIMEOUT_MS_MAX).contains(ms))
+        .map(Duration::from_millis)
+        .ok_or_else(|| {
+            HttpError::new(
+                ErrorCode::InvalidWaitTimeout,
+                format!("timeout_ms must be an integer from {WAIT_TIMEOUT_MS_MIN} to {WAIT_TIMEOUT_MS_MAX}, got {text:?}"),
+            )
+        })
+}
+
+#[utoipa::path(
+    post,
+    path = "/submit_wait",
+    tag = "transactions",
+    summary = "Submit a batch and wait for its receipts",
+    description = "Same body and admission as `/submit`; then waits until every accepted \
+        transaction has a receipt or `timeout_ms` passes. Per transaction: `success`, `reverted` \
+        or `failed` with `block_height`, `cycles_used`, `cells_used`, `fee`, `revert_reason` and \
+        the execution `error`; `pending` on timeout; `rejected` with `code`/`error`/`message`.",
+    params(("timeout_ms" = Option<u64>, Query, description = "Wait in milliseconds, 100 to 10,000 (default 5,000).")),
+    request_body(content = crate::openapi::SubmissionBytes, content_type = "application/cbor", description = "Submission envelope"),
+    responses(
+        (status = 200, description = "At least one transaction accepted.", body = SubmitWaitResponse),
+        (status = 415, description = "`1001 bad_request`: Content-Type is neither application/cbor nor application/octet-stream.", body = drover_types::api::ErrorBody),
+    )
+)]
+pub async fn submit_wait<B: Backend>(
+    State(state): State<AppState<B>>,
+    ApiQuery(query): ApiQuery<WaitQuery>,
+    headers: HeaderMap,
+    RawBody(body): RawBody,
+) -> Result<Response, HttpError> {
+    let timeout = wait_timeout(&query)?;
+    let mut finalized = state.backend.finalized_heights();
+    let admission = admit(&state.backend, &headers, body).await?;
+    let deadline = Instant::now() + timeout;
+
+    let mut results: Vec<SubmitWaitResult> = admission
+        .outcomes
+        .iter()
+        .map(|o| match &o.verdict {
+            Ok(()) => SubmitWaitResult::pending(o.hash),
+            Err(err) => SubmitWaitResult::rejected(o.hash, err),
+        })
+        .collect();
+    loop {
+        let mut waiting = false;
+        for result in results
+            .iter_mut()
+            .filter(|r| r.status == drover_types::api::WaitStatus::Pending)
+        {
+            match state.backend.receipt(result.hash).await {
+                Ok(Some(receipt)) => *result = SubmitWaitResult::executed(&receipt),
+                Ok(None) => waiting = true,
+                Err(err) => {
+                    // Reported as pending: the transaction was admitted, and its receipt can
+                    // still be read later from /transaction/{hash}/receipt.
+                    tracing::warn!(hash = %result.hash, error = %err, "receipt lookup failed while waiting");
+                    waiting = true;
+                }
+            }
+        }
+        if !waiting {
+            break;
+        }
+        match timeout_at(deadline, finalized.changed()).await {
+            Ok(Ok(())) => continue,
+            // Timed out, or the node stopped finalizing for good (shutting down).
+            Ok(Err(_)) | Err(_) => break,
+        }
+    }
+
+    let refusal = admission.refusal();
+    let body = SubmitWaitResponse {
+        results,
+        accepted: admission.accepted(),
+        rejected: admission.rejected(),
+        code: refusal.map(|err| err.code.code()),
+        error: refusal.map(|err| err.code.name().to_owned()),
+        message: refusal.map(|err| err.message.clone()),
+    };
+    Ok(outcome_response(refusal.map(|err| err.code), body))
+}
+
+fn not_found(what: &str, hash: drover_types::H256) -> HttpError {
+    HttpError::new(
+        ErrorCode::NotFound,
+        format!("no {what} for transaction {hash}"),
+    )
+}
+
+#[utoipa::path(
+    get,
+    path = "/transaction/{hash}",
+    tag = "transactions",
+    summary = "A transaction by hash",
+    description = "An included transaction (`status` `included`, with `block_height` and \
+        `index`), or else one still in the mempool (`status` `pending`).",
+    params(("hash" = String, Path, description = "Transaction hash, 32 bytes of hex (`0x` optional).")),
+    responses((status = 200, description = "The transaction.", body = TransactionInfo))
+)]
+pub async fn transaction<B: Backend>(
+    State(state): State<AppState<B>>,
+    HashParam(hash): HashParam,
+) -> Result<Json<TransactionInfo>, HttpError> {
+    if let Some(included) = state.backend.transaction(hash).await? {
+        return Ok(Json(TransactionInfo::included(
+            &included.tx,
+            included.block_height,
+            included.index,
+        )));
+    }
+    state
+        .backend
+        .pending_transaction(hash)
+        .map(|tx| Json(TransactionInfo::pending(&tx)))
+        .ok_or_else(|| not_found("transaction", hash))
+}
+
+#[utoipa::path(
+    get,
+    path = "/transaction/{hash}/receipt",
+    tag = "transactions",
+    summary = "The receipt of an included transaction",
+    params(("hash" = String, Path, description = "Transaction hash, 32 bytes of hex (`0x` optional).")),
+    responses((status = 200, description = "The receipt; 404 until the transaction is in a finalized block.", body = ReceiptInfo))
+)]
+pub async fn receipt<B: Backend>(
+    State(state): State<AppState<B>>,
+    HashParam(hash): HashParam,
+) -> Result<Json<ReceiptInfo>, HttpError> {
+    let receipt = state
+        .backend
+        .receipt(hash)
+        .await?
+        .ok_or_else(|| not_found("receipt", hash))?;
+    Ok(Json(ReceiptInfo::from(&receipt)))
+}
+
+#[utoipa::path(
+    get,
+    path = "/mempool/transaction/{hash}",
+    tag = "transactions",
+    summary = "A transaction still pending in the mempool",
+    params(("hash" = String, Path, description = "Transaction hash, 32 bytes of hex (`0x` optional).")),
+    responses((status = 200, description = "The pending transaction (`status` `pending`).", body = TransactionInfo))
+)]
+pub async fn mempool_transaction<B: Backend>(
+    State(state): State<AppState<B>>,
+    HashParam(hash): HashParam,
+) -> Result<Json<TransactionInfo>, HttpError> {
+    state
+        .backend
+        .pending_transaction(hash)
+        .map(|tx| Json(TransactionInfo::pending(&tx)))
+        .ok_or_else(|| not_found("pending transaction", hash))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::backend::IncludedTransaction;
+    use crate::mock::*;
+    use axum::{
+        body::Body,
+        http::{Request, StatusCode, header},
+    };
+    use drover_types::{
+        Address, Signature, Transaction, keccak256,
+        submission::{MAX_SUBMISSION_BYTES, encode_submission},
+    };
+
+    const HASH_ZERO: &str = "0x0000000000000000000000000000000000000000000000000000000000000000";
+
+    async fn submit(mock: &MockBackend, body: Vec<u8>) -> Answer {
+        post_cbor(&app(mock), "/submit", body).await
+    }
+
+    #[tokio::test]
+    async fn submit_accepts_a_batch_in_order() {
+        let mock = MockBackend::default();
+        let txs = [signed(0, 0), signed(1, 0), signed(0, 1)];
+        let answer = submit(&mock, encode_submission(&txs)).await;
+        assert_eq!(answer.status, StatusCode::OK, "{}", answer.text());
+        let body = answer.json();
+        assert_eq!(body["accepted"], 3);
+        assert_eq!(body["rejected"], 0);
+        assert!(body.get("code").is_none());
+        for (result, tx) in body["results"].as_array().unwrap().iter().zip(&txs) {
+            assert_eq!(
+                result,
+                &serde_json::json!({"hash": tx.hash().to_hex(), "status": "accepted"})
+            );
+        }
+        let submitted = mock
+            .data
+            .lock()
+            .submitted
+            .iter()
+            .map(|tx| tx.hash)
+            .collect::<Vec<_>>();
+        assert_eq!(
+            submitted,
+            txs.iter().map(Transaction::hash).collect::<Vec<_>>()
+        );
+    }
+
+    #[tokio::test]
+    async fn submit_accepts_octet_stream_and_a_missing_content_type() {
+        let mock = MockBackend::default();
+        let answer = post(
+            &app(&mock),
+            "/submit",
+            "application/octet-stream",
+            encode_submission(&[signed(0, 0)]),
+        )
+        .await;
+        assert_eq!(answer.status, StatusCode::OK, "{}", answer.text());
+        let request = Request::post("/submit")
+            .body(Body::from(encode_submission(&[signed(1, 0)])))
+            .unwrap();
+        let answer = send(&app(&mock), request).await;
+        assert_eq!(answer.status, StatusCode::OK, "{}", answer.text());
+    }
+
+    #[tokio::test]
+    async fn other_content_types_are_415_with_1001() {
+        let answer = post(
+            &app(&MockBackend::default()),
+            "/submit",
+            "application/json",
+            encode_submission(&[signed(0, 0)]),
+        )
+        .await;
+        answer.assert_error(415, ErrorCode::BadRequest);
+    }
+
+    #[tokio::test]
+    async fn mixed_batch_reports_each_transaction() {
+        let mock = MockBackend::default();
+        let wrong_chain = transfer(7, 0).sign(&key(0));
+        let mut bad_signature = signed(1, 0);
+        if let Some(sig) = bad_signature.signature.as_mut() {
+            sig.r = [0; 32];
+        }
+        let not_a_tx = vec![0x05];
+        let good = signed(2, 0);
+        let items = vec![
+            wrong_chain.encode(),
+            bad_signature.encode(),
+            not_a_tx.clone(),
+            good.encode(),
+        ];
+        let answer = submit(&mock, envelope(&items)).await;
+        assert_eq!(answer.status, StatusCode::OK, "{}", answer.text());
+        let body = answer.json();
+        assert_eq!(
+            (body["accepted"].as_u64(), body["rejected"].as_u64()),
+            (Some(1), Some(3))
+        );
+        assert!(body.get("code").is_none());
+        let results = body["results"].as_array().unwrap();
+        let expect = [
+            (wrong_chain.hash(), ErrorCode::WrongChainId),
+            (bad_signature.hash(), ErrorCode::InvalidSignature),
+            (keccak256(&not_a_tx), ErrorCode::MalformedTransaction),
+        ];
+        for (result, (hash, code)) in results.iter().zip(expect) {
+            assert_eq!(result["hash"], hash.to_hex(), "{result}");
+            assert_eq!(result["status"], "rejected");
+            assert_eq!(result["code"], code.code());
+            assert_eq!(result["error"], code.name());
+            assert!(result["message"].is_string());
+        }
+        assert_eq!(
+            results[3],
+            serde_json::json!({"hash": good.hash().to_hex(), "status": "accepted"})
+        );
+        // Only the survivor reached the mempool.
+        assert_eq!(mock.data.lock().submitted.len(), 1);
+    }
+
+    #[tokio::test]
+    async fn nothing_accepted_answers_the_first_refusals_status_and_fields() {
+        let mock = MockBackend::default();
+        let answer = submit(
+            &mock,
+            envelope(&[transfer(7, 0).sign(&key(0)).encode(), vec![0x05]]),
+        )
+        .await;
+        answer.assert_error(400, ErrorCode::WrongChainId);
+        let body = answer.json();
+        assert_eq!(body["message"], body["results"][0]["message"]);
+        assert_eq!(
+            (body["accepted"].as_u64(), body["rejected"].as_u64()),
+            (Some(0), Some(2))
+        );
+        assert_eq!(body["results"][1]["code"], 2000);
+    }
+
+    #[tokio::test]
+    async fn mempool_refusals_are_per_transaction() {
+        let mock = MockBackend::default();
+        mock.data
+            .lock()
+            .accounts
+            .values_mut()
+            .for_each(|account| account.nonce = 5);
+        let answer = submit(&mock, encode_submission(&[signed(0, 4)])).await;
+        answer.assert_error(400, ErrorCode::NonceTooLow);
+        let answer = submit(&mock, encode_submission(&[signed(0, 4), signed(0, 5)])).await;
+        assert_eq!(answer.status, StatusCode::OK);
+        assert_eq!(answer.json()["results"][0]["code"], 2003);
+        assert_eq!(answer.json()["results"][1]["status"], "accepted");
+    }
+
+    #[tokio::test]
+    async fn a_signature_over_another_transaction_recovers_another_sender() {
+        let mock = MockBackend::default();
+        let original = signed(0, 0);
+        let mut forged = transfer(CHAIN_ID, 1);
+        forged.signature = original.signature;
+        let answer = submit(
+            &mock,
+            encode_submission(&[original.clone(), forged.clone()]),
+        )
+        .await;
+        assert_eq!(answer.status, StatusCode::OK, "{}", answer.text());
+        let body = answer.json();
+        assert_eq!(body["results"][0]["status"], "accepted");
+        // The forged copy recovers some unrelated key, which the mempool knows nothing of.
+        assert_eq!(
+            body["results"][1]["code"],
+            ErrorCode::InsufficientBalance.code()
+        );
+        let submitted = mock.data.lock().submitted.clone();
+        assert_eq!(submitted[0].sender, key(0).address());
+        assert_eq!(submitted[1].hash, forged.hash());
+        assert_ne!(submitted[1].sender, key(0).address());
+    }
+
+    #[tokio::test]
+    async fn corrupted_or_missing_signatures_are_2001() {
+        let mock = MockBackend::default();
+        let mut high_s = signed(0, 0);
+        high_s.signature = Some(Signature {
+            y_parity: 0,
+            r: [1; 32],
+            s: [0xff; 32],
+        });
+        let unsigned = transfer(CHAIN_ID, 0);
+        for tx in [high_s, unsigned] {
+            let answer = submit(&mock, encode_submission(&[tx])).await;
+            answer.assert_error(400, ErrorCode::InvalidSignature);
+        }
+        assert!(mock.data.lock().submitted.is_empty());
+    }
+
+    #[tokio::test]
+    async fn envelope_refusals() {
+        let mock = MockBackend::default();
+        let canonical = encode_submission(&[signed(0, 0)]);
+        let mut trailing = canonical.clone();
+        trailing.push(0x00);
+        let mut non_shortest = vec![0xb8, 0x01];
+        non_shortest.extend_from_slice(&canonical[1..]);
+        let cases: [(Vec<u8>, ErrorCode); 6] = [
+            (vec![0xff, 0x00, 0x13], ErrorCode::MalformedCbor),
+            (Vec::new(), ErrorCode::MalformedCbor),
+            (trailing, ErrorCode::MalformedCbor),
+            (non_shortest, ErrorCode::NonCanonicalCbor),
+            (envelope(&[]), ErrorCode::InvalidBatch),
+            (
+                envelope(&vec![signed(0, 0).encode(); 51]),
+                ErrorCode::InvalidBatch,
+            ),
+        ];
+        for (body, code) in cases {
+            submit(&mock, body).await.assert_error(400, code);
+        }
+        assert!(mock.data.lock().submitted.is_empty());
+        // 50 is still fine.
+        let fifty: Vec<_> = (0..50).map(|nonce| signed(0, nonce)).collect();
+        let answer = submit(&mock, encode_submission(&fifty)).await;
+        assert_eq!(answer.json()["accepted"], 50);
+    }
+
+    #[tokio::test]
+    async fn oversized_bodies_are_413() {
+        let mock = MockBackend::default();
+        let app = app(&mock);
+        post_cbor(&app, "/submit", vec![0; MAX_SUBMISSION_BYTES + 1])
+            .await
+            .assert_error(413, ErrorCode::SubmissionTooLarge);
+        post_cbor(&app, "/submit_wait", vec![0; MAX_SUBMISSION_BYTES + 1])
+            .await
+            .assert_error(413, ErrorCode::SubmissionTooLarge);
+        // Past 1 MB: refused on Content-Length before reading, or while reading without one.
+        let huge = vec![0; crate::limits::MAX_REQUEST_BYTES + 1];
+        let with_length = Request::post("/submit")
+            .header(header::CONTENT_TYPE, "application/cbor")
+            .header(header::CONTENT_LENGTH, huge.len())
+            .body(Body::from(huge.clone()))
+            .unwrap();
+        send(&app, with_length)
+            .await
+            .assert_error(413, ErrorCode::PayloadTooLarge);
+        post_cbor(&app, "/submit", huge)
+            .await
+            .assert_error(413, ErrorCode::PayloadTooLarge);
+        assert!(mock.data.lock().submitted.is_empty());
+    }
+
+    #[tokio::test]
+    async fn submit_wait_reports_receipts() {
+        let mock = MockBackend::with(|data| data.include_on_submit = true);
+        let txs = [signed(0, 0), signed(1, 0)];
+        let mut items: Vec<_> = txs.iter().map(Transaction::encode).collect();
+        items.push(transfer(7, 0).sign(&key(2)).encode());
+        let answer = post_cbor(
+            &app(&mock),
+            "/submit_wait?timeout_ms=10000",
+            envelope(&items),
+        )
+        .await;
+        assert_eq!(answer.status, StatusCode::OK, "{}", answer.text());
+        let body = answer.json();
+        assert_eq!(
+            (body["accepted"].as_u64(), body["rejected"].as_u64()),
+            (Some(2), Some(1))
+        );
+        for (result, tx) in body["results"].as_array().unwrap().iter().zip(&txs) {
+            assert_eq!(
+                result,
+                &serde_json::json!({
+                    "hash": tx.hash().to_hex(),
+                    "status": "success",
+                    "block_height": 1,
+                    "cycles_used": 21_000,
+                    "cells_used": 0,
+                    "fee": 21_000 * 8,
+                })
+            );
+        }
+        let rejected = &body["results"][2];
+        assert_eq!(rejected["status"], "rejected");
+        assert_eq!(rejected["code"], 2002);
+        assert_eq!(rejected["error"], "wrong_chain_id");
+    }
+
+    #[tokio::test]
+    async fn submit_wait_reports_execution_errors() {
+        let mock = MockBackend::default();
+        let tx = verified(0, 0);
+        let mut failed = success_receipt(&tx, 3, 0);
+        failed.status = drover_types::TxStatus::Reverted;
+        failed.revert_reason = Some("insufficient allowance".to_owned());
+        failed.error = Some(drover_types::ExecError::new(
+            drover_types::exec_error::ExecCode::OutOfCycles,
+            "ran out",
+        ));
+        mock.data.lock().receipts.insert(tx.hash, failed);
+        let answer = post_cbor(
+            &app(&mock),
+            "/submit_wait",
+            encode_submission(std::slice::from_ref(&tx.tx)),
+        )
+        .await;
+        let result = &answer.json()["results"][0];
+        assert_eq!(result["status"], "reverted");
+        assert_eq!(result["block_height"], 3);
+        assert_eq!(result["revert_reason"], "insufficient allowance");
+        assert_eq!(result["error"]["code"], "E1005");
+        assert_eq!(result["error"]["category"], "precheck");
+        assert!(result["error"]["fix"].is_string());
+    }
+
+    #[tokio::test]
+    async fn submit_wait_times_out_as_pending() {
+        let mock = MockBackend::default();
+        let tx = signed(0, 0);
+        let started = std::time::Instant::now();
+        let answer = post_cbor(
+            &app(&mock),
+            "/submit_wait?timeout_ms=100",
+            encode_submission(std::slice::from_ref(&tx)),
+        )
+        .await;
+        assert!(started.elapsed() >= Duration::from_millis(100));
+        assert_eq!(answer.status, StatusCode::OK);
+        assert_eq!(
+            answer.json()["results"][0],
+            serde_json::json!({"hash": tx.hash().to_hex(), "status": "pending"})
+        );
+    }
+
+    #[tokio::test]
+    async fn submit_wait_with_nothing_accepted_answers_the_refusal() {
+        let answer = post_cbor(
+            &app(&MockBackend::default()),
+            "/submit_wait",
+            encode_submission(&[transfer(7, 0).sign(&key(0))]),
+        )
+        .await;
+        answer.assert_error(400, ErrorCode::WrongChainId);
+        assert_eq!(answer.json()["results"][0]["status"], "rejected");
+    }
+
+    #[tokio::test]
+    async fn submit_wait_timeout_bounds_are_2015() {
+        let mock = MockBackend::default();
+        let app = app(&mock);
+        for bad in [
+            "99",
+            "10001",
+            "0",
+            "-5",
+            "abc",
+            "",
+            "1e3",
+            "+500",
+            "18446744073709551616",
+        ] {
+            let answer = post_cbor(
+                &app,
+                &format!("/submit_wait?timeout_ms={bad}"),
+                encode_submission(&[signed(0, 0)]),
+            )
+            .await;
+            answer.assert_error(400, ErrorCode::InvalidWaitTimeout);
+        }
+        assert!(mock.data.lock().submitted.is_empty());
+        assert_eq!(
+            wait_timeout(&WaitQuery { timeout_ms: None }),
+            Ok(Duration::from_millis(5_000))
+        );
+        assert_eq!(
+            wait_timeout(&WaitQuery {
+                timeout_ms: Some("100".into())
+            }),
+            Ok(Duration::from_millis(100))
+        );
+        assert_eq!(
+            wait_timeout(&WaitQuery {
+                timeout_ms: Some("10000".into())
+            }),
+            Ok(Duration::from_secs(10))
+        );
+    }
+
+    #[tokio::test]
+    async fn transaction_lookups() {
+        let mock = MockBackend::default();
+        let pending = verified(0, 0);
+        let included = verified(1, 0);
+        {
+            let mut data = mock.data.lock();
+            data.pending.insert(pending.hash, pending.clone());
+            data.receipts
+                .insert(included.hash, success_receipt(&included, 4, 2));
+            data.included.insert(
+                included.hash,
+                IncludedTransaction {
+                    tx: included.clone(),
+                    block_height: 4,
+                    index: 2,
+                },
+            );
+        }
+        let app = app(&mock);
+
+        let body = get(&app, &format!("/transaction/{}", included.hash))
+            .await
+            .json();
+        assert_eq!(body["hash"], included.hash.to_hex());
+        assert_eq!(body["from"], key(1).address().to_hex());
+        assert_eq!(body["status"], "included");
+        assert_eq!(
+            (body["block_height"].as_u64(), body["index"].as_u64()),
+            (Some(4), Some(2))
+        );
+        assert_eq!(body["to"], Address([0x11; 20]).to_hex());
+        assert_eq!(
+            (body["value"].as_u64(), body["cycles_limit"].as_u64()),
+            (Some(1), Some(21_000))
+        );
+        assert_eq!(
+            (
+                body["max_fee_per_cycle"].as_u64(),
+                body["tip_per_cycle"].as_u64()
+            ),
+            (Some(10), Some(1))
+        );
+        assert_eq!(body["payload"], "");
+        assert_eq!(body["signature"]["r"].as_str().map(str::len), Some(66));
+
+        // Without the 0x prefix and in upper case too; a pending one answers from the mempool.
+        let bare = hex::encode_upper(pending.hash.0);
+        let body = get(&app, &format!("/transaction/{bare}")).await.json();
+        assert_eq!(
+            (body["status"].as_str(), body["block_height"].is_null()),
+            (Some("pending"), true)
+        );
+        let body = get(&app, &format!("/mempool/transaction/{}", pending.hash))
+            .await
+            .json();
+        assert_eq!(body["status"], "pending");
+        get(&app, &format!("/mempool/transaction/{}", included.hash))
+            .await
+            .assert_error(404, ErrorCode::NotFound);
+
+        let body = get(&app, &format!("/transaction/{}/receipt", included.hash))
+            .await
+            .json();
+        assert_eq!(
+            body,
+            serde_json::json!({
+                "tx_hash": included.hash.to_hex(),
+                "block_height": 4,
+                "index": 2,
+                "from": key(1).address().to_hex(),
+                "to": Address([0x11; 20]).to_hex(),
+                "status": "success",
+                "cycles_used": 21_000,
+                "cells_used": 0,
+                "fee": 21_000 * 8,
+                "fee_burned": 21_000 * 7,
+                "fee_tip": 21_000,
+                "events": [],
+                "revert_reason": null,
+                "error": null,
+            })
+        );
+        get(&app, &format!("/transaction/{}/receipt", pending.hash))
+            .await
+            .assert_error(404, ErrorCode::NotFound);
+        get(&app, &format!("/transaction/{HASH_ZERO}"))
+            .await
+            .assert_error(404, ErrorCode::NotFound);
+        for bad in ["0x1234", "nothex", &HASH_ZERO[..65]] {
+            get(&app, &format!("/transaction/{bad}"))
+                .await
+                .assert_error(400, ErrorCode::BadRequest);
+            get(&app, &format!("/transaction/{bad}/receipt"))
+                .await
+                .assert_error(400, ErrorCode::BadRequest);
+            get(&app, &format!("/mempool/transaction/{bad}"))
+                .await
+                .assert_error(400, ErrorCode::BadRequest);
+        }
+    }
+}

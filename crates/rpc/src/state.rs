@@ -1,0 +1,47 @@
+//! Shared state of the router: the backend, the metrics registry, the rate limiters and the
+//! start instant (for `uptime_seconds`). Cheap to clone: everything but the backend is behind
+//! an `Arc`, and backends are handles by contract.
+
+use crate::{
+    RpcConfig,
+    backend::Backend,
+    limits::{
+        FAUCET_RATE_LIMIT_WINDOW_MS, FAUCET_REQUESTS_PER_MINUTE_DEFAULT,
+        GLOBAL_RATE_LIMIT_WINDOW_MS,
+    },
+    metrics::RpcMetrics,
+    rate_limit::SlidingWindow,
+};
+use std::{sync::Arc, time::Duration, time::Instant};
+
+#[derive(Clone)]
+pub struct AppState<B> {
+    pub backend: B,
+    pub metrics: Arc<RpcMetrics>,
+    pub global_limiter: Arc<SlidingWindow>,
+    pub faucet_limiter: Arc<SlidingWindow>,
+    pub started_at: Instant,
+}
+
+impl<B: Backend> AppState<B> {
+    pub fn new(backend: B, config: &RpcConfig) -> Self {
+        let faucet_per_minute = backend
+            .faucet()
+            .map_or(FAUCET_REQUESTS_PER_MINUTE_DEFAULT, |settings| {
+                settings.requests_per_minute
+            });
+        Self {
+            backend,
+            metrics: Arc::new(RpcMetrics::default()),
+            global_limiter: Arc::new(SlidingWindow::new(
+                config.global_rate_limit_per_sec,
+                Duration::from_millis(GLOBAL_RATE_LIMIT_WINDOW_MS),
+            )),
+            faucet_limiter: Arc::new(SlidingWindow::new(
+                faucet_per_minute,
+                Duration::from_millis(FAUCET_RATE_LIMIT_WINDOW_MS),
+            )),
+            started_at: Instant::now(),
+        }
+    }
+}
