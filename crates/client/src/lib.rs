@@ -1,1 +1,25 @@
-//! placeholder
+//! Drover Rust SDK: a typed client of a node's HTTP API, wallets, and a transaction builder.
+//!
+//! - [`Client`] has one async method per endpoint and answers the JSON records of
+//!   [`drover_types::api`], the very types the node serializes, so both sides agree on every
+//!   field. Refusals decode into [`ClientError::Api`] with the node's code and message.
+//! - [`Wallet`] holds one secp256k1 key (Ethereum-compatible key files) and signs.
+//! - [`TxBuilder`] completes a transaction from the chain (chain id, nonce, fee suggestions)
+//!   and signs it; its building step is pure, so it works and tests without a node.
+//! - [`amount`] parses and prints native amounts (`1500`, `1.5drv`) exactly.
+//!
+//! Invariant: nothing a node sends can make the SDK panic; every malformed answer is a
+//! [`ClientError::UnexpectedResponse`].
+
+pub mod amount;
+pub mod builder;
+mod client;
+pub mod error;
+pub mod wallet;
+
+pub use builder::{BasefeeFieldError, BuildError, FeeSuggestion, TRANSFER_CYCLES, TxBuilder, TxContext};
+pub use client::{
+    BlockSelector, BlockSelectorParseError, Client, REQUEST_TIMEOUT_SECS_DEFAULT, RESPONSE_BYTES_MAX,
+};
+pub use error::ClientError;
+pub use wallet::{Wallet, WalletError};

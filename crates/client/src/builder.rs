@@ -1,0 +1,370 @@
+//! Building transactions: what the caller chose, completed from the chain.
+//!
+//! A [`TxBuilder`] records what the caller fixed (destination, value, payload, limits, and
+//! optionally chain id, nonce and fees). Whatever is left open comes from a [`TxContext`]:
+//! chain id from `/chain-info`, nonce from `/account` (0 for an address without state), fees
+//! from the `/basefee` suggestions. Building is pure ([`TxBuilder::build`] takes the context as
+//! a value, so it needs no network); [`TxBuilder::fetch_context`] asks the node only for the
+//! values the builder still lacks.
+//!
+//! Fee rules, per meter (cycles and cells): an unset max fee is the suggested max fee, raised to
+//! the tip if a larger tip was set; an unset tip is the suggested tip, capped at the max fee. A
+//! tip above the max fee is refused, as is a transaction whose worst-case cost overflows.
+
+use crate::{Client, ClientError, Wallet};
+use drover_types::{Address, Transaction, api::BasefeeInfo};
+
+/// Cycles charged for a plain value transfer (and the default cycles limit).
+pub const TRANSFER_CYCLES: u64 = 21_000;
+
+/// Fee values to fall back on, in base units per cycle and per cell.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct FeeSuggestion {
+    pub max_fee_per_cycle: u128,
+    pub max_fee_per_cell: u128,
+    pub tip_per_cycle: u128,
+    pub tip_per_cell: u128,
+}
+
+/// A `/basefee` field that is not a decimal amount.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("basefee field {field} is not a decimal amount: {value:?}")]
+pub struct BasefeeFieldError {
+    pub field: &'static str,
+    pub value: String,
+}
+
+impl FeeSuggestion {
+    /// The suggested max fees and tips of a `/basefee` answer.
+    pub fn from_basefee(info: &BasefeeInfo) -> Result<Self, BasefeeFieldError> {
+        let parse = |field: &'static str, value: &str| {
+            // `u128::from_str` takes a leading `+`; the API's decimal strings never carry one.
+            let parsed = if value.starts_with('+') { None } else { value.parse::<u128>().ok() };
+            parsed.ok_or_else(|| BasefeeFieldError { field, value: value.to_owned() })
+        };
+        Ok(Self {
+            max_fee_per_cycle: parse("suggested_max_fee_per_cycle", &info.suggested_max_fee_per_cycle)?,
+            max_fee_per_cell: parse("suggested_max_fee_per_cell", &info.suggested_max_fee_per_cell)?,
+            tip_per_cycle: parse("suggested_tip_per_cycle", &info.suggested_tip_per_cycle)?,
+            tip_per_cell: parse("suggested_tip_per_cell", &info.suggested_tip_per_cell)?,
+        })
+    }
+}
+
+/// The chain's values for everything a builder may leave open.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TxContext {
+    pub chain_id: u64,
+    /// The sender's next nonce.
+    pub nonce: u64,
+    pub fees: FeeSuggestion,
+}
+
+/// Why a transaction could not be built.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum BuildError {
+    #[error("tip per {meter} ({tip}) is above the max fee per {meter} ({max_fee})")]
+    TipAboveMaxFee { meter: &'static str, tip: u128, max_fee: u128 },
+    #[error("value plus maximum fees overflows a 128-bit amount")]
+    CostOverflow,
+}
+
+/// A transaction under construction. See the module documentation for the rules.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TxBuilder {
+    to: Option<Address>,
+    value: u128,
+    payload: Vec<u8>,
+    cycles_limit: u64,
+    cells_limit: u64,
+    chain_id: Option<u64>,
+    nonce: Option<u64>,
+    max_fee_per_cycle: Option<u128>,
+    max_fee_per_cell: Option<u128>,
+    tip_per_cycle: Option<u128>,
+    tip_per_cell: Option<u128>,
+}
+
+/// One meter's (max fee, tip) from what was set and what is suggested.
+fn meter_fees(
+    meter: &'static str,
+    max_fee: Option<u128>,
+    tip: Option<u128>,
+    suggested_max_fee: u128,
+    suggested_tip: u128,
+) -> Result<(u128, u128), BuildError> {
+    let max_fee = max_fee.unwrap_or_else(|| suggested_max_fee.max(tip.unwrap_or(0)));
+    let tip = tip.unwrap_or_else(|| suggested_tip.min(max_fee));
+    if tip > max_fee {
+        return Err(BuildError::TipAboveMaxFee { meter, tip, max_fee });
+    }
+    Ok((max_fee, tip))
+}
+
+impl TxBuilder {
+    /// A value transfer to an account: empty payload, [`TRANSFER_CYCLES`] cycles, no cells.
+    pub fn transfer(to: Address, value: u128) -> Self {
+        Self::message(Some(to), value, Vec::new())
+    }
+
+    /// A message to `to` (an actor or system actor), or a deploy when `to` is `None`, with an
+    /// encoded payload. Limits start at [`TRANSFER_CYCLES`] cycles and no cells: set them.
+    pub fn message(to: Option<Address>, value: u128, payload: Vec<u8>) -> Self {
+        Self {
+            to,
+            value,
+            payload,
+            cycles_limit: TRANSFER_CYCLES,
+            cells_limit: 0,
+            chain_id: None,
+            nonce: None,
+            max_fee_per_cycle: None,
+            max_fee_per_cell: None,
+            tip_per_cycle: None,
+            tip_per_cell: None,
+        }
+    }
+
+    pub fn cycles_limit(mut self, cycles: u64) -> Self {
+        self.cycles_limit = cycles;
+        self
+    }
+
+    pub fn cells_limit(mut self, cells: u64) -> Self {
+        self.cells_limit = cells;
+        self
+    }
+
+    pub fn chain_id(mut self, chain_id: u64) -> Self {
+        self.chain_id = Some(chain_id);
+        self
+    }
+
+    pub fn nonce(mut self, nonce: u64) -> Self {
+        self.nonce = Some(nonce);
+        self
+    }
+
+    pub fn max_fee_per_cycle(mut self, fee: u128) -> Self {
+        self.max_fee_per_cycle = Some(fee);
+        self
+    }
+
+    pub fn max_fee_per_cell(mut self, fee: u128) -> Self {
+        self.max_fee_per_cell = Some(fee);
+        self
+    }
+
+    pub fn tip_per_cycle(mut self, tip: u128) -> Self {
+        self.tip_per_cycle = Some(tip);
+        self
+    }
+
+    pub fn tip_per_cell(mut self, tip: u128) -> Self {
+        self.tip_per_cell = Some(tip);
+        self
+    }
+
+    /// Whether building needs the node's fee suggestions (some fee field is unset).
+    fn needs_fees(&self) -> bool {
+        [self.max_fee_per_cycle, self.max_fee_per_cell, self.tip_per_cycle, self.tip_per_cell].contains(&None)
+    }
+
+    /// The unsigned transaction, with unset fields taken from `context`.
+    pub fn build(&self, context: &TxContext) -> Result<Transaction, BuildError> {
+        let fees = &context.fees;
+        let (max_fee_per_cycle, tip_per_cycle) =
+            meter_fees("cycle", self.max_fee_per_cycle, self.tip_per_cycle, fees.max_fee_per_cycle, fees.tip_per_cycle)?;
+        let (max_fee_per_cell, tip_per_cell) =
+            meter_fees("cell", self.max_fee_per_cell, self.tip_per_cell, fees.max_fee_per_cell, fees.tip_per_cell)?;
+        let tx = Transaction {
+            chain_id: self.chain_id.unwrap_or(context.chain_id),
+            nonce: self.nonce.unwrap_or(context.nonce),
+            to: self.to,
+            value: self.value,
+            cycles_limit: self.cycles_limit,
+            cells_limit: self.cells_limit,
+            max_fee_per_cycle,
+            max_fee_per_cell,
+            tip_per_cycle,
+            tip_per_cell,
+            payload: self.payload.clone(),
+            signature: None,
+        };
+        tx.max_cost().ok_or(BuildError::CostOverflow)?;
+        Ok(tx)
+    }
+
+    /// The transaction built from `context` and signed by `wallet`.
+    pub fn sign(&self, context: &TxContext, wallet: &Wallet) -> Result<Transaction, BuildError> {
+        Ok(wallet.sign(self.build(context)?))
+    }
+
+    /// Asks the node for the values this builder leaves open (concurrently, and only those),
+    /// for a transaction sent by `sender`. Fields the builder fixes keep their zero default in
+    /// the returned context; [`TxBuilder::build`] ignores them.
+    pub async fn fetch_context(&self, client: &Client, sender: Address) -> Result<TxContext, ClientError> {
+        let chain_id = async {
+            match self.chain_id {
+                Some(_) => Ok(0),
+                None => client.chain_info().await.map(|info| info.chain_id),
+            }
+        };
+        let nonce = async {
+            match self.nonce {
+                Some(_) => Ok(0),
+                None => client.account(&sender).await.map(|account| account.map_or(0, |a| a.nonce)),
+            }
+        };
+        let fees = async {
+            if self.needs_fees() { client.fee_suggestion().await } else { Ok(FeeSuggestion::default()) }
+        };
+        let (chain_id, nonce, fees) = tokio::try_join!(chain_id, nonce, fees)?;
+        Ok(TxContext { chain_id, nonce, fees })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const TO: Address = Address([0x11; 20]);
+
+    fn context() -> TxContext {
+        TxContext {
+            chain_id: 100,
+            nonce: 7,
+            fees: FeeSuggestion { max_fee_per_cycle: 20, max_fee_per_cell: 4, tip_per_cycle: 2, tip_per_cell: 1 },
+        }
+    }
+
+    fn basefee(max_cycle: &str, max_cell: &str, tip_cycle: &str, tip_cell: &str) -> BasefeeInfo {
+        BasefeeInfo {
+            basefee_cycle: "7".into(),
+            basefee_cell: "1".into(),
+            suggested_tip_per_cycle: tip_cycle.into(),
+            suggested_tip_per_cell: tip_cell.into(),
+            suggested_max_fee_per_cycle: max_cycle.into(),
+            suggested_max_fee_per_cell: max_cell.into(),
+        }
+    }
+
+    #[test]
+    fn fee_suggestion_parses_the_basefee_record() {
+        let big = u128::MAX.to_string();
+        assert_eq!(
+            FeeSuggestion::from_basefee(&basefee("16", &big, "2", "0")),
+            Ok(FeeSuggestion { max_fee_per_cycle: 16, max_fee_per_cell: u128::MAX, tip_per_cycle: 2, tip_per_cell: 0 })
+        );
+        for (bad, field) in [
+            (basefee("", "1", "1", "1"), "suggested_max_fee_per_cycle"),
+            (basefee("1", "1.5", "1", "1"), "suggested_max_fee_per_cell"),
+            (basefee("1", "1", "-1", "1"), "suggested_tip_per_cycle"),
+            (basefee("1", "1", "1", "+1"), "suggested_tip_per_cell"),
+            (basefee(&format!("{big}0"), "1", "1", "1"), "suggested_max_fee_per_cycle"),
+            (basefee(" 1", "1", "1", "1"), "suggested_max_fee_per_cycle"),
+        ] {
+            assert_eq!(FeeSuggestion::from_basefee(&bad).map_err(|e| e.field), Err(field));
+        }
+    }
+
+    #[test]
+    fn transfer_takes_everything_open_from_the_context() {
+        let tx = TxBuilder::transfer(TO, 5).build(&context()).unwrap();
+        assert_eq!(
+            tx,
+            Transaction {
+                chain_id: 100,
+                nonce: 7,
+                to: Some(TO),
+                value: 5,
+                cycles_limit: TRANSFER_CYCLES,
+                cells_limit: 0,
+                max_fee_per_cycle: 20,
+                max_fee_per_cell: 4,
+                tip_per_cycle: 2,
+                tip_per_cell: 1,
+                payload: Vec::new(),
+                signature: None,
+            }
+        );
+        assert_eq!(tx.max_cost(), Some(5 + 21_000 * 20));
+    }
+
+    #[test]
+    fn reproduces_the_whitepaper_transfer() {
+        let tx = TxBuilder::transfer(TO, 1)
+            .chain_id(1)
+            .nonce(0)
+            .max_fee_per_cycle(10)
+            .max_fee_per_cell(2)
+            .tip_per_cycle(1)
+            .tip_per_cell(0)
+            .build(&TxContext::default())
+            .unwrap();
+        assert_eq!(hex::encode(tx.encode()), "8d010054111111111111111111111111111111111111111101195208000a020100f640f6");
+    }
+
+    #[test]
+    fn set_values_win_over_the_context() {
+        let tx = TxBuilder::message(None, 0, vec![1, 2, 3])
+            .chain_id(1)
+            .nonce(0)
+            .cycles_limit(1_000_000)
+            .cells_limit(500)
+            .max_fee_per_cycle(50)
+            .tip_per_cell(3)
+            .build(&context())
+            .unwrap();
+        assert_eq!((tx.chain_id, tx.nonce, tx.to), (1, 0, None));
+        assert_eq!((tx.cycles_limit, tx.cells_limit), (1_000_000, 500));
+        assert_eq!((tx.max_fee_per_cycle, tx.tip_per_cycle), (50, 2));
+        assert_eq!((tx.max_fee_per_cell, tx.tip_per_cell), (4, 3));
+        assert_eq!(tx.payload, vec![1, 2, 3]);
+    }
+
+    #[test]
+    fn tips_and_max_fees_stay_consistent() {
+        // A max fee below the suggested tip caps the tip.
+        let tx = TxBuilder::transfer(TO, 0).max_fee_per_cycle(1).build(&context()).unwrap();
+        assert_eq!((tx.max_fee_per_cycle, tx.tip_per_cycle), (1, 1));
+        // A tip above the suggested max fee raises the max fee.
+        let tx = TxBuilder::transfer(TO, 0).tip_per_cycle(30).tip_per_cell(9).build(&context()).unwrap();
+        assert_eq!((tx.max_fee_per_cycle, tx.tip_per_cycle), (30, 30));
+        assert_eq!((tx.max_fee_per_cell, tx.tip_per_cell), (9, 9));
+        // Both set, tip above max: refused.
+        let err = TxBuilder::transfer(TO, 0).max_fee_per_cycle(5).tip_per_cycle(6).build(&context()).unwrap_err();
+        assert_eq!(err, BuildError::TipAboveMaxFee { meter: "cycle", tip: 6, max_fee: 5 });
+        let err = TxBuilder::transfer(TO, 0).max_fee_per_cell(0).tip_per_cell(1).build(&context()).unwrap_err();
+        assert_eq!(err, BuildError::TipAboveMaxFee { meter: "cell", tip: 1, max_fee: 0 });
+        assert_eq!(err.to_string(), "tip per cell (1) is above the max fee per cell (0)");
+    }
+
+    #[test]
+    fn refuses_overflowing_costs() {
+        let err = TxBuilder::transfer(TO, u128::MAX).build(&context()).unwrap_err();
+        assert_eq!(err, BuildError::CostOverflow);
+        let err = TxBuilder::transfer(TO, 0).max_fee_per_cycle(u128::MAX).build(&context()).unwrap_err();
+        assert_eq!(err, BuildError::CostOverflow);
+        let err = TxBuilder::transfer(TO, 0).cells_limit(2).max_fee_per_cell(u128::MAX).build(&context());
+        assert_eq!(err, Err(BuildError::CostOverflow));
+        // The largest value that still fits is fine.
+        let fits = u128::MAX - 21_000 * 20;
+        assert!(TxBuilder::transfer(TO, fits).build(&context()).is_ok());
+    }
+
+    #[test]
+    fn needs_fees_only_while_one_is_unset() {
+        let builder = TxBuilder::transfer(TO, 0).max_fee_per_cycle(1).max_fee_per_cell(1).tip_per_cycle(0);
+        assert!(builder.needs_fees());
+        assert!(!builder.tip_per_cell(0).needs_fees());
+    }
+
+    #[test]
+    fn signs_with_the_wallet() {
+        let wallet = Wallet::new(drover_types::SecretKey::dev(1));
+        let tx = TxBuilder::transfer(TO, 9).sign(&context(), &wallet).unwrap();
+        assert_eq!(tx.recover_sender(), Ok(wallet.address()));
+        assert_eq!(tx.nonce, 7);
+    }
+}

@@ -1,0 +1,661 @@
+//! The typed HTTP client.
+//!
+//! One method per endpoint, each returning the JSON record the node serves (the record types of
+//! `drover_types::api`, shared with the server). Lookups of things that may not exist return
+//! `Ok(None)` on the 404 whose code means "no such thing" (3000 for accounts, 4000 for blocks,
+//! 1002 otherwise); any other 404, such as a disabled faucet's 8000, stays an error.
+//!
+//! Bodies are read up to [`RESPONSE_BYTES_MAX`] so a misbehaving server cannot exhaust memory.
+//! `/submit_wait` gets a per-request timeout long enough to cover the wait it asks for.
+
+use crate::builder::FeeSuggestion;
+use crate::error::{ClientError, excerpt};
+use drover_types::{
+    Address, ErrorCode, H256, Transaction,
+    api::{
+        AccountInfo, BasefeeInfo, BlockInfo, ChainInfo, FaucetRequest, FaucetResponse, HealthDetailed, HeightInfo,
+        Liveness, ReceiptInfo, SubmitResponse, SubmitWaitResponse, TransactionInfo,
+    },
+    submission::encode_submission,
+};
+use reqwest::header::{CONTENT_TYPE, HeaderValue, RETRY_AFTER};
+use serde::de::DeserializeOwned;
+use std::fmt;
+use std::str::FromStr;
+use std::time::Duration;
+
+/// Default time allowed for one request, connection included, in seconds.
+pub const REQUEST_TIMEOUT_SECS_DEFAULT: u64 = 30;
+/// Largest response body read, in bytes.
+pub const RESPONSE_BYTES_MAX: usize = 16 * 1024 * 1024;
+/// Time allowed on top of a `/submit_wait` wait for the request and the answer, in ms.
+const WAIT_MARGIN_MS: u64 = 5_000;
+
+/// Media type of a submission body.
+const CBOR_MEDIA_TYPE: &str = "application/cbor";
+
+/// Which block to read: `latest`, a height, or a block hash.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BlockSelector {
+    Latest,
+    Height(u64),
+    Hash(H256),
+}
+
+impl fmt::Display for BlockSelector {
+    /// The path segment of `/block/{selector}`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            BlockSelector::Latest => f.write_str("latest"),
+            BlockSelector::Height(height) => write!(f, "{height}"),
+            BlockSelector::Hash(hash) => write!(f, "{hash}"),
+        }
+    }
+}
+
+/// A string that is not a block selector.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("invalid block selector {0:?}: expected `latest`, a height, or a 32-byte block hash in hex")]
+pub struct BlockSelectorParseError(pub String);
+
+impl FromStr for BlockSelector {
+    type Err = BlockSelectorParseError;
+
+    /// `latest` (any case), a decimal height, or a hash (64 hex digits, `0x` optional).
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let s = s.trim();
+        if s.eq_ignore_ascii_case("latest") {
+            return Ok(BlockSelector::Latest);
+        }
+        if !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()) {
+            return s.parse().map(BlockSelector::Height).map_err(|_| BlockSelectorParseError(s.to_owned()));
+        }
+        s.parse().map(BlockSelector::Hash).map_err(|_| BlockSelectorParseError(s.to_owned()))
+    }
+}
+
+/// A client of one node's HTTP API. Cheap to clone (clones share one connection pool).
+#[derive(Clone, Debug)]
+pub struct Client {
+    http: reqwest::Client,
+    /// Base URL without a trailing slash; paths are appended to it.
+    base: String,
+    timeout: Duration,
+}
+
+impl Client {
+    /// A client of the node at `base_url` (e.g. `http://127.0.0.1:4000`) with the default
+    /// timeout.
+    pub fn new(base_url: &str) -> Result<Self, ClientError> {
+        Self::with_timeout(base_url, Duration::from_secs(REQUEST_TIMEOUT_SECS_DEFAULT))
+    }
+
+    /// A client whose requests each get at most `timeout` (`/submit_wait` gets more if its
+    /// wait needs it).
+    pub fn with_timeout(base_url: &str, timeout: Duration) -> Result<Self, ClientError> {
+        let invalid = |reason: &str| ClientError::InvalidUrl { url: base_url.to_owned(), reason: reason.to_owned() };
+        let url = reqwest::Url::parse(base_url.trim()).map_err(|e| invalid(&e.to_string()))?;
+        if !matches!(url.scheme(), "http" | "https") {
+            return Err(invalid("the scheme must be http or https"));
+        }
+        if url.host_str().is_none_or(str::is_empty) {
+            return Err(invalid("no host"));
+        }
+        if url.query().is_some() || url.fragment().is_some() {
+            return Err(invalid("a base URL takes no query or fragment"));
+        }
+        let base = url.as_str().trim_end_matches('/').to_owned();
+        let http = reqwest::Client::builder()
+            .timeout(timeout)
+            .user_agent(concat!("drover-client/", env!("CARGO_PKG_VERSION")))
+            .build()
+            .map_err(|source| ClientError::Transport { url: base.clone(), source })?;
+        Ok(Self { http, base, timeout })
+    }
+
+    /// The base URL requests go to, without a trailing slash.
+    pub fn base_url(&self) -> &str {
+        &self.base
+    }
+
+    fn url(&self, path: &str) -> String {
+        format!("{}{path}", self.base)
+    }
+
+    /// Sends a request; answers the status and body of a 2xx response, or the error the
+    /// response carries.
+    async fn send(&self, url: &str, request: reqwest::RequestBuilder) -> Result<(u16, Vec<u8>), ClientError> {
+        let transport = |source| ClientError::Transport { url: url.to_owned(), source };
+        let mut response = request.send().await.map_err(transport)?;
+        let status = response.status().as_u16();
+        let retry_after = response.headers().get(RETRY_AFTER).and_then(retry_after_seconds);
+        let mut body = Vec::new();
+        while let Some(chunk) = response.chunk().await.map_err(transport)? {
+            if body.len().saturating_add(chunk.len()) > RESPONSE_BYTES_MAX {
+                return Err(ClientError::UnexpectedResponse {
+                    url: url.to_owned(),
+                    status,
+                    reason: format!("the body exceeds {RESPONSE_BYTES_MAX} bytes"),
+                });
+            }
+            body.extend_from_slice(&chunk);
+        }
+        if (200..300).contains(&status) {
+            Ok((status, body))
+        } else {
+            Err(ClientError::from_error_response(url, status, retry_after, &body))
+        }
+    }
+
+    async fn send_json<T: DeserializeOwned>(&self, url: &str, request: reqwest::RequestBuilder) -> Result<T, ClientError> {
+        let (status, body) = self.send(url, request).await?;
+        serde_json::from_slice(&body).map_err(|e| ClientError::UnexpectedResponse {
+            url: url.to_owned(),
+            status,
+            reason: format!("not the expected record ({e}): {}", excerpt(&body)),
+        })
+    }
+
+    async fn get<T: DeserializeOwned>(&self, path: &str) -> Result<T, ClientError> {
+        let url = self.url(path);
+        self.send_json(&url, self.http.get(&url)).await
+    }
+
+    /// A GET whose 404 with code `absent` (or the generic 1002) means "no such thing".
+    async fn get_optional<T: DeserializeOwned>(&self, path: &str, absent: ErrorCode) -> Result<Option<T>, ClientError> {
+        match self.get(path).await {
+            Ok(record) => Ok(Some(record)),
+            Err(err) if err.is_not_found_with(&[absent, ErrorCode::NotFound]) => Ok(None),
+            Err(err) => Err(err),
+        }
+    }
+
+    /// `POST /submit`: hands signed transactions (1 to 50) to the node's mempool. The answer
+    /// lists each transaction as accepted or rejected; when none was accepted the node answers
+    /// with the first refusal's status, and this returns that refusal as [`ClientError::Api`].
+    pub async fn submit(&self, txs: &[Transaction]) -> Result<SubmitResponse, ClientError> {
+        let url = self.url("/submit");
+        self.send_json(&url, self.cbor_post(&url, txs)).await
+    }
+
+    /// `POST /submit_wait?timeout_ms=…`: like [`Client::submit`], then waits up to
+    /// `timeout_ms` (the node accepts 100 to 10,000) for the transactions' receipts.
+    pub async fn submit_wait(&self, txs: &[Transaction], timeout_ms: u64) -> Result<SubmitWaitResponse, ClientError> {
+        let url = self.url(&format!("/submit_wait?timeout_ms={timeout_ms}"));
+        let wait = Duration::from_millis(timeout_ms.saturating_add(WAIT_MARGIN_MS));
+        self.send_json(&url, self.cbor_post(&url, txs).timeout(self.timeout.max(wait))).await
+    }
+
+    fn cbor_post(&self, url: &str, txs: &[Transaction]) -> reqwest::RequestBuilder {
+        self.http.post(url).header(CONTENT_TYPE, CBOR_MEDIA_TYPE).body(encode_submission(txs))
+    }
+
+    /// `GET /transaction/{hash}`: a transaction included in a finalized block; `None` if the
+    /// node knows no included transaction with this hash.
+    pub async fn transaction(&self, hash: &H256) -> Result<Option<TransactionInfo>, ClientError> {
+        self.get_optional(&format!("/transaction/{hash}"), ErrorCode::NotFound).await
+    }
+
+    /// `GET /transaction/{hash}/receipt`; `None` while the transaction is not included.
+    pub async fn receipt(&self, hash: &H256) -> Result<Option<ReceiptInfo>, ClientError> {
+        self.get_optional(&format!("/transaction/{hash}/receipt"), ErrorCode::NotFound).await
+    }
+
+    /// `GET /mempool/transaction/{hash}`: a transaction still pending; `None` if the mempool
+    /// does not hold it.
+    pub async fn pending_transaction(&self, hash: &H256) -> Result<Option<TransactionInfo>, ClientError> {
+        self.get_optional(&format!("/mempool/transaction/{hash}"), ErrorCode::NotFound).await
+    }
+
+    /// `GET /account/{address}`; `None` for an address that holds no state.
+    pub async fn account(&self, address: &Address) -> Result<Option<AccountInfo>, ClientError> {
+        self.get_optional(&format!("/account/{address}"), ErrorCode::AccountNotFound).await
+    }
+
+    /// `GET /height`: the latest finalized height.
+    pub async fn height(&self) -> Result<u64, ClientError> {
+        self.get::<HeightInfo>("/height").await.map(|info| info.height)
+    }
+
+    /// `GET /block/{selector}`; `None` when no finalized block matches.
+    pub async fn block(&self, selector: BlockSelector) -> Result<Option<BlockInfo>, ClientError> {
+        self.get_optional(&format!("/block/{selector}"), ErrorCode::BlockNotFound).await
+    }
+
+    /// `GET /chain-info`.
+    pub async fn chain_info(&self) -> Result<ChainInfo, ClientError> {
+        self.get("/chain-info").await
+    }
+
+    /// `GET /basefee`: basefees of the next block and suggested fees (decimal strings).
+    pub async fn basefee(&self) -> Result<BasefeeInfo, ClientError> {
+        self.get("/basefee").await
+    }
+
+    /// `GET /basefee`, parsed into the fee values a [`crate::TxBuilder`] falls back on.
+    pub async fn fee_suggestion(&self) -> Result<FeeSuggestion, ClientError> {
+        let info = self.basefee().await?;
+        FeeSuggestion::from_basefee(&info).map_err(|e| ClientError::UnexpectedResponse {
+            url: self.url("/basefee"),
+            status: 200,
+            reason: e.to_string(),
+        })
+    }
+
+    /// `GET /health`: liveness.
+    pub async fn health(&self) -> Result<Liveness, ClientError> {
+        self.get("/health").await
+    }
+
+    /// `GET /health/detailed`: component health, height, mempool figures.
+    pub async fn health_detailed(&self) -> Result<HealthDetailed, ClientError> {
+        self.get("/health/detailed").await
+    }
+
+    /// `POST /faucet` (development networks): funds `address`. A node without a faucet
+    /// answers 404 with code 8000, a chain other than 1 or 100 answers 403 with code 8001.
+    pub async fn faucet(&self, address: &Address) -> Result<FaucetResponse, ClientError> {
+        let url = self.url("/faucet");
+        self.send_json(&url, self.http.post(&url).json(&FaucetRequest { address: *address })).await
+    }
+
+    /// `GET /metrics`: Prometheus text.
+    pub async fn metrics(&self) -> Result<String, ClientError> {
+        let url = self.url("/metrics");
+        let (status, body) = self.send(&url, self.http.get(&url)).await?;
+        String::from_utf8(body).map_err(|_| ClientError::UnexpectedResponse {
+            url,
+            status,
+            reason: "metrics are not UTF-8 text".to_owned(),
+        })
+    }
+}
+
+/// Delay-seconds form of `Retry-After` (the HTTP-date form is not used by the node).
+fn retry_after_seconds(value: &HeaderValue) -> Option<u64> {
+    value.to_str().ok()?.trim().parse().ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{TxBuilder, TxContext, Wallet};
+    use axum::{
+        Json, Router,
+        body::Bytes,
+        extract::{Path, RawQuery},
+        http::{HeaderMap, StatusCode, header},
+        response::{IntoResponse, Response},
+        routing::{get, post},
+    };
+    use drover_types::api::{
+        ComponentsHealth, ErrorBody, HealthStatus, SubmitResult, SubmitStatus, SubmitWaitResult, TransactionState,
+        WaitStatus,
+    };
+    use drover_types::submission::decode_submission;
+
+    /// An address the mock knows, with nonce 5.
+    const KNOWN: Address = Address([0xaa; 20]);
+    /// A transaction nonce the mock's mempool refuses as too low.
+    const STALE_NONCE: u64 = 99;
+
+    fn error(status: StatusCode, code: ErrorCode, message: &str) -> Response {
+        let body = ErrorBody { code: code.code(), error: code.name().to_owned(), message: message.to_owned() };
+        (status, Json(body)).into_response()
+    }
+
+    fn chain_info() -> ChainInfo {
+        ChainInfo { chain_id: 100, network: "devnet".into(), genesis_hash: H256([1; 32]), version: "0.1.0".into() }
+    }
+
+    fn block(height: u64) -> BlockInfo {
+        BlockInfo {
+            height,
+            hash: H256([height as u8; 32]),
+            parent_hash: H256::ZERO,
+            timestamp: 1_700_000_000,
+            timestamp_ms: 1_700_000_000_000,
+            proposer: KNOWN,
+            view: height,
+            state_root: H256([2; 32]),
+            transactions_root: H256([3; 32]),
+            receipts_root: H256([4; 32]),
+            ops_root: H256([5; 32]),
+            sync_range_start: 0,
+            op_count: 10,
+            transactions: vec![H256([6; 32])],
+            cycles_used: 21_000,
+            cells_used: 0,
+            basefee_cycle: "7".into(),
+            basefee_cell: "1".into(),
+            finalization: None,
+        }
+    }
+
+    async fn account(Path(address): Path<String>) -> Response {
+        match address.parse::<Address>() {
+            Ok(address) if address == KNOWN => {
+                Json(AccountInfo { address, nonce: 5, balance: u128::from(u64::MAX) + 1 }).into_response()
+            }
+            Ok(_) => error(StatusCode::NOT_FOUND, ErrorCode::AccountNotFound, "no state"),
+            Err(_) => error(StatusCode::BAD_REQUEST, ErrorCode::InvalidAddress, "bad address"),
+        }
+    }
+
+    async fn block_route(Path(selector): Path<String>) -> Response {
+        match selector.as_str() {
+            "latest" => Json(block(42)).into_response(),
+            "7" => Json(block(7)).into_response(),
+            _ => error(StatusCode::NOT_FOUND, ErrorCode::BlockNotFound, "no such block"),
+        }
+    }
+
+    async fn faucet(Json(request): Json<FaucetRequest>) -> Response {
+        if request.address == KNOWN {
+            let mut response = error(StatusCode::TOO_MANY_REQUESTS, ErrorCode::RateLimited, "5 per minute");
+            response.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from_static("12"));
+            return response;
+        }
+        error(StatusCode::NOT_FOUND, ErrorCode::FaucetDisabled, "faucet disabled")
+    }
+
+    /// Accepts every decodable transaction but those with [`STALE_NONCE`].
+    async fn submit(headers: HeaderMap, body: Bytes) -> Response {
+        if headers.get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()) != Some(CBOR_MEDIA_TYPE) {
+            return error(StatusCode::BAD_REQUEST, ErrorCode::MalformedCbor, "wrong content type");
+        }
+        let Ok(items) = decode_submission(&body) else {
+            return error(StatusCode::BAD_REQUEST, ErrorCode::MalformedCbor, "bad envelope");
+        };
+        let results: Vec<SubmitResult> = items
+            .iter()
+            .map(|item| match &item.decoded {
+                Ok(tx) if tx.nonce != STALE_NONCE => SubmitResult::accepted(tx.hash()),
+                _ => SubmitResult {
+                    hash: drover_types::keccak256(&item.raw),
+                    status: SubmitStatus::Rejected,
+                    code: Some(ErrorCode::NonceTooLow.code()),
+                    error: Some(ErrorCode::NonceTooLow.name().into()),
+                    message: Some("nonce 99 already used".into()),
+                },
+            })
+            .collect();
+        let accepted = results.iter().filter(|r| r.status == SubmitStatus::Accepted).count() as u64;
+        let rejected = results.len() as u64 - accepted;
+        let first = results.iter().find(|r| r.status == SubmitStatus::Rejected).filter(|_| accepted == 0);
+        let response = SubmitResponse {
+            code: first.and_then(|r| r.code),
+            error: first.and_then(|r| r.error.clone()),
+            message: first.and_then(|r| r.message.clone()),
+            results,
+            accepted,
+            rejected,
+        };
+        let status = if accepted > 0 { StatusCode::OK } else { StatusCode::BAD_REQUEST };
+        (status, Json(response)).into_response()
+    }
+
+    /// Echoes `timeout_ms` as every transaction's block height.
+    async fn submit_wait(RawQuery(query): RawQuery, body: Bytes) -> Response {
+        let timeout_ms = query.as_deref().and_then(|q| q.strip_prefix("timeout_ms=")).and_then(|v| v.parse().ok());
+        let Ok(items) = decode_submission(&body) else {
+            return error(StatusCode::BAD_REQUEST, ErrorCode::MalformedCbor, "bad envelope");
+        };
+        let results: Vec<SubmitWaitResult> = items
+            .iter()
+            .filter_map(|item| item.decoded.as_ref().ok())
+            .map(|tx| SubmitWaitResult {
+                status: WaitStatus::Success,
+                block_height: timeout_ms,
+                fee: Some(u128::from(tx.cycles_limit) * 7),
+                ..SubmitWaitResult::pending(tx.hash())
+            })
+            .collect();
+        let accepted = results.len() as u64;
+        Json(SubmitWaitResponse { results, accepted, rejected: 0, code: None, error: None, message: None })
+            .into_response()
+    }
+
+    fn pending_tx() -> Transaction {
+        TxBuilder::transfer(KNOWN, 3)
+            .sign(&TxContext { chain_id: 100, ..TxContext::default() }, &Wallet::new(drover_types::SecretKey::dev(2)))
+            .unwrap()
+    }
+
+    async fn mempool_transaction(Path(hash): Path<String>) -> Response {
+        let tx = pending_tx();
+        if hash.parse() == Ok(tx.hash()) {
+            let Ok(verified) = tx.verify() else {
+                return error(StatusCode::INTERNAL_SERVER_ERROR, ErrorCode::Internal, "unverifiable");
+            };
+            return Json(TransactionInfo::pending(&verified)).into_response();
+        }
+        error(StatusCode::NOT_FOUND, ErrorCode::NotFound, "not pending")
+    }
+
+    fn router() -> Router {
+        let basefee = BasefeeInfo {
+            basefee_cycle: "7".into(),
+            basefee_cell: "1".into(),
+            suggested_tip_per_cycle: "2".into(),
+            suggested_tip_per_cell: "0".into(),
+            suggested_max_fee_per_cycle: "16".into(),
+            suggested_max_fee_per_cell: "2".into(),
+        };
+        let health = HealthDetailed {
+            status: HealthStatus::Degraded,
+            version: "0.1.0".into(),
+            uptime_seconds: 9,
+            block_height: 42,
+            last_block_timestamp: 1_700_000_000,
+            mempool_transaction_count: 30_000,
+            mempool_account_count: 3,
+            components: ComponentsHealth {
+                storage: HealthStatus::Ok,
+                mempool: HealthStatus::Degraded,
+                rpc: HealthStatus::Ok,
+            },
+            synced: true,
+        };
+        Router::new()
+            .route("/account/{address}", get(account))
+            .route("/height", get(|| async { Json(HeightInfo { height: 42 }) }))
+            .route("/block/{selector}", get(block_route))
+            .route("/chain-info", get(|| async { Json(chain_info()) }))
+            .route("/basefee", get(move || async move { Json(basefee) }))
+            .route("/health", get(|| async { Json(Liveness { status: HealthStatus::Ok }) }))
+            .route("/health/detailed", get(move || async move { Json(health) }))
+            .route("/faucet", post(faucet))
+            .route("/submit", post(submit))
+            .route("/submit_wait", post(submit_wait))
+            .route(
+                "/transaction/{hash}",
+                get(|| async { error(StatusCode::NOT_FOUND, ErrorCode::NotFound, "not included") }),
+            )
+            .route(
+                "/transaction/{hash}/receipt",
+                get(|| async { error(StatusCode::NOT_FOUND, ErrorCode::NotFound, "no receipt") }),
+            )
+            .route("/mempool/transaction/{hash}", get(mempool_transaction))
+            .route("/metrics", get(|| async { "# TYPE drover_height gauge\ndrover_height 42\n" }))
+            // A misbehaving node under a path prefix.
+            .route("/broken/height", get(|| async { r#"{"height":"tall"}"# }))
+            .route("/broken/chain-info", get(|| async { (StatusCode::INTERNAL_SERVER_ERROR, "oops") }))
+            .route("/broken/metrics", get(|| async { Bytes::from_static(b"\xff\xfe") }))
+            .route("/broken/health", get(|| async { Bytes::from(vec![b' '; RESPONSE_BYTES_MAX + 1]) }))
+    }
+
+    /// Serves the mock on a free loopback port; answers its base URL.
+    async fn serve() -> String {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let address = listener.local_addr().unwrap();
+        tokio::spawn(async move { axum::serve(listener, router()).await });
+        format!("http://{address}")
+    }
+
+    #[test]
+    fn validates_base_urls() {
+        for good in ["http://127.0.0.1:4000", "http://127.0.0.1:4000/", "https://localhost/api/", " http://[::1]:4000 "] {
+            assert!(Client::new(good).is_ok(), "{good}");
+        }
+        assert_eq!(Client::new("http://127.0.0.1:4000/").unwrap().base_url(), "http://127.0.0.1:4000");
+        assert_eq!(Client::new("https://localhost/api/").unwrap().base_url(), "https://localhost/api");
+        for bad in ["", "127.0.0.1:4000", "ftp://127.0.0.1", "http://", "http://h/?q=1", "http://h/#f", "not a url"] {
+            assert!(matches!(Client::new(bad), Err(ClientError::InvalidUrl { .. })), "{bad}");
+        }
+    }
+
+    #[test]
+    fn block_selectors_parse_and_print() {
+        let hash = H256([0xab; 32]);
+        assert_eq!("latest".parse(), Ok(BlockSelector::Latest));
+        assert_eq!(" LATEST ".parse(), Ok(BlockSelector::Latest));
+        assert_eq!("0".parse(), Ok(BlockSelector::Height(0)));
+        assert_eq!("18446744073709551615".parse(), Ok(BlockSelector::Height(u64::MAX)));
+        assert_eq!(hash.to_string().to_uppercase().replace("0X", "0x").parse(), Ok(BlockSelector::Hash(hash)));
+        assert_eq!(hash.to_string()[2..].parse(), Ok(BlockSelector::Hash(hash)));
+        for bad in ["", "18446744073709551616", "-1", "1.0", "0x12", "lateste", "0xzz"] {
+            assert!(bad.parse::<BlockSelector>().is_err(), "{bad}");
+        }
+        assert_eq!(BlockSelector::Latest.to_string(), "latest");
+        assert_eq!(BlockSelector::Height(12).to_string(), "12");
+        assert_eq!(BlockSelector::Hash(hash).to_string(), hash.to_string());
+    }
+
+    #[test]
+    fn retry_after_takes_delay_seconds_only() {
+        assert_eq!(retry_after_seconds(&HeaderValue::from_static("12")), Some(12));
+        assert_eq!(retry_after_seconds(&HeaderValue::from_static(" 3 ")), Some(3));
+        assert_eq!(retry_after_seconds(&HeaderValue::from_static("Wed, 21 Oct 2015 07:28:00 GMT")), None);
+        assert_eq!(retry_after_seconds(&HeaderValue::from_static("-1")), None);
+    }
+
+    #[tokio::test]
+    async fn decodes_reads() {
+        let client = Client::new(&serve().await).unwrap();
+        let known = client.account(&KNOWN).await.unwrap().unwrap();
+        assert_eq!((known.nonce, known.balance), (5, u128::from(u64::MAX) + 1));
+        assert_eq!(client.account(&Address([1; 20])).await.unwrap(), None);
+        assert_eq!(client.height().await.unwrap(), 42);
+        assert_eq!(client.block(BlockSelector::Latest).await.unwrap(), Some(block(42)));
+        assert_eq!(client.block(BlockSelector::Height(7)).await.unwrap(), Some(block(7)));
+        assert_eq!(client.block(BlockSelector::Height(8)).await.unwrap(), None);
+        assert_eq!(client.chain_info().await.unwrap(), chain_info());
+        assert_eq!(client.basefee().await.unwrap().basefee_cycle, "7");
+        assert_eq!(
+            client.fee_suggestion().await.unwrap(),
+            FeeSuggestion { max_fee_per_cycle: 16, max_fee_per_cell: 2, tip_per_cycle: 2, tip_per_cell: 0 }
+        );
+        assert_eq!(client.health().await.unwrap().status, HealthStatus::Ok);
+        let health = client.health_detailed().await.unwrap();
+        assert_eq!((health.status, health.components.mempool), (HealthStatus::Degraded, HealthStatus::Degraded));
+        assert!(client.metrics().await.unwrap().contains("drover_height 42"));
+    }
+
+    #[tokio::test]
+    async fn looks_transactions_up() {
+        let client = Client::new(&serve().await).unwrap();
+        let tx = pending_tx();
+        assert_eq!(client.transaction(&tx.hash()).await.unwrap(), None);
+        assert_eq!(client.receipt(&tx.hash()).await.unwrap(), None);
+        let pending = client.pending_transaction(&tx.hash()).await.unwrap().unwrap();
+        assert_eq!((pending.hash, pending.status, pending.block_height), (tx.hash(), TransactionState::Pending, None));
+        assert_eq!(pending.from, drover_types::SecretKey::dev(2).address());
+        assert_eq!(client.pending_transaction(&H256::ZERO).await.unwrap(), None);
+    }
+
+    #[tokio::test]
+    async fn submits_cbor_and_decodes_results() {
+        let client = Client::new(&serve().await).unwrap();
+        let wallet = Wallet::new(drover_types::SecretKey::dev(0));
+        let context = client_context(&client, &wallet).await;
+        let good = TxBuilder::transfer(KNOWN, 1).sign(&context, &wallet).unwrap();
+        let stale = TxBuilder::transfer(KNOWN, 1).nonce(STALE_NONCE).sign(&context, &wallet).unwrap();
+
+        let response = client.submit(&[good.clone(), stale.clone()]).await.unwrap();
+        assert_eq!((response.accepted, response.rejected), (1, 1));
+        assert_eq!(response.results.first().map(|r| (r.hash, r.status)), Some((good.hash(), SubmitStatus::Accepted)));
+        assert_eq!(response.results.get(1).and_then(|r| r.code), Some(2003));
+
+        // Nothing accepted: the first refusal, as an error.
+        let err = client.submit(std::slice::from_ref(&stale)).await.unwrap_err();
+        assert_eq!((err.status(), err.code()), (Some(400), Some(2003)));
+        assert_eq!(err.error_code(), Some(ErrorCode::NonceTooLow));
+
+        let waited = client.submit_wait(std::slice::from_ref(&good), 2_500).await.unwrap();
+        let result = waited.results.first().unwrap();
+        assert_eq!((result.hash, result.status, result.block_height), (good.hash(), WaitStatus::Success, Some(2_500)));
+        assert_eq!(result.fee, Some(21_000 * 7));
+    }
+
+    async fn client_context(client: &Client, wallet: &Wallet) -> TxContext {
+        TxBuilder::transfer(KNOWN, 1).fetch_context(client, wallet.address()).await.unwrap()
+    }
+
+    #[tokio::test]
+    async fn fetches_only_what_the_builder_lacks() {
+        let client = Client::new(&serve().await).unwrap();
+        let fresh = TxBuilder::transfer(KNOWN, 1).fetch_context(&client, Address([1; 20])).await.unwrap();
+        let fees = FeeSuggestion { max_fee_per_cycle: 16, max_fee_per_cell: 2, tip_per_cycle: 2, tip_per_cell: 0 };
+        assert_eq!(fresh, TxContext { chain_id: 100, nonce: 0, fees });
+        let known = TxBuilder::transfer(KNOWN, 1).fetch_context(&client, KNOWN).await.unwrap();
+        assert_eq!(known.nonce, 5);
+        // Everything fixed: no request at all, so even an unreachable node does.
+        let offline = Client::new(&closed_port_url().await).unwrap();
+        let fixed = TxBuilder::transfer(KNOWN, 1)
+            .chain_id(1)
+            .nonce(3)
+            .max_fee_per_cycle(1)
+            .max_fee_per_cell(1)
+            .tip_per_cycle(0)
+            .tip_per_cell(0);
+        assert_eq!(fixed.fetch_context(&offline, KNOWN).await.unwrap(), TxContext::default());
+    }
+
+    #[tokio::test]
+    async fn surfaces_api_errors() {
+        let client = Client::new(&serve().await).unwrap();
+        let limited = client.faucet(&KNOWN).await.unwrap_err();
+        assert_eq!((limited.status(), limited.code(), limited.retry_after()), (Some(429), Some(1004), Some(12)));
+        // A 404 that is not "no such thing" is an error, not an absence.
+        let disabled = client.faucet(&Address([1; 20])).await.unwrap_err();
+        assert_eq!((disabled.status(), disabled.error_code()), (Some(404), Some(ErrorCode::FaucetDisabled)));
+        assert!(disabled.to_string().contains("faucet_disabled (code 8000, HTTP 404): faucet disabled"));
+    }
+
+    #[tokio::test]
+    async fn refuses_malformed_answers() {
+        let client = Client::new(&format!("{}/broken/", serve().await)).unwrap();
+        let unexpected = |err: ClientError| match err {
+            ClientError::UnexpectedResponse { status, reason, .. } => (status, reason),
+            other => panic!("expected an unexpected response, got {other}"),
+        };
+        let (status, reason) = unexpected(client.height().await.unwrap_err());
+        assert_eq!(status, 200);
+        assert!(reason.contains("tall"), "{reason}");
+        let (status, reason) = unexpected(client.chain_info().await.unwrap_err());
+        assert_eq!(status, 500);
+        assert!(reason.contains("oops"), "{reason}");
+        assert_eq!(unexpected(client.metrics().await.unwrap_err()).0, 200);
+        assert!(unexpected(client.health().await.unwrap_err()).1.contains("exceeds"));
+        // A route the node does not serve: axum's bare 404, not an absence.
+        let (status, _) = unexpected(client.account(&KNOWN).await.unwrap_err());
+        assert_eq!(status, 404);
+    }
+
+    /// A loopback URL where nothing listens.
+    async fn closed_port_url() -> String {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let address = listener.local_addr().unwrap();
+        drop(listener);
+        format!("http://{address}")
+    }
+
+    #[tokio::test]
+    async fn reports_transport_failures() {
+        let client = Client::with_timeout(&closed_port_url().await, Duration::from_secs(2)).unwrap();
+        let err = client.height().await.unwrap_err();
+        assert!(matches!(err, ClientError::Transport { .. }), "{err}");
+        assert_eq!((err.status(), err.code()), (None, None));
+    }
+}
