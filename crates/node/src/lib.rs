@@ -1,1 +1,25 @@
-//! placeholder
+//! The Drover validator node.
+//!
+//! Wires Commonware's threshold Simplex, marshal and `commonware_glue::stateful` (speculative
+//! QMDB batches per block, the finalized one made durable) to Drover's execution, mempool,
+//! indexes and HTTP API. A single-validator devnet runs the very same engine with n = 1.
+//!
+//! Module map: [`config`] and [`genesis`] load and validate what an operator writes;
+//! [`keys`] generates and parses validator key material; [`block`] is the consensus block;
+//! [`application`] is the state machine glue drives; [`chain`] is the state shared with the
+//! API; [`indexes`] stores finalized transactions and receipts; [`backend`] serves the API;
+//! [`engine`] assembles and runs everything.
+
+pub mod application;
+pub mod backend;
+pub mod block;
+pub mod chain;
+pub mod config;
+pub mod devnet;
+pub mod engine;
+pub mod genesis;
+pub mod height_file;
+pub mod indexes;
+pub mod keys;
+pub mod metrics;
+pub mod sync_source;

@@ -1,0 +1,386 @@
+//! The chain's state machine, driven by `commonware_glue::stateful`.
+//!
+//! `Stateful` forks a speculative QMDB batch from the parent's state for every block it builds
+//! or verifies, and applies the finalized one. This module fills in what a block means:
+//!
+//! * **propose**: wait for the pacing deadline, pick transactions from the mempool (skipping
+//!   those already in not-yet-finalized ancestors), drop the ones that would fail, execute the
+//!   rest, and commit the header to the resulting roots. Cancellation-safe: nothing is removed
+//!   from the mempool but transactions found invalid.
+//! * **process**: re-execute a peer's (or a replayed) block and accept it only if every header
+//!   commitment matches: transactions root, receipts root, meters, basefees and state root.
+//!   Glue itself checks the state-sync target.
+//! * **capture**: write the block's indexes (durably) *before* its state is applied, so the
+//!   indexes are never behind the state after a crash; rewriting is idempotent.
+//! * **finalized**: publish the new tip (height watch, basefees, liveness) and prune the mempool.
+//!
+//! Execution results are cached by block digest between execution and finalization; a restart
+//! re-executes replayed blocks through `process`, which repopulates the cache.
+//!
+//! Block 1 also applies the genesis allocations and fee parameters: the genesis block is never
+//! executed.
+
+use crate::{
+    block::{Block, BlockContext},
+    chain::{ChainShared, ExecutedBlock},
+    keys::ThresholdVariant,
+};
+use commonware_consensus::{
+    marshal::ancestry::Ancestry,
+    simplex::scheme::bls12381_threshold::standard,
+};
+use commonware_cryptography::{Digestible, ed25519};
+use commonware_glue::stateful::{
+    Application, Finality, Input, Proposed,
+    db::{DatabaseSet, Merkleized as _, Shared, Unmerkleized as _},
+};
+use commonware_parallel::Sequential;
+use commonware_runtime::{Clock, Metrics, Spawner};
+use commonware_storage::{
+    mmr,
+    qmdb::current::ordered::variable,
+    translator::EightCap,
+};
+use commonware_cryptography::Sha256;
+use commonware_utils::non_empty_range;
+use drover_execution::{BlockEnv, StateRead};
+use drover_types::{Transaction, VerifiedTransaction};
+use futures::StreamExt as _;
+use rayon::prelude::*;
+use std::{
+    collections::{BTreeMap, HashMap},
+    sync::Arc,
+    time::{Duration, UNIX_EPOCH},
+};
+use tracing::{debug, warn};
+
+/// The threshold signing scheme of consensus.
+pub type Scheme = standard::Scheme<ed25519::PublicKey, ThresholdVariant>;
+
+/// The one state database: ordered (prefix scans, exclusion proofs), variable-size values.
+pub type StateDb<E> =
+    variable::Db<mmr::Family, E, Vec<u8>, Vec<u8>, Sha256, EightCap, 32, Sequential>;
+
+pub type Databases<E> = Shared<StateDb<E>>;
+
+type Unmerkleized<E> = <Databases<E> as DatabaseSet<E>>::Unmerkleized;
+type Merkleized<E> = <Databases<E> as DatabaseSet<E>>::Merkleized;
+
+/// Most transactions the proposer puts in one block.
+pub const MAX_TRANSACTIONS_PER_BLOCK: usize = 4_096;
+/// How far ahead of the local clock a block timestamp may be before verification waits.
+pub const MAX_FUTURE_DRIFT_MS: u64 = 500;
+
+/// The prefetched state a block executes over.
+struct Snapshot(HashMap<Vec<u8>, Vec<u8>>);
+
+impl StateRead for Snapshot {
+    fn get(&self, key: &[u8]) -> Option<Vec<u8>> {
+        self.0.get(key).cloned()
+    }
+}
+
+#[derive(Clone)]
+pub struct App {
+    genesis: Arc<Block>,
+    chain: Arc<ChainShared>,
+}
+
+impl App {
+    pub fn new(genesis: Block, chain: Arc<ChainShared>) -> Self {
+        Self { genesis: Arc::new(genesis), chain }
+    }
+
+    /// Reads every key the block needs from the batch, with the genesis state laid over an empty
+    /// database for block 1.
+    async fn snapshot<E>(
+        &self,
+        batches: &Unmerkleized<E>,
+        height: u64,
+        env: &BlockEnv,
+        txs: &[VerifiedTransaction],
+    ) -> Option<(Snapshot, BTreeMap<Vec<u8>, Option<Vec<u8>>>)>
+    where
+        E: Spawner + Clock + Metrics + commonware_storage::Context,
+    {
+        let genesis = if height == 1 { self.chain.genesis.state.clone() } else { Vec::new() };
+        let keys = drover_execution::prefetch_keys(env, txs);
+        let refs: Vec<&Vec<u8>> = keys.iter().collect();
+        let values = match batches.get_many(&refs).await {
+            Ok(values) => values,
+            Err(e) => {
+                warn!(?e, "state read failed during execution");
+                return None;
+            }
+        };
+        let mut map: HashMap<Vec<u8>, Vec<u8>> = keys
+            .into_iter()
+            .zip(values)
+            .filter_map(|(k, v)| v.map(|v| (k, v)))
+            .collect();
+        let mut writes = BTreeMap::new();
+        for (k, v) in genesis {
+            match &v {
+                Some(value) => {
+                    map.insert(k.clone(), value.clone());
+                }
+                None => {
+                    map.remove(&k);
+                }
+            }
+            writes.insert(k, v);
+        }
+        Some((Snapshot(map), writes))
+    }
+
+    /// Executes `txs` on the batch; returns the merkleized batch and the execution record.
+    async fn execute<E>(
+        &self,
+        batches: Unmerkleized<E>,
+        env: BlockEnv,
+        txs: Vec<VerifiedTransaction>,
+        snapshot: Snapshot,
+        mut writes: BTreeMap<Vec<u8>, Option<Vec<u8>>>,
+    ) -> Option<(Merkleized<E>, ExecutedBlock)>
+    where
+        E: Spawner + Clock + Metrics + commonware_storage::Context,
+    {
+        let outcome = match drover_execution::execute_block(&env, &self.chain.genesis.fees, &snapshot, &txs) {
+            Ok(outcome) => outcome,
+            Err(e) => panic!("state database holds a corrupt record: {e}"),
+        };
+        for (k, v) in outcome.writes {
+            writes.insert(k, v);
+        }
+        let mut batches = batches;
+        for (k, v) in writes {
+            batches = batches.write(k, v);
+        }
+        let merkleized = match batches.merkleize().await {
+            Ok(m) => m,
+            Err(e) => {
+                warn!(?e, "merkleize failed");
+                return None;
+            }
+        };
+        let executed = ExecutedBlock::new(env.height, txs, outcome.receipts, outcome.cycles_used, outcome.cells_used, outcome.basefees, outcome.next_basefees);
+        Some((merkleized, executed))
+    }
+
+    fn now_ms<E: Clock>(context: &E) -> u64 {
+        context
+            .current()
+            .duration_since(UNIX_EPOCH)
+            .map(|d| d.as_millis() as u64)
+            .unwrap_or(0)
+    }
+}
+
+/// Recovers the senders of a block's transactions, reusing those the mempool already knows.
+fn recover_transactions(
+    chain: &ChainShared,
+    encoded: &[Vec<u8>],
+) -> Option<Vec<VerifiedTransaction>> {
+    encoded
+        .par_iter()
+        .map(|bytes| {
+            let hash = drover_types::keccak256(bytes);
+            if let Some(known) = chain.mempool.get(&hash) {
+                return Some(known);
+            }
+            let tx = Transaction::decode(bytes).ok()?;
+            tx.verify().ok()
+        })
+        .collect()
+}
+
+impl<E> Application<E> for App
+where
+    E: Spawner + Clock + Metrics + commonware_storage::Context,
+{
+    type SigningScheme = Scheme;
+    type Context = BlockContext;
+    type Block = Block;
+    type Databases = Databases<E>;
+    type Captured = ();
+    type Provider = ();
+    type Input = ();
+
+    fn sync_targets(block: &Block) -> <Self::Databases as DatabaseSet<E>>::SyncTargets {
+        commonware_storage::qmdb::sync::Target::new(block.ops_root, block.range.clone())
+    }
+
+    async fn genesis(&mut self) -> Block {
+        self.genesis.as_ref().clone()
+    }
+
+    async fn propose(
+        &mut self,
+        (context, consensus): (E, BlockContext),
+        ancestry: impl Ancestry<Block>,
+        batches: Unmerkleized<E>,
+        _input: Input<(), ()>,
+    ) -> Option<Proposed<Self, E>> {
+        let mut ancestry = Box::pin(ancestry);
+        let parent = ancestry.next().await?;
+        let parent_block = parent.inner();
+        let height = parent_block.height.get() + 1;
+
+        // Pace blocks: at most one per interval, at least one per interval when idle.
+        let deadline = parent_block.timestamp_ms.saturating_add(self.chain.block_interval_ms);
+        let now = Self::now_ms(&context);
+        if now < deadline {
+            context.sleep(Duration::from_millis(deadline - now)).await;
+        }
+        let timestamp_ms = Self::now_ms(&context).max(parent_block.timestamp_ms + 1);
+
+        let env = BlockEnv {
+            chain_id: self.chain.genesis.chain_id(),
+            height,
+            timestamp_ms,
+            proposer: self.chain.tips_account,
+        };
+        let next_nonces = self.chain.pending_nonces(parent.digest());
+        let basefees = self.chain.basefees_after(parent.digest());
+        let candidates = self.chain.mempool.select(
+            drover_mempool::SelectLimits {
+                max_count: MAX_TRANSACTIONS_PER_BLOCK,
+                max_cycles: self.chain.genesis.fees.block_limit_cycles(),
+                max_cells: self.chain.genesis.fees.block_limit_cells(),
+            },
+            basefees,
+            &next_nonces,
+        );
+        let (snapshot, writes) = self.snapshot::<E>(&batches, height, &env, &candidates).await?;
+        let selection =
+            match drover_execution::select_valid(&env, &self.chain.genesis.fees, &snapshot, &candidates) {
+                Ok(selection) => selection,
+                Err(e) => panic!("state database holds a corrupt record: {e}"),
+            };
+        for (index, rejection) in selection.dropped {
+            // Transient refusals (a full block, a nonce gap, a basefee spike) may pass later.
+            if !rejection.reason.is_permanent() {
+                continue;
+            }
+            if let Some(tx) = candidates.get(index) {
+                debug!(hash = %tx.hash, %rejection, "dropping invalid transaction from the mempool");
+                self.chain
+                    .mempool
+                    .remove(&tx.hash, drover_mempool::DropReason::Invalid(rejection.to_string()));
+            }
+        }
+        let txs: Vec<VerifiedTransaction> =
+            selection.included.into_iter().filter_map(|i| candidates.get(i).cloned()).collect();
+        let (merkleized, executed) = self.execute::<E>(batches, env, txs, snapshot, writes).await?;
+        let bounds = merkleized.bounds();
+        let block = Block {
+            context: consensus,
+            parent: parent.digest(),
+            height: parent_block.height.next(),
+            timestamp_ms,
+            proposer: self.chain.tips_account,
+            transactions: executed.transactions.iter().map(|t| t.encoded.clone()).collect(),
+            transactions_root: executed.transactions_root,
+            receipts_root: executed.receipts_root,
+            cycles_used: executed.cycles_used,
+            cells_used: executed.cells_used,
+            basefee_cycle: executed.basefees.cycle,
+            basefee_cell: executed.basefees.cell,
+            state_root: merkleized.root(),
+            ops_root: merkleized.ops_root(),
+            range: non_empty_range!(merkleized.sync_boundary(), bounds.tip.size),
+        };
+        self.chain.remember(block.digest(), parent.digest(), executed);
+        Some(Proposed { block, merkleized })
+    }
+
+    async fn process(
+        &mut self,
+        (context, _consensus): (E, BlockContext),
+        ancestry: impl Ancestry<Block>,
+        batches: Unmerkleized<E>,
+        finality: Finality,
+    ) -> Option<Merkleized<E>> {
+        let mut ancestry = Box::pin(ancestry);
+        let digested = ancestry.next().await?;
+        let block = digested.inner().clone();
+        let parent = ancestry.next().await?;
+        let parent_block = parent.inner();
+
+        if finality == Finality::Candidate {
+            if block.timestamp_ms <= parent_block.timestamp_ms
+                || block.transactions.len() > MAX_TRANSACTIONS_PER_BLOCK
+            {
+                return None;
+            }
+            // A timestamp ahead of our clock is not invalid, only early: wait for it.
+            let now = Self::now_ms(&context);
+            if block.timestamp_ms > now + MAX_FUTURE_DRIFT_MS {
+                context
+                    .sleep(Duration::from_millis(block.timestamp_ms - now - MAX_FUTURE_DRIFT_MS))
+                    .await;
+            }
+            if drover_execution::validate_block_limits(&self.chain.genesis.fees, block.cycles_used, block.cells_used)
+                .is_err()
+            {
+                return None;
+            }
+        }
+        let txs = recover_transactions(&self.chain, &block.transactions)?;
+        let height = block.height.get();
+        let env = BlockEnv {
+            chain_id: self.chain.genesis.chain_id(),
+            height,
+            timestamp_ms: block.timestamp_ms,
+            proposer: block.proposer,
+        };
+        let (snapshot, writes) = self.snapshot::<E>(&batches, height, &env, &txs).await?;
+        let (merkleized, executed) = self.execute::<E>(batches, env, txs, snapshot, writes).await?;
+        let matches = executed.transactions_root == block.transactions_root
+            && executed.receipts_root == block.receipts_root
+            && executed.cycles_used == block.cycles_used
+            && executed.cells_used == block.cells_used
+            && executed.basefees.cycle == block.basefee_cycle
+            && executed.basefees.cell == block.basefee_cell
+            && merkleized.root() == block.state_root;
+        if !matches {
+            warn!(height, ?finality, "block re-execution disagrees with its header");
+            return None;
+        }
+        self.chain.remember(digested.digest(), parent.digest(), executed);
+        Some(merkleized)
+    }
+
+    async fn capture(
+        &mut self,
+        _context: (E, BlockContext),
+        block: &Block,
+        _batches: &Merkleized<E>,
+        _readers: <Self::Databases as DatabaseSet<E>>::Readers,
+    ) {
+        let executed = self
+            .chain
+            .executed(&block.digest())
+            .expect("a finalized block is executed before it is applied");
+        self.chain
+            .indexes
+            .record(crate::indexes::BlockEntries {
+                height: block.height.get(),
+                timestamp_ms: block.timestamp_ms,
+                transactions: &executed.transactions,
+                receipts: &executed.receipts,
+            })
+            .expect("index store failed: cannot record a finalized block");
+    }
+
+    async fn finalized(
+        &mut self,
+        (context, _consensus): (E, BlockContext),
+        block: &Block,
+        _captured: (),
+        _readers: <Self::Databases as DatabaseSet<E>>::Readers,
+    ) {
+        let now = Self::now_ms(&context);
+        self.chain.finalize(block, now);
+    }
+}

@@ -1,0 +1,250 @@
+//! The HTTP API's view of the node: [`drover_rpc::Backend`] over the real chain.
+//!
+//! Reads go to the latest applied (finalized) state in QMDB, the indexes, marshal's block
+//! archive and the mempool; writes go to the mempool. The faucet signs ordinary transfers from
+//! its funded account, serialised so concurrent requests get consecutive nonces.
+
+use crate::{
+    application::{Databases, Scheme},
+    block::{Block, to_h256},
+    chain::ChainShared,
+    config::FaucetConfig,
+};
+use commonware_codec::Encode as _;
+use commonware_consensus::{
+    marshal::{Identifier, core::Mailbox, standard::Standard},
+    types::Height,
+};
+use commonware_cryptography::{Digestible as _, sha256};
+use commonware_runtime::{Metrics as _, tokio};
+use drover_mempool::SenderState;
+use drover_rpc::backend::{
+    Backend, Basefees, BlockSelector, ChainHealth, FaucetSettings, IncludedTransaction,
+};
+use drover_state::Account;
+use drover_types::{
+    Address, ErrorCode, H256, Receipt, Transaction, VerifiedTransaction,
+    api::{AccountInfo, BlockInfo, ChainInfo},
+    error::ApiError,
+};
+use std::{sync::Arc, time::Instant};
+use ::tokio::sync::watch;
+
+/// Cycles limit the faucet puts on its transfers (exactly a transfer's cost).
+const FAUCET_CYCLES_LIMIT: u64 = drover_execution::TRANSFER_CYCLES;
+
+struct Inner {
+    chain: Arc<ChainShared>,
+    marshal: Mailbox<Scheme, Standard<Block>>,
+    databases: Databases<tokio::Context>,
+    metrics: Arc<tokio::Context>,
+    chain_info: ChainInfo,
+    faucet: Option<FaucetConfig>,
+    faucet_lock: ::tokio::sync::Mutex<()>,
+}
+
+#[derive(Clone)]
+pub struct NodeHandle(Arc<Inner>);
+
+fn internal(e: impl std::fmt::Display) -> ApiError {
+    ApiError::new(ErrorCode::Internal, e.to_string())
+}
+
+impl NodeHandle {
+    pub fn new(
+        chain: Arc<ChainShared>,
+        marshal: Mailbox<Scheme, Standard<Block>>,
+        databases: Databases<tokio::Context>,
+        metrics: Arc<tokio::Context>,
+        genesis_digest: sha256::Digest,
+        faucet: Option<FaucetConfig>,
+    ) -> Self {
+        let chain_info = ChainInfo {
+            chain_id: chain.genesis.chain_id(),
+            network: chain.genesis.network().to_string(),
+            genesis_hash: to_h256(&genesis_digest),
+            version: env!("CARGO_PKG_VERSION").to_string(),
+        };
+        Self(Arc::new(Inner {
+            chain,
+            marshal,
+            databases,
+            metrics,
+            chain_info,
+            faucet,
+            faucet_lock: ::tokio::sync::Mutex::new(()),
+        }))
+    }
+
+    /// An account in the latest applied state.
+    async fn read_account(&self, address: &Address) -> Result<Option<Account>, ApiError> {
+        let key = drover_state::keys::account_key(address);
+        let db = self.0.databases.read().await;
+        match db.get(&key).await.map_err(internal)? {
+            Some(bytes) => Account::decode(&bytes).map(Some).map_err(internal),
+            None => Ok(None),
+        }
+    }
+
+    fn block_info(&self, block: &Block, digest: sha256::Digest, finalization: Option<String>) -> BlockInfo {
+        BlockInfo {
+            height: block.height.get(),
+            hash: to_h256(&digest),
+            parent_hash: to_h256(&block.parent),
+            timestamp: block.timestamp_secs(),
+            timestamp_ms: block.timestamp_ms,
+            proposer: block.proposer,
+            view: block.context.round.view().get(),
+            state_root: to_h256(&block.state_root),
+            transactions_root: to_h256(&block.transactions_root),
+            receipts_root: to_h256(&block.receipts_root),
+            ops_root: to_h256(&block.ops_root),
+            sync_range_start: block.range.start().as_u64(),
+            op_count: block.range.end().as_u64(),
+            transactions: block.transactions.iter().map(|t| drover_types::keccak256(t)).collect(),
+            cycles_used: block.cycles_used,
+            cells_used: block.cells_used,
+            basefee_cycle: block.basefee_cycle.to_string(),
+            basefee_cell: block.basefee_cell.to_string(),
+            finalization,
+        }
+    }
+}
+
+impl Backend for NodeHandle {
+    fn chain_info(&self) -> ChainInfo {
+        self.0.chain_info.clone()
+    }
+
+    async fn submit(&self, txs: Vec<VerifiedTransaction>) -> Vec<Result<(), ApiError>> {
+        let fees = self.0.chain.tip().next_basefees;
+        let basefees = drover_mempool::Basefees { cycle: fees.cycle, cell: fees.cell };
+        let mut results = Vec::with_capacity(txs.len());
+        for tx in txs {
+            let account = match self.read_account(&tx.sender).await {
+                Ok(account) => account.unwrap_or_default(),
+                Err(e) => {
+                    results.push(Err(ApiError::new(ErrorCode::AdmissionRetry, e.message)));
+                    continue;
+                }
+            };
+            let sender = SenderState { nonce: account.nonce, balance: account.balance };
+            results.push(self.0.chain.mempool.admit(tx, sender, basefees, Instant::now()).map(|_| ()));
+        }
+        results
+    }
+
+    async fn transaction(&self, hash: H256) -> Result<Option<IncludedTransaction>, ApiError> {
+        let found = self.0.chain.indexes.transaction(&hash).map_err(internal)?;
+        Ok(found.map(|t| IncludedTransaction { tx: t.tx, block_height: t.height, index: t.index }))
+    }
+
+    async fn receipt(&self, hash: H256) -> Result<Option<Receipt>, ApiError> {
+        self.0.chain.indexes.receipt(&hash).map_err(internal)
+    }
+
+    fn pending_transaction(&self, hash: H256) -> Option<VerifiedTransaction> {
+        self.0.chain.mempool.get(&hash)
+    }
+
+    async fn account(&self, address: Address) -> Result<Option<AccountInfo>, ApiError> {
+        Ok(self
+            .read_account(&address)
+            .await?
+            .map(|a| AccountInfo { address, nonce: a.nonce, balance: a.balance }))
+    }
+
+    fn height(&self) -> u64 {
+        self.0.chain.tip().height
+    }
+
+    fn finalized_heights(&self) -> watch::Receiver<u64> {
+        self.0.chain.subscribe_heights()
+    }
+
+    async fn block(&self, selector: BlockSelector) -> Result<Option<BlockInfo>, ApiError> {
+        let identifier = match selector {
+            BlockSelector::Latest => Identifier::Height(Height::new(self.height())),
+            BlockSelector::Height(h) => Identifier::Height(Height::new(h)),
+            BlockSelector::Hash(h) => Identifier::Digest(sha256::Digest::from(h.0)),
+        };
+        let Some(block) = self.0.marshal.get_block(identifier).await else {
+            return Ok(None);
+        };
+        let finalization = if block.inner().height.get() == 0 {
+            None
+        } else {
+            self.0
+                .marshal
+                .get_finalization(block.inner().height)
+                .await
+                .map(|f| hex::encode(f.encode()))
+        };
+        Ok(Some(self.block_info(block.inner(), block.digest(), finalization)))
+    }
+
+    fn basefees(&self) -> Basefees {
+        let fees = self.0.chain.tip().next_basefees;
+        Basefees { cycle: fees.cycle, cell: fees.cell }
+    }
+
+    fn health(&self) -> ChainHealth {
+        let tip = self.0.chain.tip();
+        ChainHealth {
+            block_height: tip.height,
+            last_block_timestamp: tip.timestamp_ms / 1000,
+            mempool_transaction_count: self.0.chain.mempool.len(),
+            mempool_account_count: self.0.chain.mempool.sender_count(),
+            storage_ok: true,
+        }
+    }
+
+    fn faucet(&self) -> Option<FaucetSettings> {
+        self.0.faucet.as_ref().map(|f| FaucetSettings {
+            drip_amount: f.drip_amount,
+            requests_per_minute: f.requests_per_minute,
+        })
+    }
+
+    async fn fund(&self, address: Address) -> Result<H256, ApiError> {
+        let faucet = self
+            .0
+            .faucet
+            .as_ref()
+            .ok_or_else(|| ApiError::new(ErrorCode::FaucetDisabled, "the faucet is not enabled"))?;
+        let _serial = self.0.faucet_lock.lock().await;
+        let from = faucet.key.address();
+        let account = self.read_account(&from).await?.unwrap_or_default();
+        let nonce = self.0.chain.mempool.next_nonce(&from, account.nonce);
+        let fees = self.0.chain.tip().next_basefees;
+        // Pay twice the current basefee so the drip survives a few basefee increases.
+        let max_fee_per_cycle = fees.cycle.saturating_mul(2).max(1);
+        let tx = Transaction {
+            chain_id: self.0.chain_info.chain_id,
+            nonce,
+            to: Some(address),
+            value: faucet.drip_amount,
+            cycles_limit: FAUCET_CYCLES_LIMIT,
+            cells_limit: 0,
+            max_fee_per_cycle,
+            max_fee_per_cell: fees.cell.max(1),
+            tip_per_cycle: 0,
+            tip_per_cell: 0,
+            payload: Vec::new(),
+            signature: None,
+        }
+        .sign(&faucet.key);
+        let verified = tx.verify().map_err(internal)?;
+        let hash = verified.hash;
+        let mut results = self.submit(vec![verified]).await;
+        match results.pop() {
+            Some(Ok(())) => Ok(hash),
+            Some(Err(e)) => Err(e),
+            None => Err(internal("admission returned no result")),
+        }
+    }
+
+    fn metrics(&self) -> String {
+        self.0.metrics.encode()
+    }
+}

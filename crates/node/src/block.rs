@@ -1,0 +1,250 @@
+//! The consensus block.
+//!
+//! A block carries its transactions (canonical encodings) and a header that commits to
+//! everything a client or a syncing peer needs to check: parent digest, height, timestamp,
+//! proposer (the account that received the tips), transactions root, receipts root, the meters
+//! used, the basefees in force, the post-state root (QMDB canonical root) and the state-sync
+//! target (ops root and the operation range `sync boundary .. op count`). It also embeds the
+//! consensus context it was proposed in, as [`CertifiableBlock`] requires.
+//!
+//! The block digest (its "hash" in the API) is the SHA-256 of its encoding, so it commits to
+//! every field. Decoding is bounded: [`MAX_BLOCK_TRANSACTIONS`] and [`MAX_BLOCK_BYTES`] keep a
+//! peer from making us allocate without limit.
+
+use commonware_codec::{
+    Buf, Encode, EncodeSize, Error as CodecError, FixedSize, RangeCfg, Read, ReadExt as _, Write,
+};
+use commonware_consensus::{
+    Block as ConsensusBlock, BoundedBlock, CertifiableBlock, Heightable,
+    simplex::types::Context,
+    types::{Epoch, Height, Round, View},
+};
+use commonware_cryptography::{Digest as _, Digestible, Hasher, Sha256, ed25519, sha256};
+use bytes::BufMut;
+use commonware_storage::{bmt, mmr::Location};
+use commonware_utils::range::NonEmptyRange;
+use drover_types::{Address, H256, Receipt};
+
+/// Consensus context embedded in every block.
+pub type BlockContext = Context<sha256::Digest, ed25519::PublicKey>;
+
+/// Most transactions in one block.
+pub const MAX_BLOCK_TRANSACTIONS: usize = 16_384;
+/// Largest encoded transaction accepted inside a block, in bytes.
+pub const MAX_TRANSACTION_BYTES: usize = 512 * 1024;
+/// Largest total of transaction bytes in one block.
+pub const MAX_BLOCK_BYTES: usize = 8 * 1024 * 1024;
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Block {
+    pub context: BlockContext,
+    pub parent: sha256::Digest,
+    pub height: Height,
+    pub timestamp_ms: u64,
+    pub proposer: Address,
+    /// Canonical CBOR of each signed transaction, in execution order.
+    pub transactions: Vec<Vec<u8>>,
+    pub transactions_root: sha256::Digest,
+    pub receipts_root: sha256::Digest,
+    pub cycles_used: u64,
+    pub cells_used: u64,
+    pub basefee_cycle: u128,
+    pub basefee_cell: u128,
+    /// QMDB canonical root after executing this block.
+    pub state_root: sha256::Digest,
+    /// QMDB operations root after executing this block (state-sync target).
+    pub ops_root: sha256::Digest,
+    /// Operation range `sync boundary .. op count` (state-sync target).
+    pub range: NonEmptyRange<Location>,
+}
+
+impl Block {
+    /// Unix seconds of the block timestamp.
+    pub fn timestamp_secs(&self) -> u64 {
+        self.timestamp_ms / 1000
+    }
+
+    /// The genesis block: height 0, never executed. Its transactions root commits to the genesis
+    /// document (the allocations stand in for transactions), so two networks with different
+    /// genesis files have different genesis digests.
+    pub fn genesis(
+        leader: ed25519::PublicKey,
+        genesis_commitment: sha256::Digest,
+        timestamp_ms: u64,
+        ops_root: sha256::Digest,
+        range: NonEmptyRange<Location>,
+    ) -> Self {
+        Self {
+            context: Context {
+                round: Round::new(Epoch::zero(), View::zero()),
+                leader,
+                parent: (View::zero(), sha256::Digest::EMPTY),
+            },
+            parent: sha256::Digest::EMPTY,
+            height: Height::zero(),
+            timestamp_ms,
+            proposer: Address::ZERO,
+            transactions: Vec::new(),
+            transactions_root: genesis_commitment,
+            receipts_root: merkle_root(std::iter::empty()),
+            cycles_used: 0,
+            cells_used: 0,
+            basefee_cycle: 0,
+            basefee_cell: 0,
+            state_root: sha256::Digest::EMPTY,
+            ops_root,
+            range,
+        }
+    }
+}
+
+/// Binary Merkle root (SHA-256) over 32-byte leaves; the root of no leaves is fixed.
+pub fn merkle_root(leaves: impl ExactSizeIterator<Item = [u8; 32]>) -> sha256::Digest {
+    let mut builder = bmt::Builder::<Sha256>::new(leaves.len());
+    for leaf in leaves {
+        builder.add(&sha256::Digest::from(leaf));
+    }
+    builder.build().root()
+}
+
+/// Transactions root: Merkle root over the transaction hashes (keccak256 of each encoding).
+pub fn transactions_root(hashes: &[H256]) -> sha256::Digest {
+    merkle_root(hashes.iter().map(|h| h.0))
+}
+
+/// Receipts root: Merkle root over SHA-256 of each receipt's canonical encoding.
+pub fn receipts_root(receipts: &[Receipt]) -> sha256::Digest {
+    let leaves: Vec<[u8; 32]> = receipts
+        .iter()
+        .map(|r| Sha256::hash(&[&r.encode()]).0)
+        .collect();
+    merkle_root(leaves.into_iter())
+}
+
+/// Converts a SHA-256 digest to the API's 32-byte hash type.
+pub fn to_h256(digest: &sha256::Digest) -> H256 {
+    H256(digest.0)
+}
+
+impl Write for Block {
+    fn write(&self, buf: &mut impl BufMut) {
+        self.context.write(buf);
+        self.parent.write(buf);
+        self.height.write(buf);
+        self.timestamp_ms.write(buf);
+        self.proposer.0.write(buf);
+        self.transactions.write(buf);
+        self.transactions_root.write(buf);
+        self.receipts_root.write(buf);
+        self.cycles_used.write(buf);
+        self.cells_used.write(buf);
+        self.basefee_cycle.write(buf);
+        self.basefee_cell.write(buf);
+        self.state_root.write(buf);
+        self.ops_root.write(buf);
+        self.range.write(buf);
+    }
+}
+
+impl EncodeSize for Block {
+    fn encode_size(&self) -> usize {
+        self.context.encode_size()
+            + self.parent.encode_size()
+            + self.height.encode_size()
+            + self.timestamp_ms.encode_size()
+            + Address::LEN
+            + self.transactions.encode_size()
+            + self.transactions_root.encode_size()
+            + self.receipts_root.encode_size()
+            + self.cycles_used.encode_size()
+            + self.cells_used.encode_size()
+            + self.basefee_cycle.encode_size()
+            + self.basefee_cell.encode_size()
+            + self.state_root.encode_size()
+            + self.ops_root.encode_size()
+            + self.range.encode_size()
+    }
+}
+
+impl Read for Block {
+    type Cfg = ();
+
+    fn read_cfg(buf: &mut impl Buf, _: &()) -> Result<Self, CodecError> {
+        let context = BlockContext::read(buf)?;
+        let parent = sha256::Digest::read(buf)?;
+        let height = Height::read(buf)?;
+        let timestamp_ms = u64::read(buf)?;
+        let proposer = Address(<[u8; 20]>::read(buf)?);
+        let tx_cfg = (
+            RangeCfg::new(0..=MAX_BLOCK_TRANSACTIONS),
+            (RangeCfg::new(1..=MAX_TRANSACTION_BYTES), ()),
+        );
+        let transactions = Vec::<Vec<u8>>::read_cfg(buf, &tx_cfg)?;
+        let total: usize = transactions.iter().map(Vec::len).sum();
+        if total > MAX_BLOCK_BYTES {
+            return Err(CodecError::Invalid("Block", "transactions exceed MAX_BLOCK_BYTES"));
+        }
+        Ok(Self {
+            context,
+            parent,
+            height,
+            timestamp_ms,
+            proposer,
+            transactions,
+            transactions_root: sha256::Digest::read(buf)?,
+            receipts_root: sha256::Digest::read(buf)?,
+            cycles_used: u64::read(buf)?,
+            cells_used: u64::read(buf)?,
+            basefee_cycle: u128::read(buf)?,
+            basefee_cell: u128::read(buf)?,
+            state_root: sha256::Digest::read(buf)?,
+            ops_root: sha256::Digest::read(buf)?,
+            range: NonEmptyRange::read(buf)?,
+        })
+    }
+}
+
+impl Digestible for Block {
+    type Digest = sha256::Digest;
+
+    fn digest(&self) -> sha256::Digest {
+        Sha256::hash(&[&self.encode()])
+    }
+}
+
+impl Heightable for Block {
+    fn height(&self) -> Height {
+        self.height
+    }
+}
+
+impl ConsensusBlock for Block {
+    fn parent(&self) -> sha256::Digest {
+        self.parent
+    }
+}
+
+impl CertifiableBlock for Block {
+    type Context = BlockContext;
+
+    fn context(&self) -> Self::Context {
+        self.context.clone()
+    }
+}
+
+impl BoundedBlock for Block {
+    fn max_encode_size(_: &Self::Cfg) -> usize {
+        use commonware_codec::MaxEncodeSize;
+        BlockContext::MAX_ENCODE_SIZE
+            + 3 * sha256::Digest::SIZE
+            + Height::MAX_ENCODE_SIZE
+            + 3 * u64::SIZE
+            + Address::LEN
+            // length prefixes of the list and of each transaction, then the bytes
+            + 5 * (1 + MAX_BLOCK_TRANSACTIONS)
+            + MAX_BLOCK_BYTES
+            + 2 * sha256::Digest::SIZE
+            + 2 * u128::SIZE
+            + NonEmptyRange::<Location>::MAX_ENCODE_SIZE
+    }
+}

@@ -1,0 +1,222 @@
+//! State shared by the application, the HTTP backend and the engine: the finalized tip, the
+//! execution records of blocks between execution and finalization, the mempool and indexes.
+//!
+//! Invariant: an execution record is kept from the moment a block is executed (proposed or
+//! verified) until a block at or above its height is finalized; `pending_nonces` walks these
+//! records from a parent down to the finalized tip so a proposal never repeats a transaction
+//! of a not-yet-finalized ancestor.
+
+use crate::{block, genesis::Genesis, height_file, indexes::Indexes, metrics::ChainMetrics};
+use commonware_cryptography::sha256;
+use drover_mempool::Mempool;
+use drover_state::Basefees;
+use drover_types::{Address, Receipt, TxStatus, VerifiedTransaction};
+use parking_lot::Mutex;
+use std::{
+    collections::HashMap,
+    path::PathBuf,
+    sync::{
+        Arc,
+        atomic::{AtomicU64, Ordering},
+    },
+};
+use tokio::sync::watch;
+use tracing::warn;
+
+/// What executing one block produced.
+pub struct ExecutedBlock {
+    pub height: u64,
+    pub transactions: Vec<VerifiedTransaction>,
+    pub receipts: Vec<Receipt>,
+    pub cycles_used: u64,
+    pub cells_used: u64,
+    /// Basefees in force for the block.
+    pub basefees: Basefees,
+    /// Basefees for its child.
+    pub next_basefees: Basefees,
+    pub transactions_root: sha256::Digest,
+    pub receipts_root: sha256::Digest,
+    /// Each sender's next nonce after the block.
+    pub next_nonces: Vec<(Address, u64)>,
+}
+
+impl ExecutedBlock {
+    pub fn new(
+        height: u64,
+        transactions: Vec<VerifiedTransaction>,
+        receipts: Vec<Receipt>,
+        cycles_used: u64,
+        cells_used: u64,
+        basefees: Basefees,
+        next_basefees: Basefees,
+    ) -> Self {
+        let hashes: Vec<_> = transactions.iter().map(|t| t.hash).collect();
+        let mut nonces: HashMap<Address, u64> = HashMap::new();
+        for (tx, receipt) in transactions.iter().zip(&receipts) {
+            if receipt.status != TxStatus::Failed {
+                nonces.insert(tx.sender, tx.tx.nonce.saturating_add(1));
+            }
+        }
+        let mut next_nonces: Vec<_> = nonces.into_iter().collect();
+        next_nonces.sort();
+        Self {
+            height,
+            transactions_root: block::transactions_root(&hashes),
+            receipts_root: block::receipts_root(&receipts),
+            transactions,
+            receipts,
+            cycles_used,
+            cells_used,
+            basefees,
+            next_basefees,
+            next_nonces,
+        }
+    }
+}
+
+/// The latest finalized block, as the API reports it.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Tip {
+    pub height: u64,
+    pub timestamp_ms: u64,
+    pub digest: Option<sha256::Digest>,
+    /// Basefees that apply to the next block.
+    pub next_basefees: Basefees,
+}
+
+pub struct ChainShared {
+    pub genesis: Genesis,
+    pub block_interval_ms: u64,
+    pub tips_account: Address,
+    pub mempool: Mempool,
+    pub indexes: Indexes,
+    pub metrics: ChainMetrics,
+    height_file: Option<PathBuf>,
+    executed: Mutex<HashMap<sha256::Digest, (sha256::Digest, Arc<ExecutedBlock>)>>,
+    tip: Mutex<Tip>,
+    finalized_height: AtomicU64,
+    heights: watch::Sender<u64>,
+}
+
+impl ChainShared {
+    pub fn new(
+        genesis: Genesis,
+        block_interval_ms: u64,
+        tips_account: Address,
+        mempool: Mempool,
+        indexes: Indexes,
+        metrics: ChainMetrics,
+        height_file: Option<PathBuf>,
+        tip: Tip,
+    ) -> Self {
+        let (heights, _) = watch::channel(tip.height);
+        Self {
+            genesis,
+            block_interval_ms,
+            tips_account,
+            mempool,
+            indexes,
+            metrics,
+            height_file,
+            executed: Mutex::new(HashMap::new()),
+            finalized_height: AtomicU64::new(tip.height),
+            tip: Mutex::new(tip),
+            heights,
+        }
+    }
+
+    /// Keeps the execution record of a block until it is finalized.
+    pub fn remember(&self, digest: sha256::Digest, parent: sha256::Digest, executed: ExecutedBlock) {
+        self.executed.lock().insert(digest, (parent, Arc::new(executed)));
+    }
+
+    pub fn executed(&self, digest: &sha256::Digest) -> Option<Arc<ExecutedBlock>> {
+        self.executed.lock().get(digest).map(|(_, e)| e.clone())
+    }
+
+    /// Next nonces of senders with transactions in executed, not-yet-finalized ancestors of a
+    /// proposal built on `parent` (the newest ancestor wins).
+    pub fn pending_nonces(&self, parent: sha256::Digest) -> HashMap<Address, u64> {
+        let finalized = self.finalized_height.load(Ordering::Acquire);
+        let executed = self.executed.lock();
+        let mut nonces = HashMap::new();
+        let mut cursor = parent;
+        while let Some((grandparent, record)) = executed.get(&cursor) {
+            if record.height <= finalized {
+                break;
+            }
+            for (sender, nonce) in &record.next_nonces {
+                nonces.entry(*sender).or_insert(*nonce);
+            }
+            cursor = *grandparent;
+        }
+        nonces
+    }
+
+    /// Basefees a child of `parent` will pay (used to pick transactions that can pay them).
+    pub fn basefees_after(&self, parent: sha256::Digest) -> drover_mempool::Basefees {
+        let fees = match self.executed.lock().get(&parent) {
+            Some((_, record)) => record.next_basefees,
+            None => self.tip.lock().next_basefees,
+        };
+        drover_mempool::Basefees { cycle: fees.cycle, cell: fees.cell }
+    }
+
+    pub fn tip(&self) -> Tip {
+        *self.tip.lock()
+    }
+
+    /// Loads the basefees in force from the state database (after a restart).
+    pub async fn refresh_basefees<E>(&self, databases: &crate::application::Databases<E>)
+    where
+        E: commonware_runtime::Spawner + commonware_storage::Context,
+    {
+        let db = databases.read().await;
+        match db.get(&drover_state::keys::basefees_key()).await {
+            Ok(Some(bytes)) => match Basefees::decode(&bytes) {
+                Ok(fees) => self.tip.lock().next_basefees = fees,
+                Err(e) => warn!(?e, "stored basefees do not decode"),
+            },
+            Ok(None) => {}
+            Err(e) => warn!(?e, "cannot read basefees"),
+        }
+    }
+
+    pub fn subscribe_heights(&self) -> watch::Receiver<u64> {
+        self.heights.subscribe()
+    }
+
+    /// Publishes a finalized (and applied) block.
+    pub fn finalize(&self, block: &crate::block::Block, now_ms: u64) {
+        use commonware_cryptography::Digestible as _;
+        let height = block.height.get();
+        let digest = block.digest();
+        let record = self.executed(&digest);
+        if let Some(record) = &record {
+            let included: Vec<_> = record.transactions.iter().map(|t| t.hash).collect();
+            self.mempool.finalized(&record.next_nonces, &included);
+        }
+        let next_basefees = record.as_ref().map(|r| r.next_basefees).unwrap_or_else(|| self.tip().next_basefees);
+        {
+            let mut tip = self.tip.lock();
+            if height >= tip.height {
+                *tip = Tip { height, timestamp_ms: block.timestamp_ms, digest: Some(digest), next_basefees };
+            }
+        }
+        self.finalized_height.fetch_max(height, Ordering::AcqRel);
+        self.executed.lock().retain(|_, (_, r)| r.height > height);
+        self.metrics.observe_finalized(
+            height,
+            now_ms.saturating_sub(block.timestamp_ms),
+            record.as_ref().map_or(0, |r| r.transactions.len()),
+            self.mempool.len(),
+            next_basefees,
+        );
+        if let Some(path) = &self.height_file
+            && let Err(e) = height_file::write(path, height)
+        {
+            warn!(?e, "cannot write height file");
+        }
+        self.heights.send_replace(height);
+    }
+}

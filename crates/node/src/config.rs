@@ -1,0 +1,284 @@
+//! Validator configuration (YAML).
+//!
+//! The file holds everything one validator needs besides the genesis: where it keeps state,
+//! its consensus secrets (`private_key`, `share`, `polynomial` — back these up), how it reaches
+//! its peers, which account receives its tips, and the faucet. Loading validates every field
+//! and names the offending field in the error, so a bad config fails at start, never later.
+
+use crate::keys::{self, ThresholdVariant};
+use commonware_cryptography::{
+    bls12381::primitives::{group::Share, sharing::Sharing},
+    ed25519,
+};
+use drover_types::{Address, SecretKey};
+use serde::{Deserialize, Serialize};
+use std::{
+    net::SocketAddr,
+    path::{Path, PathBuf},
+};
+
+/// Default interval between blocks when idle or busy (the proposer's pacing).
+pub const BLOCK_INTERVAL_MS_DEFAULT: u64 = 200;
+/// Slowest pacing allowed: the chain must show liveness at least once per second.
+pub const BLOCK_INTERVAL_MS_MAX: u64 = 1_000;
+/// Faucet drip per request by default: 100 DRV.
+pub const FAUCET_DRIP_DEFAULT: u128 = 100 * drover_types::BASE_UNITS_PER_DRV;
+
+/// The file as written on disk.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ValidatorFile {
+    /// HTTP API port (default 4000).
+    #[serde(default = "default_rpc_port")]
+    pub rpc_port: u16,
+    /// HTTP API bind address (default 127.0.0.1).
+    #[serde(default = "default_rpc_host")]
+    pub rpc_host: String,
+    /// State database directory (created on first run).
+    pub directory: PathBuf,
+    /// Directory of `height.dat` (used only when `persist_height` is true).
+    pub data_directory: PathBuf,
+    /// Write the last finalized height to `data_directory/height.dat`.
+    #[serde(default)]
+    pub persist_height: bool,
+    /// ed25519 identity (hex).
+    pub private_key: String,
+    /// BLS12-381 threshold share (hex; secret).
+    pub share: String,
+    /// Public polynomial of the group key (hex).
+    pub polynomial: String,
+    pub genesis_config_path: PathBuf,
+    pub p2p: P2pFile,
+    /// Account credited with the tips of blocks this validator proposes.
+    pub tips_account: String,
+    #[serde(default)]
+    pub faucet: FaucetFile,
+    /// `error`, `warn`, `info`, `debug` or `trace` (default `info`).
+    #[serde(default = "default_log_level")]
+    pub log_level: String,
+    /// Target interval between blocks (default 200 ms, at most 1000 ms).
+    #[serde(default = "default_block_interval")]
+    pub block_interval_ms: u64,
+    /// Runtime worker threads (default: number of CPUs).
+    #[serde(default)]
+    pub worker_threads: Option<usize>,
+    /// Mempool limits (defaults suit a devnet and a benchmark burst of 100,000 transfers).
+    #[serde(default)]
+    pub mempool: MempoolFile,
+}
+
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MempoolFile {
+    /// Most pending transactions (default 100,000).
+    #[serde(default)]
+    pub max_transactions: Option<usize>,
+    /// Most pending transactions of one sender (default 1,024).
+    #[serde(default)]
+    pub max_per_sender: Option<usize>,
+    /// Most nonces a transaction may run ahead of its sender's next one (default 1,024).
+    #[serde(default)]
+    pub max_nonce_gap: Option<u64>,
+    /// Seconds a transaction may stay pending (default 600).
+    #[serde(default)]
+    pub ttl_secs: Option<u64>,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct P2pFile {
+    /// Listen address for validator-to-validator traffic, e.g. `127.0.0.1:30300`.
+    pub listen: String,
+    /// Every validator of the network (this one included): identity and address.
+    pub peers: Vec<PeerFile>,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PeerFile {
+    pub public_key: String,
+    pub address: String,
+}
+
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FaucetFile {
+    #[serde(default)]
+    pub enabled: bool,
+    /// Base units per request (default 100 DRV).
+    #[serde(default)]
+    pub drip_amount: Option<u128>,
+    /// Requests per minute (default 5).
+    #[serde(default)]
+    pub requests_per_minute: Option<u32>,
+    /// secp256k1 key (hex) of the funded faucet account.
+    #[serde(default)]
+    pub private_key: Option<String>,
+}
+
+fn default_rpc_port() -> u16 {
+    4000
+}
+fn default_rpc_host() -> String {
+    "127.0.0.1".into()
+}
+fn default_log_level() -> String {
+    "info".into()
+}
+fn default_block_interval() -> u64 {
+    BLOCK_INTERVAL_MS_DEFAULT
+}
+
+/// A validated configuration.
+#[derive(Clone)]
+pub struct ValidatorConfig {
+    pub rpc_addr: SocketAddr,
+    pub directory: PathBuf,
+    pub height_file: Option<PathBuf>,
+    pub private_key: ed25519::PrivateKey,
+    pub share: Share,
+    pub polynomial: Sharing<ThresholdVariant>,
+    pub genesis_config_path: PathBuf,
+    pub p2p_listen: SocketAddr,
+    pub peers: Vec<(ed25519::PublicKey, SocketAddr)>,
+    pub tips_account: Address,
+    pub faucet: Option<FaucetConfig>,
+    pub log_level: String,
+    pub block_interval_ms: u64,
+    pub worker_threads: usize,
+    pub mempool: drover_mempool::Config,
+}
+
+#[derive(Clone)]
+pub struct FaucetConfig {
+    pub drip_amount: u128,
+    pub requests_per_minute: u32,
+    pub key: SecretKey,
+}
+
+/// A configuration error that names the field at fault.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    #[error("cannot read config file {path}: {source}")]
+    Read { path: PathBuf, source: std::io::Error },
+    #[error("config file {path}: {message}")]
+    Parse { path: PathBuf, message: String },
+    #[error("config field `{field}`: {message}")]
+    Field { field: &'static str, message: String },
+}
+
+fn field(field: &'static str, message: impl Into<String>) -> ConfigError {
+    ConfigError::Field { field, message: message.into() }
+}
+
+impl ValidatorConfig {
+    /// Reads and validates a config file. Relative paths inside are resolved against the
+    /// file's directory.
+    pub fn load(path: &Path) -> Result<Self, ConfigError> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|source| ConfigError::Read { path: path.into(), source })?;
+        let file: ValidatorFile = serde_yaml_ng::from_str(&text)
+            .map_err(|e| ConfigError::Parse { path: path.into(), message: e.to_string() })?;
+        let base = path.parent().unwrap_or(Path::new("."));
+        Self::from_file(file, base)
+    }
+
+    pub fn from_file(file: ValidatorFile, base: &Path) -> Result<Self, ConfigError> {
+        let resolve = |p: &Path| if p.is_absolute() { p.to_path_buf() } else { base.join(p) };
+        let rpc_addr = format!("{}:{}", file.rpc_host, file.rpc_port)
+            .parse()
+            .map_err(|e| field("rpc_host", format!("not an IP address: {e}")))?;
+        if file.directory.as_os_str().is_empty() {
+            return Err(field("directory", "must not be empty"));
+        }
+        let private_key = keys::parse_private_key(&file.private_key).map_err(|m| field("private_key", m))?;
+        let share = keys::parse_share(&file.share).map_err(|m| field("share", m))?;
+        let polynomial = keys::parse_polynomial(&file.polynomial).map_err(|m| field("polynomial", m))?;
+        let p2p_listen = file
+            .p2p
+            .listen
+            .parse()
+            .map_err(|e| field("p2p.listen", format!("not a socket address: {e}")))?;
+        let mut peers = Vec::with_capacity(file.p2p.peers.len());
+        for peer in &file.p2p.peers {
+            let key = keys::parse_public_key(&peer.public_key).map_err(|m| field("p2p.peers.public_key", m))?;
+            let addr = peer
+                .address
+                .parse()
+                .map_err(|e| field("p2p.peers.address", format!("not a socket address: {e}")))?;
+            peers.push((key, addr));
+        }
+        if peers.is_empty() {
+            return Err(field("p2p.peers", "must list every validator, this one included"));
+        }
+        if polynomial.total().get() as usize != peers.len() {
+            return Err(field(
+                "polynomial",
+                format!("describes {} validators but p2p.peers lists {}", polynomial.total(), peers.len()),
+            ));
+        }
+        let tips_account = file
+            .tips_account
+            .parse()
+            .map_err(|e: drover_types::address::AddressParseError| field("tips_account", e.to_string()))?;
+        let faucet = if file.faucet.enabled {
+            let key = file
+                .faucet
+                .private_key
+                .as_deref()
+                .ok_or_else(|| field("faucet.private_key", "required when the faucet is enabled"))
+                .and_then(|k| SecretKey::from_hex(k).map_err(|e| field("faucet.private_key", e.to_string())))?;
+            let requests_per_minute = file.faucet.requests_per_minute.unwrap_or(5);
+            if requests_per_minute == 0 {
+                return Err(field("faucet.requests_per_minute", "must be at least 1"));
+            }
+            let drip_amount = file.faucet.drip_amount.unwrap_or(FAUCET_DRIP_DEFAULT);
+            if drip_amount == 0 {
+                return Err(field("faucet.drip_amount", "must be positive"));
+            }
+            Some(FaucetConfig { drip_amount, requests_per_minute, key })
+        } else {
+            None
+        };
+        if !["error", "warn", "info", "debug", "trace"].contains(&file.log_level.as_str()) {
+            return Err(field("log_level", "must be one of error, warn, info, debug, trace"));
+        }
+        if file.block_interval_ms == 0 || file.block_interval_ms > BLOCK_INTERVAL_MS_MAX {
+            return Err(field("block_interval_ms", format!("must be 1..={BLOCK_INTERVAL_MS_MAX}")));
+        }
+        let worker_threads = match file.worker_threads {
+            Some(0) => return Err(field("worker_threads", "must be at least 1")),
+            Some(n) => n,
+            None => std::thread::available_parallelism().map(|n| n.get()).unwrap_or(2),
+        };
+        let defaults = drover_mempool::Config::default();
+        let m = &file.mempool;
+        let mempool = drover_mempool::Config {
+            max_transactions: m.max_transactions.unwrap_or(defaults.max_transactions),
+            max_per_sender: m.max_per_sender.unwrap_or(defaults.max_per_sender),
+            max_nonce_gap: m.max_nonce_gap.unwrap_or(defaults.max_nonce_gap),
+            ttl: m.ttl_secs.map(std::time::Duration::from_secs).unwrap_or(defaults.ttl),
+            ..defaults
+        };
+        if mempool.max_transactions == 0 || mempool.max_per_sender == 0 {
+            return Err(field("mempool", "capacities must be at least 1"));
+        }
+        Ok(Self {
+            rpc_addr,
+            directory: resolve(&file.directory),
+            height_file: file.persist_height.then(|| resolve(&file.data_directory).join("height.dat")),
+            private_key,
+            share,
+            polynomial,
+            genesis_config_path: resolve(&file.genesis_config_path),
+            p2p_listen,
+            peers,
+            tips_account,
+            faucet,
+            log_level: file.log_level,
+            block_interval_ms: file.block_interval_ms,
+            worker_threads,
+            mempool,
+        })
+    }
+}

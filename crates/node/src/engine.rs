@@ -1,0 +1,444 @@
+//! Assembles a validator: p2p, block dissemination, marshal, the stateful application over
+//! QMDB, threshold Simplex and the HTTP API, in the order the components require (the
+//! application and marshal start before consensus so a restart can drain queued events).
+//!
+//! Timeouts are the spec's and compiled in: leader 1 s, certification 2 s, nullify retry 10 s,
+//! fetch 2 s. The p2p channel plan is fixed: 0 votes, 1 certificates, 2 consensus resolver,
+//! 3 block broadcast, 4 marshal backfill.
+
+use crate::{
+    application::{App, Databases, Scheme},
+    backend::NodeHandle,
+    block::Block,
+    chain::{ChainShared, Tip},
+    config::ValidatorConfig,
+    genesis::Genesis,
+    height_file,
+    indexes::Indexes,
+    keys::NAMESPACE,
+    metrics::ChainMetrics,
+    sync_source::AttachedState,
+};
+use anyhow::{Context as _, anyhow, ensure};
+use commonware_broadcast::buffered;
+use commonware_consensus::{
+    marshal::{
+        self,
+        core::Actor as MarshalActor,
+        resolver::p2p as marshal_resolver,
+        standard::{Deferred, Standard},
+    },
+    simplex::{
+        self,
+        config::{ForwardPolicy, SkipPolicy},
+        elector::RoundRobin,
+    },
+    types::{Epoch, FixedEpocher, ViewDelta},
+};
+use commonware_cryptography::{
+    ChaCha20Poly1305, Digestible as _, Sha256, Signer as _, certificate::ConstantProvider, ed25519,
+};
+use commonware_glue::stateful::{
+    Config as StatefulConfig, PruneConfig, Stateful, SyncPlan,
+    db::{DatabaseSet, SyncEngineConfig},
+};
+use commonware_p2p::{Address, AddressableManager as _, authenticated::lookup};
+use commonware_parallel::Sequential;
+use commonware_runtime::{
+    Clock as _, Handle, Quota, Spawner as _, Supervisor as _, buffer::paged::CacheRef,
+    tokio,
+};
+use commonware_storage::{
+    archive::prunable,
+    journal::contiguous::variable::Config as VariableLogConfig,
+    mmr::full::Config as MerkleConfig,
+    qmdb::current::VariableConfig,
+    translator::{EightCap, TwoCap},
+};
+use commonware_stream::{
+    cups::{self, Cups},
+    sake::{self, Sake},
+};
+use commonware_utils::{NZDuration, NZU16, NZU32, NZU64, NZUsize, ordered::{Map, Set}};
+use drover_mempool::Mempool;
+use std::{
+    num::{NonZeroU64, NonZeroUsize},
+    sync::Arc,
+    time::Duration,
+};
+use tracing::{info, warn};
+
+/// Leader timeout (spec: 1 s, compiled in).
+pub const LEADER_TIMEOUT: Duration = Duration::from_secs(1);
+/// Certification timeout (spec: 2 s).
+pub const CERTIFICATION_TIMEOUT: Duration = Duration::from_secs(2);
+/// Nullify / view-change retry (spec: `NULLIFY_RETRY` = 10 s).
+pub const NULLIFY_RETRY: Duration = Duration::from_secs(10);
+/// Peer-fetch timeout (spec: 2 s).
+pub const FETCH_TIMEOUT: Duration = Duration::from_secs(2);
+/// Views below the finalized tip that consensus keeps tracking.
+pub const VIEW_RETENTION: u64 = 256;
+/// Marshal keeps ten times as many so lagging peers can still fetch (the ×10 activity timeout
+/// a syncing node gets).
+pub const MARSHAL_VIEW_RETENTION: u64 = VIEW_RETENTION * 10;
+/// Largest p2p message (bounded below by the largest block).
+pub const MAX_MESSAGE_BYTES: u32 = 16 * 1024 * 1024;
+/// How often the mempool drops transactions older than its TTL.
+pub const MEMPOOL_EVICTION_INTERVAL: Duration = Duration::from_secs(10);
+/// How long a graceful stop may take before tasks are aborted.
+pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(10);
+
+const IO_BUFFER: NonZeroUsize = NZUsize!(1 << 20);
+const PAGE_CACHE_PAGES: NonZeroUsize = NZUsize!(4096);
+const MAILBOX: NonZeroUsize = NZUsize!(1024);
+const PRUNABLE_ITEMS_PER_SECTION: NonZeroU64 = NZU64!(4096);
+const PARTITION_PREFIX: &str = "drover";
+/// Longest state key the database decodes (prefix byte, owner, user key).
+const STATE_MAX_KEY_BYTES: usize = 1024;
+/// Largest state value the database decodes (actor code is the largest record).
+const STATE_MAX_VALUE_BYTES: usize = 4 * 1024 * 1024;
+const QMDB_INIT_CACHE: NonZeroUsize = NZUsize!(1 << 20);
+
+fn archive_config<C>(name: &str, page_cache: CacheRef, codec_config: C) -> prunable::Config<TwoCap, C> {
+    prunable::Config {
+        translator: TwoCap,
+        metadata_partition: format!("{PARTITION_PREFIX}-{name}-metadata"),
+        key_partition: format!("{PARTITION_PREFIX}-{name}-key"),
+        key_page_cache: page_cache,
+        value_partition: format!("{PARTITION_PREFIX}-{name}-value"),
+        compression: None,
+        codec_config,
+        items_per_section: PRUNABLE_ITEMS_PER_SECTION,
+        key_write_buffer: IO_BUFFER,
+        value_write_buffer: IO_BUFFER,
+        replay_buffer: IO_BUFFER,
+    }
+}
+
+fn qmdb_config(page_cache: CacheRef) -> <Databases<tokio::Context> as DatabaseSet<tokio::Context>>::Config {
+    VariableConfig {
+        merkle_config: MerkleConfig {
+            journal_partition: format!("{PARTITION_PREFIX}-state-mmr-journal"),
+            metadata_partition: format!("{PARTITION_PREFIX}-state-mmr-metadata"),
+            items_per_blob: NZU64!(1 << 16),
+            write_buffer: IO_BUFFER,
+            replay_buffer: IO_BUFFER,
+            strategy: Sequential,
+            page_cache: page_cache.clone(),
+        },
+        journal_config: VariableLogConfig {
+            partition: format!("{PARTITION_PREFIX}-state-log"),
+            items_per_section: NZU64!(1 << 14),
+            compression: None,
+            codec_config: (
+                ((0..=STATE_MAX_KEY_BYTES).into(), ()),
+                ((0..=STATE_MAX_VALUE_BYTES).into(), ()),
+            ),
+            page_cache,
+            write_buffer: IO_BUFFER,
+            replay_buffer: IO_BUFFER,
+        },
+        grafted_metadata_partition: format!("{PARTITION_PREFIX}-state-grafted"),
+        translator: EightCap,
+        init_cache: Some(QMDB_INIT_CACHE),
+        init_buffer: IO_BUFFER,
+        init_concurrency: (),
+    }
+}
+
+/// What the engine needs besides its runtime context.
+pub struct EngineConfig {
+    pub validator: ValidatorConfig,
+    pub genesis: Genesis,
+    pub rpc: drover_rpc::RpcConfig,
+}
+
+/// Runs a validator until the runtime is stopped (SIGINT/SIGTERM or `context.stop`).
+pub async fn run(context: tokio::Context, config: EngineConfig) -> anyhow::Result<()> {
+    let EngineConfig { validator, genesis, rpc } = config;
+
+    // Identity and threshold scheme.
+    let me = validator.private_key.public_key();
+    let participants = Set::from_iter_dedup(genesis.validators.iter().cloned());
+    ensure!(participants.len() == genesis.validators.len(), "genesis lists a validator twice");
+    ensure!(
+        participants.position(&me).is_some(),
+        "config field `private_key`: this identity is not one of the genesis validators"
+    );
+    ensure!(
+        validator.polynomial.public() == &genesis.identity,
+        "config field `polynomial`: its group key differs from the genesis `identity`"
+    );
+    let scheme = Scheme::signer(NAMESPACE, participants.clone(), validator.polynomial.clone(), validator.share.clone())
+        .ok_or_else(|| anyhow!("config field `share`: does not belong to this validator under `polynomial`"))?;
+    let peer_keys = Set::from_iter_dedup(validator.peers.iter().map(|(k, _)| k.clone()));
+    ensure!(
+        peer_keys == participants,
+        "config field `p2p.peers`: must list exactly the genesis validators"
+    );
+
+    // Height hint (only consulted when persistence is on).
+    if let Some(path) = &validator.height_file
+        && let Some(hint) = height_file::read(path)
+    {
+        info!(hint, "height.dat found: the node resumes at or above this height");
+    }
+
+    // p2p.
+    let namespace_p2p = [NAMESPACE, b"_P2P"].concat();
+    let p2p_config = lookup::Config::local(
+        Cups::<_, ChaCha20Poly1305>::new(
+            Sake {
+                signer: validator.private_key.clone(),
+                synchrony_bound: Duration::from_secs(5),
+                max_handshake_age: Duration::from_secs(10),
+                version: sake::Version::V1,
+            },
+            cups::Version::V1,
+        ),
+        &namespace_p2p,
+        validator.p2p_listen,
+        commonware_p2p::authenticated::peer_set_limit(&participants, &me),
+        MAX_MESSAGE_BYTES,
+        MAILBOX,
+    );
+    let (mut network, mut oracle) = lookup::Network::new(context.child("network"), p2p_config);
+    let peers: Map<ed25519::PublicKey, Address> = validator
+        .peers
+        .iter()
+        .map(|(k, a)| (k.clone(), Address::from(*a)))
+        .collect::<Vec<_>>()
+        .try_into()
+        .map_err(|_| anyhow!("config field `p2p.peers`: duplicate identity"))?;
+    let _ = oracle.track(0, peers);
+    let consensus_quota = Quota::per_second(NZU32!(1_024));
+    let block_quota = Quota::per_second(NZU32!(128));
+    let votes = network.register(0, consensus_quota);
+    let certificates = network.register(1, consensus_quota);
+    let consensus_resolver = network.register(2, consensus_quota);
+    let broadcast = network.register(3, block_quota);
+    let backfill = network.register(4, block_quota);
+    network.start();
+
+    // Block dissemination and backfill.
+    let resolver = marshal_resolver::init(
+        context.child("marshal_resolver"),
+        marshal_resolver::Config {
+            public_key: me.clone(),
+            peer_provider: oracle.clone(),
+            blocker: oracle.clone(),
+            mailbox_size: MAILBOX,
+            fetch_timeout: NZDuration!(FETCH_TIMEOUT),
+            fetch_retry_delay: Duration::from_millis(100),
+            priority_requests: false,
+            priority_responses: false,
+        },
+        backfill,
+    );
+    let (broadcast_engine, buffer) = buffered::Engine::new(
+        context.child("broadcast"),
+        buffered::Config {
+            public_key: me.clone(),
+            mailbox_size: MAILBOX,
+            deque_size: 10,
+            priority: false,
+            codec_config: (),
+            peer_provider: oracle.clone(),
+            strategy: Sequential,
+        },
+    );
+    broadcast_engine.start(broadcast);
+
+    let page_cache = CacheRef::new(NZU16!(4096), PAGE_CACHE_PAGES);
+    let finalizations = prunable::Archive::init(
+        context.child("finalizations"),
+        archive_config("finalizations", page_cache.clone(), ()),
+    )
+    .await
+    .context("cannot open the finalizations archive")?;
+    let blocks = prunable::Archive::init(context.child("blocks"), archive_config("blocks", page_cache.clone(), ()))
+        .await
+        .context("cannot open the blocks archive")?;
+
+    // Genesis.
+    let initial = <Databases<tokio::Context> as DatabaseSet<tokio::Context>>::initial_sync_targets();
+    let leader = participants
+        .iter()
+        .next()
+        .cloned()
+        .ok_or_else(|| anyhow!("genesis has no validator"))?;
+    let genesis_block = Block::genesis(leader, genesis.commitment, genesis.file.timestamp_ms, initial.root, initial.range);
+    let genesis_digest = genesis_block.digest();
+
+    // Startup plan and marshal.
+    let plan = SyncPlan::init(context.child("sync_plan"), PARTITION_PREFIX.to_string()).await;
+    plan.should_sync(false);
+    let provider = ConstantProvider::new(scheme.clone());
+    let (marshal_actor, marshal_mailbox, floor) = MarshalActor::<_, Standard<Block>, _, _, _, _, _>::init(
+        context.child("marshal"),
+        finalizations,
+        blocks,
+        marshal::Config {
+            provider,
+            epocher: FixedEpocher::new(NZU64!(u64::MAX)),
+            start: plan.marshal_start(commonware_cryptography::Digested::precomputed(genesis_block.clone(), genesis_digest)),
+            partition_prefix: format!("{PARTITION_PREFIX}-marshal"),
+            mailbox_size: MAILBOX,
+            view_retention: ViewDelta::new(MARSHAL_VIEW_RETENTION),
+            prunable_items_per_section: PRUNABLE_ITEMS_PER_SECTION,
+            page_cache: page_cache.clone(),
+            replay_buffer: IO_BUFFER,
+            key_write_buffer: IO_BUFFER,
+            value_write_buffer: IO_BUFFER,
+            block_codec_config: (),
+            max_repair: NZUsize!(16),
+            max_pending_acks: NZUsize!(4),
+            strategy: Sequential,
+        },
+    )
+    .await;
+
+    // Chain state shared by the application and the API.
+    let indexes = Indexes::open(&validator.directory).context("cannot open the index store")?;
+    let (indexed_height, indexed_timestamp_ms) = indexes.tip().context("cannot read the index store")?;
+    let mempool = Mempool::new(validator.mempool.clone());
+    let chain = Arc::new(ChainShared::new(
+        genesis.clone(),
+        validator.block_interval_ms,
+        validator.tips_account,
+        mempool.clone(),
+        indexes,
+        ChainMetrics::new(&context.child("chain")),
+        validator.height_file.clone(),
+        Tip {
+            height: indexed_height,
+            timestamp_ms: indexed_timestamp_ms,
+            digest: None,
+            next_basefees: drover_state::Basefees {
+                cycle: genesis.fees.initial_basefee_cycle,
+                cell: genesis.fees.initial_basefee_cell,
+            },
+        },
+    ));
+
+    let attached = AttachedState::<tokio::Context>::default();
+    let (stateful, stateful_mailbox) = Stateful::new(
+        context.child("stateful"),
+        StatefulConfig {
+            application: App::new(genesis_block.clone(), chain.clone()),
+            db_config: qmdb_config(page_cache.clone()),
+            provider: (),
+            marshal: (marshal_mailbox.clone(), floor),
+            mailbox_size: MAILBOX,
+            plan,
+            resolvers: attached.clone(),
+            sync_config: SyncEngineConfig {
+                fetch_batch_size: NZU64!(1024),
+                apply_batch_size: NZU64!(1024),
+                max_outstanding_requests: NZUsize!(8),
+            },
+            prune_config: Some(PruneConfig {
+                maintenance_interval: NZUsize!(64),
+                retained_marshal_blocks: 100_000,
+                retained_qmdb_blocks: 0,
+            }),
+            strategy: Sequential,
+        },
+    );
+    let deferred = Deferred::new(
+        context.child("deferred"),
+        stateful_mailbox.clone(),
+        marshal_mailbox.clone(),
+        FixedEpocher::new(NZU64!(u64::MAX)),
+    );
+    marshal_actor.start(stateful_mailbox.clone(), buffer, resolver);
+    stateful.start();
+    let databases = stateful_mailbox.subscribe_databases().await;
+    {
+        let db = databases.read().await;
+        info!(root = ?db.root(), ops = ?db.bounds().end, "state database ready");
+    }
+    chain.refresh_basefees(&databases).await;
+
+    // Consensus.
+    let engine = simplex::Engine::new(
+        context.child("consensus"),
+        simplex::Config {
+            scheme,
+            elector: RoundRobin::<Sha256>::default(),
+            blocker: oracle.clone(),
+            automaton: deferred.clone(),
+            relay: deferred.clone(),
+            reporter: deferred,
+            strategy: Sequential,
+            partition: format!("{PARTITION_PREFIX}-consensus-0"),
+            mailbox_size: MAILBOX,
+            epoch: Epoch::zero(),
+            floor: simplex::config::Floor::Genesis(genesis_digest),
+            replay_buffer: IO_BUFFER,
+            write_buffer: IO_BUFFER,
+            page_cache,
+            leader_timeout: LEADER_TIMEOUT,
+            certification_timeout: CERTIFICATION_TIMEOUT,
+            timeout_retry: NULLIFY_RETRY,
+            view_retention: ViewDelta::new(VIEW_RETENTION),
+            skip: SkipPolicy::Enabled {
+                timeout: NULLIFY_RETRY + Duration::from_secs(5),
+                budget: simplex::SkipBudget::Participants,
+            },
+            fetch_timeout: NZDuration!(FETCH_TIMEOUT),
+            fetch_retry_delay: Duration::from_millis(100),
+            forward: ForwardPolicy::Disabled,
+            track_historical_votes: false,
+        },
+    );
+    let consensus: Handle<()> = engine.start(votes, certificates, consensus_resolver);
+
+    // Mempool housekeeping.
+    let housekeeping = context.child("mempool_eviction").spawn({
+        let chain = chain.clone();
+        move |context| async move {
+            loop {
+                context.sleep(MEMPOOL_EVICTION_INTERVAL).await;
+                let evicted = chain.mempool.evict_stale(std::time::Instant::now());
+                if evicted > 0 {
+                    info!(evicted, "evicted stale mempool transactions");
+                }
+                chain.metrics.set_mempool(chain.mempool.len());
+            }
+        }
+    });
+
+    // HTTP API.
+    let handle = NodeHandle::new(
+        chain.clone(),
+        marshal_mailbox,
+        databases,
+        Arc::new(context.child("metrics_reader")),
+        genesis_digest,
+        validator.faucet.clone(),
+    );
+    let listener = ::tokio::net::TcpListener::bind(validator.rpc_addr)
+        .await
+        .with_context(|| format!("cannot listen on {} (config field `rpc_port`)", validator.rpc_addr))?;
+    info!(addr = %validator.rpc_addr, chain_id = genesis.chain_id(), network = genesis.network(), "HTTP API listening");
+    let router = drover_rpc::router(handle, rpc);
+    let http = context.child("http").spawn(move |context| async move {
+        let shutdown = async move {
+            let _ = context.stopped().await;
+        };
+        if let Err(e) = drover_rpc::serve(listener, router, shutdown).await {
+            warn!(?e, "HTTP server stopped with an error");
+        }
+    });
+
+    // Run until stopped.
+    let stopped = context.stopped();
+    ::tokio::select! {
+        _ = stopped => info!("stopping"),
+        r = consensus => warn!(?r, "consensus engine exited"),
+        r = http => warn!(?r, "HTTP server exited"),
+    }
+    housekeeping.abort();
+    Ok(())
+}

@@ -1,0 +1,150 @@
+//! The genesis document (YAML): network identity, validator set, fee market and allocations.
+//!
+//! Every node of a network must load the same document: its SHA-256 commitment is carried by
+//! the genesis block, so a node with another genesis computes another genesis digest and cannot
+//! take part in consensus. Allocations are applied by the first block's execution (the genesis
+//! block itself is never executed).
+
+use crate::keys::{self, Identity};
+use commonware_cryptography::{Hasher, Sha256, ed25519, sha256};
+use drover_types::Address;
+use serde::{Deserialize, Serialize};
+use std::path::Path;
+
+/// Genesis timestamp used when the document gives none (2026-01-01T00:00:00Z).
+pub const GENESIS_TIMESTAMP_MS_DEFAULT: u64 = 1_767_225_600_000;
+
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct GenesisFile {
+    pub chain_id: u64,
+    pub network: String,
+    #[serde(default = "default_timestamp")]
+    pub timestamp_ms: u64,
+    /// ed25519 identities (hex) of the validators.
+    pub validators: Vec<String>,
+    /// Group public key (hex) that finalization certificates verify against.
+    pub identity: String,
+    #[serde(default)]
+    pub fees: FeeFile,
+    #[serde(default)]
+    pub allocations: Vec<AllocationFile>,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct FeeFile {
+    pub target_cycles: u64,
+    pub target_cells: u64,
+    pub min_basefee_cycle: u128,
+    pub min_basefee_cell: u128,
+    pub initial_basefee_cycle: u128,
+    pub initial_basefee_cell: u128,
+}
+
+impl Default for FeeFile {
+    fn default() -> Self {
+        let p = drover_execution::FeeParams::default();
+        Self {
+            target_cycles: p.target_cycles,
+            target_cells: p.target_cells,
+            min_basefee_cycle: p.min_basefee_cycle,
+            min_basefee_cell: p.min_basefee_cell,
+            initial_basefee_cycle: p.initial_basefee_cycle,
+            initial_basefee_cell: p.initial_basefee_cell,
+        }
+    }
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct AllocationFile {
+    pub address: String,
+    /// Base units.
+    pub balance: u128,
+}
+
+fn default_timestamp() -> u64 {
+    GENESIS_TIMESTAMP_MS_DEFAULT
+}
+
+/// A validated genesis.
+#[derive(Clone, Debug)]
+pub struct Genesis {
+    pub file: GenesisFile,
+    pub validators: Vec<ed25519::PublicKey>,
+    pub identity: Identity,
+    pub fees: drover_execution::FeeParams,
+    pub allocations: Vec<(Address, u128)>,
+    /// The state writes of the allocations and fee parameters, applied with block 1.
+    pub state: drover_execution::Writes,
+    /// SHA-256 of the document's canonical JSON form.
+    pub commitment: sha256::Digest,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum GenesisError {
+    #[error("cannot read genesis file {0}: {1}")]
+    Read(String, std::io::Error),
+    #[error("genesis file {0}: {1}")]
+    Parse(String, String),
+    #[error("genesis field `{0}`: {1}")]
+    Field(&'static str, String),
+}
+
+impl Genesis {
+    pub fn load(path: &Path) -> Result<Self, GenesisError> {
+        let shown = path.display().to_string();
+        let text = std::fs::read_to_string(path).map_err(|e| GenesisError::Read(shown.clone(), e))?;
+        let file: GenesisFile =
+            serde_yaml_ng::from_str(&text).map_err(|e| GenesisError::Parse(shown, e.to_string()))?;
+        Self::from_file(file)
+    }
+
+    pub fn from_file(file: GenesisFile) -> Result<Self, GenesisError> {
+        let field = |name: &'static str, m: String| GenesisError::Field(name, m);
+        if file.network.is_empty() {
+            return Err(field("network", "must not be empty".into()));
+        }
+        let mut validators = Vec::with_capacity(file.validators.len());
+        for v in &file.validators {
+            validators.push(keys::parse_public_key(v).map_err(|m| field("validators", m))?);
+        }
+        if validators.is_empty() {
+            return Err(field("validators", "must list at least one validator".into()));
+        }
+        let identity = keys::parse_identity(&file.identity).map_err(|m| field("identity", m))?;
+        let f = &file.fees;
+        let fees = drover_execution::FeeParams {
+            target_cycles: f.target_cycles,
+            target_cells: f.target_cells,
+            min_basefee_cycle: f.min_basefee_cycle,
+            min_basefee_cell: f.min_basefee_cell,
+            initial_basefee_cycle: f.initial_basefee_cycle,
+            initial_basefee_cell: f.initial_basefee_cell,
+        };
+        let mut allocations = Vec::with_capacity(file.allocations.len());
+        for a in &file.allocations {
+            let address: Address = a
+                .address
+                .parse()
+                .map_err(|_| field("allocations.address", format!("invalid address {}", a.address)))?;
+            allocations.push((address, a.balance));
+        }
+        let state = drover_execution::genesis_writes(&allocations, &fees).map_err(|e| match e {
+            drover_execution::GenesisError::Params(e) => field("fees", e.to_string()),
+            other => field("allocations", other.to_string()),
+        })?;
+        let canonical = serde_json::to_vec(&file).map_err(|e| field("genesis", e.to_string()))?;
+        let commitment = Sha256::hash(&[&canonical]);
+        Ok(Self { file, validators, identity, fees, allocations, state, commitment })
+    }
+
+    pub fn chain_id(&self) -> u64 {
+        self.file.chain_id
+    }
+
+    pub fn network(&self) -> &str {
+        &self.file.network
+    }
+}

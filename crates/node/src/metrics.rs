@@ -1,0 +1,67 @@
+//! Chain metrics (Prometheus, through the runtime's registry): finalized height, finalization
+//! latency, transactions finalized, mempool size and the two basefees.
+//!
+//! Registered under the runtime context labelled `chain`, so names read `chain_height`,
+//! `chain_finalization_latency_seconds`, ... and appear in `/metrics` next to the consensus,
+//! p2p and storage metrics the Commonware crates register themselves.
+
+use commonware_runtime::{
+    Metrics,
+    telemetry::metrics::{Counter, Gauge, Histogram, MetricsExt as _},
+};
+use drover_state::Basefees;
+
+/// Buckets of the submit-to-finalized and propose-to-finalized latency histograms, in seconds.
+const LATENCY_BUCKETS_SECONDS: [f64; 12] =
+    [0.01, 0.025, 0.05, 0.1, 0.2, 0.3, 0.5, 0.75, 1.0, 2.0, 5.0, 10.0];
+
+pub struct ChainMetrics {
+    height: Gauge,
+    finalization_latency: Histogram,
+    transactions: Counter,
+    mempool_size: Gauge,
+    basefee_cycle: Gauge,
+    basefee_cell: Gauge,
+}
+
+fn clamp(v: u128) -> i64 {
+    i64::try_from(v).unwrap_or(i64::MAX)
+}
+
+impl ChainMetrics {
+    pub fn new(context: &impl Metrics) -> Self {
+        Self {
+            height: context.gauge("height", "Latest finalized block height"),
+            finalization_latency: context.histogram(
+                "finalization_latency_seconds",
+                "Time from a block's timestamp (its proposal) to its finalization on this node",
+                LATENCY_BUCKETS_SECONDS,
+            ),
+            transactions: context.counter("transactions_finalized", "Transactions in finalized blocks"),
+            mempool_size: context.gauge("mempool_transactions", "Pending transactions in the mempool"),
+            basefee_cycle: context.gauge("basefee_cycle", "Basefee per cycle for the next block (base units)"),
+            basefee_cell: context.gauge("basefee_cell", "Basefee per cell for the next block (base units)"),
+        }
+    }
+
+    pub fn observe_finalized(
+        &self,
+        height: u64,
+        latency_ms: u64,
+        transactions: usize,
+        mempool: usize,
+        next_basefees: Basefees,
+    ) {
+        self.height.metric().set(i64::try_from(height).unwrap_or(i64::MAX));
+        self.finalization_latency.metric().observe(latency_ms as f64 / 1000.0);
+        self.transactions.metric().inc_by(transactions as u64);
+        self.mempool_size.metric().set(mempool as i64);
+        self.basefee_cycle.metric().set(clamp(next_basefees.cycle));
+        self.basefee_cell.metric().set(clamp(next_basefees.cell));
+    }
+
+    /// Refreshes the mempool gauge between blocks.
+    pub fn set_mempool(&self, size: usize) {
+        self.mempool_size.metric().set(size as i64);
+    }
+}
