@@ -1,1 +1,60 @@
-fn main() {}
+//! The `drover` binary: validator node, local devnet, network generation and client commands.
+//!
+//! Node commands (`dev`, `node`, `init`) run or prepare a validator; client commands talk to a
+//! node's HTTP API (`--rpc-url`, default `http://127.0.0.1:4000`). `bench` drives load at a
+//! node and reports figures.
+
+mod bench;
+mod client_cmds;
+mod dev;
+mod node_cmd;
+
+use clap::{Parser, Subcommand};
+use std::path::PathBuf;
+
+#[derive(Parser)]
+#[command(name = "drover", version, about = "Drover validator node and client")]
+struct Cli {
+    /// HTTP API of the node that client commands talk to.
+    #[arg(long, global = true, env = "DROVER_RPC_URL", default_value = "http://127.0.0.1:4000")]
+    rpc_url: String,
+    /// Print raw JSON records instead of human-readable output.
+    #[arg(long, global = true)]
+    json: bool,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run a local single-validator devnet (chain id 100, faucet and dev mode on).
+    Dev(dev::DevArgs),
+    /// Run a validator from its config file.
+    Node(node_cmd::NodeArgs),
+    /// Write a genesis and one validator config per validator, with fresh keys.
+    Init(node_cmd::InitArgs),
+    /// Measure a node under load.
+    #[command(subcommand)]
+    Bench(bench::BenchCommand),
+    #[command(flatten)]
+    Client(client_cmds::ClientCommand),
+}
+
+fn main() -> anyhow::Result<()> {
+    let cli = Cli::parse();
+    match cli.command {
+        Command::Dev(args) => dev::run(args),
+        Command::Node(args) => node_cmd::run_node(args),
+        Command::Init(args) => node_cmd::run_init(args),
+        Command::Bench(cmd) => bench::run(cmd, &cli.rpc_url),
+        Command::Client(cmd) => {
+            let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
+            runtime.block_on(client_cmds::run(cmd, &cli.rpc_url, cli.json))
+        }
+    }
+}
+
+/// Resolves a path relative to the current directory, for messages.
+fn display_path(path: &std::path::Path) -> PathBuf {
+    std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf())
+}

@@ -1,0 +1,635 @@
+//! Client subcommands: keys, status, faucet, transfer and reads of accounts, transactions and
+//! blocks, all over a node's HTTP API through `drover-client`.
+//!
+//! Every command produces a report with two renderings: human-readable text (the default) and,
+//! with `--json`, the API's own JSON records (wrapped in a small object where a command combines
+//! several). Arguments are parsed by clap into typed values (addresses, hashes, exact amounts),
+//! so bad input is refused with a message before any request is sent. Refusals by the node show
+//! its error name, code and message. Output is written in one piece and a closed stdout is an
+//! error, not a panic.
+
+use anyhow::{Context, Result, bail};
+use clap::{Args, Subcommand};
+use drover_client::amount::{format_drv, parse_amount};
+use drover_client::{BlockSelector, Client, TxBuilder, Wallet};
+use drover_types::api::{
+    AccountInfo, BlockInfo, ChainInfo, HealthDetailed, HealthStatus, ReceiptInfo, ReceiptStatus, SubmitStatus,
+    TransactionInfo, TransactionState, WaitError, WaitStatus,
+};
+use drover_types::{Address, H256};
+use serde::Serialize;
+use std::fmt::Write as _;
+use std::io::Write as _;
+use std::path::PathBuf;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+/// How long `transfer --wait` asks the node to wait for the receipt (the node's maximum), in ms.
+const TRANSFER_WAIT_TIMEOUT_MS: u64 = 10_000;
+
+/// Width of the label column of human-readable output, in characters.
+const LABEL_WIDTH_CHARS: usize = 16;
+
+#[derive(Debug, Subcommand)]
+pub enum ClientCommand {
+    /// Create account keys or show their address.
+    #[command(subcommand)]
+    Keys(KeysCommand),
+    /// Show the node's chain, finalized height and health.
+    Status,
+    /// Fund an address from the node's faucet (development networks only).
+    Faucet {
+        /// Address to fund (40 hex digits, 0x optional).
+        address: Address,
+    },
+    /// Send native currency from a key file's account.
+    Transfer(TransferArgs),
+    /// Show an account's nonce and balance (`null` in JSON for an address without state).
+    Account {
+        /// Address to read (40 hex digits, 0x optional).
+        address: Address,
+    },
+    /// Show a transaction with its receipt once included, or its pending status.
+    Tx {
+        /// Transaction hash (64 hex digits, 0x optional).
+        hash: H256,
+    },
+    /// Show a finalized block.
+    Block {
+        /// `latest`, a height, or a block hash.
+        #[arg(default_value = "latest")]
+        selector: BlockSelector,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum KeysCommand {
+    /// Generate a new secp256k1 account key.
+    New {
+        /// Write the key to this new file (mode 0600) instead of printing it.
+        #[arg(long)]
+        out: Option<PathBuf>,
+    },
+    /// Show the address of a key file.
+    Show {
+        /// Key file: 64 hex digits, 0x optional (an Ethereum private key works).
+        #[arg(long)]
+        key: PathBuf,
+    },
+}
+
+#[derive(Debug, Args)]
+pub struct TransferArgs {
+    /// Key file of the sending account.
+    #[arg(long)]
+    key: PathBuf,
+    /// Receiving address.
+    #[arg(long)]
+    to: Address,
+    /// Base units (e.g. 1500), or whole DRV with a suffix (e.g. 1.5drv).
+    #[arg(long, value_parser = parse_amount)]
+    amount: u128,
+    /// Wait for the transaction to be included and show its outcome.
+    #[arg(long)]
+    wait: bool,
+    /// Max fee per cycle in base units (default: the node's suggestion).
+    #[arg(long)]
+    max_fee_per_cycle: Option<u128>,
+    /// Tip per cycle in base units (default: the node's suggestion).
+    #[arg(long)]
+    tip_per_cycle: Option<u128>,
+    /// Nonce (default: the account's next nonce at the latest finalized block).
+    #[arg(long)]
+    nonce: Option<u64>,
+}
+
+/// What a command prints, in both renderings, and whether it ends in failure.
+struct Report {
+    text: Text,
+    json: String,
+    /// Printed output still stands, but the command exits with this error.
+    failure: Option<String>,
+}
+
+impl Report {
+    fn new<T: Serialize>(text: Text, record: &T) -> Result<Self> {
+        let json = serde_json::to_string_pretty(record).context("cannot encode the JSON output")?;
+        Ok(Self { text, json, failure: None })
+    }
+}
+
+/// Human-readable output: `label: value` lines with aligned values.
+#[derive(Default)]
+struct Text(String);
+
+impl Text {
+    fn field(&mut self, label: &str, value: impl std::fmt::Display) -> &mut Self {
+        let label = format!("{label}:");
+        // Writing to a String cannot fail.
+        let _ = writeln!(self.0, "{label:<width$} {value}", width = LABEL_WIDTH_CHARS - 1);
+        self
+    }
+
+    fn line(&mut self, line: impl std::fmt::Display) -> &mut Self {
+        let _ = writeln!(self.0, "{line}");
+        self
+    }
+}
+
+/// Runs a client command against the node at `rpc_url`; `json` selects the JSON rendering.
+pub async fn run(cmd: ClientCommand, rpc_url: &str, json: bool) -> Result<()> {
+    let connect = || Client::new(rpc_url).context("check --rpc-url or DROVER_RPC_URL");
+    let report = match cmd {
+        ClientCommand::Keys(keys) => keys_command(keys)?,
+        ClientCommand::Status => status(&connect()?).await?,
+        ClientCommand::Faucet { address } => faucet(&connect()?, address).await?,
+        ClientCommand::Transfer(args) => transfer(&connect()?, args).await?,
+        ClientCommand::Account { address } => account(&connect()?, address).await?,
+        ClientCommand::Tx { hash } => transaction(&connect()?, hash).await?,
+        ClientCommand::Block { selector } => block(&connect()?, selector).await?,
+    };
+    let mut out = if json { report.json } else { report.text.0 };
+    if !out.ends_with('\n') {
+        out.push('\n');
+    }
+    let mut stdout = std::io::stdout().lock();
+    stdout.write_all(out.as_bytes()).and_then(|()| stdout.flush()).context("cannot write to standard output")?;
+    match report.failure {
+        Some(failure) => bail!(failure),
+        None => Ok(()),
+    }
+}
+
+#[derive(Serialize)]
+struct NewKey<'a> {
+    address: Address,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    private_key: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    key_file: Option<&'a std::path::Path>,
+}
+
+#[derive(Serialize)]
+struct KeyAddress {
+    address: Address,
+}
+
+fn keys_command(cmd: KeysCommand) -> Result<Report> {
+    match cmd {
+        KeysCommand::New { out } => {
+            let wallet = Wallet::generate();
+            let mut text = Text::default();
+            text.field("address", wallet.address());
+            let record = match &out {
+                Some(path) => {
+                    wallet.save(path)?;
+                    text.field("key file", path.display());
+                    NewKey { address: wallet.address(), private_key: None, key_file: Some(path) }
+                }
+                None => {
+                    let private_key = wallet.secret_key().to_hex();
+                    text.field("private key", &private_key);
+                    text.line("Keep the private key secret: anyone holding it controls the account.");
+                    NewKey { address: wallet.address(), private_key: Some(private_key), key_file: None }
+                }
+            };
+            Report::new(text, &record)
+        }
+        KeysCommand::Show { key } => {
+            let wallet = Wallet::load(&key)?;
+            let mut text = Text::default();
+            text.field("address", wallet.address());
+            Report::new(text, &KeyAddress { address: wallet.address() })
+        }
+    }
+}
+
+#[derive(Serialize)]
+struct StatusRecord<'a> {
+    chain_info: &'a ChainInfo,
+    height: u64,
+    health: &'a HealthDetailed,
+}
+
+async fn status(client: &Client) -> Result<Report> {
+    let (info, height, health) = tokio::try_join!(client.chain_info(), client.height(), client.health_detailed())
+        .with_context(|| format!("cannot read the status of {}", client.base_url()))?;
+    let mut text = Text::default();
+    text.field("node", client.base_url())
+        .field("network", format!("{} (chain id {})", info.network, info.chain_id))
+        .field("genesis", info.genesis_hash)
+        .field("version", &health.version)
+        .field("height", height)
+        .field("last block", timestamp_with_age(health.last_block_timestamp, unix_now()))
+        .field(
+            "health",
+            format!(
+                "{} (storage {}, mempool {}, rpc {})",
+                health_word(health.status),
+                health_word(health.components.storage),
+                health_word(health.components.mempool),
+                health_word(health.components.rpc)
+            ),
+        )
+        .field(
+            "mempool",
+            format!(
+                "{} transactions from {} accounts",
+                health.mempool_transaction_count, health.mempool_account_count
+            ),
+        )
+        .field("uptime", format_duration(health.uptime_seconds));
+    Report::new(text, &StatusRecord { chain_info: &info, height, health: &health })
+}
+
+async fn faucet(client: &Client, address: Address) -> Result<Report> {
+    let funded = client.faucet(&address).await.with_context(|| format!("the faucet did not fund {address}"))?;
+    let mut text = Text::default();
+    text.field("funded", funded.address)
+        .field("amount", amount_text(funded.amount))
+        .field("transaction", funded.tx_hash);
+    Report::new(text, &funded)
+}
+
+async fn transfer(client: &Client, args: TransferArgs) -> Result<Report> {
+    let wallet = Wallet::load(&args.key)?;
+    let mut builder = TxBuilder::transfer(args.to, args.amount);
+    if let Some(fee) = args.max_fee_per_cycle {
+        builder = builder.max_fee_per_cycle(fee);
+    }
+    if let Some(tip) = args.tip_per_cycle {
+        builder = builder.tip_per_cycle(tip);
+    }
+    if let Some(nonce) = args.nonce {
+        builder = builder.nonce(nonce);
+    }
+    let context = builder
+        .fetch_context(client, wallet.address())
+        .await
+        .context("cannot prepare the transfer (chain id, nonce or fees)")?;
+    let tx = builder.sign(&context, &wallet)?;
+    let hash = tx.hash();
+    let mut text = Text::default();
+    text.field("from", wallet.address())
+        .field("to", args.to)
+        .field("amount", amount_text(args.amount))
+        .field("nonce", tx.nonce)
+        .field("max fee", format!("{} per cycle (tip {})", tx.max_fee_per_cycle, tx.tip_per_cycle))
+        .field("hash", hash);
+    let refused = |code: Option<u16>, error: Option<&str>, message: Option<&str>| {
+        format!(
+            "the node refused transaction {hash}: {} (code {}): {}",
+            error.unwrap_or("unknown"),
+            code.map_or_else(|| "?".to_owned(), |c| c.to_string()),
+            message.unwrap_or("no message")
+        )
+    };
+    if !args.wait {
+        let response = client.submit(std::slice::from_ref(&tx)).await.context("the transfer was not submitted")?;
+        let mut report = Report::new(text, &response)?;
+        match response.results.iter().find(|r| r.hash == hash) {
+            Some(result) if result.status == SubmitStatus::Accepted => {
+                report.text.field("status", "accepted into the mempool");
+            }
+            Some(result) => {
+                report.failure = Some(refused(result.code, result.error.as_deref(), result.message.as_deref()));
+            }
+            None => report.failure = Some(format!("the node's answer does not mention transaction {hash}")),
+        }
+        return Ok(report);
+    }
+    let response = client
+        .submit_wait(std::slice::from_ref(&tx), TRANSFER_WAIT_TIMEOUT_MS)
+        .await
+        .context("the transfer was not submitted")?;
+    let mut report = Report::new(text, &response)?;
+    let Some(result) = response.results.iter().find(|r| r.hash == hash) else {
+        report.failure = Some(format!("the node's answer does not mention transaction {hash}"));
+        return Ok(report);
+    };
+    let text = &mut report.text;
+    match result.status {
+        WaitStatus::Rejected => {
+            let error = match &result.error {
+                Some(WaitError::Admission(name)) => Some(name.as_str()),
+                _ => None,
+            };
+            report.failure = Some(refused(result.code, error, result.message.as_deref()));
+            return Ok(report);
+        }
+        WaitStatus::Pending => {
+            text.field("status", "pending: not included before the wait ended")
+                .line(format!("Check later with: drover tx {hash}"));
+            return Ok(report);
+        }
+        WaitStatus::Success | WaitStatus::Reverted | WaitStatus::Failed => {}
+    }
+    let status = wait_status_word(result.status);
+    text.field("status", status);
+    if let Some(height) = result.block_height {
+        text.field("block", height);
+    }
+    if let Some(cycles) = result.cycles_used {
+        text.field("cycles used", cycles);
+    }
+    if let Some(fee) = result.fee {
+        text.field("fee", amount_text(fee));
+    }
+    if let Some(reason) = &result.revert_reason {
+        text.field("revert reason", reason);
+    }
+    if let Some(WaitError::Execution(error)) = &result.error {
+        text.field("error", format!("{} ({}): {}", error.code, error.category, error.message))
+            .field("fix", &error.fix);
+    }
+    if result.status != WaitStatus::Success {
+        report.failure = Some(format!("transaction {hash} was included but {status}"));
+    }
+    Ok(report)
+}
+
+async fn account(client: &Client, address: Address) -> Result<Report> {
+    let info = client.account(&address).await.with_context(|| format!("cannot read account {address}"))?;
+    let mut text = Text::default();
+    text.field("address", address);
+    match &info {
+        Some(AccountInfo { nonce, balance, .. }) => {
+            text.field("nonce", nonce).field("balance", amount_text(*balance));
+        }
+        None => {
+            text.field("state", "none (nonce 0, balance 0)");
+        }
+    }
+    Report::new(text, &info)
+}
+
+#[derive(Serialize)]
+struct TransactionRecord<'a> {
+    transaction: &'a TransactionInfo,
+    receipt: Option<&'a ReceiptInfo>,
+}
+
+async fn transaction(client: &Client, hash: H256) -> Result<Report> {
+    let context = || format!("cannot read transaction {hash}");
+    let (tx, receipt) = match client.transaction(&hash).await.with_context(context)? {
+        Some(tx) => {
+            let receipt = client.receipt(&hash).await.with_context(context)?;
+            (tx, receipt)
+        }
+        None => match client.pending_transaction(&hash).await.with_context(context)? {
+            Some(tx) => (tx, None),
+            None => bail!("transaction {hash} is unknown to the node: neither in a finalized block nor pending"),
+        },
+    };
+    let mut text = Text::default();
+    text.field("hash", tx.hash);
+    match (tx.status, tx.block_height, tx.index) {
+        (TransactionState::Included, Some(height), Some(index)) => {
+            text.field("state", format!("included in block {height} at index {index}"))
+        }
+        (TransactionState::Included, _, _) => text.field("state", "included"),
+        (TransactionState::Pending, _, _) => text.field("state", "pending in the mempool"),
+    };
+    text.field("from", tx.from)
+        .field("to", tx.to.map_or_else(|| "none (actor deploy)".to_owned(), |to| to.to_string()))
+        .field("value", amount_text(tx.value))
+        .field("nonce", tx.nonce)
+        .field("chain id", tx.chain_id)
+        .field("limits", format!("{} cycles, {} cells", tx.cycles_limit, tx.cells_limit))
+        .field("max fees", format!("{} per cycle, {} per cell", tx.max_fee_per_cycle, tx.max_fee_per_cell))
+        .field("tips", format!("{} per cycle, {} per cell", tx.tip_per_cycle, tx.tip_per_cell))
+        .field("payload", format!("{} bytes", tx.payload.len()));
+    if let Some(receipt) = &receipt {
+        receipt_text(&mut text, receipt);
+    }
+    Report::new(text, &TransactionRecord { transaction: &tx, receipt: receipt.as_ref() })
+}
+
+fn receipt_text(text: &mut Text, receipt: &ReceiptInfo) {
+    let status = match receipt.status {
+        ReceiptStatus::Success => "success",
+        ReceiptStatus::Reverted => "reverted",
+        ReceiptStatus::Failed => "failed",
+    };
+    text.field("outcome", status)
+        .field("used", format!("{} cycles, {} cells", receipt.cycles_used, receipt.cells_used))
+        .field(
+            "fee",
+            format!("{} (burned {}, tip {})", amount_text(receipt.fee), receipt.fee_burned, receipt.fee_tip),
+        );
+    if let Some(reason) = &receipt.revert_reason {
+        text.field("revert reason", reason);
+    }
+    if let Some(error) = &receipt.error {
+        text.field("error", format!("{} ({}): {}", error.code, error.category, error.message))
+            .field("fix", &error.fix);
+    }
+    text.field("events", receipt.events.len());
+    for event in &receipt.events {
+        text.line(format!("  {} from {}: {} bytes", event.topic, event.address, event.data.len()));
+    }
+}
+
+async fn block(client: &Client, selector: BlockSelector) -> Result<Report> {
+    let Some(block) = client.block(selector).await.with_context(|| format!("cannot read block {selector}"))? else {
+        bail!("no finalized block matches {selector}");
+    };
+    let BlockInfo { height, hash, parent_hash, timestamp, proposer, view, .. } = &block;
+    let mut text = Text::default();
+    text.field("height", height)
+        .field("hash", hash)
+        .field("parent", parent_hash)
+        .field("time", timestamp_with_age(*timestamp, unix_now()))
+        .field("proposer", proposer)
+        .field("view", view)
+        .field("state root", block.state_root)
+        .field("txs root", block.transactions_root)
+        .field("receipts root", block.receipts_root)
+        .field("used", format!("{} cycles, {} cells", block.cycles_used, block.cells_used))
+        .field("basefees", format!("{} per cycle, {} per cell", block.basefee_cycle, block.basefee_cell))
+        .field("finalized", if block.finalization.is_some() { "certificate known" } else { "certificate not held" })
+        .field("transactions", block.transactions.len());
+    for tx in &block.transactions {
+        text.line(format!("  {tx}"));
+    }
+    Report::new(text, &block)
+}
+
+/// `1.5 DRV (1500000000 base units)`.
+fn amount_text(base_units: u128) -> String {
+    format!("{} ({base_units} base units)", format_drv(base_units))
+}
+
+fn health_word(status: HealthStatus) -> &'static str {
+    match status {
+        HealthStatus::Ok => "ok",
+        HealthStatus::Degraded => "degraded",
+    }
+}
+
+fn wait_status_word(status: WaitStatus) -> &'static str {
+    match status {
+        WaitStatus::Success => "success",
+        WaitStatus::Reverted => "reverted",
+        WaitStatus::Failed => "failed",
+        WaitStatus::Pending => "pending",
+        WaitStatus::Rejected => "rejected",
+    }
+}
+
+fn unix_now() -> u64 {
+    SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |elapsed| elapsed.as_secs())
+}
+
+/// `1700000000 (Unix seconds, 12s ago)`; `none yet` for 0 (no block finalized).
+fn timestamp_with_age(timestamp: u64, now: u64) -> String {
+    if timestamp == 0 {
+        return "none yet".to_owned();
+    }
+    match now.checked_sub(timestamp) {
+        Some(age) => format!("{timestamp} (Unix seconds, {} ago)", format_duration(age)),
+        None => format!("{timestamp} (Unix seconds, {} ahead of this clock)", format_duration(timestamp - now)),
+    }
+}
+
+/// `45s`, `3m 05s`, `2h 03m 05s`, `4d 02h 03m`.
+fn format_duration(seconds: u64) -> String {
+    let (days, hours, minutes, secs) = (seconds / 86_400, seconds / 3_600 % 24, seconds / 60 % 60, seconds % 60);
+    match (days, hours, minutes) {
+        (0, 0, 0) => format!("{secs}s"),
+        (0, 0, _) => format!("{minutes}m {secs:02}s"),
+        (0, _, _) => format!("{hours}h {minutes:02}m {secs:02}s"),
+        _ => format!("{days}d {hours:02}h {minutes:02}m"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::{CommandFactory, FromArgMatches, Parser};
+
+    #[derive(Debug, Parser)]
+    struct Harness {
+        #[command(subcommand)]
+        command: ClientCommand,
+    }
+
+    fn parse(args: &[&str]) -> Result<ClientCommand, clap::Error> {
+        let matches = Harness::command().try_get_matches_from(std::iter::once("drover").chain(args.iter().copied()))?;
+        Harness::from_arg_matches(&matches).map(|h| h.command)
+    }
+
+    const ADDRESS: &str = "0x7e5f4552091a69125d5dfcb7b8c2659029395bdf";
+
+    #[test]
+    fn command_definitions_are_consistent() {
+        Harness::command().debug_assert();
+    }
+
+    #[test]
+    fn parses_transfers() {
+        let cmd = parse(&["transfer", "--key", "k", "--to", ADDRESS, "--amount", "1.5drv", "--wait", "--nonce", "4"])
+            .unwrap();
+        let ClientCommand::Transfer(args) = cmd else { panic!("not a transfer: {cmd:?}") };
+        assert_eq!(args.amount, 1_500_000_000);
+        assert_eq!(args.to.to_string(), ADDRESS);
+        assert!(args.wait);
+        assert_eq!((args.nonce, args.max_fee_per_cycle, args.tip_per_cycle), (Some(4), None, None));
+        let cmd = parse(&[
+            "transfer", "--key", "k", "--to", ADDRESS, "--amount", "7", "--max-fee-per-cycle", "20", "--tip-per-cycle",
+            "3",
+        ])
+        .unwrap();
+        let ClientCommand::Transfer(args) = cmd else { panic!("not a transfer: {cmd:?}") };
+        assert_eq!((args.amount, args.max_fee_per_cycle, args.tip_per_cycle), (7, Some(20), Some(3)));
+        assert!(!args.wait);
+    }
+
+    #[test]
+    fn refuses_bad_arguments() {
+        for args in [
+            &["transfer", "--key", "k", "--to", ADDRESS, "--amount", "1.5"][..],
+            &["transfer", "--key", "k", "--to", ADDRESS, "--amount", "0.0000000001drv"],
+            &["transfer", "--key", "k", "--to", "0x1234", "--amount", "1"],
+            &["transfer", "--key", "k", "--to", ADDRESS],
+            &["transfer", "--key", "k", "--to", ADDRESS, "--amount", "1", "--nonce", "-1"],
+            &["transfer", "--key", "k", "--to", ADDRESS, "--amount", "1", "--max-fee-per-cycle", "1.5"],
+            &["account", "nope"],
+            &["account"],
+            &["tx", "0x12"],
+            &["block", "-3"],
+            &["block", "latest", "extra"],
+            &["faucet", ""],
+            &["keys", "show"],
+            &["keys", "rotate"],
+        ] {
+            assert!(parse(args).is_err(), "{args:?}");
+        }
+    }
+
+    #[test]
+    fn parses_reads() {
+        assert!(matches!(parse(&["block"]), Ok(ClientCommand::Block { selector: BlockSelector::Latest })));
+        assert!(matches!(parse(&["block", "12"]), Ok(ClientCommand::Block { selector: BlockSelector::Height(12) })));
+        let hash = H256([0xcd; 32]);
+        assert!(matches!(parse(&["tx", &hash.to_string()]), Ok(ClientCommand::Tx { hash: h }) if h == hash));
+        assert!(matches!(parse(&["status"]), Ok(ClientCommand::Status)));
+        assert!(matches!(parse(&["keys", "new"]), Ok(ClientCommand::Keys(KeysCommand::New { out: None }))));
+        assert!(matches!(
+            parse(&["account", &ADDRESS.to_uppercase().replace("0X", "")]),
+            Ok(ClientCommand::Account { address }) if address.to_string() == ADDRESS
+        ));
+    }
+
+    #[test]
+    fn new_keys_are_written_once_and_shown() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("key");
+        let report = keys_command(KeysCommand::New { out: Some(path.clone()) }).unwrap();
+        let wallet = Wallet::load(&path).unwrap();
+        assert!(report.text.0.contains(&wallet.address().to_string()));
+        assert!(!report.text.0.contains(&wallet.secret_key().to_hex()));
+        assert!(!report.json.contains("private_key"));
+        assert!(keys_command(KeysCommand::New { out: Some(path.clone()) }).is_err());
+        assert_eq!(Wallet::load(&path).unwrap().address(), wallet.address());
+
+        let shown = keys_command(KeysCommand::Show { key: path }).unwrap();
+        assert!(shown.json.contains(&wallet.address().to_string()));
+
+        let printed = keys_command(KeysCommand::New { out: None }).unwrap();
+        let record: serde_json::Value = serde_json::from_str(&printed.json).unwrap();
+        let key = record["private_key"].as_str().unwrap();
+        let address = Wallet::from_hex(key).unwrap().address().to_string();
+        assert_eq!(record["address"].as_str(), Some(address.as_str()));
+        assert!(printed.text.0.contains(key));
+    }
+
+    #[test]
+    fn keys_show_reports_bad_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("bad");
+        std::fs::write(&path, "not a key").unwrap();
+        let err = keys_command(KeysCommand::Show { key: path }).err().unwrap();
+        assert!(format!("{err:#}").contains("invalid secret key"), "{err:#}");
+        assert!(keys_command(KeysCommand::Show { key: dir.path().join("missing") }).is_err());
+    }
+
+    #[test]
+    fn formats_times() {
+        assert_eq!(format_duration(0), "0s");
+        assert_eq!(format_duration(185), "3m 05s");
+        assert_eq!(format_duration(7_385), "2h 03m 05s");
+        assert_eq!(format_duration(4 * 86_400 + 7_385), "4d 02h 03m");
+        assert!(format_duration(u64::MAX).starts_with("213503982334601d"));
+        assert_eq!(timestamp_with_age(0, 100), "none yet");
+        assert_eq!(timestamp_with_age(88, 100), "88 (Unix seconds, 12s ago)");
+        assert_eq!(timestamp_with_age(103, 100), "103 (Unix seconds, 3s ahead of this clock)");
+        assert_eq!(amount_text(1_500_000_000), "1.5 DRV (1500000000 base units)");
+    }
+
+    #[test]
+    fn text_aligns_labels() {
+        let mut text = Text::default();
+        text.field("a", 1).field("a much longer label", 2).line("free");
+        assert_eq!(text.0, format!("a:{}1\na much longer label: 2\nfree\n", " ".repeat(LABEL_WIDTH_CHARS - 2)));
+    }
+}

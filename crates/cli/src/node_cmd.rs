@@ -1,0 +1,128 @@
+//! `drover node` and `drover init`.
+
+use anyhow::Context as _;
+use clap::Args;
+use commonware_runtime::{Runner as _, Spawner as _, Supervisor as _, tokio};
+use drover_node::{
+    config::ValidatorConfig,
+    devnet::{self, NetworkSpec},
+    engine::{self, EngineConfig, SHUTDOWN_GRACE},
+    genesis::Genesis,
+};
+use std::path::PathBuf;
+use tracing::info;
+
+#[derive(Args)]
+pub struct NodeArgs {
+    /// Validator config (YAML).
+    #[arg(long)]
+    pub config: PathBuf,
+}
+
+#[derive(Args)]
+pub struct InitArgs {
+    /// Number of validators.
+    #[arg(long, default_value_t = 1)]
+    pub validators: u32,
+    /// Output directory (created; must not already hold a genesis).
+    #[arg(long)]
+    pub out: PathBuf,
+    #[arg(long, default_value_t = devnet::DEV_CHAIN_ID)]
+    pub chain_id: u64,
+    #[arg(long, default_value = "drover-devnet")]
+    pub network: String,
+    /// HTTP port of validator 0 (validator i uses this + i).
+    #[arg(long, default_value_t = 4000)]
+    pub rpc_port: u16,
+    /// p2p port of validator 0 (validator i uses this + i).
+    #[arg(long, default_value_t = 30300)]
+    pub p2p_port: u16,
+    /// Do not prefund the development accounts nor enable the faucet.
+    #[arg(long)]
+    pub no_dev_accounts: bool,
+    /// Target interval between blocks, in milliseconds.
+    #[arg(long, default_value_t = drover_node::config::BLOCK_INTERVAL_MS_DEFAULT)]
+    pub block_interval_ms: u64,
+    /// Write height.dat after every finalized block.
+    #[arg(long)]
+    pub persist_height: bool,
+}
+
+pub fn run_init(args: InitArgs) -> anyhow::Result<()> {
+    let spec = NetworkSpec {
+        validators: args.validators,
+        chain_id: args.chain_id,
+        network: args.network,
+        rpc_port: args.rpc_port,
+        p2p_port: args.p2p_port,
+        dev_accounts: !args.no_dev_accounts,
+        block_interval_ms: args.block_interval_ms,
+        persist_height: args.persist_height,
+    };
+    let paths = devnet::generate(&args.out, &spec)?;
+    println!("genesis: {}", args.out.join(devnet::GENESIS_FILE).display());
+    for path in paths {
+        println!("validator config: {}", path.display());
+    }
+    Ok(())
+}
+
+pub fn run_node(args: NodeArgs) -> anyhow::Result<()> {
+    let validator = ValidatorConfig::load(&args.config)?;
+    run_validator(validator, drover_rpc::RpcConfig::from_env())
+}
+
+/// Installs logging (RUST_LOG overrides the config's level).
+pub fn init_logging(level: &str) {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(level));
+    let _ = tracing_subscriber::fmt().with_env_filter(filter).with_target(false).try_init();
+}
+
+/// Runs a validator in the production runtime until SIGINT/SIGTERM.
+pub fn run_validator(validator: ValidatorConfig, rpc: drover_rpc::RpcConfig) -> anyhow::Result<()> {
+    init_logging(&validator.log_level);
+    let genesis = Genesis::load(&validator.genesis_config_path)?;
+    std::fs::create_dir_all(&validator.directory)
+        .with_context(|| format!("cannot create `directory` {}", validator.directory.display()))?;
+    let runtime = tokio::Config::new()
+        .with_worker_threads(validator.worker_threads)
+        .with_storage_directory(validator.directory.clone())
+        .with_tcp_nodelay(Some(true))
+        .with_catch_panics(false);
+    let runner = tokio::Runner::new(runtime);
+    runner.start(|context| async move {
+        context.child("signals").spawn(|context| async move {
+            wait_for_signal().await;
+            info!("signal received: stopping gracefully");
+            let _ = context.stop(0, Some(SHUTDOWN_GRACE)).await;
+        });
+        engine::run(
+            context,
+            EngineConfig { validator, genesis, rpc },
+        )
+        .await
+    })
+}
+
+async fn wait_for_signal() {
+    #[cfg(unix)]
+    {
+        use ::tokio::signal::unix::{SignalKind, signal};
+        match signal(SignalKind::terminate()) {
+            Ok(mut term) => {
+                ::tokio::select! {
+                    _ = ::tokio::signal::ctrl_c() => {}
+                    _ = term.recv() => {}
+                }
+            }
+            Err(_) => {
+                let _ = ::tokio::signal::ctrl_c().await;
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = ::tokio::signal::ctrl_c().await;
+    }
+}

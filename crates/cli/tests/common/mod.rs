@@ -1,0 +1,269 @@
+//! End-to-end harness: runs the real `drover` binary as a child process over real HTTP and real
+//! storage in a temporary directory. Every node is stopped by its PID when the harness drops.
+
+#![allow(dead_code)]
+
+use drover_client::Client;
+use drover_types::{
+    Address, SecretKey, Transaction,
+    submission::encode_submission,
+};
+use std::{
+    net::TcpListener,
+    path::{Path, PathBuf},
+    process::{Child, Command, Stdio},
+    time::{Duration, Instant},
+};
+
+pub const BIN: &str = env!("CARGO_BIN_EXE_drover");
+/// How long a node may take to come up (debug build, cold disk).
+pub const STARTUP_TIMEOUT: Duration = Duration::from_secs(90);
+/// Plenty for tests that must not hit the global limit.
+pub const TEST_RATE_LIMIT_PER_SEC: u32 = 1_000_000;
+
+/// Options of a test network.
+#[derive(Clone, Debug)]
+pub struct NodeOptions {
+    pub chain_id: u64,
+    pub dev_accounts: bool,
+    pub rate_limit_per_sec: u32,
+    pub persist_height: bool,
+    /// Extra YAML appended to the validator config (e.g. a `mempool:` section).
+    pub extra_config: String,
+    pub block_interval_ms: u64,
+}
+
+impl Default for NodeOptions {
+    fn default() -> Self {
+        Self {
+            chain_id: 100,
+            dev_accounts: true,
+            rate_limit_per_sec: TEST_RATE_LIMIT_PER_SEC,
+            persist_height: false,
+            extra_config: String::new(),
+            block_interval_ms: 100,
+        }
+    }
+}
+
+/// Two free loopback ports (bound then released: good enough for tests).
+pub fn free_ports() -> (u16, u16) {
+    let a = TcpListener::bind("127.0.0.1:0").unwrap();
+    let b = TcpListener::bind("127.0.0.1:0").unwrap();
+    (a.local_addr().unwrap().port(), b.local_addr().unwrap().port())
+}
+
+/// A single-validator network in a temporary directory.
+pub struct TestNode {
+    pub dir: tempfile::TempDir,
+    pub url: String,
+    pub options: NodeOptions,
+    child: Option<Child>,
+    runs: u32,
+}
+
+impl TestNode {
+    /// Generates a network and starts its validator; waits until it finalizes a block.
+    pub async fn start(options: NodeOptions) -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        let (rpc_port, p2p_port) = free_ports();
+        let mut init = Command::new(BIN);
+        init.args(["init", "--validators", "1", "--out"])
+            .arg(dir.path())
+            .args(["--rpc-port", &rpc_port.to_string(), "--p2p-port", &p2p_port.to_string()])
+            .args(["--chain-id", &options.chain_id.to_string()])
+            .args(["--block-interval-ms", &options.block_interval_ms.to_string()]);
+        if !options.dev_accounts {
+            init.arg("--no-dev-accounts");
+        }
+        if options.persist_height {
+            init.arg("--persist-height");
+        }
+        let out = init.output().unwrap();
+        assert!(out.status.success(), "init failed: {}", String::from_utf8_lossy(&out.stderr));
+        if !options.extra_config.is_empty() {
+            let path = dir.path().join("validator-0.yaml");
+            let mut text = std::fs::read_to_string(&path).unwrap();
+            text.push_str(&options.extra_config);
+            std::fs::write(&path, text).unwrap();
+        }
+        let mut node = Self { dir, url: format!("http://127.0.0.1:{rpc_port}"), options, child: None, runs: 0 };
+        node.spawn();
+        node.wait_ready(1).await;
+        node
+    }
+
+    pub fn config_path(&self) -> PathBuf {
+        self.dir.path().join("validator-0.yaml")
+    }
+
+    pub fn state_dir(&self) -> PathBuf {
+        self.dir.path().join("validator-0/state")
+    }
+
+    pub fn log_path(&self, run: u32) -> PathBuf {
+        self.dir.path().join(format!("node-{run}.log"))
+    }
+
+    /// Starts the validator process (again).
+    pub fn spawn(&mut self) {
+        assert!(self.child.is_none(), "node already running");
+        self.runs += 1;
+        let log = std::fs::File::create(self.log_path(self.runs)).unwrap();
+        let child = Command::new(BIN)
+            .args(["node", "--config"])
+            .arg(self.config_path())
+            .env("RPC_GLOBAL_RATE_LIMIT_PER_SEC", self.options.rate_limit_per_sec.to_string())
+            .env("DROVER_DEV_MODE", "1")
+            .env("RUST_LOG", "warn")
+            .stdin(Stdio::null())
+            .stdout(log.try_clone().unwrap())
+            .stderr(log)
+            .spawn()
+            .unwrap();
+        self.child = Some(child);
+    }
+
+    pub fn client(&self) -> Client {
+        Client::new(&self.url).unwrap()
+    }
+
+    /// Waits until the API answers and the chain is at `height` or above.
+    pub async fn wait_ready(&mut self, height: u64) {
+        let client = self.client();
+        let deadline = Instant::now() + STARTUP_TIMEOUT;
+        loop {
+            if let Some(child) = self.child.as_mut()
+                && let Ok(Some(status)) = child.try_wait()
+            {
+                panic!("node exited early with {status}; log:\n{}", self.log());
+            }
+            if let Ok(h) = client.height().await
+                && h >= height
+            {
+                return;
+            }
+            assert!(Instant::now() < deadline, "node not ready in time; log:\n{}", self.log());
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+
+    /// Waits until the chain passes `height`.
+    pub async fn wait_height(&self, height: u64) {
+        let client = self.client();
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while client.height().await.unwrap_or(0) < height {
+            assert!(Instant::now() < deadline, "chain stuck below {height}; log:\n{}", self.log());
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+
+    /// The current run's log.
+    pub fn log(&self) -> String {
+        std::fs::read_to_string(self.log_path(self.runs)).unwrap_or_default()
+    }
+
+    fn pid(&self) -> u32 {
+        self.child.as_ref().expect("node running").id()
+    }
+
+    /// Graceful stop: SIGTERM, then wait for the exit.
+    pub fn stop(&mut self) -> std::process::ExitStatus {
+        let status = Command::new("kill").args(["-TERM", &self.pid().to_string()]).status().unwrap();
+        assert!(status.success());
+        let mut child = self.child.take().unwrap();
+        let deadline = Instant::now() + Duration::from_secs(30);
+        loop {
+            if let Some(status) = child.try_wait().unwrap() {
+                return status;
+            }
+            assert!(Instant::now() < deadline, "node did not stop on SIGTERM");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    /// Hard kill: SIGKILL.
+    pub fn kill9(&mut self) {
+        let mut child = self.child.take().unwrap();
+        child.kill().unwrap();
+        child.wait().unwrap();
+    }
+}
+
+impl Drop for TestNode {
+    fn drop(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
+
+/// A development account key.
+pub fn dev_key(i: u32) -> SecretKey {
+    SecretKey::dev(i)
+}
+
+/// A signed transfer with generous fees.
+pub fn transfer(key: &SecretKey, chain_id: u64, nonce: u64, to: Address, value: u128) -> Transaction {
+    Transaction {
+        chain_id,
+        nonce,
+        to: Some(to),
+        value,
+        cycles_limit: 21_000,
+        cells_limit: 0,
+        max_fee_per_cycle: 1_000,
+        max_fee_per_cell: 1_000,
+        tip_per_cycle: 1,
+        tip_per_cell: 0,
+        payload: Vec::new(),
+        signature: None,
+    }
+    .sign(key)
+}
+
+/// Posts raw bytes to a path and returns status, headers and JSON body.
+pub async fn post_raw(
+    url: &str,
+    path: &str,
+    content_type: &str,
+    body: Vec<u8>,
+) -> (u16, reqwest::header::HeaderMap, serde_json::Value) {
+    let response = reqwest::Client::new()
+        .post(format!("{url}{path}"))
+        .header("content-type", content_type)
+        .body(body)
+        .send()
+        .await
+        .unwrap();
+    let status = response.status().as_u16();
+    let headers = response.headers().clone();
+    let text = response.text().await.unwrap();
+    let json = serde_json::from_str(&text).unwrap_or(serde_json::Value::String(text));
+    (status, headers, json)
+}
+
+/// GET returning status and JSON (or text) body.
+pub async fn get_raw(url: &str, path: &str) -> (u16, serde_json::Value) {
+    let response = reqwest::get(format!("{url}{path}")).await.unwrap();
+    let status = response.status().as_u16();
+    let text = response.text().await.unwrap();
+    (status, serde_json::from_str(&text).unwrap_or(serde_json::Value::String(text)))
+}
+
+/// Submits transactions as a CBOR envelope.
+pub async fn submit_raw(url: &str, txs: &[Transaction]) -> (u16, serde_json::Value) {
+    let (status, _, body) = post_raw(url, "/submit", "application/cbor", encode_submission(txs)).await;
+    (status, body)
+}
+
+pub fn assert_error(status: u16, body: &serde_json::Value, expected_status: u16, code: u16) {
+    assert_eq!(status, expected_status, "body: {body}");
+    assert_eq!(body["code"], code, "body: {body}");
+    assert!(body["error"].is_string() && body["message"].is_string(), "body: {body}");
+}
+
+pub fn file_exists(path: &Path) -> bool {
+    path.exists()
+}
