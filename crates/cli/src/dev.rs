@@ -21,12 +21,12 @@ pub struct DevArgs {
     /// Delete the devnet in `--dir` first and start a new chain.
     #[arg(long)]
     pub reset: bool,
-    /// HTTP port.
-    #[arg(long, default_value_t = 4000)]
-    pub rpc_port: u16,
-    /// p2p port.
-    #[arg(long, default_value_t = 30300)]
-    pub p2p_port: u16,
+    /// HTTP port (default 4000 for a new devnet; a resumed devnet keeps its own unless given).
+    #[arg(long)]
+    pub rpc_port: Option<u16>,
+    /// p2p port (default 30300 for a new devnet; a resumed devnet keeps its own unless given).
+    #[arg(long)]
+    pub p2p_port: Option<u16>,
     /// Target interval between blocks, in milliseconds.
     #[arg(long, default_value_t = drover_node::config::BLOCK_INTERVAL_MS_DEFAULT)]
     pub block_interval_ms: u64,
@@ -40,18 +40,29 @@ pub fn run(args: DevArgs) -> anyhow::Result<()> {
     }
     let config_path = devnet::validator_file(&args.dir, 0);
     if !config_path.exists() {
+        let defaults = NetworkSpec::devnet();
         let spec = NetworkSpec {
-            rpc_port: args.rpc_port,
-            p2p_port: args.p2p_port,
+            rpc_port: args.rpc_port.unwrap_or(defaults.rpc_port),
+            p2p_port: args.p2p_port.unwrap_or(defaults.p2p_port),
             block_interval_ms: args.block_interval_ms,
-            ..NetworkSpec::devnet()
+            ..defaults
         };
         devnet::generate(&args.dir, &spec)?;
         println!("created a new devnet in {}", crate::display_path(&args.dir).display());
     } else {
         println!("resuming the devnet in {}", crate::display_path(&args.dir).display());
     }
-    let validator = ValidatorConfig::load(&config_path)?;
+    let mut validator = ValidatorConfig::load(&config_path)?;
+    if let Some(port) = args.rpc_port {
+        validator.rpc_addr.set_port(port);
+    }
+    if let Some(port) = args.p2p_port {
+        // A single-validator devnet: this node is its only peer.
+        validator.p2p_listen.set_port(port);
+        for (_, address) in &mut validator.peers {
+            address.set_port(port);
+        }
+    }
     print_banner(&validator);
     let mut rpc = drover_rpc::RpcConfig::from_env();
     rpc.dev_mode = true;

@@ -133,7 +133,7 @@ async fn dev_command_creates_resumes_and_resets() {
             .unwrap();
         (child, format!("http://127.0.0.1:{rpc}"), dir.path().join(format!("dev-{rpc}.log")))
     };
-    async fn wait_height(url: &str, height: u64) -> u64 {
+    async fn wait_height(url: &str, height: u64, log: &std::path::Path) -> u64 {
         let client = drover_client::Client::new(url).unwrap();
         let deadline = Instant::now() + STARTUP_TIMEOUT;
         loop {
@@ -142,7 +142,11 @@ async fn dev_command_creates_resumes_and_resets() {
             {
                 return h;
             }
-            assert!(Instant::now() < deadline, "devnet did not reach height {height}");
+            assert!(
+                Instant::now() < deadline,
+                "devnet did not reach height {height}; log:\n{}",
+                std::fs::read_to_string(log).unwrap_or_default()
+            );
             tokio::time::sleep(Duration::from_millis(100)).await;
         }
     }
@@ -152,7 +156,7 @@ async fn dev_command_creates_resumes_and_resets() {
     }
 
     let (child, url, log) = run(&[]);
-    let reached = wait_height(&url, 3).await;
+    let reached = wait_height(&url, 3, &log).await;
     let chain = drover_client::Client::new(&url).unwrap().chain_info().await.unwrap();
     assert_eq!(chain.chain_id, 100);
     let (status, _) = get_raw(&url, "/swagger-ui/").await;
@@ -163,16 +167,16 @@ async fn dev_command_creates_resumes_and_resets() {
     assert!(printed.contains("/swagger-ui"));
 
     // A second run resumes the same chain.
-    let (child, url, _) = run(&[]);
-    let resumed = wait_height(&url, reached).await;
+    let (child, url, log) = run(&[]);
+    let resumed = wait_height(&url, reached, &log).await;
     assert!(resumed >= reached);
     let again = drover_client::Client::new(&url).unwrap().chain_info().await.unwrap();
     assert_eq!(again.genesis_hash, chain.genesis_hash);
     stop(child);
 
     // --reset starts a new chain (fresh keys, so a new genesis).
-    let (child, url, _) = run(&["--reset"]);
-    wait_height(&url, 1).await;
+    let (child, url, log) = run(&["--reset"]);
+    wait_height(&url, 1, &log).await;
     let fresh = drover_client::Client::new(&url).unwrap().chain_info().await.unwrap();
     assert_ne!(fresh.genesis_hash, chain.genesis_hash);
     stop(child);

@@ -84,6 +84,14 @@ pub struct Tip {
     pub next_basefees: Basefees,
 }
 
+/// What a chain is configured with.
+pub struct ChainParams {
+    pub genesis: Genesis,
+    pub block_interval_ms: u64,
+    pub tips_account: Address,
+    pub height_file: Option<PathBuf>,
+}
+
 pub struct ChainShared {
     pub genesis: Genesis,
     pub block_interval_ms: u64,
@@ -99,16 +107,8 @@ pub struct ChainShared {
 }
 
 impl ChainShared {
-    pub fn new(
-        genesis: Genesis,
-        block_interval_ms: u64,
-        tips_account: Address,
-        mempool: Mempool,
-        indexes: Indexes,
-        metrics: ChainMetrics,
-        height_file: Option<PathBuf>,
-        tip: Tip,
-    ) -> Self {
+    pub fn new(params: ChainParams, mempool: Mempool, indexes: Indexes, metrics: ChainMetrics, tip: Tip) -> Self {
+        let ChainParams { genesis, block_interval_ms, tips_account, height_file } = params;
         let (heights, _) = watch::channel(tip.height);
         Self {
             genesis,

@@ -60,14 +60,14 @@ pub struct ValidatorFile {
     #[serde(default = "default_block_interval")]
     pub block_interval_ms: u64,
     /// Runtime worker threads (default: number of CPUs).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub worker_threads: Option<usize>,
     /// Mempool limits (defaults suit a devnet and a benchmark burst of 100,000 transfers).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "MempoolFile::is_default")]
     pub mempool: MempoolFile,
 }
 
-#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct MempoolFile {
     /// Most pending transactions (default 100,000).
@@ -82,6 +82,12 @@ pub struct MempoolFile {
     /// Seconds a transaction may stay pending (default 600).
     #[serde(default)]
     pub ttl_secs: Option<u64>,
+}
+
+impl MempoolFile {
+    fn is_default(&self) -> bool {
+        *self == Self::default()
+    }
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -106,10 +112,10 @@ pub struct FaucetFile {
     #[serde(default)]
     pub enabled: bool,
     /// Base units per request (default 100 DRV).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub drip_amount: Option<u128>,
     /// Requests per minute (default 5).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub requests_per_minute: Option<u32>,
     /// secp256k1 key (hex) of the funded faucet account.
     #[serde(default)]

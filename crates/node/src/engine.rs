@@ -10,7 +10,7 @@ use crate::{
     application::{App, Databases, Scheme},
     backend::NodeHandle,
     block::Block,
-    chain::{ChainShared, Tip},
+    chain::{ChainParams, ChainShared, Tip},
     config::ValidatorConfig,
     genesis::Genesis,
     height_file,
@@ -301,15 +301,16 @@ pub async fn run(context: tokio::Context, config: EngineConfig) -> anyhow::Resul
     // Chain state shared by the application and the API.
     let indexes = Indexes::open(&validator.directory).context("cannot open the index store")?;
     let (indexed_height, indexed_timestamp_ms) = indexes.tip().context("cannot read the index store")?;
-    let mempool = Mempool::new(validator.mempool.clone());
     let chain = Arc::new(ChainShared::new(
-        genesis.clone(),
-        validator.block_interval_ms,
-        validator.tips_account,
-        mempool.clone(),
+        ChainParams {
+            genesis: genesis.clone(),
+            block_interval_ms: validator.block_interval_ms,
+            tips_account: validator.tips_account,
+            height_file: validator.height_file.clone(),
+        },
+        Mempool::new(validator.mempool.clone()),
         indexes,
         ChainMetrics::new(&context.child("chain")),
-        validator.height_file.clone(),
         Tip {
             height: indexed_height,
             timestamp_ms: indexed_timestamp_ms,

@@ -43,7 +43,7 @@ pub struct ValidatorKeys {
 /// Keys for a new network of `n` validators: one identity and share each, and the public
 /// polynomial they all store.
 pub fn generate_network(n: u32) -> anyhow::Result<(Vec<ValidatorKeys>, Sharing<ThresholdVariant>)> {
-    anyhow::ensure!(n >= 1 && n <= MAX_VALIDATORS, "validator count must be 1..={MAX_VALIDATORS}");
+    anyhow::ensure!((1..=MAX_VALIDATORS).contains(&n), "validator count must be 1..={MAX_VALIDATORS}");
     let mut rng = commonware_utils::sys_rng();
     let identities: Vec<ed25519::PrivateKey> =
         (0..n).map(|_| ed25519::PrivateKey::random(&mut rng)).collect();
