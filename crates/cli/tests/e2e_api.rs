@@ -207,6 +207,11 @@ async fn bad_input_gets_the_spec_codes() {
     let (status, body) = submit_raw(&url, &[cheap]).await;
     assert_error(status, &body, 400, 2011);
 
+    // Deploys and payloads need actors, which this network does not run yet.
+    let deploy = Transaction { to: None, payload: vec![1, 2, 3], signature: None, ..good.clone() }.sign(&alice);
+    let (status, body) = submit_raw(&url, &[deploy]).await;
+    assert_error(status, &body, 400, 2012);
+
     // A signature made over another transaction recovers someone else: the original sender's
     // account is never touched.
     let other = transfer(&alice, CHAIN, nonce, Address([8; 20]), 999);

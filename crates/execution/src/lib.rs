@@ -97,6 +97,6 @@ pub use rejection::{RejectReason, Rejection};
 /// key, each key once.
 pub type Writes = Vec<(Vec<u8>, Option<Vec<u8>>)>;
 pub use transfer::{
-    Intrinsic, TRANSFER_CELLS, TRANSFER_CYCLES, TRANSFER_EVENT_TOPIC, intrinsic_cost, precheck,
-    price, transfer_event_data,
+    Intrinsic, TRANSFER_CELLS, TRANSFER_CYCLES, TRANSFER_EVENT_TOPIC, check_payload, intrinsic_cost,
+    precheck, price, transfer_event_data,
 };

@@ -147,6 +147,14 @@ pub fn precheck(
             ),
         ));
     }
+    check_payload(tx)?;
+    Ok(intrinsic)
+}
+
+/// Whether the payload fits the destination: only plain transfers (an account, an empty
+/// payload) execute until the actor engine is enabled. Also used at admission, so such a
+/// transaction is refused up front (2012) instead of being dropped by the proposer.
+pub fn check_payload(tx: &Transaction) -> Result<(), Rejection> {
     if tx.to.is_none() {
         return Err(Rejection::new(
             RejectReason::ActorsDisabled,
@@ -159,7 +167,7 @@ pub fn precheck(
             "actors are not enabled: a transfer's payload must be empty",
         ));
     }
-    Ok(intrinsic)
+    Ok(())
 }
 
 /// What a transaction pays for `cycles` and `cells` at the block's basefees, given that it passed

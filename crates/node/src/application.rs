@@ -176,6 +176,28 @@ impl App {
     }
 }
 
+/// The first header commitment that re-execution does not reproduce, if any. (The state-sync
+/// target is checked by glue itself.)
+fn header_mismatch(
+    block: &Block,
+    executed: &ExecutedBlock,
+    state_root: &commonware_cryptography::sha256::Digest,
+) -> Result<(), &'static str> {
+    let checks = [
+        ("transactions_root", executed.transactions_root == block.transactions_root),
+        ("receipts_root", executed.receipts_root == block.receipts_root),
+        ("cycles_used", executed.cycles_used == block.cycles_used),
+        ("cells_used", executed.cells_used == block.cells_used),
+        ("basefee_cycle", executed.basefees.cycle == block.basefee_cycle),
+        ("basefee_cell", executed.basefees.cell == block.basefee_cell),
+        ("state_root", *state_root == block.state_root),
+    ];
+    match checks.iter().find(|(_, ok)| !ok) {
+        Some((field, _)) => Err(field),
+        None => Ok(()),
+    }
+}
+
 /// Recovers the senders of a block's transactions, reusing those the mempool already knows.
 fn recover_transactions(
     chain: &ChainShared,
@@ -336,15 +358,8 @@ where
         };
         let (snapshot, writes) = self.snapshot::<E>(&batches, height, &env, &txs).await?;
         let (merkleized, executed) = self.execute::<E>(batches, env, txs, snapshot, writes).await?;
-        let matches = executed.transactions_root == block.transactions_root
-            && executed.receipts_root == block.receipts_root
-            && executed.cycles_used == block.cycles_used
-            && executed.cells_used == block.cells_used
-            && executed.basefees.cycle == block.basefee_cycle
-            && executed.basefees.cell == block.basefee_cell
-            && merkleized.root() == block.state_root;
-        if !matches {
-            warn!(height, ?finality, "block re-execution disagrees with its header");
+        if let Err(field) = header_mismatch(&block, &executed, &merkleized.root()) {
+            warn!(height, ?finality, field, "block re-execution disagrees with its header");
             return None;
         }
         self.chain.remember(digested.digest(), parent.digest(), executed);
@@ -382,5 +397,79 @@ where
     ) {
         let now = Self::now_ms(&context);
         self.chain.finalize(block, now);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use commonware_cryptography::{Hasher as _, Signer as _, sha256};
+    use commonware_storage::mmr::Location;
+    use drover_state::Basefees;
+    use drover_types::SecretKey;
+
+    fn executed() -> ExecutedBlock {
+        let key = SecretKey::dev(0);
+        let tx = Transaction {
+            chain_id: 100,
+            nonce: 0,
+            to: Some(drover_types::Address([1; 20])),
+            value: 1,
+            cycles_limit: 21_000,
+            cells_limit: 0,
+            max_fee_per_cycle: 10,
+            max_fee_per_cell: 1,
+            tip_per_cycle: 1,
+            tip_per_cell: 0,
+            payload: Vec::new(),
+            signature: None,
+        }
+        .sign(&key)
+        .verify()
+        .unwrap();
+        let fees = Basefees { cycle: 1, cell: 1 };
+        ExecutedBlock::new(1, vec![tx], Vec::new(), 21_000, 0, fees, fees)
+    }
+
+    fn block_for(executed: &ExecutedBlock, state_root: sha256::Digest) -> Block {
+        let mut block = Block::genesis(
+            commonware_cryptography::ed25519::PrivateKey::from_seed(0).public_key(),
+            sha256::Digest::from([0; 32]),
+            0,
+            sha256::Digest::from([0; 32]),
+            commonware_utils::non_empty_range!(Location::new(0), Location::new(1)),
+        );
+        block.transactions_root = executed.transactions_root;
+        block.receipts_root = executed.receipts_root;
+        block.cycles_used = executed.cycles_used;
+        block.cells_used = executed.cells_used;
+        block.basefee_cycle = executed.basefees.cycle;
+        block.basefee_cell = executed.basefees.cell;
+        block.state_root = state_root;
+        block
+    }
+
+    #[test]
+    fn a_block_is_accepted_only_if_every_commitment_is_reproduced() {
+        let executed = executed();
+        let root = Sha256::hash(&[b"state"]);
+        let block = block_for(&executed, root);
+        assert_eq!(header_mismatch(&block, &executed, &root), Ok(()));
+
+        let other = Sha256::hash(&[b"other"]);
+        let tamper: [(&str, fn(&mut Block, sha256::Digest)); 7] = [
+            ("transactions_root", |b, d| b.transactions_root = d),
+            ("receipts_root", |b, d| b.receipts_root = d),
+            ("cycles_used", |b, _| b.cycles_used += 1),
+            ("cells_used", |b, _| b.cells_used += 1),
+            ("basefee_cycle", |b, _| b.basefee_cycle += 1),
+            ("basefee_cell", |b, _| b.basefee_cell += 1),
+            ("state_root", |b, d| b.state_root = d),
+        ];
+        for (field, change) in tamper {
+            let mut bad = block.clone();
+            change(&mut bad, other);
+            assert_eq!(header_mismatch(&bad, &executed, &root), Err(field));
+        }
     }
 }

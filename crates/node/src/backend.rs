@@ -80,7 +80,9 @@ impl NodeHandle {
     async fn read_account(&self, address: &Address) -> Result<Option<Account>, ApiError> {
         let key = drover_state::keys::account_key(address);
         let db = self.0.databases.read().await;
-        match db.get(&key).await.map_err(internal)? {
+        let read = db.get(&key).await;
+        self.0.chain.record_storage(read.is_ok());
+        match read.map_err(internal)? {
             Some(bytes) => Account::decode(&bytes).map(Some).map_err(internal),
             None => Ok(None),
         }
@@ -121,6 +123,10 @@ impl Backend for NodeHandle {
         let basefees = drover_mempool::Basefees { cycle: fees.cycle, cell: fees.cell };
         let mut results = Vec::with_capacity(txs.len());
         for tx in txs {
+            if let Err(rejection) = drover_execution::check_payload(&tx.tx) {
+                results.push(Err(ApiError::new(rejection.api_code(), rejection.message)));
+                continue;
+            }
             let account = match self.read_account(&tx.sender).await {
                 Ok(account) => account.unwrap_or_default(),
                 Err(e) => {
@@ -195,7 +201,7 @@ impl Backend for NodeHandle {
             last_block_timestamp: tip.timestamp_ms / 1000,
             mempool_transaction_count: self.0.chain.mempool.len(),
             mempool_account_count: self.0.chain.mempool.sender_count(),
-            storage_ok: true,
+            storage_ok: self.0.chain.storage_ok(),
         }
     }
 

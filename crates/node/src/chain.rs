@@ -17,7 +17,7 @@ use std::{
     path::PathBuf,
     sync::{
         Arc,
-        atomic::{AtomicU64, Ordering},
+        atomic::{AtomicBool, AtomicU64, Ordering},
     },
 };
 use tokio::sync::watch;
@@ -103,6 +103,8 @@ pub struct ChainShared {
     executed: Mutex<HashMap<sha256::Digest, (sha256::Digest, Arc<ExecutedBlock>)>>,
     tip: Mutex<Tip>,
     finalized_height: AtomicU64,
+    /// Whether the last read of the state database succeeded (reported by `/health/detailed`).
+    storage_ok: AtomicBool,
     heights: watch::Sender<u64>,
 }
 
@@ -120,6 +122,7 @@ impl ChainShared {
             height_file,
             executed: Mutex::new(HashMap::new()),
             finalized_height: AtomicU64::new(tip.height),
+            storage_ok: AtomicBool::new(true),
             tip: Mutex::new(tip),
             heights,
         }
@@ -160,6 +163,15 @@ impl ChainShared {
             None => self.tip.lock().next_basefees,
         };
         drover_mempool::Basefees { cycle: fees.cycle, cell: fees.cell }
+    }
+
+    /// Records the outcome of a state database read.
+    pub fn record_storage(&self, ok: bool) {
+        self.storage_ok.store(ok, Ordering::Relaxed);
+    }
+
+    pub fn storage_ok(&self) -> bool {
+        self.storage_ok.load(Ordering::Relaxed)
     }
 
     pub fn tip(&self) -> Tip {

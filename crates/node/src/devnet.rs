@@ -8,7 +8,7 @@
 
 use crate::{
     config::{FaucetFile, P2pFile, PeerFile, ValidatorFile},
-    genesis::{AllocationFile, FeeFile, GenesisFile, GENESIS_TIMESTAMP_MS_DEFAULT},
+    genesis::{AllocationFile, GenesisFile, GENESIS_TIMESTAMP_MS_DEFAULT},
     keys,
 };
 use anyhow::Context as _;
@@ -113,7 +113,7 @@ pub fn generate(dir: &Path, spec: &NetworkSpec) -> anyhow::Result<Vec<PathBuf>> 
         timestamp_ms: GENESIS_TIMESTAMP_MS_DEFAULT,
         validators: peers.iter().map(|p| p.public_key.clone()).collect(),
         identity: keys::encode_hex(polynomial.public()),
-        fees: FeeFile::default(),
+        fees: drover_execution::FeeParams::default(),
         allocations,
     };
     write_yaml(&genesis_path, &genesis)?;

@@ -25,35 +25,11 @@ pub struct GenesisFile {
     pub validators: Vec<String>,
     /// Group public key (hex) that finalization certificates verify against.
     pub identity: String,
+    /// Fee-market parameters (defaults: DESIGN.md's genesis targets and basefees).
     #[serde(default)]
-    pub fees: FeeFile,
+    pub fees: drover_execution::FeeParams,
     #[serde(default)]
     pub allocations: Vec<AllocationFile>,
-}
-
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
-#[serde(deny_unknown_fields)]
-pub struct FeeFile {
-    pub target_cycles: u64,
-    pub target_cells: u64,
-    pub min_basefee_cycle: u128,
-    pub min_basefee_cell: u128,
-    pub initial_basefee_cycle: u128,
-    pub initial_basefee_cell: u128,
-}
-
-impl Default for FeeFile {
-    fn default() -> Self {
-        let p = drover_execution::FeeParams::default();
-        Self {
-            target_cycles: p.target_cycles,
-            target_cells: p.target_cells,
-            min_basefee_cycle: p.min_basefee_cycle,
-            min_basefee_cell: p.min_basefee_cell,
-            initial_basefee_cycle: p.initial_basefee_cycle,
-            initial_basefee_cell: p.initial_basefee_cell,
-        }
-    }
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
@@ -114,15 +90,7 @@ impl Genesis {
             return Err(field("validators", "must list at least one validator".into()));
         }
         let identity = keys::parse_identity(&file.identity).map_err(|m| field("identity", m))?;
-        let f = &file.fees;
-        let fees = drover_execution::FeeParams {
-            target_cycles: f.target_cycles,
-            target_cells: f.target_cells,
-            min_basefee_cycle: f.min_basefee_cycle,
-            min_basefee_cell: f.min_basefee_cell,
-            initial_basefee_cycle: f.initial_basefee_cycle,
-            initial_basefee_cell: f.initial_basefee_cell,
-        };
+        let fees = file.fees;
         let mut allocations = Vec::with_capacity(file.allocations.len());
         for a in &file.allocations {
             let address: Address = a

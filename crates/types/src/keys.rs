@@ -133,9 +133,13 @@ impl fmt::Debug for SecretKey {
 /// Address of an uncompressed public key (last 20 bytes of keccak256 of the 64-byte X‖Y).
 pub fn address_of(key: &VerifyingKey) -> Address {
     let point = key.to_encoded_point(false);
-    // The SEC1 uncompressed form is 0x04 ‖ X ‖ Y; the address hashes X ‖ Y.
-    let xy = point.as_bytes().get(1..).unwrap_or_default();
-    // Keep the last 20 of the 32 digest bytes.
+    address_of_uncompressed(point.as_bytes())
+}
+
+/// Address of a public key in SEC1 uncompressed form (`0x04 ‖ X ‖ Y`): the last 20 bytes of
+/// keccak256(X ‖ Y).
+pub fn address_of_uncompressed(sec1: &[u8]) -> Address {
+    let xy = sec1.get(1..).unwrap_or_default();
     let [_, _, _, _, _, _, _, _, _, _, _, _, address @ ..] = keccak256(xy).0;
     Address(address)
 }
