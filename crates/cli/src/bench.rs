@@ -64,6 +64,9 @@ pub struct TransferArgs {
     /// Block interval of the spawned devnet, in milliseconds.
     #[arg(long, default_value_t = 100)]
     pub block_interval_ms: u64,
+    /// Offered load in transfers per second (default: as fast as the node admits them).
+    #[arg(long)]
+    pub rate: Option<u64>,
     /// Funder key index among the development keys (default: the faucet account).
     #[arg(long, default_value_t = FAUCET_KEY_INDEX)]
     pub funder: u32,
@@ -313,14 +316,19 @@ async fn transfers(args: TransferArgs, rpc_url: &str) -> anyhow::Result<()> {
     let seen = Arc::new(parking_lot::Mutex::new(HashMap::with_capacity(txs.len())));
     let tracker = tokio::spawn(track(client.clone(), start_height, txs.len(), seen.clone()));
     let submitted_at = Arc::new(parking_lot::Mutex::new(HashMap::with_capacity(txs.len())));
-    let queue = Arc::new(parking_lot::Mutex::new(batches.into_iter()));
+    let queue = Arc::new(parking_lot::Mutex::new(batches.into_iter().enumerate()));
     let started = Instant::now();
+    // With --rate, batch i may not be sent before started + i × batch / rate.
+    let batch_interval = args.rate.map(|rate| Duration::from_secs_f64(args.batch as f64 / rate.max(1) as f64));
     let mut workers = Vec::new();
     for _ in 0..args.concurrency {
         let (client, queue, retries, submitted_at) = (client.clone(), queue.clone(), retries.clone(), submitted_at.clone());
         workers.push(tokio::spawn(async move {
             loop {
-                let Some(batch) = queue.lock().next() else { return anyhow::Ok(()) };
+                let Some((index, batch)) = queue.lock().next() else { return anyhow::Ok(()) };
+                if let Some(interval) = batch_interval {
+                    tokio::time::sleep_until((started + interval * index as u32).into()).await;
+                }
                 let sent = Instant::now();
                 submit_until_admitted(&client, &batch, &retries).await?;
                 let mut at = submitted_at.lock();
@@ -346,7 +354,8 @@ async fn transfers(args: TransferArgs, rpc_url: &str) -> anyhow::Result<()> {
     latencies.sort();
     let finalized = hashes.iter().filter(|h| seen.contains_key(h)).count();
     println!();
-    println!("transfers: {} submitted from {} senders in batches of {}, {} workers", txs.len(), senders.len(), args.batch, args.concurrency);
+    let offered = args.rate.map_or("as fast as admitted".to_string(), |r| format!("offered at {r} tx/s"));
+    println!("transfers: {} submitted from {} senders in batches of {}, {} workers, {offered}", txs.len(), senders.len(), args.batch, args.concurrency);
     println!("  submitted in:         {:>10.2} s ({:.0} tx/s admitted)", submit_elapsed.as_secs_f64(), txs.len() as f64 / submit_elapsed.as_secs_f64());
     println!("  all finalized in:     {:>10.2} s", elapsed.as_secs_f64());
     println!("  finalized:            {finalized} of {} (lost: {})", txs.len(), txs.len() - finalized);

@@ -18,7 +18,7 @@ use std::{
 };
 
 /// Default interval between blocks when idle or busy (the proposer's pacing).
-pub const BLOCK_INTERVAL_MS_DEFAULT: u64 = 200;
+pub const BLOCK_INTERVAL_MS_DEFAULT: u64 = 100;
 /// Slowest pacing allowed: the chain must show liveness at least once per second.
 pub const BLOCK_INTERVAL_MS_MAX: u64 = 1_000;
 /// Faucet drip per request by default: 100 DRV.
@@ -56,7 +56,7 @@ pub struct ValidatorFile {
     /// `error`, `warn`, `info`, `debug` or `trace` (default `info`).
     #[serde(default = "default_log_level")]
     pub log_level: String,
-    /// Target interval between blocks (default 200 ms, at most 1000 ms).
+    /// Target interval between blocks (default 100 ms, at most 1000 ms).
     #[serde(default = "default_block_interval")]
     pub block_interval_ms: u64,
     /// Runtime worker threads (default: number of CPUs).
