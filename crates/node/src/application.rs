@@ -457,7 +457,8 @@ mod tests {
         assert_eq!(header_mismatch(&block, &executed, &root), Ok(()));
 
         let other = Sha256::hash(&[b"other"]);
-        let tamper: [(&str, fn(&mut Block, sha256::Digest)); 7] = [
+        type Tamper = fn(&mut Block, sha256::Digest);
+        let tamper: [(&str, Tamper); 7] = [
             ("transactions_root", |b, d| b.transactions_root = d),
             ("receipts_root", |b, d| b.receipts_root = d),
             ("cycles_used", |b, _| b.cycles_used += 1),
