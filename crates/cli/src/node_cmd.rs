@@ -1,16 +1,13 @@
 //! `drover node` and `drover init`.
 
-use anyhow::Context as _;
 use clap::Args;
-use commonware_runtime::{Runner as _, Spawner as _, Supervisor as _, tokio};
 use drover_node::{
     config::ValidatorConfig,
     devnet::{self, NetworkSpec},
-    engine::{self, EngineConfig, SHUTDOWN_GRACE},
+    engine::{self, EngineConfig},
     genesis::Genesis,
 };
 use std::path::PathBuf;
-use tracing::info;
 
 #[derive(Args)]
 pub struct NodeArgs {
@@ -83,46 +80,5 @@ pub fn init_logging(level: &str) {
 pub fn run_validator(validator: ValidatorConfig, rpc: drover_rpc::RpcConfig) -> anyhow::Result<()> {
     init_logging(&validator.log_level);
     let genesis = Genesis::load(&validator.genesis_config_path)?;
-    std::fs::create_dir_all(&validator.directory)
-        .with_context(|| format!("cannot create `directory` {}", validator.directory.display()))?;
-    let runtime = tokio::Config::new()
-        .with_worker_threads(validator.worker_threads)
-        .with_storage_directory(validator.directory.clone())
-        .with_tcp_nodelay(Some(true))
-        .with_catch_panics(false);
-    let runner = tokio::Runner::new(runtime);
-    runner.start(|context| async move {
-        context.child("signals").spawn(|context| async move {
-            wait_for_signal().await;
-            info!("signal received: stopping gracefully");
-            let _ = context.stop(0, Some(SHUTDOWN_GRACE)).await;
-        });
-        engine::run(
-            context,
-            EngineConfig { validator, genesis, rpc },
-        )
-        .await
-    })
-}
-
-async fn wait_for_signal() {
-    #[cfg(unix)]
-    {
-        use ::tokio::signal::unix::{SignalKind, signal};
-        match signal(SignalKind::terminate()) {
-            Ok(mut term) => {
-                ::tokio::select! {
-                    _ = ::tokio::signal::ctrl_c() => {}
-                    _ = term.recv() => {}
-                }
-            }
-            Err(_) => {
-                let _ = ::tokio::signal::ctrl_c().await;
-            }
-        }
-    }
-    #[cfg(not(unix))]
-    {
-        let _ = ::tokio::signal::ctrl_c().await;
-    }
+    engine::run_until_signalled(EngineConfig { validator, genesis, rpc })
 }

@@ -45,8 +45,8 @@ use commonware_glue::stateful::{
 use commonware_p2p::{Address, AddressableManager as _, authenticated::lookup};
 use commonware_parallel::Sequential;
 use commonware_runtime::{
-    Clock as _, Handle, Quota, Spawner as _, Supervisor as _, buffer::paged::CacheRef,
-    tokio,
+    Clock as _, Handle, Quota, Runner as _, Spawner as _, Supervisor as _,
+    buffer::paged::CacheRef, tokio,
 };
 use commonware_storage::{
     archive::prunable,
@@ -151,6 +151,43 @@ pub struct EngineConfig {
     pub validator: ValidatorConfig,
     pub genesis: Genesis,
     pub rpc: drover_rpc::RpcConfig,
+}
+
+/// Runs a validator in the production (tokio) runtime until SIGINT or SIGTERM, then stops
+/// gracefully. Kept here, not in the binary, so the runtime's generic code is instantiated
+/// once, in this crate.
+pub fn run_until_signalled(config: EngineConfig) -> anyhow::Result<()> {
+    let validator = &config.validator;
+    std::fs::create_dir_all(&validator.directory)
+        .with_context(|| format!("cannot create `directory` {}", validator.directory.display()))?;
+    let runtime = tokio::Config::new()
+        .with_worker_threads(validator.worker_threads)
+        .with_storage_directory(validator.directory.clone())
+        .with_tcp_nodelay(Some(true))
+        .with_catch_panics(false);
+    tokio::Runner::new(runtime).start(|context| async move {
+        context.child("signals").spawn(|context| async move {
+            wait_for_signal().await;
+            info!("signal received: stopping gracefully");
+            let _ = context.stop(0, Some(SHUTDOWN_GRACE)).await;
+        });
+        run(context, config).await
+    })
+}
+
+async fn wait_for_signal() {
+    use ::tokio::signal::unix::{SignalKind, signal};
+    match signal(SignalKind::terminate()) {
+        Ok(mut term) => {
+            ::tokio::select! {
+                _ = ::tokio::signal::ctrl_c() => {}
+                _ = term.recv() => {}
+            }
+        }
+        Err(_) => {
+            let _ = ::tokio::signal::ctrl_c().await;
+        }
+    }
 }
 
 /// Runs a validator until the runtime is stopped (SIGINT/SIGTERM or `context.stop`).
