@@ -260,8 +260,11 @@ mod tests {
                     for round in 0..ROUNDS {
                         for offset in 0..SENDERS_PER_ADMITTER {
                             let sender = worker * SENDERS_PER_ADMITTER + offset;
-                            let finalized =
-                                chain.lock().get(&address(sender)).copied().unwrap_or(0);
+                            // Read the finalized state and admit under one lock, as a node
+                            // admits against the state it just read: a stale read would let
+                            // admission itself prune (as `NonceUsed`) what this count misses.
+                            let chain = chain.lock();
+                            let finalized = chain.get(&address(sender)).copied().unwrap_or(0);
                             let state = SenderState {
                                 nonce: finalized,
                                 balance: u128::MAX,
@@ -269,7 +272,9 @@ mod tests {
                             let nonce = mempool.next_nonce(&address(sender), finalized);
                             let tip = u128::from(round % 7 + u64::from(sender % 5));
                             let tx = verified(sender, nonce, tip, 0);
-                            match mempool.admit(tx, state, low_basefees(), Instant::now()) {
+                            let outcome = mempool.admit(tx, state, low_basefees(), Instant::now());
+                            drop(chain);
+                            match outcome {
                                 Ok(Admitted::New) => {
                                     admitted.fetch_add(1, Ordering::SeqCst);
                                 }
