@@ -101,59 +101,40 @@ const SUBMIT_ERRORS: &[ErrorCode] = &[
     NonCanonicalCbor,
 ];
 
-const SUBMIT_WAIT_ERRORS: &[ErrorCode] = &[
-    BadRequest,
-    MalformedTransaction,
-    InvalidSignature,
-    WrongChainId,
-    NonceTooLow,
-    NonceTooHigh,
-    OutOfGas,
-    InsufficientBalance,
-    AlreadyKnown,
-    ReplacementUnderpriced,
-    DeferredRejected,
-    InvalidFees,
-    BasefeeTooLow,
-    InvalidPayload,
-    SubmissionTooLarge,
-    InvalidBatch,
-    InvalidWaitTimeout,
-    AdmissionBusy,
-    AdmissionRetry,
-    MalformedCbor,
-    NonCanonicalCbor,
-];
-
-/// Codes each operation can answer besides [`COMMON_ERRORS`] (and [`BODY_ERRORS`] for POST).
-pub const OPERATION_ERRORS: &[(HttpMethod, &str, &[ErrorCode])] = &[
-    (HttpMethod::Post, "/submit", SUBMIT_ERRORS),
-    (HttpMethod::Post, "/submit_wait", SUBMIT_WAIT_ERRORS),
+/// Codes each operation can answer besides [`COMMON_ERRORS`] (and [`BODY_ERRORS`] for POST), as
+/// groups so operations that share refusals share one list.
+pub const OPERATION_ERRORS: &[(HttpMethod, &str, &[&[ErrorCode]])] = &[
+    (HttpMethod::Post, "/submit", &[SUBMIT_ERRORS]),
+    (
+        HttpMethod::Post,
+        "/submit_wait",
+        &[SUBMIT_ERRORS, &[InvalidWaitTimeout]],
+    ),
     (
         HttpMethod::Get,
         "/transaction/{hash}",
-        &[BadRequest, NotFound],
+        &[&[BadRequest, NotFound]],
     ),
     (
         HttpMethod::Get,
         "/transaction/{hash}/receipt",
-        &[BadRequest, NotFound],
+        &[&[BadRequest, NotFound]],
     ),
     (
         HttpMethod::Get,
         "/mempool/transaction/{hash}",
-        &[BadRequest, NotFound],
+        &[&[BadRequest, NotFound]],
     ),
     (
         HttpMethod::Get,
         "/account/{address}",
-        &[InvalidAddress, AccountNotFound],
+        &[&[InvalidAddress, AccountNotFound]],
     ),
     (HttpMethod::Get, "/height", &[]),
     (
         HttpMethod::Get,
         "/block/{selector}",
-        &[BlockNotFound, InvalidBlockSelector],
+        &[&[BlockNotFound, InvalidBlockSelector]],
     ),
     (HttpMethod::Get, "/chain-info", &[]),
     (HttpMethod::Get, "/basefee", &[]),
@@ -164,7 +145,7 @@ pub const OPERATION_ERRORS: &[(HttpMethod, &str, &[ErrorCode])] = &[
     (
         HttpMethod::Post,
         "/faucet",
-        &[BadRequest, InvalidAddress, FaucetDisabled, FaucetForbidden],
+        &[&[BadRequest, InvalidAddress, FaucetDisabled, FaucetForbidden]],
     ),
 ];
 
@@ -183,7 +164,7 @@ impl Modify for ErrorResponses {
                 let listed = OPERATION_ERRORS
                     .iter()
                     .find(|(m, p, _)| *m == method && p == path)
-                    .map_or(&[][..], |(_, _, codes)| codes);
+                    .map_or(&[][..], |(_, _, groups)| groups);
                 let body = if method == HttpMethod::Post {
                     BODY_ERRORS
                 } else {
@@ -191,7 +172,12 @@ impl Modify for ErrorResponses {
                 };
                 add_error_responses(
                     operation,
-                    listed.iter().chain(COMMON_ERRORS).chain(body).copied(),
+                    listed
+                        .iter()
+                        .flat_map(|group| group.iter())
+                        .chain(COMMON_ERRORS)
+                        .chain(body)
+                        .copied(),
                 );
             }
         }
@@ -303,6 +289,10 @@ mod tests {
                 .contains("`3000 account_not_found`")
         );
         assert!(responses["429"]["headers"]["Retry-After"].is_object());
+        let wait = json["paths"]["/submit_wait"]["post"]["responses"]["400"]["description"]
+            .as_str()
+            .unwrap();
+        assert!(wait.contains("`2015 invalid_wait_timeout`") && wait.contains("`2001 invalid_signature`"));
         let submit = &json["paths"]["/submit"]["post"]["responses"];
         assert!(
             submit["413"]["description"]
