@@ -70,6 +70,25 @@ type Merkleized<E> = <Databases<E> as DatabaseSet<E>>::Merkleized;
 pub const MAX_TRANSACTIONS_PER_BLOCK: usize = 4_096;
 /// How far ahead of the local clock a block timestamp may be before verification waits.
 pub const MAX_FUTURE_DRIFT_MS: u64 = 500;
+/// Most a block's timestamp may run ahead of its parent's. A permanent rule that bounds how long
+/// a verifier can be made to wait for its clock; after downtime the proposer catches up to the
+/// present by at most this much per block.
+pub const MAX_TIMESTAMP_GAP_MS: u64 = 60_000;
+
+/// Whether `timestamp_ms` may follow a parent at `parent_height` stamped `parent_ms`: strictly
+/// later, and at most [`MAX_TIMESTAMP_GAP_MS`] later — except after genesis, whose timestamp is
+/// written when the network is defined, possibly long before it starts.
+fn timestamp_follows(parent_height: u64, parent_ms: u64, timestamp_ms: u64) -> bool {
+    timestamp_ms > parent_ms
+        && (parent_height == 0 || timestamp_ms - parent_ms <= MAX_TIMESTAMP_GAP_MS)
+}
+
+/// The timestamp a proposer gives a child of a block at `parent_height` stamped `parent_ms`, at
+/// local time `now_ms` (always accepted by [`timestamp_follows`]).
+fn proposal_timestamp(parent_height: u64, parent_ms: u64, now_ms: u64) -> u64 {
+    let latest = if parent_height == 0 { u64::MAX } else { parent_ms.saturating_add(MAX_TIMESTAMP_GAP_MS) };
+    now_ms.clamp(parent_ms.saturating_add(1), latest)
+}
 
 /// The prefetched state a block executes over.
 struct Snapshot(HashMap<Vec<u8>, Vec<u8>>);
@@ -254,7 +273,7 @@ where
         if now < deadline {
             context.sleep(Duration::from_millis(deadline - now)).await;
         }
-        let timestamp_ms = Self::now_ms(&context).max(parent_block.timestamp_ms + 1);
+        let timestamp_ms = proposal_timestamp(parent_block.height.get(), parent_block.timestamp_ms, Self::now_ms(&context));
 
         let env = BlockEnv {
             chain_id: self.chain.genesis.chain_id(),
@@ -330,12 +349,13 @@ where
         let parent_block = parent.inner();
 
         if finality == Finality::Candidate {
-            if block.timestamp_ms <= parent_block.timestamp_ms
+            if !timestamp_follows(parent_block.height.get(), parent_block.timestamp_ms, block.timestamp_ms)
                 || block.transactions.len() > MAX_TRANSACTIONS_PER_BLOCK
             {
                 return None;
             }
-            // A timestamp ahead of our clock is not invalid, only early: wait for it.
+            // A timestamp ahead of our clock is not invalid, only early: wait for it (at most
+            // MAX_TIMESTAMP_GAP_MS past the parent, by the rule above).
             let now = Self::now_ms(&context);
             if block.timestamp_ms > now + MAX_FUTURE_DRIFT_MS {
                 context
@@ -447,6 +467,29 @@ mod tests {
         block.basefee_cell = executed.basefees.cell;
         block.state_root = state_root;
         block
+    }
+
+    #[test]
+    fn timestamps_follow_their_parent_within_the_gap() {
+        assert!(timestamp_follows(5, 1_000, 1_001));
+        assert!(timestamp_follows(5, 1_000, 1_000 + MAX_TIMESTAMP_GAP_MS));
+        assert!(!timestamp_follows(5, 1_000, 1_000));
+        assert!(!timestamp_follows(5, 1_000, 999));
+        assert!(!timestamp_follows(5, 1_000, 1_001 + MAX_TIMESTAMP_GAP_MS));
+        assert!(!timestamp_follows(5, 1_000, u64::MAX));
+        // Genesis may be far in the past; its child still has to come after it.
+        assert!(timestamp_follows(0, 1_000, 1_000_000_000));
+        assert!(!timestamp_follows(0, 1_000, 1_000));
+        // The proposer's choice always passes, whatever its clock says.
+        for parent_height in [0, 5] {
+            for now in [0, 1_000, 1_050, 30_000, 10_000_000, u64::MAX] {
+                let ts = proposal_timestamp(parent_height, 1_000, now);
+                assert!(timestamp_follows(parent_height, 1_000, ts), "now {now} gave {ts}");
+            }
+        }
+        assert_eq!(proposal_timestamp(5, 1_000, 1_050), 1_050);
+        assert_eq!(proposal_timestamp(5, 1_000, 10_000_000), 1_000 + MAX_TIMESTAMP_GAP_MS);
+        assert_eq!(proposal_timestamp(0, 1_000, 10_000_000), 10_000_000);
     }
 
     #[test]

@@ -110,7 +110,10 @@ pub fn generate(dir: &Path, spec: &NetworkSpec) -> anyhow::Result<Vec<PathBuf>> 
     let genesis = GenesisFile {
         chain_id: spec.chain_id,
         network: spec.network.clone(),
-        timestamp_ms: GENESIS_TIMESTAMP_MS_DEFAULT,
+        // Stamped now, so the first blocks need not catch up on time the network never ran.
+        timestamp_ms: std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(GENESIS_TIMESTAMP_MS_DEFAULT, |d| d.as_millis() as u64),
         validators: peers.iter().map(|p| p.public_key.clone()).collect(),
         identity: keys::encode_hex(polynomial.public()),
         fees: drover_execution::FeeParams::default(),
