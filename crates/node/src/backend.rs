@@ -27,7 +27,7 @@ use drover_types::{
     api::{AccountInfo, BlockInfo, ChainInfo},
     error::ApiError,
 };
-use std::{sync::Arc, time::Instant};
+use std::{collections::HashMap, sync::Arc, time::Instant};
 use ::tokio::sync::watch;
 
 /// Cycles limit the faucet puts on its transfers (exactly a transfer's cost).
@@ -122,17 +122,22 @@ impl Backend for NodeHandle {
         let fees = self.0.chain.tip().next_basefees;
         let basefees = drover_mempool::Basefees { cycle: fees.cycle, cell: fees.cell };
         let mut results = Vec::with_capacity(txs.len());
+        // One state read per distinct sender: batches often carry one sender's nonce run.
+        let mut accounts: HashMap<Address, Account> = HashMap::new();
         for tx in txs {
             if let Err(rejection) = drover_execution::check_payload(&tx.tx) {
                 results.push(Err(ApiError::new(rejection.api_code(), rejection.message)));
                 continue;
             }
-            let account = match self.read_account(&tx.sender).await {
-                Ok(account) => account.unwrap_or_default(),
-                Err(e) => {
-                    results.push(Err(ApiError::new(ErrorCode::AdmissionRetry, e.message)));
-                    continue;
-                }
+            let account = match accounts.get(&tx.sender) {
+                Some(account) => *account,
+                None => match self.read_account(&tx.sender).await {
+                    Ok(account) => *accounts.entry(tx.sender).or_insert(account.unwrap_or_default()),
+                    Err(e) => {
+                        results.push(Err(ApiError::new(ErrorCode::AdmissionRetry, e.message)));
+                        continue;
+                    }
+                },
             };
             let sender = SenderState { nonce: account.nonce, balance: account.balance };
             results.push(self.0.chain.mempool.admit(tx, sender, basefees, Instant::now()).map(|_| ()));
