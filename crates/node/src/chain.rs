@@ -17,7 +17,7 @@ use std::{
     path::PathBuf,
     sync::{
         Arc,
-        atomic::{AtomicBool, AtomicU64, Ordering},
+        atomic::{AtomicBool, Ordering},
     },
 };
 use tokio::sync::watch;
@@ -102,7 +102,6 @@ pub struct ChainShared {
     height_file: Option<PathBuf>,
     executed: Mutex<HashMap<sha256::Digest, (sha256::Digest, Arc<ExecutedBlock>)>>,
     tip: Mutex<Tip>,
-    finalized_height: AtomicU64,
     /// Whether the last read of the state database succeeded (reported by `/health/detailed`).
     storage_ok: AtomicBool,
     heights: watch::Sender<u64>,
@@ -121,7 +120,6 @@ impl ChainShared {
             metrics,
             height_file,
             executed: Mutex::new(HashMap::new()),
-            finalized_height: AtomicU64::new(tip.height),
             storage_ok: AtomicBool::new(true),
             tip: Mutex::new(tip),
             heights,
@@ -140,7 +138,7 @@ impl ChainShared {
     /// Next nonces of senders with transactions in executed, not-yet-finalized ancestors of a
     /// proposal built on `parent` (the newest ancestor wins).
     pub fn pending_nonces(&self, parent: sha256::Digest) -> HashMap<Address, u64> {
-        let finalized = self.finalized_height.load(Ordering::Acquire);
+        let finalized = self.tip.lock().height;
         let executed = self.executed.lock();
         let mut nonces = HashMap::new();
         let mut cursor = parent;
@@ -215,7 +213,6 @@ impl ChainShared {
                 *tip = Tip { height, timestamp_ms: block.timestamp_ms, digest: Some(digest), next_basefees };
             }
         }
-        self.finalized_height.fetch_max(height, Ordering::AcqRel);
         self.executed.lock().retain(|_, (_, r)| r.height > height);
         self.metrics.observe_finalized(
             height,
