@@ -111,6 +111,14 @@ async fn endpoints_answer_their_records() {
     assert_eq!((status, body["status"].as_str()), (200, Some("pending")), "{body}");
     assert!(body["block_height"].is_null());
 
+    // Replacing it with a higher tip drops the first; its lookups say why.
+    let replacement = Transaction { tip_per_cycle: 2, signature: None, ..pending.clone() }.sign(&alice);
+    let (status, body) = submit_raw(&url, std::slice::from_ref(&replacement)).await;
+    assert_eq!(status, 200, "{body}");
+    let (status, body) = get_raw(&url, &format!("/mempool/transaction/{}", pending.hash())).await;
+    assert_error(status, &body, 404, 1002);
+    assert!(body["message"].as_str().unwrap().contains("replaced by transaction"), "{body}");
+
     // Metrics in Prometheus text.
     let metrics = client.metrics().await.unwrap();
     assert!(metrics.contains("chain_height"), "{metrics}");

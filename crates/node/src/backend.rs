@@ -158,6 +158,10 @@ impl Backend for NodeHandle {
         self.0.chain.mempool.get(&hash)
     }
 
+    fn dropped_reason(&self, hash: H256) -> Option<String> {
+        self.0.chain.mempool.dropped_reason(&hash).map(|reason| reason.to_string())
+    }
+
     async fn account(&self, address: Address) -> Result<Option<AccountInfo>, ApiError> {
         Ok(self
             .read_account(&address)

@@ -77,6 +77,9 @@ pub trait Backend: Clone + Send + Sync + 'static {
     /// A transaction still pending in the mempool.
     fn pending_transaction(&self, hash: H256) -> Option<VerifiedTransaction>;
 
+    /// Why a recently dropped transaction left the mempool without being included, if known.
+    fn dropped_reason(&self, hash: H256) -> Option<String>;
+
     /// Account state at the latest finalized block (`None`: the address holds no state).
     fn account(
         &self,

@@ -39,6 +39,8 @@ pub struct MockData {
     pub included: HashMap<H256, IncludedTransaction>,
     pub receipts: HashMap<H256, Receipt>,
     pub pending: HashMap<H256, VerifiedTransaction>,
+    /// Hashes the mempool dropped, with why.
+    pub dropped: HashMap<H256, String>,
     pub blocks: Vec<BlockInfo>,
     pub basefees: Basefees,
     pub health: ChainHealth,
@@ -75,6 +77,7 @@ impl Default for MockBackend {
             included: HashMap::new(),
             receipts: HashMap::new(),
             pending: HashMap::new(),
+            dropped: HashMap::new(),
             blocks: vec![block(0)],
             basefees: Basefees { cycle: 7, cell: 3 },
             health: ChainHealth {
@@ -188,6 +191,10 @@ impl Backend for MockBackend {
 
     fn pending_transaction(&self, hash: H256) -> Option<VerifiedTransaction> {
         self.data.lock().pending.get(&hash).cloned()
+    }
+
+    fn dropped_reason(&self, hash: H256) -> Option<String> {
+        self.data.lock().dropped.get(&hash).cloned()
     }
 
     async fn account(&self, address: Address) -> Result<Option<AccountInfo>, ApiError> {

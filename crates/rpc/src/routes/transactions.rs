@@ -168,11 +168,13 @@ pub async fn submit_wait<B: Backend>(
     Ok(outcome_response(refusal.map(|err| err.code), body))
 }
 
-fn not_found(what: &str, hash: drover_types::H256) -> HttpError {
-    HttpError::new(
-        ErrorCode::NotFound,
-        format!("no {what} for transaction {hash}"),
-    )
+/// 404 for a transaction the node cannot show, saying why the mempool dropped it if it did.
+fn not_found<B: Backend>(state: &AppState<B>, what: &str, hash: drover_types::H256) -> HttpError {
+    let message = match state.backend.dropped_reason(hash) {
+        Some(reason) => format!("no {what} for transaction {hash}: it was dropped from the mempool ({reason})"),
+        None => format!("no {what} for transaction {hash}"),
+    };
+    HttpError::new(ErrorCode::NotFound, message)
 }
 
 #[utoipa::path(
@@ -200,7 +202,7 @@ pub async fn transaction<B: Backend>(
         .backend
         .pending_transaction(hash)
         .map(|tx| Json(TransactionInfo::pending(&tx)))
-        .ok_or_else(|| not_found("transaction", hash))
+        .ok_or_else(|| not_found(&state, "transaction", hash))
 }
 
 #[utoipa::path(
@@ -219,7 +221,7 @@ pub async fn receipt<B: Backend>(
         .backend
         .receipt(hash)
         .await?
-        .ok_or_else(|| not_found("receipt", hash))?;
+        .ok_or_else(|| not_found(&state, "receipt", hash))?;
     Ok(Json(ReceiptInfo::from(&receipt)))
 }
 
@@ -239,7 +241,7 @@ pub async fn mempool_transaction<B: Backend>(
         .backend
         .pending_transaction(hash)
         .map(|tx| Json(TransactionInfo::pending(&tx)))
-        .ok_or_else(|| not_found("pending transaction", hash))
+        .ok_or_else(|| not_found(&state, "pending transaction", hash))
 }
 
 #[cfg(test)]
@@ -632,6 +634,25 @@ mod tests {
             }),
             Ok(Duration::from_secs(10))
         );
+    }
+
+    #[tokio::test]
+    async fn lookups_of_a_dropped_transaction_say_why() {
+        let mock = MockBackend::default();
+        let dropped = verified(2, 0);
+        mock.data
+            .lock()
+            .dropped
+            .insert(dropped.hash, "expired: pending longer than the mempool's time to live".into());
+        let app = app(&mock);
+        for path in ["/mempool/transaction/{}", "/transaction/{}", "/transaction/{}/receipt"] {
+            let answer = get(&app, &path.replace("{}", &dropped.hash.to_string())).await;
+            answer.assert_error(404, ErrorCode::NotFound);
+            let message = answer.json()["message"].as_str().unwrap().to_owned();
+            assert!(message.contains("dropped from the mempool (expired"), "{path}: {message}");
+        }
+        let unknown = get(&app, &format!("/transaction/{}", verified(3, 0).hash)).await;
+        assert!(!unknown.json()["message"].as_str().unwrap().contains("dropped"));
     }
 
     #[tokio::test]
