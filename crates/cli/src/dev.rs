@@ -66,7 +66,7 @@ pub fn run(args: DevArgs) -> anyhow::Result<()> {
     print_banner(&validator);
     let mut rpc = drover_rpc::RpcConfig::from_env();
     rpc.dev_mode = true;
-    run_validator(validator, rpc)
+    run_validator(validator, rpc, Vec::new(), None)
 }
 
 fn print_banner(validator: &ValidatorConfig) {

@@ -5,15 +5,20 @@ use drover_node::{
     config::ValidatorConfig,
     devnet::{self, NetworkSpec},
     engine::{self, EngineConfig},
+    fast_sync::{ProgressHook, SyncProgress},
     genesis::Genesis,
 };
-use std::path::PathBuf;
+use std::{path::PathBuf, sync::Arc};
 
 #[derive(Args)]
 pub struct NodeArgs {
     /// Validator config (YAML).
     #[arg(long)]
     pub config: PathBuf,
+    /// Fast-sync from this peer's HTTP API (e.g. http://127.0.0.1:4001) when the node has no
+    /// state yet; repeat to give fallbacks. Ignored once the node has state.
+    #[arg(long = "sync-from", value_name = "URL")]
+    pub sync_from: Vec<String>,
 }
 
 #[derive(Args)]
@@ -66,7 +71,22 @@ pub fn run_init(args: InitArgs) -> anyhow::Result<()> {
 
 pub fn run_node(args: NodeArgs) -> anyhow::Result<()> {
     let validator = ValidatorConfig::load(&args.config)?;
-    run_validator(validator, drover_rpc::RpcConfig::from_env())
+    let progress = (!args.sync_from.is_empty()).then(sync_progress_bar);
+    run_validator(validator, drover_rpc::RpcConfig::from_env(), args.sync_from, progress)
+}
+
+/// A progress bar of fetched state operations (drawn only on a terminal).
+fn sync_progress_bar() -> ProgressHook {
+    let bar = indicatif::ProgressBar::new(0).with_style(
+        indicatif::ProgressStyle::with_template(
+            "fast-sync {bar:40} {pos}/{len} operations ({per_sec}, eta {eta})",
+        )
+        .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+    );
+    Arc::new(move |progress: SyncProgress| {
+        bar.set_length(progress.target_ops);
+        bar.set_position(progress.fetched_ops);
+    })
 }
 
 /// Installs logging (RUST_LOG overrides the config's level).
@@ -77,8 +97,13 @@ pub fn init_logging(level: &str) {
 }
 
 /// Runs a validator in the production runtime until SIGINT/SIGTERM.
-pub fn run_validator(validator: ValidatorConfig, rpc: drover_rpc::RpcConfig) -> anyhow::Result<()> {
+pub fn run_validator(
+    validator: ValidatorConfig,
+    rpc: drover_rpc::RpcConfig,
+    sync_from: Vec<String>,
+    sync_progress: Option<ProgressHook>,
+) -> anyhow::Result<()> {
     init_logging(&validator.log_level);
     let genesis = Genesis::load(&validator.genesis_config_path)?;
-    engine::run_until_signalled(EngineConfig { validator, genesis, rpc })
+    engine::run_until_signalled(EngineConfig { validator, genesis, rpc, sync_from, sync_progress })
 }

@@ -14,7 +14,7 @@ use drover_types::{
     Address, ErrorCode, H256, Transaction,
     api::{
         AccountInfo, BasefeeInfo, BlockInfo, ChainInfo, FaucetRequest, FaucetResponse, HealthDetailed, HeightInfo,
-        Liveness, ReceiptInfo, SubmitResponse, SubmitWaitResponse, TransactionInfo,
+        Liveness, ReceiptInfo, StateSnapshot, SubmitResponse, SubmitWaitResponse, TransactionInfo,
     },
     submission::encode_submission,
 };
@@ -257,6 +257,25 @@ impl Client {
     pub async fn faucet(&self, address: &Address) -> Result<FaucetResponse, ClientError> {
         let url = self.url("/faucet");
         self.send_json(&url, self.http.post(&url).json(&FaucetRequest { address: *address })).await
+    }
+
+    /// `GET /state/snapshot`: the node's latest state-sync checkpoint; `None` before its first
+    /// finalized block.
+    pub async fn state_snapshot(&self) -> Result<Option<StateSnapshot>, ClientError> {
+        self.get_optional("/state/snapshot", ErrorCode::NotFound).await
+    }
+
+    /// `GET /state/operations`: the encoded batch of operations `start .. start + max` proven
+    /// against the ops root at `size` operations (`max = None`: the boundary operation at
+    /// `start` with its pinned nodes). The bytes are untrusted until verified against a
+    /// finalized ops root (`docs/state-sync.md`).
+    pub async fn state_operations(&self, size: u64, start: u64, max: Option<u64>) -> Result<Vec<u8>, ClientError> {
+        let query = match max {
+            Some(max) => format!("size={size}&start={start}&max={max}"),
+            None => format!("size={size}&start={start}&boundary=true"),
+        };
+        let url = self.url(&format!("/state/operations?{query}"));
+        self.send(&url, self.http.get(&url)).await.map(|(_, body)| body)
     }
 
     /// `GET /metrics`: Prometheus text.

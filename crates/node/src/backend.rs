@@ -5,7 +5,9 @@
 //! its funded account, serialised so concurrent requests get consecutive nonces.
 
 use crate::{
+    admission,
     application::{Databases, Scheme},
+    gossip::GossipHandle,
     block::{Block, to_h256},
     chain::ChainShared,
     config::FaucetConfig,
@@ -17,17 +19,21 @@ use commonware_consensus::{
 };
 use commonware_cryptography::{Digestible as _, sha256};
 use commonware_runtime::{Metrics as _, tokio};
-use drover_mempool::SenderState;
+use commonware_storage::{
+    mmr::Location,
+    qmdb::sync::{Request, Source as _},
+};
 use drover_rpc::backend::{
     Backend, Basefees, BlockSelector, ChainHealth, FaucetSettings, IncludedTransaction,
+    OperationsRequest,
 };
 use drover_state::Account;
 use drover_types::{
     Address, ErrorCode, H256, Receipt, Transaction, VerifiedTransaction,
-    api::{AccountInfo, BlockInfo, ChainInfo},
+    api::{AccountInfo, BlockInfo, ChainInfo, StateSnapshot},
     error::ApiError,
 };
-use std::{collections::HashMap, sync::Arc, time::Instant};
+use std::{num::NonZeroU64, sync::Arc};
 use ::tokio::sync::watch;
 
 /// Cycles limit the faucet puts on its transfers (exactly a transfer's cost).
@@ -41,6 +47,7 @@ struct Inner {
     chain_info: ChainInfo,
     faucet: Option<FaucetConfig>,
     faucet_lock: ::tokio::sync::Mutex<()>,
+    gossip: Option<GossipHandle>,
 }
 
 #[derive(Clone)]
@@ -58,6 +65,7 @@ impl NodeHandle {
         metrics: Arc<tokio::Context>,
         genesis_digest: sha256::Digest,
         faucet: Option<FaucetConfig>,
+        gossip: Option<GossipHandle>,
     ) -> Self {
         let chain_info = ChainInfo {
             chain_id: chain.genesis.chain_id(),
@@ -73,19 +81,13 @@ impl NodeHandle {
             chain_info,
             faucet,
             faucet_lock: ::tokio::sync::Mutex::new(()),
+            gossip,
         }))
     }
 
     /// An account in the latest applied state.
     async fn read_account(&self, address: &Address) -> Result<Option<Account>, ApiError> {
-        let key = drover_state::keys::account_key(address);
-        let db = self.0.databases.read().await;
-        let read = db.get(&key).await;
-        self.0.chain.record_storage(read.is_ok());
-        match read.map_err(internal)? {
-            Some(bytes) => Account::decode(&bytes).map(Some).map_err(internal),
-            None => Ok(None),
-        }
+        admission::read_account(&self.0.chain, &self.0.databases, address).await
     }
 
     fn block_info(&self, block: &Block, digest: sha256::Digest, finalization: Option<String>) -> BlockInfo {
@@ -119,28 +121,11 @@ impl Backend for NodeHandle {
     }
 
     async fn submit(&self, txs: Vec<VerifiedTransaction>) -> Vec<Result<(), ApiError>> {
-        let fees = self.0.chain.tip().next_basefees;
-        let basefees = drover_mempool::Basefees { cycle: fees.cycle, cell: fees.cell };
-        let mut results = Vec::with_capacity(txs.len());
-        // One state read per distinct sender: batches often carry one sender's nonce run.
-        let mut accounts: HashMap<Address, Account> = HashMap::new();
-        for tx in txs {
-            if let Err(rejection) = drover_execution::check_payload(&tx.tx) {
-                results.push(Err(ApiError::new(rejection.api_code(), rejection.message)));
-                continue;
-            }
-            let account = match accounts.get(&tx.sender) {
-                Some(account) => *account,
-                None => match self.read_account(&tx.sender).await {
-                    Ok(account) => *accounts.entry(tx.sender).or_insert(account.unwrap_or_default()),
-                    Err(e) => {
-                        results.push(Err(ApiError::new(ErrorCode::AdmissionRetry, e.message)));
-                        continue;
-                    }
-                },
-            };
-            let sender = SenderState { nonce: account.nonce, balance: account.balance };
-            results.push(self.0.chain.mempool.admit(tx, sender, basefees, Instant::now()).map(|_| ()));
+        let results = admission::admit(&self.0.chain, &self.0.databases, txs.clone()).await;
+        if let Some(gossip) = &self.0.gossip {
+            let admitted: Vec<_> =
+                txs.into_iter().zip(&results).filter(|(_, r)| r.is_ok()).map(|(tx, _)| tx).collect();
+            gossip.publish(&admitted);
         }
         results
     }
@@ -261,5 +246,39 @@ impl Backend for NodeHandle {
 
     fn metrics(&self) -> String {
         self.0.metrics.encode()
+    }
+
+    fn state_snapshot(&self) -> Option<StateSnapshot> {
+        self.0.chain.snapshot()
+    }
+
+    async fn state_operations(&self, request: OperationsRequest) -> Result<Vec<u8>, ApiError> {
+        let (size, start, request) = match request {
+            OperationsRequest::Operations { size, start, max } => {
+                let max_ops = NonZeroU64::new(max)
+                    .ok_or_else(|| ApiError::new(ErrorCode::BadRequest, "max must be at least 1"))?;
+                let request =
+                    Request::Operations { size: Location::new(size), start: Location::new(start), max_ops };
+                (size, start, request)
+            }
+            OperationsRequest::Boundary { size, start } => {
+                (size, start, Request::Boundary { size: Location::new(size), start: Location::new(start) })
+            }
+        };
+        let held = self.0.databases.read().await.bounds().end.as_u64();
+        if size > held {
+            return Err(ApiError::new(
+                ErrorCode::NotFound,
+                format!("size {size} is beyond this node's {held} operations"),
+            ));
+        }
+        match self.0.databases.serve(request).await {
+            Ok((response, _)) => Ok(response.encode().to_vec()),
+            // Sizes and ranges below the retained history were pruned.
+            Err(e) => Err(ApiError::new(
+                ErrorCode::NotFound,
+                format!("operations {start}.. at size {size} are not held (pruned or out of range): {e}"),
+            )),
+        }
     }
 }

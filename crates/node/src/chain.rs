@@ -10,7 +10,7 @@ use crate::{block, genesis::Genesis, height_file, indexes::Indexes, metrics::Cha
 use commonware_cryptography::sha256;
 use drover_mempool::Mempool;
 use drover_state::Basefees;
-use drover_types::{Address, Receipt, TxStatus, VerifiedTransaction};
+use drover_types::{Address, Receipt, TxStatus, VerifiedTransaction, api::StateSnapshot};
 use parking_lot::Mutex;
 use std::{
     collections::HashMap,
@@ -102,6 +102,8 @@ pub struct ChainShared {
     height_file: Option<PathBuf>,
     executed: Mutex<HashMap<sha256::Digest, (sha256::Digest, Arc<ExecutedBlock>)>>,
     tip: Mutex<Tip>,
+    /// The state-sync checkpoint of the latest finalized block (served at `/state/snapshot`).
+    snapshot: Mutex<Option<StateSnapshot>>,
     /// Whether the last read of the state database succeeded (reported by `/health/detailed`).
     storage_ok: AtomicBool,
     heights: watch::Sender<u64>,
@@ -122,6 +124,7 @@ impl ChainShared {
             executed: Mutex::new(HashMap::new()),
             storage_ok: AtomicBool::new(true),
             tip: Mutex::new(tip),
+            snapshot: Mutex::new(None),
             heights,
         }
     }
@@ -192,6 +195,11 @@ impl ChainShared {
         }
     }
 
+    /// The latest state-sync checkpoint (`None` until a block is finalized after start).
+    pub fn snapshot(&self) -> Option<StateSnapshot> {
+        *self.snapshot.lock()
+    }
+
     pub fn subscribe_heights(&self) -> watch::Receiver<u64> {
         self.heights.subscribe()
     }
@@ -211,6 +219,14 @@ impl ChainShared {
             let mut tip = self.tip.lock();
             if height >= tip.height {
                 *tip = Tip { height, timestamp_ms: block.timestamp_ms, digest: Some(digest), next_basefees };
+                *self.snapshot.lock() = Some(StateSnapshot {
+                    height,
+                    block_hash: block::to_h256(&digest),
+                    range_start: block.range.start().as_u64(),
+                    op_count: block.range.end().as_u64(),
+                    ops_root: block::to_h256(&block.ops_root),
+                    canonical_root: block::to_h256(&block.state_root),
+                });
             }
         }
         self.executed.lock().retain(|_, (_, r)| r.height > height);

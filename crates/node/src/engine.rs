@@ -4,18 +4,21 @@
 //!
 //! Timeouts are the spec's and compiled in: leader 1 s, certification 2 s, nullify retry 10 s,
 //! fetch 2 s. The p2p channel plan is fixed: 0 votes, 1 certificates, 2 consensus resolver,
-//! 3 block broadcast, 4 marshal backfill.
+//! 3 block broadcast, 4 marshal backfill, 5 transaction gossip.
 
 use crate::{
+    admission,
     application::{App, Databases, Scheme},
     backend::NodeHandle,
     block::Block,
     chain::{ChainParams, ChainShared, Tip},
     config::ValidatorConfig,
     genesis::Genesis,
+    gossip,
     height_file,
     indexes::Indexes,
     keys::NAMESPACE,
+    fast_sync::{FETCH_BATCH_OPS, FETCH_CONCURRENCY, HttpPeers, ProgressHook, StateOp},
     metrics::ChainMetrics,
     sync_source::AttachedState,
 };
@@ -83,6 +86,8 @@ pub const VIEW_RETENTION: u64 = 256;
 pub const MARSHAL_VIEW_RETENTION: u64 = VIEW_RETENTION * 10;
 /// Largest p2p message (bounded below by the largest block).
 pub const MAX_MESSAGE_BYTES: u32 = 16 * 1024 * 1024;
+/// Transaction gossip messages (each up to 50 transactions) accepted per second from one peer.
+pub const GOSSIP_MESSAGES_PER_SEC: u32 = 1_024;
 /// How often the mempool drops transactions older than its TTL.
 pub const MEMPOOL_EVICTION_INTERVAL: Duration = Duration::from_secs(10);
 /// How long a graceful stop may take before tasks are aborted.
@@ -98,6 +103,18 @@ const STATE_MAX_KEY_BYTES: usize = 1024;
 /// Largest state value the database decodes (actor code is the largest record).
 const STATE_MAX_VALUE_BYTES: usize = 4 * 1024 * 1024;
 const QMDB_INIT_CACHE: NonZeroUsize = NZUsize!(1 << 20);
+/// Finalized blocks whose state stays servable to syncing peers (and provable) after newer ones:
+/// at the default pacing about two minutes, so a peer that started fast-sync against a slightly
+/// older target can finish without restarting on a newer one.
+pub const RETAINED_STATE_BLOCKS: usize = 1_200;
+
+/// Bounds on what one logged state operation may decode to (key and value sizes).
+fn state_op_codec_config() -> <StateOp<tokio::Context> as commonware_codec::Read>::Cfg {
+    (
+        ((0..=STATE_MAX_KEY_BYTES).into(), ()),
+        ((0..=STATE_MAX_VALUE_BYTES).into(), ()),
+    )
+}
 
 fn archive_config<C>(name: &str, page_cache: CacheRef, codec_config: C) -> prunable::Config<TwoCap, C> {
     prunable::Config {
@@ -130,10 +147,7 @@ fn qmdb_config(page_cache: CacheRef) -> <Databases<tokio::Context> as DatabaseSe
             partition: format!("{PARTITION_PREFIX}-state-log"),
             items_per_section: NZU64!(1 << 14),
             compression: None,
-            codec_config: (
-                ((0..=STATE_MAX_KEY_BYTES).into(), ()),
-                ((0..=STATE_MAX_VALUE_BYTES).into(), ()),
-            ),
+            codec_config: state_op_codec_config(),
             page_cache,
             write_buffer: IO_BUFFER,
             replay_buffer: IO_BUFFER,
@@ -151,6 +165,10 @@ pub struct EngineConfig {
     pub validator: ValidatorConfig,
     pub genesis: Genesis,
     pub rpc: drover_rpc::RpcConfig,
+    /// Peers' HTTP APIs to fast-sync from when this node has no state yet (`--sync-from`).
+    pub sync_from: Vec<String>,
+    /// Receives fast-sync progress (a progress bar).
+    pub sync_progress: Option<ProgressHook>,
 }
 
 /// Runs a validator in the production (tokio) runtime until SIGINT or SIGTERM, then stops
@@ -192,7 +210,7 @@ async fn wait_for_signal() {
 
 /// Runs a validator until the runtime is stopped (SIGINT/SIGTERM or `context.stop`).
 pub async fn run(context: tokio::Context, config: EngineConfig) -> anyhow::Result<()> {
-    let EngineConfig { validator, genesis, rpc } = config;
+    let EngineConfig { validator, genesis, rpc, sync_from, sync_progress } = config;
 
     // Identity and threshold scheme.
     let me = validator.private_key.public_key();
@@ -255,6 +273,7 @@ pub async fn run(context: tokio::Context, config: EngineConfig) -> anyhow::Resul
     let consensus_resolver = network.register(2, consensus_quota);
     let broadcast = network.register(3, block_quota);
     let backfill = network.register(4, block_quota);
+    let (gossip_sender, gossip_receiver) = network.register(5, Quota::per_second(NZU32!(GOSSIP_MESSAGES_PER_SEC)));
     network.start();
 
     // Block dissemination and backfill.
@@ -307,9 +326,29 @@ pub async fn run(context: tokio::Context, config: EngineConfig) -> anyhow::Resul
     let genesis_block = Block::genesis(leader, genesis.commitment, genesis.file.timestamp_ms, initial.root, initial.range);
     let genesis_digest = genesis_block.digest();
 
-    // Startup plan and marshal.
-    let plan = SyncPlan::init(context.child("sync_plan"), PARTITION_PREFIX.to_string()).await;
-    plan.should_sync(false);
+    // Startup plan: a node without state given peers fast-syncs to their latest finalized block
+    // (an interrupted fast-sync resumes from its persisted floor whatever the flags).
+    let mut plan = SyncPlan::init(context.child("sync_plan"), PARTITION_PREFIX.to_string()).await;
+    let peers = if sync_from.is_empty() {
+        None
+    } else {
+        Some(HttpPeers::new(&sync_from, sync_progress)?)
+    };
+    if let Some(peers) = &peers {
+        if !plan.may_sync() {
+            info!("--sync-from ignored: this node already has state (delete `directory` to resync)");
+        } else if plan.floor().is_none() {
+            let floor = peers.select_floor(&scheme).await?;
+            plan = plan.set_floor(floor).await;
+        }
+    }
+    if plan.should_sync(false) {
+        ensure!(
+            peers.is_some(),
+            "an interrupted fast-sync must finish: start the node again with `--sync-from URL`"
+        );
+        info!("fast-sync: fetching state from peers, then following the chain");
+    }
     let provider = ConstantProvider::new(scheme.clone());
     let (marshal_actor, marshal_mailbox, floor) = MarshalActor::<_, Standard<Block>, _, _, _, _, _>::init(
         context.child("marshal"),
@@ -359,7 +398,7 @@ pub async fn run(context: tokio::Context, config: EngineConfig) -> anyhow::Resul
         },
     ));
 
-    let attached = AttachedState::<tokio::Context>::default();
+    let attached = AttachedState::<tokio::Context>::new(peers, state_op_codec_config());
     let (stateful, stateful_mailbox) = Stateful::new(
         context.child("stateful"),
         StatefulConfig {
@@ -371,14 +410,14 @@ pub async fn run(context: tokio::Context, config: EngineConfig) -> anyhow::Resul
             plan,
             resolvers: attached.clone(),
             sync_config: SyncEngineConfig {
-                fetch_batch_size: NZU64!(1024),
-                apply_batch_size: NZU64!(1024),
-                max_outstanding_requests: NZUsize!(8),
+                fetch_batch_size: NZU64!(FETCH_BATCH_OPS),
+                apply_batch_size: NZU64!(FETCH_BATCH_OPS),
+                max_outstanding_requests: NZUsize!(FETCH_CONCURRENCY),
             },
             prune_config: Some(PruneConfig {
                 maintenance_interval: NZUsize!(64),
                 retained_marshal_blocks: 100_000,
-                retained_qmdb_blocks: 0,
+                retained_qmdb_blocks: RETAINED_STATE_BLOCKS,
             }),
             strategy: Sequential,
         },
@@ -447,6 +486,15 @@ pub async fn run(context: tokio::Context, config: EngineConfig) -> anyhow::Resul
         }
     });
 
+    // Transaction gossip (only useful with peers).
+    let gossip = (participants.len() > 1).then(|| {
+        let (chain, databases) = (chain.clone(), databases.clone());
+        gossip::start(&context, gossip_sender, gossip_receiver, chain.clone(), move |txs| {
+            let (chain, databases) = (chain.clone(), databases.clone());
+            async move { admission::admit(&chain, &databases, txs).await.iter().filter(|r| r.is_ok()).count() }
+        })
+    });
+
     // HTTP API.
     let handle = NodeHandle::new(
         chain.clone(),
@@ -455,6 +503,7 @@ pub async fn run(context: tokio::Context, config: EngineConfig) -> anyhow::Resul
         Arc::new(context.child("metrics_reader")),
         genesis_digest,
         validator.faucet.clone(),
+        gossip,
     );
     let listener = ::tokio::net::TcpListener::bind(validator.rpc_addr)
         .await

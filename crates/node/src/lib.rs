@@ -8,8 +8,11 @@
 //! [`keys`] generates and parses validator key material; [`block`] is the consensus block;
 //! [`application`] is the state machine glue drives; [`chain`] is the state shared with the
 //! API; [`indexes`] stores finalized transactions and receipts; [`backend`] serves the API;
+//! [`admission`] puts transactions into the mempool, from the API and from [`gossip`];
+//! [`fast_sync`] and [`sync_source`] fetch and serve state for peers that fast-sync;
 //! [`engine`] assembles and runs everything.
 
+pub mod admission;
 pub mod application;
 pub mod backend;
 pub mod block;
@@ -17,7 +20,9 @@ pub mod chain;
 pub mod config;
 pub mod devnet;
 pub mod engine;
+pub mod fast_sync;
 pub mod genesis;
+pub mod gossip;
 pub mod height_file;
 pub mod indexes;
 pub mod keys;

@@ -1,5 +1,7 @@
 //! Chain metrics (Prometheus, through the runtime's registry): finalized height, finalization
-//! latency, transactions finalized, mempool size and the two basefees.
+//! latency, transactions finalized, mempool size, the two basefees and transaction gossip.
+//! Consensus (views, peers), p2p and state-sync progress come from the Commonware crates'
+//! own metrics in the same registry.
 //!
 //! Registered under the runtime context labelled `chain`, so names read `chain_height`,
 //! `chain_finalization_latency_seconds`, ... and appear in `/metrics` next to the consensus,
@@ -22,6 +24,8 @@ pub struct ChainMetrics {
     mempool_size: Gauge,
     basefee_cycle: Gauge,
     basefee_cell: Gauge,
+    gossip_received: Counter,
+    gossip_admitted: Counter,
 }
 
 fn clamp(v: u128) -> i64 {
@@ -41,6 +45,10 @@ impl ChainMetrics {
             mempool_size: context.gauge("mempool_transactions", "Pending transactions in the mempool"),
             basefee_cycle: context.gauge("basefee_cycle", "Basefee per cycle for the next block (base units)"),
             basefee_cell: context.gauge("basefee_cell", "Basefee per cell for the next block (base units)"),
+            gossip_received: context
+                .counter("gossip_received", "Validly signed transactions received from peers"),
+            gossip_admitted: context
+                .counter("gossip_admitted", "Transactions received from peers that entered the mempool"),
         }
     }
 
@@ -58,6 +66,11 @@ impl ChainMetrics {
         self.mempool_size.metric().set(mempool as i64);
         self.basefee_cycle.metric().set(clamp(next_basefees.cycle));
         self.basefee_cell.metric().set(clamp(next_basefees.cell));
+    }
+
+    pub fn observe_gossip(&self, received: usize, admitted: usize) {
+        self.gossip_received.metric().inc_by(received as u64);
+        self.gossip_admitted.metric().inc_by(admitted as u64);
     }
 
     /// Refreshes the mempool gauge between blocks.

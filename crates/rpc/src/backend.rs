@@ -6,7 +6,7 @@
 
 use drover_types::{
     Address, H256, Receipt, VerifiedTransaction,
-    api::{AccountInfo, BlockInfo, ChainInfo},
+    api::{AccountInfo, BlockInfo, ChainInfo, StateSnapshot},
     error::ApiError,
 };
 use std::future::Future;
@@ -54,6 +54,16 @@ pub struct FaucetSettings {
     pub drip_amount: u128,
     /// Requests allowed per minute (node-wide).
     pub requests_per_minute: u32,
+}
+
+/// One request for state-sync operations (`GET /state/operations`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OperationsRequest {
+    /// Operations `start .. start + max`, proven against the ops root at `size` operations.
+    Operations { size: u64, start: u64, max: u64 },
+    /// The single operation at `start` with the pinned Merkle nodes a client needs to rebuild the
+    /// pruned prefix below it, proven against the ops root at `size`.
+    Boundary { size: u64, start: u64 },
 }
 
 pub trait Backend: Clone + Send + Sync + 'static {
@@ -107,6 +117,16 @@ pub trait Backend: Clone + Send + Sync + 'static {
 
     /// Sends the drip to `address` from the faucet account; returns the funding transaction hash.
     fn fund(&self, address: Address) -> impl Future<Output = Result<H256, ApiError>> + Send;
+
+    /// The latest state-sync checkpoint (`None` before the first finalized block).
+    fn state_snapshot(&self) -> Option<StateSnapshot>;
+
+    /// The binary batch answering `request` (format: `docs/state-sync.md`). Bounds on `max`
+    /// are checked by the route; the backend refuses sizes and ranges it does not hold.
+    fn state_operations(
+        &self,
+        request: OperationsRequest,
+    ) -> impl Future<Output = Result<Vec<u8>, ApiError>> + Send;
 
     /// Prometheus text of the node's own metrics (consensus, storage, mempool, chain).
     fn metrics(&self) -> String;

@@ -36,7 +36,9 @@ use axum::{
     http::{Method, header},
     middleware::{from_fn_with_state, map_response},
 };
-use limits::{GLOBAL_RATE_LIMIT_PER_SEC_DEFAULT, MAX_REQUEST_BYTES};
+use limits::{
+    GLOBAL_RATE_LIMIT_PER_SEC_DEFAULT, MAX_REQUEST_BYTES, STATE_SYNC_RATE_PER_SEC_DEFAULT,
+};
 use state::AppState;
 use std::{future::Future, net::SocketAddr};
 use tower_http::{
@@ -48,6 +50,8 @@ use tower_http::{
 
 /// Environment variable of the global rate limit (requests per second, all clients together).
 pub const GLOBAL_RATE_LIMIT_ENV: &str = "RPC_GLOBAL_RATE_LIMIT_PER_SEC";
+/// Environment variable of the state-sync rate limit (requests per second per client IP).
+pub const STATE_SYNC_RATE_ENV: &str = "STATE_SYNC_RATE_PER_SEC";
 /// Environment variable that turns development mode on (OpenAPI document and Swagger UI).
 pub const DEV_MODE_ENV: &str = "DROVER_DEV_MODE";
 
@@ -56,6 +60,8 @@ pub const DEV_MODE_ENV: &str = "DROVER_DEV_MODE";
 pub struct RpcConfig {
     /// Requests per second accepted from all clients together (sliding window).
     pub global_rate_limit_per_sec: u32,
+    /// Requests per second accepted from one client IP on the state-sync routes.
+    pub state_sync_rate_per_sec: u32,
     /// Serve `/api-docs/openapi.json` and `/swagger-ui`.
     pub dev_mode: bool,
 }
@@ -64,6 +70,7 @@ impl Default for RpcConfig {
     fn default() -> Self {
         Self {
             global_rate_limit_per_sec: GLOBAL_RATE_LIMIT_PER_SEC_DEFAULT,
+            state_sync_rate_per_sec: STATE_SYNC_RATE_PER_SEC_DEFAULT,
             dev_mode: false,
         }
     }
@@ -74,20 +81,35 @@ impl Default for RpcConfig {
 pub enum ConfigError {
     #[error("{GLOBAL_RATE_LIMIT_ENV} must be a positive integer (requests per second), got {0:?}")]
     GlobalRateLimit(String),
+    #[error("{STATE_SYNC_RATE_ENV} must be a positive integer (requests per second), got {0:?}")]
+    StateSyncRate(String),
 }
 
 impl RpcConfig {
-    /// Reads `RPC_GLOBAL_RATE_LIMIT_PER_SEC` (unset or empty: 100) and `DROVER_DEV_MODE` (on
-    /// for any non-empty value but `0` and `false`). An invalid rate limit is logged and
-    /// replaced by the default; [`RpcConfig::try_from_env`] refuses it instead.
+    /// Reads `RPC_GLOBAL_RATE_LIMIT_PER_SEC` (unset or empty: 100), `STATE_SYNC_RATE_PER_SEC`
+    /// (unset or empty: 5) and `DROVER_DEV_MODE` (on for any non-empty value but `0` and
+    /// `false`). An invalid rate limit is logged and replaced by its default;
+    /// [`RpcConfig::try_from_env`] refuses it instead.
     pub fn from_env() -> Self {
-        Self::try_from_env().unwrap_or_else(|err| {
-            tracing::warn!(error = %err, "using the default global rate limit");
-            Self {
-                dev_mode: dev_mode_from(env_var(DEV_MODE_ENV)),
-                ..Self::default()
-            }
-        })
+        let rate = |name: &str, default: u32, invalid: fn(String) -> ConfigError| {
+            rate_from(env_var(name), default, invalid).unwrap_or_else(|err| {
+                tracing::warn!(error = %err, "using the default rate limit");
+                default
+            })
+        };
+        Self {
+            global_rate_limit_per_sec: rate(
+                GLOBAL_RATE_LIMIT_ENV,
+                GLOBAL_RATE_LIMIT_PER_SEC_DEFAULT,
+                ConfigError::GlobalRateLimit,
+            ),
+            state_sync_rate_per_sec: rate(
+                STATE_SYNC_RATE_ENV,
+                STATE_SYNC_RATE_PER_SEC_DEFAULT,
+                ConfigError::StateSyncRate,
+            ),
+            dev_mode: dev_mode_from(env_var(DEV_MODE_ENV)),
+        }
     }
 
     /// Like [`RpcConfig::from_env`], but an invalid rate limit is an error.
@@ -96,20 +118,37 @@ impl RpcConfig {
     }
 
     fn from_lookup(lookup: impl Fn(&str) -> Option<String>) -> Result<Self, ConfigError> {
-        let global_rate_limit_per_sec = match lookup(GLOBAL_RATE_LIMIT_ENV) {
-            None => GLOBAL_RATE_LIMIT_PER_SEC_DEFAULT,
-            Some(text) if text.trim().is_empty() => GLOBAL_RATE_LIMIT_PER_SEC_DEFAULT,
-            Some(text) => text
-                .trim()
-                .parse::<u32>()
-                .ok()
-                .filter(|limit| *limit > 0)
-                .ok_or(ConfigError::GlobalRateLimit(text))?,
-        };
         Ok(Self {
-            global_rate_limit_per_sec,
+            global_rate_limit_per_sec: rate_from(
+                lookup(GLOBAL_RATE_LIMIT_ENV),
+                GLOBAL_RATE_LIMIT_PER_SEC_DEFAULT,
+                ConfigError::GlobalRateLimit,
+            )?,
+            state_sync_rate_per_sec: rate_from(
+                lookup(STATE_SYNC_RATE_ENV),
+                STATE_SYNC_RATE_PER_SEC_DEFAULT,
+                ConfigError::StateSyncRate,
+            )?,
             dev_mode: dev_mode_from(lookup(DEV_MODE_ENV)),
         })
+    }
+}
+
+/// A positive requests-per-second setting; unset or blank gives `default`.
+fn rate_from(
+    value: Option<String>,
+    default: u32,
+    invalid: fn(String) -> ConfigError,
+) -> Result<u32, ConfigError> {
+    match value {
+        None => Ok(default),
+        Some(text) if text.trim().is_empty() => Ok(default),
+        Some(text) => text
+            .trim()
+            .parse::<u32>()
+            .ok()
+            .filter(|limit| *limit > 0)
+            .ok_or_else(|| invalid(text)),
     }
 }
 
@@ -180,7 +219,7 @@ mod tests {
     use std::collections::HashMap;
 
     /// Every route the router serves.
-    const ROUTES: [(&str, &str); 15] = [
+    const ROUTES: [(&str, &str); 17] = [
         ("post", "/submit"),
         ("post", "/submit_wait"),
         ("get", "/transaction/{hash}"),
@@ -196,6 +235,8 @@ mod tests {
         ("get", "/health/ready"),
         ("get", "/metrics"),
         ("post", "/faucet"),
+        ("get", "/state/snapshot"),
+        ("get", "/state/operations"),
     ];
 
     fn dev_app(dev_mode: bool) -> Router {
@@ -264,7 +305,7 @@ mod tests {
             MockBackend::default(),
             RpcConfig {
                 global_rate_limit_per_sec: 2,
-                dev_mode: false,
+                ..RpcConfig::default()
             },
         );
         assert_eq!(get(&app, "/height").await.status, StatusCode::OK);
@@ -431,6 +472,7 @@ mod tests {
             config(&[]),
             Ok(RpcConfig {
                 global_rate_limit_per_sec: 100,
+                state_sync_rate_per_sec: 5,
                 dev_mode: false
             })
         );
@@ -453,6 +495,18 @@ mod tests {
                 "{bad}"
             );
         }
+    }
+
+    #[test]
+    fn state_sync_rate_must_be_positive() {
+        assert_eq!(
+            config(&[(STATE_SYNC_RATE_ENV, "20")]).map(|c| c.state_sync_rate_per_sec),
+            Ok(20)
+        );
+        assert_eq!(
+            config(&[(STATE_SYNC_RATE_ENV, "0")]),
+            Err(ConfigError::StateSyncRate("0".to_owned()))
+        );
     }
 
     #[test]

@@ -34,6 +34,16 @@ pub const FAUCET_REQUESTS_PER_MINUTE_DEFAULT: u32 = 5;
 /// Window of the faucet rate limit, in milliseconds.
 pub const FAUCET_RATE_LIMIT_WINDOW_MS: u64 = 60_000;
 
+/// Requests one client IP may make to `/state/snapshot` and `/state/operations` together in any
+/// window of [`STATE_SYNC_RATE_LIMIT_WINDOW_MS`], unless `STATE_SYNC_RATE_PER_SEC` says otherwise.
+pub const STATE_SYNC_RATE_PER_SEC_DEFAULT: u32 = 5;
+/// Window of the state-sync rate limit, in milliseconds.
+pub const STATE_SYNC_RATE_LIMIT_WINDOW_MS: u64 = 1_000;
+
+/// Most operations one `GET /state/operations` returns; a larger `max` is refused (400).
+/// At the default 5 requests per second this bounds a client to 250,000 operations per second.
+pub const STATE_OPERATIONS_MAX: u64 = 50_000;
+
 /// Smallest `Retry-After` sent with a 429, in seconds (the header has whole-second resolution,
 /// and 0 would invite an immediate retry that is bound to fail).
 pub const RETRY_AFTER_SECS_MIN: u64 = 1;

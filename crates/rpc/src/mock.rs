@@ -8,7 +8,10 @@
 
 use crate::{
     RpcConfig,
-    backend::{Backend, Basefees, BlockSelector, ChainHealth, FaucetSettings, IncludedTransaction},
+    backend::{
+        Backend, Basefees, BlockSelector, ChainHealth, FaucetSettings, IncludedTransaction,
+        OperationsRequest,
+    },
     router,
 };
 use axum::{
@@ -19,7 +22,7 @@ use axum::{
 use drover_types::{
     Address, ErrorCode, FeeBreakdown, H256, Receipt, SecretKey, Transaction, TxStatus,
     VerifiedTransaction,
-    api::{AccountInfo, BlockInfo, ChainInfo},
+    api::{AccountInfo, BlockInfo, ChainInfo, StateSnapshot},
     error::ApiError,
     keccak256,
 };
@@ -49,6 +52,9 @@ pub struct MockData {
     pub submitted: Vec<VerifiedTransaction>,
     pub include_on_submit: bool,
     pub metrics: String,
+    pub snapshot: Option<StateSnapshot>,
+    /// Every request handed to `state_operations`; each is answered with its debug text.
+    pub operations_requests: Vec<OperationsRequest>,
 }
 
 #[derive(Clone)]
@@ -94,6 +100,8 @@ impl Default for MockBackend {
             submitted: Vec::new(),
             include_on_submit: false,
             metrics: "# TYPE drover_chain_height gauge\ndrover_chain_height 0\n# EOF\n".to_owned(),
+            snapshot: None,
+            operations_requests: Vec::new(),
         };
         Self {
             data: Arc::new(Mutex::new(data)),
@@ -238,6 +246,25 @@ impl Backend for MockBackend {
 
     fn metrics(&self) -> String {
         self.data.lock().metrics.clone()
+    }
+
+    fn state_snapshot(&self) -> Option<StateSnapshot> {
+        self.data.lock().snapshot
+    }
+
+    async fn state_operations(&self, request: OperationsRequest) -> Result<Vec<u8>, ApiError> {
+        let mut data = self.data.lock();
+        let Some(snapshot) = data.snapshot else {
+            return Err(ApiError::new(ErrorCode::NotFound, "no snapshot"));
+        };
+        let size = match request {
+            OperationsRequest::Operations { size, .. } | OperationsRequest::Boundary { size, .. } => size,
+        };
+        if size > snapshot.op_count {
+            return Err(ApiError::new(ErrorCode::NotFound, "size beyond the log"));
+        }
+        data.operations_requests.push(request);
+        Ok(format!("{request:?}").into_bytes())
     }
 }
 

@@ -9,7 +9,7 @@
 //! The document is served at `/api-docs/openapi.json` and the vendored (offline) Swagger UI at
 //! `/swagger-ui` only when `DROVER_DEV_MODE` is set; otherwise both paths are unknown routes.
 
-use crate::routes::{accounts, blocks, chain, faucet, health, metrics, transactions};
+use crate::routes::{accounts, blocks, chain, faucet, health, metrics, state_sync, transactions};
 use drover_types::{ErrorCode, api::ErrorBody};
 use std::collections::BTreeMap;
 use utoipa::{
@@ -54,6 +54,8 @@ pub const SWAGGER_UI_PATH: &str = "/swagger-ui";
         health::ready,
         metrics::metrics,
         faucet::faucet,
+        state_sync::snapshot,
+        state_sync::operations,
     ),
     components(schemas(ErrorBody)),
     modifiers(&ErrorResponses),
@@ -64,6 +66,7 @@ pub const SWAGGER_UI_PATH: &str = "/swagger-ui";
         (name = "chain", description = "Chain identity and fee market"),
         (name = "health", description = "Operator surfaces: health and metrics"),
         (name = "faucet", description = "Development-network faucet"),
+        (name = "state-sync", description = "State snapshots for peers that fast-sync"),
     )
 )]
 pub struct ApiDoc;
@@ -146,6 +149,12 @@ pub const OPERATION_ERRORS: &[(HttpMethod, &str, &[&[ErrorCode]])] = &[
         HttpMethod::Post,
         "/faucet",
         &[&[BadRequest, InvalidAddress, FaucetDisabled, FaucetForbidden]],
+    ),
+    (HttpMethod::Get, "/state/snapshot", &[&[NotFound]]),
+    (
+        HttpMethod::Get,
+        "/state/operations",
+        &[&[BadRequest, NotFound]],
     ),
 ];
 

@@ -6,9 +6,11 @@
 //! accepted request leaves the window is exactly when the next slot frees; it is reported in
 //! whole seconds (rounded up, at least one) as `Retry-After`.
 //!
-//! Two limiters exist: the global one in front of every route (`RPC_GLOBAL_RATE_LIMIT_PER_SEC`
-//! per second) and the faucet's (node-wide, per minute). Refusals are 429 with code 1004 and are
-//! counted in `drover_rpc_rate_limited_total{limiter}`.
+//! Three limiters exist: the global one in front of every route (`RPC_GLOBAL_RATE_LIMIT_PER_SEC`
+//! per second), the faucet's (node-wide, per minute) and the state-sync one, which is a
+//! [`PerClient`] set of windows keyed by client IP (`STATE_SYNC_RATE_PER_SEC` per second, on
+//! `/state/snapshot` and `/state/operations`). Refusals are 429 with code 1004 and are counted in
+//! `drover_rpc_rate_limited_total{limiter}`.
 
 use crate::backend::Backend;
 use crate::{error::HttpError, limits::RETRY_AFTER_SECS_MIN, state::AppState};
@@ -18,13 +20,18 @@ use axum::{
     response::{IntoResponse, Response},
 };
 use parking_lot::Mutex;
-use std::{collections::VecDeque, time::Duration, time::Instant};
+use std::{
+    collections::{HashMap, VecDeque},
+    net::IpAddr,
+    time::{Duration, Instant},
+};
 
 /// Which limiter refused a request (the `limiter` label of the metric).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Limiter {
     Global,
     Faucet,
+    StateSync,
 }
 
 impl Limiter {
@@ -32,8 +39,16 @@ impl Limiter {
         match self {
             Limiter::Global => "global",
             Limiter::Faucet => "faucet",
+            Limiter::StateSync => "state_sync",
         }
     }
+}
+
+/// The limiters shared by all clients.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NodeWide {
+    Global,
+    Faucet,
 }
 
 /// At most `limit` acquisitions in any `window`.
@@ -59,6 +74,14 @@ impl SlidingWindow {
         self.try_acquire_at(Instant::now())
     }
 
+    /// Whether no acceptance still counts at `now`.
+    fn is_idle_at(&self, now: Instant) -> bool {
+        self.accepted
+            .lock()
+            .back()
+            .is_none_or(|&at| now.saturating_duration_since(at) >= self.window)
+    }
+
     fn try_acquire_at(&self, now: Instant) -> Result<(), Duration> {
         let mut accepted = self.accepted.lock();
         while accepted
@@ -79,25 +102,76 @@ impl SlidingWindow {
     }
 }
 
+/// One [`SlidingWindow`] per client IP.
+///
+/// At most [`MAX_TRACKED_CLIENTS`] windows are kept; when a new client would exceed that, the
+/// windows of clients idle for a whole window are forgotten first (they hold no acceptance that
+/// still counts), and if every tracked client is active the newcomer is refused until one goes
+/// idle, so a flood of addresses cannot grow the map without bound.
+#[derive(Debug)]
+pub struct PerClient {
+    limit: u32,
+    window: Duration,
+    clients: Mutex<HashMap<IpAddr, SlidingWindow>>,
+}
+
+/// Clients a [`PerClient`] limiter tracks at once.
+pub const MAX_TRACKED_CLIENTS: usize = 65_536;
+
+impl PerClient {
+    pub fn new(limit: u32, window: Duration) -> Self {
+        Self { limit, window, clients: Mutex::new(HashMap::new()) }
+    }
+
+    /// Takes a slot of `client`'s window now, or says how long until one frees.
+    pub fn try_acquire(&self, client: IpAddr) -> Result<(), Duration> {
+        self.try_acquire_at(client, Instant::now())
+    }
+
+    fn try_acquire_at(&self, client: IpAddr, now: Instant) -> Result<(), Duration> {
+        let mut clients = self.clients.lock();
+        if !clients.contains_key(&client) && clients.len() >= MAX_TRACKED_CLIENTS {
+            clients.retain(|_, window| !window.is_idle_at(now));
+            if clients.len() >= MAX_TRACKED_CLIENTS {
+                return Err(self.window);
+            }
+        }
+        clients
+            .entry(client)
+            .or_insert_with(|| SlidingWindow::new(self.limit, self.window))
+            .try_acquire_at(now)
+    }
+}
+
 /// `Retry-After` in whole seconds for a wait: rounded up, at least [`RETRY_AFTER_SECS_MIN`].
 pub fn retry_after_secs(wait: Duration) -> u64 {
     let secs = wait.as_secs() + u64::from(wait.subsec_nanos() > 0);
     secs.max(RETRY_AFTER_SECS_MIN)
 }
 
-/// Takes a slot of `limiter` or builds its 429 (and counts it).
-pub fn check<B: Backend>(state: &AppState<B>, limiter: Limiter) -> Result<(), HttpError> {
-    let window = match limiter {
-        Limiter::Global => &state.global_limiter,
-        Limiter::Faucet => &state.faucet_limiter,
+/// Takes a slot of the global or the faucet limiter, or builds its 429 (and counts it).
+pub fn check<B: Backend>(state: &AppState<B>, limiter: NodeWide) -> Result<(), HttpError> {
+    let (window, label) = match limiter {
+        NodeWide::Global => (&state.global_limiter, Limiter::Global),
+        NodeWide::Faucet => (&state.faucet_limiter, Limiter::Faucet),
     };
-    window.try_acquire().map_err(|wait| {
-        state.metrics.rate_limited(limiter);
-        HttpError::rate_limited(
-            retry_after_secs(wait),
-            format!("{} rate limit exceeded", limiter.label()),
-        )
-    })
+    window.try_acquire().map_err(|wait| refusal(state, label, wait))
+}
+
+/// Takes a slot of `client`'s state-sync window or builds its 429 (and counts it).
+pub fn check_client<B: Backend>(state: &AppState<B>, client: IpAddr) -> Result<(), HttpError> {
+    state
+        .state_sync_limiter
+        .try_acquire(client)
+        .map_err(|wait| refusal(state, Limiter::StateSync, wait))
+}
+
+fn refusal<B: Backend>(state: &AppState<B>, limiter: Limiter, wait: Duration) -> HttpError {
+    state.metrics.rate_limited(limiter);
+    HttpError::rate_limited(
+        retry_after_secs(wait),
+        format!("{} rate limit exceeded", limiter.label()),
+    )
 }
 
 /// Middleware applying the global limit to every request.
@@ -106,7 +180,7 @@ pub async fn global<B: Backend>(
     request: Request,
     next: Next,
 ) -> Response {
-    match check(&state, Limiter::Global) {
+    match check(&state, NodeWide::Global) {
         Ok(()) => next.run(request).await,
         Err(err) => err.into_response(),
     }
@@ -166,6 +240,30 @@ mod tests {
             limiter.try_acquire_at(Instant::now()),
             Err(Duration::from_secs(60))
         );
+    }
+
+    #[test]
+    fn per_client_windows_are_independent_and_bounded() {
+        let limiter = PerClient::new(2, SECOND);
+        let t0 = Instant::now();
+        let a: IpAddr = [127, 0, 0, 1].into();
+        let b: IpAddr = [127, 0, 0, 2].into();
+        assert!(limiter.try_acquire_at(a, t0).is_ok());
+        assert!(limiter.try_acquire_at(a, t0).is_ok());
+        assert_eq!(limiter.try_acquire_at(a, t0), Err(SECOND));
+        // Another client is not affected by the first one's exhausted window.
+        assert!(limiter.try_acquire_at(b, t0).is_ok());
+        assert!(limiter.try_acquire_at(a, t0 + SECOND).is_ok());
+
+        // Fill the map with active clients: a newcomer waits, and gets in once they idle.
+        let full = PerClient::new(1, SECOND);
+        for i in 0..MAX_TRACKED_CLIENTS {
+            let ip: IpAddr = std::net::Ipv6Addr::from(i as u128).into();
+            assert!(full.try_acquire_at(ip, t0).is_ok());
+        }
+        assert_eq!(full.try_acquire_at(a, t0), Err(SECOND));
+        assert!(full.try_acquire_at(a, t0 + SECOND).is_ok());
+        assert_eq!(full.clients.lock().len(), 1);
     }
 
     #[test]

@@ -7,10 +7,10 @@ use crate::{
     backend::Backend,
     limits::{
         FAUCET_RATE_LIMIT_WINDOW_MS, FAUCET_REQUESTS_PER_MINUTE_DEFAULT,
-        GLOBAL_RATE_LIMIT_WINDOW_MS,
+        GLOBAL_RATE_LIMIT_WINDOW_MS, STATE_SYNC_RATE_LIMIT_WINDOW_MS,
     },
     metrics::RpcMetrics,
-    rate_limit::SlidingWindow,
+    rate_limit::{PerClient, SlidingWindow},
 };
 use std::{sync::Arc, time::Duration, time::Instant};
 
@@ -20,6 +20,7 @@ pub struct AppState<B> {
     pub metrics: Arc<RpcMetrics>,
     pub global_limiter: Arc<SlidingWindow>,
     pub faucet_limiter: Arc<SlidingWindow>,
+    pub state_sync_limiter: Arc<PerClient>,
     pub started_at: Instant,
 }
 
@@ -40,6 +41,10 @@ impl<B: Backend> AppState<B> {
             faucet_limiter: Arc::new(SlidingWindow::new(
                 faucet_per_minute,
                 Duration::from_millis(FAUCET_RATE_LIMIT_WINDOW_MS),
+            )),
+            state_sync_limiter: Arc::new(PerClient::new(
+                config.state_sync_rate_per_sec,
+                Duration::from_millis(STATE_SYNC_RATE_LIMIT_WINDOW_MS),
             )),
             started_at: Instant::now(),
         }

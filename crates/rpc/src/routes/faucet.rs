@@ -10,7 +10,7 @@ use crate::{
     backend::Backend,
     error::HttpError,
     extract::{RawBody, json_body, parse_address},
-    rate_limit::{self, Limiter},
+    rate_limit::{self, NodeWide},
     state::AppState,
 };
 use axum::{Json, extract::State};
@@ -55,7 +55,7 @@ pub async fn faucet<B: Backend>(
     }
     let request: FaucetBody = json_body(&body)?;
     let address = parse_address(&request.address)?;
-    rate_limit::check(&state, Limiter::Faucet)?;
+    rate_limit::check(&state, NodeWide::Faucet)?;
     let tx_hash = state.backend.fund(address).await?;
     Ok(Json(FaucetResponse {
         tx_hash,

@@ -8,6 +8,7 @@ pub mod chain;
 pub mod faucet;
 pub mod health;
 pub mod metrics;
+pub mod state_sync;
 pub mod transactions;
 
 use crate::{backend::Backend, state::AppState};
@@ -40,4 +41,6 @@ pub fn routes<B: Backend>() -> Router<AppState<B>> {
         .route("/health/ready", get(health::ready::<B>))
         .route("/metrics", get(metrics::metrics::<B>))
         .route("/faucet", post(faucet::faucet::<B>))
+        .route("/state/snapshot", get(state_sync::snapshot::<B>))
+        .route("/state/operations", get(state_sync::operations::<B>))
 }

@@ -1,0 +1,239 @@
+//! Fast-sync over HTTP: choosing a finalized block to sync to and fetching its state from peers'
+//! `/state/operations`.
+//!
+//! Nothing a peer sends is trusted. The sync target comes from the finalization certificate of a
+//! peer's latest block, checked against the network's group key from the local genesis and
+//! config before it is persisted as glue's state-sync floor; from then on glue drives
+//! `qmdb::sync`, which checks every batch's range proof against the ops root committed by a
+//! finalized block (and the final state against its canonical root). This module only moves
+//! bytes: [`HttpPeers::fetch`] decodes a batch and hands it over, and a batch that fails
+//! verification is fetched again from the next peer. When no peer has a batch that verifies,
+//! sync stops with an error naming the peers; the local database only ever holds verified
+//! operations, and a restart resumes from the persisted floor.
+//!
+//! Transient failures (connection errors, 5xx, 429 with `Retry-After`, a peer that does not hold
+//! the requested size yet) are retried with backoff, at most [`FETCH_ATTEMPTS_MAX`] times per
+//! request and peer.
+
+use crate::application::{Scheme, StateDb};
+use commonware_codec::{Decode as _, Read};
+use commonware_consensus::simplex::types::Finalization;
+use commonware_cryptography::{certificate::Verifier as _, sha256};
+use commonware_parallel::Sequential;
+use commonware_storage::{
+    mmr,
+    qmdb::sync::{self, Request, Response},
+};
+use drover_client::{BlockSelector, Client, ClientError};
+use drover_types::ErrorCode;
+use std::{
+    sync::{
+        Arc,
+        atomic::{AtomicU64, Ordering},
+    },
+    time::Duration,
+};
+use tracing::{info, warn};
+
+/// Operations one `/state/operations` request asks for. With the server's default limit of
+/// 5 requests per second per client this allows 100,000 operations per second.
+pub const FETCH_BATCH_OPS: u64 = 20_000;
+/// Requests in flight at once.
+pub const FETCH_CONCURRENCY: usize = 4;
+/// Tries per request and peer before that peer is given up for the request.
+pub const FETCH_ATTEMPTS_MAX: u32 = 10;
+/// First wait after a transient failure; doubled each time up to [`FETCH_BACKOFF_MAX_MS`].
+pub const FETCH_BACKOFF_MIN_MS: u64 = 200;
+pub const FETCH_BACKOFF_MAX_MS: u64 = 5_000;
+/// Time allowed for one HTTP request, in seconds (a full batch is a few megabytes).
+pub const FETCH_TIMEOUT_SECS: u64 = 60;
+
+/// One state operation, as the state database logs it.
+pub type StateOp<E> = <StateDb<E> as sync::Database>::Op;
+/// A decoded `/state/operations` batch.
+pub type StateResponse<E> = Response<mmr::Family, StateOp<E>, sha256::Digest>;
+
+/// Where fast-sync stands: operations received so far out of those the target needs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SyncProgress {
+    pub fetched_ops: u64,
+    pub target_ops: u64,
+}
+
+/// Called after every received batch (the CLI draws a progress bar with it).
+pub type ProgressHook = Arc<dyn Fn(SyncProgress) + Send + Sync>;
+
+/// Why fast-sync could not get what it needed from its peers.
+#[derive(Debug, thiserror::Error)]
+pub enum FastSyncError {
+    #[error("invalid --sync-from URL: {0}")]
+    Url(#[source] ClientError),
+    #[error("peer {url}: {reason}")]
+    Peer { url: String, reason: String },
+    #[error("no peer could serve operations {start}.. at size {size}; tried: {tried}")]
+    Exhausted { size: u64, start: u64, tried: String },
+}
+
+/// The peers given with `--sync-from`, tried in order.
+#[derive(Clone)]
+pub struct HttpPeers {
+    clients: Arc<Vec<Client>>,
+    fetched_ops: Arc<AtomicU64>,
+    progress: Option<ProgressHook>,
+}
+
+impl HttpPeers {
+    pub fn new(urls: &[String], progress: Option<ProgressHook>) -> Result<Self, FastSyncError> {
+        let clients = urls
+            .iter()
+            .map(|url| Client::with_timeout(url, Duration::from_secs(FETCH_TIMEOUT_SECS)))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(FastSyncError::Url)?;
+        Ok(Self { clients: Arc::new(clients), fetched_ops: Arc::default(), progress })
+    }
+
+    pub fn len(&self) -> usize {
+        self.clients.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.clients.is_empty()
+    }
+
+    /// The base URL of the `peer`-th `--sync-from` peer.
+    pub fn url(&self, peer: usize) -> &str {
+        self.clients.get(peer).map_or("?", Client::base_url)
+    }
+
+    /// The first peer's latest finalized block, with its finalization certificate checked
+    /// against `verifier` (the network's group key). Peers are tried in order.
+    pub async fn select_floor(
+        &self,
+        verifier: &Scheme,
+    ) -> Result<Finalization<Scheme, sha256::Digest>, FastSyncError> {
+        let mut errors = Vec::new();
+        for client in self.clients.iter() {
+            match latest_finalization(client, verifier).await {
+                Ok((height, finalization)) => {
+                    info!(peer = client.base_url(), height, "state-sync target selected");
+                    return Ok(finalization);
+                }
+                Err(e) => {
+                    warn!(peer = client.base_url(), error = %e, "peer gave no usable sync target");
+                    errors.push(e.to_string());
+                }
+            }
+        }
+        Err(FastSyncError::Peer { url: "every --sync-from peer".to_owned(), reason: errors.join("; ") })
+    }
+
+    /// Fetches and decodes `request` from the peers in order, starting at `first`; answers the
+    /// batch and which peer sent it.
+    pub async fn fetch<E>(
+        &self,
+        request: Request<mmr::Family>,
+        first: usize,
+        op_cfg: &<StateOp<E> as Read>::Cfg,
+    ) -> Result<(StateResponse<E>, usize), FastSyncError>
+    where
+        E: commonware_storage::Context + commonware_runtime::Spawner,
+    {
+        let (size, start) = (request.size().as_u64(), request.start().as_u64());
+        let max = match request {
+            Request::Operations { max_ops, .. } => Some(max_ops.get()),
+            Request::Boundary { .. } => None,
+        };
+        let mut tried = Vec::new();
+        for peer in first..self.clients.len() {
+            match self.fetch_from::<E>(peer, size, start, max, op_cfg).await {
+                Ok(response) => {
+                    self.record::<E>(&response, size, start);
+                    return Ok((response, peer));
+                }
+                Err(reason) => {
+                    warn!(peer = self.url(peer), size, start, %reason, "state-sync fetch failed");
+                    tried.push(format!("{} ({reason})", self.url(peer)));
+                }
+            }
+        }
+        Err(FastSyncError::Exhausted { size, start, tried: tried.join(", ") })
+    }
+
+    async fn fetch_from<E>(
+        &self,
+        peer: usize,
+        size: u64,
+        start: u64,
+        max: Option<u64>,
+        op_cfg: &<StateOp<E> as Read>::Cfg,
+    ) -> Result<StateResponse<E>, String>
+    where
+        E: commonware_storage::Context + commonware_runtime::Spawner,
+    {
+        let client = &self.clients[peer];
+        let mut backoff = Duration::from_millis(FETCH_BACKOFF_MIN_MS);
+        let mut last = String::new();
+        for _ in 0..FETCH_ATTEMPTS_MAX {
+            let error = match client.state_operations(size, start, max).await {
+                Ok(bytes) => {
+                    let max_ops = usize::try_from(max.unwrap_or(1)).unwrap_or(usize::MAX);
+                    return StateResponse::<E>::decode_cfg(bytes::Bytes::from(bytes), &(max_ops, op_cfg.clone()))
+                        .map_err(|e| format!("batch does not decode: {e}"));
+                }
+                Err(error) => error,
+            };
+            let wait = match error.error_code() {
+                Some(ErrorCode::RateLimited) => Duration::from_secs(error.retry_after().unwrap_or(1)),
+                // A peer behind the target does not hold `size` operations yet; one that pruned
+                // them never will, which the attempts bound covers.
+                Some(ErrorCode::NotFound) => backoff,
+                _ if error.status().is_some_and(|status| status < 500) => return Err(error.to_string()),
+                _ => backoff,
+            };
+            last = error.to_string();
+            ::tokio::time::sleep(wait).await;
+            backoff = (backoff * 2).min(Duration::from_millis(FETCH_BACKOFF_MAX_MS));
+        }
+        Err(format!("gave up after {FETCH_ATTEMPTS_MAX} attempts: {last}"))
+    }
+
+    fn record<E>(&self, response: &StateResponse<E>, size: u64, start: u64)
+    where
+        E: commonware_storage::Context + commonware_runtime::Spawner,
+    {
+        let count = match response {
+            Response::Operations { operations, .. } => operations.len() as u64,
+            Response::Boundary { .. } => 1,
+        };
+        let fetched = self.fetched_ops.fetch_add(count, Ordering::Relaxed) + count;
+        if let Some(progress) = &self.progress {
+            progress(SyncProgress { fetched_ops: fetched, target_ops: size.saturating_sub(start.min(size)).max(fetched) });
+        }
+    }
+}
+
+/// A peer's latest block and its verified finalization certificate.
+async fn latest_finalization(
+    client: &Client,
+    verifier: &Scheme,
+) -> Result<(u64, Finalization<Scheme, sha256::Digest>), String> {
+    let block = client
+        .block(BlockSelector::Latest)
+        .await
+        .map_err(|e| e.to_string())?
+        .ok_or("no finalized block yet")?;
+    let hex = block.finalization.ok_or("its latest block carries no finalization certificate")?;
+    let bytes = hex::decode(&hex).map_err(|e| format!("finalization is not hex: {e}"))?;
+    let finalization = Finalization::<Scheme, sha256::Digest>::decode_cfg(
+        bytes::Bytes::from(bytes),
+        &verifier.certificate_codec_config(),
+    )
+    .map_err(|e| format!("finalization does not decode: {e}"))?;
+    if finalization.proposal.payload.as_ref() != block.hash.0.as_slice() {
+        return Err("the finalization certifies another block".to_owned());
+    }
+    if !finalization.verify(&mut commonware_utils::sys_rng(), verifier, &Sequential) {
+        return Err("the finalization certificate does not verify against this network's group key".to_owned());
+    }
+    Ok((block.height, finalization))
+}
