@@ -62,6 +62,56 @@ exec_codes! {
     Payload = 1009, "Send an empty payload to an account; deploys and actor calls need an actor-enabled network.";
     /// E1010: tips above max fees, or limits and fees whose cost overflows.
     Fees = 1010, "Keep each tip at or below its max fee and the worst-case cost within 2^128.";
+    /// E1101: the code uses a floating-point instruction or type.
+    FloatInstruction = 1101, "Build the actor without floating point (integer or fixed-point arithmetic only).";
+    /// E1102: the code imports something other than a known `drover` host function with its exact signature.
+    ForbiddenImport = 1102, "Import only the host functions of module `drover` listed in docs/actors.md, with their documented signatures.";
+    /// E1103: the code is larger than the deploy limit.
+    CodeTooLarge = 1103, "Shrink the module (release build, opt-level \"z\", wasm-opt) below MAX_CODE_BYTES.";
+    /// E1104: the memory declaration is missing, duplicated, not exported as `memory`, 64-bit, shared or above the page limit.
+    MemoryDeclaration = 1104, "Declare one 32-bit memory of at most MAX_MEMORY_PAGES pages and export it as `memory`.";
+    /// E1105: too many tables, or a table above the element limit.
+    TableDeclaration = 1105, "Use at most MAX_TABLES table of at most MAX_TABLE_ELEMENTS elements.";
+    /// E1106: too many functions, or a function with too many locals.
+    TooManyFunctions = 1106, "Stay within MAX_FUNCTIONS functions and MAX_LOCALS_PER_FUNCTION locals per function.";
+    /// E1107: too many globals.
+    TooManyGlobals = 1107, "Stay within MAX_GLOBALS globals.";
+    /// E1108: the bytes are not a valid WebAssembly module, or use an unsupported proposal (SIMD, memory64, multi-memory).
+    InvalidWasm = 1108, "Deploy a valid WebAssembly 1.0 module (plus bulk memory, sign extension, multi-value, reference types).";
+    /// E1109: an export or the start section breaks the handler convention.
+    HandlerConvention = 1109, "Export handlers as functions of type () -> () with names of at most MAX_HANDLER_NAME_BYTES bytes; use no start function.";
+    /// E1201: the actor reverted; the receipt's revert_reason says why.
+    Reverted = 1201, "Read revert_reason; the actor refused the call.";
+    /// E1202: the actor trapped (unreachable, division by zero, out-of-bounds memory access, bad indirect call).
+    WasmTrap = 1202, "Fix the actor, or the input that makes it trap.";
+    /// E1203: wasm recursion deeper than MAX_WASM_RECURSION_DEPTH or a value stack above MAX_VALUE_STACK_BYTES.
+    StackOverflow = 1203, "Bound the actor's recursion depth.";
+    /// E1204: linear memory or a table grown past its limit.
+    MemoryLimit = 1204, "Keep the actor's memory within MAX_MEMORY_PAGES pages.";
+    /// E1205: the actor exports no such handler.
+    HandlerNotFound = 1205, "Call a handler the actor exports (GET /actor/{address} shows the code).";
+    /// E1206: a read-only execution attempted a state write.
+    ReadOnlyViolation = 1206, "Send a transaction instead of a read, or call a handler that does not write.";
+    /// E1207: the handler's result is larger than MAX_RESULT_BYTES.
+    ResultTooLarge = 1207, "Return at most MAX_RESULT_BYTES bytes; store larger data and return a key.";
+    /// E1208: the handler's input is larger than MAX_PAYLOAD_BYTES.
+    PayloadTooLarge = 1208, "Send at most MAX_PAYLOAD_BYTES bytes of payload.";
+    /// E1209: a host call got a pointer outside linear memory or an argument above its limit.
+    HostCallArgument = 1209, "Pass pointers inside linear memory and sizes within the limits of docs/actors.md.";
+    /// E1210: synchronous actor calls nested deeper than MAX_CALL_DEPTH.
+    CallDepth = 1210, "Flatten the call chain, or use mailbox messages instead of synchronous calls.";
+    /// E1211: the destination of a call or message holds no actor.
+    NoActor = 1211, "Call or message an address that holds an actor.";
+    /// E1212: the actor's balance cannot cover a transfer or the value of a call or message.
+    ActorBalance = 1212, "Fund the actor or lower the amount.";
+    /// E1301: the actor used a capability its manifest does not grant.
+    NotEntitled = 1301, "Deploy (or upgrade to) a manifest that lists the entitlement for this host call.";
+    /// E1302: the manifest lists an unknown or duplicate entitlement id.
+    UnknownEntitlement = 1302, "List each entitlement once, using ids from docs/actors.md.";
+    /// E1501: a timer was scheduled at or below the current block height.
+    TimerHeight = 1501, "Schedule timers at a height above the current block height.";
+    /// E1502: the actor already has MAX_PENDING_TIMERS_PER_ACTOR pending timers.
+    TooManyTimers = 1502, "Cancel pending timers or wait until they fire.";
     /// E1900: internal error.
     Internal = 1900, "Retry later; report the transaction hash if it persists.";
 }

@@ -1,0 +1,146 @@
+//! The entitlement registry and an actor's granted set.
+//!
+//! A manifest lists entitlement ids; each host capability that acts on the world requires one.
+//! The registry is a constant table so that every node refuses the same unknown ids. Reading the
+//! actor's own context (caller, height, balances, input) needs no entitlement: it changes nothing
+//! and reveals only public state.
+
+use crate::error::VmError;
+
+/// One entitlement: a bit in [`Entitlements`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Entitlement {
+    /// `storage.kv`: storage get, set, remove and iteration.
+    StorageKv,
+    /// `events.emit`: event emission.
+    EventsEmit,
+    /// `econ.transfer`: transfers and value attached to calls and messages.
+    EconTransfer,
+    /// `mailbox.send`: messages to other actors' mailboxes.
+    MailboxSend,
+    /// `timer.schedule`: scheduling and cancelling timers.
+    TimerSchedule,
+    /// `actor.call`: synchronous calls to other actors.
+    ActorCall,
+    /// `job.submit`: job submission to runners (no VM host call yet; granted for the job family).
+    JobSubmit,
+}
+
+/// Every entitlement id, in the order of their bits.
+pub const ENTITLEMENT_REGISTRY: &[(&str, Entitlement)] = &[
+    ("storage.kv", Entitlement::StorageKv),
+    ("events.emit", Entitlement::EventsEmit),
+    ("econ.transfer", Entitlement::EconTransfer),
+    ("mailbox.send", Entitlement::MailboxSend),
+    ("timer.schedule", Entitlement::TimerSchedule),
+    ("actor.call", Entitlement::ActorCall),
+    ("job.submit", Entitlement::JobSubmit),
+];
+
+impl Entitlement {
+    /// The manifest id, e.g. `"storage.kv"`.
+    pub fn id(self) -> &'static str {
+        match self {
+            Entitlement::StorageKv => "storage.kv",
+            Entitlement::EventsEmit => "events.emit",
+            Entitlement::EconTransfer => "econ.transfer",
+            Entitlement::MailboxSend => "mailbox.send",
+            Entitlement::TimerSchedule => "timer.schedule",
+            Entitlement::ActorCall => "actor.call",
+            Entitlement::JobSubmit => "job.submit",
+        }
+    }
+
+    /// The entitlement of a manifest id, if the registry knows it.
+    pub fn from_id(id: &str) -> Option<Entitlement> {
+        ENTITLEMENT_REGISTRY
+            .iter()
+            .find(|(known, _)| *known == id)
+            .map(|(_, e)| *e)
+    }
+
+    fn bit(self) -> u32 {
+        1 << (self as u32)
+    }
+}
+
+/// A set of granted entitlements.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct Entitlements(u32);
+
+impl Entitlements {
+    pub const NONE: Entitlements = Entitlements(0);
+
+    /// Every entitlement (for tests and trusted system code).
+    pub fn all() -> Entitlements {
+        ENTITLEMENT_REGISTRY
+            .iter()
+            .fold(Entitlements::NONE, |set, (_, e)| set.with(*e))
+    }
+
+    pub fn with(self, e: Entitlement) -> Entitlements {
+        Entitlements(self.0 | e.bit())
+    }
+
+    pub fn contains(self, e: Entitlement) -> bool {
+        self.0 & e.bit() != 0
+    }
+
+    /// Whether every entitlement of `self` is in `other` (an upgrade may only narrow).
+    pub fn is_subset_of(self, other: Entitlements) -> bool {
+        self.0 & !other.0 == 0
+    }
+
+    /// The ids, in registry order.
+    pub fn ids(self) -> Vec<&'static str> {
+        ENTITLEMENT_REGISTRY
+            .iter()
+            .filter(|(_, e)| self.contains(*e))
+            .map(|(id, _)| *id)
+            .collect()
+    }
+}
+
+/// Checks a manifest's ids at deploy (E1302 for an unknown or repeated id) and returns the set.
+pub fn validate_manifest<S: AsRef<str>>(ids: &[S]) -> Result<Entitlements, VmError> {
+    let mut set = Entitlements::NONE;
+    for id in ids {
+        let id = id.as_ref();
+        let e = Entitlement::from_id(id).ok_or_else(|| VmError::UnknownEntitlement(id.into()))?;
+        if set.contains(e) {
+            return Err(VmError::DuplicateEntitlement(id.into()));
+        }
+        set = set.with(e);
+    }
+    Ok(set)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use drover_types::exec_error::ExecCode;
+
+    #[test]
+    fn registry_ids_round_trip() {
+        for (id, e) in ENTITLEMENT_REGISTRY {
+            assert_eq!(e.id(), *id);
+            assert_eq!(Entitlement::from_id(id), Some(*e));
+        }
+        assert_eq!(Entitlements::all().ids().len(), ENTITLEMENT_REGISTRY.len());
+    }
+
+    #[test]
+    fn manifest_refuses_unknown_and_duplicate_ids() {
+        let set = validate_manifest(&["storage.kv", "timer.schedule"]).unwrap();
+        assert!(set.contains(Entitlement::StorageKv));
+        assert!(!set.contains(Entitlement::ActorCall));
+        assert_eq!(set.ids(), ["storage.kv", "timer.schedule"]);
+        assert!(set.is_subset_of(Entitlements::all()));
+        assert!(!Entitlements::all().is_subset_of(set));
+        let unknown = validate_manifest(&["storage.kv", "storage.everything"]).unwrap_err();
+        assert_eq!(unknown.code(), ExecCode::UnknownEntitlement);
+        let twice = validate_manifest(&["econ.transfer", "econ.transfer"]).unwrap_err();
+        assert_eq!(twice, VmError::DuplicateEntitlement("econ.transfer".into()));
+        assert_eq!(validate_manifest::<&str>(&[]).unwrap(), Entitlements::NONE);
+    }
+}

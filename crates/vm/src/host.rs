@@ -1,0 +1,124 @@
+//! The [`Host`] trait: the state side of an execution, implemented by the execution layer.
+//!
+//! The VM owns metering, limits, entitlement and read-only checks, and memory access; the host
+//! owns state. By the time a `Host` method runs, the VM has already charged the call's cycles and
+//! cells and checked the actor's entitlements and the read-only flag, so a host needs none of
+//! those checks; it only applies the operation or reports why it cannot (a [`HostError`] with an
+//! E-code, which traps the actor).
+//!
+//! **Atomicity contract.** The VM never undoes anything. A host must journal every effect
+//! (storage writes, events, balance changes, mailbox messages, timers) so that it can discard
+//! all effects of an invocation whose status is not [`Status::Success`](crate::Status): the
+//! outermost one (the whole transaction's state changes go, the fee stays) and each nested
+//! [`Host::call`] (only the callee's effects go; the caller sees the status and continues).
+//! `MockHost` (feature `testing`) shows the pattern with a checkpoint stack.
+//!
+//! **Reentrancy.** [`Host::call`] runs the callee by calling [`Vm::invoke`](crate::Vm::invoke)
+//! again with the same host (`self`); the VM is reentrant (`&self`, one store per invocation).
+//! The VM has already filled the callee's [`CallContext`] (depth + 1, caller = the calling actor)
+//! and bounded its cycles and cells by what the caller has left.
+
+use crate::{error::HostError, invoke::Outcome};
+use drover_types::Address;
+
+/// Who and when: the context of one handler execution.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CallContext {
+    /// The actor whose code runs.
+    pub self_address: Address,
+    /// The account or actor that sent this message (the transaction sender at depth 0).
+    pub caller: Address,
+    /// The transaction sender (or, for deliveries and timers, whoever the executor designates).
+    pub origin: Address,
+    pub block_height: u64,
+    pub timestamp_ms: u64,
+    /// Value moved to `self_address` with this message, in base units.
+    pub value: u128,
+    /// Synchronous call depth: 0 for the outermost handler.
+    pub depth: u32,
+}
+
+/// A synchronous call from one actor to another, as the VM hands it to [`Host::call`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CallRequest {
+    /// The callee's context, complete: `self_address` is the callee, `caller` the calling actor,
+    /// `value` the value to move, `depth` one more than the caller's.
+    pub context: CallContext,
+    pub handler: String,
+    pub payload: Vec<u8>,
+    /// The callee's cycles budget (already bounded by what the caller has left).
+    pub cycles_limit: u64,
+    /// The callee's cells budget: what the caller has left.
+    pub cells_limit: u64,
+    /// Whether the callee runs read-only (it does when the caller does).
+    pub read_only: bool,
+}
+
+/// A message for another actor's mailbox, delivered in a later block.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OutgoingMessage {
+    pub from: Address,
+    pub to: Address,
+    pub handler: String,
+    pub payload: Vec<u8>,
+    /// Value moved from `from` with the message (the host escrows it until delivery).
+    pub value: u128,
+    /// Cycles budget of the delivery, paid by the sender.
+    pub cycles_limit: u64,
+}
+
+/// A one-shot timer: at `height`, before user transactions, run `handler` of `owner`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TimerRequest {
+    /// The actor that scheduled it; it is also the fee payer of each fire.
+    pub owner: Address,
+    pub height: u64,
+    pub handler: String,
+    pub payload: Vec<u8>,
+    pub cycles_limit: u64,
+}
+
+/// The state side of an execution. Every method acts for the actor named in its arguments (the
+/// VM passes the executing actor), so one host object serves a whole call tree.
+pub trait Host {
+    /// The value under `key` in `actor`'s storage.
+    fn storage_get(&mut self, actor: &Address, key: &[u8]) -> Result<Option<Vec<u8>>, HostError>;
+
+    /// Writes `value` under `key` in `actor`'s storage.
+    fn storage_set(&mut self, actor: &Address, key: &[u8], value: &[u8]) -> Result<(), HostError>;
+
+    /// Removes `key` from `actor`'s storage; whether it was present.
+    fn storage_remove(&mut self, actor: &Address, key: &[u8]) -> Result<bool, HostError>;
+
+    /// The first entry of `actor`'s storage, in key byte order, whose key starts with `prefix`
+    /// and is strictly greater than `after` (from the first key with the prefix when `None`).
+    fn storage_next(
+        &mut self,
+        actor: &Address,
+        prefix: &[u8],
+        after: Option<&[u8]>,
+    ) -> Result<Option<(Vec<u8>, Vec<u8>)>, HostError>;
+
+    /// Appends an event to `actor`'s log (dropped with everything else on revert).
+    fn emit(&mut self, actor: &Address, topic: &[u8], data: &[u8]) -> Result<(), HostError>;
+
+    /// Balance of any address, in base units.
+    fn balance(&mut self, address: &Address) -> Result<u128, HostError>;
+
+    /// Moves `amount` from `from` to `to` (E1212 when `from` cannot cover it).
+    fn transfer(&mut self, from: &Address, to: &Address, amount: u128) -> Result<(), HostError>;
+
+    /// Queues a message in the recipient's mailbox (E1211 when it holds no actor).
+    fn send(&mut self, message: OutgoingMessage) -> Result<(), HostError>;
+
+    /// Runs a synchronous call: move the value, invoke the callee through the VM with `self`,
+    /// discard the callee's effects unless it succeeded, return its outcome. A `HostError` here
+    /// (no actor, balance) traps the caller; a callee that reverts or traps does not.
+    fn call(&mut self, request: CallRequest) -> Result<Outcome, HostError>;
+
+    /// Records a timer and returns its id (E1502 when the owner has too many pending).
+    fn timer_schedule(&mut self, timer: TimerRequest) -> Result<u64, HostError>;
+
+    /// Cancels `owner`'s timer `id`; whether there was one to cancel.
+    fn timer_cancel(&mut self, owner: &Address, id: u64) -> Result<bool, HostError>;
+}

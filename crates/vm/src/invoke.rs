@@ -1,0 +1,293 @@
+//! The [`Vm`]: compiling (through the cache) and running one handler.
+//!
+//! One invocation = one fresh wasmi store and instance (actors keep no memory between calls;
+//! their state is in storage), fuel set to the cycles budget minus the fixed invocation price, a
+//! cells meter, and the exported handler called with no arguments. The outcome reports exactly
+//! the cycles and cells metered, which depend only on the code, the input and what the host
+//! returns: that is the determinism the fee market and consensus rely on.
+//!
+//! The VM is reentrant: `invoke` takes `&self`, and a nested call made through [`Host::call`]
+//! gets its own store on the same engine while the caller's store waits in its host function.
+
+use crate::{
+    cache::{CompiledModule, ModuleCache},
+    entitlements::Entitlements,
+    error::{Abort, HostError, VmError},
+    host::{CallContext, Host},
+    limits::*,
+    meter::CYCLES_PER_INVOKE,
+    runtime::{self, Ctx},
+    validate::validate,
+};
+use drover_types::{
+    H256,
+    exec_error::{ExecCode, ExecError},
+    keccak256,
+};
+use parking_lot::Mutex;
+use std::sync::Arc;
+use wasmi::{Engine, Store, TrapCode};
+
+/// What to run and with which rights and budgets.
+#[derive(Debug, Clone)]
+pub struct Invocation<'a> {
+    pub handler: &'a str,
+    pub payload: &'a [u8],
+    pub context: CallContext,
+    /// The actor's manifest, checked by [`validate_manifest`](crate::validate_manifest) at deploy.
+    pub entitlements: Entitlements,
+    pub cycles_limit: u64,
+    pub cells_limit: u64,
+    /// Any state-writing host call fails with E1206 (API 5003).
+    pub read_only: bool,
+}
+
+/// How a handler ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Status {
+    Success,
+    /// The actor called `revert`: its effects must be discarded; the reason goes in the receipt.
+    Revert { reason: Vec<u8> },
+    /// The actor was stopped (trap, limit, refused host call, host error); effects discarded.
+    Trap(ExecError),
+}
+
+impl Status {
+    /// The E-code a receipt carries: none on success, E1201 for a revert.
+    pub fn code(&self) -> Option<ExecCode> {
+        match self {
+            Status::Success => None,
+            Status::Revert { .. } => Some(ExecCode::Reverted),
+            Status::Trap(e) => Some(e.code),
+        }
+    }
+}
+
+/// The result of one invocation.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Outcome {
+    pub status: Status,
+    /// What the handler passed to `set_result` (empty unless it succeeded).
+    pub result: Vec<u8>,
+    /// Cycles metered, including nested calls; the whole budget when it ran out of cycles.
+    pub cycles_used: u64,
+    /// Cells metered, including nested calls (also when they were rolled back).
+    pub cells_used: u64,
+}
+
+impl Outcome {
+    pub fn is_success(&self) -> bool {
+        self.status == Status::Success
+    }
+
+    /// The receipt's error object, if any (a revert is E1201 with the reason as message).
+    pub fn error(&self) -> Option<ExecError> {
+        match &self.status {
+            Status::Success => None,
+            Status::Revert { reason } => Some(ExecError::new(
+                ExecCode::Reverted,
+                String::from_utf8_lossy(reason).into_owned(),
+            )),
+            Status::Trap(e) => Some(e.clone()),
+        }
+    }
+
+    fn trap(code: ExecCode, message: impl Into<String>, cycles_used: u64) -> Outcome {
+        Outcome {
+            status: Status::Trap(ExecError::new(code, message)),
+            result: Vec::new(),
+            cycles_used,
+            cells_used: 0,
+        }
+    }
+}
+
+/// The actor engine: one wasmi engine and the compiled-module cache. Share it (`Arc<Vm>`); all
+/// methods take `&self`.
+pub struct Vm {
+    engine: Engine,
+    cache: Mutex<ModuleCache>,
+}
+
+impl Default for Vm {
+    fn default() -> Self {
+        Vm::new()
+    }
+}
+
+impl std::fmt::Debug for Vm {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Vm")
+            .field("cached_modules", &self.cached_modules())
+            .finish()
+    }
+}
+
+impl Vm {
+    pub fn new() -> Self {
+        Vm::with_cache_capacity(DEFAULT_MODULE_CACHE_ENTRIES)
+    }
+
+    /// A VM whose cache keeps at most `entries` compiled modules.
+    pub fn with_cache_capacity(entries: usize) -> Self {
+        Vm {
+            engine: runtime::engine(),
+            cache: Mutex::new(ModuleCache::new(entries)),
+        }
+    }
+
+    /// Number of modules in the cache.
+    pub fn cached_modules(&self) -> usize {
+        self.cache.lock().len()
+    }
+
+    /// Validates and compiles `code` (or returns the cached module with its hash).
+    pub fn compile(&self, code: &[u8]) -> Result<Arc<CompiledModule>, VmError> {
+        let hash = keccak256(code);
+        if let Some(module) = self.cache.lock().get(&hash) {
+            return Ok(module);
+        }
+        self.compile_uncached(code)
+    }
+
+    /// The module with hash `code_hash`, from the cache or else compiled from `fetch()` (which
+    /// must return code with that hash, as stored at deploy).
+    pub fn load(
+        &self,
+        code_hash: &H256,
+        fetch: impl FnOnce() -> Result<Vec<u8>, HostError>,
+    ) -> Result<Arc<CompiledModule>, VmError> {
+        if let Some(module) = self.cache.lock().get(code_hash) {
+            return Ok(module);
+        }
+        let code = fetch().map_err(VmError::CodeUnavailable)?;
+        let actual = keccak256(&code);
+        if actual != *code_hash {
+            return Err(VmError::CodeHashMismatch {
+                expected: *code_hash,
+                actual,
+            });
+        }
+        self.compile_uncached(&code)
+    }
+
+    fn compile_uncached(&self, code: &[u8]) -> Result<Arc<CompiledModule>, VmError> {
+        // The lock is not held while compiling: two threads compiling the same code at once
+        // both succeed and one copy wins the cache, which is harmless.
+        let info = validate(code)?;
+        let module =
+            wasmi::Module::new(&self.engine, code).map_err(|e| VmError::Compile(e.to_string()))?;
+        let module = Arc::new(CompiledModule { info, module });
+        self.cache.lock().insert(Arc::clone(&module));
+        Ok(module)
+    }
+
+    /// Runs `invocation.handler` of `module`. Never fails: whatever goes wrong is a
+    /// [`Status::Trap`] with its E-code, with the cycles and cells metered until then.
+    pub fn invoke(
+        &self,
+        module: &CompiledModule,
+        invocation: &Invocation<'_>,
+        host: &mut dyn Host,
+    ) -> Outcome {
+        let limit = invocation.cycles_limit;
+        if limit < CYCLES_PER_INVOKE {
+            return Outcome::trap(
+                ExecCode::OutOfCycles,
+                format!("an invocation costs {CYCLES_PER_INVOKE} cycles, the budget is {limit}"),
+                limit,
+            );
+        }
+        let refused = if invocation.payload.len() > MAX_PAYLOAD_BYTES {
+            Some((
+                ExecCode::PayloadTooLarge,
+                format!(
+                    "payload of {} bytes, above the limit of {MAX_PAYLOAD_BYTES}",
+                    invocation.payload.len()
+                ),
+            ))
+        } else if invocation.context.depth > MAX_CALL_DEPTH {
+            Some((
+                ExecCode::CallDepth,
+                format!("call depth {} exceeds {MAX_CALL_DEPTH}", invocation.context.depth),
+            ))
+        } else if !module.has_handler(invocation.handler) {
+            Some((
+                ExecCode::HandlerNotFound,
+                format!("the actor exports no handler {:?}", invocation.handler),
+            ))
+        } else {
+            None
+        };
+        if let Some((code, message)) = refused {
+            return Outcome::trap(code, message, CYCLES_PER_INVOKE);
+        }
+        self.run(module, invocation, host)
+    }
+
+    fn run(&self, module: &CompiledModule, inv: &Invocation<'_>, host: &mut dyn Host) -> Outcome {
+        let limit = inv.cycles_limit;
+        let mut store = Store::new(&self.engine, Ctx::new(host, inv));
+        store.limiter(runtime::limiter);
+        let ran = store
+            .set_fuel(limit - CYCLES_PER_INVOKE)
+            .and_then(|()| runtime::linker(&self.engine))
+            .and_then(|linker| linker.instantiate_and_start(&mut store, &module.module))
+            .and_then(|instance| {
+                store.data_mut().memory = instance.get_memory(&store, crate::abi::MEMORY_EXPORT);
+                instance
+                    .get_typed_func::<(), ()>(&store, inv.handler)?
+                    .call(&mut store, ())
+            });
+        let fuel_left = store.get_fuel().unwrap_or(0);
+        let ctx = store.into_data();
+        let cells_used = ctx.cells.used();
+        let status = match ran {
+            Ok(()) => Status::Success,
+            Err(e) => match abort_of(e) {
+                Abort::Revert(reason) => Status::Revert { reason },
+                Abort::Fail(e) => Status::Trap(e),
+            },
+        };
+        let cycles_used = match &status {
+            Status::Trap(e) if e.code == ExecCode::OutOfCycles => limit,
+            _ => limit - fuel_left.min(limit),
+        };
+        let result = match status {
+            Status::Success => ctx.result,
+            _ => Vec::new(),
+        };
+        Outcome {
+            status,
+            result,
+            cycles_used,
+            cells_used,
+        }
+    }
+}
+
+/// Classifies whatever stopped an execution.
+fn abort_of(e: wasmi::Error) -> Abort {
+    if let Some(abort) = e.downcast_ref::<Abort>() {
+        return abort.clone();
+    }
+    match e.as_trap_code() {
+        Some(TrapCode::OutOfFuel) => Abort::fail(ExecCode::OutOfCycles, "ran out of cycles"),
+        Some(TrapCode::StackOverflow) => Abort::fail(
+            ExecCode::StackOverflow,
+            format!(
+                "wasm stack exhausted (limits: {MAX_WASM_RECURSION_DEPTH} frames, \
+                 {MAX_VALUE_STACK_BYTES} bytes)"
+            ),
+        ),
+        Some(TrapCode::GrowthOperationLimited) => Abort::fail(
+            ExecCode::MemoryLimit,
+            format!(
+                "memory or table grown past its limit ({MAX_MEMORY_PAGES} pages, \
+                 {MAX_TABLE_ELEMENTS} elements)"
+            ),
+        ),
+        Some(code) => Abort::fail(ExecCode::WasmTrap, code.trap_message()),
+        None => Abort::fail(ExecCode::Internal, e.to_string()),
+    }
+}

@@ -1,0 +1,339 @@
+//! [`MockHost`]: an in-memory [`Host`] for tests (feature `testing`).
+//!
+//! It shows the contract a real host follows. Atomicity: every invocation (top-level or nested)
+//! runs inside a checkpoint of the whole state and is rolled back unless its status is success;
+//! a real host journals individual writes instead of cloning the state, with the same effect.
+//! Reentrancy: [`Host::call`] invokes the VM again with `self`. Mailbox messages and timers are
+//! queued and run by [`MockHost::deliver_mailbox`] and [`MockHost::advance_to`], as the executor
+//! does at the start of later blocks.
+
+use crate::{
+    Outcome, Status, Vm,
+    cache::CompiledModule,
+    entitlements::Entitlements,
+    error::{HostError, VmError},
+    host::{CallContext, CallRequest, Host, OutgoingMessage, TimerRequest},
+    invoke::Invocation,
+    limits::MAX_PENDING_TIMERS_PER_ACTOR,
+};
+use drover_types::{Address, exec_error::ExecCode};
+use std::{
+    collections::{BTreeMap, VecDeque},
+    ops::Bound,
+    sync::Arc,
+};
+
+/// A deployed actor.
+#[derive(Clone)]
+pub struct MockActor {
+    pub module: Arc<CompiledModule>,
+    pub entitlements: Entitlements,
+}
+
+/// Everything a checkpoint saves.
+#[derive(Clone, Default, Debug, PartialEq, Eq)]
+pub struct MockState {
+    pub balances: BTreeMap<Address, u128>,
+    pub storage: BTreeMap<(Address, Vec<u8>), Vec<u8>>,
+    /// `(actor, topic, data)` in emission order.
+    pub events: Vec<(Address, Vec<u8>, Vec<u8>)>,
+    pub mailbox: VecDeque<OutgoingMessage>,
+    /// Pending timers by id.
+    pub timers: BTreeMap<u64, TimerRequest>,
+    pub next_timer_id: u64,
+}
+
+/// An in-memory host with nested calls through the VM.
+pub struct MockHost {
+    pub vm: Arc<Vm>,
+    pub actors: BTreeMap<Address, MockActor>,
+    pub state: MockState,
+    pub block_height: u64,
+    pub timestamp_ms: u64,
+    checkpoints: Vec<MockState>,
+}
+
+/// The sender of top-level calls unless a test says otherwise.
+pub const MOCK_SENDER: Address = Address([0xee; 20]);
+
+impl MockHost {
+    pub fn new(vm: Arc<Vm>) -> Self {
+        MockHost {
+            vm,
+            actors: BTreeMap::new(),
+            state: MockState::default(),
+            block_height: 1,
+            timestamp_ms: 1_000,
+            checkpoints: Vec::new(),
+        }
+    }
+
+    /// Validates, compiles and installs `code` at `address`.
+    pub fn deploy(
+        &mut self,
+        address: Address,
+        code: &[u8],
+        entitlements: Entitlements,
+    ) -> Result<(), VmError> {
+        let module = self.vm.compile(code)?;
+        self.actors.insert(
+            address,
+            MockActor {
+                module,
+                entitlements,
+            },
+        );
+        Ok(())
+    }
+
+    /// A top-level call from [`MOCK_SENDER`] with generous budgets; adjust fields as needed and
+    /// pass it to [`MockHost::run`].
+    pub fn request(&self, to: Address, handler: &str, payload: &[u8]) -> CallRequest {
+        CallRequest {
+            context: CallContext {
+                self_address: to,
+                caller: MOCK_SENDER,
+                origin: MOCK_SENDER,
+                block_height: self.block_height,
+                timestamp_ms: self.timestamp_ms,
+                value: 0,
+                depth: 0,
+            },
+            handler: handler.into(),
+            payload: payload.to_vec(),
+            cycles_limit: 10_000_000,
+            cells_limit: 1_000_000,
+            read_only: false,
+        }
+    }
+
+    /// Runs a top-level call: like a transaction, its effects stay only if it succeeds.
+    pub fn run(&mut self, request: CallRequest) -> Outcome {
+        self.call(request).unwrap_or_else(|e| Outcome {
+            status: Status::Trap(e.into()),
+            result: Vec::new(),
+            cycles_used: 0,
+            cells_used: 0,
+        })
+    }
+
+    /// Shorthand for `run(request(to, handler, payload))`.
+    pub fn call_actor(&mut self, to: Address, handler: &str, payload: &[u8]) -> Outcome {
+        let request = self.request(to, handler, payload);
+        self.run(request)
+    }
+
+    /// Delivers the messages queued so far (not those their handlers send), FIFO.
+    pub fn deliver_mailbox(&mut self) -> Vec<Outcome> {
+        let queued: Vec<_> = self.state.mailbox.drain(..).collect();
+        queued
+            .into_iter()
+            .map(|m| {
+                let mut request = self.request(m.to, &m.handler, &m.payload);
+                request.context.caller = m.from;
+                request.context.origin = m.from;
+                request.context.value = m.value;
+                request.cycles_limit = m.cycles_limit;
+                // The value was escrowed at send; it reaches the recipient only on success.
+                self.credit(m.from, m.value);
+                self.run(request)
+            })
+            .collect()
+    }
+
+    /// Moves to `height` and fires the timers due by then, by height then id.
+    pub fn advance_to(&mut self, height: u64) -> Vec<Outcome> {
+        self.block_height = height;
+        self.timestamp_ms = height * 1_000;
+        let mut due: Vec<_> = self
+            .state
+            .timers
+            .iter()
+            .filter(|(_, t)| t.height <= height)
+            .map(|(id, t)| (t.height, *id))
+            .collect();
+        due.sort();
+        let fired: Vec<_> = due
+            .into_iter()
+            .filter_map(|(_, id)| self.state.timers.remove(&id))
+            .collect();
+        fired
+            .into_iter()
+            .map(|t| {
+                let mut request = self.request(t.owner, &t.handler, &t.payload);
+                request.context.caller = t.owner;
+                request.context.origin = t.owner;
+                request.cycles_limit = t.cycles_limit;
+                self.run(request)
+            })
+            .collect()
+    }
+
+    pub fn storage(&self, actor: Address, key: &[u8]) -> Option<&[u8]> {
+        self.state
+            .storage
+            .get(&(actor, key.to_vec()))
+            .map(Vec::as_slice)
+    }
+
+    pub fn balance_of(&self, address: Address) -> u128 {
+        self.state.balances.get(&address).copied().unwrap_or(0)
+    }
+
+    pub fn credit(&mut self, address: Address, amount: u128) {
+        let balance = self.state.balances.entry(address).or_default();
+        *balance = balance.saturating_add(amount);
+    }
+
+    fn debit(&mut self, address: Address, amount: u128) -> Result<(), HostError> {
+        let balance = self.balance_of(address);
+        let left = balance.checked_sub(amount).ok_or_else(|| {
+            HostError::new(
+                ExecCode::ActorBalance,
+                format!("balance {balance} cannot cover {amount}"),
+            )
+        })?;
+        self.state.balances.insert(address, left);
+        Ok(())
+    }
+
+    fn checkpoint(&mut self) {
+        self.checkpoints.push(self.state.clone());
+    }
+
+    fn commit(&mut self) {
+        self.checkpoints.pop();
+    }
+
+    fn rollback(&mut self) {
+        if let Some(saved) = self.checkpoints.pop() {
+            self.state = saved;
+        }
+    }
+}
+
+impl Host for MockHost {
+    fn storage_get(&mut self, actor: &Address, key: &[u8]) -> Result<Option<Vec<u8>>, HostError> {
+        Ok(self.storage(*actor, key).map(<[u8]>::to_vec))
+    }
+
+    fn storage_set(&mut self, actor: &Address, key: &[u8], value: &[u8]) -> Result<(), HostError> {
+        self.state
+            .storage
+            .insert((*actor, key.to_vec()), value.to_vec());
+        Ok(())
+    }
+
+    fn storage_remove(&mut self, actor: &Address, key: &[u8]) -> Result<bool, HostError> {
+        Ok(self.state.storage.remove(&(*actor, key.to_vec())).is_some())
+    }
+
+    fn storage_next(
+        &mut self,
+        actor: &Address,
+        prefix: &[u8],
+        after: Option<&[u8]>,
+    ) -> Result<Option<(Vec<u8>, Vec<u8>)>, HostError> {
+        let start = match after {
+            Some(after) => Bound::Excluded((*actor, after.to_vec())),
+            None => Bound::Included((*actor, prefix.to_vec())),
+        };
+        Ok(self
+            .state
+            .storage
+            .range((start, Bound::Unbounded))
+            .next()
+            .filter(|((owner, key), _)| owner == actor && key.starts_with(prefix))
+            .map(|((_, key), value)| (key.clone(), value.clone())))
+    }
+
+    fn emit(&mut self, actor: &Address, topic: &[u8], data: &[u8]) -> Result<(), HostError> {
+        self.state
+            .events
+            .push((*actor, topic.to_vec(), data.to_vec()));
+        Ok(())
+    }
+
+    fn balance(&mut self, address: &Address) -> Result<u128, HostError> {
+        Ok(self.balance_of(*address))
+    }
+
+    fn transfer(&mut self, from: &Address, to: &Address, amount: u128) -> Result<(), HostError> {
+        self.debit(*from, amount)?;
+        self.credit(*to, amount);
+        Ok(())
+    }
+
+    fn send(&mut self, message: OutgoingMessage) -> Result<(), HostError> {
+        if !self.actors.contains_key(&message.to) {
+            return Err(HostError::new(
+                ExecCode::NoActor,
+                format!("{} holds no actor", message.to),
+            ));
+        }
+        self.debit(message.from, message.value)?;
+        self.state.mailbox.push_back(message);
+        Ok(())
+    }
+
+    fn call(&mut self, request: CallRequest) -> Result<Outcome, HostError> {
+        let callee = request.context.self_address;
+        let actor = self.actors.get(&callee).cloned().ok_or_else(|| {
+            HostError::new(ExecCode::NoActor, format!("{callee} holds no actor"))
+        })?;
+        self.checkpoint();
+        if request.context.value > 0 {
+            if let Err(e) = self.debit(request.context.caller, request.context.value) {
+                self.rollback();
+                return Err(e);
+            }
+            self.credit(callee, request.context.value);
+        }
+        let invocation = Invocation {
+            handler: &request.handler,
+            payload: &request.payload,
+            context: request.context,
+            entitlements: actor.entitlements,
+            cycles_limit: request.cycles_limit,
+            cells_limit: request.cells_limit,
+            read_only: request.read_only,
+        };
+        let vm = Arc::clone(&self.vm);
+        let outcome = vm.invoke(&actor.module, &invocation, self);
+        if outcome.is_success() {
+            self.commit();
+        } else {
+            self.rollback();
+        }
+        Ok(outcome)
+    }
+
+    fn timer_schedule(&mut self, timer: TimerRequest) -> Result<u64, HostError> {
+        let pending = self
+            .state
+            .timers
+            .values()
+            .filter(|t| t.owner == timer.owner)
+            .count();
+        if pending >= MAX_PENDING_TIMERS_PER_ACTOR {
+            return Err(HostError::new(
+                ExecCode::TooManyTimers,
+                format!("{pending} timers pending"),
+            ));
+        }
+        self.state.next_timer_id += 1;
+        let id = self.state.next_timer_id;
+        self.state.timers.insert(id, timer);
+        Ok(id)
+    }
+
+    fn timer_cancel(&mut self, owner: &Address, id: u64) -> Result<bool, HostError> {
+        match self.state.timers.get(&id) {
+            Some(t) if t.owner == *owner => {
+                self.state.timers.remove(&id);
+                Ok(true)
+            }
+            _ => Ok(false),
+        }
+    }
+}

@@ -1,0 +1,327 @@
+//! Deploy-time validation: everything about a module that can be decided without running it.
+//!
+//! Order: size, then WebAssembly validity with our feature set (E1108), then the same validation
+//! with floating point disabled (a failure now can only be a float, E1101), then the structural
+//! bounds (imports, memory, tables, functions, locals, globals, exports, start). The feature set
+//! here is exactly the one the wasmi engine is configured with (see `runtime::engine_config`), so
+//! a module that passes here always compiles there.
+//!
+//! Using wasmparser's own validator for the float check, rather than a hand-written list of
+//! float opcodes, means every float instruction and every `f32`/`f64` in a signature, local,
+//! global or block type is caught by the same code that defines them.
+
+use crate::{
+    abi::{HOST_MODULE, MEMORY_EXPORT, Ty, host_function},
+    error::VmError,
+    limits::*,
+};
+use drover_types::{H256, keccak256};
+use wasmparser::{
+    CompositeInnerType, ExternalKind, FuncType, Parser, Payload, TypeRef, ValType, Validator,
+    WasmFeatures,
+};
+
+/// What validation learned about a module.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CodeInfo {
+    /// keccak256 of the code: the key of the module cache and of the actor's code record.
+    pub code_hash: H256,
+    /// Exported handler names, in export order.
+    pub handlers: Vec<String>,
+    /// Host functions the module imports, in import order.
+    pub imports: Vec<&'static str>,
+    /// Declared initial memory, in pages (0 without a memory).
+    pub initial_memory_pages: u64,
+}
+
+/// The WebAssembly features actors may use. Floats are switched on only to tell a float apart
+/// from any other invalidity; they never reach the engine.
+pub(crate) fn wasm_features(floats: bool) -> WasmFeatures {
+    let mut features = WasmFeatures::empty();
+    for feature in [
+        WasmFeatures::MUTABLE_GLOBAL,
+        WasmFeatures::MULTI_VALUE,
+        WasmFeatures::SATURATING_FLOAT_TO_INT,
+        WasmFeatures::SIGN_EXTENSION,
+        WasmFeatures::BULK_MEMORY,
+        WasmFeatures::REFERENCE_TYPES,
+        // wasmparser needs GC types for the reference-types encoding (as wasmi does).
+        WasmFeatures::GC_TYPES,
+        WasmFeatures::TAIL_CALL,
+        WasmFeatures::EXTENDED_CONST,
+    ] {
+        features.set(feature, true);
+    }
+    features.set(WasmFeatures::FLOATS, floats);
+    features
+}
+
+/// Checks `code` for deployment.
+pub fn validate(code: &[u8]) -> Result<CodeInfo, VmError> {
+    if code.len() > MAX_CODE_BYTES {
+        return Err(VmError::CodeTooLarge {
+            bytes: code.len(),
+            limit: MAX_CODE_BYTES,
+        });
+    }
+    Validator::new_with_features(wasm_features(true))
+        .validate_all(code)
+        .map_err(|e| VmError::InvalidWasm(e.to_string()))?;
+    if let Err(e) = Validator::new_with_features(wasm_features(false)).validate_all(code) {
+        return Err(VmError::Float { offset: e.offset() });
+    }
+    let info = Structure::read(code).map_err(|e| VmError::InvalidWasm(e.to_string()))??;
+    Ok(CodeInfo {
+        code_hash: keccak256(code),
+        ..info
+    })
+}
+
+/// The structural pass. Parse errors are impossible after validation but are still reported
+/// (outer `Result`) rather than assumed away.
+struct Structure {
+    types: Vec<Option<FuncType>>,
+    func_types: Vec<u32>,
+    imported_funcs: u32,
+    memories: Vec<(u64, Option<u64>)>,
+    memory_exported: bool,
+    info: CodeInfo,
+}
+
+type Nested<T> = Result<Result<T, VmError>, wasmparser::BinaryReaderError>;
+
+impl Structure {
+    fn read(code: &[u8]) -> Nested<CodeInfo> {
+        let mut s = Structure {
+            types: Vec::new(),
+            func_types: Vec::new(),
+            imported_funcs: 0,
+            memories: Vec::new(),
+            memory_exported: false,
+            info: CodeInfo {
+                code_hash: H256::ZERO,
+                handlers: Vec::new(),
+                imports: Vec::new(),
+                initial_memory_pages: 0,
+            },
+        };
+        for payload in Parser::new(0).parse_all(code) {
+            if let Err(e) = s.payload(payload?)? {
+                return Ok(Err(e));
+            }
+        }
+        Ok(s.finish())
+    }
+
+    fn payload(&mut self, payload: Payload<'_>) -> Nested<()> {
+        match payload {
+            Payload::TypeSection(reader) => {
+                for group in reader {
+                    for sub in group?.into_types() {
+                        self.types.push(match sub.composite_type.inner {
+                            CompositeInnerType::Func(f) => Some(f),
+                            _ => None,
+                        });
+                    }
+                }
+            }
+            Payload::ImportSection(reader) => {
+                for import in reader {
+                    let import = import?;
+                    let refuse = |reason| {
+                        Ok(Err(VmError::Import {
+                            module: import.module.into(),
+                            name: import.name.into(),
+                            reason,
+                        }))
+                    };
+                    if import.module != HOST_MODULE {
+                        return refuse("imports must come from module `drover`");
+                    }
+                    let TypeRef::Func(type_index) = import.ty else {
+                        return refuse("only functions may be imported");
+                    };
+                    let Some(abi) = host_function(import.name) else {
+                        return refuse("no such host function");
+                    };
+                    let ty = self.types.get(type_index as usize).and_then(Option::as_ref);
+                    if !ty.is_some_and(|ty| {
+                        same_types(ty.params(), abi.params) && same_types(ty.results(), abi.results)
+                    }) {
+                        return refuse("signature differs from the ABI");
+                    }
+                    self.func_types.push(type_index);
+                    self.imported_funcs += 1;
+                    self.info.imports.push(abi.name);
+                }
+            }
+            Payload::FunctionSection(reader) => {
+                for type_index in reader {
+                    self.func_types.push(type_index?);
+                }
+                if self.func_types.len() > MAX_FUNCTIONS as usize {
+                    return Ok(Err(VmError::Functions(format!(
+                        "{} functions, above the limit of {MAX_FUNCTIONS}",
+                        self.func_types.len()
+                    ))));
+                }
+            }
+            Payload::TableSection(reader) => {
+                if reader.count() > MAX_TABLES {
+                    return Ok(Err(VmError::Table(format!(
+                        "{} tables, above the limit of {MAX_TABLES}",
+                        reader.count()
+                    ))));
+                }
+                for table in reader {
+                    let ty = table?.ty;
+                    if ty.initial > MAX_TABLE_ELEMENTS
+                        || ty.maximum.is_some_and(|m| m > MAX_TABLE_ELEMENTS)
+                    {
+                        return Ok(Err(VmError::Table(format!(
+                            "declares {} (max {:?}) elements, above the limit of \
+                             {MAX_TABLE_ELEMENTS}",
+                            ty.initial, ty.maximum
+                        ))));
+                    }
+                }
+            }
+            Payload::MemorySection(reader) => {
+                for memory in reader {
+                    let memory = memory?;
+                    self.memories.push((memory.initial, memory.maximum));
+                }
+            }
+            Payload::GlobalSection(reader) => {
+                if reader.count() > MAX_GLOBALS {
+                    return Ok(Err(VmError::Globals {
+                        count: reader.count(),
+                        limit: MAX_GLOBALS,
+                    }));
+                }
+            }
+            Payload::ExportSection(reader) => {
+                if reader.count() > MAX_EXPORTS {
+                    return Ok(Err(VmError::HandlerConvention(format!(
+                        "{} exports, above the limit of {MAX_EXPORTS}",
+                        reader.count()
+                    ))));
+                }
+                for export in reader {
+                    let export = export?;
+                    if let Err(e) = self.export(export.name, export.kind, export.index) {
+                        return Ok(Err(e));
+                    }
+                }
+            }
+            Payload::StartSection { .. } => {
+                return Ok(Err(VmError::HandlerConvention(
+                    "a start function would run before every handler; use no start section"
+                        .into(),
+                )));
+            }
+            Payload::CodeSectionEntry(body) => {
+                let mut locals: u64 = 0;
+                for entry in body.get_locals_reader()? {
+                    locals += u64::from(entry?.0);
+                }
+                if locals > u64::from(MAX_LOCALS_PER_FUNCTION) {
+                    return Ok(Err(VmError::Functions(format!(
+                        "a function declares {locals} locals, above the limit of \
+                         {MAX_LOCALS_PER_FUNCTION}"
+                    ))));
+                }
+            }
+            _ => {}
+        }
+        Ok(Ok(()))
+    }
+
+    fn export(&mut self, name: &str, kind: ExternalKind, index: u32) -> Result<(), VmError> {
+        match kind {
+            ExternalKind::Memory if name == MEMORY_EXPORT => {
+                self.memory_exported = true;
+                Ok(())
+            }
+            ExternalKind::Func => {
+                if name.len() > MAX_HANDLER_NAME_BYTES {
+                    return Err(VmError::HandlerConvention(format!(
+                        "handler name of {} bytes, above the limit of {MAX_HANDLER_NAME_BYTES}",
+                        name.len()
+                    )));
+                }
+                let ty = self
+                    .func_types
+                    .get(index as usize)
+                    .and_then(|t| self.types.get(*t as usize))
+                    .and_then(Option::as_ref);
+                if !ty.is_some_and(|ty| ty.params().is_empty() && ty.results().is_empty()) {
+                    return Err(VmError::HandlerConvention(format!(
+                        "exported function {name:?} is not of type () -> ()"
+                    )));
+                }
+                self.info.handlers.push(name.into());
+                Ok(())
+            }
+            // Globals and tables may be exported (toolchains export `__heap_base` and such).
+            _ => Ok(()),
+        }
+    }
+
+    fn finish(mut self) -> Result<CodeInfo, VmError> {
+        match self.memories.as_slice() {
+            [] => {}
+            [(initial, maximum)] => {
+                if *initial > MAX_MEMORY_PAGES || maximum.is_some_and(|m| m > MAX_MEMORY_PAGES) {
+                    return Err(VmError::Memory(format!(
+                        "declares {initial} (max {maximum:?}) pages, above the limit of \
+                         {MAX_MEMORY_PAGES}"
+                    )));
+                }
+                self.info.initial_memory_pages = *initial;
+            }
+            more => {
+                return Err(VmError::Memory(format!(
+                    "{} memories; an actor has one",
+                    more.len()
+                )));
+            }
+        }
+        if self.imported_funcs > 0 && !self.memory_exported {
+            return Err(VmError::Memory(format!(
+                "host functions read and write linear memory: export it as {MEMORY_EXPORT:?}"
+            )));
+        }
+        Ok(self.info)
+    }
+}
+
+fn same_types(wasm: &[ValType], abi: &[Ty]) -> bool {
+    wasm.len() == abi.len()
+        && wasm.iter().zip(abi).all(|(w, a)| {
+            matches!((w, a), (ValType::I32, Ty::I32) | (ValType::I64, Ty::I64))
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use drover_types::exec_error::ExecCode;
+
+    /// The smallest valid module, written out in binary so that these tests need no `wat`.
+    const EMPTY_MODULE: &[u8] = b"\0asm\x01\0\0\0";
+
+    #[test]
+    fn empty_module_is_valid_and_hashed() {
+        let info = validate(EMPTY_MODULE).unwrap();
+        assert_eq!(info.code_hash, keccak256(EMPTY_MODULE));
+        assert!(info.handlers.is_empty());
+    }
+
+    #[test]
+    fn garbage_and_oversize_are_refused() {
+        assert_eq!(validate(b"nope").unwrap_err().code(), ExecCode::InvalidWasm);
+        let big = vec![0u8; MAX_CODE_BYTES + 1];
+        assert_eq!(validate(&big).unwrap_err().code(), ExecCode::CodeTooLarge);
+    }
+}
