@@ -1,12 +1,13 @@
 //! The `drover` binary: validator node, local devnet, network generation and client commands.
 //!
-//! Node commands (`dev`, `node`, `init`) run or prepare a validator; client commands talk to a
+//! Node commands (`dev`, `devnet`, `node`, `init`) run or prepare validators; client commands talk to a
 //! node's HTTP API (`--rpc-url`, default `http://127.0.0.1:4000`). `bench` drives load at a
 //! node and reports figures.
 
 mod bench;
 mod client_cmds;
 mod dev;
+mod devnet_cmd;
 mod node_cmd;
 
 use clap::{Parser, Subcommand};
@@ -29,6 +30,8 @@ struct Cli {
 enum Command {
     /// Run a local single-validator devnet (chain id 100, faucet and dev mode on).
     Dev(dev::DevArgs),
+    /// Run a local multi-validator network, one process per validator.
+    Devnet(devnet_cmd::DevnetArgs),
     /// Run a validator from its config file.
     Node(node_cmd::NodeArgs),
     /// Write a genesis and one validator config per validator, with fresh keys.
@@ -44,6 +47,7 @@ fn main() -> anyhow::Result<()> {
     let cli = Cli::parse();
     match cli.command {
         Command::Dev(args) => dev::run(args),
+        Command::Devnet(args) => devnet_cmd::run(args),
         Command::Node(args) => node_cmd::run_node(args),
         Command::Init(args) => node_cmd::run_init(args),
         Command::Bench(cmd) => bench::run(cmd, &cli.rpc_url),

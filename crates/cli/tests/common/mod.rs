@@ -10,6 +10,7 @@ use drover_types::{
 };
 use std::{
     net::TcpListener,
+    sync::Arc,
     path::{Path, PathBuf},
     process::{Child, Command, Stdio},
     time::{Duration, Instant},
@@ -46,16 +47,25 @@ impl Default for NodeOptions {
     }
 }
 
-/// Two free loopback ports (bound then released: good enough for tests).
-pub fn free_ports() -> (u16, u16) {
-    let a = TcpListener::bind("127.0.0.1:0").unwrap();
-    let b = TcpListener::bind("127.0.0.1:0").unwrap();
-    (a.local_addr().unwrap().port(), b.local_addr().unwrap().port())
+/// `count` consecutive free loopback ports (each bound then released: good enough for tests).
+pub fn free_port_block(count: u16) -> u16 {
+    loop {
+        let first = TcpListener::bind("127.0.0.1:0").unwrap();
+        let base = first.local_addr().unwrap().port();
+        if base.checked_add(count).is_none() {
+            continue;
+        }
+        let rest: Result<Vec<_>, _> = (1..count).map(|i| TcpListener::bind(("127.0.0.1", base + i))).collect();
+        if rest.is_ok() {
+            return base;
+        }
+    }
 }
 
-/// A single-validator network in a temporary directory.
+/// A validator of a test network in a temporary directory (shared by the network's validators).
 pub struct TestNode {
-    pub dir: tempfile::TempDir,
+    pub dir: Arc<tempfile::TempDir>,
+    pub index: u32,
     pub url: String,
     pub options: NodeOptions,
     child: Option<Child>,
@@ -63,57 +73,40 @@ pub struct TestNode {
 }
 
 impl TestNode {
-    /// Generates a network and starts its validator; waits until it finalizes a block.
+    /// Generates a single-validator network and starts it; waits until it finalizes a block.
     pub async fn start(options: NodeOptions) -> Self {
-        let dir = tempfile::tempdir().unwrap();
-        let (rpc_port, p2p_port) = free_ports();
-        let mut init = Command::new(BIN);
-        init.args(["init", "--validators", "1", "--out"])
-            .arg(dir.path())
-            .args(["--rpc-port", &rpc_port.to_string(), "--p2p-port", &p2p_port.to_string()])
-            .args(["--chain-id", &options.chain_id.to_string()])
-            .args(["--block-interval-ms", &options.block_interval_ms.to_string()]);
-        if !options.dev_accounts {
-            init.arg("--no-dev-accounts");
-        }
-        if options.persist_height {
-            init.arg("--persist-height");
-        }
-        let out = init.output().unwrap();
-        assert!(out.status.success(), "init failed: {}", String::from_utf8_lossy(&out.stderr));
-        if !options.extra_config.is_empty() {
-            let path = dir.path().join("validator-0.yaml");
-            let mut text = std::fs::read_to_string(&path).unwrap();
-            text.push_str(&options.extra_config);
-            std::fs::write(&path, text).unwrap();
-        }
-        let mut node = Self { dir, url: format!("http://127.0.0.1:{rpc_port}"), options, child: None, runs: 0 };
-        node.spawn();
-        node.wait_ready(1).await;
-        node
+        let mut nodes = start_network(1, options).await;
+        nodes.pop().unwrap()
     }
 
     pub fn config_path(&self) -> PathBuf {
-        self.dir.path().join("validator-0.yaml")
+        self.dir.path().join(format!("validator-{}.yaml", self.index))
     }
 
     pub fn state_dir(&self) -> PathBuf {
-        self.dir.path().join("validator-0/state")
+        self.dir.path().join(format!("validator-{}/state", self.index))
     }
 
     pub fn log_path(&self, run: u32) -> PathBuf {
-        self.dir.path().join(format!("node-{run}.log"))
+        self.dir.path().join(format!("node-{}-{run}.log", self.index))
     }
 
     /// Starts the validator process (again).
     pub fn spawn(&mut self) {
+        self.spawn_with(&[]);
+    }
+
+    /// Starts the validator process (again) with extra `drover node` arguments.
+    pub fn spawn_with(&mut self, args: &[&str]) {
         assert!(self.child.is_none(), "node already running");
         self.runs += 1;
         let log = std::fs::File::create(self.log_path(self.runs)).unwrap();
         let child = Command::new(BIN)
             .args(["node", "--config"])
             .arg(self.config_path())
+            .args(args)
             .env("RPC_GLOBAL_RATE_LIMIT_PER_SEC", self.options.rate_limit_per_sec.to_string())
+            .env("STATE_SYNC_RATE_PER_SEC", "1000")
             .env("DROVER_DEV_MODE", "1")
             .env("RUST_LOG", "warn")
             .stdin(Stdio::null())
@@ -122,6 +115,21 @@ impl TestNode {
             .spawn()
             .unwrap();
         self.child = Some(child);
+    }
+
+    /// Waits for the process to exit on its own; its status, or `None` if it runs past `within`.
+    pub fn wait_exit(&mut self, within: Duration) -> Option<std::process::ExitStatus> {
+        let deadline = Instant::now() + within;
+        loop {
+            if let Some(status) = self.child.as_mut().and_then(|c| c.try_wait().unwrap()) {
+                self.child = None;
+                return Some(status);
+            }
+            if Instant::now() >= deadline {
+                return None;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
     }
 
     pub fn client(&self) -> Client {
@@ -197,6 +205,51 @@ impl Drop for TestNode {
             let _ = child.wait();
         }
     }
+}
+
+/// Generates an `n`-validator network (ports on 127.0.0.1) and starts every validator; waits
+/// until each one has finalized a block.
+pub async fn start_network(n: u32, options: NodeOptions) -> Vec<TestNode> {
+    let dir = Arc::new(tempfile::tempdir().unwrap());
+    let block = u16::try_from(n).unwrap();
+    let (rpc_port, p2p_port) = (free_port_block(block), free_port_block(block));
+    let mut init = Command::new(BIN);
+    init.args(["init", "--validators", &n.to_string(), "--out"])
+        .arg(dir.path())
+        .args(["--rpc-port", &rpc_port.to_string(), "--p2p-port", &p2p_port.to_string()])
+        .args(["--chain-id", &options.chain_id.to_string()])
+        .args(["--block-interval-ms", &options.block_interval_ms.to_string()]);
+    if !options.dev_accounts {
+        init.arg("--no-dev-accounts");
+    }
+    if options.persist_height {
+        init.arg("--persist-height");
+    }
+    let out = init.output().unwrap();
+    assert!(out.status.success(), "init failed: {}", String::from_utf8_lossy(&out.stderr));
+    let mut nodes: Vec<_> = (0..n)
+        .map(|index| TestNode {
+            dir: dir.clone(),
+            index,
+            url: format!("http://127.0.0.1:{}", rpc_port + index as u16),
+            options: options.clone(),
+            child: None,
+            runs: 0,
+        })
+        .collect();
+    for node in &mut nodes {
+        if !options.extra_config.is_empty() {
+            let path = node.config_path();
+            let mut text = std::fs::read_to_string(&path).unwrap();
+            text.push_str(&options.extra_config);
+            std::fs::write(&path, text).unwrap();
+        }
+        node.spawn();
+    }
+    for node in &mut nodes {
+        node.wait_ready(1).await;
+    }
+    nodes
 }
 
 /// A development account key.
