@@ -30,11 +30,7 @@ pub struct HostFunction {
 
 use Ty::{I32, I64};
 
-const fn f(
-    name: &'static str,
-    params: &'static [Ty],
-    results: &'static [Ty],
-) -> HostFunction {
+const fn f(name: &'static str, params: &'static [Ty], results: &'static [Ty]) -> HostFunction {
     HostFunction {
         name,
         params,

@@ -103,7 +103,10 @@ mod tests {
         assert!(cache.get(&a.code_hash()).is_some());
         cache.insert(c.clone());
         assert_eq!(cache.len(), 2);
-        assert!(cache.get(&b.code_hash()).is_none(), "b was least recently used");
+        assert!(
+            cache.get(&b.code_hash()).is_none(),
+            "b was least recently used"
+        );
         assert!(cache.get(&a.code_hash()).is_some());
         assert!(cache.get(&c.code_hash()).is_some());
     }

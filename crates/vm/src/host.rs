@@ -78,6 +78,9 @@ pub struct TimerRequest {
     pub cycles_limit: u64,
 }
 
+/// A storage entry: `(key, value)`.
+pub type StorageEntry = (Vec<u8>, Vec<u8>);
+
 /// The state side of an execution. Every method acts for the actor named in its arguments (the
 /// VM passes the executing actor), so one host object serves a whole call tree.
 pub trait Host {
@@ -97,7 +100,7 @@ pub trait Host {
         actor: &Address,
         prefix: &[u8],
         after: Option<&[u8]>,
-    ) -> Result<Option<(Vec<u8>, Vec<u8>)>, HostError>;
+    ) -> Result<Option<StorageEntry>, HostError>;
 
     /// Appends an event to `actor`'s log (dropped with everything else on revert).
     fn emit(&mut self, actor: &Address, topic: &[u8], data: &[u8]) -> Result<(), HostError>;

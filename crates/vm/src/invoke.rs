@@ -47,7 +47,9 @@ pub struct Invocation<'a> {
 pub enum Status {
     Success,
     /// The actor called `revert`: its effects must be discarded; the reason goes in the receipt.
-    Revert { reason: Vec<u8> },
+    Revert {
+        reason: Vec<u8>,
+    },
     /// The actor was stopped (trap, limit, refused host call, host error); effects discarded.
     Trap(ExecError),
 }
@@ -209,7 +211,10 @@ impl Vm {
         } else if invocation.context.depth > MAX_CALL_DEPTH {
             Some((
                 ExecCode::CallDepth,
-                format!("call depth {} exceeds {MAX_CALL_DEPTH}", invocation.context.depth),
+                format!(
+                    "call depth {} exceeds {MAX_CALL_DEPTH}",
+                    invocation.context.depth
+                ),
             ))
         } else if !module.has_handler(invocation.handler) {
             Some((

@@ -34,7 +34,7 @@ mod validate;
 pub use cache::CompiledModule;
 pub use entitlements::{ENTITLEMENT_REGISTRY, Entitlement, Entitlements, validate_manifest};
 pub use error::{HostError, VmError};
-pub use host::{CallContext, CallRequest, Host, OutgoingMessage, TimerRequest};
+pub use host::{CallContext, CallRequest, Host, OutgoingMessage, StorageEntry, TimerRequest};
 pub use invoke::{Invocation, Outcome, Status, Vm};
 #[cfg(any(test, feature = "testing"))]
 pub use mock::MockHost;

@@ -12,7 +12,7 @@ use crate::{
     cache::CompiledModule,
     entitlements::Entitlements,
     error::{HostError, VmError},
-    host::{CallContext, CallRequest, Host, OutgoingMessage, TimerRequest},
+    host::{CallContext, CallRequest, Host, OutgoingMessage, StorageEntry, TimerRequest},
     invoke::Invocation,
     limits::MAX_PENDING_TIMERS_PER_ACTOR,
 };
@@ -233,7 +233,7 @@ impl Host for MockHost {
         actor: &Address,
         prefix: &[u8],
         after: Option<&[u8]>,
-    ) -> Result<Option<(Vec<u8>, Vec<u8>)>, HostError> {
+    ) -> Result<Option<StorageEntry>, HostError> {
         let start = match after {
             Some(after) => Bound::Excluded((*actor, after.to_vec())),
             None => Bound::Included((*actor, prefix.to_vec())),
@@ -278,9 +278,10 @@ impl Host for MockHost {
 
     fn call(&mut self, request: CallRequest) -> Result<Outcome, HostError> {
         let callee = request.context.self_address;
-        let actor = self.actors.get(&callee).cloned().ok_or_else(|| {
-            HostError::new(ExecCode::NoActor, format!("{callee} holds no actor"))
-        })?;
+        let actor =
+            self.actors.get(&callee).cloned().ok_or_else(|| {
+                HostError::new(ExecCode::NoActor, format!("{callee} holds no actor"))
+            })?;
         self.checkpoint();
         if request.context.value > 0 {
             if let Err(e) = self.debit(request.context.caller, request.context.value) {

@@ -295,7 +295,12 @@ fn storage_get(mut c: C<'_, '_>, key: i32, key_len: i32, dst: i32, cap: i32) -> 
     entitled(&c, Entitlement::StorageKv, "storage_get")?;
     let key = read_key(&c, key, key_len)?;
     let actor = c.data().actor();
-    let Some(value) = c.data_mut().host.storage_get(&actor, &key).map_err(Abort::from)? else {
+    let Some(value) = c
+        .data_mut()
+        .host
+        .storage_get(&actor, &key)
+        .map_err(Abort::from)?
+    else {
         return Ok(-1);
     };
     charge(&mut c, copy_cycles(value.len()))?;
@@ -307,7 +312,10 @@ fn storage_get(mut c: C<'_, '_>, key: i32, key_len: i32, dst: i32, cap: i32) -> 
 fn storage_set(mut c: C<'_, '_>, key: i32, key_len: i32, val: i32, val_len: i32) -> HostResult<()> {
     let key_len = length(key_len, MAX_STORAGE_KEY_BYTES, "storage key")?;
     let val_len = length(val_len, MAX_STORAGE_VALUE_BYTES, "storage value")?;
-    charge(&mut c, CYCLES_STORAGE_WRITE + copy_cycles(key_len + val_len))?;
+    charge(
+        &mut c,
+        CYCLES_STORAGE_WRITE + copy_cycles(key_len + val_len),
+    )?;
     entitled(&c, Entitlement::StorageKv, "storage_set")?;
     writable(&c, "storage_set")?;
     let key = read_key(&c, key, key_len)?;
@@ -350,7 +358,10 @@ fn storage_next(
 ) -> HostResult<i64> {
     let prefix_len = length(prefix_len, MAX_STORAGE_KEY_BYTES, "prefix")?;
     let cursor_len = length(cursor_len, MAX_STORAGE_KEY_BYTES, "cursor")?;
-    charge(&mut c, CYCLES_STORAGE_NEXT + copy_cycles(prefix_len + cursor_len))?;
+    charge(
+        &mut c,
+        CYCLES_STORAGE_NEXT + copy_cycles(prefix_len + cursor_len),
+    )?;
     entitled(&c, Entitlement::StorageKv, "storage_next")?;
     let prefix = read(&c, prefix, prefix_len, "prefix")?;
     let cursor = read(&c, cursor, cursor_len, "cursor")?;
@@ -674,7 +685,11 @@ pub(crate) fn linker<'a>(engine: &Engine) -> Result<Linker<Ctx<'a>>, wasmi::Erro
             "return_data_read" => l.func_wrap(m, f.name, return_data_read)?,
             "timer_schedule" => l.func_wrap(m, f.name, timer_schedule)?,
             "timer_cancel" => l.func_wrap(m, f.name, timer_cancel)?,
-            other => return Err(wasmi::Error::new(format!("ABI entry {other} has no host function"))),
+            other => {
+                return Err(wasmi::Error::new(format!(
+                    "ABI entry {other} has no host function"
+                )));
+            }
         };
     }
     Ok(l)

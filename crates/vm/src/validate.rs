@@ -192,13 +192,11 @@ impl Structure {
                     self.memories.push((memory.initial, memory.maximum));
                 }
             }
-            Payload::GlobalSection(reader) => {
-                if reader.count() > MAX_GLOBALS {
-                    return Ok(Err(VmError::Globals {
-                        count: reader.count(),
-                        limit: MAX_GLOBALS,
-                    }));
-                }
+            Payload::GlobalSection(reader) if reader.count() > MAX_GLOBALS => {
+                return Ok(Err(VmError::Globals {
+                    count: reader.count(),
+                    limit: MAX_GLOBALS,
+                }));
             }
             Payload::ExportSection(reader) => {
                 if reader.count() > MAX_EXPORTS {
@@ -216,8 +214,7 @@ impl Structure {
             }
             Payload::StartSection { .. } => {
                 return Ok(Err(VmError::HandlerConvention(
-                    "a start function would run before every handler; use no start section"
-                        .into(),
+                    "a start function would run before every handler; use no start section".into(),
                 )));
             }
             Payload::CodeSectionEntry(body) => {
@@ -298,9 +295,10 @@ impl Structure {
 
 fn same_types(wasm: &[ValType], abi: &[Ty]) -> bool {
     wasm.len() == abi.len()
-        && wasm.iter().zip(abi).all(|(w, a)| {
-            matches!((w, a), (ValType::I32, Ty::I32) | (ValType::I64, Ty::I64))
-        })
+        && wasm
+            .iter()
+            .zip(abi)
+            .all(|(w, a)| matches!((w, a), (ValType::I32, Ty::I32) | (ValType::I64, Ty::I64)))
 }
 
 #[cfg(test)]

@@ -20,7 +20,10 @@ fn counter_increments_and_reads() {
     assert_success(&get);
     assert_eq!(u64_le(&get.result), 3);
     assert_eq!(get.cells_used, 0);
-    assert_eq!(host.storage(addr(1), b"count"), Some(&3u64.to_le_bytes()[..]));
+    assert_eq!(
+        host.storage(addr(1), b"count"),
+        Some(&3u64.to_le_bytes()[..])
+    );
 }
 
 #[test]
@@ -78,7 +81,12 @@ fn ledger_mints_transfers_and_reverts() {
         }
     );
     let bad = host.call_actor(addr(2), "balance_of", b"short");
-    assert_eq!(bad.status, Status::Revert { reason: b"bad input".to_vec() });
+    assert_eq!(
+        bad.status,
+        Status::Revert {
+            reason: b"bad input".to_vec()
+        }
+    );
 }
 
 #[test]
@@ -115,7 +123,8 @@ fn echo_returns_input_and_emits_it() {
 fn pinger_plays_ping_pong_through_the_mailbox() {
     let ents = [StorageKv, MailboxSend];
     let mut host = host_with("pinger", 0x0a, &ents);
-    host.deploy(addr(0x0b), &actor("pinger"), grant(&ents)).unwrap();
+    host.deploy(addr(0x0b), &actor("pinger"), grant(&ents))
+        .unwrap();
     assert_success(&host.call_actor(addr(0x0a), "start", &addr(0x0b).0));
     assert_eq!(host.state.mailbox.len(), 1);
     let mut rounds = 0;
@@ -164,7 +173,10 @@ fn float_actor_is_refused_at_deploy() {
     let err = validate(&actor("float_op")).unwrap_err();
     assert_eq!(err.code(), ExecCode::FloatInstruction);
     let mut host = host();
-    assert!(host.deploy(addr(5), &actor("float_op"), grant(&[])).is_err());
+    assert!(
+        host.deploy(addr(5), &actor("float_op"), grant(&[]))
+            .is_err()
+    );
 }
 
 #[test]
@@ -187,10 +199,17 @@ fn memory_bomb_fails_within_the_limit() {
     // Growth is metered (wasmi charges per byte grown), but the limit, not the budget, stops it.
     let budget = host.request(addr(7), "grow", b"").cycles_limit;
     assert!(outcome.cycles_used < budget, "{}", outcome.cycles_used);
-    assert_eq!(trap_code(&host.call_actor(addr(7), "grow_big", b"")), ExecCode::MemoryLimit);
+    assert_eq!(
+        trap_code(&host.call_actor(addr(7), "grow_big", b"")),
+        ExecCode::MemoryLimit
+    );
     let ok = host.call_actor(addr(7), "grow_ok", b"");
     assert_success(&ok);
-    assert_eq!(ok.result, 2u32.to_le_bytes(), "memory is fresh on every call");
+    assert_eq!(
+        ok.result,
+        2u32.to_le_bytes(),
+        "memory is fresh on every call"
+    );
 }
 
 #[test]
@@ -208,7 +227,10 @@ fn deep_recursion_traps_cleanly() {
 #[test]
 fn oversize_result_is_refused() {
     let mut host = host_with("oversize_result", 9, &[]);
-    assert_eq!(trap_code(&host.call_actor(addr(9), "big", b"")), ExecCode::ResultTooLarge);
+    assert_eq!(
+        trap_code(&host.call_actor(addr(9), "big", b"")),
+        ExecCode::ResultTooLarge
+    );
     let fits = host.call_actor(addr(9), "fits", b"");
     assert_success(&fits);
     assert_eq!(fits.result.len(), MAX_RESULT_BYTES);

@@ -24,8 +24,12 @@ fn nested_host() -> MockHost {
     let mut host = host_with("proxy", PROXY, &[StorageKv, ActorCall, EconTransfer]);
     host.deploy(addr(COUNTER), &actor("counter"), grant(&[StorageKv]))
         .unwrap();
-    host.deploy(addr(TOUCHY), &actor("readonly_write"), grant(&[StorageKv, ActorCall]))
-        .unwrap();
+    host.deploy(
+        addr(TOUCHY),
+        &actor("readonly_write"),
+        grant(&[StorageKv, ActorCall]),
+    )
+    .unwrap();
     host
 }
 
@@ -43,7 +47,10 @@ fn revert_discards_the_actors_writes() {
     assert!(outcome.result.is_empty());
     // The VM metered the write before the revert; the host discarded it.
     assert_eq!(outcome.cells_used, 13);
-    assert_eq!(host.storage(addr(COUNTER), b"count"), Some(&1u64.to_le_bytes()[..]));
+    assert_eq!(
+        host.storage(addr(COUNTER), b"count"),
+        Some(&1u64.to_le_bytes()[..])
+    );
 }
 
 #[test]
@@ -55,9 +62,16 @@ fn nested_success_is_kept_and_charged_to_the_caller() {
         &forward_args(addr(COUNTER), 0, "increment"),
     );
     assert_success(&outcome);
-    assert_eq!(u64_le(&outcome.result), 1, "the callee's result is the return data");
+    assert_eq!(
+        u64_le(&outcome.result),
+        1,
+        "the callee's result is the return data"
+    );
     assert_eq!(host.storage(addr(PROXY), b"status"), Some(&[0u8][..]));
-    assert_eq!(host.storage(addr(COUNTER), b"count"), Some(&1u64.to_le_bytes()[..]));
+    assert_eq!(
+        host.storage(addr(COUNTER), b"count"),
+        Some(&1u64.to_le_bytes()[..])
+    );
     // Caller's two writes (6+4, 6+1) plus the callee's (5+8).
     assert_eq!(outcome.cells_used, 10 + 7 + 13);
 
@@ -81,7 +95,11 @@ fn nested_revert_rolls_back_only_the_callee() {
     assert_eq!(host.storage(addr(COUNTER), b"count"), None);
 
     // A failing callee: status 2 with the E-code as return data.
-    let outcome = host.call_actor(addr(PROXY), "forward", &forward_args(addr(COUNTER), 0, "nope"));
+    let outcome = host.call_actor(
+        addr(PROXY),
+        "forward",
+        &forward_args(addr(COUNTER), 0, "nope"),
+    );
     assert_success(&outcome);
     assert_eq!(host.storage(addr(PROXY), b"status"), Some(&[2u8][..]));
     assert!(outcome.result.starts_with(b"E1205"));
@@ -97,8 +115,16 @@ fn outer_revert_rolls_back_nested_effects_and_value() {
         "forward_then_revert",
         &forward_args(addr(COUNTER), 250, "increment"),
     );
-    assert_eq!(outcome.status, Status::Revert { reason: b"undo".to_vec() });
-    assert_eq!(host.state, before, "nothing of the caller or the callee stays");
+    assert_eq!(
+        outcome.status,
+        Status::Revert {
+            reason: b"undo".to_vec()
+        }
+    );
+    assert_eq!(
+        host.state, before,
+        "nothing of the caller or the callee stays"
+    );
 
     // The same call without the revert moves the value.
     assert_success(&host.call_actor(
@@ -139,7 +165,11 @@ fn read_only_refuses_writes_even_through_nested_calls() {
     assert_eq!(host.storage(addr(TOUCHY), b"touched"), None);
 
     // Value attached to a call is a write too.
-    let mut paid = host.request(addr(PROXY), "forward", &forward_args(addr(COUNTER), 1, "get"));
+    let mut paid = host.request(
+        addr(PROXY),
+        "forward",
+        &forward_args(addr(COUNTER), 1, "get"),
+    );
     paid.read_only = true;
     assert_eq!(trap_code(&host.run(paid)), ExecCode::ReadOnlyViolation);
     // A read-only call of a read-only handler is fine.
@@ -168,14 +198,23 @@ fn capabilities_outside_the_manifest_are_refused() {
         let mut host = host();
         host.deploy(addr(1), &actor(name), *entitlements).unwrap();
         let outcome = host.call_actor(addr(1), handler, payload);
-        assert_eq!(trap_code(&outcome), ExecCode::NotEntitled, "{name}.{handler}");
+        assert_eq!(
+            trap_code(&outcome),
+            ExecCode::NotEntitled,
+            "{name}.{handler}"
+        );
         assert!(host.state.storage.is_empty() && host.state.mailbox.is_empty());
     }
     // Value on a call needs econ.transfer besides actor.call.
     let mut host = host_with("proxy", PROXY, &[StorageKv, ActorCall]);
-    host.deploy(addr(COUNTER), &actor("counter"), grant(&[StorageKv])).unwrap();
+    host.deploy(addr(COUNTER), &actor("counter"), grant(&[StorageKv]))
+        .unwrap();
     host.credit(addr(PROXY), 10);
-    let outcome = host.call_actor(addr(PROXY), "forward", &forward_args(addr(COUNTER), 1, "get"));
+    let outcome = host.call_actor(
+        addr(PROXY),
+        "forward",
+        &forward_args(addr(COUNTER), 1, "get"),
+    );
     assert_eq!(trap_code(&outcome), ExecCode::NotEntitled);
 }
 
@@ -381,7 +420,11 @@ fn context_reaches_the_actor() {
     assert_eq!(&r[60..76], &(1u128 << 100).to_le_bytes());
     assert_eq!(u64_le(&r[76..84]), 42);
     assert_eq!(u64_le(&r[84..92]), 42_000);
-    assert_eq!(&r[92..108], &(5 + (1u128 << 100)).to_le_bytes(), "value arrives before the run");
+    assert_eq!(
+        &r[92..108],
+        &(5 + (1u128 << 100)).to_le_bytes(),
+        "value arrives before the run"
+    );
 }
 
 #[test]
@@ -416,6 +459,8 @@ fn invoke_refuses_depth_beyond_the_limit_directly() {
         .unwrap();
     assert!(Arc::ptr_eq(&module, &loaded));
     let cold = Vm::new();
-    let wrong = cold.load(&module.code_hash(), || Ok(actor("echo"))).unwrap_err();
+    let wrong = cold
+        .load(&module.code_hash(), || Ok(actor("echo")))
+        .unwrap_err();
     assert_eq!(wrong.code(), ExecCode::Internal);
 }
