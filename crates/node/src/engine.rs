@@ -39,7 +39,7 @@ use commonware_consensus::{
     types::{Epoch, FixedEpocher, ViewDelta},
 };
 use commonware_cryptography::{
-    ChaCha20Poly1305, Digestible as _, Sha256, Signer as _, certificate::ConstantProvider, ed25519,
+    ChaCha20Poly1305, Digestible as _, Sha256, Signer as _, certificate::ConstantProvider, ed25519, sha256,
 };
 use commonware_glue::stateful::{
     Config as StatefulConfig, PruneConfig, Stateful, SyncPlan,
@@ -48,8 +48,7 @@ use commonware_glue::stateful::{
 use commonware_p2p::{Address, AddressableManager as _, authenticated::lookup};
 use commonware_parallel::Sequential;
 use commonware_runtime::{
-    Clock as _, Handle, Quota, Runner as _, Spawner as _, Supervisor as _,
-    buffer::paged::CacheRef, tokio,
+    Clock, Handle, Quota, Runner as _, Spawner, Supervisor, buffer::paged::CacheRef, tokio,
 };
 use commonware_storage::{
     archive::prunable,
@@ -97,7 +96,8 @@ const IO_BUFFER: NonZeroUsize = NZUsize!(1 << 20);
 const PAGE_CACHE_PAGES: NonZeroUsize = NZUsize!(4096);
 const MAILBOX: NonZeroUsize = NZUsize!(1024);
 const PRUNABLE_ITEMS_PER_SECTION: NonZeroU64 = NZU64!(4096);
-const PARTITION_PREFIX: &str = "drover";
+/// Prefix of the storage partitions of a production node.
+pub const PARTITION_PREFIX: &str = "drover";
 /// Longest state key the database decodes (prefix byte, owner, user key).
 const STATE_MAX_KEY_BYTES: usize = 1024;
 /// Largest state value the database decodes (actor code is the largest record).
@@ -109,20 +109,20 @@ const QMDB_INIT_CACHE: NonZeroUsize = NZUsize!(1 << 20);
 pub const RETAINED_STATE_BLOCKS: usize = 1_200;
 
 /// Bounds on what one logged state operation may decode to (key and value sizes).
-fn state_op_codec_config() -> <StateOp<tokio::Context> as commonware_codec::Read>::Cfg {
+fn state_op_codec_config<E: Spawner + commonware_storage::Context>() -> <StateOp<E> as commonware_codec::Read>::Cfg {
     (
         ((0..=STATE_MAX_KEY_BYTES).into(), ()),
         ((0..=STATE_MAX_VALUE_BYTES).into(), ()),
     )
 }
 
-fn archive_config<C>(name: &str, page_cache: CacheRef, codec_config: C) -> prunable::Config<TwoCap, C> {
+fn archive_config<C>(prefix: &str, name: &str, page_cache: CacheRef, codec_config: C) -> prunable::Config<TwoCap, C> {
     prunable::Config {
         translator: TwoCap,
-        metadata_partition: format!("{PARTITION_PREFIX}-{name}-metadata"),
-        key_partition: format!("{PARTITION_PREFIX}-{name}-key"),
+        metadata_partition: format!("{prefix}-{name}-metadata"),
+        key_partition: format!("{prefix}-{name}-key"),
         key_page_cache: page_cache,
-        value_partition: format!("{PARTITION_PREFIX}-{name}-value"),
+        value_partition: format!("{prefix}-{name}-value"),
         compression: None,
         codec_config,
         items_per_section: PRUNABLE_ITEMS_PER_SECTION,
@@ -132,11 +132,14 @@ fn archive_config<C>(name: &str, page_cache: CacheRef, codec_config: C) -> pruna
     }
 }
 
-fn qmdb_config(page_cache: CacheRef) -> <Databases<tokio::Context> as DatabaseSet<tokio::Context>>::Config {
+fn qmdb_config<E: Spawner + commonware_storage::Context>(
+    prefix: &str,
+    page_cache: CacheRef,
+) -> <Databases<E> as DatabaseSet<E>>::Config {
     VariableConfig {
         merkle_config: MerkleConfig {
-            journal_partition: format!("{PARTITION_PREFIX}-state-mmr-journal"),
-            metadata_partition: format!("{PARTITION_PREFIX}-state-mmr-metadata"),
+            journal_partition: format!("{prefix}-state-mmr-journal"),
+            metadata_partition: format!("{prefix}-state-mmr-metadata"),
             items_per_blob: NZU64!(1 << 16),
             write_buffer: IO_BUFFER,
             replay_buffer: IO_BUFFER,
@@ -144,15 +147,15 @@ fn qmdb_config(page_cache: CacheRef) -> <Databases<tokio::Context> as DatabaseSe
             page_cache: page_cache.clone(),
         },
         journal_config: VariableLogConfig {
-            partition: format!("{PARTITION_PREFIX}-state-log"),
+            partition: format!("{prefix}-state-log"),
             items_per_section: NZU64!(1 << 14),
             compression: None,
-            codec_config: state_op_codec_config(),
+            codec_config: state_op_codec_config::<E>(),
             page_cache,
             write_buffer: IO_BUFFER,
             replay_buffer: IO_BUFFER,
         },
-        grafted_metadata_partition: format!("{PARTITION_PREFIX}-state-grafted"),
+        grafted_metadata_partition: format!("{prefix}-state-grafted"),
         translator: EightCap,
         init_cache: Some(QMDB_INIT_CACHE),
         init_buffer: IO_BUFFER,
@@ -208,11 +211,62 @@ async fn wait_for_signal() {
     }
 }
 
-/// Runs a validator until the runtime is stopped (SIGINT/SIGTERM or `context.stop`).
-pub async fn run(context: tokio::Context, config: EngineConfig) -> anyhow::Result<()> {
-    let EngineConfig { validator, genesis, rpc, sync_from, sync_progress } = config;
+/// The p2p channels of a validator, by purpose (see the module docs for their numbers).
+pub struct Channels<S, R> {
+    pub votes: (S, R),
+    pub certificates: (S, R),
+    pub consensus_resolver: (S, R),
+    pub broadcast: (S, R),
+    pub backfill: (S, R),
+    pub gossip: (S, R),
+}
 
-    // Identity and threshold scheme.
+/// Per-peer quota of each channel, indexed by channel number.
+pub fn channel_quotas() -> [Quota; 6] {
+    let consensus = Quota::per_second(NZU32!(1_024));
+    let blocks = Quota::per_second(NZU32!(128));
+    [consensus, consensus, consensus, blocks, blocks, Quota::per_second(NZU32!(GOSSIP_MESSAGES_PER_SEC))]
+}
+
+/// Registers the validator's channels (numbers and quotas of [`channel_quotas`]) on any p2p
+/// network.
+pub fn register_channels<S, R>(mut register: impl FnMut(u64, Quota) -> (S, R)) -> Channels<S, R> {
+    let [votes, certificates, consensus_resolver, broadcast, backfill, gossip] =
+        channel_quotas();
+    Channels {
+        votes: register(0, votes),
+        certificates: register(1, certificates),
+        consensus_resolver: register(2, consensus_resolver),
+        broadcast: register(3, broadcast),
+        backfill: register(4, backfill),
+        gossip: register(5, gossip),
+    }
+}
+
+/// What [`start`] needs besides the runtime and the network.
+pub struct StartConfig {
+    pub validator: ValidatorConfig,
+    pub genesis: Genesis,
+    /// Prefix of every storage partition (one runtime may host several validators in tests).
+    pub partition_prefix: String,
+    /// HTTP peers to fast-sync from when this node has no state yet.
+    pub sync_peers: Option<HttpPeers>,
+}
+
+/// A running validator's shared parts.
+pub struct Validator<E: Spawner + commonware_storage::Context> {
+    pub chain: Arc<ChainShared>,
+    pub databases: Databases<E>,
+    pub marshal: marshal::core::Mailbox<Scheme, Standard<Block>>,
+    pub gossip: Option<gossip::GossipHandle>,
+    pub genesis_digest: sha256::Digest,
+    /// Ends when consensus stops.
+    pub consensus: Handle<()>,
+}
+
+/// Checks the identity and key material of `validator` against `genesis` and builds the
+/// threshold signer.
+pub fn signer(validator: &ValidatorConfig, genesis: &Genesis) -> anyhow::Result<(Scheme, Set<ed25519::PublicKey>)> {
     let me = validator.private_key.public_key();
     let participants = Set::from_iter_dedup(genesis.validators.iter().cloned());
     ensure!(participants.len() == genesis.validators.len(), "genesis lists a validator twice");
@@ -231,6 +285,35 @@ pub async fn run(context: tokio::Context, config: EngineConfig) -> anyhow::Resul
         peer_keys == participants,
         "config field `p2p.peers`: must list exactly the genesis validators"
     );
+    Ok((scheme, participants))
+}
+
+/// Starts a validator's block dissemination, marshal, state and consensus on any runtime and
+/// p2p network (production: tokio + authenticated lookup; tests: deterministic + simulated).
+/// `blocker` and `provider` are the network's peer blocker and peer-set provider.
+pub async fn start<E, S, R, B, P>(
+    context: E,
+    config: StartConfig,
+    channels: Channels<S, R>,
+    blocker: B,
+    provider: P,
+) -> anyhow::Result<Validator<E>>
+where
+    E: Spawner
+        + Supervisor
+        + Clock
+        + commonware_runtime::Metrics
+        + commonware_storage::Context
+        + rand_core::CryptoRng,
+    S: commonware_p2p::Sender<PublicKey = ed25519::PublicKey>,
+    R: commonware_p2p::Receiver<PublicKey = ed25519::PublicKey>,
+    B: commonware_p2p::Blocker<PublicKey = ed25519::PublicKey>,
+    P: commonware_p2p::Provider<PublicKey = ed25519::PublicKey>,
+{
+    let StartConfig { validator, genesis, partition_prefix, sync_peers } = config;
+    let (scheme, participants) = signer(&validator, &genesis)?;
+    let me = validator.private_key.public_key();
+    let prefix = partition_prefix.as_str();
 
     // Height hint (only consulted when persistence is on).
     if let Some(path) = &validator.height_file
@@ -239,57 +322,20 @@ pub async fn run(context: tokio::Context, config: EngineConfig) -> anyhow::Resul
         info!(hint, "height.dat found: the node resumes at or above this height");
     }
 
-    // p2p.
-    let namespace_p2p = [NAMESPACE, b"_P2P"].concat();
-    let p2p_config = lookup::Config::local(
-        Cups::<_, ChaCha20Poly1305>::new(
-            Sake {
-                signer: validator.private_key.clone(),
-                synchrony_bound: Duration::from_secs(5),
-                max_handshake_age: Duration::from_secs(10),
-                version: sake::Version::V1,
-            },
-            cups::Version::V1,
-        ),
-        &namespace_p2p,
-        validator.p2p_listen,
-        commonware_p2p::authenticated::peer_set_limit(&participants, &me),
-        MAX_MESSAGE_BYTES,
-        MAILBOX,
-    );
-    let (mut network, mut oracle) = lookup::Network::new(context.child("network"), p2p_config);
-    let peers: Map<ed25519::PublicKey, Address> = validator
-        .peers
-        .iter()
-        .map(|(k, a)| (k.clone(), Address::from(*a)))
-        .collect::<Vec<_>>()
-        .try_into()
-        .map_err(|_| anyhow!("config field `p2p.peers`: duplicate identity"))?;
-    let _ = oracle.track(0, peers);
-    let consensus_quota = Quota::per_second(NZU32!(1_024));
-    let block_quota = Quota::per_second(NZU32!(128));
-    let votes = network.register(0, consensus_quota);
-    let certificates = network.register(1, consensus_quota);
-    let consensus_resolver = network.register(2, consensus_quota);
-    let broadcast = network.register(3, block_quota);
-    let backfill = network.register(4, block_quota);
-    let (gossip_sender, gossip_receiver) = network.register(5, Quota::per_second(NZU32!(GOSSIP_MESSAGES_PER_SEC)));
-    network.start();
-
     // Block dissemination and backfill.
     let resolver = marshal_resolver::init(
         context.child("marshal_resolver"),
         marshal_resolver::Config {
             public_key: me.clone(),
-            peer_provider: oracle.clone(),
-            blocker: oracle.clone(),
+            peer_provider: provider.clone(),
+            blocker: blocker.clone(),
             mailbox_size: MAILBOX,
             fetch_timeout: NZDuration!(FETCH_TIMEOUT),
             fetch_retry_delay: Duration::from_millis(100),
             priority_requests: false,
             priority_responses: false,
         },
-        backfill,
+        channels.backfill,
     );
     let (broadcast_engine, buffer) = buffered::Engine::new(
         context.child("broadcast"),
@@ -299,25 +345,26 @@ pub async fn run(context: tokio::Context, config: EngineConfig) -> anyhow::Resul
             deque_size: 10,
             priority: false,
             codec_config: (),
-            peer_provider: oracle.clone(),
+            peer_provider: provider.clone(),
             strategy: Sequential,
         },
     );
-    broadcast_engine.start(broadcast);
+    broadcast_engine.start(channels.broadcast);
 
     let page_cache = CacheRef::new(NZU16!(4096), PAGE_CACHE_PAGES);
     let finalizations = prunable::Archive::init(
         context.child("finalizations"),
-        archive_config("finalizations", page_cache.clone(), ()),
+        archive_config(prefix, "finalizations", page_cache.clone(), ()),
     )
     .await
     .context("cannot open the finalizations archive")?;
-    let blocks = prunable::Archive::init(context.child("blocks"), archive_config("blocks", page_cache.clone(), ()))
-        .await
-        .context("cannot open the blocks archive")?;
+    let blocks =
+        prunable::Archive::init(context.child("blocks"), archive_config(prefix, "blocks", page_cache.clone(), ()))
+            .await
+            .context("cannot open the blocks archive")?;
 
     // Genesis.
-    let initial = <Databases<tokio::Context> as DatabaseSet<tokio::Context>>::initial_sync_targets();
+    let initial = <Databases<E> as DatabaseSet<E>>::initial_sync_targets();
     let leader = participants
         .iter()
         .next()
@@ -328,13 +375,8 @@ pub async fn run(context: tokio::Context, config: EngineConfig) -> anyhow::Resul
 
     // Startup plan: a node without state given peers fast-syncs to their latest finalized block
     // (an interrupted fast-sync resumes from its persisted floor whatever the flags).
-    let mut plan = SyncPlan::init(context.child("sync_plan"), PARTITION_PREFIX.to_string()).await;
-    let peers = if sync_from.is_empty() {
-        None
-    } else {
-        Some(HttpPeers::new(&sync_from, sync_progress)?)
-    };
-    if let Some(peers) = &peers {
+    let mut plan = SyncPlan::init(context.child("sync_plan"), prefix.to_string()).await;
+    if let Some(peers) = &sync_peers {
         if !plan.may_sync() {
             info!("--sync-from ignored: this node already has state (delete `directory` to resync)");
         } else if plan.floor().is_none() {
@@ -344,21 +386,20 @@ pub async fn run(context: tokio::Context, config: EngineConfig) -> anyhow::Resul
     }
     if plan.should_sync(false) {
         ensure!(
-            peers.is_some(),
+            sync_peers.is_some(),
             "an interrupted fast-sync must finish: start the node again with `--sync-from URL`"
         );
         info!("fast-sync: fetching state from peers, then following the chain");
     }
-    let provider = ConstantProvider::new(scheme.clone());
     let (marshal_actor, marshal_mailbox, floor) = MarshalActor::<_, Standard<Block>, _, _, _, _, _>::init(
         context.child("marshal"),
         finalizations,
         blocks,
         marshal::Config {
-            provider,
+            provider: ConstantProvider::new(scheme.clone()),
             epocher: FixedEpocher::new(NZU64!(u64::MAX)),
             start: plan.marshal_start(commonware_cryptography::Digested::precomputed(genesis_block.clone(), genesis_digest)),
-            partition_prefix: format!("{PARTITION_PREFIX}-marshal"),
+            partition_prefix: format!("{prefix}-marshal"),
             mailbox_size: MAILBOX,
             view_retention: ViewDelta::new(MARSHAL_VIEW_RETENTION),
             prunable_items_per_section: PRUNABLE_ITEMS_PER_SECTION,
@@ -398,17 +439,17 @@ pub async fn run(context: tokio::Context, config: EngineConfig) -> anyhow::Resul
         },
     ));
 
-    let attached = AttachedState::<tokio::Context>::new(peers, state_op_codec_config());
+    let attached = AttachedState::<E>::new(sync_peers, state_op_codec_config::<E>());
     let (stateful, stateful_mailbox) = Stateful::new(
         context.child("stateful"),
         StatefulConfig {
             application: App::new(genesis_block.clone(), chain.clone()),
-            db_config: qmdb_config(page_cache.clone()),
+            db_config: qmdb_config::<E>(prefix, page_cache.clone()),
             provider: (),
             marshal: (marshal_mailbox.clone(), floor),
             mailbox_size: MAILBOX,
             plan,
-            resolvers: attached.clone(),
+            resolvers: attached,
             sync_config: SyncEngineConfig {
                 fetch_batch_size: NZU64!(FETCH_BATCH_OPS),
                 apply_batch_size: NZU64!(FETCH_BATCH_OPS),
@@ -443,12 +484,12 @@ pub async fn run(context: tokio::Context, config: EngineConfig) -> anyhow::Resul
         simplex::Config {
             scheme,
             elector: RoundRobin::<Sha256>::default(),
-            blocker: oracle.clone(),
+            blocker,
             automaton: deferred.clone(),
             relay: deferred.clone(),
             reporter: deferred,
             strategy: Sequential,
-            partition: format!("{PARTITION_PREFIX}-consensus-0"),
+            partition: format!("{prefix}-consensus-0"),
             mailbox_size: MAILBOX,
             epoch: Epoch::zero(),
             floor: simplex::config::Floor::Genesis(genesis_digest),
@@ -469,10 +510,10 @@ pub async fn run(context: tokio::Context, config: EngineConfig) -> anyhow::Resul
             track_historical_votes: false,
         },
     );
-    let consensus: Handle<()> = engine.start(votes, certificates, consensus_resolver);
+    let consensus: Handle<()> = engine.start(channels.votes, channels.certificates, channels.consensus_resolver);
 
     // Mempool housekeeping.
-    let housekeeping = context.child("mempool_eviction").spawn({
+    context.child("mempool_eviction").spawn({
         let chain = chain.clone();
         move |context| async move {
             loop {
@@ -487,6 +528,7 @@ pub async fn run(context: tokio::Context, config: EngineConfig) -> anyhow::Resul
     });
 
     // Transaction gossip (only useful with peers).
+    let (gossip_sender, gossip_receiver) = channels.gossip;
     let gossip = (participants.len() > 1).then(|| {
         let (chain, databases) = (chain.clone(), databases.clone());
         gossip::start(&context, gossip_sender, gossip_receiver, chain.clone(), move |txs| {
@@ -495,20 +537,72 @@ pub async fn run(context: tokio::Context, config: EngineConfig) -> anyhow::Resul
         })
     });
 
+    Ok(Validator { chain, databases, marshal: marshal_mailbox, gossip, genesis_digest, consensus })
+}
+
+/// Runs a validator on the authenticated p2p network and serves its HTTP API until the runtime
+/// is stopped (SIGINT/SIGTERM or `context.stop`).
+pub async fn run(context: tokio::Context, config: EngineConfig) -> anyhow::Result<()> {
+    let EngineConfig { validator, genesis, rpc, sync_from, sync_progress } = config;
+    let (_, participants) = signer(&validator, &genesis)?;
+    let me = validator.private_key.public_key();
+
+    // p2p.
+    let namespace_p2p = [NAMESPACE, b"_P2P"].concat();
+    let p2p_config = lookup::Config::local(
+        Cups::<_, ChaCha20Poly1305>::new(
+            Sake {
+                signer: validator.private_key.clone(),
+                synchrony_bound: Duration::from_secs(5),
+                max_handshake_age: Duration::from_secs(10),
+                version: sake::Version::V1,
+            },
+            cups::Version::V1,
+        ),
+        &namespace_p2p,
+        validator.p2p_listen,
+        commonware_p2p::authenticated::peer_set_limit(&participants, &me),
+        MAX_MESSAGE_BYTES,
+        MAILBOX,
+    );
+    let (mut network, mut oracle) = lookup::Network::new(context.child("network"), p2p_config);
+    let peers: Map<ed25519::PublicKey, Address> = validator
+        .peers
+        .iter()
+        .map(|(k, a)| (k.clone(), Address::from(*a)))
+        .collect::<Vec<_>>()
+        .try_into()
+        .map_err(|_| anyhow!("config field `p2p.peers`: duplicate identity"))?;
+    let _ = oracle.track(0, peers);
+    let channels = register_channels(|channel, quota| network.register(channel, quota));
+    network.start();
+
+    let sync_peers = if sync_from.is_empty() { None } else { Some(HttpPeers::new(&sync_from, sync_progress)?) };
+    let faucet = validator.faucet.clone();
+    let rpc_addr = validator.rpc_addr;
+    let started = start(
+        context.child("validator"),
+        StartConfig { validator, genesis: genesis.clone(), partition_prefix: PARTITION_PREFIX.to_string(), sync_peers },
+        channels,
+        oracle.clone(),
+        oracle,
+    )
+    .await?;
+
     // HTTP API.
     let handle = NodeHandle::new(
-        chain.clone(),
-        marshal_mailbox,
-        databases,
+        started.chain.clone(),
+        started.marshal,
+        started.databases,
         Arc::new(context.child("metrics_reader")),
-        genesis_digest,
-        validator.faucet.clone(),
-        gossip,
+        started.genesis_digest,
+        faucet,
+        started.gossip,
     );
-    let listener = ::tokio::net::TcpListener::bind(validator.rpc_addr)
+    let listener = ::tokio::net::TcpListener::bind(rpc_addr)
         .await
-        .with_context(|| format!("cannot listen on {} (config field `rpc_port`)", validator.rpc_addr))?;
-    info!(addr = %validator.rpc_addr, chain_id = genesis.chain_id(), network = genesis.network(), "HTTP API listening");
+        .with_context(|| format!("cannot listen on {rpc_addr} (config field `rpc_port`)"))?;
+    info!(addr = %rpc_addr, chain_id = genesis.chain_id(), network = genesis.network(), "HTTP API listening");
     let router = drover_rpc::router(handle, rpc);
     let http = context.child("http").spawn(move |context| async move {
         let shutdown = async move {
@@ -523,9 +617,8 @@ pub async fn run(context: tokio::Context, config: EngineConfig) -> anyhow::Resul
     let stopped = context.stopped();
     ::tokio::select! {
         _ = stopped => info!("stopping"),
-        r = consensus => warn!(?r, "consensus engine exited"),
+        r = started.consensus => warn!(?r, "consensus engine exited"),
         r = http => warn!(?r, "HTTP server exited"),
     }
-    housekeeping.abort();
     Ok(())
 }
