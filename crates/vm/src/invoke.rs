@@ -15,7 +15,6 @@ use crate::{
     error::{Abort, HostError, VmError},
     host::{CallContext, Host},
     limits::*,
-    meter::CYCLES_PER_INVOKE,
     runtime::{self, Ctx},
     validate::validate,
 };
@@ -193,10 +192,11 @@ impl Vm {
         host: &mut dyn Host,
     ) -> Outcome {
         let limit = invocation.cycles_limit;
-        if limit < CYCLES_PER_INVOKE {
+        let entry = module.info.invoke_cycles();
+        if limit < entry {
             return Outcome::trap(
                 ExecCode::OutOfCycles,
-                format!("an invocation costs {CYCLES_PER_INVOKE} cycles, the budget is {limit}"),
+                format!("invoking this actor costs {entry} cycles, the budget is {limit}"),
                 limit,
             );
         }
@@ -225,7 +225,7 @@ impl Vm {
             None
         };
         if let Some((code, message)) = refused {
-            return Outcome::trap(code, message, CYCLES_PER_INVOKE);
+            return Outcome::trap(code, message, entry);
         }
         self.run(module, invocation, host)
     }
@@ -235,7 +235,7 @@ impl Vm {
         let mut store = Store::new(&self.engine, Ctx::new(host, inv));
         store.limiter(runtime::limiter);
         let ran = store
-            .set_fuel(limit - CYCLES_PER_INVOKE)
+            .set_fuel(limit - module.info.invoke_cycles())
             .and_then(|()| runtime::linker(&self.engine))
             .and_then(|linker| linker.instantiate_and_start(&mut store, &module.module))
             .and_then(|instance| {

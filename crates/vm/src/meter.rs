@@ -10,8 +10,14 @@
 
 use crate::error::Abort;
 
-/// Charged once per invocation before the handler runs (instantiation, linking, input copy set-up).
+/// Charged once per invocation before the handler runs (store, linking, instance set-up).
 pub const CYCLES_PER_INVOKE: u64 = 2_000;
+/// Charged per page of declared initial memory at each invocation: every call gets a fresh,
+/// zeroed memory. Same rate as wasmi charges for `memory.grow` (1 cycle per 64 bytes).
+pub const CYCLES_PER_INITIAL_MEMORY_PAGE: u64 = 1_024;
+/// Charged per this many bytes of code at each invocation: instantiation copies data and
+/// element segments and evaluates initialisers, work that grows with the module.
+pub const CODE_BYTES_PER_CYCLE: u64 = 64;
 /// Charged per byte copied between linear memory and the host (payloads, keys, values, results).
 pub const CYCLES_PER_BYTE_COPIED: u64 = 1;
 /// Context reads: caller, self, origin, block height, timestamp, value, lengths, cycles left.
@@ -47,6 +53,13 @@ pub const CELLS_MESSAGE_OVERHEAD: u64 = 64;
 /// Cells charged for a timer on top of its handler name and payload bytes: owner, height, id
 /// and budget as stored.
 pub const CELLS_TIMER_OVERHEAD: u64 = 64;
+
+/// Cycles charged before a module's handler runs: the fixed price plus its instantiation work.
+pub fn invoke_cycles(code_bytes: usize, initial_memory_pages: u64) -> u64 {
+    CYCLES_PER_INVOKE
+        .saturating_add((code_bytes as u64) / CODE_BYTES_PER_CYCLE)
+        .saturating_add(initial_memory_pages.saturating_mul(CYCLES_PER_INITIAL_MEMORY_PAGE))
+}
 
 /// Cycles for copying `bytes` bytes.
 pub fn copy_cycles(bytes: usize) -> u64 {

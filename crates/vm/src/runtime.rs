@@ -149,18 +149,20 @@ fn memory(c: &C<'_, '_>) -> Result<Memory, Abort> {
 
 fn read(c: &C<'_, '_>, ptr: i32, len: usize, what: &str) -> Result<Vec<u8>, Abort> {
     let start = ptr as u32 as usize;
+    let end = start.saturating_add(len);
     memory(c)?
         .data(c)
-        .get(start..start + len)
+        .get(start..end)
         .map(<[u8]>::to_vec)
         .ok_or_else(|| Abort::argument(format!("{what} at {start}+{len} is outside memory")))
 }
 
 fn write(c: &mut C<'_, '_>, ptr: i32, bytes: &[u8], what: &str) -> Result<(), Abort> {
     let start = ptr as u32 as usize;
+    let end = start.saturating_add(bytes.len());
     let mem = memory(c)?;
     mem.data_mut(c)
-        .get_mut(start..start + bytes.len())
+        .get_mut(start..end)
         .ok_or_else(|| {
             Abort::argument(format!(
                 "{what} at {start}+{} is outside memory",

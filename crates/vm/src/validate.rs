@@ -32,6 +32,15 @@ pub struct CodeInfo {
     pub imports: Vec<&'static str>,
     /// Declared initial memory, in pages (0 without a memory).
     pub initial_memory_pages: u64,
+    /// Size of the module, in bytes.
+    pub code_bytes: usize,
+}
+
+impl CodeInfo {
+    /// Cycles every invocation of this module pays before its handler runs.
+    pub fn invoke_cycles(&self) -> u64 {
+        crate::meter::invoke_cycles(self.code_bytes, self.initial_memory_pages)
+    }
 }
 
 /// The WebAssembly features actors may use. Floats are switched on only to tell a float apart
@@ -73,6 +82,7 @@ pub fn validate(code: &[u8]) -> Result<CodeInfo, VmError> {
     let info = Structure::read(code).map_err(|e| VmError::InvalidWasm(e.to_string()))??;
     Ok(CodeInfo {
         code_hash: keccak256(code),
+        code_bytes: code.len(),
         ..info
     })
 }
@@ -103,6 +113,7 @@ impl Structure {
                 handlers: Vec::new(),
                 imports: Vec::new(),
                 initial_memory_pages: 0,
+                code_bytes: 0,
             },
         };
         for payload in Parser::new(0).parse_all(code) {

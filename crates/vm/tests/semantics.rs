@@ -254,25 +254,34 @@ fn metering_is_deterministic() {
     assert!(cold.iter().all(|(_, _, cycles, _)| *cycles > 0));
     // Pinned: a change of prices or of wasmi's fuel schedule must be a visible decision (it is a
     // consensus change). The first increment finds no value; the second copies 8 more bytes.
-    assert_eq!(cold[0].2, 9091);
-    assert_eq!(cold[1].2, 9091 + 8 * CYCLES_PER_BYTE_COPIED);
+    assert_eq!(cold[0].2, 10_120);
+    assert_eq!(cold[1].2, 10_120 + 8 * CYCLES_PER_BYTE_COPIED);
 }
 
 #[test]
 fn budgets_below_the_invocation_price_and_cells_limits() {
     let mut host = host_with("counter", COUNTER, &[StorageKv]);
+    let code = actor("counter");
+    let entry = host.vm.compile(&code).unwrap().info.invoke_cycles();
+    assert_eq!(
+        entry,
+        CYCLES_PER_INVOKE
+            + code.len() as u64 / CODE_BYTES_PER_CYCLE
+            + CYCLES_PER_INITIAL_MEMORY_PAGE,
+        "one page of initial memory"
+    );
     let mut tiny = host.request(addr(COUNTER), "increment", b"");
-    tiny.cycles_limit = CYCLES_PER_INVOKE - 1;
+    tiny.cycles_limit = entry - 1;
     let outcome = host.run(tiny);
     assert_eq!(trap_code(&outcome), ExecCode::OutOfCycles);
-    assert_eq!(outcome.cycles_used, CYCLES_PER_INVOKE - 1);
+    assert_eq!(outcome.cycles_used, entry - 1);
 
     // A host call that cannot be paid empties the budget.
     let mut short = host.request(addr(COUNTER), "increment", b"");
-    short.cycles_limit = CYCLES_PER_INVOKE + CYCLES_STORAGE_READ;
+    short.cycles_limit = entry + CYCLES_STORAGE_READ;
     let outcome = host.run(short);
     assert_eq!(trap_code(&outcome), ExecCode::OutOfCycles);
-    assert_eq!(outcome.cycles_used, CYCLES_PER_INVOKE + CYCLES_STORAGE_READ);
+    assert_eq!(outcome.cycles_used, entry + CYCLES_STORAGE_READ);
 
     let mut no_cells = host.request(addr(COUNTER), "increment", b"");
     no_cells.cells_limit = 12;
