@@ -42,6 +42,25 @@ pub enum BenchCommand {
     Transfers(TransferArgs),
     /// Signature recoveries per second (the admission ceiling).
     Recover(RecoverArgs),
+    /// Fast-sync throughput: a wiped validator rebuilds a state of `--ops` operations from a
+    /// peer over HTTP (at the default per-IP state-sync rate limit).
+    Sync(SyncArgs),
+}
+
+#[derive(Args)]
+pub struct SyncArgs {
+    /// Validators of the spawned network (the last one is wiped and fast-syncs).
+    #[arg(long, default_value_t = 4)]
+    pub validators: u32,
+    /// State operations to build before syncing (the peer's snapshot `op_count`).
+    #[arg(long, default_value_t = 1_000_000)]
+    pub ops: u64,
+    /// Accounts sending the transfers that create the state (each to a new address).
+    #[arg(long, default_value_t = 500)]
+    pub senders: u32,
+    /// Block interval of the spawned network, in milliseconds.
+    #[arg(long, default_value_t = 100)]
+    pub block_interval_ms: u64,
 }
 
 #[derive(Args)]
@@ -70,6 +89,9 @@ pub struct TransferArgs {
     /// Funder key index among the development keys (default: the faucet account).
     #[arg(long, default_value_t = FAUCET_KEY_INDEX)]
     pub funder: u32,
+    /// Validators of the spawned network; submissions are spread over all of them.
+    #[arg(long, default_value_t = 1)]
+    pub validators: u32,
 }
 
 #[derive(Args)]
@@ -85,6 +107,10 @@ pub fn run(command: BenchCommand, rpc_url: &str) -> anyhow::Result<()> {
         BenchCommand::Transfers(args) => {
             let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
             runtime.block_on(transfers(args, rpc_url))
+        }
+        BenchCommand::Sync(args) => {
+            let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
+            runtime.block_on(sync(args))
         }
     }
 }
@@ -131,54 +157,100 @@ fn recover(args: RecoverArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// A devnet started for the run; stopped (by PID) when dropped.
-struct SpawnedDevnet {
-    child: Child,
-    _dir: tempfile::TempDir,
+/// A network started for the run; every validator is stopped (by PID) when dropped.
+struct SpawnedNetwork {
+    dir: tempfile::TempDir,
+    exe: std::path::PathBuf,
+    children: Vec<Option<Child>>,
+    urls: Vec<String>,
 }
 
-impl Drop for SpawnedDevnet {
+impl SpawnedNetwork {
+    /// Generates an `n`-validator network on free loopback ports and starts every validator;
+    /// returns once each one has finalized a block.
+    async fn start(n: u32, block_interval_ms: u64) -> anyhow::Result<Self> {
+        let exe = std::env::current_exe()?;
+        let dir = tempfile::tempdir()?;
+        let (rpc, p2p) = (free_port_block(n)?, free_port_block(n)?);
+        let status = Command::new(&exe)
+            .args(["init", "--validators", &n.to_string(), "--out"])
+            .arg(dir.path())
+            .args(["--rpc-port", &rpc.to_string(), "--p2p-port", &p2p.to_string()])
+            .args(["--block-interval-ms", &block_interval_ms.to_string()])
+            .stdout(Stdio::null())
+            .status()?;
+        ensure!(status.success(), "drover init failed");
+        let urls = (0..n).map(|i| format!("http://127.0.0.1:{}", rpc + i as u16)).collect();
+        let mut network = Self { dir, exe, children: Vec::new(), urls };
+        for index in 0..n {
+            network.children.push(None);
+            network.spawn(index as usize, &[])?;
+        }
+        for url in network.urls.clone() {
+            wait_height(&Client::new(&url)?, 1, Duration::from_secs(60)).await?;
+        }
+        Ok(network)
+    }
+
+    fn spawn(&mut self, index: usize, args: &[&str]) -> anyhow::Result<()> {
+        let log = std::fs::File::create(self.dir.path().join(format!("validator-{index}.log")))?;
+        let child = Command::new(&self.exe)
+            .args(["node", "--config"])
+            .arg(self.dir.path().join(format!("validator-{index}.yaml")))
+            .args(args)
+            .env("RPC_GLOBAL_RATE_LIMIT_PER_SEC", BENCH_RATE_LIMIT_PER_SEC)
+            .env("RUST_LOG", "warn")
+            .stdin(Stdio::null())
+            .stdout(log.try_clone()?)
+            .stderr(log)
+            .spawn()?;
+        self.children[index] = Some(child);
+        Ok(())
+    }
+
+    /// Stops validator `index` gracefully and waits for it.
+    fn stop(&mut self, index: usize) {
+        if let Some(mut child) = self.children[index].take() {
+            let _ = Command::new("kill").args(["-TERM", &child.id().to_string()]).status();
+            let _ = child.wait();
+        }
+    }
+
+    fn state_dir(&self, index: usize) -> std::path::PathBuf {
+        self.dir.path().join(format!("validator-{index}/state"))
+    }
+}
+
+impl Drop for SpawnedNetwork {
     fn drop(&mut self) {
-        let _ = Command::new("kill").args(["-TERM", &self.child.id().to_string()]).status();
-        let _ = self.child.wait();
+        for index in 0..self.children.len() {
+            self.stop(index);
+        }
     }
 }
 
-fn free_port() -> anyhow::Result<u16> {
-    Ok(std::net::TcpListener::bind("127.0.0.1:0")?.local_addr()?.port())
+/// `count` consecutive free loopback ports.
+fn free_port_block(count: u32) -> anyhow::Result<u16> {
+    for _ in 0..100 {
+        let base = std::net::TcpListener::bind("127.0.0.1:0")?.local_addr()?.port();
+        let fits = (1..count).all(|i| {
+            u16::try_from(u32::from(base) + i)
+                .is_ok_and(|port| std::net::TcpListener::bind(("127.0.0.1", port)).is_ok())
+        });
+        if fits {
+            return Ok(base);
+        }
+    }
+    bail!("no block of {count} free ports")
 }
 
-async fn spawn_devnet(block_interval_ms: u64) -> anyhow::Result<(SpawnedDevnet, String)> {
-    let exe = std::env::current_exe()?;
-    let dir = tempfile::tempdir()?;
-    let (rpc, p2p) = (free_port()?, free_port()?);
-    let status = Command::new(&exe)
-        .args(["init", "--validators", "1", "--out"])
-        .arg(dir.path())
-        .args(["--rpc-port", &rpc.to_string(), "--p2p-port", &p2p.to_string()])
-        .args(["--block-interval-ms", &block_interval_ms.to_string()])
-        .stdout(Stdio::null())
-        .status()?;
-    ensure!(status.success(), "drover init failed");
-    let log = std::fs::File::create(dir.path().join("node.log"))?;
-    let child = Command::new(&exe)
-        .args(["node", "--config"])
-        .arg(dir.path().join("validator-0.yaml"))
-        .env("RPC_GLOBAL_RATE_LIMIT_PER_SEC", BENCH_RATE_LIMIT_PER_SEC)
-        .env("RUST_LOG", "warn")
-        .stdin(Stdio::null())
-        .stdout(log.try_clone()?)
-        .stderr(log)
-        .spawn()?;
-    let url = format!("http://127.0.0.1:{rpc}");
-    let devnet = SpawnedDevnet { child, _dir: dir };
-    let client = Client::new(&url)?;
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while client.height().await.unwrap_or(0) < 1 {
-        ensure!(Instant::now() < deadline, "devnet did not start");
-        tokio::time::sleep(Duration::from_millis(100)).await;
+async fn wait_height(client: &Client, height: u64, within: Duration) -> anyhow::Result<()> {
+    let deadline = Instant::now() + within;
+    while client.height().await.unwrap_or(0) < height {
+        ensure!(Instant::now() < deadline, "{} did not reach height {height}", client.base_url());
+        tokio::time::sleep(Duration::from_millis(50)).await;
     }
-    Ok((devnet, url))
+    Ok(())
 }
 
 fn bench_transfer(key: &SecretKey, chain_id: u64, nonce: u64, to: Address, value: u128) -> Transaction {
@@ -254,6 +326,38 @@ async fn track(client: Client, from_height: u64, want: usize, seen: Arc<parking_
     }
 }
 
+/// Creates `count` random accounts funded from `funder` for `transfers_each` transfers each, and
+/// waits until the funding is finalized.
+async fn fund_senders(
+    client: &Client,
+    funder: &SecretKey,
+    chain_id: u64,
+    count: u32,
+    transfers_each: u64,
+    batch: usize,
+    retries: &AtomicU64,
+) -> anyhow::Result<Vec<SecretKey>> {
+    let budget = transfers_each as u128 * (1 + drover_client::TRANSFER_CYCLES as u128 * BENCH_MAX_FEE_PER_CYCLE) * 2;
+    let senders: Vec<SecretKey> = (0..count).into_par_iter().map(|_| SecretKey::random()).collect();
+    let funder_nonce = client.account(&funder.address()).await?.context("funder account is empty")?.nonce;
+    let funding: Vec<Transaction> = senders
+        .par_iter()
+        .enumerate()
+        .map(|(i, s)| bench_transfer(funder, chain_id, funder_nonce + i as u64, s.address(), budget))
+        .collect();
+    println!("funding {} senders with {} base units each", senders.len(), budget);
+    for chunk in funding.chunks(batch) {
+        submit_until_admitted(client, chunk, retries).await?;
+    }
+    let last = funding.last().map(|t| t.hash()).context("no funding")?;
+    let deadline = Instant::now() + Duration::from_secs(120);
+    while client.receipt(&last).await?.is_none() {
+        ensure!(Instant::now() < deadline, "funding did not finalize");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    Ok(senders)
+}
+
 fn percentile(sorted: &[Duration], p: f64) -> Duration {
     if sorted.is_empty() {
         return Duration::ZERO;
@@ -265,37 +369,23 @@ fn percentile(sorted: &[Duration], p: f64) -> Duration {
 async fn transfers(args: TransferArgs, rpc_url: &str) -> anyhow::Result<()> {
     ensure!(args.senders > 0 && args.transfers > 0, "--senders and --transfers must be positive");
     ensure!((1..=50).contains(&args.batch), "--batch must be 1..=50");
-    let (_devnet, url) = if args.external {
-        (None, rpc_url.to_string())
+    ensure!(args.validators > 0, "--validators must be positive");
+    let (_network, urls) = if args.external {
+        (None, vec![rpc_url.to_string()])
     } else {
-        let (devnet, url) = spawn_devnet(args.block_interval_ms).await?;
-        (Some(devnet), url)
+        let network = SpawnedNetwork::start(args.validators, args.block_interval_ms).await?;
+        let urls = network.urls.clone();
+        (Some(network), urls)
     };
-    let client = Client::new(&url)?;
+    let client = Client::new(&urls[0])?;
+    let clients = urls.iter().map(|url| Client::new(url)).collect::<Result<Vec<_>, _>>()?;
     let chain_id = client.chain_info().await?.chain_id;
     let retries = Arc::new(AtomicU64::new(0));
 
     // Fund the senders from the funder account.
     let funder = SecretKey::dev(args.funder);
     let per_sender = args.transfers.div_ceil(args.senders as u64);
-    let budget = per_sender as u128 * (1 + drover_client::TRANSFER_CYCLES as u128 * BENCH_MAX_FEE_PER_CYCLE) * 2;
-    let senders: Vec<SecretKey> = (0..args.senders).into_par_iter().map(|_| SecretKey::random()).collect();
-    let funder_nonce = client.account(&funder.address()).await?.context("funder account is empty")?.nonce;
-    let funding: Vec<Transaction> = senders
-        .par_iter()
-        .enumerate()
-        .map(|(i, s)| bench_transfer(&funder, chain_id, funder_nonce + i as u64, s.address(), budget))
-        .collect();
-    println!("funding {} senders with {} base units each", senders.len(), budget);
-    for chunk in funding.chunks(args.batch) {
-        submit_until_admitted(&client, chunk, &retries).await?;
-    }
-    let last = funding.last().map(|t| t.hash()).context("no funding")?;
-    let deadline = Instant::now() + Duration::from_secs(120);
-    while client.receipt(&last).await?.is_none() {
-        ensure!(Instant::now() < deadline, "funding did not finalize");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    let senders = fund_senders(&client, &funder, chain_id, args.senders, per_sender, args.batch, &retries).await?;
 
     // Pre-sign, ordered in waves: every sender's nonce 0, then every sender's nonce 1, ...
     println!("pre-signing {} transfers", args.transfers);
@@ -321,8 +411,9 @@ async fn transfers(args: TransferArgs, rpc_url: &str) -> anyhow::Result<()> {
     // With --rate, batch i may not be sent before started + i × batch / rate.
     let batch_interval = args.rate.map(|rate| Duration::from_secs_f64(args.batch as f64 / rate.max(1) as f64));
     let mut workers = Vec::new();
-    for _ in 0..args.concurrency {
-        let (client, queue, retries, submitted_at) = (client.clone(), queue.clone(), retries.clone(), submitted_at.clone());
+    for worker in 0..args.concurrency {
+        let client = clients[worker % clients.len()].clone();
+        let (queue, retries, submitted_at) = (queue.clone(), retries.clone(), submitted_at.clone());
         workers.push(tokio::spawn(async move {
             loop {
                 let Some((index, batch)) = queue.lock().next() else { return anyhow::Ok(()) };
@@ -355,7 +446,14 @@ async fn transfers(args: TransferArgs, rpc_url: &str) -> anyhow::Result<()> {
     let finalized = hashes.iter().filter(|h| seen.contains_key(h)).count();
     println!();
     let offered = args.rate.map_or("as fast as admitted".to_string(), |r| format!("offered at {r} tx/s"));
-    println!("transfers: {} submitted from {} senders in batches of {}, {} workers, {offered}", txs.len(), senders.len(), args.batch, args.concurrency);
+    println!(
+        "transfers: {} submitted from {} senders in batches of {}, {} workers over {} validator(s), {offered}",
+        txs.len(),
+        senders.len(),
+        args.batch,
+        args.concurrency,
+        clients.len()
+    );
     println!("  submitted in:         {:>10.2} s ({:.0} tx/s admitted)", submit_elapsed.as_secs_f64(), txs.len() as f64 / submit_elapsed.as_secs_f64());
     println!("  all finalized in:     {:>10.2} s", elapsed.as_secs_f64());
     println!("  finalized:            {finalized} of {} (lost: {})", txs.len(), txs.len() - finalized);
@@ -366,5 +464,78 @@ async fn transfers(args: TransferArgs, rpc_url: &str) -> anyhow::Result<()> {
     println!("  latency max:          {:>10.0} ms", latencies.last().copied().unwrap_or_default().as_secs_f64() * 1000.0);
     println!("  busy retries (429):   {}", retries.load(Ordering::Relaxed));
     ensure!(finalized == txs.len(), "{} transfers never finalized", txs.len() - finalized);
+    Ok(())
+}
+
+/// Transfers each sender sends per wave while the state is built.
+const SYNC_WAVE_TRANSFERS_PER_SENDER: u64 = 20;
+
+async fn sync(args: SyncArgs) -> anyhow::Result<()> {
+    ensure!(args.validators >= 2, "--validators must be at least 2 (one peer, one syncing node)");
+    ensure!(args.senders > 0 && args.ops > 0, "--senders and --ops must be positive");
+    let mut network = SpawnedNetwork::start(args.validators, args.block_interval_ms).await?;
+    let clients = network.urls.iter().map(|url| Client::new(url)).collect::<Result<Vec<_>, _>>()?;
+    let peer = &clients[0];
+    let chain_id = peer.chain_info().await?.chain_id;
+    let retries = AtomicU64::new(0);
+
+    // Build the state: transfers to fresh addresses (each creates an account) in waves until
+    // the peer's snapshot holds `--ops` operations.
+    let transfers_each = args.ops.div_ceil(u64::from(args.senders));
+    let senders = fund_senders(peer, &SecretKey::dev(FAUCET_KEY_INDEX), chain_id, args.senders, transfers_each, 50, &retries).await?;
+    let built = Instant::now();
+    let mut nonce = 0;
+    let snapshot = loop {
+        let snapshot = peer.state_snapshot().await?.context("no snapshot")?;
+        if snapshot.op_count >= args.ops {
+            break snapshot;
+        }
+        print!("\rbuilding state: {} of {} operations", snapshot.op_count, args.ops);
+        let wave: Vec<Transaction> = (nonce..nonce + SYNC_WAVE_TRANSFERS_PER_SENDER)
+            .into_par_iter()
+            .flat_map_iter(|n| {
+                let senders = &senders;
+                (0..senders.len()).map(move |s| {
+                    bench_transfer(&senders[s], chain_id, n, SecretKey::random().address(), 1)
+                })
+            })
+            .collect();
+        nonce += SYNC_WAVE_TRANSFERS_PER_SENDER;
+        let last = wave.last().map(Transaction::hash).context("empty wave")?;
+        let mut submissions = Vec::new();
+        for (i, chunk) in wave.chunks(50).enumerate() {
+            let (client, chunk) = (clients[i % clients.len()].clone(), chunk.to_vec());
+            submissions.push(async move { submit_until_admitted(&client, &chunk, &AtomicU64::new(0)).await });
+        }
+        futures::future::try_join_all(submissions).await?;
+        let deadline = Instant::now() + RUN_TIMEOUT;
+        while peer.receipt(&last).await?.is_none() {
+            ensure!(Instant::now() < deadline, "state building stalled");
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    };
+    println!("\rbuilt {} operations in {:.1} s (snapshot at height {})", snapshot.op_count, built.elapsed().as_secs_f64(), snapshot.height);
+
+    // Wipe the last validator and fast-sync it from the first.
+    let syncing = clients.len() - 1;
+    network.stop(syncing);
+    std::fs::remove_dir_all(network.state_dir(syncing)).context("cannot wipe the syncing validator")?;
+    let started = Instant::now();
+    let peer_url = network.urls[0].clone();
+    network.spawn(syncing, &["--sync-from", &peer_url])?;
+    // The API opens once the state is synced and verified.
+    wait_height(&clients[syncing], 1, RUN_TIMEOUT).await?;
+    let synced_in = started.elapsed();
+    let synced = clients[syncing].state_snapshot().await?;
+    let tip = peer.height().await?;
+    wait_height(&clients[syncing], tip, RUN_TIMEOUT).await?;
+    let caught_up = started.elapsed();
+    let ops = snapshot.op_count - snapshot.range_start;
+    println!("fast-sync of {ops} operations (sync range {}..{}):", snapshot.range_start, snapshot.op_count);
+    println!("  state synced and verified in: {:>8.2} s ({:.0} operations/s, process start included)", synced_in.as_secs_f64(), ops as f64 / synced_in.as_secs_f64());
+    println!("  following the tip after:      {:>8.2} s (height {tip})", caught_up.as_secs_f64());
+    if let Some(synced) = synced {
+        println!("  first snapshot after sync:    height {}, {} operations", synced.height, synced.op_count);
+    }
     Ok(())
 }
