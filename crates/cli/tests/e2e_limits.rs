@@ -86,3 +86,57 @@ async fn full_sender_queue_is_429_admission_busy() {
     let (status, body) = submit_raw(&node.url, &[transfer(&key, 100, nonce + 13, to, 1)]).await;
     assert_error(status, &body, 429, 2016);
 }
+
+/// The spec's threshold, in pending transactions.
+const DEGRADED_AT_PENDING: usize = 30_000;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn health_is_degraded_from_30000_pending_transactions() {
+    let node = TestNode::start(NodeOptions::default()).await;
+    let client = node.client();
+
+    // 30 funded senders; each then queues nonces 1..=1000 behind a missing nonce 0, so every
+    // one of those transactions stays pending.
+    let senders: Vec<SecretKey> = (0..30).map(|_| SecretKey::random()).collect();
+    let funding: Vec<_> = senders
+        .iter()
+        .enumerate()
+        .map(|(i, s)| transfer(&dev_key(0), 100, i as u64, s.address(), 100_000_000_000))
+        .collect();
+    let answer = client.submit_wait(&funding, 10_000).await.unwrap();
+    assert!(answer.results.iter().all(|r| r.block_height.is_some()), "{answer:?}");
+
+    let queued: Vec<_> = senders
+        .iter()
+        .flat_map(|s| (1..=1_000).map(move |nonce| transfer(s, 100, nonce, Address([0x99; 20]), 1)))
+        .collect();
+    assert_eq!(queued.len(), DEGRADED_AT_PENDING);
+    let (below, last) = queued.split_at(DEGRADED_AT_PENDING - 1);
+    for batch in below.chunks(50) {
+        let response = client.submit(batch).await.unwrap();
+        assert_eq!(response.accepted as usize, batch.len(), "{response:?}");
+    }
+    let health = client.health_detailed().await.unwrap();
+    assert_eq!(health.mempool_transaction_count, DEGRADED_AT_PENDING as u64 - 1);
+    assert_eq!(serde_json::to_value(&health).unwrap()["status"], "ok");
+
+    client.submit(last).await.unwrap();
+    let health = serde_json::to_value(client.health_detailed().await.unwrap()).unwrap();
+    assert_eq!(health["mempool_transaction_count"], DEGRADED_AT_PENDING);
+    assert_eq!(health["status"], "degraded");
+    assert_eq!(health["components"]["mempool"], "degraded");
+    assert_eq!(health["synced"], true);
+
+    // Filling one sender's gap lets its 1,001 transactions through: healthy again.
+    client.submit(&[transfer(&senders[0], 100, 0, Address([0x99; 20]), 1)]).await.unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    loop {
+        let health = serde_json::to_value(client.health_detailed().await.unwrap()).unwrap();
+        if health["status"] == "ok" {
+            assert!(health["mempool_transaction_count"].as_u64().unwrap() < DEGRADED_AT_PENDING as u64);
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "still degraded: {health}");
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+}

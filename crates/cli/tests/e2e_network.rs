@@ -130,6 +130,18 @@ async fn four_validators_agree_survive_a_crash_and_wait_out_a_lost_quorum() {
     tokio::time::sleep(Duration::from_secs(3)).await;
     assert_eq!(height(&nodes[0].url).await, stalled, "finalized without a quorum");
     assert_eq!(height(&nodes[1].url).await, stalled);
+    // Health says so honestly: the height stands still and the last block ages, while
+    // `synced` stays true as the spec defines it.
+    let health = serde_json::to_value(nodes[0].client().health_detailed().await.unwrap()).unwrap();
+    assert_eq!(health["block_height"], stalled);
+    assert_eq!(health["synced"], true);
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs();
+    assert!(now - health["last_block_timestamp"].as_u64().unwrap() >= 3, "{health}");
+    // Operators see peers, views, finalization latency and served state-sync requests.
+    let metrics = nodes[0].client().metrics().await.unwrap();
+    for name in ["chain_finalization_latency_seconds", "chain_height", "consensus_", "network_", "drover_rpc_requests_total"] {
+        assert!(metrics.contains(name), "metrics lack {name}");
+    }
 
     // Both back: finality resumes and all four agree.
     nodes[2].spawn();

@@ -580,8 +580,12 @@ pub async fn run(context: tokio::Context, config: EngineConfig) -> anyhow::Resul
     let sync_peers = if sync_from.is_empty() { None } else { Some(HttpPeers::new(&sync_from, sync_progress)?) };
     let faucet = validator.faucet.clone();
     let rpc_addr = validator.rpc_addr;
+    let metrics_reader = Arc::new(context.child("metrics_reader"));
+    let http_context = context.child("http");
+    let stopped = context.stopped();
+    // The root context, so metric names stay `chain_*`, `consensus_*`, ... without a prefix.
     let started = start(
-        context.child("validator"),
+        context,
         StartConfig { validator, genesis: genesis.clone(), partition_prefix: PARTITION_PREFIX.to_string(), sync_peers },
         channels,
         oracle.clone(),
@@ -594,7 +598,7 @@ pub async fn run(context: tokio::Context, config: EngineConfig) -> anyhow::Resul
         started.chain.clone(),
         started.marshal,
         started.databases,
-        Arc::new(context.child("metrics_reader")),
+        metrics_reader,
         started.genesis_digest,
         faucet,
         started.gossip,
@@ -604,7 +608,7 @@ pub async fn run(context: tokio::Context, config: EngineConfig) -> anyhow::Resul
         .with_context(|| format!("cannot listen on {rpc_addr} (config field `rpc_port`)"))?;
     info!(addr = %rpc_addr, chain_id = genesis.chain_id(), network = genesis.network(), "HTTP API listening");
     let router = drover_rpc::router(handle, rpc);
-    let http = context.child("http").spawn(move |context| async move {
+    let http = http_context.spawn(move |context| async move {
         let shutdown = async move {
             let _ = context.stopped().await;
         };
@@ -614,7 +618,6 @@ pub async fn run(context: tokio::Context, config: EngineConfig) -> anyhow::Resul
     });
 
     // Run until stopped.
-    let stopped = context.stopped();
     ::tokio::select! {
         _ = stopped => info!("stopping"),
         r = started.consensus => warn!(?r, "consensus engine exited"),
