@@ -132,11 +132,7 @@ impl Client {
         let mut body = Vec::new();
         while let Some(chunk) = response.chunk().await.map_err(transport)? {
             if body.len().saturating_add(chunk.len()) > RESPONSE_BYTES_MAX {
-                return Err(ClientError::UnexpectedResponse {
-                    url: url.to_owned(),
-                    status,
-                    reason: format!("the body exceeds {RESPONSE_BYTES_MAX} bytes"),
-                });
+                return Err(ClientError::BodyTooLarge { url: url.to_owned(), status, limit_bytes: RESPONSE_BYTES_MAX });
             }
             body.extend_from_slice(&chunk);
         }
@@ -656,7 +652,10 @@ mod tests {
         assert_eq!(status, 500);
         assert!(reason.contains("oops"), "{reason}");
         assert_eq!(unexpected(client.metrics().await.unwrap_err()).0, 200);
-        assert!(unexpected(client.health().await.unwrap_err()).1.contains("exceeds"));
+        assert!(matches!(
+            client.health().await.unwrap_err(),
+            ClientError::BodyTooLarge { limit_bytes: RESPONSE_BYTES_MAX, .. }
+        ));
         // A route the node does not serve: axum's bare 404, not an absence.
         let (status, _) = unexpected(client.account(&KNOWN).await.unwrap_err());
         assert_eq!(status, 404);

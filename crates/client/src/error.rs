@@ -37,6 +37,10 @@ pub enum ClientError {
         source: reqwest::Error,
     },
 
+    /// The response body is larger than the client reads ([`crate::client::RESPONSE_BYTES_MAX`]).
+    #[error("response from {url} (HTTP {status}) exceeds {limit_bytes} bytes")]
+    BodyTooLarge { url: String, status: u16, limit_bytes: usize },
+
     /// The node answered, but not with what the API defines for this request.
     #[error("unexpected response from {url} (HTTP {status}): {reason}")]
     UnexpectedResponse { url: String, status: u16, reason: String },
@@ -64,7 +68,9 @@ impl ClientError {
     /// HTTP status of the answer, when there was one.
     pub fn status(&self) -> Option<u16> {
         match self {
-            ClientError::Api { status, .. } | ClientError::UnexpectedResponse { status, .. } => Some(*status),
+            ClientError::Api { status, .. }
+            | ClientError::UnexpectedResponse { status, .. }
+            | ClientError::BodyTooLarge { status, .. } => Some(*status),
             ClientError::InvalidUrl { .. } | ClientError::Transport { .. } => None,
         }
     }
