@@ -581,19 +581,41 @@ pub async fn run(context: tokio::Context, config: EngineConfig) -> anyhow::Resul
     let faucet = validator.faucet.clone();
     let rpc_addr = validator.rpc_addr;
     let metrics_reader = Arc::new(context.child("metrics_reader"));
-    let http_context = context.child("http");
     let stopped = context.stopped();
-    // The root context, so metric names stay `chain_*`, `consensus_*`, ... without a prefix.
-    let started = start(
-        context,
-        StartConfig { validator, genesis: genesis.clone(), partition_prefix: PARTITION_PREFIX.to_string(), sync_peers },
-        channels,
-        oracle.clone(),
-        oracle,
-    )
-    .await?;
 
-    // HTTP API.
+    // HTTP first: while the state opens (or fast-syncs) only /health and /metrics answer.
+    let listener = ::tokio::net::TcpListener::bind(rpc_addr)
+        .await
+        .with_context(|| format!("cannot listen on {rpc_addr} (config field `rpc_port`)"))?;
+    let switch = drover_rpc::starting::Switch::new(Arc::new({
+        let metrics = metrics_reader.clone();
+        move || commonware_runtime::Metrics::encode(metrics.as_ref())
+    }));
+    let router = switch.router();
+    let http = context.child("http").spawn(move |context| async move {
+        let shutdown = async move {
+            let _ = context.stopped().await;
+        };
+        if let Err(e) = drover_rpc::serve(listener, router, shutdown).await {
+            warn!(?e, "HTTP server stopped with an error");
+        }
+    });
+
+    // The root context, so metric names stay `chain_*`, `consensus_*`, ... without a prefix.
+    let started = ::tokio::select! {
+        started = start(
+            context,
+            StartConfig { validator, genesis: genesis.clone(), partition_prefix: PARTITION_PREFIX.to_string(), sync_peers },
+            channels,
+            oracle.clone(),
+            oracle,
+        ) => started?,
+        _ = stopped.clone() => {
+            info!("stopped before the state was ready");
+            return Ok(());
+        }
+    };
+
     let handle = NodeHandle::new(
         started.chain.clone(),
         started.marshal,
@@ -603,19 +625,8 @@ pub async fn run(context: tokio::Context, config: EngineConfig) -> anyhow::Resul
         faucet,
         started.gossip,
     );
-    let listener = ::tokio::net::TcpListener::bind(rpc_addr)
-        .await
-        .with_context(|| format!("cannot listen on {rpc_addr} (config field `rpc_port`)"))?;
+    switch.ready(drover_rpc::router(handle, rpc));
     info!(addr = %rpc_addr, chain_id = genesis.chain_id(), network = genesis.network(), "HTTP API listening");
-    let router = drover_rpc::router(handle, rpc);
-    let http = http_context.spawn(move |context| async move {
-        let shutdown = async move {
-            let _ = context.stopped().await;
-        };
-        if let Err(e) = drover_rpc::serve(listener, router, shutdown).await {
-            warn!(?e, "HTTP server stopped with an error");
-        }
-    });
 
     // Run until stopped.
     ::tokio::select! {

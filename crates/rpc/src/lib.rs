@@ -4,7 +4,7 @@
 //! [`error`] is the only place an error becomes a response, [`extract`] the only way a path,
 //! query or body is read, [`limits`] holds every limit with its unit, [`admission`] turns a
 //! submission into per-transaction verdicts, [`rate_limit`], [`metrics`] and [`openapi`] are
-//! the cross-cutting layers.
+//! the cross-cutting layers. [`starting`] is what answers while the node's state is not ready.
 //!
 //! Layers, outermost first: tracing, CORS (any origin; GET/POST/OPTIONS; `Content-Type`),
 //! gzip, metrics, the global rate limit, the JSON rewrite of `tower-http`'s 413, and the 1 MB
@@ -23,6 +23,7 @@ pub mod openapi;
 pub mod pagination;
 pub mod rate_limit;
 pub mod routes;
+pub mod starting;
 pub mod state;
 
 #[cfg(test)]

@@ -1,0 +1,100 @@
+//! The API while the node is starting: opening its state database, or fast-syncing it from a
+//! peer, which can take minutes.
+//!
+//! Until the state is ready there is nothing true to say about accounts, blocks or the mempool,
+//! so only `GET /health` (liveness) and `GET /metrics` (the runtime's registry, which carries the
+//! state-sync engine's progress) answer; every other route answers 503 with code 1000 and a
+//! message saying why. [`Switch`] serves this router until [`Switch::ready`] hands it the full
+//! API, on the same listener, so clients never see the port closed.
+
+use crate::{error::HttpError, routes::health::health, routes::metrics::METRICS_CONTENT_TYPE};
+use axum::{
+    Router,
+    extract::Request,
+    http::{StatusCode, header},
+    response::{IntoResponse, Response},
+    routing::get,
+};
+use drover_types::ErrorCode;
+use std::{
+    convert::Infallible,
+    sync::{Arc, OnceLock},
+};
+use tower::ServiceExt as _;
+
+/// Prometheus text of the node while it starts.
+pub type MetricsSource = Arc<dyn Fn() -> String + Send + Sync>;
+
+/// The routes that answer while the state is not ready.
+pub fn starting_router(metrics: MetricsSource) -> Router {
+    Router::new()
+        .route("/health", get(health))
+        .route(
+            "/metrics",
+            get(move || {
+                let text = metrics();
+                async move { ([(header::CONTENT_TYPE, METRICS_CONTENT_TYPE)], text) }
+            }),
+        )
+        .fallback(|| async {
+            HttpError::new(
+                ErrorCode::Internal,
+                "the node is starting: its state is being opened or fast-synced; only /health and \
+                 /metrics answer until it is ready",
+            )
+            .with_status(StatusCode::SERVICE_UNAVAILABLE)
+        })
+}
+
+/// Serves the starting router, then the full API once it is ready.
+#[derive(Clone)]
+pub struct Switch {
+    starting: Router,
+    ready: Arc<OnceLock<Router>>,
+}
+
+impl Switch {
+    pub fn new(metrics: MetricsSource) -> Self {
+        Self { starting: starting_router(metrics), ready: Arc::new(OnceLock::new()) }
+    }
+
+    /// Serves `api` from now on (only the first call has an effect).
+    pub fn ready(&self, api: Router) {
+        let _ = self.ready.set(api);
+    }
+
+    /// The router to listen with: every request goes to whichever side is current.
+    pub fn router(&self) -> Router {
+        let switch = self.clone();
+        Router::new().fallback_service(tower::service_fn(move |request: Request| {
+            let router = switch.ready.get().unwrap_or(&switch.starting).clone();
+            async move { Ok::<Response, Infallible>(router.oneshot(request).await.into_response()) }
+        }))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mock::{MockBackend, get};
+
+    #[tokio::test]
+    async fn only_health_and_metrics_answer_until_ready() {
+        let switch = Switch::new(Arc::new(|| "sync_engine_synced 42\n".to_owned()));
+        let app = switch.router();
+        assert_eq!(get(&app, "/health").await.status, StatusCode::OK);
+        let metrics = get(&app, "/metrics").await;
+        assert_eq!(metrics.status, StatusCode::OK);
+        assert!(metrics.text().contains("sync_engine_synced 42"));
+        for path in ["/height", "/account/0x1111111111111111111111111111111111111111", "/nope"] {
+            let answer = get(&app, path).await;
+            answer.assert_error(503, ErrorCode::Internal);
+            assert!(answer.json()["message"].as_str().unwrap().contains("starting"));
+        }
+
+        switch.ready(crate::router(MockBackend::default(), crate::RpcConfig::default()));
+        assert_eq!(get(&app, "/height").await.json()["height"], 0);
+        // The full API's own refusals come through unchanged.
+        get(&app, "/nope").await.assert_error(404, ErrorCode::NotFound);
+    }
+}
