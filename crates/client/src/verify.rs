@@ -310,3 +310,77 @@ pub fn verify_multi(response: &MultiProofResponse, identity: &Identity) -> Vec<R
         })
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    //! Malformed answers are refused before any cryptography; tampering with real proofs is
+    //! covered end to end (`crates/cli/tests/e2e_proofs.rs`), where a live node signs them.
+    use super::*;
+    use drover_types::api::{ErrorBody, InclusionProofKind};
+
+    fn identity() -> Identity {
+        use commonware_cryptography::bls12381::primitives::{group::Private, ops::compute_public, variant::MinSig};
+        use commonware_math::algebra::Random as _;
+        compute_public::<MinSig>(&Private::random(commonware_utils::sys_rng()))
+    }
+
+    fn state_proof(kind: StateProofKind) -> StateProofInfo {
+        StateProofInfo {
+            kind,
+            address: Address([1; 20]),
+            storage_key: None,
+            key: keys::account_key(&Address([1; 20])),
+            value: None,
+            proof: Vec::new(),
+            height: 1,
+            block_hash: H256::ZERO,
+            state_root: H256::ZERO,
+            block: vec![0; 8],
+            finalization: "00".to_owned(),
+        }
+    }
+
+    #[test]
+    fn malformed_certificates_and_kinds_are_refused() {
+        let identity = identity();
+        let mut proof = state_proof(StateProofKind::Account);
+        proof.finalization = "zz".to_owned();
+        assert!(matches!(verify_account(&proof, &identity), Err(VerifyError::CertificateEncoding(_))));
+        proof.finalization = "0x0102".to_owned();
+        assert!(matches!(
+            verify_account(&proof, &identity),
+            Err(VerifyError::Certificate(CertificateError::Malformed(_)))
+        ));
+        let actor = state_proof(StateProofKind::Actor);
+        assert_eq!(
+            verify_account(&actor, &identity),
+            Err(VerifyError::WrongKind { expected: "account", actual: "actor" })
+        );
+        let receipt = InclusionProofInfo {
+            kind: InclusionProofKind::Receipt,
+            tx_hash: H256::ZERO,
+            height: 1,
+            index: 0,
+            encoded: Vec::new(),
+            proof: Vec::new(),
+            block_hash: H256::ZERO,
+            root: H256::ZERO,
+            block: Vec::new(),
+            finalization: "00".to_owned(),
+        };
+        assert!(matches!(verify_receipt(&InclusionProofInfo { kind: InclusionProofKind::Tx, ..receipt.clone() }, &identity), Err(VerifyError::WrongKind { .. })));
+        // A transaction whose bytes do not hash to the asked hash is refused first.
+        assert!(matches!(
+            verify_tx(&InclusionProofInfo { kind: InclusionProofKind::Tx, ..receipt }, &identity),
+            Err(VerifyError::RecordMismatch(_))
+        ));
+    }
+
+    #[test]
+    fn refused_multi_items_stay_errors_in_place() {
+        let body = ErrorBody { code: 3001, error: "invalid_address".to_owned(), message: "bad".to_owned() };
+        let response = MultiProofResponse { results: vec![MultiProofItem::Error(body)] };
+        let results = verify_multi(&response, &identity());
+        assert!(matches!(&results[..], [Err(VerifyError::Refused { code: 3001, .. })]));
+    }
+}
