@@ -1,5 +1,6 @@
-//! Client subcommands: keys, status, faucet, transfer and reads of accounts, transactions and
-//! blocks, all over a node's HTTP API through `drover-client`.
+//! Client subcommands: keys, status, faucet, transfer, reads of accounts, transactions and
+//! blocks, and `verify` (fetch a proof and check it against the genesis group key), all over a
+//! node's HTTP API through `drover-client`.
 //!
 //! Every command produces a report with two renderings: human-readable text (the default) and,
 //! with `--json`, the API's own JSON records (wrapped in a small object where a command combines
@@ -11,7 +12,9 @@
 use anyhow::{Context, Result, bail};
 use clap::{Args, Subcommand};
 use drover_client::amount::{format_drv, parse_amount};
+use drover_client::verify::{self, Identity};
 use drover_client::{BlockSelector, Client, TxBuilder, Wallet};
+use drover_node::genesis::Genesis;
 use drover_types::api::{
     AccountInfo, BlockInfo, ChainInfo, HealthDetailed, HealthStatus, ReceiptInfo, ReceiptStatus, SubmitStatus,
     TransactionInfo, TransactionState, WaitError, WaitStatus,
@@ -59,6 +62,54 @@ pub enum ClientCommand {
         #[arg(default_value = "latest")]
         selector: BlockSelector,
     },
+    /// Fetch a proof and print the value only if it verifies against the genesis group key.
+    #[command(subcommand)]
+    Verify(VerifyCommand),
+}
+
+/// What `verify` proves. The node is not trusted: the value is printed only after the
+/// certificate, block digest, root and Merkle proof all check out.
+#[derive(Debug, Subcommand)]
+pub enum VerifyCommand {
+    /// An account (or its absence) in the latest finalized state.
+    Account {
+        address: Address,
+        #[command(flatten)]
+        trust: Trust,
+    },
+    /// An actor record (or its absence) in the latest finalized state.
+    Actor {
+        address: Address,
+        #[command(flatten)]
+        trust: Trust,
+    },
+    /// An actor storage slot (or its absence) in the latest finalized state.
+    Storage {
+        address: Address,
+        /// The actor's storage key, hex (0x optional).
+        key: String,
+        #[command(flatten)]
+        trust: Trust,
+    },
+    /// A transaction's inclusion in its finalized block.
+    Tx {
+        hash: H256,
+        #[command(flatten)]
+        trust: Trust,
+    },
+    /// A transaction's receipt in its finalized block.
+    Receipt {
+        hash: H256,
+        #[command(flatten)]
+        trust: Trust,
+    },
+}
+
+#[derive(Debug, Args)]
+pub struct Trust {
+    /// Genesis file of the network: its `identity` (group public key) is all that is trusted.
+    #[arg(long)]
+    genesis: PathBuf,
 }
 
 #[derive(Debug, Subcommand)]
@@ -146,6 +197,7 @@ pub async fn run(cmd: ClientCommand, rpc_url: &str, json: bool) -> Result<()> {
         ClientCommand::Account { address } => account(&connect()?, address).await?,
         ClientCommand::Tx { hash } => transaction(&connect()?, hash).await?,
         ClientCommand::Block { selector } => block(&connect()?, selector).await?,
+        ClientCommand::Verify(what) => verify(&connect()?, what).await?,
     };
     let mut out = if json { report.json } else { report.text.0 };
     if !out.ends_with('\n') {
@@ -360,6 +412,108 @@ async fn account(client: &Client, address: Address) -> Result<Report> {
         }
     }
     Report::new(text, &info)
+}
+
+/// The trusted group key of the network defined by the genesis file at `path`.
+fn trusted_identity(path: &std::path::Path) -> Result<Identity> {
+    let genesis = Genesis::load(path).with_context(|| format!("cannot load the genesis file {}", path.display()))?;
+    Ok(genesis.identity)
+}
+
+#[derive(Serialize)]
+struct VerifiedRecord {
+    kind: &'static str,
+    verified: bool,
+    height: u64,
+    block_hash: H256,
+    #[serde(flatten)]
+    value: serde_json::Value,
+}
+
+async fn verify(client: &Client, what: VerifyCommand) -> Result<Report> {
+    let mut text = Text::default();
+    let (kind, block, value) = match what {
+        VerifyCommand::Account { address, trust } => {
+            let identity = trusted_identity(&trust.genesis)?;
+            let proof = client.proof_account(&address, None).await.context("cannot fetch the proof")?;
+            let verified = verify::verify_account(&proof, &identity).context("the proof does not verify")?;
+            text.field("address", address);
+            match verified.account {
+                Some(account) => text.field("nonce", account.nonce).field("balance", amount_text(account.balance)),
+                None => text.field("state", "none (absence proven)"),
+            };
+            let value = serde_json::json!({"address": address, "account": verified.account.map(|a| {
+                serde_json::json!({"nonce": a.nonce, "balance": a.balance})
+            })});
+            ("account", verified.block, value)
+        }
+        VerifyCommand::Actor { address, trust } => {
+            let identity = trusted_identity(&trust.genesis)?;
+            let proof = client.proof_actor(&address, None).await.context("cannot fetch the proof")?;
+            let verified = verify::verify_actor(&proof, &identity).context("the proof does not verify")?;
+            text.field("address", address);
+            let value = state_value_text(&mut text, verified.value.as_deref());
+            ("actor", verified.block, serde_json::json!({"address": address, "value": value}))
+        }
+        VerifyCommand::Storage { address, key, trust } => {
+            let digits = key.strip_prefix("0x").unwrap_or(&key);
+            let slot = hex::decode(digits).with_context(|| format!("storage key is not hex: {key:?}"))?;
+            let identity = trusted_identity(&trust.genesis)?;
+            let proof = client.proof_storage(&address, &slot, None).await.context("cannot fetch the proof")?;
+            let verified = verify::verify_storage(&proof, &identity).context("the proof does not verify")?;
+            text.field("address", address).field("key", format!("0x{}", hex::encode(&slot)));
+            let value = state_value_text(&mut text, verified.value.as_deref());
+            let key = format!("0x{}", hex::encode(&slot));
+            ("storage", verified.block, serde_json::json!({"address": address, "key": key, "value": value}))
+        }
+        VerifyCommand::Tx { hash, trust } => {
+            let identity = trusted_identity(&trust.genesis)?;
+            let proof = client
+                .proof_tx(&hash)
+                .await
+                .context("cannot fetch the proof")?
+                .with_context(|| format!("no finalized block includes transaction {hash}"))?;
+            let verified = verify::verify_tx(&proof, &identity).context("the proof does not verify")?;
+            text.field("hash", hash).field("index", verified.index);
+            text.field("nonce", verified.tx.nonce).field("value", amount_text(verified.tx.value));
+            if let Some(to) = verified.tx.to {
+                text.field("to", to);
+            }
+            let record = serde_json::json!({"hash": hash, "index": verified.index, "nonce": verified.tx.nonce,
+                "to": verified.tx.to, "value": verified.tx.value.to_string()});
+            ("tx", verified.block, record)
+        }
+        VerifyCommand::Receipt { hash, trust } => {
+            let identity = trusted_identity(&trust.genesis)?;
+            let proof = client
+                .proof_receipt(&hash)
+                .await
+                .context("cannot fetch the proof")?
+                .with_context(|| format!("no finalized block includes transaction {hash}"))?;
+            let verified = verify::verify_receipt(&proof, &identity).context("the proof does not verify")?;
+            let receipt = ReceiptInfo::from(&verified.receipt);
+            receipt_text(&mut text, &receipt);
+            ("receipt", verified.block, serde_json::to_value(&receipt).context("cannot encode the receipt")?)
+        }
+    };
+    text.field("proven at", format!("block {} ({})", block.height, block.hash));
+    text.field("verified", "certificate, block digest, root and proof check out");
+    Report::new(text, &VerifiedRecord { kind, verified: true, height: block.height, block_hash: block.hash, value })
+}
+
+/// Prints a proven state value (or proven absence); answers it as base64 for JSON.
+fn state_value_text(text: &mut Text, value: Option<&[u8]>) -> Option<String> {
+    use base64::Engine as _;
+    match value {
+        Some(bytes) => {
+            text.field("value", format!("0x{}", hex::encode(bytes)));
+            Some(base64::engine::general_purpose::STANDARD.encode(bytes))
+        }
+        None => {
+            text.field("value", "none (absence proven)");
+            None
+        }
+    }
 }
 
 #[derive(Serialize)]

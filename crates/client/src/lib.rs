@@ -7,6 +7,10 @@
 //! - [`TxBuilder`] completes a transaction from the chain (chain id, nonce, fee suggestions)
 //!   and signs it; its building step is pure, so it works and tests without a node.
 //! - [`amount`] parses and prints native amounts (`1500`, `1.5drv`) exactly.
+//! - [`verify`] checks the node's proofs (state, transactions, receipts) against the network's
+//!   group public key alone: certificate, block digest, root, Merkle proof, value. The block
+//!   codec and proof formats come from `drover-block`, which the node uses too, so both sides
+//!   share one definition of every byte that is hashed or signed.
 //!
 //! Invariant: nothing a node sends can make the SDK panic; every malformed answer is a
 //! [`ClientError::UnexpectedResponse`].
@@ -15,6 +19,7 @@ pub mod amount;
 pub mod builder;
 mod client;
 pub mod error;
+pub mod verify;
 pub mod wallet;
 
 pub use builder::{BasefeeFieldError, BuildError, FeeSuggestion, TRANSFER_CYCLES, TxBuilder, TxContext};

@@ -23,13 +23,9 @@
 use crate::{
     block::{Block, BlockContext},
     chain::{ChainShared, ExecutedBlock},
-    keys::ThresholdVariant,
 };
-use commonware_consensus::{
-    marshal::ancestry::Ancestry,
-    simplex::scheme::bls12381_threshold::standard,
-};
-use commonware_cryptography::{Digestible, ed25519};
+use commonware_consensus::marshal::ancestry::Ancestry;
+use commonware_cryptography::Digestible;
 use commonware_glue::stateful::{
     Application, Finality, Input, Proposed,
     db::{DatabaseSet, Merkleized as _, Shared, Unmerkleized as _},
@@ -54,8 +50,7 @@ use std::{
 };
 use tracing::{debug, warn};
 
-/// The threshold signing scheme of consensus.
-pub type Scheme = standard::Scheme<ed25519::PublicKey, ThresholdVariant>;
+pub use drover_block::Scheme;
 
 /// The one state database: ordered (prefix scans, exclusion proofs), variable-size values.
 pub type StateDb<E> =

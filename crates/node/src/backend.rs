@@ -2,7 +2,8 @@
 //!
 //! Reads go to the latest applied (finalized) state in QMDB, the indexes, marshal's block
 //! archive and the mempool; writes go to the mempool. The faucet signs ordinary transfers from
-//! its funded account, serialised so concurrent requests get consecutive nonces.
+//! its funded account, serialised so concurrent requests get consecutive nonces. Proofs are
+//! built by [`Prover`].
 
 use crate::{
     admission,
@@ -11,6 +12,7 @@ use crate::{
     block::{Block, to_h256},
     chain::ChainShared,
     config::FaucetConfig,
+    proofs::Prover,
 };
 use commonware_codec::Encode as _;
 use commonware_consensus::{
@@ -25,12 +27,12 @@ use commonware_storage::{
 };
 use drover_rpc::backend::{
     Backend, Basefees, BlockSelector, ChainHealth, FaucetSettings, IncludedTransaction,
-    OperationsRequest,
+    OperationsRequest, StateQuery,
 };
 use drover_state::Account;
 use drover_types::{
     Address, ErrorCode, H256, Receipt, Transaction, VerifiedTransaction,
-    api::{AccountInfo, BlockInfo, ChainInfo, StateSnapshot},
+    api::{AccountInfo, BlockInfo, ChainInfo, InclusionProofInfo, InclusionProofKind, StateProofInfo, StateSnapshot},
     error::ApiError,
 };
 use std::{num::NonZeroU64, sync::Arc};
@@ -48,6 +50,7 @@ struct Inner {
     faucet: Option<FaucetConfig>,
     faucet_lock: ::tokio::sync::Mutex<()>,
     gossip: Option<GossipHandle>,
+    prover: Prover,
 }
 
 #[derive(Clone)]
@@ -73,6 +76,7 @@ impl NodeHandle {
             genesis_hash: to_h256(&genesis_digest),
             version: env!("CARGO_PKG_VERSION").to_string(),
         };
+        let prover = Prover::new(chain.clone(), marshal.clone(), databases.clone());
         Self(Arc::new(Inner {
             chain,
             marshal,
@@ -82,6 +86,7 @@ impl NodeHandle {
             faucet,
             faucet_lock: ::tokio::sync::Mutex::new(()),
             gossip,
+            prover,
         }))
     }
 
@@ -250,6 +255,18 @@ impl Backend for NodeHandle {
 
     fn state_snapshot(&self) -> Option<StateSnapshot> {
         self.0.chain.snapshot()
+    }
+
+    async fn state_proofs(
+        &self,
+        queries: Vec<StateQuery>,
+        height: Option<u64>,
+    ) -> Result<Vec<StateProofInfo>, ApiError> {
+        self.0.prover.state_proofs(queries, height).await
+    }
+
+    async fn inclusion_proof(&self, kind: InclusionProofKind, hash: H256) -> Result<Option<InclusionProofInfo>, ApiError> {
+        self.0.prover.inclusion_proof(kind, hash).await
     }
 
     async fn state_operations(&self, request: OperationsRequest) -> Result<Vec<u8>, ApiError> {

@@ -6,6 +6,7 @@
 //! fetch 2 s. The p2p channel plan is fixed: 0 votes, 1 certificates, 2 consensus resolver,
 //! 3 block broadcast, 4 marshal backfill, 5 transaction gossip.
 
+use drover_block::proof::{STATE_MAX_KEY_BYTES, STATE_MAX_VALUE_BYTES};
 use crate::{
     admission,
     application::{App, Databases, Scheme},
@@ -98,10 +99,6 @@ const MAILBOX: NonZeroUsize = NZUsize!(1024);
 const PRUNABLE_ITEMS_PER_SECTION: NonZeroU64 = NZU64!(4096);
 /// Prefix of the storage partitions of a production node.
 pub const PARTITION_PREFIX: &str = "drover";
-/// Longest state key the database decodes (prefix byte, owner, user key).
-const STATE_MAX_KEY_BYTES: usize = 1024;
-/// Largest state value the database decodes (actor code is the largest record).
-const STATE_MAX_VALUE_BYTES: usize = 4 * 1024 * 1024;
 const QMDB_INIT_CACHE: NonZeroUsize = NZUsize!(1 << 20);
 /// Finalized blocks whose state stays servable to syncing peers (and provable) after newer ones:
 /// at the default pacing about two minutes, so a peer that started fast-sync against a slightly

@@ -15,7 +15,6 @@ use commonware_cryptography::{
         primitives::{
             group::Share,
             sharing::{Mode, ModeVersion, Sharing},
-            variant::{MinSig, Variant},
         },
     },
     ed25519,
@@ -23,13 +22,7 @@ use commonware_cryptography::{
 use commonware_math::algebra::Random as _;
 use commonware_utils::{N3f1, NZU32, ordered::Set};
 
-/// Signature variant of the threshold scheme (48-byte signatures, 96-byte group key).
-pub type ThresholdVariant = MinSig;
-/// The network's group public key.
-pub type Identity = <MinSig as Variant>::Public;
-
-/// Namespace of every consensus signature and of the p2p handshake of this chain family.
-pub const NAMESPACE: &[u8] = b"_DROVER";
+pub use drover_block::scheme::{Identity, NAMESPACE, ThresholdVariant, parse_identity};
 
 /// Most validators a polynomial may describe (bounds decoding of untrusted configs).
 pub const MAX_VALIDATORS: u32 = 1024;
@@ -97,10 +90,6 @@ pub fn parse_polynomial(s: &str) -> Result<Sharing<ThresholdVariant>, String> {
     .map_err(|e| format!("not a public polynomial: {e}"))
 }
 
-pub fn parse_identity(s: &str) -> Result<Identity, String> {
-    let bytes = decode_bytes(s)?;
-    Identity::decode(bytes).map_err(|e| format!("not a group public key: {e}"))
-}
 
 #[cfg(test)]
 mod tests {

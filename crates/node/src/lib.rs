@@ -5,17 +5,19 @@
 //! indexes and HTTP API. A single-validator devnet runs the very same engine with n = 1.
 //!
 //! Module map: [`config`] and [`genesis`] load and validate what an operator writes;
-//! [`keys`] generates and parses validator key material; [`block`] is the consensus block;
+//! [`keys`] generates and parses validator key material; [`block`] is the consensus block
+//! (defined in `drover-block`, which light clients share);
 //! [`application`] is the state machine glue drives; [`chain`] is the state shared with the
 //! API; [`indexes`] stores finalized transactions and receipts; [`backend`] serves the API;
 //! [`admission`] puts transactions into the mempool, from the API and from [`gossip`];
 //! [`fast_sync`] and [`sync_source`] fetch and serve state for peers that fast-sync;
+//! [`proofs`] builds the state, transaction and receipt proofs light clients verify;
 //! [`engine`] assembles and runs everything.
 
 pub mod admission;
 pub mod application;
 pub mod backend;
-pub mod block;
+pub use drover_block::block;
 pub mod chain;
 pub mod config;
 pub mod devnet;
@@ -27,4 +29,6 @@ pub mod height_file;
 pub mod indexes;
 pub mod keys;
 pub mod metrics;
+pub mod proofs;
+
 pub mod sync_source;

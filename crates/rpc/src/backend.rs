@@ -6,7 +6,10 @@
 
 use drover_types::{
     Address, H256, Receipt, VerifiedTransaction,
-    api::{AccountInfo, BlockInfo, ChainInfo, StateSnapshot},
+    api::{
+        AccountInfo, BlockInfo, ChainInfo, InclusionProofInfo, InclusionProofKind, StateProofInfo,
+        StateSnapshot,
+    },
     error::ApiError,
 };
 use std::future::Future;
@@ -64,6 +67,16 @@ pub enum OperationsRequest {
     /// The single operation at `start` with the pinned Merkle nodes a client needs to rebuild the
     /// pruned prefix below it, proven against the ops root at `size`.
     Boundary { size: u64, start: u64 },
+}
+
+/// One state record a proof is asked for, named by the key schema's families (the node maps it
+/// to the state key, so the HTTP layer stays free of the schema).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum StateQuery {
+    Account(Address),
+    Actor(Address),
+    /// An actor's storage slot: the actor and its own key.
+    Storage(Address, Vec<u8>),
 }
 
 pub trait Backend: Clone + Send + Sync + 'static {
@@ -127,6 +140,22 @@ pub trait Backend: Clone + Send + Sync + 'static {
         &self,
         request: OperationsRequest,
     ) -> impl Future<Output = Result<Vec<u8>, ApiError>> + Send;
+
+    /// Proofs of `queries`, in order, all against the post-state of one finalized block: the
+    /// latest, or `height` when given (a height whose state the node cannot prove is refused).
+    fn state_proofs(
+        &self,
+        queries: Vec<StateQuery>,
+        height: Option<u64>,
+    ) -> impl Future<Output = Result<Vec<StateProofInfo>, ApiError>> + Send;
+
+    /// Proof that the transaction `hash` (or its receipt) is in its finalized block; `None` when
+    /// no finalized block includes it.
+    fn inclusion_proof(
+        &self,
+        kind: InclusionProofKind,
+        hash: H256,
+    ) -> impl Future<Output = Result<Option<InclusionProofInfo>, ApiError>> + Send;
 
     /// Prometheus text of the node's own metrics (consensus, storage, mempool, chain).
     fn metrics(&self) -> String;

@@ -67,6 +67,13 @@ impl From<ApiError> for HttpError {
     }
 }
 
+/// The code and message, for answers that carry errors inside a 200 body (`/proof/multi`).
+impl From<HttpError> for ApiError {
+    fn from(error: HttpError) -> Self {
+        error.error
+    }
+}
+
 impl IntoResponse for HttpError {
     fn into_response(self) -> Response {
         let mut response = (self.status, Json(ErrorBody::from(&self.error))).into_response();

@@ -220,7 +220,7 @@ mod tests {
     use std::collections::HashMap;
 
     /// Every route the router serves.
-    const ROUTES: [(&str, &str); 17] = [
+    const ROUTES: [(&str, &str); 24] = [
         ("post", "/submit"),
         ("post", "/submit_wait"),
         ("get", "/transaction/{hash}"),
@@ -238,6 +238,13 @@ mod tests {
         ("post", "/faucet"),
         ("get", "/state/snapshot"),
         ("get", "/state/operations"),
+        ("get", "/state/{actor}/{key_hex}"),
+        ("get", "/proof/account/{address}"),
+        ("get", "/proof/actor/{address}"),
+        ("get", "/proof/storage/{address}/{key}"),
+        ("get", "/proof/tx/{tx_hash}"),
+        ("get", "/proof/receipt/{tx_hash}"),
+        ("post", "/proof/multi"),
     ];
 
     fn dev_app(dev_mode: bool) -> Router {

@@ -44,6 +44,13 @@ pub const STATE_SYNC_RATE_LIMIT_WINDOW_MS: u64 = 1_000;
 /// At the default 5 requests per second this bounds a client to 250,000 operations per second.
 pub const STATE_OPERATIONS_MAX: u64 = 50_000;
 
+/// Most proof requests one `POST /proof/multi` may carry; a longer list is refused (400).
+pub const MULTI_PROOF_REQUESTS_MAX: usize = 32;
+
+/// Longest actor storage key a proof may be asked for, in bytes (the VM's bound: no longer key
+/// can exist, and it keeps state keys within what the state database decodes).
+pub const STORAGE_KEY_BYTES_MAX: usize = 256;
+
 /// Smallest `Retry-After` sent with a 429, in seconds (the header has whole-second resolution,
 /// and 0 would invite an immediate retry that is bound to fail).
 pub const RETRY_AFTER_SECS_MIN: u64 = 1;

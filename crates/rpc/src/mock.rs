@@ -5,12 +5,16 @@
 //! nonce is not below the account's (else 2003). With `include_on_submit`, admitted
 //! transactions are included shortly after in a new block with a success receipt, and the
 //! finalized height advances, which is what `/submit_wait` waits for.
+//!
+//! Proofs are stand-ins (the bytes `mock-proof`, the latest block's hash as the block bytes):
+//! route tests check shapes, errors and ordering; real proofs are tested in `drover-client` and
+//! end to end.
 
 use crate::{
     RpcConfig,
     backend::{
         Backend, Basefees, BlockSelector, ChainHealth, FaucetSettings, IncludedTransaction,
-        OperationsRequest,
+        OperationsRequest, StateQuery,
     },
     router,
 };
@@ -22,7 +26,10 @@ use axum::{
 use drover_types::{
     Address, ErrorCode, FeeBreakdown, H256, Receipt, SecretKey, Transaction, TxStatus,
     VerifiedTransaction,
-    api::{AccountInfo, BlockInfo, ChainInfo, StateSnapshot},
+    api::{
+        AccountInfo, BlockInfo, ChainInfo, InclusionProofInfo, InclusionProofKind, StateProofInfo,
+        StateProofKind, StateSnapshot,
+    },
     error::ApiError,
     keccak256,
 };
@@ -55,6 +62,10 @@ pub struct MockData {
     pub snapshot: Option<StateSnapshot>,
     /// Every request handed to `state_operations`; each is answered with its debug text.
     pub operations_requests: Vec<OperationsRequest>,
+    /// Actor storage slots, by actor and key.
+    pub storage: HashMap<(Address, Vec<u8>), Vec<u8>>,
+    /// Every batch handed to `state_proofs`, with its height.
+    pub proof_batches: Vec<(Vec<StateQuery>, Option<u64>)>,
 }
 
 #[derive(Clone)]
@@ -102,6 +113,8 @@ impl Default for MockBackend {
             metrics: "# TYPE drover_chain_height gauge\ndrover_chain_height 0\n# EOF\n".to_owned(),
             snapshot: None,
             operations_requests: Vec::new(),
+            storage: HashMap::new(),
+            proof_batches: Vec::new(),
         };
         Self {
             data: Arc::new(Mutex::new(data)),
@@ -252,6 +265,54 @@ impl Backend for MockBackend {
         self.data.lock().snapshot
     }
 
+    async fn state_proofs(
+        &self,
+        queries: Vec<StateQuery>,
+        height: Option<u64>,
+    ) -> Result<Vec<StateProofInfo>, ApiError> {
+        let mut data = self.data.lock();
+        data.proof_batches.push((queries.clone(), height));
+        let latest = data.blocks.len() as u64 - 1;
+        if latest == 0 {
+            return Err(ApiError::new(ErrorCode::NotFound, "no block finalized yet"));
+        }
+        if height.is_some_and(|h| h != latest) {
+            return Err(ApiError::new(ErrorCode::NotFound, "only the latest state is provable"));
+        }
+        Ok(queries.iter().map(|q| data.state_proof(q)).collect())
+    }
+
+    async fn inclusion_proof(
+        &self,
+        kind: InclusionProofKind,
+        hash: H256,
+    ) -> Result<Option<InclusionProofInfo>, ApiError> {
+        let data = self.data.lock();
+        let Some(included) = data.included.get(&hash) else {
+            return Ok(None);
+        };
+        let encoded = match kind {
+            InclusionProofKind::Tx => included.tx.encoded.clone(),
+            InclusionProofKind::Receipt => match data.receipts.get(&hash) {
+                Some(receipt) => receipt.encode(),
+                None => return Ok(None),
+            },
+        };
+        let block = block(included.block_height);
+        Ok(Some(InclusionProofInfo {
+            kind,
+            tx_hash: hash,
+            height: included.block_height,
+            index: included.index,
+            encoded,
+            proof: MOCK_PROOF.to_vec(),
+            block_hash: block.hash,
+            root: block.transactions_root,
+            block: block.hash.0.to_vec(),
+            finalization: "00".to_owned(),
+        }))
+    }
+
     async fn state_operations(&self, request: OperationsRequest) -> Result<Vec<u8>, ApiError> {
         let mut data = self.data.lock();
         let Some(snapshot) = data.snapshot else {
@@ -265,6 +326,54 @@ impl Backend for MockBackend {
         }
         data.operations_requests.push(request);
         Ok(format!("{request:?}").into_bytes())
+    }
+}
+
+/// Stand-in proof bytes of the mock.
+pub const MOCK_PROOF: &[u8] = b"mock-proof";
+
+impl MockData {
+    /// A stand-in proof of `query` against the latest block (the schema's prefixes as key).
+    fn state_proof(&self, query: &StateQuery) -> StateProofInfo {
+        let (kind, address, storage_key, value) = match query {
+            StateQuery::Account(address) => (
+                StateProofKind::Account,
+                *address,
+                None,
+                self.accounts
+                    .get(address)
+                    .map(|a| format!("{}/{}", a.nonce, a.balance).into_bytes()),
+            ),
+            StateQuery::Actor(address) => (StateProofKind::Actor, *address, None, None),
+            StateQuery::Storage(address, key) => (
+                StateProofKind::Storage,
+                *address,
+                Some(key.clone()),
+                self.storage.get(&(*address, key.clone())).cloned(),
+            ),
+        };
+        let prefix = match kind {
+            StateProofKind::Account => 1,
+            StateProofKind::Actor => 2,
+            StateProofKind::Storage => 3,
+        };
+        let mut key = vec![prefix];
+        key.extend_from_slice(&address.0);
+        key.extend_from_slice(storage_key.as_deref().unwrap_or_default());
+        let latest = self.blocks.last().cloned().unwrap_or_else(|| block(0));
+        StateProofInfo {
+            kind,
+            address,
+            storage_key,
+            key,
+            value,
+            proof: MOCK_PROOF.to_vec(),
+            height: latest.height,
+            block_hash: latest.hash,
+            state_root: latest.state_root,
+            block: latest.hash.0.to_vec(),
+            finalization: "00".to_owned(),
+        }
     }
 }
 

@@ -9,7 +9,9 @@
 //! The document is served at `/api-docs/openapi.json` and the vendored (offline) Swagger UI at
 //! `/swagger-ui` only when `DROVER_DEV_MODE` is set; otherwise both paths are unknown routes.
 
-use crate::routes::{accounts, blocks, chain, faucet, health, metrics, state_sync, transactions};
+use crate::routes::{
+    accounts, blocks, chain, faucet, health, metrics, proofs, state_sync, transactions,
+};
 use drover_types::{ErrorCode, api::ErrorBody};
 use std::collections::BTreeMap;
 use utoipa::{
@@ -56,6 +58,13 @@ pub const SWAGGER_UI_PATH: &str = "/swagger-ui";
         faucet::faucet,
         state_sync::snapshot,
         state_sync::operations,
+        proofs::account,
+        proofs::actor,
+        proofs::storage,
+        proofs::state_value,
+        proofs::tx,
+        proofs::receipt,
+        proofs::multi,
     ),
     components(schemas(ErrorBody)),
     modifiers(&ErrorResponses),
@@ -67,6 +76,7 @@ pub const SWAGGER_UI_PATH: &str = "/swagger-ui";
         (name = "health", description = "Operator surfaces: health and metrics"),
         (name = "faucet", description = "Development-network faucet"),
         (name = "state-sync", description = "State snapshots for peers that fast-sync"),
+        (name = "proofs", description = "Merkle proofs for light clients, with the block and its finalization certificate"),
     )
 )]
 pub struct ApiDoc;
@@ -156,7 +166,42 @@ pub const OPERATION_ERRORS: &[(HttpMethod, &str, &[&[ErrorCode]])] = &[
         "/state/operations",
         &[&[BadRequest, NotFound]],
     ),
+    (
+        HttpMethod::Get,
+        "/proof/account/{address}",
+        &[STATE_PROOF_ERRORS],
+    ),
+    (
+        HttpMethod::Get,
+        "/proof/actor/{address}",
+        &[STATE_PROOF_ERRORS],
+    ),
+    (
+        HttpMethod::Get,
+        "/proof/storage/{address}/{key}",
+        &[STATE_PROOF_ERRORS],
+    ),
+    (
+        HttpMethod::Get,
+        "/state/{actor}/{key_hex}",
+        &[STATE_PROOF_ERRORS],
+    ),
+    (
+        HttpMethod::Get,
+        "/proof/tx/{tx_hash}",
+        &[&[BadRequest, NotFound]],
+    ),
+    (
+        HttpMethod::Get,
+        "/proof/receipt/{tx_hash}",
+        &[&[BadRequest, NotFound]],
+    ),
+    (HttpMethod::Post, "/proof/multi", &[&[BadRequest]]),
 ];
+
+/// Refusals of a state proof: a bad address (3001) or storage key or height (1001), or a state
+/// the node cannot prove (1002: nothing finalized yet, or a height other than the latest).
+const STATE_PROOF_ERRORS: &[ErrorCode] = &[BadRequest, InvalidAddress, NotFound];
 
 /// Codes any operation can answer.
 pub const COMMON_ERRORS: &[ErrorCode] = &[Internal, RateLimited];

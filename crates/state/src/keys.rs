@@ -15,9 +15,10 @@ use drover_types::Address;
 pub const PREFIX_META: u8 = 0x00;
 /// Accounts: `0x01 ‖ address(20)` → [`Account`](crate::Account).
 pub const PREFIX_ACCOUNT: u8 = 0x01;
-/// Reserved: actor code and metadata (code hash, manifest, owner), keyed by actor address.
+/// Actor code and metadata (code hash, manifest, owner): `0x02 ‖ address(20)` (written once the
+/// actor engine lands; proofs already use this layout).
 pub const PREFIX_ACTOR: u8 = 0x02;
-/// Reserved: actor key-value storage, keyed by actor address then the actor's own key.
+/// Actor key-value storage: `0x03 ‖ address(20) ‖ the actor's own key` (see [`storage_key`]).
 pub const PREFIX_ACTOR_STORAGE: u8 = 0x03;
 /// Reserved: mailbox messages waiting for delivery, keyed by recipient actor.
 pub const PREFIX_MAILBOX: u8 = 0x04;
@@ -64,6 +65,31 @@ pub fn account_key(address: &Address) -> Vec<u8> {
     let mut key = Vec::with_capacity(ACCOUNT_KEY_LEN);
     key.push(PREFIX_ACCOUNT);
     key.extend_from_slice(&address.0);
+    key
+}
+
+/// Length of an actor record key: the prefix and a 20-byte address.
+pub const ACTOR_KEY_LEN: usize = 1 + Address::LEN;
+
+/// Longest key an actor may give a storage slot, in bytes (the VM's bound).
+pub const MAX_STORAGE_KEY_BYTES: usize = 256;
+
+/// Key of the actor record (code hash, manifest, owner) at `address`.
+pub fn actor_key(address: &Address) -> Vec<u8> {
+    let mut key = Vec::with_capacity(ACTOR_KEY_LEN);
+    key.push(PREFIX_ACTOR);
+    key.extend_from_slice(&address.0);
+    key
+}
+
+/// Key of slot `storage_key` of the actor at `address`: `0x03 ‖ address ‖ storage_key`. The
+/// address has a fixed length, so the layout is unambiguous and one actor's slots are one
+/// contiguous range.
+pub fn storage_key(address: &Address, storage_key: &[u8]) -> Vec<u8> {
+    let mut key = Vec::with_capacity(1 + Address::LEN + storage_key.len());
+    key.push(PREFIX_ACTOR_STORAGE);
+    key.extend_from_slice(&address.0);
+    key.extend_from_slice(storage_key);
     key
 }
 
@@ -121,6 +147,21 @@ mod tests {
         let high = account_key(&Address([0xff; 20]));
         assert!(basefees_key() < low);
         assert!(low < high);
+    }
+
+    #[test]
+    fn actor_and_storage_keys_follow_the_schema() {
+        let address = Address([0xab; 20]);
+        let actor = actor_key(&address);
+        assert_eq!(actor.len(), ACTOR_KEY_LEN);
+        assert_eq!((actor[0], &actor[1..]), (PREFIX_ACTOR, &[0xab; 20][..]));
+        let slot = storage_key(&address, b"count");
+        assert_eq!(slot[0], PREFIX_ACTOR_STORAGE);
+        assert_eq!(&slot[1..21], &[0xab; 20]);
+        assert_eq!(&slot[21..], b"count");
+        // One actor's slots sort together, after its empty key and before the next actor's.
+        let next = storage_key(&Address([0xac; 20]), b"");
+        assert!(storage_key(&address, b"") < slot && slot < next);
     }
 
     #[test]

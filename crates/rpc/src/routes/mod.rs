@@ -8,6 +8,7 @@ pub mod chain;
 pub mod faucet;
 pub mod health;
 pub mod metrics;
+pub mod proofs;
 pub mod state_sync;
 pub mod transactions;
 
@@ -43,4 +44,11 @@ pub fn routes<B: Backend>() -> Router<AppState<B>> {
         .route("/faucet", post(faucet::faucet::<B>))
         .route("/state/snapshot", get(state_sync::snapshot::<B>))
         .route("/state/operations", get(state_sync::operations::<B>))
+        .route("/state/{actor}/{key_hex}", get(proofs::state_value::<B>))
+        .route("/proof/account/{address}", get(proofs::account::<B>))
+        .route("/proof/actor/{address}", get(proofs::actor::<B>))
+        .route("/proof/storage/{address}/{key}", get(proofs::storage::<B>))
+        .route("/proof/tx/{tx_hash}", get(proofs::tx::<B>))
+        .route("/proof/receipt/{tx_hash}", get(proofs::receipt::<B>))
+        .route("/proof/multi", post(proofs::multi::<B>))
 }

@@ -114,10 +114,7 @@ pub fn transactions_root(hashes: &[H256]) -> sha256::Digest {
 
 /// Receipts root: Merkle root over SHA-256 of each receipt's canonical encoding.
 pub fn receipts_root(receipts: &[Receipt]) -> sha256::Digest {
-    let leaves: Vec<[u8; 32]> = receipts
-        .iter()
-        .map(|r| Sha256::hash(&[&r.encode()]).0)
-        .collect();
+    let leaves: Vec<[u8; 32]> = receipts.iter().map(|r| crate::proof::receipt_leaf(&r.encode())).collect();
     merkle_root(leaves.into_iter())
 }
 

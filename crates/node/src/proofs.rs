@@ -1,0 +1,261 @@
+//! Proofs for light clients: state records against a finalized block's `state_root`, and
+//! transactions and receipts against its `transactions_root` and `receipts_root`. Each proof
+//! carries the encoded block and its finalization certificate (formats: `docs/proofs.md`).
+//!
+//! **Pairing the state with its block.** QMDB `current` proves against its *current* root
+//! only, and the database advances while the API reads it: glue applies a finalized block's
+//! batch before the chain publishes that block as the tip. So proofs are taken under one read
+//! lock together with the root they verify against, and only then paired with the finalized
+//! block whose `state_root` equals that root (the tip, or the block just above or below it
+//! while the tip is being published). When none matches, the state moved on between the two
+//! reads: the whole batch is taken again, at most [`PAIRING_ATTEMPTS_MAX`] times. All state
+//! proofs of one call prove the same block, which is what `/proof/multi` relies on.
+//!
+//! Historical state is not provable: `current` has no key-value proofs against an older root.
+//! A `height` other than the paired block's is refused with 1002 (see `docs/proofs.md`).
+//!
+//! The last paired block is cached by state root, so proofs between two blocks cost only the
+//! database reads.
+
+use crate::{
+    application::{Databases, Scheme},
+    block::{Block, to_h256},
+    chain::ChainShared,
+};
+use commonware_codec::Encode as _;
+use commonware_consensus::{
+    marshal::{Identifier, core::Mailbox, standard::Standard},
+    types::Height,
+};
+use commonware_cryptography::{Digestible as _, sha256};
+use commonware_runtime::tokio;
+use drover_block::proof::{inclusion_proof as bmt_proof, receipt_leaf};
+use drover_rpc::backend::StateQuery;
+use drover_types::{
+    ErrorCode, H256,
+    api::{InclusionProofInfo, InclusionProofKind, StateProofInfo, StateProofKind},
+    error::ApiError,
+    keccak256,
+};
+use parking_lot::Mutex;
+use std::{sync::Arc, time::Duration};
+
+/// Times a batch of state proofs is taken before giving up on pairing its root with a block.
+pub const PAIRING_ATTEMPTS_MAX: u32 = 50;
+/// Wait between two pairing attempts, in milliseconds (a block is applied and published within
+/// a few milliseconds).
+pub const PAIRING_RETRY_MS: u64 = 5;
+
+fn internal(e: impl std::fmt::Display) -> ApiError {
+    ApiError::new(ErrorCode::Internal, e.to_string())
+}
+
+type Marshal = Mailbox<Scheme, Standard<Block>>;
+
+/// A finalized block as proofs carry it.
+struct CertifiedBlock {
+    height: u64,
+    digest: sha256::Digest,
+    state_root: sha256::Digest,
+    encoded: Vec<u8>,
+    finalization: String,
+}
+
+/// Builds proofs from the state database, the indexes and marshal's block archive.
+pub struct Prover {
+    chain: Arc<ChainShared>,
+    marshal: Marshal,
+    databases: Databases<tokio::Context>,
+    /// The block the state root was last paired with.
+    last: Mutex<Option<Arc<CertifiedBlock>>>,
+}
+
+impl Prover {
+    pub fn new(chain: Arc<ChainShared>, marshal: Marshal, databases: Databases<tokio::Context>) -> Self {
+        Self { chain, marshal, databases, last: Mutex::new(None) }
+    }
+
+    /// The finalized block at `height` with its certificate (`None` if either is not held).
+    async fn certified(&self, height: u64) -> Option<CertifiedBlock> {
+        let block = self.marshal.get_block(Identifier::Height(Height::new(height))).await?;
+        let finalization = self.marshal.get_finalization(Height::new(height)).await?;
+        Some(CertifiedBlock {
+            height,
+            digest: block.digest(),
+            state_root: block.inner().state_root,
+            encoded: block.inner().encode().to_vec(),
+            finalization: hex::encode(finalization.encode()),
+        })
+    }
+
+    /// The finalized block whose post-state root is `root`, if it is the tip or next to it.
+    async fn block_with_root(&self, root: &sha256::Digest) -> Option<Arc<CertifiedBlock>> {
+        let last = self.last.lock().clone();
+        if let Some(last) = last
+            && last.state_root == *root
+        {
+            return Some(last);
+        }
+        let tip = self.chain.tip().height;
+        // The database is applied before the tip is published, so it may be one block ahead.
+        for height in [tip, tip.saturating_add(1), tip.saturating_sub(1)] {
+            if height == 0 {
+                continue;
+            }
+            if let Some(block) = self.certified(height).await
+                && block.state_root == *root
+            {
+                let block = Arc::new(block);
+                *self.last.lock() = Some(block.clone());
+                return Some(block);
+            }
+        }
+        None
+    }
+
+    /// Proofs of `queries`, in order, against one finalized block's post-state.
+    pub async fn state_proofs(
+        &self,
+        queries: Vec<StateQuery>,
+        height: Option<u64>,
+    ) -> Result<Vec<StateProofInfo>, ApiError> {
+        if self.chain.tip().height == 0 {
+            return Err(ApiError::new(ErrorCode::NotFound, "no block finalized yet: there is no state to prove"));
+        }
+        let keys: Vec<Vec<u8>> = queries.iter().map(state_key).collect();
+        for _ in 0..PAIRING_ATTEMPTS_MAX {
+            let (root, proven) = self.prove_keys(&keys).await?;
+            let Some(block) = self.block_with_root(&root).await else {
+                ::tokio::time::sleep(Duration::from_millis(PAIRING_RETRY_MS)).await;
+                continue;
+            };
+            if let Some(asked) = height
+                && asked != block.height
+            {
+                return Err(ApiError::new(
+                    ErrorCode::NotFound,
+                    format!(
+                        "the state at height {asked} cannot be proven: proofs are served for the latest \
+                         finalized state only (now height {})",
+                        block.height
+                    ),
+                ));
+            }
+            return Ok(queries
+                .into_iter()
+                .zip(keys)
+                .zip(proven)
+                .map(|((query, key), (value, proof))| {
+                    let (kind, address, storage_key) = match query {
+                        StateQuery::Account(address) => (StateProofKind::Account, address, None),
+                        StateQuery::Actor(address) => (StateProofKind::Actor, address, None),
+                        StateQuery::Storage(address, slot) => (StateProofKind::Storage, address, Some(slot)),
+                    };
+                    StateProofInfo {
+                        kind,
+                        address,
+                        storage_key,
+                        key,
+                        value,
+                        proof,
+                        height: block.height,
+                        block_hash: to_h256(&block.digest),
+                        state_root: to_h256(&block.state_root),
+                        block: block.encoded.clone(),
+                        finalization: block.finalization.clone(),
+                    }
+                })
+                .collect());
+        }
+        Err(ApiError::new(
+            ErrorCode::Internal,
+            "the state kept advancing while it was being proven; retry",
+        ))
+    }
+
+    /// Values and encoded proofs of `keys`, with the root they prove against, under one read lock.
+    async fn prove_keys(&self, keys: &[Vec<u8>]) -> Result<(sha256::Digest, Vec<(Option<Vec<u8>>, Vec<u8>)>), ApiError> {
+        let db = self.databases.read().await;
+        let root = db.root();
+        let mut proven = Vec::with_capacity(keys.len());
+        for key in keys {
+            let value = db.get(key).await.map_err(internal)?;
+            let proof = match &value {
+                Some(_) => db.key_value_proof(key.clone()).await.map_err(internal)?.encode().to_vec(),
+                None => db.exclusion_proof(key).await.map_err(internal)?.encode().to_vec(),
+            };
+            proven.push((value, proof));
+        }
+        Ok((root, proven))
+    }
+
+    /// Proof that transaction `hash` (or its receipt) is in its block; `None` if not included.
+    pub async fn inclusion_proof(
+        &self,
+        kind: InclusionProofKind,
+        hash: H256,
+    ) -> Result<Option<InclusionProofInfo>, ApiError> {
+        let Some(found) = self.chain.indexes.transaction(&hash).map_err(internal)? else {
+            return Ok(None);
+        };
+        let height = found.height;
+        let Some(block) = self.marshal.get_block(Identifier::Height(Height::new(height))).await else {
+            return Err(ApiError::new(ErrorCode::NotFound, format!("block {height} is no longer held by this node")));
+        };
+        let Some(finalization) = self.marshal.get_finalization(Height::new(height)).await else {
+            return Err(ApiError::new(
+                ErrorCode::NotFound,
+                format!("this node holds no finalization certificate of block {height}"),
+            ));
+        };
+        let inner = block.inner();
+        let hashes: Vec<H256> = inner.transactions.iter().map(|tx| keccak256(tx)).collect();
+        let index = found.index;
+        let position = usize::try_from(index).map_err(internal)?;
+        if hashes.get(position) != Some(&hash) {
+            return Err(internal(format!("index says transaction {hash} is #{index} of block {height}, the block disagrees")));
+        }
+        let (leaves, encoded, root) = match kind {
+            InclusionProofKind::Tx => {
+                (hashes.iter().map(|h| h.0).collect::<Vec<_>>(), inner.transactions[position].clone(), inner.transactions_root)
+            }
+            InclusionProofKind::Receipt => {
+                let mut encoded_receipts = Vec::with_capacity(hashes.len());
+                for tx in &hashes {
+                    let receipt = self
+                        .chain
+                        .indexes
+                        .receipt(tx)
+                        .map_err(internal)?
+                        .ok_or_else(|| internal(format!("no receipt indexed for {tx} of block {height}")))?;
+                    encoded_receipts.push(receipt.encode());
+                }
+                let leaves = encoded_receipts.iter().map(|r| receipt_leaf(r)).collect();
+                (leaves, encoded_receipts.swap_remove(position), inner.receipts_root)
+            }
+        };
+        let proof = bmt_proof(&leaves, index).map_err(internal)?;
+        Ok(Some(InclusionProofInfo {
+            kind,
+            tx_hash: hash,
+            height,
+            index,
+            encoded,
+            proof,
+            block_hash: to_h256(&block.digest()),
+            root: to_h256(&root),
+            block: inner.encode().to_vec(),
+            finalization: hex::encode(finalization.encode()),
+        }))
+    }
+}
+
+/// The state key a query names (schema: `drover_state::keys`).
+pub fn state_key(query: &StateQuery) -> Vec<u8> {
+    use drover_state::keys;
+    match query {
+        StateQuery::Account(address) => keys::account_key(address),
+        StateQuery::Actor(address) => keys::actor_key(address),
+        StateQuery::Storage(address, slot) => keys::storage_key(address, slot),
+    }
+}
