@@ -71,7 +71,7 @@ async fn four_validators_agree_survive_a_crash_and_wait_out_a_lost_quorum() {
     // A transaction sent to one validator is gossiped and included whoever leads.
     let recipient = Address([0x77; 20]);
     let tx = transfer(&dev_key(0), 100, 0, recipient, 5);
-    let answer = nodes[2].client().submit_wait(&[tx.clone()], 10_000).await.unwrap();
+    let answer = nodes[2].client().submit_wait(std::slice::from_ref(&tx), 10_000).await.unwrap();
     assert_eq!(answer.results[0].status, WaitStatus::Success, "{answer:?}");
     let included = answer.results[0].block_height.unwrap();
     for node in &nodes {

@@ -181,7 +181,7 @@ impl HttpPeers {
             let error = match client.state_operations(size, start, max).await {
                 Ok(bytes) => {
                     let max_ops = usize::try_from(max.unwrap_or(1)).unwrap_or(usize::MAX);
-                    return StateResponse::<E>::decode_cfg(bytes::Bytes::from(bytes), &(max_ops, op_cfg.clone()))
+                    return StateResponse::<E>::decode_cfg(bytes::Bytes::from(bytes), &(max_ops, *op_cfg))
                         .map_err(|e| format!("batch does not decode: {e}"));
                 }
                 Err(ClientError::BodyTooLarge { .. }) if max.is_some_and(|m| m > 1) => {

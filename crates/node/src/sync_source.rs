@@ -45,7 +45,7 @@ pub struct AttachedState<E: commonware_storage::Context + commonware_runtime::Sp
 
 impl<E: commonware_storage::Context + commonware_runtime::Spawner> Clone for AttachedState<E> {
     fn clone(&self) -> Self {
-        Self { db: self.db.clone(), peers: self.peers.clone(), op_cfg: self.op_cfg.clone() }
+        Self { db: self.db.clone(), peers: self.peers.clone(), op_cfg: self.op_cfg }
     }
 }
 
@@ -87,7 +87,7 @@ where
         // Glue judges the batch; on a rejection, offer the next peer's answer.
         let (candidates, candidate_rx) = mpsc::channel::<(StateResponse<E>, oneshot::Sender<bool>)>(1);
         let (verdict_tx, verdict_rx) = oneshot::channel();
-        let op_cfg = self.op_cfg.clone();
+        let op_cfg = self.op_cfg;
         ::tokio::spawn(async move {
             let (mut verdict, mut peer) = (verdict_rx, peer);
             // `Err`: glue dropped the feedback (request cancelled or superseded).

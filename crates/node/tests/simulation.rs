@@ -198,8 +198,8 @@ fn run(network: &Network, seed: u64, index_dirs: &[PathBuf]) -> (String, BTreeMa
         };
         let slots: Vec<_> = (0..VALIDATORS).map(|_| Arc::new(Mutex::new(None))).collect();
         let mut handles = Vec::new();
-        for i in 0..VALIDATORS as usize {
-            handles.push(launch(&context, &oracle, config_for(i, 0), genesis.clone(), i as u32, slots[i].clone()).await);
+        for (i, slot) in slots.iter().enumerate() {
+            handles.push(launch(&context, &oracle, config_for(i, 0), genesis.clone(), i as u32, slot.clone()).await);
         }
         let all: Vec<_> = slots.iter().collect();
         wait_all(&context, &all, 5).await;
@@ -247,7 +247,8 @@ fn run(network: &Network, seed: u64, index_dirs: &[PathBuf]) -> (String, BTreeMa
 
         // Safety: the same block (and state root) at every height on every validator.
         let common = slots.iter().map(height).min().unwrap();
-        let reference = finalized(&slots[0].lock().clone().unwrap(), common).await;
+        let first = slots[0].lock().clone().unwrap();
+        let reference = finalized(&first, common).await;
         for slot in &slots[1..] {
             let running = slot.lock().clone().unwrap();
             assert_eq!(finalized(&running, common).await, reference);
