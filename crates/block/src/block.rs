@@ -7,12 +7,16 @@
 //! target (ops root and the operation range `sync boundary .. op count`). It also embeds the
 //! consensus context it was proposed in, as [`CertifiableBlock`] requires.
 //!
-//! The block digest (its "hash" in the API) is the SHA-256 of its encoding, so it commits to
-//! every field. Decoding is bounded: [`MAX_BLOCK_TRANSACTIONS`] and [`MAX_BLOCK_BYTES`] keep a
-//! peer from making us allocate without limit.
+//! The encoding is the header (every field but the transactions) followed by the transactions.
+//! The block digest (its "hash" in the API) is the SHA-256 of the header alone, so a light
+//! client checks a block's roots from a few hundred bytes instead of the whole block. The digest
+//! still pins the transactions: decoding refuses a block whose transactions do not hash to its
+//! `transactions_root` (genesis excepted: its root commits to the genesis document), so one digest
+//! names exactly one block. Decoding is bounded: [`MAX_BLOCK_TRANSACTIONS`] and
+//! [`MAX_BLOCK_BYTES`] keep a peer from making us allocate without limit.
 
 use commonware_codec::{
-    Buf, Encode, EncodeSize, Error as CodecError, FixedSize, RangeCfg, Read, ReadExt as _, Write,
+    Buf, EncodeSize, Error as CodecError, FixedSize, RangeCfg, Read, ReadExt as _, Write,
 };
 use commonware_consensus::{
     Block as ConsensusBlock, BoundedBlock, CertifiableBlock, Heightable,
@@ -123,14 +127,14 @@ pub fn to_h256(digest: &sha256::Digest) -> H256 {
     H256(digest.0)
 }
 
-impl Write for Block {
-    fn write(&self, buf: &mut impl BufMut) {
+impl Block {
+    /// Writes the header: every field but the transactions, in encoding order.
+    fn write_header(&self, buf: &mut impl BufMut) {
         self.context.write(buf);
         self.parent.write(buf);
         self.height.write(buf);
         self.timestamp_ms.write(buf);
         self.proposer.0.write(buf);
-        self.transactions.write(buf);
         self.transactions_root.write(buf);
         self.receipts_root.write(buf);
         self.cycles_used.write(buf);
@@ -141,16 +145,13 @@ impl Write for Block {
         self.ops_root.write(buf);
         self.range.write(buf);
     }
-}
 
-impl EncodeSize for Block {
-    fn encode_size(&self) -> usize {
+    fn header_size(&self) -> usize {
         self.context.encode_size()
             + self.parent.encode_size()
             + self.height.encode_size()
             + self.timestamp_ms.encode_size()
             + Address::LEN
-            + self.transactions.encode_size()
             + self.transactions_root.encode_size()
             + self.receipts_root.encode_size()
             + self.cycles_used.encode_size()
@@ -161,33 +162,23 @@ impl EncodeSize for Block {
             + self.ops_root.encode_size()
             + self.range.encode_size()
     }
-}
 
-impl Read for Block {
-    type Cfg = ();
+    /// The header bytes the digest is taken over (what proofs carry).
+    pub fn header_bytes(&self) -> Vec<u8> {
+        let mut buf = Vec::with_capacity(self.header_size());
+        self.write_header(&mut buf);
+        buf
+    }
 
-    fn read_cfg(buf: &mut impl Buf, _: &()) -> Result<Self, CodecError> {
-        let context = BlockContext::read(buf)?;
-        let parent = sha256::Digest::read(buf)?;
-        let height = Height::read(buf)?;
-        let timestamp_ms = u64::read(buf)?;
-        let proposer = Address(<[u8; 20]>::read(buf)?);
-        let tx_cfg = (
-            RangeCfg::new(0..=MAX_BLOCK_TRANSACTIONS),
-            (RangeCfg::new(1..=MAX_TRANSACTION_BYTES), ()),
-        );
-        let transactions = Vec::<Vec<u8>>::read_cfg(buf, &tx_cfg)?;
-        let total: usize = transactions.iter().map(Vec::len).sum();
-        if total > MAX_BLOCK_BYTES {
-            return Err(CodecError::Invalid("Block", "transactions exceed MAX_BLOCK_BYTES"));
-        }
+    /// Reads a header; the block it returns has no transactions.
+    fn read_header(buf: &mut impl Buf) -> Result<Self, CodecError> {
         Ok(Self {
-            context,
-            parent,
-            height,
-            timestamp_ms,
-            proposer,
-            transactions,
+            context: BlockContext::read(buf)?,
+            parent: sha256::Digest::read(buf)?,
+            height: Height::read(buf)?,
+            timestamp_ms: u64::read(buf)?,
+            proposer: Address(<[u8; 20]>::read(buf)?),
+            transactions: Vec::new(),
             transactions_root: sha256::Digest::read(buf)?,
             receipts_root: sha256::Digest::read(buf)?,
             cycles_used: u64::read(buf)?,
@@ -199,13 +190,63 @@ impl Read for Block {
             range: NonEmptyRange::read(buf)?,
         })
     }
+
+    /// Decodes header bytes (as [`Block::header_bytes`] writes them) into a block whose
+    /// `transactions` are empty: what a light client checks a proof against.
+    pub fn decode_header(bytes: &[u8]) -> Result<Self, CodecError> {
+        let mut buf = bytes::Bytes::copy_from_slice(bytes);
+        let header = Self::read_header(&mut buf)?;
+        if !buf.is_empty() {
+            return Err(CodecError::ExtraData(buf.len()));
+        }
+        Ok(header)
+    }
+}
+
+impl Write for Block {
+    fn write(&self, buf: &mut impl BufMut) {
+        self.write_header(buf);
+        self.transactions.write(buf);
+    }
+}
+
+impl EncodeSize for Block {
+    fn encode_size(&self) -> usize {
+        self.header_size() + self.transactions.encode_size()
+    }
+}
+
+impl Read for Block {
+    type Cfg = ();
+
+    fn read_cfg(buf: &mut impl Buf, _: &()) -> Result<Self, CodecError> {
+        let mut block = Self::read_header(buf)?;
+        let tx_cfg = (
+            RangeCfg::new(0..=MAX_BLOCK_TRANSACTIONS),
+            (RangeCfg::new(1..=MAX_TRANSACTION_BYTES), ()),
+        );
+        let transactions = Vec::<Vec<u8>>::read_cfg(buf, &tx_cfg)?;
+        let total: usize = transactions.iter().map(Vec::len).sum();
+        if total > MAX_BLOCK_BYTES {
+            return Err(CodecError::Invalid("Block", "transactions exceed MAX_BLOCK_BYTES"));
+        }
+        // The digest covers only the header, so the body must match the header's root.
+        if !block.height.is_zero() {
+            let hashes: Vec<H256> = transactions.iter().map(|tx| drover_types::keccak256(tx)).collect();
+            if transactions_root(&hashes) != block.transactions_root {
+                return Err(CodecError::Invalid("Block", "transactions do not match transactions_root"));
+            }
+        }
+        block.transactions = transactions;
+        Ok(block)
+    }
 }
 
 impl Digestible for Block {
     type Digest = sha256::Digest;
 
     fn digest(&self) -> sha256::Digest {
-        Sha256::hash(&[&self.encode()])
+        Sha256::hash(&[&self.header_bytes()])
     }
 }
 
@@ -243,5 +284,60 @@ impl BoundedBlock for Block {
             + 2 * sha256::Digest::SIZE
             + 2 * u128::SIZE
             + NonEmptyRange::<Location>::MAX_ENCODE_SIZE
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use commonware_codec::{DecodeExt as _, Encode as _};
+    use commonware_cryptography::Signer as _;
+
+    fn block_with(transactions: Vec<Vec<u8>>) -> Block {
+        let mut block = Block::genesis(
+            ed25519::PrivateKey::from_seed(0).public_key(),
+            sha256::Digest::EMPTY,
+            1_000,
+            sha256::Digest::EMPTY,
+            commonware_utils::non_empty_range!(Location::new(0), Location::new(1)),
+        );
+        block.height = Height::new(7);
+        let hashes: Vec<H256> = transactions.iter().map(|tx| drover_types::keccak256(tx)).collect();
+        block.transactions_root = transactions_root(&hashes);
+        block.transactions = transactions;
+        block
+    }
+
+    #[test]
+    fn the_digest_is_the_header_hash_and_the_header_pins_the_body() {
+        let block = block_with(vec![vec![1, 2, 3], vec![4, 5]]);
+        assert_eq!(block.digest(), Sha256::hash(&[&block.header_bytes()]));
+        let decoded = Block::decode(block.encode()).unwrap();
+        assert_eq!(decoded, block);
+
+        // Every header field moves the digest.
+        let mut other = block.clone();
+        other.state_root = Sha256::hash(&[b"other"]);
+        assert_ne!(other.digest(), block.digest());
+
+        // A body that does not hash to the header's root does not decode, so no two blocks
+        // share a digest.
+        let mut forged = block.clone();
+        forged.transactions[0] = vec![9, 9, 9];
+        assert_eq!(forged.digest(), block.digest());
+        assert!(Block::decode(forged.encode()).is_err());
+    }
+
+    #[test]
+    fn header_bytes_decode_to_the_header_alone() {
+        let block = block_with(vec![vec![1, 2, 3]]);
+        let header = Block::decode_header(&block.header_bytes()).unwrap();
+        assert!(header.transactions.is_empty());
+        assert_eq!(Block { transactions: block.transactions.clone(), ..header.clone() }, block);
+        assert_eq!(header.digest(), block.digest());
+        let mut long = block.header_bytes();
+        long.push(0);
+        assert!(Block::decode_header(&long).is_err());
+        assert!(Block::decode_header(&block.header_bytes()[..10]).is_err());
     }
 }

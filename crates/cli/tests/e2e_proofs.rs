@@ -65,10 +65,10 @@ fn tampered_state(proof: &StateProofInfo) -> Vec<(&'static str, StateProofInfo)>
     let mut p = proof.clone();
     p.height += 1;
     out.push(("height field", p));
-    // A header byte: the state root inside the encoded block (changes the digest).
+    // A header byte near the roots (changes the digest).
     let mut p = proof.clone();
-    let at = p.block.len() - 60;
-    flip(&mut p.block, at);
+    let at = p.header.len() - 60;
+    flip(&mut p.header, at);
     out.push(("block header", p));
     let mut p = proof.clone();
     let last = p.finalization.pop().unwrap();
@@ -108,8 +108,8 @@ fn assert_inclusion_rejected(
     p.root.0[0] ^= 1;
     cases.push(("root field", p));
     let mut p = proof.clone();
-    let at = p.block.len() - 60;
-    flip(&mut p.block, at);
+    let at = p.header.len() - 60;
+    flip(&mut p.header, at);
     cases.push(("block header", p));
     let mut p = proof.clone();
     let last = p.finalization.pop().unwrap();

@@ -5,8 +5,8 @@
 //!
 //! 1. **certificate**: the finalization certificate decodes and its threshold signature verifies
 //!    against the group key;
-//! 2. **block**: SHA-256 of the served block bytes is the digest the certificate finalizes, and
-//!    the bytes decode as a block (so its header fields are certified);
+//! 2. **block**: SHA-256 of the served header bytes is the digest the certificate finalizes, and
+//!    the bytes decode as a block header (so its fields are certified);
 //! 3. **root**: the response's convenience fields (height, block hash, root) equal the certified
 //!    header's, so a caller reading them reads certified values;
 //! 4. **proof**: the QMDB proof verifies against the header's `state_root` (resp. the binary
@@ -23,7 +23,6 @@ use drover_block::{
     proof::{ProofError, receipt_leaf, verify_inclusion, verify_state},
     scheme::{CertificateError, verify_finalization},
 };
-use commonware_codec::DecodeExt as _;
 use commonware_cryptography::{Hasher as _, Sha256, sha256};
 use drover_state::{Account, keys};
 use drover_types::{
@@ -137,20 +136,17 @@ fn inclusion_kind_name(kind: InclusionProofKind) -> &'static str {
     }
 }
 
-/// Steps 1 and 2: the certificate verifies against `identity` and finalizes exactly `block`.
-pub fn verify_certified_block(block: &[u8], finalization_hex: &str, identity: &Identity) -> Result<Block, VerifyError> {
+/// Steps 1 and 2: the certificate verifies against `identity` and finalizes exactly the block
+/// whose header bytes are `header`; answers the header (a block without its transactions).
+pub fn verify_certified_block(header: &[u8], finalization_hex: &str, identity: &Identity) -> Result<Block, VerifyError> {
     let digits = finalization_hex.strip_prefix("0x").unwrap_or(finalization_hex);
     let certificate = hex::decode(digits).map_err(|e| VerifyError::CertificateEncoding(e.to_string()))?;
     let finalization = verify_finalization(&certificate, identity)?;
-    let digest = Sha256::hash(&[block]);
+    let digest = Sha256::hash(&[header]);
     if finalization.proposal.payload != digest {
         return Err(VerifyError::WrongBlock { certified: h256(&finalization.proposal.payload), served: h256(&digest) });
     }
-    Block::decode(bytes_of(block)).map_err(|e| VerifyError::MalformedBlock(e.to_string()))
-}
-
-fn bytes_of(bytes: &[u8]) -> bytes::Bytes {
-    bytes::Bytes::copy_from_slice(bytes)
+    Block::decode_header(header).map_err(|e| VerifyError::MalformedBlock(e.to_string()))
 }
 
 fn header(block: &Block, digest: H256) -> CertifiedHeader {
@@ -168,8 +164,8 @@ fn same<T: PartialEq>(served: &T, certified: &T, field: &'static str) -> Result<
 
 /// Checks any state proof (account, actor or storage) and returns the proven record bytes.
 pub fn verify_state_proof(proof: &StateProofInfo, identity: &Identity) -> Result<VerifiedState, VerifyError> {
-    let block = verify_certified_block(&proof.block, &proof.finalization, identity)?;
-    let digest = h256(&Sha256::hash(&[&proof.block]));
+    let block = verify_certified_block(&proof.header, &proof.finalization, identity)?;
+    let digest = h256(&Sha256::hash(&[&proof.header]));
     same(&proof.block_hash, &digest, "block_hash")?;
     same(&proof.height, &block.height.get(), "height")?;
     same(&proof.state_root, &h256(&block.state_root), "state_root")?;
@@ -242,8 +238,8 @@ fn verify_inclusion_proof(
             actual: inclusion_kind_name(proof.kind),
         });
     }
-    let block = verify_certified_block(&proof.block, &proof.finalization, identity)?;
-    let digest = h256(&Sha256::hash(&[&proof.block]));
+    let block = verify_certified_block(&proof.header, &proof.finalization, identity)?;
+    let digest = h256(&Sha256::hash(&[&proof.header]));
     same(&proof.block_hash, &digest, "block_hash")?;
     same(&proof.height, &block.height.get(), "height")?;
     let root = match kind {
@@ -335,7 +331,7 @@ mod tests {
             height: 1,
             block_hash: H256::ZERO,
             state_root: H256::ZERO,
-            block: vec![0; 8],
+            header: vec![0; 8],
             finalization: "00".to_owned(),
         }
     }
@@ -365,7 +361,7 @@ mod tests {
             proof: Vec::new(),
             block_hash: H256::ZERO,
             root: H256::ZERO,
-            block: Vec::new(),
+            header: Vec::new(),
             finalization: "00".to_owned(),
         };
         assert!(matches!(verify_receipt(&InclusionProofInfo { kind: InclusionProofKind::Tx, ..receipt.clone() }, &identity), Err(VerifyError::WrongKind { .. })));

@@ -1,6 +1,6 @@
 //! Proofs for light clients: state records against a finalized block's `state_root`, and
 //! transactions and receipts against its `transactions_root` and `receipts_root`. Each proof
-//! carries the encoded block and its finalization certificate (formats: `docs/proofs.md`).
+//! carries the encoded block header and its finalization certificate (formats: `docs/proofs.md`).
 //!
 //! **Pairing the state with its block.** QMDB `current` proves against its *current* root
 //! only, and the database advances while the API reads it: glue applies a finalized block's
@@ -57,7 +57,8 @@ struct CertifiedBlock {
     height: u64,
     digest: sha256::Digest,
     state_root: sha256::Digest,
-    encoded: Vec<u8>,
+    /// The header bytes the digest is taken over.
+    header: Vec<u8>,
     finalization: String,
 }
 
@@ -83,7 +84,7 @@ impl Prover {
             height,
             digest: block.digest(),
             state_root: block.inner().state_root,
-            encoded: block.inner().encode().to_vec(),
+            header: block.inner().header_bytes(),
             finalization: hex::encode(finalization.encode()),
         })
     }
@@ -161,7 +162,7 @@ impl Prover {
                         height: block.height,
                         block_hash: to_h256(&block.digest),
                         state_root: to_h256(&block.state_root),
-                        block: block.encoded.clone(),
+                        header: block.header.clone(),
                         finalization: block.finalization.clone(),
                     }
                 })
@@ -244,7 +245,7 @@ impl Prover {
             proof,
             block_hash: to_h256(&block.digest()),
             root: to_h256(&root),
-            block: inner.encode().to_vec(),
+            header: inner.header_bytes(),
             finalization: hex::encode(finalization.encode()),
         }))
     }

@@ -308,7 +308,7 @@ impl Backend for MockBackend {
             proof: MOCK_PROOF.to_vec(),
             block_hash: block.hash,
             root: block.transactions_root,
-            block: block.hash.0.to_vec(),
+            header: block.hash.0.to_vec(),
             finalization: "00".to_owned(),
         }))
     }
@@ -371,7 +371,7 @@ impl MockData {
             height: latest.height,
             block_hash: latest.hash,
             state_root: latest.state_root,
-            block: latest.hash.0.to_vec(),
+            header: latest.hash.0.to_vec(),
             finalization: "00".to_owned(),
         }
     }

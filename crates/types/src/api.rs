@@ -696,10 +696,11 @@ pub struct StateProofInfo {
     /// The block's `state_root`, which `proof` verifies against.
     #[cfg_attr(feature = "openapi", schema(value_type = String))]
     pub state_root: H256,
-    /// The encoded block (base64); its SHA-256 is `block_hash`.
+    /// The encoded block header (base64): every field but the transactions; its SHA-256 is
+    /// `block_hash`.
     #[serde(with = "base64_bytes")]
     #[cfg_attr(feature = "openapi", schema(value_type = String, format = Byte))]
-    pub block: Vec<u8>,
+    pub header: Vec<u8>,
     /// Hex of the block's encoded finalization certificate (as in `/block/{selector}`).
     pub finalization: String,
 }
@@ -738,10 +739,11 @@ pub struct InclusionProofInfo {
     /// The block's `transactions_root` or `receipts_root`, which `proof` verifies against.
     #[cfg_attr(feature = "openapi", schema(value_type = String))]
     pub root: H256,
-    /// The encoded block (base64); its SHA-256 is `block_hash`.
+    /// The encoded block header (base64): every field but the transactions; its SHA-256 is
+    /// `block_hash`.
     #[serde(with = "base64_bytes")]
     #[cfg_attr(feature = "openapi", schema(value_type = String, format = Byte))]
-    pub block: Vec<u8>,
+    pub header: Vec<u8>,
     /// Hex of the block's encoded finalization certificate.
     pub finalization: String,
 }

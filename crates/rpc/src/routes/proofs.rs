@@ -377,7 +377,7 @@ mod tests {
         assert_eq!(body["storage_key"], serde_json::Value::Null);
         assert_eq!(body["height"], 1);
         assert_eq!(body["block_hash"], block(1).hash.to_hex());
-        for field in ["proof", "block", "finalization", "state_root"] {
+        for field in ["proof", "header", "finalization", "state_root"] {
             assert!(body[field].is_string(), "{field}");
         }
 
@@ -438,7 +438,7 @@ mod tests {
         assert_eq!(body["tx_hash"], hash.to_hex());
         let receipt = get(&app, &format!("/proof/receipt/{hash}")).await.json();
         assert_eq!(receipt["kind"], "receipt");
-        for field in ["encoded", "proof", "block", "block_hash", "root", "finalization"] {
+        for field in ["encoded", "proof", "header", "block_hash", "root", "finalization"] {
             assert!(receipt[field].is_string(), "{field}");
         }
         let unknown = drover_types::keccak256(b"unknown");
