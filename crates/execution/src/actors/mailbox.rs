@@ -28,13 +28,15 @@ pub(crate) fn deliver<S: StateRead>(
     deferred: &mut Deferred,
 ) -> Result<(), Stop> {
     let queue_key = keys::mail_queue_key();
-    let Some(mut queue) = host.overlay.record(&queue_key, MailQueue::decode)? else {
+    let Some(queue) = host.overlay.record(&queue_key, MailQueue::decode)? else {
         return Ok(());
     };
     discover(host, queue)?;
-    let start = queue.head;
-    while !queue.is_empty() && queue.head - start < MAX_DELIVERIES_PER_BLOCK as u64 {
-        let seq = queue.head;
+    // Messages that deliveries send in this block (at `queue.tail` and beyond) wait for the next.
+    let end = queue
+        .tail
+        .min(queue.head.saturating_add(MAX_DELIVERIES_PER_BLOCK as u64));
+    for seq in queue.head..end {
         let key = keys::message_key(seq);
         let message = host
             .overlay
@@ -43,11 +45,14 @@ pub(crate) fn deliver<S: StateRead>(
         if !deferred.fits(message.cycles_limit) {
             break;
         }
-        queue.head += 1;
+        // Re-read: the previous delivery may have queued messages (moving the tail).
+        let mut current = host
+            .overlay
+            .record(&queue_key, MailQueue::decode)?
+            .unwrap_or(queue);
+        current.head = seq + 1;
+        host.overlay.put(queue_key.clone(), Some(current.encode()));
         deliver_one(host, env, seq, message, deferred)?;
-    }
-    if queue.head != start {
-        host.overlay.put(queue_key, Some(queue.encode()));
     }
     Ok(())
 }

@@ -23,6 +23,8 @@ pub(crate) mod mailbox;
 pub mod read;
 pub(crate) mod timers;
 pub(crate) mod upgrade;
+#[cfg(test)]
+mod tests;
 
 use drover_types::{Address, Event, ExecError, FeeBreakdown, TxStatus};
 use drover_vm::{Outcome, Status};
