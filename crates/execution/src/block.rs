@@ -1,17 +1,44 @@
 //! Executing a block, choosing a block's transactions, and the block-level limit rule.
+//!
+//! A block runs in three phases on one journaled overlay: due timers, then mailbox deliveries
+//! (the deferred work, bounded per block, see [`actors`](crate::actors)), then the user
+//! transactions in block order. Each transaction runs inside a checkpoint: a pre-check failure
+//! or missing state rolls it back whole; an actor failure rolls back its effects but keeps its
+//! nonce and fee.
+//!
+//! # Key discovery
+//!
+//! Execution is a pure function of the parent state, but which keys it reads is only known
+//! while running (storage keys, callees, code, mailbox and timer records). Reads go through a
+//! [`StateRead`] that may answer "unknown"; a round that met any unknown returns
+//! [`BlockError::NeedState`] with every key and next-key query it missed, and the node fetches
+//! them into its [`Snapshot`](crate::Snapshot) and runs again. A round stops only the work that
+//! needed a missing value (the rest of the block still runs, to discover more keys), and only a
+//! round without unknowns returns an outcome — computed from answers identical to a complete
+//! state's, so the outcome does not depend on the number of rounds. Each round adds at least one
+//! answer, so the loop ends. [`prefetch_keys`] names what can be predicted, to keep rounds few.
 
 use crate::{
     FeeParams, Meter, Rejection, StateRead, Writes,
+    actors::{
+        ACTOR_UPGRADES_ADDRESS, Deferred, Stop, SystemRun, UpgradeRequest, call, deploy,
+        host::{ActorHost, actor_record},
+        run_deferred, upgrade,
+    },
     basefee::next_basefees,
-    overlay::{Overlay, StateError},
+    overlay::{NextKeyQuery, Overlay, ReadError, StateError},
     rejection::RejectReason,
-    transfer::{Executed, Failure, commit, prepare},
+    transfer::{Failure, commit, precheck, prepare, price},
 };
 use drover_state::{
     Basefees,
-    keys::{account_key, basefees_key},
+    keys::{account_key, actor_key, basefees_key, mail_queue_key, timer_cursor_key, timer_slot_key},
 };
-use drover_types::{Address, FeeBreakdown, Receipt, TxStatus, VerifiedTransaction};
+use drover_types::{
+    Address, Event, ExecError, FeeBreakdown, Receipt, TxStatus, VerifiedTransaction,
+    payload::{Deploy, Message, actor_address},
+};
+use drover_vm::Vm;
 use std::collections::BTreeSet;
 
 /// The block being executed, as its header gives it.
@@ -33,11 +60,14 @@ pub struct BlockOutcome {
     pub writes: Writes,
     /// One receipt per transaction, in block order.
     pub receipts: Vec<Receipt>,
-    /// Cycles used by the block's successful transactions (failed ones use none).
+    /// Timer fires and mailbox deliveries, in execution order (before the transactions).
+    pub system_runs: Vec<SystemRun>,
+    /// Cycles used by the block: its deferred work and its included transactions (those that
+    /// failed a pre-check use none).
     pub cycles_used: u64,
-    /// Cells used by the block's successful transactions.
+    /// Cells used by the block, likewise.
     pub cells_used: u64,
-    /// Sum of the fees burned by the block's transactions.
+    /// Sum of the fees burned by the block (transactions and deferred work).
     pub burned: u128,
     /// Basefees in force for this block (what its header reports).
     pub basefees: Basefees,
@@ -54,6 +84,42 @@ pub struct Selection {
     pub dropped: Vec<(usize, Rejection)>,
 }
 
+/// State a round of execution needed and did not have: fetch it and run again.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct NeedState {
+    /// Keys to read from the parent state (absent keys answer `None`), sorted.
+    pub keys: Vec<Vec<u8>>,
+    /// Next-key queries to answer from the parent state, sorted.
+    pub next_key_queries: Vec<NextKeyQuery>,
+}
+
+impl NeedState {
+    /// What the overlay found missing, or `None` if nothing was.
+    pub(crate) fn take<S: StateRead>(overlay: &mut Overlay<'_, S>) -> Option<NeedState> {
+        let (keys, next_key_queries) = overlay.take_missing();
+        (!keys.is_empty() || !next_key_queries.is_empty()).then_some(NeedState {
+            keys,
+            next_key_queries,
+        })
+    }
+
+    /// What the overlay found missing (possibly nothing).
+    pub(crate) fn from_overlay<S: StateRead>(overlay: &mut Overlay<'_, S>) -> NeedState {
+        NeedState::take(overlay).unwrap_or_default()
+    }
+}
+
+/// Why a block produced no outcome.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum BlockError {
+    /// The snapshot lacks state: answer these and execute again.
+    #[error("state missing: {} keys, {} next-key queries", .0.keys.len(), .0.next_key_queries.len())]
+    NeedState(NeedState),
+    /// A corrupt record: fatal for the node.
+    #[error(transparent)]
+    Corrupt(#[from] StateError),
+}
+
 /// A block uses more of a meter than its limit allows.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("block uses {used} {meter}, above the limit of {limit}")]
@@ -63,74 +129,263 @@ pub struct BlockLimitError {
     pub limit: u64,
 }
 
-/// Every state key [`execute_block`] (and [`select_valid`]) can read for these transactions,
-/// sorted and without duplicates: the basefees record and the accounts of the proposer, every
-/// sender and every recipient.
+/// The keys a block over these transactions predictably reads, sorted and without duplicates:
+/// the basefees; the accounts of the proposer, every sender and every recipient; the actor
+/// record of each call's destination, each deploy's new address and each upgrade's actor; the
+/// timer cursor, this height's timer count and the mail queue. Execution discovers the rest
+/// (storage, code on a cache miss, callees, mailbox and timer records).
 pub fn prefetch_keys(env: &BlockEnv, txs: &[VerifiedTransaction]) -> Vec<Vec<u8>> {
     let mut addresses = BTreeSet::from([env.proposer]);
+    let mut actors = BTreeSet::new();
     for tx in txs {
         addresses.insert(tx.sender);
         addresses.extend(tx.tx.to);
+        match tx.tx.to {
+            None => {
+                if let Ok(deploy) = Deploy::decode(&tx.tx.payload) {
+                    actors.insert(actor_address(&tx.sender, &deploy.salt, &deploy.code));
+                }
+            }
+            Some(to) if !tx.tx.payload.is_empty() => {
+                actors.insert(to);
+                let upgraded = (to == ACTOR_UPGRADES_ADDRESS)
+                    .then(|| Message::decode(&tx.tx.payload).ok())
+                    .flatten()
+                    .and_then(|message| UpgradeRequest::decode(&message.payload).ok());
+                actors.extend(upgraded.map(|request| request.actor));
+            }
+            Some(_) => {}
+        }
     }
-    // The basefees key (prefix 0x00) sorts before every account key (prefix 0x01).
-    std::iter::once(basefees_key())
-        .chain(addresses.iter().map(account_key))
-        .collect()
+    let mut keys: Vec<Vec<u8>> = [
+        basefees_key(),
+        timer_cursor_key(),
+        timer_slot_key(env.height),
+        mail_queue_key(),
+    ]
+    .into_iter()
+    .chain(addresses.iter().map(account_key))
+    .chain(actors.iter().map(actor_key))
+    .collect();
+    keys.sort();
+    keys.dedup();
+    keys
 }
 
-/// Basefees in force for the block on `state`: the stored record, or the initial ones before
-/// the genesis writes exist. Also returns the record as stored, to know whether it must be written.
-fn basefees_in_force(
+/// Basefees in force for the block: the stored record, or the initial ones before the genesis
+/// writes exist.
+fn basefees_in_force<S: StateRead>(
     params: &FeeParams,
-    state: &impl StateRead,
-) -> Result<(Basefees, Option<Basefees>), StateError> {
-    let key = basefees_key();
-    let stored = match state.get(&key) {
-        Some(bytes) => Some(Basefees::decode(&bytes).map_err(|source| StateError { key, source })?),
-        None => None,
-    };
-    let initial = Basefees {
-        cycle: params.initial_basefee_cycle,
-        cell: params.initial_basefee_cell,
-    };
-    Ok((stored.unwrap_or(initial), stored))
+    overlay: &mut Overlay<'_, S>,
+) -> Result<Basefees, BlockError> {
+    match overlay.record(&basefees_key(), Basefees::decode) {
+        Ok(stored) => Ok(stored.unwrap_or(Basefees {
+            cycle: params.initial_basefee_cycle,
+            cell: params.initial_basefee_cell,
+        })),
+        Err(ReadError::Corrupt(error)) => Err(error.into()),
+        Err(ReadError::Unknown) => Err(BlockError::NeedState(NeedState::from_overlay(overlay))),
+    }
 }
 
-/// Executes `txs` in order on `state` (the parent block's post-state, with the genesis writes
-/// applied before block 1).
+/// What one included transaction reports in its receipt.
+struct TxResult {
+    status: TxStatus,
+    cycles_used: u64,
+    cells_used: u64,
+    fee: FeeBreakdown,
+    events: Vec<Event>,
+    revert_reason: Option<String>,
+    error: Option<ExecError>,
+}
+
+/// What a transaction that is not a plain transfer does (forms checked by the pre-checks).
+enum ActorTx {
+    Deploy(Deploy),
+    Upgrade(UpgradeRequest),
+    Call(Address, Message),
+}
+
+/// The actor work of `tx`, or `None` for a transfer or value deposit (empty payload).
+fn actor_tx(tx: &VerifiedTransaction) -> Result<Option<ActorTx>, Rejection> {
+    let invalid = |e: drover_types::cbor::CborError| {
+        Rejection::new(RejectReason::InvalidPayload, e.to_string())
+    };
+    match tx.tx.to {
+        None => Deploy::decode(&tx.tx.payload)
+            .map(|d| Some(ActorTx::Deploy(d)))
+            .map_err(invalid),
+        Some(_) if tx.tx.payload.is_empty() => Ok(None),
+        Some(to) => {
+            let message = Message::decode(&tx.tx.payload).map_err(invalid)?;
+            if to == ACTOR_UPGRADES_ADDRESS {
+                UpgradeRequest::decode(&message.payload)
+                    .map(|request| Some(ActorTx::Upgrade(request)))
+                    .map_err(invalid)
+            } else {
+                Ok(Some(ActorTx::Call(to, message)))
+            }
+        }
+    }
+}
+
+/// Runs one transaction on the overlay. On `Err` the caller rolls the overlay back to before it.
+fn run_tx<S: StateRead>(
+    vm: &Vm,
+    env: &BlockEnv,
+    basefees: &Basefees,
+    overlay: &mut Overlay<'_, S>,
+    tx: &VerifiedTransaction,
+) -> Result<TxResult, Failure> {
+    let misses = overlay.misses();
+    let sender = overlay.account(tx.sender)?;
+    let intrinsic = precheck(env.chain_id, basefees, &sender, &tx.tx)?;
+    let Some(work) = actor_tx(tx)? else {
+        let prepared = prepare(overlay, env.chain_id, basefees, env.proposer, tx)?;
+        let executed = commit(overlay, prepared);
+        return Ok(TxResult {
+            status: TxStatus::Success,
+            cycles_used: executed.cycles_used,
+            cells_used: executed.cells_used,
+            fee: executed.fee,
+            events: executed.events,
+            revert_reason: None,
+            error: None,
+        });
+    };
+    if let ActorTx::Call(to, _) = &work
+        && actor_record(overlay, to)?.is_none()
+    {
+        return Err(Rejection::new(
+            RejectReason::InvalidPayload,
+            format!("{to} holds no actor: a payload to an account must be empty"),
+        )
+        .into());
+    }
+    // From here the transaction is included: its nonce is used whatever the actor does.
+    overlay.set(
+        tx.sender,
+        drover_state::Account {
+            nonce: sender.nonce.saturating_add(1),
+            ..sender
+        },
+    );
+    let mut host = ActorHost::new(overlay, vm, *basefees);
+    let work = match work {
+        ActorTx::Deploy(d) => deploy::run(&mut host, env, tx, d, intrinsic),
+        ActorTx::Upgrade(request) => upgrade::run(&mut host, env, tx, request),
+        ActorTx::Call(to, message) => call::run(&mut host, env, tx, to, message, intrinsic),
+    };
+    let events = std::mem::take(&mut host.events);
+    if let Some(error) = host.fatal.take() {
+        return Err(Failure::State(error));
+    }
+    if overlay.misses() > misses {
+        return Err(Failure::Unknown);
+    }
+    let cycles_used = intrinsic.cycles.saturating_add(work.cycles_used);
+    let cells_used = intrinsic.cells.saturating_add(work.cells_used);
+    let fee = price(&tx.tx, basefees, cycles_used, cells_used)
+        .ok_or_else(|| Rejection::new(RejectReason::CostOverflow, "the fee overflows u128"))?;
+    // The pre-checks made sure the sender covers value + maximum fees, and no actor can take
+    // from the sender's balance, so the fee is covered.
+    let mut payer = overlay.account(tx.sender)?;
+    payer.balance = payer.balance.checked_sub(fee.total()).ok_or_else(|| {
+        Rejection::new(
+            RejectReason::InsufficientBalanceForFees,
+            "balance cannot cover the fee",
+        )
+    })?;
+    overlay.set(tx.sender, payer);
+    let mut proposer = overlay.account(env.proposer)?;
+    proposer.balance = proposer.balance.checked_add(fee.tip).ok_or_else(|| {
+        Rejection::new(
+            RejectReason::CreditOverflow,
+            format!("crediting {} would overflow its balance", env.proposer),
+        )
+    })?;
+    overlay.set(env.proposer, proposer);
+    Ok(TxResult {
+        events: if work.status == TxStatus::Success {
+            events
+        } else {
+            Vec::new()
+        },
+        status: work.status,
+        cycles_used,
+        cells_used,
+        fee,
+        revert_reason: work.revert_reason,
+        error: work.error,
+    })
+}
+
+/// Runs the deferred work; missing state leaves the round incomplete (already recorded).
+fn deferred_phase<S: StateRead>(
+    vm: &Vm,
+    env: &BlockEnv,
+    params: &FeeParams,
+    basefees: Basefees,
+    overlay: &mut Overlay<'_, S>,
+) -> Result<Deferred, StateError> {
+    let mut deferred = Deferred::new(params);
+    let mut host = ActorHost::new(overlay, vm, basefees);
+    match run_deferred(&mut host, env, &mut deferred) {
+        Ok(()) | Err(Stop::Unknown) => {}
+        Err(Stop::Corrupt(error)) => return Err(error),
+    }
+    overlay.settle();
+    Ok(deferred)
+}
+
+/// Executes a block on `state` (the parent block's post-state, with the genesis writes applied
+/// before block 1): deferred work, then `txs` in order.
 ///
 /// Never fails because of a transaction: one that fails a pre-check gets a `Failed` receipt and
-/// changes nothing. Fails only if the state holds a corrupt record, which the node must treat as
-/// fatal. The block limits are not checked here: see [`validate_block_limits`].
+/// changes nothing; one whose actor reverts or traps is rolled back and pays. Fails with
+/// [`BlockError::NeedState`] when `state` lacks what the block reads, and with
+/// [`BlockError::Corrupt`] on a corrupt record (fatal for the node). The block limits are not
+/// checked here: see [`validate_block_limits`].
 pub fn execute_block(
+    vm: &Vm,
     env: &BlockEnv,
     params: &FeeParams,
     state: &impl StateRead,
     txs: &[VerifiedTransaction],
-) -> Result<BlockOutcome, StateError> {
-    let (basefees, stored_basefees) = basefees_in_force(params, state)?;
+) -> Result<BlockOutcome, BlockError> {
     let mut overlay = Overlay::new(state);
+    let basefees = basefees_in_force(params, &mut overlay)?;
+    let deferred = deferred_phase(vm, env, params, basefees, &mut overlay)?;
     let mut receipts = Vec::with_capacity(txs.len());
-    let (mut cycles_used, mut cells_used, mut burned) = (0u64, 0u64, 0u128);
+    let (mut cycles_used, mut cells_used, mut burned) =
+        (deferred.cycles_used, deferred.cells_used, deferred.burned);
     for (position, tx) in txs.iter().enumerate() {
-        let (status, executed, error) =
-            match prepare(&mut overlay, env.chain_id, &basefees, env.proposer, tx) {
-                Ok(prepared) => (TxStatus::Success, commit(&mut overlay, prepared), None),
-                Err(Failure::State(error)) => return Err(error),
-                Err(Failure::Rejected(rejection)) => (
-                    TxStatus::Failed,
-                    Executed {
-                        cycles_used: 0,
-                        cells_used: 0,
-                        fee: FeeBreakdown::default(),
-                        events: Vec::new(),
-                    },
-                    Some(rejection.to_exec_error()),
-                ),
-            };
-        cycles_used = cycles_used.saturating_add(executed.cycles_used);
-        cells_used = cells_used.saturating_add(executed.cells_used);
-        burned = burned.saturating_add(executed.fee.burned);
+        let checkpoint = overlay.checkpoint();
+        let result = match run_tx(vm, env, &basefees, &mut overlay, tx) {
+            Ok(result) => result,
+            Err(Failure::State(error)) => return Err(error.into()),
+            Err(failure) => {
+                overlay.rollback(checkpoint);
+                let error = match failure {
+                    Failure::Rejected(rejection) => Some(rejection.to_exec_error()),
+                    // The round is incomplete and its outcome will not be used.
+                    _ => None,
+                };
+                TxResult {
+                    status: TxStatus::Failed,
+                    cycles_used: 0,
+                    cells_used: 0,
+                    fee: FeeBreakdown::default(),
+                    events: Vec::new(),
+                    revert_reason: None,
+                    error,
+                }
+            }
+        };
+        overlay.settle();
+        cycles_used = cycles_used.saturating_add(result.cycles_used);
+        cells_used = cells_used.saturating_add(result.cells_used);
+        burned = burned.saturating_add(result.fee.burned);
         receipts.push(Receipt {
             tx_hash: tx.hash,
             block_height: env.height,
@@ -138,26 +393,24 @@ pub fn execute_block(
             index: u32::try_from(position).unwrap_or(u32::MAX),
             from: tx.sender,
             to: tx.tx.to,
-            status,
-            cycles_used: executed.cycles_used,
-            cells_used: executed.cells_used,
-            fee: executed.fee,
-            events: executed.events,
-            revert_reason: None,
-            error,
+            status: result.status,
+            cycles_used: result.cycles_used,
+            cells_used: result.cells_used,
+            fee: result.fee,
+            events: result.events,
+            revert_reason: result.revert_reason,
+            error: result.error,
         });
     }
-
-    let next_basefees = next_basefees(params, basefees, cycles_used, cells_used);
-    let mut writes = Vec::new();
-    if stored_basefees != Some(next_basefees) {
-        writes.push((basefees_key(), Some(next_basefees.encode())));
+    if let Some(need) = NeedState::take(&mut overlay) {
+        return Err(BlockError::NeedState(need));
     }
-    // Account keys (prefix 0x01) sort after the basefees key (prefix 0x00).
-    writes.extend(overlay.into_writes());
+    let next_basefees = next_basefees(params, basefees, cycles_used, cells_used);
+    overlay.put(basefees_key(), Some(next_basefees.encode()));
     Ok(BlockOutcome {
-        writes,
+        writes: overlay.into_writes(),
         receipts,
+        system_runs: deferred.runs,
         cycles_used,
         cells_used,
         burned,
@@ -166,33 +419,43 @@ pub fn execute_block(
     })
 }
 
-/// The proposer's filter: walks `candidates` in order, keeping each one that would execute
-/// successfully after the ones kept before it and still fits the block limits, and dropping the
-/// others with the reason. A block made of the kept transactions executes with every receipt
-/// `Success` and passes [`validate_block_limits`].
+/// The proposer's filter: runs the block's deferred work, then walks `candidates` in order,
+/// keeping each one that passes its pre-checks after the ones kept before it and fits in what
+/// the block limits leave, and dropping the others with the reason. A transaction whose actor
+/// reverts or traps is kept: it pays. A block made of the kept transactions executes with no
+/// `Failed` pre-check receipt and passes [`validate_block_limits`].
 ///
-/// Fails only on a corrupt state record, like [`execute_block`].
+/// Fails like [`execute_block`]: [`BlockError::NeedState`] or [`BlockError::Corrupt`].
 pub fn select_valid(
+    vm: &Vm,
     env: &BlockEnv,
     params: &FeeParams,
     state: &impl StateRead,
     candidates: &[VerifiedTransaction],
-) -> Result<Selection, StateError> {
-    let (basefees, _) = basefees_in_force(params, state)?;
+) -> Result<Selection, BlockError> {
     let mut overlay = Overlay::new(state);
+    let basefees = basefees_in_force(params, &mut overlay)?;
+    let deferred = deferred_phase(vm, env, params, basefees, &mut overlay)?;
     let mut selection = Selection::default();
-    let (mut cycles_left, mut cells_left) =
-        (params.block_limit_cycles(), params.block_limit_cells());
+    let mut cycles_left = params.block_limit_cycles().saturating_sub(deferred.cycles_used);
+    let mut cells_left = params.block_limit_cells().saturating_sub(deferred.cells_used);
     for (position, tx) in candidates.iter().enumerate() {
-        let prepared = match prepare(&mut overlay, env.chain_id, &basefees, env.proposer, tx) {
-            Ok(prepared) => prepared,
-            Err(Failure::State(error)) => return Err(error),
+        let checkpoint = overlay.checkpoint();
+        let result = match run_tx(vm, env, &basefees, &mut overlay, tx) {
+            Ok(result) => result,
+            Err(Failure::State(error)) => return Err(error.into()),
             Err(Failure::Rejected(rejection)) => {
+                overlay.rollback(checkpoint);
                 selection.dropped.push((position, rejection));
                 continue;
             }
+            Err(Failure::Unknown) => {
+                // The round is incomplete: its selection will not be used.
+                overlay.rollback(checkpoint);
+                continue;
+            }
         };
-        let (cycles, cells) = (prepared.executed.cycles_used, prepared.executed.cells_used);
+        let (cycles, cells) = (result.cycles_used, result.cells_used);
         let full = if cycles > cycles_left {
             Some((Meter::Cycles, cycles, cycles_left))
         } else if cells > cells_left {
@@ -201,6 +464,7 @@ pub fn select_valid(
             None
         };
         if let Some((meter, used, left)) = full {
+            overlay.rollback(checkpoint);
             let message =
                 format!("the block has {left} {meter} left; the transaction needs {used}");
             selection.dropped.push((
@@ -209,10 +473,13 @@ pub fn select_valid(
             ));
             continue;
         }
+        overlay.settle();
         cycles_left -= cycles;
         cells_left -= cells;
-        commit(&mut overlay, prepared);
         selection.included.push(position);
+    }
+    if let Some(need) = NeedState::take(&mut overlay) {
+        return Err(BlockError::NeedState(need));
     }
     Ok(selection)
 }
@@ -241,7 +508,7 @@ mod tests {
         TRANSFER_CYCLES, genesis_writes,
         testing::{
             State, account, address, apply, balance, env, genesis, total_supply, transfer,
-            transfer_tx, verified,
+            transfer_tx, verified, vm,
         },
         transfer_event_data,
     };
@@ -260,7 +527,14 @@ mod tests {
     }
 
     fn run(state: &State, proposer: Address, txs: &[VerifiedTransaction]) -> BlockOutcome {
-        execute_block(&env(proposer), &params(), state, txs).expect("state is not corrupt")
+        execute_block(vm(), &env(proposer), &params(), state, txs).expect("state is not corrupt")
+    }
+
+    fn corrupt_key(error: BlockError) -> Vec<u8> {
+        match error {
+            BlockError::Corrupt(error) => error.key,
+            other => panic!("expected a corrupt record, got {other:?}"),
+        }
     }
 
     fn codes(outcome: &BlockOutcome) -> Vec<Option<ExecCode>> {
@@ -438,6 +712,7 @@ mod tests {
                 alice,
                 Transaction {
                     to: None,
+                    cells_limit: 1_000,
                     ..transfer_tx(0, bob, 1)
                 },
             ),
@@ -445,6 +720,7 @@ mod tests {
                 alice,
                 Transaction {
                     payload: b"hi".to_vec(),
+                    cycles_limit: 22_000,
                     ..transfer_tx(0, bob, 1)
                 },
             ),
@@ -689,7 +965,7 @@ mod tests {
             initial_basefee_cell: 5,
             ..FeeParams::default()
         };
-        let outcome = execute_block(&env(address(9)), &params, &State::new(), &[]).unwrap();
+        let outcome = execute_block(vm(), &env(address(9)), &params, &State::new(), &[]).unwrap();
         assert_eq!(outcome.basefees, Basefees { cycle: 50, cell: 5 });
         assert_eq!(outcome.next_basefees, Basefees { cycle: 44, cell: 5 });
         assert_eq!(
@@ -796,7 +1072,7 @@ mod tests {
             transfer(alice, 2, carol, 1), // 7: ok
             transfer(alice, 2, carol, 1), // 8: nonce reused
         ];
-        let selection = select_valid(&env(proposer), &params(), &state, &candidates).unwrap();
+        let selection = select_valid(vm(), &env(proposer), &params(), &state, &candidates).unwrap();
         assert_eq!(selection.included, [1, 2, 4, 6, 7]);
         let dropped: Vec<(usize, RejectReason)> = selection
             .dropped
@@ -833,7 +1109,7 @@ mod tests {
         let candidates: Vec<_> = (0..960u64)
             .map(|i| transfer(senders[(i % 100) as usize], i / 100, address(250), 1))
             .collect();
-        let selection = select_valid(&env(address(9)), &params(), &state, &candidates).unwrap();
+        let selection = select_valid(vm(), &env(address(9)), &params(), &state, &candidates).unwrap();
         assert_eq!(selection.included, (0..952).collect::<Vec<_>>());
         assert_eq!(selection.dropped.len(), 8);
         let (index, rejection) = &selection.dropped[0];
@@ -871,6 +1147,9 @@ mod tests {
             account_key(&bob),
             account_key(&carol),
             account_key(&proposer),
+            mail_queue_key(),
+            timer_cursor_key(),
+            timer_slot_key(7),
         ];
         assert_eq!(keys, expected);
         // A snapshot of exactly those keys executes the same as the whole state.
@@ -887,26 +1166,28 @@ mod tests {
         let mut state = genesis(&[(alice, RICH)]);
         state.insert(account_key(&alice), vec![0x82, 0x00]);
         let error = execute_block(
+            vm(),
             &env(address(9)),
             &params(),
             &state,
             &[transfer(alice, 0, address(2), 1)],
         )
         .unwrap_err();
-        assert_eq!(error.key, account_key(&alice));
+        assert_eq!(corrupt_key(error), account_key(&alice));
         let error = select_valid(
+            vm(),
             &env(address(9)),
             &params(),
             &state,
             &[transfer(alice, 0, address(2), 1)],
         )
         .unwrap_err();
-        assert_eq!(error.key, account_key(&alice));
+        assert_eq!(corrupt_key(error), account_key(&alice));
 
         let mut state = genesis(&[(alice, RICH)]);
         state.insert(basefees_key(), vec![0xff]);
-        let error = execute_block(&env(address(9)), &params(), &state, &[]).unwrap_err();
-        assert_eq!(error.key, basefees_key());
+        let error = execute_block(vm(), &env(address(9)), &params(), &state, &[]).unwrap_err();
+        assert_eq!(corrupt_key(error), basefees_key());
     }
 
     #[test]

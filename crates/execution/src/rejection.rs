@@ -29,8 +29,9 @@ pub enum RejectReason {
     IntrinsicCycles,
     /// The cells limit is below the transaction's intrinsic cells.
     IntrinsicCells,
-    /// A deploy or a non-empty payload: the actor engine is not enabled.
-    ActorsDisabled,
+    /// The payload does not have the form its destination calls for, or the destination holds
+    /// no actor for a message.
+    InvalidPayload,
     /// Crediting a balance would exceed u128 (impossible while the supply fits u128).
     CreditOverflow,
     /// The block has no room left on this meter (only from the proposer's filter).
@@ -55,7 +56,7 @@ impl RejectReason {
             RejectReason::IntrinsicCells | RejectReason::BlockFull(Meter::Cells) => {
                 ExecCode::OutOfCells
             }
-            RejectReason::ActorsDisabled => ExecCode::Payload,
+            RejectReason::InvalidPayload => ExecCode::Payload,
             RejectReason::CreditOverflow => ExecCode::Internal,
         }
     }
@@ -71,7 +72,7 @@ impl RejectReason {
             RejectReason::InsufficientBalanceForValue
             | RejectReason::InsufficientBalanceForFees => ErrorCode::InsufficientBalance,
             RejectReason::IntrinsicCycles | RejectReason::IntrinsicCells => ErrorCode::OutOfGas,
-            RejectReason::ActorsDisabled => ErrorCode::InvalidPayload,
+            RejectReason::InvalidPayload => ErrorCode::InvalidPayload,
             RejectReason::CreditOverflow => ErrorCode::Internal,
             RejectReason::BlockFull(_) => ErrorCode::AdmissionBusy,
         }
@@ -141,7 +142,7 @@ mod tests {
             2006
         );
         assert_eq!(RejectReason::BasefeeTooLow.api_code().code(), 2011);
-        assert_eq!(RejectReason::ActorsDisabled.api_code().code(), 2012);
+        assert_eq!(RejectReason::InvalidPayload.api_code().code(), 2012);
     }
 
     #[test]
@@ -163,7 +164,7 @@ mod tests {
             RejectReason::BasefeeTooLow.exec_code(),
             ExecCode::BasefeeTooLow
         );
-        assert_eq!(RejectReason::ActorsDisabled.exec_code(), ExecCode::Payload);
+        assert_eq!(RejectReason::InvalidPayload.exec_code(), ExecCode::Payload);
         assert_eq!(RejectReason::WrongChainId.exec_code(), ExecCode::ChainId);
         assert_eq!(RejectReason::TipAboveMaxFee.exec_code(), ExecCode::Fees);
     }

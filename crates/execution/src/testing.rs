@@ -1,6 +1,8 @@
 //! Builders shared by the unit tests: addresses, transfers and in-memory states.
 
 use crate::{BlockEnv, FeeParams, Writes, genesis_writes};
+use drover_vm::Vm;
+use std::sync::OnceLock;
 use drover_state::{Account, keys};
 use drover_types::{Address, Transaction, VerifiedTransaction, keccak256};
 use std::collections::BTreeMap;
@@ -97,4 +99,10 @@ pub(crate) fn total_supply(state: &State) -> u128 {
         .filter(|(key, _)| keys::account_address(key).is_some())
         .map(|(_, bytes)| Account::decode(bytes).expect("valid account").balance)
         .sum()
+}
+
+/// One VM for all tests (it only caches compiled code).
+pub(crate) fn vm() -> &'static Vm {
+    static VM: OnceLock<Vm> = OnceLock::new();
+    VM.get_or_init(Vm::new)
 }

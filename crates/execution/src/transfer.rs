@@ -9,11 +9,19 @@
 
 use crate::{
     Rejection, StateRead,
-    overlay::{Overlay, StateError},
+    actors::{
+        ACTOR_RECORD_CELLS, ACTOR_UPGRADES_ADDRESS, DEPLOY_CYCLES_PER_PAYLOAD_BYTE,
+        UPGRADE_HANDLER, UpgradeRequest,
+    },
+    overlay::{Overlay, ReadError, StateError},
     rejection::RejectReason,
 };
 use drover_state::{Account, Basefees};
-use drover_types::{Address, Event, FeeBreakdown, Transaction, VerifiedTransaction, cbor::Writer};
+use drover_types::{
+    Address, Event, FeeBreakdown, Transaction, VerifiedTransaction,
+    cbor::Writer,
+    payload::{Deploy, Message},
+};
 
 /// Cycles charged for a plain value transfer.
 pub const TRANSFER_CYCLES: u64 = 21_000;
@@ -29,11 +37,34 @@ pub struct Intrinsic {
     pub cells: u64,
 }
 
-/// The intrinsic cost of `tx`. Only plain transfers execute for now, and they cost exactly this.
-pub fn intrinsic_cost(_tx: &Transaction) -> Intrinsic {
-    Intrinsic {
-        cycles: TRANSFER_CYCLES,
-        cells: TRANSFER_CELLS,
+/// Whether `address` is one of the reserved system actors `0x00…01`–`0x00…0f`.
+pub fn is_system_address(address: &Address) -> bool {
+    address.0[..19].iter().all(|b| *b == 0) && (1..=0x0f).contains(&address.0[19])
+}
+
+/// The intrinsic cost of `tx`, charged whatever it does:
+/// - a transfer or a value deposit (empty payload): [`TRANSFER_CYCLES`], [`TRANSFER_CELLS`];
+/// - an actor call: [`TRANSFER_CYCLES`] plus one cycle per payload byte (copied into the VM),
+///   no cells (the VM meters what the handler writes);
+/// - a deploy or an upgrade: [`TRANSFER_CYCLES`] plus [`DEPLOY_CYCLES_PER_PAYLOAD_BYTE`] per
+///   payload byte (validating and compiling the code), and one cell per payload byte plus
+///   [`ACTOR_RECORD_CELLS`] (the code, manifest and records written).
+pub fn intrinsic_cost(tx: &Transaction) -> Intrinsic {
+    let bytes = tx.payload.len() as u64;
+    let installs = match tx.to {
+        None => true,
+        Some(to) => to == ACTOR_UPGRADES_ADDRESS && bytes > 0,
+    };
+    if installs {
+        Intrinsic {
+            cycles: TRANSFER_CYCLES.saturating_add(bytes.saturating_mul(DEPLOY_CYCLES_PER_PAYLOAD_BYTE)),
+            cells: bytes.saturating_add(ACTOR_RECORD_CELLS),
+        }
+    } else {
+        Intrinsic {
+            cycles: TRANSFER_CYCLES.saturating_add(bytes),
+            cells: TRANSFER_CELLS,
+        }
     }
 }
 
@@ -151,21 +182,38 @@ pub fn precheck(
     Ok(intrinsic)
 }
 
-/// Whether the payload fits the destination: only plain transfers (an account, an empty
-/// payload) execute until the actor engine is enabled. Also used at admission, so such a
-/// transaction is refused up front (2012) instead of being dropped by the proposer.
+/// Whether the payload has the form its destination calls for (DESIGN.md, "What a payload
+/// means"): a Deploy for `to` = null, a Message for a non-empty payload, an [`UpgradeRequest`]
+/// under handler [`UPGRADE_HANDLER`] and no value for the actor-upgrades address; other system
+/// actors are not enabled. Stateless, so admission uses it too (2012); whether `to` holds an
+/// actor is checked at execution.
 pub fn check_payload(tx: &Transaction) -> Result<(), Rejection> {
-    if tx.to.is_none() {
-        return Err(Rejection::new(
-            RejectReason::ActorsDisabled,
-            "actors are not enabled: deploys cannot execute yet",
-        ));
+    let invalid = |message: String| Rejection::new(RejectReason::InvalidPayload, message);
+    let Some(to) = tx.to else {
+        return Deploy::decode(&tx.payload)
+            .map(drop)
+            .map_err(|e| invalid(format!("a deploy's payload must be a Deploy: {e}")));
+    };
+    if tx.payload.is_empty() {
+        return Ok(());
     }
-    if !tx.payload.is_empty() {
-        return Err(Rejection::new(
-            RejectReason::ActorsDisabled,
-            "actors are not enabled: a transfer's payload must be empty",
-        ));
+    let message = Message::decode(&tx.payload)
+        .map_err(|e| invalid(format!("a payload to an address must be a Message: {e}")))?;
+    if to == ACTOR_UPGRADES_ADDRESS {
+        if message.handler != UPGRADE_HANDLER {
+            return Err(invalid(format!(
+                "the actor-upgrades actor has only the handler {UPGRADE_HANDLER:?}"
+            )));
+        }
+        if tx.value > 0 {
+            return Err(invalid("an upgrade carries no value".to_owned()));
+        }
+        return UpgradeRequest::decode(&message.payload)
+            .map(drop)
+            .map_err(|e| invalid(format!("an upgrade's payload must be an UpgradeRequest: {e}")));
+    }
+    if is_system_address(&to) {
+        return Err(invalid(format!("the system actor {to} is not enabled")));
     }
     Ok(())
 }
@@ -211,6 +259,17 @@ pub(crate) enum Failure {
     Rejected(Rejection),
     /// The state is corrupt: the whole block cannot be executed.
     State(StateError),
+    /// State it needs was not fetched: the round's result is thrown away.
+    Unknown,
+}
+
+impl From<ReadError> for Failure {
+    fn from(error: ReadError) -> Self {
+        match error {
+            ReadError::Unknown => Failure::Unknown,
+            ReadError::Corrupt(error) => Failure::State(error),
+        }
+    }
 }
 
 impl From<Rejection> for Failure {
@@ -248,7 +307,7 @@ impl Staged {
         &mut self,
         overlay: &mut Overlay<'_, S>,
         address: Address,
-    ) -> Result<&mut Account, StateError> {
+    ) -> Result<&mut Account, ReadError> {
         let position = match self.0.iter().position(|(staged, _)| *staged == address) {
             Some(position) => position,
             None => {
@@ -280,7 +339,7 @@ pub(crate) fn prepare<S: StateRead>(
     let account = overlay.account(sender)?;
     let intrinsic = precheck(chain_id, basefees, &account, &tx.tx)?;
     let Some(recipient) = tx.tx.to else {
-        return Err(Rejection::new(RejectReason::ActorsDisabled, "actors are not enabled").into());
+        return Err(Rejection::new(RejectReason::InvalidPayload, "a deploy is not a transfer").into());
     };
     let fee = price(&tx.tx, basefees, intrinsic.cycles, intrinsic.cells)
         .ok_or_else(|| Rejection::new(RejectReason::CostOverflow, "the fee overflows u128"))?;
@@ -455,17 +514,33 @@ mod tests {
             (
                 Transaction {
                     to: None,
+                    cells_limit: 1_000,
                     ..valid()
                 },
-                RejectReason::ActorsDisabled,
+                RejectReason::InvalidPayload,
                 ExecCode::Payload,
             ),
             (
                 Transaction {
                     payload: vec![0],
+                    cycles_limit: 22_000,
                     ..valid()
                 },
-                RejectReason::ActorsDisabled,
+                RejectReason::InvalidPayload,
+                ExecCode::Payload,
+            ),
+            (
+                Transaction {
+                    to: Some(Address::system(0x01)),
+                    payload: Message {
+                        handler: "register".into(),
+                        payload: Vec::new(),
+                    }
+                    .encode(),
+                    cycles_limit: 22_000,
+                    ..valid()
+                },
+                RejectReason::InvalidPayload,
                 ExecCode::Payload,
             ),
         ];
@@ -475,20 +550,21 @@ mod tests {
             assert_eq!(rejection.exec_code(), code, "{tx:?}");
             assert!(!rejection.message.is_empty());
         }
-        let actors = precheck(
+        let deploy = precheck(
             CHAIN_ID,
             &BASEFEES,
             &FUNDED,
             &Transaction {
                 to: None,
+                cells_limit: 1_000,
                 ..valid()
             },
         )
         .unwrap_err();
         assert!(
-            actors.message.starts_with("actors are not enabled"),
+            deploy.message.starts_with("a deploy's payload must be a Deploy"),
             "{}",
-            actors.message
+            deploy.message
         );
     }
 
@@ -511,7 +587,7 @@ mod tests {
             RejectReason::TipAboveMaxFee,
             RejectReason::InsufficientBalanceForValue,
             RejectReason::IntrinsicCycles,
-            RejectReason::ActorsDisabled,
+            RejectReason::InvalidPayload,
         ];
         // Fix one rule at a time: the next rule in the order is the one reported.
         let fixes: [fn(&mut Transaction); 7] = [
@@ -520,7 +596,7 @@ mod tests {
             |tx| tx.max_fee_per_cycle = 8,
             |tx| tx.tip_per_cycle = 0,
             |tx| tx.value = 5,
-            |tx| tx.cycles_limit = 21_000,
+            |tx| tx.cycles_limit = 21_001,
             |tx| tx.payload.clear(),
         ];
         let mut tx = all_wrong;

@@ -39,12 +39,12 @@ use commonware_storage::{
 };
 use commonware_cryptography::Sha256;
 use commonware_utils::non_empty_range;
-use drover_execution::{BlockEnv, StateRead};
+use drover_execution::{BlockEnv, BlockError, Snapshot, Vm};
 use drover_types::{Transaction, VerifiedTransaction};
 use futures::StreamExt as _;
 use rayon::prelude::*;
 use std::{
-    collections::{BTreeMap, HashMap},
+    collections::BTreeMap,
     sync::Arc,
     time::{Duration, UNIX_EPOCH},
 };
@@ -85,40 +85,33 @@ fn proposal_timestamp(parent_height: u64, parent_ms: u64, now_ms: u64) -> u64 {
     now_ms.clamp(parent_ms.saturating_add(1), latest)
 }
 
-/// The prefetched state a block executes over.
-struct Snapshot(HashMap<Vec<u8>, Vec<u8>>);
-
-impl StateRead for Snapshot {
-    fn get(&self, key: &[u8]) -> Option<Vec<u8>> {
-        self.0.get(key).cloned()
-    }
-}
+/// The genesis writes laid over an empty database for block 1 (empty for every later block).
+type GenesisLayer = BTreeMap<Vec<u8>, Option<Vec<u8>>>;
 
 #[derive(Clone)]
 pub struct App {
     genesis: Arc<Block>,
     chain: Arc<ChainShared>,
+    /// The actor engine: one per node, so that compiled actor code is cached across blocks.
+    vm: Arc<Vm>,
 }
 
 impl App {
     pub fn new(genesis: Block, chain: Arc<ChainShared>) -> Self {
-        Self { genesis: Arc::new(genesis), chain }
+        Self { genesis: Arc::new(genesis), chain, vm: Arc::new(Vm::new()) }
     }
 
-    /// Reads every key the block needs from the batch, with the genesis state laid over an empty
+    /// Reads `keys` from the batch into the snapshot, with the genesis state laid over an empty
     /// database for block 1.
-    async fn snapshot<E>(
-        &self,
+    async fn fetch<E>(
         batches: &Unmerkleized<E>,
-        height: u64,
-        env: &BlockEnv,
-        txs: &[VerifiedTransaction],
-    ) -> Option<(Snapshot, BTreeMap<Vec<u8>, Option<Vec<u8>>>)>
+        genesis: &GenesisLayer,
+        snapshot: &mut Snapshot,
+        keys: Vec<Vec<u8>>,
+    ) -> Option<()>
     where
         E: Spawner + Clock + Metrics + commonware_storage::Context,
     {
-        let genesis = if height == 1 { self.chain.genesis.state.clone() } else { Vec::new() };
-        let keys = drover_execution::prefetch_keys(env, txs);
         let refs: Vec<&Vec<u8>> = keys.iter().collect();
         let values = match batches.get_many(&refs).await {
             Ok(values) => values,
@@ -127,24 +120,66 @@ impl App {
                 return None;
             }
         };
-        let mut map: HashMap<Vec<u8>, Vec<u8>> = keys
-            .into_iter()
-            .zip(values)
-            .filter_map(|(k, v)| v.map(|v| (k, v)))
-            .collect();
-        let mut writes = BTreeMap::new();
-        for (k, v) in genesis {
-            match &v {
-                Some(value) => {
-                    map.insert(k.clone(), value.clone());
-                }
-                None => {
-                    map.remove(&k);
-                }
-            }
-            writes.insert(k, v);
+        for (key, value) in keys.into_iter().zip(values) {
+            let value = match genesis.get(&key) {
+                Some(layered) => layered.clone(),
+                None => value,
+            };
+            snapshot.insert(key, value);
         }
-        Some((Snapshot(map), writes))
+        Some(())
+    }
+
+    /// The first snapshot of a block: the keys execution predictably reads. Next-key queries
+    /// are refused (`storage_next` fails with E1214 in blocks): answering them needs the
+    /// committed database's `get_next_key` merged with the writes of the not-yet-finalized
+    /// ancestors, which glue's speculative batches do not offer. Every node refuses alike, so
+    /// execution stays deterministic.
+    async fn snapshot<E>(
+        &self,
+        batches: &Unmerkleized<E>,
+        height: u64,
+        env: &BlockEnv,
+        txs: &[VerifiedTransaction],
+    ) -> Option<(Snapshot, GenesisLayer)>
+    where
+        E: Spawner + Clock + Metrics + commonware_storage::Context,
+    {
+        let genesis: GenesisLayer =
+            if height == 1 { self.chain.genesis.state.iter().cloned().collect() } else { BTreeMap::new() };
+        let mut snapshot = Snapshot::without_iteration();
+        let keys = drover_execution::prefetch_keys(env, txs);
+        Self::fetch(batches, &genesis, &mut snapshot, keys).await?;
+        Some((snapshot, genesis))
+    }
+
+    /// Runs `run` over the snapshot in discovery rounds: each round that reports missing keys
+    /// has them fetched from the batch, until a round completes. Each round adds at least one
+    /// key, so the loop ends; the outcome is the one a complete state would give.
+    async fn discover<E, T>(
+        batches: &Unmerkleized<E>,
+        genesis: &GenesisLayer,
+        snapshot: &mut Snapshot,
+        mut run: impl FnMut(&Snapshot) -> Result<T, BlockError>,
+    ) -> Option<T>
+    where
+        E: Spawner + Clock + Metrics + commonware_storage::Context,
+    {
+        loop {
+            match run(snapshot) {
+                Ok(done) => return Some(done),
+                Err(BlockError::NeedState(need)) => {
+                    // A snapshot without iteration refuses next-key queries instead of asking
+                    // them, so every round asks for keys; without any, no round could progress.
+                    if need.keys.is_empty() {
+                        warn!(queries = need.next_key_queries.len(), "execution asked only next-key queries");
+                        return None;
+                    }
+                    Self::fetch(batches, genesis, snapshot, need.keys).await?;
+                }
+                Err(BlockError::Corrupt(e)) => panic!("state database holds a corrupt record: {e}"),
+            }
+        }
     }
 
     /// Executes `txs` on the batch; returns the merkleized batch and the execution record.
@@ -153,16 +188,19 @@ impl App {
         batches: Unmerkleized<E>,
         env: BlockEnv,
         txs: Vec<VerifiedTransaction>,
-        snapshot: Snapshot,
-        mut writes: BTreeMap<Vec<u8>, Option<Vec<u8>>>,
+        mut snapshot: Snapshot,
+        genesis: GenesisLayer,
     ) -> Option<(Merkleized<E>, ExecutedBlock)>
     where
         E: Spawner + Clock + Metrics + commonware_storage::Context,
     {
-        let outcome = match drover_execution::execute_block(&env, &self.chain.genesis.fees, &snapshot, &txs) {
-            Ok(outcome) => outcome,
-            Err(e) => panic!("state database holds a corrupt record: {e}"),
-        };
+        let fees = self.chain.genesis.fees;
+        let vm = Arc::clone(&self.vm);
+        let outcome = Self::discover(&batches, &genesis, &mut snapshot, |snapshot| {
+            drover_execution::execute_block(&vm, &env, &fees, snapshot, &txs)
+        })
+        .await?;
+        let mut writes = genesis;
         for (k, v) in outcome.writes {
             writes.insert(k, v);
         }
@@ -287,12 +325,13 @@ where
             basefees,
             &next_nonces,
         );
-        let (snapshot, writes) = self.snapshot::<E>(&batches, height, &env, &candidates).await?;
-        let selection =
-            match drover_execution::select_valid(&env, &self.chain.genesis.fees, &snapshot, &candidates) {
-                Ok(selection) => selection,
-                Err(e) => panic!("state database holds a corrupt record: {e}"),
-            };
+        let (mut snapshot, genesis) = self.snapshot::<E>(&batches, height, &env, &candidates).await?;
+        let fees = self.chain.genesis.fees;
+        let vm = Arc::clone(&self.vm);
+        let selection = Self::discover(&batches, &genesis, &mut snapshot, |snapshot| {
+            drover_execution::select_valid(&vm, &env, &fees, snapshot, &candidates)
+        })
+        .await?;
         for (index, rejection) in selection.dropped {
             // Transient refusals (a full block, a nonce gap, a basefee spike) may pass later.
             if !rejection.reason.is_permanent() {
@@ -307,7 +346,7 @@ where
         }
         let txs: Vec<VerifiedTransaction> =
             selection.included.into_iter().filter_map(|i| candidates.get(i).cloned()).collect();
-        let (merkleized, executed) = self.execute::<E>(batches, env, txs, snapshot, writes).await?;
+        let (merkleized, executed) = self.execute::<E>(batches, env, txs, snapshot, genesis).await?;
         let bounds = merkleized.bounds();
         let block = Block {
             context: consensus,
@@ -371,8 +410,8 @@ where
             timestamp_ms: block.timestamp_ms,
             proposer: block.proposer,
         };
-        let (snapshot, writes) = self.snapshot::<E>(&batches, height, &env, &txs).await?;
-        let (merkleized, executed) = self.execute::<E>(batches, env, txs, snapshot, writes).await?;
+        let (snapshot, genesis) = self.snapshot::<E>(&batches, height, &env, &txs).await?;
+        let (merkleized, executed) = self.execute::<E>(batches, env, txs, snapshot, genesis).await?;
         if let Err(field) = header_mismatch(&block, &executed, &merkleized.root()) {
             warn!(height, ?finality, field, "block re-execution disagrees with its header");
             return None;

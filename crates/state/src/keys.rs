@@ -15,14 +15,15 @@ use drover_types::Address;
 pub const PREFIX_META: u8 = 0x00;
 /// Accounts: `0x01 ‖ address(20)` → [`Account`](crate::Account).
 pub const PREFIX_ACCOUNT: u8 = 0x01;
-/// Actor code and metadata (code hash, manifest, owner): `0x02 ‖ address(20)` (written once the
-/// actor engine lands; proofs already use this layout).
+/// Actors: `0x02 ‖ address ‖ 0x00` → [`ActorRecord`](crate::ActorRecord), `0x02 ‖ address ‖
+/// 0x01` → the code (raw WebAssembly bytes).
 pub const PREFIX_ACTOR: u8 = 0x02;
-/// Actor key-value storage: `0x03 ‖ address(20) ‖ the actor's own key` (see [`storage_key`]).
+/// Actor key-value storage: `0x03 ‖ address ‖ key` → the value (raw bytes).
 pub const PREFIX_ACTOR_STORAGE: u8 = 0x03;
-/// Reserved: mailbox messages waiting for delivery, keyed by recipient actor.
+/// Mailbox: the global queue, messages, per-recipient index and usage (see [`crate::mailbox`]).
 pub const PREFIX_MAILBOX: u8 = 0x04;
-/// Reserved: scheduled timers, keyed so that due timers sort first.
+/// Timers: per-height slots, the firing cursor, per-owner counts and index (see
+/// [`crate::timer`]).
 pub const PREFIX_TIMER: u8 = 0x05;
 /// Reserved: token definitions and balances.
 pub const PREFIX_TOKEN: u8 = 0x06;
@@ -38,7 +39,7 @@ pub const PREFIX_STORAGE_RELAY: u8 = 0x0a;
 pub const PREFIX_SECRET: u8 = 0x0b;
 /// Reserved: account libraries, keyed by publisher then name.
 pub const PREFIX_LIBRARY: u8 = 0x0c;
-/// Reserved: actor upgrade history, keyed by actor address then sequence.
+/// Actor upgrade history: `0x0d ‖ address ‖ seq(4, BE)` → [`UpgradeRecord`](crate::UpgradeRecord).
 pub const PREFIX_UPGRADE: u8 = 0x0d;
 
 /// Metadata name of the [`Basefees`](crate::Basefees) record in force for the next block.
@@ -68,29 +69,76 @@ pub fn account_key(address: &Address) -> Vec<u8> {
     key
 }
 
-/// Length of an actor record key: the prefix and a 20-byte address.
-pub const ACTOR_KEY_LEN: usize = 1 + Address::LEN;
-
-/// Longest key an actor may give a storage slot, in bytes (the VM's bound).
-pub const MAX_STORAGE_KEY_BYTES: usize = 256;
-
-/// Key of the actor record (code hash, manifest, owner) at `address`.
-pub fn actor_key(address: &Address) -> Vec<u8> {
-    let mut key = Vec::with_capacity(ACTOR_KEY_LEN);
-    key.push(PREFIX_ACTOR);
-    key.extend_from_slice(&address.0);
-    key
+fn key(parts: &[&[u8]]) -> Vec<u8> {
+    parts.concat()
 }
 
-/// Key of slot `storage_key` of the actor at `address`: `0x03 ‖ address ‖ storage_key`. The
-/// address has a fixed length, so the layout is unambiguous and one actor's slots are one
-/// contiguous range.
-pub fn storage_key(address: &Address, storage_key: &[u8]) -> Vec<u8> {
-    let mut key = Vec::with_capacity(1 + Address::LEN + storage_key.len());
-    key.push(PREFIX_ACTOR_STORAGE);
-    key.extend_from_slice(&address.0);
-    key.extend_from_slice(storage_key);
-    key
+/// Key of the actor record at `address`.
+pub fn actor_key(address: &Address) -> Vec<u8> {
+    key(&[&[PREFIX_ACTOR], &address.0, &[0x00]])
+}
+
+/// Key of the code of the actor at `address`.
+pub fn actor_code_key(address: &Address) -> Vec<u8> {
+    key(&[&[PREFIX_ACTOR], &address.0, &[0x01]])
+}
+
+/// Length of the part of a storage key before the actor's own key: prefix and address.
+pub const STORAGE_KEY_HEADER_LEN: usize = 1 + Address::LEN;
+
+/// Key of `actor`'s storage entry `user_key` (also: the key prefix of entries starting with it).
+pub fn storage_key(actor: &Address, user_key: &[u8]) -> Vec<u8> {
+    key(&[&[PREFIX_ACTOR_STORAGE], &actor.0, user_key])
+}
+
+/// Key of the global mail queue record.
+pub fn mail_queue_key() -> Vec<u8> {
+    vec![PREFIX_MAILBOX, 0x00]
+}
+
+/// Key of message `seq` of the global queue.
+pub fn message_key(seq: u64) -> Vec<u8> {
+    key(&[&[PREFIX_MAILBOX, 0x01], &seq.to_be_bytes()])
+}
+
+/// Key of the index marker of message `seq` in `recipient`'s mailbox listing.
+pub fn mailbox_entry_key(recipient: &Address, seq: u64) -> Vec<u8> {
+    key(&[&[PREFIX_MAILBOX, 0x02], &recipient.0, &seq.to_be_bytes()])
+}
+
+/// Key of `recipient`'s mailbox usage record.
+pub fn mailbox_usage_key(recipient: &Address) -> Vec<u8> {
+    key(&[&[PREFIX_MAILBOX, 0x03], &recipient.0])
+}
+
+/// Key of the timer firing cursor.
+pub fn timer_cursor_key() -> Vec<u8> {
+    vec![PREFIX_TIMER, 0x00]
+}
+
+/// Key of the count of timers ever scheduled at `height`.
+pub fn timer_slot_key(height: u64) -> Vec<u8> {
+    key(&[&[PREFIX_TIMER, 0x01], &height.to_be_bytes()])
+}
+
+/// Key of the `seq`-th timer at `height`.
+pub fn timer_key(height: u64, seq: u32) -> Vec<u8> {
+    key(&[&[PREFIX_TIMER, 0x02], &height.to_be_bytes(), &seq.to_be_bytes()])
+}
+
+/// Key of `owner`'s count of pending timers.
+pub fn timer_pending_key(owner: &Address) -> Vec<u8> {
+    key(&[&[PREFIX_TIMER, 0x03], &owner.0])
+}
+
+/// Key of the index marker of timer `id` in `owner`'s listing.
+pub fn timer_index_key(owner: &Address, id: u64) -> Vec<u8> {
+    key(&[&[PREFIX_TIMER, 0x04], &owner.0, &id.to_be_bytes()])
+}
+
+/// Key of the `seq`-th upgrade of the actor at `address`.
+pub fn upgrade_key(address: &Address, seq: u32) -> Vec<u8> {
+    key(&[&[PREFIX_UPGRADE], &address.0, &seq.to_be_bytes()])
 }
 
 /// The address an account key belongs to, or `None` if `key` is not an account key (what a
@@ -150,18 +198,32 @@ mod tests {
     }
 
     #[test]
-    fn actor_and_storage_keys_follow_the_schema() {
-        let address = Address([0xab; 20]);
-        let actor = actor_key(&address);
-        assert_eq!(actor.len(), ACTOR_KEY_LEN);
-        assert_eq!((actor[0], &actor[1..]), (PREFIX_ACTOR, &[0xab; 20][..]));
-        let slot = storage_key(&address, b"count");
-        assert_eq!(slot[0], PREFIX_ACTOR_STORAGE);
-        assert_eq!(&slot[1..21], &[0xab; 20]);
-        assert_eq!(&slot[21..], b"count");
-        // One actor's slots sort together, after its empty key and before the next actor's.
-        let next = storage_key(&Address([0xac; 20]), b"");
-        assert!(storage_key(&address, b"") < slot && slot < next);
+    fn actor_family_keys_are_distinct_and_grouped_by_owner() {
+        let a = Address([0x11; 20]);
+        let keys = [
+            actor_key(&a),
+            actor_code_key(&a),
+            storage_key(&a, b"k"),
+            mail_queue_key(),
+            message_key(1),
+            mailbox_entry_key(&a, 1),
+            mailbox_usage_key(&a),
+            timer_cursor_key(),
+            timer_slot_key(5),
+            timer_key(5, 0),
+            timer_pending_key(&a),
+            timer_index_key(&a, 1),
+            upgrade_key(&a, 0),
+        ];
+        let mut sorted = keys.to_vec();
+        sorted.sort();
+        sorted.dedup();
+        assert_eq!(sorted.len(), keys.len());
+        assert_eq!(storage_key(&a, b"").len(), STORAGE_KEY_HEADER_LEN);
+        // Timers sort by height, then by sequence number: FIFO is key order.
+        assert!(timer_key(5, 9) < timer_key(6, 0));
+        assert!(timer_key(5, 1) < timer_key(5, 2));
+        assert!(message_key(255) < message_key(256));
     }
 
     #[test]

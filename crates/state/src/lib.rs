@@ -25,12 +25,27 @@
 //! - [`Account`] `[nonce, balance]` at `0x01 ‖ address`. An absent key is an account that does not
 //!   exist (the API answers 404); an account with nonce 0 and balance 0 is never stored.
 //! - [`Basefees`] `[cycle, cell]` at `0x00 ‖ "basefees"`: the basefees in force for the next block.
+//! - Actors ([`actor`]): [`ActorRecord`] and the code at `0x02`, storage at `0x03`, the upgrade
+//!   history ([`UpgradeRecord`]) at `0x0d`.
+//! - Mailbox ([`mailbox`]) at `0x04` and timers ([`timer`]) at `0x05`, laid out so that the
+//!   executor finds the next messages and the due timers by point reads, without range reads.
+//! - Index markers ([`MARKER`]) whose key is the information, for listing an actor's pending
+//!   messages and timers with a prefix scan.
 
 mod account;
+pub mod actor;
 mod basefees;
 mod error;
 pub mod keys;
+pub mod mailbox;
+pub mod timer;
 
 pub use account::Account;
+pub use actor::{ActorRecord, UpgradeRecord};
 pub use basefees::Basefees;
 pub use error::RecordError;
+pub use mailbox::{MailQueue, MailboxUsage, MessageRecord};
+pub use timer::{TimerCursor, TimerRecord};
+
+/// The value of an index marker: CBOR `null` (the key is the information).
+pub const MARKER: &[u8] = &[0xf6];

@@ -80,6 +80,8 @@ exec_codes! {
     InvalidWasm = 1108, "Deploy a valid WebAssembly 1.0 module (plus bulk memory, sign extension, multi-value, reference types).";
     /// E1109: an export or the start section breaks the handler convention.
     HandlerConvention = 1109, "Export handlers as functions of type () -> () with names of at most MAX_HANDLER_NAME_BYTES bytes; use no start function.";
+    /// E1110: an actor already exists at the deploy address.
+    ActorExists = 1110, "Deploy with another salt (the address is keccak256(sender ‖ salt ‖ keccak256(code)), last 20 bytes).";
     /// E1201: the actor reverted; the receipt's revert_reason says why.
     Reverted = 1201, "Read revert_reason; the actor refused the call.";
     /// E1202: the actor trapped (unreachable, division by zero, out-of-bounds memory access, bad indirect call).
@@ -104,14 +106,24 @@ exec_codes! {
     NoActor = 1211, "Call or message an address that holds an actor.";
     /// E1212: the actor's balance cannot cover a transfer or the value of a call or message.
     ActorBalance = 1212, "Fund the actor or lower the amount.";
+    /// E1213: the recipient's mailbox cannot take the message (byte capacity reached).
+    MailboxFull = 1213, "Wait until the recipient's pending messages are delivered, or send a smaller message.";
+    /// E1214: storage iteration (storage_next) is not available in block execution on this network yet.
+    IterationUnavailable = 1214, "Use storage_get with known keys until the network enables iteration in blocks.";
     /// E1301: the actor used a capability its manifest does not grant.
     NotEntitled = 1301, "Deploy (or upgrade to) a manifest that lists the entitlement for this host call.";
     /// E1302: the manifest lists an unknown or duplicate entitlement id.
     UnknownEntitlement = 1302, "List each entitlement once, using ids from docs/actors.md.";
+    /// E1303: only the actor's owner (its deployer) may upgrade it.
+    NotOwner = 1303, "Send the upgrade from the address that deployed the actor.";
+    /// E1304: an upgrade's manifest grants an entitlement the actor does not have.
+    ManifestWidened = 1304, "An upgrade may only narrow the manifest: list a subset of the current entitlements.";
     /// E1501: a timer was scheduled at or below the current block height.
     TimerHeight = 1501, "Schedule timers at a height above the current block height.";
     /// E1502: the actor already has MAX_PENDING_TIMERS_PER_ACTOR pending timers.
     TooManyTimers = 1502, "Cancel pending timers or wait until they fire.";
+    /// E1503: a due timer was dropped because its payer could not cover its maximum fee.
+    TimerUnpaid = 1503, "Keep the actor funded for cycles_limit × basefee_cycle plus its cells budget × basefee_cell when its timers fire.";
     /// E1900: internal error.
     Internal = 1900, "Retry later; report the transaction hash if it persists.";
 }

@@ -1,0 +1,467 @@
+//! [`ActorHost`]: the VM's [`Host`] over the block's journaled overlay.
+//!
+//! Every effect goes through the overlay (storage, balances, mailbox, timers) or the host's
+//! event list, and [`Host::call`] takes a checkpoint of both before it moves the value and runs
+//! the callee, rolling back to it unless the callee succeeds. Top-level invocations use the
+//! same `call`, so a transaction, a timer fire and a delivery all get the VM contract's
+//! atomicity from one place.
+//!
+//! State the overlay cannot answer makes the host fail the operation with E1900 (which the VM
+//! propagates through every caller, ending the whole invocation) after the overlay has recorded
+//! the missing key; the executor sees the missing key and discards the result. A corrupt record
+//! is kept in [`ActorHost::fatal`] and ends the block.
+
+use super::{MAILBOX_CAPACITY_BYTES, SYSTEM_RUN_CELLS_LIMIT};
+use crate::overlay::{Checkpoint, IterError, Overlay, ReadError, StateError};
+use crate::StateRead;
+use drover_state::{
+    ActorRecord, Basefees, MARKER, MailQueue, MailboxUsage, MessageRecord, RecordError,
+    TimerRecord, keys,
+    timer::{decode_count, encode_count, timer_id, timer_id_parts},
+};
+use drover_types::{Address, Event, cbor::CborError, exec_error::ExecCode};
+use drover_vm::{
+    CallRequest, CompiledModule, Entitlements, Host, HostError, Invocation, OutgoingMessage,
+    Outcome, Status, StorageEntry, TimerRequest, Vm, VmError, limits::MAX_PENDING_TIMERS_PER_ACTOR,
+    validate_manifest,
+};
+use std::sync::Arc;
+
+/// A corrupt-record error for `key` that is not a CBOR decoding failure.
+pub(crate) fn corrupt(key: Vec<u8>, what: impl Into<String>) -> StateError {
+    StateError {
+        key,
+        source: RecordError(CborError::malformed(what)),
+    }
+}
+
+/// The actor record at `address`, if any.
+pub(crate) fn actor_record<S: StateRead>(
+    overlay: &mut Overlay<'_, S>,
+    address: &Address,
+) -> Result<Option<ActorRecord>, ReadError> {
+    overlay.record(&keys::actor_key(address), ActorRecord::decode)
+}
+
+/// The host of one block's actor executions.
+pub(crate) struct ActorHost<'h, 'a, S> {
+    pub(crate) overlay: &'h mut Overlay<'a, S>,
+    pub(crate) vm: &'h Vm,
+    pub(crate) basefees: Basefees,
+    /// Events of the current work, in emission order (rolled back with the state).
+    pub(crate) events: Vec<Event>,
+    /// A corrupt record met while running: the block cannot be executed.
+    pub(crate) fatal: Option<StateError>,
+}
+
+/// A rollback point of state and events.
+#[derive(Clone, Copy)]
+pub(crate) struct Saved {
+    state: Checkpoint,
+    events: usize,
+}
+
+fn no_actor(address: &Address) -> HostError {
+    HostError::new(ExecCode::NoActor, format!("{address} holds no actor"))
+}
+
+fn short(address: &Address, balance: u128, amount: u128) -> HostError {
+    HostError::new(
+        ExecCode::ActorBalance,
+        format!("{address} holds {balance}, cannot cover {amount}"),
+    )
+}
+
+impl<'h, 'a, S: StateRead> ActorHost<'h, 'a, S> {
+    pub(crate) fn new(
+        overlay: &'h mut Overlay<'a, S>,
+        vm: &'h Vm,
+        basefees: Basefees,
+    ) -> Self {
+        ActorHost {
+            overlay,
+            vm,
+            basefees,
+            events: Vec::new(),
+            fatal: None,
+        }
+    }
+
+    pub(crate) fn save(&self) -> Saved {
+        Saved {
+            state: self.overlay.checkpoint(),
+            events: self.events.len(),
+        }
+    }
+
+    pub(crate) fn restore(&mut self, saved: Saved) {
+        self.overlay.rollback(saved.state);
+        self.events.truncate(saved.events);
+    }
+
+    /// Turns a read failure into the host error that stops the actor, remembering corruption.
+    pub(crate) fn absorb<T>(&mut self, read: Result<T, ReadError>) -> Result<T, HostError> {
+        read.map_err(|error| self.read_failure(error))
+    }
+
+    fn read_failure(&mut self, error: ReadError) -> HostError {
+        match error {
+            ReadError::Unknown => HostError::internal("state not fetched yet"),
+            ReadError::Corrupt(error) => self.fail_corrupt(error),
+        }
+    }
+
+    fn fail_corrupt(&mut self, error: StateError) -> HostError {
+        let message = error.to_string();
+        self.fatal.get_or_insert(error);
+        HostError::internal(message)
+    }
+
+    /// Runs a top-level invocation: like [`Host::call`], with a refusal (no actor, value not
+    /// covered, state missing) as a trap that used nothing.
+    pub(crate) fn run(&mut self, request: CallRequest) -> Outcome {
+        self.call(request).unwrap_or_else(|e| Outcome {
+            status: Status::Trap(e.into()),
+            result: Vec::new(),
+            cycles_used: 0,
+            cells_used: 0,
+        })
+    }
+
+    /// Moves `amount` from `from` to `to` (E1212 when `from` cannot cover it).
+    pub(crate) fn move_value(
+        &mut self,
+        from: &Address,
+        to: &Address,
+        amount: u128,
+    ) -> Result<(), HostError> {
+        if amount == 0 {
+            return Ok(());
+        }
+        self.debit(from, amount)?;
+        self.credit(to, amount)
+    }
+
+    pub(crate) fn debit(&mut self, address: &Address, amount: u128) -> Result<(), HostError> {
+        let account = self.overlay.account(*address);
+        let mut account = self.absorb(account)?;
+        account.balance = account
+            .balance
+            .checked_sub(amount)
+            .ok_or_else(|| short(address, account.balance, amount))?;
+        self.overlay.set(*address, account);
+        Ok(())
+    }
+
+    pub(crate) fn credit(&mut self, address: &Address, amount: u128) -> Result<(), HostError> {
+        let account = self.overlay.account(*address);
+        let mut account = self.absorb(account)?;
+        // Impossible while the supply fits in u128, which genesis guarantees.
+        account.balance = account
+            .balance
+            .checked_add(amount)
+            .ok_or_else(|| HostError::internal(format!("crediting {address} overflows")))?;
+        self.overlay.set(*address, account);
+        Ok(())
+    }
+
+    /// The compiled module of an actor, from the VM's cache or compiled from its stored code.
+    fn module(
+        &mut self,
+        address: &Address,
+        record: &ActorRecord,
+    ) -> Result<Arc<CompiledModule>, HostError> {
+        let key = keys::actor_code_key(address);
+        let vm = self.vm;
+        let overlay = &mut *self.overlay;
+        let mut failure = None;
+        let loaded = vm.load(&record.code_hash, || match overlay.get(&key) {
+            Ok(Some(code)) => Ok(code),
+            Ok(None) => Err(HostError::internal("the actor's code is missing")),
+            Err(error) => {
+                failure = Some(error);
+                Err(HostError::internal("state not fetched yet"))
+            }
+        });
+        match (loaded, failure) {
+            (Ok(module), _) => Ok(module),
+            (Err(_), Some(error)) => Err(self.read_failure(error)),
+            // Stored code was validated at deploy and hashes to its record: anything else is a
+            // corrupt database.
+            (Err(error), None) => Err(self.fail_corrupt(corrupt(key, error.to_string()))),
+        }
+    }
+
+    fn entitlements(
+        &mut self,
+        address: &Address,
+        record: &ActorRecord,
+    ) -> Result<Entitlements, HostError> {
+        validate_manifest(&record.entitlements).map_err(|e: VmError| {
+            self.fail_corrupt(corrupt(keys::actor_key(address), e.to_string()))
+        })
+    }
+
+    fn count(&mut self, key: &[u8]) -> Result<u64, HostError> {
+        let count = self.overlay.record(key, decode_count);
+        Ok(self.absorb(count)?.unwrap_or(0))
+    }
+
+    /// Writes a count, deleting the key at zero so that an idle actor leaves nothing behind.
+    fn set_count(&mut self, key: Vec<u8>, count: u64) {
+        self.overlay
+            .put(key, (count > 0).then(|| encode_count(count)));
+    }
+
+    /// Removes a pending timer's records (not its height's count: sequence numbers are never
+    /// reused) and lowers its owner's count.
+    pub(crate) fn forget_timer(
+        &mut self,
+        height: u64,
+        seq: u32,
+        owner: &Address,
+    ) -> Result<(), HostError> {
+        self.overlay.put(keys::timer_key(height, seq), None);
+        if let Some(id) = timer_id(height, seq) {
+            self.overlay.put(keys::timer_index_key(owner, id), None);
+        }
+        let pending_key = keys::timer_pending_key(owner);
+        let pending = self.count(&pending_key)?;
+        self.set_count(pending_key, pending.saturating_sub(1));
+        Ok(())
+    }
+
+    /// Removes a queued message's records and lowers its recipient's usage.
+    pub(crate) fn forget_message(
+        &mut self,
+        seq: u64,
+        message: &MessageRecord,
+    ) -> Result<(), HostError> {
+        self.overlay.put(keys::message_key(seq), None);
+        self.overlay
+            .put(keys::mailbox_entry_key(&message.to, seq), None);
+        let usage_key = keys::mailbox_usage_key(&message.to);
+        let usage = self.overlay.record(&usage_key, MailboxUsage::decode);
+        let usage = self.absorb(usage)?.unwrap_or_default();
+        let usage = MailboxUsage {
+            count: usage.count.saturating_sub(1),
+            bytes: usage.bytes.saturating_sub(message.size_bytes()),
+        };
+        self.overlay
+            .put(usage_key, (!usage.is_empty()).then(|| usage.encode()));
+        Ok(())
+    }
+}
+
+impl<S: StateRead> Host for ActorHost<'_, '_, S> {
+    fn storage_get(&mut self, actor: &Address, key: &[u8]) -> Result<Option<Vec<u8>>, HostError> {
+        let value = self.overlay.get(&keys::storage_key(actor, key));
+        self.absorb(value)
+    }
+
+    fn storage_set(&mut self, actor: &Address, key: &[u8], value: &[u8]) -> Result<(), HostError> {
+        self.overlay
+            .put(keys::storage_key(actor, key), Some(value.to_vec()));
+        Ok(())
+    }
+
+    fn storage_remove(&mut self, actor: &Address, key: &[u8]) -> Result<bool, HostError> {
+        let key = keys::storage_key(actor, key);
+        let present = self.overlay.get(&key);
+        let present = self.absorb(present)?.is_some();
+        if present {
+            self.overlay.put(key, None);
+        }
+        Ok(present)
+    }
+
+    fn storage_next(
+        &mut self,
+        actor: &Address,
+        prefix: &[u8],
+        after: Option<&[u8]>,
+    ) -> Result<Option<StorageEntry>, HostError> {
+        let prefix = keys::storage_key(actor, prefix);
+        let after = after.map(|after| keys::storage_key(actor, after));
+        match self.overlay.next_entry(&prefix, after.as_deref()) {
+            Ok(entry) => Ok(entry.map(|(key, value)| {
+                (key[keys::STORAGE_KEY_HEADER_LEN..].to_vec(), value)
+            })),
+            Err(IterError::Read(error)) => self.absorb(Err(error)),
+            Err(IterError::Unavailable) => Err(HostError::new(
+                ExecCode::IterationUnavailable,
+                "storage iteration is not available in block execution on this network",
+            )),
+        }
+    }
+
+    fn emit(&mut self, actor: &Address, topic: &[u8], data: &[u8]) -> Result<(), HostError> {
+        // Receipts carry topics as text.
+        let topic = String::from_utf8(topic.to_vec()).map_err(|_| {
+            HostError::new(ExecCode::HostCallArgument, "event topic is not UTF-8")
+        })?;
+        self.events.push(Event {
+            address: *actor,
+            topic,
+            data: data.to_vec(),
+        });
+        Ok(())
+    }
+
+    fn balance(&mut self, address: &Address) -> Result<u128, HostError> {
+        let account = self.overlay.account(*address);
+        Ok(self.absorb(account)?.balance)
+    }
+
+    fn transfer(&mut self, from: &Address, to: &Address, amount: u128) -> Result<(), HostError> {
+        self.move_value(from, to, amount)
+    }
+
+    fn send(&mut self, message: OutgoingMessage) -> Result<(), HostError> {
+        let recipient = actor_record(self.overlay, &message.to);
+        if self.absorb(recipient)?.is_none() {
+            return Err(no_actor(&message.to));
+        }
+        let size = (message.handler.len() + message.payload.len()) as u64;
+        let usage_key = keys::mailbox_usage_key(&message.to);
+        let usage = self.overlay.record(&usage_key, MailboxUsage::decode);
+        let usage = self.absorb(usage)?.unwrap_or_default();
+        let bytes = usage.bytes.saturating_add(size);
+        if bytes > MAILBOX_CAPACITY_BYTES {
+            return Err(HostError::new(
+                ExecCode::MailboxFull,
+                format!(
+                    "{}'s mailbox holds {} bytes; {size} more would pass {MAILBOX_CAPACITY_BYTES}",
+                    message.to, usage.bytes
+                ),
+            ));
+        }
+        // The delivery's budget is bought now, at this block's basefees.
+        let prepaid = u128::from(message.cycles_limit)
+            .checked_mul(self.basefees.cycle)
+            .and_then(|c| {
+                u128::from(SYSTEM_RUN_CELLS_LIMIT)
+                    .checked_mul(self.basefees.cell)
+                    .and_then(|k| c.checked_add(k))
+            })
+            .and_then(|fee| fee.checked_add(message.value))
+            .ok_or_else(|| {
+                HostError::new(ExecCode::ActorBalance, "the message's budget and value overflow")
+            })?;
+        self.debit(&message.from, prepaid)?;
+        let queue = self.overlay.record(&keys::mail_queue_key(), MailQueue::decode);
+        let mut queue = self.absorb(queue)?.unwrap_or_default();
+        let seq = queue.tail;
+        queue.tail = queue
+            .tail
+            .checked_add(1)
+            .ok_or_else(|| HostError::internal("the mail queue is exhausted"))?;
+        let record = MessageRecord {
+            from: message.from,
+            to: message.to,
+            handler: message.handler,
+            payload: message.payload,
+            value: message.value,
+            cycles_limit: message.cycles_limit,
+            prepaid: prepaid - message.value,
+            basefee_cycle: self.basefees.cycle,
+            basefee_cell: self.basefees.cell,
+        };
+        self.overlay
+            .put(keys::mailbox_entry_key(&record.to, seq), Some(MARKER.to_vec()));
+        self.overlay.put(keys::message_key(seq), Some(record.encode()));
+        self.overlay.put(keys::mail_queue_key(), Some(queue.encode()));
+        let usage = MailboxUsage {
+            count: usage.count.saturating_add(1),
+            bytes,
+        };
+        self.overlay.put(usage_key, Some(usage.encode()));
+        Ok(())
+    }
+
+    fn call(&mut self, request: CallRequest) -> Result<Outcome, HostError> {
+        let callee = request.context.self_address;
+        let record = actor_record(self.overlay, &callee);
+        let record = self.absorb(record)?.ok_or_else(|| no_actor(&callee))?;
+        let entitlements = self.entitlements(&callee, &record)?;
+        let saved = self.save();
+        let prepared = self
+            .move_value(&request.context.caller, &callee, request.context.value)
+            .and_then(|()| self.module(&callee, &record));
+        let module = match prepared {
+            Ok(module) => module,
+            Err(error) => {
+                self.restore(saved);
+                return Err(error);
+            }
+        };
+        let invocation = Invocation {
+            handler: &request.handler,
+            payload: &request.payload,
+            context: request.context,
+            entitlements,
+            cycles_limit: request.cycles_limit,
+            cells_limit: request.cells_limit,
+            read_only: request.read_only,
+        };
+        let vm = self.vm;
+        let outcome = vm.invoke(&module, &invocation, self);
+        if !outcome.is_success() {
+            self.restore(saved);
+        }
+        Ok(outcome)
+    }
+
+    fn timer_schedule(&mut self, timer: TimerRequest) -> Result<u64, HostError> {
+        let pending_key = keys::timer_pending_key(&timer.owner);
+        let pending = self.count(&pending_key)?;
+        if pending >= MAX_PENDING_TIMERS_PER_ACTOR as u64 {
+            return Err(HostError::new(
+                ExecCode::TooManyTimers,
+                format!("{pending} timers pending, the limit is {MAX_PENDING_TIMERS_PER_ACTOR}"),
+            ));
+        }
+        let slot_key = keys::timer_slot_key(timer.height);
+        let seq = self.count(&slot_key)?;
+        let id = u32::try_from(seq)
+            .ok()
+            .and_then(|seq| timer_id(timer.height, seq).map(|id| (seq, id)));
+        let Some((seq, id)) = id else {
+            return Err(HostError::new(
+                ExecCode::TimerHeight,
+                format!(
+                    "height {} cannot take another timer (heights fit 32 bits, 2^32 timers each)",
+                    timer.height
+                ),
+            ));
+        };
+        let record = TimerRecord {
+            owner: timer.owner,
+            handler: timer.handler,
+            payload: timer.payload,
+            cycles_limit: timer.cycles_limit,
+        };
+        self.overlay
+            .put(keys::timer_key(timer.height, seq), Some(record.encode()));
+        self.overlay
+            .put(keys::timer_index_key(&timer.owner, id), Some(MARKER.to_vec()));
+        self.set_count(slot_key, seq as u64 + 1);
+        self.set_count(pending_key, pending + 1);
+        Ok(id)
+    }
+
+    fn timer_cancel(&mut self, owner: &Address, id: u64) -> Result<bool, HostError> {
+        let (height, seq) = timer_id_parts(id);
+        // A fired timer's record is gone, so it cannot be cancelled twice or after firing.
+        let timer = self
+            .overlay
+            .record(&keys::timer_key(height, seq), TimerRecord::decode);
+        match self.absorb(timer)? {
+            Some(timer) if timer.owner == *owner => {
+                self.forget_timer(height, seq, owner)?;
+                Ok(true)
+            }
+            _ => Ok(false),
+        }
+    }
+}

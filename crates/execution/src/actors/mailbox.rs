@@ -1,0 +1,156 @@
+//! Delivering mailbox messages at the start of a block, after the due timers.
+//!
+//! Messages are delivered in the order they were sent (one global queue, so FIFO per actor
+//! too), at most [`MAX_DELIVERIES_PER_BLOCK`] per block and only while the deferred-work budget
+//! covers the next message's cycles; the rest wait for the next block. A message sent in this
+//! block is never delivered in it: deliveries run before transactions.
+//!
+//! Exactly once: a message's records are deleted in the writes of the block that delivers it,
+//! whatever the delivery's outcome. The delivery runs with the budget the sender bought when it
+//! sent the message (`cycles_limit` and [`SYSTEM_RUN_CELLS_LIMIT`] cells, priced at the sending
+//! block's basefees and held since): the fee for what it used is burned and the rest goes back
+//! to the sender. The escrowed value goes to the recipient if the handler succeeds and back to
+//! the sender otherwise.
+
+use super::{
+    Deferred, MAX_DELIVERIES_PER_BLOCK, SYSTEM_RUN_CELLS_LIMIT, Stop, SystemRun, SystemRunKind,
+    cost, host::{ActorHost, actor_record, corrupt}, settled, status_of,
+};
+use crate::{BlockEnv, StateRead, overlay::ReadError};
+use drover_state::{MailQueue, MessageRecord, keys};
+use drover_types::{FeeBreakdown, TxStatus};
+use drover_vm::{CallContext, CallRequest};
+
+/// Delivers the messages due in this block (see the module documentation).
+pub(crate) fn deliver<S: StateRead>(
+    host: &mut ActorHost<'_, '_, S>,
+    env: &BlockEnv,
+    deferred: &mut Deferred,
+) -> Result<(), Stop> {
+    let queue_key = keys::mail_queue_key();
+    let Some(queue) = host.overlay.record(&queue_key, MailQueue::decode)? else {
+        return Ok(());
+    };
+    discover(host, queue)?;
+    // Messages that deliveries send in this block (at `queue.tail` and beyond) wait for the next.
+    let end = queue
+        .tail
+        .min(queue.head.saturating_add(MAX_DELIVERIES_PER_BLOCK as u64));
+    for seq in queue.head..end {
+        let key = keys::message_key(seq);
+        let message = host
+            .overlay
+            .record(&key, MessageRecord::decode)?
+            .ok_or_else(|| Stop::Corrupt(corrupt(key, "a queued message is missing")))?;
+        if !deferred.fits(message.cycles_limit) {
+            break;
+        }
+        // Re-read: the previous delivery may have queued messages (moving the tail).
+        let mut current = host
+            .overlay
+            .record(&queue_key, MailQueue::decode)?
+            .unwrap_or(queue);
+        current.head = seq + 1;
+        host.overlay.put(queue_key.clone(), Some(current.encode()));
+        deliver_one(host, env, seq, message, deferred)?;
+    }
+    Ok(())
+}
+
+/// Reads the messages this block may deliver and their parties, recording every missing key.
+fn discover<S: StateRead>(host: &mut ActorHost<'_, '_, S>, queue: MailQueue) -> Result<(), Stop> {
+    let mut missing = false;
+    let mut note = |read: Result<(), ReadError>| match read {
+        Ok(()) => Ok(()),
+        Err(ReadError::Unknown) => {
+            missing = true;
+            Ok(())
+        }
+        Err(ReadError::Corrupt(error)) => Err(Stop::Corrupt(error)),
+    };
+    let end = queue
+        .tail
+        .min(queue.head.saturating_add(MAX_DELIVERIES_PER_BLOCK as u64));
+    for seq in queue.head..end {
+        match host.overlay.record(&keys::message_key(seq), MessageRecord::decode) {
+            Ok(Some(message)) => {
+                note(host.overlay.account(message.from).map(drop))?;
+                note(host.overlay.account(message.to).map(drop))?;
+                note(actor_record(host.overlay, &message.to).map(drop))?;
+            }
+            Ok(None) => {}
+            Err(error) => note(Err(error))?,
+        }
+    }
+    if missing { Err(Stop::Unknown) } else { Ok(()) }
+}
+
+fn deliver_one<S: StateRead>(
+    host: &mut ActorHost<'_, '_, S>,
+    env: &BlockEnv,
+    seq: u64,
+    message: MessageRecord,
+    deferred: &mut Deferred,
+) -> Result<(), Stop> {
+    let misses = host.overlay.misses();
+    let from = message.from;
+    let account_fault = |e: drover_vm::HostError| {
+        Stop::Corrupt(corrupt(keys::account_key(&from), e.to_string()))
+    };
+    let forgotten = host.forget_message(seq, &message);
+    settled(host, misses)?;
+    forgotten.map_err(account_fault)?;
+    // The escrowed value goes back to the sender, and the call moves it on to the recipient
+    // (and back again if the handler does not succeed).
+    let returned = host.credit(&from, message.value);
+    settled(host, misses)?;
+    returned.map_err(account_fault)?;
+    host.events.clear();
+    let outcome = host.run(CallRequest {
+        context: CallContext {
+            self_address: message.to,
+            caller: from,
+            origin: from,
+            block_height: env.height,
+            timestamp_ms: env.timestamp_ms,
+            value: message.value,
+            depth: 0,
+        },
+        handler: message.handler.clone(),
+        payload: message.payload,
+        cycles_limit: message.cycles_limit,
+        cells_limit: SYSTEM_RUN_CELLS_LIMIT,
+        read_only: false,
+    });
+    settled(host, misses)?;
+    // Used ≤ the budget, priced as when it was bought: at most what was prepaid.
+    let fee = cost(
+        outcome.cycles_used,
+        outcome.cells_used,
+        message.basefee_cycle,
+        message.basefee_cell,
+    )
+    .unwrap_or(message.prepaid)
+    .min(message.prepaid);
+    let refunded = host.credit(&from, message.prepaid - fee);
+    settled(host, misses)?;
+    refunded.map_err(account_fault)?;
+    let (status, revert_reason, error) = status_of(&outcome);
+    deferred.record(SystemRun {
+        kind: SystemRunKind::Delivery { seq, from },
+        actor: message.to,
+        handler: message.handler,
+        status,
+        cycles_used: outcome.cycles_used,
+        cells_used: outcome.cells_used,
+        fee: FeeBreakdown { burned: fee, tip: 0 },
+        events: if status == TxStatus::Success {
+            std::mem::take(&mut host.events)
+        } else {
+            Vec::new()
+        },
+        revert_reason,
+        error,
+    });
+    Ok(())
+}

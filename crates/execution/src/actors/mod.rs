@@ -1,0 +1,225 @@
+//! Actor execution: deploy, call, upgrade, read-only calls, and the work a block does before
+//! its transactions (due timers, then mailbox deliveries).
+//!
+//! Every actor invocation runs through one [`host::ActorHost`] over the block's journaled
+//! [`Overlay`](crate::overlay::Overlay): the VM meters and checks, the host applies effects to
+//! the overlay and rolls back those of any invocation that does not succeed (nested calls
+//! included), so a revert or a trap leaves exactly the state before it, while the fee is
+//! charged outside the rolled-back part. One module per family: [`deploy`], [`call`],
+//! [`upgrade`], [`mailbox`], [`timers`], [`read`].
+//!
+//! Invariants:
+//! - Determinism: no read outside the overlay, no hash-map order, no clock; the VM's module
+//!   cache only saves compile time (a cached module meters like a fresh one).
+//! - A read the state cannot answer (`Unknown`) aborts only the work that needed it; the
+//!   executor throws the round's result away and reports every missing key
+//!   ([`NeedState`](crate::NeedState)). A corrupt record is fatal for the block.
+//! - Limits are named constants below; changing one is a consensus change.
+
+pub(crate) mod call;
+pub(crate) mod deploy;
+pub(crate) mod host;
+pub(crate) mod mailbox;
+pub mod read;
+pub(crate) mod timers;
+pub(crate) mod upgrade;
+#[cfg(test)]
+mod tests;
+
+use drover_types::{Address, Event, ExecError, FeeBreakdown, TxStatus};
+use drover_vm::{Outcome, Status};
+
+pub use upgrade::{ACTOR_UPGRADES_ADDRESS, UPGRADE_HANDLER, UpgradeRequest};
+
+/// Cycles charged per payload byte of a deploy or an upgrade, on top of the base transaction
+/// cost: validating and compiling the code is work proportional to its size.
+pub const DEPLOY_CYCLES_PER_PAYLOAD_BYTE: u64 = 16;
+/// Cells charged for an actor record and its keys on top of the payload bytes of a deploy or
+/// an upgrade (which bound the code, manifest and history bytes written).
+pub const ACTOR_RECORD_CELLS: u64 = 256;
+/// Cells budget of one timer fire or one mailbox delivery (bytes it may write).
+pub const SYSTEM_RUN_CELLS_LIMIT: u64 = 16_384;
+/// Most timers fired in one block; the rest wait for the next block, in order.
+pub const MAX_TIMER_FIRES_PER_BLOCK: usize = 128;
+/// Most mailbox messages delivered in one block; the rest wait for the next block, in order.
+pub const MAX_DELIVERIES_PER_BLOCK: usize = 256;
+/// Most handler + payload bytes pending in one actor's mailbox.
+pub const MAILBOX_CAPACITY_BYTES: u64 = 1024 * 1024;
+
+/// Topic of the event a deploy emits (address: the new actor, data: its code hash).
+pub const DEPLOY_EVENT_TOPIC: &str = "deploy";
+/// Topic of the event an upgrade emits (address: the actor, data: its new code hash).
+pub const UPGRADE_EVENT_TOPIC: &str = "upgrade";
+
+/// What ran outside any transaction: a timer fire or a mailbox delivery. Listed in
+/// [`BlockOutcome::system_runs`](crate::BlockOutcome::system_runs) in execution order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SystemRun {
+    pub kind: SystemRunKind,
+    /// The actor whose handler ran (the timer's owner, the message's recipient).
+    pub actor: Address,
+    pub handler: String,
+    /// `Success`, `Reverted`, or `Failed` (a trap, or a timer dropped unpaid: E1503).
+    pub status: TxStatus,
+    pub cycles_used: u64,
+    pub cells_used: u64,
+    /// Burned in full (no proposer tip: nobody bid for this work).
+    pub fee: FeeBreakdown,
+    /// Events of a successful run.
+    pub events: Vec<Event>,
+    pub revert_reason: Option<String>,
+    pub error: Option<ExecError>,
+}
+
+/// Which deferred work a [`SystemRun`] was.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SystemRunKind {
+    /// Timer `id` (`height << 32 | seq`), paid by its owner.
+    Timer { id: u64 },
+    /// Message `seq` of the global queue from `from`, paid by the budget `from` bought.
+    Delivery { seq: u64, from: Address },
+}
+
+/// Receipt fields that follow from an outcome: status, revert reason, error.
+pub(crate) fn status_of(outcome: &Outcome) -> (TxStatus, Option<String>, Option<ExecError>) {
+    let status = match outcome.status {
+        Status::Success => TxStatus::Success,
+        Status::Revert { .. } => TxStatus::Reverted,
+        Status::Trap(_) => TxStatus::Failed,
+    };
+    let reason = match &outcome.status {
+        Status::Revert { reason } => Some(String::from_utf8_lossy(reason).into_owned()),
+        _ => None,
+    };
+    (status, reason, outcome.error())
+}
+
+/// What one actor transaction did, before its fee is charged.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Work {
+    pub(crate) status: TxStatus,
+    /// Cycles and cells metered beyond the intrinsic cost.
+    pub(crate) cycles_used: u64,
+    pub(crate) cells_used: u64,
+    pub(crate) revert_reason: Option<String>,
+    pub(crate) error: Option<ExecError>,
+}
+
+impl Work {
+    pub(crate) fn success() -> Self {
+        Work {
+            status: TxStatus::Success,
+            cycles_used: 0,
+            cells_used: 0,
+            revert_reason: None,
+            error: None,
+        }
+    }
+
+    /// A failure found before anything ran (the intrinsic cost is still paid).
+    pub(crate) fn failed(error: ExecError) -> Self {
+        Work {
+            status: TxStatus::Failed,
+            error: Some(error),
+            ..Work::success()
+        }
+    }
+
+    pub(crate) fn from_outcome(outcome: &Outcome) -> Self {
+        let (status, revert_reason, error) = status_of(outcome);
+        Work {
+            status,
+            cycles_used: outcome.cycles_used,
+            cells_used: outcome.cells_used,
+            revert_reason,
+            error,
+        }
+    }
+}
+
+/// Why deferred work stopped before its end.
+pub(crate) enum Stop {
+    /// State was missing: the round's result will be thrown away.
+    Unknown,
+    /// A corrupt record: the block cannot be executed.
+    Corrupt(crate::StateError),
+}
+
+impl From<crate::overlay::ReadError> for Stop {
+    fn from(error: crate::overlay::ReadError) -> Self {
+        match error {
+            crate::overlay::ReadError::Unknown => Stop::Unknown,
+            crate::overlay::ReadError::Corrupt(error) => Stop::Corrupt(error),
+        }
+    }
+}
+
+/// Fails with the reason if the host met corruption or missing state since `misses_before`.
+pub(crate) fn settled<S: crate::StateRead>(
+    host: &mut host::ActorHost<'_, '_, S>,
+    misses_before: usize,
+) -> Result<(), Stop> {
+    if let Some(error) = host.fatal.take() {
+        return Err(Stop::Corrupt(error));
+    }
+    if host.overlay.misses() > misses_before {
+        return Err(Stop::Unknown);
+    }
+    Ok(())
+}
+
+/// What the block's deferred work may still use and has used. Timers and deliveries together
+/// use at most each meter's target, so that user transactions always keep the other half of
+/// the block limit.
+pub(crate) struct Deferred {
+    pub(crate) cycles_left: u64,
+    pub(crate) cells_left: u64,
+    pub(crate) cycles_used: u64,
+    pub(crate) cells_used: u64,
+    pub(crate) burned: u128,
+    pub(crate) runs: Vec<SystemRun>,
+}
+
+impl Deferred {
+    pub(crate) fn new(params: &crate::FeeParams) -> Self {
+        Deferred {
+            cycles_left: params.target_cycles,
+            cells_left: params.target_cells,
+            cycles_used: 0,
+            cells_used: 0,
+            burned: 0,
+            runs: Vec::new(),
+        }
+    }
+
+    /// Whether a run with a budget of `cycles` (and [`SYSTEM_RUN_CELLS_LIMIT`] cells) fits.
+    pub(crate) fn fits(&self, cycles: u64) -> bool {
+        cycles <= self.cycles_left && SYSTEM_RUN_CELLS_LIMIT <= self.cells_left
+    }
+
+    pub(crate) fn record(&mut self, run: SystemRun) {
+        self.cycles_left = self.cycles_left.saturating_sub(run.cycles_used);
+        self.cells_left = self.cells_left.saturating_sub(run.cells_used);
+        self.cycles_used = self.cycles_used.saturating_add(run.cycles_used);
+        self.cells_used = self.cells_used.saturating_add(run.cells_used);
+        self.burned = self.burned.saturating_add(run.fee.burned);
+        self.runs.push(run);
+    }
+}
+
+/// `cycles × cycle price + cells × cell price`, or `None` on overflow.
+pub(crate) fn cost(cycles: u64, cells: u64, cycle_price: u128, cell_price: u128) -> Option<u128> {
+    u128::from(cycles)
+        .checked_mul(cycle_price)?
+        .checked_add(u128::from(cells).checked_mul(cell_price)?)
+}
+
+/// Runs the block's deferred work on `host`: due timers, then mailbox deliveries.
+pub(crate) fn run_deferred<S: crate::StateRead>(
+    host: &mut host::ActorHost<'_, '_, S>,
+    env: &crate::BlockEnv,
+    deferred: &mut Deferred,
+) -> Result<(), Stop> {
+    timers::fire_due(host, env, deferred)?;
+    mailbox::deliver(host, env, deferred)
+}

@@ -1,0 +1,84 @@
+//! Read-only execution (`POST /actor/read`): a handler run against a state snapshot with
+//! `read_only = true`, bounded cycles and cells, and no writes ever leaving it.
+//!
+//! The run gets its own overlay, dropped at the end: even a buggy host path could not leak a
+//! write. Any state-writing host call fails with E1206 (the API answers 5003), also in nested
+//! calls, which fail the whole read; running out of `max_cycles` / `max_cells` is E1005 / E1006
+//! (the API answers 5004); a missing handler is E1205 (5002). Like block execution, a read over
+//! a partial [`Snapshot`](crate::Snapshot) reports the state it lacks instead of guessing.
+
+use super::host::{ActorHost, actor_record};
+use crate::{BlockEnv, NeedState, StateError, StateRead, overlay::{Overlay, ReadError}};
+use drover_state::Basefees;
+use drover_types::Address;
+use drover_vm::{CallContext, CallRequest, Outcome, Vm};
+
+/// A read-only call.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ReadRequest {
+    pub actor: Address,
+    pub handler: String,
+    pub payload: Vec<u8>,
+    /// What the handler sees as `caller` and `origin` (the API's optional `from`).
+    pub caller: Address,
+    /// Cycles budget (the API bounds it by the node's cap).
+    pub max_cycles: u64,
+    /// Cells budget: a read writes nothing, but the VM meters what a write would cost before
+    /// refusing it.
+    pub max_cells: u64,
+}
+
+/// Why a read produced no outcome.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ReadFailure {
+    /// The address holds no actor (the API's "actor not found").
+    #[error("{0} holds no actor")]
+    NoActor(Address),
+    /// The snapshot lacks state the read needs: fetch it and read again.
+    #[error("state missing: {} keys, {} next-key queries", .0.keys.len(), .0.next_key_queries.len())]
+    NeedState(NeedState),
+    #[error(transparent)]
+    Corrupt(#[from] StateError),
+}
+
+/// Runs `request` read-only on `state` as of the block `env` describes (height and timestamp
+/// are what the handler sees). Returns the handler's outcome; never produces writes.
+pub fn read_actor(
+    vm: &Vm,
+    env: &BlockEnv,
+    basefees: Basefees,
+    state: &impl StateRead,
+    request: &ReadRequest,
+) -> Result<Outcome, ReadFailure> {
+    let mut overlay = Overlay::new(state);
+    match actor_record(&mut overlay, &request.actor) {
+        Ok(Some(_)) => {}
+        Ok(None) => return Err(ReadFailure::NoActor(request.actor)),
+        Err(ReadError::Corrupt(error)) => return Err(error.into()),
+        Err(ReadError::Unknown) => return Err(ReadFailure::NeedState(NeedState::from_overlay(&mut overlay))),
+    }
+    let mut host = ActorHost::new(&mut overlay, vm, basefees);
+    let outcome = host.run(CallRequest {
+        context: CallContext {
+            self_address: request.actor,
+            caller: request.caller,
+            origin: request.caller,
+            block_height: env.height,
+            timestamp_ms: env.timestamp_ms,
+            value: 0,
+            depth: 0,
+        },
+        handler: request.handler.clone(),
+        payload: request.payload.clone(),
+        cycles_limit: request.max_cycles,
+        cells_limit: request.max_cells,
+        read_only: true,
+    });
+    if let Some(error) = host.fatal.take() {
+        return Err(error.into());
+    }
+    if overlay.misses() > 0 {
+        return Err(ReadFailure::NeedState(NeedState::from_overlay(&mut overlay)));
+    }
+    Ok(outcome)
+}

@@ -1,0 +1,687 @@
+//! Actor execution end to end through `execute_block`: every block of these tests also runs by
+//! incremental key discovery from a partial snapshot, and must give the same outcome as over
+//! the complete state.
+
+use super::{ACTOR_UPGRADES_ADDRESS, SystemRunKind, UPGRADE_HANDLER, UpgradeRequest};
+use crate::{
+    BlockEnv, BlockError, BlockOutcome, FeeParams, ReadRequest, Snapshot, StateRead,
+    execute_block, prefetch_keys, read_actor, select_valid,
+    testing::{CHAIN_ID, State, apply, balance, genesis, verified, vm},
+};
+use drover_state::{ActorRecord, Basefees, UpgradeRecord, keys};
+use drover_types::{
+    Address, Event, Transaction, TxStatus, VerifiedTransaction, exec_error::ExecCode, keccak256,
+    payload::{Deploy, Manifest, Message, actor_address},
+};
+use drover_vm::{Outcome, Status};
+use std::collections::BTreeMap;
+
+const RICH: u128 = 1_000_000_000_000_000;
+const CYCLES_LIMIT: u64 = 15_000_000;
+const CELLS_LIMIT: u64 = 400_000;
+const PROPOSER: Address = Address([0x99; 20]);
+
+fn example(name: &str) -> Vec<u8> {
+    let path = format!("{}/../../actors/{name}.wat", env!("CARGO_MANIFEST_DIR"));
+    wat::parse_file(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+fn inline(text: &str) -> Vec<u8> {
+    wat::parse_str(text).expect("valid wat")
+}
+
+/// Runs `txs` by discovery rounds from the prefetched keys; returns the outcome and the rounds.
+fn discover(state: &State, env: &BlockEnv, txs: &[VerifiedTransaction]) -> (BlockOutcome, usize) {
+    let mut snapshot = Snapshot::new();
+    for key in prefetch_keys(env, txs) {
+        let value = state.get(&key).cloned();
+        snapshot.insert(key, value);
+    }
+    for round in 1..=1_000 {
+        match execute_block(vm(), env, &FeeParams::default(), &snapshot, txs) {
+            Ok(outcome) => return (outcome, round),
+            Err(BlockError::NeedState(need)) => {
+                assert!(!need.keys.iter().any(|k| snapshot.contains(k)), "asked twice");
+                for key in need.keys {
+                    let value = state.get(&key).cloned();
+                    snapshot.insert(key, value);
+                }
+                for query in need.next_key_queries {
+                    let answer = StateRead::next_entry(state, &query).expect("complete state");
+                    snapshot.answer(query, answer);
+                }
+            }
+            Err(e) => panic!("{e}"),
+        }
+    }
+    panic!("discovery did not converge");
+}
+
+struct Chain {
+    state: State,
+    height: u64,
+    nonces: BTreeMap<Address, u64>,
+}
+
+impl Chain {
+    fn new(balances: &[(Address, u128)]) -> Self {
+        Chain {
+            state: genesis(balances),
+            height: 1,
+            nonces: BTreeMap::new(),
+        }
+    }
+
+    fn env(&self) -> BlockEnv {
+        BlockEnv {
+            chain_id: CHAIN_ID,
+            height: self.height,
+            timestamp_ms: self.height * 1_000,
+            proposer: PROPOSER,
+        }
+    }
+
+    /// Executes a block (complete state and discovery must agree), applies it.
+    fn block(&mut self, txs: &[VerifiedTransaction]) -> BlockOutcome {
+        let env = self.env();
+        let full = execute_block(vm(), &env, &FeeParams::default(), &self.state, txs)
+            .expect("a complete state answers everything");
+        let (incremental, _) = discover(&self.state, &env, txs);
+        assert_eq!(incremental, full, "discovery must not change the outcome");
+        // The proposer's filter keeps every transaction that passes its pre-checks.
+        let selection = select_valid(vm(), &env, &FeeParams::default(), &self.state, txs).unwrap();
+        // (A pre-check failure is the only receipt that uses nothing.)
+        let prechecked = full.receipts.iter().filter(|r| r.cycles_used > 0).count();
+        assert_eq!(selection.included.len(), prechecked);
+        apply(&mut self.state, full.writes.clone());
+        self.height += 1;
+        full
+    }
+
+    fn tx(&mut self, sender: Address, to: Option<Address>, payload: Vec<u8>, value: u128) -> VerifiedTransaction {
+        let nonce = self.nonces.entry(sender).or_default();
+        let tx = Transaction {
+            chain_id: CHAIN_ID,
+            nonce: *nonce,
+            to,
+            value,
+            cycles_limit: CYCLES_LIMIT,
+            cells_limit: CELLS_LIMIT,
+            max_fee_per_cycle: 10,
+            max_fee_per_cell: 10,
+            tip_per_cycle: 1,
+            tip_per_cell: 0,
+            payload,
+            signature: None,
+        };
+        *nonce += 1;
+        // Distinct hashes for identical transactions of different senders and nonces.
+        verified(sender, tx)
+    }
+
+    fn deploy_tx(&mut self, sender: Address, code: Vec<u8>, manifest: &[&str], salt: &[u8], value: u128) -> (VerifiedTransaction, Address) {
+        let deploy = Deploy {
+            code,
+            manifest: Manifest {
+                entitlements: manifest.iter().map(|s| s.to_string()).collect(),
+            },
+            salt: salt.to_vec(),
+            init: None,
+        };
+        let address = actor_address(&sender, &deploy.salt, &deploy.code);
+        (self.tx(sender, None, deploy.encode(), value), address)
+    }
+
+    fn deploy(&mut self, sender: Address, code: Vec<u8>, manifest: &[&str], value: u128) -> Address {
+        let (tx, address) = self.deploy_tx(sender, code, manifest, b"", value);
+        let outcome = self.block(&[tx]);
+        assert_eq!(outcome.receipts[0].status, TxStatus::Success, "{:?}", outcome.receipts[0].error);
+        address
+    }
+
+    fn call_tx(&mut self, sender: Address, to: Address, handler: &str, payload: &[u8], value: u128) -> VerifiedTransaction {
+        let message = Message {
+            handler: handler.into(),
+            payload: payload.to_vec(),
+        };
+        self.tx(sender, Some(to), message.encode(), value)
+    }
+
+    fn call(&mut self, sender: Address, to: Address, handler: &str, payload: &[u8]) -> BlockOutcome {
+        let tx = self.call_tx(sender, to, handler, payload, 0);
+        self.block(&[tx])
+    }
+
+    fn read(&self, actor: Address, handler: &str, payload: &[u8]) -> Outcome {
+        read_on(&self.state, &self.env(), actor, handler, payload)
+    }
+
+    fn storage(&self, actor: Address, key: &[u8]) -> Option<Vec<u8>> {
+        self.state.get(&keys::storage_key(&actor, key)).cloned()
+    }
+}
+
+fn read_on(state: &impl StateRead, env: &BlockEnv, actor: Address, handler: &str, payload: &[u8]) -> Outcome {
+    let request = ReadRequest {
+        actor,
+        handler: handler.into(),
+        payload: payload.to_vec(),
+        caller: Address::ZERO,
+        max_cycles: 5_000_000,
+        max_cells: 100_000,
+    };
+    read_actor(vm(), env, Basefees { cycle: 1, cell: 1 }, state, &request).expect("read runs")
+}
+
+fn code_of(outcome: &BlockOutcome, index: usize) -> Option<ExecCode> {
+    outcome.receipts[index].error.as_ref().map(|e| e.code)
+}
+
+fn u64_le(bytes: &[u8]) -> u64 {
+    u64::from_le_bytes(bytes.try_into().expect("8 bytes"))
+}
+
+const ALICE: Address = Address([0xa1; 20]);
+const BOB: Address = Address([0xb0; 20]);
+
+#[test]
+fn counter_deploys_counts_and_reads() {
+    let mut chain = Chain::new(&[(ALICE, RICH)]);
+    let counter = chain.deploy(ALICE, example("counter"), &["storage.kv"], 0);
+    let record = ActorRecord::decode(&chain.state[&keys::actor_key(&counter)]).unwrap();
+    assert_eq!(record.owner, ALICE);
+    assert_eq!(record.code_hash, keccak256(&example("counter")));
+    assert_eq!(record.created_height, 1);
+    let one = chain.call_tx(ALICE, counter, "increment", &[], 0);
+    let two = chain.call_tx(ALICE, counter, "increment", &[], 0);
+    let outcome = chain.block(&[one, two]);
+    assert!(outcome.receipts.iter().all(|r| r.status == TxStatus::Success));
+    assert_eq!(chain.storage(counter, b"count"), Some(2u64.to_le_bytes().to_vec()));
+    let read = chain.read(counter, "get", &[]);
+    assert_eq!((read.status, u64_le(&read.result)), (Status::Success, 2));
+}
+
+#[test]
+fn a_revert_rolls_back_but_the_fee_is_charged() {
+    let mut chain = Chain::new(&[(ALICE, RICH)]);
+    let counter = chain.deploy(ALICE, example("counter"), &["storage.kv"], 0);
+    chain.call(ALICE, counter, "increment", &[]);
+    let before = balance(&chain.state, ALICE);
+    let outcome = chain.call(ALICE, counter, "bump_and_revert", &[]);
+    let receipt = &outcome.receipts[0];
+    assert_eq!(receipt.status, TxStatus::Reverted);
+    assert_eq!(receipt.error.as_ref().map(|e| e.code), Some(ExecCode::Reverted));
+    assert_eq!(receipt.revert_reason.as_deref(), Some("changed my mind"));
+    assert!(receipt.cycles_used > 21_000 && receipt.fee.total() > 0);
+    assert_eq!(balance(&chain.state, ALICE), before - receipt.fee.total());
+    assert_eq!(chain.storage(counter, b"count"), Some(1u64.to_le_bytes().to_vec()));
+    assert_eq!(chain.nonces[&ALICE], 3, "the nonce is used");
+    let account = crate::testing::account(&chain.state, ALICE).unwrap();
+    assert_eq!(account.nonce, 3);
+}
+
+#[test]
+fn ledger_mints_and_transfers_by_caller() {
+    let mut chain = Chain::new(&[(ALICE, RICH), (BOB, RICH)]);
+    let ledger = chain.deploy(ALICE, example("ledger"), &["storage.kv"], 0);
+    let mint = [&ALICE.0[..], &100u64.to_le_bytes()].concat();
+    let pay_bob = [&BOB.0[..], &30u64.to_le_bytes()].concat();
+    let too_much = [&ALICE.0[..], &31u64.to_le_bytes()].concat();
+    let txs = [
+        chain.call_tx(ALICE, ledger, "mint", &mint, 0),
+        chain.call_tx(ALICE, ledger, "transfer", &pay_bob, 0),
+        chain.call_tx(BOB, ledger, "mint", &mint, 0),
+        chain.call_tx(BOB, ledger, "transfer", &too_much, 0),
+    ];
+    let outcome = chain.block(&txs);
+    let statuses: Vec<_> = outcome.receipts.iter().map(|r| r.status).collect();
+    assert_eq!(statuses, [TxStatus::Success, TxStatus::Success, TxStatus::Reverted, TxStatus::Reverted]);
+    assert_eq!(outcome.receipts[2].revert_reason.as_deref(), Some("not owner"));
+    assert_eq!(outcome.receipts[3].revert_reason.as_deref(), Some("insufficient balance"));
+    assert_eq!(u64_le(&chain.read(ledger, "balance_of", &ALICE.0).result), 70);
+    assert_eq!(u64_le(&chain.read(ledger, "balance_of", &BOB.0).result), 30);
+}
+
+#[test]
+fn echo_events_go_into_the_receipt_and_reads_cannot_emit() {
+    let mut chain = Chain::new(&[(ALICE, RICH)]);
+    let echo = chain.deploy(ALICE, example("echo"), &["events.emit"], 0);
+    let outcome = chain.call(ALICE, echo, "echo", b"hello");
+    assert_eq!(
+        outcome.receipts[0].events,
+        [Event {
+            address: echo,
+            topic: "echo".into(),
+            data: b"hello".to_vec()
+        }]
+    );
+    let read = chain.read(echo, "echo", b"hi");
+    assert_eq!(read.status.code(), Some(ExecCode::ReadOnlyViolation));
+}
+
+#[test]
+fn hostile_examples_fail_with_their_codes_and_pay() {
+    let mut chain = Chain::new(&[(ALICE, RICH)]);
+    let (float, float_address) = chain.deploy_tx(ALICE, example("float_op"), &[], b"", 0);
+    let outcome = chain.block(&[float]);
+    assert_eq!(outcome.receipts[0].status, TxStatus::Failed);
+    assert_eq!(code_of(&outcome, 0), Some(ExecCode::FloatInstruction));
+    assert!(outcome.receipts[0].fee.total() > 0, "validation is paid for");
+    assert!(!chain.state.contains_key(&keys::actor_key(&float_address)));
+
+    let spin = chain.deploy(ALICE, example("infinite_loop"), &[], 0);
+    let outcome = chain.call(ALICE, spin, "spin", &[]);
+    assert_eq!(code_of(&outcome, 0), Some(ExecCode::OutOfCycles));
+    assert_eq!(outcome.receipts[0].cycles_used, CYCLES_LIMIT, "the whole budget");
+
+    let bomb = chain.deploy(ALICE, example("memory_bomb"), &[], 0);
+    assert_eq!(code_of(&chain.call(ALICE, bomb, "grow", &[]), 0), Some(ExecCode::MemoryLimit));
+    assert_eq!(u32::from_le_bytes(chain.read(bomb, "grow_ok", &[]).result.try_into().unwrap()), 2);
+
+    let deep = chain.deploy(ALICE, example("deep_recursion"), &["actor.call"], 0);
+    assert_eq!(code_of(&chain.call(ALICE, deep, "dive", &[]), 0), Some(ExecCode::StackOverflow));
+    let descend = chain.read(deep, "descend", &[]);
+    assert!(String::from_utf8_lossy(&descend.result).starts_with("E1210"), "{descend:?}");
+
+    let big = chain.deploy(ALICE, example("oversize_result"), &[], 0);
+    assert_eq!(code_of(&chain.call(ALICE, big, "big", &[]), 0), Some(ExecCode::ResultTooLarge));
+    assert_eq!(chain.read(big, "fits", &[]).result.len(), 65_536);
+
+    let writer = chain.deploy(ALICE, example("readonly_write"), &["storage.kv", "actor.call"], 0);
+    assert_eq!(chain.read(writer, "touch", &[]).status.code(), Some(ExecCode::ReadOnlyViolation));
+    assert_eq!(chain.read(writer, "relay", &writer.0).status.code(), Some(ExecCode::ReadOnlyViolation));
+    chain.call(ALICE, writer, "relay", &writer.0);
+    assert_eq!(chain.read(writer, "peek", &[]).result, b"yes");
+    assert_eq!(chain.read(writer, "missing", &[]).status.code(), Some(ExecCode::HandlerNotFound));
+}
+
+#[test]
+fn nested_calls_move_value_and_a_revert_undoes_every_level() {
+    let mut chain = Chain::new(&[(ALICE, RICH)]);
+    let proxy = chain.deploy(ALICE, example("proxy"), &["storage.kv", "actor.call", "econ.transfer"], 1_000);
+    let counter = chain.deploy(ALICE, example("counter"), &["storage.kv"], 0);
+    let forward = [&counter.0[..], &400u128.to_le_bytes(), b"increment"].concat();
+    let outcome = chain.call(ALICE, proxy, "forward", &forward);
+    assert_eq!(outcome.receipts[0].status, TxStatus::Success);
+    assert_eq!(chain.storage(proxy, b"status"), Some(vec![0]));
+    assert_eq!(chain.storage(counter, b"count"), Some(1u64.to_le_bytes().to_vec()));
+    assert_eq!((balance(&chain.state, proxy), balance(&chain.state, counter)), (600, 400));
+
+    let before = chain.state.clone();
+    let alice_before = balance(&chain.state, ALICE);
+    let outcome = chain.call(ALICE, proxy, "forward_then_revert", &forward);
+    let receipt = &outcome.receipts[0];
+    assert_eq!((receipt.status, receipt.revert_reason.as_deref()), (TxStatus::Reverted, Some("undo")));
+    assert_eq!(chain.storage(counter, b"count"), Some(1u64.to_le_bytes().to_vec()));
+    assert_eq!((balance(&chain.state, proxy), balance(&chain.state, counter)), (600, 400));
+    assert_eq!(balance(&chain.state, ALICE), alice_before - receipt.fee.total());
+    for (key, value) in &before {
+        if keys::account_address(key).is_none() && key != &keys::basefees_key() {
+            assert_eq!(chain.state.get(key), Some(value), "key {key:?} changed");
+        }
+    }
+
+    // A callee that reverts has its own effects undone; the caller goes on.
+    let bump = [&counter.0[..], &0u128.to_le_bytes(), b"bump_and_revert"].concat();
+    let outcome = chain.call(ALICE, proxy, "forward", &bump);
+    assert_eq!(outcome.receipts[0].status, TxStatus::Success);
+    assert_eq!(chain.storage(proxy, b"status"), Some(vec![1]));
+    assert_eq!(chain.storage(counter, b"count"), Some(1u64.to_le_bytes().to_vec()));
+    // Value the caller does not hold fails the caller (E1212).
+    let rich_forward = [&counter.0[..], &10_000u128.to_le_bytes(), b"increment"].concat();
+    assert_eq!(code_of(&chain.call(ALICE, proxy, "forward", &rich_forward), 0), Some(ExecCode::ActorBalance));
+}
+
+const SEND_THEN_REVERT: &str = r#"(module
+  (import "drover" "input_read" (func $input_read (param i32)))
+  (import "drover" "send" (func $send (param i32 i32 i32 i32 i32 i32 i64)))
+  (import "drover" "revert" (func $revert (param i32 i32)))
+  (memory (export "memory") 1)
+  (data (i32.const 0) "ping")
+  (func (export "go")
+    (call $input_read (i32.const 96))
+    (call $send (i32.const 96) (i32.const 0) (i32.const 4) (i32.const 0) (i32.const 0)
+      (i32.const 64) (i64.const 100000)))
+  (func (export "go_and_revert")
+    (call $input_read (i32.const 96))
+    (call $send (i32.const 96) (i32.const 0) (i32.const 4) (i32.const 0) (i32.const 0)
+      (i32.const 64) (i64.const 100000))
+    (call $revert (i32.const 0) (i32.const 4))))"#;
+
+#[test]
+fn a_reverted_send_queues_nothing_and_pays_back_its_escrow() {
+    let mut chain = Chain::new(&[(ALICE, RICH)]);
+    let sender = chain.deploy(ALICE, inline(SEND_THEN_REVERT), &["mailbox.send"], 1_000_000);
+    let pinger = chain.deploy(ALICE, example("pinger"), &["storage.kv", "mailbox.send"], 0);
+    let outcome = chain.call(ALICE, sender, "go_and_revert", &pinger.0);
+    assert_eq!(outcome.receipts[0].status, TxStatus::Reverted);
+    assert_eq!(balance(&chain.state, sender), 1_000_000);
+    assert!(!chain.state.contains_key(&keys::mail_queue_key()));
+    // Without the revert the message is queued and its budget held.
+    chain.call(ALICE, sender, "go", &pinger.0);
+    assert!(chain.state.contains_key(&keys::message_key(0)));
+    assert!(balance(&chain.state, sender) < 1_000_000);
+}
+
+#[test]
+fn pinger_mailbox_is_fifo_and_exactly_once() {
+    let mut chain = Chain::new(&[(ALICE, RICH)]);
+    let manifest = ["storage.kv", "mailbox.send"];
+    let (a_tx, a) = chain.deploy_tx(ALICE, example("pinger"), &manifest, b"a", 100_000_000);
+    let (b_tx, b) = chain.deploy_tx(ALICE, example("pinger"), &manifest, b"b", 100_000_000);
+    chain.block(&[a_tx, b_tx]);
+    let start = chain.call(ALICE, a, "start", &b.0);
+    assert!(start.system_runs.is_empty(), "sent messages wait for a later block");
+    let mut delivered = Vec::new();
+    for _ in 0..8 {
+        let outcome = chain.block(&[]);
+        for run in &outcome.system_runs {
+            assert_eq!(run.status, TxStatus::Success, "{:?}", run.error);
+            let SystemRunKind::Delivery { seq, .. } = run.kind else { panic!("no timers here") };
+            delivered.push((seq, run.actor, run.handler.clone()));
+        }
+    }
+    let expected: Vec<_> = (0..6u64)
+        .map(|seq| if seq % 2 == 0 { (seq, b, "ping".to_owned()) } else { (seq, a, "pong".to_owned()) })
+        .collect();
+    assert_eq!(delivered, expected, "each message once, in order");
+    let counts = chain.read(a, "counts", &[]).result;
+    assert_eq!((u64_le(&counts[..8]), u64_le(&counts[8..])), (0, 3));
+    let counts = chain.read(b, "counts", &[]).result;
+    assert_eq!((u64_le(&counts[..8]), u64_le(&counts[8..])), (3, 0));
+    // Nothing pending is left behind.
+    assert!(chain.state.keys().all(|k| k[0] != keys::PREFIX_MAILBOX || *k == keys::mail_queue_key()));
+}
+
+#[test]
+fn alarms_fire_at_their_height_in_fifo_order_and_can_be_disarmed() {
+    let mut chain = Chain::new(&[(ALICE, RICH)]);
+    let manifest = ["storage.kv", "timer.schedule"];
+    let (first_tx, first) = chain.deploy_tx(ALICE, example("alarm"), &manifest, b"1", 1_000_000_000);
+    let (second_tx, second) = chain.deploy_tx(ALICE, example("alarm"), &manifest, b"2", 1_000_000_000);
+    let (third_tx, third) = chain.deploy_tx(ALICE, example("alarm"), &manifest, b"3", 1_000_000_000);
+    chain.block(&[first_tx, second_tx, third_tx]);
+    let at = chain.height + 3;
+    let arm = [
+        chain.call_tx(ALICE, second, "arm", &at.to_le_bytes(), 0),
+        chain.call_tx(ALICE, first, "arm", &at.to_le_bytes(), 0),
+        chain.call_tx(ALICE, third, "arm", &at.to_le_bytes(), 0),
+    ];
+    chain.block(&arm);
+    let disarm = chain.call(ALICE, third, "disarm", &[]);
+    assert_eq!(disarm.receipts[0].status, TxStatus::Success);
+    assert!(chain.block(&[]).system_runs.is_empty());
+    assert_eq!(chain.height, at);
+    let outcome = chain.block(&[]);
+    let fired: Vec<_> = outcome.system_runs.iter().map(|r| (r.actor, r.status)).collect();
+    assert_eq!(fired, [(second, TxStatus::Success), (first, TxStatus::Success)]);
+    assert!(outcome.system_runs.iter().all(|r| r.fee.burned > 0 && r.fee.tip == 0));
+    for alarm in [first, second] {
+        assert_eq!(u64_le(&chain.read(alarm, "rang_at", &[]).result), at);
+    }
+    assert_eq!(u64_le(&chain.read(third, "rang_at", &[]).result), 0);
+    assert!(chain.block(&[]).system_runs.is_empty(), "a timer fires once");
+    assert!(chain.state.keys().all(|k| k[0] != keys::PREFIX_TIMER), "nothing left behind");
+}
+
+#[test]
+fn a_timer_whose_payer_cannot_pay_is_dropped_with_a_reason() {
+    let mut chain = Chain::new(&[(ALICE, RICH)]);
+    let alarm = chain.deploy(ALICE, example("alarm"), &["storage.kv", "timer.schedule"], 0);
+    let at = chain.height + 1;
+    chain.call(ALICE, alarm, "arm", &at.to_le_bytes());
+    let outcome = chain.block(&[]);
+    let run = &outcome.system_runs[0];
+    assert_eq!((run.actor, run.status), (alarm, TxStatus::Failed));
+    assert_eq!(run.error.as_ref().map(|e| e.code), Some(ExecCode::TimerUnpaid));
+    assert_eq!(run.kind, SystemRunKind::Timer { id: at << 32 });
+    assert_eq!(u64_le(&chain.read(alarm, "rang_at", &[]).result), 0);
+    assert!(chain.state.keys().all(|k| k[0] != keys::PREFIX_TIMER));
+}
+
+const MANY_TIMERS: &str = r#"(module
+  (import "drover" "input_read" (func $input_read (param i32)))
+  (import "drover" "block_height" (func $height (result i64)))
+  (import "drover" "timer_schedule" (func $schedule (param i64 i32 i32 i32 i32 i64) (result i64)))
+  (memory (export "memory") 1)
+  (data (i32.const 0) "tick")
+  (func (export "many")
+    (local $n i64)
+    (call $input_read (i32.const 64))
+    (local.set $n (i64.load (i32.const 64)))
+    (block $done
+      (loop $more
+        (br_if $done (i64.eqz (local.get $n)))
+        (drop (call $schedule (i64.add (call $height) (i64.const 100)) (i32.const 0) (i32.const 4)
+          (i32.const 0) (i32.const 0) (i64.const 10000)))
+        (local.set $n (i64.sub (local.get $n) (i64.const 1)))
+        (br $more))))
+  (func (export "tick")))"#;
+
+#[test]
+fn an_actor_may_have_at_most_1024_pending_timers() {
+    let mut chain = Chain::new(&[(ALICE, RICH)]);
+    let timers = chain.deploy(ALICE, inline(MANY_TIMERS), &["timer.schedule"], 0);
+    let outcome = chain.call(ALICE, timers, "many", &1_000u64.to_le_bytes());
+    assert_eq!(outcome.receipts[0].status, TxStatus::Success);
+    let outcome = chain.call(ALICE, timers, "many", &25u64.to_le_bytes());
+    assert_eq!(code_of(&outcome, 0), Some(ExecCode::TooManyTimers));
+    let outcome = chain.call(ALICE, timers, "many", &24u64.to_le_bytes());
+    assert_eq!(outcome.receipts[0].status, TxStatus::Success);
+    assert_eq!(
+        chain.state[&keys::timer_pending_key(&timers)],
+        drover_state::timer::encode_count(1_024)
+    );
+    assert_eq!(code_of(&chain.call(ALICE, timers, "many", &1u64.to_le_bytes()), 0), Some(ExecCode::TooManyTimers));
+}
+
+#[test]
+fn upgrades_are_owner_only_narrowing_and_recorded() {
+    let mut chain = Chain::new(&[(ALICE, RICH), (BOB, RICH)]);
+    let counter = chain.deploy(ALICE, example("counter"), &["storage.kv", "events.emit"], 0);
+    chain.call(ALICE, counter, "increment", &[]);
+    let upgrade = |code: Vec<u8>, ids: &[&str]| {
+        Message {
+            handler: UPGRADE_HANDLER.into(),
+            payload: UpgradeRequest {
+                actor: counter,
+                code,
+                entitlements: ids.iter().map(|s| s.to_string()).collect(),
+            }
+            .encode(),
+        }
+        .encode()
+    };
+    let by_bob = chain.tx(BOB, Some(ACTOR_UPGRADES_ADDRESS), upgrade(example("echo"), &["storage.kv"]), 0);
+    let wider = chain.tx(ALICE, Some(ACTOR_UPGRADES_ADDRESS), upgrade(example("echo"), &["storage.kv", "actor.call"]), 0);
+    let floats = chain.tx(ALICE, Some(ACTOR_UPGRADES_ADDRESS), upgrade(example("float_op"), &[]), 0);
+    let good = chain.tx(ALICE, Some(ACTOR_UPGRADES_ADDRESS), upgrade(example("echo"), &["events.emit"]), 0);
+    let upgrade_height = chain.env().height;
+    let tx_hash = good.hash;
+    let outcome = chain.block(&[by_bob, wider, floats, good]);
+    let codes: Vec<_> = (0..4).map(|i| code_of(&outcome, i)).collect();
+    assert_eq!(codes, [Some(ExecCode::NotOwner), Some(ExecCode::ManifestWidened), Some(ExecCode::FloatInstruction), None]);
+    assert!(outcome.receipts[..3].iter().all(|r| r.status == TxStatus::Failed && r.fee.total() > 0));
+    let record = ActorRecord::decode(&chain.state[&keys::actor_key(&counter)]).unwrap();
+    assert_eq!((record.code_hash, record.upgrades), (keccak256(&example("echo")), 1));
+    assert_eq!(record.entitlements, ["events.emit"]);
+    let history = UpgradeRecord::decode(&chain.state[&keys::upgrade_key(&counter, 0)]).unwrap();
+    assert_eq!(
+        history,
+        UpgradeRecord {
+            height: upgrade_height,
+            old_code_hash: keccak256(&example("counter")),
+            new_code_hash: keccak256(&example("echo")),
+            tx_hash,
+        }
+    );
+    // Storage stays; the new code runs.
+    assert_eq!(chain.storage(counter, b"count"), Some(1u64.to_le_bytes().to_vec()));
+    assert_eq!(chain.read(counter, "echo", b"x").status.code(), Some(ExecCode::ReadOnlyViolation));
+    assert_eq!(code_of(&chain.call(ALICE, counter, "increment", &[]), 0), Some(ExecCode::HandlerNotFound));
+}
+
+const ITERATOR: &str = r#"(module
+  (import "drover" "storage_set" (func $set (param i32 i32 i32 i32)))
+  (import "drover" "storage_remove" (func $remove (param i32 i32) (result i32)))
+  (import "drover" "storage_next" (func $next (param i32 i32 i32 i32 i32 i32 i32 i32) (result i64)))
+  (import "drover" "set_result" (func $set_result (param i32 i32)))
+  (memory (export "memory") 1)
+  (data (i32.const 0) "a1a3b1a2")
+  (func $fill
+    (call $set (i32.const 0) (i32.const 2) (i32.const 0) (i32.const 1))
+    (call $set (i32.const 2) (i32.const 2) (i32.const 2) (i32.const 1))
+    (call $set (i32.const 4) (i32.const 2) (i32.const 4) (i32.const 1)))
+  (func $list
+    (local $cursor_len i32) (local $out i32) (local $r i64) (local $len i32)
+    (local.set $out (i32.const 200))
+    (block $done
+      (loop $more
+        (local.set $r (call $next (i32.const 0) (i32.const 1) (i32.const 100) (local.get $cursor_len)
+          (i32.const 100) (i32.const 16) (i32.const 150) (i32.const 16)))
+        (br_if $done (i64.lt_s (local.get $r) (i64.const 0)))
+        (local.set $len (i32.wrap_i64 (i64.shr_u (local.get $r) (i64.const 32))))
+        (memory.copy (local.get $out) (i32.const 100) (local.get $len))
+        (local.set $out (i32.add (local.get $out) (local.get $len)))
+        (local.set $cursor_len (local.get $len))
+        (br $more)))
+    (call $set_result (i32.const 200) (i32.sub (local.get $out) (i32.const 200))))
+  (func (export "fill") (call $fill))
+  (func (export "list") (call $list))
+  ;; In one execution: add a2, drop a1, list (the overlay merged with the parent state).
+  (func (export "edit_and_list")
+    (call $set (i32.const 6) (i32.const 2) (i32.const 6) (i32.const 1))
+    (drop (call $remove (i32.const 0) (i32.const 2)))
+    (call $list)))"#;
+
+#[test]
+fn storage_iteration_merges_the_block_writes_with_the_parent_state() {
+    let mut chain = Chain::new(&[(ALICE, RICH)]);
+    let iter = chain.deploy(ALICE, inline(ITERATOR), &["storage.kv"], 0);
+    let filled = chain.call(ALICE, iter, "fill", &[]);
+    assert_eq!(filled.receipts[0].status, TxStatus::Success, "{:?}", filled.receipts[0].error);
+    assert_eq!(chain.read(iter, "list", &[]).result, b"a1a3");
+    assert_eq!(
+        chain.read(iter, "edit_and_list", &[]).status.code(),
+        Some(ExecCode::ReadOnlyViolation)
+    );
+    // a2 (written in this execution) comes before a3 (parent state); a1 (deleted) is skipped.
+    let outcome = chain.call(ALICE, iter, "edit_and_list", &[]);
+    assert_eq!(outcome.receipts[0].status, TxStatus::Success);
+    assert_eq!(chain.read(iter, "list", &[]).result, b"a2a3");
+
+    // A node that cannot answer next-key queries refuses iteration with E1214, the same way on
+    // every node; plain reads still work.
+    let env = chain.env();
+    let tx = chain.call_tx(ALICE, iter, "list", &[], 0);
+    let mut snapshot = Snapshot::without_iteration();
+    let txs = [tx];
+    loop {
+        match execute_block(vm(), &env, &FeeParams::default(), &snapshot, &txs) {
+            Ok(outcome) => {
+                assert_eq!(code_of(&outcome, 0), Some(ExecCode::IterationUnavailable));
+                break;
+            }
+            Err(BlockError::NeedState(need)) => {
+                assert!(need.next_key_queries.is_empty());
+                for key in need.keys {
+                    let value = chain.state.get(&key).cloned();
+                    snapshot.insert(key, value);
+                }
+            }
+            Err(e) => panic!("{e}"),
+        }
+    }
+}
+
+#[test]
+fn metering_is_deterministic() {
+    let run = || {
+        let mut chain = Chain::new(&[(ALICE, RICH)]);
+        let counter = chain.deploy(ALICE, example("counter"), &["storage.kv"], 0);
+        let echo = chain.deploy(ALICE, example("echo"), &["events.emit"], 0);
+        let a = chain.call(ALICE, counter, "increment", &[]).receipts[0].clone();
+        let b = chain.call(ALICE, echo, "echo", &[7; 100]).receipts[0].clone();
+        (a.cycles_used, a.cells_used, b.cycles_used, b.cells_used, chain.state)
+    };
+    let (first, second) = (run(), run());
+    assert_eq!(first, second);
+    // Intrinsic 21,000 + VM; cells = the 5-byte key and 8-byte value.
+    assert!(first.0 > 21_000);
+    assert_eq!(first.1, 13);
+    assert_eq!(first.3, 4 + 100);
+}
+
+#[test]
+fn discovery_takes_rounds_but_gives_the_complete_state_outcome() {
+    let mut chain = Chain::new(&[(ALICE, RICH)]);
+    let proxy = chain.deploy(ALICE, example("proxy"), &["storage.kv", "actor.call", "econ.transfer"], 0);
+    let counter = chain.deploy(ALICE, example("counter"), &["storage.kv"], 0);
+    let forward = [&counter.0[..], &0u128.to_le_bytes(), b"increment"].concat();
+    let txs = [
+        chain.call_tx(ALICE, proxy, "forward", &forward, 0),
+        chain.call_tx(ALICE, counter, "increment", &[], 0),
+    ];
+    let env = chain.env();
+    let full = execute_block(vm(), &env, &FeeParams::default(), &chain.state, &txs).unwrap();
+    let (incremental, rounds) = discover(&chain.state, &env, &txs);
+    assert_eq!(incremental, full);
+    assert!(rounds > 1, "the callee and the storage keys are discovered");
+    assert!(full.receipts.iter().all(|r| r.status == TxStatus::Success));
+}
+
+#[test]
+fn a_message_to_an_account_or_a_disabled_system_actor_fails_its_precheck() {
+    let mut chain = Chain::new(&[(ALICE, RICH)]);
+    let to_account = chain.call_tx(ALICE, BOB, "anything", &[], 0);
+    let outcome = chain.block(&[to_account]);
+    assert_eq!(code_of(&outcome, 0), Some(ExecCode::Payload));
+    assert_eq!(outcome.receipts[0].fee.total(), 0);
+    chain.nonces.insert(ALICE, 0);
+    // A value deposit to an actor is a plain transfer.
+    let counter = chain.deploy(ALICE, example("counter"), &["storage.kv"], 0);
+    let deposit = chain.tx(ALICE, Some(counter), Vec::new(), 77);
+    assert_eq!(chain.block(&[deposit]).receipts[0].status, TxStatus::Success);
+    assert_eq!(balance(&chain.state, counter), 77);
+    // The same deploy twice: the address is taken.
+    let (again, _) = chain.deploy_tx(ALICE, example("counter"), &["storage.kv"], b"", 0);
+    assert_eq!(code_of(&chain.block(&[again]), 0), Some(ExecCode::ActorExists));
+}
+
+#[test]
+fn reads_never_write_and_report_missing_state() {
+    let mut chain = Chain::new(&[(ALICE, RICH)]);
+    let counter = chain.deploy(ALICE, example("counter"), &["storage.kv"], 0);
+    let read = chain.read(counter, "increment", &[]);
+    assert_eq!(read.status.code(), Some(ExecCode::ReadOnlyViolation));
+    let request = ReadRequest {
+        actor: counter,
+        handler: "get".into(),
+        payload: Vec::new(),
+        caller: ALICE,
+        max_cycles: 1_000,
+        max_cells: 0,
+    };
+    let env = chain.env();
+    let basefees = Basefees { cycle: 1, cell: 1 };
+    let outcome = read_actor(vm(), &env, basefees, &chain.state, &request).unwrap();
+    assert_eq!(outcome.status.code(), Some(ExecCode::OutOfCycles));
+    let missing = read_actor(vm(), &env, basefees, &Snapshot::new(), &request).unwrap_err();
+    assert!(matches!(missing, crate::ReadFailure::NeedState(_)));
+    let nobody = ReadRequest { actor: BOB, ..request };
+    assert_eq!(
+        read_actor(vm(), &env, basefees, &chain.state, &nobody),
+        Err(crate::ReadFailure::NoActor(BOB))
+    );
+}
+
+#[test]
+fn proposer_filter_drops_what_would_not_fit_after_running_it() {
+    let mut chain = Chain::new(&[(ALICE, RICH)]);
+    let spin = chain.deploy(ALICE, example("infinite_loop"), &[], 0);
+    // Two spins of 15M cycles each cannot share a 20M-cycle block.
+    let txs = [chain.call_tx(ALICE, spin, "spin", &[], 0), chain.call_tx(ALICE, spin, "spin", &[], 0)];
+    let selection = select_valid(vm(), &chain.env(), &FeeParams::default(), &chain.state, &txs).unwrap();
+    assert_eq!(selection.included, [0]);
+    assert_eq!(selection.dropped[0].0, 1);
+}

@@ -1,0 +1,213 @@
+//! Firing due timers at the start of a block, before mailbox deliveries and transactions.
+//!
+//! Timers fire in key order — by height, then by scheduling order within a height (FIFO) —
+//! starting where the previous block stopped ([`TimerCursor`]; absent: at this block's height).
+//! A block fires at most [`MAX_TIMER_FIRES_PER_BLOCK`] timers and only while its deferred-work
+//! budget covers the next timer's cycles; the rest wait, in order, for the next block, and the
+//! cursor records where.
+//!
+//! Each timer is removed before it runs (it fires once, whatever happens). Its owner pays: the
+//! maximum fee `cycles_limit × basefee_cycle + SYSTEM_RUN_CELLS_LIMIT × basefee_cell` is held
+//! from the owner's balance, the handler runs, the fee for what it used is burned and the rest
+//! returned. An owner that cannot hold the maximum fee has its timer dropped, recorded as a
+//! [`SystemRun`] with status failed and E1503.
+
+use super::{
+    Deferred, MAX_TIMER_FIRES_PER_BLOCK, SYSTEM_RUN_CELLS_LIMIT, Stop, SystemRun, SystemRunKind,
+    cost, host::ActorHost, settled, status_of,
+};
+use crate::{BlockEnv, StateRead, overlay::ReadError};
+use drover_state::{TimerCursor, TimerRecord, keys, timer::{decode_count, timer_id}};
+use drover_types::{ExecError, FeeBreakdown, TxStatus, exec_error::ExecCode};
+use drover_vm::{CallContext, CallRequest};
+
+/// Fires the due timers (see the module documentation).
+pub(crate) fn fire_due<S: StateRead>(
+    host: &mut ActorHost<'_, '_, S>,
+    env: &BlockEnv,
+    deferred: &mut Deferred,
+) -> Result<(), Stop> {
+    let cursor_key = keys::timer_cursor_key();
+    let cursor = host
+        .overlay
+        .record(&cursor_key, TimerCursor::decode)?
+        .unwrap_or(TimerCursor {
+            height: env.height,
+            seq: 0,
+        });
+    discover(host, env, cursor)?;
+    let (mut height, mut seq) = (cursor.height, cursor.seq);
+    let mut fired = 0;
+    let stopped_at = 'heights: loop {
+        let slot_key = keys::timer_slot_key(height);
+        let count = host.overlay.record(&slot_key, decode_count)?.unwrap_or(0);
+        while u64::from(seq) < count {
+            let timer_key = keys::timer_key(height, seq);
+            let Some(timer) = host.overlay.record(&timer_key, TimerRecord::decode)? else {
+                // Cancelled.
+                seq += 1;
+                continue;
+            };
+            if fired == MAX_TIMER_FIRES_PER_BLOCK || !deferred.fits(timer.cycles_limit) {
+                break 'heights Some(TimerCursor { height, seq });
+            }
+            fire(host, env, height, seq, timer, deferred)?;
+            seq += 1;
+            fired += 1;
+        }
+        // Nothing can be scheduled at or below the current height: the count is done with.
+        host.overlay.put(slot_key, None);
+        if height >= env.height {
+            break None;
+        }
+        height += 1;
+        seq = 0;
+    };
+    host.overlay
+        .put(cursor_key, stopped_at.map(|cursor| cursor.encode()));
+    Ok(())
+}
+
+/// Reads everything the due timers will need (slots, timers, owners), recording every missing
+/// key instead of stopping at the first, so that one discovery round fetches them all.
+fn discover<S: StateRead>(
+    host: &mut ActorHost<'_, '_, S>,
+    env: &BlockEnv,
+    cursor: TimerCursor,
+) -> Result<(), Stop> {
+    let mut missing = false;
+    let mut wanted = 0;
+    let mut note = |read: Result<(), ReadError>| match read {
+        Ok(()) => Ok(()),
+        Err(ReadError::Unknown) => {
+            missing = true;
+            Ok(())
+        }
+        Err(ReadError::Corrupt(error)) => Err(Stop::Corrupt(error)),
+    };
+    for height in cursor.height..=env.height {
+        let count = match host.overlay.record(&keys::timer_slot_key(height), decode_count) {
+            Ok(count) => count.unwrap_or(0),
+            Err(error) => {
+                note(Err(error))?;
+                continue;
+            }
+        };
+        let first = if height == cursor.height { cursor.seq } else { 0 };
+        for seq in first..u32::try_from(count).unwrap_or(u32::MAX) {
+            if wanted == MAX_TIMER_FIRES_PER_BLOCK {
+                break;
+            }
+            match host.overlay.record(&keys::timer_key(height, seq), TimerRecord::decode) {
+                Ok(Some(timer)) => {
+                    wanted += 1;
+                    note(host.overlay.account(timer.owner).map(drop))?;
+                    note(super::host::actor_record(host.overlay, &timer.owner).map(drop))?;
+                }
+                Ok(None) => {}
+                Err(error) => note(Err(error))?,
+            }
+        }
+    }
+    if missing { Err(Stop::Unknown) } else { Ok(()) }
+}
+
+/// Fires one timer (already known to fit the budget).
+fn fire<S: StateRead>(
+    host: &mut ActorHost<'_, '_, S>,
+    env: &BlockEnv,
+    height: u64,
+    seq: u32,
+    timer: TimerRecord,
+    deferred: &mut Deferred,
+) -> Result<(), Stop> {
+    let misses = host.overlay.misses();
+    let owner = timer.owner;
+    // Scheduling refused heights that do not fit, so every stored timer has an id.
+    let id = timer_id(height, seq).unwrap_or(u64::MAX);
+    let forgotten = host.forget_timer(height, seq, &owner);
+    settled(host, misses)?;
+    let mut run = SystemRun {
+        kind: SystemRunKind::Timer { id },
+        actor: owner,
+        handler: timer.handler.clone(),
+        status: TxStatus::Failed,
+        cycles_used: 0,
+        cells_used: 0,
+        fee: FeeBreakdown::default(),
+        events: Vec::new(),
+        revert_reason: None,
+        error: None,
+    };
+    let basefees = host.basefees;
+    let max_fee = cost(
+        timer.cycles_limit,
+        SYSTEM_RUN_CELLS_LIMIT,
+        basefees.cycle,
+        basefees.cell,
+    );
+    let balance = host.overlay.account(owner)?.balance;
+    let held = match (forgotten, max_fee) {
+        (Ok(()), Some(max_fee)) if max_fee <= balance => host.debit(&owner, max_fee).map(|()| max_fee),
+        (Ok(()), _) => {
+            run.error = Some(ExecError::new(
+                ExecCode::TimerUnpaid,
+                format!(
+                    "timer {id} dropped: its owner holds {balance}, its maximum fee is {}",
+                    max_fee.map_or_else(|| "above 2^128".to_owned(), |fee| fee.to_string())
+                ),
+            ));
+            deferred.record(run);
+            return Ok(());
+        }
+        (Err(e), _) => Err(e),
+    };
+    settled(host, misses)?;
+    let held = match held {
+        Ok(held) => held,
+        Err(e) => {
+            run.error = Some(e.into());
+            deferred.record(run);
+            return Ok(());
+        }
+    };
+    host.events.clear();
+    let outcome = host.run(CallRequest {
+        context: CallContext {
+            self_address: owner,
+            caller: owner,
+            origin: owner,
+            block_height: env.height,
+            timestamp_ms: env.timestamp_ms,
+            value: 0,
+            depth: 0,
+        },
+        handler: timer.handler,
+        payload: timer.payload,
+        cycles_limit: timer.cycles_limit,
+        cells_limit: SYSTEM_RUN_CELLS_LIMIT,
+        read_only: false,
+    });
+    // Used ≤ the limits, so the fee is at most what was held.
+    let fee = cost(outcome.cycles_used, outcome.cells_used, basefees.cycle, basefees.cell)
+        .unwrap_or(held)
+        .min(held);
+    let refunded = host.credit(&owner, held - fee);
+    settled(host, misses)?;
+    if let Err(e) = refunded {
+        return Err(Stop::Corrupt(super::host::corrupt(
+            keys::account_key(&owner),
+            e.to_string(),
+        )));
+    }
+    let (status, revert_reason, error) = status_of(&outcome);
+    run.status = status;
+    run.revert_reason = revert_reason;
+    run.error = error;
+    run.cycles_used = outcome.cycles_used;
+    run.cells_used = outcome.cells_used;
+    run.fee = FeeBreakdown { burned: fee, tip: 0 };
+    run.events = std::mem::take(&mut host.events);
+    deferred.record(run);
+    Ok(())
+}
