@@ -1,0 +1,109 @@
+//! End-to-end: actors through the real node — deploy the example counter, call it in
+//! transactions, and read the effects from receipts and account state. A revert rolls back the
+//! actor's write but still pays; a missing handler fails with its E-code.
+
+mod common;
+
+use common::*;
+use drover_client::{Client, verify};
+use drover_node::{devnet::GENESIS_FILE, genesis::Genesis};
+use drover_types::{
+    Address, SecretKey, Transaction,
+    api::{ReceiptInfo, ReceiptStatus},
+    payload::{Deploy, Manifest, Message},
+};
+
+/// Generous limits for actor transactions (unused limits are not charged).
+const ACTOR_CYCLES_LIMIT: u64 = 5_000_000;
+const ACTOR_CELLS_LIMIT: u64 = 100_000;
+
+fn counter_code() -> Vec<u8> {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../actors/counter.wat");
+    wat::parse_file(path).expect("counter.wat compiles")
+}
+
+fn actor_tx(key: &SecretKey, nonce: u64, to: Option<Address>, payload: Vec<u8>) -> Transaction {
+    Transaction {
+        chain_id: 100,
+        nonce,
+        to,
+        value: 0,
+        cycles_limit: ACTOR_CYCLES_LIMIT,
+        cells_limit: ACTOR_CELLS_LIMIT,
+        max_fee_per_cycle: 1_000,
+        max_fee_per_cell: 1_000,
+        tip_per_cycle: 1,
+        tip_per_cell: 0,
+        payload,
+        signature: None,
+    }
+    .sign(key)
+}
+
+fn call(handler: &str) -> Vec<u8> {
+    Message { handler: handler.to_owned(), payload: Vec::new() }.encode()
+}
+
+async fn receipt(client: &Client, tx: &Transaction) -> ReceiptInfo {
+    let answer = client.submit_wait(std::slice::from_ref(tx), 10_000).await.unwrap();
+    assert!(answer.results[0].block_height.is_some(), "{answer:?}");
+    client.receipt(&tx.hash()).await.unwrap().expect("receipt")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_deployed_counter_counts_reverts_cleanly_and_refuses_unknown_handlers() {
+    let node = TestNode::start(NodeOptions::default()).await;
+    let client = node.client();
+    let key = dev_key(0);
+
+    let deploy = Deploy {
+        code: counter_code(),
+        manifest: Manifest { entitlements: vec!["storage.kv".to_owned()] },
+        salt: b"e2e".to_vec(),
+        init: None,
+    };
+    let actor = deploy.actor_address(&key.address());
+    let deployed = receipt(&client, &actor_tx(&key, 0, None, deploy.encode())).await;
+    assert_eq!(deployed.status, ReceiptStatus::Success, "{deployed:?}");
+    assert!(deployed.cells_used > 0, "code is stored: {deployed:?}");
+
+    // Increments run metered wasm (more than a transfer's 21,000 cycles). The first reads an
+    // absent slot, the next ones copy its 8 bytes (metered per byte), and from then on the same
+    // call on the same shape of state costs exactly the same.
+    let first = receipt(&client, &actor_tx(&key, 1, Some(actor), call("increment"))).await;
+    let second = receipt(&client, &actor_tx(&key, 2, Some(actor), call("increment"))).await;
+    assert_eq!(first.status, ReceiptStatus::Success, "{first:?}");
+    assert_eq!(second.status, ReceiptStatus::Success, "{second:?}");
+    assert!(first.cycles_used > 21_000);
+    assert_eq!(second.cycles_used, first.cycles_used + 8);
+
+    // A revert keeps nothing of what the handler wrote, but the sender pays for the work.
+    let before = client.account(&key.address()).await.unwrap().unwrap();
+    let reverted = receipt(&client, &actor_tx(&key, 3, Some(actor), call("bump_and_revert"))).await;
+    assert_eq!(reverted.status, ReceiptStatus::Reverted, "{reverted:?}");
+    assert_eq!(reverted.revert_reason.as_deref(), Some("changed my mind"));
+    assert!(reverted.fee > 0);
+    let after = client.account(&key.address()).await.unwrap().unwrap();
+    assert_eq!(after.nonce, before.nonce + 1);
+    assert_eq!(after.balance, before.balance - reverted.fee);
+
+    // A third increment costs what the second did, and the counter reads 3 in the finalized
+    // state (the reverted bump left no trace), proven against the group key.
+    let third = receipt(&client, &actor_tx(&key, 4, Some(actor), call("increment"))).await;
+    assert_eq!(third.cycles_used, second.cycles_used);
+    let identity = Genesis::load(&node.dir.path().join(GENESIS_FILE)).unwrap().identity;
+    let proof = client.proof_storage(&actor, b"count", None).await.unwrap();
+    let proven = verify::verify_storage(&proof, &identity).expect("the storage proof verifies");
+    assert_eq!(proven.value, Some(3u64.to_le_bytes().to_vec()));
+
+    // An unknown handler fails with its E-code and moves nothing but the fee.
+    let nonce = client.account(&key.address()).await.unwrap().unwrap().nonce;
+    let missing = receipt(&client, &actor_tx(&key, nonce, Some(actor), call("no_such_handler"))).await;
+    assert_ne!(missing.status, ReceiptStatus::Success, "{missing:?}");
+    assert_eq!(missing.error.as_ref().map(|e| e.code.as_str()), Some("E1205"), "{missing:?}");
+
+    // A second deploy of the same code and salt to the same address is refused.
+    let nonce = client.account(&key.address()).await.unwrap().unwrap().nonce;
+    let again = receipt(&client, &actor_tx(&key, nonce, None, deploy.encode())).await;
+    assert_ne!(again.status, ReceiptStatus::Success, "{again:?}");
+}
