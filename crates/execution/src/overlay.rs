@@ -176,6 +176,7 @@ struct Slot {
 }
 
 /// A raw record: what the parent held (if read) and the block's current value.
+#[derive(Clone)]
 struct KvSlot {
     /// `None` when the record was written without being read: it is always written out.
     original: Option<Option<Vec<u8>>>,
@@ -187,7 +188,7 @@ enum Undo {
     /// Restore the account's current value (`None`: the slot did not exist).
     Account(Address, Option<Account>),
     /// Restore the record's slot (`None`: the slot did not exist).
-    Kv(Vec<u8>, Option<(Option<Option<Vec<u8>>>, Option<Vec<u8>>)>),
+    Kv(Vec<u8>, Option<KvSlot>),
 }
 
 /// A position in the journal to roll back to.
@@ -299,10 +300,7 @@ impl<'a, S: StateRead> Overlay<'a, S> {
 
     /// Writes `value` under `key` (`None` deletes it).
     pub(crate) fn put(&mut self, key: Vec<u8>, value: Option<Vec<u8>>) {
-        let previous = self
-            .kv
-            .get(&key)
-            .map(|slot| (slot.original.clone(), slot.current.clone()));
+        let previous = self.kv.get(&key).cloned();
         self.journal.push(Undo::Kv(key.clone(), previous));
         match self.kv.get_mut(&key) {
             Some(slot) => slot.current = value,
@@ -394,8 +392,8 @@ impl<'a, S: StateRead> Overlay<'a, S> {
                 Some(Undo::Account(address, None)) => {
                     self.accounts.remove(&address);
                 }
-                Some(Undo::Kv(key, Some((original, current)))) => {
-                    self.kv.insert(key, KvSlot { original, current });
+                Some(Undo::Kv(key, Some(slot))) => {
+                    self.kv.insert(key, slot);
                 }
                 Some(Undo::Kv(key, None)) => {
                     self.kv.remove(&key);
