@@ -67,6 +67,22 @@ async fn a_deployed_counter_counts_reverts_cleanly_and_refuses_unknown_handlers(
     assert_eq!(deployed.status, ReceiptStatus::Success, "{deployed:?}");
     assert!(deployed.cells_used > 0, "code is stored: {deployed:?}");
 
+    // The actor's summary, code and manifest; an address without an actor is 404 (5000).
+    let summary = client.actor(&actor).await.unwrap().expect("the actor exists");
+    assert_eq!(summary.code_hash, drover_types::keccak256(&deploy.code));
+    assert_eq!(summary.owner, key.address());
+    assert_eq!(summary.created_height, deployed.block_height);
+    assert_eq!(summary.manifest.entitlements, vec!["storage.kv".to_owned()]);
+    assert_eq!(summary.mailbox_count, 0);
+    let code = client.actor_code(&actor).await.unwrap().expect("code");
+    assert_eq!(code.code, deploy.code);
+    assert_eq!(code.size, deploy.code.len() as u64);
+    let (status, body) = get_raw(&node.url, &format!("/actor/{actor}/manifest")).await;
+    assert_eq!((status, &body), (200, &serde_json::json!({"entitlements": ["storage.kv"]})));
+    assert!(client.actor(&key.address()).await.unwrap().is_none(), "an account is not an actor");
+    let (status, body) = get_raw(&node.url, "/actor/0x12").await;
+    assert_error(status, &body, 400, 3001);
+
     // Increments run metered wasm (more than a transfer's 21,000 cycles). The first reads an
     // absent slot, the next ones copy its 8 bytes (metered per byte), and from then on the same
     // call on the same shape of state costs exactly the same.

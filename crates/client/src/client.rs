@@ -13,7 +13,7 @@ use crate::error::{ClientError, excerpt};
 use drover_types::{
     Address, ErrorCode, H256, Transaction,
     api::{
-        AccountInfo, BasefeeInfo, BlockInfo, ChainInfo, FaucetRequest, FaucetResponse, HealthDetailed, HeightInfo,
+        AccountInfo, ActorCodeInfo, ActorInfo, BasefeeInfo, BlockInfo, ChainInfo, FaucetRequest, FaucetResponse, HealthDetailed, HeightInfo,
         InclusionProofInfo, Liveness, MultiProofResponse, ProofRequest, ReceiptInfo, StateProofInfo, StateSnapshot,
         SubmitResponse, SubmitWaitResponse, TransactionInfo,
     },
@@ -207,6 +207,16 @@ impl Client {
     /// `GET /account/{address}`; `None` for an address that holds no state.
     pub async fn account(&self, address: &Address) -> Result<Option<AccountInfo>, ClientError> {
         self.get_optional(&format!("/account/{address}"), ErrorCode::AccountNotFound).await
+    }
+
+    /// `GET /actor/{address}`; `None` for an address that holds no actor.
+    pub async fn actor(&self, address: &Address) -> Result<Option<ActorInfo>, ClientError> {
+        self.get_optional(&format!("/actor/{address}"), ErrorCode::ActorNotFound).await
+    }
+
+    /// `GET /actor/{address}/code`; `None` for an address that holds no actor.
+    pub async fn actor_code(&self, address: &Address) -> Result<Option<ActorCodeInfo>, ClientError> {
+        self.get_optional(&format!("/actor/{address}/code"), ErrorCode::ActorNotFound).await
     }
 
     /// `GET /height`: the latest finalized height.

@@ -29,10 +29,13 @@ use drover_rpc::backend::{
     Backend, Basefees, BlockSelector, ChainHealth, FaucetSettings, IncludedTransaction,
     OperationsRequest, StateQuery,
 };
-use drover_state::Account;
+use drover_state::{Account, ActorRecord, MailboxUsage, keys};
 use drover_types::{
     Address, ErrorCode, H256, Receipt, Transaction, VerifiedTransaction,
-    api::{AccountInfo, BlockInfo, ChainInfo, InclusionProofInfo, InclusionProofKind, StateProofInfo, StateSnapshot},
+    api::{
+        AccountInfo, ActorCodeInfo, ActorInfo, BlockInfo, ChainInfo, InclusionProofInfo, InclusionProofKind, ManifestInfo,
+        StateProofInfo, StateSnapshot,
+    },
     error::ApiError,
 };
 use std::{num::NonZeroU64, sync::Arc};
@@ -88,6 +91,18 @@ impl NodeHandle {
             gossip,
             prover,
         }))
+    }
+
+    /// Several keys of the latest applied state, read under one lock so they agree.
+    async fn read_keys<const N: usize>(&self, keys: [Vec<u8>; N]) -> Result<[Option<Vec<u8>>; N], ApiError> {
+        let db = self.0.databases.read().await;
+        let mut values = [const { None }; N];
+        for (value, key) in values.iter_mut().zip(&keys) {
+            let read = db.get(key).await;
+            self.0.chain.record_storage(read.is_ok());
+            *value = read.map_err(internal)?;
+        }
+        Ok(values)
     }
 
     /// An account in the latest applied state.
@@ -157,6 +172,35 @@ impl Backend for NodeHandle {
             .read_account(&address)
             .await?
             .map(|a| AccountInfo { address, nonce: a.nonce, balance: a.balance }))
+    }
+
+    async fn actor(&self, address: Address) -> Result<Option<ActorInfo>, ApiError> {
+        let [record, account, usage] = self
+            .read_keys([keys::actor_key(&address), keys::account_key(&address), keys::mailbox_usage_key(&address)])
+            .await?;
+        let Some(record) = record else { return Ok(None) };
+        let record = ActorRecord::decode(&record).map_err(internal)?;
+        let account = account.map(|bytes| Account::decode(&bytes)).transpose().map_err(internal)?.unwrap_or_default();
+        let usage = usage.map(|bytes| MailboxUsage::decode(&bytes)).transpose().map_err(internal)?.unwrap_or_default();
+        Ok(Some(ActorInfo {
+            address,
+            code_hash: record.code_hash,
+            owner: record.owner,
+            balance: account.balance,
+            nonce: account.nonce,
+            mailbox_count: usage.count,
+            mailbox_bytes: usage.bytes,
+            created_height: record.created_height,
+            upgrades: record.upgrades,
+            manifest: ManifestInfo { entitlements: record.entitlements },
+        }))
+    }
+
+    async fn actor_code(&self, address: Address) -> Result<Option<ActorCodeInfo>, ApiError> {
+        let [record, code] = self.read_keys([keys::actor_key(&address), keys::actor_code_key(&address)]).await?;
+        let (Some(record), Some(code)) = (record, code) else { return Ok(None) };
+        let record = ActorRecord::decode(&record).map_err(internal)?;
+        Ok(Some(ActorCodeInfo { address, code_hash: record.code_hash, size: code.len() as u64, code }))
     }
 
     fn height(&self) -> u64 {

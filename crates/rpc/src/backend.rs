@@ -7,7 +7,8 @@
 use drover_types::{
     Address, H256, Receipt, VerifiedTransaction,
     api::{
-        AccountInfo, BlockInfo, ChainInfo, InclusionProofInfo, InclusionProofKind, StateProofInfo,
+        AccountInfo, ActorCodeInfo, ActorInfo, BlockInfo, ChainInfo, InclusionProofInfo,
+        InclusionProofKind, StateProofInfo,
         StateSnapshot,
     },
     error::ApiError,
@@ -108,6 +109,18 @@ pub trait Backend: Clone + Send + Sync + 'static {
         &self,
         address: Address,
     ) -> impl Future<Output = Result<Option<AccountInfo>, ApiError>> + Send;
+
+    /// The actor at `address` in the latest finalized state (`None`: no actor there).
+    fn actor(
+        &self,
+        address: Address,
+    ) -> impl Future<Output = Result<Option<ActorInfo>, ApiError>> + Send;
+
+    /// The code of the actor at `address` (`None`: no actor there).
+    fn actor_code(
+        &self,
+        address: Address,
+    ) -> impl Future<Output = Result<Option<ActorCodeInfo>, ApiError>> + Send;
 
     /// Latest finalized height (0 before the first block).
     fn height(&self) -> u64;

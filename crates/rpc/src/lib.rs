@@ -220,13 +220,16 @@ mod tests {
     use std::collections::HashMap;
 
     /// Every route the router serves.
-    const ROUTES: [(&str, &str); 24] = [
+    const ROUTES: [(&str, &str); 27] = [
         ("post", "/submit"),
         ("post", "/submit_wait"),
         ("get", "/transaction/{hash}"),
         ("get", "/transaction/{hash}/receipt"),
         ("get", "/mempool/transaction/{hash}"),
         ("get", "/account/{address}"),
+        ("get", "/actor/{address}"),
+        ("get", "/actor/{address}/code"),
+        ("get", "/actor/{address}/manifest"),
         ("get", "/height"),
         ("get", "/block/{selector}"),
         ("get", "/chain-info"),

@@ -27,8 +27,8 @@ use drover_types::{
     Address, ErrorCode, FeeBreakdown, H256, Receipt, SecretKey, Transaction, TxStatus,
     VerifiedTransaction,
     api::{
-        AccountInfo, BlockInfo, ChainInfo, InclusionProofInfo, InclusionProofKind, StateProofInfo,
-        StateProofKind, StateSnapshot,
+        AccountInfo, ActorCodeInfo, ActorInfo, BlockInfo, ChainInfo, InclusionProofInfo,
+        InclusionProofKind, ManifestInfo, StateProofInfo, StateProofKind, StateSnapshot,
     },
     error::ApiError,
     keccak256,
@@ -60,6 +60,8 @@ pub struct MockData {
     pub include_on_submit: bool,
     pub metrics: String,
     pub snapshot: Option<StateSnapshot>,
+    /// Actors by address, with the code the mock serves for each (`\0asm`).
+    pub actors: Vec<ActorInfo>,
     /// Every request handed to `state_operations`; each is answered with its debug text.
     pub operations_requests: Vec<OperationsRequest>,
     /// Actor storage slots, by actor and key.
@@ -112,6 +114,7 @@ impl Default for MockBackend {
             include_on_submit: false,
             metrics: "# TYPE drover_chain_height gauge\ndrover_chain_height 0\n# EOF\n".to_owned(),
             snapshot: None,
+            actors: Vec::new(),
             operations_requests: Vec::new(),
             storage: HashMap::new(),
             proof_batches: Vec::new(),
@@ -261,6 +264,19 @@ impl Backend for MockBackend {
         self.data.lock().metrics.clone()
     }
 
+    async fn actor(&self, address: Address) -> Result<Option<ActorInfo>, ApiError> {
+        Ok(self.data.lock().actors.iter().find(|a| a.address == address).cloned())
+    }
+
+    async fn actor_code(&self, address: Address) -> Result<Option<ActorCodeInfo>, ApiError> {
+        Ok(self.data.lock().actors.iter().find(|a| a.address == address).map(|a| ActorCodeInfo {
+            address,
+            code_hash: a.code_hash,
+            size: MOCK_ACTOR_CODE.len() as u64,
+            code: MOCK_ACTOR_CODE.to_vec(),
+        }))
+    }
+
     fn state_snapshot(&self) -> Option<StateSnapshot> {
         self.data.lock().snapshot
     }
@@ -374,6 +390,25 @@ impl MockData {
             header: latest.hash.0.to_vec(),
             finalization: "00".to_owned(),
         }
+    }
+}
+
+/// The code every mock actor has: the WebAssembly magic number.
+pub const MOCK_ACTOR_CODE: &[u8] = &[0, 0x61, 0x73, 0x6d];
+
+/// A mock actor owned by `0x01…01` with two messages waiting.
+pub fn actor(address: Address) -> ActorInfo {
+    ActorInfo {
+        address,
+        code_hash: keccak256(MOCK_ACTOR_CODE),
+        owner: Address([1; 20]),
+        balance: 5,
+        nonce: 0,
+        mailbox_count: 2,
+        mailbox_bytes: 40,
+        created_height: 3,
+        upgrades: 0,
+        manifest: ManifestInfo { entitlements: vec!["storage.kv".to_owned()] },
     }
 }
 

@@ -10,7 +10,7 @@
 //! `/swagger-ui` only when `DROVER_DEV_MODE` is set; otherwise both paths are unknown routes.
 
 use crate::routes::{
-    accounts, blocks, chain, faucet, health, metrics, proofs, state_sync, transactions,
+    accounts, actors, blocks, chain, faucet, health, metrics, proofs, state_sync, transactions,
 };
 use drover_types::{ErrorCode, api::ErrorBody};
 use std::collections::BTreeMap;
@@ -47,6 +47,9 @@ pub const SWAGGER_UI_PATH: &str = "/swagger-ui";
         transactions::receipt,
         transactions::mempool_transaction,
         accounts::account,
+        actors::actor,
+        actors::code,
+        actors::manifest,
         blocks::height,
         blocks::block,
         chain::chain_info,
@@ -71,6 +74,7 @@ pub const SWAGGER_UI_PATH: &str = "/swagger-ui";
     tags(
         (name = "transactions", description = "Submission, transactions and receipts"),
         (name = "accounts", description = "Account state"),
+        (name = "actors", description = "Actors: code, manifest and state"),
         (name = "blocks", description = "Finalized blocks"),
         (name = "chain", description = "Chain identity and fee market"),
         (name = "health", description = "Operator surfaces: health and metrics"),
@@ -142,6 +146,21 @@ pub const OPERATION_ERRORS: &[(HttpMethod, &str, &[&[ErrorCode]])] = &[
         HttpMethod::Get,
         "/account/{address}",
         &[&[InvalidAddress, AccountNotFound]],
+    ),
+    (
+        HttpMethod::Get,
+        "/actor/{address}",
+        &[&[InvalidAddress, ActorNotFound]],
+    ),
+    (
+        HttpMethod::Get,
+        "/actor/{address}/code",
+        &[&[InvalidAddress, ActorNotFound]],
+    ),
+    (
+        HttpMethod::Get,
+        "/actor/{address}/manifest",
+        &[&[InvalidAddress, ActorNotFound]],
     ),
     (HttpMethod::Get, "/height", &[]),
     (

@@ -27,6 +27,57 @@ pub struct AccountInfo {
     pub balance: u128,
 }
 
+/// An actor's entitlements manifest (`GET /actor/{address}/manifest`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct ManifestInfo {
+    /// Entitlement ids the actor's host calls are gated by (`storage.kv`, `econ.transfer`, ...).
+    pub entitlements: Vec<String>,
+}
+
+/// `GET /actor/{address}`: an actor's summary.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct ActorInfo {
+    #[cfg_attr(feature = "openapi", schema(value_type = String))]
+    pub address: Address,
+    /// keccak256 of the actor's WebAssembly code.
+    #[cfg_attr(feature = "openapi", schema(value_type = String))]
+    pub code_hash: H256,
+    /// The deployer: the only address that may upgrade the actor.
+    #[cfg_attr(feature = "openapi", schema(value_type = String))]
+    pub owner: Address,
+    /// Base units held by the actor's account.
+    #[cfg_attr(feature = "openapi", schema(value_type = u64))]
+    pub balance: u128,
+    /// The actor account's nonce.
+    pub nonce: u64,
+    /// Messages waiting in its mailbox, and their handler and payload bytes.
+    pub mailbox_count: u64,
+    pub mailbox_bytes: u64,
+    /// Height of the block that deployed it.
+    pub created_height: u64,
+    /// Upgrades so far.
+    pub upgrades: u32,
+    pub manifest: ManifestInfo,
+}
+
+/// `GET /actor/{address}/code`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct ActorCodeInfo {
+    #[cfg_attr(feature = "openapi", schema(value_type = String))]
+    pub address: Address,
+    #[cfg_attr(feature = "openapi", schema(value_type = String))]
+    pub code_hash: H256,
+    /// Size of the code in bytes.
+    pub size: u64,
+    /// The WebAssembly module (base64).
+    #[serde(with = "base64_bytes")]
+    #[cfg_attr(feature = "openapi", schema(value_type = String, format = Byte))]
+    pub code: Vec<u8>,
+}
+
 /// `GET /chain-info`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]

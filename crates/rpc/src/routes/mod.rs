@@ -3,6 +3,7 @@
 //! [`drover_types::api`].
 
 pub mod accounts;
+pub mod actors;
 pub mod blocks;
 pub mod chain;
 pub mod faucet;
@@ -33,6 +34,9 @@ pub fn routes<B: Backend>() -> Router<AppState<B>> {
             get(transactions::mempool_transaction::<B>),
         )
         .route("/account/{address}", get(accounts::account::<B>))
+        .route("/actor/{address}", get(actors::actor::<B>))
+        .route("/actor/{address}/code", get(actors::code::<B>))
+        .route("/actor/{address}/manifest", get(actors::manifest::<B>))
         .route("/height", get(blocks::height::<B>))
         .route("/block/{selector}", get(blocks::block::<B>))
         .route("/chain-info", get(chain::chain_info::<B>))
