@@ -9,7 +9,7 @@ use drover_client::{Client, verify};
 use drover_node::{devnet::GENESIS_FILE, genesis::Genesis};
 use drover_types::{
     Address, SecretKey, Transaction,
-    api::{ReceiptInfo, ReceiptStatus},
+    api::{ActorReadRequest, ReceiptInfo, ReceiptStatus},
     payload::{Deploy, Manifest, Message},
 };
 
@@ -108,6 +108,41 @@ async fn a_deployed_counter_counts_reverts_cleanly_and_refuses_unknown_handlers(
     let third = receipt(&client, &actor_tx(&key, 4, Some(actor), call("increment"))).await;
     assert_eq!(third.cycles_used, second.cycles_used);
     let identity = Genesis::load(&node.dir.path().join(GENESIS_FILE)).unwrap().identity;
+    let proof = client.proof_storage(&actor, b"count", None).await.unwrap();
+    let proven = verify::verify_storage(&proof, &identity).expect("the storage proof verifies");
+    assert_eq!(proven.value, Some(3u64.to_le_bytes().to_vec()));
+
+    // Read-only calls see the same state and change nothing.
+    let read = |body: serde_json::Value| {
+        let url = node.url.clone();
+        async move { post_raw(&url, "/actor/read", "application/json", body.to_string().into_bytes()).await }
+    };
+    let got = client
+        .actor_read(&ActorReadRequest {
+            actor,
+            handler: "get".to_owned(),
+            payload: None,
+            payload_text: Some(String::new()),
+            payload_json: None,
+            max_cycles: None,
+            max_cells: None,
+            from: None,
+        })
+        .await
+        .unwrap();
+    assert_eq!(got.status, ReceiptStatus::Success);
+    assert_eq!(got.result, 3u64.to_le_bytes());
+    assert!(got.block_height >= third.block_height);
+    assert!(got.cycles_used > 0);
+    // A handler that writes is refused (5003) and the state keeps its value.
+    let (status, _, body) = read(serde_json::json!({"actor": actor, "handler": "increment", "payload_text": ""})).await;
+    assert_error(status, &body, 400, 5003);
+    let (status, _, body) = read(serde_json::json!({"actor": actor, "handler": "no_such_handler", "payload_text": ""})).await;
+    assert_error(status, &body, 404, 5002);
+    let (status, _, body) = read(serde_json::json!({"actor": actor, "handler": "get", "payload_text": "", "max_cycles": 10})).await;
+    assert_error(status, &body, 400, 5004);
+    let (status, _, body) = read(serde_json::json!({"actor": key.address(), "handler": "get", "payload_text": ""})).await;
+    assert_error(status, &body, 404, 5000);
     let proof = client.proof_storage(&actor, b"count", None).await.unwrap();
     let proven = verify::verify_storage(&proof, &identity).expect("the storage proof verifies");
     assert_eq!(proven.value, Some(3u64.to_le_bytes().to_vec()));

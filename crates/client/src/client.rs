@@ -13,7 +13,7 @@ use crate::error::{ClientError, excerpt};
 use drover_types::{
     Address, ErrorCode, H256, Transaction,
     api::{
-        AccountInfo, ActorCodeInfo, ActorInfo, BasefeeInfo, BlockInfo, ChainInfo, FaucetRequest, FaucetResponse, HealthDetailed, HeightInfo,
+        AccountInfo, ActorCodeInfo, ActorInfo, ActorReadRequest, ActorReadResponse, BasefeeInfo, BlockInfo, ChainInfo, FaucetRequest, FaucetResponse, HealthDetailed, HeightInfo,
         InclusionProofInfo, Liveness, MultiProofResponse, ProofRequest, ReceiptInfo, StateProofInfo, StateSnapshot,
         SubmitResponse, SubmitWaitResponse, TransactionInfo,
     },
@@ -217,6 +217,12 @@ impl Client {
     /// `GET /actor/{address}/code`; `None` for an address that holds no actor.
     pub async fn actor_code(&self, address: &Address) -> Result<Option<ActorCodeInfo>, ClientError> {
         self.get_optional(&format!("/actor/{address}/code"), ErrorCode::ActorNotFound).await
+    }
+
+    /// `POST /actor/read`: runs a handler read-only on the latest finalized state.
+    pub async fn actor_read(&self, request: &ActorReadRequest) -> Result<ActorReadResponse, ClientError> {
+        let url = self.url("/actor/read");
+        self.send_json(&url, self.http.post(&url).json(request)).await
     }
 
     /// `GET /height`: the latest finalized height.

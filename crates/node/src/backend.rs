@@ -12,7 +12,7 @@ use crate::{
     block::{Block, to_h256},
     chain::ChainShared,
     config::FaucetConfig,
-    proofs::Prover,
+    proofs::{PAIRING_ATTEMPTS_MAX, PAIRING_RETRY_MS, Prover},
 };
 use commonware_codec::Encode as _;
 use commonware_consensus::{
@@ -26,20 +26,78 @@ use commonware_storage::{
     qmdb::sync::{Request, Source as _},
 };
 use drover_rpc::backend::{
-    Backend, Basefees, BlockSelector, ChainHealth, FaucetSettings, IncludedTransaction,
+    ActorCall, Backend, Basefees, BlockSelector, ChainHealth, FaucetSettings, IncludedTransaction,
     OperationsRequest, StateQuery,
 };
+use drover_execution::{BlockEnv, NextKeyQuery, ReadFailure, ReadRequest, Snapshot, Vm, read_actor};
+use drover_vm::{Outcome, Status};
 use drover_state::{Account, ActorRecord, MailboxUsage, keys};
+use drover_types::exec_error::ExecCode;
 use drover_types::{
     Address, ErrorCode, H256, Receipt, Transaction, VerifiedTransaction,
     api::{
-        AccountInfo, ActorCodeInfo, ActorInfo, BlockInfo, ChainInfo, InclusionProofInfo, InclusionProofKind, ManifestInfo,
+        AccountInfo, ActorCodeInfo, ActorInfo, ActorReadResponse, ReceiptStatus, BlockInfo, ChainInfo, InclusionProofInfo, InclusionProofKind, ManifestInfo,
         StateProofInfo, StateSnapshot,
     },
     error::ApiError,
 };
 use std::{num::NonZeroU64, sync::Arc};
 use ::tokio::sync::watch;
+
+/// Most rounds of state lookups one read-only call may need (each round fetches at least one
+/// key the handler asked for).
+const READ_DISCOVERY_ROUNDS_MAX: usize = 1_024;
+
+/// The API answer for a read-only call's outcome; the refusals the spec names become errors.
+fn read_response(outcome: Outcome, block_height: u64, state_root: H256) -> Result<ActorReadResponse, ApiError> {
+    let (status, revert_reason) = match &outcome.status {
+        Status::Success => (ReceiptStatus::Success, None),
+        Status::Revert { reason } => (ReceiptStatus::Reverted, Some(String::from_utf8_lossy(reason).into_owned())),
+        Status::Trap(error) => {
+            let refusal = match error.code {
+                ExecCode::HandlerNotFound => Some(ErrorCode::HandlerNotFound),
+                ExecCode::ReadOnlyViolation => Some(ErrorCode::ReadOnlyViolation),
+                ExecCode::OutOfCycles | ExecCode::OutOfCells => Some(ErrorCode::ReadLimitsExceeded),
+                _ => None,
+            };
+            if let Some(code) = refusal {
+                return Err(ApiError::new(code, error.message.clone()));
+            }
+            (ReceiptStatus::Failed, None)
+        }
+    };
+    Ok(ActorReadResponse {
+        status,
+        error: outcome.error().as_ref().map(Into::into),
+        result: outcome.result,
+        cycles_used: outcome.cycles_used,
+        cells_used: outcome.cells_used,
+        block_height,
+        state_root,
+        revert_reason,
+    })
+}
+
+/// The first entry of the committed state under `query.prefix` after `query.after`.
+async fn next_entry<E>(
+    db: &crate::application::StateDb<E>,
+    query: &NextKeyQuery,
+) -> Result<Option<(Vec<u8>, Vec<u8>)>, commonware_storage::qmdb::Error<commonware_storage::mmr::Family>>
+where
+    E: commonware_runtime::Spawner + commonware_storage::Context,
+{
+    let candidate = match &query.after {
+        Some(after) => db.get_next_key(after).await?,
+        None => match db.get(&query.prefix).await? {
+            Some(value) => return Ok(Some((query.prefix.clone(), value))),
+            None => db.get_next_key(&query.prefix).await?,
+        },
+    };
+    match candidate {
+        Some(key) if key.starts_with(&query.prefix) => Ok(db.get(&key).await?.map(|value| (key, value))),
+        _ => Ok(None),
+    }
+}
 
 /// Cycles limit the faucet puts on its transfers (exactly a transfer's cost).
 const FAUCET_CYCLES_LIMIT: u64 = drover_execution::TRANSFER_CYCLES;
@@ -54,6 +112,8 @@ struct Inner {
     faucet_lock: ::tokio::sync::Mutex<()>,
     gossip: Option<GossipHandle>,
     prover: Prover,
+    /// Runs read-only calls (its own module cache: reads never wait on block execution).
+    vm: Vm,
 }
 
 #[derive(Clone)]
@@ -90,6 +150,7 @@ impl NodeHandle {
             faucet_lock: ::tokio::sync::Mutex::new(()),
             gossip,
             prover,
+            vm: Vm::new(),
         }))
     }
 
@@ -194,6 +255,58 @@ impl Backend for NodeHandle {
             upgrades: record.upgrades,
             manifest: ManifestInfo { entitlements: record.entitlements },
         }))
+    }
+
+    async fn actor_read(&self, call: ActorCall) -> Result<ActorReadResponse, ApiError> {
+        let request = ReadRequest {
+            actor: call.actor,
+            handler: call.handler,
+            payload: call.payload,
+            caller: call.caller,
+            max_cycles: call.max_cycles,
+            max_cells: call.max_cells,
+        };
+        let basefees = self.0.chain.tip().next_basefees;
+        for _ in 0..PAIRING_ATTEMPTS_MAX {
+            // One read lock for the whole read: the state cannot move under the handler.
+            let db = self.0.databases.read().await;
+            let root = db.root();
+            let Some(block) = self.0.prover.block_with_root(&root).await else {
+                drop(db);
+                ::tokio::time::sleep(std::time::Duration::from_millis(PAIRING_RETRY_MS)).await;
+                continue;
+            };
+            let env = BlockEnv {
+                chain_id: self.0.chain_info.chain_id,
+                height: block.height,
+                timestamp_ms: block.timestamp_ms,
+                proposer: Address::ZERO,
+            };
+            let mut snapshot = Snapshot::new();
+            for _ in 0..READ_DISCOVERY_ROUNDS_MAX {
+                let need = match read_actor(&self.0.vm, &env, basefees, &snapshot, &request) {
+                    Ok(outcome) => return read_response(outcome, block.height, to_h256(&root)),
+                    Err(ReadFailure::NoActor(address)) => {
+                        return Err(ApiError::new(ErrorCode::ActorNotFound, format!("address {address} holds no actor")));
+                    }
+                    Err(ReadFailure::Corrupt(e)) => return Err(internal(e)),
+                    Err(ReadFailure::NeedState(need)) => need,
+                };
+                for key in need.keys {
+                    let value = db.get(&key).await.map_err(internal)?;
+                    snapshot.insert(key, value);
+                }
+                for query in need.next_key_queries {
+                    let entry = next_entry(&db, &query).await.map_err(internal)?;
+                    snapshot.answer(query, entry);
+                }
+            }
+            return Err(ApiError::new(
+                ErrorCode::ReadLimitsExceeded,
+                format!("the read needed more than {READ_DISCOVERY_ROUNDS_MAX} rounds of state lookups"),
+            ));
+        }
+        Err(internal("the state kept moving: no finalized block matched it"))
     }
 
     async fn actor_code(&self, address: Address) -> Result<Option<ActorCodeInfo>, ApiError> {

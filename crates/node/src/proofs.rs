@@ -53,8 +53,9 @@ fn internal(e: impl std::fmt::Display) -> ApiError {
 type Marshal = Mailbox<Scheme, Standard<Block>>;
 
 /// A finalized block as proofs carry it.
-struct CertifiedBlock {
-    height: u64,
+pub(crate) struct CertifiedBlock {
+    pub(crate) height: u64,
+    pub(crate) timestamp_ms: u64,
     digest: sha256::Digest,
     state_root: sha256::Digest,
     /// The header bytes the digest is taken over.
@@ -82,6 +83,7 @@ impl Prover {
         let finalization = self.marshal.get_finalization(Height::new(height)).await?;
         Some(CertifiedBlock {
             height,
+            timestamp_ms: block.inner().timestamp_ms,
             digest: block.digest(),
             state_root: block.inner().state_root,
             header: block.inner().header_bytes(),
@@ -90,7 +92,7 @@ impl Prover {
     }
 
     /// The finalized block whose post-state root is `root`, if it is the tip or next to it.
-    async fn block_with_root(&self, root: &sha256::Digest) -> Option<Arc<CertifiedBlock>> {
+    pub(crate) async fn block_with_root(&self, root: &sha256::Digest) -> Option<Arc<CertifiedBlock>> {
         let last = self.last.lock().clone();
         if let Some(last) = last
             && last.state_root == *root

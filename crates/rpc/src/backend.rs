@@ -7,7 +7,7 @@
 use drover_types::{
     Address, H256, Receipt, VerifiedTransaction,
     api::{
-        AccountInfo, ActorCodeInfo, ActorInfo, BlockInfo, ChainInfo, InclusionProofInfo,
+        AccountInfo, ActorCodeInfo, ActorInfo, ActorReadResponse, BlockInfo, ChainInfo, InclusionProofInfo,
         InclusionProofKind, StateProofInfo,
         StateSnapshot,
     },
@@ -80,6 +80,17 @@ pub enum StateQuery {
     Storage(Address, Vec<u8>),
 }
 
+/// A read-only handler call, checked by the route (`POST /actor/read`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ActorCall {
+    pub actor: Address,
+    pub handler: String,
+    pub payload: Vec<u8>,
+    pub caller: Address,
+    pub max_cycles: u64,
+    pub max_cells: u64,
+}
+
 pub trait Backend: Clone + Send + Sync + 'static {
     fn chain_info(&self) -> ChainInfo;
 
@@ -121,6 +132,14 @@ pub trait Backend: Clone + Send + Sync + 'static {
         &self,
         address: Address,
     ) -> impl Future<Output = Result<Option<ActorCodeInfo>, ApiError>> + Send;
+
+    /// Runs `call` read-only on the latest finalized state. A missing actor is 5000, a missing
+    /// handler 5002, a write attempt 5003, a budget exceeded 5004; a handler that reverts or
+    /// traps otherwise is an answer with that status.
+    fn actor_read(
+        &self,
+        call: ActorCall,
+    ) -> impl Future<Output = Result<ActorReadResponse, ApiError>> + Send;
 
     /// Latest finalized height (0 before the first block).
     fn height(&self) -> u64;

@@ -220,7 +220,7 @@ mod tests {
     use std::collections::HashMap;
 
     /// Every route the router serves.
-    const ROUTES: [(&str, &str); 27] = [
+    const ROUTES: [(&str, &str); 28] = [
         ("post", "/submit"),
         ("post", "/submit_wait"),
         ("get", "/transaction/{hash}"),
@@ -230,6 +230,7 @@ mod tests {
         ("get", "/actor/{address}"),
         ("get", "/actor/{address}/code"),
         ("get", "/actor/{address}/manifest"),
+        ("post", "/actor/read"),
         ("get", "/height"),
         ("get", "/block/{selector}"),
         ("get", "/chain-info"),

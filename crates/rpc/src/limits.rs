@@ -51,6 +51,11 @@ pub const MULTI_PROOF_REQUESTS_MAX: usize = 32;
 /// can exist, and it keeps state keys within what the state database decodes).
 pub const STORAGE_KEY_BYTES_MAX: usize = 256;
 
+/// Most cycles a `POST /actor/read` may run (also its default budget).
+pub const READ_MAX_CYCLES: u64 = 50_000_000;
+/// Most cells a `POST /actor/read` may meter (also its default budget).
+pub const READ_MAX_CELLS: u64 = 1_000_000;
+
 /// Smallest `Retry-After` sent with a 429, in seconds (the header has whole-second resolution,
 /// and 0 would invite an immediate retry that is bound to fail).
 pub const RETRY_AFTER_SECS_MIN: u64 = 1;

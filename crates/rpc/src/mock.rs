@@ -13,7 +13,7 @@
 use crate::{
     RpcConfig,
     backend::{
-        Backend, Basefees, BlockSelector, ChainHealth, FaucetSettings, IncludedTransaction,
+        ActorCall, Backend, Basefees, BlockSelector, ChainHealth, FaucetSettings, IncludedTransaction,
         OperationsRequest, StateQuery,
     },
     router,
@@ -27,8 +27,9 @@ use drover_types::{
     Address, ErrorCode, FeeBreakdown, H256, Receipt, SecretKey, Transaction, TxStatus,
     VerifiedTransaction,
     api::{
-        AccountInfo, ActorCodeInfo, ActorInfo, BlockInfo, ChainInfo, InclusionProofInfo,
-        InclusionProofKind, ManifestInfo, StateProofInfo, StateProofKind, StateSnapshot,
+        AccountInfo, ActorCodeInfo, ActorInfo, ActorReadResponse, BlockInfo, ChainInfo, InclusionProofInfo,
+        InclusionProofKind, ManifestInfo, ReceiptStatus, StateProofInfo, StateProofKind,
+        StateSnapshot,
     },
     error::ApiError,
     keccak256,
@@ -275,6 +276,22 @@ impl Backend for MockBackend {
             size: MOCK_ACTOR_CODE.len() as u64,
             code: MOCK_ACTOR_CODE.to_vec(),
         }))
+    }
+
+    async fn actor_read(&self, call: ActorCall) -> Result<ActorReadResponse, ApiError> {
+        if !self.data.lock().actors.iter().any(|a| a.address == call.actor) {
+            return Err(ApiError::new(ErrorCode::ActorNotFound, "no actor"));
+        }
+        Ok(ActorReadResponse {
+            status: ReceiptStatus::Success,
+            result: call.payload,
+            cycles_used: 1,
+            cells_used: 0,
+            block_height: 1,
+            state_root: H256([0; 32]),
+            revert_reason: None,
+            error: None,
+        })
     }
 
     fn state_snapshot(&self) -> Option<StateSnapshot> {

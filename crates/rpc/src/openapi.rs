@@ -50,6 +50,7 @@ pub const SWAGGER_UI_PATH: &str = "/swagger-ui";
         actors::actor,
         actors::code,
         actors::manifest,
+        actors::read,
         blocks::height,
         blocks::block,
         chain::chain_info,
@@ -161,6 +162,19 @@ pub const OPERATION_ERRORS: &[(HttpMethod, &str, &[&[ErrorCode]])] = &[
         HttpMethod::Get,
         "/actor/{address}/manifest",
         &[&[InvalidAddress, ActorNotFound]],
+    ),
+    (
+        HttpMethod::Post,
+        "/actor/read",
+        &[&[
+            BadRequest,
+            InvalidAddress,
+            ActorNotFound,
+            InvalidActorRequest,
+            HandlerNotFound,
+            ReadOnlyViolation,
+            ReadLimitsExceeded,
+        ]],
     ),
     (HttpMethod::Get, "/height", &[]),
     (

@@ -78,6 +78,56 @@ pub struct ActorCodeInfo {
     pub code: Vec<u8>,
 }
 
+/// `POST /actor/read`: run a handler read-only against the latest finalized state. Exactly one
+/// of `payload` (base64), `payload_text` (UTF-8, may be empty) and `payload_json` (passed to the
+/// handler as compact JSON with sorted object keys) must be given.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(deny_unknown_fields)]
+pub struct ActorReadRequest {
+    #[cfg_attr(feature = "openapi", schema(value_type = String))]
+    pub actor: Address,
+    pub handler: String,
+    #[serde(default, with = "opt_base64_bytes", skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>, format = Byte))]
+    pub payload: Option<Vec<u8>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub payload_text: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<Object>))]
+    pub payload_json: Option<serde_json::Value>,
+    /// Cycles budget (default and maximum: the node's cap).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_cycles: Option<u64>,
+    /// Cells budget (default and maximum: the node's cap).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_cells: Option<u64>,
+    /// What the handler sees as its caller and origin (default: the zero address).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>))]
+    pub from: Option<Address>,
+}
+
+/// `POST /actor/read` answer.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct ActorReadResponse {
+    /// `success`, `reverted` (the handler called revert) or `failed` (it trapped).
+    pub status: ReceiptStatus,
+    /// What the handler returned (base64; empty unless it succeeded).
+    #[serde(with = "base64_bytes")]
+    #[cfg_attr(feature = "openapi", schema(value_type = String, format = Byte))]
+    pub result: Vec<u8>,
+    pub cycles_used: u64,
+    pub cells_used: u64,
+    /// The finalized block whose post-state the handler read.
+    pub block_height: u64,
+    #[cfg_attr(feature = "openapi", schema(value_type = String))]
+    pub state_root: H256,
+    pub revert_reason: Option<String>,
+    pub error: Option<ExecErrorInfo>,
+}
+
 /// `GET /chain-info`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]

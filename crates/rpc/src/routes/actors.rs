@@ -1,15 +1,27 @@
 //! Actors: `GET /actor/{address}` (summary), `/actor/{address}/code` and
-//! `/actor/{address}/manifest`, read from the latest finalized state.
+//! `/actor/{address}/manifest`, read from the latest finalized state, and `POST /actor/read`,
+//! which runs a handler read-only on it.
+//!
+//! A read's request must carry exactly one payload form (`payload`, `payload_text`,
+//! `payload_json`; 400 with 5001 otherwise); `payload_json` reaches the handler as compact JSON
+//! with object keys sorted, so equal values give equal bytes. Budgets default to and may not
+//! exceed the node's caps ([`READ_MAX_CYCLES`], [`READ_MAX_CELLS`]).
 //!
 //! An address that holds no actor answers 404 with code 5000 (an account without code is an
 //! account, not an actor: `/account/{address}` describes it); a malformed address answers 400
 //! with code 3001.
 
-use crate::{backend::Backend, error::HttpError, extract::AddressParam, state::AppState};
+use crate::{
+    backend::{ActorCall, Backend},
+    error::HttpError,
+    extract::{AddressParam, RawBody, json_body, parse_address},
+    limits::{READ_MAX_CELLS, READ_MAX_CYCLES},
+    state::AppState,
+};
 use axum::{Json, extract::State};
 use drover_types::{
     Address, ErrorCode,
-    api::{ActorCodeInfo, ActorInfo, ManifestInfo},
+    api::{ActorCodeInfo, ActorInfo, ActorReadRequest, ActorReadResponse, ManifestInfo},
 };
 
 fn no_actor(address: Address) -> HttpError {
@@ -67,11 +79,111 @@ pub async fn manifest<B: Backend>(
         .ok_or_else(|| no_actor(address))
 }
 
+/// The checked call a read request describes.
+fn checked(request: ActorReadRequest) -> Result<ActorCall, HttpError> {
+    let invalid = |message: String| HttpError::new(ErrorCode::InvalidActorRequest, message);
+    let payload = match (request.payload, request.payload_text, request.payload_json) {
+        (Some(bytes), None, None) => bytes,
+        (None, Some(text), None) => text.into_bytes(),
+        // serde_json's maps keep keys sorted, and `to_vec` writes compactly.
+        (None, None, Some(json)) => serde_json::to_vec(&json)
+            .map_err(|e| invalid(format!("payload_json cannot be written: {e}")))?,
+        _ => {
+            return Err(invalid(
+                "give exactly one of payload (base64), payload_text and payload_json".to_owned(),
+            ));
+        }
+    };
+    let budget = |asked: Option<u64>, cap: u64, name: &str| match asked {
+        None => Ok(cap),
+        Some(0) => Err(invalid(format!("{name} must be positive"))),
+        Some(n) if n > cap => Err(invalid(format!("{name} is at most {cap} on this node, got {n}"))),
+        Some(n) => Ok(n),
+    };
+    Ok(ActorCall {
+        actor: request.actor,
+        handler: request.handler,
+        payload,
+        caller: request.from.unwrap_or(Address::ZERO),
+        max_cycles: budget(request.max_cycles, READ_MAX_CYCLES, "max_cycles")?,
+        max_cells: budget(request.max_cells, READ_MAX_CELLS, "max_cells")?,
+    })
+}
+
+#[utoipa::path(
+    post,
+    path = "/actor/read",
+    tag = "actors",
+    summary = "Run a handler read-only",
+    description = "Runs the handler on the latest finalized state; nothing is written. Exactly one payload form.",
+    request_body(content = ActorReadRequest, content_type = "application/json"),
+    responses((status = 200, description = "The handler's result and metering, with the state it read.", body = ActorReadResponse))
+)]
+pub async fn read<B: Backend>(
+    State(state): State<AppState<B>>,
+    RawBody(body): RawBody,
+) -> Result<Json<ActorReadResponse>, HttpError> {
+    // Addresses are checked first so a bad one is 3001, not a generic 1001.
+    let value: serde_json::Value = json_body(&body)?;
+    for field in ["actor", "from"] {
+        if let Some(text) = value.get(field).and_then(serde_json::Value::as_str) {
+            parse_address(text)?;
+        }
+    }
+    let request: ActorReadRequest = serde_json::from_value(value).map_err(|err| {
+        HttpError::new(ErrorCode::BadRequest, format!("request body is not the expected JSON: {err}"))
+    })?;
+    let call = checked(request)?;
+    Ok(Json(state.backend.actor_read(call).await?))
+}
+
 #[cfg(test)]
 mod tests {
     use crate::mock::*;
     use axum::http::StatusCode;
     use drover_types::{Address, ErrorCode};
+
+    #[tokio::test]
+    async fn read_requests_take_exactly_one_payload_form_within_the_caps() {
+        let mock = MockBackend::with(|data| data.actors.push(actor(Address([0xac; 20]))));
+        let app = app(&mock);
+        let read = |body: serde_json::Value| {
+            let app = app.clone();
+            async move { post(&app, "/actor/read", "application/json", body.to_string()).await }
+        };
+        let actor = "0xacacacacacacacacacacacacacacacacacacacac";
+        // The mock echoes the payload as the result.
+        let answer = read(serde_json::json!({"actor": actor, "handler": "get", "payload_json": {"b": 1, "a": [true]}})).await;
+        assert_eq!(answer.status, StatusCode::OK, "{}", answer.text());
+        let body = answer.json();
+        assert_eq!(body["status"], "success");
+        let echoed = base64::Engine::decode(&base64::engine::general_purpose::STANDARD, body["result"].as_str().unwrap()).unwrap();
+        assert_eq!(echoed, br#"{"a":[true],"b":1}"#);
+        assert_eq!(read(serde_json::json!({"actor": actor, "handler": "get", "payload_text": ""})).await.status, StatusCode::OK);
+        assert_eq!(read(serde_json::json!({"actor": actor, "handler": "get", "payload": "AAE="})).await.status, StatusCode::OK);
+
+        for bad in [
+            serde_json::json!({"actor": actor, "handler": "get"}),
+            serde_json::json!({"actor": actor, "handler": "get", "payload": "AAE=", "payload_text": "x"}),
+            serde_json::json!({"actor": actor, "handler": "get", "payload_text": "", "max_cycles": 0}),
+            serde_json::json!({"actor": actor, "handler": "get", "payload_text": "", "max_cycles": crate::limits::READ_MAX_CYCLES + 1}),
+            serde_json::json!({"actor": actor, "handler": "get", "payload_text": "", "max_cells": crate::limits::READ_MAX_CELLS + 1}),
+        ] {
+            read(bad).await.assert_error(400, ErrorCode::InvalidActorRequest);
+        }
+        read(serde_json::json!({"actor": "0x12", "handler": "get", "payload_text": ""}))
+            .await
+            .assert_error(400, ErrorCode::InvalidAddress);
+        read(serde_json::json!({"actor": actor, "handler": "get", "payload_text": "", "from": "nope"}))
+            .await
+            .assert_error(400, ErrorCode::InvalidAddress);
+        read(serde_json::json!({"actor": actor, "handler": "get", "payload_text": "", "extra": 1}))
+            .await
+            .assert_error(400, ErrorCode::BadRequest);
+        read(serde_json::json!({"actor": "0x0000000000000000000000000000000000000abc", "handler": "get", "payload_text": ""}))
+            .await
+            .assert_error(404, ErrorCode::ActorNotFound);
+    }
 
     #[tokio::test]
     async fn summary_code_and_manifest_of_an_actor() {

@@ -37,6 +37,7 @@ pub fn routes<B: Backend>() -> Router<AppState<B>> {
         .route("/actor/{address}", get(actors::actor::<B>))
         .route("/actor/{address}/code", get(actors::code::<B>))
         .route("/actor/{address}/manifest", get(actors::manifest::<B>))
+        .route("/actor/read", post(actors::read::<B>))
         .route("/height", get(blocks::height::<B>))
         .route("/block/{selector}", get(blocks::block::<B>))
         .route("/chain-info", get(chain::chain_info::<B>))
