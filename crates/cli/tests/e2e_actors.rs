@@ -147,6 +147,20 @@ async fn a_deployed_counter_counts_reverts_cleanly_and_refuses_unknown_handlers(
     let proven = verify::verify_storage(&proof, &identity).expect("the storage proof verifies");
     assert_eq!(proven.value, Some(3u64.to_le_bytes().to_vec()));
 
+    // Its storage, listed in pages, and its (empty) upgrade history.
+    let (status, page) = get_raw(&node.url, &format!("/actors/{actor}/storage?limit=1")).await;
+    assert_eq!(status, 200, "{page}");
+    assert_eq!(page["items"][0]["key"], format!("0x{}", hex::encode(b"count")));
+    assert_eq!(
+        page["items"][0]["value"],
+        base64::Engine::encode(&base64::engine::general_purpose::STANDARD, 3u64.to_le_bytes())
+    );
+    assert!(page["next_cursor"].is_null(), "{page}");
+    let (status, history) = get_raw(&node.url, &format!("/actor/{actor}/upgrade-history")).await;
+    assert_eq!((status, history), (200, serde_json::json!([])));
+    let (status, body) = get_raw(&node.url, &format!("/actors/{}/storage", key.address())).await;
+    assert_error(status, &body, 404, 5000);
+
     // An unknown handler fails with its E-code and moves nothing but the fee.
     let nonce = client.account(&key.address()).await.unwrap().unwrap().nonce;
     let missing = receipt(&client, &actor_tx(&key, nonce, Some(actor), call("no_such_handler"))).await;
@@ -157,4 +171,55 @@ async fn a_deployed_counter_counts_reverts_cleanly_and_refuses_unknown_handlers(
     let nonce = client.account(&key.address()).await.unwrap().unwrap().nonce;
     let again = receipt(&client, &actor_tx(&key, nonce, None, deploy.encode())).await;
     assert_ne!(again.status, ReceiptStatus::Success, "{again:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ledger_storage_pages_follow_the_cursor() {
+    let node = TestNode::start(NodeOptions::default()).await;
+    let client = node.client();
+    let key = dev_key(1);
+    let code = wat::parse_file(concat!(env!("CARGO_MANIFEST_DIR"), "/../../actors/ledger.wat")).unwrap();
+    let deploy = Deploy {
+        code,
+        manifest: Manifest { entitlements: vec!["storage.kv".to_owned()] },
+        salt: Vec::new(),
+        init: None,
+    };
+    let ledger = deploy.actor_address(&key.address());
+    assert_eq!(receipt(&client, &actor_tx(&key, 0, None, deploy.encode())).await.status, ReceiptStatus::Success);
+    // Three holders: three storage entries ("b" ++ address, plus the owner record).
+    for (nonce, holder) in [(1u64, [0x10u8; 20]), (2, [0x20; 20]), (3, [0x30; 20])] {
+        let mut input = holder.to_vec();
+        input.extend_from_slice(&(nonce * 100).to_le_bytes());
+        let message = Message { handler: "mint".to_owned(), payload: input }.encode();
+        let minted = receipt(&client, &actor_tx(&key, nonce, Some(ledger), message)).await;
+        assert_eq!(minted.status, ReceiptStatus::Success, "{minted:?}");
+    }
+
+    let mut keys = Vec::new();
+    let mut cursor: Option<String> = None;
+    loop {
+        let path = match &cursor {
+            Some(cursor) => format!("/actors/{ledger}/storage?limit=1&cursor={cursor}"),
+            None => format!("/actors/{ledger}/storage?limit=1"),
+        };
+        let (status, page) = get_raw(&node.url, &path).await;
+        assert_eq!(status, 200, "{page}");
+        assert_eq!(page["items"].as_array().unwrap().len(), 1, "{page}");
+        keys.push(page["items"][0]["key"].as_str().unwrap().to_owned());
+        match page["next_cursor"].as_str() {
+            Some(next) => cursor = Some(next.to_owned()),
+            None => break,
+        }
+    }
+    let mut sorted = keys.clone();
+    sorted.sort();
+    assert_eq!(keys, sorted, "pages come in key order");
+    for holder in [[0x10u8; 20], [0x20; 20], [0x30; 20]] {
+        let expected = format!("0x{}", hex::encode([b"b".as_slice(), &holder].concat()));
+        assert!(keys.contains(&expected), "{keys:?} lacks {expected}");
+    }
+    let (_, all) = get_raw(&node.url, &format!("/actors/{ledger}/storage")).await;
+    assert_eq!(all["items"].as_array().unwrap().len(), keys.len());
+    assert!(all["next_cursor"].is_null());
 }

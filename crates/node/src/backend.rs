@@ -31,12 +31,13 @@ use drover_rpc::backend::{
 };
 use drover_execution::{BlockEnv, NextKeyQuery, ReadFailure, ReadRequest, Snapshot, Vm, read_actor};
 use drover_vm::{Outcome, Status};
-use drover_state::{Account, ActorRecord, MailboxUsage, keys};
+use drover_state::{Account, ActorRecord, MailboxUsage, UpgradeRecord, keys};
 use drover_types::exec_error::ExecCode;
 use drover_types::{
     Address, ErrorCode, H256, Receipt, Transaction, VerifiedTransaction,
     api::{
-        AccountInfo, ActorCodeInfo, ActorInfo, ActorReadResponse, ReceiptStatus, BlockInfo, ChainInfo, InclusionProofInfo, InclusionProofKind, ManifestInfo,
+        AccountInfo, ActorCodeInfo, ActorInfo, ActorReadResponse, ReceiptStatus, StorageEntryInfo, StoragePage,
+        UpgradeInfo, BlockInfo, ChainInfo, InclusionProofInfo, InclusionProofKind, ManifestInfo,
         StateProofInfo, StateSnapshot,
     },
     error::ApiError,
@@ -255,6 +256,62 @@ impl Backend for NodeHandle {
             upgrades: record.upgrades,
             manifest: ManifestInfo { entitlements: record.entitlements },
         }))
+    }
+
+    async fn actor_storage(
+        &self,
+        address: Address,
+        after: Option<Vec<u8>>,
+        limit: u64,
+    ) -> Result<Option<StoragePage>, ApiError> {
+        use futures::StreamExt as _;
+        let db = self.0.databases.read().await;
+        if db.get(&keys::actor_key(&address)).await.map_err(internal)?.is_none() {
+            return Ok(None);
+        }
+        let prefix = keys::storage_key(&address, &[]);
+        let start = match &after {
+            Some(after) => std::ops::Bound::Excluded(keys::storage_key(&address, after)),
+            None => std::ops::Bound::Included(prefix.clone()),
+        };
+        let wanted = usize::try_from(limit).unwrap_or(usize::MAX).saturating_add(1);
+        let mut stream = Box::pin(db.stream_range((start, std::ops::Bound::Unbounded)));
+        let mut items = Vec::new();
+        while items.len() < wanted {
+            let Some(entry) = stream.next().await else { break };
+            let (key, value) = entry.map_err(internal)?;
+            let Some(user_key) = key.strip_prefix(prefix.as_slice()) else { break };
+            items.push(StorageEntryInfo { key: user_key.to_vec(), value });
+        }
+        // One entry past the page says whether another page follows.
+        let more = items.len() == wanted;
+        items.truncate(wanted - 1);
+        let next_cursor = more.then(|| items.last().map(|e| format!("0x{}", hex::encode(&e.key)))).flatten();
+        Ok(Some(StoragePage { items, next_cursor, limit }))
+    }
+
+    async fn actor_upgrades(&self, address: Address) -> Result<Option<Vec<UpgradeInfo>>, ApiError> {
+        let db = self.0.databases.read().await;
+        let Some(record) = db.get(&keys::actor_key(&address)).await.map_err(internal)? else {
+            return Ok(None);
+        };
+        let record = ActorRecord::decode(&record).map_err(internal)?;
+        let mut history = Vec::with_capacity(record.upgrades as usize);
+        for seq in 0..record.upgrades {
+            let bytes = db
+                .get(&keys::upgrade_key(&address, seq))
+                .await
+                .map_err(internal)?
+                .ok_or_else(|| internal(format!("upgrade {seq} of {address} is missing")))?;
+            let upgrade = UpgradeRecord::decode(&bytes).map_err(internal)?;
+            history.push(UpgradeInfo {
+                height: upgrade.height,
+                old_code_hash: upgrade.old_code_hash,
+                new_code_hash: upgrade.new_code_hash,
+                tx_hash: upgrade.tx_hash,
+            });
+        }
+        Ok(Some(history))
     }
 
     async fn actor_read(&self, call: ActorCall) -> Result<ActorReadResponse, ApiError> {

@@ -7,7 +7,8 @@
 use drover_types::{
     Address, H256, Receipt, VerifiedTransaction,
     api::{
-        AccountInfo, ActorCodeInfo, ActorInfo, ActorReadResponse, BlockInfo, ChainInfo, InclusionProofInfo,
+        AccountInfo, ActorCodeInfo, ActorInfo, ActorReadResponse, BlockInfo, StoragePage,
+        UpgradeInfo, ChainInfo, InclusionProofInfo,
         InclusionProofKind, StateProofInfo,
         StateSnapshot,
     },
@@ -132,6 +133,21 @@ pub trait Backend: Clone + Send + Sync + 'static {
         &self,
         address: Address,
     ) -> impl Future<Output = Result<Option<ActorCodeInfo>, ApiError>> + Send;
+
+    /// Up to `limit` storage entries of the actor at `address` with keys after `after` (from the
+    /// first when `None`), in key order (`None`: no actor there).
+    fn actor_storage(
+        &self,
+        address: Address,
+        after: Option<Vec<u8>>,
+        limit: u64,
+    ) -> impl Future<Output = Result<Option<StoragePage>, ApiError>> + Send;
+
+    /// The upgrades of the actor at `address`, oldest first (`None`: no actor there).
+    fn actor_upgrades(
+        &self,
+        address: Address,
+    ) -> impl Future<Output = Result<Option<Vec<UpgradeInfo>>, ApiError>> + Send;
 
     /// Runs `call` read-only on the latest finalized state. A missing actor is 5000, a missing
     /// handler 5002, a write attempt 5003, a budget exceeded 5004; a handler that reverts or

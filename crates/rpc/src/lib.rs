@@ -220,7 +220,7 @@ mod tests {
     use std::collections::HashMap;
 
     /// Every route the router serves.
-    const ROUTES: [(&str, &str); 28] = [
+    const ROUTES: [(&str, &str); 30] = [
         ("post", "/submit"),
         ("post", "/submit_wait"),
         ("get", "/transaction/{hash}"),
@@ -231,6 +231,8 @@ mod tests {
         ("get", "/actor/{address}/code"),
         ("get", "/actor/{address}/manifest"),
         ("post", "/actor/read"),
+        ("get", "/actors/{address}/storage"),
+        ("get", "/actor/{address}/upgrade-history"),
         ("get", "/height"),
         ("get", "/block/{selector}"),
         ("get", "/chain-info"),

@@ -29,7 +29,7 @@ use drover_types::{
     api::{
         AccountInfo, ActorCodeInfo, ActorInfo, ActorReadResponse, BlockInfo, ChainInfo, InclusionProofInfo,
         InclusionProofKind, ManifestInfo, ReceiptStatus, StateProofInfo, StateProofKind,
-        StateSnapshot,
+        StateSnapshot, StorageEntryInfo, StoragePage, UpgradeInfo,
     },
     error::ApiError,
     keccak256,
@@ -276,6 +276,22 @@ impl Backend for MockBackend {
             size: MOCK_ACTOR_CODE.len() as u64,
             code: MOCK_ACTOR_CODE.to_vec(),
         }))
+    }
+
+    /// Every mock actor holds `a` → `1` and `b` → `2`; pages are one entry long.
+    async fn actor_storage(&self, address: Address, after: Option<Vec<u8>>, limit: u64) -> Result<Option<StoragePage>, ApiError> {
+        if !self.data.lock().actors.iter().any(|a| a.address == address) {
+            return Ok(None);
+        }
+        let entries = [(b"a".to_vec(), vec![1]), (b"b".to_vec(), vec![2])];
+        let mut rest = entries.into_iter().filter(|(key, _)| after.as_ref().is_none_or(|after| key > after));
+        let items: Vec<_> = rest.next().into_iter().map(|(key, value)| StorageEntryInfo { key, value }).collect();
+        let next_cursor = rest.next().and(items.last().map(|entry| format!("0x{}", hex::encode(&entry.key))));
+        Ok(Some(StoragePage { items, next_cursor, limit }))
+    }
+
+    async fn actor_upgrades(&self, address: Address) -> Result<Option<Vec<UpgradeInfo>>, ApiError> {
+        Ok(self.data.lock().actors.iter().any(|a| a.address == address).then(Vec::new))
     }
 
     async fn actor_read(&self, call: ActorCall) -> Result<ActorReadResponse, ApiError> {

@@ -51,6 +51,8 @@ pub const SWAGGER_UI_PATH: &str = "/swagger-ui";
         actors::code,
         actors::manifest,
         actors::read,
+        actors::storage,
+        actors::upgrade_history,
         blocks::height,
         blocks::block,
         chain::chain_info,
@@ -161,6 +163,16 @@ pub const OPERATION_ERRORS: &[(HttpMethod, &str, &[&[ErrorCode]])] = &[
     (
         HttpMethod::Get,
         "/actor/{address}/manifest",
+        &[&[InvalidAddress, ActorNotFound]],
+    ),
+    (
+        HttpMethod::Get,
+        "/actors/{address}/storage",
+        &[&[BadRequest, InvalidAddress, ActorNotFound]],
+    ),
+    (
+        HttpMethod::Get,
+        "/actor/{address}/upgrade-history",
         &[&[InvalidAddress, ActorNotFound]],
     ),
     (

@@ -78,6 +78,44 @@ pub struct ActorCodeInfo {
     pub code: Vec<u8>,
 }
 
+/// One entry of an actor's storage.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct StorageEntryInfo {
+    /// The actor's own key (hex).
+    #[serde(with = "hex_bytes")]
+    #[cfg_attr(feature = "openapi", schema(value_type = String))]
+    pub key: Vec<u8>,
+    /// The value (base64).
+    #[serde(with = "base64_bytes")]
+    #[cfg_attr(feature = "openapi", schema(value_type = String, format = Byte))]
+    pub value: Vec<u8>,
+}
+
+/// `GET /actors/{address}/storage`: a page of entries in key order.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct StoragePage {
+    pub items: Vec<StorageEntryInfo>,
+    /// Pass as `cursor` for the next page; `null` on the last page.
+    pub next_cursor: Option<String>,
+    /// The page size used (the request's `limit`, capped).
+    pub limit: u64,
+}
+
+/// One upgrade of an actor (`GET /actor/{address}/upgrade-history`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct UpgradeInfo {
+    pub height: u64,
+    #[cfg_attr(feature = "openapi", schema(value_type = String))]
+    pub old_code_hash: H256,
+    #[cfg_attr(feature = "openapi", schema(value_type = String))]
+    pub new_code_hash: H256,
+    #[cfg_attr(feature = "openapi", schema(value_type = String))]
+    pub tx_hash: H256,
+}
+
 /// `POST /actor/read`: run a handler read-only against the latest finalized state. Exactly one
 /// of `payload` (base64), `payload_text` (UTF-8, may be empty) and `payload_json` (passed to the
 /// handler as compact JSON with sorted object keys) must be given.

@@ -14,15 +14,22 @@
 use crate::{
     backend::{ActorCall, Backend},
     error::HttpError,
-    extract::{AddressParam, RawBody, json_body, parse_address},
-    limits::{READ_MAX_CELLS, READ_MAX_CYCLES},
+    extract::{AddressParam, ApiQuery, RawBody, json_body, parse_address},
+    limits::{PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX, READ_MAX_CELLS, READ_MAX_CYCLES},
     state::AppState,
 };
 use axum::{Json, extract::State};
 use drover_types::{
     Address, ErrorCode,
-    api::{ActorCodeInfo, ActorInfo, ActorReadRequest, ActorReadResponse, ManifestInfo},
+    api::{
+        ActorCodeInfo, ActorInfo, ActorReadRequest, ActorReadResponse, ManifestInfo, StoragePage,
+        UpgradeInfo,
+    },
 };
+use serde::Deserialize;
+
+/// Longest storage key a cursor may name, in bytes (the VM's bound on actor keys).
+pub const STORAGE_CURSOR_BYTES_MAX: usize = 256;
 
 fn no_actor(address: Address) -> HttpError {
     HttpError::new(ErrorCode::ActorNotFound, format!("address {address} holds no actor"))
@@ -77,6 +84,65 @@ pub async fn manifest<B: Backend>(
         .await?
         .map(|actor| Json(actor.manifest))
         .ok_or_else(|| no_actor(address))
+}
+
+/// Query of `GET /actors/{address}/storage`.
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct StorageQuery {
+    /// The last key of the previous page (hex, from its `next_cursor`); absent for the first.
+    cursor: Option<String>,
+    /// Entries per page: default 50, capped at 1,000.
+    limit: Option<u64>,
+}
+
+#[utoipa::path(
+    get,
+    path = "/actors/{address}/storage",
+    tag = "actors",
+    summary = "An actor's storage, a page at a time in key order",
+    params(("address" = String, Path, description = "20 bytes of hex, `0x` optional, any case."), StorageQuery),
+    responses((status = 200, description = "Entries after the cursor and the next cursor.", body = StoragePage))
+)]
+pub async fn storage<B: Backend>(
+    State(state): State<AppState<B>>,
+    AddressParam(address): AddressParam,
+    ApiQuery(query): ApiQuery<StorageQuery>,
+) -> Result<Json<StoragePage>, HttpError> {
+    let after = query
+        .cursor
+        .map(|text| {
+            let digits = text.strip_prefix("0x").unwrap_or(&text);
+            match hex::decode(digits) {
+                Ok(key) if key.len() <= STORAGE_CURSOR_BYTES_MAX => Ok(key),
+                Ok(_) => Err(format!("cursor is longer than {STORAGE_CURSOR_BYTES_MAX} bytes")),
+                Err(e) => Err(format!("cursor is not hex ({e})")),
+            }
+        })
+        .transpose()
+        .map_err(|message| HttpError::new(ErrorCode::BadRequest, message))?;
+    let limit = query.limit.unwrap_or(PAGE_LIMIT_DEFAULT).clamp(1, PAGE_LIMIT_MAX);
+    state
+        .backend
+        .actor_storage(address, after, limit)
+        .await?
+        .map(Json)
+        .ok_or_else(|| no_actor(address))
+}
+
+#[utoipa::path(
+    get,
+    path = "/actor/{address}/upgrade-history",
+    tag = "actors",
+    summary = "An actor's upgrades, oldest first",
+    params(("address" = String, Path, description = "20 bytes of hex, `0x` optional, any case.")),
+    responses((status = 200, description = "Height, old and new code hash and transaction of each upgrade.", body = Vec<UpgradeInfo>))
+)]
+pub async fn upgrade_history<B: Backend>(
+    State(state): State<AppState<B>>,
+    AddressParam(address): AddressParam,
+) -> Result<Json<Vec<UpgradeInfo>>, HttpError> {
+    state.backend.actor_upgrades(address).await?.map(Json).ok_or_else(|| no_actor(address))
 }
 
 /// The checked call a read request describes.
@@ -183,6 +249,31 @@ mod tests {
         read(serde_json::json!({"actor": "0x0000000000000000000000000000000000000abc", "handler": "get", "payload_text": ""}))
             .await
             .assert_error(404, ErrorCode::ActorNotFound);
+    }
+
+    #[tokio::test]
+    async fn storage_pages_and_upgrade_history() {
+        let mock = MockBackend::with(|data| data.actors.push(actor(Address([0xac; 20]))));
+        let app = app(&mock);
+        let base = "/actors/0xacacacacacacacacacacacacacacacacacacacac/storage";
+        let page = get(&app, base).await.json();
+        assert_eq!(page["limit"], 50);
+        assert_eq!(page["items"][0]["key"], "0x61");
+        assert_eq!(page["next_cursor"], "0x61");
+        let next = get(&app, &format!("{base}?cursor=0x61&limit=5000")).await.json();
+        assert_eq!(next["limit"], 1000);
+        assert_eq!(next["items"][0]["key"], "0x62");
+        assert!(next["next_cursor"].is_null());
+        for bad in ["?cursor=zz", "?limit=-1", "?limit=ten"] {
+            get(&app, &format!("{base}{bad}")).await.assert_error(400, ErrorCode::BadRequest);
+        }
+        get(&app, "/actors/0x0000000000000000000000000000000000000abc/storage")
+            .await
+            .assert_error(404, ErrorCode::ActorNotFound);
+
+        let history = get(&app, "/actor/0xacacacacacacacacacacacacacacacacacacacac/upgrade-history").await.json();
+        assert_eq!(history, serde_json::json!([]));
+        get(&app, "/actor/0x12/upgrade-history").await.assert_error(400, ErrorCode::InvalidAddress);
     }
 
     #[tokio::test]

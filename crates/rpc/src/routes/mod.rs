@@ -38,6 +38,8 @@ pub fn routes<B: Backend>() -> Router<AppState<B>> {
         .route("/actor/{address}/code", get(actors::code::<B>))
         .route("/actor/{address}/manifest", get(actors::manifest::<B>))
         .route("/actor/read", post(actors::read::<B>))
+        .route("/actor/{address}/upgrade-history", get(actors::upgrade_history::<B>))
+        .route("/actors/{address}/storage", get(actors::storage::<B>))
         .route("/height", get(blocks::height::<B>))
         .route("/block/{selector}", get(blocks::block::<B>))
         .route("/chain-info", get(chain::chain_info::<B>))
