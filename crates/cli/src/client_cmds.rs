@@ -1,5 +1,5 @@
 //! Client subcommands: keys, status, faucet, transfer, reads of accounts, transactions and
-//! blocks, and `verify` (fetch a proof and check it against the genesis group key), all over a
+//! blocks, actors (`deploy`, `call`, `read`, `actor`, in [`crate::actor_cmds`]), and `verify` (fetch a proof and check it against the genesis group key), all over a
 //! node's HTTP API through `drover-client`.
 //!
 //! Every command produces a report with two renderings: human-readable text (the default) and,
@@ -19,7 +19,7 @@ use drover_types::api::{
     AccountInfo, BlockInfo, ChainInfo, HealthDetailed, HealthStatus, ReceiptInfo, ReceiptStatus, SubmitStatus,
     TransactionInfo, TransactionState, WaitError, WaitStatus,
 };
-use drover_types::{Address, H256};
+use drover_types::{Address, H256, Transaction};
 use serde::Serialize;
 use std::fmt::Write as _;
 use std::io::Write as _;
@@ -61,6 +61,18 @@ pub enum ClientCommand {
         /// `latest`, a height, or a block hash.
         #[arg(default_value = "latest")]
         selector: BlockSelector,
+    },
+    /// Deploy an actor (WebAssembly binary or text) from a key file's account.
+    Deploy(crate::actor_cmds::DeployArgs),
+    /// Call an actor's handler in a transaction.
+    Call(crate::actor_cmds::CallArgs),
+    /// Run an actor's handler read-only (no transaction, nothing written).
+    Read(crate::actor_cmds::ReadArgs),
+    /// Show an actor: summary, code, storage or upgrade history.
+    Actor {
+        address: Address,
+        #[arg(value_enum, default_value = "summary")]
+        view: crate::actor_cmds::ActorView,
     },
     /// Fetch a proof and print the value only if it verifies against the genesis group key.
     #[command(subcommand)]
@@ -154,15 +166,15 @@ pub struct TransferArgs {
 }
 
 /// What a command prints, in both renderings, and whether it ends in failure.
-struct Report {
+pub(crate) struct Report {
     text: Text,
     json: String,
     /// Printed output still stands, but the command exits with this error.
-    failure: Option<String>,
+    pub(crate) failure: Option<String>,
 }
 
 impl Report {
-    fn new<T: Serialize>(text: Text, record: &T) -> Result<Self> {
+    pub(crate) fn new<T: Serialize>(text: Text, record: &T) -> Result<Self> {
         let json = serde_json::to_string_pretty(record).context("cannot encode the JSON output")?;
         Ok(Self { text, json, failure: None })
     }
@@ -170,17 +182,17 @@ impl Report {
 
 /// Human-readable output: `label: value` lines with aligned values.
 #[derive(Default)]
-struct Text(String);
+pub(crate) struct Text(String);
 
 impl Text {
-    fn field(&mut self, label: &str, value: impl std::fmt::Display) -> &mut Self {
+    pub(crate) fn field(&mut self, label: &str, value: impl std::fmt::Display) -> &mut Self {
         let label = format!("{label}:");
         // Writing to a String cannot fail.
         let _ = writeln!(self.0, "{label:<width$} {value}", width = LABEL_WIDTH_CHARS - 1);
         self
     }
 
-    fn line(&mut self, line: impl std::fmt::Display) -> &mut Self {
+    pub(crate) fn line(&mut self, line: impl std::fmt::Display) -> &mut Self {
         let _ = writeln!(self.0, "{line}");
         self
     }
@@ -198,6 +210,10 @@ pub async fn run(cmd: ClientCommand, rpc_url: &str, json: bool) -> Result<()> {
         ClientCommand::Tx { hash } => transaction(&connect()?, hash).await?,
         ClientCommand::Block { selector } => block(&connect()?, selector).await?,
         ClientCommand::Verify(what) => verify(&connect()?, what).await?,
+        ClientCommand::Deploy(args) => crate::actor_cmds::deploy(&connect()?, args).await?,
+        ClientCommand::Call(args) => crate::actor_cmds::call(&connect()?, args).await?,
+        ClientCommand::Read(args) => crate::actor_cmds::read(&connect()?, args).await?,
+        ClientCommand::Actor { address, view } => crate::actor_cmds::actor(&connect()?, address, view).await?,
     };
     let mut out = if json { report.json } else { report.text.0 };
     if !out.ends_with('\n') {
@@ -327,6 +343,13 @@ async fn transfer(client: &Client, args: TransferArgs) -> Result<Report> {
         .field("nonce", tx.nonce)
         .field("max fee", format!("{} per cycle (tip {})", tx.max_fee_per_cycle, tx.tip_per_cycle))
         .field("hash", hash);
+    submit_and_report(client, &tx, text, args.wait).await
+}
+
+/// Submits a signed transaction and reports the node's answer: admission only, or (with
+/// `wait`) the outcome once included. A refusal or a non-success outcome fails the command.
+pub(crate) async fn submit_and_report(client: &Client, tx: &Transaction, text: Text, wait: bool) -> Result<Report> {
+    let hash = tx.hash();
     let refused = |code: Option<u16>, error: Option<&str>, message: Option<&str>| {
         format!(
             "the node refused transaction {hash}: {} (code {}): {}",
@@ -335,8 +358,8 @@ async fn transfer(client: &Client, args: TransferArgs) -> Result<Report> {
             message.unwrap_or("no message")
         )
     };
-    if !args.wait {
-        let response = client.submit(std::slice::from_ref(&tx)).await.context("the transfer was not submitted")?;
+    if !wait {
+        let response = client.submit(std::slice::from_ref(tx)).await.context("the transaction was not submitted")?;
         let mut report = Report::new(text, &response)?;
         match response.results.iter().find(|r| r.hash == hash) {
             Some(result) if result.status == SubmitStatus::Accepted => {
@@ -350,9 +373,9 @@ async fn transfer(client: &Client, args: TransferArgs) -> Result<Report> {
         return Ok(report);
     }
     let response = client
-        .submit_wait(std::slice::from_ref(&tx), TRANSFER_WAIT_TIMEOUT_MS)
+        .submit_wait(std::slice::from_ref(tx), TRANSFER_WAIT_TIMEOUT_MS)
         .await
-        .context("the transfer was not submitted")?;
+        .context("the transaction was not submitted")?;
     let mut report = Report::new(text, &response)?;
     let Some(result) = response.results.iter().find(|r| r.hash == hash) else {
         report.failure = Some(format!("the node's answer does not mention transaction {hash}"));
@@ -609,7 +632,7 @@ async fn block(client: &Client, selector: BlockSelector) -> Result<Report> {
 }
 
 /// `1.5 DRV (1500000000 base units)`.
-fn amount_text(base_units: u128) -> String {
+pub(crate) fn amount_text(base_units: u128) -> String {
     format!("{} ({base_units} base units)", format_drv(base_units))
 }
 
@@ -673,6 +696,31 @@ mod tests {
     }
 
     const ADDRESS: &str = "0x7e5f4552091a69125d5dfcb7b8c2659029395bdf";
+
+    #[test]
+    fn actor_commands_parse_and_refuse_two_payload_forms() {
+        let cmd = parse(&["deploy", "counter.wat", "--key", "k", "--manifest", "storage.kv,econ.transfer", "--salt", "s"]).unwrap();
+        assert!(matches!(cmd, ClientCommand::Deploy(_)));
+        let cmd = parse(&["call", ADDRESS, "increment", "--key", "k", "--payload-json", "{}", "--value", "1drv"]).unwrap();
+        assert!(matches!(cmd, ClientCommand::Call(_)));
+        assert!(matches!(parse(&["read", ADDRESS, "get"]), Ok(ClientCommand::Read(_))));
+        assert!(matches!(
+            parse(&["actor", ADDRESS, "storage"]),
+            Ok(ClientCommand::Actor { view: crate::actor_cmds::ActorView::Storage, .. })
+        ));
+        assert!(matches!(
+            parse(&["actor", ADDRESS]),
+            Ok(ClientCommand::Actor { view: crate::actor_cmds::ActorView::Summary, .. })
+        ));
+        for bad in [
+            &["read", ADDRESS, "get", "--payload-text", "a", "--payload-hex", "00"][..],
+            &["read", "0x12", "get"],
+            &["actor", ADDRESS, "nonsense"],
+            &["call", ADDRESS, "increment"],
+        ] {
+            assert!(parse(bad).is_err(), "{bad:?}");
+        }
+    }
 
     #[test]
     fn command_definitions_are_consistent() {

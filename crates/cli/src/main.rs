@@ -4,6 +4,7 @@
 //! node's HTTP API (`--rpc-url`, default `http://127.0.0.1:4000`). `bench` drives load at a
 //! node and reports figures.
 
+mod actor_cmds;
 mod bench;
 mod client_cmds;
 mod dev;

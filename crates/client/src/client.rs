@@ -13,7 +13,7 @@ use crate::error::{ClientError, excerpt};
 use drover_types::{
     Address, ErrorCode, H256, Transaction,
     api::{
-        AccountInfo, ActorCodeInfo, ActorInfo, ActorReadRequest, ActorReadResponse, BasefeeInfo, BlockInfo, ChainInfo, FaucetRequest, FaucetResponse, HealthDetailed, HeightInfo,
+        AccountInfo, ActorCodeInfo, ActorInfo, ActorReadRequest, ActorReadResponse, BasefeeInfo, StoragePage, UpgradeInfo, BlockInfo, ChainInfo, FaucetRequest, FaucetResponse, HealthDetailed, HeightInfo,
         InclusionProofInfo, Liveness, MultiProofResponse, ProofRequest, ReceiptInfo, StateProofInfo, StateSnapshot,
         SubmitResponse, SubmitWaitResponse, TransactionInfo,
     },
@@ -217,6 +217,21 @@ impl Client {
     /// `GET /actor/{address}/code`; `None` for an address that holds no actor.
     pub async fn actor_code(&self, address: &Address) -> Result<Option<ActorCodeInfo>, ClientError> {
         self.get_optional(&format!("/actor/{address}/code"), ErrorCode::ActorNotFound).await
+    }
+
+    /// `GET /actors/{address}/storage`: one page of the actor's storage after `cursor`; `None`
+    /// for an address that holds no actor.
+    pub async fn actor_storage(&self, address: &Address, cursor: Option<&str>) -> Result<Option<StoragePage>, ClientError> {
+        let path = match cursor {
+            Some(cursor) => format!("/actors/{address}/storage?cursor={cursor}"),
+            None => format!("/actors/{address}/storage"),
+        };
+        self.get_optional(&path, ErrorCode::ActorNotFound).await
+    }
+
+    /// `GET /actor/{address}/upgrade-history`; `None` for an address that holds no actor.
+    pub async fn actor_upgrades(&self, address: &Address) -> Result<Option<Vec<UpgradeInfo>>, ClientError> {
+        self.get_optional(&format!("/actor/{address}/upgrade-history"), ErrorCode::ActorNotFound).await
     }
 
     /// `POST /actor/read`: runs a handler read-only on the latest finalized state.

@@ -1,0 +1,246 @@
+//! Actor commands: `deploy`, `call`, `read` and `actor`, over the same HTTP API and report
+//! rendering as the other client commands.
+//!
+//! `deploy` takes WebAssembly in binary or text form (`.wat`, compiled here), `call` and `read`
+//! take the handler's input as `--payload-json`, `--payload-text` or `--payload-hex` (at most one;
+//! none means empty). Transactions are
+//! signed from a key file like `transfer`, with generous limits by default: unused limits are not
+//! charged.
+
+use crate::client_cmds::{Report, Text, amount_text, submit_and_report};
+use anyhow::{Context, Result, bail};
+use clap::Args;
+use drover_client::amount::parse_amount;
+use drover_client::{Client, TxBuilder, Wallet};
+use drover_types::Address;
+use drover_types::api::{ActorReadRequest, ReceiptStatus};
+use drover_types::payload::{Deploy, Manifest, Message};
+use std::path::PathBuf;
+
+/// Cycles limit of actor transactions unless `--cycles` says otherwise.
+const ACTOR_CYCLES_LIMIT_DEFAULT: u64 = 5_000_000;
+/// Cells limit of actor transactions unless `--cells` says otherwise (enough for most code).
+const ACTOR_CELLS_LIMIT_DEFAULT: u64 = 400_000;
+
+/// The handler's input: at most one form (named like the API's payload forms; `--json` is the
+/// global output switch).
+#[derive(Debug, Args)]
+pub struct Input {
+    /// Input as JSON (sent as compact JSON text with sorted keys).
+    #[arg(long, conflicts_with_all = ["payload_text", "payload_hex"])]
+    payload_json: Option<String>,
+    /// Input as UTF-8 text.
+    #[arg(long, conflicts_with = "payload_hex")]
+    payload_text: Option<String>,
+    /// Input as hex bytes (0x optional).
+    #[arg(long)]
+    payload_hex: Option<String>,
+}
+
+impl Input {
+    fn bytes(&self) -> Result<Vec<u8>> {
+        if let Some(json) = &self.payload_json {
+            let value: serde_json::Value = serde_json::from_str(json).context("--payload-json is not JSON")?;
+            return Ok(serde_json::to_vec(&value)?);
+        }
+        if let Some(text) = &self.payload_text {
+            return Ok(text.clone().into_bytes());
+        }
+        if let Some(hex) = &self.payload_hex {
+            return hex::decode(hex.strip_prefix("0x").unwrap_or(hex)).context("--payload-hex is not hex");
+        }
+        Ok(Vec::new())
+    }
+}
+
+/// How a transaction is signed and sent.
+#[derive(Debug, Args)]
+pub struct Sending {
+    /// Key file of the sending account.
+    #[arg(long)]
+    key: PathBuf,
+    /// Cycles limit.
+    #[arg(long, default_value_t = ACTOR_CYCLES_LIMIT_DEFAULT)]
+    cycles: u64,
+    /// Cells limit.
+    #[arg(long, default_value_t = ACTOR_CELLS_LIMIT_DEFAULT)]
+    cells: u64,
+    /// Only submit; do not wait for the outcome.
+    #[arg(long)]
+    no_wait: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct DeployArgs {
+    /// WebAssembly module: binary (.wasm) or text (.wat).
+    file: PathBuf,
+    /// Entitlement ids, comma-separated (e.g. storage.kv,econ.transfer).
+    #[arg(long, value_delimiter = ',')]
+    manifest: Vec<String>,
+    /// Salt (UTF-8, at most 32 bytes): the same code deployed twice needs two salts.
+    #[arg(long, default_value = "")]
+    salt: String,
+    /// Handler to run once right after the deploy.
+    #[arg(long)]
+    init: Option<String>,
+    #[command(flatten)]
+    input: Input,
+    #[command(flatten)]
+    sending: Sending,
+}
+
+#[derive(Debug, Args)]
+pub struct CallArgs {
+    actor: Address,
+    handler: String,
+    #[command(flatten)]
+    input: Input,
+    /// Value sent with the call: base units, or DRV with a suffix (e.g. 1.5drv).
+    #[arg(long, value_parser = parse_amount, default_value = "0")]
+    value: u128,
+    #[command(flatten)]
+    sending: Sending,
+}
+
+#[derive(Debug, Args)]
+pub struct ReadArgs {
+    actor: Address,
+    handler: String,
+    #[command(flatten)]
+    input: Input,
+    /// Cycles budget (default: the node's cap).
+    #[arg(long)]
+    max_cycles: Option<u64>,
+}
+
+/// What `actor` shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ActorView {
+    Summary,
+    Code,
+    Storage,
+    History,
+}
+
+pub async fn deploy(client: &Client, args: DeployArgs) -> Result<Report> {
+    let code = std::fs::read(&args.file).with_context(|| format!("cannot read {}", args.file.display()))?;
+    let code = if args.file.extension().is_some_and(|e| e == "wat") {
+        wat::parse_bytes(&code).with_context(|| format!("{} is not valid WebAssembly text", args.file.display()))?.into_owned()
+    } else {
+        code
+    };
+    let init = args.init.map(|handler| args.input.bytes().map(|payload| Message { handler, payload })).transpose()?;
+    let deploy = Deploy {
+        code,
+        manifest: Manifest { entitlements: args.manifest },
+        salt: args.salt.into_bytes(),
+        init,
+    };
+    let wallet = Wallet::load(&args.sending.key)?;
+    let actor = deploy.actor_address(&wallet.address());
+    let mut text = Text::default();
+    text.field("actor", actor).field("code bytes", deploy.code.len());
+    send(client, &wallet, TxBuilder::message(None, 0, deploy.encode()), &args.sending, text).await
+}
+
+pub async fn call(client: &Client, args: CallArgs) -> Result<Report> {
+    let payload = Message { handler: args.handler.clone(), payload: args.input.bytes()? }.encode();
+    let wallet = Wallet::load(&args.sending.key)?;
+    let mut text = Text::default();
+    text.field("actor", args.actor).field("handler", &args.handler);
+    if args.value > 0 {
+        text.field("value", amount_text(args.value));
+    }
+    send(client, &wallet, TxBuilder::message(Some(args.actor), args.value, payload), &args.sending, text).await
+}
+
+async fn send(client: &Client, wallet: &Wallet, builder: TxBuilder, sending: &Sending, mut text: Text) -> Result<Report> {
+    let builder = builder.cycles_limit(sending.cycles).cells_limit(sending.cells);
+    let context = builder
+        .fetch_context(client, wallet.address())
+        .await
+        .context("cannot prepare the transaction (chain id, nonce or fees)")?;
+    let tx = builder.sign(&context, wallet)?;
+    text.field("from", wallet.address()).field("nonce", tx.nonce).field("hash", tx.hash());
+    submit_and_report(client, &tx, text, !sending.no_wait).await
+}
+
+pub async fn read(client: &Client, args: ReadArgs) -> Result<Report> {
+    let payload = args.input.bytes()?;
+    let answer = client
+        .actor_read(&ActorReadRequest {
+            actor: args.actor,
+            handler: args.handler,
+            payload: Some(payload),
+            payload_text: None,
+            payload_json: None,
+            max_cycles: args.max_cycles,
+            max_cells: None,
+            from: None,
+        })
+        .await
+        .context("the read was refused")?;
+    let mut text = Text::default();
+    text.field("status", format!("{:?}", answer.status).to_lowercase())
+        .field("result (hex)", format!("0x{}", hex::encode(&answer.result)));
+    if let Ok(utf8) = std::str::from_utf8(&answer.result)
+        && !utf8.is_empty()
+        && utf8.chars().all(|c| !c.is_control())
+    {
+        text.field("result (text)", utf8);
+    }
+    text.field("cycles used", answer.cycles_used).field("block", answer.block_height);
+    if let Some(reason) = &answer.revert_reason {
+        text.field("revert reason", reason);
+    }
+    let mut report = Report::new(text, &answer)?;
+    if answer.status != ReceiptStatus::Success {
+        report.failure = Some(format!("the handler ended {:?}", answer.status).to_lowercase());
+    }
+    Ok(report)
+}
+
+pub async fn actor(client: &Client, address: Address, view: ActorView) -> Result<Report> {
+    let missing = || format!("address {address} holds no actor");
+    let mut text = Text::default();
+    match view {
+        ActorView::Summary => {
+            let Some(info) = client.actor(&address).await? else { bail!(missing()) };
+            text.field("actor", info.address)
+                .field("code hash", info.code_hash)
+                .field("owner", info.owner)
+                .field("balance", amount_text(info.balance))
+                .field("nonce", info.nonce)
+                .field("mailbox", format!("{} messages ({} bytes)", info.mailbox_count, info.mailbox_bytes))
+                .field("deployed at", info.created_height)
+                .field("upgrades", info.upgrades)
+                .field("manifest", info.manifest.entitlements.join(", "));
+            Report::new(text, &info)
+        }
+        ActorView::Code => {
+            let Some(code) = client.actor_code(&address).await? else { bail!(missing()) };
+            text.field("code hash", code.code_hash).field("size", format!("{} bytes", code.size));
+            Report::new(text, &code)
+        }
+        ActorView::Storage => {
+            let Some(page) = client.actor_storage(&address, None).await? else { bail!(missing()) };
+            for entry in &page.items {
+                text.field(&format!("0x{}", hex::encode(&entry.key)), format!("0x{}", hex::encode(&entry.value)));
+            }
+            if let Some(cursor) = &page.next_cursor {
+                text.line(format!("(more after {cursor})"));
+            }
+            Report::new(text, &page)
+        }
+        ActorView::History => {
+            let Some(history) = client.actor_upgrades(&address).await? else { bail!(missing()) };
+            for upgrade in &history {
+                text.field(&format!("height {}", upgrade.height), format!("{} -> {}", upgrade.old_code_hash, upgrade.new_code_hash));
+            }
+            if history.is_empty() {
+                text.line("no upgrades");
+            }
+            Report::new(text, &history)
+        }
+    }
+}
