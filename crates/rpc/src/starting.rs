@@ -2,23 +2,28 @@
 //! peer, which can take minutes.
 //!
 //! Until the state is ready there is nothing true to say about accounts, blocks or the mempool,
-//! so only `GET /health` (liveness) and `GET /metrics` (the runtime's registry, which carries the
-//! state-sync engine's progress) answer; every other route answers 503 with code 1000 and a
-//! message saying why. [`Switch`] serves this router until [`Switch::ready`] hands it the full
+//! so only `GET /health` (liveness), `GET /health/detailed` (and `/health/ready`: `degraded`, with
+//! storage `degraded`, height 0, an empty mempool and `synced: true` as the spec defines it) and
+//! `GET /metrics` (the runtime's registry, which carries the state-sync engine's progress)
+//! answer; every other route answers 503 with code 1000 and a message saying why. [`Switch`] serves this router until [`Switch::ready`] hands it the full
 //! API, on the same listener, so clients never see the port closed.
 
 use crate::{error::HttpError, routes::health::health, routes::metrics::METRICS_CONTENT_TYPE};
 use axum::{
-    Router,
+    Json, Router,
     extract::Request,
     http::{StatusCode, header},
     response::{IntoResponse, Response},
     routing::get,
 };
-use drover_types::ErrorCode;
+use drover_types::{
+    ErrorCode,
+    api::{ComponentsHealth, HealthDetailed, HealthStatus},
+};
 use std::{
     convert::Infallible,
     sync::{Arc, OnceLock},
+    time::Instant,
 };
 use tower::ServiceExt as _;
 
@@ -27,8 +32,28 @@ pub type MetricsSource = Arc<dyn Fn() -> String + Send + Sync>;
 
 /// The routes that answer while the state is not ready.
 pub fn starting_router(metrics: MetricsSource) -> Router {
+    let started_at = Instant::now();
+    let detailed = move || async move {
+        Json(HealthDetailed {
+            status: HealthStatus::Degraded,
+            version: env!("CARGO_PKG_VERSION").to_owned(),
+            uptime_seconds: started_at.elapsed().as_secs(),
+            block_height: 0,
+            last_block_timestamp: 0,
+            mempool_transaction_count: 0,
+            mempool_account_count: 0,
+            components: ComponentsHealth {
+                storage: HealthStatus::Degraded,
+                mempool: HealthStatus::Ok,
+                rpc: HealthStatus::Ok,
+            },
+            synced: true,
+        })
+    };
     Router::new()
         .route("/health", get(health))
+        .route("/health/detailed", get(detailed))
+        .route("/health/ready", get(detailed))
         .route(
             "/metrics",
             get(move || {
@@ -39,8 +64,8 @@ pub fn starting_router(metrics: MetricsSource) -> Router {
         .fallback(|| async {
             HttpError::new(
                 ErrorCode::Internal,
-                "the node is starting: its state is being opened or fast-synced; only /health and \
-                 /metrics answer until it is ready",
+                "the node is starting: its state is being opened or fast-synced; only /health, \
+                 /health/detailed and /metrics answer until it is ready",
             )
             .with_status(StatusCode::SERVICE_UNAVAILABLE)
         })
@@ -86,6 +111,13 @@ mod tests {
         let metrics = get(&app, "/metrics").await;
         assert_eq!(metrics.status, StatusCode::OK);
         assert!(metrics.text().contains("sync_engine_synced 42"));
+        for path in ["/health/detailed", "/health/ready"] {
+            let health = get(&app, path).await.json();
+            assert_eq!(health["status"], "degraded");
+            assert_eq!(health["components"]["storage"], "degraded");
+            assert_eq!(health["block_height"], 0);
+            assert_eq!(health["synced"], true);
+        }
         for path in ["/height", "/account/0x1111111111111111111111111111111111111111", "/nope"] {
             let answer = get(&app, path).await;
             answer.assert_error(503, ErrorCode::Internal);
