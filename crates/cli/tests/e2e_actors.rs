@@ -63,6 +63,11 @@ async fn a_deployed_counter_counts_reverts_cleanly_and_refuses_unknown_handlers(
         init: None,
     };
     let actor = deploy.actor_address(&key.address());
+    // Limits below a deploy's intrinsic cost (its code) are refused at admission.
+    let mut cheap = actor_tx(&key, 0, None, deploy.encode());
+    cheap.cells_limit = 10;
+    let (status, body) = submit_raw(&node.url, &[cheap.sign(&key)]).await;
+    assert_error(status, &body, 400, 2005);
     let deployed = receipt(&client, &actor_tx(&key, 0, None, deploy.encode())).await;
     assert_eq!(deployed.status, ReceiptStatus::Success, "{deployed:?}");
     assert!(deployed.cells_used > 0, "code is stored: {deployed:?}");

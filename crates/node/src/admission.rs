@@ -1,6 +1,8 @@
 //! Mempool admission shared by the API (`/submit`, the faucet) and transaction gossip.
 //!
-//! Each transaction's payload is checked, then its sender's account is read from the latest
+//! Each transaction's payload is checked, and its limits against its intrinsic cost (a deploy
+//! pays for its code, a call for its payload: more than a transfer's flat cost, which is all the
+//! mempool knows), then its sender's account is read from the latest
 //! applied state (once per distinct sender in a batch: batches often carry one sender's nonce
 //! run) and the mempool decides. A failed state read is a transient refusal (2017).
 
@@ -49,6 +51,17 @@ where
     for tx in txs {
         if let Err(rejection) = drover_execution::check_payload(&tx.tx) {
             results.push(Err(ApiError::new(rejection.api_code(), rejection.message)));
+            continue;
+        }
+        let intrinsic = drover_execution::intrinsic_cost(&tx.tx);
+        if tx.tx.cycles_limit < intrinsic.cycles || tx.tx.cells_limit < intrinsic.cells {
+            results.push(Err(ApiError::new(
+                ErrorCode::OutOfGas,
+                format!(
+                    "limits of {} cycles and {} cells are below this transaction's intrinsic cost of {} cycles and {} cells",
+                    tx.tx.cycles_limit, tx.tx.cells_limit, intrinsic.cycles, intrinsic.cells
+                ),
+            )));
             continue;
         }
         let account = match accounts.get(&tx.sender) {
