@@ -21,7 +21,10 @@ use anyhow::{Context as _, bail, ensure};
 use clap::{Args, Subcommand};
 use drover_client::{BlockSelector, Client, ClientError};
 use drover_node::devnet::FAUCET_KEY_INDEX;
-use drover_types::{Address, H256, SecretKey, Transaction, VerifiedTransaction};
+use drover_types::{
+    Address, H256, SecretKey, Transaction, VerifiedTransaction,
+    payload::{Deploy, Manifest, Message},
+};
 use rayon::prelude::*;
 use std::{
     collections::HashMap,
@@ -37,8 +40,10 @@ use std::{
 const TRACKER_POLL: Duration = Duration::from_millis(10);
 /// Rate limit given to a spawned devnet: effectively unlimited.
 const BENCH_RATE_LIMIT_PER_SEC: &str = "1000000000";
-/// Max fee per cycle of benchmark transfers: far above any basefee the load can cause.
+/// Max fee per cycle of benchmark transactions: far above any basefee the load can cause.
 const BENCH_MAX_FEE_PER_CYCLE: u128 = 1_000_000;
+/// Max fee per cell of benchmark transactions.
+const BENCH_MAX_FEE_PER_CELL: u128 = 1_000;
 /// How long a run may take before it is abandoned.
 const RUN_TIMEOUT: Duration = Duration::from_secs(900);
 
@@ -48,6 +53,9 @@ pub enum BenchCommand {
     Transfers(TransferArgs),
     /// Signature recoveries per second (the admission ceiling).
     Recover(RecoverArgs),
+    /// Finalized actor calls per second (increments of one counter actor) and submit→finalized
+    /// latency; `--transfers` counts the calls.
+    Calls(TransferArgs),
     /// Fast-sync throughput: a wiped validator rebuilds a state of `--ops` operations from a
     /// peer over HTTP (at the default per-IP state-sync rate limit).
     Sync(SyncArgs),
@@ -127,7 +135,11 @@ pub fn run(command: BenchCommand, rpc_url: &str) -> anyhow::Result<()> {
         BenchCommand::Recover(args) => recover(args),
         BenchCommand::Transfers(args) => {
             let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
-            runtime.block_on(transfers(args, rpc_url))
+            runtime.block_on(transfers(args, rpc_url, Workload::Transfers))
+        }
+        BenchCommand::Calls(args) => {
+            let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
+            runtime.block_on(transfers(args, rpc_url, Workload::CounterCalls))
         }
         BenchCommand::Sync(args) => {
             let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
@@ -279,21 +291,90 @@ async fn wait_height(client: &Client, height: u64, within: Duration) -> anyhow::
 }
 
 fn bench_transfer(key: &SecretKey, chain_id: u64, nonce: u64, to: Address, value: u128) -> Transaction {
+    bench_tx(key, chain_id, nonce, Some(to), value, Vec::new(), drover_client::TRANSFER_CYCLES, 0)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn bench_tx(
+    key: &SecretKey,
+    chain_id: u64,
+    nonce: u64,
+    to: Option<Address>,
+    value: u128,
+    payload: Vec<u8>,
+    cycles_limit: u64,
+    cells_limit: u64,
+) -> Transaction {
     Transaction {
         chain_id,
         nonce,
-        to: Some(to),
+        to,
         value,
-        cycles_limit: drover_client::TRANSFER_CYCLES,
-        cells_limit: 0,
+        cycles_limit,
+        cells_limit,
         max_fee_per_cycle: BENCH_MAX_FEE_PER_CYCLE,
-        max_fee_per_cell: 1,
+        max_fee_per_cell: BENCH_MAX_FEE_PER_CELL,
         tip_per_cycle: 1,
         tip_per_cell: 0,
-        payload: Vec::new(),
+        payload,
         signature: None,
     }
     .sign(key)
+}
+
+/// What a load run submits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Workload {
+    /// Plain transfers to one sink account.
+    Transfers,
+    /// `increment` calls to one counter actor (`actors/counter.wat`), deployed first.
+    CounterCalls,
+}
+
+/// The counter actor the calls workload deploys.
+const COUNTER_WAT: &str = include_str!("../../../actors/counter.wat");
+/// Limits of one counter call: an increment costs about 31,000 cycles and writes 13 cells.
+const COUNTER_CALL_CYCLES_LIMIT: u64 = 60_000;
+const COUNTER_CALL_CELLS_LIMIT: u64 = 64;
+/// Limits of the counter's deploy.
+const COUNTER_DEPLOY_CYCLES_LIMIT: u64 = 2_000_000;
+const COUNTER_DEPLOY_CELLS_LIMIT: u64 = 10_000;
+
+impl Workload {
+    /// The most one transaction of this workload can cost its sender, value included.
+    fn max_cost(self) -> u128 {
+        let (cycles, cells) = match self {
+            Workload::Transfers => (drover_client::TRANSFER_CYCLES, 0),
+            Workload::CounterCalls => (COUNTER_CALL_CYCLES_LIMIT, COUNTER_CALL_CELLS_LIMIT),
+        };
+        1 + u128::from(cycles) * BENCH_MAX_FEE_PER_CYCLE + u128::from(cells) * BENCH_MAX_FEE_PER_CELL
+    }
+
+    fn noun(self) -> &'static str {
+        match self {
+            Workload::Transfers => "transfers",
+            Workload::CounterCalls => "counter calls",
+        }
+    }
+}
+
+/// Deploys the counter from `deployer` and waits for it; answers its address.
+async fn deploy_counter(client: &Client, deployer: &SecretKey, chain_id: u64) -> anyhow::Result<Address> {
+    let deploy = Deploy {
+        code: wat::parse_str(COUNTER_WAT).context("the counter actor does not compile")?,
+        manifest: Manifest { entitlements: vec!["storage.kv".to_owned()] },
+        salt: b"bench".to_vec(),
+        init: None,
+    };
+    let actor = deploy.actor_address(&deployer.address());
+    let nonce = client.account(&deployer.address()).await?.context("deployer account is empty")?.nonce;
+    let tx = bench_tx(deployer, chain_id, nonce, None, 0, deploy.encode(), COUNTER_DEPLOY_CYCLES_LIMIT, COUNTER_DEPLOY_CELLS_LIMIT);
+    let answer = client.submit_wait(std::slice::from_ref(&tx), 10_000).await?;
+    ensure!(
+        answer.results.first().is_some_and(|r| r.status == drover_types::api::WaitStatus::Success),
+        "the counter deploy did not succeed: {answer:?}"
+    );
+    Ok(actor)
 }
 
 /// Submits one batch, retrying while the node says "busy" (429) or asks to retry.
@@ -351,18 +432,19 @@ async fn track(client: Client, from_height: u64, want: usize, seen: Arc<parking_
     }
 }
 
-/// Creates `count` random accounts funded from `funder` for `transfers_each` transfers each, and
-/// waits until the funding is finalized.
+/// Creates `count` random accounts funded from `funder` for `transfers_each` transactions costing
+/// at most `cost_each` each, and waits until the funding is finalized.
 async fn fund_senders(
     client: &Client,
     funder: &SecretKey,
     chain_id: u64,
     count: u32,
     transfers_each: u64,
+    cost_each: u128,
     batch: usize,
     retries: &AtomicU64,
 ) -> anyhow::Result<Vec<SecretKey>> {
-    let budget = transfers_each as u128 * (1 + drover_client::TRANSFER_CYCLES as u128 * BENCH_MAX_FEE_PER_CYCLE) * 2;
+    let budget = u128::from(transfers_each) * cost_each * 2;
     let senders: Vec<SecretKey> = (0..count).into_par_iter().map(|_| SecretKey::random()).collect();
     let funder_nonce = client.account(&funder.address()).await?.context("funder account is empty")?.nonce;
     let funding: Vec<Transaction> = senders
@@ -391,7 +473,7 @@ fn percentile(sorted: &[Duration], p: f64) -> Duration {
     sorted[rank.min(sorted.len() - 1)]
 }
 
-async fn transfers(args: TransferArgs, rpc_url: &str) -> anyhow::Result<()> {
+async fn transfers(args: TransferArgs, rpc_url: &str, workload: Workload) -> anyhow::Result<()> {
     ensure!(args.senders > 0 && args.transfers > 0, "--senders and --transfers must be positive");
     ensure!((1..=50).contains(&args.batch), "--batch must be 1..=50");
     ensure!(args.validators > 0, "--validators must be positive");
@@ -410,16 +492,37 @@ async fn transfers(args: TransferArgs, rpc_url: &str) -> anyhow::Result<()> {
     // Fund the senders from the funder account.
     let funder = SecretKey::dev(args.funder);
     let per_sender = args.transfers.div_ceil(args.senders as u64);
-    let senders = fund_senders(&client, &funder, chain_id, args.senders, per_sender, args.batch, &retries).await?;
+    let senders =
+        fund_senders(&client, &funder, chain_id, args.senders, per_sender, workload.max_cost(), args.batch, &retries)
+            .await?;
+    let (sink, call) = match workload {
+        Workload::Transfers => (Address([0xee; 20]), Vec::new()),
+        Workload::CounterCalls => {
+            let counter = deploy_counter(&client, &funder, chain_id).await?;
+            println!("counter actor deployed at {counter}");
+            (counter, Message { handler: "increment".to_owned(), payload: Vec::new() }.encode())
+        }
+    };
 
     // Pre-sign, ordered in waves: every sender's nonce 0, then every sender's nonce 1, ...
-    println!("pre-signing {} transfers", args.transfers);
-    let sink = Address([0xee; 20]);
+    println!("pre-signing {} {}", args.transfers, workload.noun());
     let mut txs: Vec<Transaction> = (0..per_sender)
         .into_par_iter()
         .flat_map_iter(|nonce| {
-            let senders = &senders;
-            (0..senders.len()).map(move |s| bench_transfer(&senders[s], chain_id, nonce, sink, 1))
+            let (senders, call) = (&senders, &call);
+            (0..senders.len()).map(move |s| match workload {
+                Workload::Transfers => bench_transfer(&senders[s], chain_id, nonce, sink, 1),
+                Workload::CounterCalls => bench_tx(
+                    &senders[s],
+                    chain_id,
+                    nonce,
+                    Some(sink),
+                    0,
+                    call.clone(),
+                    COUNTER_CALL_CYCLES_LIMIT,
+                    COUNTER_CALL_CELLS_LIMIT,
+                ),
+            })
         })
         .collect();
     txs.truncate(args.transfers as usize);
@@ -472,7 +575,8 @@ async fn transfers(args: TransferArgs, rpc_url: &str) -> anyhow::Result<()> {
     println!();
     let offered = args.rate.map_or("as fast as admitted".to_string(), |r| format!("offered at {r} tx/s"));
     println!(
-        "transfers: {} submitted from {} senders in batches of {}, {} workers over {} validator(s), {offered}",
+        "{}: {} submitted from {} senders in batches of {}, {} workers over {} validator(s), {offered}",
+        workload.noun(),
         txs.len(),
         senders.len(),
         args.batch,
@@ -482,7 +586,7 @@ async fn transfers(args: TransferArgs, rpc_url: &str) -> anyhow::Result<()> {
     println!("  submitted in:         {:>10.2} s ({:.0} tx/s admitted)", submit_elapsed.as_secs_f64(), txs.len() as f64 / submit_elapsed.as_secs_f64());
     println!("  all finalized in:     {:>10.2} s", elapsed.as_secs_f64());
     println!("  finalized:            {finalized} of {} (lost: {})", txs.len(), txs.len() - finalized);
-    println!("  sustained throughput: {:>10.0} finalized transfers/s", finalized as f64 / elapsed.as_secs_f64());
+    println!("  sustained throughput: {:>10.0} finalized {}/s", finalized as f64 / elapsed.as_secs_f64(), workload.noun());
     println!("  blocks:               {blocks} (heights {}..={end_height}), {:.0} transfers/block", start_height + 1, finalized as f64 / blocks.max(1) as f64);
     println!("  latency p50:          {:>10.0} ms", percentile(&latencies, 0.50).as_secs_f64() * 1000.0);
     println!("  latency p99:          {:>10.0} ms", percentile(&latencies, 0.99).as_secs_f64() * 1000.0);
@@ -507,7 +611,17 @@ async fn sync(args: SyncArgs) -> anyhow::Result<()> {
     // Build the state: transfers to fresh addresses (each creates an account) in waves until
     // the peer's snapshot holds `--ops` operations.
     let transfers_each = args.ops.div_ceil(u64::from(args.senders));
-    let senders = fund_senders(peer, &SecretKey::dev(FAUCET_KEY_INDEX), chain_id, args.senders, transfers_each, 50, &retries).await?;
+    let senders = fund_senders(
+        peer,
+        &SecretKey::dev(FAUCET_KEY_INDEX),
+        chain_id,
+        args.senders,
+        transfers_each,
+        Workload::Transfers.max_cost(),
+        50,
+        &retries,
+    )
+    .await?;
     let built = Instant::now();
     let mut nonce = 0;
     let snapshot = loop {
