@@ -350,6 +350,11 @@ impl Workload {
         1 + u128::from(cycles) * BENCH_MAX_FEE_PER_CYCLE + u128::from(cells) * BENCH_MAX_FEE_PER_CELL
     }
 
+    /// What a sender needs for `count` transactions, with a margin for basefee rises.
+    fn budget(self, count: u64) -> u128 {
+        u128::from(count) * self.max_cost() * 2
+    }
+
     fn noun(self) -> &'static str {
         match self {
             Workload::Transfers => "transfers",
@@ -432,19 +437,17 @@ async fn track(client: Client, from_height: u64, want: usize, seen: Arc<parking_
     }
 }
 
-/// Creates `count` random accounts funded from `funder` for `transfers_each` transactions costing
-/// at most `cost_each` each, and waits until the funding is finalized.
+/// Creates `count` random accounts funded from `funder` with `budget` base units each, and waits
+/// until the funding is finalized.
 async fn fund_senders(
     client: &Client,
     funder: &SecretKey,
     chain_id: u64,
     count: u32,
-    transfers_each: u64,
-    cost_each: u128,
+    budget: u128,
     batch: usize,
     retries: &AtomicU64,
 ) -> anyhow::Result<Vec<SecretKey>> {
-    let budget = u128::from(transfers_each) * cost_each * 2;
     let senders: Vec<SecretKey> = (0..count).into_par_iter().map(|_| SecretKey::random()).collect();
     let funder_nonce = client.account(&funder.address()).await?.context("funder account is empty")?.nonce;
     let funding: Vec<Transaction> = senders
@@ -493,7 +496,7 @@ async fn transfers(args: TransferArgs, rpc_url: &str, workload: Workload) -> any
     let funder = SecretKey::dev(args.funder);
     let per_sender = args.transfers.div_ceil(args.senders as u64);
     let senders =
-        fund_senders(&client, &funder, chain_id, args.senders, per_sender, workload.max_cost(), args.batch, &retries)
+        fund_senders(&client, &funder, chain_id, args.senders, workload.budget(per_sender), args.batch, &retries)
             .await?;
     let (sink, call) = match workload {
         Workload::Transfers => (Address([0xee; 20]), Vec::new()),
@@ -616,8 +619,7 @@ async fn sync(args: SyncArgs) -> anyhow::Result<()> {
         &SecretKey::dev(FAUCET_KEY_INDEX),
         chain_id,
         args.senders,
-        transfers_each,
-        Workload::Transfers.max_cost(),
+        Workload::Transfers.budget(transfers_each),
         50,
         &retries,
     )
