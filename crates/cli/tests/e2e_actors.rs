@@ -228,3 +228,54 @@ async fn ledger_storage_pages_follow_the_cursor() {
     assert_eq!(all["items"].as_array().unwrap().len(), keys.len());
     assert!(all["next_cursor"].is_null());
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_timer_is_listed_until_it_fires_at_its_height() {
+    let node = TestNode::start(NodeOptions::default()).await;
+    let client = node.client();
+    let key = dev_key(2);
+    let code = wat::parse_file(concat!(env!("CARGO_MANIFEST_DIR"), "/../../actors/alarm.wat")).unwrap();
+    let deploy = Deploy {
+        code,
+        manifest: Manifest { entitlements: vec!["storage.kv".to_owned(), "timer.schedule".to_owned()] },
+        salt: Vec::new(),
+        init: None,
+    };
+    let alarm = deploy.actor_address(&key.address());
+    assert_eq!(receipt(&client, &actor_tx(&key, 0, None, deploy.encode())).await.status, ReceiptStatus::Success);
+    // The alarm pays for its timer: fund it with a value deposit (empty payload).
+    let mut deposit = actor_tx(&key, 1, Some(alarm), Vec::new());
+    deposit.value = 10_000_000_000;
+    let deposited = receipt(&client, &deposit.sign(&key)).await;
+    assert_eq!(deposited.status, ReceiptStatus::Success, "{deposited:?}");
+
+    let target = client.height().await.unwrap() + 30;
+    let arm = Message { handler: "arm".to_owned(), payload: target.to_le_bytes().to_vec() }.encode();
+    let armed = receipt(&client, &actor_tx(&key, 2, Some(alarm), arm)).await;
+    assert_eq!(armed.status, ReceiptStatus::Success, "{armed:?}");
+    let (status, timers) = get_raw(&node.url, &format!("/actor/{alarm}/timers")).await;
+    assert_eq!(status, 200, "{timers}");
+    assert_eq!(timers.as_array().unwrap().len(), 1, "{timers}");
+    assert_eq!(timers[0]["height"], target);
+    assert_eq!(timers[0]["handler"], "ring");
+
+    node.wait_height(target + 1).await;
+    let (_, timers) = get_raw(&node.url, &format!("/actor/{alarm}/timers")).await;
+    assert_eq!(timers, serde_json::json!([]), "the timer fired and left the listing");
+    let rang = client
+        .actor_read(&ActorReadRequest {
+            actor: alarm,
+            handler: "rang_at".to_owned(),
+            payload: None,
+            payload_text: Some(String::new()),
+            payload_json: None,
+            max_cycles: None,
+            max_cells: None,
+            from: None,
+        })
+        .await
+        .unwrap();
+    assert_eq!(rang.result, target.to_le_bytes(), "it fired at its height");
+    let (status, mailbox) = get_raw(&node.url, &format!("/actors/{alarm}/mailbox")).await;
+    assert_eq!((status, mailbox), (200, serde_json::json!({"items": [], "next_cursor": null, "limit": 50})));
+}

@@ -31,13 +31,13 @@ use drover_rpc::backend::{
 };
 use drover_execution::{BlockEnv, NextKeyQuery, ReadFailure, ReadRequest, Snapshot, Vm, read_actor};
 use drover_vm::{Outcome, Status};
-use drover_state::{Account, ActorRecord, MailboxUsage, UpgradeRecord, keys};
+use drover_state::{Account, ActorRecord, MailboxUsage, MessageRecord, TimerRecord, UpgradeRecord, keys};
 use drover_types::exec_error::ExecCode;
 use drover_types::{
     Address, ErrorCode, H256, Receipt, Transaction, VerifiedTransaction,
     api::{
-        AccountInfo, ActorCodeInfo, ActorInfo, ActorReadResponse, ReceiptStatus, StorageEntryInfo, StoragePage,
-        UpgradeInfo, BlockInfo, ChainInfo, InclusionProofInfo, InclusionProofKind, ManifestInfo,
+        AccountInfo, ActorCodeInfo, ActorInfo, ActorReadResponse, MailboxMessageInfo, MailboxPage, ReceiptStatus,
+        StorageEntryInfo, StoragePage, TimerInfo, UpgradeInfo, BlockInfo, ChainInfo, InclusionProofInfo, InclusionProofKind, ManifestInfo,
         StateProofInfo, StateSnapshot,
     },
     error::ApiError,
@@ -77,6 +77,49 @@ fn read_response(outcome: Outcome, block_height: u64, state_root: H256) -> Resul
         state_root,
         revert_reason,
     })
+}
+
+/// Timers listed per actor: the execution layer's cap on pending timers per actor.
+const MAX_PENDING_TIMERS_LISTED: u64 = 1_024;
+
+/// The big-endian `u64` a listing marker key ends with.
+fn trailing_u64(key: &[u8]) -> Option<u64> {
+    let tail: [u8; 8] = key.get(key.len().checked_sub(8)?..)?.try_into().ok()?;
+    Some(u64::from_be_bytes(tail))
+}
+
+/// Up to `limit` entries of the committed state under `prefix`, in key order, after the key
+/// `after` (from the start of the prefix when `None`); also says whether more follow.
+async fn scan<E>(
+    db: &crate::application::StateDb<E>,
+    prefix: &[u8],
+    after: Option<Vec<u8>>,
+    limit: u64,
+) -> Result<(Vec<(Vec<u8>, Vec<u8>)>, bool), commonware_storage::qmdb::Error<commonware_storage::mmr::Family>>
+where
+    E: commonware_runtime::Spawner + commonware_storage::Context,
+{
+    use futures::StreamExt as _;
+    use std::ops::Bound;
+    let start = match after {
+        Some(after) => Bound::Excluded(after),
+        None => Bound::Included(prefix.to_vec()),
+    };
+    // One entry past the page says whether another page follows.
+    let wanted = usize::try_from(limit).unwrap_or(usize::MAX).saturating_add(1);
+    let mut stream = Box::pin(db.stream_range((start, Bound::Unbounded)));
+    let mut entries = Vec::new();
+    while entries.len() < wanted {
+        let Some(entry) = stream.next().await else { break };
+        let (key, value) = entry?;
+        if !key.starts_with(prefix) {
+            break;
+        }
+        entries.push((key, value));
+    }
+    let more = entries.len() == wanted;
+    entries.truncate(wanted - 1);
+    Ok((entries, more))
 }
 
 /// The first entry of the committed state under `query.prefix` after `query.after`.
@@ -264,30 +307,75 @@ impl Backend for NodeHandle {
         after: Option<Vec<u8>>,
         limit: u64,
     ) -> Result<Option<StoragePage>, ApiError> {
-        use futures::StreamExt as _;
         let db = self.0.databases.read().await;
         if db.get(&keys::actor_key(&address)).await.map_err(internal)?.is_none() {
             return Ok(None);
         }
         let prefix = keys::storage_key(&address, &[]);
-        let start = match &after {
-            Some(after) => std::ops::Bound::Excluded(keys::storage_key(&address, after)),
-            None => std::ops::Bound::Included(prefix.clone()),
-        };
-        let wanted = usize::try_from(limit).unwrap_or(usize::MAX).saturating_add(1);
-        let mut stream = Box::pin(db.stream_range((start, std::ops::Bound::Unbounded)));
-        let mut items = Vec::new();
-        while items.len() < wanted {
-            let Some(entry) = stream.next().await else { break };
-            let (key, value) = entry.map_err(internal)?;
-            let Some(user_key) = key.strip_prefix(prefix.as_slice()) else { break };
-            items.push(StorageEntryInfo { key: user_key.to_vec(), value });
-        }
-        // One entry past the page says whether another page follows.
-        let more = items.len() == wanted;
-        items.truncate(wanted - 1);
+        let after = after.map(|key| keys::storage_key(&address, &key));
+        let (entries, more) = scan(&db, &prefix, after, limit).await.map_err(internal)?;
+        let items: Vec<StorageEntryInfo> = entries
+            .into_iter()
+            .map(|(key, value)| StorageEntryInfo { key: key[prefix.len()..].to_vec(), value })
+            .collect();
         let next_cursor = more.then(|| items.last().map(|e| format!("0x{}", hex::encode(&e.key)))).flatten();
         Ok(Some(StoragePage { items, next_cursor, limit }))
+    }
+
+    async fn actor_mailbox(&self, address: Address, after: Option<u64>, limit: u64) -> Result<Option<MailboxPage>, ApiError> {
+        let db = self.0.databases.read().await;
+        if db.get(&keys::actor_key(&address)).await.map_err(internal)?.is_none() {
+            return Ok(None);
+        }
+        // The listing markers end in the message's queue position.
+        let marker = keys::mailbox_entry_key(&address, 0);
+        let prefix = &marker[..marker.len() - 8];
+        let after = after.map(|seq| keys::mailbox_entry_key(&address, seq));
+        let (markers, more) = scan(&db, prefix, after, limit).await.map_err(internal)?;
+        let mut items = Vec::with_capacity(markers.len());
+        for (key, _) in markers {
+            let seq = trailing_u64(&key).ok_or_else(|| internal("malformed mailbox marker"))?;
+            let bytes = db
+                .get(&keys::message_key(seq))
+                .await
+                .map_err(internal)?
+                .ok_or_else(|| internal(format!("message {seq} of {address} is missing")))?;
+            let message = MessageRecord::decode(&bytes).map_err(internal)?;
+            items.push(MailboxMessageInfo {
+                seq,
+                from: message.from,
+                handler: message.handler,
+                payload: message.payload,
+                value: message.value,
+                cycles_limit: message.cycles_limit,
+            });
+        }
+        let next_cursor = more.then(|| items.last().map(|m| m.seq.to_string())).flatten();
+        Ok(Some(MailboxPage { items, next_cursor, limit }))
+    }
+
+    async fn actor_timers(&self, address: Address) -> Result<Option<Vec<TimerInfo>>, ApiError> {
+        let db = self.0.databases.read().await;
+        if db.get(&keys::actor_key(&address)).await.map_err(internal)?.is_none() {
+            return Ok(None);
+        }
+        let marker = keys::timer_index_key(&address, 0);
+        let prefix = &marker[..marker.len() - 8];
+        let (markers, _) = scan(&db, prefix, None, MAX_PENDING_TIMERS_LISTED).await.map_err(internal)?;
+        let mut timers = Vec::with_capacity(markers.len());
+        for (key, _) in markers {
+            // A timer id is its height (high 32 bits) and its sequence number at that height.
+            let id = trailing_u64(&key).ok_or_else(|| internal("malformed timer marker"))?;
+            let (height, seq) = (id >> 32, id as u32);
+            let bytes = db
+                .get(&keys::timer_key(height, seq))
+                .await
+                .map_err(internal)?
+                .ok_or_else(|| internal(format!("timer {id} of {address} is missing")))?;
+            let timer = TimerRecord::decode(&bytes).map_err(internal)?;
+            timers.push(TimerInfo { id, height, handler: timer.handler, payload: timer.payload, cycles_limit: timer.cycles_limit });
+        }
+        Ok(Some(timers))
     }
 
     async fn actor_upgrades(&self, address: Address) -> Result<Option<Vec<UpgradeInfo>>, ApiError> {

@@ -7,8 +7,8 @@
 use drover_types::{
     Address, H256, Receipt, VerifiedTransaction,
     api::{
-        AccountInfo, ActorCodeInfo, ActorInfo, ActorReadResponse, BlockInfo, StoragePage,
-        UpgradeInfo, ChainInfo, InclusionProofInfo,
+        AccountInfo, ActorCodeInfo, ActorInfo, ActorReadResponse, BlockInfo, MailboxPage,
+        StoragePage, TimerInfo, UpgradeInfo, ChainInfo, InclusionProofInfo,
         InclusionProofKind, StateProofInfo,
         StateSnapshot,
     },
@@ -142,6 +142,21 @@ pub trait Backend: Clone + Send + Sync + 'static {
         after: Option<Vec<u8>>,
         limit: u64,
     ) -> impl Future<Output = Result<Option<StoragePage>, ApiError>> + Send;
+
+    /// Up to `limit` messages waiting for the actor at `address` after queue position `after`, in
+    /// delivery order (`None`: no actor there).
+    fn actor_mailbox(
+        &self,
+        address: Address,
+        after: Option<u64>,
+        limit: u64,
+    ) -> impl Future<Output = Result<Option<MailboxPage>, ApiError>> + Send;
+
+    /// The pending timers of the actor at `address`, in firing order (`None`: no actor there).
+    fn actor_timers(
+        &self,
+        address: Address,
+    ) -> impl Future<Output = Result<Option<Vec<TimerInfo>>, ApiError>> + Send;
 
     /// The upgrades of the actor at `address`, oldest first (`None`: no actor there).
     fn actor_upgrades(

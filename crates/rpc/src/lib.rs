@@ -220,7 +220,7 @@ mod tests {
     use std::collections::HashMap;
 
     /// Every route the router serves.
-    const ROUTES: [(&str, &str); 30] = [
+    const ROUTES: [(&str, &str); 32] = [
         ("post", "/submit"),
         ("post", "/submit_wait"),
         ("get", "/transaction/{hash}"),
@@ -232,6 +232,8 @@ mod tests {
         ("get", "/actor/{address}/manifest"),
         ("post", "/actor/read"),
         ("get", "/actors/{address}/storage"),
+        ("get", "/actors/{address}/mailbox"),
+        ("get", "/actor/{address}/timers"),
         ("get", "/actor/{address}/upgrade-history"),
         ("get", "/height"),
         ("get", "/block/{selector}"),

@@ -29,7 +29,7 @@ use drover_types::{
     api::{
         AccountInfo, ActorCodeInfo, ActorInfo, ActorReadResponse, BlockInfo, ChainInfo, InclusionProofInfo,
         InclusionProofKind, ManifestInfo, ReceiptStatus, StateProofInfo, StateProofKind,
-        StateSnapshot, StorageEntryInfo, StoragePage, UpgradeInfo,
+        MailboxPage, StateSnapshot, StorageEntryInfo, StoragePage, TimerInfo, UpgradeInfo,
     },
     error::ApiError,
     keccak256,
@@ -288,6 +288,18 @@ impl Backend for MockBackend {
         let items: Vec<_> = rest.next().into_iter().map(|(key, value)| StorageEntryInfo { key, value }).collect();
         let next_cursor = rest.next().and(items.last().map(|entry| format!("0x{}", hex::encode(&entry.key))));
         Ok(Some(StoragePage { items, next_cursor, limit }))
+    }
+
+    async fn actor_mailbox(&self, address: Address, _after: Option<u64>, limit: u64) -> Result<Option<MailboxPage>, ApiError> {
+        Ok(self.data.lock().actors.iter().any(|a| a.address == address).then(|| MailboxPage {
+            items: Vec::new(),
+            next_cursor: None,
+            limit,
+        }))
+    }
+
+    async fn actor_timers(&self, address: Address) -> Result<Option<Vec<TimerInfo>>, ApiError> {
+        Ok(self.data.lock().actors.iter().any(|a| a.address == address).then(Vec::new))
     }
 
     async fn actor_upgrades(&self, address: Address) -> Result<Option<Vec<UpgradeInfo>>, ApiError> {

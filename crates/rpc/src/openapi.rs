@@ -52,6 +52,8 @@ pub const SWAGGER_UI_PATH: &str = "/swagger-ui";
         actors::manifest,
         actors::read,
         actors::storage,
+        actors::mailbox,
+        actors::timers,
         actors::upgrade_history,
         blocks::height,
         blocks::block,
@@ -169,6 +171,16 @@ pub const OPERATION_ERRORS: &[(HttpMethod, &str, &[&[ErrorCode]])] = &[
         HttpMethod::Get,
         "/actors/{address}/storage",
         &[&[BadRequest, InvalidAddress, ActorNotFound]],
+    ),
+    (
+        HttpMethod::Get,
+        "/actors/{address}/mailbox",
+        &[&[BadRequest, InvalidAddress, ActorNotFound]],
+    ),
+    (
+        HttpMethod::Get,
+        "/actor/{address}/timers",
+        &[&[InvalidAddress, ActorNotFound]],
     ),
     (
         HttpMethod::Get,

@@ -103,6 +103,50 @@ pub struct StoragePage {
     pub limit: u64,
 }
 
+/// A message waiting in an actor's mailbox.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct MailboxMessageInfo {
+    /// Position in the global delivery queue (FIFO order).
+    pub seq: u64,
+    #[cfg_attr(feature = "openapi", schema(value_type = String))]
+    pub from: Address,
+    pub handler: String,
+    #[serde(with = "base64_bytes")]
+    #[cfg_attr(feature = "openapi", schema(value_type = String, format = Byte))]
+    pub payload: Vec<u8>,
+    /// Value escrowed for the recipient, in base units.
+    #[cfg_attr(feature = "openapi", schema(value_type = u64))]
+    pub value: u128,
+    /// Cycles budget of the delivery, bought by the sender.
+    pub cycles_limit: u64,
+}
+
+/// `GET /actors/{address}/mailbox`: a page of pending messages in delivery order.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct MailboxPage {
+    pub items: Vec<MailboxMessageInfo>,
+    /// Pass as `cursor` for the next page (the last `seq` of this one); `null` on the last page.
+    pub next_cursor: Option<String>,
+    pub limit: u64,
+}
+
+/// A pending one-shot timer (`GET /actor/{address}/timers`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct TimerInfo {
+    /// The id `timer_cancel` takes.
+    pub id: u64,
+    /// Height at whose start it fires.
+    pub height: u64,
+    pub handler: String,
+    #[serde(with = "base64_bytes")]
+    #[cfg_attr(feature = "openapi", schema(value_type = String, format = Byte))]
+    pub payload: Vec<u8>,
+    pub cycles_limit: u64,
+}
+
 /// One upgrade of an actor (`GET /actor/{address}/upgrade-history`).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]

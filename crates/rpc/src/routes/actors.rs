@@ -22,8 +22,8 @@ use axum::{Json, extract::State};
 use drover_types::{
     Address, ErrorCode,
     api::{
-        ActorCodeInfo, ActorInfo, ActorReadRequest, ActorReadResponse, ManifestInfo, StoragePage,
-        UpgradeInfo,
+        ActorCodeInfo, ActorInfo, ActorReadRequest, ActorReadResponse, MailboxPage, ManifestInfo,
+        StoragePage, TimerInfo, UpgradeInfo,
     },
 };
 use serde::Deserialize;
@@ -128,6 +128,53 @@ pub async fn storage<B: Backend>(
         .await?
         .map(Json)
         .ok_or_else(|| no_actor(address))
+}
+
+/// Query of `GET /actors/{address}/mailbox`.
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct MailboxQuery {
+    /// The last `seq` of the previous page (its `next_cursor`); absent for the first.
+    cursor: Option<String>,
+    /// Messages per page: default 50, capped at 1,000.
+    limit: Option<u64>,
+}
+
+#[utoipa::path(
+    get,
+    path = "/actors/{address}/mailbox",
+    tag = "actors",
+    summary = "Messages waiting for an actor, a page at a time in delivery order",
+    params(("address" = String, Path, description = "20 bytes of hex, `0x` optional, any case."), MailboxQuery),
+    responses((status = 200, description = "Pending messages after the cursor and the next cursor.", body = MailboxPage))
+)]
+pub async fn mailbox<B: Backend>(
+    State(state): State<AppState<B>>,
+    AddressParam(address): AddressParam,
+    ApiQuery(query): ApiQuery<MailboxQuery>,
+) -> Result<Json<MailboxPage>, HttpError> {
+    let after = query
+        .cursor
+        .map(|text| text.parse::<u64>())
+        .transpose()
+        .map_err(|e| HttpError::new(ErrorCode::BadRequest, format!("cursor is not a queue position: {e}")))?;
+    let limit = query.limit.unwrap_or(PAGE_LIMIT_DEFAULT).clamp(1, PAGE_LIMIT_MAX);
+    state.backend.actor_mailbox(address, after, limit).await?.map(Json).ok_or_else(|| no_actor(address))
+}
+
+#[utoipa::path(
+    get,
+    path = "/actor/{address}/timers",
+    tag = "actors",
+    summary = "An actor's pending timers, in firing order",
+    params(("address" = String, Path, description = "20 bytes of hex, `0x` optional, any case.")),
+    responses((status = 200, description = "Id, height, handler, payload and cycles budget of each pending timer.", body = Vec<TimerInfo>))
+)]
+pub async fn timers<B: Backend>(
+    State(state): State<AppState<B>>,
+    AddressParam(address): AddressParam,
+) -> Result<Json<Vec<TimerInfo>>, HttpError> {
+    state.backend.actor_timers(address).await?.map(Json).ok_or_else(|| no_actor(address))
 }
 
 #[utoipa::path(
@@ -271,6 +318,16 @@ mod tests {
             .await
             .assert_error(404, ErrorCode::ActorNotFound);
 
+        let mailbox = get(&app, "/actors/0xacacacacacacacacacacacacacacacacacacacac/mailbox?cursor=7&limit=9").await.json();
+        assert_eq!(mailbox, serde_json::json!({"items": [], "next_cursor": null, "limit": 9}));
+        get(&app, "/actors/0xacacacacacacacacacacacacacacacacacacacac/mailbox?cursor=x")
+            .await
+            .assert_error(400, ErrorCode::BadRequest);
+        let timers = get(&app, "/actor/0xacacacacacacacacacacacacacacacacacacacac/timers").await.json();
+        assert_eq!(timers, serde_json::json!([]));
+        get(&app, "/actor/0x0000000000000000000000000000000000000abc/timers")
+            .await
+            .assert_error(404, ErrorCode::ActorNotFound);
         let history = get(&app, "/actor/0xacacacacacacacacacacacacacacacacacacacac/upgrade-history").await.json();
         assert_eq!(history, serde_json::json!([]));
         get(&app, "/actor/0x12/upgrade-history").await.assert_error(400, ErrorCode::InvalidAddress);
