@@ -279,3 +279,62 @@ async fn a_timer_is_listed_until_it_fires_at_its_height() {
     let (status, mailbox) = get_raw(&node.url, &format!("/actors/{alarm}/mailbox")).await;
     assert_eq!((status, mailbox), (200, serde_json::json!({"items": [], "next_cursor": null, "limit": 50})));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_actors_events_are_in_its_receipts_and_its_log() {
+    let node = TestNode::start(NodeOptions::default()).await;
+    let client = node.client();
+    let key = dev_key(3);
+    let code = wat::parse_file(concat!(env!("CARGO_MANIFEST_DIR"), "/../../actors/echo.wat")).unwrap();
+    let deploy = Deploy {
+        code,
+        manifest: Manifest { entitlements: vec!["events.emit".to_owned()] },
+        salt: Vec::new(),
+        init: None,
+    };
+    let echo = deploy.actor_address(&key.address());
+    assert_eq!(receipt(&client, &actor_tx(&key, 0, None, deploy.encode())).await.status, ReceiptStatus::Success);
+    let mut hashes = Vec::new();
+    for (nonce, word) in [(1u64, "first"), (2, "second"), (3, "third")] {
+        let message = Message { handler: "echo".to_owned(), payload: word.as_bytes().to_vec() }.encode();
+        let tx = actor_tx(&key, nonce, Some(echo), message);
+        let echoed = receipt(&client, &tx).await;
+        assert_eq!(echoed.status, ReceiptStatus::Success, "{echoed:?}");
+        assert_eq!(echoed.events.len(), 1, "{echoed:?}");
+        assert_eq!(echoed.events[0].topic, "echo");
+        hashes.push(tx.hash());
+    }
+
+    // The log, a page at a time, in chain order.
+    let mut seen = Vec::new();
+    let mut cursor: Option<String> = None;
+    loop {
+        let path = match &cursor {
+            Some(cursor) => format!("/actor/{echo}/logs?limit=2&cursor={cursor}"),
+            None => format!("/actor/{echo}/logs?limit=2"),
+        };
+        let (status, page) = get_raw(&node.url, &path).await;
+        assert_eq!(status, 200, "{page}");
+        for item in page["items"].as_array().unwrap() {
+            // The deploy's own event opens the log.
+            if item["topic"] == "deploy" && seen.is_empty() {
+                continue;
+            }
+            assert_eq!(item["topic"], "echo", "{item}");
+            let data = base64::Engine::decode(&base64::engine::general_purpose::STANDARD, item["data"].as_str().unwrap()).unwrap();
+            seen.push((String::from_utf8(data).unwrap(), item["tx_hash"].as_str().unwrap().to_owned()));
+        }
+        match page["next_cursor"].as_str() {
+            Some(next) => cursor = Some(next.to_owned()),
+            None => break,
+        }
+    }
+    let expected: Vec<_> = ["first", "second", "third"]
+        .iter()
+        .zip(&hashes)
+        .map(|(word, hash)| ((*word).to_owned(), hash.to_string()))
+        .collect();
+    assert_eq!(seen, expected);
+    let (status, body) = get_raw(&node.url, &format!("/actor/{}/logs", key.address())).await;
+    assert_error(status, &body, 404, 5000);
+}

@@ -7,6 +7,7 @@
 
 use crate::{
     admission,
+    indexes::LOG_POSITION_LEN,
     application::{Databases, Scheme},
     gossip::GossipHandle,
     block::{Block, to_h256},
@@ -36,7 +37,7 @@ use drover_types::exec_error::ExecCode;
 use drover_types::{
     Address, ErrorCode, H256, Receipt, Transaction, VerifiedTransaction,
     api::{
-        AccountInfo, ActorCodeInfo, ActorInfo, ActorReadResponse, MailboxMessageInfo, MailboxPage, ReceiptStatus,
+        AccountInfo, ActorCodeInfo, ActorInfo, ActorReadResponse, LogInfo, LogPage, MailboxMessageInfo, MailboxPage, ReceiptStatus,
         StorageEntryInfo, StoragePage, TimerInfo, UpgradeInfo, BlockInfo, ChainInfo, InclusionProofInfo, InclusionProofKind, ManifestInfo,
         StateProofInfo, StateSnapshot,
     },
@@ -352,6 +353,31 @@ impl Backend for NodeHandle {
         }
         let next_cursor = more.then(|| items.last().map(|m| m.seq.to_string())).flatten();
         Ok(Some(MailboxPage { items, next_cursor, limit }))
+    }
+
+    async fn actor_logs(&self, address: Address, after: Option<Vec<u8>>, limit: u64) -> Result<Option<LogPage>, ApiError> {
+        if self.read_keys([keys::actor_key(&address)]).await?[0].is_none() {
+            return Ok(None);
+        }
+        let after = after
+            .map(|bytes| <[u8; LOG_POSITION_LEN]>::try_from(bytes.as_slice()))
+            .transpose()
+            .map_err(|_| ApiError::new(ErrorCode::BadRequest, "a log cursor is 16 bytes"))?;
+        let page = usize::try_from(limit).unwrap_or(usize::MAX);
+        let (entries, more) = self.0.chain.indexes.logs(&address, after, page).map_err(internal)?;
+        let next_cursor = more.then(|| entries.last().map(|e| format!("0x{}", hex::encode(e.position)))).flatten();
+        let items = entries
+            .into_iter()
+            .map(|entry| LogInfo {
+                topic: entry.event.topic,
+                data: entry.event.data,
+                block_height: entry.height,
+                tx_hash: entry.tx_hash,
+                tx_index: entry.tx_index,
+                event_index: entry.event_index,
+            })
+            .collect();
+        Ok(Some(LogPage { items, next_cursor, limit }))
     }
 
     async fn actor_timers(&self, address: Address) -> Result<Option<Vec<TimerInfo>>, ApiError> {

@@ -8,7 +8,7 @@
 //! [`keys`] generates and parses validator key material; [`block`] is the consensus block
 //! (defined in `drover-block`, which light clients share);
 //! [`application`] is the state machine glue drives; [`chain`] is the state shared with the
-//! API; [`indexes`] stores finalized transactions and receipts; [`backend`] serves the API;
+//! API; [`indexes`] stores finalized transactions, receipts and actor logs; [`backend`] serves the API;
 //! [`admission`] puts transactions into the mempool, from the API and from [`gossip`];
 //! [`fast_sync`] and [`sync_source`] fetch and serve state for peers that fast-sync;
 //! [`proofs`] builds the state, transaction and receipt proofs light clients verify;

@@ -7,7 +7,7 @@
 use drover_types::{
     Address, H256, Receipt, VerifiedTransaction,
     api::{
-        AccountInfo, ActorCodeInfo, ActorInfo, ActorReadResponse, BlockInfo, MailboxPage,
+        AccountInfo, ActorCodeInfo, ActorInfo, ActorReadResponse, BlockInfo, LogPage, MailboxPage,
         StoragePage, TimerInfo, UpgradeInfo, ChainInfo, InclusionProofInfo,
         InclusionProofKind, StateProofInfo,
         StateSnapshot,
@@ -151,6 +151,15 @@ pub trait Backend: Clone + Send + Sync + 'static {
         after: Option<u64>,
         limit: u64,
     ) -> impl Future<Output = Result<Option<MailboxPage>, ApiError>> + Send;
+
+    /// Up to `limit` events the actor at `address` emitted in successful transactions, in chain
+    /// order, after the position `after` names (a page's `next_cursor`; `None`: no actor there).
+    fn actor_logs(
+        &self,
+        address: Address,
+        after: Option<Vec<u8>>,
+        limit: u64,
+    ) -> impl Future<Output = Result<Option<LogPage>, ApiError>> + Send;
 
     /// The pending timers of the actor at `address`, in firing order (`None`: no actor there).
     fn actor_timers(

@@ -220,7 +220,7 @@ mod tests {
     use std::collections::HashMap;
 
     /// Every route the router serves.
-    const ROUTES: [(&str, &str); 32] = [
+    const ROUTES: [(&str, &str); 33] = [
         ("post", "/submit"),
         ("post", "/submit_wait"),
         ("get", "/transaction/{hash}"),
@@ -234,6 +234,7 @@ mod tests {
         ("get", "/actors/{address}/storage"),
         ("get", "/actors/{address}/mailbox"),
         ("get", "/actor/{address}/timers"),
+        ("get", "/actor/{address}/logs"),
         ("get", "/actor/{address}/upgrade-history"),
         ("get", "/height"),
         ("get", "/block/{selector}"),

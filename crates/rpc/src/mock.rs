@@ -29,7 +29,7 @@ use drover_types::{
     api::{
         AccountInfo, ActorCodeInfo, ActorInfo, ActorReadResponse, BlockInfo, ChainInfo, InclusionProofInfo,
         InclusionProofKind, ManifestInfo, ReceiptStatus, StateProofInfo, StateProofKind,
-        MailboxPage, StateSnapshot, StorageEntryInfo, StoragePage, TimerInfo, UpgradeInfo,
+        LogPage, MailboxPage, StateSnapshot, StorageEntryInfo, StoragePage, TimerInfo, UpgradeInfo,
     },
     error::ApiError,
     keccak256,
@@ -292,6 +292,14 @@ impl Backend for MockBackend {
 
     async fn actor_mailbox(&self, address: Address, _after: Option<u64>, limit: u64) -> Result<Option<MailboxPage>, ApiError> {
         Ok(self.data.lock().actors.iter().any(|a| a.address == address).then(|| MailboxPage {
+            items: Vec::new(),
+            next_cursor: None,
+            limit,
+        }))
+    }
+
+    async fn actor_logs(&self, address: Address, _after: Option<Vec<u8>>, limit: u64) -> Result<Option<LogPage>, ApiError> {
+        Ok(self.data.lock().actors.iter().any(|a| a.address == address).then(|| LogPage {
             items: Vec::new(),
             next_cursor: None,
             limit,

@@ -54,6 +54,7 @@ pub const SWAGGER_UI_PATH: &str = "/swagger-ui";
         actors::storage,
         actors::mailbox,
         actors::timers,
+        actors::logs,
         actors::upgrade_history,
         blocks::height,
         blocks::block,
@@ -175,6 +176,11 @@ pub const OPERATION_ERRORS: &[(HttpMethod, &str, &[&[ErrorCode]])] = &[
     (
         HttpMethod::Get,
         "/actors/{address}/mailbox",
+        &[&[BadRequest, InvalidAddress, ActorNotFound]],
+    ),
+    (
+        HttpMethod::Get,
+        "/actor/{address}/logs",
         &[&[BadRequest, InvalidAddress, ActorNotFound]],
     ),
     (

@@ -147,6 +147,32 @@ pub struct TimerInfo {
     pub cycles_limit: u64,
 }
 
+/// One event in an actor's log.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct LogInfo {
+    pub topic: String,
+    #[serde(with = "base64_bytes")]
+    #[cfg_attr(feature = "openapi", schema(value_type = String, format = Byte))]
+    pub data: Vec<u8>,
+    pub block_height: u64,
+    #[cfg_attr(feature = "openapi", schema(value_type = String))]
+    pub tx_hash: H256,
+    /// Position of the transaction in its block, and of the event in its receipt.
+    pub tx_index: u32,
+    pub event_index: u32,
+}
+
+/// `GET /actor/{address}/logs`: a page of the actor's events in chain order.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct LogPage {
+    pub items: Vec<LogInfo>,
+    /// Pass as `cursor` for the next page; `null` on the last page.
+    pub next_cursor: Option<String>,
+    pub limit: u64,
+}
+
 /// One upgrade of an actor (`GET /actor/{address}/upgrade-history`).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]

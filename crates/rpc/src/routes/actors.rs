@@ -22,7 +22,7 @@ use axum::{Json, extract::State};
 use drover_types::{
     Address, ErrorCode,
     api::{
-        ActorCodeInfo, ActorInfo, ActorReadRequest, ActorReadResponse, MailboxPage, ManifestInfo,
+        ActorCodeInfo, ActorInfo, ActorReadRequest, ActorReadResponse, LogPage, MailboxPage, ManifestInfo,
         StoragePage, TimerInfo, UpgradeInfo,
     },
 };
@@ -130,7 +130,7 @@ pub async fn storage<B: Backend>(
         .ok_or_else(|| no_actor(address))
 }
 
-/// Query of `GET /actors/{address}/mailbox`.
+/// Query of the cursor-paged lists (`/actors/{address}/mailbox`, `/actor/{address}/logs`).
 #[derive(Debug, Deserialize, utoipa::IntoParams)]
 #[into_params(parameter_in = Query)]
 pub struct MailboxQuery {
@@ -160,6 +160,35 @@ pub async fn mailbox<B: Backend>(
         .map_err(|e| HttpError::new(ErrorCode::BadRequest, format!("cursor is not a queue position: {e}")))?;
     let limit = query.limit.unwrap_or(PAGE_LIMIT_DEFAULT).clamp(1, PAGE_LIMIT_MAX);
     state.backend.actor_mailbox(address, after, limit).await?.map(Json).ok_or_else(|| no_actor(address))
+}
+
+/// Length of a log cursor: the height, transaction index and event index of the last event of
+/// the previous page, big-endian, in hex.
+pub const LOG_CURSOR_BYTES: usize = 16;
+
+#[utoipa::path(
+    get,
+    path = "/actor/{address}/logs",
+    tag = "actors",
+    summary = "Events an actor emitted, a page at a time in chain order",
+    description = "Topic, data, block height and transaction hash of each event of the actor's successful executions (reverted parts emit nothing).",
+    params(("address" = String, Path, description = "20 bytes of hex, `0x` optional, any case."), MailboxQuery),
+    responses((status = 200, description = "Events after the cursor and the next cursor.", body = LogPage))
+)]
+pub async fn logs<B: Backend>(
+    State(state): State<AppState<B>>,
+    AddressParam(address): AddressParam,
+    ApiQuery(query): ApiQuery<MailboxQuery>,
+) -> Result<Json<LogPage>, HttpError> {
+    let after = query
+        .cursor
+        .map(|text| match hex::decode(text.strip_prefix("0x").unwrap_or(&text)) {
+            Ok(bytes) if bytes.len() == LOG_CURSOR_BYTES => Ok(bytes),
+            _ => Err(HttpError::new(ErrorCode::BadRequest, format!("cursor must be {LOG_CURSOR_BYTES} bytes of hex from a page's next_cursor"))),
+        })
+        .transpose()?;
+    let limit = query.limit.unwrap_or(PAGE_LIMIT_DEFAULT).clamp(1, PAGE_LIMIT_MAX);
+    state.backend.actor_logs(address, after, limit).await?.map(Json).ok_or_else(|| no_actor(address))
 }
 
 #[utoipa::path(
@@ -321,6 +350,11 @@ mod tests {
         let mailbox = get(&app, "/actors/0xacacacacacacacacacacacacacacacacacacacac/mailbox?cursor=7&limit=9").await.json();
         assert_eq!(mailbox, serde_json::json!({"items": [], "next_cursor": null, "limit": 9}));
         get(&app, "/actors/0xacacacacacacacacacacacacacacacacacacacac/mailbox?cursor=x")
+            .await
+            .assert_error(400, ErrorCode::BadRequest);
+        let logs = get(&app, "/actor/0xacacacacacacacacacacacacacacacacacacacac/logs?limit=3").await.json();
+        assert_eq!(logs, serde_json::json!({"items": [], "next_cursor": null, "limit": 3}));
+        get(&app, "/actor/0xacacacacacacacacacacacacacacacacacacacac/logs?cursor=00")
             .await
             .assert_error(400, ErrorCode::BadRequest);
         let timers = get(&app, "/actor/0xacacacacacacacacacacacacacacacacacacacac/timers").await.json();
