@@ -208,7 +208,9 @@ impl SpawnedNetwork {
     async fn start(n: u32, block_interval_ms: u64) -> anyhow::Result<Self> {
         let exe = std::env::current_exe()?;
         let dir = tempfile::tempdir()?;
-        let (rpc, p2p) = (free_port_block(n)?, free_port_block(n)?);
+        // One block for both, so the HTTP and p2p ports can never overlap.
+        let rpc = free_port_block(2 * n)?;
+        let p2p = rpc + n as u16;
         let status = Command::new(&exe)
             .args(["init", "--validators", &n.to_string(), "--out"])
             .arg(dir.path())

@@ -117,7 +117,8 @@ async fn dev_command_creates_resumes_and_resets() {
     let dir = tempfile::tempdir().unwrap();
     let devnet = dir.path().join("devnet");
     let run = |extra: &[&str]| {
-        let (rpc, p2p) = (free_port_block(1), free_port_block(1));
+        let rpc = free_port_block(2);
+        let p2p = rpc + 1;
         let log = std::fs::File::create(dir.path().join(format!("dev-{rpc}.log"))).unwrap();
         let child = Command::new(BIN)
             .arg("dev")

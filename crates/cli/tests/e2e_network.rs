@@ -259,7 +259,8 @@ fn copy_dir(from: &std::path::Path, to: &std::path::Path) {
 async fn devnet_command_runs_one_process_per_validator_and_stops_them() {
     use std::process::{Command, Stdio};
     let dir = tempfile::tempdir().unwrap();
-    let (rpc, p2p) = (free_port_block(4), free_port_block(4));
+    let rpc = free_port_block(8);
+    let p2p = rpc + 4;
     let log = std::fs::File::create(dir.path().join("devnet.log")).unwrap();
     let mut devnet = Command::new(BIN)
         .args(["devnet", "--validators", "4", "--dir"])

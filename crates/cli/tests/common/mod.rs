@@ -212,7 +212,9 @@ impl Drop for TestNode {
 pub async fn start_network(n: u32, options: NodeOptions) -> Vec<TestNode> {
     let dir = Arc::new(tempfile::tempdir().unwrap());
     let block = u16::try_from(n).unwrap();
-    let (rpc_port, p2p_port) = (free_port_block(block), free_port_block(block));
+    // One block for both, so the HTTP and p2p ports can never overlap.
+    let rpc_port = free_port_block(2 * block);
+    let p2p_port = rpc_port + block;
     let mut init = Command::new(BIN);
     init.args(["init", "--validators", &n.to_string(), "--out"])
         .arg(dir.path())
