@@ -338,3 +338,68 @@ async fn an_actors_events_are_in_its_receipts_and_its_log() {
     let (status, body) = get_raw(&node.url, &format!("/actor/{}/logs", key.address())).await;
     assert_error(status, &body, 404, 5000);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_pingers_play_ping_pong_through_their_mailboxes() {
+    let node = TestNode::start(NodeOptions::default()).await;
+    let client = node.client();
+    let key = dev_key(4);
+    let code = wat::parse_file(concat!(env!("CARGO_MANIFEST_DIR"), "/../../actors/pinger.wat")).unwrap();
+    let mut nonce = 0;
+    let mut pingers = Vec::new();
+    for salt in [b"a", b"b"] {
+        let deploy = Deploy {
+            code: code.clone(),
+            manifest: Manifest { entitlements: vec!["storage.kv".to_owned(), "mailbox.send".to_owned()] },
+            salt: salt.to_vec(),
+            init: None,
+        };
+        let address = deploy.actor_address(&key.address());
+        assert_eq!(receipt(&client, &actor_tx(&key, nonce, None, deploy.encode())).await.status, ReceiptStatus::Success);
+        // Each pinger prepays its messages' budgets: fund it.
+        let mut deposit = actor_tx(&key, nonce + 1, Some(address), Vec::new());
+        deposit.value = 100_000_000_000;
+        assert_eq!(receipt(&client, &deposit.sign(&key)).await.status, ReceiptStatus::Success);
+        nonce += 2;
+        pingers.push(address);
+    }
+    let start = Message { handler: "start".to_owned(), payload: pingers[1].0.to_vec() }.encode();
+    let started = receipt(&client, &actor_tx(&key, nonce, Some(pingers[0]), start)).await;
+    assert_eq!(started.status, ReceiptStatus::Success, "{started:?}");
+
+    // Messages are delivered at the start of later blocks until the first pinger has 3 pongs.
+    let counts = |actor: Address| {
+        let client = client.clone();
+        async move {
+            let answer = client
+                .actor_read(&ActorReadRequest {
+                    actor,
+                    handler: "counts".to_owned(),
+                    payload: None,
+                    payload_text: Some(String::new()),
+                    payload_json: None,
+                    max_cycles: None,
+                    max_cells: None,
+                    from: None,
+                })
+                .await
+                .unwrap();
+            let pings = u64::from_le_bytes(answer.result[0..8].try_into().unwrap());
+            let pongs = u64::from_le_bytes(answer.result[8..16].try_into().unwrap());
+            (pings, pongs)
+        }
+    };
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while counts(pingers[0]).await.1 < 3 {
+        assert!(std::time::Instant::now() < deadline, "ping-pong did not finish");
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    // Exactly once each way: three pings answered by three pongs, then the game stops.
+    node.wait_height(client.height().await.unwrap() + 5).await;
+    assert_eq!(counts(pingers[0]).await, (0, 3));
+    assert_eq!(counts(pingers[1]).await, (3, 0));
+    for pinger in &pingers {
+        let (_, mailbox) = get_raw(&node.url, &format!("/actors/{pinger}/mailbox")).await;
+        assert_eq!(mailbox["items"], serde_json::json!([]), "every message was delivered");
+    }
+}
