@@ -86,14 +86,33 @@ pub async fn manifest<B: Backend>(
         .ok_or_else(|| no_actor(address))
 }
 
-/// Query of `GET /actors/{address}/storage`.
+/// Query of the cursor-paged lists (storage, mailbox, logs): `cursor` is the previous page's
+/// `next_cursor` (absent for the first page), `limit` the page size (default 50, capped at
+/// 1,000; 0 counts as 1).
 #[derive(Debug, Deserialize, utoipa::IntoParams)]
 #[into_params(parameter_in = Query)]
-pub struct StorageQuery {
-    /// The last key of the previous page (hex, from its `next_cursor`); absent for the first.
+pub struct CursorQuery {
+    /// The previous page's `next_cursor`; absent for the first page.
     cursor: Option<String>,
-    /// Entries per page: default 50, capped at 1,000.
+    /// Items per page: default 50, capped at 1,000.
     limit: Option<u64>,
+}
+
+impl CursorQuery {
+    fn limit(&self) -> u64 {
+        self.limit.unwrap_or(PAGE_LIMIT_DEFAULT).clamp(1, PAGE_LIMIT_MAX)
+    }
+
+    /// The cursor as hex bytes (`0x` optional) whose length `fits`; `what` says what it must be.
+    fn hex_cursor(&self, fits: impl Fn(usize) -> bool, what: &str) -> Result<Option<Vec<u8>>, HttpError> {
+        self.cursor
+            .as_deref()
+            .map(|text| match hex::decode(text.strip_prefix("0x").unwrap_or(text)) {
+                Ok(bytes) if fits(bytes.len()) => Ok(bytes),
+                _ => Err(HttpError::new(ErrorCode::BadRequest, format!("cursor must be {what} (a page's next_cursor)"))),
+            })
+            .transpose()
+    }
 }
 
 #[utoipa::path(
@@ -101,43 +120,24 @@ pub struct StorageQuery {
     path = "/actors/{address}/storage",
     tag = "actors",
     summary = "An actor's storage, a page at a time in key order",
-    params(("address" = String, Path, description = "20 bytes of hex, `0x` optional, any case."), StorageQuery),
+    params(("address" = String, Path, description = "20 bytes of hex, `0x` optional, any case."), CursorQuery),
     responses((status = 200, description = "Entries after the cursor and the next cursor.", body = StoragePage))
 )]
 pub async fn storage<B: Backend>(
     State(state): State<AppState<B>>,
     AddressParam(address): AddressParam,
-    ApiQuery(query): ApiQuery<StorageQuery>,
+    ApiQuery(query): ApiQuery<CursorQuery>,
 ) -> Result<Json<StoragePage>, HttpError> {
-    let after = query
-        .cursor
-        .map(|text| {
-            let digits = text.strip_prefix("0x").unwrap_or(&text);
-            match hex::decode(digits) {
-                Ok(key) if key.len() <= STORAGE_CURSOR_BYTES_MAX => Ok(key),
-                Ok(_) => Err(format!("cursor is longer than {STORAGE_CURSOR_BYTES_MAX} bytes")),
-                Err(e) => Err(format!("cursor is not hex ({e})")),
-            }
-        })
-        .transpose()
-        .map_err(|message| HttpError::new(ErrorCode::BadRequest, message))?;
-    let limit = query.limit.unwrap_or(PAGE_LIMIT_DEFAULT).clamp(1, PAGE_LIMIT_MAX);
+    let after = query.hex_cursor(
+        |len| len <= STORAGE_CURSOR_BYTES_MAX,
+        &format!("a storage key of at most {STORAGE_CURSOR_BYTES_MAX} bytes of hex"),
+    )?;
     state
         .backend
-        .actor_storage(address, after, limit)
+        .actor_storage(address, after, query.limit())
         .await?
         .map(Json)
         .ok_or_else(|| no_actor(address))
-}
-
-/// Query of the cursor-paged lists (`/actors/{address}/mailbox`, `/actor/{address}/logs`).
-#[derive(Debug, Deserialize, utoipa::IntoParams)]
-#[into_params(parameter_in = Query)]
-pub struct MailboxQuery {
-    /// The last `seq` of the previous page (its `next_cursor`); absent for the first.
-    cursor: Option<String>,
-    /// Messages per page: default 50, capped at 1,000.
-    limit: Option<u64>,
 }
 
 #[utoipa::path(
@@ -145,21 +145,21 @@ pub struct MailboxQuery {
     path = "/actors/{address}/mailbox",
     tag = "actors",
     summary = "Messages waiting for an actor, a page at a time in delivery order",
-    params(("address" = String, Path, description = "20 bytes of hex, `0x` optional, any case."), MailboxQuery),
+    params(("address" = String, Path, description = "20 bytes of hex, `0x` optional, any case."), CursorQuery),
     responses((status = 200, description = "Pending messages after the cursor and the next cursor.", body = MailboxPage))
 )]
 pub async fn mailbox<B: Backend>(
     State(state): State<AppState<B>>,
     AddressParam(address): AddressParam,
-    ApiQuery(query): ApiQuery<MailboxQuery>,
+    ApiQuery(query): ApiQuery<CursorQuery>,
 ) -> Result<Json<MailboxPage>, HttpError> {
     let after = query
         .cursor
-        .map(|text| text.parse::<u64>())
+        .as_deref()
+        .map(str::parse::<u64>)
         .transpose()
         .map_err(|e| HttpError::new(ErrorCode::BadRequest, format!("cursor is not a queue position: {e}")))?;
-    let limit = query.limit.unwrap_or(PAGE_LIMIT_DEFAULT).clamp(1, PAGE_LIMIT_MAX);
-    state.backend.actor_mailbox(address, after, limit).await?.map(Json).ok_or_else(|| no_actor(address))
+    state.backend.actor_mailbox(address, after, query.limit()).await?.map(Json).ok_or_else(|| no_actor(address))
 }
 
 /// Length of a log cursor: the height, transaction index and event index of the last event of
@@ -172,23 +172,16 @@ pub const LOG_CURSOR_BYTES: usize = 16;
     tag = "actors",
     summary = "Events an actor emitted, a page at a time in chain order",
     description = "Topic, data, block height and transaction hash of each event of the actor's successful executions (reverted parts emit nothing).",
-    params(("address" = String, Path, description = "20 bytes of hex, `0x` optional, any case."), MailboxQuery),
+    params(("address" = String, Path, description = "20 bytes of hex, `0x` optional, any case."), CursorQuery),
     responses((status = 200, description = "Events after the cursor and the next cursor.", body = LogPage))
 )]
 pub async fn logs<B: Backend>(
     State(state): State<AppState<B>>,
     AddressParam(address): AddressParam,
-    ApiQuery(query): ApiQuery<MailboxQuery>,
+    ApiQuery(query): ApiQuery<CursorQuery>,
 ) -> Result<Json<LogPage>, HttpError> {
-    let after = query
-        .cursor
-        .map(|text| match hex::decode(text.strip_prefix("0x").unwrap_or(&text)) {
-            Ok(bytes) if bytes.len() == LOG_CURSOR_BYTES => Ok(bytes),
-            _ => Err(HttpError::new(ErrorCode::BadRequest, format!("cursor must be {LOG_CURSOR_BYTES} bytes of hex from a page's next_cursor"))),
-        })
-        .transpose()?;
-    let limit = query.limit.unwrap_or(PAGE_LIMIT_DEFAULT).clamp(1, PAGE_LIMIT_MAX);
-    state.backend.actor_logs(address, after, limit).await?.map(Json).ok_or_else(|| no_actor(address))
+    let after = query.hex_cursor(|len| len == LOG_CURSOR_BYTES, &format!("{LOG_CURSOR_BYTES} bytes of hex"))?;
+    state.backend.actor_logs(address, after, query.limit()).await?.map(Json).ok_or_else(|| no_actor(address))
 }
 
 #[utoipa::path(
@@ -340,7 +333,8 @@ mod tests {
         assert_eq!(next["limit"], 1000);
         assert_eq!(next["items"][0]["key"], "0x62");
         assert!(next["next_cursor"].is_null());
-        for bad in ["?cursor=zz", "?limit=-1", "?limit=ten"] {
+        let too_long = format!("?cursor={}", "ab".repeat(super::STORAGE_CURSOR_BYTES_MAX + 1));
+        for bad in ["?cursor=zz", "?limit=-1", "?limit=ten", too_long.as_str()] {
             get(&app, &format!("{base}{bad}")).await.assert_error(400, ErrorCode::BadRequest);
         }
         get(&app, "/actors/0x0000000000000000000000000000000000000abc/storage")
