@@ -9,7 +9,7 @@ use drover_client::{Client, verify};
 use drover_node::{devnet::GENESIS_FILE, genesis::Genesis};
 use drover_types::{
     Address, SecretKey, Transaction,
-    api::{ActorReadRequest, ReceiptInfo, ReceiptStatus},
+    api::{ActorReadRequest, ActorReadResponse, ReceiptInfo, ReceiptStatus},
     payload::{Deploy, Manifest, Message},
 };
 
@@ -17,9 +17,32 @@ use drover_types::{
 const ACTOR_CYCLES_LIMIT: u64 = 5_000_000;
 const ACTOR_CELLS_LIMIT: u64 = 100_000;
 
-fn counter_code() -> Vec<u8> {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../actors/counter.wat");
-    wat::parse_file(path).expect("counter.wat compiles")
+/// The deploy of the example actor `actors/{name}.wat` with these entitlements and salt.
+fn example(name: &str, entitlements: &[&str], salt: &[u8]) -> Deploy {
+    let path = format!("{}/../../actors/{name}.wat", env!("CARGO_MANIFEST_DIR"));
+    Deploy {
+        code: wat::parse_file(&path).unwrap_or_else(|e| panic!("{path} compiles: {e}")),
+        manifest: Manifest { entitlements: entitlements.iter().map(|id| (*id).to_owned()).collect() },
+        salt: salt.to_vec(),
+        init: None,
+    }
+}
+
+/// A read-only call of `handler` with an empty input.
+async fn read(client: &Client, actor: Address, handler: &str) -> ActorReadResponse {
+    client
+        .actor_read(&ActorReadRequest {
+            actor,
+            handler: handler.to_owned(),
+            payload: None,
+            payload_text: Some(String::new()),
+            payload_json: None,
+            max_cycles: None,
+            max_cells: None,
+            from: None,
+        })
+        .await
+        .unwrap_or_else(|e| panic!("read {handler}: {e}"))
 }
 
 fn actor_tx(key: &SecretKey, nonce: u64, to: Option<Address>, payload: Vec<u8>) -> Transaction {
@@ -56,12 +79,7 @@ async fn a_deployed_counter_counts_reverts_cleanly_and_refuses_unknown_handlers(
     let client = node.client();
     let key = dev_key(0);
 
-    let deploy = Deploy {
-        code: counter_code(),
-        manifest: Manifest { entitlements: vec!["storage.kv".to_owned()] },
-        salt: b"e2e".to_vec(),
-        init: None,
-    };
+    let deploy = example("counter", &["storage.kv"], b"e2e");
     let actor = deploy.actor_address(&key.address());
     // Limits below a deploy's intrinsic cost (its code) are refused at admission.
     let mut cheap = actor_tx(&key, 0, None, deploy.encode());
@@ -118,35 +136,23 @@ async fn a_deployed_counter_counts_reverts_cleanly_and_refuses_unknown_handlers(
     assert_eq!(proven.value, Some(3u64.to_le_bytes().to_vec()));
 
     // Read-only calls see the same state and change nothing.
-    let read = |body: serde_json::Value| {
+    let post_read = |body: serde_json::Value| {
         let url = node.url.clone();
         async move { post_raw(&url, "/actor/read", "application/json", body.to_string().into_bytes()).await }
     };
-    let got = client
-        .actor_read(&ActorReadRequest {
-            actor,
-            handler: "get".to_owned(),
-            payload: None,
-            payload_text: Some(String::new()),
-            payload_json: None,
-            max_cycles: None,
-            max_cells: None,
-            from: None,
-        })
-        .await
-        .unwrap();
+    let got = read(&client, actor, "get").await;
     assert_eq!(got.status, ReceiptStatus::Success);
     assert_eq!(got.result, 3u64.to_le_bytes());
     assert!(got.block_height >= third.block_height);
     assert!(got.cycles_used > 0);
     // A handler that writes is refused (5003) and the state keeps its value.
-    let (status, _, body) = read(serde_json::json!({"actor": actor, "handler": "increment", "payload_text": ""})).await;
+    let (status, _, body) = post_read(serde_json::json!({"actor": actor, "handler": "increment", "payload_text": ""})).await;
     assert_error(status, &body, 400, 5003);
-    let (status, _, body) = read(serde_json::json!({"actor": actor, "handler": "no_such_handler", "payload_text": ""})).await;
+    let (status, _, body) = post_read(serde_json::json!({"actor": actor, "handler": "no_such_handler", "payload_text": ""})).await;
     assert_error(status, &body, 404, 5002);
-    let (status, _, body) = read(serde_json::json!({"actor": actor, "handler": "get", "payload_text": "", "max_cycles": 10})).await;
+    let (status, _, body) = post_read(serde_json::json!({"actor": actor, "handler": "get", "payload_text": "", "max_cycles": 10})).await;
     assert_error(status, &body, 400, 5004);
-    let (status, _, body) = read(serde_json::json!({"actor": key.address(), "handler": "get", "payload_text": ""})).await;
+    let (status, _, body) = post_read(serde_json::json!({"actor": key.address(), "handler": "get", "payload_text": ""})).await;
     assert_error(status, &body, 404, 5000);
     let proof = client.proof_storage(&actor, b"count", None).await.unwrap();
     let proven = verify::verify_storage(&proof, &identity).expect("the storage proof verifies");
@@ -183,13 +189,7 @@ async fn ledger_storage_pages_follow_the_cursor() {
     let node = TestNode::start(NodeOptions::default()).await;
     let client = node.client();
     let key = dev_key(1);
-    let code = wat::parse_file(concat!(env!("CARGO_MANIFEST_DIR"), "/../../actors/ledger.wat")).unwrap();
-    let deploy = Deploy {
-        code,
-        manifest: Manifest { entitlements: vec!["storage.kv".to_owned()] },
-        salt: Vec::new(),
-        init: None,
-    };
+    let deploy = example("ledger", &["storage.kv"], b"");
     let ledger = deploy.actor_address(&key.address());
     assert_eq!(receipt(&client, &actor_tx(&key, 0, None, deploy.encode())).await.status, ReceiptStatus::Success);
     // Three holders: three storage entries ("b" ++ address, plus the owner record).
@@ -234,13 +234,7 @@ async fn a_timer_is_listed_until_it_fires_at_its_height() {
     let node = TestNode::start(NodeOptions::default()).await;
     let client = node.client();
     let key = dev_key(2);
-    let code = wat::parse_file(concat!(env!("CARGO_MANIFEST_DIR"), "/../../actors/alarm.wat")).unwrap();
-    let deploy = Deploy {
-        code,
-        manifest: Manifest { entitlements: vec!["storage.kv".to_owned(), "timer.schedule".to_owned()] },
-        salt: Vec::new(),
-        init: None,
-    };
+    let deploy = example("alarm", &["storage.kv", "timer.schedule"], b"");
     let alarm = deploy.actor_address(&key.address());
     assert_eq!(receipt(&client, &actor_tx(&key, 0, None, deploy.encode())).await.status, ReceiptStatus::Success);
     // The alarm pays for its timer: fund it with a value deposit (empty payload).
@@ -262,19 +256,7 @@ async fn a_timer_is_listed_until_it_fires_at_its_height() {
     node.wait_height(target + 1).await;
     let (_, timers) = get_raw(&node.url, &format!("/actor/{alarm}/timers")).await;
     assert_eq!(timers, serde_json::json!([]), "the timer fired and left the listing");
-    let rang = client
-        .actor_read(&ActorReadRequest {
-            actor: alarm,
-            handler: "rang_at".to_owned(),
-            payload: None,
-            payload_text: Some(String::new()),
-            payload_json: None,
-            max_cycles: None,
-            max_cells: None,
-            from: None,
-        })
-        .await
-        .unwrap();
+    let rang = read(&client, alarm, "rang_at").await;
     assert_eq!(rang.result, target.to_le_bytes(), "it fired at its height");
     let (status, mailbox) = get_raw(&node.url, &format!("/actors/{alarm}/mailbox")).await;
     assert_eq!((status, mailbox), (200, serde_json::json!({"items": [], "next_cursor": null, "limit": 50})));
@@ -285,13 +267,7 @@ async fn an_actors_events_are_in_its_receipts_and_its_log() {
     let node = TestNode::start(NodeOptions::default()).await;
     let client = node.client();
     let key = dev_key(3);
-    let code = wat::parse_file(concat!(env!("CARGO_MANIFEST_DIR"), "/../../actors/echo.wat")).unwrap();
-    let deploy = Deploy {
-        code,
-        manifest: Manifest { entitlements: vec!["events.emit".to_owned()] },
-        salt: Vec::new(),
-        init: None,
-    };
+    let deploy = example("echo", &["events.emit"], b"");
     let echo = deploy.actor_address(&key.address());
     assert_eq!(receipt(&client, &actor_tx(&key, 0, None, deploy.encode())).await.status, ReceiptStatus::Success);
     let mut hashes = Vec::new();
@@ -344,16 +320,10 @@ async fn two_pingers_play_ping_pong_through_their_mailboxes() {
     let node = TestNode::start(NodeOptions::default()).await;
     let client = node.client();
     let key = dev_key(4);
-    let code = wat::parse_file(concat!(env!("CARGO_MANIFEST_DIR"), "/../../actors/pinger.wat")).unwrap();
     let mut nonce = 0;
     let mut pingers = Vec::new();
     for salt in [b"a", b"b"] {
-        let deploy = Deploy {
-            code: code.clone(),
-            manifest: Manifest { entitlements: vec!["storage.kv".to_owned(), "mailbox.send".to_owned()] },
-            salt: salt.to_vec(),
-            init: None,
-        };
+        let deploy = example("pinger", &["storage.kv", "mailbox.send"], salt);
         let address = deploy.actor_address(&key.address());
         assert_eq!(receipt(&client, &actor_tx(&key, nonce, None, deploy.encode())).await.status, ReceiptStatus::Success);
         // Each pinger prepays its messages' budgets: fund it.
@@ -371,19 +341,7 @@ async fn two_pingers_play_ping_pong_through_their_mailboxes() {
     let counts = |actor: Address| {
         let client = client.clone();
         async move {
-            let answer = client
-                .actor_read(&ActorReadRequest {
-                    actor,
-                    handler: "counts".to_owned(),
-                    payload: None,
-                    payload_text: Some(String::new()),
-                    payload_json: None,
-                    max_cycles: None,
-                    max_cells: None,
-                    from: None,
-                })
-                .await
-                .unwrap();
+            let answer = read(&client, actor, "counts").await;
             let pings = u64::from_le_bytes(answer.result[0..8].try_into().unwrap());
             let pongs = u64::from_le_bytes(answer.result[8..16].try_into().unwrap());
             (pings, pongs)
