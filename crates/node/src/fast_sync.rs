@@ -246,3 +246,51 @@ async fn latest_finalization(
     }
     Ok((block.height, finalization))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use parking_lot::Mutex;
+    use std::num::NonZeroU64;
+
+    /// A peer whose batches are too large for the client until `max` is at most `fits`; then it
+    /// answers bytes that are no batch at all. Records every `max` asked for.
+    async fn peer(fits: u64, asked: Arc<Mutex<Vec<u64>>>) -> String {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("http://{}", listener.local_addr().unwrap());
+        let app = axum::Router::new().route(
+            "/state/operations",
+            axum::routing::get(move |query: axum::extract::Query<std::collections::HashMap<String, String>>| {
+                let asked = asked.clone();
+                async move {
+                    let max: u64 = query.get("max").and_then(|m| m.parse().ok()).unwrap_or(0);
+                    asked.lock().push(max);
+                    if max > fits {
+                        vec![0u8; drover_client::RESPONSE_BYTES_MAX + 1]
+                    } else {
+                        b"not a batch".to_vec()
+                    }
+                }
+            }),
+        );
+        tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+        url
+    }
+
+    #[tokio::test]
+    async fn an_oversized_batch_is_asked_for_again_in_halves_and_bad_bytes_are_refused() {
+        let asked = Arc::new(Mutex::new(Vec::new()));
+        let url = peer(10_000, asked.clone()).await;
+        let peers = HttpPeers::new(&[url], None).unwrap();
+        let request = Request::Operations {
+            size: mmr::Location::new(100_000),
+            start: mmr::Location::new(0),
+            max_ops: NonZeroU64::new(FETCH_BATCH_OPS).unwrap(),
+        };
+        let cfg = (((0..=16).into(), ()), ((0..=16).into(), ()));
+        let outcome = peers.fetch::<commonware_runtime::tokio::Context>(request, 0, &cfg).await;
+        // Halved until the body fits, then the bytes fail to decode: no peer left.
+        assert_eq!(*asked.lock(), vec![50_000, 25_000, 12_500, 6_250]);
+        assert!(matches!(outcome, Err(FastSyncError::Exhausted { .. })), "{:?}", outcome.err());
+    }
+}
