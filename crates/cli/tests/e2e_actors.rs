@@ -201,6 +201,25 @@ async fn ledger_storage_pages_follow_the_cursor() {
         assert_eq!(minted.status, ReceiptStatus::Success, "{minted:?}");
     }
 
+    // In a block, `audit` iterates the balances (storage_next) behind two more mints of the same
+    // submission, and stores their sum.
+    let mut txs: Vec<Transaction> = [(4u64, [0x40u8; 20]), (5, [0x50; 20])]
+        .into_iter()
+        .map(|(nonce, holder)| {
+            let payload = [holder.as_slice(), &(nonce * 100).to_le_bytes()].concat();
+            actor_tx(&key, nonce, Some(ledger), Message { handler: "mint".to_owned(), payload }.encode())
+        })
+        .collect();
+    txs.push(actor_tx(&key, 6, Some(ledger), call("audit")));
+    let answer = client.submit_wait(&txs, 10_000).await.unwrap();
+    assert!(answer.results.iter().all(|r| r.block_height.is_some()), "{answer:?}");
+    for tx in &txs {
+        let receipt = client.receipt(&tx.hash()).await.unwrap().expect("receipt");
+        assert_eq!(receipt.status, ReceiptStatus::Success, "{receipt:?}");
+    }
+    let supply = 1_500u64.to_le_bytes().to_vec();
+    assert_eq!(read(&client, ledger, "supply").await.result, supply);
+
     let mut keys = Vec::new();
     let mut cursor: Option<String> = None;
     loop {
@@ -227,6 +246,18 @@ async fn ledger_storage_pages_follow_the_cursor() {
     let (_, all) = get_raw(&node.url, &format!("/actors/{ledger}/storage")).await;
     assert_eq!(all["items"].as_array().unwrap().len(), keys.len());
     assert!(all["next_cursor"].is_null());
+    let stored = all["items"].as_array().unwrap().iter().find(|item| item["key"] == "0x737570706c79");
+    assert_eq!(
+        stored.expect("the audited supply")["value"],
+        base64::Engine::encode(&base64::engine::general_purpose::STANDARD, &supply)
+    );
+
+    // Owner, five holders and the supply; the count is kept in state, not scanned.
+    let count = client.actor_storage_count(&ledger).await.unwrap().expect("an actor");
+    assert_eq!((count.address, count.count), (ledger, 7));
+    assert_eq!(keys.len(), 7);
+    let (status, body) = get_raw(&node.url, &format!("/actors/{}/storage/count", Address([0x77; 20]))).await;
+    assert_eq!((status, body["code"].as_u64()), (404, Some(5000)), "{body}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -13,7 +13,7 @@ use crate::error::{ClientError, excerpt};
 use drover_types::{
     Address, ErrorCode, H256, Transaction,
     api::{
-        AccountInfo, ActorCodeInfo, ActorInfo, ActorReadRequest, ActorReadResponse, BasefeeInfo, StoragePage, UpgradeInfo, BlockInfo, ChainInfo, FaucetRequest, FaucetResponse, HealthDetailed, HeightInfo,
+        AccountInfo, ActorCodeInfo, ActorInfo, ActorReadRequest, ActorReadResponse, BasefeeInfo, StorageCount, StoragePage, UpgradeInfo, BlockInfo, ChainInfo, FaucetRequest, FaucetResponse, HealthDetailed, HeightInfo,
         InclusionProofInfo, Liveness, MultiProofResponse, ProofRequest, ReceiptInfo, StateProofInfo, StateSnapshot,
         SubmitResponse, SubmitWaitResponse, TransactionInfo,
     },
@@ -227,6 +227,11 @@ impl Client {
             None => format!("/actors/{address}/storage"),
         };
         self.get_optional(&path, ErrorCode::ActorNotFound).await
+    }
+
+    /// `GET /actors/{address}/storage/count`; `None` for an address that holds no actor.
+    pub async fn actor_storage_count(&self, address: &Address) -> Result<Option<StorageCount>, ClientError> {
+        self.get_optional(&format!("/actors/{address}/storage/count"), ErrorCode::ActorNotFound).await
     }
 
     /// `GET /actor/{address}/upgrade-history`; `None` for an address that holds no actor.

@@ -102,7 +102,7 @@ pub use block::{
 };
 pub use drover_state::Basefees;
 pub use genesis::{GenesisError, genesis_writes};
-pub use overlay::{Entry, NextKeyError, NextKeyQuery, Snapshot, StateError, StateRead, Unknown};
+pub use overlay::{Entry, NextKeyQuery, Snapshot, StateError, StateRead, Unknown};
 pub use params::{
     BLOCK_LIMIT_TARGET_MULTIPLE, FeeParams, FeeParamsError, GENESIS_INITIAL_BASEFEE_CELL,
     GENESIS_INITIAL_BASEFEE_CYCLE, GENESIS_MIN_BASEFEE_CELL, GENESIS_MIN_BASEFEE_CYCLE,

@@ -44,22 +44,13 @@ pub struct NextKeyQuery {
 /// A storage entry of the parent state: `(key, value)`.
 pub type Entry = (Vec<u8>, Vec<u8>);
 
-/// Why the state cannot answer a next-key query.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum NextKeyError {
-    /// Not fetched yet: the node should answer it and run again.
-    Unknown,
-    /// This state can never answer next-key queries: iteration fails with E1214.
-    Unsupported,
-}
-
 /// Read access to the parent state a block executes on.
 pub trait StateRead {
     /// The value under `key` (`Ok(None)`: absent), or [`Unknown`] if not fetched.
     fn get(&self, key: &[u8]) -> Result<Option<Vec<u8>>, Unknown>;
 
-    /// The answer to a next-key query.
-    fn next_entry(&self, query: &NextKeyQuery) -> Result<Option<Entry>, NextKeyError>;
+    /// The answer to a next-key query, or [`Unknown`] if not fetched.
+    fn next_entry(&self, query: &NextKeyQuery) -> Result<Option<Entry>, Unknown>;
 }
 
 /// A complete state: every key is known.
@@ -68,7 +59,7 @@ impl StateRead for BTreeMap<Vec<u8>, Vec<u8>> {
         Ok(BTreeMap::get(self, key).cloned())
     }
 
-    fn next_entry(&self, query: &NextKeyQuery) -> Result<Option<Entry>, NextKeyError> {
+    fn next_entry(&self, query: &NextKeyQuery) -> Result<Option<Entry>, Unknown> {
         use std::ops::Bound;
         let start = match &query.after {
             Some(after) => Bound::Excluded(after.clone()),
@@ -88,21 +79,11 @@ impl StateRead for BTreeMap<Vec<u8>, Vec<u8>> {
 pub struct Snapshot {
     values: HashMap<Vec<u8>, Option<Vec<u8>>>,
     next: HashMap<NextKeyQuery, Option<Entry>>,
-    iteration_unsupported: bool,
 }
 
 impl Snapshot {
     pub fn new() -> Self {
         Self::default()
-    }
-
-    /// A snapshot whose next-key queries are refused (E1214 for `storage_next` in blocks), for
-    /// a node that cannot answer them. Every node of a network must make the same choice.
-    pub fn without_iteration() -> Self {
-        Snapshot {
-            iteration_unsupported: true,
-            ..Self::default()
-        }
     }
 
     /// Records the parent state's value of `key` (`None`: absent). A later answer replaces an
@@ -127,11 +108,8 @@ impl StateRead for Snapshot {
         self.values.get(key).cloned().ok_or(Unknown)
     }
 
-    fn next_entry(&self, query: &NextKeyQuery) -> Result<Option<Entry>, NextKeyError> {
-        if self.iteration_unsupported {
-            return Err(NextKeyError::Unsupported);
-        }
-        self.next.get(query).cloned().ok_or(NextKeyError::Unknown)
+    fn next_entry(&self, query: &NextKeyQuery) -> Result<Option<Entry>, Unknown> {
+        self.next.get(query).cloned().ok_or(Unknown)
     }
 }
 
@@ -153,14 +131,6 @@ pub(crate) enum ReadError {
     Unknown,
     /// The stored bytes are not the expected record: fatal for the block.
     Corrupt(StateError),
-}
-
-/// Why a next-entry read through the overlay gave no answer.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum IterError {
-    Read(ReadError),
-    /// Next-key queries are not supported by this state (E1214).
-    Unavailable,
 }
 
 impl From<StateError> for ReadError {
@@ -323,7 +293,7 @@ impl<'a, S: StateRead> Overlay<'a, S> {
         &mut self,
         prefix: &[u8],
         after: Option<&[u8]>,
-    ) -> Result<Option<Entry>, IterError> {
+    ) -> Result<Option<Entry>, ReadError> {
         use std::ops::Bound;
         let start = match after {
             Some(after) => Bound::Excluded(after.to_vec()),
@@ -362,12 +332,11 @@ impl<'a, S: StateRead> Overlay<'a, S> {
                     );
                     break Some((key, value));
                 }
-                Err(NextKeyError::Unknown) => {
+                Err(Unknown) => {
                     self.misses += 1;
                     self.missing_next.insert(query);
-                    return Err(IterError::Read(ReadError::Unknown));
+                    return Err(ReadError::Unknown);
                 }
-                Err(NextKeyError::Unsupported) => return Err(IterError::Unavailable),
             }
         };
         Ok(match (written, parent) {
@@ -544,7 +513,7 @@ mod tests {
                 self.0.set(self.0.get() + 1);
                 Ok(None)
             }
-            fn next_entry(&self, _: &NextKeyQuery) -> Result<Option<Entry>, NextKeyError> {
+            fn next_entry(&self, _: &NextKeyQuery) -> Result<Option<Entry>, Unknown> {
                 Ok(None)
             }
         }
@@ -592,7 +561,7 @@ mod tests {
         assert_eq!(overlay.account(address(1)), Err(ReadError::Unknown));
         assert_eq!(
             overlay.next_entry(b"\x03", None),
-            Err(IterError::Read(ReadError::Unknown))
+            Err(ReadError::Unknown)
         );
         let (keys, queries) = overlay.take_missing();
         assert_eq!(keys, [account_key(&address(1)), b"\x03b".to_vec()]);
@@ -602,12 +571,6 @@ mod tests {
                 prefix: b"\x03".to_vec(),
                 after: None
             }]
-        );
-        let refused = Snapshot::without_iteration();
-        let mut overlay = Overlay::new(&refused);
-        assert_eq!(
-            overlay.next_entry(b"\x03", None),
-            Err(IterError::Unavailable)
         );
     }
 

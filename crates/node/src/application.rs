@@ -28,7 +28,7 @@ use commonware_consensus::marshal::ancestry::Ancestry;
 use commonware_cryptography::Digestible;
 use commonware_glue::stateful::{
     Application, Finality, Input, Proposed,
-    db::{DatabaseSet, Merkleized as _, Shared, Unmerkleized as _},
+    db::{DatabaseSet, Merkleized as _},
 };
 use commonware_parallel::Sequential;
 use commonware_runtime::{Clock, Metrics, Spawner};
@@ -39,7 +39,7 @@ use commonware_storage::{
 };
 use commonware_cryptography::Sha256;
 use commonware_utils::non_empty_range;
-use drover_execution::{BlockEnv, BlockError, Snapshot, Vm};
+use drover_execution::{BlockEnv, BlockError, Entry, NextKeyQuery, Snapshot, Vm};
 use drover_types::{Transaction, VerifiedTransaction};
 use futures::StreamExt as _;
 use rayon::prelude::*;
@@ -56,7 +56,7 @@ pub use drover_block::Scheme;
 pub type StateDb<E> =
     variable::Db<mmr::Family, E, Vec<u8>, Vec<u8>, Sha256, EightCap, 32, Sequential>;
 
-pub type Databases<E> = Shared<StateDb<E>>;
+pub type Databases<E> = crate::databases::StateDatabases<E>;
 
 type Unmerkleized<E> = <Databases<E> as DatabaseSet<E>>::Unmerkleized;
 type Merkleized<E> = <Databases<E> as DatabaseSet<E>>::Merkleized;
@@ -130,11 +130,7 @@ impl App {
         Some(())
     }
 
-    /// The first snapshot of a block: the keys execution predictably reads. Next-key queries
-    /// are refused (`storage_next` fails with E1214 in blocks): answering them needs the
-    /// committed database's `get_next_key` merged with the writes of the not-yet-finalized
-    /// ancestors, which glue's speculative batches do not offer. Every node refuses alike, so
-    /// execution stays deterministic.
+    /// The first snapshot of a block: the keys execution predictably reads.
     async fn snapshot<E>(
         &self,
         batches: &Unmerkleized<E>,
@@ -147,10 +143,46 @@ impl App {
     {
         let genesis: GenesisLayer =
             if height == 1 { self.chain.genesis.state.iter().cloned().collect() } else { BTreeMap::new() };
-        let mut snapshot = Snapshot::without_iteration();
+        let mut snapshot = Snapshot::new();
         let keys = drover_execution::prefetch_keys(env, txs);
         Self::fetch(batches, &genesis, &mut snapshot, keys).await?;
         Some((snapshot, genesis))
+    }
+
+    /// Answers a next-key query from the batch's parent state with the genesis writes laid
+    /// over it: the first entry after the query's start that the layer does not delete.
+    async fn next_entry<E>(batches: &Unmerkleized<E>, genesis: &GenesisLayer, query: NextKeyQuery) -> Option<Option<Entry>>
+    where
+        E: Spawner + Clock + Metrics + commonware_storage::Context,
+    {
+        use std::ops::Bound;
+        let start = match &query.after {
+            Some(after) => Bound::Excluded(after.clone()),
+            None => Bound::Included(query.prefix.clone()),
+        };
+        let layered = genesis
+            .range((start, Bound::Unbounded))
+            .take_while(|(key, _)| key.starts_with(&query.prefix))
+            .find_map(|(key, value)| value.clone().map(|value| (key.clone(), value)));
+        let mut cursor = query;
+        let stored = loop {
+            let entry = match batches.next_entry(&cursor).await {
+                Ok(entry) => entry,
+                Err(e) => {
+                    warn!(?e, "state read failed during execution");
+                    return None;
+                }
+            };
+            match entry {
+                // The layer decides this key (it is `layered` or deleted): look further.
+                Some((key, _)) if genesis.contains_key(&key) => cursor.after = Some(key),
+                other => break other,
+            }
+        };
+        Some(match (layered, stored) {
+            (Some(a), Some(b)) => Some(if a.0 <= b.0 { a } else { b }),
+            (a, b) => a.or(b),
+        })
     }
 
     /// Runs `run` over the snapshot in discovery rounds: each round that reports missing keys
@@ -169,13 +201,11 @@ impl App {
             match run(snapshot) {
                 Ok(done) => return Some(done),
                 Err(BlockError::NeedState(need)) => {
-                    // A snapshot without iteration refuses next-key queries instead of asking
-                    // them, so every round asks for keys; without any, no round could progress.
-                    if need.keys.is_empty() {
-                        warn!(queries = need.next_key_queries.len(), "execution asked only next-key queries");
-                        return None;
-                    }
                     Self::fetch(batches, genesis, snapshot, need.keys).await?;
+                    for query in need.next_key_queries {
+                        let answer = Self::next_entry(batches, genesis, query.clone()).await?;
+                        snapshot.answer(query, answer);
+                    }
                 }
                 Err(BlockError::Corrupt(e)) => panic!("state database holds a corrupt record: {e}"),
             }

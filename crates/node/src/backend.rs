@@ -30,7 +30,7 @@ use drover_rpc::backend::{
     ActorCall, Backend, Basefees, BlockSelector, ChainHealth, FaucetSettings, IncludedTransaction,
     OperationsRequest, StateQuery,
 };
-use drover_execution::{BlockEnv, NextKeyQuery, ReadFailure, ReadRequest, Snapshot, Vm, read_actor};
+use drover_execution::{BlockEnv, ReadFailure, ReadRequest, Snapshot, Vm, read_actor};
 use drover_vm::{Outcome, Status};
 use drover_state::{Account, ActorRecord, MailboxUsage, MessageRecord, TimerRecord, UpgradeRecord, keys};
 use drover_types::exec_error::ExecCode;
@@ -121,27 +121,6 @@ where
     let more = entries.len() == wanted;
     entries.truncate(wanted - 1);
     Ok((entries, more))
-}
-
-/// The first entry of the committed state under `query.prefix` after `query.after`.
-async fn next_entry<E>(
-    db: &crate::application::StateDb<E>,
-    query: &NextKeyQuery,
-) -> Result<Option<(Vec<u8>, Vec<u8>)>, commonware_storage::qmdb::Error<commonware_storage::mmr::Family>>
-where
-    E: commonware_runtime::Spawner + commonware_storage::Context,
-{
-    let candidate = match &query.after {
-        Some(after) => db.get_next_key(after).await?,
-        None => match db.get(&query.prefix).await? {
-            Some(value) => return Ok(Some((query.prefix.clone(), value))),
-            None => db.get_next_key(&query.prefix).await?,
-        },
-    };
-    match candidate {
-        Some(key) if key.starts_with(&query.prefix) => Ok(db.get(&key).await?.map(|value| (key, value))),
-        _ => Ok(None),
-    }
 }
 
 /// Cycles limit the faucet puts on its transfers (exactly a transfer's cost).
@@ -323,6 +302,14 @@ impl Backend for NodeHandle {
         Ok(Some(StoragePage { items, next_cursor, limit }))
     }
 
+    async fn actor_storage_count(&self, address: Address) -> Result<Option<u64>, ApiError> {
+        let [actor, count] = self.read_keys([keys::actor_key(&address), keys::actor_storage_count_key(&address)]).await?;
+        if actor.is_none() {
+            return Ok(None);
+        }
+        count.map_or(Ok(0), |bytes| drover_state::timer::decode_count(&bytes).map_err(internal)).map(Some)
+    }
+
     async fn actor_mailbox(&self, address: Address, after: Option<u64>, limit: u64) -> Result<Option<MailboxPage>, ApiError> {
         let db = self.0.databases.read().await;
         if db.get(&keys::actor_key(&address)).await.map_err(internal)?.is_none() {
@@ -468,7 +455,7 @@ impl Backend for NodeHandle {
                     snapshot.insert(key, value);
                 }
                 for query in need.next_key_queries {
-                    let entry = next_entry(&db, &query).await.map_err(internal)?;
+                    let entry = crate::databases::next_entry(&*db, &query).await.map_err(internal)?;
                     snapshot.answer(query, entry);
                 }
             }

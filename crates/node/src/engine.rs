@@ -129,7 +129,7 @@ fn archive_config<C>(prefix: &str, name: &str, page_cache: CacheRef, codec_confi
     }
 }
 
-fn qmdb_config<E: Spawner + commonware_storage::Context>(
+pub(crate) fn qmdb_config<E: Spawner + commonware_storage::Context>(
     prefix: &str,
     page_cache: CacheRef,
 ) -> <Databases<E> as DatabaseSet<E>>::Config {

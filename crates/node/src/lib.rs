@@ -7,7 +7,8 @@
 //! Module map: [`config`] and [`genesis`] load and validate what an operator writes;
 //! [`keys`] generates and parses validator key material; [`block`] is the consensus block
 //! (defined in `drover-block`, which light clients share);
-//! [`application`] is the state machine glue drives; [`chain`] is the state shared with the
+//! [`application`] is the state machine glue drives, over the state database set in
+//! [`databases`]; [`chain`] is the state shared with the
 //! API; [`indexes`] stores finalized transactions, receipts and actor logs; [`backend`] serves the API;
 //! [`admission`] puts transactions into the mempool, from the API and from [`gossip`];
 //! [`fast_sync`] and [`sync_source`] fetch and serve state for peers that fast-sync;
@@ -20,6 +21,7 @@ pub mod backend;
 pub use drover_block::block;
 pub mod chain;
 pub mod config;
+pub mod databases;
 pub mod devnet;
 pub mod engine;
 pub mod fast_sync;

@@ -18,7 +18,8 @@ use crate::{
 };
 use commonware_codec::Read;
 use commonware_cryptography::sha256;
-use commonware_glue::stateful::db::{AttachableResolver, Shared};
+use crate::databases::{Bounds, StateDatabases};
+use commonware_glue::stateful::db::{AttachableResolverSet, Shared};
 use commonware_storage::{
     mmr,
     qmdb::sync::{Feedback, Request, Source, source},
@@ -62,12 +63,9 @@ impl<E: commonware_storage::Context + commonware_runtime::Spawner> AttachedState
     }
 }
 
-impl<E> AttachableResolver<StateDb<E>> for AttachedState<E>
-where
-    E: commonware_storage::Context + commonware_runtime::Spawner,
-{
-    async fn attach_database(&self, db: Shared<StateDb<E>>) {
-        let _ = self.db.set(db);
+impl<E: Bounds> AttachableResolverSet<StateDatabases<E>> for AttachedState<E> {
+    async fn attach_databases(&self, databases: StateDatabases<E>) {
+        let _ = self.db.set((*databases).clone());
     }
 }
 

@@ -143,6 +143,9 @@ pub trait Backend: Clone + Send + Sync + 'static {
         limit: u64,
     ) -> impl Future<Output = Result<Option<StoragePage>, ApiError>> + Send;
 
+    /// How many storage entries the actor at `address` holds (`None`: no actor there).
+    fn actor_storage_count(&self, address: Address) -> impl Future<Output = Result<Option<u64>, ApiError>> + Send;
+
     /// Up to `limit` messages waiting for the actor at `address` after queue position `after`, in
     /// delivery order (`None`: no actor there).
     fn actor_mailbox(

@@ -290,6 +290,10 @@ impl Backend for MockBackend {
         Ok(Some(StoragePage { items, next_cursor, limit }))
     }
 
+    async fn actor_storage_count(&self, address: Address) -> Result<Option<u64>, ApiError> {
+        Ok(self.data.lock().actors.iter().any(|a| a.address == address).then_some(2))
+    }
+
     async fn actor_mailbox(&self, address: Address, _after: Option<u64>, limit: u64) -> Result<Option<MailboxPage>, ApiError> {
         Ok(self.data.lock().actors.iter().any(|a| a.address == address).then(|| MailboxPage {
             items: Vec::new(),

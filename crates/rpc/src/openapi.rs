@@ -52,6 +52,7 @@ pub const SWAGGER_UI_PATH: &str = "/swagger-ui";
         actors::manifest,
         actors::read,
         actors::storage,
+        actors::storage_count,
         actors::mailbox,
         actors::timers,
         actors::logs,

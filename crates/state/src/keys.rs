@@ -16,7 +16,8 @@ pub const PREFIX_META: u8 = 0x00;
 /// Accounts: `0x01 ‖ address(20)` → [`Account`](crate::Account).
 pub const PREFIX_ACCOUNT: u8 = 0x01;
 /// Actors: `0x02 ‖ address ‖ 0x00` → [`ActorRecord`](crate::ActorRecord), `0x02 ‖ address ‖
-/// 0x01` → the code (raw WebAssembly bytes).
+/// 0x01` → the code (raw WebAssembly bytes), `0x02 ‖ address ‖ 0x02` → the number of its storage
+/// entries (absent: none).
 pub const PREFIX_ACTOR: u8 = 0x02;
 /// Actor key-value storage: `0x03 ‖ address ‖ key` → the value (raw bytes).
 pub const PREFIX_ACTOR_STORAGE: u8 = 0x03;
@@ -81,6 +82,11 @@ pub fn actor_key(address: &Address) -> Vec<u8> {
 /// Key of the code of the actor at `address`.
 pub fn actor_code_key(address: &Address) -> Vec<u8> {
     key(&[&[PREFIX_ACTOR], &address.0, &[0x01]])
+}
+
+/// Key of the number of storage entries the actor at `address` holds.
+pub fn actor_storage_count_key(address: &Address) -> Vec<u8> {
+    key(&[&[PREFIX_ACTOR], &address.0, &[0x02]])
 }
 
 /// Length of the part of a storage key before the actor's own key: prefix and address.

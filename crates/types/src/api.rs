@@ -103,6 +103,16 @@ pub struct StoragePage {
     pub limit: u64,
 }
 
+/// `GET /actors/{address}/storage/count`: how many storage entries an actor holds.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct StorageCount {
+    #[cfg_attr(feature = "openapi", schema(value_type = String))]
+    pub address: Address,
+    /// Entries in the latest finalized state.
+    pub count: u64,
+}
+
 /// A message waiting in an actor's mailbox.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]

@@ -108,8 +108,6 @@ exec_codes! {
     ActorBalance = 1212, "Fund the actor or lower the amount.";
     /// E1213: the recipient's mailbox cannot take the message (byte capacity reached).
     MailboxFull = 1213, "Wait until the recipient's pending messages are delivered, or send a smaller message.";
-    /// E1214: storage iteration (storage_next) is not available in block execution on this network yet.
-    IterationUnavailable = 1214, "Use storage_get with known keys until the network enables iteration in blocks.";
     /// E1301: the actor used a capability its manifest does not grant.
     NotEntitled = 1301, "Deploy (or upgrade to) a manifest that lists the entitlement for this host call.";
     /// E1302: the manifest lists an unknown or duplicate entitlement id.

@@ -12,7 +12,7 @@
 //! is kept in [`ActorHost::fatal`] and ends the block.
 
 use super::{MAILBOX_CAPACITY_BYTES, SYSTEM_RUN_CELLS_LIMIT};
-use crate::overlay::{Checkpoint, IterError, Overlay, ReadError, StateError};
+use crate::overlay::{Checkpoint, Overlay, ReadError, StateError};
 use crate::StateRead;
 use drover_state::{
     ActorRecord, Basefees, MARKER, MailQueue, MailboxUsage, MessageRecord, RecordError,
@@ -213,6 +213,16 @@ impl<'h, 'a, S: StateRead> ActorHost<'h, 'a, S> {
             .put(key, (count > 0).then(|| encode_count(count)));
     }
 
+    /// Keeps the actor's storage entry count (served without a scan) in step with a new entry
+    /// (`added`) or a removed one. Bookkeeping of the node, not charged to the actor.
+    fn count_storage_entries(&mut self, actor: &Address, added: bool) -> Result<(), HostError> {
+        let count_key = keys::actor_storage_count_key(actor);
+        let count = self.count(&count_key)?;
+        let count = if added { count.saturating_add(1) } else { count.saturating_sub(1) };
+        self.set_count(count_key, count);
+        Ok(())
+    }
+
     /// Removes a pending timer's records (not its height's count: sequence numbers are never
     /// reused) and lowers its owner's count.
     pub(crate) fn forget_timer(
@@ -260,8 +270,12 @@ impl<S: StateRead> Host for ActorHost<'_, '_, S> {
     }
 
     fn storage_set(&mut self, actor: &Address, key: &[u8], value: &[u8]) -> Result<(), HostError> {
-        self.overlay
-            .put(keys::storage_key(actor, key), Some(value.to_vec()));
+        let key = keys::storage_key(actor, key);
+        let present = self.overlay.get(&key);
+        if self.absorb(present)?.is_none() {
+            self.count_storage_entries(actor, true)?;
+        }
+        self.overlay.put(key, Some(value.to_vec()));
         Ok(())
     }
 
@@ -271,6 +285,7 @@ impl<S: StateRead> Host for ActorHost<'_, '_, S> {
         let present = self.absorb(present)?.is_some();
         if present {
             self.overlay.put(key, None);
+            self.count_storage_entries(actor, false)?;
         }
         Ok(present)
     }
@@ -283,16 +298,8 @@ impl<S: StateRead> Host for ActorHost<'_, '_, S> {
     ) -> Result<Option<StorageEntry>, HostError> {
         let prefix = keys::storage_key(actor, prefix);
         let after = after.map(|after| keys::storage_key(actor, after));
-        match self.overlay.next_entry(&prefix, after.as_deref()) {
-            Ok(entry) => Ok(entry.map(|(key, value)| {
-                (key[keys::STORAGE_KEY_HEADER_LEN..].to_vec(), value)
-            })),
-            Err(IterError::Read(error)) => self.absorb(Err(error)),
-            Err(IterError::Unavailable) => Err(HostError::new(
-                ExecCode::IterationUnavailable,
-                "storage iteration is not available in block execution on this network",
-            )),
-        }
+        let entry = self.overlay.next_entry(&prefix, after.as_deref());
+        Ok(self.absorb(entry)?.map(|(key, value)| (key[keys::STORAGE_KEY_HEADER_LEN..].to_vec(), value)))
     }
 
     fn emit(&mut self, actor: &Address, topic: &[u8], data: &[u8]) -> Result<(), HostError> {

@@ -23,7 +23,7 @@ use drover_types::{
     Address, ErrorCode,
     api::{
         ActorCodeInfo, ActorInfo, ActorReadRequest, ActorReadResponse, LogPage, MailboxPage, ManifestInfo,
-        StoragePage, TimerInfo, UpgradeInfo,
+        StorageCount, StoragePage, TimerInfo, UpgradeInfo,
     },
 };
 use serde::Deserialize;
@@ -138,6 +138,23 @@ pub async fn storage<B: Backend>(
         .await?
         .map(Json)
         .ok_or_else(|| no_actor(address))
+}
+
+#[utoipa::path(
+    get,
+    path = "/actors/{address}/storage/count",
+    tag = "actors",
+    summary = "How many storage entries an actor holds",
+    description = "Kept in the state as entries are added and removed, so it is exact and needs no scan.",
+    params(("address" = String, Path, description = "20 bytes of hex, `0x` optional, any case.")),
+    responses((status = 200, description = "The entry count in the latest finalized state.", body = StorageCount))
+)]
+pub async fn storage_count<B: Backend>(
+    State(state): State<AppState<B>>,
+    AddressParam(address): AddressParam,
+) -> Result<Json<StorageCount>, HttpError> {
+    let count = state.backend.actor_storage_count(address).await?.ok_or_else(|| no_actor(address))?;
+    Ok(Json(StorageCount { address, count }))
 }
 
 #[utoipa::path(
@@ -340,6 +357,12 @@ mod tests {
         get(&app, "/actors/0x0000000000000000000000000000000000000abc/storage")
             .await
             .assert_error(404, ErrorCode::ActorNotFound);
+        let count = get(&app, &format!("{base}/count")).await.json();
+        assert_eq!(count, serde_json::json!({"address": "0xacacacacacacacacacacacacacacacacacacacac", "count": 2}));
+        get(&app, "/actors/0x0000000000000000000000000000000000000abc/storage/count")
+            .await
+            .assert_error(404, ErrorCode::ActorNotFound);
+        get(&app, "/actors/0xabc/storage/count").await.assert_error(400, ErrorCode::InvalidAddress);
 
         let mailbox = get(&app, "/actors/0xacacacacacacacacacacacacacacacacacacacac/mailbox?cursor=7&limit=9").await.json();
         assert_eq!(mailbox, serde_json::json!({"items": [], "next_cursor": null, "limit": 9}));

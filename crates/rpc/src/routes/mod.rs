@@ -40,6 +40,7 @@ pub fn routes<B: Backend>() -> Router<AppState<B>> {
         .route("/actor/read", post(actors::read::<B>))
         .route("/actor/{address}/upgrade-history", get(actors::upgrade_history::<B>))
         .route("/actors/{address}/storage", get(actors::storage::<B>))
+        .route("/actors/{address}/storage/count", get(actors::storage_count::<B>))
         .route("/actors/{address}/mailbox", get(actors::mailbox::<B>))
         .route("/actor/{address}/timers", get(actors::timers::<B>))
         .route("/actor/{address}/logs", get(actors::logs::<B>))
