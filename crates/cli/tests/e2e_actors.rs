@@ -346,49 +346,82 @@ async fn an_actors_events_are_in_its_receipts_and_its_log() {
     assert_error(status, &body, 404, 5000);
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn two_pingers_play_ping_pong_through_their_mailboxes() {
-    let node = TestNode::start(NodeOptions::default()).await;
-    let client = node.client();
-    let key = dev_key(4);
+/// Deploys and funds two pingers (salts `a` and `b`) with `key`, and has the first ping the
+/// second; returns their addresses once the `start` transaction is included.
+async fn start_ping_pong(client: &Client, key: &SecretKey) -> [Address; 2] {
     let mut nonce = 0;
     let mut pingers = Vec::new();
     for salt in [b"a", b"b"] {
         let deploy = example("pinger", &["storage.kv", "mailbox.send"], salt);
         let address = deploy.actor_address(&key.address());
-        assert_eq!(receipt(&client, &actor_tx(&key, nonce, None, deploy.encode())).await.status, ReceiptStatus::Success);
+        assert_eq!(receipt(client, &actor_tx(key, nonce, None, deploy.encode())).await.status, ReceiptStatus::Success);
         // Each pinger prepays its messages' budgets: fund it.
-        let mut deposit = actor_tx(&key, nonce + 1, Some(address), Vec::new());
+        let mut deposit = actor_tx(key, nonce + 1, Some(address), Vec::new());
         deposit.value = 100_000_000_000;
-        assert_eq!(receipt(&client, &deposit.sign(&key)).await.status, ReceiptStatus::Success);
+        assert_eq!(receipt(client, &deposit.sign(key)).await.status, ReceiptStatus::Success);
         nonce += 2;
         pingers.push(address);
     }
     let start = Message { handler: "start".to_owned(), payload: pingers[1].0.to_vec() }.encode();
-    let started = receipt(&client, &actor_tx(&key, nonce, Some(pingers[0]), start)).await;
+    let started = receipt(client, &actor_tx(key, nonce, Some(pingers[0]), start)).await;
     assert_eq!(started.status, ReceiptStatus::Success, "{started:?}");
+    [pingers[0], pingers[1]]
+}
 
-    // Messages are delivered at the start of later blocks until the first pinger has 3 pongs.
-    let counts = |actor: Address| {
-        let client = client.clone();
-        async move {
-            let answer = read(&client, actor, "counts").await;
-            let pings = u64::from_le_bytes(answer.result[0..8].try_into().unwrap());
-            let pongs = u64::from_le_bytes(answer.result[8..16].try_into().unwrap());
-            (pings, pongs)
-        }
-    };
+/// A pinger's (pings received, pongs received) in the latest finalized state.
+async fn ping_pong_counts(client: &Client, pinger: Address) -> (u64, u64) {
+    let answer = read(client, pinger, "counts").await;
+    let pings = u64::from_le_bytes(answer.result[0..8].try_into().unwrap());
+    let pongs = u64::from_le_bytes(answer.result[8..16].try_into().unwrap());
+    (pings, pongs)
+}
+
+/// Waits for the game to end, then checks that it ended exactly once each way: three pings
+/// answered by three pongs, and nothing left in either mailbox.
+async fn assert_ping_pong_finished_exactly_once(node: &TestNode, pingers: [Address; 2]) {
+    let client = node.client();
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
-    while counts(pingers[0]).await.1 < 3 {
+    while ping_pong_counts(&client, pingers[0]).await.1 < 3 {
         assert!(std::time::Instant::now() < deadline, "ping-pong did not finish");
         tokio::time::sleep(std::time::Duration::from_millis(100)).await;
     }
-    // Exactly once each way: three pings answered by three pongs, then the game stops.
     node.wait_height(client.height().await.unwrap() + 5).await;
-    assert_eq!(counts(pingers[0]).await, (0, 3));
-    assert_eq!(counts(pingers[1]).await, (3, 0));
+    assert_eq!(ping_pong_counts(&client, pingers[0]).await, (0, 3));
+    assert_eq!(ping_pong_counts(&client, pingers[1]).await, (3, 0));
     for pinger in &pingers {
         let (_, mailbox) = get_raw(&node.url, &format!("/actors/{pinger}/mailbox")).await;
         assert_eq!(mailbox["items"], serde_json::json!([]), "every message was delivered");
     }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_pingers_play_ping_pong_through_their_mailboxes() {
+    let node = TestNode::start(NodeOptions::default()).await;
+    // Messages are delivered at the start of later blocks until the first pinger has 3 pongs.
+    let pingers = start_ping_pong(&node.client(), &dev_key(4)).await;
+    assert_ping_pong_finished_exactly_once(&node, pingers).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn mailbox_delivery_is_exactly_once_across_a_kill_and_restart() {
+    // Slow blocks stretch the game (six deliveries, one per block) over seconds.
+    let mut node = TestNode::start(NodeOptions { block_interval_ms: 500, ..NodeOptions::default() }).await;
+    let client = node.client();
+    let pingers = start_ping_pong(&client, &dev_key(4)).await;
+
+    // Kill the node mid-game: after the first delivery, while messages are still queued.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while ping_pong_counts(&client, pingers[1]).await.0 == 0 {
+        assert!(std::time::Instant::now() < deadline, "the first ping was not delivered");
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    let height = client.height().await.unwrap();
+    assert!(ping_pong_counts(&client, pingers[0]).await.1 < 3, "the game is still under way");
+    node.kill9();
+
+    // The restarted node replays what it had not persisted and carries on: no message is lost
+    // or delivered twice.
+    node.spawn();
+    node.wait_ready(height).await;
+    assert_ping_pong_finished_exactly_once(&node, pingers).await;
 }
