@@ -1,7 +1,8 @@
-//! Actor commands: `deploy`, `call`, `read` and `actor`, over the same HTTP API and report
-//! rendering as the other client commands.
+//! Actor commands: `deploy`, `upgrade`, `call`, `read` and `actor`, over the same HTTP API and
+//! report rendering as the other client commands.
 //!
-//! `deploy` takes WebAssembly in binary or text form (`.wat`, compiled here), `call` and `read`
+//! `deploy` and `upgrade` take WebAssembly in binary or text form (`.wat`, compiled here),
+//! `call` and `read`
 //! take the handler's input as `--payload-json`, `--payload-text` or `--payload-hex` (at most one;
 //! none means empty). Transactions are
 //! signed from a key file like `transfer`, with generous limits by default: unused limits are not
@@ -14,7 +15,7 @@ use drover_client::amount::parse_amount;
 use drover_client::{Client, TxBuilder, Wallet};
 use drover_types::Address;
 use drover_types::api::{ActorReadRequest, ReceiptStatus};
-use drover_types::payload::{Deploy, Manifest, Message};
+use drover_types::payload::{ACTOR_UPGRADES_ADDRESS, Deploy, Manifest, Message, Upgrade};
 use std::path::PathBuf;
 
 /// Cycles limit of actor transactions unless `--cycles` says otherwise.
@@ -90,6 +91,18 @@ pub struct DeployArgs {
 }
 
 #[derive(Debug, Args)]
+pub struct UpgradeArgs {
+    actor: Address,
+    /// The new WebAssembly module: binary (.wasm) or text (.wat).
+    file: PathBuf,
+    /// The new entitlement ids, comma-separated: a subset of the actor's current ones.
+    #[arg(long, value_delimiter = ',')]
+    manifest: Vec<String>,
+    #[command(flatten)]
+    sending: Sending,
+}
+
+#[derive(Debug, Args)]
 pub struct CallArgs {
     actor: Address,
     handler: String,
@@ -122,13 +135,17 @@ pub enum ActorView {
     History,
 }
 
+/// A module from a `.wasm` file, or compiled from a `.wat` file.
+fn load_code(file: &std::path::Path) -> Result<Vec<u8>> {
+    let code = std::fs::read(file).with_context(|| format!("cannot read {}", file.display()))?;
+    if file.extension().is_some_and(|e| e == "wat") {
+        return Ok(wat::parse_bytes(&code).with_context(|| format!("{} is not valid WebAssembly text", file.display()))?.into_owned());
+    }
+    Ok(code)
+}
+
 pub async fn deploy(client: &Client, args: DeployArgs) -> Result<Report> {
-    let code = std::fs::read(&args.file).with_context(|| format!("cannot read {}", args.file.display()))?;
-    let code = if args.file.extension().is_some_and(|e| e == "wat") {
-        wat::parse_bytes(&code).with_context(|| format!("{} is not valid WebAssembly text", args.file.display()))?.into_owned()
-    } else {
-        code
-    };
+    let code = load_code(&args.file)?;
     let init = args.init.map(|handler| args.input.bytes().map(|payload| Message { handler, payload })).transpose()?;
     let deploy = Deploy {
         code,
@@ -141,6 +158,17 @@ pub async fn deploy(client: &Client, args: DeployArgs) -> Result<Report> {
     let mut text = Text::default();
     text.field("actor", actor).field("code bytes", deploy.code.len());
     send(client, &wallet, TxBuilder::message(None, 0, deploy.encode()), &args.sending, text).await
+}
+
+pub async fn upgrade(client: &Client, args: UpgradeArgs) -> Result<Report> {
+    let upgrade = Upgrade { actor: args.actor, code: load_code(&args.file)?, manifest: Manifest { entitlements: args.manifest } };
+    let wallet = Wallet::load(&args.sending.key)?;
+    let mut text = Text::default();
+    text.field("actor", args.actor)
+        .field("new code hash", drover_types::keccak256(&upgrade.code))
+        .field("code bytes", upgrade.code.len());
+    let builder = TxBuilder::message(Some(ACTOR_UPGRADES_ADDRESS), 0, upgrade.message());
+    send(client, &wallet, builder, &args.sending, text).await
 }
 
 pub async fn call(client: &Client, args: CallArgs) -> Result<Report> {

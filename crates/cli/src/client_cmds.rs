@@ -64,6 +64,8 @@ pub enum ClientCommand {
     },
     /// Deploy an actor (WebAssembly binary or text) from a key file's account.
     Deploy(crate::actor_cmds::DeployArgs),
+    /// Replace an actor's code (owner only; the manifest may only narrow).
+    Upgrade(crate::actor_cmds::UpgradeArgs),
     /// Call an actor's handler in a transaction.
     Call(crate::actor_cmds::CallArgs),
     /// Run an actor's handler read-only (no transaction, nothing written).
@@ -211,6 +213,7 @@ pub async fn run(cmd: ClientCommand, rpc_url: &str, json: bool) -> Result<()> {
         ClientCommand::Block { selector } => block(&connect()?, selector).await?,
         ClientCommand::Verify(what) => verify(&connect()?, what).await?,
         ClientCommand::Deploy(args) => crate::actor_cmds::deploy(&connect()?, args).await?,
+        ClientCommand::Upgrade(args) => crate::actor_cmds::upgrade(&connect()?, args).await?,
         ClientCommand::Call(args) => crate::actor_cmds::call(&connect()?, args).await?,
         ClientCommand::Read(args) => crate::actor_cmds::read(&connect()?, args).await?,
         ClientCommand::Actor { address, view } => crate::actor_cmds::actor(&connect()?, address, view).await?,
@@ -701,6 +704,8 @@ mod tests {
     fn actor_commands_parse_and_refuse_two_payload_forms() {
         let cmd = parse(&["deploy", "counter.wat", "--key", "k", "--manifest", "storage.kv,econ.transfer", "--salt", "s"]).unwrap();
         assert!(matches!(cmd, ClientCommand::Deploy(_)));
+        let cmd = parse(&["upgrade", ADDRESS, "echo.wasm", "--key", "k", "--manifest", "events.emit"]).unwrap();
+        assert!(matches!(cmd, ClientCommand::Upgrade(_)));
         let cmd = parse(&["call", ADDRESS, "increment", "--key", "k", "--payload-json", "{}", "--value", "1drv"]).unwrap();
         assert!(matches!(cmd, ClientCommand::Call(_)));
         assert!(matches!(parse(&["read", ADDRESS, "get"]), Ok(ClientCommand::Read(_))));

@@ -21,7 +21,7 @@
 use crate::{
     FeeParams, Meter, Rejection, StateRead, Writes,
     actors::{
-        ACTOR_UPGRADES_ADDRESS, Deferred, Stop, SystemRun, UpgradeRequest, call, deploy,
+        Deferred, Stop, SystemRun, call, deploy,
         host::{ActorHost, actor_record},
         run_deferred, upgrade,
     },
@@ -36,7 +36,7 @@ use drover_state::{
 };
 use drover_types::{
     Address, Event, ExecError, FeeBreakdown, Receipt, TxStatus, VerifiedTransaction,
-    payload::{Deploy, Message, actor_address},
+    payload::{ACTOR_UPGRADES_ADDRESS, Deploy, Message, Upgrade, actor_address},
 };
 use drover_vm::Vm;
 use std::collections::BTreeSet;
@@ -151,7 +151,7 @@ pub fn prefetch_keys(env: &BlockEnv, txs: &[VerifiedTransaction]) -> Vec<Vec<u8>
                 let upgraded = (to == ACTOR_UPGRADES_ADDRESS)
                     .then(|| Message::decode(&tx.tx.payload).ok())
                     .flatten()
-                    .and_then(|message| UpgradeRequest::decode(&message.payload).ok());
+                    .and_then(|message| Upgrade::decode(&message.payload).ok());
                 actors.extend(upgraded.map(|request| request.actor));
             }
             Some(_) => {}
@@ -202,7 +202,7 @@ struct TxResult {
 /// What a transaction that is not a plain transfer does (forms checked by the pre-checks).
 enum ActorTx {
     Deploy(Deploy),
-    Upgrade(UpgradeRequest),
+    Upgrade(Upgrade),
     Call(Address, Message),
 }
 
@@ -219,7 +219,7 @@ fn actor_tx(tx: &VerifiedTransaction) -> Result<Option<ActorTx>, Rejection> {
         Some(to) => {
             let message = Message::decode(&tx.tx.payload).map_err(invalid)?;
             if to == ACTOR_UPGRADES_ADDRESS {
-                UpgradeRequest::decode(&message.payload)
+                Upgrade::decode(&message.payload)
                     .map(|request| Some(ActorTx::Upgrade(request)))
                     .map_err(invalid)
             } else {

@@ -9,10 +9,7 @@
 
 use crate::{
     Rejection, StateRead,
-    actors::{
-        ACTOR_RECORD_CELLS, ACTOR_UPGRADES_ADDRESS, DEPLOY_CYCLES_PER_PAYLOAD_BYTE,
-        UPGRADE_HANDLER, UpgradeRequest,
-    },
+    actors::{ACTOR_RECORD_CELLS, DEPLOY_CYCLES_PER_PAYLOAD_BYTE},
     overlay::{Overlay, ReadError, StateError},
     rejection::RejectReason,
 };
@@ -20,7 +17,7 @@ use drover_state::{Account, Basefees};
 use drover_types::{
     Address, Event, FeeBreakdown, Transaction, VerifiedTransaction,
     cbor::Writer,
-    payload::{Deploy, Message},
+    payload::{ACTOR_UPGRADES_ADDRESS, Deploy, Message, UPGRADE_HANDLER, Upgrade},
 };
 
 /// Cycles charged for a plain value transfer.
@@ -183,7 +180,7 @@ pub fn precheck(
 }
 
 /// Whether the payload has the form its destination calls for (DESIGN.md, "What a payload
-/// means"): a Deploy for `to` = null, a Message for a non-empty payload, an [`UpgradeRequest`]
+/// means"): a Deploy for `to` = null, a Message for a non-empty payload, an [`Upgrade`]
 /// under handler [`UPGRADE_HANDLER`] and no value for the actor-upgrades address; other system
 /// actors are not enabled. Stateless, so admission uses it too (2012); whether `to` holds an
 /// actor is checked at execution.
@@ -208,9 +205,9 @@ pub fn check_payload(tx: &Transaction) -> Result<(), Rejection> {
         if tx.value > 0 {
             return Err(invalid("an upgrade carries no value".to_owned()));
         }
-        return UpgradeRequest::decode(&message.payload)
+        return Upgrade::decode(&message.payload)
             .map(drop)
-            .map_err(|e| invalid(format!("an upgrade's payload must be an UpgradeRequest: {e}")));
+            .map_err(|e| invalid(format!("an upgrade's payload must be an Upgrade: {e}")));
     }
     if is_system_address(&to) {
         return Err(invalid(format!("the system actor {to} is not enabled")));

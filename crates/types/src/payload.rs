@@ -7,7 +7,9 @@
 //!   `{"code": bytes, "init"?: Message, "salt": bytes(≤32), "manifest": Manifest}`;
 //! - an actor or a system actor (`0x00…01`–`0x00…0f`): a [`Message`]
 //!   `{"handler": text, "payload": bytes}`; an empty transaction payload (no Message at all)
-//!   only deposits value.
+//!   only deposits value. An upgrade is a Message to [`ACTOR_UPGRADES_ADDRESS`] with handler
+//!   [`UPGRADE_HANDLER`] whose payload is an [`Upgrade`]
+//!   `{"code": bytes, "actor": bytes(20), "manifest": Manifest}`.
 //!
 //! Each form is a canonical CBOR map written with its keys in canonical order (sorted by
 //! encoded bytes, so shorter keys first). Optional parts are left out rather than written
@@ -23,6 +25,11 @@ use crate::{Address, keccak256};
 use minicbor::decode::Decoder;
 use sha3::{Digest, Keccak256};
 
+/// The actor-upgrades system actor.
+pub const ACTOR_UPGRADES_ADDRESS: Address = Address::system(0x0e);
+/// The handler of the actor-upgrades system actor.
+pub const UPGRADE_HANDLER: &str = "upgrade";
+
 /// Longest deploy salt, in bytes.
 pub const MAX_SALT_BYTES: usize = 32;
 
@@ -33,6 +40,7 @@ const KEY_INIT: &str = "init";
 const KEY_SALT: &str = "salt";
 const KEY_MANIFEST: &str = "manifest";
 const KEY_ENTITLEMENTS: &str = "entitlements";
+const KEY_ACTOR: &str = "actor";
 
 /// A call of `handler` with its argument bytes.
 #[derive(Clone, PartialEq, Eq, Debug)]
@@ -57,6 +65,16 @@ pub struct Deploy {
     pub salt: Vec<u8>,
     /// Handler run once right after the deploy.
     pub init: Option<Message>,
+}
+
+/// The payload of an upgrade message: the actor, its new code and its new manifest (which may
+/// only narrow the current one).
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct Upgrade {
+    pub actor: Address,
+    /// WebAssembly module.
+    pub code: Vec<u8>,
+    pub manifest: Manifest,
 }
 
 impl Message {
@@ -225,6 +243,43 @@ impl Deploy {
     }
 }
 
+impl Upgrade {
+    pub fn encode(&self) -> Vec<u8> {
+        let mut w = Writer::with_capacity(self.code.len() + 96);
+        // Canonical key order: "code" (4 letters), "actor" (5), "manifest" (8).
+        w.map(3)
+            .text(KEY_CODE)
+            .bytes(&self.code)
+            .text(KEY_ACTOR)
+            .bytes(&self.actor.0)
+            .text(KEY_MANIFEST);
+        self.manifest.write(&mut w);
+        w.into_inner()
+    }
+
+    /// The transaction payload: this upgrade as a [`Message`] to [`UPGRADE_HANDLER`] (send it
+    /// to [`ACTOR_UPGRADES_ADDRESS`]).
+    pub fn message(&self) -> Vec<u8> {
+        Message { handler: UPGRADE_HANDLER.to_owned(), payload: self.encode() }.encode()
+    }
+
+    /// Strict decode of `{"code": bytes, "actor": bytes(20), "manifest": Manifest}`.
+    pub fn decode(bytes: &[u8]) -> Result<Self, CborError> {
+        cbor::decode_strict(bytes, |d| {
+            expect_entries(d, 3, "upgrade payload")?;
+            expect_key(d, KEY_CODE)?;
+            let code = d.bytes()?.to_vec();
+            expect_key(d, KEY_ACTOR)?;
+            let at = d.position();
+            let actor = Address::from_slice(d.bytes()?)
+                .ok_or_else(|| CborError::malformed(format!("actor is not 20 bytes at byte {at}")))?;
+            expect_key(d, KEY_MANIFEST)?;
+            let manifest = Manifest::read(d)?;
+            Ok(Upgrade { actor, code, manifest })
+        })
+    }
+}
+
 /// `last20(keccak256(sender ‖ salt ‖ keccak256(code)))`.
 pub fn actor_address(sender: &Address, salt: &[u8], code: &[u8]) -> Address {
     let digest: [u8; 32] = Keccak256::new()
@@ -313,6 +368,21 @@ mod tests {
             assert_eq!(cbor::check_canonical(&bytes), Ok(()));
             assert_eq!(Deploy::decode(&bytes), Ok(value));
         }
+    }
+
+    #[test]
+    fn upgrade_round_trips_and_rejects_other_forms() {
+        let upgrade = Upgrade { actor: Address([7; 20]), code: vec![0, 0x61], manifest: deploy(None).manifest };
+        let bytes = upgrade.encode();
+        assert_eq!(cbor::check_canonical(&bytes), Ok(()));
+        assert_eq!(Upgrade::decode(&bytes), Ok(upgrade.clone()));
+        let message = Message::decode(&upgrade.message()).unwrap();
+        assert_eq!((message.handler.as_str(), message.payload), (UPGRADE_HANDLER, bytes));
+        // A 19-byte actor, and a deploy payload, are not upgrades.
+        let mut short = Writer::with_capacity(64);
+        short.map(3).text(KEY_CODE).bytes(&[0]).text(KEY_ACTOR).bytes(&[7; 19]).text(KEY_MANIFEST).map(0);
+        assert!(matches!(Upgrade::decode(&short.into_inner()), Err(CborError::Malformed(_))));
+        assert!(Upgrade::decode(&deploy(None).encode()).is_err());
     }
 
     #[test]

@@ -29,7 +29,6 @@ mod tests;
 use drover_types::{Address, Event, ExecError, FeeBreakdown, TxStatus};
 use drover_vm::{Outcome, Status};
 
-pub use upgrade::{ACTOR_UPGRADES_ADDRESS, UPGRADE_HANDLER, UpgradeRequest};
 
 /// Cycles charged per payload byte of a deploy or an upgrade, on top of the base transaction
 /// cost: validating and compiling the code is work proportional to its size.

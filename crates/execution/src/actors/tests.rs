@@ -2,7 +2,7 @@
 //! incremental key discovery from a partial snapshot, and must give the same outcome as over
 //! the complete state.
 
-use super::{ACTOR_UPGRADES_ADDRESS, SystemRunKind, UPGRADE_HANDLER, UpgradeRequest};
+use super::SystemRunKind;
 use crate::{
     BlockEnv, BlockError, BlockOutcome, FeeParams, ReadRequest, Snapshot, StateRead,
     execute_block, prefetch_keys, read_actor, select_valid,
@@ -11,7 +11,7 @@ use crate::{
 use drover_state::{ActorRecord, Basefees, UpgradeRecord, keys};
 use drover_types::{
     Address, Event, Transaction, TxStatus, VerifiedTransaction, exec_error::ExecCode, keccak256,
-    payload::{Deploy, Manifest, Message, actor_address},
+    payload::{ACTOR_UPGRADES_ADDRESS, Deploy, Manifest, Message, Upgrade, actor_address},
 };
 use drover_vm::{Outcome, Status};
 use std::collections::BTreeMap;
@@ -506,16 +506,12 @@ fn upgrades_are_owner_only_narrowing_and_recorded() {
     let counter = chain.deploy(ALICE, example("counter"), &["storage.kv", "events.emit"], 0);
     chain.call(ALICE, counter, "increment", &[]);
     let upgrade = |code: Vec<u8>, ids: &[&str]| {
-        Message {
-            handler: UPGRADE_HANDLER.into(),
-            payload: UpgradeRequest {
-                actor: counter,
-                code,
-                entitlements: ids.iter().map(|s| s.to_string()).collect(),
-            }
-            .encode(),
+        Upgrade {
+            actor: counter,
+            code,
+            manifest: Manifest { entitlements: ids.iter().map(|s| s.to_string()).collect() },
         }
-        .encode()
+        .message()
     };
     let by_bob = chain.tx(BOB, Some(ACTOR_UPGRADES_ADDRESS), upgrade(example("echo"), &["storage.kv"]), 0);
     let wider = chain.tx(ALICE, Some(ACTOR_UPGRADES_ADDRESS), upgrade(example("echo"), &["storage.kv", "actor.call"]), 0);

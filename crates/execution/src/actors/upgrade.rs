@@ -1,7 +1,7 @@
 //! Upgrades through the actor-upgrades system actor at `0x00…0e`.
 //!
 //! The transaction is a Message to [`ACTOR_UPGRADES_ADDRESS`] with handler
-//! [`UPGRADE_HANDLER`] and an [`UpgradeRequest`] as payload. Rules, in order: the actor exists
+//! [`UPGRADE_HANDLER`] and an [`Upgrade`] as payload (both in `drover_types::payload`). Rules, in order: the actor exists
 //! (E1211), the sender is its owner (E1303), the new manifest is valid (E1302) and a subset of
 //! the current one (E1304: an upgrade may only narrow), the new code validates (E11xx). Then the
 //! code and the record are replaced, and history entry number `upgrades` records the height,
@@ -12,71 +12,20 @@ use super::{UPGRADE_EVENT_TOPIC, Work, host::{ActorHost, actor_record}};
 use crate::{BlockEnv, StateRead};
 use drover_state::{ActorRecord, UpgradeRecord, keys};
 use drover_types::{
-    Address, Event, ExecError, VerifiedTransaction,
-    cbor::{self, CborError, Writer, decode_fixed, expect_array},
+    Event, ExecError, VerifiedTransaction,
     exec_error::ExecCode,
+    payload::Upgrade,
 };
+#[cfg(doc)]
+use drover_types::payload::{ACTOR_UPGRADES_ADDRESS, UPGRADE_HANDLER};
 use drover_vm::validate_manifest;
-
-/// The actor-upgrades system actor.
-pub const ACTOR_UPGRADES_ADDRESS: Address = Address::system(0x0e);
-/// The handler of the actor-upgrades system actor.
-pub const UPGRADE_HANDLER: &str = "upgrade";
-
-/// Payload of an upgrade message: canonical CBOR `[actor: bytes(20), code: bytes,
-/// entitlements: [text, ...]]`.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct UpgradeRequest {
-    pub actor: Address,
-    pub code: Vec<u8>,
-    pub entitlements: Vec<String>,
-}
-
-impl UpgradeRequest {
-    pub fn encode(&self) -> Vec<u8> {
-        let ids: usize = self.entitlements.iter().map(|id| id.len() + 9).sum();
-        let mut w = Writer::with_capacity(self.code.len() + ids + 40);
-        w.array(3)
-            .bytes(&self.actor.0)
-            .bytes(&self.code)
-            .array(self.entitlements.len() as u64);
-        for id in &self.entitlements {
-            w.text(id);
-        }
-        w.into_inner()
-    }
-
-    /// Strict decode (canonical bytes only).
-    pub fn decode(bytes: &[u8]) -> Result<Self, CborError> {
-        cbor::decode_strict(bytes, |d| {
-            expect_array(d, 3)?;
-            let actor = Address(decode_fixed(d)?);
-            let code = d.bytes()?.to_vec();
-            let at = d.position();
-            let len = d.array()?.ok_or_else(|| {
-                CborError::NonCanonical(format!("indefinite-length array at byte {at}"))
-            })?;
-            // Each id takes at least one byte: a length above the input size is a lie.
-            let capacity = usize::try_from(len).unwrap_or(usize::MAX).min(d.input().len());
-            let mut entitlements = Vec::with_capacity(capacity);
-            for _ in 0..len {
-                entitlements.push(d.str()?.to_owned());
-            }
-            Ok(UpgradeRequest {
-                actor,
-                code,
-                entitlements,
-            })
-        })
-    }
-}
 
 /// Applies `request` for `tx`.
 pub(crate) fn run<S: StateRead>(
     host: &mut ActorHost<'_, '_, S>,
     env: &BlockEnv,
     tx: &VerifiedTransaction,
-    request: UpgradeRequest,
+    request: Upgrade,
 ) -> Work {
     let record = actor_record(host.overlay, &request.actor);
     let record = match host.absorb(record) {
@@ -95,7 +44,7 @@ pub(crate) fn run<S: StateRead>(
             format!("{} is owned by {}", request.actor, record.owner),
         ));
     }
-    let new = match validate_manifest(&request.entitlements) {
+    let new = match validate_manifest(&request.manifest.entitlements) {
         Ok(set) => set,
         Err(e) => return Work::failed(e.to_exec_error()),
     };
@@ -133,7 +82,7 @@ pub(crate) fn run<S: StateRead>(
     );
     let updated = ActorRecord {
         code_hash: history.new_code_hash,
-        entitlements: request.entitlements,
+        entitlements: request.manifest.entitlements,
         upgrades,
         ..record
     };
