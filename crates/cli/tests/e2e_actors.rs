@@ -1,6 +1,7 @@
-//! End-to-end: actors through the real node — deploy the example counter, call it in
-//! transactions, and read the effects from receipts and account state. A revert rolls back the
-//! actor's write but still pays; a missing handler fails with its E-code.
+//! End-to-end: actors through the real node and the CLI — deploy, call, read, upgrade and inspect
+//! the example actors over HTTP. Reverts and traps roll back everything (nested calls included)
+//! but pay; hostile actors are stopped within their limits while the chain carries on; mailbox
+//! delivery is exactly once, also across a kill -9; metering is the same after a restart.
 
 mod common;
 
@@ -10,7 +11,7 @@ use drover_node::{devnet::GENESIS_FILE, genesis::Genesis};
 use drover_types::{
     Address, SecretKey, Transaction,
     api::{ActorReadRequest, ActorReadResponse, ReceiptInfo, ReceiptStatus},
-    payload::{Deploy, Manifest, Message},
+    payload::{ACTOR_UPGRADES_ADDRESS, Deploy, Manifest, Message, Upgrade},
 };
 
 /// Generous limits for actor transactions (unused limits are not charged).
@@ -424,4 +425,177 @@ async fn mailbox_delivery_is_exactly_once_across_a_kill_and_restart() {
     node.spawn();
     node.wait_ready(height).await;
     assert_ping_pong_finished_exactly_once(&node, pingers).await;
+}
+
+/// Runs the `drover` CLI against `node`; its stdout, after checking the exit status.
+fn cli(node: &TestNode, args: &[&str], succeeds: bool) -> String {
+    let out = std::process::Command::new(BIN).args(["--rpc-url", &node.url]).args(args).output().unwrap();
+    let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert_eq!(out.status.success(), succeeds, "drover {args:?}\n{stdout}{stderr}");
+    stdout.into_owned()
+}
+
+fn upgrade_tx(key: &SecretKey, nonce: u64, actor: Address, file: &str, entitlements: &[&str]) -> Transaction {
+    let upgrade = Upgrade {
+        actor,
+        code: example(file, &[], b"").code,
+        manifest: Manifest { entitlements: entitlements.iter().map(|id| (*id).to_owned()).collect() },
+    };
+    actor_tx(key, nonce, Some(ACTOR_UPGRADES_ADDRESS), upgrade.message())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_owner_upgrades_an_actor_with_the_cli_and_its_history_records_it() {
+    let node = TestNode::start(NodeOptions::default()).await;
+    let client = node.client();
+    let (owner, stranger) = (dev_key(5), dev_key(6));
+    let keys = tempfile::tempdir().unwrap();
+    let key_file = keys.path().join("owner.key");
+    drover_client::Wallet::new(owner.clone()).save(&key_file).unwrap();
+    let key_file = key_file.to_str().unwrap();
+    let actors = format!("{}/../../actors", env!("CARGO_MANIFEST_DIR"));
+
+    // Deploy the counter and count once, through the CLI.
+    let counter_wat = format!("{actors}/counter.wat");
+    cli(&node, &["deploy", &counter_wat, "--manifest", "storage.kv,events.emit", "--key", key_file], true);
+    let counter = example("counter", &["storage.kv", "events.emit"], b"").actor_address(&owner.address());
+    cli(&node, &["call", &counter.to_hex(), "increment", "--key", key_file], true);
+    assert!(cli(&node, &["actor", &counter.to_hex(), "history"], true).contains("no upgrades"));
+
+    // Only the owner may upgrade, and only to a narrower manifest; refusals change nothing.
+    for (tx, code) in [
+        (upgrade_tx(&stranger, 0, counter, "echo", &["events.emit"]), "E1303"),
+        (upgrade_tx(&owner, 2, counter, "echo", &["events.emit", "actor.call"]), "E1304"),
+        (upgrade_tx(&owner, 3, counter, "float_op", &["events.emit"]), "E1101"),
+    ] {
+        let refused = receipt(&client, &tx).await;
+        assert_eq!(refused.status, ReceiptStatus::Failed, "{refused:?}");
+        assert_eq!(refused.error.as_ref().map(|e| e.code.as_str()), Some(code), "{refused:?}");
+    }
+    assert_eq!(client.actor(&counter).await.unwrap().unwrap().upgrades, 0);
+
+    // The owner's upgrade through the CLI replaces code and manifest and keeps the storage.
+    let echo_wat = format!("{actors}/echo.wat");
+    cli(&node, &["upgrade", &counter.to_hex(), &echo_wat, "--manifest", "events.emit", "--key", key_file], true);
+    let echo_code = example("echo", &[], b"").code;
+    let summary = client.actor(&counter).await.unwrap().unwrap();
+    assert_eq!((summary.code_hash, summary.upgrades), (drover_types::keccak256(&echo_code), 1));
+    assert_eq!(summary.manifest.entitlements, ["events.emit"]);
+    assert_eq!(client.actor_code(&counter).await.unwrap().unwrap().code, echo_code);
+    let history = client.actor_upgrades(&counter).await.unwrap().unwrap();
+    assert_eq!(history.len(), 1);
+    let counter_code = example("counter", &[], b"").code;
+    assert_eq!(
+        (history[0].old_code_hash, history[0].new_code_hash),
+        (drover_types::keccak256(&counter_code), drover_types::keccak256(&echo_code))
+    );
+    let upgraded = client.receipt(&history[0].tx_hash).await.unwrap().expect("the upgrade's receipt");
+    assert_eq!(upgraded.block_height, history[0].height);
+    let (_, storage) = get_raw(&node.url, &format!("/actors/{counter}/storage")).await;
+    assert_eq!(storage["items"][0]["key"], "0x636f756e74", "the counter's slot stays: {storage}");
+    assert!(cli(&node, &["actor", &counter.to_hex(), "history"], true).contains("height"));
+
+    // The new code runs; the old handler is gone.
+    let echoed = receipt(&client, &actor_tx(&owner, 5, Some(counter), Message { handler: "echo".into(), payload: b"hi".to_vec() }.encode())).await;
+    assert_eq!(echoed.status, ReceiptStatus::Success, "{echoed:?}");
+    let gone = receipt(&client, &actor_tx(&owner, 6, Some(counter), call("increment"))).await;
+    assert_eq!(gone.error.as_ref().map(|e| e.code.as_str()), Some("E1205"), "{gone:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn hostile_actors_are_stopped_within_their_limits_and_the_node_carries_on() {
+    let mut node = TestNode::start(NodeOptions::default()).await;
+    let client = node.client();
+    let key = dev_key(7);
+    let mut nonce = 0;
+    let mut next_nonce = || {
+        nonce += 1;
+        nonce - 1
+    };
+
+    // Floating point is refused at deploy.
+    let floats = receipt(&client, &actor_tx(&key, next_nonce(), None, example("float_op", &[], b"").encode())).await;
+    assert_eq!(floats.error.as_ref().map(|e| e.code.as_str()), Some("E1101"), "{floats:?}");
+
+    let mut deployed = std::collections::HashMap::new();
+    for (name, manifest) in [
+        ("infinite_loop", &[][..]),
+        ("memory_bomb", &[][..]),
+        ("deep_recursion", &["actor.call"][..]),
+        ("oversize_result", &[][..]),
+        ("counter", &["storage.kv"][..]),
+        ("proxy", &["storage.kv", "actor.call", "econ.transfer"][..]),
+        ("readonly_write", &["storage.kv", "actor.call"][..]),
+    ] {
+        let deploy = example(name, manifest, b"");
+        let done = receipt(&client, &actor_tx(&key, next_nonce(), None, deploy.encode())).await;
+        assert_eq!(done.status, ReceiptStatus::Success, "{name}: {done:?}");
+        deployed.insert(name, deploy.actor_address(&key.address()));
+    }
+
+    // Each hostile call fails with its code inside the transaction's limits and still pays.
+    let start_height = client.height().await.unwrap();
+    for (name, handler, code) in [
+        ("infinite_loop", "spin", "E1005"),
+        ("memory_bomb", "grow", "E1204"),
+        ("memory_bomb", "grow_big", "E1204"),
+        ("deep_recursion", "dive", "E1203"),
+        ("oversize_result", "big", "E1207"),
+    ] {
+        let failed = receipt(&client, &actor_tx(&key, next_nonce(), Some(deployed[name]), call(handler))).await;
+        assert_eq!(failed.status, ReceiptStatus::Failed, "{name}.{handler}: {failed:?}");
+        assert_eq!(failed.error.as_ref().map(|e| e.code.as_str()), Some(code), "{name}.{handler}: {failed:?}");
+        assert!(failed.cycles_used <= ACTOR_CYCLES_LIMIT && failed.fee > 0, "{failed:?}");
+    }
+    let spin = read_raw(&node, deployed["infinite_loop"], "spin", "").await;
+    assert_error(spin.0, &spin.1, 400, 5004);
+    // Within the limits the same actors work.
+    let fits = receipt(&client, &actor_tx(&key, next_nonce(), Some(deployed["oversize_result"]), call("fits"))).await;
+    assert_eq!(fits.status, ReceiptStatus::Success, "{fits:?}");
+
+    // A nested call that reverts at the outer level leaves nothing: the proxy's own write and
+    // the counter's increment are both undone; without the revert both stay.
+    let counter = deployed["counter"];
+    let forward = |handler: &str| {
+        let payload = [&counter.0[..], &0u128.to_le_bytes(), b"increment"].concat();
+        Message { handler: handler.to_owned(), payload }.encode()
+    };
+    let reverted = receipt(&client, &actor_tx(&key, next_nonce(), Some(deployed["proxy"]), forward("forward_then_revert"))).await;
+    assert_eq!(reverted.status, ReceiptStatus::Reverted, "{reverted:?}");
+    assert_eq!(read(&client, counter, "get").await.result, 0u64.to_le_bytes());
+    let (_, proxy_storage) = get_raw(&node.url, &format!("/actors/{}/storage", deployed["proxy"])).await;
+    assert_eq!(proxy_storage["items"], serde_json::json!([]), "{proxy_storage}");
+    let forwarded = receipt(&client, &actor_tx(&key, next_nonce(), Some(deployed["proxy"]), forward("forward"))).await;
+    assert_eq!(forwarded.status, ReceiptStatus::Success, "{forwarded:?}");
+    assert_eq!(read(&client, counter, "get").await.result, 1u64.to_le_bytes());
+
+    // A read cannot write, not even through a nested call to itself.
+    let relay = read_raw(&node, deployed["readonly_write"], "relay", &deployed["readonly_write"].to_hex()).await;
+    assert_error(relay.0, &relay.1, 400, 5003);
+    assert_eq!(read(&client, deployed["readonly_write"], "peek").await.result, b"");
+
+    // Metering is deterministic: once the slot exists, every increment costs the same, also
+    // after a restart.
+    let increment = |nonce| actor_tx(&key, nonce, Some(counter), call("increment"));
+    let (n1, n2) = (next_nonce(), next_nonce());
+    let costs = |r: &ReceiptInfo| (r.cycles_used, r.cells_used);
+    let first = costs(&receipt(&client, &increment(n1)).await);
+    assert_eq!(costs(&receipt(&client, &increment(n2)).await), first);
+    assert!(client.height().await.unwrap() > start_height, "the chain kept finalizing");
+    node.stop();
+    node.spawn();
+    node.wait_ready(0).await;
+    let client = node.client();
+    assert_eq!(costs(&receipt(&client, &increment(next_nonce())).await), first, "the same cost after a restart");
+    assert_eq!(read(&client, counter, "get").await.result, 4u64.to_le_bytes());
+}
+
+/// `POST /actor/read` of `handler` with `payload_hex`: the status and body as they come.
+async fn read_raw(node: &TestNode, actor: Address, handler: &str, payload_hex: &str) -> (u16, serde_json::Value) {
+    let body = serde_json::json!({"actor": actor, "handler": handler, "payload": base64::Engine::encode(
+        &base64::engine::general_purpose::STANDARD,
+        hex::decode(payload_hex.trim_start_matches("0x")).unwrap(),
+    )});
+    let (status, _, body) = post_raw(&node.url, "/actor/read", "application/json", body.to_string().into_bytes()).await;
+    (status, body)
 }
