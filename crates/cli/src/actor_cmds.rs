@@ -132,6 +132,9 @@ pub enum ActorView {
     Summary,
     Code,
     Storage,
+    Logs,
+    Mailbox,
+    Timers,
     History,
 }
 
@@ -252,6 +255,9 @@ pub async fn actor(client: &Client, address: Address, view: ActorView) -> Result
         }
         ActorView::Storage => {
             let Some(page) = client.actor_storage(&address, None).await? else { bail!(missing()) };
+            if let Some(count) = client.actor_storage_count(&address).await? {
+                text.field("entries", count.count);
+            }
             for entry in &page.items {
                 text.field(&format!("0x{}", hex::encode(&entry.key)), format!("0x{}", hex::encode(&entry.value)));
             }
@@ -259,6 +265,42 @@ pub async fn actor(client: &Client, address: Address, view: ActorView) -> Result
                 text.line(format!("(more after {cursor})"));
             }
             Report::new(text, &page)
+        }
+        ActorView::Logs => {
+            let Some(page) = client.actor_logs(&address, None).await? else { bail!(missing()) };
+            for log in &page.items {
+                text.field(&format!("height {}", log.block_height), format!("{} 0x{}", log.topic, hex::encode(&log.data)));
+            }
+            if page.items.is_empty() {
+                text.line("no events");
+            }
+            if let Some(cursor) = &page.next_cursor {
+                text.line(format!("(more after {cursor})"));
+            }
+            Report::new(text, &page)
+        }
+        ActorView::Mailbox => {
+            let Some(page) = client.actor_mailbox(&address, None).await? else { bail!(missing()) };
+            for message in &page.items {
+                text.field(&format!("#{}", message.seq), format!("{} from {} ({} payload bytes)", message.handler, message.from, message.payload.len()));
+            }
+            if page.items.is_empty() {
+                text.line("no pending messages");
+            }
+            if let Some(cursor) = &page.next_cursor {
+                text.line(format!("(more after {cursor})"));
+            }
+            Report::new(text, &page)
+        }
+        ActorView::Timers => {
+            let Some(timers) = client.actor_timers(&address).await? else { bail!(missing()) };
+            for timer in &timers {
+                text.field(&format!("timer {}", timer.id), format!("{} at height {}", timer.handler, timer.height));
+            }
+            if timers.is_empty() {
+                text.line("no pending timers");
+            }
+            Report::new(text, &timers)
         }
         ActorView::History => {
             let Some(history) = client.actor_upgrades(&address).await? else { bail!(missing()) };

@@ -70,7 +70,7 @@ pub enum ClientCommand {
     Call(crate::actor_cmds::CallArgs),
     /// Run an actor's handler read-only (no transaction, nothing written).
     Read(crate::actor_cmds::ReadArgs),
-    /// Show an actor: summary, code, storage or upgrade history.
+    /// Show an actor: summary, code, storage, logs, mailbox, timers or upgrade history.
     Actor {
         address: Address,
         #[arg(value_enum, default_value = "summary")]
@@ -713,6 +713,13 @@ mod tests {
             parse(&["actor", ADDRESS, "storage"]),
             Ok(ClientCommand::Actor { view: crate::actor_cmds::ActorView::Storage, .. })
         ));
+        for (view, expected) in [
+            ("logs", crate::actor_cmds::ActorView::Logs),
+            ("mailbox", crate::actor_cmds::ActorView::Mailbox),
+            ("timers", crate::actor_cmds::ActorView::Timers),
+        ] {
+            assert!(matches!(parse(&["actor", ADDRESS, view]), Ok(ClientCommand::Actor { view, .. }) if view == expected));
+        }
         assert!(matches!(
             parse(&["actor", ADDRESS]),
             Ok(ClientCommand::Actor { view: crate::actor_cmds::ActorView::Summary, .. })

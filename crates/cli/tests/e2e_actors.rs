@@ -461,6 +461,13 @@ async fn the_owner_upgrades_an_actor_with_the_cli_and_its_history_records_it() {
     let counter = example("counter", &["storage.kv", "events.emit"], b"").actor_address(&owner.address());
     cli(&node, &["call", &counter.to_hex(), "increment", "--key", key_file], true);
     assert!(cli(&node, &["actor", &counter.to_hex(), "history"], true).contains("no upgrades"));
+    let views = |view: &str| cli(&node, &["actor", &counter.to_hex(), view], true);
+    assert!(views("logs").contains("deploy"), "the deploy event opens the log");
+    assert!(views("mailbox").contains("no pending messages"));
+    assert!(views("timers").contains("no pending timers"));
+    assert!(views("storage").contains("entries"));
+    let missing = Address([0x55; 20]).to_hex();
+    assert!(cli(&node, &["--json", "actor", &missing, "logs"], false).is_empty());
 
     // Only the owner may upgrade, and only to a narrower manifest; refusals change nothing.
     for (tx, code) in [

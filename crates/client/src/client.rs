@@ -13,7 +13,7 @@ use crate::error::{ClientError, excerpt};
 use drover_types::{
     Address, ErrorCode, H256, Transaction,
     api::{
-        AccountInfo, ActorCodeInfo, ActorInfo, ActorReadRequest, ActorReadResponse, BasefeeInfo, StorageCount, StoragePage, UpgradeInfo, BlockInfo, ChainInfo, FaucetRequest, FaucetResponse, HealthDetailed, HeightInfo,
+        AccountInfo, ActorCodeInfo, ActorInfo, ActorReadRequest, ActorReadResponse, BasefeeInfo, LogPage, MailboxPage, StorageCount, StoragePage, TimerInfo, UpgradeInfo, BlockInfo, ChainInfo, FaucetRequest, FaucetResponse, HealthDetailed, HeightInfo,
         InclusionProofInfo, Liveness, MultiProofResponse, ProofRequest, ReceiptInfo, StateProofInfo, StateSnapshot,
         SubmitResponse, SubmitWaitResponse, TransactionInfo,
     },
@@ -222,11 +222,25 @@ impl Client {
     /// `GET /actors/{address}/storage`: one page of the actor's storage after `cursor`; `None`
     /// for an address that holds no actor.
     pub async fn actor_storage(&self, address: &Address, cursor: Option<&str>) -> Result<Option<StoragePage>, ClientError> {
-        let path = match cursor {
-            Some(cursor) => format!("/actors/{address}/storage?cursor={cursor}"),
-            None => format!("/actors/{address}/storage"),
-        };
-        self.get_optional(&path, ErrorCode::ActorNotFound).await
+        self.get_optional(&page_path(format!("/actors/{address}/storage"), cursor), ErrorCode::ActorNotFound).await
+    }
+
+    /// `GET /actors/{address}/mailbox`: one page of the messages waiting for the actor after
+    /// `cursor`, in delivery order; `None` for an address that holds no actor.
+    pub async fn actor_mailbox(&self, address: &Address, cursor: Option<&str>) -> Result<Option<MailboxPage>, ClientError> {
+        self.get_optional(&page_path(format!("/actors/{address}/mailbox"), cursor), ErrorCode::ActorNotFound).await
+    }
+
+    /// `GET /actor/{address}/logs`: one page of the actor's events after `cursor`, in chain
+    /// order; `None` for an address that holds no actor.
+    pub async fn actor_logs(&self, address: &Address, cursor: Option<&str>) -> Result<Option<LogPage>, ClientError> {
+        self.get_optional(&page_path(format!("/actor/{address}/logs"), cursor), ErrorCode::ActorNotFound).await
+    }
+
+    /// `GET /actor/{address}/timers`: pending timers in firing order; `None` for an address
+    /// that holds no actor.
+    pub async fn actor_timers(&self, address: &Address) -> Result<Option<Vec<TimerInfo>>, ClientError> {
+        self.get_optional(&format!("/actor/{address}/timers"), ErrorCode::ActorNotFound).await
     }
 
     /// `GET /actors/{address}/storage/count`; `None` for an address that holds no actor.
@@ -376,6 +390,14 @@ fn with_height(path: String, height: Option<u64>) -> String {
 /// Delay-seconds form of `Retry-After` (the HTTP-date form is not used by the node).
 fn retry_after_seconds(value: &HeaderValue) -> Option<u64> {
     value.to_str().ok()?.trim().parse().ok()
+}
+
+/// `path`, or the page of it after `cursor` (a previous page's `next_cursor`).
+fn page_path(path: String, cursor: Option<&str>) -> String {
+    match cursor {
+        Some(cursor) => format!("{path}?cursor={cursor}"),
+        None => path,
+    }
 }
 
 #[cfg(test)]
