@@ -1,12 +1,11 @@
 //! Actor commands: `deploy`, `upgrade`, `call`, `read` and `actor`, over the same HTTP API and
 //! report rendering as the other client commands.
 //!
-//! `deploy` and `upgrade` take WebAssembly in binary or text form (`.wat`, compiled here),
-//! `call` and `read`
-//! take the handler's input as `--payload-json`, `--payload-text` or `--payload-hex` (at most one;
-//! none means empty). Transactions are
-//! signed from a key file like `transfer`, with generous limits by default: unused limits are not
-//! charged.
+//! `deploy` and `upgrade` take WebAssembly in binary or text form (`.wat`, compiled here).
+//! `call` and `read` take the handler's input as `--payload-json`, `--payload-text` (`--text`)
+//! or `--payload-hex` (`--hex`): at most one, none means empty. JSON has no short form because
+//! `--json` is the global switch for JSON output. Transactions are signed from a key file like
+//! `transfer`, with generous limits by default: unused limits are not charged.
 
 use crate::client_cmds::{Report, Text, amount_text, submit_and_report};
 use anyhow::{Context, Result, bail};
@@ -31,10 +30,10 @@ pub struct Input {
     #[arg(long, conflicts_with_all = ["payload_text", "payload_hex"])]
     payload_json: Option<String>,
     /// Input as UTF-8 text.
-    #[arg(long, conflicts_with = "payload_hex")]
+    #[arg(long, visible_alias = "text", conflicts_with = "payload_hex")]
     payload_text: Option<String>,
     /// Input as hex bytes (0x optional).
-    #[arg(long)]
+    #[arg(long, visible_alias = "hex")]
     payload_hex: Option<String>,
 }
 

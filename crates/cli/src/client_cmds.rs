@@ -709,6 +709,8 @@ mod tests {
         let cmd = parse(&["call", ADDRESS, "increment", "--key", "k", "--payload-json", "{}", "--value", "1drv"]).unwrap();
         assert!(matches!(cmd, ClientCommand::Call(_)));
         assert!(matches!(parse(&["read", ADDRESS, "get"]), Ok(ClientCommand::Read(_))));
+        assert!(matches!(parse(&["read", ADDRESS, "echo", "--text", "hi"]), Ok(ClientCommand::Read(_))));
+        assert!(parse(&["read", ADDRESS, "echo", "--text", "hi", "--hex", "00"]).is_err());
         assert!(matches!(
             parse(&["actor", ADDRESS, "storage"]),
             Ok(ClientCommand::Actor { view: crate::actor_cmds::ActorView::Storage, .. })
