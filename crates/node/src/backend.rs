@@ -49,6 +49,8 @@ use ::tokio::sync::watch;
 /// Most rounds of state lookups one read-only call may need (each round fetches at least one
 /// key the handler asked for).
 const READ_DISCOVERY_ROUNDS_MAX: usize = 1_024;
+/// Attempts of a read that release the state lock between lookup rounds (see `actor_read`).
+const READ_UNLOCKED_ATTEMPTS: u32 = 3;
 
 /// The API answer for a read-only call's outcome; the refusals the spec names become errors.
 fn read_response(outcome: Outcome, block_height: u64, state_root: H256) -> Result<ActorReadResponse, ApiError> {
@@ -148,6 +150,24 @@ fn internal(e: impl std::fmt::Display) -> ApiError {
 }
 
 impl NodeHandle {
+    /// Runs one round of a read-only call on the blocking pool (a handler may compute for tens
+    /// of milliseconds); hands the snapshot back for the next round.
+    async fn run_read(
+        &self,
+        env: BlockEnv,
+        basefees: drover_state::Basefees,
+        request: &Arc<ReadRequest>,
+        snapshot: Snapshot,
+    ) -> Result<(Result<Outcome, ReadFailure>, Snapshot), ApiError> {
+        let (inner, request) = (self.0.clone(), request.clone());
+        ::tokio::task::spawn_blocking(move || {
+            let result = read_actor(&inner.vm, &env, basefees, &snapshot, &request);
+            (result, snapshot)
+        })
+        .await
+        .map_err(internal)
+    }
+
     pub fn new(
         chain: Arc<ChainShared>,
         marshal: Mailbox<Scheme, Standard<Block>>,
@@ -424,13 +444,14 @@ impl Backend for NodeHandle {
             max_cycles: call.max_cycles,
             max_cells: call.max_cells,
         };
+        let request = Arc::new(request);
         let basefees = self.0.chain.tip().next_basefees;
+        let mut unlocked_attempts = READ_UNLOCKED_ATTEMPTS;
         for _ in 0..PAIRING_ATTEMPTS_MAX {
-            // One read lock for the whole read: the state cannot move under the handler.
-            let db = self.0.databases.read().await;
-            let root = db.root();
+            let held = self.0.databases.read().await;
+            let root = held.root();
             let Some(block) = self.0.prover.block_with_root(&root).await else {
-                drop(db);
+                drop(held);
                 ::tokio::time::sleep(std::time::Duration::from_millis(PAIRING_RETRY_MS)).await;
                 continue;
             };
@@ -440,9 +461,21 @@ impl Backend for NodeHandle {
                 timestamp_ms: block.timestamp_ms,
                 proposer: Address::ZERO,
             };
+            // The lock is taken only for each round's lookups, so that a long handler does not
+            // hold up the next block's commit; a commit in between means starting over. The
+            // last attempts keep the lock throughout, so a read cannot be outrun forever.
+            let held = if unlocked_attempts > 0 {
+                drop(held);
+                None
+            } else {
+                Some(held)
+            };
             let mut snapshot = Snapshot::new();
+            let mut moved = false;
             for _ in 0..READ_DISCOVERY_ROUNDS_MAX {
-                let need = match read_actor(&self.0.vm, &env, basefees, &snapshot, &request) {
+                let (result, returned) = self.run_read(env, basefees, &request, snapshot).await?;
+                snapshot = returned;
+                let need = match result {
                     Ok(outcome) => return read_response(outcome, block.height, to_h256(&root)),
                     Err(ReadFailure::NoActor(address)) => {
                         return Err(ApiError::new(ErrorCode::ActorNotFound, format!("address {address} holds no actor")));
@@ -450,14 +483,30 @@ impl Backend for NodeHandle {
                     Err(ReadFailure::Corrupt(e)) => return Err(internal(e)),
                     Err(ReadFailure::NeedState(need)) => need,
                 };
+                let relocked;
+                let db = match &held {
+                    Some(held) => held,
+                    None => {
+                        relocked = self.0.databases.read().await;
+                        if relocked.root() != root {
+                            moved = true;
+                            break;
+                        }
+                        &relocked
+                    }
+                };
                 for key in need.keys {
                     let value = db.get(&key).await.map_err(internal)?;
                     snapshot.insert(key, value);
                 }
                 for query in need.next_key_queries {
-                    let entry = crate::databases::next_entry(&*db, &query).await.map_err(internal)?;
+                    let entry = crate::databases::next_entry(&**db, &query).await.map_err(internal)?;
                     snapshot.answer(query, entry);
                 }
+            }
+            if moved {
+                unlocked_attempts -= 1;
+                continue;
             }
             return Err(ApiError::new(
                 ErrorCode::ReadLimitsExceeded,
