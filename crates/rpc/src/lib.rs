@@ -220,7 +220,7 @@ mod tests {
     use std::collections::HashMap;
 
     /// Every route the router serves.
-    const ROUTES: [(&str, &str); 33] = [
+    const ROUTES: [(&str, &str); 34] = [
         ("post", "/submit"),
         ("post", "/submit_wait"),
         ("get", "/transaction/{hash}"),
@@ -232,6 +232,7 @@ mod tests {
         ("get", "/actor/{address}/manifest"),
         ("post", "/actor/read"),
         ("get", "/actors/{address}/storage"),
+        ("get", "/actors/{address}/storage/count"),
         ("get", "/actors/{address}/mailbox"),
         ("get", "/actor/{address}/timers"),
         ("get", "/actor/{address}/logs"),

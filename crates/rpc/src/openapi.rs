@@ -176,6 +176,11 @@ pub const OPERATION_ERRORS: &[(HttpMethod, &str, &[&[ErrorCode]])] = &[
     ),
     (
         HttpMethod::Get,
+        "/actors/{address}/storage/count",
+        &[&[InvalidAddress, ActorNotFound]],
+    ),
+    (
+        HttpMethod::Get,
         "/actors/{address}/mailbox",
         &[&[BadRequest, InvalidAddress, ActorNotFound]],
     ),
