@@ -22,7 +22,11 @@ use drover_node::{
     engine::{self, MAX_MESSAGE_BYTES, StartConfig},
     genesis::Genesis,
 };
-use drover_types::{Address, SecretKey, Transaction};
+use drover_state::keys;
+use drover_types::{
+    Address, SecretKey, Transaction,
+    payload::{Deploy, Manifest, Message},
+};
 use parking_lot::Mutex;
 use std::{
     collections::BTreeMap,
@@ -146,6 +150,49 @@ fn transfer(nonce: u64) -> Transaction {
     .sign(&SecretKey::dev(0))
 }
 
+/// Mints of the ledger workload: each to its own holder, an `audit` after each.
+const LEDGER_MINTS: u64 = 8;
+
+/// The ledger workload from dev key 1: deploy the example ledger, then mint and `audit` in
+/// turns. `audit` iterates the balances in block execution, so validators answer next-key
+/// queries from not-yet-finalized parents while proposing and verifying; any disagreement
+/// would split the state roots.
+fn ledger_workload() -> (Address, Vec<Transaction>) {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../actors/ledger.wat");
+    let deploy = Deploy {
+        code: wat::parse_file(path).expect("the ledger compiles"),
+        manifest: Manifest { entitlements: vec!["storage.kv".into()] },
+        salt: Vec::new(),
+        init: None,
+    };
+    let key = SecretKey::dev(1);
+    let ledger = deploy.actor_address(&key.address());
+    let tx = |nonce: u64, to: Option<Address>, payload: Vec<u8>| {
+        Transaction {
+            chain_id: devnet::DEV_CHAIN_ID,
+            nonce,
+            to,
+            value: 0,
+            cycles_limit: 2_000_000,
+            cells_limit: 100_000,
+            max_fee_per_cycle: 1_000,
+            max_fee_per_cell: 1_000,
+            tip_per_cycle: 1,
+            tip_per_cell: 0,
+            payload,
+            signature: None,
+        }
+        .sign(&key)
+    };
+    let mut txs = vec![tx(0, None, deploy.encode())];
+    for i in 0..LEDGER_MINTS {
+        let mint = [&[i as u8 + 1; 20][..], &(i + 1).to_le_bytes()].concat();
+        txs.push(tx(1 + 2 * i, Some(ledger), Message { handler: "mint".into(), payload: mint }.encode()));
+        txs.push(tx(2 + 2 * i, Some(ledger), Message { handler: "audit".into(), payload: Vec::new() }.encode()));
+    }
+    (ledger, txs)
+}
+
 /// Finalized (height → block digest, state root) of one validator, up to `to`.
 async fn finalized(running: &Running, to: u64) -> BTreeMap<u64, (sha256::Digest, sha256::Digest)> {
     let mut blocks = BTreeMap::new();
@@ -213,6 +260,14 @@ fn run(network: &Network, seed: u64, index_dirs: &[PathBuf]) -> (String, BTreeMa
         )
         .await;
         assert!(verdicts.iter().all(Result::is_ok), "{verdicts:?}");
+        let (ledger, ledger_txs) = ledger_workload();
+        let verdicts = admission::admit(
+            &running.chain,
+            &running.databases,
+            ledger_txs.into_iter().map(|tx| tx.verify().unwrap()).collect(),
+        )
+        .await;
+        assert!(verdicts.iter().all(Result::is_ok), "{verdicts:?}");
 
         // Crash validator 3: the other three (a quorum) keep finalizing.
         handles[3].abort();
@@ -258,6 +313,10 @@ fn run(network: &Network, seed: u64, index_dirs: &[PathBuf]) -> (String, BTreeMa
             let running = slot.lock().clone().unwrap();
             let account = admission::read_account(&running.chain, &running.databases, &Address([0x55; 20])).await;
             assert_eq!(account.unwrap().unwrap().balance, 20 * 1_000);
+            // The last audit summed every mint.
+            let supply = running.databases.read().await.get(&keys::storage_key(&ledger, b"supply")).await.unwrap();
+            let minted: u64 = (1..=LEDGER_MINTS).sum();
+            assert_eq!(supply, Some(minted.to_le_bytes().to_vec()));
         }
         (context.auditor().state(), reference)
     })
