@@ -439,6 +439,7 @@ where
                 timestamp_ms: block.timestamp_ms,
                 transactions: &executed.transactions,
                 receipts: &executed.receipts,
+                system_runs: &executed.system_runs,
             })
             .expect("index store failed: cannot record a finalized block");
     }

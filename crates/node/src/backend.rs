@@ -7,7 +7,7 @@
 
 use crate::{
     admission,
-    indexes::LOG_POSITION_LEN,
+    indexes::{LOG_POSITION_LEN, LogEntry, LogOrigin as IndexedOrigin},
     application::{Databases, Scheme},
     gossip::GossipHandle,
     block::{Block, to_h256},
@@ -37,7 +37,7 @@ use drover_types::exec_error::ExecCode;
 use drover_types::{
     Address, ErrorCode, H256, Receipt, Transaction, VerifiedTransaction,
     api::{
-        AccountInfo, ActorCodeInfo, ActorInfo, ActorReadResponse, LogInfo, LogPage, MailboxMessageInfo, MailboxPage, ReceiptStatus,
+        AccountInfo, ActorCodeInfo, ActorInfo, ActorReadResponse, LogInfo, LogOrigin, LogPage, MailboxMessageInfo, MailboxPage, ReceiptStatus,
         StorageEntryInfo, StoragePage, TimerInfo, UpgradeInfo, BlockInfo, ChainInfo, InclusionProofInfo, InclusionProofKind, ManifestInfo,
         StateProofInfo, StateSnapshot,
     },
@@ -78,6 +78,41 @@ fn read_response(outcome: Outcome, block_height: u64, state_root: H256) -> Resul
         state_root,
         revert_reason,
     })
+}
+
+// The HTTP layer checks cursor lengths before the indexes see them.
+const _: () = assert!(LOG_POSITION_LEN == drover_rpc::routes::actors::LOG_CURSOR_BYTES);
+
+/// The API record of a logged event: the fields of its origin set, the others `null`.
+fn log_info(entry: LogEntry) -> LogInfo {
+    let mut info = LogInfo {
+        topic: entry.event.topic,
+        data: entry.event.data,
+        block_height: entry.height,
+        origin: LogOrigin::Transaction,
+        tx_hash: None,
+        tx_index: None,
+        timer_id: None,
+        message_seq: None,
+        from: None,
+        event_index: entry.event_index,
+    };
+    match entry.origin {
+        IndexedOrigin::Transaction { hash } => {
+            info.tx_hash = Some(hash);
+            info.tx_index = Some(entry.index);
+        }
+        IndexedOrigin::Timer { id } => {
+            info.origin = LogOrigin::Timer;
+            info.timer_id = Some(id);
+        }
+        IndexedOrigin::Delivery { seq, from } => {
+            info.origin = LogOrigin::Delivery;
+            info.message_seq = Some(seq);
+            info.from = Some(from);
+        }
+    }
+    info
 }
 
 /// Timers listed per actor: the execution layer's cap on pending timers per actor.
@@ -362,21 +397,11 @@ impl Backend for NodeHandle {
         let after = after
             .map(|bytes| <[u8; LOG_POSITION_LEN]>::try_from(bytes.as_slice()))
             .transpose()
-            .map_err(|_| ApiError::new(ErrorCode::BadRequest, "a log cursor is 16 bytes"))?;
+            .map_err(|_| ApiError::new(ErrorCode::BadRequest, format!("a log cursor is {LOG_POSITION_LEN} bytes")))?;
         let page = usize::try_from(limit).unwrap_or(usize::MAX);
         let (entries, more) = self.0.chain.indexes.logs(&address, after, page).map_err(internal)?;
         let next_cursor = more.then(|| entries.last().map(|e| format!("0x{}", hex::encode(e.position)))).flatten();
-        let items = entries
-            .into_iter()
-            .map(|entry| LogInfo {
-                topic: entry.event.topic,
-                data: entry.event.data,
-                block_height: entry.height,
-                tx_hash: entry.tx_hash,
-                tx_index: entry.tx_index,
-                event_index: entry.event_index,
-            })
-            .collect();
+        let items = entries.into_iter().map(log_info).collect();
         Ok(Some(LogPage { items, next_cursor, limit }))
     }
 

@@ -152,8 +152,9 @@ pub trait Backend: Clone + Send + Sync + 'static {
         limit: u64,
     ) -> impl Future<Output = Result<Option<MailboxPage>, ApiError>> + Send;
 
-    /// Up to `limit` events the actor at `address` emitted in successful transactions, in chain
-    /// order, after the position `after` names (a page's `next_cursor`; `None`: no actor there).
+    /// Up to `limit` events the actor at `address` emitted in successful transactions, timer
+    /// fires and deliveries, in chain order, after the position `after` names (a page's
+    /// `next_cursor`; `None`: no actor there).
     fn actor_logs(
         &self,
         address: Address,

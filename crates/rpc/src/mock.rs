@@ -29,7 +29,7 @@ use drover_types::{
     api::{
         AccountInfo, ActorCodeInfo, ActorInfo, ActorReadResponse, BlockInfo, ChainInfo, InclusionProofInfo,
         InclusionProofKind, ManifestInfo, ReceiptStatus, StateProofInfo, StateProofKind,
-        LogPage, MailboxPage, StateSnapshot, StorageEntryInfo, StoragePage, TimerInfo, UpgradeInfo,
+        LogInfo, LogPage, MailboxPage, StateSnapshot, StorageEntryInfo, StoragePage, TimerInfo, UpgradeInfo,
     },
     error::ApiError,
     keccak256,
@@ -69,6 +69,8 @@ pub struct MockData {
     pub storage: HashMap<(Address, Vec<u8>), Vec<u8>>,
     /// Every batch handed to `state_proofs`, with its height.
     pub proof_batches: Vec<(Vec<StateQuery>, Option<u64>)>,
+    /// Events in each actor's log, served as one page whatever the cursor.
+    pub logs: HashMap<Address, Vec<LogInfo>>,
 }
 
 #[derive(Clone)]
@@ -119,6 +121,7 @@ impl Default for MockBackend {
             operations_requests: Vec::new(),
             storage: HashMap::new(),
             proof_batches: Vec::new(),
+            logs: HashMap::new(),
         };
         Self {
             data: Arc::new(Mutex::new(data)),
@@ -299,8 +302,9 @@ impl Backend for MockBackend {
     }
 
     async fn actor_logs(&self, address: Address, _after: Option<Vec<u8>>, limit: u64) -> Result<Option<LogPage>, ApiError> {
-        Ok(self.data.lock().actors.iter().any(|a| a.address == address).then(|| LogPage {
-            items: Vec::new(),
+        let data = self.data.lock();
+        Ok(data.actors.iter().any(|a| a.address == address).then(|| LogPage {
+            items: data.logs.get(&address).cloned().unwrap_or_default(),
             next_cursor: None,
             limit,
         }))

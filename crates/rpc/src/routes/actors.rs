@@ -162,16 +162,16 @@ pub async fn mailbox<B: Backend>(
     state.backend.actor_mailbox(address, after, query.limit()).await?.map(Json).ok_or_else(|| no_actor(address))
 }
 
-/// Length of a log cursor: the height, transaction index and event index of the last event of
-/// the previous page, big-endian, in hex.
-pub const LOG_CURSOR_BYTES: usize = 16;
+/// Length of a log cursor: the position of the last event of the previous page (height, phase,
+/// index in the phase, event index), in hex. Opaque to clients.
+pub const LOG_CURSOR_BYTES: usize = 17;
 
 #[utoipa::path(
     get,
     path = "/actor/{address}/logs",
     tag = "actors",
     summary = "Events an actor emitted, a page at a time in chain order",
-    description = "Topic, data, block height and transaction hash of each event of the actor's successful executions (reverted parts emit nothing).",
+    description = "Topic, data, block height and origin of each event of the actor's successful executions (reverted parts emit nothing): a transaction (`tx_hash`, `tx_index`), a timer fire (`timer_id`) or a mailbox delivery (`message_seq`, `from`). Within a block, timer fires and deliveries ran first, so their events come first.",
     params(("address" = String, Path, description = "20 bytes of hex, `0x` optional, any case."), CursorQuery),
     responses((status = 200, description = "Events after the cursor and the next cursor.", body = LogPage))
 )]
@@ -359,6 +359,58 @@ mod tests {
         let history = get(&app, "/actor/0xacacacacacacacacacacacacacacacacacacacac/upgrade-history").await.json();
         assert_eq!(history, serde_json::json!([]));
         get(&app, "/actor/0x12/upgrade-history").await.assert_error(400, ErrorCode::InvalidAddress);
+    }
+
+    #[tokio::test]
+    async fn log_items_say_where_each_event_came_from() {
+        use drover_types::{H256, api::{LogInfo, LogOrigin}};
+        let echo = Address([0xac; 20]);
+        let sender = Address([0x5e; 20]);
+        let item = |origin| LogInfo {
+            topic: "t".into(),
+            data: vec![1],
+            block_height: 9,
+            origin,
+            tx_hash: None,
+            tx_index: None,
+            timer_id: None,
+            message_seq: None,
+            from: None,
+            event_index: 0,
+        };
+        let logs = vec![
+            LogInfo { timer_id: Some(9 << 32), ..item(LogOrigin::Timer) },
+            LogInfo { message_seq: Some(4), from: Some(sender), ..item(LogOrigin::Delivery) },
+            LogInfo { tx_hash: Some(H256([0xab; 32])), tx_index: Some(0), ..item(LogOrigin::Transaction) },
+        ];
+        let mock = MockBackend::with(|data| {
+            data.actors.push(actor(echo));
+            data.logs.insert(echo, logs);
+        });
+        let app = app(&mock);
+        let base = "/actor/0xacacacacacacacacacacacacacacacacacacacac/logs";
+        let page = get(&app, base).await.json();
+        let common = serde_json::json!({"topic": "t", "data": "AQ==", "block_height": 9, "event_index": 0});
+        let with = |fields: serde_json::Value| {
+            let mut item = common.clone();
+            item.as_object_mut().unwrap().extend(fields.as_object().unwrap().clone());
+            item
+        };
+        assert_eq!(
+            page["items"],
+            serde_json::json!([
+                with(serde_json::json!({"origin": "timer", "tx_hash": null, "tx_index": null, "timer_id": 9u64 << 32,
+                    "message_seq": null, "from": null})),
+                with(serde_json::json!({"origin": "delivery", "tx_hash": null, "tx_index": null, "timer_id": null,
+                    "message_seq": 4, "from": sender.to_hex()})),
+                with(serde_json::json!({"origin": "transaction", "tx_hash": H256([0xab; 32]).to_hex(), "tx_index": 0,
+                    "timer_id": null, "message_seq": null, "from": null})),
+            ])
+        );
+        // A cursor is a whole position (17 bytes); one of the earlier 16-byte form is refused.
+        let position = "00".repeat(super::LOG_CURSOR_BYTES);
+        assert_eq!(get(&app, &format!("{base}?cursor=0x{position}")).await.status, StatusCode::OK);
+        get(&app, &format!("{base}?cursor={}", "00".repeat(16))).await.assert_error(400, ErrorCode::BadRequest);
     }
 
     #[tokio::test]
