@@ -55,6 +55,7 @@ pub const SWAGGER_UI_PATH: &str = "/swagger-ui";
         actors::mailbox,
         actors::timers,
         actors::logs,
+        actors::runs,
         actors::upgrade_history,
         blocks::height,
         blocks::block,
@@ -181,6 +182,11 @@ pub const OPERATION_ERRORS: &[(HttpMethod, &str, &[&[ErrorCode]])] = &[
     (
         HttpMethod::Get,
         "/actor/{address}/logs",
+        &[&[BadRequest, InvalidAddress, ActorNotFound]],
+    ),
+    (
+        HttpMethod::Get,
+        "/actor/{address}/runs",
         &[&[BadRequest, InvalidAddress, ActorNotFound]],
     ),
     (
@@ -448,6 +454,8 @@ mod tests {
             "ReceiptInfo",
             "ExecErrorInfo",
             "HealthDetailed",
+            "LogInfo",
+            "SystemRunInfo",
         ] {
             assert!(
                 json["components"]["schemas"][schema].is_object(),
