@@ -1,7 +1,9 @@
 //! End-to-end: actors through the real node and the CLI — deploy, call, read, upgrade and inspect
 //! the example actors over HTTP. Reverts and traps roll back everything (nested calls included)
 //! but pay; hostile actors are stopped within their limits while the chain carries on; mailbox
-//! delivery is exactly once, also across a kill -9; metering is the same after a restart.
+//! delivery is exactly once, also across a kill -9; metering is the same after a restart. Timer
+//! fires and mailbox deliveries, which no transaction receipt shows, are read from the actor's
+//! runs.
 
 mod common;
 
@@ -262,28 +264,40 @@ async fn ledger_storage_pages_follow_the_cursor() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_timer_is_listed_until_it_fires_at_its_height() {
+async fn a_timer_fires_at_its_height_or_is_dropped_unpaid_and_shows_in_the_runs() {
     let node = TestNode::start(NodeOptions::default()).await;
     let client = node.client();
     let key = dev_key(2);
     let deploy = example("alarm", &["storage.kv", "timer.schedule"], b"");
     let alarm = deploy.actor_address(&key.address());
-    assert_eq!(receipt(&client, &actor_tx(&key, 0, None, deploy.encode())).await.status, ReceiptStatus::Success);
+    let deployed = receipt(&client, &actor_tx(&key, 0, None, deploy.encode())).await;
+    assert_eq!(deployed.status, ReceiptStatus::Success, "{deployed:?}");
     // The alarm pays for its timer: fund it with a value deposit (empty payload).
     let mut deposit = actor_tx(&key, 1, Some(alarm), Vec::new());
     deposit.value = 10_000_000_000;
     let deposited = receipt(&client, &deposit.sign(&key)).await;
     assert_eq!(deposited.status, ReceiptStatus::Success, "{deposited:?}");
+    // A second alarm holds nothing, so its timer cannot be paid when it is due.
+    let unfunded_deploy = example("alarm", &["storage.kv", "timer.schedule"], b"unfunded");
+    let unfunded = unfunded_deploy.actor_address(&key.address());
+    assert_eq!(receipt(&client, &actor_tx(&key, 2, None, unfunded_deploy.encode())).await.status, ReceiptStatus::Success);
 
     let target = client.height().await.unwrap() + 30;
     let arm = Message { handler: "arm".to_owned(), payload: target.to_le_bytes().to_vec() }.encode();
-    let armed = receipt(&client, &actor_tx(&key, 2, Some(alarm), arm)).await;
-    assert_eq!(armed.status, ReceiptStatus::Success, "{armed:?}");
+    for (nonce, actor) in [(3, alarm), (4, unfunded)] {
+        let armed = receipt(&client, &actor_tx(&key, nonce, Some(actor), arm.clone())).await;
+        assert_eq!(armed.status, ReceiptStatus::Success, "{armed:?}");
+    }
     let (status, timers) = get_raw(&node.url, &format!("/actor/{alarm}/timers")).await;
     assert_eq!(status, 200, "{timers}");
     assert_eq!(timers.as_array().unwrap().len(), 1, "{timers}");
     assert_eq!(timers[0]["height"], target);
     assert_eq!(timers[0]["handler"], "ring");
+    let timer_id = timers[0]["id"].as_u64().expect("a timer id");
+    let (_, unpaid_timers) = get_raw(&node.url, &format!("/actor/{unfunded}/timers")).await;
+    let unpaid_id = unpaid_timers[0]["id"].as_u64().expect("a timer id");
+    let (_, runs) = get_raw(&node.url, &format!("/actor/{alarm}/runs")).await;
+    assert_eq!(runs, serde_json::json!({"items": [], "next_cursor": null, "limit": 50}), "nothing ran yet");
 
     node.wait_height(target + 1).await;
     let (_, timers) = get_raw(&node.url, &format!("/actor/{alarm}/timers")).await;
@@ -292,6 +306,52 @@ async fn a_timer_is_listed_until_it_fires_at_its_height() {
     assert_eq!(rang.result, target.to_le_bytes(), "it fired at its height");
     let (status, mailbox) = get_raw(&node.url, &format!("/actors/{alarm}/mailbox")).await;
     assert_eq!((status, mailbox), (200, serde_json::json!({"items": [], "next_cursor": null, "limit": 50})));
+
+    // The fire is in the alarm's runs: no transaction, so no receipt shows it.
+    let (status, runs) = get_raw(&node.url, &format!("/actor/{alarm}/runs")).await;
+    assert_eq!(status, 200, "{runs}");
+    assert_eq!(runs["items"].as_array().unwrap().len(), 1, "{runs}");
+    assert!(runs["next_cursor"].is_null(), "{runs}");
+    let fired = &runs["items"][0];
+    assert_eq!(fired["kind"], "timer", "{fired}");
+    assert_eq!(fired["timer_id"], timer_id);
+    assert!(fired["message_seq"].is_null() && fired["from"].is_null(), "{fired}");
+    assert_eq!(fired["block_height"], target);
+    assert_eq!(fired["handler"], "ring");
+    assert_eq!(fired["status"], "success");
+    assert!(fired["error"].is_null() && fired["revert_reason"].is_null(), "{fired}");
+    assert!(fired["cycles_used"].as_u64().unwrap() > 0, "{fired}");
+    assert!(fired["fee"].as_u64().unwrap() > 0, "{fired}");
+    assert_eq!(fired["fee"], fired["fee_burned"], "deferred work is burned in full: {fired}");
+    // `ring` emits nothing, so every event in the alarm's log (its deploy, the deposit's
+    // transfer) came from a transaction.
+    assert_eq!(fired["event_count"], 0);
+    let (_, logs) = get_raw(&node.url, &format!("/actor/{alarm}/logs")).await;
+    let events = logs["items"].as_array().unwrap();
+    assert_eq!(events[0]["topic"], "deploy", "{logs}");
+    assert_eq!(events[0]["tx_hash"], deployed.tx_hash.to_string());
+    for event in events {
+        assert_eq!(event["origin"], "transaction", "{event}");
+        assert!(event["tx_hash"].is_string() && event["timer_id"].is_null(), "{event}");
+    }
+
+    // The unfunded alarm's timer was dropped, with why, and never rang.
+    let (status, runs) = get_raw(&node.url, &format!("/actor/{unfunded}/runs")).await;
+    assert_eq!(status, 200, "{runs}");
+    assert_eq!(runs["items"].as_array().unwrap().len(), 1, "{runs}");
+    let dropped = &runs["items"][0];
+    assert_eq!((&dropped["kind"], &dropped["timer_id"]), (&serde_json::json!("timer"), &serde_json::json!(unpaid_id)));
+    assert_eq!(dropped["block_height"], target);
+    assert_eq!(dropped["status"], "failed");
+    assert_eq!(dropped["error"]["code"], "E1503", "{dropped}");
+    assert!(dropped["error"]["message"].as_str().unwrap().contains("dropped"), "{dropped}");
+    assert_eq!((dropped["cycles_used"].as_u64(), dropped["fee"].as_u64()), (Some(0), Some(0)));
+    let (_, timers) = get_raw(&node.url, &format!("/actor/{unfunded}/timers")).await;
+    assert_eq!(timers, serde_json::json!([]), "a dropped timer is gone");
+    assert_eq!(read(&client, unfunded, "rang_at").await.result, 0u64.to_le_bytes());
+
+    let (status, body) = get_raw(&node.url, &format!("/actor/{}/runs", key.address())).await;
+    assert_error(status, &body, 404, 5000);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -392,6 +452,38 @@ async fn assert_ping_pong_finished_exactly_once(node: &TestNode, pingers: [Addre
     for pinger in &pingers {
         let (_, mailbox) = get_raw(&node.url, &format!("/actors/{pinger}/mailbox")).await;
         assert_eq!(mailbox["items"], serde_json::json!([]), "every message was delivered");
+    }
+
+    // Each delivery is a run of its recipient, in queue order: three pings to the second
+    // pinger, three pongs back to the first. Pages of two follow the cursor.
+    for (pinger, sender, handler) in [(pingers[1], pingers[0], "ping"), (pingers[0], pingers[1], "pong")] {
+        let mut runs = Vec::new();
+        let mut cursor: Option<String> = None;
+        loop {
+            let path = match &cursor {
+                Some(cursor) => format!("/actor/{pinger}/runs?limit=2&cursor={cursor}"),
+                None => format!("/actor/{pinger}/runs?limit=2"),
+            };
+            let (status, page) = get_raw(&node.url, &path).await;
+            assert_eq!(status, 200, "{page}");
+            runs.extend(page["items"].as_array().unwrap().iter().cloned());
+            match page["next_cursor"].as_str() {
+                Some(next) => cursor = Some(next.to_owned()),
+                None => break,
+            }
+        }
+        assert_eq!(runs.len(), 3, "{runs:?}");
+        for run in &runs {
+            assert_eq!(run["kind"], "delivery", "{run}");
+            assert_eq!(run["handler"], handler, "{run}");
+            assert_eq!(run["from"], sender.to_string(), "{run}");
+            assert_eq!(run["status"], "success", "{run}");
+            assert!(run["timer_id"].is_null() && run["message_seq"].is_u64(), "{run}");
+            // Pinger emits no events.
+            assert_eq!(run["event_count"], 0, "{run}");
+        }
+        let order: Vec<_> = runs.iter().map(|r| (r["block_height"].as_u64(), r["message_seq"].as_u64())).collect();
+        assert!(order.windows(2).all(|w| w[0] < w[1]), "chain order: {order:?}");
     }
 }
 

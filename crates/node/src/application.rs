@@ -12,7 +12,8 @@
 //!   Glue itself checks the state-sync target.
 //! * **capture**: write the block's indexes (durably) *before* its state is applied, so the
 //!   indexes are never behind the state after a crash; rewriting is idempotent.
-//! * **finalized**: publish the new tip (height watch, basefees, liveness) and prune the mempool.
+//! * **finalized**: publish the new tip (height watch, basefees, liveness), prune the mempool, and
+//!   log each timer the block dropped because its owner could not pay.
 //!
 //! Execution results are cached by block digest between execution and finalization; a restart
 //! re-executes replayed blocks through `process`, which repopulates the cache.
@@ -39,8 +40,8 @@ use commonware_storage::{
 };
 use commonware_cryptography::Sha256;
 use commonware_utils::non_empty_range;
-use drover_execution::{BlockEnv, BlockError, Entry, NextKeyQuery, Snapshot, Vm};
-use drover_types::{Transaction, VerifiedTransaction};
+use drover_execution::{BlockEnv, BlockError, Entry, NextKeyQuery, Snapshot, SystemRun, SystemRunKind, Vm};
+use drover_types::{Address, Transaction, VerifiedTransaction, exec_error::ExecCode};
 use futures::StreamExt as _;
 use rayon::prelude::*;
 use std::{
@@ -48,7 +49,7 @@ use std::{
     sync::Arc,
     time::{Duration, UNIX_EPOCH},
 };
-use tracing::{debug, warn};
+use tracing::{debug, info, warn};
 
 pub use drover_block::Scheme;
 
@@ -226,12 +227,12 @@ impl App {
     {
         let fees = self.chain.genesis.fees;
         let vm = Arc::clone(&self.vm);
-        let outcome = Self::discover(&batches, &genesis, &mut snapshot, |snapshot| {
+        let mut outcome = Self::discover(&batches, &genesis, &mut snapshot, |snapshot| {
             drover_execution::execute_block(&vm, &env, &fees, snapshot, &txs)
         })
         .await?;
         let mut writes = genesis;
-        for (k, v) in outcome.writes {
+        for (k, v) in std::mem::take(&mut outcome.writes) {
             writes.insert(k, v);
         }
         let mut batches = batches;
@@ -245,7 +246,7 @@ impl App {
                 return None;
             }
         };
-        let executed = ExecutedBlock::new(env.height, txs, outcome.receipts, outcome.cycles_used, outcome.cells_used, outcome.basefees, outcome.next_basefees);
+        let executed = ExecutedBlock::new(env.height, txs, outcome);
         Some((merkleized, executed))
     }
 
@@ -468,6 +469,7 @@ where
                 timestamp_ms: block.timestamp_ms,
                 transactions: &executed.transactions,
                 receipts: &executed.receipts,
+                system_runs: &executed.system_runs,
             })
             .expect("index store failed: cannot record a finalized block");
     }
@@ -480,8 +482,25 @@ where
         _readers: <Self::Databases as DatabaseSet<E>>::Readers,
     ) {
         let now = Self::now_ms(&context);
+        // Logged here, once the block is final, so a proposal that never makes it says nothing.
+        if let Some(executed) = self.chain.executed(&block.digest()) {
+            for (id, owner, reason) in dropped_timers(&executed.system_runs) {
+                info!(height = block.height.get(), timer_id = id, %owner, %reason, "timer dropped: its owner cannot pay");
+            }
+        }
         self.chain.finalize(block, now);
     }
+}
+
+/// The timers of `runs` dropped because their owner could not hold the maximum fee (E1503):
+/// id, owner and the reason execution gave.
+fn dropped_timers(runs: &[SystemRun]) -> impl Iterator<Item = (u64, Address, &str)> {
+    runs.iter().filter_map(|run| match (run.kind, &run.error) {
+        (SystemRunKind::Timer { id }, Some(error)) if error.code == ExecCode::TimerUnpaid => {
+            Some((id, run.actor, error.message.as_str()))
+        }
+        _ => None,
+    })
 }
 
 #[cfg(test)]
@@ -512,7 +531,17 @@ mod tests {
         .verify()
         .unwrap();
         let fees = Basefees { cycle: 1, cell: 1 };
-        ExecutedBlock::new(1, vec![tx], Vec::new(), 21_000, 0, fees, fees)
+        let outcome = drover_execution::BlockOutcome {
+            writes: Vec::new(),
+            receipts: Vec::new(),
+            system_runs: Vec::new(),
+            cycles_used: 21_000,
+            cells_used: 0,
+            burned: 0,
+            basefees: fees,
+            next_basefees: fees,
+        };
+        ExecutedBlock::new(1, vec![tx], outcome)
     }
 
     fn block_for(executed: &ExecutedBlock, state_root: sha256::Digest) -> Block {
@@ -531,6 +560,31 @@ mod tests {
         block.basefee_cell = executed.basefees.cell;
         block.state_root = state_root;
         block
+    }
+
+    #[test]
+    fn only_timers_their_owner_could_not_pay_count_as_dropped() {
+        let owner = Address([7; 20]);
+        let run = |kind, code: Option<ExecCode>| SystemRun {
+            kind,
+            actor: owner,
+            handler: "ring".into(),
+            status: drover_types::TxStatus::Failed,
+            cycles_used: 0,
+            cells_used: 0,
+            fee: drover_types::FeeBreakdown::default(),
+            events: Vec::new(),
+            revert_reason: None,
+            error: code.map(|code| drover_types::ExecError::new(code, "owner holds 0")),
+        };
+        let runs = [
+            run(SystemRunKind::Timer { id: 1 }, None),
+            run(SystemRunKind::Timer { id: 2 }, Some(ExecCode::TimerUnpaid)),
+            run(SystemRunKind::Timer { id: 3 }, Some(ExecCode::WasmTrap)),
+            run(SystemRunKind::Delivery { seq: 4, from: owner }, Some(ExecCode::TimerUnpaid)),
+        ];
+        let dropped: Vec<_> = dropped_timers(&runs).collect();
+        assert_eq!(dropped, vec![(2, owner, "owner holds 0")]);
     }
 
     #[test]

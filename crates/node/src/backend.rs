@@ -7,7 +7,7 @@
 
 use crate::{
     admission,
-    indexes::LOG_POSITION_LEN,
+    indexes::{LOG_POSITION_LEN, LogEntry, LogOrigin as IndexedOrigin, RUN_POSITION_LEN, RunEntry},
     application::{Databases, Scheme},
     gossip::GossipHandle,
     block::{Block, to_h256},
@@ -30,14 +30,14 @@ use drover_rpc::backend::{
     ActorCall, Backend, Basefees, BlockSelector, ChainHealth, FaucetSettings, IncludedTransaction,
     OperationsRequest, StateQuery,
 };
-use drover_execution::{BlockEnv, ReadFailure, ReadRequest, Snapshot, Vm, read_actor};
+use drover_execution::{BlockEnv, ReadFailure, ReadRequest, Snapshot, SystemRunKind, Vm, read_actor};
 use drover_vm::{Outcome, Status};
 use drover_state::{Account, ActorRecord, MailboxUsage, MessageRecord, TimerRecord, UpgradeRecord, keys};
 use drover_types::exec_error::ExecCode;
 use drover_types::{
     Address, ErrorCode, H256, Receipt, Transaction, VerifiedTransaction,
     api::{
-        AccountInfo, ActorCodeInfo, ActorInfo, ActorReadResponse, LogInfo, LogPage, MailboxMessageInfo, MailboxPage, ReceiptStatus,
+        AccountInfo, ActorCodeInfo, ActorInfo, ActorReadResponse, ExecErrorInfo, LogInfo, LogOrigin, LogPage, RunKind, SystemRunInfo, SystemRunPage, MailboxMessageInfo, MailboxPage, ReceiptStatus,
         StorageEntryInfo, StoragePage, TimerInfo, UpgradeInfo, BlockInfo, ChainInfo, InclusionProofInfo, InclusionProofKind, ManifestInfo,
         StateProofInfo, StateSnapshot,
     },
@@ -80,6 +80,67 @@ fn read_response(outcome: Outcome, block_height: u64, state_root: H256) -> Resul
         state_root,
         revert_reason,
     })
+}
+
+// The HTTP layer checks cursor lengths before the indexes see them.
+const _: () = assert!(LOG_POSITION_LEN == drover_rpc::routes::actors::LOG_CURSOR_BYTES);
+const _: () = assert!(RUN_POSITION_LEN == drover_rpc::routes::actors::RUN_CURSOR_BYTES);
+
+/// The API record of a logged event: the fields of its origin set, the others `null`.
+fn log_info(entry: LogEntry) -> LogInfo {
+    let mut info = LogInfo {
+        topic: entry.event.topic,
+        data: entry.event.data,
+        block_height: entry.height,
+        origin: LogOrigin::Transaction,
+        tx_hash: None,
+        tx_index: None,
+        timer_id: None,
+        message_seq: None,
+        from: None,
+        event_index: entry.event_index,
+    };
+    match entry.origin {
+        IndexedOrigin::Transaction { hash } => {
+            info.tx_hash = Some(hash);
+            info.tx_index = Some(entry.index);
+        }
+        IndexedOrigin::Timer { id } => {
+            info.origin = LogOrigin::Timer;
+            info.timer_id = Some(id);
+        }
+        IndexedOrigin::Delivery { seq, from } => {
+            info.origin = LogOrigin::Delivery;
+            info.message_seq = Some(seq);
+            info.from = Some(from);
+        }
+    }
+    info
+}
+
+/// The API record of an indexed system run: the fields of its kind set, the others `null`.
+fn run_info(entry: RunEntry) -> SystemRunInfo {
+    let (kind, timer_id, message_seq, from) = match entry.kind {
+        SystemRunKind::Timer { id } => (RunKind::Timer, Some(id), None, None),
+        SystemRunKind::Delivery { seq, from } => (RunKind::Delivery, None, Some(seq), Some(from)),
+    };
+    SystemRunInfo {
+        block_height: entry.height,
+        kind,
+        timer_id,
+        message_seq,
+        from,
+        handler: entry.handler,
+        status: entry.status.into(),
+        cycles_used: entry.cycles_used,
+        cells_used: entry.cells_used,
+        fee: entry.fee.total(),
+        fee_burned: entry.fee.burned,
+        fee_tip: entry.fee.tip,
+        revert_reason: entry.revert_reason,
+        error: entry.error.as_ref().map(ExecErrorInfo::from),
+        event_count: entry.event_count,
+    }
 }
 
 /// Timers listed per actor: the execution layer's cap on pending timers per actor.
@@ -369,22 +430,27 @@ impl Backend for NodeHandle {
         let after = after
             .map(|bytes| <[u8; LOG_POSITION_LEN]>::try_from(bytes.as_slice()))
             .transpose()
-            .map_err(|_| ApiError::new(ErrorCode::BadRequest, "a log cursor is 16 bytes"))?;
+            .map_err(|_| ApiError::new(ErrorCode::BadRequest, format!("a log cursor is {LOG_POSITION_LEN} bytes")))?;
         let page = usize::try_from(limit).unwrap_or(usize::MAX);
         let (entries, more) = self.0.chain.indexes.logs(&address, after, page).map_err(internal)?;
         let next_cursor = more.then(|| entries.last().map(|e| format!("0x{}", hex::encode(e.position)))).flatten();
-        let items = entries
-            .into_iter()
-            .map(|entry| LogInfo {
-                topic: entry.event.topic,
-                data: entry.event.data,
-                block_height: entry.height,
-                tx_hash: entry.tx_hash,
-                tx_index: entry.tx_index,
-                event_index: entry.event_index,
-            })
-            .collect();
+        let items = entries.into_iter().map(log_info).collect();
         Ok(Some(LogPage { items, next_cursor, limit }))
+    }
+
+    async fn actor_runs(&self, address: Address, after: Option<Vec<u8>>, limit: u64) -> Result<Option<SystemRunPage>, ApiError> {
+        if self.read_keys([keys::actor_key(&address)]).await?[0].is_none() {
+            return Ok(None);
+        }
+        let after = after
+            .map(|bytes| <[u8; RUN_POSITION_LEN]>::try_from(bytes.as_slice()))
+            .transpose()
+            .map_err(|_| ApiError::new(ErrorCode::BadRequest, format!("a run cursor is {RUN_POSITION_LEN} bytes")))?;
+        let page = usize::try_from(limit).unwrap_or(usize::MAX);
+        let (entries, more) = self.0.chain.indexes.runs(&address, after, page).map_err(internal)?;
+        let next_cursor = more.then(|| entries.last().map(|e| format!("0x{}", hex::encode(e.position)))).flatten();
+        let items = entries.into_iter().map(run_info).collect();
+        Ok(Some(SystemRunPage { items, next_cursor, limit }))
     }
 
     async fn actor_timers(&self, address: Address) -> Result<Option<Vec<TimerInfo>>, ApiError> {

@@ -8,6 +8,7 @@
 
 use crate::{block, genesis::Genesis, height_file, indexes::Indexes, metrics::ChainMetrics};
 use commonware_cryptography::sha256;
+use drover_execution::{BlockOutcome, SystemRun};
 use drover_mempool::Mempool;
 use drover_state::Basefees;
 use drover_types::{Address, Receipt, TxStatus, VerifiedTransaction, api::StateSnapshot};
@@ -28,6 +29,9 @@ pub struct ExecutedBlock {
     pub height: u64,
     pub transactions: Vec<VerifiedTransaction>,
     pub receipts: Vec<Receipt>,
+    /// Timer fires and mailbox deliveries, in the order they ran (before the transactions). No
+    /// header commits to them: they follow from the parent state, which the state root covers.
+    pub system_runs: Vec<SystemRun>,
     pub cycles_used: u64,
     pub cells_used: u64,
     /// Basefees in force for the block.
@@ -41,15 +45,10 @@ pub struct ExecutedBlock {
 }
 
 impl ExecutedBlock {
-    pub fn new(
-        height: u64,
-        transactions: Vec<VerifiedTransaction>,
-        receipts: Vec<Receipt>,
-        cycles_used: u64,
-        cells_used: u64,
-        basefees: Basefees,
-        next_basefees: Basefees,
-    ) -> Self {
+    /// The record of `transactions` executed at `height` with `outcome`, whose writes the
+    /// caller has already taken (they go to the state batch, not the record).
+    pub fn new(height: u64, transactions: Vec<VerifiedTransaction>, outcome: BlockOutcome) -> Self {
+        let BlockOutcome { receipts, system_runs, cycles_used, cells_used, basefees, next_basefees, .. } = outcome;
         let hashes: Vec<_> = transactions.iter().map(|t| t.hash).collect();
         let mut nonces: HashMap<Address, u64> = HashMap::new();
         for (tx, receipt) in transactions.iter().zip(&receipts) {
@@ -65,6 +64,7 @@ impl ExecutedBlock {
             receipts_root: block::receipts_root(&receipts),
             transactions,
             receipts,
+            system_runs,
             cycles_used,
             cells_used,
             basefees,

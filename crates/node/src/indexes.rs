@@ -1,12 +1,25 @@
-//! Indexes of finalized data: transaction by hash (where it was included), receipts, and the
-//! events of successful transactions by emitting address (the actor log).
+//! Indexes of finalized data: transaction by hash (where it was included), receipts, the events
+//! of successful executions by emitting address (the actor log), and each actor's system runs
+//! (the timer fires and mailbox deliveries a block runs before its transactions).
 //!
 //! Indexes are derived data written once per finalized block, in one durable redb write
-//! transaction keyed by transaction hash, so rewriting a block (as happens when a block is
-//! replayed after a crash) is idempotent. They are written before the block's state is applied
-//! (see `application::capture`), so after any crash the indexes are never behind the state.
+//! transaction. Every key is a function of the block's content (a transaction hash, or a height
+//! and a position in the block), so rewriting a block (as happens when a block is replayed after
+//! a crash) writes the same entries again: it is idempotent. They are written before the block's
+//! state is applied (see `application::capture`), so after any crash the indexes are never
+//! behind the state.
+//!
+//! Log and run keys sort in chain order. Within a block, system runs execute before the
+//! transactions, so a log position carries a phase byte between the height and the index:
+//! [`PHASE_SYSTEM_RUN`] sorts before [`PHASE_TRANSACTION`]. Logs written before system runs were
+//! indexed (format 1: no phase byte, transactions only) are rewritten once by [`Indexes::open`].
 
-use drover_types::{Address, Event, H256, Receipt, Transaction, VerifiedTransaction};
+use drover_execution::{SystemRun, SystemRunKind};
+use drover_types::{
+    Address, Event, ExecError, FeeBreakdown, H256, Receipt, Transaction, TxStatus, VerifiedTransaction,
+    cbor::{self, CborError, Writer},
+};
+use minicbor::decode::Decoder;
 use redb::{Database, ReadableDatabase, ReadableTable as _, TableDefinition};
 use std::{path::Path, sync::Arc};
 
@@ -14,15 +27,38 @@ use std::{path::Path, sync::Arc};
 const TRANSACTIONS: TableDefinition<&[u8], &[u8]> = TableDefinition::new("transactions");
 /// tx hash → receipt CBOR.
 const RECEIPTS: TableDefinition<&[u8], &[u8]> = TableDefinition::new("receipts");
-/// `address (20) ‖ height (8, BE) ‖ tx index (4, BE) ‖ event index (4, BE)` → `tx hash (32) ‖
-/// event CBOR`: an address's events in chain order.
+/// `address (20) ‖ position` → `origin ‖ event CBOR`: an address's events in chain order. The
+/// position is `height (8, BE) ‖ phase (1) ‖ index (4, BE) ‖ event index (4, BE)`, the index
+/// being the transaction's in its block or the run's among the block's system runs. The origin
+/// is `0x00 ‖ tx hash (32)`, `0x01 ‖ timer id (8, BE)` or `0x02 ‖ message seq (8, BE) ‖ sender
+/// (20)`.
 const LOGS: TableDefinition<&[u8], &[u8]> = TableDefinition::new("logs");
-/// Length of a log's position after the address: height, transaction index, event index.
-pub const LOG_POSITION_LEN: usize = 16;
+/// Length of a log's position after the address: height, phase, index, event index.
+pub const LOG_POSITION_LEN: usize = 17;
+/// Phase of the events of a block's system runs: they ran first.
+pub const PHASE_SYSTEM_RUN: u8 = 0;
+/// Phase of the events of a block's transactions.
+pub const PHASE_TRANSACTION: u8 = 1;
+const ORIGIN_TRANSACTION: u8 = 0;
+const ORIGIN_TIMER: u8 = 1;
+const ORIGIN_DELIVERY: u8 = 2;
+/// `actor (20) ‖ height (8, BE) ‖ run index (4, BE)` → run CBOR (see [`encode_run`]): an actor's
+/// system runs in chain order, the index being the run's among the block's system runs.
+const RUNS: TableDefinition<&[u8], &[u8]> = TableDefinition::new("system_runs");
+/// Length of a run's position after the actor: height, run index.
+pub const RUN_POSITION_LEN: usize = 12;
 /// Fixed keys → u64.
 const META: TableDefinition<&str, u64> = TableDefinition::new("meta");
 const META_HEIGHT: &str = "height";
 const META_TIMESTAMP_MS: &str = "timestamp_ms";
+/// Format of the LOGS table on disk (absent: format 1, before system runs were indexed).
+const META_LOG_FORMAT: &str = "log_format";
+/// The LOGS format this code reads and writes.
+const LOG_FORMAT: u64 = 2;
+/// Length of a format-1 log position: height, transaction index, event index.
+const LOG_POSITION_LEN_V1: usize = 16;
+/// Length of a transaction hash.
+const HASH_LEN: usize = 32;
 
 /// File name of the index database inside the node's `directory`.
 pub const INDEX_FILE: &str = "indexes.redb";
@@ -41,17 +77,107 @@ pub struct BlockEntries<'a> {
     pub timestamp_ms: u64,
     pub transactions: &'a [VerifiedTransaction],
     pub receipts: &'a [Receipt],
+    /// In the order they ran.
+    pub system_runs: &'a [SystemRun],
+}
+
+/// What emitted a logged event.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LogOrigin {
+    Transaction { hash: H256 },
+    Timer { id: u64 },
+    Delivery { seq: u64, from: Address },
+}
+
+impl LogOrigin {
+    fn of(kind: SystemRunKind) -> Self {
+        match kind {
+            SystemRunKind::Timer { id } => LogOrigin::Timer { id },
+            SystemRunKind::Delivery { seq, from } => LogOrigin::Delivery { seq, from },
+        }
+    }
+
+    fn phase(&self) -> u8 {
+        match self {
+            LogOrigin::Transaction { .. } => PHASE_TRANSACTION,
+            LogOrigin::Timer { .. } | LogOrigin::Delivery { .. } => PHASE_SYSTEM_RUN,
+        }
+    }
+
+    fn encode(&self, event: &Event) -> Vec<u8> {
+        let mut value = Vec::with_capacity(1 + HASH_LEN + event.topic.len() + event.data.len() + 40);
+        match self {
+            LogOrigin::Transaction { hash } => {
+                value.push(ORIGIN_TRANSACTION);
+                value.extend_from_slice(&hash.0);
+            }
+            LogOrigin::Timer { id } => {
+                value.push(ORIGIN_TIMER);
+                value.extend_from_slice(&id.to_be_bytes());
+            }
+            LogOrigin::Delivery { seq, from } => {
+                value.push(ORIGIN_DELIVERY);
+                value.extend_from_slice(&seq.to_be_bytes());
+                value.extend_from_slice(&from.0);
+            }
+        }
+        value.extend_from_slice(&event.encode());
+        value
+    }
+
+    /// The origin and the event CBOR after it.
+    fn decode(value: &[u8]) -> Option<(Self, &[u8])> {
+        let (tag, rest) = value.split_first()?;
+        match *tag {
+            ORIGIN_TRANSACTION => {
+                let (hash, rest) = rest.split_first_chunk::<{ HASH_LEN }>()?;
+                Some((LogOrigin::Transaction { hash: H256(*hash) }, rest))
+            }
+            ORIGIN_TIMER => {
+                let (id, rest) = rest.split_first_chunk::<8>()?;
+                Some((LogOrigin::Timer { id: u64::from_be_bytes(*id) }, rest))
+            }
+            ORIGIN_DELIVERY => {
+                let (seq, rest) = rest.split_first_chunk::<8>()?;
+                let (from, rest) = rest.split_first_chunk::<{ Address::LEN }>()?;
+                Some((LogOrigin::Delivery { seq: u64::from_be_bytes(*seq), from: Address(*from) }, rest))
+            }
+            _ => None,
+        }
+    }
 }
 
 /// One event in an address's log.
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LogEntry {
-    /// Height, transaction index and event index, big-endian: the cursor of a log page.
+    /// Height, phase, index and event index, big-endian: the cursor of a log page.
     pub position: [u8; LOG_POSITION_LEN],
     pub height: u64,
-    pub tx_index: u32,
+    /// The transaction's position in its block, or the run's among the block's system runs.
+    pub index: u32,
     pub event_index: u32,
-    pub tx_hash: H256,
+    pub origin: LogOrigin,
     pub event: Event,
+}
+
+/// One system run of an actor.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RunEntry {
+    /// Height and run index, big-endian: the cursor of a run page.
+    pub position: [u8; RUN_POSITION_LEN],
+    pub height: u64,
+    /// Position among the block's system runs.
+    pub index: u32,
+    pub kind: SystemRunKind,
+    pub handler: String,
+    pub status: TxStatus,
+    pub cycles_used: u64,
+    pub cells_used: u64,
+    pub fee: FeeBreakdown,
+    /// Its events are in the emitters' logs, not here.
+    pub event_count: u32,
+    pub revert_reason: Option<String>,
+    pub error: Option<ExecError>,
 }
 
 /// A transaction found by hash.
@@ -59,6 +185,158 @@ pub struct IndexedTransaction {
     pub tx: VerifiedTransaction,
     pub height: u64,
     pub index: u32,
+}
+
+/// A system run's index record: `[kind, handler, status, cycles_used, cells_used, [burned, tip],
+/// event_count, revert_reason | null, [code, message] | null]`, the kind being `[0, timer id]`
+/// or `[1, message seq, sender]` and the status its text (`success`, `reverted`, `failed`).
+fn encode_run(run: &SystemRun) -> Vec<u8> {
+    let mut w = Writer::with_capacity(run.handler.len() + 128);
+    w.array(RUN_FIELDS);
+    match run.kind {
+        SystemRunKind::Timer { id } => w.array(2).uint(RUN_KIND_TIMER).uint(id),
+        SystemRunKind::Delivery { seq, from } => w.array(3).uint(RUN_KIND_DELIVERY).uint(seq).bytes(&from.0),
+    };
+    w.text(&run.handler)
+        .text(run.status.as_str())
+        .uint(run.cycles_used)
+        .uint(run.cells_used)
+        .array(2)
+        .u128(run.fee.burned)
+        .u128(run.fee.tip)
+        .uint(run.events.len() as u64);
+    match &run.revert_reason {
+        Some(reason) => w.text(reason),
+        None => w.null(),
+    };
+    match &run.error {
+        Some(error) => w.array(2).text(error.code.as_str()).text(&error.message),
+        None => w.null(),
+    };
+    w.into_inner()
+}
+
+/// Elements of a run record.
+const RUN_FIELDS: u64 = 9;
+const RUN_KIND_TIMER: u64 = 0;
+const RUN_KIND_DELIVERY: u64 = 1;
+
+/// Reads a run record written by [`encode_run`] (the height and index come from its key).
+fn decode_run(bytes: &[u8], height: u64, index: u32, position: [u8; RUN_POSITION_LEN]) -> Result<RunEntry, CborError> {
+    cbor::decode_strict(bytes, |d: &mut Decoder<'_>| {
+        cbor::expect_array(d, RUN_FIELDS)?;
+        let kind = match (d.array()?, d.u64()?) {
+            (Some(2), RUN_KIND_TIMER) => SystemRunKind::Timer { id: d.u64()? },
+            (Some(3), RUN_KIND_DELIVERY) => {
+                SystemRunKind::Delivery { seq: d.u64()?, from: Address(cbor::decode_fixed(d)?) }
+            }
+            _ => return Err(CborError::malformed("run kind is neither [0, id] nor [1, seq, from]")),
+        };
+        let handler = d.str()?.to_owned();
+        let status = d.str()?.parse::<TxStatus>().map_err(|e| CborError::malformed(e.to_string()))?;
+        let cycles_used = d.u64()?;
+        let cells_used = d.u64()?;
+        cbor::expect_array(d, 2)?;
+        let fee = FeeBreakdown { burned: cbor::decode_u128(d)?, tip: cbor::decode_u128(d)? };
+        let event_count = d.u32()?;
+        let revert_reason = if cbor::take_null(d)? { None } else { Some(d.str()?.to_owned()) };
+        let error = if cbor::take_null(d)? {
+            None
+        } else {
+            cbor::expect_array(d, 2)?;
+            let code = d.str()?.parse().map_err(|e: drover_types::exec_error::UnknownExecCode| {
+                CborError::malformed(e.to_string())
+            })?;
+            Some(ExecError::new(code, d.str()?))
+        };
+        Ok(RunEntry {
+            position,
+            height,
+            index,
+            kind,
+            handler,
+            status,
+            cycles_used,
+            cells_used,
+            fee,
+            event_count,
+            revert_reason,
+            error,
+        })
+    })
+}
+
+/// `address ‖ height ‖ phase ‖ index ‖ event index`: where an event sits in its emitter's log.
+fn log_key(address: &Address, height: u64, phase: u8, index: u32, event_index: u32) -> Vec<u8> {
+    let mut key = Vec::with_capacity(Address::LEN + LOG_POSITION_LEN);
+    key.extend_from_slice(&address.0);
+    key.extend_from_slice(&height.to_be_bytes());
+    key.push(phase);
+    key.extend_from_slice(&index.to_be_bytes());
+    key.extend_from_slice(&event_index.to_be_bytes());
+    key
+}
+
+/// A position within a block: a count bounded by the block's limits, far below `u32::MAX`.
+fn position_index(index: usize) -> u32 {
+    u32::try_from(index).unwrap_or(u32::MAX)
+}
+
+/// Entries of `table` under `prefix` after `prefix ‖ after` (all of them when `None`), at most
+/// `limit`, each read by `read` from its position (the key after the prefix) and value; also
+/// says whether more follow.
+fn page<T, const N: usize>(
+    table: &impl redb::ReadableTable<&'static [u8], &'static [u8]>,
+    prefix: &[u8],
+    after: Option<[u8; N]>,
+    limit: usize,
+    mut read: impl FnMut([u8; N], &[u8]) -> Result<T, IndexError>,
+) -> Result<(Vec<T>, bool), IndexError> {
+    use std::ops::Bound;
+    let start = match after {
+        Some(position) => Bound::Excluded([prefix, &position].concat()),
+        None => Bound::Included(prefix.to_vec()),
+    };
+    let end = Bound::Included([prefix, &[0xff; N]].concat());
+    let range = table
+        .range::<&[u8]>((start.as_ref().map(Vec::as_slice), end.as_ref().map(Vec::as_slice)))
+        .map_err(err)?;
+    let mut entries = Vec::new();
+    for item in range {
+        if entries.len() == limit {
+            return Ok((entries, true));
+        }
+        let (key, value) = item.map_err(err)?;
+        let position: [u8; N] = key
+            .value()
+            .get(prefix.len()..)
+            .and_then(|p| p.try_into().ok())
+            .ok_or_else(|| IndexError("corrupt index key".into()))?;
+        entries.push(read(position, value.value())?);
+    }
+    Ok((entries, false))
+}
+
+/// Rewrites format-1 log entries (`height ‖ tx index ‖ event index` → `tx hash ‖ event`) in the
+/// current format: phase [`PHASE_TRANSACTION`] and a transaction origin. Format-1 keys are one
+/// byte shorter than current ones, so the two cannot be confused.
+fn migrate_logs(txn: &redb::WriteTransaction) -> Result<(), IndexError> {
+    let mut logs = txn.open_table(LOGS).map_err(err)?;
+    let mut legacy = Vec::new();
+    for item in logs.iter().map_err(err)? {
+        let (key, value) = item.map_err(err)?;
+        if key.value().len() == Address::LEN + LOG_POSITION_LEN_V1 {
+            legacy.push((key.value().to_vec(), value.value().to_vec()));
+        }
+    }
+    for (key, value) in legacy {
+        let height_end = Address::LEN + 8;
+        let new_key = [&key[..height_end], &[PHASE_TRANSACTION], &key[height_end..]].concat();
+        let new_value = [&[ORIGIN_TRANSACTION], value.as_slice()].concat();
+        logs.remove(key.as_slice()).map_err(err)?;
+        logs.insert(new_key.as_slice(), new_value.as_slice()).map_err(err)?;
+    }
+    Ok(())
 }
 
 #[derive(Clone)]
@@ -74,7 +352,16 @@ impl Indexes {
         txn.open_table(TRANSACTIONS).map_err(err)?;
         txn.open_table(RECEIPTS).map_err(err)?;
         txn.open_table(LOGS).map_err(err)?;
-        txn.open_table(META).map_err(err)?;
+        txn.open_table(RUNS).map_err(err)?;
+        {
+            let mut meta = txn.open_table(META).map_err(err)?;
+            let format = meta.get(META_LOG_FORMAT).map_err(err)?.map(|v| v.value());
+            if format != Some(LOG_FORMAT) {
+                // Absent on a new store too, whose empty LOGS table migrates trivially.
+                migrate_logs(&txn)?;
+                meta.insert(META_LOG_FORMAT, LOG_FORMAT).map_err(err)?;
+            }
+        }
         txn.commit().map_err(err)?;
         Ok(Self { db: Arc::new(db) })
     }
@@ -86,20 +373,27 @@ impl Indexes {
             let mut txs = txn.open_table(TRANSACTIONS).map_err(err)?;
             let mut receipts = txn.open_table(RECEIPTS).map_err(err)?;
             let mut logs = txn.open_table(LOGS).map_err(err)?;
+            let mut runs = txn.open_table(RUNS).map_err(err)?;
+            for (index, run) in entries.system_runs.iter().enumerate() {
+                let index = position_index(index);
+                let origin = LogOrigin::of(run.kind);
+                for (position, event) in run.events.iter().enumerate() {
+                    let key = log_key(&event.address, entries.height, PHASE_SYSTEM_RUN, index, position_index(position));
+                    logs.insert(key.as_slice(), origin.encode(event).as_slice()).map_err(err)?;
+                }
+                let key = [run.actor.0.as_slice(), &entries.height.to_be_bytes(), &index.to_be_bytes()].concat();
+                runs.insert(key.as_slice(), encode_run(run).as_slice()).map_err(err)?;
+            }
             for (index, (tx, receipt)) in entries.transactions.iter().zip(entries.receipts).enumerate() {
+                let index = position_index(index);
+                let origin = LogOrigin::Transaction { hash: tx.hash };
                 for (position, event) in receipt.events.iter().enumerate() {
-                    let mut key = Vec::with_capacity(Address::LEN + LOG_POSITION_LEN);
-                    key.extend_from_slice(&event.address.0);
-                    key.extend_from_slice(&entries.height.to_be_bytes());
-                    key.extend_from_slice(&(index as u32).to_be_bytes());
-                    key.extend_from_slice(&(position as u32).to_be_bytes());
-                    let mut value = tx.hash.0.to_vec();
-                    value.extend_from_slice(&event.encode());
-                    logs.insert(key.as_slice(), value.as_slice()).map_err(err)?;
+                    let key = log_key(&event.address, entries.height, PHASE_TRANSACTION, index, position_index(position));
+                    logs.insert(key.as_slice(), origin.encode(event).as_slice()).map_err(err)?;
                 }
                 let mut value = Vec::with_capacity(32 + tx.encoded.len());
                 value.extend_from_slice(&entries.height.to_be_bytes());
-                value.extend_from_slice(&(index as u32).to_be_bytes());
+                value.extend_from_slice(&index.to_be_bytes());
                 value.extend_from_slice(&tx.sender.0);
                 value.extend_from_slice(&tx.encoded);
                 txs.insert(tx.hash.0.as_slice(), value.as_slice()).map_err(err)?;
@@ -154,39 +448,45 @@ impl Indexes {
         after: Option<[u8; LOG_POSITION_LEN]>,
         limit: usize,
     ) -> Result<(Vec<LogEntry>, bool), IndexError> {
-        use std::ops::Bound;
         let txn = self.db.begin_read().map_err(err)?;
         let table = txn.open_table(LOGS).map_err(err)?;
-        let start = match after {
-            Some(position) => Bound::Excluded([address.0.as_slice(), &position].concat()),
-            None => Bound::Included(address.0.to_vec()),
-        };
-        let end = Bound::Included([address.0.as_slice(), &[0xff; LOG_POSITION_LEN]].concat());
-        let range = table
-            .range::<&[u8]>((start.as_ref().map(Vec::as_slice), end.as_ref().map(Vec::as_slice)))
-            .map_err(err)?;
-        let mut entries = Vec::new();
-        for item in range {
-            if entries.len() == limit {
-                return Ok((entries, true));
-            }
-            let (key, value) = item.map_err(err)?;
-            let (key, value) = (key.value(), value.value());
+        page(&table, &address.0, after, limit, |position, value| {
             let corrupt = || IndexError("corrupt log entry".into());
-            let position: [u8; LOG_POSITION_LEN] =
-                key.get(Address::LEN..).and_then(|p| p.try_into().ok()).ok_or_else(corrupt)?;
-            let tx_hash = H256(value.get(..32).and_then(|h| h.try_into().ok()).ok_or_else(corrupt)?);
-            let event = Event::decode(&value[32..]).map_err(err)?;
-            entries.push(LogEntry {
+            let (height, rest) = position.split_first_chunk::<8>().ok_or_else(corrupt)?;
+            let (phase, rest) = rest.split_first().ok_or_else(corrupt)?;
+            let (index, rest) = rest.split_first_chunk::<4>().ok_or_else(corrupt)?;
+            let event_index: [u8; 4] = rest.try_into().map_err(|_| corrupt())?;
+            let (origin, event) = LogOrigin::decode(value).ok_or_else(corrupt)?;
+            if origin.phase() != *phase {
+                return Err(corrupt());
+            }
+            Ok(LogEntry {
                 position,
-                height: u64::from_be_bytes(position[0..8].try_into().map_err(err)?),
-                tx_index: u32::from_be_bytes(position[8..12].try_into().map_err(err)?),
-                event_index: u32::from_be_bytes(position[12..16].try_into().map_err(err)?),
-                tx_hash,
-                event,
-            });
-        }
-        Ok((entries, false))
+                height: u64::from_be_bytes(*height),
+                index: u32::from_be_bytes(*index),
+                event_index: u32::from_be_bytes(event_index),
+                origin,
+                event: Event::decode(event).map_err(err)?,
+            })
+        })
+    }
+
+    /// Up to `limit` system runs of `actor` after `after` (a [`RunEntry::position`]), in chain
+    /// order; also says whether more follow.
+    pub fn runs(
+        &self,
+        actor: &Address,
+        after: Option<[u8; RUN_POSITION_LEN]>,
+        limit: usize,
+    ) -> Result<(Vec<RunEntry>, bool), IndexError> {
+        let txn = self.db.begin_read().map_err(err)?;
+        let table = txn.open_table(RUNS).map_err(err)?;
+        page(&table, &actor.0, after, limit, |position, value| {
+            let corrupt = || IndexError("corrupt run entry".into());
+            let (height, index) = position.split_first_chunk::<8>().ok_or_else(corrupt)?;
+            let index: [u8; 4] = index.try_into().map_err(|_| corrupt())?;
+            decode_run(value, u64::from_be_bytes(*height), u32::from_be_bytes(index), position).map_err(err)
+        })
     }
 
     pub fn receipt(&self, hash: &H256) -> Result<Option<Receipt>, IndexError> {
@@ -195,6 +495,282 @@ impl Indexes {
         match table.get(hash.0.as_slice()).map_err(err)? {
             Some(v) => Receipt::decode(v.value()).map(Some).map_err(err),
             None => Ok(None),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use drover_types::{SecretKey, exec_error::ExecCode};
+
+    const ACTOR: Address = Address([0xac; 20]);
+    const OTHER: Address = Address([0x0b; 20]);
+    const SENDER: Address = Address([0x5e; 20]);
+
+    fn event(address: Address, topic: &str) -> Event {
+        Event { address, topic: topic.into(), data: topic.as_bytes().to_vec() }
+    }
+
+    fn transaction(nonce: u64) -> VerifiedTransaction {
+        Transaction {
+            chain_id: 100,
+            nonce,
+            to: Some(ACTOR),
+            value: 0,
+            cycles_limit: 100_000,
+            cells_limit: 0,
+            max_fee_per_cycle: 10,
+            max_fee_per_cell: 1,
+            tip_per_cycle: 1,
+            tip_per_cell: 0,
+            payload: Vec::new(),
+            signature: None,
+        }
+        .sign(&SecretKey::dev(0))
+        .verify()
+        .expect("a signed transaction verifies")
+    }
+
+    fn receipt(tx: &VerifiedTransaction, height: u64, index: u32, events: Vec<Event>) -> Receipt {
+        Receipt {
+            tx_hash: tx.hash,
+            block_height: height,
+            index,
+            from: tx.sender,
+            to: tx.tx.to,
+            status: TxStatus::Success,
+            cycles_used: 30_000,
+            cells_used: 0,
+            fee: FeeBreakdown { burned: 300_000, tip: 30_000 },
+            events,
+            revert_reason: None,
+            error: None,
+        }
+    }
+
+    fn run(kind: SystemRunKind, events: Vec<Event>) -> SystemRun {
+        SystemRun {
+            kind,
+            actor: ACTOR,
+            handler: "ring".into(),
+            status: TxStatus::Success,
+            cycles_used: 1_234,
+            cells_used: 8,
+            // Above u64::MAX: the record keeps a u128 whole.
+            fee: FeeBreakdown { burned: u128::from(u64::MAX) + 7, tip: 0 },
+            events,
+            revert_reason: None,
+            error: None,
+        }
+    }
+
+    /// A timer whose owner could not pay: nothing ran.
+    fn dropped(id: u64) -> SystemRun {
+        SystemRun {
+            status: TxStatus::Failed,
+            cycles_used: 0,
+            cells_used: 0,
+            fee: FeeBreakdown::default(),
+            error: Some(ExecError::new(ExecCode::TimerUnpaid, format!("timer {id} dropped: its owner holds 0"))),
+            ..run(SystemRunKind::Timer { id }, Vec::new())
+        }
+    }
+
+    struct Block {
+        height: u64,
+        transactions: Vec<VerifiedTransaction>,
+        receipts: Vec<Receipt>,
+        system_runs: Vec<SystemRun>,
+    }
+
+    impl Block {
+        fn record(&self, indexes: &Indexes) {
+            indexes
+                .record(BlockEntries {
+                    height: self.height,
+                    timestamp_ms: self.height * 1_000,
+                    transactions: &self.transactions,
+                    receipts: &self.receipts,
+                    system_runs: &self.system_runs,
+                })
+                .expect("the block is recorded");
+        }
+    }
+
+    /// Height 4: one transaction. Height 5: a timer fire (whose handler also made `OTHER` emit),
+    /// a delivery and a dropped timer, then a transaction.
+    fn blocks() -> [Block; 2] {
+        let (first, second) = (transaction(0), transaction(1));
+        [
+            Block {
+                height: 4,
+                receipts: vec![receipt(&first, 4, 0, vec![event(ACTOR, "tx4")])],
+                transactions: vec![first],
+                system_runs: Vec::new(),
+            },
+            Block {
+                height: 5,
+                receipts: vec![receipt(&second, 5, 0, vec![event(ACTOR, "tx5")])],
+                transactions: vec![second],
+                system_runs: vec![
+                    run(SystemRunKind::Timer { id: 5 << 32 }, vec![event(ACTOR, "timer"), event(OTHER, "nested")]),
+                    SystemRun {
+                        handler: "pong".into(),
+                        status: TxStatus::Reverted,
+                        revert_reason: Some("not now".into()),
+                        error: Some(ExecError::new(ExecCode::Reverted, "reverted")),
+                        ..run(SystemRunKind::Delivery { seq: 11, from: SENDER }, Vec::new())
+                    },
+                    run(SystemRunKind::Delivery { seq: 12, from: SENDER }, vec![event(ACTOR, "delivery")]),
+                    dropped((5 << 32) | 1),
+                ],
+            },
+        ]
+    }
+
+    fn open() -> (tempfile::TempDir, Indexes) {
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        let indexes = Indexes::open(dir.path()).expect("the store opens");
+        (dir, indexes)
+    }
+
+    fn topics(entries: &[LogEntry]) -> Vec<&str> {
+        entries.iter().map(|e| e.event.topic.as_str()).collect()
+    }
+
+    #[test]
+    fn system_run_events_come_before_the_transactions_of_their_block() {
+        let (_dir, indexes) = open();
+        for block in blocks() {
+            block.record(&indexes);
+        }
+        let (entries, more) = indexes.logs(&ACTOR, None, 10).unwrap();
+        assert!(!more);
+        assert_eq!(topics(&entries), ["tx4", "timer", "delivery", "tx5"]);
+        let origins: Vec<_> = entries.iter().map(|e| (e.height, e.index, e.origin)).collect();
+        let [first, second] = blocks().map(|b| b.transactions[0].hash);
+        assert_eq!(
+            origins,
+            [
+                (4, 0, LogOrigin::Transaction { hash: first }),
+                (5, 0, LogOrigin::Timer { id: 5 << 32 }),
+                (5, 2, LogOrigin::Delivery { seq: 12, from: SENDER }),
+                (5, 0, LogOrigin::Transaction { hash: second }),
+            ]
+        );
+        // A run's events go to whoever emitted them.
+        let (nested, _) = indexes.logs(&OTHER, None, 10).unwrap();
+        assert_eq!(topics(&nested), ["nested"]);
+        assert_eq!((nested[0].origin, nested[0].event_index), (LogOrigin::Timer { id: 5 << 32 }, 1));
+
+        // One at a time, each page's last position as the cursor, gives the same order.
+        let mut paged = Vec::new();
+        let mut after = None;
+        loop {
+            let (page, more) = indexes.logs(&ACTOR, after, 1).unwrap();
+            after = page.last().map(|e| e.position);
+            paged.extend(page);
+            if !more {
+                break;
+            }
+        }
+        assert_eq!(paged, entries);
+    }
+
+    #[test]
+    fn runs_round_trip_in_chain_order() {
+        let (_dir, indexes) = open();
+        let [_, block] = blocks();
+        block.record(&indexes);
+        let (entries, more) = indexes.runs(&ACTOR, None, 10).unwrap();
+        assert!(!more);
+        assert_eq!(entries.len(), block.system_runs.len());
+        for (index, (entry, run)) in entries.iter().zip(&block.system_runs).enumerate() {
+            let mut position = [0; RUN_POSITION_LEN];
+            position[..8].copy_from_slice(&5u64.to_be_bytes());
+            position[8..].copy_from_slice(&(index as u32).to_be_bytes());
+            let expected = RunEntry {
+                position,
+                height: 5,
+                index: index as u32,
+                kind: run.kind,
+                handler: run.handler.clone(),
+                status: run.status,
+                cycles_used: run.cycles_used,
+                cells_used: run.cells_used,
+                fee: run.fee,
+                event_count: run.events.len() as u32,
+                revert_reason: run.revert_reason.clone(),
+                error: run.error.clone(),
+            };
+            assert_eq!(entry, &expected);
+        }
+        // The dropped timer keeps its reason.
+        let last = entries.last().unwrap();
+        assert_eq!(last.error.as_ref().map(|e| e.code), Some(ExecCode::TimerUnpaid));
+        assert_eq!(last.status, TxStatus::Failed);
+
+        let (first, more) = indexes.runs(&ACTOR, None, 1).unwrap();
+        assert!(more);
+        let (rest, more) = indexes.runs(&ACTOR, Some(first[0].position), 10).unwrap();
+        assert!(!more);
+        assert_eq!([first, rest].concat(), entries);
+        assert_eq!(indexes.runs(&OTHER, None, 10).unwrap(), (Vec::new(), false));
+    }
+
+    #[test]
+    fn rewriting_a_block_changes_nothing() {
+        let (_dir, indexes) = open();
+        let blocks = blocks();
+        for block in &blocks {
+            block.record(&indexes);
+        }
+        let logs = indexes.logs(&ACTOR, None, 100).unwrap();
+        let runs = indexes.runs(&ACTOR, None, 100).unwrap();
+        // Replayed after a crash: the same block written again, even after a later one.
+        blocks[0].record(&indexes);
+        blocks[1].record(&indexes);
+        assert_eq!(indexes.logs(&ACTOR, None, 100).unwrap(), logs);
+        assert_eq!(indexes.runs(&ACTOR, None, 100).unwrap(), runs);
+        assert_eq!(indexes.tip().unwrap(), (5, 5_000));
+        let hash = blocks[1].transactions[0].hash;
+        assert_eq!(indexes.receipt(&hash).unwrap(), Some(blocks[1].receipts[0].clone()));
+    }
+
+    #[test]
+    fn logs_of_the_first_format_are_rewritten_once_on_open() {
+        let dir = tempfile::tempdir().unwrap();
+        let hash = H256([0xab; 32]);
+        let emitted = event(ACTOR, "old");
+        {
+            let db = Database::create(dir.path().join(INDEX_FILE)).unwrap();
+            let txn = db.begin_write().unwrap();
+            {
+                let mut logs = txn.open_table(LOGS).unwrap();
+                let key = [ACTOR.0.as_slice(), &3u64.to_be_bytes(), &2u32.to_be_bytes(), &1u32.to_be_bytes()].concat();
+                let value = [hash.0.as_slice(), &emitted.encode()].concat();
+                logs.insert(key.as_slice(), value.as_slice()).unwrap();
+            }
+            txn.commit().unwrap();
+        }
+        for _ in 0..2 {
+            let indexes = Indexes::open(dir.path()).unwrap();
+            let (entries, _) = indexes.logs(&ACTOR, None, 10).unwrap();
+            let mut position = [0; LOG_POSITION_LEN];
+            position[..8].copy_from_slice(&3u64.to_be_bytes());
+            position[8] = PHASE_TRANSACTION;
+            position[9..13].copy_from_slice(&2u32.to_be_bytes());
+            position[13..].copy_from_slice(&1u32.to_be_bytes());
+            let expected = LogEntry {
+                position,
+                height: 3,
+                index: 2,
+                event_index: 1,
+                origin: LogOrigin::Transaction { hash },
+                event: emitted.clone(),
+            };
+            assert_eq!(entries, [expected]);
         }
     }
 }

@@ -8,7 +8,7 @@ use drover_types::{
     Address, H256, Receipt, VerifiedTransaction,
     api::{
         AccountInfo, ActorCodeInfo, ActorInfo, ActorReadResponse, BlockInfo, LogPage, MailboxPage,
-        StoragePage, TimerInfo, UpgradeInfo, ChainInfo, InclusionProofInfo,
+        StoragePage, SystemRunPage, TimerInfo, UpgradeInfo, ChainInfo, InclusionProofInfo,
         InclusionProofKind, StateProofInfo,
         StateSnapshot,
     },
@@ -155,14 +155,25 @@ pub trait Backend: Clone + Send + Sync + 'static {
         limit: u64,
     ) -> impl Future<Output = Result<Option<MailboxPage>, ApiError>> + Send;
 
-    /// Up to `limit` events the actor at `address` emitted in successful transactions, in chain
-    /// order, after the position `after` names (a page's `next_cursor`; `None`: no actor there).
+    /// Up to `limit` events the actor at `address` emitted in successful transactions, timer
+    /// fires and deliveries, in chain order, after the position `after` names (a page's
+    /// `next_cursor`; `None`: no actor there).
     fn actor_logs(
         &self,
         address: Address,
         after: Option<Vec<u8>>,
         limit: u64,
     ) -> impl Future<Output = Result<Option<LogPage>, ApiError>> + Send;
+
+    /// Up to `limit` system runs (timer fires, deliveries, timers dropped unpaid) of the actor at
+    /// `address`, in chain order, after the position `after` names (a page's `next_cursor`;
+    /// `None`: no actor there).
+    fn actor_runs(
+        &self,
+        address: Address,
+        after: Option<Vec<u8>>,
+        limit: u64,
+    ) -> impl Future<Output = Result<Option<SystemRunPage>, ApiError>> + Send;
 
     /// The pending timers of the actor at `address`, in firing order (`None`: no actor there).
     fn actor_timers(

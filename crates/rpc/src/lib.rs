@@ -220,7 +220,7 @@ mod tests {
     use std::collections::HashMap;
 
     /// Every route the router serves.
-    const ROUTES: [(&str, &str); 34] = [
+    const ROUTES: [(&str, &str); 35] = [
         ("post", "/submit"),
         ("post", "/submit_wait"),
         ("get", "/transaction/{hash}"),
@@ -236,6 +236,7 @@ mod tests {
         ("get", "/actors/{address}/mailbox"),
         ("get", "/actor/{address}/timers"),
         ("get", "/actor/{address}/logs"),
+        ("get", "/actor/{address}/runs"),
         ("get", "/actor/{address}/upgrade-history"),
         ("get", "/height"),
         ("get", "/block/{selector}"),

@@ -29,7 +29,7 @@ use drover_types::{
     api::{
         AccountInfo, ActorCodeInfo, ActorInfo, ActorReadResponse, BlockInfo, ChainInfo, InclusionProofInfo,
         InclusionProofKind, ManifestInfo, ReceiptStatus, StateProofInfo, StateProofKind,
-        LogPage, MailboxPage, StateSnapshot, StorageEntryInfo, StoragePage, TimerInfo, UpgradeInfo,
+        LogInfo, LogPage, MailboxPage, SystemRunInfo, SystemRunPage, StateSnapshot, StorageEntryInfo, StoragePage, TimerInfo, UpgradeInfo,
     },
     error::ApiError,
     keccak256,
@@ -69,6 +69,10 @@ pub struct MockData {
     pub storage: HashMap<(Address, Vec<u8>), Vec<u8>>,
     /// Every batch handed to `state_proofs`, with its height.
     pub proof_batches: Vec<(Vec<StateQuery>, Option<u64>)>,
+    /// Events in each actor's log, served as one page whatever the cursor.
+    pub logs: HashMap<Address, Vec<LogInfo>>,
+    /// System runs of each actor in chain order; the mock's cursor ends in a run's index here.
+    pub runs: HashMap<Address, Vec<SystemRunInfo>>,
 }
 
 #[derive(Clone)]
@@ -119,6 +123,8 @@ impl Default for MockBackend {
             operations_requests: Vec::new(),
             storage: HashMap::new(),
             proof_batches: Vec::new(),
+            logs: HashMap::new(),
+            runs: HashMap::new(),
         };
         Self {
             data: Arc::new(Mutex::new(data)),
@@ -303,11 +309,30 @@ impl Backend for MockBackend {
     }
 
     async fn actor_logs(&self, address: Address, _after: Option<Vec<u8>>, limit: u64) -> Result<Option<LogPage>, ApiError> {
-        Ok(self.data.lock().actors.iter().any(|a| a.address == address).then(|| LogPage {
-            items: Vec::new(),
+        let data = self.data.lock();
+        Ok(data.actors.iter().any(|a| a.address == address).then(|| LogPage {
+            items: data.logs.get(&address).cloned().unwrap_or_default(),
             next_cursor: None,
             limit,
         }))
+    }
+
+    /// Pages of the actor's `runs`; a cursor (length checked by the route) is eight zero bytes
+    /// and the index of the page's last run, so the route's cursor handling is exercised.
+    async fn actor_runs(&self, address: Address, after: Option<Vec<u8>>, limit: u64) -> Result<Option<SystemRunPage>, ApiError> {
+        let data = self.data.lock();
+        if !data.actors.iter().any(|a| a.address == address) {
+            return Ok(None);
+        }
+        let runs = data.runs.get(&address).cloned().unwrap_or_default();
+        let start = after.map_or(0, |cursor| {
+            let index = u32::from_be_bytes(cursor[cursor.len() - 4..].try_into().unwrap());
+            index as usize + 1
+        });
+        let items: Vec<_> = runs.iter().skip(start).take(limit as usize).cloned().collect();
+        let end = start + items.len();
+        let next_cursor = (end < runs.len()).then(|| format!("0x{}{:08x}", "00".repeat(8), end - 1));
+        Ok(Some(SystemRunPage { items, next_cursor, limit }))
     }
 
     async fn actor_timers(&self, address: Address) -> Result<Option<Vec<TimerInfo>>, ApiError> {

@@ -56,6 +56,7 @@ pub const SWAGGER_UI_PATH: &str = "/swagger-ui";
         actors::mailbox,
         actors::timers,
         actors::logs,
+        actors::runs,
         actors::upgrade_history,
         blocks::height,
         blocks::block,
@@ -187,6 +188,11 @@ pub const OPERATION_ERRORS: &[(HttpMethod, &str, &[&[ErrorCode]])] = &[
     (
         HttpMethod::Get,
         "/actor/{address}/logs",
+        &[&[BadRequest, InvalidAddress, ActorNotFound]],
+    ),
+    (
+        HttpMethod::Get,
+        "/actor/{address}/runs",
         &[&[BadRequest, InvalidAddress, ActorNotFound]],
     ),
     (
@@ -454,6 +460,8 @@ mod tests {
             "ReceiptInfo",
             "ExecErrorInfo",
             "HealthDetailed",
+            "LogInfo",
+            "SystemRunInfo",
         ] {
             assert!(
                 json["components"]["schemas"][schema].is_object(),

@@ -157,7 +157,22 @@ pub struct TimerInfo {
     pub cycles_limit: u64,
 }
 
-/// One event in an actor's log.
+/// What emitted an event of an actor's log: a transaction, or the work a block does before its
+/// transactions (a timer fire, a mailbox delivery).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum LogOrigin {
+    /// A transaction of the block (`tx_hash`, `tx_index`).
+    Transaction,
+    /// A timer that fired at the start of the block (`timer_id`).
+    Timer,
+    /// A mailbox message delivered at the start of the block (`message_seq`, `from`).
+    Delivery,
+}
+
+/// One event in an actor's log. Within a block, the events of timer fires and deliveries come
+/// first, as they ran before the transactions. Fields of the other origins are `null`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct LogInfo {
@@ -166,10 +181,20 @@ pub struct LogInfo {
     #[cfg_attr(feature = "openapi", schema(value_type = String, format = Byte))]
     pub data: Vec<u8>,
     pub block_height: u64,
-    #[cfg_attr(feature = "openapi", schema(value_type = String))]
-    pub tx_hash: H256,
-    /// Position of the transaction in its block, and of the event in its receipt.
-    pub tx_index: u32,
+    pub origin: LogOrigin,
+    /// The emitting transaction (`transaction` only).
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>))]
+    pub tx_hash: Option<H256>,
+    /// Position of the transaction in its block (`transaction` only).
+    pub tx_index: Option<u32>,
+    /// The timer that fired (`timer` only); its id as `/actor/{address}/timers` listed it.
+    pub timer_id: Option<u64>,
+    /// Position of the delivered message in the global queue (`delivery` only).
+    pub message_seq: Option<u64>,
+    /// Sender of the delivered message (`delivery` only).
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>))]
+    pub from: Option<Address>,
+    /// Position of the event among those of its transaction or run.
     pub event_index: u32,
 }
 
@@ -178,6 +203,56 @@ pub struct LogInfo {
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct LogPage {
     pub items: Vec<LogInfo>,
+    /// Pass as `cursor` for the next page; `null` on the last page.
+    pub next_cursor: Option<String>,
+    pub limit: u64,
+}
+
+/// Which work a system run was.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum RunKind {
+    /// A timer of the actor fired (`timer_id`), paid by the actor.
+    Timer,
+    /// A message was delivered to the actor (`message_seq`, `from`), paid by its sender.
+    Delivery,
+}
+
+/// A handler of an actor that a block ran before its transactions, outside any transaction: a
+/// timer fire or a mailbox delivery. A timer whose owner could not pay its maximum fee is listed
+/// too: `failed` with E1503, nothing used. Fields of the other kind are `null`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct SystemRunInfo {
+    pub block_height: u64,
+    pub kind: RunKind,
+    /// The timer that fired (`timer` only).
+    pub timer_id: Option<u64>,
+    /// Position of the delivered message in the global queue (`delivery` only).
+    pub message_seq: Option<u64>,
+    /// Sender of the delivered message (`delivery` only).
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>))]
+    pub from: Option<Address>,
+    pub handler: String,
+    pub status: ReceiptStatus,
+    pub cycles_used: u64,
+    pub cells_used: u64,
+    /// Total fee paid (`fee_burned + fee_tip`), base units. Deferred work is burned in full.
+    pub fee: u128,
+    pub fee_burned: u128,
+    pub fee_tip: u128,
+    pub revert_reason: Option<String>,
+    pub error: Option<ExecErrorInfo>,
+    /// Events the run emitted; they are in the emitters' logs with this run as their origin.
+    pub event_count: u32,
+}
+
+/// `GET /actor/{address}/runs`: a page of the actor's system runs in chain order.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct SystemRunPage {
+    pub items: Vec<SystemRunInfo>,
     /// Pass as `cursor` for the next page; `null` on the last page.
     pub next_cursor: Option<String>,
     pub limit: u64,

@@ -1,6 +1,8 @@
 //! Actors: `GET /actor/{address}` (summary), `/actor/{address}/code` and
 //! `/actor/{address}/manifest`, read from the latest finalized state, and `POST /actor/read`,
-//! which runs a handler read-only on it.
+//! which runs a handler read-only on it. The lists (storage, mailbox, logs, runs) are pages
+//! behind one [`CursorQuery`]; log and run cursors are opaque index positions whose length is
+//! checked here.
 //!
 //! A read's request must carry exactly one payload form (`payload`, `payload_text`,
 //! `payload_json`; 400 with 5001 otherwise); `payload_json` reaches the handler as compact JSON
@@ -23,7 +25,7 @@ use drover_types::{
     Address, ErrorCode,
     api::{
         ActorCodeInfo, ActorInfo, ActorReadRequest, ActorReadResponse, LogPage, MailboxPage, ManifestInfo,
-        StorageCount, StoragePage, TimerInfo, UpgradeInfo,
+        StorageCount, StoragePage, SystemRunPage, TimerInfo, UpgradeInfo,
     },
 };
 use serde::Deserialize;
@@ -86,9 +88,9 @@ pub async fn manifest<B: Backend>(
         .ok_or_else(|| no_actor(address))
 }
 
-/// Query of the cursor-paged lists (storage, mailbox, logs): `cursor` is the previous page's
-/// `next_cursor` (absent for the first page), `limit` the page size (default 50, capped at
-/// 1,000; 0 counts as 1).
+/// Query of the cursor-paged lists (storage, mailbox, logs, runs): `cursor` is the previous
+/// page's `next_cursor` (absent for the first page), `limit` the page size (default 50, capped
+/// at 1,000; 0 counts as 1).
 #[derive(Debug, Deserialize, utoipa::IntoParams)]
 #[into_params(parameter_in = Query)]
 pub struct CursorQuery {
@@ -179,16 +181,16 @@ pub async fn mailbox<B: Backend>(
     state.backend.actor_mailbox(address, after, query.limit()).await?.map(Json).ok_or_else(|| no_actor(address))
 }
 
-/// Length of a log cursor: the height, transaction index and event index of the last event of
-/// the previous page, big-endian, in hex.
-pub const LOG_CURSOR_BYTES: usize = 16;
+/// Length of a log cursor: the position of the last event of the previous page (height, phase,
+/// index in the phase, event index), in hex. Opaque to clients.
+pub const LOG_CURSOR_BYTES: usize = 17;
 
 #[utoipa::path(
     get,
     path = "/actor/{address}/logs",
     tag = "actors",
     summary = "Events an actor emitted, a page at a time in chain order",
-    description = "Topic, data, block height and transaction hash of each event of the actor's successful executions (reverted parts emit nothing).",
+    description = "Topic, data, block height and origin of each event of the actor's successful executions (reverted parts emit nothing): a transaction (`tx_hash`, `tx_index`), a timer fire (`timer_id`) or a mailbox delivery (`message_seq`, `from`). Within a block, timer fires and deliveries ran first, so their events come first.",
     params(("address" = String, Path, description = "20 bytes of hex, `0x` optional, any case."), CursorQuery),
     responses((status = 200, description = "Events after the cursor and the next cursor.", body = LogPage))
 )]
@@ -199,6 +201,28 @@ pub async fn logs<B: Backend>(
 ) -> Result<Json<LogPage>, HttpError> {
     let after = query.hex_cursor(|len| len == LOG_CURSOR_BYTES, &format!("{LOG_CURSOR_BYTES} bytes of hex"))?;
     state.backend.actor_logs(address, after, query.limit()).await?.map(Json).ok_or_else(|| no_actor(address))
+}
+
+/// Length of a run cursor: the position of the last run of the previous page (height, index
+/// among the block's system runs), in hex. Opaque to clients.
+pub const RUN_CURSOR_BYTES: usize = 12;
+
+#[utoipa::path(
+    get,
+    path = "/actor/{address}/runs",
+    tag = "actors",
+    summary = "An actor's timer fires and mailbox deliveries, a page at a time in chain order",
+    description = "Handlers of the actor that blocks ran before their transactions: timer fires (`timer_id`) and deliveries (`message_seq`, `from`), with status, metering, fee, revert reason, E-code and number of events. A timer dropped because the actor could not pay its maximum fee is `failed` with E1503.",
+    params(("address" = String, Path, description = "20 bytes of hex, `0x` optional, any case."), CursorQuery),
+    responses((status = 200, description = "Runs after the cursor and the next cursor.", body = SystemRunPage))
+)]
+pub async fn runs<B: Backend>(
+    State(state): State<AppState<B>>,
+    AddressParam(address): AddressParam,
+    ApiQuery(query): ApiQuery<CursorQuery>,
+) -> Result<Json<SystemRunPage>, HttpError> {
+    let after = query.hex_cursor(|len| len == RUN_CURSOR_BYTES, &format!("{RUN_CURSOR_BYTES} bytes of hex"))?;
+    state.backend.actor_runs(address, after, query.limit()).await?.map(Json).ok_or_else(|| no_actor(address))
 }
 
 #[utoipa::path(
@@ -382,6 +406,145 @@ mod tests {
         let history = get(&app, "/actor/0xacacacacacacacacacacacacacacacacacacacac/upgrade-history").await.json();
         assert_eq!(history, serde_json::json!([]));
         get(&app, "/actor/0x12/upgrade-history").await.assert_error(400, ErrorCode::InvalidAddress);
+    }
+
+    #[tokio::test]
+    async fn log_items_say_where_each_event_came_from() {
+        use drover_types::{H256, api::{LogInfo, LogOrigin}};
+        let echo = Address([0xac; 20]);
+        let sender = Address([0x5e; 20]);
+        let item = |origin| LogInfo {
+            topic: "t".into(),
+            data: vec![1],
+            block_height: 9,
+            origin,
+            tx_hash: None,
+            tx_index: None,
+            timer_id: None,
+            message_seq: None,
+            from: None,
+            event_index: 0,
+        };
+        let logs = vec![
+            LogInfo { timer_id: Some(9 << 32), ..item(LogOrigin::Timer) },
+            LogInfo { message_seq: Some(4), from: Some(sender), ..item(LogOrigin::Delivery) },
+            LogInfo { tx_hash: Some(H256([0xab; 32])), tx_index: Some(0), ..item(LogOrigin::Transaction) },
+        ];
+        let mock = MockBackend::with(|data| {
+            data.actors.push(actor(echo));
+            data.logs.insert(echo, logs);
+        });
+        let app = app(&mock);
+        let base = "/actor/0xacacacacacacacacacacacacacacacacacacacac/logs";
+        let page = get(&app, base).await.json();
+        let common = serde_json::json!({"topic": "t", "data": "AQ==", "block_height": 9, "event_index": 0});
+        let with = |fields: serde_json::Value| {
+            let mut item = common.clone();
+            item.as_object_mut().unwrap().extend(fields.as_object().unwrap().clone());
+            item
+        };
+        assert_eq!(
+            page["items"],
+            serde_json::json!([
+                with(serde_json::json!({"origin": "timer", "tx_hash": null, "tx_index": null, "timer_id": 9u64 << 32,
+                    "message_seq": null, "from": null})),
+                with(serde_json::json!({"origin": "delivery", "tx_hash": null, "tx_index": null, "timer_id": null,
+                    "message_seq": 4, "from": sender.to_hex()})),
+                with(serde_json::json!({"origin": "transaction", "tx_hash": H256([0xab; 32]).to_hex(), "tx_index": 0,
+                    "timer_id": null, "message_seq": null, "from": null})),
+            ])
+        );
+        // A cursor is a whole position (17 bytes); one of the earlier 16-byte form is refused.
+        let position = "00".repeat(super::LOG_CURSOR_BYTES);
+        assert_eq!(get(&app, &format!("{base}?cursor=0x{position}")).await.status, StatusCode::OK);
+        get(&app, &format!("{base}?cursor={}", "00".repeat(16))).await.assert_error(400, ErrorCode::BadRequest);
+    }
+
+    #[tokio::test]
+    async fn runs_come_in_cursor_pages_with_their_kind_and_outcome() {
+        use drover_types::api::{ExecErrorInfo, ReceiptStatus, RunKind, SystemRunInfo};
+        use drover_types::{ExecError, exec_error::ExecCode};
+        let alarm = Address([0xac; 20]);
+        let sender = Address([0x5e; 20]);
+        let fired = SystemRunInfo {
+            block_height: 9,
+            kind: RunKind::Timer,
+            timer_id: Some(9 << 32),
+            message_seq: None,
+            from: None,
+            handler: "ring".into(),
+            status: ReceiptStatus::Success,
+            cycles_used: 1_200,
+            cells_used: 8,
+            fee: 1_208,
+            fee_burned: 1_208,
+            fee_tip: 0,
+            revert_reason: None,
+            error: None,
+            event_count: 1,
+        };
+        let delivered = SystemRunInfo {
+            kind: RunKind::Delivery,
+            timer_id: None,
+            message_seq: Some(4),
+            from: Some(sender),
+            handler: "pong".into(),
+            ..fired.clone()
+        };
+        let unpaid = ExecError::new(ExecCode::TimerUnpaid, "timer 42949672961 dropped: its owner holds 0");
+        let dropped = SystemRunInfo {
+            block_height: 10,
+            timer_id: Some((10 << 32) | 1),
+            status: ReceiptStatus::Failed,
+            cycles_used: 0,
+            cells_used: 0,
+            fee: 0,
+            fee_burned: 0,
+            event_count: 0,
+            error: Some(ExecErrorInfo::from(&unpaid)),
+            ..fired.clone()
+        };
+        let mock = MockBackend::with(|data| {
+            data.actors.push(actor(alarm));
+            data.runs.insert(alarm, vec![fired, delivered, dropped]);
+        });
+        let app = app(&mock);
+        let base = "/actor/0xacacacacacacacacacacacacacacacacacacacac/runs";
+
+        let first = get(&app, &format!("{base}?limit=2")).await.json();
+        assert_eq!(first["limit"], 2);
+        assert_eq!(
+            first["items"][0],
+            serde_json::json!({
+                "block_height": 9, "kind": "timer", "timer_id": 9u64 << 32, "message_seq": null, "from": null,
+                "handler": "ring", "status": "success", "cycles_used": 1_200, "cells_used": 8,
+                "fee": 1_208, "fee_burned": 1_208, "fee_tip": 0, "revert_reason": null, "error": null,
+                "event_count": 1,
+            })
+        );
+        assert_eq!(first["items"][1]["kind"], "delivery");
+        assert_eq!(first["items"][1]["message_seq"], 4);
+        assert_eq!(first["items"][1]["from"], sender.to_hex());
+        assert!(first["items"][1]["timer_id"].is_null());
+        let cursor = first["next_cursor"].as_str().expect("a second page");
+        let second = get(&app, &format!("{base}?cursor={cursor}")).await.json();
+        assert_eq!(second["limit"], 50);
+        assert!(second["next_cursor"].is_null());
+        let dropped = &second["items"][0];
+        assert_eq!((dropped["status"].as_str(), dropped["block_height"].as_u64()), (Some("failed"), Some(10)));
+        assert_eq!(dropped["error"]["code"], "E1503");
+        assert_eq!(dropped["error"]["category"], "timer");
+        assert_eq!(dropped["error"]["message"], unpaid.message);
+        assert_eq!(get(&app, &format!("{base}?limit=5000")).await.json()["limit"], 1000);
+
+        let too_long = format!("?cursor={}", "00".repeat(super::RUN_CURSOR_BYTES + 1));
+        for bad in ["?cursor=zz", "?cursor=00", "?limit=-1", too_long.as_str()] {
+            get(&app, &format!("{base}{bad}")).await.assert_error(400, ErrorCode::BadRequest);
+        }
+        get(&app, "/actor/0x0000000000000000000000000000000000000abc/runs")
+            .await
+            .assert_error(404, ErrorCode::ActorNotFound);
+        get(&app, "/actor/0x12/runs").await.assert_error(400, ErrorCode::InvalidAddress);
     }
 
     #[tokio::test]

@@ -44,6 +44,7 @@ pub fn routes<B: Backend>() -> Router<AppState<B>> {
         .route("/actors/{address}/mailbox", get(actors::mailbox::<B>))
         .route("/actor/{address}/timers", get(actors::timers::<B>))
         .route("/actor/{address}/logs", get(actors::logs::<B>))
+        .route("/actor/{address}/runs", get(actors::runs::<B>))
         .route("/height", get(blocks::height::<B>))
         .route("/block/{selector}", get(blocks::block::<B>))
         .route("/chain-info", get(chain::chain_info::<B>))
