@@ -51,12 +51,6 @@ pub const RUN_POSITION_LEN: usize = 12;
 const META: TableDefinition<&str, u64> = TableDefinition::new("meta");
 const META_HEIGHT: &str = "height";
 const META_TIMESTAMP_MS: &str = "timestamp_ms";
-/// Format of the LOGS table on disk (absent: format 1, before system runs were indexed).
-const META_LOG_FORMAT: &str = "log_format";
-/// The LOGS format this code reads and writes.
-const LOG_FORMAT: u64 = 2;
-/// Length of a format-1 log position: height, transaction index, event index.
-const LOG_POSITION_LEN_V1: usize = 16;
 /// Length of a transaction hash.
 const HASH_LEN: usize = 32;
 
@@ -317,28 +311,6 @@ fn page<T, const N: usize>(
     Ok((entries, false))
 }
 
-/// Rewrites format-1 log entries (`height ‖ tx index ‖ event index` → `tx hash ‖ event`) in the
-/// current format: phase [`PHASE_TRANSACTION`] and a transaction origin. Format-1 keys are one
-/// byte shorter than current ones, so the two cannot be confused.
-fn migrate_logs(txn: &redb::WriteTransaction) -> Result<(), IndexError> {
-    let mut logs = txn.open_table(LOGS).map_err(err)?;
-    let mut legacy = Vec::new();
-    for item in logs.iter().map_err(err)? {
-        let (key, value) = item.map_err(err)?;
-        if key.value().len() == Address::LEN + LOG_POSITION_LEN_V1 {
-            legacy.push((key.value().to_vec(), value.value().to_vec()));
-        }
-    }
-    for (key, value) in legacy {
-        let height_end = Address::LEN + 8;
-        let new_key = [&key[..height_end], &[PHASE_TRANSACTION], &key[height_end..]].concat();
-        let new_value = [&[ORIGIN_TRANSACTION], value.as_slice()].concat();
-        logs.remove(key.as_slice()).map_err(err)?;
-        logs.insert(new_key.as_slice(), new_value.as_slice()).map_err(err)?;
-    }
-    Ok(())
-}
-
 #[derive(Clone)]
 pub struct Indexes {
     db: Arc<Database>,
@@ -353,15 +325,7 @@ impl Indexes {
         txn.open_table(RECEIPTS).map_err(err)?;
         txn.open_table(LOGS).map_err(err)?;
         txn.open_table(RUNS).map_err(err)?;
-        {
-            let mut meta = txn.open_table(META).map_err(err)?;
-            let format = meta.get(META_LOG_FORMAT).map_err(err)?.map(|v| v.value());
-            if format != Some(LOG_FORMAT) {
-                // Absent on a new store too, whose empty LOGS table migrates trivially.
-                migrate_logs(&txn)?;
-                meta.insert(META_LOG_FORMAT, LOG_FORMAT).map_err(err)?;
-            }
-        }
+        txn.open_table(META).map_err(err)?;
         txn.commit().map_err(err)?;
         Ok(Self { db: Arc::new(db) })
     }
@@ -736,41 +700,5 @@ mod tests {
         assert_eq!(indexes.tip().unwrap(), (5, 5_000));
         let hash = blocks[1].transactions[0].hash;
         assert_eq!(indexes.receipt(&hash).unwrap(), Some(blocks[1].receipts[0].clone()));
-    }
-
-    #[test]
-    fn logs_of_the_first_format_are_rewritten_once_on_open() {
-        let dir = tempfile::tempdir().unwrap();
-        let hash = H256([0xab; 32]);
-        let emitted = event(ACTOR, "old");
-        {
-            let db = Database::create(dir.path().join(INDEX_FILE)).unwrap();
-            let txn = db.begin_write().unwrap();
-            {
-                let mut logs = txn.open_table(LOGS).unwrap();
-                let key = [ACTOR.0.as_slice(), &3u64.to_be_bytes(), &2u32.to_be_bytes(), &1u32.to_be_bytes()].concat();
-                let value = [hash.0.as_slice(), &emitted.encode()].concat();
-                logs.insert(key.as_slice(), value.as_slice()).unwrap();
-            }
-            txn.commit().unwrap();
-        }
-        for _ in 0..2 {
-            let indexes = Indexes::open(dir.path()).unwrap();
-            let (entries, _) = indexes.logs(&ACTOR, None, 10).unwrap();
-            let mut position = [0; LOG_POSITION_LEN];
-            position[..8].copy_from_slice(&3u64.to_be_bytes());
-            position[8] = PHASE_TRANSACTION;
-            position[9..13].copy_from_slice(&2u32.to_be_bytes());
-            position[13..].copy_from_slice(&1u32.to_be_bytes());
-            let expected = LogEntry {
-                position,
-                height: 3,
-                index: 2,
-                event_index: 1,
-                origin: LogOrigin::Transaction { hash },
-                event: emitted.clone(),
-            };
-            assert_eq!(entries, [expected]);
-        }
     }
 }
