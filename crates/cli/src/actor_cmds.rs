@@ -13,7 +13,10 @@ use clap::Args;
 use drover_client::amount::parse_amount;
 use drover_client::{Client, TxBuilder, Wallet};
 use drover_types::Address;
-use drover_types::api::{ActorReadRequest, ReceiptStatus};
+use drover_types::api::{
+    ActorReadRequest, LogInfo, LogOrigin, MailboxMessageInfo, ReceiptStatus, RunKind, StorageEntryInfo, SystemRunInfo,
+    TimerInfo, UpgradeInfo,
+};
 use drover_types::payload::{ACTOR_UPGRADES_ADDRESS, Deploy, Manifest, Message, Upgrade};
 use std::path::PathBuf;
 
@@ -132,6 +135,7 @@ pub enum ActorView {
     Code,
     Storage,
     Logs,
+    Runs,
     Mailbox,
     Timers,
     History,
@@ -257,59 +261,74 @@ pub async fn actor(client: &Client, address: Address, view: ActorView) -> Result
             if let Some(count) = client.actor_storage_count(&address).await? {
                 text.field("entries", count.count);
             }
-            for entry in &page.items {
-                text.field(&format!("0x{}", hex::encode(&entry.key)), format!("0x{}", hex::encode(&entry.value)));
-            }
-            if let Some(cursor) = &page.next_cursor {
-                text.line(format!("(more after {cursor})"));
-            }
+            let row = |e: &StorageEntryInfo| (format!("0x{}", hex::encode(&e.key)), format!("0x{}", hex::encode(&e.value)));
+            list(&mut text, &page.items, row, "no entries", page.next_cursor.as_deref());
             Report::new(text, &page)
         }
         ActorView::Logs => {
             let Some(page) = client.actor_logs(&address, None).await? else { bail!(missing()) };
-            for log in &page.items {
-                text.field(&format!("height {}", log.block_height), format!("{} 0x{}", log.topic, hex::encode(&log.data)));
-            }
-            if page.items.is_empty() {
-                text.line("no events");
-            }
-            if let Some(cursor) = &page.next_cursor {
-                text.line(format!("(more after {cursor})"));
-            }
+            let row = |log: &LogInfo| {
+                let origin = match (log.origin, log.tx_hash, log.timer_id, log.message_seq) {
+                    (LogOrigin::Transaction, Some(hash), ..) => format!("tx {hash}"),
+                    (LogOrigin::Timer, _, Some(id), _) => format!("timer {id}"),
+                    (LogOrigin::Delivery, .., Some(seq)) => format!("message #{seq}"),
+                    (origin, ..) => format!("{origin:?}").to_lowercase(),
+                };
+                (format!("height {}", log.block_height), format!("{} 0x{} ({origin})", log.topic, hex::encode(&log.data)))
+            };
+            list(&mut text, &page.items, row, "no events", page.next_cursor.as_deref());
+            Report::new(text, &page)
+        }
+        ActorView::Runs => {
+            let Some(page) = client.actor_runs(&address, None).await? else { bail!(missing()) };
+            let row = |run: &SystemRunInfo| {
+                let what = match (run.kind, run.timer_id, run.message_seq) {
+                    (RunKind::Timer, Some(id), _) => format!("timer {id}"),
+                    (RunKind::Delivery, _, Some(seq)) => format!("message #{seq}"),
+                    (kind, ..) => format!("{kind:?}").to_lowercase(),
+                };
+                let mut outcome = format!("{what}: {} {:?}, {} cycles", run.handler, run.status, run.cycles_used).to_lowercase();
+                if let Some(error) = &run.error {
+                    outcome.push_str(&format!(" ({}: {})", error.code, error.message));
+                }
+                (format!("height {}", run.block_height), outcome)
+            };
+            list(&mut text, &page.items, row, "no timer fires or deliveries", page.next_cursor.as_deref());
             Report::new(text, &page)
         }
         ActorView::Mailbox => {
             let Some(page) = client.actor_mailbox(&address, None).await? else { bail!(missing()) };
-            for message in &page.items {
-                text.field(&format!("#{}", message.seq), format!("{} from {} ({} payload bytes)", message.handler, message.from, message.payload.len()));
-            }
-            if page.items.is_empty() {
-                text.line("no pending messages");
-            }
-            if let Some(cursor) = &page.next_cursor {
-                text.line(format!("(more after {cursor})"));
-            }
+            let row = |m: &MailboxMessageInfo| {
+                (format!("#{}", m.seq), format!("{} from {} ({} payload bytes)", m.handler, m.from, m.payload.len()))
+            };
+            list(&mut text, &page.items, row, "no pending messages", page.next_cursor.as_deref());
             Report::new(text, &page)
         }
         ActorView::Timers => {
             let Some(timers) = client.actor_timers(&address).await? else { bail!(missing()) };
-            for timer in &timers {
-                text.field(&format!("timer {}", timer.id), format!("{} at height {}", timer.handler, timer.height));
-            }
-            if timers.is_empty() {
-                text.line("no pending timers");
-            }
+            let row = |t: &TimerInfo| (format!("timer {}", t.id), format!("{} at height {}", t.handler, t.height));
+            list(&mut text, &timers, row, "no pending timers", None);
             Report::new(text, &timers)
         }
         ActorView::History => {
             let Some(history) = client.actor_upgrades(&address).await? else { bail!(missing()) };
-            for upgrade in &history {
-                text.field(&format!("height {}", upgrade.height), format!("{} -> {}", upgrade.old_code_hash, upgrade.new_code_hash));
-            }
-            if history.is_empty() {
-                text.line("no upgrades");
-            }
+            let row = |u: &UpgradeInfo| (format!("height {}", u.height), format!("{} -> {}", u.old_code_hash, u.new_code_hash));
+            list(&mut text, &history, row, "no upgrades", None);
             Report::new(text, &history)
         }
+    }
+}
+
+/// One field per item (`none` when there are none), then where the next page starts.
+fn list<T>(text: &mut Text, items: &[T], row: impl Fn(&T) -> (String, String), none: &str, next_cursor: Option<&str>) {
+    for item in items {
+        let (name, value) = row(item);
+        text.field(&name, value);
+    }
+    if items.is_empty() {
+        text.line(none);
+    }
+    if let Some(cursor) = next_cursor {
+        text.line(format!("(more after {cursor})"));
     }
 }

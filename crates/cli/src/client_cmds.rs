@@ -70,7 +70,8 @@ pub enum ClientCommand {
     Call(crate::actor_cmds::CallArgs),
     /// Run an actor's handler read-only (no transaction, nothing written).
     Read(crate::actor_cmds::ReadArgs),
-    /// Show an actor: summary, code, storage, logs, mailbox, timers or upgrade history.
+    /// Show an actor: summary, code, storage, logs, runs (timer fires and deliveries), mailbox,
+    /// timers or upgrade history.
     Actor {
         address: Address,
         #[arg(value_enum, default_value = "summary")]
@@ -717,6 +718,7 @@ mod tests {
         ));
         for (view, expected) in [
             ("logs", crate::actor_cmds::ActorView::Logs),
+            ("runs", crate::actor_cmds::ActorView::Runs),
             ("mailbox", crate::actor_cmds::ActorView::Mailbox),
             ("timers", crate::actor_cmds::ActorView::Timers),
         ] {

@@ -557,6 +557,7 @@ async fn the_owner_upgrades_an_actor_with_the_cli_and_its_history_records_it() {
     assert!(views("logs").contains("deploy"), "the deploy event opens the log");
     assert!(views("mailbox").contains("no pending messages"));
     assert!(views("timers").contains("no pending timers"));
+    assert!(views("runs").contains("no timer fires or deliveries"));
     assert!(views("storage").contains("entries"));
     let missing = Address([0x55; 20]).to_hex();
     assert!(cli(&node, &["--json", "actor", &missing, "logs"], false).is_empty());

@@ -13,7 +13,7 @@ use crate::error::{ClientError, excerpt};
 use drover_types::{
     Address, ErrorCode, H256, Transaction,
     api::{
-        AccountInfo, ActorCodeInfo, ActorInfo, ActorReadRequest, ActorReadResponse, BasefeeInfo, LogPage, MailboxPage, StorageCount, StoragePage, TimerInfo, UpgradeInfo, BlockInfo, ChainInfo, FaucetRequest, FaucetResponse, HealthDetailed, HeightInfo,
+        AccountInfo, ActorCodeInfo, ActorInfo, ActorReadRequest, ActorReadResponse, BasefeeInfo, LogPage, MailboxPage, StorageCount, StoragePage, SystemRunPage, TimerInfo, UpgradeInfo, BlockInfo, ChainInfo, FaucetRequest, FaucetResponse, HealthDetailed, HeightInfo,
         InclusionProofInfo, Liveness, MultiProofResponse, ProofRequest, ReceiptInfo, StateProofInfo, StateSnapshot,
         SubmitResponse, SubmitWaitResponse, TransactionInfo,
     },
@@ -235,6 +235,12 @@ impl Client {
     /// order; `None` for an address that holds no actor.
     pub async fn actor_logs(&self, address: &Address, cursor: Option<&str>) -> Result<Option<LogPage>, ClientError> {
         self.get_optional(&page_path(format!("/actor/{address}/logs"), cursor), ErrorCode::ActorNotFound).await
+    }
+
+    /// `GET /actor/{address}/runs`: one page of the actor's timer fires and mailbox deliveries
+    /// after `cursor`, in chain order; `None` for an address that holds no actor.
+    pub async fn actor_runs(&self, address: &Address, cursor: Option<&str>) -> Result<Option<SystemRunPage>, ClientError> {
+        self.get_optional(&page_path(format!("/actor/{address}/runs"), cursor), ErrorCode::ActorNotFound).await
     }
 
     /// `GET /actor/{address}/timers`: pending timers in firing order; `None` for an address
