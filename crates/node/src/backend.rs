@@ -211,6 +211,28 @@ fn internal(e: impl std::fmt::Display) -> ApiError {
 }
 
 impl NodeHandle {
+    /// A page of an actor's entries in an index whose cursors are `N`-byte positions, with the
+    /// next page's cursor (`None`: no actor there).
+    async fn index_page<const N: usize, T>(
+        &self,
+        address: Address,
+        after: Option<Vec<u8>>,
+        limit: u64,
+        fetch: impl FnOnce(Option<[u8; N]>, usize) -> Result<(Vec<T>, bool), crate::indexes::IndexError>,
+        position: impl Fn(&T) -> [u8; N],
+    ) -> Result<Option<(Vec<T>, Option<String>)>, ApiError> {
+        if self.read_keys([keys::actor_key(&address)]).await?[0].is_none() {
+            return Ok(None);
+        }
+        let after = after
+            .map(|bytes| <[u8; N]>::try_from(bytes.as_slice()))
+            .transpose()
+            .map_err(|_| ApiError::new(ErrorCode::BadRequest, format!("this cursor is {N} bytes")))?;
+        let (entries, more) = fetch(after, usize::try_from(limit).unwrap_or(usize::MAX)).map_err(internal)?;
+        let next_cursor = more.then(|| entries.last().map(|e| format!("0x{}", hex::encode(position(e))))).flatten();
+        Ok(Some((entries, next_cursor)))
+    }
+
     /// Runs one round of a read-only call on the blocking pool (a handler may compute for tens
     /// of milliseconds); hands the snapshot back for the next round.
     async fn run_read(
@@ -424,33 +446,15 @@ impl Backend for NodeHandle {
     }
 
     async fn actor_logs(&self, address: Address, after: Option<Vec<u8>>, limit: u64) -> Result<Option<LogPage>, ApiError> {
-        if self.read_keys([keys::actor_key(&address)]).await?[0].is_none() {
-            return Ok(None);
-        }
-        let after = after
-            .map(|bytes| <[u8; LOG_POSITION_LEN]>::try_from(bytes.as_slice()))
-            .transpose()
-            .map_err(|_| ApiError::new(ErrorCode::BadRequest, format!("a log cursor is {LOG_POSITION_LEN} bytes")))?;
-        let page = usize::try_from(limit).unwrap_or(usize::MAX);
-        let (entries, more) = self.0.chain.indexes.logs(&address, after, page).map_err(internal)?;
-        let next_cursor = more.then(|| entries.last().map(|e| format!("0x{}", hex::encode(e.position)))).flatten();
-        let items = entries.into_iter().map(log_info).collect();
-        Ok(Some(LogPage { items, next_cursor, limit }))
+        let indexes = &self.0.chain.indexes;
+        let page = self.index_page(address, after, limit, |after, n| indexes.logs(&address, after, n), |e| e.position).await?;
+        Ok(page.map(|(entries, next_cursor)| LogPage { items: entries.into_iter().map(log_info).collect(), next_cursor, limit }))
     }
 
     async fn actor_runs(&self, address: Address, after: Option<Vec<u8>>, limit: u64) -> Result<Option<SystemRunPage>, ApiError> {
-        if self.read_keys([keys::actor_key(&address)]).await?[0].is_none() {
-            return Ok(None);
-        }
-        let after = after
-            .map(|bytes| <[u8; RUN_POSITION_LEN]>::try_from(bytes.as_slice()))
-            .transpose()
-            .map_err(|_| ApiError::new(ErrorCode::BadRequest, format!("a run cursor is {RUN_POSITION_LEN} bytes")))?;
-        let page = usize::try_from(limit).unwrap_or(usize::MAX);
-        let (entries, more) = self.0.chain.indexes.runs(&address, after, page).map_err(internal)?;
-        let next_cursor = more.then(|| entries.last().map(|e| format!("0x{}", hex::encode(e.position)))).flatten();
-        let items = entries.into_iter().map(run_info).collect();
-        Ok(Some(SystemRunPage { items, next_cursor, limit }))
+        let indexes = &self.0.chain.indexes;
+        let page = self.index_page(address, after, limit, |after, n| indexes.runs(&address, after, n), |e| e.position).await?;
+        Ok(page.map(|(entries, next_cursor)| SystemRunPage { items: entries.into_iter().map(run_info).collect(), next_cursor, limit }))
     }
 
     async fn actor_timers(&self, address: Address) -> Result<Option<Vec<TimerInfo>>, ApiError> {
