@@ -462,6 +462,11 @@ mod tests {
             "HealthDetailed",
             "LogInfo",
             "SystemRunInfo",
+            // One schema per kind of page, so each list documents its own items.
+            "CursorPage_StorageEntryInfo",
+            "CursorPage_MailboxMessageInfo",
+            "CursorPage_LogInfo",
+            "CursorPage_SystemRunInfo",
         ] {
             assert!(
                 json["components"]["schemas"][schema].is_object(),

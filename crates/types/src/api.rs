@@ -92,16 +92,19 @@ pub struct StorageEntryInfo {
     pub value: Vec<u8>,
 }
 
-/// `GET /actors/{address}/storage`: a page of entries in key order.
+/// One page of a cursor-paged actor list (storage, mailbox, logs, runs).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-pub struct StoragePage {
-    pub items: Vec<StorageEntryInfo>,
-    /// Pass as `cursor` for the next page; `null` on the last page.
+pub struct CursorPage<T> {
+    pub items: Vec<T>,
+    /// Pass as `cursor` for the next page; `null` on the last page. Opaque to clients.
     pub next_cursor: Option<String>,
     /// The page size used (the request's `limit`, capped).
     pub limit: u64,
 }
+
+/// `GET /actors/{address}/storage`: a page of entries in key order.
+pub type StoragePage = CursorPage<StorageEntryInfo>;
 
 /// `GET /actors/{address}/storage/count`: how many storage entries an actor holds.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -133,14 +136,7 @@ pub struct MailboxMessageInfo {
 }
 
 /// `GET /actors/{address}/mailbox`: a page of pending messages in delivery order.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-pub struct MailboxPage {
-    pub items: Vec<MailboxMessageInfo>,
-    /// Pass as `cursor` for the next page (the last `seq` of this one); `null` on the last page.
-    pub next_cursor: Option<String>,
-    pub limit: u64,
-}
+pub type MailboxPage = CursorPage<MailboxMessageInfo>;
 
 /// A pending one-shot timer (`GET /actor/{address}/timers`).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -199,14 +195,7 @@ pub struct LogInfo {
 }
 
 /// `GET /actor/{address}/logs`: a page of the actor's events in chain order.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-pub struct LogPage {
-    pub items: Vec<LogInfo>,
-    /// Pass as `cursor` for the next page; `null` on the last page.
-    pub next_cursor: Option<String>,
-    pub limit: u64,
-}
+pub type LogPage = CursorPage<LogInfo>;
 
 /// Which work a system run was.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -249,14 +238,7 @@ pub struct SystemRunInfo {
 }
 
 /// `GET /actor/{address}/runs`: a page of the actor's system runs in chain order.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-pub struct SystemRunPage {
-    pub items: Vec<SystemRunInfo>,
-    /// Pass as `cursor` for the next page; `null` on the last page.
-    pub next_cursor: Option<String>,
-    pub limit: u64,
-}
+pub type SystemRunPage = CursorPage<SystemRunInfo>;
 
 /// One upgrade of an actor (`GET /actor/{address}/upgrade-history`).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

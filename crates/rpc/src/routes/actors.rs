@@ -24,7 +24,8 @@ use axum::{Json, extract::State};
 use drover_types::{
     Address, ErrorCode,
     api::{
-        ActorCodeInfo, ActorInfo, ActorReadRequest, ActorReadResponse, LogPage, MailboxPage, ManifestInfo,
+        ActorCodeInfo, ActorInfo, ActorReadRequest, ActorReadResponse, CursorPage, LogInfo, LogPage, MailboxMessageInfo, MailboxPage,
+        ManifestInfo, StorageEntryInfo, SystemRunInfo,
         StorageCount, StoragePage, SystemRunPage, TimerInfo, UpgradeInfo,
     },
 };
@@ -123,7 +124,7 @@ impl CursorQuery {
     tag = "actors",
     summary = "An actor's storage, a page at a time in key order",
     params(("address" = String, Path, description = "20 bytes of hex, `0x` optional, any case."), CursorQuery),
-    responses((status = 200, description = "Entries after the cursor and the next cursor.", body = StoragePage))
+    responses((status = 200, description = "Entries after the cursor and the next cursor.", body = CursorPage<StorageEntryInfo>))
 )]
 pub async fn storage<B: Backend>(
     State(state): State<AppState<B>>,
@@ -165,7 +166,7 @@ pub async fn storage_count<B: Backend>(
     tag = "actors",
     summary = "Messages waiting for an actor, a page at a time in delivery order",
     params(("address" = String, Path, description = "20 bytes of hex, `0x` optional, any case."), CursorQuery),
-    responses((status = 200, description = "Pending messages after the cursor and the next cursor.", body = MailboxPage))
+    responses((status = 200, description = "Pending messages after the cursor and the next cursor.", body = CursorPage<MailboxMessageInfo>))
 )]
 pub async fn mailbox<B: Backend>(
     State(state): State<AppState<B>>,
@@ -192,7 +193,7 @@ pub const LOG_CURSOR_BYTES: usize = 17;
     summary = "Events an actor emitted, a page at a time in chain order",
     description = "Topic, data, block height and origin of each event of the actor's successful executions (reverted parts emit nothing): a transaction (`tx_hash`, `tx_index`), a timer fire (`timer_id`) or a mailbox delivery (`message_seq`, `from`). Within a block, timer fires and deliveries ran first, so their events come first.",
     params(("address" = String, Path, description = "20 bytes of hex, `0x` optional, any case."), CursorQuery),
-    responses((status = 200, description = "Events after the cursor and the next cursor.", body = LogPage))
+    responses((status = 200, description = "Events after the cursor and the next cursor.", body = CursorPage<LogInfo>))
 )]
 pub async fn logs<B: Backend>(
     State(state): State<AppState<B>>,
@@ -214,7 +215,7 @@ pub const RUN_CURSOR_BYTES: usize = 12;
     summary = "An actor's timer fires and mailbox deliveries, a page at a time in chain order",
     description = "Handlers of the actor that blocks ran before their transactions: timer fires (`timer_id`) and deliveries (`message_seq`, `from`), with status, metering, fee, revert reason, E-code and number of events. A timer dropped because the actor could not pay its maximum fee is `failed` with E1503.",
     params(("address" = String, Path, description = "20 bytes of hex, `0x` optional, any case."), CursorQuery),
-    responses((status = 200, description = "Runs after the cursor and the next cursor.", body = SystemRunPage))
+    responses((status = 200, description = "Runs after the cursor and the next cursor.", body = CursorPage<SystemRunInfo>))
 )]
 pub async fn runs<B: Backend>(
     State(state): State<AppState<B>>,
