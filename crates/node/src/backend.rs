@@ -410,7 +410,7 @@ impl Backend for NodeHandle {
         if actor.is_none() {
             return Ok(None);
         }
-        count.map_or(Ok(0), |bytes| drover_state::timer::decode_count(&bytes).map_err(internal)).map(Some)
+        count.map_or(Ok(0), |bytes| drover_state::decode_count(&bytes).map_err(internal)).map(Some)
     }
 
     async fn actor_mailbox(&self, address: Address, after: Option<u64>, limit: u64) -> Result<Option<MailboxPage>, ApiError> {

@@ -49,3 +49,16 @@ pub use timer::{TimerCursor, TimerRecord};
 
 /// The value of an index marker: CBOR `null` (the key is the information).
 pub const MARKER: &[u8] = &[0xf6];
+
+/// Canonical CBOR of a count record (timers per height and per owner, an actor's storage
+/// entries): a bare unsigned integer.
+pub fn encode_count(count: u64) -> Vec<u8> {
+    let mut w = drover_types::cbor::Writer::with_capacity(9);
+    w.uint(count);
+    w.into_inner()
+}
+
+/// Strict decode of a count record.
+pub fn decode_count(bytes: &[u8]) -> Result<u64, RecordError> {
+    Ok(drover_types::cbor::decode_strict(bytes, |d| Ok(d.u64()?))?)
+}

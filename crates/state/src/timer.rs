@@ -92,21 +92,10 @@ pub fn timer_id_parts(id: u64) -> (u64, u32) {
     (id >> 32, id as u32)
 }
 
-/// Canonical CBOR of a count.
-pub fn encode_count(count: u64) -> Vec<u8> {
-    let mut w = Writer::with_capacity(9);
-    w.uint(count);
-    w.into_inner()
-}
-
-/// Strict decode of a count.
-pub fn decode_count(bytes: &[u8]) -> Result<u64, RecordError> {
-    Ok(decode_strict(bytes, |d| Ok(d.u64()?))?)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::{decode_count, encode_count};
 
     #[test]
     fn records_round_trip() {

@@ -16,8 +16,8 @@ use crate::overlay::{Checkpoint, Overlay, ReadError, StateError};
 use crate::StateRead;
 use drover_state::{
     ActorRecord, Basefees, MARKER, MailQueue, MailboxUsage, MessageRecord, RecordError,
-    TimerRecord, keys,
-    timer::{decode_count, encode_count, timer_id, timer_id_parts},
+    TimerRecord, decode_count, encode_count, keys,
+    timer::{timer_id, timer_id_parts},
 };
 use drover_types::{Address, Event, cbor::CborError, exec_error::ExecCode};
 use drover_vm::{

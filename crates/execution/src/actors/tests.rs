@@ -167,7 +167,7 @@ impl Chain {
         let kept = self
             .state
             .get(&keys::actor_storage_count_key(&actor))
-            .map_or(0, |bytes| drover_state::timer::decode_count(bytes).unwrap());
+            .map_or(0, |bytes| drover_state::decode_count(bytes).unwrap());
         assert_eq!(kept, held, "the kept count matches the entries");
         kept
     }
@@ -495,7 +495,7 @@ fn an_actor_may_have_at_most_1024_pending_timers() {
     assert_eq!(outcome.receipts[0].status, TxStatus::Success);
     assert_eq!(
         chain.state[&keys::timer_pending_key(&timers)],
-        drover_state::timer::encode_count(1_024)
+        drover_state::encode_count(1_024)
     );
     assert_eq!(code_of(&chain.call(ALICE, timers, "many", &1u64.to_le_bytes()), 0), Some(ExecCode::TooManyTimers));
 }

@@ -17,7 +17,7 @@ use super::{
     cost, host::ActorHost, settled, status_of,
 };
 use crate::{BlockEnv, StateRead, overlay::ReadError};
-use drover_state::{TimerCursor, TimerRecord, keys, timer::{decode_count, timer_id}};
+use drover_state::{TimerCursor, TimerRecord, decode_count, keys, timer::timer_id};
 use drover_types::{ExecError, FeeBreakdown, TxStatus, exec_error::ExecCode};
 use drover_vm::{CallContext, CallRequest};
 
