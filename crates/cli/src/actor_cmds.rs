@@ -7,7 +7,7 @@
 //! `--json` is the global switch for JSON output. Transactions are signed from a key file like
 //! `transfer`, with generous limits by default: unused limits are not charged.
 
-use crate::client_cmds::{Report, Text, amount_text, submit_and_report};
+use crate::client_cmds::{Report, Text, amount_text, status_text, submit_and_report};
 use anyhow::{Context, Result, bail};
 use clap::Args;
 use drover_client::amount::parse_amount;
@@ -215,7 +215,7 @@ pub async fn read(client: &Client, args: ReadArgs) -> Result<Report> {
         .await
         .context("the read was refused")?;
     let mut text = Text::default();
-    text.field("status", format!("{:?}", answer.status).to_lowercase())
+    text.field("status", status_text(answer.status))
         .field("result (hex)", format!("0x{}", hex::encode(&answer.result)));
     if let Ok(utf8) = std::str::from_utf8(&answer.result)
         && !utf8.is_empty()
@@ -229,7 +229,7 @@ pub async fn read(client: &Client, args: ReadArgs) -> Result<Report> {
     }
     let mut report = Report::new(text, &answer)?;
     if answer.status != ReceiptStatus::Success {
-        report.failure = Some(format!("the handler ended {:?}", answer.status).to_lowercase());
+        report.failure = Some(format!("the handler ended {}", status_text(answer.status)));
     }
     Ok(report)
 }
@@ -287,7 +287,7 @@ pub async fn actor(client: &Client, address: Address, view: ActorView) -> Result
                     (RunKind::Delivery, _, Some(seq)) => format!("message #{seq}"),
                     (kind, ..) => format!("{kind:?}").to_lowercase(),
                 };
-                let mut outcome = format!("{what}: {} {:?}, {} cycles", run.handler, run.status, run.cycles_used).to_lowercase();
+                let mut outcome = format!("{what}: {} {}, {} cycles", run.handler, status_text(run.status), run.cycles_used);
                 if let Some(error) = &run.error {
                     outcome.push_str(&format!(" ({}: {})", error.code, error.message));
                 }

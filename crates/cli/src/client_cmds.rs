@@ -585,13 +585,17 @@ async fn transaction(client: &Client, hash: H256) -> Result<Report> {
     Report::new(text, &TransactionRecord { transaction: &tx, receipt: receipt.as_ref() })
 }
 
-fn receipt_text(text: &mut Text, receipt: &ReceiptInfo) {
-    let status = match receipt.status {
+/// How an execution ended, as the API spells it.
+pub(crate) fn status_text(status: ReceiptStatus) -> &'static str {
+    match status {
         ReceiptStatus::Success => "success",
         ReceiptStatus::Reverted => "reverted",
         ReceiptStatus::Failed => "failed",
-    };
-    text.field("outcome", status)
+    }
+}
+
+fn receipt_text(text: &mut Text, receipt: &ReceiptInfo) {
+    text.field("outcome", status_text(receipt.status))
         .field("used", format!("{} cycles, {} cells", receipt.cycles_used, receipt.cells_used))
         .field(
             "fee",

@@ -493,6 +493,8 @@ async fn two_pingers_play_ping_pong_through_their_mailboxes() {
     // Messages are delivered at the start of later blocks until the first pinger has 3 pongs.
     let pingers = start_ping_pong(&node.client(), &dev_key(4)).await;
     assert_ping_pong_finished_exactly_once(&node, pingers).await;
+    let runs = cli(&node, &["actor", &pingers[1].to_hex(), "runs"], true);
+    assert_eq!(runs.matches(": ping success,").count(), 3, "{runs}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
