@@ -6,27 +6,25 @@
 //! or missing state rolls it back whole; an actor failure rolls back its effects but keeps its
 //! nonce and fee.
 //!
-//! # Key discovery
+//! # Reads
 //!
 //! Execution is a pure function of the parent state, but which keys it reads is only known
-//! while running (storage keys, callees, code, mailbox and timer records). Reads go through a
-//! [`StateRead`] that may answer "unknown"; a round that met any unknown returns
-//! [`BlockError::NeedState`] with every key and next-key query it missed, and the node fetches
-//! them into its [`Snapshot`](crate::Snapshot) and runs again. A round stops only the work that
-//! needed a missing value (the rest of the block still runs, to discover more keys), and only a
-//! round without unknowns returns an outcome — computed from answers identical to a complete
-//! state's, so the outcome does not depend on the number of rounds. Each round adds at least one
-//! answer, so the loop ends. [`prefetch_keys`] names what can be predicted, to keep rounds few.
+//! while running (storage keys, callees, code, mailbox and timer records). It reads them on
+//! demand through a [`StateRead`], once per key per block (the overlay keeps what it read), so a
+//! block costs one lookup per distinct key its work asked for, and each such read was paid for
+//! by that work. [`prefetch_keys`] names the keys that can be predicted, so that the node can
+//! read them together before execution starts. A read the state cannot answer ends the block
+//! without an outcome ([`BlockError`]), as does a corrupt record.
 
 use crate::{
     FeeParams, Meter, Rejection, StateRead, Writes,
     actors::{
-        Deferred, Stop, SystemRun, call, deploy,
+        Deferred, SystemRun, call, deploy,
         host::{ActorHost, actor_record},
         run_deferred, upgrade,
     },
     basefee::next_basefees,
-    overlay::{NextKeyQuery, Overlay, ReadError, StateError},
+    overlay::{Overlay, ReadError, ReadFault, StateError},
     rejection::RejectReason,
     transfer::{Failure, commit, precheck, prepare, price},
 };
@@ -84,40 +82,25 @@ pub struct Selection {
     pub dropped: Vec<(usize, Rejection)>,
 }
 
-/// State a round of execution needed and did not have: fetch it and run again.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct NeedState {
-    /// Keys to read from the parent state (absent keys answer `None`), sorted.
-    pub keys: Vec<Vec<u8>>,
-    /// Next-key queries to answer from the parent state, sorted.
-    pub next_key_queries: Vec<NextKeyQuery>,
-}
-
-impl NeedState {
-    /// What the overlay found missing, or `None` if nothing was.
-    pub(crate) fn take<S: StateRead>(overlay: &mut Overlay<'_, S>) -> Option<NeedState> {
-        let (keys, next_key_queries) = overlay.take_missing();
-        (!keys.is_empty() || !next_key_queries.is_empty()).then_some(NeedState {
-            keys,
-            next_key_queries,
-        })
-    }
-
-    /// What the overlay found missing (possibly nothing).
-    pub(crate) fn from_overlay<S: StateRead>(overlay: &mut Overlay<'_, S>) -> NeedState {
-        NeedState::take(overlay).unwrap_or_default()
-    }
-}
-
-/// Why a block produced no outcome.
+/// Why a block produced no outcome. Neither depends on the block's transactions: every honest
+/// node meets the same, so the node stops (corruption) or abstains (a read that failed).
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum BlockError {
-    /// The snapshot lacks state: answer these and execute again.
-    #[error("state missing: {} keys, {} next-key queries", .0.keys.len(), .0.next_key_queries.len())]
-    NeedState(NeedState),
+    /// The state could not be read.
+    #[error(transparent)]
+    Unavailable(#[from] ReadFault),
     /// A corrupt record: fatal for the node.
     #[error(transparent)]
     Corrupt(#[from] StateError),
+}
+
+impl From<ReadError> for BlockError {
+    fn from(error: ReadError) -> Self {
+        match error {
+            ReadError::Fault(fault) => BlockError::Unavailable(fault),
+            ReadError::Corrupt(error) => BlockError::Corrupt(error),
+        }
+    }
 }
 
 /// A block uses more of a meter than its limit allows.
@@ -132,8 +115,8 @@ pub struct BlockLimitError {
 /// The keys a block over these transactions predictably reads, sorted and without duplicates:
 /// the basefees; the accounts of the proposer, every sender and every recipient; the actor
 /// record of each call's destination, each deploy's new address and each upgrade's actor; the
-/// timer cursor, this height's timer count and the mail queue. Execution discovers the rest
-/// (storage, code on a cache miss, callees, mailbox and timer records).
+/// timer cursor, this height's timer count and the mail queue. Execution reads the rest when
+/// it needs them (storage, code on a cache miss, callees, mailbox and timer records).
 pub fn prefetch_keys(env: &BlockEnv, txs: &[VerifiedTransaction]) -> Vec<Vec<u8>> {
     let mut addresses = BTreeSet::from([env.proposer]);
     let mut actors = BTreeSet::new();
@@ -178,14 +161,11 @@ fn basefees_in_force<S: StateRead>(
     params: &FeeParams,
     overlay: &mut Overlay<'_, S>,
 ) -> Result<Basefees, BlockError> {
-    match overlay.record(&basefees_key(), Basefees::decode) {
-        Ok(stored) => Ok(stored.unwrap_or(Basefees {
-            cycle: params.initial_basefee_cycle,
-            cell: params.initial_basefee_cell,
-        })),
-        Err(ReadError::Corrupt(error)) => Err(error.into()),
-        Err(ReadError::Unknown) => Err(BlockError::NeedState(NeedState::from_overlay(overlay))),
-    }
+    let stored = overlay.record(&basefees_key(), Basefees::decode)?;
+    Ok(stored.unwrap_or(Basefees {
+        cycle: params.initial_basefee_cycle,
+        cell: params.initial_basefee_cell,
+    }))
 }
 
 /// What one included transaction reports in its receipt.
@@ -237,7 +217,6 @@ fn run_tx<S: StateRead>(
     overlay: &mut Overlay<'_, S>,
     tx: &VerifiedTransaction,
 ) -> Result<TxResult, Failure> {
-    let misses = overlay.misses();
     let sender = overlay.account(tx.sender)?;
     let intrinsic = precheck(env.chain_id, basefees, &sender, &tx.tx)?;
     let Some(work) = actor_tx(tx)? else {
@@ -278,10 +257,7 @@ fn run_tx<S: StateRead>(
     };
     let events = std::mem::take(&mut host.events);
     if let Some(error) = host.fatal.take() {
-        return Err(Failure::State(error));
-    }
-    if overlay.misses() > misses {
-        return Err(Failure::Unknown);
+        return Err(Failure::Halt(error));
     }
     let cycles_used = intrinsic.cycles.saturating_add(work.cycles_used);
     let cells_used = intrinsic.cells.saturating_add(work.cells_used);
@@ -320,42 +296,42 @@ fn run_tx<S: StateRead>(
     })
 }
 
-/// Runs the deferred work; missing state leaves the round incomplete (already recorded).
+/// Runs the deferred work.
 fn deferred_phase<S: StateRead>(
     vm: &Vm,
     env: &BlockEnv,
     params: &FeeParams,
     basefees: Basefees,
     overlay: &mut Overlay<'_, S>,
-) -> Result<Deferred, StateError> {
+) -> Result<Deferred, ReadError> {
     let mut deferred = Deferred::new(params);
     let mut host = ActorHost::new(overlay, vm, basefees);
-    match run_deferred(&mut host, env, &mut deferred) {
-        Ok(()) | Err(Stop::Unknown) => {}
-        Err(Stop::Corrupt(error)) => return Err(error),
-    }
+    run_deferred(&mut host, env, &mut deferred)?;
     overlay.settle();
     Ok(deferred)
 }
 
-/// Executes a block on `state` (the parent block's post-state, with the genesis writes applied
-/// before block 1): deferred work, then `txs` in order.
-///
-/// Never fails because of a transaction: one that fails a pre-check gets a `Failed` receipt and
-/// changes nothing; one whose actor reverts or traps is rolled back and pays. Fails with
-/// [`BlockError::NeedState`] when `state` lacks what the block reads, and with
-/// [`BlockError::Corrupt`] on a corrupt record (fatal for the node). The block limits are not
-/// checked here: see [`validate_block_limits`].
-pub fn execute_block(
+/// Whether the transactions are the block's own (each gets a receipt) or candidates a proposer
+/// chooses from (those that fail a pre-check or do not fit are left out).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    Execute,
+    Build,
+}
+
+/// Runs a block over `txs` in `mode`; the selection is empty in [`Mode::Execute`].
+fn run_block<S: StateRead>(
     vm: &Vm,
     env: &BlockEnv,
     params: &FeeParams,
-    state: &impl StateRead,
+    state: &S,
     txs: &[VerifiedTransaction],
-) -> Result<BlockOutcome, BlockError> {
+    mode: Mode,
+) -> Result<(Selection, BlockOutcome), BlockError> {
     let mut overlay = Overlay::new(state);
     let basefees = basefees_in_force(params, &mut overlay)?;
     let deferred = deferred_phase(vm, env, params, basefees, &mut overlay)?;
+    let mut selection = Selection::default();
     let mut receipts = Vec::with_capacity(txs.len());
     let (mut cycles_used, mut cells_used, mut burned) =
         (deferred.cycles_used, deferred.cells_used, deferred.burned);
@@ -363,14 +339,13 @@ pub fn execute_block(
         let checkpoint = overlay.checkpoint();
         let result = match run_tx(vm, env, &basefees, &mut overlay, tx) {
             Ok(result) => result,
-            Err(Failure::State(error)) => return Err(error.into()),
-            Err(failure) => {
+            Err(Failure::Halt(error)) => return Err(error.into()),
+            Err(Failure::Rejected(rejection)) => {
                 overlay.rollback(checkpoint);
-                let error = match failure {
-                    Failure::Rejected(rejection) => Some(rejection.to_exec_error()),
-                    // The round is incomplete and its outcome will not be used.
-                    _ => None,
-                };
+                if mode == Mode::Build {
+                    selection.dropped.push((position, rejection));
+                    continue;
+                }
                 TxResult {
                     status: TxStatus::Failed,
                     cycles_used: 0,
@@ -378,10 +353,32 @@ pub fn execute_block(
                     fee: FeeBreakdown::default(),
                     events: Vec::new(),
                     revert_reason: None,
-                    error,
+                    error: Some(rejection.to_exec_error()),
                 }
             }
         };
+        if mode == Mode::Build {
+            let cycles_left = params.block_limit_cycles().saturating_sub(cycles_used);
+            let cells_left = params.block_limit_cells().saturating_sub(cells_used);
+            let full = if result.cycles_used > cycles_left {
+                Some((Meter::Cycles, result.cycles_used, cycles_left))
+            } else if result.cells_used > cells_left {
+                Some((Meter::Cells, result.cells_used, cells_left))
+            } else {
+                None
+            };
+            if let Some((meter, used, left)) = full {
+                overlay.rollback(checkpoint);
+                let message =
+                    format!("the block has {left} {meter} left; the transaction needs {used}");
+                selection.dropped.push((
+                    position,
+                    Rejection::new(RejectReason::BlockFull(meter), message),
+                ));
+                continue;
+            }
+            selection.included.push(position);
+        }
         overlay.settle();
         cycles_used = cycles_used.saturating_add(result.cycles_used);
         cells_used = cells_used.saturating_add(result.cells_used);
@@ -390,7 +387,7 @@ pub fn execute_block(
             tx_hash: tx.hash,
             block_height: env.height,
             // A block cannot come near 2^32 transactions: its size is bounded far below.
-            index: u32::try_from(position).unwrap_or(u32::MAX),
+            index: u32::try_from(receipts.len()).unwrap_or(u32::MAX),
             from: tx.sender,
             to: tx.tx.to,
             status: result.status,
@@ -402,12 +399,9 @@ pub fn execute_block(
             error: result.error,
         });
     }
-    if let Some(need) = NeedState::take(&mut overlay) {
-        return Err(BlockError::NeedState(need));
-    }
     let next_basefees = next_basefees(params, basefees, cycles_used, cells_used);
     overlay.put(basefees_key(), Some(next_basefees.encode()));
-    Ok(BlockOutcome {
+    let outcome = BlockOutcome {
         writes: overlay.into_writes(),
         receipts,
         system_runs: deferred.runs,
@@ -416,72 +410,43 @@ pub fn execute_block(
         burned,
         basefees,
         next_basefees,
-    })
+    };
+    Ok((selection, outcome))
 }
 
-/// The proposer's filter: runs the block's deferred work, then walks `candidates` in order,
+/// Executes a block on `state` (the parent block's post-state, with the genesis writes applied
+/// before block 1): deferred work, then `txs` in order.
+///
+/// Never fails because of a transaction: one that fails a pre-check gets a `Failed` receipt and
+/// changes nothing; one whose actor reverts or traps is rolled back and pays. Fails with
+/// [`BlockError`] when the state cannot be read or holds a corrupt record. The block limits are
+/// not checked here: see [`validate_block_limits`].
+pub fn execute_block(
+    vm: &Vm,
+    env: &BlockEnv,
+    params: &FeeParams,
+    state: &impl StateRead,
+    txs: &[VerifiedTransaction],
+) -> Result<BlockOutcome, BlockError> {
+    run_block(vm, env, params, state, txs, Mode::Execute).map(|(_, outcome)| outcome)
+}
+
+/// The proposer's block: runs the block's deferred work, then walks `candidates` in order,
 /// keeping each one that passes its pre-checks after the ones kept before it and fits in what
 /// the block limits leave, and dropping the others with the reason. A transaction whose actor
-/// reverts or traps is kept: it pays. A block made of the kept transactions executes with no
-/// `Failed` pre-check receipt and passes [`validate_block_limits`].
+/// reverts or traps is kept: it pays. Returns the selection and the outcome of the block made
+/// of the kept transactions — exactly what [`execute_block`] gives over them (dropped
+/// candidates leave no trace), with no `Failed` pre-check receipt — in one pass.
 ///
-/// Fails like [`execute_block`]: [`BlockError::NeedState`] or [`BlockError::Corrupt`].
-pub fn select_valid(
+/// Fails like [`execute_block`].
+pub fn build_block(
     vm: &Vm,
     env: &BlockEnv,
     params: &FeeParams,
     state: &impl StateRead,
     candidates: &[VerifiedTransaction],
-) -> Result<Selection, BlockError> {
-    let mut overlay = Overlay::new(state);
-    let basefees = basefees_in_force(params, &mut overlay)?;
-    let deferred = deferred_phase(vm, env, params, basefees, &mut overlay)?;
-    let mut selection = Selection::default();
-    let mut cycles_left = params.block_limit_cycles().saturating_sub(deferred.cycles_used);
-    let mut cells_left = params.block_limit_cells().saturating_sub(deferred.cells_used);
-    for (position, tx) in candidates.iter().enumerate() {
-        let checkpoint = overlay.checkpoint();
-        let result = match run_tx(vm, env, &basefees, &mut overlay, tx) {
-            Ok(result) => result,
-            Err(Failure::State(error)) => return Err(error.into()),
-            Err(Failure::Rejected(rejection)) => {
-                overlay.rollback(checkpoint);
-                selection.dropped.push((position, rejection));
-                continue;
-            }
-            Err(Failure::Unknown) => {
-                // The round is incomplete: its selection will not be used.
-                overlay.rollback(checkpoint);
-                continue;
-            }
-        };
-        let (cycles, cells) = (result.cycles_used, result.cells_used);
-        let full = if cycles > cycles_left {
-            Some((Meter::Cycles, cycles, cycles_left))
-        } else if cells > cells_left {
-            Some((Meter::Cells, cells, cells_left))
-        } else {
-            None
-        };
-        if let Some((meter, used, left)) = full {
-            overlay.rollback(checkpoint);
-            let message =
-                format!("the block has {left} {meter} left; the transaction needs {used}");
-            selection.dropped.push((
-                position,
-                Rejection::new(RejectReason::BlockFull(meter), message),
-            ));
-            continue;
-        }
-        overlay.settle();
-        cycles_left -= cycles;
-        cells_left -= cells;
-        selection.included.push(position);
-    }
-    if let Some(need) = NeedState::take(&mut overlay) {
-        return Err(BlockError::NeedState(need));
-    }
-    Ok(selection)
+) -> Result<(Selection, BlockOutcome), BlockError> {
+    run_block(vm, env, params, state, candidates, Mode::Build)
 }
 
 /// The one block-level rule: a block may use at most twice the target of each meter.
@@ -1052,7 +1017,7 @@ mod tests {
     }
 
     #[test]
-    fn select_valid_drops_exactly_the_invalid_ones_and_its_block_fully_succeeds() {
+    fn build_block_drops_exactly_the_invalid_ones_and_its_block_fully_succeeds() {
         let (alice, bob, carol, proposer) = (address(1), address(2), address(3), address(9));
         let state = genesis(&[(alice, RICH), (bob, 1_000_000)]);
         let candidates = [
@@ -1072,7 +1037,8 @@ mod tests {
             transfer(alice, 2, carol, 1), // 7: ok
             transfer(alice, 2, carol, 1), // 8: nonce reused
         ];
-        let selection = select_valid(vm(), &env(proposer), &params(), &state, &candidates).unwrap();
+        let (selection, built) =
+            build_block(vm(), &env(proposer), &params(), &state, &candidates).unwrap();
         assert_eq!(selection.included, [1, 2, 4, 6, 7]);
         let dropped: Vec<(usize, RejectReason)> = selection
             .dropped
@@ -1100,17 +1066,21 @@ mod tests {
                 .iter()
                 .all(|receipt| receipt.status == TxStatus::Success)
         );
+        // Building is executing the kept transactions, in one pass.
+        assert_eq!(built, outcome);
     }
 
     #[test]
-    fn select_valid_stops_at_the_block_limit_and_executing_past_it_is_invalid() {
+    fn build_block_stops_at_the_block_limit_and_executing_past_it_is_invalid() {
         let senders: Vec<Address> = (1..=100).map(address).collect();
         let state = genesis(&senders.iter().map(|s| (*s, RICH)).collect::<Vec<_>>());
         let candidates: Vec<_> = (0..960u64)
             .map(|i| transfer(senders[(i % 100) as usize], i / 100, address(250), 1))
             .collect();
-        let selection = select_valid(vm(), &env(address(9)), &params(), &state, &candidates).unwrap();
+        let (selection, built) =
+            build_block(vm(), &env(address(9)), &params(), &state, &candidates).unwrap();
         assert_eq!(selection.included, (0..952).collect::<Vec<_>>());
+        assert_eq!(built, run(&state, address(9), &candidates[..952]));
         assert_eq!(selection.dropped.len(), 8);
         let (index, rejection) = &selection.dropped[0];
         assert_eq!(
@@ -1174,7 +1144,7 @@ mod tests {
         )
         .unwrap_err();
         assert_eq!(corrupt_key(error), account_key(&alice));
-        let error = select_valid(
+        let error = build_block(
             vm(),
             &env(address(9)),
             &params(),

@@ -10,23 +10,19 @@
 //!
 //! ```text
 //! genesis:   genesis_writes(allocations, params)          → apply before block 1
-//! propose:   snapshot = get_many(prefetch_keys(env, candidates))
-//!            loop { select_valid(vm, env, params, &snapshot, candidates)
-//!                   NeedState { keys, next_key_queries } → fetch them into snapshot, again }
-//! execute:   snapshot = get_many(prefetch_keys(env, txs))
-//!            loop { execute_block(vm, env, params, &snapshot, txs) → outcome, or NeedState
-//!                   → fetch, again }
+//! propose:   (selection, outcome) = build_block(vm, env, params, &reader, candidates)
+//! verify:    outcome = execute_block(vm, env, params, &reader, txs)
 //!            validate_block_limits(params, outcome.cycles_used, outcome.cells_used)?
 //!            apply outcome.writes to the block's speculative batch
 //! ```
 //!
-//! Which keys an actor reads is only known while it runs, so execution works in **discovery
-//! rounds** (see [`block`](crate::execute_block)): a round that meets state the [`Snapshot`]
-//! lacks returns [`BlockError::NeedState`] with every missing key and next-key query, instead
-//! of guessing; the node fetches them and runs again. The outcome of the first complete round
-//! is the one a complete state gives. [`prefetch_keys`] names what is predictable. A corrupt
-//! stored record ([`StateError`]) is fatal for the node: a transaction can never make a block
-//! invalid. [`validate_block_limits`] is the only block-level rule.
+//! The `reader` answers reads of the parent state on demand ([`StateRead`]): which keys an
+//! actor reads is only known while it runs, and each is read when it is first asked for, once
+//! per block. [`prefetch_keys`] names what is predictable, so that the node can read those keys
+//! together before execution starts. A read the reader cannot answer ([`ReadFault`]) ends the
+//! block without an outcome; so does a corrupt stored record ([`StateError`], fatal for the
+//! node): a transaction can never make a block invalid. [`validate_block_limits`] is the only
+//! block-level rule.
 //!
 //! # What a block does
 //!
@@ -39,7 +35,7 @@
 //! [intrinsic cost](intrinsic_cost) (E1005/E1006), payload form ([`check_payload`], E1009) and,
 //! for a message, a destination holding an actor (E1009). A transaction that fails gets a
 //! `Failed` receipt carrying the E-code, uses nothing, pays nothing and changes nothing — its
-//! nonce is not consumed; the proposer's [`select_valid`] leaves it out.
+//! nonce is not consumed; the proposer's [`build_block`] leaves it out.
 //!
 //! One that passes has its nonce incremented and pays for what it used (see below):
 //! - a plain transfer or a value deposit (empty payload) moves the value and emits one event
@@ -77,7 +73,7 @@
 //!
 //! Each touched account is decoded once into an ordered in-memory overlay and encoded once at the
 //! end of the block; each transfer does constant work besides. In an optimised build a block
-//! of 1,000 transfers among 256 accounts executes in about 1.5 ms, and `select_valid` over the
+//! of 1,000 transfers among 256 accounts executes in about 1.5 ms, and `build_block` over the
 //! same candidates takes about as long.
 
 pub mod actors;
@@ -97,12 +93,12 @@ pub use actors::{
     read::{ReadFailure, ReadRequest, read_actor},
 };
 pub use block::{
-    BlockEnv, BlockError, BlockLimitError, BlockOutcome, NeedState, Selection, execute_block,
-    prefetch_keys, select_valid, validate_block_limits,
+    BlockEnv, BlockError, BlockLimitError, BlockOutcome, Selection, build_block, execute_block,
+    prefetch_keys, validate_block_limits,
 };
 pub use drover_state::Basefees;
 pub use genesis::{GenesisError, genesis_writes};
-pub use overlay::{Entry, NextKeyQuery, Snapshot, StateError, StateRead, Unknown};
+pub use overlay::{Entry, NextKeyQuery, ReadFault, StateError, StateRead};
 pub use params::{
     BLOCK_LIMIT_TARGET_MULTIPLE, FeeParams, FeeParamsError, GENESIS_INITIAL_BASEFEE_CELL,
     GENESIS_INITIAL_BASEFEE_CYCLE, GENESIS_MIN_BASEFEE_CELL, GENESIS_MIN_BASEFEE_CYCLE,

@@ -1,34 +1,33 @@
-//! Reading the parent state, discovering what is missing, and buffering a block's changes with a
-//! journal for rollback.
+//! Reading the parent state on demand, and buffering a block's changes with a journal for
+//! rollback.
 //!
-//! **Reads.** The executor reads the parent state only through [`StateRead`], which may answer
-//! [`Unknown`]: the node runs the executor over a partial [`Snapshot`] and fetches what it names
-//! (see [`NeedState`](crate::NeedState)). A `BTreeMap` is a complete state and never answers
-//! unknown. Two kinds of question exist: the value of a key, and the next entry after a key
-//! under a prefix ([`NextKeyQuery`]), which actor storage iteration needs and a speculative
-//! batch cannot answer by itself.
+//! **Reads.** The executor reads the parent state only through [`StateRead`], which answers
+//! every question when it is asked: the node reads the key from its database (the committed
+//! state merged with the writes of the pending ancestors), a test reads a `BTreeMap`. Two kinds
+//! of question exist: the value of a key, and the next entry after a key under a prefix
+//! ([`NextKeyQuery`]), which actor storage iteration needs. A reader that cannot answer (a
+//! storage failure, or a reader that gives up by its own rule) fails with [`ReadFault`], and
+//! execution stops: a block or a read without its state has no outcome. So the cost of a block
+//! is one lookup per distinct key it reads, each paid for by whoever asked for it.
 //!
 //! **Overlay.** Each account is decoded once, on first use, and lives in the [`Overlay`] until
-//! the end of the block; other records live there as raw bytes. Every change pushes an undo
-//! entry on a journal, so [`Overlay::checkpoint`] / [`Overlay::rollback`] undo exactly the
-//! changes made since — nested actor calls, a reverted transaction, a transaction the proposer
-//! drops for want of room. The maps are `BTreeMap`s so that writes come out in key order
-//! without depending on any hash seed.
-//!
-//! **Missing state.** A read the state cannot answer is recorded (key or next-key query) and
-//! fails with [`ReadError::Unknown`]. What the executor computes after such a failure is thrown
-//! away; what matters is that every missing item of the round is recorded. An answer, once
-//! given, is what a complete state would have said, so the final round (the one with nothing
-//! missing) computes exactly what a complete snapshot computes.
+//! the end of the block; other records live there as raw bytes, and every value read stays
+//! cached there (also across a rollback), so no key is read from the state twice in a block.
+//! Every change pushes an undo entry on a journal, so [`Overlay::checkpoint`] /
+//! [`Overlay::rollback`] undo exactly the changes made since — nested actor calls, a reverted
+//! transaction, a transaction the proposer drops for want of room. The maps are `BTreeMap`s so
+//! that writes come out in key order without depending on any hash seed.
 
 use crate::Writes;
 use drover_state::{Account, RecordError, keys::account_key};
 use drover_types::Address;
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::BTreeMap;
 
-/// The state could not answer: the key (or next-key query) was not fetched.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Unknown;
+/// The state could not be read: a storage failure, or a reader that gave up (a read-only call
+/// out of time, a state that moved under it). Execution stops without an outcome.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("the state could not be read: {0}")]
+pub struct ReadFault(pub String);
 
 /// "The first entry of the parent state whose key starts with `prefix` and is strictly greater
 /// than `after`" (from the first key with the prefix when `after` is `None`).
@@ -44,22 +43,22 @@ pub struct NextKeyQuery {
 /// A storage entry of the parent state: `(key, value)`.
 pub type Entry = (Vec<u8>, Vec<u8>);
 
-/// Read access to the parent state a block executes on.
+/// Read access to the parent state a block executes on, answered on demand.
 pub trait StateRead {
-    /// The value under `key` (`Ok(None)`: absent), or [`Unknown`] if not fetched.
-    fn get(&self, key: &[u8]) -> Result<Option<Vec<u8>>, Unknown>;
+    /// The value under `key` (`Ok(None)`: absent).
+    fn get(&self, key: &[u8]) -> Result<Option<Vec<u8>>, ReadFault>;
 
-    /// The answer to a next-key query, or [`Unknown`] if not fetched.
-    fn next_entry(&self, query: &NextKeyQuery) -> Result<Option<Entry>, Unknown>;
+    /// The answer to a next-key query.
+    fn next_entry(&self, query: &NextKeyQuery) -> Result<Option<Entry>, ReadFault>;
 }
 
-/// A complete state: every key is known.
+/// A complete in-memory state.
 impl StateRead for BTreeMap<Vec<u8>, Vec<u8>> {
-    fn get(&self, key: &[u8]) -> Result<Option<Vec<u8>>, Unknown> {
+    fn get(&self, key: &[u8]) -> Result<Option<Vec<u8>>, ReadFault> {
         Ok(BTreeMap::get(self, key).cloned())
     }
 
-    fn next_entry(&self, query: &NextKeyQuery) -> Result<Option<Entry>, Unknown> {
+    fn next_entry(&self, query: &NextKeyQuery) -> Result<Option<Entry>, ReadFault> {
         use std::ops::Bound;
         let start = match &query.after {
             Some(after) => Bound::Excluded(after.clone()),
@@ -70,46 +69,6 @@ impl StateRead for BTreeMap<Vec<u8>, Vec<u8>> {
             .next()
             .filter(|(key, _)| key.starts_with(&query.prefix))
             .map(|(key, value)| (key.clone(), value.clone())))
-    }
-}
-
-/// A partial state: the answers the node has fetched so far. What it was not given is
-/// [`Unknown`]. Built by the node round after round from [`NeedState`](crate::NeedState).
-#[derive(Debug, Clone, Default)]
-pub struct Snapshot {
-    values: HashMap<Vec<u8>, Option<Vec<u8>>>,
-    next: HashMap<NextKeyQuery, Option<Entry>>,
-}
-
-impl Snapshot {
-    pub fn new() -> Self {
-        Self::default()
-    }
-
-    /// Records the parent state's value of `key` (`None`: absent). A later answer replaces an
-    /// earlier one (the node lays the genesis writes over block 1's reads this way).
-    pub fn insert(&mut self, key: Vec<u8>, value: Option<Vec<u8>>) {
-        self.values.insert(key, value);
-    }
-
-    /// Records the answer to a next-key query.
-    pub fn answer(&mut self, query: NextKeyQuery, answer: Option<Entry>) {
-        self.next.insert(query, answer);
-    }
-
-    /// Whether `key` has been answered.
-    pub fn contains(&self, key: &[u8]) -> bool {
-        self.values.contains_key(key)
-    }
-}
-
-impl StateRead for Snapshot {
-    fn get(&self, key: &[u8]) -> Result<Option<Vec<u8>>, Unknown> {
-        self.values.get(key).cloned().ok_or(Unknown)
-    }
-
-    fn next_entry(&self, query: &NextKeyQuery) -> Result<Option<Entry>, Unknown> {
-        self.next.get(query).cloned().ok_or(Unknown)
     }
 }
 
@@ -124,13 +83,19 @@ pub struct StateError {
     pub source: RecordError,
 }
 
-/// Why a read through the overlay gave no value.
+/// Why a read through the overlay gave no value. Either ends the block (or the read-only call).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum ReadError {
-    /// Not fetched yet; recorded in the overlay's missing set.
-    Unknown,
-    /// The stored bytes are not the expected record: fatal for the block.
+    /// The reader could not answer.
+    Fault(ReadFault),
+    /// The stored bytes are not the expected record.
     Corrupt(StateError),
+}
+
+impl From<ReadFault> for ReadError {
+    fn from(fault: ReadFault) -> Self {
+        ReadError::Fault(fault)
+    }
 }
 
 impl From<StateError> for ReadError {
@@ -171,11 +136,6 @@ pub(crate) struct Overlay<'a, S> {
     accounts: BTreeMap<Address, Slot>,
     kv: BTreeMap<Vec<u8>, KvSlot>,
     journal: Vec<Undo>,
-    missing: BTreeSet<Vec<u8>>,
-    missing_next: BTreeSet<NextKeyQuery>,
-    /// Reads that found state missing, counted every time (a key missed twice counts twice),
-    /// so that a caller can tell whether its own work missed anything.
-    misses: usize,
 }
 
 impl<'a, S: StateRead> Overlay<'a, S> {
@@ -185,9 +145,6 @@ impl<'a, S: StateRead> Overlay<'a, S> {
             accounts: BTreeMap::new(),
             kv: BTreeMap::new(),
             journal: Vec::new(),
-            missing: BTreeSet::new(),
-            missing_next: BTreeSet::new(),
-            misses: 0,
         }
     }
 
@@ -197,16 +154,11 @@ impl<'a, S: StateRead> Overlay<'a, S> {
             return Ok(slot.current);
         }
         let key = account_key(&address);
-        let original = match self.state.get(&key) {
-            Ok(Some(bytes)) => {
+        let original = match self.state.get(&key)? {
+            Some(bytes) => {
                 Some(Account::decode(&bytes).map_err(|source| StateError { key, source })?)
             }
-            Ok(None) => None,
-            Err(Unknown) => {
-                self.misses += 1;
-                self.missing.insert(key);
-                return Err(ReadError::Unknown);
-            }
+            None => None,
         };
         let current = original.unwrap_or_default();
         self.accounts.insert(address, Slot { original, current });
@@ -232,23 +184,15 @@ impl<'a, S: StateRead> Overlay<'a, S> {
         if let Some(slot) = self.kv.get(key) {
             return Ok(slot.current.clone());
         }
-        match self.state.get(key) {
-            Ok(value) => {
-                self.kv.insert(
-                    key.to_vec(),
-                    KvSlot {
-                        original: Some(value.clone()),
-                        current: value.clone(),
-                    },
-                );
-                Ok(value)
-            }
-            Err(Unknown) => {
-                self.misses += 1;
-                self.missing.insert(key.to_vec());
-                Err(ReadError::Unknown)
-            }
-        }
+        let value = self.state.get(key)?;
+        self.kv.insert(
+            key.to_vec(),
+            KvSlot {
+                original: Some(value.clone()),
+                current: value.clone(),
+            },
+        );
+        Ok(value)
     }
 
     /// Reads and decodes a record.
@@ -310,18 +254,18 @@ impl<'a, S: StateRead> Overlay<'a, S> {
                 prefix: prefix.to_vec(),
                 after: cursor.clone(),
             };
-            match self.state.next_entry(&query) {
-                Ok(None) => break None,
+            match self.state.next_entry(&query)? {
+                None => break None,
                 // A key the block holds: if it has a value, `written` holds it or a smaller
                 // key, so the parent has nothing better; a deleted key is skipped by asking
                 // again after it.
-                Ok(Some((key, _))) if self.kv.contains_key(&key) => {
+                Some((key, _)) if self.kv.contains_key(&key) => {
                     if self.kv.get(&key).is_some_and(|slot| slot.current.is_some()) {
                         break None;
                     }
                     cursor = Some(key);
                 }
-                Ok(Some((key, value))) => {
+                Some((key, value)) => {
                     // The answer carries the value: remember it so a later get needs no fetch.
                     self.kv.insert(
                         key.clone(),
@@ -331,11 +275,6 @@ impl<'a, S: StateRead> Overlay<'a, S> {
                         },
                     );
                     break Some((key, value));
-                }
-                Err(Unknown) => {
-                    self.misses += 1;
-                    self.missing_next.insert(query);
-                    return Err(ReadError::Unknown);
                 }
             }
         };
@@ -376,19 +315,6 @@ impl<'a, S: StateRead> Overlay<'a, S> {
     /// transactions, so the journal stays as small as one transaction).
     pub(crate) fn settle(&mut self) {
         self.journal.clear();
-    }
-
-    /// How many reads found state missing so far (each one counted).
-    pub(crate) fn misses(&self) -> usize {
-        self.misses
-    }
-
-    /// The missing keys and next-key queries, sorted.
-    pub(crate) fn take_missing(&mut self) -> (Vec<Vec<u8>>, Vec<NextKeyQuery>) {
-        (
-            std::mem::take(&mut self.missing).into_iter().collect(),
-            std::mem::take(&mut self.missing_next).into_iter().collect(),
-        )
     }
 
     /// Key-value writes for every account and record whose stored form changed, sorted by key.
@@ -506,23 +432,29 @@ mod tests {
     }
 
     #[test]
-    fn each_account_is_read_from_the_snapshot_once() {
+    fn each_key_is_read_from_the_state_once_even_across_a_rollback() {
         struct Counting(std::cell::Cell<usize>);
         impl StateRead for Counting {
-            fn get(&self, _: &[u8]) -> Result<Option<Vec<u8>>, Unknown> {
+            fn get(&self, _: &[u8]) -> Result<Option<Vec<u8>>, ReadFault> {
                 self.0.set(self.0.get() + 1);
                 Ok(None)
             }
-            fn next_entry(&self, _: &NextKeyQuery) -> Result<Option<Entry>, Unknown> {
+            fn next_entry(&self, _: &NextKeyQuery) -> Result<Option<Entry>, ReadFault> {
                 Ok(None)
             }
         }
         let state = Counting(std::cell::Cell::new(0));
         let mut overlay = Overlay::new(&state);
+        let checkpoint = overlay.checkpoint();
         for _ in 0..3 {
             overlay.account(address(1)).unwrap();
+            overlay.get(b"\x03k").unwrap();
         }
-        assert_eq!(state.0.get(), 1);
+        overlay.put(b"\x03k".to_vec(), Some(b"v".to_vec()));
+        overlay.rollback(checkpoint);
+        overlay.account(address(1)).unwrap();
+        assert_eq!(overlay.get(b"\x03k"), Ok(None));
+        assert_eq!(state.0.get(), 2);
     }
 
     #[test]
@@ -552,26 +484,23 @@ mod tests {
     }
 
     #[test]
-    fn unknown_reads_are_recorded_not_guessed() {
-        let mut snapshot = Snapshot::new();
-        snapshot.insert(b"\x03a".to_vec(), None);
-        let mut overlay = Overlay::new(&snapshot);
-        assert_eq!(overlay.get(b"\x03a"), Ok(None));
-        assert_eq!(overlay.get(b"\x03b"), Err(ReadError::Unknown));
-        assert_eq!(overlay.account(address(1)), Err(ReadError::Unknown));
-        assert_eq!(
-            overlay.next_entry(b"\x03", None),
-            Err(ReadError::Unknown)
-        );
-        let (keys, queries) = overlay.take_missing();
-        assert_eq!(keys, [account_key(&address(1)), b"\x03b".to_vec()]);
-        assert_eq!(
-            queries,
-            [NextKeyQuery {
-                prefix: b"\x03".to_vec(),
-                after: None
-            }]
-        );
+    fn a_fault_stops_the_read_and_is_not_cached() {
+        struct Failing;
+        impl StateRead for Failing {
+            fn get(&self, _: &[u8]) -> Result<Option<Vec<u8>>, ReadFault> {
+                Err(ReadFault("disk gone".into()))
+            }
+            fn next_entry(&self, _: &NextKeyQuery) -> Result<Option<Entry>, ReadFault> {
+                Err(ReadFault("disk gone".into()))
+            }
+        }
+        let mut overlay = Overlay::new(&Failing);
+        let fault = ReadError::Fault(ReadFault("disk gone".into()));
+        assert_eq!(overlay.get(b"\x03b"), Err(fault.clone()));
+        assert_eq!(overlay.get(b"\x03b"), Err(fault.clone()));
+        assert_eq!(overlay.account(address(1)), Err(fault.clone()));
+        assert_eq!(overlay.next_entry(b"\x03", None), Err(fault));
+        assert!(overlay.into_writes().is_empty());
     }
 
     #[test]
@@ -602,27 +531,5 @@ mod tests {
                 (b"\x03a5".to_vec(), b"five".to_vec()),
             ]
         );
-        // The same walk over a snapshot answering the same queries gives the same entries.
-        let mut snapshot = Snapshot::new();
-        let cursors: [Option<&[u8]>; 5] = [None, Some(b"\x03a1"), Some(b"\x03a2"), Some(b"\x03a3"), Some(b"\x03a5")];
-        for after in cursors {
-            let query = NextKeyQuery {
-                prefix: b"\x03a".to_vec(),
-                after: after.map(<[u8]>::to_vec),
-            };
-            let answer = state.next_entry(&query).unwrap();
-            snapshot.answer(query, answer);
-        }
-        let mut overlay = Overlay::new(&snapshot);
-        overlay.put(b"\x03a1".to_vec(), None);
-        overlay.put(b"\x03a2".to_vec(), Some(b"2".to_vec()));
-        overlay.put(b"\x03a5".to_vec(), Some(b"five".to_vec()));
-        let mut again = Vec::new();
-        let mut after: Option<Vec<u8>> = None;
-        while let Some((key, value)) = overlay.next_entry(b"\x03a", after.as_deref()).unwrap() {
-            again.push((key.clone(), value));
-            after = Some(key);
-        }
-        assert_eq!(again, seen);
     }
 }

@@ -106,3 +106,33 @@ pub(crate) fn vm() -> &'static Vm {
     static VM: OnceLock<Vm> = OnceLock::new();
     VM.get_or_init(Vm::new)
 }
+
+/// A complete state that records every read, to count lookups and catch a key read twice.
+pub(crate) struct Recording<'a> {
+    state: &'a State,
+    keys: std::cell::RefCell<std::collections::BTreeSet<Vec<u8>>>,
+    queries: std::cell::RefCell<std::collections::BTreeSet<crate::NextKeyQuery>>,
+}
+
+impl<'a> Recording<'a> {
+    pub(crate) fn new(state: &'a State) -> Self {
+        Recording { state, keys: Default::default(), queries: Default::default() }
+    }
+
+    /// Keys and next-key queries read so far.
+    pub(crate) fn distinct_reads(&self) -> usize {
+        self.keys.borrow().len() + self.queries.borrow().len()
+    }
+}
+
+impl crate::StateRead for Recording<'_> {
+    fn get(&self, key: &[u8]) -> Result<Option<Vec<u8>>, crate::ReadFault> {
+        assert!(self.keys.borrow_mut().insert(key.to_vec()), "key 0x{} read twice", hex::encode(key));
+        crate::StateRead::get(self.state, key)
+    }
+
+    fn next_entry(&self, query: &crate::NextKeyQuery) -> Result<Option<crate::Entry>, crate::ReadFault> {
+        assert!(self.queries.borrow_mut().insert(query.clone()), "{query:?} asked twice");
+        crate::StateRead::next_entry(self.state, query)
+    }
+}

@@ -254,18 +254,13 @@ pub fn transfer_event_data(from: &Address, to: &Address, value: u128) -> Vec<u8>
 pub(crate) enum Failure {
     /// It broke a rule: it gets a `Failed` receipt (or is dropped by the proposer's filter).
     Rejected(Rejection),
-    /// The state is corrupt: the whole block cannot be executed.
-    State(StateError),
-    /// State it needs was not fetched: the round's result is thrown away.
-    Unknown,
+    /// The state could not be read, or is corrupt: the whole block has no outcome.
+    Halt(ReadError),
 }
 
 impl From<ReadError> for Failure {
     fn from(error: ReadError) -> Self {
-        match error {
-            ReadError::Unknown => Failure::Unknown,
-            ReadError::Corrupt(error) => Failure::State(error),
-        }
+        Failure::Halt(error)
     }
 }
 
@@ -277,7 +272,7 @@ impl From<Rejection> for Failure {
 
 impl From<StateError> for Failure {
     fn from(error: StateError) -> Self {
-        Failure::State(error)
+        Failure::Halt(ReadError::Corrupt(error))
     }
 }
 

@@ -15,8 +15,11 @@
 //! * **finalized**: publish the new tip (height watch, basefees, liveness), prune the mempool, and
 //!   log each timer the block dropped because its owner could not pay.
 //!
-//! Execution results are cached by block digest between execution and finalization; a restart
-//! re-executes replayed blocks through `process`, which repopulates the cache.
+//! Execution runs in a task of its own on the blocking pool (it computes for up to a block's
+//! worth of cycles), over the parent state read on demand ([`ParentState::read`]): one lookup
+//! per distinct key the block reads. Results are cached by block digest between execution and
+//! finalization; a restart re-executes replayed blocks through `process`, which repopulates the
+//! cache.
 //!
 //! Block 1 also applies the genesis allocations and fee parameters: the genesis block is never
 //! executed.
@@ -24,6 +27,7 @@
 use crate::{
     block::{Block, BlockContext},
     chain::{ChainShared, ExecutedBlock},
+    databases::{Layer, ParentState},
 };
 use commonware_consensus::marshal::ancestry::Ancestry;
 use commonware_cryptography::Digestible;
@@ -40,12 +44,11 @@ use commonware_storage::{
 };
 use commonware_cryptography::Sha256;
 use commonware_utils::non_empty_range;
-use drover_execution::{BlockEnv, BlockError, Entry, NextKeyQuery, Snapshot, SystemRun, SystemRunKind, Vm};
+use drover_execution::{BlockEnv, BlockError, BlockOutcome, Selection, SystemRun, SystemRunKind, Vm};
 use drover_types::{Address, Transaction, VerifiedTransaction, exec_error::ExecCode};
 use futures::StreamExt as _;
 use rayon::prelude::*;
 use std::{
-    collections::BTreeMap,
     sync::Arc,
     time::{Duration, UNIX_EPOCH},
 };
@@ -86,9 +89,6 @@ fn proposal_timestamp(parent_height: u64, parent_ms: u64, now_ms: u64) -> u64 {
     now_ms.clamp(parent_ms.saturating_add(1), latest)
 }
 
-/// The genesis writes laid over an empty database for block 1 (empty for every later block).
-type GenesisLayer = BTreeMap<Vec<u8>, Option<Vec<u8>>>;
-
 #[derive(Clone)]
 pub struct App {
     genesis: Arc<Block>,
@@ -102,139 +102,71 @@ impl App {
         Self { genesis: Arc::new(genesis), chain, vm: Arc::new(Vm::new()) }
     }
 
-    /// Reads `keys` from the batch into the snapshot, with the genesis state laid over an empty
-    /// database for block 1.
-    async fn fetch<E>(
-        batches: &Unmerkleized<E>,
-        genesis: &GenesisLayer,
-        snapshot: &mut Snapshot,
-        keys: Vec<Vec<u8>>,
-    ) -> Option<()>
-    where
-        E: Spawner + Clock + Metrics + commonware_storage::Context,
-    {
-        let refs: Vec<&Vec<u8>> = keys.iter().collect();
-        let values = match batches.get_many(&refs).await {
-            Ok(values) => values,
-            Err(e) => {
-                warn!(?e, "state read failed during execution");
-                return None;
-            }
-        };
-        for (key, value) in keys.into_iter().zip(values) {
-            let value = match genesis.get(&key) {
-                Some(layered) => layered.clone(),
-                None => value,
-            };
-            snapshot.insert(key, value);
-        }
-        Some(())
+    /// The writes laid over the parent state of the block at `height`: the genesis state for
+    /// block 1, nothing later.
+    fn layer(&self, height: u64) -> Layer {
+        if height == 1 { self.chain.genesis.state.iter().cloned().collect() } else { Layer::new() }
     }
 
-    /// The first snapshot of a block: the keys execution predictably reads.
-    async fn snapshot<E>(
+    /// Runs a block over `txs` on `parent` in a task on the blocking pool: the proposer's
+    /// [`build_block`](drover_execution::build_block) when `build`, else
+    /// [`execute_block`](drover_execution::execute_block) (whose selection is empty).
+    async fn run<E>(
         &self,
-        batches: &Unmerkleized<E>,
-        height: u64,
-        env: &BlockEnv,
-        txs: &[VerifiedTransaction],
-    ) -> Option<(Snapshot, GenesisLayer)>
+        context: &E,
+        parent: ParentState<E>,
+        env: BlockEnv,
+        txs: Arc<Vec<VerifiedTransaction>>,
+        build: bool,
+    ) -> Option<(Selection, BlockOutcome)>
     where
         E: Spawner + Clock + Metrics + commonware_storage::Context,
     {
-        let genesis: GenesisLayer =
-            if height == 1 { self.chain.genesis.state.iter().cloned().collect() } else { BTreeMap::new() };
-        let mut snapshot = Snapshot::new();
-        let keys = drover_execution::prefetch_keys(env, txs);
-        Self::fetch(batches, &genesis, &mut snapshot, keys).await?;
-        Some((snapshot, genesis))
-    }
-
-    /// Answers a next-key query from the batch's parent state with the genesis writes laid
-    /// over it: the first entry after the query's start that the layer does not delete.
-    async fn next_entry<E>(batches: &Unmerkleized<E>, genesis: &GenesisLayer, query: NextKeyQuery) -> Option<Option<Entry>>
-    where
-        E: Spawner + Clock + Metrics + commonware_storage::Context,
-    {
-        use std::ops::Bound;
-        let start = match &query.after {
-            Some(after) => Bound::Excluded(after.clone()),
-            None => Bound::Included(query.prefix.clone()),
-        };
-        let layered = genesis
-            .range((start, Bound::Unbounded))
-            .take_while(|(key, _)| key.starts_with(&query.prefix))
-            .find_map(|(key, value)| value.clone().map(|value| (key.clone(), value)));
-        let mut cursor = query;
-        let stored = loop {
-            let entry = match batches.next_entry(&cursor).await {
-                Ok(entry) => entry,
-                Err(e) => {
-                    warn!(?e, "state read failed during execution");
-                    return None;
-                }
-            };
-            match entry {
-                // The layer decides this key (it is `layered` or deleted): look further.
-                Some((key, _)) if genesis.contains_key(&key) => cursor.after = Some(key),
-                other => break other,
-            }
-        };
-        Some(match (layered, stored) {
-            (Some(a), Some(b)) => Some(if a.0 <= b.0 { a } else { b }),
-            (a, b) => a.or(b),
-        })
-    }
-
-    /// Runs `run` over the snapshot in discovery rounds: each round that reports missing keys
-    /// has them fetched from the batch, until a round completes. Each round adds at least one
-    /// key, so the loop ends; the outcome is the one a complete state would give.
-    async fn discover<E, T>(
-        batches: &Unmerkleized<E>,
-        genesis: &GenesisLayer,
-        snapshot: &mut Snapshot,
-        mut run: impl FnMut(&Snapshot) -> Result<T, BlockError>,
-    ) -> Option<T>
-    where
-        E: Spawner + Clock + Metrics + commonware_storage::Context,
-    {
-        loop {
-            match run(snapshot) {
-                Ok(done) => return Some(done),
-                Err(BlockError::NeedState(need)) => {
-                    Self::fetch(batches, genesis, snapshot, need.keys).await?;
-                    for query in need.next_key_queries {
-                        let answer = Self::next_entry(batches, genesis, query.clone()).await?;
-                        snapshot.answer(query, answer);
+        let (vm, fees, layer) = (Arc::clone(&self.vm), self.chain.genesis.fees, self.layer(env.height));
+        let task = context.child("execute").shared(true).spawn(move |_| async move {
+            let prefetch = drover_execution::prefetch_keys(&env, &txs);
+            parent
+                .read(&layer, &prefetch, |reader| {
+                    if build {
+                        drover_execution::build_block(&vm, &env, &fees, reader, &txs)
+                    } else {
+                        drover_execution::execute_block(&vm, &env, &fees, reader, &txs)
+                            .map(|outcome| (Selection::default(), outcome))
                     }
-                }
-                Err(BlockError::Corrupt(e)) => panic!("state database holds a corrupt record: {e}"),
+                })
+                .await
+        });
+        match task.await {
+            Ok(Ok(Ok(done))) => Some(done),
+            Ok(Ok(Err(BlockError::Corrupt(e)))) => panic!("state database holds a corrupt record: {e}"),
+            Ok(Ok(Err(BlockError::Unavailable(fault)))) => {
+                warn!(height = env.height, %fault, "block execution could not read its state");
+                None
+            }
+            Ok(Err(e)) => {
+                warn!(height = env.height, ?e, "block execution could not read its state");
+                None
+            }
+            Err(e) => {
+                warn!(height = env.height, ?e, "block execution task failed");
+                None
             }
         }
     }
 
-    /// Executes `txs` on the batch; returns the merkleized batch and the execution record.
-    async fn execute<E>(
+    /// Writes a block's outcome (over block 1's genesis layer) into its batch and merkleizes it.
+    async fn seal<E>(
         &self,
         batches: Unmerkleized<E>,
-        env: BlockEnv,
+        height: u64,
         txs: Vec<VerifiedTransaction>,
-        mut snapshot: Snapshot,
-        genesis: GenesisLayer,
+        mut outcome: BlockOutcome,
     ) -> Option<(Merkleized<E>, ExecutedBlock)>
     where
         E: Spawner + Clock + Metrics + commonware_storage::Context,
     {
-        let fees = self.chain.genesis.fees;
-        let vm = Arc::clone(&self.vm);
-        let mut outcome = Self::discover(&batches, &genesis, &mut snapshot, |snapshot| {
-            drover_execution::execute_block(&vm, &env, &fees, snapshot, &txs)
-        })
-        .await?;
-        let mut writes = genesis;
-        for (k, v) in std::mem::take(&mut outcome.writes) {
-            writes.insert(k, v);
-        }
+        let mut writes = self.layer(height);
+        writes.extend(std::mem::take(&mut outcome.writes));
         let mut batches = batches;
         for (k, v) in writes {
             batches = batches.write(k, v);
@@ -246,8 +178,7 @@ impl App {
                 return None;
             }
         };
-        let executed = ExecutedBlock::new(env.height, txs, outcome);
-        Some((merkleized, executed))
+        Some((merkleized, ExecutedBlock::new(height, txs, outcome)))
     }
 
     fn now_ms<E: Clock>(context: &E) -> u64 {
@@ -356,13 +287,9 @@ where
             basefees,
             &next_nonces,
         );
-        let (mut snapshot, genesis) = self.snapshot::<E>(&batches, height, &env, &candidates).await?;
-        let fees = self.chain.genesis.fees;
-        let vm = Arc::clone(&self.vm);
-        let selection = Self::discover(&batches, &genesis, &mut snapshot, |snapshot| {
-            drover_execution::select_valid(&vm, &env, &fees, snapshot, &candidates)
-        })
-        .await?;
+        let candidates = Arc::new(candidates);
+        let (selection, outcome) =
+            self.run(&context, batches.parent(), env, Arc::clone(&candidates), true).await?;
         for (index, rejection) in selection.dropped {
             // Transient refusals (a full block, a nonce gap, a basefee spike) may pass later.
             if !rejection.reason.is_permanent() {
@@ -377,7 +304,7 @@ where
         }
         let txs: Vec<VerifiedTransaction> =
             selection.included.into_iter().filter_map(|i| candidates.get(i).cloned()).collect();
-        let (merkleized, executed) = self.execute::<E>(batches, env, txs, snapshot, genesis).await?;
+        let (merkleized, executed) = self.seal::<E>(batches, height, txs, outcome).await?;
         let bounds = merkleized.bounds();
         let block = Block {
             context: consensus,
@@ -441,8 +368,10 @@ where
             timestamp_ms: block.timestamp_ms,
             proposer: block.proposer,
         };
-        let (snapshot, genesis) = self.snapshot::<E>(&batches, height, &env, &txs).await?;
-        let (merkleized, executed) = self.execute::<E>(batches, env, txs, snapshot, genesis).await?;
+        let txs = Arc::new(txs);
+        let (_, outcome) = self.run(&context, batches.parent(), env, Arc::clone(&txs), false).await?;
+        let txs = Arc::try_unwrap(txs).unwrap_or_else(|shared| shared.as_ref().clone());
+        let (merkleized, executed) = self.seal::<E>(batches, height, txs, outcome).await?;
         if let Err(field) = header_mismatch(&block, &executed, &merkleized.root()) {
             warn!(height, ?finality, field, "block re-execution disagrees with its header");
             return None;

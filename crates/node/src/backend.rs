@@ -14,6 +14,7 @@ use crate::{
     chain::ChainShared,
     config::FaucetConfig,
     proofs::{PAIRING_ATTEMPTS_MAX, PAIRING_RETRY_MS, Prover},
+    reads::{CommittedReader, Interrupt, READ_TIME_BUDGET_MS},
 };
 use commonware_codec::Encode as _;
 use commonware_consensus::{
@@ -30,7 +31,7 @@ use drover_rpc::backend::{
     ActorCall, Backend, Basefees, BlockSelector, ChainHealth, FaucetSettings, IncludedTransaction,
     OperationsRequest, StateQuery,
 };
-use drover_execution::{BlockEnv, ReadFailure, ReadRequest, Snapshot, SystemRunKind, Vm, read_actor};
+use drover_execution::{BlockEnv, ReadFailure, ReadRequest, SystemRunKind, Vm, read_actor};
 use drover_vm::{Outcome, Status};
 use drover_state::{Account, ActorRecord, MailboxUsage, MessageRecord, TimerRecord, UpgradeRecord, keys};
 use drover_types::exec_error::ExecCode;
@@ -45,12 +46,6 @@ use drover_types::{
 };
 use std::{num::NonZeroU64, sync::Arc};
 use ::tokio::sync::watch;
-
-/// Most rounds of state lookups one read-only call may need (each round fetches at least one
-/// key the handler asked for).
-const READ_DISCOVERY_ROUNDS_MAX: usize = 1_024;
-/// Attempts of a read that release the state lock between lookup rounds (see `actor_read`).
-const READ_UNLOCKED_ATTEMPTS: u32 = 3;
 
 /// The API answer for a read-only call's outcome; the refusals the spec names become errors.
 fn read_response(outcome: Outcome, block_height: u64, state_root: H256) -> Result<ActorReadResponse, ApiError> {
@@ -200,7 +195,9 @@ struct Inner {
     gossip: Option<GossipHandle>,
     prover: Prover,
     /// Runs read-only calls (its own module cache: reads never wait on block execution).
-    vm: Vm,
+    vm: Arc<Vm>,
+    /// The threads read-only calls run on.
+    reads: crate::reads::ReadPool,
 }
 
 #[derive(Clone)]
@@ -233,24 +230,6 @@ impl NodeHandle {
         Ok(Some((entries, next_cursor)))
     }
 
-    /// Runs one round of a read-only call on the blocking pool (a handler may compute for tens
-    /// of milliseconds); hands the snapshot back for the next round.
-    async fn run_read(
-        &self,
-        env: BlockEnv,
-        basefees: drover_state::Basefees,
-        request: &Arc<ReadRequest>,
-        snapshot: Snapshot,
-    ) -> Result<(Result<Outcome, ReadFailure>, Snapshot), ApiError> {
-        let (inner, request) = (self.0.clone(), request.clone());
-        ::tokio::task::spawn_blocking(move || {
-            let result = read_actor(&inner.vm, &env, basefees, &snapshot, &request);
-            (result, snapshot)
-        })
-        .await
-        .map_err(internal)
-    }
-
     pub fn new(
         chain: Arc<ChainShared>,
         marshal: Mailbox<Scheme, Standard<Block>>,
@@ -277,7 +256,8 @@ impl NodeHandle {
             faucet_lock: ::tokio::sync::Mutex::new(()),
             gossip,
             prover,
-            vm: Vm::new(),
+            vm: Arc::new(Vm::new()),
+            reads: crate::reads::ReadPool::new(),
         }))
     }
 
@@ -516,12 +496,14 @@ impl Backend for NodeHandle {
         };
         let request = Arc::new(request);
         let basefees = self.0.chain.tip().next_basefees;
-        let mut unlocked_attempts = READ_UNLOCKED_ATTEMPTS;
+        let deadline = crate::reads::read_deadline();
+        let mut restarts = 0u32;
         for _ in 0..PAIRING_ATTEMPTS_MAX {
-            let held = self.0.databases.read().await;
-            let root = held.root();
+            let (ops, root) = {
+                let db = self.0.databases.read().await;
+                (db.bounds().end, db.root())
+            };
             let Some(block) = self.0.prover.block_with_root(&root).await else {
-                drop(held);
                 ::tokio::time::sleep(std::time::Duration::from_millis(PAIRING_RETRY_MS)).await;
                 continue;
             };
@@ -531,59 +513,38 @@ impl Backend for NodeHandle {
                 timestamp_ms: block.timestamp_ms,
                 proposer: Address::ZERO,
             };
-            // The lock is taken only for each round's lookups, so that a long handler does not
-            // hold up the next block's commit; a commit in between means starting over. The
-            // last attempts keep the lock throughout, so a read cannot be outrun forever.
-            let held = if unlocked_attempts > 0 {
-                drop(held);
-                None
-            } else {
-                Some(held)
-            };
-            let mut snapshot = Snapshot::new();
-            let mut moved = false;
-            for _ in 0..READ_DISCOVERY_ROUNDS_MAX {
-                let (result, returned) = self.run_read(env, basefees, &request, snapshot).await?;
-                snapshot = returned;
-                let need = match result {
-                    Ok(outcome) => return read_response(outcome, block.height, to_h256(&root)),
-                    Err(ReadFailure::NoActor(address)) => {
-                        return Err(ApiError::new(ErrorCode::ActorNotFound, format!("address {address} holds no actor")));
-                    }
-                    Err(ReadFailure::Corrupt(e)) => return Err(internal(e)),
-                    Err(ReadFailure::NeedState(need)) => need,
-                };
-                let relocked;
-                let db = match &held {
-                    Some(held) => held,
-                    None => {
-                        relocked = self.0.databases.read().await;
-                        if relocked.root() != root {
-                            moved = true;
-                            break;
-                        }
-                        &relocked
-                    }
-                };
-                for key in need.keys {
-                    let value = db.get(&key).await.map_err(internal)?;
-                    snapshot.insert(key, value);
+            let (inner, request, runtime) = (self.0.clone(), request.clone(), ::tokio::runtime::Handle::current());
+            let (result, interrupt) = self
+                .0
+                .reads
+                .run(move || {
+                    let reader = CommittedReader::new(&inner.databases, &runtime, ops, deadline);
+                    let result = read_actor(&inner.vm, &env, basefees, &reader, &request);
+                    (result, reader.interrupt())
+                })
+                .await
+                .map_err(|busy| ApiError::new(ErrorCode::RateLimited, busy.to_string()))?;
+            match (result, interrupt) {
+                (Ok(outcome), _) => return read_response(outcome, block.height, to_h256(&root)),
+                (Err(ReadFailure::NoActor(address)), _) => {
+                    return Err(ApiError::new(ErrorCode::ActorNotFound, format!("address {address} holds no actor")));
                 }
-                for query in need.next_key_queries {
-                    let entry = crate::databases::next_entry(&**db, &query).await.map_err(internal)?;
-                    snapshot.answer(query, entry);
-                }
+                (Err(ReadFailure::Corrupt(e)), _) => return Err(internal(e)),
+                (Err(ReadFailure::Unavailable(_)), Some(Interrupt::StateMoved)) => restarts += 1,
+                (Err(ReadFailure::Unavailable(_)), Some(Interrupt::OutOfTime)) => break,
+                (Err(ReadFailure::Unavailable(fault)), _) => return Err(internal(fault)),
             }
-            if moved {
-                unlocked_attempts -= 1;
-                continue;
+            if std::time::Instant::now() >= deadline {
+                break;
             }
-            return Err(ApiError::new(
-                ErrorCode::ReadLimitsExceeded,
-                format!("the read needed more than {READ_DISCOVERY_ROUNDS_MAX} rounds of state lookups"),
-            ));
         }
-        Err(internal("the state kept moving: no finalized block matched it"))
+        Err(ApiError::new(
+            ErrorCode::ReadLimitsExceeded,
+            format!(
+                "the read did not finish within {READ_TIME_BUDGET_MS} ms ({restarts} restarts after a block \
+                 changed the state under it); lower max_cycles or retry"
+            ),
+        ))
     }
 
     async fn actor_code(&self, address: Address) -> Result<Option<ActorCodeInfo>, ApiError> {

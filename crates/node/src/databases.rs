@@ -1,22 +1,30 @@
-//! The state database as `Stateful` manages it, and ordered reads of a block's parent state.
+//! The state database as `Stateful` manages it, and on-demand reads of a block's parent state.
 //!
-//! Glue manages one QMDB (`Shared<StateDb>`). Its speculative batches answer point reads
-//! through their parent chain, but actor storage iteration (`storage_next`) also needs "the
-//! next key after K" in the *parent* state of the block being executed: the committed database
-//! merged with the writes of every not-yet-finalized ancestor. QMDB's merkleized batches answer
-//! exactly that (`get_next_key`), but a glue batch keeps neither its parent nor the database
-//! handle where the application can reach them.
+//! Glue manages one QMDB (`Shared<StateDb>`). A block executes against its *parent* state: the
+//! committed database merged with the writes of every not-yet-finalized ancestor. QMDB's
+//! merkleized batches answer exactly that, for point reads and for "the next key after K"
+//! (`get_next_key`, which actor storage iteration needs), but a glue batch keeps neither its
+//! parent nor the database handle where the application can reach them.
 //!
 //! [`StateDatabases`] therefore wraps glue's set and delegates everything to it, except that
-//! each batch it hands the application ([`BlockBatch`]) also carries the database handle and
-//! where it was forked from: a pending merkleized parent, or the applied database at a known
-//! operation count. Ordered reads then go through the parent (which merges its ancestors'
-//! diffs over the database) or the database itself, under one read lock. A database that has
-//! moved past the batch's chain answers `StaleRead`, as glue's own batch reads do, so a block
-//! is never executed against another branch's state.
+//! each batch it hands the application ([`BlockBatch`]) also knows its [`ParentState`]: the
+//! database handle and where the batch was forked from (a pending merkleized parent, or the
+//! applied database at a known operation count).
+//!
+//! [`ParentState::read`] runs a block's execution over a [`ParentReader`]: it takes the
+//! database read lock once, checks that the database is still on the batch's chain (a database
+//! that has moved past it answers `StaleRead`, as glue's own batch reads do, so a block is never
+//! executed against another branch's state), reads the predictable keys together, and then
+//! answers each read the executor makes when it makes it, by a lookup through the parent (which
+//! merges its ancestors' diffs over the database) or in the database itself. The lock is held
+//! for the whole execution so that every read sees the same state; it is a read lock, so only
+//! the apply of a finalized block waits, for at most one block's execution. The executor is
+//! synchronous (the VM calls its host synchronously), so each lookup is driven to completion in
+//! place: QMDB's reads need no other task to make progress (page-cache fetches are driven by
+//! their waiters), under the tokio runtime and the deterministic one alike.
 //!
 //! [`OrderedRead`] and [`next_entry`] turn "next key" into the executor's next-key queries; the
-//! API's read-only calls use them over the committed database, blocks over a [`BlockBatch`].
+//! API's read-only calls use them over the committed database, blocks over a [`ParentReader`].
 
 use crate::application::StateDb;
 use commonware_glue::stateful::db::{
@@ -29,8 +37,11 @@ use commonware_storage::{
     qmdb::{Error, current::batch::MerkleizedBatch},
 };
 use commonware_utils::channel::ring;
-use drover_execution::{Entry, NextKeyQuery};
-use std::ops::Deref;
+use drover_execution::{Entry, NextKeyQuery, ReadFault, StateRead};
+use std::{
+    collections::{BTreeMap, HashMap},
+    ops::Deref,
+};
 
 type Inner<E> = Shared<StateDb<E>>;
 type InnerUnmerkleized<E> = <Inner<E> as DatabaseSet<E>>::Unmerkleized;
@@ -67,12 +78,37 @@ enum Base<E: Bounds> {
     Applied(Location),
 }
 
-/// A block's speculative batch: glue's batch plus what ordered reads of its parent state need.
+impl<E: Bounds> Clone for Base<E> {
+    fn clone(&self) -> Self {
+        match self {
+            Base::Parent(parent) => Base::Parent(parent.clone()),
+            Base::Applied(ops) => Base::Applied(*ops),
+        }
+    }
+}
+
+/// A block's speculative batch: glue's batch plus its parent state.
 pub struct BlockBatch<E: Bounds> {
     batch: InnerUnmerkleized<E>,
+    parent: ParentState<E>,
+}
+
+/// The parent state of a block's batch: the database handle and where the batch was forked
+/// from. Cheap to clone, so that a block's execution can run in a task of its own.
+pub struct ParentState<E: Bounds> {
     db: Inner<E>,
     base: Base<E>,
 }
+
+impl<E: Bounds> Clone for ParentState<E> {
+    fn clone(&self) -> Self {
+        Self { db: self.db.clone(), base: self.base.clone() }
+    }
+}
+
+/// Writes laid over the parent state: block 1's genesis allocations and parameters (the
+/// genesis block is never executed); empty for every later block. `None` deletes.
+pub type Layer = BTreeMap<Vec<u8>, Option<Vec<u8>>>;
 
 /// A merkleized block batch: glue's, plus the database handle its children need.
 pub struct SealedBatch<E: Bounds> {
@@ -95,9 +131,9 @@ impl<E: Bounds> Deref for SealedBatch<E> {
 }
 
 impl<E: Bounds> BlockBatch<E> {
-    /// Values of `keys` in the parent state (in order).
-    pub async fn get_many(&self, keys: &[&Vec<u8>]) -> Result<Vec<Option<Vec<u8>>>, StateError> {
-        self.batch.get_many(keys).await
+    /// The state this batch was forked from.
+    pub fn parent(&self) -> ParentState<E> {
+        self.parent.clone()
     }
 
     /// Records a write of the block.
@@ -106,15 +142,87 @@ impl<E: Bounds> BlockBatch<E> {
     }
 
     pub async fn merkleize(self) -> Result<SealedBatch<E>, StateError> {
-        Ok(SealedBatch { inner: self.batch.merkleize().await?, db: self.db })
+        Ok(SealedBatch { inner: self.batch.merkleize().await?, db: self.parent.db })
     }
+}
 
-    /// The answer to `query` in the parent state (the block's own writes are the executor's).
-    pub async fn next_entry(&self, query: &NextKeyQuery) -> Result<Option<Entry>, StateError> {
+impl<E: Bounds> ParentState<E> {
+    /// Runs `run` over this state with `layer` laid over it, read on demand under one database
+    /// read lock held throughout (see the module docs), after reading `prefetch` together.
+    /// Fails if the database has left this state's chain or a prefetch read fails; a read that
+    /// fails later is the executor's to report ([`ReadFault`]).
+    pub async fn read<R>(
+        &self,
+        layer: &Layer,
+        prefetch: &[Vec<u8>],
+        run: impl FnOnce(&ParentReader<'_, E>) -> R,
+    ) -> Result<R, StateError> {
         let db = self.db.read().await;
         let view = ParentView { db: &db, base: &self.base };
-        next_entry(&view, query).await
+        if let Base::Applied(ops) = self.base {
+            view.check_applied(ops)?;
+        }
+        let unlayered: Vec<&Vec<u8>> = prefetch.iter().filter(|key| !layer.contains_key(*key)).collect();
+        let values = view.get_many(&unlayered).await?;
+        let prefetched = unlayered.into_iter().cloned().zip(values).collect();
+        let reader = ParentReader { view, layer, prefetched };
+        Ok(run(&reader))
     }
+}
+
+/// A block's parent state as the executor reads it: the layer, then the prefetched keys, then
+/// one lookup per read (see the module docs).
+pub struct ParentReader<'a, E: Bounds> {
+    view: ParentView<'a, E>,
+    layer: &'a Layer,
+    prefetched: HashMap<Vec<u8>, Option<Vec<u8>>>,
+}
+
+fn fault(error: StateError) -> ReadFault {
+    ReadFault(error.to_string())
+}
+
+impl<E: Bounds> StateRead for ParentReader<'_, E> {
+    fn get(&self, key: &[u8]) -> Result<Option<Vec<u8>>, ReadFault> {
+        if let Some(value) = self.layer.get(key).or_else(|| self.prefetched.get(key)) {
+            return Ok(value.clone());
+        }
+        futures::executor::block_on(self.view.get(&key.to_vec())).map_err(fault)
+    }
+
+    fn next_entry(&self, query: &NextKeyQuery) -> Result<Option<Entry>, ReadFault> {
+        futures::executor::block_on(layered_next_entry(&self.view, self.layer, query)).map_err(fault)
+    }
+}
+
+/// The answer to `query` in `state` with `layer` laid over it: the first entry after the
+/// query's start that the layer does not delete.
+async fn layered_next_entry(
+    state: &impl OrderedRead,
+    layer: &Layer,
+    query: &NextKeyQuery,
+) -> Result<Option<Entry>, StateError> {
+    use std::ops::Bound;
+    let start = match &query.after {
+        Some(after) => Bound::Excluded(after.clone()),
+        None => Bound::Included(query.prefix.clone()),
+    };
+    let layered = layer
+        .range((start, Bound::Unbounded))
+        .take_while(|(key, _)| key.starts_with(&query.prefix))
+        .find_map(|(key, value)| value.clone().map(|value| (key.clone(), value)));
+    let mut cursor = query.clone();
+    let stored = loop {
+        match next_entry(state, &cursor).await? {
+            // The layer decides this key (it is `layered` or deleted): look further.
+            Some((key, _)) if layer.contains_key(&key) => cursor.after = Some(key),
+            other => break other,
+        }
+    };
+    Ok(match (layered, stored) {
+        (Some(a), Some(b)) => Some(if a.0 <= b.0 { a } else { b }),
+        (a, b) => a.or(b),
+    })
 }
 
 /// The parent state of a batch, read under one database read lock.
@@ -126,6 +234,13 @@ struct ParentView<'a, E: Bounds> {
 impl<E: Bounds> ParentView<'_, E> {
     fn check_applied(&self, ops: Location) -> Result<(), StateError> {
         if self.db.bounds().end == ops { Ok(()) } else { Err(Error::StaleRead) }
+    }
+
+    async fn get_many(&self, keys: &[&Vec<u8>]) -> Result<Vec<Option<Vec<u8>>>, StateError> {
+        match self.base {
+            Base::Parent(parent) => MerkleizedBatch::get_many(parent, keys, self.db).await,
+            Base::Applied(_) => self.db.get_many(keys).await,
+        }
     }
 }
 
@@ -207,7 +322,8 @@ impl<E: Bounds> DatabaseSet<E> for StateDatabases<E> {
             let before = self.0.read().await.bounds().end;
             let batch = self.0.new_batches().await;
             if self.0.read().await.bounds().end == before {
-                return BlockBatch { batch, db: self.0.clone(), base: Base::Applied(before) };
+                let parent = ParentState { db: self.0.clone(), base: Base::Applied(before) };
+                return BlockBatch { batch, parent };
             }
         }
     }
@@ -215,8 +331,7 @@ impl<E: Bounds> DatabaseSet<E> for StateDatabases<E> {
     fn fork_batches(parent: &SealedBatch<E>) -> BlockBatch<E> {
         BlockBatch {
             batch: Inner::<E>::fork_batches(&parent.inner),
-            db: parent.db.clone(),
-            base: Base::Parent(parent.inner.clone()),
+            parent: ParentState { db: parent.db.clone(), base: Base::Parent(parent.inner.clone()) },
         }
     }
 
@@ -278,12 +393,21 @@ mod tests {
         NextKeyQuery { prefix: b"a".to_vec(), after: after.map(<[u8]>::to_vec) }
     }
 
+    /// The next entry under `a` after `after` in the batch's parent state with `layer` over it.
+    async fn next_in(
+        batch: &BlockBatch<deterministic::Context>,
+        layer: &Layer,
+        after: Option<&[u8]>,
+    ) -> Result<Option<Entry>, StateError> {
+        batch.parent().read(layer, &[], |reader| reader.next_entry(&query(after)).expect("read")).await
+    }
+
     async fn next(batch: &BlockBatch<deterministic::Context>, after: Option<&[u8]>) -> Option<Vec<u8>> {
-        batch.next_entry(&query(after)).await.expect("read").map(|(key, _)| key)
+        next_in(batch, &Layer::new(), after).await.expect("on the chain").map(|(key, _)| key)
     }
 
     #[test]
-    fn ordered_reads_see_pending_ancestors_over_the_database() {
+    fn reads_see_pending_ancestors_over_the_database() {
         deterministic::Runner::default().start(|context| async move {
             let config = crate::engine::qmdb_config::<deterministic::Context>(
                 "test",
@@ -308,9 +432,25 @@ mod tests {
             assert_eq!(next(&child, Some(b"a1")).await, Some(b"a2".to_vec()));
             assert_eq!(next(&child, Some(b"a2")).await, None, "a3 was deleted and b1 is past the prefix");
             assert_eq!(
-                child.next_entry(&query(Some(b"a1"))).await.unwrap(),
+                next_in(&child, &Layer::new(), Some(b"a1")).await.unwrap(),
                 Some((b"a2".to_vec(), b"2".to_vec()))
             );
+            // Point reads, prefetched or on demand, agree.
+            let keys = [b"a1".to_vec(), b"a3".to_vec()];
+            let read = |reader: &ParentReader<'_, _>| {
+                keys.iter().chain([&b"a2".to_vec()]).map(|key| reader.get(key).expect("read")).collect::<Vec<_>>()
+            };
+            let expected = vec![Some(b"1".to_vec()), None, Some(b"2".to_vec())];
+            assert_eq!(child.parent().read(&Layer::new(), &keys, read).await.unwrap(), expected);
+            assert_eq!(child.parent().read(&Layer::new(), &[], read).await.unwrap(), expected);
+
+            // A layer decides the keys it holds.
+            let layer = Layer::from([(b"a0".to_vec(), Some(b"0".to_vec())), (b"a1".to_vec(), None)]);
+            let first = next_in(&child, &layer, None).await.unwrap();
+            assert_eq!(first, Some((b"a0".to_vec(), b"0".to_vec())));
+            assert_eq!(next_in(&child, &layer, Some(b"a0")).await.unwrap().map(|e| e.0), Some(b"a2".to_vec()));
+            let layered = child.parent().read(&layer, &keys, |reader| reader.get(b"a1").expect("read")).await;
+            assert_eq!(layered.unwrap(), None);
 
             // A batch of the applied state sees the database alone.
             assert_eq!(next(&from_db, Some(b"a1")).await, Some(b"a3".to_vec()));
@@ -319,7 +459,7 @@ mod tests {
             // from the state before it has gone stale.
             dbs.apply(parent).await;
             assert_eq!(next(&child, Some(b"a1")).await, Some(b"a2".to_vec()));
-            assert!(matches!(from_db.next_entry(&query(None)).await, Err(Error::StaleRead)));
+            assert!(matches!(next_in(&from_db, &Layer::new(), None).await, Err(Error::StaleRead)));
         });
     }
 }

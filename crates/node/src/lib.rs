@@ -32,5 +32,6 @@ pub mod indexes;
 pub mod keys;
 pub mod metrics;
 pub mod proofs;
+pub mod reads;
 
 pub mod sync_source;

@@ -77,7 +77,7 @@ error_codes! {
     InvalidActorRequest = 5001, "invalid_actor_request", 400, "The actor request is malformed (payload forms, limits).";
     HandlerNotFound = 5002, "handler_not_found", 404, "The actor exports no such handler.";
     ReadOnlyViolation = 5003, "read_only_violation", 400, "A read-only execution attempted a state write.";
-    ReadLimitsExceeded = 5004, "read_limits_exceeded", 400, "A read-only execution exceeded its cycles or cells bound.";
+    ReadLimitsExceeded = 5004, "read_limits_exceeded", 400, "A read-only execution exceeded its cycles or cells bound, or its time budget.";
     PayloadTooLarge = 6000, "payload_too_large", 413, "The request body exceeds 1 MB.";
     MalformedCbor = 6001, "malformed_cbor", 400, "The body is not well-formed CBOR of the expected shape.";
     NonCanonicalCbor = 6002, "non_canonical_cbor", 400, "The body is CBOR but not its canonical encoding.";

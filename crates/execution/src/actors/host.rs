@@ -6,10 +6,10 @@
 //! same `call`, so a transaction, a timer fire and a delivery all get the VM contract's
 //! atomicity from one place.
 //!
-//! State the overlay cannot answer makes the host fail the operation with E1900 (which the VM
-//! propagates through every caller, ending the whole invocation) after the overlay has recorded
-//! the missing key; the executor sees the missing key and discards the result. A corrupt record
-//! is kept in [`ActorHost::fatal`] and ends the block.
+//! A read the state cannot answer (a [`ReadFault`](crate::ReadFault)) or a corrupt record is
+//! kept in [`ActorHost::fatal`] and fails the operation with E1900, which the VM propagates
+//! through every caller, ending the whole invocation; the executor then ends the block (or the
+//! read-only call) without an outcome.
 
 use super::{MAILBOX_CAPACITY_BYTES, SYSTEM_RUN_CELLS_LIMIT};
 use crate::overlay::{Checkpoint, Overlay, ReadError, StateError};
@@ -50,8 +50,9 @@ pub(crate) struct ActorHost<'h, 'a, S> {
     pub(crate) basefees: Basefees,
     /// Events of the current work, in emission order (rolled back with the state).
     pub(crate) events: Vec<Event>,
-    /// A corrupt record met while running: the block cannot be executed.
-    pub(crate) fatal: Option<StateError>,
+    /// A read that failed, or a corrupt record, met while running: the block cannot be
+    /// executed.
+    pub(crate) fatal: Option<ReadError>,
 }
 
 /// A rollback point of state and events.
@@ -105,20 +106,20 @@ impl<'h, 'a, S: StateRead> ActorHost<'h, 'a, S> {
     }
 
     fn read_failure(&mut self, error: ReadError) -> HostError {
-        match error {
-            ReadError::Unknown => HostError::internal("state not fetched yet"),
-            ReadError::Corrupt(error) => self.fail_corrupt(error),
-        }
-    }
-
-    fn fail_corrupt(&mut self, error: StateError) -> HostError {
-        let message = error.to_string();
+        let message = match &error {
+            ReadError::Fault(fault) => fault.to_string(),
+            ReadError::Corrupt(error) => error.to_string(),
+        };
         self.fatal.get_or_insert(error);
         HostError::internal(message)
     }
 
+    fn fail_corrupt(&mut self, error: StateError) -> HostError {
+        self.read_failure(ReadError::Corrupt(error))
+    }
+
     /// Runs a top-level invocation: like [`Host::call`], with a refusal (no actor, value not
-    /// covered, state missing) as a trap that used nothing.
+    /// covered, state unreadable) as a trap that used nothing.
     pub(crate) fn run(&mut self, request: CallRequest) -> Outcome {
         self.call(request).unwrap_or_else(|e| Outcome {
             status: Status::Trap(e.into()),
@@ -180,7 +181,7 @@ impl<'h, 'a, S: StateRead> ActorHost<'h, 'a, S> {
             Ok(None) => Err(HostError::internal("the actor's code is missing")),
             Err(error) => {
                 failure = Some(error);
-                Err(HostError::internal("state not fetched yet"))
+                Err(HostError::internal("the actor's code could not be read"))
             }
         });
         match (loaded, failure) {

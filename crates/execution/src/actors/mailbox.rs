@@ -13,8 +13,8 @@
 //! the sender otherwise.
 
 use super::{
-    Deferred, MAX_DELIVERIES_PER_BLOCK, SYSTEM_RUN_CELLS_LIMIT, Stop, SystemRun, SystemRunKind,
-    cost, host::{ActorHost, actor_record, corrupt}, settled, status_of,
+    Deferred, MAX_DELIVERIES_PER_BLOCK, SYSTEM_RUN_CELLS_LIMIT, SystemRun, SystemRunKind,
+    cost, host::{ActorHost, corrupt}, settled, status_of,
 };
 use crate::{BlockEnv, StateRead, overlay::ReadError};
 use drover_state::{MailQueue, MessageRecord, keys};
@@ -26,12 +26,11 @@ pub(crate) fn deliver<S: StateRead>(
     host: &mut ActorHost<'_, '_, S>,
     env: &BlockEnv,
     deferred: &mut Deferred,
-) -> Result<(), Stop> {
+) -> Result<(), ReadError> {
     let queue_key = keys::mail_queue_key();
     let Some(queue) = host.overlay.record(&queue_key, MailQueue::decode)? else {
         return Ok(());
     };
-    discover(host, queue)?;
     // Messages that deliveries send in this block (at `queue.tail` and beyond) wait for the next.
     let end = queue
         .tail
@@ -41,7 +40,7 @@ pub(crate) fn deliver<S: StateRead>(
         let message = host
             .overlay
             .record(&key, MessageRecord::decode)?
-            .ok_or_else(|| Stop::Corrupt(corrupt(key, "a queued message is missing")))?;
+            .ok_or_else(|| ReadError::Corrupt(corrupt(key, "a queued message is missing")))?;
         if !deferred.fits(message.cycles_limit) {
             break;
         }
@@ -57,53 +56,24 @@ pub(crate) fn deliver<S: StateRead>(
     Ok(())
 }
 
-/// Reads the messages this block may deliver and their parties, recording every missing key.
-fn discover<S: StateRead>(host: &mut ActorHost<'_, '_, S>, queue: MailQueue) -> Result<(), Stop> {
-    let mut missing = false;
-    let mut note = |read: Result<(), ReadError>| match read {
-        Ok(()) => Ok(()),
-        Err(ReadError::Unknown) => {
-            missing = true;
-            Ok(())
-        }
-        Err(ReadError::Corrupt(error)) => Err(Stop::Corrupt(error)),
-    };
-    let end = queue
-        .tail
-        .min(queue.head.saturating_add(MAX_DELIVERIES_PER_BLOCK as u64));
-    for seq in queue.head..end {
-        match host.overlay.record(&keys::message_key(seq), MessageRecord::decode) {
-            Ok(Some(message)) => {
-                note(host.overlay.account(message.from).map(drop))?;
-                note(host.overlay.account(message.to).map(drop))?;
-                note(actor_record(host.overlay, &message.to).map(drop))?;
-            }
-            Ok(None) => {}
-            Err(error) => note(Err(error))?,
-        }
-    }
-    if missing { Err(Stop::Unknown) } else { Ok(()) }
-}
-
 fn deliver_one<S: StateRead>(
     host: &mut ActorHost<'_, '_, S>,
     env: &BlockEnv,
     seq: u64,
     message: MessageRecord,
     deferred: &mut Deferred,
-) -> Result<(), Stop> {
-    let misses = host.overlay.misses();
+) -> Result<(), ReadError> {
     let from = message.from;
     let account_fault = |e: drover_vm::HostError| {
-        Stop::Corrupt(corrupt(keys::account_key(&from), e.to_string()))
+        ReadError::Corrupt(corrupt(keys::account_key(&from), e.to_string()))
     };
     let forgotten = host.forget_message(seq, &message);
-    settled(host, misses)?;
+    settled(host)?;
     forgotten.map_err(account_fault)?;
     // The escrowed value goes back to the sender, and the call moves it on to the recipient
     // (and back again if the handler does not succeed).
     let returned = host.credit(&from, message.value);
-    settled(host, misses)?;
+    settled(host)?;
     returned.map_err(account_fault)?;
     host.events.clear();
     let outcome = host.run(CallRequest {
@@ -122,7 +92,7 @@ fn deliver_one<S: StateRead>(
         cells_limit: SYSTEM_RUN_CELLS_LIMIT,
         read_only: false,
     });
-    settled(host, misses)?;
+    settled(host)?;
     // Used ≤ the budget, priced as when it was bought: at most what was prepaid.
     let fee = cost(
         outcome.cycles_used,
@@ -133,7 +103,7 @@ fn deliver_one<S: StateRead>(
     .unwrap_or(message.prepaid)
     .min(message.prepaid);
     let refunded = host.credit(&from, message.prepaid - fee);
-    settled(host, misses)?;
+    settled(host)?;
     refunded.map_err(account_fault)?;
     let (status, revert_reason, error) = status_of(&outcome);
     deferred.record(SystemRun {

@@ -11,9 +11,8 @@
 //! Invariants:
 //! - Determinism: no read outside the overlay, no hash-map order, no clock; the VM's module
 //!   cache only saves compile time (a cached module meters like a fresh one).
-//! - A read the state cannot answer (`Unknown`) aborts only the work that needed it; the
-//!   executor throws the round's result away and reports every missing key
-//!   ([`NeedState`](crate::NeedState)). A corrupt record is fatal for the block.
+//! - State is read on demand, once per key per block; a read the state cannot answer
+//!   ([`ReadFault`](crate::ReadFault)) or a corrupt record ends the block without an outcome.
 //! - Limits are named constants below; changing one is a consensus change.
 
 pub(crate) mod call;
@@ -136,35 +135,11 @@ impl Work {
     }
 }
 
-/// Why deferred work stopped before its end.
-pub(crate) enum Stop {
-    /// State was missing: the round's result will be thrown away.
-    Unknown,
-    /// A corrupt record: the block cannot be executed.
-    Corrupt(crate::StateError),
-}
-
-impl From<crate::overlay::ReadError> for Stop {
-    fn from(error: crate::overlay::ReadError) -> Self {
-        match error {
-            crate::overlay::ReadError::Unknown => Stop::Unknown,
-            crate::overlay::ReadError::Corrupt(error) => Stop::Corrupt(error),
-        }
-    }
-}
-
-/// Fails with the reason if the host met corruption or missing state since `misses_before`.
+/// Fails with the reason if the host met an unreadable state or a corrupt record.
 pub(crate) fn settled<S: crate::StateRead>(
     host: &mut host::ActorHost<'_, '_, S>,
-    misses_before: usize,
-) -> Result<(), Stop> {
-    if let Some(error) = host.fatal.take() {
-        return Err(Stop::Corrupt(error));
-    }
-    if host.overlay.misses() > misses_before {
-        return Err(Stop::Unknown);
-    }
-    Ok(())
+) -> Result<(), crate::overlay::ReadError> {
+    host.fatal.take().map_or(Ok(()), Err)
 }
 
 /// What the block's deferred work may still use and has used. Timers and deliveries together
@@ -218,7 +193,7 @@ pub(crate) fn run_deferred<S: crate::StateRead>(
     host: &mut host::ActorHost<'_, '_, S>,
     env: &crate::BlockEnv,
     deferred: &mut Deferred,
-) -> Result<(), Stop> {
+) -> Result<(), crate::overlay::ReadError> {
     timers::fire_due(host, env, deferred)?;
     mailbox::deliver(host, env, deferred)
 }

@@ -4,11 +4,11 @@
 //! The run gets its own overlay, dropped at the end: even a buggy host path could not leak a
 //! write. Any state-writing host call fails with E1206 (the API answers 5003), also in nested
 //! calls, which fail the whole read; running out of `max_cycles` / `max_cells` is E1005 / E1006
-//! (the API answers 5004); a missing handler is E1205 (5002). Like block execution, a read over
-//! a partial [`Snapshot`](crate::Snapshot) reports the state it lacks instead of guessing.
+//! (the API answers 5004); a missing handler is E1205 (5002). State is read on demand through
+//! the caller's [`StateRead`], which may give up (a [`ReadFault`]): the read then has no outcome.
 
 use super::host::{ActorHost, actor_record};
-use crate::{BlockEnv, NeedState, StateError, StateRead, overlay::{Overlay, ReadError}};
+use crate::{BlockEnv, ReadFault, StateError, StateRead, overlay::{Overlay, ReadError}};
 use drover_state::Basefees;
 use drover_types::Address;
 use drover_vm::{CallContext, CallRequest, Outcome, Vm};
@@ -34,11 +34,20 @@ pub enum ReadFailure {
     /// The address holds no actor (the API's "actor not found").
     #[error("{0} holds no actor")]
     NoActor(Address),
-    /// The snapshot lacks state the read needs: fetch it and read again.
-    #[error("state missing: {} keys, {} next-key queries", .0.keys.len(), .0.next_key_queries.len())]
-    NeedState(NeedState),
+    /// The state could not be read (the reader says why).
+    #[error(transparent)]
+    Unavailable(#[from] ReadFault),
     #[error(transparent)]
     Corrupt(#[from] StateError),
+}
+
+impl From<ReadError> for ReadFailure {
+    fn from(error: ReadError) -> Self {
+        match error {
+            ReadError::Fault(fault) => ReadFailure::Unavailable(fault),
+            ReadError::Corrupt(error) => ReadFailure::Corrupt(error),
+        }
+    }
 }
 
 /// Runs `request` read-only on `state` as of the block `env` describes (height and timestamp
@@ -51,11 +60,8 @@ pub fn read_actor(
     request: &ReadRequest,
 ) -> Result<Outcome, ReadFailure> {
     let mut overlay = Overlay::new(state);
-    match actor_record(&mut overlay, &request.actor) {
-        Ok(Some(_)) => {}
-        Ok(None) => return Err(ReadFailure::NoActor(request.actor)),
-        Err(ReadError::Corrupt(error)) => return Err(error.into()),
-        Err(ReadError::Unknown) => return Err(ReadFailure::NeedState(NeedState::from_overlay(&mut overlay))),
+    if actor_record(&mut overlay, &request.actor)?.is_none() {
+        return Err(ReadFailure::NoActor(request.actor));
     }
     let mut host = ActorHost::new(&mut overlay, vm, basefees);
     let outcome = host.run(CallRequest {
@@ -74,11 +80,8 @@ pub fn read_actor(
         cells_limit: request.max_cells,
         read_only: true,
     });
-    if let Some(error) = host.fatal.take() {
-        return Err(error.into());
+    match host.fatal.take() {
+        Some(error) => Err(error.into()),
+        None => Ok(outcome),
     }
-    if overlay.misses() > 0 {
-        return Err(ReadFailure::NeedState(NeedState::from_overlay(&mut overlay)));
-    }
-    Ok(outcome)
 }

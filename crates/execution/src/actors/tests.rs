@@ -1,12 +1,12 @@
-//! Actor execution end to end through `execute_block`: every block of these tests also runs by
-//! incremental key discovery from a partial snapshot, and must give the same outcome as over
-//! the complete state.
+//! Actor execution end to end through `execute_block`: every block of these tests also runs
+//! through a reader that records each read, and must read every key at most once while giving
+//! the outcome of the plain complete state.
 
 use super::SystemRunKind;
 use crate::{
-    BlockEnv, BlockError, BlockOutcome, FeeParams, ReadRequest, Snapshot, StateRead,
-    execute_block, prefetch_keys, read_actor, select_valid,
-    testing::{CHAIN_ID, State, apply, balance, genesis, verified, vm},
+    BlockEnv, BlockOutcome, FeeParams, ReadFault, ReadRequest, build_block, execute_block,
+    read_actor,
+    testing::{CHAIN_ID, Recording, State, apply, balance, genesis, verified, vm},
 };
 use drover_state::{ActorRecord, Basefees, UpgradeRecord, keys};
 use drover_types::{
@@ -30,31 +30,12 @@ fn inline(text: &str) -> Vec<u8> {
     wat::parse_str(text).expect("valid wat")
 }
 
-/// Runs `txs` by discovery rounds from the prefetched keys; returns the outcome and the rounds.
-fn discover(state: &State, env: &BlockEnv, txs: &[VerifiedTransaction]) -> (BlockOutcome, usize) {
-    let mut snapshot = Snapshot::new();
-    for key in prefetch_keys(env, txs) {
-        let value = state.get(&key).cloned();
-        snapshot.insert(key, value);
-    }
-    for round in 1..=1_000 {
-        match execute_block(vm(), env, &FeeParams::default(), &snapshot, txs) {
-            Ok(outcome) => return (outcome, round),
-            Err(BlockError::NeedState(need)) => {
-                assert!(!need.keys.iter().any(|k| snapshot.contains(k)), "asked twice");
-                for key in need.keys {
-                    let value = state.get(&key).cloned();
-                    snapshot.insert(key, value);
-                }
-                for query in need.next_key_queries {
-                    let answer = StateRead::next_entry(state, &query).expect("complete state");
-                    snapshot.answer(query, answer);
-                }
-            }
-            Err(e) => panic!("{e}"),
-        }
-    }
-    panic!("discovery did not converge");
+/// Runs `txs` through a [`Recording`] reader; returns the outcome and the number of reads,
+/// after checking that no key or next-key query was read twice.
+fn read_once(state: &State, env: &BlockEnv, txs: &[VerifiedTransaction]) -> (BlockOutcome, usize) {
+    let reader = Recording::new(state);
+    let outcome = execute_block(vm(), env, &FeeParams::default(), &reader, txs).expect("complete state");
+    (outcome, reader.distinct_reads())
 }
 
 struct Chain {
@@ -81,15 +62,15 @@ impl Chain {
         }
     }
 
-    /// Executes a block (complete state and discovery must agree), applies it.
+    /// Executes a block (reading each key once, as over the plain state), applies it.
     fn block(&mut self, txs: &[VerifiedTransaction]) -> BlockOutcome {
         let env = self.env();
         let full = execute_block(vm(), &env, &FeeParams::default(), &self.state, txs)
             .expect("a complete state answers everything");
-        let (incremental, _) = discover(&self.state, &env, txs);
-        assert_eq!(incremental, full, "discovery must not change the outcome");
+        let (recorded, _) = read_once(&self.state, &env, txs);
+        assert_eq!(recorded, full, "how the state is read must not change the outcome");
         // The proposer's filter keeps every transaction that passes its pre-checks.
-        let selection = select_valid(vm(), &env, &FeeParams::default(), &self.state, txs).unwrap();
+        let (selection, _) = build_block(vm(), &env, &FeeParams::default(), &self.state, txs).unwrap();
         // (A pre-check failure is the only receipt that uses nothing.)
         let prechecked = full.receipts.iter().filter(|r| r.cycles_used > 0).count();
         assert_eq!(selection.included.len(), prechecked);
@@ -173,7 +154,7 @@ impl Chain {
     }
 }
 
-fn read_on(state: &impl StateRead, env: &BlockEnv, actor: Address, handler: &str, payload: &[u8]) -> Outcome {
+fn read_on(state: &impl crate::StateRead, env: &BlockEnv, actor: Address, handler: &str, payload: &[u8]) -> Outcome {
     let request = ReadRequest {
         actor,
         handler: handler.into(),
@@ -616,7 +597,7 @@ fn metering_is_deterministic() {
 }
 
 #[test]
-fn discovery_takes_rounds_but_gives_the_complete_state_outcome() {
+fn state_is_read_once_per_key_in_one_pass() {
     let mut chain = Chain::new(&[(ALICE, RICH)]);
     let proxy = chain.deploy(ALICE, example("proxy"), &["storage.kv", "actor.call", "econ.transfer"], 0);
     let counter = chain.deploy(ALICE, example("counter"), &["storage.kv"], 0);
@@ -627,10 +608,26 @@ fn discovery_takes_rounds_but_gives_the_complete_state_outcome() {
     ];
     let env = chain.env();
     let full = execute_block(vm(), &env, &FeeParams::default(), &chain.state, &txs).unwrap();
-    let (incremental, rounds) = discover(&chain.state, &env, &txs);
-    assert_eq!(incremental, full);
-    assert!(rounds > 1, "the callee and the storage keys are discovered");
+    let (recorded, reads) = read_once(&chain.state, &env, &txs);
+    assert_eq!(recorded, full);
     assert!(full.receipts.iter().all(|r| r.status == TxStatus::Success));
+    // Basefees, cursors, three accounts, two actor records, the callee's code and its slot, …:
+    // a few keys per transaction, never a re-execution.
+    assert!(reads < 20, "{reads} reads");
+}
+
+#[test]
+fn a_handler_reading_thousands_of_fresh_keys_costs_one_lookup_each() {
+    // 4,000 distinct absent keys in one call: once the block used to be re-executed per key.
+    let mut chain = Chain::new(&[(ALICE, RICH)]);
+    let scanner = chain.deploy(ALICE, example("fresh_reader"), &["storage.kv"], 0);
+    let tx = chain.call_tx(ALICE, scanner, "scan", &4_000u32.to_le_bytes(), 0);
+    let env = chain.env();
+    let (outcome, reads) = read_once(&chain.state, &env, &[tx]);
+    assert_eq!(outcome.receipts[0].status, TxStatus::Success, "{:?}", outcome.receipts[0]);
+    assert!((4_000..4_020).contains(&reads), "{reads} reads");
+    // Each of those lookups was paid for: at least the storage read price.
+    assert!(outcome.receipts[0].cycles_used > 4_000 * drover_vm::meter::CYCLES_STORAGE_READ);
 }
 
 #[test]
@@ -652,7 +649,7 @@ fn a_message_to_an_account_or_a_disabled_system_actor_fails_its_precheck() {
 }
 
 #[test]
-fn reads_never_write_and_report_missing_state() {
+fn reads_never_write_and_stop_when_the_state_cannot_be_read() {
     let mut chain = Chain::new(&[(ALICE, RICH)]);
     let counter = chain.deploy(ALICE, example("counter"), &["storage.kv"], 0);
     let read = chain.read(counter, "increment", &[]);
@@ -669,8 +666,8 @@ fn reads_never_write_and_report_missing_state() {
     let basefees = Basefees { cycle: 1, cell: 1 };
     let outcome = read_actor(vm(), &env, basefees, &chain.state, &request).unwrap();
     assert_eq!(outcome.status.code(), Some(ExecCode::OutOfCycles));
-    let missing = read_actor(vm(), &env, basefees, &Snapshot::new(), &request).unwrap_err();
-    assert!(matches!(missing, crate::ReadFailure::NeedState(_)));
+    let unreadable = read_actor(vm(), &env, basefees, &Unreadable, &request).unwrap_err();
+    assert_eq!(unreadable, crate::ReadFailure::Unavailable(ReadFault("gone".into())));
     let nobody = ReadRequest { actor: BOB, ..request };
     assert_eq!(
         read_actor(vm(), &env, basefees, &chain.state, &nobody),
@@ -684,7 +681,28 @@ fn proposer_filter_drops_what_would_not_fit_after_running_it() {
     let spin = chain.deploy(ALICE, example("infinite_loop"), &[], 0);
     // Two spins of 15M cycles each cannot share a 20M-cycle block.
     let txs = [chain.call_tx(ALICE, spin, "spin", &[], 0), chain.call_tx(ALICE, spin, "spin", &[], 0)];
-    let selection = select_valid(vm(), &chain.env(), &FeeParams::default(), &chain.state, &txs).unwrap();
+    let (selection, _) = build_block(vm(), &chain.env(), &FeeParams::default(), &chain.state, &txs).unwrap();
     assert_eq!(selection.included, [0]);
     assert_eq!(selection.dropped[0].0, 1);
+}
+
+/// A state whose every read fails.
+struct Unreadable;
+
+impl crate::StateRead for Unreadable {
+    fn get(&self, _: &[u8]) -> Result<Option<Vec<u8>>, ReadFault> {
+        Err(ReadFault("gone".into()))
+    }
+    fn next_entry(&self, _: &crate::NextKeyQuery) -> Result<Option<crate::Entry>, ReadFault> {
+        Err(ReadFault("gone".into()))
+    }
+}
+
+#[test]
+fn a_block_whose_state_cannot_be_read_has_no_outcome() {
+    let mut chain = Chain::new(&[(ALICE, RICH)]);
+    let counter = chain.deploy(ALICE, example("counter"), &["storage.kv"], 0);
+    let tx = chain.call_tx(ALICE, counter, "increment", &[], 0);
+    let error = execute_block(vm(), &chain.env(), &FeeParams::default(), &Unreadable, &[tx]).unwrap_err();
+    assert_eq!(error, crate::BlockError::Unavailable(ReadFault("gone".into())));
 }

@@ -13,7 +13,7 @@
 //! [`SystemRun`] with status failed and E1503.
 
 use super::{
-    Deferred, MAX_TIMER_FIRES_PER_BLOCK, SYSTEM_RUN_CELLS_LIMIT, Stop, SystemRun, SystemRunKind,
+    Deferred, MAX_TIMER_FIRES_PER_BLOCK, SYSTEM_RUN_CELLS_LIMIT, SystemRun, SystemRunKind,
     cost, host::ActorHost, settled, status_of,
 };
 use crate::{BlockEnv, StateRead, overlay::ReadError};
@@ -26,7 +26,7 @@ pub(crate) fn fire_due<S: StateRead>(
     host: &mut ActorHost<'_, '_, S>,
     env: &BlockEnv,
     deferred: &mut Deferred,
-) -> Result<(), Stop> {
+) -> Result<(), ReadError> {
     let cursor_key = keys::timer_cursor_key();
     let cursor = host
         .overlay
@@ -35,7 +35,6 @@ pub(crate) fn fire_due<S: StateRead>(
             height: env.height,
             seq: 0,
         });
-    discover(host, env, cursor)?;
     let (mut height, mut seq) = (cursor.height, cursor.seq);
     let mut fired = 0;
     let stopped_at = 'heights: loop {
@@ -68,50 +67,6 @@ pub(crate) fn fire_due<S: StateRead>(
     Ok(())
 }
 
-/// Reads everything the due timers will need (slots, timers, owners), recording every missing
-/// key instead of stopping at the first, so that one discovery round fetches them all.
-fn discover<S: StateRead>(
-    host: &mut ActorHost<'_, '_, S>,
-    env: &BlockEnv,
-    cursor: TimerCursor,
-) -> Result<(), Stop> {
-    let mut missing = false;
-    let mut wanted = 0;
-    let mut note = |read: Result<(), ReadError>| match read {
-        Ok(()) => Ok(()),
-        Err(ReadError::Unknown) => {
-            missing = true;
-            Ok(())
-        }
-        Err(ReadError::Corrupt(error)) => Err(Stop::Corrupt(error)),
-    };
-    for height in cursor.height..=env.height {
-        let count = match host.overlay.record(&keys::timer_slot_key(height), decode_count) {
-            Ok(count) => count.unwrap_or(0),
-            Err(error) => {
-                note(Err(error))?;
-                continue;
-            }
-        };
-        let first = if height == cursor.height { cursor.seq } else { 0 };
-        for seq in first..u32::try_from(count).unwrap_or(u32::MAX) {
-            if wanted == MAX_TIMER_FIRES_PER_BLOCK {
-                break;
-            }
-            match host.overlay.record(&keys::timer_key(height, seq), TimerRecord::decode) {
-                Ok(Some(timer)) => {
-                    wanted += 1;
-                    note(host.overlay.account(timer.owner).map(drop))?;
-                    note(super::host::actor_record(host.overlay, &timer.owner).map(drop))?;
-                }
-                Ok(None) => {}
-                Err(error) => note(Err(error))?,
-            }
-        }
-    }
-    if missing { Err(Stop::Unknown) } else { Ok(()) }
-}
-
 /// Fires one timer (already known to fit the budget).
 fn fire<S: StateRead>(
     host: &mut ActorHost<'_, '_, S>,
@@ -120,13 +75,12 @@ fn fire<S: StateRead>(
     seq: u32,
     timer: TimerRecord,
     deferred: &mut Deferred,
-) -> Result<(), Stop> {
-    let misses = host.overlay.misses();
+) -> Result<(), ReadError> {
     let owner = timer.owner;
     // Scheduling refused heights that do not fit, so every stored timer has an id.
     let id = timer_id(height, seq).unwrap_or(u64::MAX);
     let forgotten = host.forget_timer(height, seq, &owner);
-    settled(host, misses)?;
+    settled(host)?;
     let mut run = SystemRun {
         kind: SystemRunKind::Timer { id },
         actor: owner,
@@ -162,7 +116,7 @@ fn fire<S: StateRead>(
         }
         (Err(e), _) => Err(e),
     };
-    settled(host, misses)?;
+    settled(host)?;
     let held = match held {
         Ok(held) => held,
         Err(e) => {
@@ -193,9 +147,9 @@ fn fire<S: StateRead>(
         .unwrap_or(held)
         .min(held);
     let refunded = host.credit(&owner, held - fee);
-    settled(host, misses)?;
+    settled(host)?;
     if let Err(e) = refunded {
-        return Err(Stop::Corrupt(super::host::corrupt(
+        return Err(ReadError::Corrupt(super::host::corrupt(
             keys::account_key(&owner),
             e.to_string(),
         )));
