@@ -15,7 +15,7 @@ use drover_client::{Client, TxBuilder, Wallet};
 use drover_types::Address;
 use drover_types::api::{
     ActorReadRequest, LogInfo, LogOrigin, MailboxMessageInfo, ReceiptStatus, RunKind, StorageEntryInfo, SystemRunInfo,
-    TimerInfo, UpgradeInfo,
+    Paginated, TimerInfo, UpgradeInfo,
 };
 use drover_types::payload::{ACTOR_UPGRADES_ADDRESS, Deploy, Manifest, Message, Upgrade};
 use std::path::PathBuf;
@@ -305,18 +305,27 @@ pub async fn actor(client: &Client, address: Address, view: ActorView) -> Result
             Report::new(text, &page)
         }
         ActorView::Timers => {
-            let Some(timers) = client.actor_timers(&address).await? else { bail!(missing()) };
+            let Some(page) = client.actor_timers(&address, 0, PAGE_LIMIT).await? else { bail!(missing()) };
             let row = |t: &TimerInfo| (format!("timer {}", t.id), format!("{} at height {}", t.handler, t.height));
-            list(&mut text, &timers, row, "no pending timers", None);
-            Report::new(text, &timers)
+            list(&mut text, &page.items, row, "no pending timers", more(&page).as_deref());
+            Report::new(text, &page)
         }
         ActorView::History => {
-            let Some(history) = client.actor_upgrades(&address).await? else { bail!(missing()) };
+            let Some(page) = client.actor_upgrades(&address, 0, PAGE_LIMIT).await? else { bail!(missing()) };
             let row = |u: &UpgradeInfo| (format!("height {}", u.height), format!("{} -> {}", u.old_code_hash, u.new_code_hash));
-            list(&mut text, &history, row, "no upgrades", None);
-            Report::new(text, &history)
+            list(&mut text, &page.items, row, "no upgrades", more(&page).as_deref());
+            Report::new(text, &page)
         }
     }
+}
+
+/// Items an offset-paged view shows (the API's default page size).
+const PAGE_LIMIT: u64 = 50;
+
+/// Where an offset page leaves off, if more items follow it.
+fn more<T>(page: &Paginated<T>) -> Option<String> {
+    let shown = page.offset.saturating_add(page.items.len() as u64);
+    (shown < page.total_count).then(|| format!("{shown} of {}", page.total_count))
 }
 
 /// One field per item (`none` when there are none), then where the next page starts.

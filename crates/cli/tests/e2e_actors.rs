@@ -171,7 +171,7 @@ async fn a_deployed_counter_counts_reverts_cleanly_and_refuses_unknown_handlers(
     );
     assert!(page["next_cursor"].is_null(), "{page}");
     let (status, history) = get_raw(&node.url, &format!("/actor/{actor}/upgrade-history")).await;
-    assert_eq!((status, history), (200, serde_json::json!([])));
+    assert_eq!((status, history), (200, serde_json::json!({"items": [], "total_count": 0, "offset": 0, "limit": 50})));
     let (status, body) = get_raw(&node.url, &format!("/actors/{}/storage", key.address())).await;
     assert_error(status, &body, 404, 5000);
 
@@ -239,9 +239,14 @@ async fn ledger_storage_pages_follow_the_cursor() {
             None => break,
         }
     }
-    let mut sorted = keys.clone();
-    sorted.sort();
-    assert_eq!(keys, sorted, "pages come in key order");
+    // Pages come in storage order (see docs/actors.md), each entry once.
+    let mut in_storage_order = keys.clone();
+    in_storage_order.sort_by_key(|key| {
+        drover_state::keys::storage_key(&ledger, &hex::decode(&key[2..]).expect("hex keys"))
+    });
+    assert_eq!(keys, in_storage_order, "pages come in storage order");
+    in_storage_order.dedup();
+    assert_eq!(in_storage_order.len(), keys.len());
     for holder in [[0x10u8; 20], [0x20; 20], [0x30; 20]] {
         let expected = format!("0x{}", hex::encode([b"b".as_slice(), &holder].concat()));
         assert!(keys.contains(&expected), "{keys:?} lacks {expected}");
@@ -288,20 +293,25 @@ async fn a_timer_fires_at_its_height_or_is_dropped_unpaid_and_shows_in_the_runs(
         let armed = receipt(&client, &actor_tx(&key, nonce, Some(actor), arm.clone())).await;
         assert_eq!(armed.status, ReceiptStatus::Success, "{armed:?}");
     }
-    let (status, timers) = get_raw(&node.url, &format!("/actor/{alarm}/timers")).await;
-    assert_eq!(status, 200, "{timers}");
-    assert_eq!(timers.as_array().unwrap().len(), 1, "{timers}");
+    let (status, page) = get_raw(&node.url, &format!("/actor/{alarm}/timers")).await;
+    assert_eq!(status, 200, "{page}");
+    assert_eq!(page["total_count"], 1, "{page}");
+    let timers = &page["items"];
+    assert_eq!(timers.as_array().unwrap().len(), 1, "{page}");
     assert_eq!(timers[0]["height"], target);
     assert_eq!(timers[0]["handler"], "ring");
     let timer_id = timers[0]["id"].as_u64().expect("a timer id");
+    let (_, skipped) = get_raw(&node.url, &format!("/actor/{alarm}/timers?offset=1")).await;
+    assert_eq!(skipped["items"], serde_json::json!([]), "{skipped}");
     let (_, unpaid_timers) = get_raw(&node.url, &format!("/actor/{unfunded}/timers")).await;
-    let unpaid_id = unpaid_timers[0]["id"].as_u64().expect("a timer id");
+    let unpaid_id = unpaid_timers["items"][0]["id"].as_u64().expect("a timer id");
     let (_, runs) = get_raw(&node.url, &format!("/actor/{alarm}/runs")).await;
     assert_eq!(runs, serde_json::json!({"items": [], "next_cursor": null, "limit": 50}), "nothing ran yet");
 
     node.wait_height(target + 1).await;
     let (_, timers) = get_raw(&node.url, &format!("/actor/{alarm}/timers")).await;
-    assert_eq!(timers, serde_json::json!([]), "the timer fired and left the listing");
+    let none = serde_json::json!({"items": [], "total_count": 0, "offset": 0, "limit": 50});
+    assert_eq!(timers, none, "the timer fired and left the listing");
     let rang = read(&client, alarm, "rang_at").await;
     assert_eq!(rang.result, target.to_le_bytes(), "it fired at its height");
     let (status, mailbox) = get_raw(&node.url, &format!("/actors/{alarm}/mailbox")).await;
@@ -347,7 +357,7 @@ async fn a_timer_fires_at_its_height_or_is_dropped_unpaid_and_shows_in_the_runs(
     assert!(dropped["error"]["message"].as_str().unwrap().contains("dropped"), "{dropped}");
     assert_eq!((dropped["cycles_used"].as_u64(), dropped["fee"].as_u64()), (Some(0), Some(0)));
     let (_, timers) = get_raw(&node.url, &format!("/actor/{unfunded}/timers")).await;
-    assert_eq!(timers, serde_json::json!([]), "a dropped timer is gone");
+    assert_eq!(timers, none, "a dropped timer is gone");
     assert_eq!(read(&client, unfunded, "rang_at").await.result, 0u64.to_le_bytes());
 
     let (status, body) = get_raw(&node.url, &format!("/actor/{}/runs", key.address())).await;
@@ -584,7 +594,10 @@ async fn the_owner_upgrades_an_actor_with_the_cli_and_its_history_records_it() {
     assert_eq!((summary.code_hash, summary.upgrades), (drover_types::keccak256(&echo_code), 1));
     assert_eq!(summary.manifest.entitlements, ["events.emit"]);
     assert_eq!(client.actor_code(&counter).await.unwrap().unwrap().code, echo_code);
-    let history = client.actor_upgrades(&counter).await.unwrap().unwrap();
+    let page = client.actor_upgrades(&counter, 0, 50).await.unwrap().unwrap();
+    assert_eq!((page.total_count, page.offset, page.limit), (1, 0, 50));
+    assert!(client.actor_upgrades(&counter, 1, 50).await.unwrap().unwrap().items.is_empty());
+    let history = page.items;
     assert_eq!(history.len(), 1);
     let counter_code = example("counter", &[], b"").code;
     assert_eq!(

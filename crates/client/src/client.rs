@@ -13,7 +13,7 @@ use crate::error::{ClientError, excerpt};
 use drover_types::{
     Address, ErrorCode, H256, Transaction,
     api::{
-        AccountInfo, ActorCodeInfo, ActorInfo, ActorReadRequest, ActorReadResponse, BasefeeInfo, LogPage, MailboxPage, StorageCount, StoragePage, SystemRunPage, TimerInfo, UpgradeInfo, BlockInfo, ChainInfo, FaucetRequest, FaucetResponse, HealthDetailed, HeightInfo,
+        AccountInfo, ActorCodeInfo, ActorInfo, ActorReadRequest, ActorReadResponse, BasefeeInfo, LogPage, MailboxPage, StorageCount, StoragePage, SystemRunPage, TimerPage, UpgradePage, BlockInfo, ChainInfo, FaucetRequest, FaucetResponse, HealthDetailed, HeightInfo,
         InclusionProofInfo, Liveness, MultiProofResponse, ProofRequest, ReceiptInfo, StateProofInfo, StateSnapshot,
         SubmitResponse, SubmitWaitResponse, TransactionInfo,
     },
@@ -243,10 +243,11 @@ impl Client {
         self.get_optional(&page_path(format!("/actor/{address}/runs"), cursor), ErrorCode::ActorNotFound).await
     }
 
-    /// `GET /actor/{address}/timers`: pending timers in firing order; `None` for an address
-    /// that holds no actor.
-    pub async fn actor_timers(&self, address: &Address) -> Result<Option<Vec<TimerInfo>>, ClientError> {
-        self.get_optional(&format!("/actor/{address}/timers"), ErrorCode::ActorNotFound).await
+    /// `GET /actor/{address}/timers`: the page of pending timers (in firing order) at
+    /// `offset`, of at most `limit`; `None` for an address that holds no actor.
+    pub async fn actor_timers(&self, address: &Address, offset: u64, limit: u64) -> Result<Option<TimerPage>, ClientError> {
+        let path = format!("/actor/{address}/timers?offset={offset}&limit={limit}");
+        self.get_optional(&path, ErrorCode::ActorNotFound).await
     }
 
     /// `GET /actors/{address}/storage/count`; `None` for an address that holds no actor.
@@ -254,9 +255,11 @@ impl Client {
         self.get_optional(&format!("/actors/{address}/storage/count"), ErrorCode::ActorNotFound).await
     }
 
-    /// `GET /actor/{address}/upgrade-history`; `None` for an address that holds no actor.
-    pub async fn actor_upgrades(&self, address: &Address) -> Result<Option<Vec<UpgradeInfo>>, ClientError> {
-        self.get_optional(&format!("/actor/{address}/upgrade-history"), ErrorCode::ActorNotFound).await
+    /// `GET /actor/{address}/upgrade-history`: the page of upgrades (oldest first) at `offset`,
+    /// of at most `limit`; `None` for an address that holds no actor.
+    pub async fn actor_upgrades(&self, address: &Address, offset: u64, limit: u64) -> Result<Option<UpgradePage>, ClientError> {
+        let path = format!("/actor/{address}/upgrade-history?offset={offset}&limit={limit}");
+        self.get_optional(&path, ErrorCode::ActorNotFound).await
     }
 
     /// `POST /actor/read`: runs a handler read-only on the latest finalized state.

@@ -37,11 +37,7 @@ use commonware_glue::stateful::{
 };
 use commonware_parallel::Sequential;
 use commonware_runtime::{Clock, Metrics, Spawner};
-use commonware_storage::{
-    mmr,
-    qmdb::current::ordered::variable,
-    translator::EightCap,
-};
+use commonware_storage::{mmr, qmdb::current::ordered::variable};
 use commonware_cryptography::Sha256;
 use commonware_utils::non_empty_range;
 use drover_execution::{BlockEnv, BlockError, BlockOutcome, Selection, SystemRun, SystemRunKind, Vm};
@@ -56,9 +52,10 @@ use tracing::{debug, info, warn};
 
 pub use drover_block::Scheme;
 
-/// The one state database: ordered (prefix scans, exclusion proofs), variable-size values.
+/// The one state database: ordered (prefix scans, exclusion proofs), variable-size values,
+/// indexed by the keys' index prefix ([`StatePrefix`](crate::translator::StatePrefix)).
 pub type StateDb<E> =
-    variable::Db<mmr::Family, E, Vec<u8>, Vec<u8>, Sha256, EightCap, 32, Sequential>;
+    variable::Db<mmr::Family, E, Vec<u8>, Vec<u8>, Sha256, crate::translator::StatePrefix, 32, Sequential>;
 
 pub type Databases<E> = crate::databases::StateDatabases<E>;
 

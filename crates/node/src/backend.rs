@@ -31,6 +31,7 @@ use drover_rpc::backend::{
     ActorCall, Backend, Basefees, BlockSelector, ChainHealth, FaucetSettings, IncludedTransaction,
     OperationsRequest, StateQuery,
 };
+use drover_rpc::pagination::Page;
 use drover_execution::{BlockEnv, ReadFailure, ReadRequest, SystemRunKind, Vm, read_actor};
 use drover_vm::{Outcome, Status};
 use drover_state::{Account, ActorRecord, MailboxUsage, MessageRecord, TimerRecord, UpgradeRecord, keys};
@@ -39,7 +40,7 @@ use drover_types::{
     Address, ErrorCode, H256, Receipt, Transaction, VerifiedTransaction,
     api::{
         AccountInfo, ActorCodeInfo, ActorInfo, ActorReadResponse, ExecErrorInfo, LogInfo, LogOrigin, LogPage, RunKind, SystemRunInfo, SystemRunPage, MailboxMessageInfo, MailboxPage, ReceiptStatus,
-        StorageEntryInfo, StoragePage, TimerInfo, UpgradeInfo, BlockInfo, ChainInfo, InclusionProofInfo, InclusionProofKind, ManifestInfo,
+        StorageEntryInfo, StoragePage, TimerInfo, TimerPage, UpgradeInfo, UpgradePage, BlockInfo, ChainInfo, InclusionProofInfo, InclusionProofKind, ManifestInfo,
         StateProofInfo, StateSnapshot,
     },
     error::ApiError,
@@ -138,23 +139,17 @@ fn run_info(entry: RunEntry) -> SystemRunInfo {
     }
 }
 
-/// Timers listed per actor: the execution layer's cap on pending timers per actor.
-const MAX_PENDING_TIMERS_LISTED: u64 = 1_024;
-
-/// The big-endian `u64` a listing marker key ends with.
-fn trailing_u64(key: &[u8]) -> Option<u64> {
-    let tail: [u8; 8] = key.get(key.len().checked_sub(8)?..)?.try_into().ok()?;
-    Some(u64::from_be_bytes(tail))
-}
-
-/// Up to `limit` entries of the committed state under `prefix`, in key order, after the key
-/// `after` (from the start of the prefix when `None`); also says whether more follow.
-async fn scan<E>(
+/// Up to `limit` records of the committed state in the key range `range`, after the key
+/// `after` (from the start of the range when `None`), in key order; `own` names the records of
+/// the range's owner (a range can hold another owner's record whose spread collides, which is
+/// skipped). Also says whether more follow.
+async fn scan<E, T>(
     db: &crate::application::StateDb<E>,
-    prefix: &[u8],
+    range: &[u8],
     after: Option<Vec<u8>>,
     limit: u64,
-) -> Result<(Vec<(Vec<u8>, Vec<u8>)>, bool), commonware_storage::qmdb::Error<commonware_storage::mmr::Family>>
+    own: impl Fn(&[u8], Vec<u8>) -> Option<T>,
+) -> Result<(Vec<T>, bool), commonware_storage::qmdb::Error<commonware_storage::mmr::Family>>
 where
     E: commonware_runtime::Spawner + commonware_storage::Context,
 {
@@ -162,23 +157,23 @@ where
     use std::ops::Bound;
     let start = match after {
         Some(after) => Bound::Excluded(after),
-        None => Bound::Included(prefix.to_vec()),
+        None => Bound::Included(range.to_vec()),
     };
-    // One entry past the page says whether another page follows.
+    // One record past the page says whether another page follows.
     let wanted = usize::try_from(limit).unwrap_or(usize::MAX).saturating_add(1);
     let mut stream = Box::pin(db.stream_range((start, Bound::Unbounded)));
-    let mut entries = Vec::new();
-    while entries.len() < wanted {
+    let mut records = Vec::new();
+    while records.len() < wanted {
         let Some(entry) = stream.next().await else { break };
         let (key, value) = entry?;
-        if !key.starts_with(prefix) {
+        if !key.starts_with(range) {
             break;
         }
-        entries.push((key, value));
+        records.extend(own(&key, value));
     }
-    let more = entries.len() == wanted;
-    entries.truncate(wanted - 1);
-    Ok((entries, more))
+    let more = records.len() == wanted;
+    records.truncate(wanted - 1);
+    Ok((records, more))
 }
 
 /// Cycles limit the faucet puts on its transfers (exactly a transfer's cost).
@@ -374,13 +369,12 @@ impl Backend for NodeHandle {
         if db.get(&keys::actor_key(&address)).await.map_err(internal)?.is_none() {
             return Ok(None);
         }
-        let prefix = keys::storage_key(&address, &[]);
         let after = after.map(|key| keys::storage_key(&address, &key));
-        let (entries, more) = scan(&db, &prefix, after, limit).await.map_err(internal)?;
-        let items: Vec<StorageEntryInfo> = entries
-            .into_iter()
-            .map(|(key, value)| StorageEntryInfo { key: key[prefix.len()..].to_vec(), value })
-            .collect();
+        let own = |key: &[u8], value| match keys::storage_entry(key) {
+            Some((owner, user_key)) if owner == address => Some(StorageEntryInfo { key: user_key.to_vec(), value }),
+            _ => None,
+        };
+        let (items, more) = scan(&db, &keys::storage_range(&address), after, limit, own).await.map_err(internal)?;
         let next_cursor = more.then(|| items.last().map(|e| format!("0x{}", hex::encode(&e.key)))).flatten();
         Ok(Some(StoragePage { items, next_cursor, limit }))
     }
@@ -398,14 +392,11 @@ impl Backend for NodeHandle {
         if db.get(&keys::actor_key(&address)).await.map_err(internal)?.is_none() {
             return Ok(None);
         }
-        // The listing markers end in the message's queue position.
-        let marker = keys::mailbox_entry_key(&address, 0);
-        let prefix = &marker[..marker.len() - 8];
         let after = after.map(|seq| keys::mailbox_entry_key(&address, seq));
-        let (markers, more) = scan(&db, prefix, after, limit).await.map_err(internal)?;
-        let mut items = Vec::with_capacity(markers.len());
-        for (key, _) in markers {
-            let seq = trailing_u64(&key).ok_or_else(|| internal("malformed mailbox marker"))?;
+        let own = |key: &[u8], _| keys::mailbox_entry(key).filter(|(owner, _)| *owner == address).map(|(_, seq)| seq);
+        let (seqs, more) = scan(&db, &keys::mailbox_range(&address), after, limit, own).await.map_err(internal)?;
+        let mut items = Vec::with_capacity(seqs.len());
+        for seq in seqs {
             let bytes = db
                 .get(&keys::message_key(seq))
                 .await
@@ -437,19 +428,23 @@ impl Backend for NodeHandle {
         Ok(page.map(|(entries, next_cursor)| SystemRunPage { items: entries.into_iter().map(run_info).collect(), next_cursor, limit }))
     }
 
-    async fn actor_timers(&self, address: Address) -> Result<Option<Vec<TimerInfo>>, ApiError> {
+    async fn actor_timers(&self, address: Address, page: Page) -> Result<Option<TimerPage>, ApiError> {
         let db = self.0.databases.read().await;
         if db.get(&keys::actor_key(&address)).await.map_err(internal)?.is_none() {
             return Ok(None);
         }
-        let marker = keys::timer_index_key(&address, 0);
-        let prefix = &marker[..marker.len() - 8];
-        let (markers, _) = scan(&db, prefix, None, MAX_PENDING_TIMERS_LISTED).await.map_err(internal)?;
-        let mut timers = Vec::with_capacity(markers.len());
-        for (key, _) in markers {
-            // A timer id is its height (high 32 bits) and its sequence number at that height.
-            let id = trailing_u64(&key).ok_or_else(|| internal("malformed timer marker"))?;
-            let (height, seq) = (id >> 32, id as u32);
+        let total = match db.get(&keys::timer_pending_key(&address)).await.map_err(internal)? {
+            Some(bytes) => drover_state::decode_count(&bytes).map_err(internal)?,
+            None => 0,
+        };
+        // An actor holds at most MAX_PENDING_TIMERS_PER_ACTOR timers, so skipping to the offset
+        // scans a bounded range.
+        let own = |key: &[u8], _| keys::timer_index_entry(key).filter(|(owner, _)| *owner == address).map(|(_, id)| id);
+        let wanted = page.offset.saturating_add(page.limit);
+        let (ids, _) = scan(&db, &keys::timer_index_range(&address), None, wanted, own).await.map_err(internal)?;
+        let mut timers = Vec::new();
+        for id in ids.into_iter().skip(usize::try_from(page.offset).unwrap_or(usize::MAX)) {
+            let (height, seq) = drover_state::timer::timer_id_parts(id);
             let bytes = db
                 .get(&keys::timer_key(height, seq))
                 .await
@@ -458,17 +453,20 @@ impl Backend for NodeHandle {
             let timer = TimerRecord::decode(&bytes).map_err(internal)?;
             timers.push(TimerInfo { id, height, handler: timer.handler, payload: timer.payload, cycles_limit: timer.cycles_limit });
         }
-        Ok(Some(timers))
+        Ok(Some(page.envelope(timers, total)))
     }
 
-    async fn actor_upgrades(&self, address: Address) -> Result<Option<Vec<UpgradeInfo>>, ApiError> {
+    async fn actor_upgrades(&self, address: Address, page: Page) -> Result<Option<UpgradePage>, ApiError> {
         let db = self.0.databases.read().await;
         let Some(record) = db.get(&keys::actor_key(&address)).await.map_err(internal)? else {
             return Ok(None);
         };
         let record = ActorRecord::decode(&record).map_err(internal)?;
-        let mut history = Vec::with_capacity(record.upgrades as usize);
-        for seq in 0..record.upgrades {
+        let total = u64::from(record.upgrades);
+        let mut history = Vec::new();
+        for seq in page.offset.min(total)..page.offset.saturating_add(page.limit).min(total) {
+            // Below `record.upgrades`, which is a u32.
+            let seq = seq as u32;
             let bytes = db
                 .get(&keys::upgrade_key(&address, seq))
                 .await
@@ -482,7 +480,7 @@ impl Backend for NodeHandle {
                 tx_hash: upgrade.tx_hash,
             });
         }
-        Ok(Some(history))
+        Ok(Some(page.envelope(history, total)))
     }
 
     async fn actor_read(&self, call: ActorCall) -> Result<ActorReadResponse, ApiError> {

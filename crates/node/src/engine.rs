@@ -56,7 +56,7 @@ use commonware_storage::{
     journal::contiguous::variable::Config as VariableLogConfig,
     mmr::full::Config as MerkleConfig,
     qmdb::current::VariableConfig,
-    translator::{EightCap, TwoCap},
+    translator::EightCap,
 };
 use commonware_stream::{
     cups::{self, Cups},
@@ -113,9 +113,11 @@ fn state_op_codec_config<E: Spawner + commonware_storage::Context>() -> <StateOp
     )
 }
 
-fn archive_config<C>(prefix: &str, name: &str, page_cache: CacheRef, codec_config: C) -> prunable::Config<TwoCap, C> {
+/// Marshal's archives, keyed by block digest: eight bytes of a SHA-256 digest keep collisions
+/// as rare as chance makes them (a proposer would need a 2^64 search to collide on purpose).
+fn archive_config<C>(prefix: &str, name: &str, page_cache: CacheRef, codec_config: C) -> prunable::Config<EightCap, C> {
     prunable::Config {
-        translator: TwoCap,
+        translator: EightCap,
         metadata_partition: format!("{prefix}-{name}-metadata"),
         key_partition: format!("{prefix}-{name}-key"),
         key_page_cache: page_cache,
@@ -153,7 +155,7 @@ pub(crate) fn qmdb_config<E: Spawner + commonware_storage::Context>(
             replay_buffer: IO_BUFFER,
         },
         grafted_metadata_partition: format!("{prefix}-state-grafted"),
-        translator: EightCap,
+        translator: crate::translator::StatePrefix,
         init_cache: Some(QMDB_INIT_CACHE),
         init_buffer: IO_BUFFER,
         init_concurrency: (),

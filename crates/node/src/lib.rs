@@ -35,3 +35,4 @@ pub mod proofs;
 pub mod reads;
 
 pub mod sync_source;
+pub mod translator;

@@ -289,7 +289,11 @@ fn run(network: &Network, seed: u64, index_dirs: &[PathBuf]) -> (String, BTreeMa
         context.sleep(Duration::from_secs(1)).await;
         let stalled: Vec<_> = slots.iter().map(height).collect();
         context.sleep(Duration::from_secs(10)).await;
-        assert_eq!(slots.iter().map(height).collect::<Vec<_>>(), stalled, "finalized without a quorum");
+        // A validator may still learn of a block finalized before the cut (from its side of the
+        // partition), but no height beyond the highest one finalized then can gain a quorum.
+        let after: Vec<_> = slots.iter().map(height).collect();
+        let highest = |heights: &[u64]| heights.iter().copied().max().unwrap_or(0);
+        assert_eq!(highest(&after), highest(&stalled), "finalized without a quorum: {stalled:?} → {after:?}");
 
         // Heal: progress resumes.
         for a in &keys[..2] {

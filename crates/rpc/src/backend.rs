@@ -8,12 +8,13 @@ use drover_types::{
     Address, H256, Receipt, VerifiedTransaction,
     api::{
         AccountInfo, ActorCodeInfo, ActorInfo, ActorReadResponse, BlockInfo, LogPage, MailboxPage,
-        StoragePage, SystemRunPage, TimerInfo, UpgradeInfo, ChainInfo, InclusionProofInfo,
+        StoragePage, SystemRunPage, TimerPage, UpgradePage, ChainInfo, InclusionProofInfo,
         InclusionProofKind, StateProofInfo,
         StateSnapshot,
     },
     error::ApiError,
 };
+use crate::pagination::Page;
 use std::future::Future;
 use tokio::sync::watch;
 
@@ -175,17 +176,20 @@ pub trait Backend: Clone + Send + Sync + 'static {
         limit: u64,
     ) -> impl Future<Output = Result<Option<SystemRunPage>, ApiError>> + Send;
 
-    /// The pending timers of the actor at `address`, in firing order (`None`: no actor there).
+    /// A page of the pending timers of the actor at `address`, in firing order (`None`: no
+    /// actor there).
     fn actor_timers(
         &self,
         address: Address,
-    ) -> impl Future<Output = Result<Option<Vec<TimerInfo>>, ApiError>> + Send;
+        page: Page,
+    ) -> impl Future<Output = Result<Option<TimerPage>, ApiError>> + Send;
 
-    /// The upgrades of the actor at `address`, oldest first (`None`: no actor there).
+    /// A page of the upgrades of the actor at `address`, oldest first (`None`: no actor there).
     fn actor_upgrades(
         &self,
         address: Address,
-    ) -> impl Future<Output = Result<Option<Vec<UpgradeInfo>>, ApiError>> + Send;
+        page: Page,
+    ) -> impl Future<Output = Result<Option<UpgradePage>, ApiError>> + Send;
 
     /// Runs `call` read-only on the latest finalized state. A missing actor is 5000, a missing
     /// handler 5002, a write attempt 5003, a budget exceeded 5004; a handler that reverts or

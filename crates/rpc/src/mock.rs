@@ -10,6 +10,7 @@
 //! route tests check shapes, errors and ordering; real proofs are tested in `drover-client` and
 //! end to end.
 
+use crate::pagination::Page;
 use crate::{
     RpcConfig,
     backend::{
@@ -29,7 +30,7 @@ use drover_types::{
     api::{
         AccountInfo, ActorCodeInfo, ActorInfo, ActorReadResponse, BlockInfo, ChainInfo, InclusionProofInfo,
         InclusionProofKind, ManifestInfo, ReceiptStatus, StateProofInfo, StateProofKind,
-        LogInfo, LogPage, MailboxPage, SystemRunInfo, SystemRunPage, StateSnapshot, StorageEntryInfo, StoragePage, TimerInfo, UpgradeInfo,
+        LogInfo, LogPage, MailboxPage, SystemRunInfo, SystemRunPage, StateSnapshot, StorageEntryInfo, StoragePage, TimerPage, UpgradePage,
     },
     error::ApiError,
     keccak256,
@@ -335,12 +336,12 @@ impl Backend for MockBackend {
         Ok(Some(SystemRunPage { items, next_cursor, limit }))
     }
 
-    async fn actor_timers(&self, address: Address) -> Result<Option<Vec<TimerInfo>>, ApiError> {
-        Ok(self.data.lock().actors.iter().any(|a| a.address == address).then(Vec::new))
+    async fn actor_timers(&self, address: Address, page: Page) -> Result<Option<TimerPage>, ApiError> {
+        Ok(self.data.lock().actors.iter().any(|a| a.address == address).then(|| page.envelope(Vec::new(), 0)))
     }
 
-    async fn actor_upgrades(&self, address: Address) -> Result<Option<Vec<UpgradeInfo>>, ApiError> {
-        Ok(self.data.lock().actors.iter().any(|a| a.address == address).then(Vec::new))
+    async fn actor_upgrades(&self, address: Address, page: Page) -> Result<Option<UpgradePage>, ApiError> {
+        Ok(self.data.lock().actors.iter().any(|a| a.address == address).then(|| page.envelope(Vec::new(), 0)))
     }
 
     async fn actor_read(&self, call: ActorCall) -> Result<ActorReadResponse, ApiError> {

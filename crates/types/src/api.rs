@@ -138,6 +138,9 @@ pub struct MailboxMessageInfo {
 /// `GET /actors/{address}/mailbox`: a page of pending messages in delivery order.
 pub type MailboxPage = CursorPage<MailboxMessageInfo>;
 
+/// `GET /actor/{address}/timers`: a page of an actor's pending timers, in firing order.
+pub type TimerPage = Paginated<TimerInfo>;
+
 /// A pending one-shot timer (`GET /actor/{address}/timers`).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
@@ -239,6 +242,9 @@ pub struct SystemRunInfo {
 
 /// `GET /actor/{address}/runs`: a page of the actor's system runs in chain order.
 pub type SystemRunPage = CursorPage<SystemRunInfo>;
+
+/// `GET /actor/{address}/upgrade-history`: a page of an actor's upgrades, oldest first.
+pub type UpgradePage = Paginated<UpgradeInfo>;
 
 /// One upgrade of an actor (`GET /actor/{address}/upgrade-history`).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

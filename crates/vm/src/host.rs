@@ -93,12 +93,12 @@ pub trait Host {
     /// Removes `key` from `actor`'s storage; whether it was present.
     fn storage_remove(&mut self, actor: &Address, key: &[u8]) -> Result<bool, HostError>;
 
-    /// The first entry of `actor`'s storage, in key byte order, whose key starts with `prefix`
-    /// and is strictly greater than `after` (from the first key with the prefix when `None`).
+    /// The entry of `actor`'s storage that follows the key `after` in the host's storage order
+    /// (the first entry when `None`). The order is the host's, fixed for a given state (on the
+    /// chain: by a hash of the key, not the keys' byte order); the VM filters by prefix.
     fn storage_next(
         &mut self,
         actor: &Address,
-        prefix: &[u8],
         after: Option<&[u8]>,
     ) -> Result<Option<StorageEntry>, HostError>;
 

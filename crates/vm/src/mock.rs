@@ -231,19 +231,19 @@ impl Host for MockHost {
     fn storage_next(
         &mut self,
         actor: &Address,
-        prefix: &[u8],
         after: Option<&[u8]>,
     ) -> Result<Option<StorageEntry>, HostError> {
+        // The mock's storage order is the keys' byte order.
         let start = match after {
             Some(after) => Bound::Excluded((*actor, after.to_vec())),
-            None => Bound::Included((*actor, prefix.to_vec())),
+            None => Bound::Included((*actor, Vec::new())),
         };
         Ok(self
             .state
             .storage
             .range((start, Bound::Unbounded))
             .next()
-            .filter(|((owner, key), _)| owner == actor && key.starts_with(prefix))
+            .filter(|((owner, _), _)| owner == actor)
             .map(|((_, key), value)| (key.clone(), value.clone())))
     }
 

@@ -367,17 +367,26 @@ fn storage_next(
     entitled(&c, Entitlement::StorageKv, "storage_next")?;
     let prefix = read(&c, prefix, prefix_len, "prefix")?;
     let cursor = read(&c, cursor, cursor_len, "cursor")?;
-    let after = (!cursor.is_empty()).then_some(cursor.as_slice());
+    let mut after = (!cursor.is_empty()).then_some(cursor);
     let actor = c.data().actor();
-    let Some((key, value)) = c
-        .data_mut()
-        .host
-        .storage_next(&actor, &prefix, after)
-        .map_err(Abort::from)?
-    else {
-        return Ok(-1);
+    // The host walks the actor's storage in its own order; entries outside the prefix are read
+    // and skipped here, each charged like a step of its own.
+    let (key, value) = loop {
+        let Some((key, value)) = c
+            .data_mut()
+            .host
+            .storage_next(&actor, after.as_deref())
+            .map_err(Abort::from)?
+        else {
+            return Ok(-1);
+        };
+        charge(&mut c, copy_cycles(key.len() + value.len()))?;
+        if key.starts_with(&prefix) {
+            break (key, value);
+        }
+        charge(&mut c, CYCLES_STORAGE_NEXT)?;
+        after = Some(key);
     };
-    charge(&mut c, copy_cycles(key.len() + value.len()))?;
     let k = key.len().min(key_cap as u32 as usize);
     let v = value.len().min(val_cap as u32 as usize);
     write(&mut c, key_dst, &key[..k], "key buffer")?;

@@ -317,8 +317,9 @@ fn bad_pointers_trap_with_an_argument_error() {
 }
 
 #[test]
-fn storage_iteration_walks_a_prefix_with_a_cursor() {
-    // collect(prefix) walks every key with the prefix and returns the keys joined by ','.
+fn storage_iteration_walks_a_prefix_with_a_cursor_and_pays_for_every_entry_it_reads() {
+    // collect_a / collect_b walk every key with the prefix "a:" / "b:" and return the keys
+    // joined by ','. `fill` writes a:1, a:2, a:3, b:1; `fill_b` only b:1.
     let code = wasm(
         r#"(module
             (import "drover" "storage_set" (func $set (param i32 i32 i32 i32)))
@@ -331,13 +332,15 @@ fn storage_iteration_walks_a_prefix_with_a_cursor() {
               (call $set (i32.const 3) (i32.const 3) (i32.const 0) (i32.const 1))
               (call $set (i32.const 6) (i32.const 3) (i32.const 0) (i32.const 1))
               (call $set (i32.const 9) (i32.const 3) (i32.const 0) (i32.const 1)))
-            (func (export "collect")
+            (func (export "fill_b")
+              (call $set (i32.const 9) (i32.const 3) (i32.const 0) (i32.const 1)))
+            (func $collect (param $prefix i32)
               (local $r i64) (local $klen i32) (local $out i32) (local $cursor_len i32)
               (local.set $out (i32.const 1000))
               (block $done
                 (loop $walk
-                  ;; prefix "a:" at 0; cursor at 100; key buffer 200; value buffer 300
-                  (local.set $r (call $next (i32.const 0) (i32.const 2) (i32.const 100) (local.get $cursor_len)
+                  ;; prefix (2 bytes) at $prefix; cursor at 100; key buffer 200; value buffer 300
+                  (local.set $r (call $next (local.get $prefix) (i32.const 2) (i32.const 100) (local.get $cursor_len)
                                       (i32.const 200) (i32.const 32) (i32.const 300) (i32.const 32)))
                   (br_if $done (i64.lt_s (local.get $r) (i64.const 0)))
                   (local.set $klen (i32.wrap_i64 (i64.shr_u (local.get $r) (i64.const 32))))
@@ -348,14 +351,25 @@ fn storage_iteration_walks_a_prefix_with_a_cursor() {
                   (memory.copy (i32.const 100) (i32.const 200) (local.get $klen))
                   (local.set $cursor_len (local.get $klen))
                   (br $walk)))
-              (call $set_result (i32.const 1000) (i32.sub (local.get $out) (i32.const 1000)))))"#,
+              (call $set_result (i32.const 1000) (i32.sub (local.get $out) (i32.const 1000))))
+            (func (export "collect_a") (call $collect (i32.const 0)))
+            (func (export "collect_b") (call $collect (i32.const 9))))"#,
     );
     let mut host = host();
     host.deploy(addr(1), &code, grant(&[StorageKv])).unwrap();
+    host.deploy(addr(2), &code, grant(&[StorageKv])).unwrap();
     assert_success(&host.call_actor(addr(1), "fill", b""));
-    let outcome = host.call_actor(addr(1), "collect", b"");
+    assert_success(&host.call_actor(addr(2), "fill_b", b""));
+    let outcome = host.call_actor(addr(1), "collect_a", b"");
     assert_success(&outcome);
     assert_eq!(outcome.result, b"a:1,a:2,a:3,");
+    // Finding b:1 behind a:1, a:2 and a:3 reads those three too, and each costs a step plus
+    // its key and value bytes: what the host did, not what the actor kept.
+    let behind = host.call_actor(addr(1), "collect_b", b"");
+    let alone = host.call_actor(addr(2), "collect_b", b"");
+    assert_eq!((behind.result.as_slice(), alone.result.as_slice()), (&b"b:1,"[..], &b"b:1,"[..]));
+    let skipped = 3 * (drover_vm::meter::CYCLES_STORAGE_NEXT + 3 + 1);
+    assert_eq!(behind.cycles_used, alone.cycles_used + skipped);
 }
 
 #[test]

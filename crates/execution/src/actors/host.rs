@@ -291,16 +291,20 @@ impl<S: StateRead> Host for ActorHost<'_, '_, S> {
         Ok(present)
     }
 
-    fn storage_next(
-        &mut self,
-        actor: &Address,
-        prefix: &[u8],
-        after: Option<&[u8]>,
-    ) -> Result<Option<StorageEntry>, HostError> {
-        let prefix = keys::storage_key(actor, prefix);
-        let after = after.map(|after| keys::storage_key(actor, after));
-        let entry = self.overlay.next_entry(&prefix, after.as_deref());
-        Ok(self.absorb(entry)?.map(|(key, value)| (key[keys::STORAGE_KEY_HEADER_LEN..].to_vec(), value)))
+    fn storage_next(&mut self, actor: &Address, after: Option<&[u8]>) -> Result<Option<StorageEntry>, HostError> {
+        let range = keys::storage_range(actor);
+        let mut cursor = after.map(|after| keys::storage_key(actor, after));
+        loop {
+            let entry = self.overlay.next_entry(&range, cursor.as_deref());
+            let Some((key, value)) = self.absorb(entry)? else {
+                return Ok(None);
+            };
+            match keys::storage_entry(&key) {
+                Some((owner, user_key)) if owner == *actor => return Ok(Some((user_key.to_vec(), value))),
+                // Another actor whose spread collides (a 2^56 search to arrange on purpose).
+                _ => cursor = Some(key),
+            }
+        }
     }
 
     fn emit(&mut self, actor: &Address, topic: &[u8], data: &[u8]) -> Result<(), HostError> {

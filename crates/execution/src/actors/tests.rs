@@ -143,8 +143,11 @@ impl Chain {
 
     /// The storage entry count the state keeps, checked against the entries it holds.
     fn storage_count(&self, actor: Address) -> u64 {
-        let prefix = keys::storage_key(&actor, &[]);
-        let held = self.state.keys().filter(|key| key.starts_with(&prefix)).count() as u64;
+        let held = self
+            .state
+            .keys()
+            .filter(|key| keys::storage_entry(key).is_some_and(|(owner, _)| owner == actor))
+            .count() as u64;
         let kept = self
             .state
             .get(&keys::actor_storage_count_key(&actor))
@@ -562,7 +565,12 @@ fn storage_iteration_merges_the_block_writes_with_the_parent_state() {
     let iter = chain.deploy(ALICE, inline(ITERATOR), &["storage.kv"], 0);
     let filled = chain.call(ALICE, iter, "fill", &[]);
     assert_eq!(filled.receipts[0].status, TxStatus::Success, "{:?}", filled.receipts[0].error);
-    assert_eq!(chain.read(iter, "list", &[]).result, b"a1a3");
+    // Entries come in storage order (by a hash of the actor and key), not byte order.
+    let in_storage_order = |mut names: Vec<&[u8]>| {
+        names.sort_by_key(|name| keys::storage_key(&iter, name));
+        names.concat()
+    };
+    assert_eq!(chain.read(iter, "list", &[]).result, in_storage_order(vec![b"a1", b"a3"]));
     assert_eq!(chain.storage_count(iter), 3);
     // Overwriting entries does not count them again.
     chain.call(ALICE, iter, "fill", &[]);
@@ -571,11 +579,20 @@ fn storage_iteration_merges_the_block_writes_with_the_parent_state() {
         chain.read(iter, "edit_and_list", &[]).status.code(),
         Some(ExecCode::ReadOnlyViolation)
     );
-    // a2 (written in this execution) comes before a3 (parent state); a1 (deleted) is skipped.
+    // a2 (written in this execution) merges with a3 (parent state); a1 (deleted) is skipped;
+    // b1 never matches the prefix.
     let outcome = chain.call(ALICE, iter, "edit_and_list", &[]);
     assert_eq!(outcome.receipts[0].status, TxStatus::Success);
-    assert_eq!(chain.read(iter, "list", &[]).result, b"a2a3");
+    assert_eq!(chain.read(iter, "list", &[]).result, in_storage_order(vec![b"a2", b"a3"]));
     assert_eq!(chain.storage_count(iter), 3, "a2 added, a1 removed");
+
+    // An entry of another actor inside this actor's range (as a 2^56 search for a colliding
+    // spread could place it) is skipped, whatever its key.
+    let other = Address([0x77; 20]);
+    let foreign = [&keys::storage_range(&iter)[..], &[0; 8], &other.0, b"a0"].concat();
+    assert_eq!(keys::storage_entry(&foreign), Some((other, &b"a0"[..])));
+    chain.state.insert(foreign, b"x".to_vec());
+    assert_eq!(chain.read(iter, "list", &[]).result, in_storage_order(vec![b"a2", b"a3"]));
 }
 
 #[test]

@@ -18,6 +18,7 @@ use crate::{
     error::HttpError,
     extract::{AddressParam, ApiQuery, RawBody, json_body, parse_address},
     limits::{PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX, READ_MAX_CELLS, READ_MAX_CYCLES},
+    pagination::Page,
     state::AppState,
 };
 use axum::{Json, extract::State};
@@ -26,7 +27,7 @@ use drover_types::{
     api::{
         ActorCodeInfo, ActorInfo, ActorReadRequest, ActorReadResponse, CursorPage, LogInfo, LogPage, MailboxMessageInfo, MailboxPage,
         ManifestInfo, StorageEntryInfo, SystemRunInfo,
-        StorageCount, StoragePage, SystemRunPage, TimerInfo, UpgradeInfo,
+        StorageCount, StoragePage, SystemRunPage, TimerInfo, TimerPage, UpgradeInfo, UpgradePage, Paginated,
     },
 };
 use serde::Deserialize;
@@ -231,14 +232,19 @@ pub async fn runs<B: Backend>(
     path = "/actor/{address}/timers",
     tag = "actors",
     summary = "An actor's pending timers, in firing order",
-    params(("address" = String, Path, description = "20 bytes of hex, `0x` optional, any case.")),
-    responses((status = 200, description = "Id, height, handler, payload and cycles budget of each pending timer.", body = Vec<TimerInfo>))
+    params(
+        ("address" = String, Path, description = "20 bytes of hex, `0x` optional, any case."),
+        ("offset" = Option<u64>, Query, description = "Timers to skip (default 0)."),
+        ("limit" = Option<u64>, Query, description = "Page size (default 50, capped at 1,000).")
+    ),
+    responses((status = 200, description = "The list envelope: id, height, handler, payload and cycles budget of each pending timer in the page.", body = Paginated<TimerInfo>))
 )]
 pub async fn timers<B: Backend>(
     State(state): State<AppState<B>>,
     AddressParam(address): AddressParam,
-) -> Result<Json<Vec<TimerInfo>>, HttpError> {
-    state.backend.actor_timers(address).await?.map(Json).ok_or_else(|| no_actor(address))
+    page: Page,
+) -> Result<Json<TimerPage>, HttpError> {
+    state.backend.actor_timers(address, page).await?.map(Json).ok_or_else(|| no_actor(address))
 }
 
 #[utoipa::path(
@@ -246,14 +252,19 @@ pub async fn timers<B: Backend>(
     path = "/actor/{address}/upgrade-history",
     tag = "actors",
     summary = "An actor's upgrades, oldest first",
-    params(("address" = String, Path, description = "20 bytes of hex, `0x` optional, any case.")),
-    responses((status = 200, description = "Height, old and new code hash and transaction of each upgrade.", body = Vec<UpgradeInfo>))
+    params(
+        ("address" = String, Path, description = "20 bytes of hex, `0x` optional, any case."),
+        ("offset" = Option<u64>, Query, description = "Upgrades to skip (default 0)."),
+        ("limit" = Option<u64>, Query, description = "Page size (default 50, capped at 1,000).")
+    ),
+    responses((status = 200, description = "The list envelope: height, old and new code hash and transaction of each upgrade in the page.", body = Paginated<UpgradeInfo>))
 )]
 pub async fn upgrade_history<B: Backend>(
     State(state): State<AppState<B>>,
     AddressParam(address): AddressParam,
-) -> Result<Json<Vec<UpgradeInfo>>, HttpError> {
-    state.backend.actor_upgrades(address).await?.map(Json).ok_or_else(|| no_actor(address))
+    page: Page,
+) -> Result<Json<UpgradePage>, HttpError> {
+    state.backend.actor_upgrades(address, page).await?.map(Json).ok_or_else(|| no_actor(address))
 }
 
 /// The checked call a read request describes.
@@ -399,13 +410,16 @@ mod tests {
         get(&app, "/actor/0xacacacacacacacacacacacacacacacacacacacac/logs?cursor=00")
             .await
             .assert_error(400, ErrorCode::BadRequest);
-        let timers = get(&app, "/actor/0xacacacacacacacacacacacacacacacacacacacac/timers").await.json();
-        assert_eq!(timers, serde_json::json!([]));
+        let timers = get(&app, "/actor/0xacacacacacacacacacacacacacacacacacacacac/timers?offset=2&limit=3").await.json();
+        assert_eq!(timers, serde_json::json!({"items": [], "total_count": 0, "offset": 2, "limit": 3}));
+        get(&app, "/actor/0xacacacacacacacacacacacacacacacacacacacac/timers?offset=-1")
+            .await
+            .assert_error(400, ErrorCode::BadRequest);
         get(&app, "/actor/0x0000000000000000000000000000000000000abc/timers")
             .await
             .assert_error(404, ErrorCode::ActorNotFound);
         let history = get(&app, "/actor/0xacacacacacacacacacacacacacacacacacacacac/upgrade-history").await.json();
-        assert_eq!(history, serde_json::json!([]));
+        assert_eq!(history, serde_json::json!({"items": [], "total_count": 0, "offset": 0, "limit": 50}));
         get(&app, "/actor/0x12/upgrade-history").await.assert_error(400, ErrorCode::InvalidAddress);
     }
 
