@@ -192,7 +192,10 @@ pub mod storage {
         set(key, &value.to_le_bytes())
     }
 
-    /// Entries whose key starts with `prefix`, in key order, one host call per entry.
+    /// Entries whose key starts with `prefix`, one host call per entry, in the chain's storage
+    /// order: fixed, but not the keys' byte order (a hash of the actor and key). A prefix only
+    /// filters: the walk reads, and pays for, every entry before a match. (The native mock
+    /// walks in byte order: do not depend on the order.)
     pub fn iter(prefix: &[u8]) -> Iter {
         Iter {
             prefix: prefix.to_vec(),

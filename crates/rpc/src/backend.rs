@@ -136,7 +136,7 @@ pub trait Backend: Clone + Send + Sync + 'static {
     ) -> impl Future<Output = Result<Option<ActorCodeInfo>, ApiError>> + Send;
 
     /// Up to `limit` storage entries of the actor at `address` with keys after `after` (from the
-    /// first when `None`), in key order (`None`: no actor there).
+    /// first when `None`), in storage order (`None`: no actor there).
     fn actor_storage(
         &self,
         address: Address,

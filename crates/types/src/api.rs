@@ -103,7 +103,7 @@ pub struct CursorPage<T> {
     pub limit: u64,
 }
 
-/// `GET /actors/{address}/storage`: a page of entries in key order.
+/// `GET /actors/{address}/storage`: a page of entries in storage order (see `docs/actors.md`).
 pub type StoragePage = CursorPage<StorageEntryInfo>;
 
 /// `GET /actors/{address}/storage/count`: how many storage entries an actor holds.

@@ -123,7 +123,7 @@ impl CursorQuery {
     get,
     path = "/actors/{address}/storage",
     tag = "actors",
-    summary = "An actor's storage, a page at a time in key order",
+    summary = "An actor's storage, a page at a time in storage order",
     params(("address" = String, Path, description = "20 bytes of hex, `0x` optional, any case."), CursorQuery),
     responses((status = 200, description = "Entries after the cursor and the next cursor.", body = CursorPage<StorageEntryInfo>))
 )]
