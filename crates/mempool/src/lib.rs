@@ -187,6 +187,7 @@ mod tests {
             max_count: 10,
             max_cycles: 1_000_000,
             max_cells: 0,
+            max_bytes: usize::MAX,
         };
         assert_eq!(
             clone.select(limits, low_basefees(), &HashMap::new()),
@@ -309,6 +310,7 @@ mod tests {
                     max_count: 40,
                     max_cycles: u64::MAX,
                     max_cells: u64::MAX,
+                    max_bytes: usize::MAX,
                 };
                 while !done.load(Ordering::SeqCst) {
                     let block = mempool.select(limits, low_basefees(), &HashMap::new());

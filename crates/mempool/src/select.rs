@@ -4,7 +4,8 @@
 //! (the finalized one, or the caller's override for senders whose transactions sit in
 //! not-yet-finalized ancestor blocks). Across senders, the next transaction is always the
 //! available one with the highest *effective* priority (see [`fees`](crate::fees)) under the given basefees. A
-//! transaction that cannot pay the basefees, or does not fit the remaining cycles or cells, ends
+//! transaction that cannot pay the basefees, or does not fit the remaining cycles, cells or block
+//! bytes (its encoded size against `SelectLimits::max_bytes`, the block decoder's bound), ends
 //! its sender's run (a later nonce cannot go without it); other senders continue.
 //!
 //! Cost: the pool keeps senders' executable heads in an index ordered by *nominal* priority,
@@ -22,7 +23,7 @@ use crate::{
     fees::{Basefees, INTRINSIC_TRANSFER_CYCLES, Priority},
     pool::Pool,
 };
-use drover_types::{Address, Transaction, VerifiedTransaction};
+use drover_types::{Address, VerifiedTransaction};
 use std::collections::{BinaryHeap, HashMap};
 
 /// Bounds of one proposal.
@@ -34,6 +35,8 @@ pub struct SelectLimits {
     pub max_cycles: u64,
     /// Most summed `cells_limit`.
     pub max_cells: u64,
+    /// Most summed encoded transaction bytes.
+    pub max_bytes: usize,
 }
 
 /// A sender's next transaction awaiting its turn.
@@ -49,18 +52,21 @@ struct Candidate {
 struct Budget {
     cycles: u64,
     cells: u64,
+    bytes: usize,
 }
 
 impl Budget {
-    /// Charges `tx`'s limits if they fit.
-    fn charge(&mut self, tx: &Transaction) -> bool {
+    /// Charges `tx`'s limits and size if they fit.
+    fn charge(&mut self, tx: &VerifiedTransaction) -> bool {
         match (
-            self.cycles.checked_sub(tx.cycles_limit),
-            self.cells.checked_sub(tx.cells_limit),
+            self.cycles.checked_sub(tx.tx.cycles_limit),
+            self.cells.checked_sub(tx.tx.cells_limit),
+            self.bytes.checked_sub(tx.encoded.len()),
         ) {
-            (Some(cycles), Some(cells)) => {
+            (Some(cycles), Some(cells), Some(bytes)) => {
                 self.cycles = cycles;
                 self.cells = cells;
+                self.bytes = bytes;
                 true
             }
             _ => false,
@@ -100,6 +106,7 @@ impl Pool {
         let mut budget = Budget {
             cycles: limits.max_cycles,
             cells: limits.max_cells,
+            bytes: limits.max_bytes,
         };
         let mut heap = BinaryHeap::new();
 
@@ -153,7 +160,7 @@ impl Pool {
             let Some(pending) = account.txs.get(&best.nonce) else {
                 continue;
             };
-            if !budget.charge(&pending.tx.tx) {
+            if !budget.charge(&pending.tx) {
                 continue;
             }
             chosen.push(pending.tx.clone());
@@ -180,6 +187,7 @@ mod tests {
         max_count: usize::MAX,
         max_cycles: u64::MAX,
         max_cells: u64::MAX,
+        max_bytes: usize::MAX,
     };
 
     fn pool_with(txs: impl IntoIterator<Item = VerifiedTransaction>) -> Pool {
@@ -310,7 +318,7 @@ mod tests {
     }
 
     #[test]
-    fn respects_the_count_cycle_and_cell_limits() {
+    fn respects_the_count_cycle_cell_and_byte_limits() {
         let txs: Vec<_> = (0..10)
             .map(|sender| verified(sender, 0, (50 - sender).into(), 0))
             .collect();
@@ -371,6 +379,20 @@ mod tests {
             select(&pool, roomy, low_basefees(), &HashMap::new()).len(),
             3
         );
+
+        // Likewise for the block's byte budget: a large payload waits, a small one goes.
+        let mut pool = Pool::new(Config::default());
+        let mut large = seal(address(1), transaction(0, 9, 0));
+        large.encoded = vec![0; 1_000];
+        let mut compact = seal(address(2), transaction(0, 1, 0));
+        compact.encoded = vec![0; 100];
+        for tx in [large.clone(), compact.clone()] {
+            pool.admit(tx, rich(), low_basefees(), Instant::now()).unwrap();
+        }
+        let by_bytes = SelectLimits { max_bytes: 500, ..UNLIMITED };
+        assert_eq!(select(&pool, by_bytes, low_basefees(), &HashMap::new()), hashes(&[compact.clone()]));
+        let by_bytes = SelectLimits { max_bytes: 1_100, ..UNLIMITED };
+        assert_eq!(select(&pool, by_bytes, low_basefees(), &HashMap::new()), hashes(&[large, compact]));
     }
 
     #[test]
@@ -427,8 +449,8 @@ mod tests {
             };
             let limits = SelectLimits {
                 max_count,
-                max_cycles: u64::MAX,
                 max_cells,
+                ..UNLIMITED
             };
             let fast = select(&pool, limits, basefees, &next);
             assert_eq!(
@@ -460,6 +482,7 @@ mod tests {
         let mut budget = Budget {
             cycles: limits.max_cycles,
             cells: limits.max_cells,
+            bytes: limits.max_bytes,
         };
         let mut out = Vec::new();
         while out.len() < limits.max_count {
@@ -476,7 +499,7 @@ mod tests {
             let Some((_, sender)) = best else { break };
             let nonce = cursor[&sender].unwrap();
             let pending = &pool.accounts[&sender].txs[&nonce];
-            if budget.charge(&pending.tx.tx) {
+            if budget.charge(&pending.tx) {
                 out.push(pending.tx.hash);
                 cursor.insert(sender, Some(nonce + 1));
             } else {

@@ -280,6 +280,7 @@ where
                 max_count: MAX_TRANSACTIONS_PER_BLOCK,
                 max_cycles: self.chain.genesis.fees.block_limit_cycles(),
                 max_cells: self.chain.genesis.fees.block_limit_cells(),
+                max_bytes: drover_block::block::MAX_BLOCK_BYTES,
             },
             basefees,
             &next_nonces,
