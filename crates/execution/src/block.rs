@@ -686,6 +686,7 @@ mod tests {
                 Transaction {
                     payload: b"hi".to_vec(),
                     cycles_limit: 22_000,
+                    cells_limit: 2,
                     ..transfer_tx(0, bob, 1)
                 },
             ),

@@ -42,7 +42,9 @@ pub fn is_system_address(address: &Address) -> bool {
 /// The intrinsic cost of `tx`, charged whatever it does:
 /// - a transfer or a value deposit (empty payload): [`TRANSFER_CYCLES`], [`TRANSFER_CELLS`];
 /// - an actor call: [`TRANSFER_CYCLES`] plus one cycle per payload byte (copied into the VM),
-///   no cells (the VM meters what the handler writes);
+///   and one cell per payload byte: the payload is written to the chain's history with its
+///   block, so block space is bought on the cells market like state (the VM then meters what
+///   the handler writes);
 /// - a deploy or an upgrade: [`TRANSFER_CYCLES`] plus [`DEPLOY_CYCLES_PER_PAYLOAD_BYTE`] per
 ///   payload byte (validating and compiling the code), and one cell per payload byte plus
 ///   [`ACTOR_RECORD_CELLS`] (the code, manifest and records written).
@@ -60,7 +62,7 @@ pub fn intrinsic_cost(tx: &Transaction) -> Intrinsic {
     } else {
         Intrinsic {
             cycles: TRANSFER_CYCLES.saturating_add(bytes),
-            cells: TRANSFER_CELLS,
+            cells: TRANSFER_CELLS.saturating_add(bytes),
         }
     }
 }
@@ -516,6 +518,7 @@ mod tests {
                 Transaction {
                     payload: vec![0],
                     cycles_limit: 22_000,
+                    cells_limit: 1,
                     ..valid()
                 },
                 RejectReason::InvalidPayload,
@@ -530,6 +533,7 @@ mod tests {
                     }
                     .encode(),
                     cycles_limit: 22_000,
+                    cells_limit: 100,
                     ..valid()
                 },
                 RejectReason::InvalidPayload,
@@ -579,16 +583,18 @@ mod tests {
             RejectReason::TipAboveMaxFee,
             RejectReason::InsufficientBalanceForValue,
             RejectReason::IntrinsicCycles,
+            RejectReason::IntrinsicCells,
             RejectReason::InvalidPayload,
         ];
         // Fix one rule at a time: the next rule in the order is the one reported.
-        let fixes: [fn(&mut Transaction); 7] = [
+        let fixes: [fn(&mut Transaction); 8] = [
             |tx| tx.chain_id = CHAIN_ID,
             |tx| tx.nonce = 3,
             |tx| tx.max_fee_per_cycle = 8,
             |tx| tx.tip_per_cycle = 0,
             |tx| tx.value = 5,
             |tx| tx.cycles_limit = 21_001,
+            |tx| tx.cells_limit = 1,
             |tx| tx.payload.clear(),
         ];
         let mut tx = all_wrong;

@@ -607,10 +607,13 @@ fn metering_is_deterministic() {
     };
     let (first, second) = (run(), run());
     assert_eq!(first, second);
-    // Intrinsic 21,000 + VM; cells = the 5-byte key and 8-byte value.
+    // Intrinsic 21,000 + VM; cells = the payload carried, then the 5-byte key and 8-byte value.
+    let carried = |handler: &str, payload: &[u8]| {
+        Message { handler: handler.into(), payload: payload.to_vec() }.encode().len() as u64
+    };
     assert!(first.0 > 21_000);
-    assert_eq!(first.1, 13);
-    assert_eq!(first.3, 4 + 100);
+    assert_eq!(first.1, carried("increment", &[]) + 13);
+    assert_eq!(first.3, carried("echo", &[7; 100]) + 4 + 100);
 }
 
 #[test]
