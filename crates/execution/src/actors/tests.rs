@@ -726,3 +726,23 @@ fn a_block_whose_state_cannot_be_read_has_no_outcome() {
     let error = execute_block(vm(), &chain.env(), &FeeParams::default(), &Unreadable, &[tx]).unwrap_err();
     assert_eq!(error, crate::BlockError::Unavailable(ReadFault("gone".into())));
 }
+
+#[test]
+fn the_bulk_benchmark_actor_fills_walks_nests_and_reads_balances() {
+    let mut chain = Chain::new(&[(ALICE, RICH)]);
+    let bulk = chain.deploy(ALICE, example("bulk"), &["storage.kv", "actor.call"], 0);
+    let args = |a: u32, b: u32| [a.to_le_bytes(), b.to_le_bytes()].concat();
+    let filled = chain.call(ALICE, bulk, "fill", &args(100, 7));
+    assert_eq!(filled.receipts[0].status, TxStatus::Success, "{:?}", filled.receipts[0]);
+    assert_eq!(chain.storage_count(bulk), 100);
+    assert_eq!(chain.storage(bulk, &7u64.to_le_bytes()), Some(7u64.to_le_bytes().to_vec()));
+    assert_eq!(chain.read(bulk, "walk", &1_000u32.to_le_bytes()).result, 100u32.to_le_bytes());
+    assert_eq!(chain.read(bulk, "walk", &10u32.to_le_bytes()).result, 10u32.to_le_bytes());
+    // 1 + 2 + 4 + 8 calls, each paying for its instantiation.
+    let nested = chain.call(ALICE, bulk, "nest", &args(3, 2));
+    assert_eq!(nested.receipts[0].status, TxStatus::Success, "{:?}", nested.receipts[0]);
+    assert!(nested.receipts[0].cycles_used > 14 * drover_vm::meter::CYCLES_CALL);
+    let balances = chain.read(bulk, "balances", &args(5, 0));
+    assert_eq!(balances.status, drover_vm::Status::Success);
+    assert!(balances.cycles_used > 5 * drover_vm::meter::CYCLES_BALANCE);
+}
