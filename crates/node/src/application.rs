@@ -120,16 +120,20 @@ impl App {
         E: Spawner + Clock + Metrics + commonware_storage::Context,
     {
         let (vm, fees, layer) = (Arc::clone(&self.vm), self.chain.genesis.fees, self.layer(env.height));
+        let chain = Arc::clone(&self.chain);
         let task = context.child("execute").shared(true).spawn(move |_| async move {
+            let started = std::time::Instant::now();
             let prefetch = drover_execution::prefetch_keys(&env, &txs);
             parent
                 .read(&layer, &prefetch, |reader| {
-                    if build {
+                    let result = if build {
                         drover_execution::build_block(&vm, &env, &fees, reader, &txs)
                     } else {
                         drover_execution::execute_block(&vm, &env, &fees, reader, &txs)
                             .map(|outcome| (Selection::default(), outcome))
-                    }
+                    };
+                    chain.metrics.observe_execution(started.elapsed().as_secs_f64(), reader.lookups());
+                    result
                 })
                 .await
         });

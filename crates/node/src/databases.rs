@@ -39,6 +39,7 @@ use commonware_storage::{
 use commonware_utils::channel::ring;
 use drover_execution::{Entry, NextKeyQuery, ReadFault, StateRead};
 use std::{
+    cell::Cell,
     collections::{BTreeMap, HashMap},
     ops::Deref,
 };
@@ -163,9 +164,10 @@ impl<E: Bounds> ParentState<E> {
             view.check_applied(ops)?;
         }
         let unlayered: Vec<&Vec<u8>> = prefetch.iter().filter(|key| !layer.contains_key(*key)).collect();
+        let unlayered_count = unlayered.len() as u64;
         let values = view.get_many(&unlayered).await?;
         let prefetched = unlayered.into_iter().cloned().zip(values).collect();
-        let reader = ParentReader { view, layer, prefetched };
+        let reader = ParentReader { view, layer, prefetched, lookups: Cell::new(unlayered_count) };
         Ok(run(&reader))
     }
 }
@@ -176,6 +178,15 @@ pub struct ParentReader<'a, E: Bounds> {
     view: ParentView<'a, E>,
     layer: &'a Layer,
     prefetched: HashMap<Vec<u8>, Option<Vec<u8>>>,
+    /// Database lookups so far (the prefetched keys, then each read on demand).
+    lookups: Cell<u64>,
+}
+
+impl<E: Bounds> ParentReader<'_, E> {
+    /// Database lookups made so far, prefetched keys included.
+    pub fn lookups(&self) -> u64 {
+        self.lookups.get()
+    }
 }
 
 fn fault(error: StateError) -> ReadFault {
@@ -187,10 +198,12 @@ impl<E: Bounds> StateRead for ParentReader<'_, E> {
         if let Some(value) = self.layer.get(key).or_else(|| self.prefetched.get(key)) {
             return Ok(value.clone());
         }
+        self.lookups.set(self.lookups.get() + 1);
         futures::executor::block_on(self.view.get(&key.to_vec())).map_err(fault)
     }
 
     fn next_entry(&self, query: &NextKeyQuery) -> Result<Option<Entry>, ReadFault> {
+        self.lookups.set(self.lookups.get() + 1);
         futures::executor::block_on(layered_next_entry(&self.view, self.layer, query)).map_err(fault)
     }
 }

@@ -1,5 +1,6 @@
 //! Chain metrics (Prometheus, through the runtime's registry): finalized height, finalization
-//! latency, transactions finalized, mempool size, the two basefees and transaction gossip.
+//! latency, transactions finalized, mempool size, the two basefees, transaction gossip, and
+//! what executing blocks costs (time per block, state lookups).
 //! Consensus (views, peers), p2p and state-sync progress come from the Commonware crates'
 //! own metrics in the same registry.
 //!
@@ -17,7 +18,13 @@ use drover_state::Basefees;
 const LATENCY_BUCKETS_SECONDS: [f64; 12] =
     [0.01, 0.025, 0.05, 0.1, 0.2, 0.3, 0.5, 0.75, 1.0, 2.0, 5.0, 10.0];
 
+/// Buckets of the block execution time histogram, in seconds.
+const EXECUTION_BUCKETS_SECONDS: [f64; 11] =
+    [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5];
+
 pub struct ChainMetrics {
+    execution: Histogram,
+    lookups: Counter,
     height: Gauge,
     finalization_latency: Histogram,
     transactions: Counter,
@@ -35,6 +42,12 @@ fn clamp(v: u128) -> i64 {
 impl ChainMetrics {
     pub fn new(context: &impl Metrics) -> Self {
         Self {
+            execution: context.histogram(
+                "block_execution_seconds",
+                "Time to execute a block, proposed or verified, its state reads included",
+                EXECUTION_BUCKETS_SECONDS,
+            ),
+            lookups: context.counter("state_lookups", "State database lookups made by block execution"),
             height: context.gauge("height", "Latest finalized block height"),
             finalization_latency: context.histogram(
                 "finalization_latency_seconds",
@@ -71,6 +84,12 @@ impl ChainMetrics {
     pub fn observe_gossip(&self, received: usize, admitted: usize) {
         self.gossip_received.metric().inc_by(received as u64);
         self.gossip_admitted.metric().inc_by(admitted as u64);
+    }
+
+    /// Records one block's execution: how long it took and how many keys it read.
+    pub fn observe_execution(&self, seconds: f64, lookups: u64) {
+        self.execution.metric().observe(seconds);
+        self.lookups.metric().inc_by(lookups);
     }
 
     /// Refreshes the mempool gauge between blocks.
