@@ -17,6 +17,8 @@
 //! verification time percentiles per kind. The chain keeps finalizing during the run, so
 //! proofs are taken against a moving tip, as in production.
 
+mod hostile;
+
 use anyhow::{Context as _, bail, ensure};
 use clap::{Args, Subcommand};
 use drover_client::{BlockSelector, Client, ClientError};
@@ -61,6 +63,8 @@ pub enum BenchCommand {
     Sync(SyncArgs),
     /// Proof latency over HTTP and client verification time, per proof kind.
     Proofs(ProofArgs),
+    /// Honest transfers' finality while attackers send the costliest work they can.
+    Hostile(hostile::HostileArgs),
 }
 
 #[derive(Args)]
@@ -121,6 +125,44 @@ pub struct TransferArgs {
     /// Validators of the spawned network; submissions are spread over all of them.
     #[arg(long, default_value_t = 1)]
     pub validators: u32,
+    /// Who receives the transfers (`bench transfers` only).
+    #[arg(long, value_enum, default_value_t = Recipients::Fresh)]
+    pub recipients: Recipients,
+}
+
+/// Recipients of `bench transfers`: how the load grows the state.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Recipients {
+    /// A new address per transfer, `0xbe ‖ 19-byte counter` (the usual EVM dev-chain workload):
+    /// every transfer creates an account.
+    Fresh,
+    /// A new random address per transfer.
+    Random,
+    /// A new address per transfer sharing its first 7 bytes with all the others, as an attacker
+    /// choosing colliding keys would send them.
+    Prefix,
+    /// One existing sink account (no state growth).
+    One,
+}
+
+impl Recipients {
+    /// The recipient of transfer `index` of a run.
+    fn address(self, index: u64) -> Address {
+        let mut bytes = [0; 20];
+        match self {
+            Recipients::Fresh => {
+                bytes[0] = 0xbe;
+                bytes[12..].copy_from_slice(&index.to_be_bytes());
+            }
+            Recipients::Random => bytes = SecretKey::random().address().0,
+            Recipients::Prefix => {
+                bytes = SecretKey::random().address().0;
+                bytes[..7].copy_from_slice(b"\xbe\xbe\xbe\xbe\xbe\xbe\xbe");
+            }
+            Recipients::One => bytes = [0xee; 20],
+        }
+        Address(bytes)
+    }
 }
 
 #[derive(Args)]
@@ -148,6 +190,10 @@ pub fn run(command: BenchCommand, rpc_url: &str) -> anyhow::Result<()> {
         BenchCommand::Proofs(args) => {
             let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
             runtime.block_on(proofs(args))
+        }
+        BenchCommand::Hostile(args) => {
+            let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
+            runtime.block_on(hostile::hostile(args))
         }
     }
 }
@@ -334,7 +380,7 @@ enum Workload {
 }
 
 /// The counter actor the calls workload deploys.
-const COUNTER_WAT: &str = include_str!("../../../actors/counter.wat");
+const COUNTER_WAT: &str = include_str!("../../../../actors/counter.wat");
 /// Limits of one counter call: an increment costs about 31,000 cycles and writes 13 cells.
 const COUNTER_CALL_CYCLES_LIMIT: u64 = 60_000;
 const COUNTER_CALL_CELLS_LIMIT: u64 = 64;
@@ -500,28 +546,33 @@ async fn transfers(args: TransferArgs, rpc_url: &str, workload: Workload) -> any
     let senders =
         fund_senders(&client, &funder, chain_id, args.senders, workload.budget(per_sender), args.batch, &retries)
             .await?;
-    let (sink, call) = match workload {
-        Workload::Transfers => (Address([0xee; 20]), Vec::new()),
+    let (counter, call) = match workload {
+        Workload::Transfers => (None, Vec::new()),
         Workload::CounterCalls => {
             let counter = deploy_counter(&client, &funder, chain_id).await?;
             println!("counter actor deployed at {counter}");
-            (counter, Message { handler: "increment".to_owned(), payload: Vec::new() }.encode())
+            (Some(counter), Message { handler: "increment".to_owned(), payload: Vec::new() }.encode())
         }
     };
 
     // Pre-sign, ordered in waves: every sender's nonce 0, then every sender's nonce 1, ...
     println!("pre-signing {} {}", args.transfers, workload.noun());
+    let recipients = args.recipients;
     let mut txs: Vec<Transaction> = (0..per_sender)
         .into_par_iter()
         .flat_map_iter(|nonce| {
             let (senders, call) = (&senders, &call);
-            (0..senders.len()).map(move |s| match workload {
-                Workload::Transfers => bench_transfer(&senders[s], chain_id, nonce, sink, 1),
-                Workload::CounterCalls => bench_tx(
+            let count = senders.len() as u64;
+            (0..senders.len()).map(move |s| match counter {
+                None => {
+                    let to = recipients.address(nonce * count + s as u64);
+                    bench_transfer(&senders[s], chain_id, nonce, to, 1)
+                }
+                Some(counter) => bench_tx(
                     &senders[s],
                     chain_id,
                     nonce,
-                    Some(sink),
+                    Some(counter),
                     0,
                     call.clone(),
                     COUNTER_CALL_CYCLES_LIMIT,
@@ -579,8 +630,12 @@ async fn transfers(args: TransferArgs, rpc_url: &str, workload: Workload) -> any
     let finalized = hashes.iter().filter(|h| seen.contains_key(h)).count();
     println!();
     let offered = args.rate.map_or("as fast as admitted".to_string(), |r| format!("offered at {r} tx/s"));
+    let recipients = match workload {
+        Workload::Transfers => format!(", recipients {:?}", args.recipients).to_lowercase(),
+        Workload::CounterCalls => String::new(),
+    };
     println!(
-        "{}: {} submitted from {} senders in batches of {}, {} workers over {} validator(s), {offered}",
+        "{}: {} submitted from {} senders in batches of {}, {} workers over {} validator(s), {offered}{recipients}",
         workload.noun(),
         txs.len(),
         senders.len(),
