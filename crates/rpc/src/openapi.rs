@@ -38,7 +38,9 @@ pub const SWAGGER_UI_PATH: &str = "/swagger-ui";
             (input: `0x` optional, any case); bytes are standard base64; native amounts are JSON \
             integers in base units (1 DRV = 10^9); basefees and token amounts are decimal \
             strings. Errors are `{\"code\", \"error\", \"message\"}` with the HTTP status of \
-            their code; 429 responses carry `Retry-After`."
+            their code; 429 responses carry `Retry-After`. A 500 shows no detail: its message is \
+            `internal error (request id <id>)` and `X-Request-Id` carries the id under which the \
+            node logged the detail."
     ),
     paths(
         transactions::submit,
@@ -359,6 +361,18 @@ fn add_error_responses(operation: &mut Operation, codes: impl Iterator<Item = Er
                     .build(),
             );
         }
+        if status == 500 {
+            response = response.header(
+                "X-Request-Id",
+                HeaderBuilder::new()
+                    .schema(ObjectBuilder::new().schema_type(Type::String))
+                    .description(Some(
+                        "Id under which the node logged the error's detail; the message is \
+                         `internal error (request id <id>)`.",
+                    ))
+                    .build(),
+            );
+        }
         operation
             .responses
             .responses
@@ -418,6 +432,7 @@ mod tests {
                 .contains("`3000 account_not_found`")
         );
         assert!(responses["429"]["headers"]["Retry-After"].is_object());
+        assert!(responses["500"]["headers"]["X-Request-Id"].is_object());
         let wait = json["paths"]["/submit_wait"]["post"]["responses"]["400"]["description"]
             .as_str()
             .unwrap();

@@ -50,7 +50,7 @@ pub async fn submit<B: Backend>(
 ) -> Result<Response, HttpError> {
     let admission = admit(&state.backend, &headers, body).await?;
     let refusal = admission.refusal().map(|err| err.code);
-    Ok(outcome_response(refusal, submit_response(&admission)))
+    Ok(outcome_response(refusal, submit_response(&admission), &admission.concealer))
 }
 
 fn submit_response(admission: &Admission) -> SubmitResponse {
@@ -165,7 +165,7 @@ pub async fn submit_wait<B: Backend>(
         error: refusal.map(|err| err.code.name().to_owned()),
         message: refusal.map(|err| err.message.clone()),
     };
-    Ok(outcome_response(refusal.map(|err| err.code), body))
+    Ok(outcome_response(refusal.map(|err| err.code), body, &admission.concealer))
 }
 
 /// 404 for a transaction the node cannot show, saying why the mempool dropped it if it did.
@@ -291,6 +291,31 @@ mod tests {
             submitted,
             txs.iter().map(Transaction::hash).collect::<Vec<_>>()
         );
+    }
+
+    #[tokio::test]
+    async fn internal_refusals_show_only_a_request_id() {
+        let detail = "state read failed: qmdb journal /srv/drover/state/7 is torn";
+        let mock = MockBackend::with(|data| {
+            data.submit_refusal = Some(drover_types::error::ApiError::new(ErrorCode::AdmissionRetry, detail));
+        });
+        for path in ["/submit", "/submit_wait?timeout_ms=100"] {
+            let answer = post_cbor(&app(&mock), path, encode_submission(&[signed(0, 0), signed(1, 0)])).await;
+            answer.assert_error(500, ErrorCode::AdmissionRetry);
+            let id = answer.header(crate::error::REQUEST_ID_HEADER).unwrap_or_else(|| panic!("{path}: no request id"));
+            let message = format!("internal error (request id {id})");
+            let body = answer.json();
+            assert_eq!(body["message"], message, "{path}: {body}");
+            for result in body["results"].as_array().unwrap() {
+                assert_eq!(result["code"], 2017, "{path}: {body}");
+                assert_eq!(result["message"], message, "{path}: {body}");
+            }
+            assert!(!answer.text().contains("qmdb"), "{path}: {}", answer.text());
+        }
+        // Ordinary refusals keep their message and carry no request id.
+        let answer = submit(&MockBackend::default(), encode_submission(&[transfer(7, 0).sign(&key(0))])).await;
+        answer.assert_error(400, ErrorCode::WrongChainId);
+        assert_eq!(answer.header(crate::error::REQUEST_ID_HEADER), None);
     }
 
     #[tokio::test]
