@@ -5,7 +5,8 @@
 //! and message) plus the HTTP status, which is the code's own [`ErrorCode::http_status`] unless
 //! a route documents another one (415 for an unsupported content type, 405 for a wrong method).
 //! The body is always `{"code": <int>, "error": "<snake_case_name>", "message": "<text>"}`, and a
-//! 429 always carries `Retry-After`.
+//! 429 or 503 always carries `Retry-After`. Refusals made on a connection, before any routing
+//! ([`crate::server`]), are written whole by [`connection_refusal`] with the same body.
 //!
 //! Responses built here carry their [`ErrorCode`] as a response extension, which is how
 //! [`json_payload_too_large`] tells our 413s from the plain-text one `tower-http`'s body limit
@@ -209,9 +210,31 @@ pub fn outcome_response<T: Serialize>(
     response
 }
 
-/// Tags an error response with its code and, for a 429, its `Retry-After`.
+/// The whole HTTP/1.1 answer of a refusal made on a connection rather than by the router (too
+/// many connections, a request head that did not arrive in time): `status`, the JSON body of
+/// `error`, `Connection: close`, and `Retry-After` when given.
+pub fn connection_refusal(status: StatusCode, error: &ApiError, retry_after_secs: Option<u64>) -> Vec<u8> {
+    // Serializing a struct of a number and two strings cannot fail; an empty body would still
+    // be a well-formed answer.
+    let body = serde_json::to_vec(&ErrorBody::from(error)).unwrap_or_default();
+    let mut head = format!(
+        "HTTP/1.1 {} {}\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n",
+        status.as_u16(),
+        status.canonical_reason().unwrap_or(""),
+        body.len()
+    );
+    if let Some(secs) = retry_after_secs {
+        head.push_str(&format!("retry-after: {}\r\n", secs.max(RETRY_AFTER_SECS_MIN)));
+    }
+    head.push_str("\r\n");
+    let mut answer = head.into_bytes();
+    answer.extend_from_slice(&body);
+    answer
+}
+
+/// Tags an error response with its code and, for a 429 or a 503, its `Retry-After`.
 fn finish(response: &mut Response, code: ErrorCode, retry_after_secs: u64) {
-    if response.status() == StatusCode::TOO_MANY_REQUESTS {
+    if matches!(response.status(), StatusCode::TOO_MANY_REQUESTS | StatusCode::SERVICE_UNAVAILABLE) {
         response
             .headers_mut()
             .insert(header::RETRY_AFTER, HeaderValue::from(retry_after_secs));

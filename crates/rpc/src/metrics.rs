@@ -2,7 +2,9 @@
 //!
 //! - `drover_rpc_requests_total{route,method,status}`: every response, including 413s and 429s;
 //! - `drover_rpc_request_duration_seconds{route}`: time to the response head;
-//! - `drover_rpc_rate_limited_total{limiter}`: refusals by the global and faucet limiters.
+//! - `drover_rpc_rate_limited_total{limiter}`: refusals by the global, faucet and state-sync
+//!   limiters and by the cap on `/submit_wait` waits;
+//! - `drover_rpc_submit_waits_in_flight`: `/submit_wait` requests waiting now (set when scraped).
 //!
 //! Every label takes its value from a fixed set, never from client text, so a client cannot make
 //! the series grow without bound: `route` is the matched route template (`/account/{address}`),
@@ -23,6 +25,7 @@ use prometheus_client::{
     metrics::{
         counter::Counter,
         family::Family,
+        gauge::Gauge,
         histogram::{Histogram, exponential_buckets},
     },
     registry::Registry,
@@ -83,6 +86,7 @@ pub struct RpcMetrics {
     requests: Family<RequestLabels, Counter>,
     durations: Family<RouteLabels, Histogram, fn() -> Histogram>,
     rate_limited: Family<LimiterLabels, Counter>,
+    submit_waits: Gauge,
 }
 
 impl Default for RpcMetrics {
@@ -108,11 +112,18 @@ impl Default for RpcMetrics {
             "Requests refused by a rate limiter",
             rate_limited.clone(),
         );
+        let submit_waits = Gauge::default();
+        registry.register(
+            "drover_rpc_submit_waits_in_flight",
+            "/submit_wait requests waiting for receipts",
+            submit_waits.clone(),
+        );
         Self {
             registry,
             requests,
             durations,
             rate_limited,
+            submit_waits,
         }
     }
 }
@@ -141,6 +152,10 @@ impl RpcMetrics {
                 limiter: limiter.label(),
             })
             .inc();
+    }
+
+    pub fn set_submit_waits_in_flight(&self, waits: usize) {
+        self.submit_waits.set(i64::try_from(waits).unwrap_or(i64::MAX));
     }
 
     /// Appends the registry in Prometheus text form (no OpenMetrics `# EOF`: the exposition

@@ -49,7 +49,7 @@ error_codes! {
     Internal = 1000, "internal", 500, "Internal error; the request may be retried.";
     BadRequest = 1001, "bad_request", 400, "Malformed request: bad JSON, query parameter or path segment.";
     NotFound = 1002, "not_found", 404, "No such resource.";
-    Timeout = 1003, "timeout", 504, "The operation did not finish in time.";
+    Timeout = 1003, "timeout", 503, "The request was not answered in time; retry after the Retry-After header (a request head that does not arrive in time is answered 408 with this code).";
     RateLimited = 1004, "rate_limited", 429, "Rate limit exceeded; retry after the Retry-After header.";
     MalformedTransaction = 2000, "malformed_transaction", 400, "The transaction does not decode as the 13-element transaction array.";
     InvalidSignature = 2001, "invalid_signature", 400, "The signature is missing, malformed, or does not recover a sender.";

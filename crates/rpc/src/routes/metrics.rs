@@ -20,7 +20,8 @@ pub const METRICS_CONTENT_TYPE: &str = "text/plain; version=0.0.4; charset=utf-8
     summary = "Prometheus metrics",
     description = "Text format 0.0.4: node metrics (consensus, storage, mempool, chain) then \
         `drover_rpc_requests_total{route,method,status}`, \
-        `drover_rpc_request_duration_seconds{route}` and `drover_rpc_rate_limited_total{limiter}`. \
+        `drover_rpc_request_duration_seconds{route}`, `drover_rpc_rate_limited_total{limiter}` \
+        and `drover_rpc_submit_waits_in_flight`. \
         `route` is a route template (`unmatched` for paths no route serves) and `method` a \
         standard method name (`other` for any other), so clients cannot add series.",
     responses((status = 200, description = "Prometheus text.", body = String, content_type = "text/plain"))
@@ -32,6 +33,7 @@ pub async fn metrics<B: Backend>(State(state): State<AppState<B>>) -> Result<Res
         text.push_str(line);
         text.push('\n');
     }
+    state.metrics.set_submit_waits_in_flight(state.submit_waits_in_flight());
     state
         .metrics
         .encode_into(&mut text)
