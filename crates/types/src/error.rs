@@ -63,7 +63,7 @@ error_codes! {
     DeferredRejected = 2009, "deferred_rejected", 400, "A deferred transaction was rejected.";
     InvalidFees = 2010, "invalid_fees", 400, "Fee fields are inconsistent (tip above max fee, limits above the block limit, or overflow).";
     BasefeeTooLow = 2011, "basefee_too_low", 400, "A max fee is below the current basefee.";
-    InvalidPayload = 2012, "invalid_payload", 400, "The payload is not valid for the destination (e.g. non-empty payload on a transfer).";
+    InvalidPayload = 2012, "invalid_payload", 400, "The payload is not valid for the destination: not a Deploy for a deploy, not a Message to an address, a Message to an address that holds no actor (and gets none from a pending deploy of the sender), or to a system actor that is not enabled.";
     SubmissionTooLarge = 2013, "submission_too_large", 413, "The submission body exceeds 512 KB.";
     InvalidBatch = 2014, "invalid_batch", 400, "The submission holds no transaction or more than 50.";
     InvalidWaitTimeout = 2015, "invalid_wait_timeout", 400, "timeout_ms is outside 100..=10000.";
