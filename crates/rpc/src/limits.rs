@@ -75,6 +75,13 @@ pub const STATE_SYNC_RATE_LIMIT_WINDOW_MS: u64 = 1_000;
 /// At the default 5 requests per second this bounds a client to 250,000 operations per second.
 pub const STATE_OPERATIONS_MAX: u64 = 50_000;
 
+/// Largest encoded answer of `GET /state/operations`, in bytes (8 MiB). Operations have no fixed
+/// size (a value may be 64 KB, actor code 256 KB, any state value up to 4 MiB), so `max`
+/// operations alone do not bound the answer: when they would encode larger, the node serves the
+/// longest prefix that fits, and always at least one operation, which with its proof always
+/// fits. A client asks for the rest from where the answer ends.
+pub const MAX_OPERATIONS_RESPONSE_BYTES: usize = 8 * 1024 * 1024;
+
 /// Most proof requests one `POST /proof/multi` may carry; a longer list is refused (400).
 pub const MULTI_PROOF_REQUESTS_MAX: usize = 32;
 
