@@ -8,7 +8,8 @@
 //! and [`server`] serves a router over TCP with the connection limits (connection cap,
 //! header-read and write timeouts).
 //!
-//! Layers, outermost first: tracing, CORS (any origin; GET/POST/OPTIONS; `Content-Type`),
+//! Layers, outermost first: tracing, CORS (any origin; GET/POST/OPTIONS; `Content-Type`;
+//! `Retry-After` and `X-Request-Id` readable by scripts),
 //! gzip, metrics, the request timeout ([`limits::REQUEST_TIMEOUT_MS`]: 503, code 1003), the
 //! global rate limit, the JSON rewrite of `tower-http`'s 413, and the 1 MB request body limit.
 //! The metrics layer sits outside the limits so that their 429s, 413s and 503s are counted, and
@@ -214,7 +215,7 @@ fn cors() -> CorsLayer {
         .allow_origin(Any)
         .allow_methods([Method::GET, Method::POST, Method::OPTIONS])
         .allow_headers([header::CONTENT_TYPE])
-        .expose_headers([header::RETRY_AFTER])
+        .expose_headers([header::RETRY_AFTER, error::REQUEST_ID_HEADER])
 }
 
 /// Answers 503 with code 1003 (and `Retry-After`) for a request not answered within `limit`:
@@ -503,12 +504,14 @@ mod tests {
             .header(header::ORIGIN, "https://dash.example")
             .body(Body::empty())
             .unwrap();
-        assert_eq!(
-            send(&app, request)
-                .await
-                .header(header::ACCESS_CONTROL_ALLOW_ORIGIN),
-            Some("*")
-        );
+        let answer = send(&app, request).await;
+        assert_eq!(answer.header(header::ACCESS_CONTROL_ALLOW_ORIGIN), Some("*"));
+        // Scripts may read when to retry and the id of an internal error.
+        let exposed = answer
+            .header(header::ACCESS_CONTROL_EXPOSE_HEADERS)
+            .unwrap_or_default()
+            .to_ascii_lowercase();
+        assert!(exposed.contains("retry-after") && exposed.contains("x-request-id"), "{exposed}");
     }
 
     #[tokio::test]

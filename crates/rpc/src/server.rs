@@ -122,6 +122,7 @@ pub async fn serve_with(
         if let Ok(permit) = connections.clone().try_acquire_owned() {
             tokio::spawn(connection(stream, peer, router.clone(), limits, closing_rx.clone(), permit));
         } else if let Ok(permit) = refusals.clone().try_acquire_owned() {
+            debug!(%peer, "HTTP connections at their cap: answering 429");
             tokio::spawn(refuse(stream, limits.connections_max, permit));
         } else {
             debug!(%peer, "HTTP connection closed unanswered: connections and refusals at their caps");
@@ -180,6 +181,7 @@ async fn connection(
     match ended {
         Ok(()) => {}
         Err(e) if e.is_timeout() && io.unanswered_input() => {
+            debug!(%peer, "request head not received in time: answering 408");
             let error = ApiError::new(
                 ErrorCode::Timeout,
                 format!(
