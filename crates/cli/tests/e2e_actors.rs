@@ -1,7 +1,8 @@
 //! End-to-end: actors through the real node and the CLI — deploy, call, read, upgrade and inspect
 //! the example actors over HTTP. Reverts and traps roll back everything (nested calls included)
 //! but pay; hostile actors are stopped within their limits while the chain carries on; mailbox
-//! delivery is exactly once, also across a kill -9; metering is the same after a restart. Timer
+//! delivery is exactly once, also across a kill -9; metering is the same after a restart; a
+//! message to an address without an actor is refused at admission. Timer
 //! fires and mailbox deliveries, which no transaction receipt shows, are read from the actor's
 //! runs.
 
@@ -12,7 +13,7 @@ use drover_client::{Client, verify};
 use drover_node::{devnet::GENESIS_FILE, genesis::Genesis};
 use drover_types::{
     Address, SecretKey, Transaction,
-    api::{ActorReadRequest, ActorReadResponse, ReceiptInfo, ReceiptStatus},
+    api::{ActorReadRequest, ActorReadResponse, ReceiptInfo, ReceiptStatus, WaitStatus},
     payload::{ACTOR_UPGRADES_ADDRESS, Deploy, Manifest, Message, Upgrade},
 };
 
@@ -185,6 +186,46 @@ async fn a_deployed_counter_counts_reverts_cleanly_and_refuses_unknown_handlers(
     let nonce = client.account(&key.address()).await.unwrap().unwrap().nonce;
     let again = receipt(&client, &actor_tx(&key, nonce, None, deploy.encode())).await;
     assert_ne!(again.status, ReceiptStatus::Success, "{again:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_message_to_an_address_without_an_actor_is_refused_at_admission() {
+    let node = TestNode::start(NodeOptions::default()).await;
+    let client = node.client();
+    let key = dev_key(1);
+    let nonce = client.account(&key.address()).await.unwrap().unwrap().nonce;
+
+    // An account holds no code: the message could never be delivered, so it is not admitted
+    // (it used to be accepted, then dropped from the mempool without a receipt).
+    let account = dev_key(2).address();
+    let (status, body) = submit_raw(&node.url, &[actor_tx(&key, nonce, Some(account), call("increment"))]).await;
+    assert_error(status, &body, 400, 2012);
+    assert_eq!(body["error"], "invalid_payload", "{body}");
+    assert!(body["message"].as_str().unwrap().contains("holds no actor"), "{body}");
+    // Nor is a message to a system address whose actor is not enabled (tokens, 0x…0c).
+    let mut tokens = [0u8; 20];
+    tokens[19] = 0x0c;
+    let (status, body) = submit_raw(&node.url, &[actor_tx(&key, nonce, Some(Address(tokens)), call("transfer"))]).await;
+    assert_error(status, &body, 400, 2012);
+    assert!(client.pending_transaction(&actor_tx(&key, nonce, Some(account), call("increment")).hash()).await.unwrap().is_none());
+
+    // A deploy sent together with a call of the actor it creates: both admitted, and the call,
+    // whose nonce comes after the deploy's, finds the actor.
+    let deploy = example("counter", &["storage.kv"], b"together");
+    let actor = deploy.actor_address(&key.address());
+    let batch = [actor_tx(&key, nonce, None, deploy.encode()), actor_tx(&key, nonce + 1, Some(actor), call("increment"))];
+    let answer = client.submit_wait(&batch, 10_000).await.unwrap();
+    assert_eq!(answer.accepted, 2, "{answer:?}");
+    for result in &answer.results {
+        assert_eq!(result.status, WaitStatus::Success, "{answer:?}");
+    }
+    // A call ordered before its deploy would find no actor: refused, the deploy admitted.
+    let other = example("counter", &["storage.kv"], b"late");
+    let early = actor_tx(&key, nonce + 2, Some(other.actor_address(&key.address())), call("increment"));
+    let (status, body) = submit_raw(&node.url, &[early, actor_tx(&key, nonce + 3, None, other.encode())]).await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["results"][0]["code"], 2012, "{body}");
+    assert_eq!(body["results"][1]["status"], "accepted", "{body}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -123,6 +123,23 @@ async fn endpoints_answer_their_records() {
     let metrics = client.metrics().await.unwrap();
     assert!(metrics.contains("chain_height"), "{metrics}");
     assert!(metrics.contains("drover_rpc_requests_total"), "{metrics}");
+    // Client-chosen methods and paths become no labels: they fall into `other` and `unmatched`.
+    let http = reqwest::Client::new();
+    for i in 0..10 {
+        let method = reqwest::Method::from_bytes(format!("GARBAGE{i}").as_bytes()).unwrap();
+        for path in [format!("/garbage/{i}"), "/height".to_owned()] {
+            let response = http.request(method.clone(), format!("{url}{path}")).send().await.unwrap();
+            assert!(response.status().is_client_error(), "{method} {path}: {}", response.status());
+        }
+    }
+    let metrics = client.metrics().await.unwrap();
+    assert!(!metrics.contains("GARBAGE") && !metrics.contains("/garbage"), "{metrics}");
+    for line in [
+        r#"drover_rpc_requests_total{route="unmatched",method="other",status="404"} 10"#,
+        r#"drover_rpc_requests_total{route="/height",method="other",status="405"} 10"#,
+    ] {
+        assert!(metrics.contains(line), "missing {line} in\n{metrics}");
+    }
 
     // Faucet (dev chain 100): funds a fresh address.
     let carol = SecretKey::random().address();

@@ -1,9 +1,33 @@
-//! End-to-end: rate limits, faucet rules and mempool capacity at the spec's codes.
+//! End-to-end: rate limits, faucet rules, mempool capacity and the HTTP server's limits at the
+//! spec's codes.
 
 mod common;
 
 use common::*;
 use drover_types::{Address, SecretKey};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_that_never_finishes_its_head_is_answered_408_and_cut_off() {
+    let node = TestNode::start(NodeOptions::default()).await;
+    let address = node.url.trim_start_matches("http://");
+    let mut slow = tokio::net::TcpStream::connect(address).await.unwrap();
+    slow.write_all(b"GET /height HTTP/1.1\r\nhost: node\r\nx-never-ends: ").await.unwrap();
+    // The node gives up on the head after its header-read timeout (10 s); the guard is only
+    // there so that a node that never does fails the test instead of hanging it.
+    let mut answer = Vec::new();
+    tokio::time::timeout(std::time::Duration::from_secs(120), slow.read_to_end(&mut answer))
+        .await
+        .expect("the node closes the connection")
+        .expect("the connection ends cleanly");
+    let answer = String::from_utf8_lossy(&answer);
+    assert!(answer.starts_with("HTTP/1.1 408 "), "{answer}");
+    let body: serde_json::Value = serde_json::from_str(answer.split_once("\r\n\r\n").unwrap().1).unwrap();
+    assert_eq!(body["code"], 1003, "{body}");
+    assert_eq!(body["error"], "timeout", "{body}");
+    // Everyone else is still served.
+    node.client().height().await.unwrap();
+}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn faucet_allows_five_per_minute_then_429() {

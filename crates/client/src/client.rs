@@ -31,6 +31,9 @@ pub const REQUEST_TIMEOUT_SECS_DEFAULT: u64 = 30;
 pub const RESPONSE_BYTES_MAX: usize = 16 * 1024 * 1024;
 /// Time allowed on top of a `/submit_wait` wait for the request and the answer, in ms.
 const WAIT_MARGIN_MS: u64 = 5_000;
+/// Longest a pooled connection is kept idle, in seconds: below the node's idle limit (its
+/// header-read timeout, 10 s), so the client never reuses a connection the node is closing.
+pub const POOL_IDLE_TIMEOUT_SECS: u64 = 5;
 
 /// Media type of a submission body.
 const CBOR_MEDIA_TYPE: &str = "application/cbor";
@@ -108,6 +111,7 @@ impl Client {
         let base = url.as_str().trim_end_matches('/').to_owned();
         let http = reqwest::Client::builder()
             .timeout(timeout)
+            .pool_idle_timeout(Duration::from_secs(POOL_IDLE_TIMEOUT_SECS))
             .user_agent(concat!("drover-client/", env!("CARGO_PKG_VERSION")))
             .build()
             .map_err(|source| ClientError::Transport { url: base.clone(), source })?;

@@ -124,6 +124,16 @@ impl Mempool {
         self.pool.lock().by_hash.contains_key(hash)
     }
 
+    /// `sender`'s pending transactions that `keep` accepts, in nonce order (`keep` runs under
+    /// the pool's lock: keep it cheap).
+    pub fn pending_from(
+        &self,
+        sender: &Address,
+        keep: impl Fn(&VerifiedTransaction) -> bool,
+    ) -> Vec<VerifiedTransaction> {
+        self.pool.lock().pending_from(sender, keep)
+    }
+
     /// The nonce `sender`'s next transaction should carry, counting its contiguous pending
     /// transactions from `finalized_nonce` (its nonce in the latest finalized state) or the
     /// pool's own newer knowledge of it.
@@ -197,6 +207,19 @@ mod tests {
         assert!(mempool.is_empty());
         assert_eq!(mempool.sender_count(), 0);
         assert_eq!(mempool.dropped_reason(&tx.hash), None);
+    }
+
+    #[test]
+    fn pending_from_lists_a_senders_transactions_that_pass_the_filter() {
+        let mempool = Mempool::new(Config::default());
+        let state = SenderState { nonce: 0, balance: u128::MAX };
+        let txs = [verified(1, 1, 1, 0), verified(1, 0, 1, 0), verified(1, 2, 5, 0), verified(2, 0, 1, 0)];
+        for tx in &txs {
+            mempool.admit(tx.clone(), state, low_basefees(), Instant::now()).unwrap();
+        }
+        assert_eq!(mempool.pending_from(&address(1), |_| true), vec![txs[1].clone(), txs[0].clone(), txs[2].clone()]);
+        assert_eq!(mempool.pending_from(&address(1), |tx| tx.tx.tip_per_cycle == 5), vec![txs[2].clone()]);
+        assert_eq!(mempool.pending_from(&address(3), |_| true), Vec::new());
     }
 
     #[test]

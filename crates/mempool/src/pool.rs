@@ -236,6 +236,17 @@ impl Pool {
             .map(|pending| &pending.tx)
     }
 
+    /// `sender`'s pending transactions that `keep` accepts, in nonce order.
+    pub(crate) fn pending_from(
+        &self,
+        sender: &Address,
+        keep: impl Fn(&VerifiedTransaction) -> bool,
+    ) -> Vec<VerifiedTransaction> {
+        self.accounts.get(sender).map_or_else(Vec::new, |account| {
+            account.txs.values().map(|pending| &pending.tx).filter(|tx| keep(tx)).cloned().collect()
+        })
+    }
+
     /// The nonce `sender`'s next transaction should carry: past its contiguous pending run,
     /// starting from the larger of `finalized_nonce` and the nonce the pool knows.
     pub(crate) fn next_nonce(&self, sender: &Address, finalized_nonce: u64) -> u64 {

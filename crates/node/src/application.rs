@@ -9,7 +9,9 @@
 //!   from the mempool but transactions found invalid.
 //! * **process**: re-execute a peer's (or a replayed) block and accept it only if every header
 //!   commitment matches: transactions root, receipts root, meters, basefees and state root.
-//!   Glue itself checks the state-sync target.
+//!   Glue itself checks the state-sync target. A candidate (not yet certified) block must also
+//!   be stamped after its parent and at most [`MAX_FUTURE_DRIFT_MS`] ahead of the local clock,
+//!   which is waited out; a block stamped further ahead is refused, never waited for.
 //! * **capture**: write the block's indexes (durably) *before* its state is applied, so the
 //!   indexes are never behind the state after a crash; rewriting is idempotent.
 //! * **finalized**: publish the new tip (height watch, basefees, liveness), prune the mempool, and
@@ -64,23 +66,50 @@ type Merkleized<E> = <Databases<E> as DatabaseSet<E>>::Merkleized;
 
 /// Most transactions the proposer puts in one block.
 pub const MAX_TRANSACTIONS_PER_BLOCK: usize = 4_096;
-/// How far ahead of the local clock a block timestamp may be before verification waits.
+/// How far ahead of the local clock a candidate block's timestamp may be: the clock skew between
+/// validators that a verifier tolerates by waiting for its clock to reach the timestamp. A block
+/// stamped further ahead is invalid and never waited for, so no proposer can hold verifiers
+/// longer than this (see [`clock_check`]).
 pub const MAX_FUTURE_DRIFT_MS: u64 = 500;
-/// Most a block's timestamp may run ahead of its parent's. A permanent rule that bounds how long
-/// a verifier can be made to wait for its clock; after downtime the proposer catches up to the
-/// present by at most this much per block.
+/// Most a block's timestamp may run ahead of its parent's. A permanent rule (unlike the clock
+/// check, it holds when a block is replayed later) that bounds how fast chain time advances;
+/// after downtime the proposer catches up to the present by at most this much per block.
 pub const MAX_TIMESTAMP_GAP_MS: u64 = 60_000;
 
 /// Whether `timestamp_ms` may follow a parent at `parent_height` stamped `parent_ms`: strictly
 /// later, and at most [`MAX_TIMESTAMP_GAP_MS`] later — except after genesis, whose timestamp is
-/// written when the network is defined, possibly long before it starts.
+/// written when the network is defined, possibly long before it starts. (How far ahead of the
+/// present a timestamp may be is [`clock_check`]'s rule, which the genesis child obeys too.)
 fn timestamp_follows(parent_height: u64, parent_ms: u64, timestamp_ms: u64) -> bool {
     timestamp_ms > parent_ms
         && (parent_height == 0 || timestamp_ms - parent_ms <= MAX_TIMESTAMP_GAP_MS)
 }
 
+/// What a verifier whose clock reads `now_ms` does with a candidate block stamped
+/// `timestamp_ms`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum ClockCheck {
+    /// The timestamp is not ahead of the clock.
+    Now,
+    /// The timestamp is ahead by this many milliseconds, at most [`MAX_FUTURE_DRIFT_MS`]: skew
+    /// between clocks, waited out.
+    Wait(u64),
+    /// Further ahead than [`MAX_FUTURE_DRIFT_MS`]: the block is invalid.
+    TooFarAhead,
+}
+
+fn clock_check(timestamp_ms: u64, now_ms: u64) -> ClockCheck {
+    match timestamp_ms.checked_sub(now_ms) {
+        None | Some(0) => ClockCheck::Now,
+        Some(ahead) if ahead <= MAX_FUTURE_DRIFT_MS => ClockCheck::Wait(ahead),
+        Some(_) => ClockCheck::TooFarAhead,
+    }
+}
+
 /// The timestamp a proposer gives a child of a block at `parent_height` stamped `parent_ms`, at
-/// local time `now_ms` (always accepted by [`timestamp_follows`]).
+/// local time `now_ms`: always accepted by [`timestamp_follows`], and by [`clock_check`] at the
+/// proposer's own clock once that clock is past the parent (the proposer waits out its block
+/// interval after the parent first).
 fn proposal_timestamp(parent_height: u64, parent_ms: u64, now_ms: u64) -> u64 {
     let latest = if parent_height == 0 { u64::MAX } else { parent_ms.saturating_add(MAX_TIMESTAMP_GAP_MS) };
     now_ms.clamp(parent_ms.saturating_add(1), latest)
@@ -348,13 +377,22 @@ where
             {
                 return None;
             }
-            // A timestamp ahead of our clock is not invalid, only early: wait for it (at most
-            // MAX_TIMESTAMP_GAP_MS past the parent, by the rule above).
+            // A timestamp a little ahead of our clock is skew between validators: wait for it.
+            // One further ahead is refused, never waited for: a proposer could otherwise hold
+            // every verifier until a time of its choosing.
             let now = Self::now_ms(&context);
-            if block.timestamp_ms > now + MAX_FUTURE_DRIFT_MS {
-                context
-                    .sleep(Duration::from_millis(block.timestamp_ms - now - MAX_FUTURE_DRIFT_MS))
-                    .await;
+            match clock_check(block.timestamp_ms, now) {
+                ClockCheck::Now => {}
+                ClockCheck::Wait(ahead_ms) => context.sleep(Duration::from_millis(ahead_ms)).await,
+                ClockCheck::TooFarAhead => {
+                    warn!(
+                        height = block.height.get(),
+                        timestamp_ms = block.timestamp_ms,
+                        now_ms = now,
+                        "refusing a block stamped more than {MAX_FUTURE_DRIFT_MS} ms ahead of the local clock"
+                    );
+                    return None;
+                }
             }
             if drover_execution::validate_block_limits(&self.chain.genesis.fees, block.cycles_used, block.cells_used)
                 .is_err()
@@ -539,6 +577,51 @@ mod tests {
         assert_eq!(proposal_timestamp(5, 1_000, 1_050), 1_050);
         assert_eq!(proposal_timestamp(5, 1_000, 10_000_000), 1_000 + MAX_TIMESTAMP_GAP_MS);
         assert_eq!(proposal_timestamp(0, 1_000, 10_000_000), 10_000_000);
+    }
+
+    #[test]
+    fn a_timestamp_ahead_of_the_clock_is_waited_for_only_within_the_drift() {
+        let now = 1_700_000_000_000;
+        assert_eq!(clock_check(now - 5_000, now), ClockCheck::Now);
+        assert_eq!(clock_check(now, now), ClockCheck::Now);
+        assert_eq!(clock_check(now + 1, now), ClockCheck::Wait(1));
+        assert_eq!(clock_check(now + MAX_FUTURE_DRIFT_MS, now), ClockCheck::Wait(MAX_FUTURE_DRIFT_MS));
+        // Further ahead is refused outright, however far: nothing makes a verifier wait longer
+        // than the drift.
+        for ahead in [MAX_FUTURE_DRIFT_MS + 1, MAX_TIMESTAMP_GAP_MS, 365 * 86_400_000, u64::MAX - now] {
+            assert_eq!(clock_check(now + ahead, now), ClockCheck::TooFarAhead, "{ahead} ms ahead");
+        }
+        assert_eq!(clock_check(u64::MAX, 0), ClockCheck::TooFarAhead);
+
+        // The child of genesis is exempt from the gap to its parent, not from the clock: a
+        // genesis written a year ago still starts the network, a far-future child does not.
+        let genesis_ms = now - 365 * 86_400_000;
+        assert!(timestamp_follows(0, genesis_ms, now));
+        assert_eq!(clock_check(now, now), ClockCheck::Now);
+        let far = now + 30 * 86_400_000;
+        assert!(timestamp_follows(0, genesis_ms, far));
+        assert_eq!(clock_check(far, now), ClockCheck::TooFarAhead);
+
+        // What a proposer stamps passes at its own clock once it has waited past the parent,
+        // as it does (its block interval), and within the drift even before that.
+        for parent_height in [0, 5] {
+            for (parent_ms, proposer_now) in [
+                (genesis_ms, now),
+                (now - 100, now),
+                (now - 1, now),
+                (now - MAX_TIMESTAMP_GAP_MS - 1, now),
+                (now - 10 * MAX_TIMESTAMP_GAP_MS, now),
+                (now, now),
+                (now + MAX_FUTURE_DRIFT_MS - 1, now),
+            ] {
+                let ts = proposal_timestamp(parent_height, parent_ms, proposer_now);
+                assert!(timestamp_follows(parent_height, parent_ms, ts), "{parent_ms} {proposer_now}");
+                assert_ne!(clock_check(ts, proposer_now), ClockCheck::TooFarAhead, "{parent_ms} {ts}");
+                if proposer_now > parent_ms {
+                    assert_eq!(clock_check(ts, proposer_now), ClockCheck::Now, "{parent_ms} {ts}");
+                }
+            }
+        }
     }
 
     #[test]

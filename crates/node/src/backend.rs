@@ -25,7 +25,7 @@ use commonware_cryptography::{Digestible as _, sha256};
 use commonware_runtime::{Metrics as _, tokio};
 use commonware_storage::{
     mmr::Location,
-    qmdb::sync::{Request, Source as _},
+    qmdb::sync::Request,
 };
 use drover_rpc::backend::{
     ActorCall, Backend, Basefees, BlockSelector, ChainHealth, FaucetSettings, IncludedTransaction,
@@ -682,8 +682,9 @@ impl Backend for NodeHandle {
                 format!("size {size} is beyond this node's {held} operations"),
             ));
         }
-        match self.0.databases.serve(request).await {
-            Ok((response, _)) => Ok(response.encode().to_vec()),
+        // Within MAX_OPERATIONS_RESPONSE_BYTES: fewer operations when they are large.
+        match crate::sync_source::serve_operations(&*self.0.databases, request).await {
+            Ok(bytes) => Ok(bytes),
             // Sizes and ranges below the retained history were pruned.
             Err(e) => Err(ApiError::new(
                 ErrorCode::NotFound,

@@ -37,8 +37,10 @@ use tracing::{info, warn};
 
 /// Operations one `/state/operations` request asks for (the server's maximum). With the server's
 /// default limit of 5 requests per second per client this allows 250,000 operations per second.
-/// A batch whose body would exceed what the client reads (large values, such as actor code) is
-/// asked for again in halves: the sync engine accepts a shorter batch and requests the rest.
+/// A peer serves fewer when they would encode larger than `MAX_OPERATIONS_RESPONSE_BYTES`
+/// (8 MiB, half of what the client reads: large values such as actor code), and the sync engine
+/// accepts a shorter batch and requests the rest. A body that still exceeds what the client
+/// reads (from a peer that does not bound its answers) is asked for again in halves.
 pub const FETCH_BATCH_OPS: u64 = 50_000;
 /// Requests in flight at once.
 pub const FETCH_CONCURRENCY: usize = 4;

@@ -5,7 +5,8 @@
 //! [`crate::fast_sync`]). The resolver has two jobs:
 //!
 //! * **serving**: it keeps the database `Stateful` attaches once recovered or synced, which the
-//!   HTTP API reads for `/state/operations`;
+//!   HTTP API reads for `/state/operations` through [`serve_within`], which keeps each answer
+//!   within `MAX_OPERATIONS_RESPONSE_BYTES` by serving fewer operations (at least one);
 //! * **fetching**: glue's sync engine calls [`Source::serve`]; with peers configured, each
 //!   request is fetched from them. The response goes back with [`Feedback`]: when glue finds that
 //!   a batch fails verification against the finalized ops root, the same request is fetched from
@@ -16,17 +17,99 @@ use crate::{
     application::StateDb,
     fast_sync::{HttpPeers, StateOp, StateResponse},
 };
-use commonware_codec::Read;
+use commonware_codec::{Encode, EncodeSize, Read};
 use commonware_cryptography::sha256;
 use crate::databases::{Bounds, StateDatabases};
 use commonware_glue::stateful::db::{AttachableResolverSet, Shared};
 use commonware_storage::{
     mmr,
-    qmdb::sync::{Feedback, Request, Source, source},
+    qmdb::sync::{Feedback, Request, Response, Source, source},
 };
 use commonware_utils::channel::{mpsc, oneshot};
-use std::sync::{Arc, OnceLock};
+use drover_block::proof::{STATE_MAX_KEY_BYTES, STATE_MAX_VALUE_BYTES};
+use drover_rpc::limits::MAX_OPERATIONS_RESPONSE_BYTES;
+use std::{
+    num::NonZeroU64,
+    sync::{Arc, OnceLock},
+};
 use tracing::{error, warn};
+
+/// Bytes of an operations answer besides its operations and proof: the variant tag and the
+/// operation count's varint, generously.
+const RESPONSE_FRAME_BYTES: usize = 16;
+/// Most bytes the proof of an answer takes: its digest count bound (per element, as clients
+/// decode it) in SHA-256 digests, plus its two varints.
+const PROOF_BYTES_MAX: usize = commonware_storage::mmr::MAX_PROOF_DIGESTS_PER_ELEMENT * 32 + 32;
+
+// One operation (its key, value and next key) with its proof always fits in an answer, so an
+// answer can always carry at least one operation within the bound...
+const _: () = assert!(
+    STATE_MAX_VALUE_BYTES + 2 * STATE_MAX_KEY_BYTES + 64 + PROOF_BYTES_MAX + RESPONSE_FRAME_BYTES
+        <= MAX_OPERATIONS_RESPONSE_BYTES
+);
+// ...and no answer is larger than a syncing client reads (it would halve its request and ask
+// again, which a bounded answer never makes it do).
+const _: () = assert!(MAX_OPERATIONS_RESPONSE_BYTES <= drover_client::RESPONSE_BYTES_MAX);
+
+/// Answers `request` from `source`, encoded in at most `max_bytes` when it can be: an operations
+/// request whose batch would encode larger is served again for fewer operations, the longest
+/// prefix that fits by the first answer's sizes (its proof changes with the range, so the new
+/// answer is checked too), until it fits or holds one operation, which is always served. A
+/// boundary request is one operation and is served as it is. The sync engine accepts from 1 to
+/// `max_ops` operations and asks for the rest from where the answer ends.
+pub async fn serve_within<S>(source: &S, request: Request<S::Family>, max_bytes: usize) -> Result<Vec<u8>, S::Error>
+where
+    S: Source,
+    S::Op: EncodeSize,
+    Response<S::Family, S::Op, S::Digest>: Encode,
+{
+    let Request::Operations { size, start, mut max_ops } = request else {
+        let (response, _) = source.serve(request).await?;
+        return Ok(response.encode().to_vec());
+    };
+    loop {
+        let (response, _) = source.serve(Request::Operations { size, start, max_ops }).await?;
+        let encoded = response.encode();
+        if encoded.len() <= max_bytes || max_ops.get() == 1 {
+            return Ok(encoded.to_vec());
+        }
+        let fitting = match &response {
+            Response::Operations { proof, operations } => fitting_prefix(
+                max_bytes,
+                proof.encode_size() + RESPONSE_FRAME_BYTES,
+                operations.iter().map(EncodeSize::encode_size),
+            ),
+            Response::Boundary { .. } => 1,
+        };
+        // Strictly fewer than asked each time, so this ends, at one operation at the latest.
+        max_ops = NonZeroU64::new(fitting.min(max_ops.get() - 1)).unwrap_or(NonZeroU64::MIN);
+    }
+}
+
+/// How many leading operations of sizes `op_sizes` fit in `max_bytes` beside `fixed_bytes`; at
+/// least one.
+fn fitting_prefix(max_bytes: usize, fixed_bytes: usize, op_sizes: impl Iterator<Item = usize>) -> u64 {
+    let mut used = fixed_bytes;
+    let mut count = 0u64;
+    for size in op_sizes {
+        used = used.saturating_add(size);
+        if used > max_bytes {
+            break;
+        }
+        count += 1;
+    }
+    count.max(1)
+}
+
+/// [`serve_within`] at the API's bound, [`MAX_OPERATIONS_RESPONSE_BYTES`].
+pub async fn serve_operations<S>(source: &S, request: Request<S::Family>) -> Result<Vec<u8>, S::Error>
+where
+    S: Source,
+    S::Op: EncodeSize,
+    Response<S::Family, S::Op, S::Digest>: Encode,
+{
+    serve_within(source, request, MAX_OPERATIONS_RESPONSE_BYTES).await
+}
 
 /// Why the resolver could not answer a fetch.
 #[derive(Debug, thiserror::Error)]
@@ -115,5 +198,88 @@ where
             }
         });
         Ok((response, Some(Feedback::new(verdict_tx, candidate_rx))))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::databases::StateDatabases;
+    use commonware_codec::Decode as _;
+    use commonware_glue::stateful::db::DatabaseSet as _;
+    use commonware_runtime::{Runner as _, Supervisor as _, buffer::paged::CacheRef, deterministic};
+    use commonware_utils::{NZU16, NZUsize};
+
+    type Ctx = deterministic::Context;
+
+    /// Operations of an answer, decoded the way a syncing client decodes it.
+    fn operations(bytes: Vec<u8>, max_ops: u64) -> usize {
+        let cfg = (
+            usize::try_from(max_ops).unwrap(),
+            (((0..=STATE_MAX_KEY_BYTES).into(), ()), ((0..=STATE_MAX_VALUE_BYTES).into(), ())),
+        );
+        match crate::fast_sync::StateResponse::<Ctx>::decode_cfg(bytes::Bytes::from(bytes), &cfg) {
+            Ok(Response::Operations { operations, .. }) => operations.len(),
+            other => panic!("not an operations answer: {:?}", other.err()),
+        }
+    }
+
+    #[test]
+    fn fitting_prefix_counts_what_fits_and_never_less_than_one() {
+        assert_eq!(fitting_prefix(100, 10, [30, 30, 30, 30].into_iter()), 3);
+        assert_eq!(fitting_prefix(100, 10, [30, 30, 31].into_iter()), 2);
+        assert_eq!(fitting_prefix(100, 10, [200].into_iter()), 1);
+        assert_eq!(fitting_prefix(100, 200, [1, 1].into_iter()), 1);
+        assert_eq!(fitting_prefix(usize::MAX, usize::MAX, [usize::MAX].into_iter()), 1);
+    }
+
+    #[test]
+    fn large_operations_are_served_in_fewer_per_answer_within_the_bound() {
+        deterministic::Runner::default().start(|context| async move {
+            let config = crate::engine::qmdb_config::<Ctx>("test", CacheRef::new(NZU16!(4096), NZUsize!(64)));
+            let dbs = StateDatabases::init(context.child("state"), config, None).await;
+            // 40 values of 4 KB: about 160 KB of operations.
+            let mut batch = dbs.new_batches().await;
+            for i in 0u32..40 {
+                batch = batch.write(i.to_be_bytes().to_vec(), Some(vec![i as u8; 4_096]));
+            }
+            dbs.apply(batch.merkleize().await.unwrap()).await;
+            let size = dbs.read().await.bounds().end;
+            let request = |start: u64, max: u64| Request::Operations {
+                size,
+                start: mmr::Location::new(start),
+                max_ops: NonZeroU64::new(max).unwrap(),
+            };
+
+            // Unbounded, everything asked for comes at once.
+            let all = size.as_u64();
+            let whole = serve_within(&*dbs, request(0, all), usize::MAX).await.unwrap();
+            assert_eq!(operations(whole.clone(), all) as u64, all);
+            assert!(whole.len() > 150_000, "{}", whole.len());
+
+            // Within 20 KB: fewer per answer, each answer within the bound, and a client that
+            // asks again from where each answer ends gets every operation.
+            let bound = 20_000;
+            let (mut start, mut answers) = (0, 0);
+            while start < all {
+                let bytes = serve_within(&*dbs, request(start, all), bound).await.unwrap();
+                assert!(bytes.len() <= bound, "answer of {} bytes", bytes.len());
+                let served = operations(bytes, all) as u64;
+                assert!(served >= 1);
+                start += served;
+                answers += 1;
+            }
+            assert_eq!(start, all);
+            assert!(answers >= whole.len() / bound, "{answers} answers");
+
+            // A bound below one operation still serves one: the client always makes progress.
+            let one = serve_within(&*dbs, request(0, all), 100).await.unwrap();
+            assert!(one.len() > 100);
+            assert_eq!(operations(one, all), 1);
+
+            // The API's bound serves this small state whole.
+            let served = serve_operations(&*dbs, request(0, all)).await.unwrap();
+            assert_eq!(served, whole);
+        });
     }
 }

@@ -15,10 +15,13 @@
 //!
 //! An element that did not decode is identified by keccak256 of its raw bytes; for one that did,
 //! that is its transaction hash too, since the encoding is canonical.
+//!
+//! Internal refusals (a failed state read, a mempool fault) reach the client only as a request
+//! id: the outcomes go through the submission's [`Concealer`] (see [`crate::error`]).
 
 use crate::{
     backend::Backend,
-    error::HttpError,
+    error::{Concealer, HttpError},
     limits::{MAX_SUBMISSION_BYTES, MAX_TRANSACTIONS_PER_SUBMISSION},
 };
 use axum::http::{HeaderMap, StatusCode, header};
@@ -46,6 +49,8 @@ pub struct Outcome {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Admission {
     pub outcomes: Vec<Outcome>,
+    /// What concealed the internal refusals among the outcomes; tags the response.
+    pub concealer: Concealer,
 }
 
 impl Admission {
@@ -111,19 +116,21 @@ pub async fn admit<B: Backend>(
         }
     }
     if admissible.is_empty() {
-        return Ok(Admission { outcomes });
+        return Ok(Admission { outcomes, concealer: Concealer::default() });
     }
     let submitted = admissible.len();
     let mut verdicts = backend.submit(admissible).await.into_iter();
+    let mut concealer = Concealer::default();
     for outcome in outcomes.iter_mut().filter(|o| o.verdict.is_ok()) {
-        outcome.verdict = verdicts.next().unwrap_or_else(|| {
+        let verdict = verdicts.next().unwrap_or_else(|| {
             Err(ApiError::new(
                 ErrorCode::Internal,
                 format!("the mempool returned fewer verdicts than the {submitted} transactions submitted"),
             ))
         });
+        outcome.verdict = verdict.map_err(|error| concealer.conceal(error));
     }
-    Ok(Admission { outcomes })
+    Ok(Admission { outcomes, concealer })
 }
 
 fn check_content_type(headers: &HeaderMap) -> Result<(), HttpError> {
@@ -283,6 +290,7 @@ mod tests {
                 refused(ErrorCode::WrongChainId),
                 refused(ErrorCode::InvalidSignature),
             ],
+            concealer: Concealer::default(),
         };
         assert_eq!(
             all_refused.refusal().map(|e| e.code),
@@ -291,6 +299,7 @@ mod tests {
         assert_eq!((all_refused.accepted(), all_refused.rejected()), (0, 2));
         let mixed = Admission {
             outcomes: vec![refused(ErrorCode::WrongChainId), accepted],
+            concealer: Concealer::default(),
         };
         assert_eq!(mixed.refusal(), None);
         assert_eq!((mixed.accepted(), mixed.rejected()), (1, 1));

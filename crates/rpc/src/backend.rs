@@ -225,7 +225,9 @@ pub trait Backend: Clone + Send + Sync + 'static {
     fn state_snapshot(&self) -> Option<StateSnapshot>;
 
     /// The binary batch answering `request` (format: `docs/state-sync.md`). Bounds on `max`
-    /// are checked by the route; the backend refuses sizes and ranges it does not hold.
+    /// are checked by the route; the backend refuses sizes and ranges it does not hold, and
+    /// keeps the batch within [`crate::limits::MAX_OPERATIONS_RESPONSE_BYTES`] by serving fewer
+    /// operations than `max` when they are large (always at least one).
     fn state_operations(
         &self,
         request: OperationsRequest,

@@ -4,14 +4,18 @@
 //! [`error`] is the only place an error becomes a response, [`extract`] the only way a path,
 //! query or body is read, [`limits`] holds every limit with its unit, [`admission`] turns a
 //! submission into per-transaction verdicts, [`rate_limit`], [`metrics`] and [`openapi`] are
-//! the cross-cutting layers. [`starting`] is what answers while the node's state is not ready.
+//! the cross-cutting layers. [`starting`] is what answers while the node's state is not ready,
+//! and [`server`] serves a router over TCP with the connection limits (connection cap,
+//! header-read and write timeouts).
 //!
-//! Layers, outermost first: tracing, CORS (any origin; GET/POST/OPTIONS; `Content-Type`),
-//! gzip, metrics, the global rate limit, the JSON rewrite of `tower-http`'s 413, and the 1 MB
-//! request body limit. The metrics layer sits outside the limits so that their 429s and 413s are
-//! counted, and every layer sits inside the router so the metrics see the matched route
-//! template. Every answer that is not a success is our JSON error body, including unknown routes
-//! (404, 1002) and wrong methods (405, 1001).
+//! Layers, outermost first: tracing, CORS (any origin; GET/POST/OPTIONS; `Content-Type`;
+//! `Retry-After` and `X-Request-Id` readable by scripts),
+//! gzip, metrics, the request timeout ([`limits::REQUEST_TIMEOUT_MS`]: 503, code 1003), the
+//! global rate limit, the JSON rewrite of `tower-http`'s 413, and the 1 MB request body limit.
+//! The metrics layer sits outside the limits so that their 429s, 413s and 503s are counted, and
+//! every layer sits inside the router so the metrics see the matched route template. Every
+//! answer that is not a success is our JSON error body, including unknown routes (404, 1002)
+//! and wrong methods (405, 1001).
 
 pub mod admission;
 pub mod backend;
@@ -23,6 +27,7 @@ pub mod openapi;
 pub mod pagination;
 pub mod rate_limit;
 pub mod routes;
+pub mod server;
 pub mod starting;
 pub mod state;
 
@@ -31,17 +36,23 @@ mod mock;
 
 pub use backend::Backend;
 
+pub use server::{ServerLimits, serve, serve_with};
+
 use axum::{
     Router,
-    extract::DefaultBodyLimit,
+    extract::{DefaultBodyLimit, Request, State},
     http::{Method, header},
-    middleware::{from_fn_with_state, map_response},
+    middleware::{Next, from_fn_with_state, map_response},
+    response::{IntoResponse, Response},
 };
+use drover_types::ErrorCode;
+use error::HttpError;
 use limits::{
-    GLOBAL_RATE_LIMIT_PER_SEC_DEFAULT, MAX_REQUEST_BYTES, STATE_SYNC_RATE_PER_SEC_DEFAULT,
+    GLOBAL_RATE_LIMIT_PER_SEC_DEFAULT, MAX_REQUEST_BYTES, REQUEST_TIMEOUT_MS,
+    STATE_SYNC_RATE_PER_SEC_DEFAULT, SUBMIT_WAITS_IN_FLIGHT_MAX,
 };
 use state::AppState;
-use std::{future::Future, net::SocketAddr};
+use std::time::Duration;
 use tower_http::{
     compression::CompressionLayer,
     cors::{Any, CorsLayer},
@@ -65,6 +76,12 @@ pub struct RpcConfig {
     pub state_sync_rate_per_sec: u32,
     /// Serve `/api-docs/openapi.json` and `/swagger-ui`.
     pub dev_mode: bool,
+    /// Longest time from a request to its answer, in milliseconds
+    /// ([`limits::REQUEST_TIMEOUT_MS`]; not read from the environment).
+    pub request_timeout_ms: u64,
+    /// Most `/submit_wait` waits in flight ([`limits::SUBMIT_WAITS_IN_FLIGHT_MAX`]; not read
+    /// from the environment).
+    pub submit_waits_in_flight_max: usize,
 }
 
 impl Default for RpcConfig {
@@ -73,6 +90,8 @@ impl Default for RpcConfig {
             global_rate_limit_per_sec: GLOBAL_RATE_LIMIT_PER_SEC_DEFAULT,
             state_sync_rate_per_sec: STATE_SYNC_RATE_PER_SEC_DEFAULT,
             dev_mode: false,
+            request_timeout_ms: REQUEST_TIMEOUT_MS,
+            submit_waits_in_flight_max: SUBMIT_WAITS_IN_FLIGHT_MAX,
         }
     }
 }
@@ -110,6 +129,7 @@ impl RpcConfig {
                 ConfigError::StateSyncRate,
             ),
             dev_mode: dev_mode_from(env_var(DEV_MODE_ENV)),
+            ..Self::default()
         }
     }
 
@@ -131,6 +151,7 @@ impl RpcConfig {
                 ConfigError::StateSyncRate,
             )?,
             dev_mode: dev_mode_from(lookup(DEV_MODE_ENV)),
+            ..Self::default()
         })
     }
 }
@@ -177,6 +198,10 @@ pub fn router<B: Backend>(backend: B, config: RpcConfig) -> Router {
         .layer(RequestBodyLimitLayer::new(MAX_REQUEST_BYTES))
         .layer(map_response(error::json_payload_too_large))
         .layer(from_fn_with_state(state.clone(), rate_limit::global::<B>))
+        .layer(from_fn_with_state(
+            Duration::from_millis(config.request_timeout_ms),
+            request_timeout,
+        ))
         .layer(from_fn_with_state(state.metrics.clone(), metrics::track))
         .layer(CompressionLayer::new())
         .layer(cors())
@@ -190,22 +215,20 @@ fn cors() -> CorsLayer {
         .allow_origin(Any)
         .allow_methods([Method::GET, Method::POST, Method::OPTIONS])
         .allow_headers([header::CONTENT_TYPE])
-        .expose_headers([header::RETRY_AFTER])
+        .expose_headers([header::RETRY_AFTER, error::REQUEST_ID_HEADER])
 }
 
-/// Serves `router` on `listener` until `shutdown` completes, then finishes in-flight requests.
-/// Connections carry the peer address (`ConnectInfo<SocketAddr>`) for per-IP limits.
-pub async fn serve(
-    listener: tokio::net::TcpListener,
-    router: Router,
-    shutdown: impl Future<Output = ()> + Send + 'static,
-) -> std::io::Result<()> {
-    axum::serve(
-        listener,
-        router.into_make_service_with_connect_info::<SocketAddr>(),
-    )
-    .with_graceful_shutdown(shutdown)
-    .await
+/// Answers 503 with code 1003 (and `Retry-After`) for a request not answered within `limit`:
+/// a slow body upload or a stuck backend read cannot hold a connection and its task forever.
+async fn request_timeout(State(limit): State<Duration>, request: Request, next: Next) -> Response {
+    match tokio::time::timeout(limit, next.run(request)).await {
+        Ok(response) => response,
+        Err(_) => HttpError::new(
+            ErrorCode::Timeout,
+            format!("the request was not answered within {} ms; retry later", limit.as_millis()),
+        )
+        .into_response(),
+    }
 }
 
 #[cfg(test)]
@@ -362,6 +385,29 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn a_request_not_answered_in_time_is_503_with_retry_after() {
+        let app = router(
+            MockBackend::default(),
+            RpcConfig {
+                request_timeout_ms: 50,
+                ..RpcConfig::default()
+            },
+        );
+        // A wait of 10 s on a chain that finalizes nothing outlasts the 50 ms allowed.
+        let body = drover_types::submission::encode_submission(&[signed(0, 0)]);
+        let answer = post_cbor(&app, "/submit_wait?timeout_ms=10000", body).await;
+        answer.assert_error(503, ErrorCode::Timeout);
+        assert_eq!(answer.header(header::RETRY_AFTER), Some("1"));
+        let text = get(&app, "/metrics").await.text();
+        assert!(
+            text.contains(
+                r#"drover_rpc_requests_total{route="/submit_wait",method="POST",status="503"} 1"#
+            ),
+            "{text}"
+        );
+    }
+
+    #[tokio::test]
     async fn body_limit_refusals_are_counted() {
         let app = app(&MockBackend::default());
         let huge = vec![0; MAX_REQUEST_BYTES + 1];
@@ -458,12 +504,14 @@ mod tests {
             .header(header::ORIGIN, "https://dash.example")
             .body(Body::empty())
             .unwrap();
-        assert_eq!(
-            send(&app, request)
-                .await
-                .header(header::ACCESS_CONTROL_ALLOW_ORIGIN),
-            Some("*")
-        );
+        let answer = send(&app, request).await;
+        assert_eq!(answer.header(header::ACCESS_CONTROL_ALLOW_ORIGIN), Some("*"));
+        // Scripts may read when to retry and the id of an internal error.
+        let exposed = answer
+            .header(header::ACCESS_CONTROL_EXPOSE_HEADERS)
+            .unwrap_or_default()
+            .to_ascii_lowercase();
+        assert!(exposed.contains("retry-after") && exposed.contains("x-request-id"), "{exposed}");
     }
 
     #[tokio::test]
@@ -492,7 +540,9 @@ mod tests {
             Ok(RpcConfig {
                 global_rate_limit_per_sec: 100,
                 state_sync_rate_per_sec: 5,
-                dev_mode: false
+                dev_mode: false,
+                request_timeout_ms: 30_000,
+                submit_waits_in_flight_max: 256,
             })
         );
         assert_eq!(

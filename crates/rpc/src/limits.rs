@@ -14,6 +14,37 @@ pub const WAIT_TIMEOUT_MS_MIN: u64 = 100;
 pub const WAIT_TIMEOUT_MS_MAX: u64 = 10_000;
 pub const WAIT_TIMEOUT_MS_DEFAULT: u64 = 5_000;
 
+/// Most `/submit_wait` requests waiting for receipts at once; one more is refused before
+/// admission with 429, code 1004 and `Retry-After`. Each waiter re-reads its receipts after
+/// every block, so the bound also bounds that work (at most 50 reads per waiter and block).
+pub const SUBMIT_WAITS_IN_FLIGHT_MAX: usize = 256;
+
+/// Longest time a request may take from its head to its answer (reading the body included), in
+/// milliseconds; past it the answer is 503 with code 1003 and `Retry-After`. Above the longest
+/// `/submit_wait` wait, so a wait always answers on its own.
+pub const REQUEST_TIMEOUT_MS: u64 = 30_000;
+const _: () = assert!(REQUEST_TIMEOUT_MS > WAIT_TIMEOUT_MS_MAX + 5_000);
+
+/// Longest time a client may take to send a request head, in milliseconds, counted from the
+/// connection's start or its previous answer. A client that began a head and did not finish it
+/// gets 408 with code 1003 and the connection is closed; a connection that stays idle that long
+/// is closed without an answer (it asked nothing), which bounds idle keep-alive connections too.
+pub const HEADER_READ_TIMEOUT_MS: u64 = 10_000;
+
+/// Longest time writing an answer may wait for the client to read, in milliseconds; then the
+/// connection is closed (a client that stops reading cannot hold a connection).
+pub const RESPONSE_WRITE_TIMEOUT_MS: u64 = 30_000;
+
+/// Most HTTP connections open at once. A connection beyond it is answered 429 with code 1004,
+/// `Retry-After` and `Connection: close`, and closed. The node's open-file limit must leave room
+/// for it (and for storage and p2p).
+pub const HTTP_CONNECTIONS_MAX: usize = 1_024;
+
+/// How long a refused connection is kept open after its answer to read what the client still
+/// sends, in milliseconds: closing a socket with unread input resets it, which can destroy the
+/// answer before the client reads it.
+pub const REFUSAL_LINGER_MS: u64 = 1_000;
+
 /// Page size of list endpoints when `limit` is absent, in items.
 pub const PAGE_LIMIT_DEFAULT: u64 = 50;
 /// Largest page size; a larger `limit` is capped to it, in items.
@@ -43,6 +74,13 @@ pub const STATE_SYNC_RATE_LIMIT_WINDOW_MS: u64 = 1_000;
 /// Most operations one `GET /state/operations` returns; a larger `max` is refused (400).
 /// At the default 5 requests per second this bounds a client to 250,000 operations per second.
 pub const STATE_OPERATIONS_MAX: u64 = 50_000;
+
+/// Largest encoded answer of `GET /state/operations`, in bytes (8 MiB). Operations have no fixed
+/// size (a value may be 64 KB, actor code 256 KB, any state value up to 4 MiB), so `max`
+/// operations alone do not bound the answer: when they would encode larger, the node serves the
+/// longest prefix that fits, and always at least one operation, which with its proof always
+/// fits. A client asks for the rest from where the answer ends.
+pub const MAX_OPERATIONS_RESPONSE_BYTES: usize = 8 * 1024 * 1024;
 
 /// Most proof requests one `POST /proof/multi` may carry; a longer list is refused (400).
 pub const MULTI_PROOF_REQUESTS_MAX: usize = 32;

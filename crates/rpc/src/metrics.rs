@@ -2,15 +2,21 @@
 //!
 //! - `drover_rpc_requests_total{route,method,status}`: every response, including 413s and 429s;
 //! - `drover_rpc_request_duration_seconds{route}`: time to the response head;
-//! - `drover_rpc_rate_limited_total{limiter}`: refusals by the global and faucet limiters.
+//! - `drover_rpc_rate_limited_total{limiter}`: refusals by the global, faucet and state-sync
+//!   limiters and by the cap on `/submit_wait` waits;
+//! - `drover_rpc_submit_waits_in_flight`: `/submit_wait` requests waiting now (set when scraped).
 //!
-//! `route` is the matched route template (`/account/{address}`), never the raw URI, so label
-//! cardinality is bounded by the route table; requests no route matches share `unmatched`.
-//! `/metrics` serves the node's text followed by this registry.
+//! Every label takes its value from a fixed set, never from client text, so a client cannot make
+//! the series grow without bound: `route` is the matched route template (`/account/{address}`),
+//! never the raw URI, and requests no route matches share [`UNMATCHED_ROUTE`]; `method` is one of
+//! the standard methods of [`METHOD_LABELS`], any other (HTTP allows extension methods of any
+//! name) is [`OTHER_METHOD`]; `status` is a three-digit status code. `/metrics` serves the
+//! node's text followed by this registry.
 
 use crate::rate_limit::Limiter;
 use axum::{
     extract::{MatchedPath, Request, State},
+    http::Method,
     middleware::Next,
     response::Response,
 };
@@ -19,6 +25,7 @@ use prometheus_client::{
     metrics::{
         counter::Counter,
         family::Family,
+        gauge::Gauge,
         histogram::{Histogram, exponential_buckets},
     },
     registry::Registry,
@@ -28,6 +35,20 @@ use std::{sync::Arc, time::Instant};
 /// Route label of requests that matched no route.
 pub const UNMATCHED_ROUTE: &str = "unmatched";
 
+/// Methods labelled by name: the standard ones (RFC 9110 and PATCH).
+pub const METHOD_LABELS: [&str; 9] =
+    ["GET", "HEAD", "POST", "PUT", "DELETE", "CONNECT", "OPTIONS", "TRACE", "PATCH"];
+/// Method label of every other method.
+pub const OTHER_METHOD: &str = "other";
+
+/// The label of `method`: its name when it is a standard method, else [`OTHER_METHOD`].
+pub fn method_label(method: &Method) -> &'static str {
+    METHOD_LABELS
+        .into_iter()
+        .find(|known| *known == method.as_str())
+        .unwrap_or(OTHER_METHOD)
+}
+
 /// Upper bound of the first duration bucket, in seconds, and the number of buckets (doubling:
 /// 0.5 ms to about 16 s).
 const DURATION_BUCKET_START_SECS: f64 = 0.000_5;
@@ -36,7 +57,7 @@ const DURATION_BUCKET_COUNT: u16 = 16;
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct RequestLabels {
     route: String,
-    method: String,
+    method: &'static str,
     status: u16,
 }
 
@@ -65,6 +86,7 @@ pub struct RpcMetrics {
     requests: Family<RequestLabels, Counter>,
     durations: Family<RouteLabels, Histogram, fn() -> Histogram>,
     rate_limited: Family<LimiterLabels, Counter>,
+    submit_waits: Gauge,
 }
 
 impl Default for RpcMetrics {
@@ -90,21 +112,30 @@ impl Default for RpcMetrics {
             "Requests refused by a rate limiter",
             rate_limited.clone(),
         );
+        let submit_waits = Gauge::default();
+        registry.register(
+            "drover_rpc_submit_waits_in_flight",
+            "/submit_wait requests waiting for receipts",
+            submit_waits.clone(),
+        );
         Self {
             registry,
             requests,
             durations,
             rate_limited,
+            submit_waits,
         }
     }
 }
 
 impl RpcMetrics {
-    pub fn observe(&self, route: &str, method: &str, status: u16, elapsed_secs: f64) {
+    /// Counts one answer. `route` must be a route template or [`UNMATCHED_ROUTE`] (see the
+    /// module docs); the method is reduced to its label here.
+    pub fn observe(&self, route: &str, method: &Method, status: u16, elapsed_secs: f64) {
         self.requests
             .get_or_create(&RequestLabels {
                 route: route.to_owned(),
-                method: method.to_owned(),
+                method: method_label(method),
                 status,
             })
             .inc();
@@ -121,6 +152,10 @@ impl RpcMetrics {
                 limiter: limiter.label(),
             })
             .inc();
+    }
+
+    pub fn set_submit_waits_in_flight(&self, waits: usize) {
+        self.submit_waits.set(i64::try_from(waits).unwrap_or(i64::MAX));
     }
 
     /// Appends the registry in Prometheus text form (no OpenMetrics `# EOF`: the exposition
@@ -142,7 +177,7 @@ pub async fn track(
         || UNMATCHED_ROUTE.to_owned(),
         |path| path.as_str().to_owned(),
     );
-    let method = request.method().as_str().to_owned();
+    let method = request.method().clone();
     let response = next.run(request).await;
     metrics.observe(
         &route,
@@ -160,8 +195,8 @@ mod tests {
     #[test]
     fn encodes_labelled_families() {
         let metrics = RpcMetrics::default();
-        metrics.observe("/account/{address}", "GET", 200, 0.001);
-        metrics.observe("/account/{address}", "GET", 200, 0.002);
+        metrics.observe("/account/{address}", &Method::GET, 200, 0.001);
+        metrics.observe("/account/{address}", &Method::GET, 200, 0.002);
         metrics.rate_limited(Limiter::Faucet);
         let mut text = String::new();
         metrics.encode_into(&mut text).unwrap();
@@ -179,5 +214,17 @@ mod tests {
             "{text}"
         );
         assert!(!text.contains("# EOF"));
+    }
+
+    #[test]
+    fn only_standard_methods_are_labelled_by_name() {
+        for known in METHOD_LABELS {
+            let method = Method::from_bytes(known.as_bytes()).unwrap();
+            assert_eq!(method_label(&method), known);
+        }
+        for odd in ["FOO", "get", "BREW", "X-ANYTHING-AT-ALL"] {
+            let method = Method::from_bytes(odd.as_bytes()).unwrap();
+            assert_eq!(method_label(&method), OTHER_METHOD, "{odd}");
+        }
     }
 }

@@ -59,6 +59,8 @@ pub struct MockData {
     pub faucet: Option<FaucetSettings>,
     /// Every transaction handed to `submit`, in order.
     pub submitted: Vec<VerifiedTransaction>,
+    /// When set, `submit` refuses every transaction with this error.
+    pub submit_refusal: Option<ApiError>,
     pub include_on_submit: bool,
     pub metrics: String,
     pub snapshot: Option<StateSnapshot>,
@@ -117,6 +119,7 @@ impl Default for MockBackend {
                 requests_per_minute: 5,
             }),
             submitted: Vec::new(),
+            submit_refusal: None,
             include_on_submit: false,
             metrics: "# TYPE drover_chain_height gauge\ndrover_chain_height 0\n# EOF\n".to_owned(),
             snapshot: None,
@@ -187,6 +190,9 @@ impl Backend for MockBackend {
                 .into_iter()
                 .map(|tx| {
                     data.submitted.push(tx.clone());
+                    if let Some(refusal) = &data.submit_refusal {
+                        return Err(refusal.clone());
+                    }
                     let Some(account) = data.accounts.get(&tx.sender) else {
                         return Err(ApiError::new(
                             ErrorCode::InsufficientBalance,

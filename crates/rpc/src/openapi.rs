@@ -4,7 +4,8 @@
 //! The error responses are added by [`ErrorResponses`] from one table, [`OPERATION_ERRORS`],
 //! listing the registered [`ErrorCode`]s each operation can answer, so every description comes
 //! from the error registry itself and cannot drift from what is served. Codes every operation
-//! can answer (1000 internal, 1004 rate limited, and 6000 for request bodies) are added to all.
+//! can answer (1000 internal, 1003 timeout, 1004 rate limited, and 6000 for request bodies) are
+//! added to all.
 //!
 //! The document is served at `/api-docs/openapi.json` and the vendored (offline) Swagger UI at
 //! `/swagger-ui` only when `DROVER_DEV_MODE` is set; otherwise both paths are unknown routes.
@@ -38,7 +39,12 @@ pub const SWAGGER_UI_PATH: &str = "/swagger-ui";
             (input: `0x` optional, any case); bytes are standard base64; native amounts are JSON \
             integers in base units (1 DRV = 10^9); basefees and token amounts are decimal \
             strings. Errors are `{\"code\", \"error\", \"message\"}` with the HTTP status of \
-            their code; 429 responses carry `Retry-After`."
+            their code; 429 and 503 responses carry `Retry-After`. Server limits: at most \
+            1,024 connections (one more: 429, code 1004, then closed), 10 s to send a request \
+            head (408, code 1003, then closed), 30 s from a request to its answer (503, code \
+            1003), 256 `/submit_wait` waits at once (429, code 1004). A 500 shows no detail: its message is \
+            `internal error (request id <id>)` and `X-Request-Id` carries the id under which the \
+            node logged the detail."
     ),
     paths(
         transactions::submit,
@@ -279,7 +285,7 @@ pub const OPERATION_ERRORS: &[(HttpMethod, &str, &[&[ErrorCode]])] = &[
 const STATE_PROOF_ERRORS: &[ErrorCode] = &[BadRequest, InvalidAddress, NotFound];
 
 /// Codes any operation can answer.
-pub const COMMON_ERRORS: &[ErrorCode] = &[Internal, RateLimited];
+pub const COMMON_ERRORS: &[ErrorCode] = &[Internal, Timeout, RateLimited];
 /// Codes any operation with a request body can answer.
 pub const BODY_ERRORS: &[ErrorCode] = &[PayloadTooLarge];
 
@@ -348,13 +354,25 @@ fn add_error_responses(operation: &mut Operation, codes: impl Iterator<Item = Er
                 .schema(Some(Ref::from_schema_name("ErrorBody")))
                 .build(),
         );
-        if status == 429 {
+        if status == 429 || status == 503 {
             response = response.header(
                 "Retry-After",
                 HeaderBuilder::new()
                     .schema(ObjectBuilder::new().schema_type(Type::Integer))
                     .description(Some(
                         "Whole seconds until a retry can succeed (at least 1).",
+                    ))
+                    .build(),
+            );
+        }
+        if status == 500 {
+            response = response.header(
+                "X-Request-Id",
+                HeaderBuilder::new()
+                    .schema(ObjectBuilder::new().schema_type(Type::String))
+                    .description(Some(
+                        "Id under which the node logged the error's detail; the message is \
+                         `internal error (request id <id>)`.",
                     ))
                     .build(),
             );
@@ -384,7 +402,7 @@ mod tests {
             let mut item = item.clone();
             for (method, operation) in operations_mut(&mut item) {
                 documented.push((method, path.clone()));
-                for status in ["429", "500"] {
+                for status in ["429", "500", "503"] {
                     assert!(
                         operation.responses.responses.contains_key(status),
                         "{path} lacks {status}"
@@ -418,6 +436,9 @@ mod tests {
                 .contains("`3000 account_not_found`")
         );
         assert!(responses["429"]["headers"]["Retry-After"].is_object());
+        assert!(responses["500"]["headers"]["X-Request-Id"].is_object());
+        assert!(responses["503"]["headers"]["Retry-After"].is_object());
+        assert!(responses["503"]["description"].as_str().unwrap().contains("`1003 timeout`"));
         let wait = json["paths"]["/submit_wait"]["post"]["responses"]["400"]["description"]
             .as_str()
             .unwrap();

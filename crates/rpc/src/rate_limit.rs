@@ -10,7 +10,8 @@
 //! per second), the faucet's (node-wide, per minute) and the state-sync one, which is a
 //! [`PerClient`] set of windows keyed by client IP (`STATE_SYNC_RATE_PER_SEC` per second, on
 //! `/state/snapshot` and `/state/operations`). Refusals are 429 with code 1004 and are counted in
-//! `drover_rpc_rate_limited_total{limiter}`.
+//! `drover_rpc_rate_limited_total{limiter}`, as are the refusals of the cap on `/submit_wait`
+//! waits in flight (`limiter="submit_waits"`; a cap, not a rate, enforced by that route).
 
 use crate::backend::Backend;
 use crate::{error::HttpError, limits::RETRY_AFTER_SECS_MIN, state::AppState};
@@ -32,6 +33,8 @@ pub enum Limiter {
     Global,
     Faucet,
     StateSync,
+    /// The cap on `/submit_wait` waits in flight.
+    SubmitWaits,
 }
 
 impl Limiter {
@@ -40,6 +43,7 @@ impl Limiter {
             Limiter::Global => "global",
             Limiter::Faucet => "faucet",
             Limiter::StateSync => "state_sync",
+            Limiter::SubmitWaits => "submit_waits",
         }
     }
 }

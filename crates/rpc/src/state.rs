@@ -1,6 +1,6 @@
-//! Shared state of the router: the backend, the metrics registry, the rate limiters and the
-//! start instant (for `uptime_seconds`). Cheap to clone: everything but the backend is behind
-//! an `Arc`, and backends are handles by contract.
+//! Shared state of the router: the backend, the metrics registry, the rate limiters, the slots
+//! of `/submit_wait` waits and the start instant (for `uptime_seconds`). Cheap to clone:
+//! everything but the backend is behind an `Arc`, and backends are handles by contract.
 
 use crate::{
     RpcConfig,
@@ -13,6 +13,7 @@ use crate::{
     rate_limit::{PerClient, SlidingWindow},
 };
 use std::{sync::Arc, time::Duration, time::Instant};
+use tokio::sync::Semaphore;
 
 #[derive(Clone)]
 pub struct AppState<B> {
@@ -21,6 +22,9 @@ pub struct AppState<B> {
     pub global_limiter: Arc<SlidingWindow>,
     pub faucet_limiter: Arc<SlidingWindow>,
     pub state_sync_limiter: Arc<PerClient>,
+    /// One permit per `/submit_wait` wait allowed in flight.
+    pub submit_waits: Arc<Semaphore>,
+    pub submit_waits_max: usize,
     pub started_at: Instant,
 }
 
@@ -46,7 +50,14 @@ impl<B: Backend> AppState<B> {
                 config.state_sync_rate_per_sec,
                 Duration::from_millis(STATE_SYNC_RATE_LIMIT_WINDOW_MS),
             )),
+            submit_waits: Arc::new(Semaphore::new(config.submit_waits_in_flight_max)),
+            submit_waits_max: config.submit_waits_in_flight_max,
             started_at: Instant::now(),
         }
+    }
+
+    /// `/submit_wait` requests waiting now.
+    pub fn submit_waits_in_flight(&self) -> usize {
+        self.submit_waits_max.saturating_sub(self.submit_waits.available_permits())
     }
 }

@@ -49,7 +49,7 @@ error_codes! {
     Internal = 1000, "internal", 500, "Internal error; the request may be retried.";
     BadRequest = 1001, "bad_request", 400, "Malformed request: bad JSON, query parameter or path segment.";
     NotFound = 1002, "not_found", 404, "No such resource.";
-    Timeout = 1003, "timeout", 504, "The operation did not finish in time.";
+    Timeout = 1003, "timeout", 503, "The request was not answered in time; retry after the Retry-After header (a request head that does not arrive in time is answered 408 with this code).";
     RateLimited = 1004, "rate_limited", 429, "Rate limit exceeded; retry after the Retry-After header.";
     MalformedTransaction = 2000, "malformed_transaction", 400, "The transaction does not decode as the 13-element transaction array.";
     InvalidSignature = 2001, "invalid_signature", 400, "The signature is missing, malformed, or does not recover a sender.";
@@ -63,7 +63,7 @@ error_codes! {
     DeferredRejected = 2009, "deferred_rejected", 400, "A deferred transaction was rejected.";
     InvalidFees = 2010, "invalid_fees", 400, "Fee fields are inconsistent (tip above max fee, limits above the block limit, or overflow).";
     BasefeeTooLow = 2011, "basefee_too_low", 400, "A max fee is below the current basefee.";
-    InvalidPayload = 2012, "invalid_payload", 400, "The payload is not valid for the destination (e.g. non-empty payload on a transfer).";
+    InvalidPayload = 2012, "invalid_payload", 400, "The payload is not valid for the destination: not a Deploy for a deploy, not a Message to an address, a Message to an address that holds no actor (and gets none from a pending deploy of the sender), or to a system actor that is not enabled.";
     SubmissionTooLarge = 2013, "submission_too_large", 413, "The submission body exceeds 512 KB.";
     InvalidBatch = 2014, "invalid_batch", 400, "The submission holds no transaction or more than 50.";
     InvalidWaitTimeout = 2015, "invalid_wait_timeout", 400, "timeout_ms is outside 100..=10000.";

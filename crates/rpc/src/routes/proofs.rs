@@ -14,7 +14,7 @@
 
 use crate::{
     backend::{Backend, StateQuery},
-    error::HttpError,
+    error::{Concealer, HttpError},
     extract::{AddressParam, ApiQuery, HashParam, RawBody, json_body, parse_address, parse_hash},
     limits::{MULTI_PROOF_REQUESTS_MAX, STORAGE_KEY_BYTES_MAX},
     state::AppState,
@@ -23,6 +23,7 @@ use axum::{
     Json,
     extract::{FromRequestParts, Path, State},
     http::request::Parts,
+    response::{IntoResponse, Response},
 };
 use drover_types::{
     Address, ErrorCode, H256,
@@ -257,8 +258,9 @@ fn parse_request(request: &ProofRequest) -> Result<Parsed, HttpError> {
     })
 }
 
-fn error_item(error: &ApiError) -> MultiProofItem {
-    MultiProofItem::Error(ErrorBody::from(error))
+/// An error in place of a proof; internal ones only as the request id (see [`crate::error`]).
+fn error_item(concealer: &mut Concealer, error: &ApiError) -> MultiProofItem {
+    MultiProofItem::Error(ErrorBody::from(&concealer.conceal(error.clone())))
 }
 
 #[utoipa::path(
@@ -276,7 +278,7 @@ pub async fn multi<B: Backend>(
     State(state): State<AppState<B>>,
     ApiQuery(query): ApiQuery<ProofQuery>,
     RawBody(body): RawBody,
-) -> Result<Json<MultiProofResponse>, HttpError> {
+) -> Result<Response, HttpError> {
     let requests: Vec<ProofRequest> = json_body(&body)?;
     if requests.is_empty() || requests.len() > MULTI_PROOF_REQUESTS_MAX {
         return Err(HttpError::new(
@@ -310,32 +312,38 @@ pub async fn multi<B: Backend>(
             .map(Vec::into_iter)
     };
 
+    let mut concealer = Concealer::default();
     let mut results = Vec::with_capacity(parsed.len());
     for item in parsed {
         let result = match item {
-            Err(error) => error_item(&error),
+            Err(error) => error_item(&mut concealer, &error),
             Ok(Parsed::State(_)) => match &mut state_proofs {
                 Ok(proofs) => proofs.next().map_or_else(
                     || {
-                        error_item(&ApiError::new(
-                            ErrorCode::Internal,
-                            "the node returned fewer proofs than asked",
-                        ))
+                        error_item(
+                            &mut concealer,
+                            &ApiError::new(
+                                ErrorCode::Internal,
+                                "the node returned fewer proofs than asked",
+                            ),
+                        )
                     },
                     |proof| MultiProofItem::Proof(ProofInfo::State(proof)),
                 ),
-                Err(error) => error_item(error),
+                Err(error) => error_item(&mut concealer, error),
             },
             Ok(Parsed::Inclusion(kind, hash)) => {
                 match one_inclusion_proof(&state.backend, kind, hash).await {
                     Ok(Json(proof)) => MultiProofItem::Proof(ProofInfo::Inclusion(proof)),
-                    Err(error) => error_item(&error.into()),
+                    Err(error) => error_item(&mut concealer, &error.into()),
                 }
             }
         };
         results.push(result);
     }
-    Ok(Json(MultiProofResponse { results }))
+    let mut response = Json(MultiProofResponse { results }).into_response();
+    concealer.tag(&mut response);
+    Ok(response)
 }
 
 #[cfg(test)]

@@ -8,7 +8,8 @@
 //! The batch is the binary codec of the state database's sync response (format in
 //! `docs/state-sync.md`), served as `application/octet-stream`. The route checks only the shape
 //! of the request (`start < size`, `1 ≤ max ≤ STATE_OPERATIONS_MAX`); the backend refuses a size
-//! beyond the log it holds or a range it has pruned.
+//! beyond the log it holds or a range it has pruned, and bounds the answer's size
+//! (`MAX_OPERATIONS_RESPONSE_BYTES`, 8 MiB) by serving fewer than `max` operations, at least one.
 
 use crate::{
     backend::{Backend, OperationsRequest},
@@ -113,10 +114,13 @@ impl OperationsQuery {
     path = "/state/operations",
     tag = "state-sync",
     summary = "A batch of state operations with a range proof",
-    description = "Binary codec batch (docs/state-sync.md) proven against the ops root at `size`. Rate-limited per client IP.",
+    description = "Binary codec batch (docs/state-sync.md) proven against the ops root at `size`: \
+        operations `start ..` up to `max` of them, fewer (at least one) when they would encode \
+        larger than 8 MiB (`MAX_OPERATIONS_RESPONSE_BYTES`); ask again from where the batch ends. \
+        Rate-limited per client IP.",
     params(OperationsQuery),
     responses(
-        (status = 200, description = "The encoded batch.", content_type = "application/octet-stream", body = Vec<u8>),
+        (status = 200, description = "The encoded batch, at most 8 MiB.", content_type = "application/octet-stream", body = Vec<u8>),
     )
 )]
 pub async fn operations<B: Backend>(

@@ -7,14 +7,17 @@
 //!
 //! `/submit_wait` subscribes to finalized heights before admitting, so a block finalized while
 //! the submission is being admitted is not missed, then re-reads the receipts of the accepted
-//! transactions after every finalized block until all are known or `timeout_ms` passes.
+//! transactions after every finalized block until all are known or `timeout_ms` passes. At most
+//! `SUBMIT_WAITS_IN_FLIGHT_MAX` waits run at once (each costs receipt reads on every block); one
+//! more is refused before admission, 429 with code 1004 and `Retry-After`.
 
 use crate::{
     admission::{Admission, admit},
     backend::Backend,
     error::{HttpError, outcome_response},
     extract::{ApiQuery, HashParam, RawBody},
-    limits::{WAIT_TIMEOUT_MS_DEFAULT, WAIT_TIMEOUT_MS_MAX, WAIT_TIMEOUT_MS_MIN},
+    limits::{RETRY_AFTER_SECS_MIN, WAIT_TIMEOUT_MS_DEFAULT, WAIT_TIMEOUT_MS_MAX, WAIT_TIMEOUT_MS_MIN},
+    rate_limit::Limiter,
     state::AppState,
 };
 use axum::{Json, extract::State, http::HeaderMap, response::Response};
@@ -50,7 +53,7 @@ pub async fn submit<B: Backend>(
 ) -> Result<Response, HttpError> {
     let admission = admit(&state.backend, &headers, body).await?;
     let refusal = admission.refusal().map(|err| err.code);
-    Ok(outcome_response(refusal, submit_response(&admission)))
+    Ok(outcome_response(refusal, submit_response(&admission), &admission.concealer))
 }
 
 fn submit_response(admission: &Admission) -> SubmitResponse {
@@ -108,6 +111,7 @@ fn wait_timeout(query: &WaitQuery) -> Result<Duration, HttpError> {
     responses(
         (status = 200, description = "At least one transaction accepted.", body = SubmitWaitResponse),
         (status = 415, description = "`1001 bad_request`: Content-Type is neither application/cbor nor application/octet-stream.", body = drover_types::api::ErrorBody),
+        (status = 429, description = "`1004 rate_limited`: the global rate limit, or 256 waits (`SUBMIT_WAITS_IN_FLIGHT_MAX`) already in flight; nothing was admitted. `2016 admission_busy`: the mempool is full.", body = drover_types::api::ErrorBody),
     )
 )]
 pub async fn submit_wait<B: Backend>(
@@ -117,6 +121,18 @@ pub async fn submit_wait<B: Backend>(
     RawBody(body): RawBody,
 ) -> Result<Response, HttpError> {
     let timeout = wait_timeout(&query)?;
+    // Held until the answer: the slot of this wait.
+    let _slot = state.submit_waits.clone().try_acquire_owned().map_err(|_| {
+        state.metrics.rate_limited(Limiter::SubmitWaits);
+        HttpError::rate_limited(
+            RETRY_AFTER_SECS_MIN,
+            format!(
+                "{} /submit_wait requests are already waiting, the most this node serves at once; \
+                 retry later, or submit with /submit and read /transaction/{{hash}}/receipt",
+                state.submit_waits_max
+            ),
+        )
+    })?;
     let mut finalized = state.backend.finalized_heights();
     let admission = admit(&state.backend, &headers, body).await?;
     let deadline = Instant::now() + timeout;
@@ -165,7 +181,7 @@ pub async fn submit_wait<B: Backend>(
         error: refusal.map(|err| err.code.name().to_owned()),
         message: refusal.map(|err| err.message.clone()),
     };
-    Ok(outcome_response(refusal.map(|err| err.code), body))
+    Ok(outcome_response(refusal.map(|err| err.code), body, &admission.concealer))
 }
 
 /// 404 for a transaction the node cannot show, saying why the mempool dropped it if it did.
@@ -291,6 +307,86 @@ mod tests {
             submitted,
             txs.iter().map(Transaction::hash).collect::<Vec<_>>()
         );
+    }
+
+    /// Scrapes `/metrics` until `line` is in it (the tasks being waited for run meanwhile); the
+    /// count bounds the wait.
+    async fn until_metrics_show(app: &axum::Router, line: &str) {
+        for _ in 0..10_000 {
+            if get(app, "/metrics").await.text().lines().any(|l| l == line) {
+                return;
+            }
+            tokio::task::yield_now().await;
+        }
+        panic!("/metrics never showed {line}");
+    }
+
+    #[tokio::test]
+    async fn waits_beyond_the_cap_are_refused_429_before_admission() {
+        let mock = MockBackend::default();
+        let config = crate::RpcConfig {
+            submit_waits_in_flight_max: 2,
+            global_rate_limit_per_sec: 1_000_000,
+            ..crate::RpcConfig::default()
+        };
+        let app = crate::router(mock.clone(), config);
+        // Two waits of 10 s on a chain that finalizes nothing hold both slots.
+        let waiting: Vec<_> = (0..2)
+            .map(|i| {
+                let app = app.clone();
+                tokio::spawn(async move {
+                    post_cbor(&app, "/submit_wait?timeout_ms=10000", encode_submission(&[signed(i, 0)])).await
+                })
+            })
+            .collect();
+        until_metrics_show(&app, "drover_rpc_submit_waits_in_flight 2").await;
+
+        let third = signed(2, 0);
+        let refused = post_cbor(&app, "/submit_wait?timeout_ms=100", encode_submission(std::slice::from_ref(&third))).await;
+        refused.assert_error(429, ErrorCode::RateLimited);
+        assert_eq!(refused.header(header::RETRY_AFTER), Some("1"));
+        assert!(refused.json()["message"].as_str().unwrap().contains("/submit_wait"));
+        assert!(
+            !mock.data.lock().submitted.iter().any(|tx| tx.hash == third.hash()),
+            "a refused wait admits nothing"
+        );
+        // /submit is not capped.
+        assert_eq!(submit(&mock, encode_submission(&[signed(2, 1)])).await.status, StatusCode::OK);
+
+        // A wait that ends frees its slot.
+        for task in &waiting {
+            task.abort();
+        }
+        until_metrics_show(&app, "drover_rpc_submit_waits_in_flight 0").await;
+        let answer = post_cbor(&app, "/submit_wait?timeout_ms=100", encode_submission(&[third])).await;
+        assert_eq!(answer.status, StatusCode::OK, "{}", answer.text());
+        let text = get(&app, "/metrics").await.text();
+        assert!(text.contains(r#"drover_rpc_rate_limited_total{limiter="submit_waits"} 1"#), "{text}");
+    }
+
+    #[tokio::test]
+    async fn internal_refusals_show_only_a_request_id() {
+        let detail = "state read failed: qmdb journal /srv/drover/state/7 is torn";
+        let mock = MockBackend::with(|data| {
+            data.submit_refusal = Some(drover_types::error::ApiError::new(ErrorCode::AdmissionRetry, detail));
+        });
+        for path in ["/submit", "/submit_wait?timeout_ms=100"] {
+            let answer = post_cbor(&app(&mock), path, encode_submission(&[signed(0, 0), signed(1, 0)])).await;
+            answer.assert_error(500, ErrorCode::AdmissionRetry);
+            let id = answer.header(crate::error::REQUEST_ID_HEADER).unwrap_or_else(|| panic!("{path}: no request id"));
+            let message = format!("internal error (request id {id})");
+            let body = answer.json();
+            assert_eq!(body["message"], message, "{path}: {body}");
+            for result in body["results"].as_array().unwrap() {
+                assert_eq!(result["code"], 2017, "{path}: {body}");
+                assert_eq!(result["message"], message, "{path}: {body}");
+            }
+            assert!(!answer.text().contains("qmdb"), "{path}: {}", answer.text());
+        }
+        // Ordinary refusals keep their message and carry no request id.
+        let answer = submit(&MockBackend::default(), encode_submission(&[transfer(7, 0).sign(&key(0))])).await;
+        answer.assert_error(400, ErrorCode::WrongChainId);
+        assert_eq!(answer.header(crate::error::REQUEST_ID_HEADER), None);
     }
 
     #[tokio::test]

@@ -1,0 +1,505 @@
+//! Serving the API over TCP, with the limits that keep clients from holding the node's sockets.
+//!
+//! axum's own `serve` has neither a header-read timeout nor a connection cap, so connections are
+//! driven here by hyper's HTTP/1 server (the protocol axum serves):
+//!
+//! - at most [`HTTP_CONNECTIONS_MAX`] connections are open at once. One more is answered 429
+//!   (code 1004, `Retry-After`, `Connection: close`) and closed; the refusals themselves are
+//!   bounded in number and time (a refusal reads at most one request head for
+//!   [`REFUSAL_LINGER_MS`]), and beyond that bound a connection is closed unanswered;
+//! - a request head must arrive within [`HEADER_READ_TIMEOUT_MS`] of the connection's start or
+//!   of its previous answer. hyper then gives the connection up; a client that had begun a head
+//!   is answered 408 (code 1003) before the close, while a connection that merely stayed idle is
+//!   closed without an answer, as idle keep-alive connections are;
+//! - writing an answer may wait at most [`RESPONSE_WRITE_TIMEOUT_MS`] for the client to read.
+//!
+//! The request timeout and the cap on `/submit_wait` waits are layers of the router
+//! ([`crate::router`]). Every refusal carries the JSON error body ([`crate::error`]). Requests
+//! carry the peer address as `ConnectInfo<SocketAddr>` for the per-IP limits. On shutdown the
+//! listener closes, idle connections close, and requests in flight are answered first.
+
+use crate::{
+    error::connection_refusal,
+    limits::{
+        HEADER_READ_TIMEOUT_MS, HTTP_CONNECTIONS_MAX, REFUSAL_LINGER_MS, RESPONSE_WRITE_TIMEOUT_MS,
+        RETRY_AFTER_SECS_MIN,
+    },
+};
+use axum::{
+    Router,
+    body::Body,
+    extract::ConnectInfo,
+    http::StatusCode,
+};
+use drover_types::{ErrorCode, error::ApiError};
+use hyper::{body::Incoming, server::conn::http1, service::service_fn};
+use hyper_util::rt::{TokioIo, TokioTimer};
+use std::{
+    future::Future,
+    io,
+    net::SocketAddr,
+    pin::Pin,
+    sync::{Arc, Mutex, PoisonError},
+    task::{Context, Poll},
+    time::Duration,
+};
+use tokio::{
+    io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, ReadBuf},
+    net::{TcpListener, TcpStream},
+    sync::{OwnedSemaphorePermit, Semaphore, watch},
+    time::{Sleep, timeout},
+};
+use tower::ServiceExt as _;
+use tracing::{debug, error};
+
+/// Wait after an accept error that is not about one connection (most likely the process is out
+/// of file descriptors), so the loop does not spin while connections close.
+const ACCEPT_RETRY_MS: u64 = 1_000;
+/// Most bytes a refusal reads (a request head, or what follows an answer) before it closes.
+const REFUSAL_READ_BYTES_MAX: usize = 16 * 1024;
+
+/// The connection limits of [`serve_with`]; [`Default`] gives the constants of
+/// [`crate::limits`] (tests construct smaller ones).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ServerLimits {
+    /// Connections open at once.
+    pub connections_max: usize,
+    /// Time allowed for a request head, in milliseconds.
+    pub header_read_timeout_ms: u64,
+    /// Time an answer's write may wait for the client to read, in milliseconds.
+    pub response_write_timeout_ms: u64,
+}
+
+impl Default for ServerLimits {
+    fn default() -> Self {
+        Self {
+            connections_max: HTTP_CONNECTIONS_MAX,
+            header_read_timeout_ms: HEADER_READ_TIMEOUT_MS,
+            response_write_timeout_ms: RESPONSE_WRITE_TIMEOUT_MS,
+        }
+    }
+}
+
+/// Serves `router` on `listener` with the default [`ServerLimits`] until `shutdown` completes,
+/// then finishes the requests in flight.
+pub async fn serve(
+    listener: TcpListener,
+    router: Router,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> io::Result<()> {
+    serve_with(listener, router, shutdown, ServerLimits::default()).await
+}
+
+/// [`serve`] with explicit limits.
+pub async fn serve_with(
+    listener: TcpListener,
+    router: Router,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+    limits: ServerLimits,
+) -> io::Result<()> {
+    let connections = Arc::new(Semaphore::new(limits.connections_max));
+    // Refusals are cheap but not free (a task and a socket each): bounded like connections.
+    let refusals = Arc::new(Semaphore::new(limits.connections_max));
+    let (closing, closing_rx) = watch::channel(false);
+    let mut shutdown = std::pin::pin!(shutdown);
+    loop {
+        let accepted = tokio::select! {
+            accepted = listener.accept() => accepted,
+            () = &mut shutdown => break,
+        };
+        let (stream, peer) = match accepted {
+            Ok(accepted) => accepted,
+            // The client went away before it was accepted: nothing to serve.
+            Err(e) if is_connection_error(&e) => continue,
+            Err(e) => {
+                error!(error = %e, "accepting an HTTP connection failed; retrying");
+                tokio::select! {
+                    () = tokio::time::sleep(Duration::from_millis(ACCEPT_RETRY_MS)) => continue,
+                    () = &mut shutdown => break,
+                }
+            }
+        };
+        if let Ok(permit) = connections.clone().try_acquire_owned() {
+            tokio::spawn(connection(stream, peer, router.clone(), limits, closing_rx.clone(), permit));
+        } else if let Ok(permit) = refusals.clone().try_acquire_owned() {
+            debug!(%peer, "HTTP connections at their cap: answering 429");
+            tokio::spawn(refuse(stream, limits.connections_max, permit));
+        } else {
+            debug!(%peer, "HTTP connection closed unanswered: connections and refusals at their caps");
+        }
+    }
+    drop(listener);
+    let _ = closing.send(true);
+    // Every connection holds a permit until it ends: holding them all means all have ended.
+    let all = u32::try_from(limits.connections_max).unwrap_or(u32::MAX);
+    let _ = connections.acquire_many(all).await;
+    Ok(())
+}
+
+/// Errors of `accept` that concern only the connection being accepted.
+fn is_connection_error(e: &io::Error) -> bool {
+    matches!(
+        e.kind(),
+        io::ErrorKind::ConnectionRefused | io::ErrorKind::ConnectionAborted | io::ErrorKind::ConnectionReset
+    )
+}
+
+/// Serves one connection until it ends, holding its slot (`_permit`) meanwhile.
+async fn connection(
+    stream: TcpStream,
+    peer: SocketAddr,
+    router: Router,
+    limits: ServerLimits,
+    mut closing: watch::Receiver<bool>,
+    _permit: OwnedSemaphorePermit,
+) {
+    let io = Watched::new(stream, Duration::from_millis(limits.response_write_timeout_ms));
+    let service = service_fn(move |request: hyper::Request<Incoming>| {
+        let mut request = request.map(Body::new);
+        request.extensions_mut().insert(ConnectInfo(peer));
+        router.clone().oneshot(request)
+    });
+    let ended = {
+        let mut builder = http1::Builder::new();
+        builder
+            .timer(TokioTimer::new())
+            .header_read_timeout(Duration::from_millis(limits.header_read_timeout_ms));
+        let conn = builder.serve_connection(TokioIo::new(io.clone()), service);
+        let mut conn = std::pin::pin!(conn);
+        // Also over when the sender is gone (the server's task ended): close gracefully then too.
+        let closed = async {
+            let _ = closing.wait_for(|closing| *closing).await;
+        };
+        tokio::select! {
+            ended = conn.as_mut() => ended,
+            () = closed => {
+                conn.as_mut().graceful_shutdown();
+                conn.await
+            }
+        }
+    };
+    match ended {
+        Ok(()) => {}
+        Err(e) if e.is_timeout() && io.unanswered_input() => {
+            debug!(%peer, "request head not received in time: answering 408");
+            let error = ApiError::new(
+                ErrorCode::Timeout,
+                format!(
+                    "the request head did not arrive within {} ms; the connection is closed",
+                    limits.header_read_timeout_ms
+                ),
+            );
+            answer_and_close(io, &connection_refusal(StatusCode::REQUEST_TIMEOUT, &error, None)).await;
+        }
+        Err(e) => debug!(%peer, error = %e, "HTTP connection ended"),
+    }
+}
+
+/// Answers a connection beyond the cap with 429 and closes it, all within a few
+/// [`REFUSAL_LINGER_MS`].
+async fn refuse(mut stream: TcpStream, connections_max: usize, _permit: OwnedSemaphorePermit) {
+    // Read the request head first: an HTTP client may treat an answer that comes before its
+    // request as a broken connection.
+    let _ = timeout(Duration::from_millis(REFUSAL_LINGER_MS), read_head(&mut stream)).await;
+    let error = ApiError::new(
+        ErrorCode::RateLimited,
+        format!("the node serves at most {connections_max} HTTP connections at once; retry later"),
+    );
+    answer_and_close(
+        stream,
+        &connection_refusal(StatusCode::TOO_MANY_REQUESTS, &error, Some(RETRY_AFTER_SECS_MIN)),
+    )
+    .await;
+}
+
+/// Reads until the end of a request head, [`REFUSAL_READ_BYTES_MAX`] bytes or the end of input.
+async fn read_head(stream: &mut TcpStream) {
+    let mut head = Vec::new();
+    let mut chunk = [0u8; 1024];
+    while head.len() < REFUSAL_READ_BYTES_MAX {
+        match stream.read(&mut chunk).await {
+            Ok(0) | Err(_) => return,
+            Ok(n) => head.extend_from_slice(&chunk[..n]),
+        }
+        if head.windows(4).any(|window| window == b"\r\n\r\n") {
+            return;
+        }
+    }
+}
+
+/// Writes `answer`, ends the write side and reads what the client still sends for
+/// [`REFUSAL_LINGER_MS`] before closing: closing a socket with unread input resets it, which can
+/// destroy the answer before the client reads it.
+async fn answer_and_close<S: AsyncRead + AsyncWrite + Unpin>(mut stream: S, answer: &[u8]) {
+    let linger = Duration::from_millis(REFUSAL_LINGER_MS);
+    if !matches!(timeout(linger, stream.write_all(answer)).await, Ok(Ok(()))) {
+        return;
+    }
+    let _ = timeout(linger, stream.shutdown()).await;
+    let _ = timeout(linger, async {
+        let mut chunk = [0u8; 1024];
+        let mut read = 0;
+        while read < REFUSAL_READ_BYTES_MAX {
+            match stream.read(&mut chunk).await {
+                Ok(0) | Err(_) => return,
+                Ok(n) => read += n,
+            }
+        }
+    })
+    .await;
+}
+
+/// A connection's stream as hyper drives it, shared so that the server can still answer on it
+/// after hyper gave up on a request head. It notes whether input arrived since the last answer
+/// (a request begun and not answered) and fails a write that waits longer than its write
+/// timeout for the client to read.
+struct Watched<S>(Arc<Mutex<WatchedState<S>>>);
+
+struct WatchedState<S> {
+    stream: S,
+    /// Bytes were read since the last bytes were written.
+    unanswered_input: bool,
+    write_timeout: Duration,
+    /// Armed while a write waits for the client to read; cleared by any progress.
+    write_deadline: Option<Pin<Box<Sleep>>>,
+}
+
+impl<S> Clone for Watched<S> {
+    fn clone(&self) -> Self {
+        Self(self.0.clone())
+    }
+}
+
+impl<S: AsyncRead + AsyncWrite + Unpin> Watched<S> {
+    fn new(stream: S, write_timeout: Duration) -> Self {
+        Self(Arc::new(Mutex::new(WatchedState {
+            stream,
+            unanswered_input: false,
+            write_timeout,
+            write_deadline: None,
+        })))
+    }
+
+    /// The state; a panic while it was held cannot have left it inconsistent (each poll updates
+    /// it after the stream call returns), so a poisoned lock is used as is.
+    fn state(&self) -> std::sync::MutexGuard<'_, WatchedState<S>> {
+        self.0.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn unanswered_input(&self) -> bool {
+        self.state().unanswered_input
+    }
+}
+
+impl<S: AsyncWrite + Unpin> WatchedState<S> {
+    /// After a write that made no progress: pending until the write timeout, then an error.
+    fn stalled(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<usize>> {
+        let limit = self.write_timeout;
+        let deadline = self.write_deadline.get_or_insert_with(|| Box::pin(tokio::time::sleep(limit)));
+        match deadline.as_mut().poll(cx) {
+            Poll::Ready(()) => Poll::Ready(Err(io::Error::new(
+                io::ErrorKind::TimedOut,
+                format!("the client read nothing of the answer for {} ms", limit.as_millis()),
+            ))),
+            Poll::Pending => Poll::Pending,
+        }
+    }
+
+    fn wrote(&mut self, written: Poll<io::Result<usize>>, cx: &mut Context<'_>) -> Poll<io::Result<usize>> {
+        match written {
+            Poll::Ready(result) => {
+                self.write_deadline = None;
+                if matches!(result, Ok(n) if n > 0) {
+                    self.unanswered_input = false;
+                }
+                Poll::Ready(result)
+            }
+            Poll::Pending => self.stalled(cx),
+        }
+    }
+}
+
+impl<S: AsyncRead + AsyncWrite + Unpin> AsyncRead for Watched<S> {
+    fn poll_read(self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<io::Result<()>> {
+        let mut state = self.state();
+        let before = buf.filled().len();
+        let read = Pin::new(&mut state.stream).poll_read(cx, buf);
+        if matches!(read, Poll::Ready(Ok(()))) && buf.filled().len() > before {
+            state.unanswered_input = true;
+        }
+        read
+    }
+}
+
+impl<S: AsyncRead + AsyncWrite + Unpin> AsyncWrite for Watched<S> {
+    fn poll_write(self: Pin<&mut Self>, cx: &mut Context<'_>, data: &[u8]) -> Poll<io::Result<usize>> {
+        let mut state = self.state();
+        let written = Pin::new(&mut state.stream).poll_write(cx, data);
+        state.wrote(written, cx)
+    }
+
+    fn poll_write_vectored(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[io::IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
+        let mut state = self.state();
+        let written = Pin::new(&mut state.stream).poll_write_vectored(cx, bufs);
+        state.wrote(written, cx)
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        self.state().stream.is_write_vectored()
+    }
+
+    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.state().stream).poll_flush(cx)
+    }
+
+    fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.state().stream).poll_shutdown(cx)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mock::MockBackend;
+
+    /// Failure guard of every wait below: far above any limit these tests set.
+    const GUARD: Duration = Duration::from_secs(30);
+
+    /// A server with `limits` over the mock node on a loopback port; it stops when the returned
+    /// sender is dropped.
+    async fn server(limits: ServerLimits) -> (SocketAddr, tokio::sync::oneshot::Sender<()>) {
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let address = listener.local_addr().unwrap();
+        let router = crate::router(MockBackend::default(), crate::RpcConfig::default());
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        let shutdown = async move {
+            let _ = stopped.await;
+        };
+        tokio::spawn(serve_with(listener, router, shutdown, limits));
+        (address, stop)
+    }
+
+    /// Everything the server sends until it closes the connection.
+    async fn until_closed(stream: &mut TcpStream) -> String {
+        let mut answer = Vec::new();
+        timeout(GUARD, stream.read_to_end(&mut answer))
+            .await
+            .expect("the server closes the connection")
+            .expect("the connection ends cleanly");
+        String::from_utf8_lossy(&answer).into_owned()
+    }
+
+    /// The JSON body of a whole answer.
+    fn body(answer: &str) -> serde_json::Value {
+        let (_, body) = answer.split_once("\r\n\r\n").unwrap_or_else(|| panic!("no head end: {answer}"));
+        serde_json::from_str(body).unwrap_or_else(|e| panic!("{e}: {answer}"))
+    }
+
+    /// Sends a GET on a connection kept alive and reads its answer (by its content-length).
+    async fn get_on(stream: &mut TcpStream, path: &str) -> String {
+        let request = format!("GET {path} HTTP/1.1\r\nhost: node\r\n\r\n");
+        stream.write_all(request.as_bytes()).await.unwrap();
+        let mut answer = Vec::new();
+        let mut chunk = [0u8; 4096];
+        loop {
+            if let Some(end) = answer.windows(4).position(|window| window == b"\r\n\r\n") {
+                let head = String::from_utf8_lossy(&answer[..end]).to_ascii_lowercase();
+                let length: usize = head
+                    .lines()
+                    .find_map(|line| line.strip_prefix("content-length:"))
+                    .and_then(|value| value.trim().parse().ok())
+                    .unwrap_or(0);
+                if answer.len() >= end + 4 + length {
+                    return String::from_utf8_lossy(&answer).into_owned();
+                }
+            }
+            let read = timeout(GUARD, stream.read(&mut chunk)).await.expect("an answer").unwrap();
+            assert!(read > 0, "closed before the answer: {}", String::from_utf8_lossy(&answer));
+            answer.extend_from_slice(&chunk[..read]);
+        }
+    }
+
+    #[tokio::test]
+    async fn a_head_that_does_not_arrive_in_time_is_answered_408_and_cut_off() {
+        let limits = ServerLimits { header_read_timeout_ms: 200, ..ServerLimits::default() };
+        let (address, _stop) = server(limits).await;
+
+        // Begun, never finished.
+        let mut slow = TcpStream::connect(address).await.unwrap();
+        slow.write_all(b"GET /height HTTP/1.1\r\nhost: node\r\nx-slow: ").await.unwrap();
+        let answer = until_closed(&mut slow).await;
+        assert!(answer.starts_with("HTTP/1.1 408 "), "{answer}");
+        assert!(answer.contains("connection: close\r\n"), "{answer}");
+        let body = body(&answer);
+        assert_eq!((body["code"].as_u64(), body["error"].as_str()), (Some(1003), Some("timeout")), "{body}");
+
+        // Never begun: closed without an answer, as is a kept-alive connection left idle.
+        let mut idle = TcpStream::connect(address).await.unwrap();
+        assert_eq!(until_closed(&mut idle).await, "");
+        let mut kept = TcpStream::connect(address).await.unwrap();
+        let answer = get_on(&mut kept, "/health").await;
+        assert!(answer.starts_with("HTTP/1.1 200 "), "{answer}");
+        assert_eq!(until_closed(&mut kept).await, "");
+    }
+
+    #[tokio::test]
+    async fn connections_beyond_the_cap_are_answered_429_until_one_closes() {
+        let (address, _stop) = server(ServerLimits { connections_max: 2, ..ServerLimits::default() }).await;
+        // Two connections that have been answered hold the two slots.
+        let mut held = Vec::new();
+        for _ in 0..2 {
+            let mut stream = TcpStream::connect(address).await.unwrap();
+            let answer = get_on(&mut stream, "/health").await;
+            assert!(answer.starts_with("HTTP/1.1 200 "), "{answer}");
+            held.push(stream);
+        }
+        let close = b"GET /health HTTP/1.1\r\nhost: node\r\nconnection: close\r\n\r\n";
+        let mut extra = TcpStream::connect(address).await.unwrap();
+        extra.write_all(close).await.unwrap();
+        let answer = until_closed(&mut extra).await;
+        assert!(answer.starts_with("HTTP/1.1 429 "), "{answer}");
+        assert!(answer.contains("retry-after: 1\r\n") && answer.contains("connection: close\r\n"), "{answer}");
+        let body = body(&answer);
+        assert_eq!((body["code"].as_u64(), body["error"].as_str()), (Some(1004), Some("rate_limited")), "{body}");
+
+        // The held connections are still served.
+        assert!(get_on(&mut held[0], "/height").await.starts_with("HTTP/1.1 200 "));
+        // Closing one frees its slot once the server has seen the close, which it does on its
+        // own time: ask until then (bounded by a count).
+        drop(held.pop());
+        for attempt in 0.. {
+            let mut stream = TcpStream::connect(address).await.unwrap();
+            stream.write_all(close).await.unwrap();
+            let answer = until_closed(&mut stream).await;
+            if answer.starts_with("HTTP/1.1 200 ") {
+                break;
+            }
+            assert!(answer.starts_with("HTTP/1.1 429 "), "{answer}");
+            assert!(attempt < 1_000, "the closed connection's slot was never freed");
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    }
+
+    #[tokio::test]
+    async fn an_answer_the_client_does_not_read_fails_after_the_write_timeout() {
+        let (ours, mut theirs) = tokio::io::duplex(64);
+        let mut watched = Watched::new(ours, Duration::from_millis(50));
+        // Input since the last answer is what makes a timed-out head worth a 408.
+        theirs.write_all(b"GET /").await.unwrap();
+        let mut head = [0u8; 5];
+        watched.read_exact(&mut head).await.unwrap();
+        assert!(watched.unanswered_input());
+        watched.write_all(b"HTTP/1.1 200 OK\r\n").await.unwrap();
+        assert!(!watched.unanswered_input());
+        // The peer reads nothing: the pipe fills and the write gives up.
+        let error = timeout(GUARD, watched.write_all(&[0u8; 1024]))
+            .await
+            .expect("the write gives up by itself")
+            .unwrap_err();
+        assert_eq!(error.kind(), io::ErrorKind::TimedOut);
+    }
+}
