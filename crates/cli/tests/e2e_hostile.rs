@@ -92,7 +92,8 @@ async fn fresh_key_scans_at_the_block_limit_are_included_at_once_and_the_chain_k
         let attack = tx(&attacker, nonce, Some(reader), scan(KEYS_PER_SCAN_MAX, (round + 1) * KEYS_PER_SCAN_MAX), SCAN_CYCLES_LIMIT);
         let transfer = transfer(&honest, 100, u64::from(round), SecretKey::random().address(), 1);
         nonce += 1;
-        let (scanned, paid) = tokio::join!(included(&client, &[attack]), included(&client, &[transfer]));
+        let (attack, transfer) = ([attack], [transfer]);
+        let (scanned, paid) = tokio::join!(included(&client, &attack), included(&client, &transfer));
         assert!(scanned[0] <= before + 2, "round {round}: scan submitted at {before}, included at {}", scanned[0]);
         assert!(paid[0] <= before + 2, "round {round}: transfer submitted at {before}, included at {}", paid[0]);
     }
