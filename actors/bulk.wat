@@ -6,12 +6,16 @@
 ;;   nest      payload depth (u32 LE), fanout (u32 LE): calls its own `nest` `fanout` times with
 ;;             depth - 1, down to 0 (a call tree of fanout^depth instantiations, as deep as the VM
 ;;             allows)
+;;   touch     payload n (u32 LE), seed (u32 LE), range (u32 LE): reads and rewrites n keys drawn
+;;             pseudo-randomly (a 64-bit LCG seeded with `seed`) from the counters 0 .. range
+;;             (random reads and writes over a map `fill` built)
 ;;   balances  payload n (u32 LE), start (u32 LE): reads the balances of the accounts
 ;;             0xbe ‖ 19-byte big-endian counter, for counters start .. start + n (what
 ;;             `drover bench transfers --recipients fresh` creates)
 ;; Manifest: storage.kv, actor.call
 (module
   (import "drover" "input_read" (func $input_read (param i32)))
+  (import "drover" "storage_get" (func $get (param i32 i32 i32 i32) (result i32)))
   (import "drover" "storage_set" (func $set (param i32 i32 i32 i32)))
   (import "drover" "storage_next" (func $next (param i32 i32 i32 i32 i32 i32 i32 i32) (result i64)))
   (import "drover" "self_address" (func $self (param i32)))
@@ -31,6 +35,24 @@
       (loop $more
         (br_if $done (i32.ge_u (local.get $i) (local.get $n)))
         (i64.store (i32.const 16) (i64.extend_i32_u (i32.add (i32.load (i32.const 4)) (local.get $i))))
+        (call $set (i32.const 16) (i32.const 8) (i32.const 16) (i32.const 8))
+        (local.set $i (i32.add (local.get $i) (i32.const 1)))
+        (br $more))))
+
+  (func (export "touch")
+    (local $i i32) (local $n i32) (local $x i64)
+    (call $input_read (i32.const 0))
+    (local.set $n (i32.load (i32.const 0)))
+    (local.set $x (i64.extend_i32_u (i32.load (i32.const 4))))
+    (block $done
+      (loop $more
+        (br_if $done (i32.ge_u (local.get $i) (local.get $n)))
+        (local.set $x (i64.add (i64.mul (local.get $x) (i64.const 6364136223846793005))
+          (i64.const 1442695040888963407)))
+        ;; The high 32 bits, reduced to the range.
+        (i64.store (i32.const 16)
+          (i64.rem_u (i64.shr_u (local.get $x) (i64.const 32)) (i64.extend_i32_u (i32.load (i32.const 8)))))
+        (drop (call $get (i32.const 16) (i32.const 8) (i32.const 768) (i32.const 8)))
         (call $set (i32.const 16) (i32.const 8) (i32.const 16) (i32.const 8))
         (local.set $i (i32.add (local.get $i) (i32.const 1)))
         (br $more))))

@@ -18,6 +18,8 @@
 //! proofs are taken against a moving tip, as in production.
 
 mod hostile;
+mod reads;
+mod state;
 
 use anyhow::{Context as _, bail, ensure};
 use clap::{Args, Subcommand};
@@ -65,6 +67,11 @@ pub enum BenchCommand {
     Proofs(ProofArgs),
     /// Honest transfers' finality while attackers send the costliest work they can.
     Hostile(hostile::HostileArgs),
+    /// Transfers and actor writes per second as the state grows to millions of accounts and
+    /// entries; memory, disk and restart time at that size.
+    State(state::StateArgs),
+    /// `GET /account` requests per second and latency, idle and while blocks are committed.
+    Reads(reads::ReadArgs),
 }
 
 #[derive(Args)]
@@ -173,29 +180,19 @@ pub struct RecoverArgs {
 }
 
 pub fn run(command: BenchCommand, rpc_url: &str) -> anyhow::Result<()> {
-    match command {
-        BenchCommand::Recover(args) => recover(args),
-        BenchCommand::Transfers(args) => {
-            let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
-            runtime.block_on(transfers(args, rpc_url, Workload::Transfers))
+    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
+    runtime.block_on(async {
+        match command {
+            BenchCommand::Recover(args) => recover(args),
+            BenchCommand::Transfers(args) => transfers(args, rpc_url, Workload::Transfers).await,
+            BenchCommand::Calls(args) => transfers(args, rpc_url, Workload::CounterCalls).await,
+            BenchCommand::Sync(args) => sync(args).await,
+            BenchCommand::Proofs(args) => proofs(args).await,
+            BenchCommand::Hostile(args) => hostile::hostile(args).await,
+            BenchCommand::State(args) => state::state(args).await,
+            BenchCommand::Reads(args) => reads::reads(args).await,
         }
-        BenchCommand::Calls(args) => {
-            let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
-            runtime.block_on(transfers(args, rpc_url, Workload::CounterCalls))
-        }
-        BenchCommand::Sync(args) => {
-            let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
-            runtime.block_on(sync(args))
-        }
-        BenchCommand::Proofs(args) => {
-            let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
-            runtime.block_on(proofs(args))
-        }
-        BenchCommand::Hostile(args) => {
-            let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
-            runtime.block_on(hostile::hostile(args))
-        }
-    }
+    })
 }
 
 fn signed_batch(count: usize) -> Vec<Transaction> {
@@ -299,6 +296,11 @@ impl SpawnedNetwork {
             let _ = Command::new("kill").args(["-TERM", &child.id().to_string()]).status();
             let _ = child.wait();
         }
+    }
+
+    /// The process id of validator `index`, while it runs.
+    fn pid(&self, index: usize) -> Option<u32> {
+        self.children[index].as_ref().map(Child::id)
     }
 
     fn state_dir(&self, index: usize) -> std::path::PathBuf {
@@ -582,20 +584,89 @@ async fn transfers(args: TransferArgs, rpc_url: &str, workload: Workload) -> any
         })
         .collect();
     txs.truncate(args.transfers as usize);
-    let hashes: Vec<H256> = txs.par_iter().map(|t| t.hash()).collect();
-    let batches: Vec<Vec<Transaction>> = txs.chunks(args.batch).map(<[Transaction]>::to_vec).collect();
 
-    // Submit from concurrent workers while the tracker stamps finalizations.
+    let load = Load { batch: args.batch, concurrency: args.concurrency, rate: args.rate };
+    let report = run_load(&client, &clients, txs, load).await?;
+    println!();
+    let offered = args.rate.map_or("as fast as admitted".to_string(), |r| format!("offered at {r} tx/s"));
+    let recipients = match workload {
+        Workload::Transfers => format!(", recipients {:?}", args.recipients).to_lowercase(),
+        Workload::CounterCalls => String::new(),
+    };
+    println!(
+        "{}: {} submitted from {} senders in batches of {}, {} workers over {} validator(s), {offered}{recipients}",
+        workload.noun(),
+        report.sent,
+        senders.len(),
+        args.batch,
+        args.concurrency,
+        clients.len()
+    );
+    report.print(workload.noun());
+    ensure!(report.finalized == report.sent, "{} transfers never finalized", report.sent - report.finalized);
+    Ok(())
+}
+
+/// How a load is offered.
+#[derive(Clone, Copy)]
+struct Load {
+    /// Transactions per submission.
+    batch: usize,
+    /// Concurrent submitting connections.
+    concurrency: usize,
+    /// Offered transactions per second (`None`: as fast as admitted).
+    rate: Option<u64>,
+}
+
+/// What a load run measured.
+struct LoadReport {
+    sent: usize,
+    finalized: usize,
+    /// From the first submission to the observation of the last finalization.
+    elapsed: Duration,
+    submit_elapsed: Duration,
+    blocks: u64,
+    heights: (u64, u64),
+    /// Submit→finalized, sorted.
+    latencies: Vec<Duration>,
+    busy_retries: u64,
+}
+
+impl LoadReport {
+    fn throughput(&self) -> f64 {
+        self.finalized as f64 / self.elapsed.as_secs_f64()
+    }
+
+    fn print(&self, noun: &str) {
+        let ms = |d: Duration| d.as_secs_f64() * 1000.0;
+        println!("  submitted in:         {:>10.2} s ({:.0} tx/s admitted)", self.submit_elapsed.as_secs_f64(), self.sent as f64 / self.submit_elapsed.as_secs_f64());
+        println!("  all finalized in:     {:>10.2} s", self.elapsed.as_secs_f64());
+        println!("  finalized:            {} of {} (lost: {})", self.finalized, self.sent, self.sent - self.finalized);
+        println!("  sustained throughput: {:>10.0} finalized {noun}/s", self.throughput());
+        println!("  blocks:               {} (heights {}..={}), {:.0} transactions/block", self.blocks, self.heights.0, self.heights.1, self.finalized as f64 / self.blocks.max(1) as f64);
+        println!("  latency p50:          {:>10.0} ms", ms(percentile(&self.latencies, 0.50)));
+        println!("  latency p99:          {:>10.0} ms", ms(percentile(&self.latencies, 0.99)));
+        println!("  latency max:          {:>10.0} ms", ms(self.latencies.last().copied().unwrap_or_default()));
+        println!("  busy retries (429):   {}", self.busy_retries);
+    }
+}
+
+/// Submits `txs` in order (batches of `load.batch` from `load.concurrency` workers spread over
+/// `clients`, at `load.rate`) while a tracker on `client` stamps each one's finalization.
+async fn run_load(client: &Client, clients: &[Client], txs: Vec<Transaction>, load: Load) -> anyhow::Result<LoadReport> {
+    let hashes: Vec<H256> = txs.par_iter().map(|t| t.hash()).collect();
+    let batches: Vec<Vec<Transaction>> = txs.chunks(load.batch).map(<[Transaction]>::to_vec).collect();
     let start_height = client.height().await?;
     let seen = Arc::new(parking_lot::Mutex::new(HashMap::with_capacity(txs.len())));
     let tracker = tokio::spawn(track(client.clone(), start_height, txs.len(), seen.clone()));
     let submitted_at = Arc::new(parking_lot::Mutex::new(HashMap::with_capacity(txs.len())));
     let queue = Arc::new(parking_lot::Mutex::new(batches.into_iter().enumerate()));
+    let retries = Arc::new(AtomicU64::new(0));
     let started = Instant::now();
-    // With --rate, batch i may not be sent before started + i × batch / rate.
-    let batch_interval = args.rate.map(|rate| Duration::from_secs_f64(args.batch as f64 / rate.max(1) as f64));
+    // With a rate, batch i may not be sent before started + i × batch / rate.
+    let batch_interval = load.rate.map(|rate| Duration::from_secs_f64(load.batch as f64 / rate.max(1) as f64));
     let mut workers = Vec::new();
-    for worker in 0..args.concurrency {
+    for worker in 0..load.concurrency {
         let client = clients[worker % clients.len()].clone();
         let (queue, retries, submitted_at) = (queue.clone(), retries.clone(), submitted_at.clone());
         workers.push(tokio::spawn(async move {
@@ -619,7 +690,6 @@ async fn transfers(args: TransferArgs, rpc_url: &str, workload: Workload) -> any
     let submit_elapsed = started.elapsed();
     let (blocks, end_height) = tracker.await??;
     let elapsed = started.elapsed();
-
     let seen = seen.lock();
     let submitted_at = submitted_at.lock();
     let mut latencies: Vec<Duration> = hashes
@@ -627,33 +697,16 @@ async fn transfers(args: TransferArgs, rpc_url: &str, workload: Workload) -> any
         .filter_map(|h| Some(seen.get(h)?.saturating_duration_since(*submitted_at.get(h)?)))
         .collect();
     latencies.sort();
-    let finalized = hashes.iter().filter(|h| seen.contains_key(h)).count();
-    println!();
-    let offered = args.rate.map_or("as fast as admitted".to_string(), |r| format!("offered at {r} tx/s"));
-    let recipients = match workload {
-        Workload::Transfers => format!(", recipients {:?}", args.recipients).to_lowercase(),
-        Workload::CounterCalls => String::new(),
-    };
-    println!(
-        "{}: {} submitted from {} senders in batches of {}, {} workers over {} validator(s), {offered}{recipients}",
-        workload.noun(),
-        txs.len(),
-        senders.len(),
-        args.batch,
-        args.concurrency,
-        clients.len()
-    );
-    println!("  submitted in:         {:>10.2} s ({:.0} tx/s admitted)", submit_elapsed.as_secs_f64(), txs.len() as f64 / submit_elapsed.as_secs_f64());
-    println!("  all finalized in:     {:>10.2} s", elapsed.as_secs_f64());
-    println!("  finalized:            {finalized} of {} (lost: {})", txs.len(), txs.len() - finalized);
-    println!("  sustained throughput: {:>10.0} finalized {}/s", finalized as f64 / elapsed.as_secs_f64(), workload.noun());
-    println!("  blocks:               {blocks} (heights {}..={end_height}), {:.0} transfers/block", start_height + 1, finalized as f64 / blocks.max(1) as f64);
-    println!("  latency p50:          {:>10.0} ms", percentile(&latencies, 0.50).as_secs_f64() * 1000.0);
-    println!("  latency p99:          {:>10.0} ms", percentile(&latencies, 0.99).as_secs_f64() * 1000.0);
-    println!("  latency max:          {:>10.0} ms", latencies.last().copied().unwrap_or_default().as_secs_f64() * 1000.0);
-    println!("  busy retries (429):   {}", retries.load(Ordering::Relaxed));
-    ensure!(finalized == txs.len(), "{} transfers never finalized", txs.len() - finalized);
-    Ok(())
+    Ok(LoadReport {
+        sent: hashes.len(),
+        finalized: hashes.iter().filter(|h| seen.contains_key(h)).count(),
+        elapsed,
+        submit_elapsed,
+        blocks,
+        heights: (start_height + 1, end_height),
+        latencies,
+        busy_retries: retries.load(Ordering::Relaxed),
+    })
 }
 
 /// Transfers each sender sends per wave while the state is built.

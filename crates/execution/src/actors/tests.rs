@@ -738,6 +738,12 @@ fn the_bulk_benchmark_actor_fills_walks_nests_and_reads_balances() {
     assert_eq!(chain.storage(bulk, &7u64.to_le_bytes()), Some(7u64.to_le_bytes().to_vec()));
     assert_eq!(chain.read(bulk, "walk", &1_000u32.to_le_bytes()).result, 100u32.to_le_bytes());
     assert_eq!(chain.read(bulk, "walk", &10u32.to_le_bytes()).result, 10u32.to_le_bytes());
+    // Rewriting existing keys adds none.
+    let touch = [10u32.to_le_bytes(), 99u32.to_le_bytes(), 100u32.to_le_bytes()].concat();
+    let touched = chain.call(ALICE, bulk, "touch", &touch);
+    assert_eq!(touched.receipts[0].status, TxStatus::Success, "{:?}", touched.receipts[0]);
+    assert!(touched.receipts[0].cycles_used > 10 * (drover_vm::meter::CYCLES_STORAGE_READ + drover_vm::meter::CYCLES_STORAGE_WRITE));
+    assert!(chain.storage_count(bulk) <= 107);
     // 1 + 2 + 4 + 8 calls, each paying for its instantiation.
     let nested = chain.call(ALICE, bulk, "nest", &args(3, 2));
     assert_eq!(nested.receipts[0].status, TxStatus::Success, "{:?}", nested.receipts[0]);
