@@ -52,13 +52,18 @@ const WALK_ENTRIES: u32 = 7_000;
 /// The largest payload an actor call may carry (`drover_vm::limits::MAX_PAYLOAD_BYTES`).
 const PAYLOAD_BYTES: usize = 128 * 1024;
 /// Attacking transactions each attacker keeps pending.
-const ATTACK_WINDOW: u64 = 16;
+const ATTACK_WINDOW: u64 = 64;
 /// Keys a read-only scan reads: 4,900 × 2,004 cycles fits the read budget of 10,000,000.
 const READ_SCAN_KEYS: u32 = 4_900;
 /// Honest senders (each sends at most one transfer per block interval or so).
 const HONEST_SENDERS: u32 = 200;
 /// Tip per cycle of honest transfers; attackers tip 1.
 const HONEST_TIP_PER_CYCLE: u128 = 10;
+/// Max fee per cycle of honest transfers: blocks kept full raise the basefee 12.5 % a block, so
+/// attackers capped at [`BENCH_MAX_FEE_PER_CYCLE`] price themselves out after about 120 blocks,
+/// and honest users who bid above that cap are included whatever the attack (they pay only the
+/// basefee and their tip).
+const HONEST_MAX_FEE_PER_CYCLE: u128 = 100 * BENCH_MAX_FEE_PER_CYCLE;
 /// Connections asking for state-sync batches.
 const STATE_SYNC_CONNECTIONS: usize = 4;
 /// How long the block watcher goes on after the load stops.
@@ -89,6 +94,15 @@ impl Attack {
         };
         Message { handler: handler.to_owned(), payload }
     }
+
+    /// Cycles and cells limits of an attacking transaction: the heavy handlers may use nearly a
+    /// block; a payload costs a cycle and a cell per byte, and as many as fit go into a block.
+    fn limits(self) -> (u64, u64) {
+        match self {
+            Attack::Payload => (drover_client::TRANSFER_CYCLES + 2 * PAYLOAD_BYTES as u64, PAYLOAD_BYTES as u64 + 1_000),
+            _ => (ATTACK_CYCLES_LIMIT, 10_000),
+        }
+    }
 }
 
 /// What each attacker achieved.
@@ -109,7 +123,8 @@ pub(super) async fn hostile(args: HostileArgs) -> anyhow::Result<()> {
 
     // Accounts: the honest senders, one per attack, and the deployer.
     let honest_each = (args.honest_rate * args.seconds).div_ceil(u64::from(HONEST_SENDERS)) + 1;
-    let honest = fund_senders(&client, &funder, chain_id, HONEST_SENDERS, Workload::Transfers.budget(honest_each) * 20, 50, &retries).await?;
+    let honest_budget = u128::from(honest_each) * u128::from(drover_client::TRANSFER_CYCLES) * HONEST_MAX_FEE_PER_CYCLE * 2;
+    let honest = fund_senders(&client, &funder, chain_id, HONEST_SENDERS, honest_budget, 50, &retries).await?;
     let attack_budget = u128::from(ATTACK_CYCLES_LIMIT) * BENCH_MAX_FEE_PER_CYCLE * 2_000;
     let attackers = fund_senders(&client, &funder, chain_id, Attack::ALL.len() as u32 + 1, attack_budget, 50, &retries).await?;
     let deployer = &attackers[Attack::ALL.len()];
@@ -164,13 +179,17 @@ pub(super) async fn hostile(args: HostileArgs) -> anyhow::Result<()> {
 
     let ms = |d: Duration| d.as_secs_f64() * 1000.0;
     println!();
-    println!("hostile load for {} s, honest transfers at {}/s (tip {HONEST_TIP_PER_CYCLE}/cycle, attackers tip 1)", args.seconds, args.honest_rate);
+    println!(
+        "hostile load for {} s, honest transfers at {}/s (tip {HONEST_TIP_PER_CYCLE}/cycle, max fee {HONEST_MAX_FEE_PER_CYCLE}; attackers tip 1, max fee {BENCH_MAX_FEE_PER_CYCLE})",
+        args.seconds, args.honest_rate
+    );
     println!("  honest transfers finalized: {} of {}", latencies.len(), sent.len());
     println!("  honest latency p50:         {:>8.0} ms", ms(percentile(&latencies, 0.50)));
     println!("  honest latency p99:         {:>8.0} ms", ms(percentile(&latencies, 0.99)));
     println!("  honest latency max:         {:>8.0} ms", ms(latencies.last().copied().unwrap_or_default()));
     println!("  finalized blocks:           {} (heights {}..={})", watched.blocks, start_height + 1, watched.last_height);
     println!("  longest gap between blocks: {:>8.0} ms", ms(watched.longest_gap));
+    println!("  highest cycle basefee:      {:>8}", watched.highest_basefee);
     for (i, attack) in Attack::ALL.iter().enumerate() {
         let tally = &tallies[i];
         println!(
@@ -231,7 +250,9 @@ async fn attack_with_transactions(
     while Instant::now() < deadline {
         let executed = client.account(&key.address()).await?.map_or(0, |a| a.nonce);
         if next < executed + ATTACK_WINDOW {
-            let tx = bench_tx(&key, chain_id, next, Some(target), 0, attack.message(n).encode(), ATTACK_CYCLES_LIMIT, 10_000);
+            let message = attack.message(n).encode();
+            let (cycles, cells) = attack.limits();
+            let tx = bench_tx(&key, chain_id, next, Some(target), 0, message, cycles, cells);
             n += 1;
             match client.submit(std::slice::from_ref(&tx)).await {
                 Ok(answer) if answer.accepted == 1 => {
@@ -309,6 +330,7 @@ async fn honest_flow(client: &Client, senders: &[SecretKey], chain_id: u64, rate
         let to = Recipients::Random.address(0);
         let tx = Transaction {
             tip_per_cycle: HONEST_TIP_PER_CYCLE,
+            max_fee_per_cycle: HONEST_MAX_FEE_PER_CYCLE,
             signature: None,
             ..bench_transfer(&senders[s], chain_id, nonces[s], to, 1)
         }
@@ -326,6 +348,7 @@ struct Watched {
     blocks: u64,
     longest_gap: Duration,
     last_height: u64,
+    highest_basefee: u128,
 }
 
 /// Follows finalized blocks until the deadline, stamping each transaction with the time its
@@ -338,13 +361,14 @@ async fn watch_blocks(
 ) -> anyhow::Result<Watched> {
     let mut next = from + 1;
     let mut last_seen = Instant::now();
-    let mut watched = Watched { blocks: 0, longest_gap: Duration::ZERO, last_height: from };
+    let mut watched = Watched { blocks: 0, longest_gap: Duration::ZERO, last_height: from, highest_basefee: 0 };
     while Instant::now() < deadline {
         match client.block(BlockSelector::Height(next)).await? {
             Some(block) => {
                 let now = Instant::now();
                 watched.longest_gap = watched.longest_gap.max(now - last_seen);
                 last_seen = now;
+                watched.highest_basefee = watched.highest_basefee.max(block.basefee_cycle.parse().unwrap_or(0));
                 let mut seen = seen.lock();
                 for hash in block.transactions {
                     seen.entry(hash).or_insert(now);

@@ -106,10 +106,14 @@ pub(super) async fn state(args: StateArgs) -> anyhow::Result<()> {
         );
     }
 
-    // One actor's storage.
-    let deployer = &senders[0];
-    let bulk = deploy_bulk(&client, deployer, chain_id, nonces[0]).await?;
-    nonces[0] += 1;
+    // One actor's storage, written by one account funded for every fill and touch.
+    let txs_needed = args.entries.div_ceil(u64::from(ENTRIES_PER_FILL)) + TOUCH_TXS + 1;
+    let writer_budget = u128::from(txs_needed) * u128::from(FILL_CYCLES_LIMIT.max(TOUCH_CYCLES_LIMIT) + FILL_CELLS_LIMIT) * BENCH_MAX_FEE_PER_CYCLE * 2;
+    let writer = fund_senders(&client, &funder, chain_id, 1, writer_budget, 1, &retries).await?;
+    let deployer = &writer[0];
+    let mut writer_nonce = 0;
+    let bulk = deploy_bulk(&client, deployer, chain_id, writer_nonce).await?;
+    writer_nonce += 1;
     println!();
     println!("{:>10} {:>12} {:>10} {:>10} {:>10} {:>12} {:>10}", "entries", "writes/s", "p50 ms", "p99 ms", "exec ms", "RSS MiB", "disk MiB");
     let mut written = 0u64;
@@ -132,13 +136,13 @@ pub(super) async fn state(args: StateArgs) -> anyhow::Result<()> {
         wait_basefee(&client, &floor).await?;
         let exec_before = execution_seconds(&client).await?;
         let entries_before = written;
-        let burst = fills(args.burst.min(step_end - written), &mut nonces[0], &mut written);
+        let burst = fills(args.burst.min(step_end - written), &mut writer_nonce, &mut written);
         let report = run_load(&client, &clients, burst, one).await?;
         ensure!(report.finalized == report.sent, "{} fills never finalized", report.sent - report.finalized);
         let exec = per_block_ms(&client, exec_before, report.blocks).await?;
         let writes_per_sec = (written - entries_before) as f64 / report.elapsed.as_secs_f64();
         wait_basefee(&client, &floor).await?;
-        let rest = fills(step_end - written, &mut nonces[0], &mut written);
+        let rest = fills(step_end - written, &mut writer_nonce, &mut written);
         if !rest.is_empty() {
             run_load(&client, &clients, rest, one).await?;
         }
@@ -160,8 +164,8 @@ pub(super) async fn state(args: StateArgs) -> anyhow::Result<()> {
             .map(|i| {
                 let payload = [TOUCHES_PER_TX.to_le_bytes(), (i as u32).to_le_bytes(), (args.entries as u32).to_le_bytes()].concat();
                 let message = Message { handler: "touch".to_owned(), payload };
-                let tx = bench_tx(deployer, chain_id, nonces[0], Some(bulk), 0, message.encode(), TOUCH_CYCLES_LIMIT, 20_000);
-                nonces[0] += 1;
+                let tx = bench_tx(deployer, chain_id, writer_nonce, Some(bulk), 0, message.encode(), TOUCH_CYCLES_LIMIT, 20_000);
+                writer_nonce += 1;
                 tx
             })
             .collect();
@@ -202,12 +206,20 @@ async fn deploy_bulk(client: &Client, deployer: &SecretKey, chain_id: u64, nonce
     Ok(actor)
 }
 
-/// Waits until the basefees are back at `floor` (full blocks raised them).
+/// Basefee an idle chain comes back down to: a decrease is rounded down, so below 8 an empty
+/// block (a 1/8 decrease) no longer lowers it.
+const SETTLED_BASEFEE: u128 = 8;
+
+/// Waits until the basefees are back near `floor` (full blocks raised them).
 async fn wait_basefee(client: &Client, floor: &drover_types::api::BasefeeInfo) -> anyhow::Result<()> {
     let deadline = Instant::now() + Duration::from_secs(120);
+    let settled = |now: &str, floor: &str| {
+        let (now, floor): (u128, u128) = (now.parse().unwrap_or(u128::MAX), floor.parse().unwrap_or(0));
+        now <= floor.max(SETTLED_BASEFEE)
+    };
     loop {
         let now = client.basefee().await?;
-        if now.basefee_cycle == floor.basefee_cycle && now.basefee_cell == floor.basefee_cell {
+        if settled(&now.basefee_cycle, &floor.basefee_cycle) && settled(&now.basefee_cell, &floor.basefee_cell) {
             return Ok(());
         }
         ensure!(Instant::now() < deadline, "the basefee did not come back down");
