@@ -39,6 +39,9 @@ pub const ACTOR_RECORD_CELLS: u64 = 256;
 pub const SYSTEM_RUN_CELLS_LIMIT: u64 = 16_384;
 /// Most timers fired in one block; the rest wait for the next block, in order.
 pub const MAX_TIMER_FIRES_PER_BLOCK: usize = 128;
+/// Most timer slots one block examines, fired or found cancelled: cancelled timers cost their
+/// owners when scheduled, but must not let them pile up unpaid work on one later block.
+pub const MAX_TIMER_SLOTS_EXAMINED_PER_BLOCK: usize = 8 * MAX_TIMER_FIRES_PER_BLOCK;
 /// Most mailbox messages delivered in one block; the rest wait for the next block, in order.
 pub const MAX_DELIVERIES_PER_BLOCK: usize = 256;
 /// Most handler + payload bytes pending in one actor's mailbox.

@@ -2,9 +2,11 @@
 //!
 //! Timers fire in key order — by height, then by scheduling order within a height (FIFO) —
 //! starting where the previous block stopped ([`TimerCursor`]; absent: at this block's height).
-//! A block fires at most [`MAX_TIMER_FIRES_PER_BLOCK`] timers and only while its deferred-work
-//! budget covers the next timer's cycles; the rest wait, in order, for the next block, and the
-//! cursor records where.
+//! A block fires at most [`MAX_TIMER_FIRES_PER_BLOCK`] timers, examines at most
+//! [`MAX_TIMER_SLOTS_EXAMINED_PER_BLOCK`] slots (cancelled ones included, so that timers
+//! scheduled and cancelled over many blocks cannot load one block with unpaid lookups), and
+//! fires only while its deferred-work budget covers the next timer's cycles; the rest wait, in
+//! order, for the next block, and the cursor records where.
 //!
 //! Each timer is removed before it runs (it fires once, whatever happens). Its owner pays: the
 //! maximum fee `cycles_limit × basefee_cycle + SYSTEM_RUN_CELLS_LIMIT × basefee_cell` is held
@@ -13,7 +15,7 @@
 //! [`SystemRun`] with status failed and E1503.
 
 use super::{
-    Deferred, MAX_TIMER_FIRES_PER_BLOCK, SYSTEM_RUN_CELLS_LIMIT, SystemRun, SystemRunKind,
+    Deferred, MAX_TIMER_FIRES_PER_BLOCK, MAX_TIMER_SLOTS_EXAMINED_PER_BLOCK, SYSTEM_RUN_CELLS_LIMIT, SystemRun, SystemRunKind,
     cost, host::ActorHost, settled, status_of,
 };
 use crate::{BlockEnv, StateRead, overlay::ReadError};
@@ -36,11 +38,15 @@ pub(crate) fn fire_due<S: StateRead>(
             seq: 0,
         });
     let (mut height, mut seq) = (cursor.height, cursor.seq);
-    let mut fired = 0;
+    let (mut fired, mut examined) = (0, 0);
     let stopped_at = 'heights: loop {
         let slot_key = keys::timer_slot_key(height);
         let count = host.overlay.record(&slot_key, decode_count)?.unwrap_or(0);
         while u64::from(seq) < count {
+            if examined == MAX_TIMER_SLOTS_EXAMINED_PER_BLOCK {
+                break 'heights Some(TimerCursor { height, seq });
+            }
+            examined += 1;
             let timer_key = keys::timer_key(height, seq);
             let Some(timer) = host.overlay.record(&timer_key, TimerRecord::decode)? else {
                 // Cancelled.
