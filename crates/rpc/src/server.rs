@@ -119,6 +119,10 @@ pub async fn serve_with(
                 }
             }
         };
+        // Answers are small and latency matters more than packet count: never let Nagle's
+        // algorithm hold an answer back for the client's delayed ACK. (Failing leaves the
+        // default, which is only slower.)
+        let _ = stream.set_nodelay(true);
         if let Ok(permit) = connections.clone().try_acquire_owned() {
             tokio::spawn(connection(stream, peer, router.clone(), limits, closing_rx.clone(), permit));
         } else if let Ok(permit) = refusals.clone().try_acquire_owned() {
