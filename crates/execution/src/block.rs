@@ -56,6 +56,9 @@ pub struct BlockOutcome {
     /// Final value of every key the block changed (`None` deletes), sorted by key, each key once.
     /// Includes the basefees for the next block.
     pub writes: Writes,
+    /// The accounts among [`BlockOutcome::writes`], by address (`None`: deleted), in address
+    /// order: what readers of accounts need without decoding keys.
+    pub accounts: Vec<(Address, Option<drover_state::Account>)>,
     /// One receipt per transaction, in block order.
     pub receipts: Vec<Receipt>,
     /// Timer fires and mailbox deliveries, in execution order (before the transactions).
@@ -401,8 +404,10 @@ fn run_block<S: StateRead>(
     }
     let next_basefees = next_basefees(params, basefees, cycles_used, cells_used);
     overlay.put(basefees_key(), Some(next_basefees.encode()));
+    let (writes, accounts) = overlay.into_changes();
     let outcome = BlockOutcome {
-        writes: overlay.into_writes(),
+        writes,
+        accounts,
         receipts,
         system_runs: deferred.runs,
         cycles_used,
@@ -740,6 +745,27 @@ mod tests {
             codes(&outcome),
             [Some(ExecCode::BalanceForValue), None, None]
         );
+    }
+
+    #[test]
+    fn the_outcome_lists_exactly_the_accounts_among_its_writes() {
+        let (alice, bob, carol) = (address(1), address(2), address(3));
+        let state = genesis(&[(alice, RICH), (carol, 21_000 * 10)]);
+        // Carol spends everything but her nonce keeps her account; Bob is created.
+        let txs = [transfer(alice, 0, bob, 5), transfer(carol, 0, alice, 21_000 * 10 - 21_000 * 10)];
+        let outcome = run(&state, address(9), &txs);
+        let from_writes: Vec<(Address, Option<Account>)> = outcome
+            .writes
+            .iter()
+            .filter_map(|(key, value)| {
+                let address = drover_state::keys::account_address(key)?;
+                Some((address, value.as_deref().map(|v| Account::decode(v).unwrap())))
+            })
+            .collect();
+        let mut listed = outcome.accounts.clone();
+        listed.sort_by_key(|(address, _)| drover_state::keys::account_key(address));
+        assert_eq!(listed, from_writes);
+        assert!(listed.iter().any(|(a, account)| *a == bob && account.is_some_and(|acc| acc.balance == 5)));
     }
 
     #[test]

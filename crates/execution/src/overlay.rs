@@ -319,23 +319,31 @@ impl<'a, S: StateRead> Overlay<'a, S> {
 
     /// Key-value writes for every account and record whose stored form changed, sorted by key.
     /// An empty account is stored as an absent key.
+    #[cfg(test)]
     pub(crate) fn into_writes(self) -> Writes {
-        let accounts = self.accounts.into_iter().filter_map(|(address, slot)| {
-            let stored = (!slot.current.is_empty()).then_some(slot.current);
-            (stored != slot.original).then(|| {
-                (
-                    account_key(&address),
-                    stored.map(|account| account.encode()),
-                )
+        self.into_changes().0
+    }
+
+    /// [`Overlay::into_writes`], and the accounts among them by address (`None`: deleted).
+    pub(crate) fn into_changes(self) -> (Writes, Vec<(Address, Option<Account>)>) {
+        let accounts: Vec<(Address, Option<Account>)> = self
+            .accounts
+            .into_iter()
+            .filter_map(|(address, slot)| {
+                let stored = (!slot.current.is_empty()).then_some(slot.current);
+                (stored != slot.original).then_some((address, stored))
             })
-        });
+            .collect();
+        let account_writes = accounts
+            .iter()
+            .map(|(address, stored)| (account_key(address), stored.map(|account| account.encode())));
         let records = self.kv.into_iter().filter_map(|(key, slot)| match slot.original {
             Some(original) if original == slot.current => None,
             _ => Some((key, slot.current)),
         });
-        let mut writes: Writes = accounts.chain(records).collect();
+        let mut writes: Writes = account_writes.chain(records).collect();
         writes.sort_by(|a, b| a.0.cmp(&b.0));
-        writes
+        (writes, accounts)
     }
 }
 

@@ -20,7 +20,8 @@ fn internal(e: impl std::fmt::Display) -> ApiError {
     ApiError::new(ErrorCode::Internal, e.to_string())
 }
 
-/// An account in the latest applied state.
+/// An account in the latest finalized state: from the account view (no lock), or from the
+/// database while the view is warming up.
 pub async fn read_account<E>(
     chain: &ChainShared,
     databases: &Databases<E>,
@@ -29,6 +30,9 @@ pub async fn read_account<E>(
 where
     E: commonware_runtime::Spawner + commonware_storage::Context,
 {
+    if let crate::accounts::Lookup::Known(account) = chain.accounts.get(address) {
+        return Ok(account);
+    }
     let key = drover_state::keys::account_key(address);
     let db = databases.read().await;
     let read = db.get(&key).await;

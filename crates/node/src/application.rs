@@ -196,6 +196,14 @@ impl App {
         E: Spawner + Clock + Metrics + commonware_storage::Context,
     {
         let mut writes = self.layer(height);
+        // Block 1 creates the genesis accounts: readers of accounts learn of them with it.
+        let genesis_accounts = writes.iter().filter_map(|(key, value)| {
+            let account = value.as_deref().map(drover_state::Account::decode).transpose().ok()?;
+            Some((drover_state::keys::account_address(key)?, account))
+        });
+        let mut accounts: std::collections::BTreeMap<_, _> = genesis_accounts.collect();
+        accounts.extend(std::mem::take(&mut outcome.accounts));
+        outcome.accounts = accounts.into_iter().collect();
         writes.extend(std::mem::take(&mut outcome.writes));
         let mut batches = batches;
         for (k, v) in writes {
@@ -431,6 +439,7 @@ where
             .chain
             .executed(&block.digest())
             .expect("a finalized block is executed before it is applied");
+        self.chain.accounts.record_block(&executed.accounts);
         self.chain
             .indexes
             .record(crate::indexes::BlockEntries {
@@ -502,6 +511,7 @@ mod tests {
         let fees = Basefees { cycle: 1, cell: 1 };
         let outcome = drover_execution::BlockOutcome {
             writes: Vec::new(),
+            accounts: Vec::new(),
             receipts: Vec::new(),
             system_runs: Vec::new(),
             cycles_used: 21_000,

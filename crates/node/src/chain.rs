@@ -42,13 +42,15 @@ pub struct ExecutedBlock {
     pub receipts_root: sha256::Digest,
     /// Each sender's next nonce after the block.
     pub next_nonces: Vec<(Address, u64)>,
+    /// The accounts the block wrote (`None`: deleted), block 1's genesis allocations included.
+    pub accounts: Vec<(Address, Option<drover_state::Account>)>,
 }
 
 impl ExecutedBlock {
     /// The record of `transactions` executed at `height` with `outcome`, whose writes the
     /// caller has already taken (they go to the state batch, not the record).
     pub fn new(height: u64, transactions: Vec<VerifiedTransaction>, outcome: BlockOutcome) -> Self {
-        let BlockOutcome { receipts, system_runs, cycles_used, cells_used, basefees, next_basefees, .. } = outcome;
+        let BlockOutcome { receipts, system_runs, cycles_used, cells_used, basefees, next_basefees, accounts, .. } = outcome;
         let hashes: Vec<_> = transactions.iter().map(|t| t.hash).collect();
         let mut nonces: HashMap<Address, u64> = HashMap::new();
         for (tx, receipt) in transactions.iter().zip(&receipts) {
@@ -70,6 +72,7 @@ impl ExecutedBlock {
             basefees,
             next_basefees,
             next_nonces,
+            accounts,
         }
     }
 }
@@ -99,6 +102,8 @@ pub struct ChainShared {
     pub mempool: Mempool,
     pub indexes: Indexes,
     pub metrics: ChainMetrics,
+    /// Every account of the finalized state, for reads that must not wait for a commit.
+    pub accounts: crate::accounts::AccountView,
     height_file: Option<PathBuf>,
     executed: Mutex<HashMap<sha256::Digest, (sha256::Digest, Arc<ExecutedBlock>)>>,
     tip: Mutex<Tip>,
@@ -120,6 +125,7 @@ impl ChainShared {
             mempool,
             indexes,
             metrics,
+            accounts: crate::accounts::AccountView::default(),
             height_file,
             executed: Mutex::new(HashMap::new()),
             storage_ok: AtomicBool::new(true),

@@ -476,6 +476,16 @@ where
         info!(root = ?db.root(), ops = ?db.bounds().end, "state database ready");
     }
     chain.refresh_basefees(&databases).await;
+    context.child("account_view").spawn({
+        let (chain, databases) = (chain.clone(), databases.clone());
+        move |_| async move {
+            let started = std::time::Instant::now();
+            match crate::accounts::warm_up(&chain.accounts, &databases).await {
+                Ok(()) => info!(accounts = chain.accounts.len(), elapsed = ?started.elapsed(), "account view ready"),
+                Err(e) => warn!(?e, "account view warm-up failed: account reads keep using the database"),
+            }
+        }
+    });
 
     // Consensus.
     let engine = simplex::Engine::new(

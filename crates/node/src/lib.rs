@@ -15,6 +15,7 @@
 //! [`proofs`] builds the state, transaction and receipt proofs light clients verify;
 //! [`engine`] assembles and runs everything.
 
+pub mod accounts;
 pub mod admission;
 pub mod application;
 pub mod backend;
