@@ -59,7 +59,7 @@ pub(super) async fn reads(args: ReadArgs) -> anyhow::Result<()> {
     };
     println!("creating {} accounts", args.accounts);
     let create = Load { batch: 50, concurrency: 8, rate: Some(CREATE_TRANSFERS_PER_SEC) };
-    run_load(&client, &[client.clone()], sign(0, args.accounts), create).await?;
+    run_load(&client, std::slice::from_ref(&client), sign(0, args.accounts), create).await?;
 
     let address = network.urls[0].trim_start_matches("http://").to_owned();
     let idle = read_run(&address, args.accounts, args.connections, args.seconds).await?;
