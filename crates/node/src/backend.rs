@@ -14,7 +14,7 @@ use crate::{
     chain::ChainShared,
     config::FaucetConfig,
     proofs::{PAIRING_ATTEMPTS_MAX, PAIRING_RETRY_MS, Prover},
-    reads::{CommittedReader, Interrupt, READ_TIME_BUDGET_MS},
+    reads::{CommittedReader, Interrupt, READ_TIME_BUDGET_MS, StateStamp},
 };
 use commonware_codec::Encode as _;
 use commonware_consensus::{
@@ -254,6 +254,18 @@ impl NodeHandle {
             vm: Arc::new(Vm::new()),
             reads: crate::reads::ReadPool::new(),
         }))
+    }
+
+    /// The finalized block whose post-state root is `root` (the latest applied state, whose
+    /// block may be published a moment after the state is applied).
+    async fn paired_block(&self, root: &sha256::Digest) -> Result<Arc<crate::proofs::CertifiedBlock>, ApiError> {
+        for _ in 0..PAIRING_ATTEMPTS_MAX {
+            if let Some(block) = self.0.prover.block_with_root(root).await {
+                return Ok(block);
+            }
+            ::tokio::time::sleep(std::time::Duration::from_millis(PAIRING_RETRY_MS)).await;
+        }
+        Err(internal("the state kept moving: no finalized block matched it"))
     }
 
     /// Several keys of the latest applied state, read under one lock so they agree.
@@ -496,15 +508,12 @@ impl Backend for NodeHandle {
         let basefees = self.0.chain.tip().next_basefees;
         let deadline = crate::reads::read_deadline();
         let mut restarts = 0u32;
-        for _ in 0..PAIRING_ATTEMPTS_MAX {
-            let (ops, root) = {
+        while std::time::Instant::now() < deadline {
+            let stamp = {
                 let db = self.0.databases.read().await;
-                (db.bounds().end, db.root())
+                StateStamp { ops: db.bounds().end, root: db.root() }
             };
-            let Some(block) = self.0.prover.block_with_root(&root).await else {
-                ::tokio::time::sleep(std::time::Duration::from_millis(PAIRING_RETRY_MS)).await;
-                continue;
-            };
+            let block = self.paired_block(&stamp.root).await?;
             let env = BlockEnv {
                 chain_id: self.0.chain_info.chain_id,
                 height: block.height,
@@ -512,18 +521,26 @@ impl Backend for NodeHandle {
                 proposer: Address::ZERO,
             };
             let (inner, request, runtime) = (self.0.clone(), request.clone(), ::tokio::runtime::Handle::current());
-            let (result, interrupt) = self
+            let (result, interrupt, answered_at) = self
                 .0
                 .reads
                 .run(move || {
-                    let reader = CommittedReader::new(&inner.databases, &runtime, ops, deadline);
+                    let reader = CommittedReader::new(&inner.databases, &runtime, stamp, deadline);
                     let result = read_actor(&inner.vm, &env, basefees, &reader, &request);
-                    (result, reader.interrupt())
+                    (result, reader.interrupt(), reader.stamp())
                 })
                 .await
                 .map_err(|busy| ApiError::new(ErrorCode::RateLimited, busy.to_string()))?;
             match (result, interrupt) {
-                (Ok(outcome), _) => return read_response(outcome, block.height, to_h256(&root)),
+                (Ok(outcome), _) => {
+                    // The answers hold at the state the read ended at (see `reads`).
+                    let height = if answered_at == stamp {
+                        block.height
+                    } else {
+                        self.paired_block(&answered_at.root).await?.height
+                    };
+                    return read_response(outcome, height, to_h256(&answered_at.root));
+                }
                 (Err(ReadFailure::NoActor(address)), _) => {
                     return Err(ApiError::new(ErrorCode::ActorNotFound, format!("address {address} holds no actor")));
                 }
@@ -532,15 +549,12 @@ impl Backend for NodeHandle {
                 (Err(ReadFailure::Unavailable(_)), Some(Interrupt::OutOfTime)) => break,
                 (Err(ReadFailure::Unavailable(fault)), _) => return Err(internal(fault)),
             }
-            if std::time::Instant::now() >= deadline {
-                break;
-            }
         }
         Err(ApiError::new(
             ErrorCode::ReadLimitsExceeded,
             format!(
                 "the read did not finish within {READ_TIME_BUDGET_MS} ms ({restarts} restarts after a block \
-                 changed the state under it); lower max_cycles or retry"
+                 changed a value it had read); lower max_cycles or retry"
             ),
         ))
     }
