@@ -45,6 +45,11 @@ const ENTRIES_PER_FILL: u32 = 1_800;
 const FILL_CYCLES_LIMIT: u64 = 9_900_000;
 /// Cells limit of a fill: 16 bytes per entry and the payload.
 const FILL_CELLS_LIMIT: u64 = 16 * ENTRIES_PER_FILL as u64 + 64;
+/// Account balances one `balances` transaction reads (1,036 cycles each).
+const BALANCE_READS_PER_TX: u32 = 17_000;
+const BALANCE_CYCLES_LIMIT: u64 = 19_000_000;
+/// `balances` transactions of the read-cost measurement.
+const BALANCE_TXS: u64 = 20;
 /// Random reads and rewrites per `touch` transaction.
 const TOUCHES_PER_TX: u32 = 1_000;
 /// `touch` transactions of the final random-access run.
@@ -107,13 +112,42 @@ pub(super) async fn state(args: StateArgs) -> anyhow::Result<()> {
     }
 
     // One actor's storage, written by one account funded for every fill and touch.
-    let txs_needed = args.entries.div_ceil(u64::from(ENTRIES_PER_FILL)) + TOUCH_TXS + 1;
-    let writer_budget = u128::from(txs_needed) * u128::from(FILL_CYCLES_LIMIT.max(TOUCH_CYCLES_LIMIT) + FILL_CELLS_LIMIT) * BENCH_MAX_FEE_PER_CYCLE * 2;
+    let txs_needed = args.entries.div_ceil(u64::from(ENTRIES_PER_FILL)) + TOUCH_TXS + BALANCE_TXS + 1;
+    let most_per_tx = FILL_CYCLES_LIMIT.max(TOUCH_CYCLES_LIMIT).max(BALANCE_CYCLES_LIMIT) + FILL_CELLS_LIMIT;
+    let writer_budget = u128::from(txs_needed) * u128::from(most_per_tx) * BENCH_MAX_FEE_PER_CYCLE * 2;
     let writer = fund_senders(&client, &funder, chain_id, 1, writer_budget, 1, &retries).await?;
     let deployer = &writer[0];
     let mut writer_nonce = 0;
     let bulk = deploy_bulk(&client, deployer, chain_id, writer_nonce).await?;
     writer_nonce += 1;
+
+    // What a state read costs at this size: blocks of `balances` calls, each reading the accounts
+    // of BALANCE_READS_PER_TX fresh recipients spread over the whole account family.
+    if args.accounts > 0 {
+        wait_basefee(&client, &floor).await?;
+        let exec_before = execution_seconds(&client).await?;
+        let lookups_before = state_lookups(&client).await?;
+        let reads: Vec<Transaction> = (0..BALANCE_TXS)
+            .map(|i| {
+                let start = (i * args.accounts / BALANCE_TXS) as u32;
+                let payload = [BALANCE_READS_PER_TX.to_le_bytes(), start.to_le_bytes()].concat();
+                let message = Message { handler: "balances".to_owned(), payload };
+                let tx = bench_tx(deployer, chain_id, writer_nonce, Some(bulk), 0, message.encode(), BALANCE_CYCLES_LIMIT, 1_000);
+                writer_nonce += 1;
+                tx
+            })
+            .collect();
+        let report = run_load(&client, &clients, reads, one_at_a_time()).await?;
+        let exec = execution_seconds(&client).await? - exec_before;
+        let lookups = state_lookups(&client).await? - lookups_before;
+        println!(
+            "\naccount reads over {} accounts: {} lookups in {} blocks, {:.1} µs of block execution per lookup",
+            args.accounts,
+            lookups,
+            report.blocks,
+            exec * 1e6 / lookups.max(1) as f64
+        );
+    }
     println!();
     println!("{:>10} {:>12} {:>10} {:>10} {:>10} {:>12} {:>10}", "entries", "writes/s", "p50 ms", "p99 ms", "exec ms", "RSS MiB", "disk MiB");
     let mut written = 0u64;
@@ -130,7 +164,7 @@ pub(super) async fn state(args: StateArgs) -> anyhow::Result<()> {
         }
         txs
     };
-    let one = Load { batch: 20, concurrency: 1, rate: None };
+    let one = one_at_a_time();
     while written < args.entries {
         let step_end = (written + args.step).min(args.entries);
         wait_basefee(&client, &floor).await?;
@@ -189,6 +223,17 @@ pub(super) async fn state(args: StateArgs) -> anyhow::Result<()> {
     let (rss, disk) = footprint(&network)?;
     println!("restart with {} accounts and {} entries: serving and finalizing after {:.2} s (RSS {rss:.0} MiB, disk {disk:.0} MiB)", args.accounts, args.entries, started.elapsed().as_secs_f64());
     Ok(())
+}
+
+/// One connection submitting batches of 20, as fast as admitted.
+fn one_at_a_time() -> Load {
+    Load { batch: 20, concurrency: 1, rate: None }
+}
+
+/// The node's count of state lookups by block execution so far (`chain_state_lookups`).
+async fn state_lookups(client: &Client) -> anyhow::Result<u64> {
+    let metrics = client.metrics().await?;
+    Ok(metrics.lines().find_map(|line| line.strip_prefix("chain_state_lookups_total ")?.parse().ok()).unwrap_or(0))
 }
 
 /// Deploys the `bulk` actor from `deployer` (whose next nonce is `nonce`) and waits for it.
