@@ -583,6 +583,11 @@ impl Backend for NodeHandle {
         let Some(block) = self.0.marshal.get_block(identifier).await else {
             return Ok(None);
         };
+        // Marshal may hold a block a moment before the node has indexed it (its receipts,
+        // logs, the tip): a block is served once everything about it can be read.
+        if block.inner().height.get() > self.height() {
+            return Ok(None);
+        }
         let finalization = if block.inner().height.get() == 0 {
             None
         } else {

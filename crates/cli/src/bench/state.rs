@@ -171,15 +171,19 @@ pub(super) async fn state(args: StateArgs) -> anyhow::Result<()> {
         let exec_before = execution_seconds(&client).await?;
         let entries_before = written;
         let burst = fills(args.burst.min(step_end - written), &mut writer_nonce, &mut written);
-        let report = run_load(&client, &clients, burst, one).await?;
+        let report = run_load(&client, &clients, burst.clone(), one).await?;
+        ensure_succeeded(&client, &burst).await?;
         ensure!(report.finalized == report.sent, "{} fills never finalized", report.sent - report.finalized);
         let exec = per_block_ms(&client, exec_before, report.blocks).await?;
         let writes_per_sec = (written - entries_before) as f64 / report.elapsed.as_secs_f64();
         wait_basefee(&client, &floor).await?;
         let rest = fills(step_end - written, &mut writer_nonce, &mut written);
         if !rest.is_empty() {
-            run_load(&client, &clients, rest, one).await?;
+            run_load(&client, &clients, rest.clone(), one).await?;
+            ensure_succeeded(&client, &rest).await?;
         }
+        let count = client.actor_storage_count(&bulk).await?.context("the bulk actor")?.count;
+        ensure!(count == written, "the actor holds {count} entries, not {written}");
         let (rss, disk) = footprint(&network)?;
         println!(
             "{step_end:>10} {writes_per_sec:>12.0} {:>10.0} {:>10.0} {exec:>10.1} {rss:>12.0} {disk:>10.0}",
@@ -222,6 +226,16 @@ pub(super) async fn state(args: StateArgs) -> anyhow::Result<()> {
     wait_height(&client, height + 1, RUN_TIMEOUT).await?;
     let (rss, disk) = footprint(&network)?;
     println!("restart with {} accounts and {} entries: serving and finalizing after {:.2} s (RSS {rss:.0} MiB, disk {disk:.0} MiB)", args.accounts, args.entries, started.elapsed().as_secs_f64());
+    Ok(())
+}
+
+/// Fails unless every one of `txs` succeeded (a benchmark that measures failed work measures
+/// nothing).
+async fn ensure_succeeded(client: &Client, txs: &[Transaction]) -> anyhow::Result<()> {
+    for tx in txs {
+        let receipt = client.receipt(&tx.hash()).await?.context("a finalized transaction has no receipt")?;
+        ensure!(receipt.status == drover_types::api::ReceiptStatus::Success, "a benchmark transaction did not succeed: {receipt:?}");
+    }
     Ok(())
 }
 
