@@ -155,10 +155,11 @@ impl Reader<'_> {
                         self.item(depth + 1)?;
                         if head.major == 5 && element == 0 {
                             let key = (start, self.pos);
-                            if let Some((a, b)) = previous_key {
-                                if self.bytes[a..b] >= self.bytes[key.0..key.1] {
-                                    self.non_canonical = true;
-                                }
+                            // Keys must strictly increase by their encoded bytes.
+                            if let Some((a, b)) = previous_key
+                                && self.bytes[a..b] >= self.bytes[key.0..key.1]
+                            {
+                                self.non_canonical = true;
                             }
                             previous_key = Some(key);
                         }
