@@ -16,9 +16,10 @@ use crate::{
     limits::*,
 };
 use drover_types::{H256, keccak256};
+use std::ops::Range;
 use wasmparser::{
-    CompositeInnerType, ExternalKind, FuncType, Parser, Payload, TypeRef, ValType, Validator,
-    WasmFeatures,
+    BinaryReader, CompositeInnerType, ExternalKind, FuncType, Parser, Payload, SubType, TypeRef,
+    ValType, Validator, WasmFeatures,
 };
 
 /// What validation learned about a module.
@@ -97,6 +98,7 @@ pub fn validate(code: &[u8]) -> Result<CodeInfo, VmError> {
 fn check_section_counts(code: &[u8]) -> Result<(), VmError> {
     for payload in Parser::new(0).parse_all(code) {
         let Ok(payload) = payload else { return Ok(()) };
+        let is_type_section = matches!(payload, Payload::TypeSection(_));
         let (count, range) = match payload {
             Payload::TypeSection(r) => (r.count(), r.range()),
             Payload::ImportSection(r) => (r.count(), r.range()),
@@ -118,8 +120,47 @@ fn check_section_counts(code: &[u8]) -> Result<(), VmError> {
                 range.len()
             )));
         }
+        if let Some(offset) = is_type_section
+            .then(|| overcounted_rec_group(code, range, count))
+            .flatten()
+        {
+            return Err(VmError::InvalidWasm(format!(
+                "recursion group at offset {offset} declares more types than the section has bytes"
+            )));
+        }
     }
     Ok(())
+}
+
+/// Leading byte of an explicit recursion group in the type section.
+const REC_GROUP: u8 = 0x4e;
+
+/// The offset of the first explicit recursion group of a type section that declares more types
+/// than the section has bytes left: wasmparser reserves room for a group's declared count (up to
+/// a million types) before reading one; no other section has such a nested count. Reading stops
+/// quietly at anything that does not parse (left for the validator to report).
+fn overcounted_rec_group(code: &[u8], range: Range<usize>, count: u32) -> Option<usize> {
+    let bytes = code.get(range.clone())?;
+    let mut reader = BinaryReader::new(bytes, range.start);
+    // The section begins with its entry count.
+    reader.read_var_u32().ok()?;
+    for _ in 0..count {
+        let mut peek = reader.clone();
+        if peek.read_u8().ok()? == REC_GROUP {
+            let offset = reader.original_position();
+            reader = peek;
+            let types = reader.read_var_u32().ok()?;
+            if types as usize > reader.bytes_remaining() {
+                return Some(offset);
+            }
+            for _ in 0..types {
+                reader.read::<SubType>().ok()?;
+            }
+        } else {
+            reader.read::<SubType>().ok()?;
+        }
+    }
+    None
 }
 
 /// The structural pass. Parse errors are impossible after validation but are still reported
@@ -426,11 +467,18 @@ mod tests {
         "001f046e616d65010d01000a7365745f726573756c74030901010100046d6f7265",
     );
 
+    /// Found by the `wasm` fuzz target: a recursion group (`0x4e`) in a 47-byte type section
+    /// that declares 655,359 types made the validator reserve 42 MB before reading the first.
+    const OVERCOUNTED_REC_GROUP: &str = concat!(
+        "0061736d01000000012f0860",
+        "00017f4effff27ffffff09ffffffffff7ff0ee3c00000000ffffffffffffffffffffffffff01",
+        "0000000000000004",
+    );
+
     #[test]
-    fn declared_section_counts_reserve_nothing_beyond_the_input() {
-        let found = hex(OVERCOUNTED_IMPORTS);
+    fn declared_counts_reserve_nothing_beyond_the_input() {
         // The same in a few bytes, for each counted section: a count of 2^32-1 and no entry.
-        let mut modules = vec![found];
+        let mut modules = vec![hex(OVERCOUNTED_IMPORTS), hex(OVERCOUNTED_REC_GROUP)];
         for section in [1u8, 2, 3, 4, 5, 6, 7, 9, 10, 11, 13] {
             let mut module = EMPTY_MODULE.to_vec();
             module.extend_from_slice(&[section, 5, 0xff, 0xff, 0xff, 0xff, 0x0f]);
