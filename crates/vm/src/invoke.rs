@@ -10,8 +10,8 @@
 //! gets its own store on the same engine while the caller's store waits in its host function.
 //!
 //! A module runs on the engine it was compiled for. wasmi never frees what an engine compiled
-//! (its function arena only grows), so after [`ENGINE_RECYCLE_CODE_BYTES`] of code new modules
-//! go to a fresh engine; an old engine is freed with the last module compiled on it, once the
+//! (its function arena only grows), so after [`ENGINE_RECYCLE_CODE_BYTES`] of code or
+//! [`ENGINE_RECYCLE_FUNCTIONS`] functions new modules go to a fresh engine; an old engine is freed with the last module compiled on it, once the
 //! cache has evicted it. All engines share one configuration, so which one runs a module
 //! changes nothing it meters.
 
@@ -22,7 +22,7 @@ use crate::{
     host::{CallContext, Host},
     limits::*,
     runtime::{self, Ctx},
-    validate::validate,
+    validate::{CodeInfo, validate},
 };
 use drover_types::{
     H256,
@@ -112,19 +112,31 @@ impl Outcome {
 /// Wasm bytes compiled on one engine before the next module gets a fresh one: bounds what a
 /// stream of distinct modules (deploys, recompiles after eviction) can pin in memory.
 pub const ENGINE_RECYCLE_CODE_BYTES: usize = 16 * 1024 * 1024;
+/// Functions compiled on one engine before the next module gets a fresh one. The byte bound
+/// alone is not enough: a function takes as little as four bytes of code but a slot of about
+/// 56 bytes in the engine's arena, which grows by doubling (so a 2^19-slot arena asks for 29 MB
+/// at once); this keeps an arena at 2^17 slots (7 MB) at most.
+pub const ENGINE_RECYCLE_FUNCTIONS: usize = 65_536;
 
 /// The actor engine: the wasmi engine new modules are compiled for and the compiled-module
 /// cache. Share it (`Arc<Vm>`); all methods take `&self`.
 pub struct Vm {
     engine: Mutex<CurrentEngine>,
     cache: Mutex<ModuleCache>,
-    recycle_code_bytes: usize,
+    recycle: Compiled,
 }
 
-/// The engine new modules are compiled for, and how much code it has compiled.
+/// What an engine has compiled (or may compile before it is replaced).
+#[derive(Clone, Copy, Default)]
+struct Compiled {
+    code_bytes: usize,
+    functions: usize,
+}
+
+/// The engine new modules are compiled for, and what it has compiled.
 struct CurrentEngine {
     engine: Engine,
-    compiled_code_bytes: usize,
+    compiled: Compiled,
 }
 
 impl Default for Vm {
@@ -148,32 +160,40 @@ impl Vm {
 
     /// A VM whose cache keeps at most `entries` compiled modules.
     pub fn with_cache_capacity(entries: usize) -> Self {
-        Vm::with_limits(entries, ENGINE_RECYCLE_CODE_BYTES)
+        Vm::with_limits(
+            entries,
+            Compiled {
+                code_bytes: ENGINE_RECYCLE_CODE_BYTES,
+                functions: ENGINE_RECYCLE_FUNCTIONS,
+            },
+        )
     }
 
-    fn with_limits(entries: usize, recycle_code_bytes: usize) -> Self {
+    fn with_limits(entries: usize, recycle: Compiled) -> Self {
         Vm {
             engine: Mutex::new(CurrentEngine {
                 engine: runtime::engine(),
-                compiled_code_bytes: 0,
+                compiled: Compiled::default(),
             }),
             cache: Mutex::new(ModuleCache::new(entries)),
-            recycle_code_bytes,
+            recycle,
         }
     }
 
-    /// The engine to compile `code_bytes` of code for: the current one, or a fresh one once the
-    /// current one has compiled its share.
-    fn engine_for(&self, code_bytes: usize) -> Engine {
+    /// The engine to compile a module for: the current one, or a fresh one once the current
+    /// one has compiled its share.
+    fn engine_for(&self, info: &CodeInfo) -> Engine {
         let mut current = self.engine.lock();
-        let total = current.compiled_code_bytes.saturating_add(code_bytes);
-        if current.compiled_code_bytes > 0 && total > self.recycle_code_bytes {
-            *current = CurrentEngine {
-                engine: runtime::engine(),
-                compiled_code_bytes: 0,
-            };
+        let compiled = current.compiled;
+        let used = compiled.code_bytes > 0 || compiled.functions > 0;
+        let full = compiled.code_bytes.saturating_add(info.code_bytes) > self.recycle.code_bytes
+            || compiled.functions.saturating_add(info.functions) > self.recycle.functions;
+        if used && full {
+            current.engine = runtime::engine();
+            current.compiled = Compiled::default();
         }
-        current.compiled_code_bytes = current.compiled_code_bytes.saturating_add(code_bytes);
+        current.compiled.code_bytes = current.compiled.code_bytes.saturating_add(info.code_bytes);
+        current.compiled.functions = current.compiled.functions.saturating_add(info.functions);
         current.engine.clone()
     }
 
@@ -216,7 +236,7 @@ impl Vm {
         // The lock is not held while compiling: two threads compiling the same code at once
         // both succeed and one copy wins the cache, which is harmless.
         let info = validate(code)?;
-        let engine = self.engine_for(code.len());
+        let engine = self.engine_for(&info);
         let module =
             wasmi::Module::new(&engine, code).map_err(|e| VmError::Compile(e.to_string()))?;
         let module = Arc::new(CompiledModule { info, module });
@@ -372,15 +392,23 @@ mod tests {
 
     #[test]
     fn modules_move_to_a_fresh_engine_and_run_on_their_own() {
-        let vm = Arc::new(Vm::with_limits(8, 1_000));
+        let limits = Compiled { code_bytes: 1_000, functions: 3 };
+        let vm = Arc::new(Vm::with_limits(8, limits));
         let first = vm.compile(&module(1, 10)).unwrap();
         let second = vm.compile(&module(2, 10)).unwrap();
         assert!(Engine::same(first.module.engine(), second.module.engine()));
-        // Past the recycling threshold: a fresh engine, while the cached module keeps its own.
+        // Past the byte bound: a fresh engine, while the cached modules keep their own.
         let third = vm.compile(&module(3, 1_000)).unwrap();
         assert!(!Engine::same(first.module.engine(), third.module.engine()));
         let fourth = vm.compile(&module(4, 10)).unwrap();
         assert!(!Engine::same(third.module.engine(), fourth.module.engine()));
+        // Past the function bound (one function each): the fourth engine takes three modules.
+        let fifth = vm.compile(&module(5, 10)).unwrap();
+        let sixth = vm.compile(&module(6, 10)).unwrap();
+        let seventh = vm.compile(&module(7, 10)).unwrap();
+        assert!(Engine::same(fourth.module.engine(), sixth.module.engine()));
+        assert!(Engine::same(fifth.module.engine(), sixth.module.engine()));
+        assert!(!Engine::same(sixth.module.engine(), seventh.module.engine()));
 
         let mut host = MockHost::new(Arc::clone(&vm));
         for tag in [1, 3, 4] {
@@ -391,6 +419,6 @@ mod tests {
             assert_eq!(outcome.status, Status::Success, "module {tag}");
         }
         // The cache answered the deploys: nothing was compiled twice.
-        assert_eq!(vm.cached_modules(), 4);
+        assert_eq!(vm.cached_modules(), 7);
     }
 }

@@ -35,6 +35,8 @@ pub struct CodeInfo {
     pub initial_memory_pages: u64,
     /// Size of the module, in bytes.
     pub code_bytes: usize,
+    /// Functions the module imports or defines (at most [`MAX_FUNCTIONS`]).
+    pub functions: usize,
 }
 
 impl CodeInfo {
@@ -190,6 +192,7 @@ impl Structure {
                 imports: Vec::new(),
                 initial_memory_pages: 0,
                 code_bytes: 0,
+                functions: 0,
             },
         };
         for payload in Parser::new(0).parse_all(code) {
@@ -376,6 +379,7 @@ impl Structure {
                 "host functions read and write linear memory: export it as {MEMORY_EXPORT:?}"
             )));
         }
+        self.info.functions = self.func_types.len();
         Ok(self.info)
     }
 }
