@@ -8,6 +8,12 @@
 //!
 //! The VM is reentrant: `invoke` takes `&self`, and a nested call made through [`Host::call`]
 //! gets its own store on the same engine while the caller's store waits in its host function.
+//!
+//! A module runs on the engine it was compiled for. wasmi never frees what an engine compiled
+//! (its function arena only grows), so after [`ENGINE_RECYCLE_CODE_BYTES`] of code or
+//! [`ENGINE_RECYCLE_FUNCTIONS`] functions new modules go to a fresh engine; an old engine is freed with the last module compiled on it, once the
+//! cache has evicted it. All engines share one configuration, so which one runs a module
+//! changes nothing it meters.
 
 use crate::{
     cache::{CompiledModule, ModuleCache},
@@ -16,7 +22,7 @@ use crate::{
     host::{CallContext, Host},
     limits::*,
     runtime::{self, Ctx},
-    validate::validate,
+    validate::{CodeInfo, validate},
 };
 use drover_types::{
     H256,
@@ -103,11 +109,34 @@ impl Outcome {
     }
 }
 
-/// The actor engine: one wasmi engine and the compiled-module cache. Share it (`Arc<Vm>`); all
-/// methods take `&self`.
+/// Wasm bytes compiled on one engine before the next module gets a fresh one: bounds what a
+/// stream of distinct modules (deploys, recompiles after eviction) can pin in memory.
+pub const ENGINE_RECYCLE_CODE_BYTES: usize = 16 * 1024 * 1024;
+/// Functions compiled on one engine before the next module gets a fresh one. The byte bound
+/// alone is not enough: a function takes as little as four bytes of code but a slot of about
+/// 56 bytes in the engine's arena, which grows by doubling (so a 2^19-slot arena asks for 29 MB
+/// at once); this keeps an arena at 2^17 slots (7 MB) at most.
+pub const ENGINE_RECYCLE_FUNCTIONS: usize = 65_536;
+
+/// The actor engine: the wasmi engine new modules are compiled for and the compiled-module
+/// cache. Share it (`Arc<Vm>`); all methods take `&self`.
 pub struct Vm {
-    engine: Engine,
+    engine: Mutex<CurrentEngine>,
     cache: Mutex<ModuleCache>,
+    recycle: Compiled,
+}
+
+/// What an engine has compiled (or may compile before it is replaced).
+#[derive(Clone, Copy, Default)]
+struct Compiled {
+    code_bytes: usize,
+    functions: usize,
+}
+
+/// The engine new modules are compiled for, and what it has compiled.
+struct CurrentEngine {
+    engine: Engine,
+    compiled: Compiled,
 }
 
 impl Default for Vm {
@@ -131,10 +160,41 @@ impl Vm {
 
     /// A VM whose cache keeps at most `entries` compiled modules.
     pub fn with_cache_capacity(entries: usize) -> Self {
+        Vm::with_limits(
+            entries,
+            Compiled {
+                code_bytes: ENGINE_RECYCLE_CODE_BYTES,
+                functions: ENGINE_RECYCLE_FUNCTIONS,
+            },
+        )
+    }
+
+    fn with_limits(entries: usize, recycle: Compiled) -> Self {
         Vm {
-            engine: runtime::engine(),
+            engine: Mutex::new(CurrentEngine {
+                engine: runtime::engine(),
+                compiled: Compiled::default(),
+            }),
             cache: Mutex::new(ModuleCache::new(entries)),
+            recycle,
         }
+    }
+
+    /// The engine to compile a module for: the current one, or a fresh one once the current
+    /// one has compiled its share.
+    fn engine_for(&self, info: &CodeInfo) -> Engine {
+        let mut current = self.engine.lock();
+        let compiled = current.compiled;
+        let used = compiled.code_bytes > 0 || compiled.functions > 0;
+        let full = compiled.code_bytes.saturating_add(info.code_bytes) > self.recycle.code_bytes
+            || compiled.functions.saturating_add(info.functions) > self.recycle.functions;
+        if used && full {
+            current.engine = runtime::engine();
+            current.compiled = Compiled::default();
+        }
+        current.compiled.code_bytes = current.compiled.code_bytes.saturating_add(info.code_bytes);
+        current.compiled.functions = current.compiled.functions.saturating_add(info.functions);
+        current.engine.clone()
     }
 
     /// Number of modules in the cache.
@@ -176,8 +236,9 @@ impl Vm {
         // The lock is not held while compiling: two threads compiling the same code at once
         // both succeed and one copy wins the cache, which is harmless.
         let info = validate(code)?;
+        let engine = self.engine_for(&info);
         let module =
-            wasmi::Module::new(&self.engine, code).map_err(|e| VmError::Compile(e.to_string()))?;
+            wasmi::Module::new(&engine, code).map_err(|e| VmError::Compile(e.to_string()))?;
         let module = Arc::new(CompiledModule { info, module });
         self.cache.lock().insert(Arc::clone(&module));
         Ok(module)
@@ -232,11 +293,13 @@ impl Vm {
 
     fn run(&self, module: &CompiledModule, inv: &Invocation<'_>, host: &mut dyn Host) -> Outcome {
         let limit = inv.cycles_limit;
-        let mut store = Store::new(&self.engine, Ctx::new(host, inv));
+        // The module's own engine: it may be an older one than new modules get.
+        let engine = module.module.engine();
+        let mut store = Store::new(engine, Ctx::new(host, inv));
         store.limiter(runtime::limiter);
         let ran = store
             .set_fuel(limit - module.info.invoke_cycles())
-            .and_then(|()| runtime::linker(&self.engine))
+            .and_then(|()| runtime::linker(engine))
             .and_then(|linker| linker.instantiate_and_start(&mut store, &module.module))
             .and_then(|instance| {
                 store.data_mut().memory = instance.get_memory(&store, crate::abi::MEMORY_EXPORT);
@@ -294,5 +357,68 @@ fn abort_of(e: wasmi::Error) -> Abort {
         ),
         Some(code) => Abort::fail(ExecCode::WasmTrap, code.trap_message()),
         None => Abort::fail(ExecCode::Internal, e.to_string()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Entitlements, MockHost};
+    use drover_types::Address;
+
+    /// A module whose handler `run` does nothing, made distinct by `tag` and `pad` bytes of a
+    /// custom section (written out in binary so that these tests need no `wat`).
+    fn module(tag: u8, pad: usize) -> Vec<u8> {
+        let mut code = b"\0asm\x01\0\0\0".to_vec();
+        code.extend_from_slice(&[1, 4, 1, 0x60, 0, 0]); // type 0: () -> ()
+        code.extend_from_slice(&[3, 2, 1, 0]); // function 0 of type 0
+        code.extend_from_slice(&[7, 7, 1, 3, b'r', b'u', b'n', 0, 0]); // export "run"
+        code.extend_from_slice(&[10, 4, 1, 2, 0, 0x0b]); // an empty body
+        let mut size = 5 + pad;
+        code.push(0); // custom section "pad"
+        loop {
+            let byte = (size & 0x7f) as u8;
+            size >>= 7;
+            if size == 0 {
+                code.push(byte);
+                break;
+            }
+            code.push(byte | 0x80);
+        }
+        code.extend_from_slice(&[3, b'p', b'a', b'd', tag]);
+        code.resize(code.len() + pad, 0);
+        code
+    }
+
+    #[test]
+    fn modules_move_to_a_fresh_engine_and_run_on_their_own() {
+        let limits = Compiled { code_bytes: 1_000, functions: 3 };
+        let vm = Arc::new(Vm::with_limits(8, limits));
+        let first = vm.compile(&module(1, 10)).unwrap();
+        let second = vm.compile(&module(2, 10)).unwrap();
+        assert!(Engine::same(first.module.engine(), second.module.engine()));
+        // Past the byte bound: a fresh engine, while the cached modules keep their own.
+        let third = vm.compile(&module(3, 1_000)).unwrap();
+        assert!(!Engine::same(first.module.engine(), third.module.engine()));
+        let fourth = vm.compile(&module(4, 10)).unwrap();
+        assert!(!Engine::same(third.module.engine(), fourth.module.engine()));
+        // Past the function bound (one function each): the fourth engine takes three modules.
+        let fifth = vm.compile(&module(5, 10)).unwrap();
+        let sixth = vm.compile(&module(6, 10)).unwrap();
+        let seventh = vm.compile(&module(7, 10)).unwrap();
+        assert!(Engine::same(fourth.module.engine(), sixth.module.engine()));
+        assert!(Engine::same(fifth.module.engine(), sixth.module.engine()));
+        assert!(!Engine::same(sixth.module.engine(), seventh.module.engine()));
+
+        let mut host = MockHost::new(Arc::clone(&vm));
+        for tag in [1, 3, 4] {
+            let pad = if tag == 3 { 1_000 } else { 10 };
+            host.deploy(Address([tag; 20]), &module(tag, pad), Entitlements::NONE)
+                .unwrap();
+            let outcome = host.call_actor(Address([tag; 20]), "run", b"");
+            assert_eq!(outcome.status, Status::Success, "module {tag}");
+        }
+        // The cache answered the deploys: nothing was compiled twice.
+        assert_eq!(vm.cached_modules(), 7);
     }
 }

@@ -16,9 +16,10 @@ use crate::{
     limits::*,
 };
 use drover_types::{H256, keccak256};
+use std::ops::Range;
 use wasmparser::{
-    CompositeInnerType, ExternalKind, FuncType, Parser, Payload, TypeRef, ValType, Validator,
-    WasmFeatures,
+    BinaryReader, CompositeInnerType, ExternalKind, FuncType, Parser, Payload, SubType, TypeRef,
+    ValType, Validator, WasmFeatures,
 };
 
 /// What validation learned about a module.
@@ -34,6 +35,8 @@ pub struct CodeInfo {
     pub initial_memory_pages: u64,
     /// Size of the module, in bytes.
     pub code_bytes: usize,
+    /// Functions the module imports or defines (at most [`MAX_FUNCTIONS`]).
+    pub functions: usize,
 }
 
 impl CodeInfo {
@@ -73,6 +76,7 @@ pub fn validate(code: &[u8]) -> Result<CodeInfo, VmError> {
             limit: MAX_CODE_BYTES,
         });
     }
+    check_section_counts(code)?;
     Validator::new_with_features(wasm_features(true))
         .validate_all(code)
         .map_err(|e| VmError::InvalidWasm(e.to_string()))?;
@@ -85,6 +89,80 @@ pub fn validate(code: &[u8]) -> Result<CodeInfo, VmError> {
         code_bytes: code.len(),
         ..info
     })
+}
+
+/// Refuses a section that declares more entries than it has bytes. wasmparser's validator
+/// reserves room for a section's declared count before reading a single entry, so a few
+/// hundred bytes claiming a million imports would reserve tens of megabytes. Every entry of
+/// every counted section takes at least one byte, so such a module is invalid anyway: this only
+/// moves its refusal (still [`VmError::InvalidWasm`]) ahead of the reservation. A module that
+/// does not parse is left for the validator to report.
+fn check_section_counts(code: &[u8]) -> Result<(), VmError> {
+    for payload in Parser::new(0).parse_all(code) {
+        let Ok(payload) = payload else { return Ok(()) };
+        let is_type_section = matches!(payload, Payload::TypeSection(_));
+        let (count, range) = match payload {
+            Payload::TypeSection(r) => (r.count(), r.range()),
+            Payload::ImportSection(r) => (r.count(), r.range()),
+            Payload::FunctionSection(r) => (r.count(), r.range()),
+            Payload::TableSection(r) => (r.count(), r.range()),
+            Payload::MemorySection(r) => (r.count(), r.range()),
+            Payload::TagSection(r) => (r.count(), r.range()),
+            Payload::GlobalSection(r) => (r.count(), r.range()),
+            Payload::ExportSection(r) => (r.count(), r.range()),
+            Payload::ElementSection(r) => (r.count(), r.range()),
+            Payload::DataSection(r) => (r.count(), r.range()),
+            Payload::CodeSectionStart { count, range, .. } => (count, range),
+            _ => continue,
+        };
+        if count as usize > range.len() {
+            return Err(VmError::InvalidWasm(format!(
+                "section at offset {} declares {count} entries in {} bytes",
+                range.start,
+                range.len()
+            )));
+        }
+        if let Some(offset) = is_type_section
+            .then(|| overcounted_rec_group(code, range, count))
+            .flatten()
+        {
+            return Err(VmError::InvalidWasm(format!(
+                "recursion group at offset {offset} declares more types than the section has bytes"
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Leading byte of an explicit recursion group in the type section.
+const REC_GROUP: u8 = 0x4e;
+
+/// The offset of the first explicit recursion group of a type section that declares more types
+/// than the section has bytes left: wasmparser reserves room for a group's declared count (up to
+/// a million types) before reading one; no other section has such a nested count. Reading stops
+/// quietly at anything that does not parse (left for the validator to report).
+fn overcounted_rec_group(code: &[u8], range: Range<usize>, count: u32) -> Option<usize> {
+    let bytes = code.get(range.clone())?;
+    let mut reader = BinaryReader::new(bytes, range.start);
+    // The section begins with its entry count.
+    reader.read_var_u32().ok()?;
+    for _ in 0..count {
+        let mut peek = reader.clone();
+        if peek.read_u8().ok()? == REC_GROUP {
+            let offset = reader.original_position();
+            reader = peek;
+            let types = reader.read_var_u32().ok()?;
+            if types as usize > reader.bytes_remaining() {
+                return Some(offset);
+            }
+            for _ in 0..types {
+                reader.read::<SubType>().ok()?;
+            }
+        } else {
+            reader.read::<SubType>().ok()?;
+        }
+    }
+    None
 }
 
 /// The structural pass. Parse errors are impossible after validation but are still reported
@@ -114,6 +192,7 @@ impl Structure {
                 imports: Vec::new(),
                 initial_memory_pages: 0,
                 code_bytes: 0,
+                functions: 0,
             },
         };
         for payload in Parser::new(0).parse_all(code) {
@@ -300,6 +379,7 @@ impl Structure {
                 "host functions read and write linear memory: export it as {MEMORY_EXPORT:?}"
             )));
         }
+        self.info.functions = self.func_types.len();
         Ok(self.info)
     }
 }
@@ -325,6 +405,96 @@ mod tests {
         let info = validate(EMPTY_MODULE).unwrap();
         assert_eq!(info.code_hash, keccak256(EMPTY_MODULE));
         assert!(info.handlers.is_empty());
+    }
+
+    /// Records the largest single allocation of the current thread, so a test can bound what
+    /// a call reserves (tests run on threads of their own, so they do not see each other's).
+    mod largest_allocation {
+        use std::alloc::{GlobalAlloc, Layout, System};
+        use std::cell::Cell;
+
+        thread_local! {
+            static LARGEST: Cell<usize> = const { Cell::new(0) };
+        }
+
+        fn note(size: usize) {
+            let _ = LARGEST.try_with(|largest| largest.set(largest.get().max(size)));
+        }
+
+        /// The largest allocation `f` makes, in bytes.
+        pub fn during(f: impl FnOnce()) -> usize {
+            LARGEST.with(|largest| largest.set(0));
+            f();
+            LARGEST.with(Cell::get)
+        }
+
+        struct Recording;
+
+        // SAFETY: every call is forwarded to `System` unchanged.
+        unsafe impl GlobalAlloc for Recording {
+            unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+                note(layout.size());
+                unsafe { System.alloc(layout) }
+            }
+
+            unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+                unsafe { System.dealloc(ptr, layout) }
+            }
+
+            unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+                note(new_size);
+                unsafe { System.realloc(ptr, layout, new_size) }
+            }
+        }
+
+        #[global_allocator]
+        static GLOBAL: Recording = Recording;
+    }
+
+    fn hex(text: &str) -> Vec<u8> {
+        (0..text.len())
+            .step_by(2)
+            .map(|i| u8::from_str_radix(&text[i..i + 2], 16).unwrap())
+            .collect()
+    }
+
+    /// Found by the `wasm` fuzz target: an import section of 21 bytes that declares 363,802
+    /// imports made the validator reserve 26 MB before reading the first one.
+    const OVERCOUNTED_IMPORTS: &str = concat!(
+        "0061736d0100000001090260027f7f0060000002159a9a16000000000000009a9a9a9a9a9a9a9a9a9a",
+        "9a9a9a9a9a9a9a9a9a9a9a9a9a9a9a9a9a9a9a9a9a9a9a9a9a9a9a9a9a9a9a9a9a9a9a9a9a9a9a9a",
+        "9a9a9a9a9a9a9a9a9a9a9a9a9a9a9a9a9a9a9a9a9a9a9a9a9a9a9a9a9a9a9a9a9a9a9a9a9a9a9a9a",
+        "9a9a9a9a9a9a9a9a9a9a9a9a9a9a9a9a9a9a9a9a9a9a9a9a9a9a9a9a9a9a9a9a9a9a9a9a9a9a9a9a",
+        "9a9a9a9a9a099a9a010664726f7665720a7365745f726573756c74000003040301010105030100010726",
+        "040661726d6f727902000467726f7700010867726f775f62696700020767726f774f6f6b00030a2c030c",
+        "000340411040001a0c000b0b080041e80740001a0b140041014000004136023f001a004100430410000b",
+        "001f046e616d65010d01000a7365745f726573756c74030901010100046d6f7265",
+    );
+
+    /// Found by the `wasm` fuzz target: a recursion group (`0x4e`) in a 47-byte type section
+    /// that declares 655,359 types made the validator reserve 42 MB before reading the first.
+    const OVERCOUNTED_REC_GROUP: &str = concat!(
+        "0061736d01000000012f0860",
+        "00017f4effff27ffffff09ffffffffff7ff0ee3c00000000ffffffffffffffffffffffffff01",
+        "0000000000000004",
+    );
+
+    #[test]
+    fn declared_counts_reserve_nothing_beyond_the_input() {
+        // The same in a few bytes, for each counted section: a count of 2^32-1 and no entry.
+        let mut modules = vec![hex(OVERCOUNTED_IMPORTS), hex(OVERCOUNTED_REC_GROUP)];
+        for section in [1u8, 2, 3, 4, 5, 6, 7, 9, 10, 11, 13] {
+            let mut module = EMPTY_MODULE.to_vec();
+            module.extend_from_slice(&[section, 5, 0xff, 0xff, 0xff, 0xff, 0x0f]);
+            modules.push(module);
+        }
+        for module in modules {
+            let mut result = None;
+            let largest = largest_allocation::during(|| result = Some(validate(&module)));
+            let code = result.map(|r| r.map_err(|e| e.code()));
+            assert_eq!(code, Some(Err(ExecCode::InvalidWasm)), "{module:02x?}");
+            assert!(largest < 64 * 1024, "{largest} bytes for {module:02x?}");
+        }
     }
 
     #[test]
