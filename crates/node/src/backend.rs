@@ -256,12 +256,16 @@ impl NodeHandle {
         }))
     }
 
-    /// The finalized block whose post-state root is `root` (the latest applied state, whose
-    /// block may be published a moment after the state is applied).
-    async fn paired_block(&self, root: &sha256::Digest) -> Result<Arc<crate::proofs::CertifiedBlock>, ApiError> {
+    /// The latest applied state and its finalized block (which may be published a moment
+    /// after the state is applied).
+    async fn paired_state(&self) -> Result<(StateStamp, Arc<crate::proofs::CertifiedBlock>), ApiError> {
         for _ in 0..PAIRING_ATTEMPTS_MAX {
-            if let Some(block) = self.0.prover.block_with_root(root).await {
-                return Ok(block);
+            let stamp = {
+                let db = self.0.databases.read().await;
+                StateStamp { ops: db.bounds().end, root: db.root() }
+            };
+            if let Some(block) = self.0.prover.block_with_root(&stamp.root).await {
+                return Ok((stamp, block));
             }
             ::tokio::time::sleep(std::time::Duration::from_millis(PAIRING_RETRY_MS)).await;
         }
@@ -509,11 +513,7 @@ impl Backend for NodeHandle {
         let deadline = crate::reads::read_deadline();
         let mut restarts = 0u32;
         while std::time::Instant::now() < deadline {
-            let stamp = {
-                let db = self.0.databases.read().await;
-                StateStamp { ops: db.bounds().end, root: db.root() }
-            };
-            let block = self.paired_block(&stamp.root).await?;
+            let (stamp, block) = self.paired_state().await?;
             let env = BlockEnv {
                 chain_id: self.0.chain_info.chain_id,
                 height: block.height,
@@ -535,10 +535,12 @@ impl Backend for NodeHandle {
                 (Ok(outcome), _) => {
                     // The answers hold at the state the read ended at (see `reads`).
                     let height = if answered_at == stamp {
-                        block.height
+                        Some(block.height)
                     } else {
-                        self.paired_block(&answered_at.root).await?.height
+                        self.0.prover.block_with_root(&answered_at.root).await.map(|b| b.height)
                     };
+                    // A state the answers hold at is a finalized one: it has a block.
+                    let height = height.ok_or_else(|| internal("the state a read ended at has no block near the tip"))?;
                     return read_response(outcome, height, to_h256(&answered_at.root));
                 }
                 (Err(ReadFailure::NoActor(address)), _) => {

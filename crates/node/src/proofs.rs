@@ -45,6 +45,8 @@ pub const PAIRING_ATTEMPTS_MAX: u32 = 50;
 /// Wait between two pairing attempts, in milliseconds (a block is applied and published within
 /// a few milliseconds).
 pub const PAIRING_RETRY_MS: u64 = 5;
+/// Finalized blocks below the tip whose post-state a root is looked for in.
+pub const PAIRING_DEPTH_BLOCKS: u64 = 8;
 
 fn internal(e: impl std::fmt::Display) -> ApiError {
     ApiError::new(ErrorCode::Internal, e.to_string())
@@ -91,7 +93,8 @@ impl Prover {
         })
     }
 
-    /// The finalized block whose post-state root is `root`, if it is the tip or next to it.
+    /// The finalized block whose post-state root is `root`, if it is the tip, the block after
+    /// it, or one of the [`PAIRING_DEPTH_BLOCKS`] before it.
     pub(crate) async fn block_with_root(&self, root: &sha256::Digest) -> Option<Arc<CertifiedBlock>> {
         let last = self.last.lock().clone();
         if let Some(last) = last
@@ -100,8 +103,10 @@ impl Prover {
             return Some(last);
         }
         let tip = self.chain.tip().height;
-        // The database is applied before the tip is published, so it may be one block ahead.
-        for height in [tip, tip.saturating_add(1), tip.saturating_sub(1)] {
+        // The database is applied before the tip is published, so it may be one block ahead;
+        // a state read a moment ago may be a few blocks behind on a busy node.
+        let heights = [tip, tip.saturating_add(1)].into_iter().chain((1..=PAIRING_DEPTH_BLOCKS).map(|back| tip.saturating_sub(back)));
+        for height in heights {
             if height == 0 {
                 continue;
             }
