@@ -185,6 +185,19 @@ impl ChainShared {
         *self.tip.lock()
     }
 
+    /// Starts the published tip at the block whose state the database holds, when the indexes
+    /// (written before a block's state is applied) are ahead of it after a crash: the API must
+    /// not report a height whose state it cannot serve yet. Replayed blocks move it on.
+    pub fn start_at(&self, height: u64, timestamp_ms: u64) {
+        let mut tip = self.tip.lock();
+        if height < tip.height {
+            tip.height = height;
+            tip.timestamp_ms = timestamp_ms;
+            tip.digest = None;
+            self.heights.send_replace(height);
+        }
+    }
+
     /// Loads the basefees in force from the state database (after a restart).
     pub async fn refresh_basefees<E>(&self, databases: &crate::application::Databases<E>)
     where

@@ -162,6 +162,26 @@ pub(crate) fn qmdb_config<E: Spawner + commonware_storage::Context>(
     }
 }
 
+/// Most finalized blocks the indexes can be ahead of the state after a crash (marshal's window
+/// of unacknowledged deliveries, with a margin).
+const REPLAY_WINDOW_BLOCKS: u64 = 64;
+
+/// The height and timestamp of the finalized block at or below `indexed` whose post-state root
+/// is `root`, if it is within [`REPLAY_WINDOW_BLOCKS`].
+async fn applied_block(
+    marshal: &marshal::core::Mailbox<Scheme, Standard<Block>>,
+    root: sha256::Digest,
+    indexed: u64,
+) -> Option<(u64, u64)> {
+    for height in (indexed.saturating_sub(REPLAY_WINDOW_BLOCKS)..=indexed).rev() {
+        let block = marshal.get_block(marshal::Identifier::Height(commonware_consensus::types::Height::new(height))).await?;
+        if block.inner().state_root == root {
+            return Some((height, block.inner().timestamp_ms));
+        }
+    }
+    None
+}
+
 /// What the engine needs besides its runtime context.
 pub struct EngineConfig {
     pub validator: ValidatorConfig,
@@ -471,9 +491,13 @@ where
     marshal_actor.start(stateful_mailbox.clone(), buffer, resolver);
     stateful.start();
     let databases = stateful_mailbox.subscribe_databases().await;
-    {
+    let root = {
         let db = databases.read().await;
         info!(root = ?db.root(), ops = ?db.bounds().end, "state database ready");
+        db.root()
+    };
+    if let Some((height, timestamp_ms)) = applied_block(&marshal_mailbox, root, chain.tip().height).await {
+        chain.start_at(height, timestamp_ms);
     }
     chain.refresh_basefees(&databases).await;
     context.child("account_view").spawn({
