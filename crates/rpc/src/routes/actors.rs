@@ -373,6 +373,42 @@ mod tests {
             .assert_error(404, ErrorCode::ActorNotFound);
     }
 
+    /// Generated traffic found two kinds of valid reads refused: `"max_cycles": 55.0` (JSON
+    /// Schema's `integer` includes it) and a `payload_json` that is not an object (the document
+    /// said object; the handler takes any JSON value). A `null` payload form counts as absent.
+    #[tokio::test]
+    async fn reads_take_integral_numbers_any_json_payload_and_null_as_absent() {
+        let mock = MockBackend::with(|data| data.actors.push(actor(Address([0xac; 20]))));
+        let app = app(&mock);
+        let read = |body: serde_json::Value| {
+            let app = app.clone();
+            async move { post(&app, "/actor/read", "application/json", body.to_string()).await }
+        };
+        let actor = "0xacacacacacacacacacacacacacacacacacacacac";
+        for good in [
+            serde_json::json!({"actor": actor, "handler": "get", "payload_text": "", "max_cycles": 55.0, "max_cells": 1e3}),
+            serde_json::json!({"actor": actor, "handler": "get", "payload_json": 5}),
+            serde_json::json!({"actor": actor, "handler": "get", "payload_json": [1, "a"]}),
+            serde_json::json!({"actor": actor, "handler": "get", "payload_json": false}),
+            serde_json::json!({"actor": actor, "handler": "get", "payload_json": "text"}),
+            serde_json::json!({"actor": actor, "handler": "get", "payload": null, "payload_json": null, "payload_text": "x"}),
+        ] {
+            let answer = read(good.clone()).await;
+            assert_eq!(answer.status, StatusCode::OK, "{good}: {}", answer.text());
+        }
+        for fraction in [serde_json::json!(55.5), serde_json::json!(-1.0), serde_json::json!(1e20), serde_json::json!("5")] {
+            read(serde_json::json!({"actor": actor, "handler": "get", "payload_text": "", "max_cycles": fraction}))
+                .await
+                .assert_error(400, ErrorCode::BadRequest);
+        }
+        read(serde_json::json!({"actor": actor, "handler": "get", "payload_json": null}))
+            .await
+            .assert_error(400, ErrorCode::InvalidActorRequest);
+        read(serde_json::json!({"actor": actor, "handler": "get", "payload_text": "", "max_cells": 0.0}))
+            .await
+            .assert_error(400, ErrorCode::InvalidActorRequest);
+    }
+
     #[tokio::test]
     async fn storage_pages_and_upgrade_history() {
         let mock = MockBackend::with(|data| data.actors.push(actor(Address([0xac; 20]))));
