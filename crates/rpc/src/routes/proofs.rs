@@ -44,6 +44,10 @@ pub struct ProofQuery {
     pub height: Option<u64>,
 }
 
+/// What [`parse_storage_key`] accepts, as the OpenAPI `pattern` of storage key parameters: whole
+/// bytes of hex, at most [`STORAGE_KEY_BYTES_MAX`] of them.
+pub const STORAGE_KEY_PATTERN: &str = "^(0[xX])?([0-9a-fA-F]{2}){0,256}$";
+
 /// Parses an actor storage key written as hex (`0x` optional, any case; `0x` alone is the empty
 /// key), at most [`STORAGE_KEY_BYTES_MAX`] bytes (1001 otherwise).
 pub fn parse_storage_key(text: &str) -> Result<Vec<u8>, HttpError> {
@@ -429,6 +433,46 @@ mod tests {
         // Nothing finalized yet: nothing to prove against.
         let empty = app_for_genesis_only();
         get(&empty, &format!("/proof/account/{address}")).await.assert_error(404, ErrorCode::NotFound);
+    }
+
+    /// The documented storage key pattern is exactly what the parser takes (generated traffic
+    /// found `{key}` documented as any string, so `/proof/storage/{address}/0` was valid by the
+    /// document and answered 400).
+    #[test]
+    fn storage_key_pattern_is_what_the_parser_takes() {
+        let pattern = regex::Regex::new(super::STORAGE_KEY_PATTERN).unwrap();
+        let max = crate::limits::STORAGE_KEY_BYTES_MAX;
+        for bytes in [0, 1, 2, max - 1, max, max + 1] {
+            for digits in ["ab".repeat(bytes), format!("{}F", "a".repeat(2 * bytes)), format!("{}g0", "0".repeat(2 * bytes))] {
+                for prefix in ["", "0x", "0X", "x", "0x0x"] {
+                    let text = format!("{prefix}{digits}");
+                    assert_eq!(
+                        pattern.is_match(&text),
+                        super::parse_storage_key(&text).is_ok(),
+                        "{} bytes: {prefix}…",
+                        bytes
+                    );
+                }
+            }
+        }
+    }
+
+    /// Heights are u64: the document once said int64, so 2^63 looked invalid to clients while the
+    /// node took it. Any u64 gets past the query parser (and is then refused as unservable).
+    #[tokio::test]
+    async fn any_u64_height_is_a_well_formed_query() {
+        let app = app(&mock());
+        let address = key(0).address();
+        for height in ["9223372036854775808", "18446744073709551615"] {
+            get(&app, &format!("/proof/account/{address}?height={height}")).await.assert_error(404, ErrorCode::NotFound);
+            let body = json!([{"kind": "account", "address": address.to_hex()}]).to_string();
+            let answer = post(&app, &format!("/proof/multi?height={height}"), "application/json", body).await;
+            assert_eq!(answer.status, StatusCode::OK);
+            assert_eq!(answer.json()["results"][0]["code"], ErrorCode::NotFound.code());
+        }
+        get(&app, &format!("/proof/account/{address}?height=18446744073709551616"))
+            .await
+            .assert_error(400, ErrorCode::BadRequest);
     }
 
     fn app_for_genesis_only() -> axum::Router {

@@ -78,6 +78,7 @@ pub struct OperationsQuery {
     /// First operation to return.
     start: u64,
     /// Most operations to return (1 to 50,000); required unless `boundary` is set.
+    #[param(minimum = 1, maximum = 50_000)]
     max: Option<u64>,
     /// Return the single operation at `start` with the pinned Merkle nodes below it instead.
     #[serde(default)]

@@ -106,7 +106,7 @@ fn wait_timeout(query: &WaitQuery) -> Result<Duration, HttpError> {
         transaction has a receipt or `timeout_ms` passes. Per transaction: `success`, `reverted` \
         or `failed` with `block_height`, `cycles_used`, `cells_used`, `fee`, `revert_reason` and \
         the execution `error`; `pending` on timeout; `rejected` with `code`/`error`/`message`.",
-    params(("timeout_ms" = Option<u64>, Query, description = "Wait in milliseconds, 100 to 10,000 (default 5,000).")),
+    params(("timeout_ms" = Option<u64>, Query, minimum = 100, maximum = 10_000, description = "Wait in milliseconds, 100 to 10,000 (default 5,000).")),
     request_body(content = crate::openapi::SubmissionBytes, content_type = "application/cbor", description = "Submission envelope"),
     responses(
         (status = 200, description = "At least one transaction accepted.", body = SubmitWaitResponse),
