@@ -8,9 +8,10 @@
 //! added to all.
 //!
 //! [`ParameterSchemas`] completes the parameters' schemas from what the extractors accept (the
-//! `pattern` of each kind of path parameter, the range of integer query parameters), so a
-//! request the document calls valid is one the node can take (checked with generated traffic,
-//! see `docs/robustness.md`).
+//! `pattern` of each kind of path parameter, the range of integer query parameters), and
+//! [`ReadPayloadForms`] states that a read carries exactly one payload form, so a request the
+//! document calls valid is one the node can take (checked with generated traffic, see
+//! `docs/robustness.md`).
 //!
 //! The document is served at `/api-docs/openapi.json` and the vendored (offline) Swagger UI at
 //! `/swagger-ui` only when `DROVER_DEV_MODE` is set; otherwise both paths are unknown routes.
@@ -28,8 +29,8 @@ use utoipa::{
     Modify, OpenApi,
     Number,
     openapi::{
-        ContentBuilder, HttpMethod, ObjectBuilder, RefOr, ResponseBuilder, Schema, SchemaFormat,
-        Type,
+        AllOfBuilder, ContentBuilder, HttpMethod, KnownFormat, ObjectBuilder, OneOfBuilder, RefOr,
+        ResponseBuilder, Schema, SchemaFormat, Type,
         header::HeaderBuilder,
         path::{Operation, ParameterIn, PathItem},
         schema::{Ref, SchemaType},
@@ -95,7 +96,7 @@ pub const SWAGGER_UI_PATH: &str = "/swagger-ui";
         proofs::multi,
     ),
     components(schemas(ErrorBody)),
-    modifiers(&ErrorResponses, &ParameterSchemas),
+    modifiers(&ErrorResponses, &ParameterSchemas, &ReadPayloadForms),
     tags(
         (name = "transactions", description = "Submission, transactions and receipts"),
         (name = "accounts", description = "Account state"),
@@ -461,6 +462,45 @@ fn u64_max() -> Number {
     usize::try_from(u64::MAX).map_or(Number::Float(u64::MAX as f64), Number::UInt)
 }
 
+/// The read request's payload forms as schema: exactly one of `payload`, `payload_text` and
+/// `payload_json` is present and not `null` (a `null` one counts as absent, as the node reads
+/// it). The derived record lists the fields; this adds the constraint the node checks (5001).
+pub struct ReadPayloadForms;
+
+impl Modify for ReadPayloadForms {
+    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
+        let Some(schemas) = openapi.components.as_mut().map(|c| &mut c.schemas) else {
+            return;
+        };
+        let Some(record) = schemas.remove("ActorReadRequest") else {
+            return;
+        };
+        let form = |name: &str, value: ObjectBuilder| {
+            ObjectBuilder::new().required(name).property(name, value)
+        };
+        let forms = OneOfBuilder::new()
+            .item(form(
+                "payload",
+                ObjectBuilder::new()
+                    .schema_type(Type::String)
+                    .format(Some(SchemaFormat::KnownFormat(KnownFormat::Byte))),
+            ))
+            .item(form("payload_text", ObjectBuilder::new().schema_type(Type::String)))
+            .item(form(
+                "payload_json",
+                ObjectBuilder::new().schema_type(SchemaType::Array(vec![
+                    Type::Object,
+                    Type::Array,
+                    Type::String,
+                    Type::Number,
+                    Type::Boolean,
+                ])),
+            ));
+        let constrained = AllOfBuilder::new().item(record).item(forms).build();
+        schemas.insert("ActorReadRequest".to_owned(), RefOr::T(Schema::AllOf(constrained)));
+    }
+}
+
 /// The Swagger UI and the document it shows, as routes to merge into the router.
 pub fn swagger_ui() -> SwaggerUi {
     SwaggerUi::new(SWAGGER_UI_PATH).url(OPENAPI_JSON_PATH, ApiDoc::openapi())
@@ -531,6 +571,15 @@ mod tests {
             path_parameters += 1;
         }
         assert!(path_parameters >= 20, "{path_parameters}");
+        // Addresses in request bodies too.
+        let schemas = &json["components"]["schemas"];
+        assert_eq!(schemas["FaucetRequest"]["properties"]["address"]["pattern"], ADDRESS_PATTERN);
+        for field in ["actor", "from"] {
+            assert_eq!(
+                schemas["ActorReadRequest"]["allOf"][0]["properties"][field]["pattern"],
+                ADDRESS_PATTERN
+            );
+        }
     }
 
     /// Query integers are u64: utoipa wrote `int64`, which made 2^63 look invalid although the
@@ -558,6 +607,50 @@ mod tests {
         }
         assert!(integers >= 15, "{integers}");
         assert!(serde_json::to_string(&json).unwrap().contains("\"maximum\":18446744073709551615"));
+    }
+
+    /// Request bodies as the node takes them: submissions in either content type the node
+    /// accepts (only `application/cbor` was listed, so no client could know the other), 1 to 32
+    /// proof requests, and a read with exactly one payload form and budgets within the caps.
+    #[test]
+    fn request_bodies_say_what_the_node_takes() {
+        let json = document();
+        for path in ["/submit", "/submit_wait"] {
+            let content = json["paths"][path]["post"]["requestBody"]["content"].as_object().unwrap();
+            let mut types: Vec<&str> = content.keys().map(String::as_str).collect();
+            types.sort_unstable();
+            assert_eq!(types, crate::admission::SUBMISSION_CONTENT_TYPES, "{path}");
+        }
+        let schemas = &json["components"]["schemas"];
+        let multi = &schemas["MultiProofRequests"];
+        assert_eq!(
+            (multi["minItems"].as_u64(), multi["maxItems"].as_u64()),
+            (Some(1), Some(crate::limits::MULTI_PROOF_REQUESTS_MAX as u64))
+        );
+        assert_eq!(
+            json["paths"]["/proof/multi"]["post"]["requestBody"]["content"]["application/json"]["schema"]["$ref"],
+            "#/components/schemas/MultiProofRequests"
+        );
+
+        let read = &schemas["ActorReadRequest"]["allOf"];
+        let fields = &read[0]["properties"];
+        for (field, cap) in [("max_cycles", crate::limits::READ_MAX_CYCLES), ("max_cells", crate::limits::READ_MAX_CELLS)] {
+            assert_eq!((fields[field]["minimum"].as_u64(), fields[field]["maximum"].as_u64()), (Some(1), Some(cap)), "{field}");
+        }
+        // Any JSON value: no type.
+        assert!(fields["payload_json"].get("type").is_none(), "{}", fields["payload_json"]);
+        let forms: Vec<&str> = read[1]["oneOf"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|form| form["required"][0].as_str().unwrap())
+            .collect();
+        assert_eq!(forms, ["payload", "payload_text", "payload_json"]);
+        for form in read[1]["oneOf"].as_array().unwrap() {
+            let name = form["required"][0].as_str().unwrap();
+            let kinds = &form["properties"][name]["type"];
+            assert!(kinds != "null" && !kinds.as_array().is_some_and(|k| k.contains(&"null".into())), "{name}: {kinds}");
+        }
     }
 
     #[test]

@@ -266,7 +266,7 @@ pub struct UpgradeInfo {
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct ActorReadRequest {
-    #[cfg_attr(feature = "openapi", schema(value_type = String))]
+    #[cfg_attr(feature = "openapi", schema(value_type = String, pattern = "^(0[xX])?[0-9a-fA-F]{40}$"))]
     pub actor: Address,
     pub handler: String,
     #[serde(default, with = "opt_base64_bytes", skip_serializing_if = "Option::is_none")]
@@ -274,18 +274,21 @@ pub struct ActorReadRequest {
     pub payload: Option<Vec<u8>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub payload_text: Option<String>,
+    /// Any JSON value (`null` counts as absent).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "openapi", schema(value_type = Option<Object>))]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<Value>))]
     pub payload_json: Option<serde_json::Value>,
-    /// Cycles budget (default and maximum: the node's cap).
+    /// Cycles budget, 1 to the node's cap (the default).
     #[serde(default, with = "opt_integral_u64", skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(minimum = 1, maximum = 10_000_000))]
     pub max_cycles: Option<u64>,
-    /// Cells budget (default and maximum: the node's cap).
+    /// Cells budget, 1 to the node's cap (the default).
     #[serde(default, with = "opt_integral_u64", skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(minimum = 1, maximum = 1_000_000))]
     pub max_cells: Option<u64>,
     /// What the handler sees as its caller and origin (default: the zero address).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>))]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>, pattern = "^(0[xX])?[0-9a-fA-F]{40}$"))]
     pub from: Option<Address>,
 }
 
@@ -482,7 +485,7 @@ pub struct HealthDetailed {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct FaucetRequest {
-    #[cfg_attr(feature = "openapi", schema(value_type = String, example = "0x7e5f4552091a69125d5dfcb7b8c2659029395bdf"))]
+    #[cfg_attr(feature = "openapi", schema(value_type = String, pattern = "^(0[xX])?[0-9a-fA-F]{40}$", example = "0x7e5f4552091a69125d5dfcb7b8c2659029395bdf"))]
     pub address: Address,
 }
 

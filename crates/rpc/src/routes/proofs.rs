@@ -34,6 +34,10 @@ use drover_types::{
     error::ApiError,
 };
 use serde::Deserialize;
+use utoipa::{
+    PartialSchema, ToSchema,
+    openapi::{ArrayBuilder, RefOr, Schema, schema::Ref},
+};
 
 /// Query of the state-proof routes.
 #[derive(Debug, Default, Deserialize, utoipa::IntoParams)]
@@ -223,6 +227,28 @@ pub async fn receipt<B: Backend>(
     one_inclusion_proof(&state.backend, InclusionProofKind::Receipt, hash).await
 }
 
+/// Body of `POST /proof/multi` as the document shows it: a list of 1 to
+/// [`MULTI_PROOF_REQUESTS_MAX`] requests, as [`multi`] checks. Written by hand because the derive
+/// cannot bound a list's length.
+pub struct MultiProofRequests;
+
+impl PartialSchema for MultiProofRequests {
+    fn schema() -> RefOr<Schema> {
+        ArrayBuilder::new()
+            .items(Ref::from_schema_name("ProofRequest"))
+            .min_items(Some(1))
+            .max_items(Some(MULTI_PROOF_REQUESTS_MAX))
+            .into()
+    }
+}
+
+impl ToSchema for MultiProofRequests {
+    fn schemas(schemas: &mut Vec<(String, RefOr<Schema>)>) {
+        schemas.push((ProofRequest::name().into_owned(), ProofRequest::schema()));
+        ProofRequest::schemas(schemas);
+    }
+}
+
 /// A checked multi-proof request.
 enum Parsed {
     State(StateQuery),
@@ -275,7 +301,7 @@ fn error_item(concealer: &mut Concealer, error: &ApiError) -> MultiProofItem {
     description = "Body: a JSON list of 1 to 32 requests `{\"kind\": \"account\"|\"actor\"|\"storage\"|\"tx\"|\"receipt\", \"address\", \"key\", \"tx_hash\"}`. \
         Results come in request order, each a proof or an error body; the state proofs all prove the same block's post-state.",
     params(ProofQuery),
-    request_body(content = Vec<ProofRequest>, content_type = "application/json"),
+    request_body(content = MultiProofRequests, content_type = "application/json"),
     responses((status = 200, description = "One result per request, in order.", body = MultiProofResponse))
 )]
 pub async fn multi<B: Backend>(
