@@ -36,7 +36,7 @@ use drover_types::{
 use rayon::prelude::*;
 
 /// Content types a submission may declare.
-const SUBMISSION_CONTENT_TYPES: [&str; 2] = ["application/cbor", "application/octet-stream"];
+pub(crate) const SUBMISSION_CONTENT_TYPES: [&str; 2] = ["application/cbor", "application/octet-stream"];
 
 /// The admission verdict on one submitted transaction.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -7,21 +7,33 @@
 //! can answer (1000 internal, 1003 timeout, 1004 rate limited, and 6000 for request bodies) are
 //! added to all.
 //!
+//! [`ParameterSchemas`] completes the parameters' schemas from what the extractors accept (the
+//! `pattern` of each kind of path parameter, the range of integer query parameters), and
+//! [`ReadPayloadForms`] states that a read carries exactly one payload form, so a request the
+//! document calls valid is one the node can take (checked with generated traffic, see
+//! `docs/robustness.md`).
+//!
 //! The document is served at `/api-docs/openapi.json` and the vendored (offline) Swagger UI at
 //! `/swagger-ui` only when `DROVER_DEV_MODE` is set; otherwise both paths are unknown routes.
 
-use crate::routes::{
-    accounts, actors, blocks, chain, faucet, health, metrics, proofs, state_sync, transactions,
+use crate::{
+    extract::{ADDRESS_PATTERN, BLOCK_SELECTOR_PATTERN, HASH_PATTERN},
+    routes::{
+        accounts, actors, blocks, chain, faucet, health, metrics, proofs,
+        proofs::STORAGE_KEY_PATTERN, state_sync, transactions,
+    },
 };
 use drover_types::{ErrorCode, api::ErrorBody};
 use std::collections::BTreeMap;
 use utoipa::{
     Modify, OpenApi,
+    Number,
     openapi::{
-        ContentBuilder, HttpMethod, ObjectBuilder, RefOr, ResponseBuilder, Type,
+        AllOfBuilder, ContentBuilder, HttpMethod, KnownFormat, ObjectBuilder, OneOfBuilder, RefOr,
+        ResponseBuilder, Schema, SchemaFormat, Type,
         header::HeaderBuilder,
-        path::{Operation, PathItem},
-        schema::Ref,
+        path::{Operation, ParameterIn, PathItem},
+        schema::{Ref, SchemaType},
     },
 };
 use utoipa_swagger_ui::SwaggerUi;
@@ -84,7 +96,7 @@ pub const SWAGGER_UI_PATH: &str = "/swagger-ui";
         proofs::multi,
     ),
     components(schemas(ErrorBody)),
-    modifiers(&ErrorResponses),
+    modifiers(&ErrorResponses, &ParameterSchemas, &ReadPayloadForms),
     tags(
         (name = "transactions", description = "Submission, transactions and receipts"),
         (name = "accounts", description = "Account state"),
@@ -385,6 +397,110 @@ fn add_error_responses(operation: &mut Operation, codes: impl Iterator<Item = Er
     }
 }
 
+/// Pattern of each path parameter, by name: what its extractor parses. Every path parameter is
+/// listed (a test checks), since one documented as any string invites requests the node must
+/// refuse with 400.
+pub const PATH_PARAMETER_PATTERNS: &[(&str, &str)] = &[
+    ("address", ADDRESS_PATTERN),
+    ("actor", ADDRESS_PATTERN),
+    ("hash", HASH_PATTERN),
+    ("tx_hash", HASH_PATTERN),
+    ("selector", BLOCK_SELECTOR_PATTERN),
+    ("key", STORAGE_KEY_PATTERN),
+    ("key_hex", STORAGE_KEY_PATTERN),
+];
+
+/// Format of integer query parameters: every one is a Rust `u64`, which utoipa documents as
+/// `int64` (at most 2^63 - 1) although the node takes values up to 2^64 - 1.
+pub const QUERY_INTEGER_FORMAT: &str = "uint64";
+
+/// Completes parameter schemas: path parameters get their [`PATH_PARAMETER_PATTERNS`], integer
+/// query parameters the `u64` range (a maximum set on the route itself is kept).
+pub struct ParameterSchemas;
+
+impl Modify for ParameterSchemas {
+    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
+        for item in openapi.paths.paths.values_mut() {
+            for (_, operation) in operations_mut(item) {
+                for parameter in operation.parameters.iter_mut().flatten() {
+                    let Some(RefOr::T(Schema::Object(schema))) = parameter.schema.as_mut() else {
+                        continue;
+                    };
+                    match parameter.parameter_in {
+                        ParameterIn::Path => {
+                            if let Some((_, pattern)) = PATH_PARAMETER_PATTERNS
+                                .iter()
+                                .find(|(name, _)| *name == parameter.name)
+                            {
+                                schema.pattern = Some((*pattern).to_owned());
+                            }
+                        }
+                        ParameterIn::Query if is_integer(&schema.schema_type) => {
+                            schema.format = Some(SchemaFormat::Custom(QUERY_INTEGER_FORMAT.to_owned()));
+                            if schema.maximum.is_none() {
+                                schema.maximum = Some(u64_max());
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+            }
+        }
+    }
+}
+
+fn is_integer(schema_type: &SchemaType) -> bool {
+    match schema_type {
+        SchemaType::Type(kind) => *kind == Type::Integer,
+        SchemaType::Array(kinds) => kinds.contains(&Type::Integer),
+        SchemaType::AnyValue => false,
+    }
+}
+
+/// `u64::MAX` as a JSON number, exactly (a float would round it up to 2^64).
+fn u64_max() -> Number {
+    usize::try_from(u64::MAX).map_or(Number::Float(u64::MAX as f64), Number::UInt)
+}
+
+/// The read request's payload forms as schema: exactly one of `payload`, `payload_text` and
+/// `payload_json` is present and not `null` (a `null` one counts as absent, as the node reads
+/// it). The derived record lists the fields; this adds the constraint the node checks (5001).
+pub struct ReadPayloadForms;
+
+impl Modify for ReadPayloadForms {
+    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
+        let Some(schemas) = openapi.components.as_mut().map(|c| &mut c.schemas) else {
+            return;
+        };
+        let Some(record) = schemas.remove("ActorReadRequest") else {
+            return;
+        };
+        let form = |name: &str, value: ObjectBuilder| {
+            ObjectBuilder::new().required(name).property(name, value)
+        };
+        let forms = OneOfBuilder::new()
+            .item(form(
+                "payload",
+                ObjectBuilder::new()
+                    .schema_type(Type::String)
+                    .format(Some(SchemaFormat::KnownFormat(KnownFormat::Byte))),
+            ))
+            .item(form("payload_text", ObjectBuilder::new().schema_type(Type::String)))
+            .item(form(
+                "payload_json",
+                ObjectBuilder::new().schema_type(SchemaType::Array(vec![
+                    Type::Object,
+                    Type::Array,
+                    Type::String,
+                    Type::Number,
+                    Type::Boolean,
+                ])),
+            ));
+        let constrained = AllOfBuilder::new().item(record).item(forms).build();
+        schemas.insert("ActorReadRequest".to_owned(), RefOr::T(Schema::AllOf(constrained)));
+    }
+}
+
 /// The Swagger UI and the document it shows, as routes to merge into the router.
 pub fn swagger_ui() -> SwaggerUi {
     SwaggerUi::new(SWAGGER_UI_PATH).url(OPENAPI_JSON_PATH, ApiDoc::openapi())
@@ -417,6 +533,124 @@ mod tests {
             );
         }
         assert_eq!(documented.len(), OPERATION_ERRORS.len());
+    }
+
+    fn document() -> serde_json::Value {
+        serde_json::to_value(ApiDoc::openapi()).unwrap()
+    }
+
+    /// Every parameter of the document, as (method, path, parameter).
+    fn parameters(json: &serde_json::Value) -> Vec<(String, String, serde_json::Value)> {
+        let mut all = Vec::new();
+        for (path, item) in json["paths"].as_object().unwrap() {
+            for (method, operation) in item.as_object().unwrap() {
+                for parameter in operation["parameters"].as_array().into_iter().flatten() {
+                    all.push((method.clone(), path.clone(), parameter.clone()));
+                }
+            }
+        }
+        all
+    }
+
+    /// Generated traffic found every path parameter documented as any string, so `/account/0`
+    /// was a valid request by the document and answered 400. Each now has its parser's pattern.
+    #[test]
+    fn every_path_parameter_has_its_parsers_pattern() {
+        let json = document();
+        let mut path_parameters = 0;
+        for (method, path, parameter) in parameters(&json) {
+            if parameter["in"] != "path" {
+                continue;
+            }
+            let name = parameter["name"].as_str().unwrap();
+            let (_, pattern) = PATH_PARAMETER_PATTERNS
+                .iter()
+                .find(|(known, _)| *known == name)
+                .unwrap_or_else(|| panic!("{method} {path}: no pattern for {{{name}}}"));
+            assert_eq!(parameter["schema"]["pattern"], *pattern, "{method} {path} {{{name}}}");
+            path_parameters += 1;
+        }
+        assert!(path_parameters >= 20, "{path_parameters}");
+        // Addresses in request bodies too.
+        let schemas = &json["components"]["schemas"];
+        assert_eq!(schemas["FaucetRequest"]["properties"]["address"]["pattern"], ADDRESS_PATTERN);
+        for field in ["actor", "from"] {
+            assert_eq!(
+                schemas["ActorReadRequest"]["allOf"][0]["properties"][field]["pattern"],
+                ADDRESS_PATTERN
+            );
+        }
+    }
+
+    /// Query integers are u64: utoipa wrote `int64`, which made 2^63 look invalid although the
+    /// node takes it. The exact maximum must survive as an integer (a float rounds up to 2^64).
+    #[test]
+    fn integer_query_parameters_span_u64_unless_the_route_bounds_them() {
+        use crate::limits::{STATE_OPERATIONS_MAX, WAIT_TIMEOUT_MS_MAX, WAIT_TIMEOUT_MS_MIN};
+        let json = document();
+        let mut integers = 0;
+        for (method, path, parameter) in parameters(&json) {
+            let schema = &parameter["schema"];
+            if parameter["in"] != "query" || schema["type"] != "integer" {
+                continue;
+            }
+            integers += 1;
+            let name = parameter["name"].as_str().unwrap();
+            assert_eq!(schema["format"], QUERY_INTEGER_FORMAT, "{method} {path} {name}");
+            let bounds = (schema["minimum"].as_u64(), schema["maximum"].as_u64());
+            let expected = match name {
+                "timeout_ms" => (Some(WAIT_TIMEOUT_MS_MIN), Some(WAIT_TIMEOUT_MS_MAX)),
+                "max" => (Some(1), Some(STATE_OPERATIONS_MAX)),
+                _ => (Some(0), Some(u64::MAX)),
+            };
+            assert_eq!(bounds, expected, "{method} {path} {name}");
+        }
+        assert!(integers >= 15, "{integers}");
+        assert!(serde_json::to_string(&json).unwrap().contains("\"maximum\":18446744073709551615"));
+    }
+
+    /// Request bodies as the node takes them: submissions in either content type the node
+    /// accepts (only `application/cbor` was listed, so no client could know the other), 1 to 32
+    /// proof requests, and a read with exactly one payload form and budgets within the caps.
+    #[test]
+    fn request_bodies_say_what_the_node_takes() {
+        let json = document();
+        for path in ["/submit", "/submit_wait"] {
+            let content = json["paths"][path]["post"]["requestBody"]["content"].as_object().unwrap();
+            let mut types: Vec<&str> = content.keys().map(String::as_str).collect();
+            types.sort_unstable();
+            assert_eq!(types, crate::admission::SUBMISSION_CONTENT_TYPES, "{path}");
+        }
+        let schemas = &json["components"]["schemas"];
+        let multi = &schemas["MultiProofRequests"];
+        assert_eq!(
+            (multi["minItems"].as_u64(), multi["maxItems"].as_u64()),
+            (Some(1), Some(crate::limits::MULTI_PROOF_REQUESTS_MAX as u64))
+        );
+        assert_eq!(
+            json["paths"]["/proof/multi"]["post"]["requestBody"]["content"]["application/json"]["schema"]["$ref"],
+            "#/components/schemas/MultiProofRequests"
+        );
+
+        let read = &schemas["ActorReadRequest"]["allOf"];
+        let fields = &read[0]["properties"];
+        for (field, cap) in [("max_cycles", crate::limits::READ_MAX_CYCLES), ("max_cells", crate::limits::READ_MAX_CELLS)] {
+            assert_eq!((fields[field]["minimum"].as_u64(), fields[field]["maximum"].as_u64()), (Some(1), Some(cap)), "{field}");
+        }
+        // Any JSON value: no type.
+        assert!(fields["payload_json"].get("type").is_none(), "{}", fields["payload_json"]);
+        let forms: Vec<&str> = read[1]["oneOf"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|form| form["required"][0].as_str().unwrap())
+            .collect();
+        assert_eq!(forms, ["payload", "payload_text", "payload_json"]);
+        for form in read[1]["oneOf"].as_array().unwrap() {
+            let name = form["required"][0].as_str().unwrap();
+            let kinds = &form["properties"][name]["type"];
+            assert!(kinds != "null" && !kinds.as_array().is_some_and(|k| k.contains(&"null".into())), "{name}: {kinds}");
+        }
     }
 
     #[test]

@@ -266,7 +266,7 @@ pub struct UpgradeInfo {
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct ActorReadRequest {
-    #[cfg_attr(feature = "openapi", schema(value_type = String))]
+    #[cfg_attr(feature = "openapi", schema(value_type = String, pattern = "^(0[xX])?[0-9a-fA-F]{40}$"))]
     pub actor: Address,
     pub handler: String,
     #[serde(default, with = "opt_base64_bytes", skip_serializing_if = "Option::is_none")]
@@ -274,18 +274,21 @@ pub struct ActorReadRequest {
     pub payload: Option<Vec<u8>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub payload_text: Option<String>,
+    /// Any JSON value (`null` counts as absent).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "openapi", schema(value_type = Option<Object>))]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<Value>))]
     pub payload_json: Option<serde_json::Value>,
-    /// Cycles budget (default and maximum: the node's cap).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// Cycles budget, 1 to the node's cap (the default).
+    #[serde(default, with = "opt_integral_u64", skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(minimum = 1, maximum = 10_000_000))]
     pub max_cycles: Option<u64>,
-    /// Cells budget (default and maximum: the node's cap).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// Cells budget, 1 to the node's cap (the default).
+    #[serde(default, with = "opt_integral_u64", skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(minimum = 1, maximum = 1_000_000))]
     pub max_cells: Option<u64>,
     /// What the handler sees as its caller and origin (default: the zero address).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>))]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>, pattern = "^(0[xX])?[0-9a-fA-F]{40}$"))]
     pub from: Option<Address>,
 }
 
@@ -482,7 +485,7 @@ pub struct HealthDetailed {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct FaucetRequest {
-    #[cfg_attr(feature = "openapi", schema(value_type = String, example = "0x7e5f4552091a69125d5dfcb7b8c2659029395bdf"))]
+    #[cfg_attr(feature = "openapi", schema(value_type = String, pattern = "^(0[xX])?[0-9a-fA-F]{40}$", example = "0x7e5f4552091a69125d5dfcb7b8c2659029395bdf"))]
     pub address: Address,
 }
 
@@ -1126,6 +1129,38 @@ mod opt_base64_bytes {
     }
 }
 
+/// An optional `u64` that may also be written as a JSON number with a zero fraction (`55.0`):
+/// JSON Schema's `integer`, which the document promises, includes those, and clients that compute
+/// budgets in floating point (JavaScript, Python) send them. Fractions, negatives and values above
+/// `u64::MAX` are refused.
+mod opt_integral_u64 {
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(value: &Option<u64>, s: S) -> Result<S::Ok, S::Error> {
+        match value {
+            Some(value) => s.serialize_u64(*value),
+            None => s.serialize_none(),
+        }
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Error> {
+        let Some(number) = Option::<serde_json::Number>::deserialize(d)? else {
+            return Ok(None);
+        };
+        if let Some(value) = number.as_u64() {
+            return Ok(Some(value));
+        }
+        // 2^64 as f64 is exact; every float below it with no fraction is a u64.
+        const LIMIT: f64 = 18_446_744_073_709_551_616.0;
+        match number.as_f64() {
+            Some(value) if value.fract() == 0.0 && (0.0..LIMIT).contains(&value) => Ok(Some(value as u64)),
+            _ => Err(serde::de::Error::custom(format!(
+                "expected a non-negative integer below 2^64, got {number}"
+            ))),
+        }
+    }
+}
+
 /// Serde of byte strings as standard padded base64 text.
 mod base64_bytes {
     use base64::Engine;
@@ -1322,6 +1357,41 @@ mod tests {
         );
         assert_eq!(value["error"]["code"], "E1005");
         assert_eq!(serde_json::from_value::<ReceiptInfo>(value).unwrap(), info);
+    }
+
+    /// JSON Schema's `integer` includes `55.0`; read budgets take it (generated traffic sent it
+    /// and was refused). Budgets still serialize as integers.
+    #[test]
+    fn read_budgets_take_integral_numbers_only() {
+        let read = |budget: serde_json::Value| {
+            serde_json::from_value::<ActorReadRequest>(json!({
+                "actor": Address([1; 20]).to_hex(), "handler": "get", "max_cycles": budget, "max_cells": null,
+            }))
+            .map(|request| (request.max_cycles, request.max_cells))
+            .map_err(|e| e.to_string())
+        };
+        assert_eq!(read(json!(55)), Ok((Some(55), None)));
+        assert_eq!(read(json!(55.0)), Ok((Some(55), None)));
+        assert_eq!(read(json!(1e3)), Ok((Some(1000), None)));
+        assert_eq!(read(json!(u64::MAX)), Ok((Some(u64::MAX), None)));
+        assert_eq!(read(json!(null)), Ok((None, None)));
+        for bad in [json!(55.5), json!(-1), json!(-1.0), json!(1.8446744073709552e19), json!("5"), json!(true)] {
+            assert!(read(bad.clone()).is_err(), "{bad}");
+        }
+        let request = ActorReadRequest {
+            actor: Address([1; 20]),
+            handler: "get".into(),
+            payload: None,
+            payload_text: Some(String::new()),
+            payload_json: None,
+            max_cycles: Some(7),
+            max_cells: None,
+            from: None,
+        };
+        let value = serde_json::to_value(&request).unwrap();
+        assert_eq!(value["max_cycles"], json!(7));
+        assert!(value.get("max_cells").is_none());
+        assert_eq!(serde_json::from_value::<ActorReadRequest>(value).unwrap(), request);
     }
 
     #[test]

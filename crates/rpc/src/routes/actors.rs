@@ -92,9 +92,9 @@ pub async fn manifest<B: Backend>(
 
 /// Query of the cursor-paged lists (storage, mailbox, logs, runs): `cursor` is the previous
 /// page's `next_cursor` (absent for the first page), `limit` the page size (default 50, capped
-/// at 1,000; 0 counts as 1).
-#[derive(Debug, Deserialize, utoipa::IntoParams)]
-#[into_params(parameter_in = Query)]
+/// at 1,000; 0 counts as 1). Each route documents the two itself, since a cursor's form differs
+/// per list (its `pattern` is what that list's parser takes).
+#[derive(Debug, Deserialize)]
 pub struct CursorQuery {
     /// The previous page's `next_cursor`; absent for the first page.
     cursor: Option<String>,
@@ -124,7 +124,11 @@ impl CursorQuery {
     path = "/actors/{address}/storage",
     tag = "actors",
     summary = "An actor's storage, a page at a time in storage order",
-    params(("address" = String, Path, description = "20 bytes of hex, `0x` optional, any case."), CursorQuery),
+    params(
+        ("address" = String, Path, description = "20 bytes of hex, `0x` optional, any case."),
+        ("cursor" = Option<String>, Query, pattern = "^(0x)?([0-9a-fA-F]{2}){0,256}$", description = "The previous page's `next_cursor` (a storage key in hex); absent for the first page."),
+        ("limit" = Option<u64>, Query, description = "Items per page: default 50, capped at 1,000."),
+    ),
     responses((status = 200, description = "Entries after the cursor and the next cursor.", body = CursorPage<StorageEntryInfo>))
 )]
 pub async fn storage<B: Backend>(
@@ -166,7 +170,11 @@ pub async fn storage_count<B: Backend>(
     path = "/actors/{address}/mailbox",
     tag = "actors",
     summary = "Messages waiting for an actor, a page at a time in delivery order",
-    params(("address" = String, Path, description = "20 bytes of hex, `0x` optional, any case."), CursorQuery),
+    params(
+        ("address" = String, Path, description = "20 bytes of hex, `0x` optional, any case."),
+        ("cursor" = Option<String>, Query, pattern = "^[0-9]{1,19}$", description = "The previous page's `next_cursor` (a queue position); absent for the first page."),
+        ("limit" = Option<u64>, Query, description = "Items per page: default 50, capped at 1,000."),
+    ),
     responses((status = 200, description = "Pending messages after the cursor and the next cursor.", body = CursorPage<MailboxMessageInfo>))
 )]
 pub async fn mailbox<B: Backend>(
@@ -193,7 +201,11 @@ pub const LOG_CURSOR_BYTES: usize = 17;
     tag = "actors",
     summary = "Events an actor emitted, a page at a time in chain order",
     description = "Topic, data, block height and origin of each event of the actor's successful executions (reverted parts emit nothing): a transaction (`tx_hash`, `tx_index`), a timer fire (`timer_id`) or a mailbox delivery (`message_seq`, `from`). Within a block, timer fires and deliveries ran first, so their events come first.",
-    params(("address" = String, Path, description = "20 bytes of hex, `0x` optional, any case."), CursorQuery),
+    params(
+        ("address" = String, Path, description = "20 bytes of hex, `0x` optional, any case."),
+        ("cursor" = Option<String>, Query, pattern = "^(0x)?[0-9a-fA-F]{34}$", description = "The previous page's `next_cursor` (17 bytes of hex); absent for the first page."),
+        ("limit" = Option<u64>, Query, description = "Items per page: default 50, capped at 1,000."),
+    ),
     responses((status = 200, description = "Events after the cursor and the next cursor.", body = CursorPage<LogInfo>))
 )]
 pub async fn logs<B: Backend>(
@@ -215,7 +227,11 @@ pub const RUN_CURSOR_BYTES: usize = 12;
     tag = "actors",
     summary = "An actor's timer fires and mailbox deliveries, a page at a time in chain order",
     description = "Handlers of the actor that blocks ran before their transactions: timer fires (`timer_id`) and deliveries (`message_seq`, `from`), with status, metering, fee, revert reason, E-code and number of events. A timer dropped because the actor could not pay its maximum fee is `failed` with E1503.",
-    params(("address" = String, Path, description = "20 bytes of hex, `0x` optional, any case."), CursorQuery),
+    params(
+        ("address" = String, Path, description = "20 bytes of hex, `0x` optional, any case."),
+        ("cursor" = Option<String>, Query, pattern = "^(0x)?[0-9a-fA-F]{24}$", description = "The previous page's `next_cursor` (12 bytes of hex); absent for the first page."),
+        ("limit" = Option<u64>, Query, description = "Items per page: default 50, capped at 1,000."),
+    ),
     responses((status = 200, description = "Runs after the cursor and the next cursor.", body = CursorPage<SystemRunInfo>))
 )]
 pub async fn runs<B: Backend>(
@@ -371,6 +387,98 @@ mod tests {
         read(serde_json::json!({"actor": "0x0000000000000000000000000000000000000abc", "handler": "get", "payload_text": ""}))
             .await
             .assert_error(404, ErrorCode::ActorNotFound);
+    }
+
+    /// Generated traffic found two kinds of valid reads refused: `"max_cycles": 55.0` (JSON
+    /// Schema's `integer` includes it) and a `payload_json` that is not an object (the document
+    /// said object; the handler takes any JSON value). A `null` payload form counts as absent.
+    #[tokio::test]
+    async fn reads_take_integral_numbers_any_json_payload_and_null_as_absent() {
+        let mock = MockBackend::with(|data| data.actors.push(actor(Address([0xac; 20]))));
+        let app = app(&mock);
+        let read = |body: serde_json::Value| {
+            let app = app.clone();
+            async move { post(&app, "/actor/read", "application/json", body.to_string()).await }
+        };
+        let actor = "0xacacacacacacacacacacacacacacacacacacacac";
+        for good in [
+            serde_json::json!({"actor": actor, "handler": "get", "payload_text": "", "max_cycles": 55.0, "max_cells": 1e3}),
+            serde_json::json!({"actor": actor, "handler": "get", "payload_json": 5}),
+            serde_json::json!({"actor": actor, "handler": "get", "payload_json": [1, "a"]}),
+            serde_json::json!({"actor": actor, "handler": "get", "payload_json": false}),
+            serde_json::json!({"actor": actor, "handler": "get", "payload_json": "text"}),
+            serde_json::json!({"actor": actor, "handler": "get", "payload": null, "payload_json": null, "payload_text": "x"}),
+        ] {
+            let answer = read(good.clone()).await;
+            assert_eq!(answer.status, StatusCode::OK, "{good}: {}", answer.text());
+        }
+        for fraction in [serde_json::json!(55.5), serde_json::json!(-1.0), serde_json::json!(1e20), serde_json::json!("5")] {
+            read(serde_json::json!({"actor": actor, "handler": "get", "payload_text": "", "max_cycles": fraction}))
+                .await
+                .assert_error(400, ErrorCode::BadRequest);
+        }
+        read(serde_json::json!({"actor": actor, "handler": "get", "payload_json": null}))
+            .await
+            .assert_error(400, ErrorCode::InvalidActorRequest);
+        read(serde_json::json!({"actor": actor, "handler": "get", "payload_text": "", "max_cells": 0.0}))
+            .await
+            .assert_error(400, ErrorCode::InvalidActorRequest);
+    }
+
+    /// The `pattern` a route documents for `cursor`.
+    fn cursor_pattern(route: &str) -> regex::Regex {
+        let doc = serde_json::to_value(<crate::openapi::ApiDoc as utoipa::OpenApi>::openapi()).unwrap();
+        let parameters = doc["paths"][route]["get"]["parameters"].as_array().cloned().unwrap_or_default();
+        let cursor = parameters.iter().find(|p| p["name"] == "cursor").unwrap_or_else(|| panic!("{route}: no cursor"));
+        regex::Regex::new(cursor["schema"]["pattern"].as_str().unwrap_or_else(|| panic!("{route}: no pattern"))).unwrap()
+    }
+
+    /// Each list documents the cursors it takes (generated traffic found `cursor` documented as
+    /// any string, answered 400), and the cursors it hands out are among them.
+    #[tokio::test]
+    async fn documented_cursor_patterns_are_what_each_list_takes() {
+        let mock = MockBackend::with(|data| data.actors.push(actor(Address([0xac; 20]))));
+        // Hundreds of requests: no global limit in the way.
+        let config = crate::RpcConfig { global_rate_limit_per_sec: 1_000_000, ..crate::RpcConfig::default() };
+        let app = crate::router(mock, config);
+        let at = |route: &str| route.replace("{address}", "0xacacacacacacacacacacacacacacacacacacacac");
+        for (route, bytes) in [
+            ("/actors/{address}/storage", super::STORAGE_CURSOR_BYTES_MAX),
+            ("/actor/{address}/logs", super::LOG_CURSOR_BYTES),
+            ("/actor/{address}/runs", super::RUN_CURSOR_BYTES),
+        ] {
+            let pattern = cursor_pattern(route);
+            for length in [0, 1, bytes - 1, bytes, bytes + 1] {
+                for digits in ["ab".repeat(length), format!("{}F", "0".repeat(2 * length)), format!("{}zz", "0".repeat(2 * length))] {
+                    for prefix in ["", "0x", "0X"] {
+                        let cursor = format!("{prefix}{digits}");
+                        let answer = get(&app, &format!("{}?cursor={cursor}", at(route))).await;
+                        let taken = answer.status == StatusCode::OK;
+                        assert_eq!(pattern.is_match(&cursor), taken, "{route} {length} bytes: {prefix}…: {}", answer.text());
+                    }
+                }
+            }
+        }
+        let mailbox = cursor_pattern("/actors/{address}/mailbox");
+        for cursor in ["", "0", "7", "9999999999999999999", "x", "-1", "1.0", "0x1"] {
+            let taken = get(&app, &format!("{}?cursor={cursor}", at("/actors/{address}/mailbox"))).await.status == StatusCode::OK;
+            assert_eq!(mailbox.is_match(cursor), taken, "mailbox {cursor:?}");
+        }
+        let handed_out = get(&app, &format!("{}?limit=1", at("/actors/{address}/storage"))).await.json();
+        let next = handed_out["next_cursor"].as_str().expect("a second page");
+        assert!(cursor_pattern("/actors/{address}/storage").is_match(next), "{next}");
+    }
+
+    /// Offsets are u64 up to u64::MAX, as the document now says (it said int64).
+    #[tokio::test]
+    async fn offsets_span_u64() {
+        let mock = MockBackend::with(|data| data.actors.push(actor(Address([0xac; 20]))));
+        let app = app(&mock);
+        let timers = "/actor/0xacacacacacacacacacacacacacacacacacacacac/timers";
+        let page = get(&app, &format!("{timers}?offset=18446744073709551615&limit=18446744073709551615")).await;
+        assert_eq!(page.status, StatusCode::OK, "{}", page.text());
+        assert_eq!(page.json()["limit"], 1000);
+        get(&app, &format!("{timers}?offset=18446744073709551616")).await.assert_error(400, ErrorCode::BadRequest);
     }
 
     #[tokio::test]

@@ -34,6 +34,10 @@ use drover_types::{
     error::ApiError,
 };
 use serde::Deserialize;
+use utoipa::{
+    PartialSchema, ToSchema,
+    openapi::{ArrayBuilder, RefOr, Schema, schema::Ref},
+};
 
 /// Query of the state-proof routes.
 #[derive(Debug, Default, Deserialize, utoipa::IntoParams)]
@@ -43,6 +47,10 @@ pub struct ProofQuery {
     /// the latest).
     pub height: Option<u64>,
 }
+
+/// What [`parse_storage_key`] accepts, as the OpenAPI `pattern` of storage key parameters: whole
+/// bytes of hex, at most [`STORAGE_KEY_BYTES_MAX`] of them.
+pub const STORAGE_KEY_PATTERN: &str = "^(0[xX])?([0-9a-fA-F]{2}){0,256}$";
 
 /// Parses an actor storage key written as hex (`0x` optional, any case; `0x` alone is the empty
 /// key), at most [`STORAGE_KEY_BYTES_MAX`] bytes (1001 otherwise).
@@ -219,6 +227,28 @@ pub async fn receipt<B: Backend>(
     one_inclusion_proof(&state.backend, InclusionProofKind::Receipt, hash).await
 }
 
+/// Body of `POST /proof/multi` as the document shows it: a list of 1 to
+/// [`MULTI_PROOF_REQUESTS_MAX`] requests, as [`multi`] checks. Written by hand because the derive
+/// cannot bound a list's length.
+pub struct MultiProofRequests;
+
+impl PartialSchema for MultiProofRequests {
+    fn schema() -> RefOr<Schema> {
+        ArrayBuilder::new()
+            .items(Ref::from_schema_name("ProofRequest"))
+            .min_items(Some(1))
+            .max_items(Some(MULTI_PROOF_REQUESTS_MAX))
+            .into()
+    }
+}
+
+impl ToSchema for MultiProofRequests {
+    fn schemas(schemas: &mut Vec<(String, RefOr<Schema>)>) {
+        schemas.push((ProofRequest::name().into_owned(), ProofRequest::schema()));
+        ProofRequest::schemas(schemas);
+    }
+}
+
 /// A checked multi-proof request.
 enum Parsed {
     State(StateQuery),
@@ -271,7 +301,7 @@ fn error_item(concealer: &mut Concealer, error: &ApiError) -> MultiProofItem {
     description = "Body: a JSON list of 1 to 32 requests `{\"kind\": \"account\"|\"actor\"|\"storage\"|\"tx\"|\"receipt\", \"address\", \"key\", \"tx_hash\"}`. \
         Results come in request order, each a proof or an error body; the state proofs all prove the same block's post-state.",
     params(ProofQuery),
-    request_body(content = Vec<ProofRequest>, content_type = "application/json"),
+    request_body(content = MultiProofRequests, content_type = "application/json"),
     responses((status = 200, description = "One result per request, in order.", body = MultiProofResponse))
 )]
 pub async fn multi<B: Backend>(
@@ -429,6 +459,46 @@ mod tests {
         // Nothing finalized yet: nothing to prove against.
         let empty = app_for_genesis_only();
         get(&empty, &format!("/proof/account/{address}")).await.assert_error(404, ErrorCode::NotFound);
+    }
+
+    /// The documented storage key pattern is exactly what the parser takes (generated traffic
+    /// found `{key}` documented as any string, so `/proof/storage/{address}/0` was valid by the
+    /// document and answered 400).
+    #[test]
+    fn storage_key_pattern_is_what_the_parser_takes() {
+        let pattern = regex::Regex::new(super::STORAGE_KEY_PATTERN).unwrap();
+        let max = crate::limits::STORAGE_KEY_BYTES_MAX;
+        for bytes in [0, 1, 2, max - 1, max, max + 1] {
+            for digits in ["ab".repeat(bytes), format!("{}F", "a".repeat(2 * bytes)), format!("{}g0", "0".repeat(2 * bytes))] {
+                for prefix in ["", "0x", "0X", "x", "0x0x"] {
+                    let text = format!("{prefix}{digits}");
+                    assert_eq!(
+                        pattern.is_match(&text),
+                        super::parse_storage_key(&text).is_ok(),
+                        "{} bytes: {prefix}…",
+                        bytes
+                    );
+                }
+            }
+        }
+    }
+
+    /// Heights are u64: the document once said int64, so 2^63 looked invalid to clients while the
+    /// node took it. Any u64 gets past the query parser (and is then refused as unservable).
+    #[tokio::test]
+    async fn any_u64_height_is_a_well_formed_query() {
+        let app = app(&mock());
+        let address = key(0).address();
+        for height in ["9223372036854775808", "18446744073709551615"] {
+            get(&app, &format!("/proof/account/{address}?height={height}")).await.assert_error(404, ErrorCode::NotFound);
+            let body = json!([{"kind": "account", "address": address.to_hex()}]).to_string();
+            let answer = post(&app, &format!("/proof/multi?height={height}"), "application/json", body).await;
+            assert_eq!(answer.status, StatusCode::OK);
+            assert_eq!(answer.json()["results"][0]["code"], ErrorCode::NotFound.code());
+        }
+        get(&app, &format!("/proof/account/{address}?height=18446744073709551616"))
+            .await
+            .assert_error(400, ErrorCode::BadRequest);
     }
 
     fn app_for_genesis_only() -> axum::Router {

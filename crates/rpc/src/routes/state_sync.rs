@@ -75,11 +75,13 @@ pub async fn snapshot<B: Backend>(
 pub struct OperationsQuery {
     /// Operation count whose ops root the proof is against (a snapshot's `op_count`).
     size: u64,
-    /// First operation to return.
+    /// First operation to return; below `size`.
     start: u64,
     /// Most operations to return (1 to 50,000); required unless `boundary` is set.
+    #[param(minimum = 1, maximum = 50_000)]
     max: Option<u64>,
-    /// Return the single operation at `start` with the pinned Merkle nodes below it instead.
+    /// Return the single operation at `start` with the pinned Merkle nodes below it instead (then
+    /// without `max`).
     #[serde(default)]
     boundary: bool,
 }

@@ -40,7 +40,10 @@ use tokio::time::{Instant, timeout_at};
     description = "Body: canonical CBOR `{\"Transactions\": [tx, ...]}` holding 1 to 50 signed \
         transactions, at most 524,288 bytes. Each transaction is admitted or refused on its own; \
         `results` follow submission order.",
-    request_body(content = crate::openapi::SubmissionBytes, content_type = "application/cbor", description = "Submission envelope"),
+    request_body(content(
+        (crate::openapi::SubmissionBytes = "application/cbor"),
+        (crate::openapi::SubmissionBytes = "application/octet-stream"),
+    ), description = "Submission envelope"),
     responses(
         (status = 200, description = "At least one transaction accepted.", body = SubmitResponse),
         (status = 415, description = "`1001 bad_request`: Content-Type is neither application/cbor nor application/octet-stream.", body = drover_types::api::ErrorBody),
@@ -106,8 +109,11 @@ fn wait_timeout(query: &WaitQuery) -> Result<Duration, HttpError> {
         transaction has a receipt or `timeout_ms` passes. Per transaction: `success`, `reverted` \
         or `failed` with `block_height`, `cycles_used`, `cells_used`, `fee`, `revert_reason` and \
         the execution `error`; `pending` on timeout; `rejected` with `code`/`error`/`message`.",
-    params(("timeout_ms" = Option<u64>, Query, description = "Wait in milliseconds, 100 to 10,000 (default 5,000).")),
-    request_body(content = crate::openapi::SubmissionBytes, content_type = "application/cbor", description = "Submission envelope"),
+    params(("timeout_ms" = Option<u64>, Query, minimum = 100, maximum = 10_000, description = "Wait in milliseconds, 100 to 10,000 (default 5,000).")),
+    request_body(content(
+        (crate::openapi::SubmissionBytes = "application/cbor"),
+        (crate::openapi::SubmissionBytes = "application/octet-stream"),
+    ), description = "Submission envelope"),
     responses(
         (status = 200, description = "At least one transaction accepted.", body = SubmitWaitResponse),
         (status = 415, description = "`1001 bad_request`: Content-Type is neither application/cbor nor application/octet-stream.", body = drover_types::api::ErrorBody),
