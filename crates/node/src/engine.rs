@@ -624,12 +624,13 @@ pub async fn run(context: tokio::Context, config: EngineConfig) -> anyhow::Resul
         let metrics = metrics_reader.clone();
         move || commonware_runtime::Metrics::encode(metrics.as_ref())
     }));
-    let router = switch.router();
+    let layers = drover_rpc::Http::new(&rpc);
+    let api = drover_rpc::layered(switch.clone(), &layers);
     let http = context.child("http").spawn(move |context| async move {
         let shutdown = async move {
             let _ = context.stopped().await;
         };
-        if let Err(e) = drover_rpc::serve(listener, router, shutdown).await {
+        if let Err(e) = drover_rpc::serve(listener, api, shutdown).await {
             warn!(?e, "HTTP server stopped with an error");
         }
     });
@@ -658,7 +659,7 @@ pub async fn run(context: tokio::Context, config: EngineConfig) -> anyhow::Resul
         faucet,
         started.gossip,
     );
-    switch.ready(drover_rpc::router(handle, rpc));
+    switch.ready(drover_rpc::router(handle, rpc, &layers));
     info!(addr = %rpc_addr, chain_id = genesis.chain_id(), network = genesis.network(), "HTTP API listening");
 
     // Run until stopped.

@@ -9,13 +9,16 @@
 //! header-read and write timeouts).
 //!
 //! Layers, outermost first: tracing, CORS (any origin; GET/POST/OPTIONS; `Content-Type`;
-//! `Retry-After` and `X-Request-Id` readable by scripts),
-//! gzip, metrics, the request timeout ([`limits::REQUEST_TIMEOUT_MS`]: 503, code 1003), the
-//! global rate limit, the JSON rewrite of `tower-http`'s 413, and the 1 MB request body limit.
-//! The metrics layer sits outside the limits so that their 429s, 413s and 503s are counted, and
-//! every layer sits inside the router so the metrics see the matched route template. Every
-//! answer that is not a success is our JSON error body, including unknown routes (404, 1002)
-//! and wrong methods (405, 1001).
+//! `Retry-After` and `X-Request-Id` readable by scripts), gzip and metrics, put around the API
+//! (the start-up [`starting::Switch`] or the [`router`]) by [`layered`]; then, inside the
+//! router, the matched route's template handed back with the answer (for the metrics), the
+//! request timeout ([`limits::REQUEST_TIMEOUT_MS`]: 503, code 1003), the global rate limit, the
+//! JSON rewrite of `tower-http`'s 413, and the 1 MB request body limit. The metrics layer sits
+//! outside the limits so that their 429s, 413s and 503s are counted under their route. The
+//! layers that need no route sit outside the router because axum clones a route's whole service
+//! for every request: built once around it, they are cloned once per connection ([`server`]),
+//! which saves a good part of what a small request costs. Every answer that is not a success
+//! is our JSON error body, including unknown routes (404, 1002) and wrong methods (405, 1001).
 
 pub mod admission;
 pub mod backend;
@@ -36,15 +39,18 @@ mod mock;
 
 pub use backend::Backend;
 
-pub use server::{ServerLimits, serve, serve_with};
+pub use server::{Api, ServerLimits, serve, serve_with};
+pub use state::Http;
 
 use axum::{
     Router,
+    body::Body,
     extract::{DefaultBodyLimit, Request, State},
     http::{Method, header},
-    middleware::{Next, from_fn_with_state, map_response},
+    middleware::{Next, from_fn, from_fn_with_state, map_response},
     response::{IntoResponse, Response},
 };
+use tower::ServiceBuilder;
 use drover_types::ErrorCode;
 use error::HttpError;
 use limits::{
@@ -185,9 +191,10 @@ fn dev_mode_from(value: Option<String>) -> bool {
     })
 }
 
-/// The complete HTTP API over `backend`.
-pub fn router<B: Backend>(backend: B, config: RpcConfig) -> Router {
-    let state = AppState::new(backend, &config);
+/// The complete HTTP API over `backend`, without the layers that need no route (see
+/// [`layered`]): `http` holds what it shares with them.
+pub fn router<B: Backend>(backend: B, config: RpcConfig, http: &Http) -> Router {
+    let state = AppState::new(backend, &config, http);
     let mut api = routes::routes::<B>()
         .fallback(error::unknown_route)
         .method_not_allowed_fallback(error::method_not_allowed);
@@ -197,16 +204,22 @@ pub fn router<B: Backend>(backend: B, config: RpcConfig) -> Router {
     api.layer(DefaultBodyLimit::max(MAX_REQUEST_BYTES))
         .layer(RequestBodyLimitLayer::new(MAX_REQUEST_BYTES))
         .layer(map_response(error::json_payload_too_large))
-        .layer(from_fn_with_state(state.clone(), rate_limit::global::<B>))
-        .layer(from_fn_with_state(
-            Duration::from_millis(config.request_timeout_ms),
-            request_timeout,
-        ))
-        .layer(from_fn_with_state(state.metrics.clone(), metrics::track))
-        .layer(CompressionLayer::new())
-        .layer(cors())
-        .layer(TraceLayer::new_for_http())
+        .layer(from_fn_with_state(http.clone(), rate_limit::global))
+        .layer(from_fn_with_state(http.request_timeout, request_timeout))
+        .layer(from_fn(metrics::answer_with_route))
         .with_state(state)
+}
+
+/// `api` behind the layers every request passes through that need no route (see the module
+/// docs).
+pub fn layered(api: impl Api, http: &Http) -> impl Api {
+    ServiceBuilder::new()
+        .map_response(|response: axum::http::Response<_>| response.map(Body::new))
+        .layer(TraceLayer::new_for_http())
+        .layer(cors())
+        .layer(CompressionLayer::new())
+        .layer(from_fn_with_state(http.metrics.clone(), metrics::track))
+        .service(api)
 }
 
 /// Browser wallets and dashboards call the API from any origin.
@@ -282,7 +295,7 @@ mod tests {
     ];
 
     fn dev_app(dev_mode: bool) -> Router {
-        router(
+        api(
             MockBackend::default(),
             RpcConfig {
                 dev_mode,
@@ -343,7 +356,7 @@ mod tests {
 
     #[tokio::test]
     async fn global_rate_limit_answers_429_with_retry_after_and_counts_it() {
-        let app = router(
+        let app = api(
             MockBackend::default(),
             RpcConfig {
                 global_rate_limit_per_sec: 2,
@@ -386,7 +399,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_request_not_answered_in_time_is_503_with_retry_after() {
-        let app = router(
+        let app = api(
             MockBackend::default(),
             RpcConfig {
                 request_timeout_ms: 50,

@@ -165,26 +165,34 @@ impl RpcMetrics {
     }
 }
 
-/// Middleware recording every response; layered outside the rate limit and body limits so
-/// their refusals count too.
+/// Middleware recording every response; layered outside the router, the rate limit and the
+/// body limits so their refusals count too. The route template comes with the answer
+/// ([`answer_with_route`]); an answer without one matched no route.
 pub async fn track(
     State(metrics): State<Arc<RpcMetrics>>,
     request: Request,
     next: Next,
 ) -> Response {
     let started = Instant::now();
-    let route = request.extensions().get::<MatchedPath>().map_or_else(
-        || UNMATCHED_ROUTE.to_owned(),
-        |path| path.as_str().to_owned(),
-    );
     let method = request.method().clone();
     let response = next.run(request).await;
+    let route = response.extensions().get::<MatchedPath>().map_or(UNMATCHED_ROUTE, MatchedPath::as_str);
     metrics.observe(
-        &route,
+        route,
         &method,
         response.status().as_u16(),
         started.elapsed().as_secs_f64(),
     );
+    response
+}
+
+/// Router layer: hands the matched route template (none for an unknown route) to [`track`],
+/// outside the router, with the answer.
+pub async fn answer_with_route(route: Option<MatchedPath>, request: Request, next: Next) -> Response {
+    let mut response = next.run(request).await;
+    if let Some(route) = route {
+        response.extensions_mut().insert(route);
+    }
     response
 }
 

@@ -597,7 +597,13 @@ pub fn success_receipt(tx: &VerifiedTransaction, block_height: u64, index: u32) 
 
 /// The router over `mock` with the default configuration.
 pub fn app(mock: &MockBackend) -> Router {
-    router(mock.clone(), RpcConfig::default())
+    api(mock.clone(), RpcConfig::default())
+}
+
+/// The API as the server serves it (the router behind its layers) over `mock`, as a router.
+pub fn api(mock: MockBackend, config: RpcConfig) -> Router {
+    let http = crate::Http::new(&config);
+    Router::new().fallback_service(crate::layered(router(mock, config, &http), &http))
 }
 
 pub struct Answer {

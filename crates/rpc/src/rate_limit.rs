@@ -179,14 +179,14 @@ fn refusal<B: Backend>(state: &AppState<B>, limiter: Limiter, wait: Duration) ->
 }
 
 /// Middleware applying the global limit to every request.
-pub async fn global<B: Backend>(
-    State(state): State<AppState<B>>,
-    request: Request,
-    next: Next,
-) -> Response {
-    match check(&state, NodeWide::Global) {
+pub async fn global(State(http): State<crate::Http>, request: Request, next: Next) -> Response {
+    match http.global_limiter.try_acquire() {
         Ok(()) => next.run(request).await,
-        Err(err) => err.into_response(),
+        Err(wait) => {
+            http.metrics.rate_limited(Limiter::Global);
+            HttpError::rate_limited(retry_after_secs(wait), format!("{} rate limit exceeded", Limiter::Global.label()))
+                .into_response()
+        }
     }
 }
 

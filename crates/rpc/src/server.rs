@@ -26,10 +26,10 @@ use crate::{
     },
 };
 use axum::{
-    Router,
     body::Body,
-    extract::ConnectInfo,
+    extract::{ConnectInfo, Request},
     http::StatusCode,
+    response::Response,
 };
 use drover_types::{ErrorCode, error::ApiError};
 use hyper::{body::Incoming, server::conn::http1, service::service_fn};
@@ -49,7 +49,8 @@ use tokio::{
     sync::{OwnedSemaphorePermit, Semaphore, watch},
     time::{Sleep, timeout},
 };
-use tower::ServiceExt as _;
+use std::convert::Infallible;
+use tower::{Service, ServiceExt as _};
 use tracing::{debug, error};
 
 /// Wait after an accept error that is not about one connection (most likely the process is out
@@ -80,20 +81,25 @@ impl Default for ServerLimits {
     }
 }
 
-/// Serves `router` on `listener` with the default [`ServerLimits`] until `shutdown` completes,
+/// What the server answers requests with: an [`axum::Router`], or a [`Switch`](crate::starting::Switch)
+/// between two. Cloned once per request, so it must be cheap to clone.
+pub trait Api: Service<Request, Response = Response, Error = Infallible, Future: Send + 'static> + Clone + Send + Sync + 'static {}
+impl<S> Api for S where S: Service<Request, Response = Response, Error = Infallible, Future: Send + 'static> + Clone + Send + Sync + 'static {}
+
+/// Serves `api` on `listener` with the default [`ServerLimits`] until `shutdown` completes,
 /// then finishes the requests in flight.
 pub async fn serve(
     listener: TcpListener,
-    router: Router,
+    api: impl Api,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> io::Result<()> {
-    serve_with(listener, router, shutdown, ServerLimits::default()).await
+    serve_with(listener, api, shutdown, ServerLimits::default()).await
 }
 
 /// [`serve`] with explicit limits.
 pub async fn serve_with(
     listener: TcpListener,
-    router: Router,
+    api: impl Api,
     shutdown: impl Future<Output = ()> + Send + 'static,
     limits: ServerLimits,
 ) -> io::Result<()> {
@@ -124,7 +130,7 @@ pub async fn serve_with(
         // default, which is only slower.)
         let _ = stream.set_nodelay(true);
         if let Ok(permit) = connections.clone().try_acquire_owned() {
-            tokio::spawn(connection(stream, peer, router.clone(), limits, closing_rx.clone(), permit));
+            tokio::spawn(connection(stream, peer, api.clone(), limits, closing_rx.clone(), permit));
         } else if let Ok(permit) = refusals.clone().try_acquire_owned() {
             debug!(%peer, "HTTP connections at their cap: answering 429");
             tokio::spawn(refuse(stream, limits.connections_max, permit));
@@ -152,16 +158,27 @@ fn is_connection_error(e: &io::Error) -> bool {
 async fn connection(
     stream: TcpStream,
     peer: SocketAddr,
-    router: Router,
+    api: impl Api,
     limits: ServerLimits,
     mut closing: watch::Receiver<bool>,
     _permit: OwnedSemaphorePermit,
 ) {
     let io = Watched::new(stream, Duration::from_millis(limits.response_write_timeout_ms));
+    // One copy of the API per connection, not per request (cloning a layered service is a good
+    // part of what a small request costs): HTTP/1 answers one request at a time, so the lock is
+    // never contended.
+    let api = Arc::new(tokio::sync::Mutex::new(api));
     let service = service_fn(move |request: hyper::Request<Incoming>| {
         let mut request = request.map(Body::new);
         request.extensions_mut().insert(ConnectInfo(peer));
-        router.clone().oneshot(request)
+        let api = Arc::clone(&api);
+        async move {
+            let answer = {
+                let mut api = api.lock().await;
+                api.ready().await?.call(request)
+            };
+            answer.await
+        }
     });
     let ended = {
         let mut builder = http1::Builder::new();
@@ -378,12 +395,14 @@ mod tests {
     async fn server(limits: ServerLimits) -> (SocketAddr, tokio::sync::oneshot::Sender<()>) {
         let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
         let address = listener.local_addr().unwrap();
-        let router = crate::router(MockBackend::default(), crate::RpcConfig::default());
+        let config = crate::RpcConfig::default();
+        let http = crate::Http::new(&config);
+        let api = crate::layered(crate::router(MockBackend::default(), config, &http), &http);
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
         let shutdown = async move {
             let _ = stopped.await;
         };
-        tokio::spawn(serve_with(listener, router, shutdown, limits));
+        tokio::spawn(serve_with(listener, api, shutdown, limits));
         (address, stop)
     }
 

@@ -13,7 +13,7 @@ use axum::{
     Json, Router,
     extract::Request,
     http::{StatusCode, header},
-    response::{IntoResponse, Response},
+    response::Response,
     routing::get,
 };
 use drover_types::{
@@ -25,7 +25,6 @@ use std::{
     sync::{Arc, OnceLock},
     time::Instant,
 };
-use tower::ServiceExt as _;
 
 /// Prometheus text of the node while it starts.
 pub type MetricsSource = Arc<dyn Fn() -> String + Send + Sync>;
@@ -88,13 +87,30 @@ impl Switch {
         let _ = self.ready.set(api);
     }
 
-    /// The router to listen with: every request goes to whichever side is current.
+    /// The router answering now.
+    fn current(&self) -> &Router {
+        self.ready.get().unwrap_or(&self.starting)
+    }
+
+    /// The switch as a router (tests drive routers; the server drives the switch itself).
+    #[cfg(test)]
     pub fn router(&self) -> Router {
-        let switch = self.clone();
-        Router::new().fallback_service(tower::service_fn(move |request: Request| {
-            let router = switch.ready.get().unwrap_or(&switch.starting).clone();
-            async move { Ok::<Response, Infallible>(router.oneshot(request).await.into_response()) }
-        }))
+        Router::new().fallback_service(self.clone())
+    }
+}
+
+/// Every request goes to whichever router is current, with no routing of its own.
+impl tower::Service<Request> for Switch {
+    type Response = Response;
+    type Error = Infallible;
+    type Future = <Router as tower::Service<Request>>::Future;
+
+    fn poll_ready(&mut self, _: &mut std::task::Context<'_>) -> std::task::Poll<Result<(), Infallible>> {
+        std::task::Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, request: Request) -> Self::Future {
+        self.current().clone().call(request)
     }
 }
 
@@ -124,7 +140,8 @@ mod tests {
             assert!(answer.json()["message"].as_str().unwrap().contains("starting"));
         }
 
-        switch.ready(crate::router(MockBackend::default(), crate::RpcConfig::default()));
+        let http = crate::Http::new(&crate::RpcConfig::default());
+        switch.ready(crate::router(MockBackend::default(), crate::RpcConfig::default(), &http));
         assert_eq!(get(&app, "/height").await.json()["height"], 0);
         // The full API's own refusals come through unchanged.
         get(&app, "/nope").await.assert_error(404, ErrorCode::NotFound);

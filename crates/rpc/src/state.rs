@@ -15,6 +15,30 @@ use crate::{
 use std::{sync::Arc, time::Duration, time::Instant};
 use tokio::sync::Semaphore;
 
+/// What the layers around every request share with the routes: built once when the server
+/// starts (before the node's state is ready), so the start-up routes and the full API count
+/// into the same metrics and the same global limit.
+#[derive(Clone)]
+pub struct Http {
+    pub metrics: Arc<RpcMetrics>,
+    pub global_limiter: Arc<SlidingWindow>,
+    /// How long a request may take to be answered.
+    pub request_timeout: Duration,
+}
+
+impl Http {
+    pub fn new(config: &RpcConfig) -> Self {
+        Self {
+            metrics: Arc::new(RpcMetrics::default()),
+            global_limiter: Arc::new(SlidingWindow::new(
+                config.global_rate_limit_per_sec,
+                Duration::from_millis(GLOBAL_RATE_LIMIT_WINDOW_MS),
+            )),
+            request_timeout: Duration::from_millis(config.request_timeout_ms),
+        }
+    }
+}
+
 #[derive(Clone)]
 pub struct AppState<B> {
     pub backend: B,
@@ -29,7 +53,7 @@ pub struct AppState<B> {
 }
 
 impl<B: Backend> AppState<B> {
-    pub fn new(backend: B, config: &RpcConfig) -> Self {
+    pub fn new(backend: B, config: &RpcConfig, http: &Http) -> Self {
         let faucet_per_minute = backend
             .faucet()
             .map_or(FAUCET_REQUESTS_PER_MINUTE_DEFAULT, |settings| {
@@ -37,11 +61,8 @@ impl<B: Backend> AppState<B> {
             });
         Self {
             backend,
-            metrics: Arc::new(RpcMetrics::default()),
-            global_limiter: Arc::new(SlidingWindow::new(
-                config.global_rate_limit_per_sec,
-                Duration::from_millis(GLOBAL_RATE_LIMIT_WINDOW_MS),
-            )),
+            metrics: http.metrics.clone(),
+            global_limiter: http.global_limiter.clone(),
             faucet_limiter: Arc::new(SlidingWindow::new(
                 faucet_per_minute,
                 Duration::from_millis(FAUCET_RATE_LIMIT_WINDOW_MS),

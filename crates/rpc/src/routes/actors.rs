@@ -440,7 +440,7 @@ mod tests {
         let mock = MockBackend::with(|data| data.actors.push(actor(Address([0xac; 20]))));
         // Hundreds of requests: no global limit in the way.
         let config = crate::RpcConfig { global_rate_limit_per_sec: 1_000_000, ..crate::RpcConfig::default() };
-        let app = crate::router(mock, config);
+        let app = crate::mock::api(mock, config);
         let at = |route: &str| route.replace("{address}", "0xacacacacacacacacacacacacacacacacacacacac");
         for (route, bytes) in [
             ("/actors/{address}/storage", super::STORAGE_CURSOR_BYTES_MAX),

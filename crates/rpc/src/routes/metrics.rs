@@ -103,7 +103,7 @@ mod tests {
     async fn client_chosen_methods_and_paths_add_no_series() {
         // No global limit in the way: its 429s would be series of their own.
         let config = crate::RpcConfig { global_rate_limit_per_sec: 1_000_000, ..crate::RpcConfig::default() };
-        let app = crate::router(MockBackend::default(), config);
+        let app = crate::mock::api(MockBackend::default(), config);
         garbage(&app, 1).await;
         let first = request_series(&get(&app, "/metrics").await.text());
         // The first round created the few series any garbage falls into; more garbage, with

@@ -335,7 +335,7 @@ mod tests {
             global_rate_limit_per_sec: 1_000_000,
             ..crate::RpcConfig::default()
         };
-        let app = crate::router(mock.clone(), config);
+        let app = crate::mock::api(mock.clone(), config);
         // Two waits of 10 s on a chain that finalizes nothing hold both slots.
         let waiting: Vec<_> = (0..2)
             .map(|i| {
