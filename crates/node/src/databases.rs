@@ -21,7 +21,11 @@
 //! the apply of a finalized block waits, for at most one block's execution. The executor is
 //! synchronous (the VM calls its host synchronously), so each lookup is driven to completion in
 //! place: QMDB's reads need no other task to make progress (page-cache fetches are driven by
-//! their waiters), under the tokio runtime and the deterministic one alike.
+//! their waiters), under the tokio runtime and the deterministic one alike. Each lookup runs
+//! outside tokio's cooperative budget ([`drive`]): execution runs inside one task that does not
+//! yield between lookups, so once a block had made about a hundred reads that missed the page
+//! cache, every further file read would have answered "yield first", and driving it in place
+//! would have spun forever.
 //!
 //! [`OrderedRead`] and [`next_entry`] turn "next key" into the executor's next-key queries; the
 //! API's read-only calls use them over the committed database, blocks over a [`ParentReader`].
@@ -199,13 +203,22 @@ impl<E: Bounds> StateRead for ParentReader<'_, E> {
             return Ok(value.clone());
         }
         self.lookups.set(self.lookups.get() + 1);
-        futures::executor::block_on(self.view.get(&key.to_vec())).map_err(fault)
+        drive(self.view.get(&key.to_vec())).map_err(fault)
     }
 
     fn next_entry(&self, query: &NextKeyQuery) -> Result<Option<Entry>, ReadFault> {
         self.lookups.set(self.lookups.get() + 1);
-        futures::executor::block_on(layered_next_entry(&self.view, self.layer, query)).map_err(fault)
+        drive(layered_next_entry(&self.view, self.layer, query)).map_err(fault)
     }
+}
+
+/// Drives one lookup to completion on this thread. The storage reads under it await tokio
+/// join handles, which consume the enclosing task's cooperative budget and, once it is spent,
+/// answer "pending" and wake at once until the task yields to its scheduler, which a task
+/// blocked here never does: unconstrained, they only wait for the read itself. Outside tokio
+/// (the deterministic runtime) this changes nothing.
+fn drive<F: Future>(lookup: F) -> F::Output {
+    futures::executor::block_on(tokio::task::unconstrained(lookup))
 }
 
 /// The answer to `query` in `state` with `layer` laid over it: the first entry after the
@@ -474,5 +487,46 @@ mod tests {
             assert_eq!(next(&child, Some(b"a1")).await, Some(b"a2".to_vec()));
             assert!(matches!(next_in(&from_db, &Layer::new(), None).await, Err(Error::StaleRead)));
         });
+    }
+
+    /// Under tokio, a block reads its state from a blocking task that never yields between
+    /// lookups; reads that miss the page cache must still complete however many there are.
+    #[test]
+    fn many_uncached_reads_complete_under_tokio() {
+        const KEYS: u32 = 10_000;
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        let storage = dir.path().to_path_buf();
+        let (done, finished) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let config = commonware_runtime::tokio::Config::new().with_storage_directory(storage);
+            commonware_runtime::tokio::Runner::new(config).start(|context| async move {
+                // Two pages of cache: almost every read of the journal goes to the file.
+                let config = crate::engine::qmdb_config::<commonware_runtime::tokio::Context>(
+                    "test",
+                    CacheRef::new(NZU16!(4096), NZUsize!(2)),
+                );
+                let dbs = StateDatabases::init(context.child("state"), config, None).await;
+                let key = |i: u32| [b"k".as_slice(), &i.to_be_bytes()].concat();
+                let mut batch = dbs.new_batches().await;
+                for i in 0..KEYS {
+                    batch = batch.write(key(i), Some(vec![7; 400]));
+                }
+                dbs.apply(batch.merkleize().await.unwrap()).await;
+                assert!(dbs.finalize().await.durable().await);
+                let reading = dbs.new_batches().await;
+                let read = context.child("execute").shared(true).spawn(move |_| async move {
+                    reading
+                        .parent()
+                        .read(&Layer::new(), &[], |reader| {
+                            (0..KEYS).filter(|&i| reader.get(&key(i)).expect("read").is_some()).count()
+                        })
+                        .await
+                });
+                let found = read.await.expect("the task ran").expect("on the chain");
+                done.send(found).expect("the test waits");
+            });
+        });
+        let found = finished.recv_timeout(std::time::Duration::from_secs(120)).expect("the reads completed");
+        assert_eq!(found, KEYS as usize);
     }
 }
