@@ -439,6 +439,7 @@ where
             .chain
             .executed(&block.digest())
             .expect("a finalized block is executed before it is applied");
+        let started = std::time::Instant::now();
         self.chain.accounts.record_block(&executed.accounts);
         self.chain
             .indexes
@@ -450,6 +451,7 @@ where
                 system_runs: &executed.system_runs,
             })
             .expect("index store failed: cannot record a finalized block");
+        self.chain.metrics.observe_capture(started.elapsed().as_secs_f64());
     }
 
     async fn finalized(

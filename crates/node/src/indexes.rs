@@ -2,17 +2,25 @@
 //! of successful executions by emitting address (the actor log), and each actor's system runs
 //! (the timer fires and mailbox deliveries a block runs before its transactions).
 //!
-//! Indexes are derived data written once per finalized block, in one durable redb write
-//! transaction. Every key is a function of the block's content (a transaction hash, or a height
-//! and a position in the block), so rewriting a block (as happens when a block is replayed after
-//! a crash) writes the same entries again: it is idempotent. They are written before the block's
+//! Indexes are derived data written once per finalized block, in one atomic, durable write batch
+//! of an LSM store (fjall). Most keys are hashes or addresses, so they land all over the key
+//! space: in a B-tree each insert copied a page of its own, and at a million transactions a
+//! block wrote megabytes of pages and an fsync that grew with the index. An LSM tree writes a
+//! batch as one sequential journal append and sorts it into tables in the background, so a
+//! block costs what its entries weigh, at any index size.
+//!
+//! Every key is a function of the block's content (a transaction hash, or a height and a
+//! position in the block), so rewriting a block (as happens when a block is replayed after a
+//! crash) writes the same entries again: it is idempotent. They are written before the block's
 //! state is applied (see `application::capture`), so after any crash the indexes are never
 //! behind the state.
 //!
 //! Log and run keys sort in chain order. Within a block, system runs execute before the
 //! transactions, so a log position carries a phase byte between the height and the index:
-//! [`PHASE_SYSTEM_RUN`] sorts before [`PHASE_TRANSACTION`]. Logs written before system runs were
-//! indexed (format 1: no phase byte, transactions only) are rewritten once by [`Indexes::open`].
+//! [`PHASE_SYSTEM_RUN`] sorts before [`PHASE_TRANSACTION`].
+//!
+//! A node whose indexes are still in the single-file store of earlier versions
+//! ([`LEGACY_INDEX_FILE`]) has them copied over once by [`Indexes::open`].
 
 use drover_execution::{SystemRun, SystemRunKind};
 use drover_types::{
@@ -20,19 +28,20 @@ use drover_types::{
     cbor::{self, CborError, Writer},
 };
 use minicbor::decode::Decoder;
-use redb::{Database, ReadableDatabase, ReadableTable as _, TableDefinition};
-use std::{path::Path, sync::Arc};
+use fjall::{Database, Keyspace, KeyspaceCreateOptions, PersistMode};
+use redb::{ReadableDatabase as _, ReadableTable as _, TableDefinition};
+use std::path::Path;
 
 /// tx hash → `height (8, BE) ‖ index (4, BE) ‖ sender (20) ‖ transaction CBOR`.
-const TRANSACTIONS: TableDefinition<&[u8], &[u8]> = TableDefinition::new("transactions");
+const TRANSACTIONS: &str = "transactions";
 /// tx hash → receipt CBOR.
-const RECEIPTS: TableDefinition<&[u8], &[u8]> = TableDefinition::new("receipts");
+const RECEIPTS: &str = "receipts";
 /// `address (20) ‖ position` → `origin ‖ event CBOR`: an address's events in chain order. The
 /// position is `height (8, BE) ‖ phase (1) ‖ index (4, BE) ‖ event index (4, BE)`, the index
 /// being the transaction's in its block or the run's among the block's system runs. The origin
 /// is `0x00 ‖ tx hash (32)`, `0x01 ‖ timer id (8, BE)` or `0x02 ‖ message seq (8, BE) ‖ sender
 /// (20)`.
-const LOGS: TableDefinition<&[u8], &[u8]> = TableDefinition::new("logs");
+const LOGS: &str = "logs";
 /// Length of a log's position after the address: height, phase, index, event index.
 pub const LOG_POSITION_LEN: usize = 17;
 /// Phase of the events of a block's system runs: they ran first.
@@ -44,18 +53,23 @@ const ORIGIN_TIMER: u8 = 1;
 const ORIGIN_DELIVERY: u8 = 2;
 /// `actor (20) ‖ height (8, BE) ‖ run index (4, BE)` → run CBOR (see [`encode_run`]): an actor's
 /// system runs in chain order, the index being the run's among the block's system runs.
-const RUNS: TableDefinition<&[u8], &[u8]> = TableDefinition::new("system_runs");
+const RUNS: &str = "system_runs";
 /// Length of a run's position after the actor: height, run index.
 pub const RUN_POSITION_LEN: usize = 12;
-/// Fixed keys → u64.
-const META: TableDefinition<&str, u64> = TableDefinition::new("meta");
+/// Fixed keys → u64 (BE).
+const META: &str = "meta";
 const META_HEIGHT: &str = "height";
 const META_TIMESTAMP_MS: &str = "timestamp_ms";
 /// Length of a transaction hash.
 const HASH_LEN: usize = 32;
 
-/// File name of the index database inside the node's `directory`.
-pub const INDEX_FILE: &str = "indexes.redb";
+/// Directory of the index store inside the node's `directory`.
+pub const INDEX_DIR: &str = "indexes";
+/// File of the single-file (redb) index store of earlier versions, copied into [`INDEX_DIR`]
+/// and removed on first open.
+pub const LEGACY_INDEX_FILE: &str = "indexes.redb";
+/// Keyspaces that hold byte keys and values, the same in both stores.
+const TABLES: [&str; 4] = [TRANSACTIONS, RECEIPTS, LOGS, RUNS];
 
 #[derive(Debug, thiserror::Error)]
 #[error("index store: {0}")]
@@ -276,11 +290,11 @@ fn position_index(index: usize) -> u32 {
     u32::try_from(index).unwrap_or(u32::MAX)
 }
 
-/// Entries of `table` under `prefix` after `prefix ‖ after` (all of them when `None`), at most
-/// `limit`, each read by `read` from its position (the key after the prefix) and value; also
-/// says whether more follow.
+/// Entries of `keyspace` under `prefix` after `prefix ‖ after` (all of them when `None`), at
+/// most `limit`, each read by `read` from its position (the key after the prefix) and value;
+/// also says whether more follow.
 fn page<T, const N: usize>(
-    table: &impl redb::ReadableTable<&'static [u8], &'static [u8]>,
+    keyspace: &Keyspace,
     prefix: &[u8],
     after: Option<[u8; N]>,
     limit: usize,
@@ -292,103 +306,159 @@ fn page<T, const N: usize>(
         None => Bound::Included(prefix.to_vec()),
     };
     let end = Bound::Included([prefix, &[0xff; N]].concat());
-    let range = table
-        .range::<&[u8]>((start.as_ref().map(Vec::as_slice), end.as_ref().map(Vec::as_slice)))
-        .map_err(err)?;
     let mut entries = Vec::new();
-    for item in range {
+    for item in keyspace.range::<Vec<u8>, _>((start, end)) {
         if entries.len() == limit {
             return Ok((entries, true));
         }
-        let (key, value) = item.map_err(err)?;
+        let (key, value) = item.into_inner().map_err(err)?;
         let position: [u8; N] = key
-            .value()
             .get(prefix.len()..)
             .and_then(|p| p.try_into().ok())
             .ok_or_else(|| IndexError("corrupt index key".into()))?;
-        entries.push(read(position, value.value())?);
+        entries.push(read(position, &value)?);
     }
     Ok((entries, false))
 }
 
+/// Block cache of the index store. Past it, reads come from the operating system's file cache.
+pub const INDEX_CACHE_BYTES: u64 = 64 * 1024 * 1024;
+/// Rows copied per write batch when moving a legacy store over.
+const MIGRATION_BATCH_ROWS: usize = 10_000;
+
 #[derive(Clone)]
 pub struct Indexes {
-    db: Arc<Database>,
+    db: Database,
+    transactions: Keyspace,
+    receipts: Keyspace,
+    logs: Keyspace,
+    runs: Keyspace,
+    meta: Keyspace,
 }
 
 impl Indexes {
     pub fn open(directory: &Path) -> Result<Self, IndexError> {
         std::fs::create_dir_all(directory).map_err(err)?;
-        let db = Database::create(directory.join(INDEX_FILE)).map_err(err)?;
-        let txn = db.begin_write().map_err(err)?;
-        txn.open_table(TRANSACTIONS).map_err(err)?;
-        txn.open_table(RECEIPTS).map_err(err)?;
-        txn.open_table(LOGS).map_err(err)?;
-        txn.open_table(RUNS).map_err(err)?;
-        txn.open_table(META).map_err(err)?;
-        txn.commit().map_err(err)?;
-        Ok(Self { db: Arc::new(db) })
+        let db = Database::builder(directory.join(INDEX_DIR))
+            .cache_size(INDEX_CACHE_BYTES)
+            .open()
+            .map_err(err)?;
+        let keyspace = |name: &str| db.keyspace(name, KeyspaceCreateOptions::default).map_err(err);
+        let indexes = Self {
+            transactions: keyspace(TRANSACTIONS)?,
+            receipts: keyspace(RECEIPTS)?,
+            logs: keyspace(LOGS)?,
+            runs: keyspace(RUNS)?,
+            meta: keyspace(META)?,
+            db,
+        };
+        let legacy = directory.join(LEGACY_INDEX_FILE);
+        if legacy.exists() {
+            indexes.migrate(&legacy)?;
+        }
+        Ok(indexes)
     }
 
-    /// Records a finalized block (durably, idempotently).
-    pub fn record(&self, entries: BlockEntries<'_>) -> Result<(), IndexError> {
-        let txn = self.db.begin_write().map_err(err)?;
-        {
-            let mut txs = txn.open_table(TRANSACTIONS).map_err(err)?;
-            let mut receipts = txn.open_table(RECEIPTS).map_err(err)?;
-            let mut logs = txn.open_table(LOGS).map_err(err)?;
-            let mut runs = txn.open_table(RUNS).map_err(err)?;
-            for (index, run) in entries.system_runs.iter().enumerate() {
-                let index = position_index(index);
-                let origin = LogOrigin::of(run.kind);
-                for (position, event) in run.events.iter().enumerate() {
-                    let key = log_key(&event.address, entries.height, PHASE_SYSTEM_RUN, index, position_index(position));
-                    logs.insert(key.as_slice(), origin.encode(event).as_slice()).map_err(err)?;
+    fn keyspace(&self, name: &str) -> &Keyspace {
+        match name {
+            TRANSACTIONS => &self.transactions,
+            RECEIPTS => &self.receipts,
+            LOGS => &self.logs,
+            RUNS => &self.runs,
+            _ => &self.meta,
+        }
+    }
+
+    /// Copies a legacy redb store into this one, durably, then removes it. Interrupted, it runs
+    /// again from the start on the next open: every copy is an idempotent overwrite.
+    fn migrate(&self, legacy: &Path) -> Result<(), IndexError> {
+        let old = redb::Database::open(legacy).map_err(err)?;
+        let txn = old.begin_read().map_err(err)?;
+        for name in TABLES {
+            let table = match txn.open_table(TableDefinition::<&[u8], &[u8]>::new(name)) {
+                Ok(table) => table,
+                Err(redb::TableError::TableDoesNotExist(_)) => continue,
+                Err(e) => return Err(err(e)),
+            };
+            let mut batch = self.db.batch();
+            for row in table.iter().map_err(err)? {
+                let (key, value) = row.map_err(err)?;
+                batch.insert(self.keyspace(name), key.value(), value.value());
+                if batch.len() == MIGRATION_BATCH_ROWS {
+                    std::mem::replace(&mut batch, self.db.batch()).commit().map_err(err)?;
                 }
-                let key = [run.actor.0.as_slice(), &entries.height.to_be_bytes(), &index.to_be_bytes()].concat();
-                runs.insert(key.as_slice(), encode_run(run).as_slice()).map_err(err)?;
             }
-            for (index, (tx, receipt)) in entries.transactions.iter().zip(entries.receipts).enumerate() {
-                let index = position_index(index);
-                let origin = LogOrigin::Transaction { hash: tx.hash };
-                for (position, event) in receipt.events.iter().enumerate() {
-                    let key = log_key(&event.address, entries.height, PHASE_TRANSACTION, index, position_index(position));
-                    logs.insert(key.as_slice(), origin.encode(event).as_slice()).map_err(err)?;
+            batch.commit().map_err(err)?;
+        }
+        if let Ok(meta) = txn.open_table(TableDefinition::<&str, u64>::new(META)) {
+            for key in [META_HEIGHT, META_TIMESTAMP_MS] {
+                if let Some(value) = meta.get(key).map_err(err)? {
+                    self.meta.insert(key, value.value().to_be_bytes()).map_err(err)?;
                 }
-                let mut value = Vec::with_capacity(32 + tx.encoded.len());
-                value.extend_from_slice(&entries.height.to_be_bytes());
-                value.extend_from_slice(&index.to_be_bytes());
-                value.extend_from_slice(&tx.sender.0);
-                value.extend_from_slice(&tx.encoded);
-                txs.insert(tx.hash.0.as_slice(), value.as_slice()).map_err(err)?;
-                receipts.insert(tx.hash.0.as_slice(), receipt.encode().as_slice()).map_err(err)?;
-            }
-            let mut meta = txn.open_table(META).map_err(err)?;
-            let current = meta.get(META_HEIGHT).map_err(err)?.map(|v| v.value()).unwrap_or(0);
-            if entries.height >= current {
-                meta.insert(META_HEIGHT, entries.height).map_err(err)?;
-                meta.insert(META_TIMESTAMP_MS, entries.timestamp_ms).map_err(err)?;
             }
         }
-        txn.commit().map_err(err)
+        self.db.persist(PersistMode::SyncAll).map_err(err)?;
+        drop(txn);
+        drop(old);
+        std::fs::remove_file(legacy).map_err(err)
+    }
+
+    fn meta(&self, key: &str) -> Result<u64, IndexError> {
+        match self.meta.get(key).map_err(err)? {
+            Some(value) => {
+                let bytes: [u8; 8] = value.as_ref().try_into().map_err(|_| IndexError("corrupt meta entry".into()))?;
+                Ok(u64::from_be_bytes(bytes))
+            }
+            None => Ok(0),
+        }
+    }
+
+    /// Records a finalized block (durably, atomically, idempotently).
+    pub fn record(&self, entries: BlockEntries<'_>) -> Result<(), IndexError> {
+        let mut batch = self.db.batch().durability(Some(PersistMode::SyncData));
+        for (index, run) in entries.system_runs.iter().enumerate() {
+            let index = position_index(index);
+            let origin = LogOrigin::of(run.kind);
+            for (position, event) in run.events.iter().enumerate() {
+                let key = log_key(&event.address, entries.height, PHASE_SYSTEM_RUN, index, position_index(position));
+                batch.insert(&self.logs, key, origin.encode(event));
+            }
+            let key = [run.actor.0.as_slice(), &entries.height.to_be_bytes(), &index.to_be_bytes()].concat();
+            batch.insert(&self.runs, key, encode_run(run));
+        }
+        for (index, (tx, receipt)) in entries.transactions.iter().zip(entries.receipts).enumerate() {
+            let index = position_index(index);
+            let origin = LogOrigin::Transaction { hash: tx.hash };
+            for (position, event) in receipt.events.iter().enumerate() {
+                let key = log_key(&event.address, entries.height, PHASE_TRANSACTION, index, position_index(position));
+                batch.insert(&self.logs, key, origin.encode(event));
+            }
+            let mut value = Vec::with_capacity(32 + tx.encoded.len());
+            value.extend_from_slice(&entries.height.to_be_bytes());
+            value.extend_from_slice(&index.to_be_bytes());
+            value.extend_from_slice(&tx.sender.0);
+            value.extend_from_slice(&tx.encoded);
+            batch.insert(&self.transactions, tx.hash.0, value);
+            batch.insert(&self.receipts, tx.hash.0, receipt.encode());
+        }
+        if entries.height >= self.meta(META_HEIGHT)? {
+            batch.insert(&self.meta, META_HEIGHT, entries.height.to_be_bytes());
+            batch.insert(&self.meta, META_TIMESTAMP_MS, entries.timestamp_ms.to_be_bytes());
+        }
+        batch.commit().map_err(err)
     }
 
     /// Height and timestamp of the latest recorded block (0, 0 before any).
     pub fn tip(&self) -> Result<(u64, u64), IndexError> {
-        let txn = self.db.begin_read().map_err(err)?;
-        let meta = txn.open_table(META).map_err(err)?;
-        let height = meta.get(META_HEIGHT).map_err(err)?.map(|v| v.value()).unwrap_or(0);
-        let ts = meta.get(META_TIMESTAMP_MS).map_err(err)?.map(|v| v.value()).unwrap_or(0);
-        Ok((height, ts))
+        Ok((self.meta(META_HEIGHT)?, self.meta(META_TIMESTAMP_MS)?))
     }
 
     pub fn transaction(&self, hash: &H256) -> Result<Option<IndexedTransaction>, IndexError> {
-        let txn = self.db.begin_read().map_err(err)?;
-        let table = txn.open_table(TRANSACTIONS).map_err(err)?;
-        let Some(value) = table.get(hash.0.as_slice()).map_err(err)? else {
+        let Some(value) = self.transactions.get(hash.0).map_err(err)? else {
             return Ok(None);
         };
-        let bytes = value.value();
+        let bytes: &[u8] = &value;
+
         if bytes.len() < 32 {
             return Err(IndexError("corrupt transaction entry".into()));
         }
@@ -412,9 +482,7 @@ impl Indexes {
         after: Option<[u8; LOG_POSITION_LEN]>,
         limit: usize,
     ) -> Result<(Vec<LogEntry>, bool), IndexError> {
-        let txn = self.db.begin_read().map_err(err)?;
-        let table = txn.open_table(LOGS).map_err(err)?;
-        page(&table, &address.0, after, limit, |position, value| {
+        page(&self.logs, &address.0, after, limit, |position, value| {
             let corrupt = || IndexError("corrupt log entry".into());
             let (height, rest) = position.split_first_chunk::<8>().ok_or_else(corrupt)?;
             let (phase, rest) = rest.split_first().ok_or_else(corrupt)?;
@@ -443,9 +511,7 @@ impl Indexes {
         after: Option<[u8; RUN_POSITION_LEN]>,
         limit: usize,
     ) -> Result<(Vec<RunEntry>, bool), IndexError> {
-        let txn = self.db.begin_read().map_err(err)?;
-        let table = txn.open_table(RUNS).map_err(err)?;
-        page(&table, &actor.0, after, limit, |position, value| {
+        page(&self.runs, &actor.0, after, limit, |position, value| {
             let corrupt = || IndexError("corrupt run entry".into());
             let (height, index) = position.split_first_chunk::<8>().ok_or_else(corrupt)?;
             let index: [u8; 4] = index.try_into().map_err(|_| corrupt())?;
@@ -454,10 +520,8 @@ impl Indexes {
     }
 
     pub fn receipt(&self, hash: &H256) -> Result<Option<Receipt>, IndexError> {
-        let txn = self.db.begin_read().map_err(err)?;
-        let table = txn.open_table(RECEIPTS).map_err(err)?;
-        match table.get(hash.0.as_slice()).map_err(err)? {
-            Some(v) => Receipt::decode(v.value()).map(Some).map_err(err),
+        match self.receipts.get(hash.0).map_err(err)? {
+            Some(v) => Receipt::decode(&v).map(Some).map_err(err),
             None => Ok(None),
         }
     }
@@ -700,5 +764,40 @@ mod tests {
         assert_eq!(indexes.tip().unwrap(), (5, 5_000));
         let hash = blocks[1].transactions[0].hash;
         assert_eq!(indexes.receipt(&hash).unwrap(), Some(blocks[1].receipts[0].clone()));
+    }
+
+    #[test]
+    fn a_legacy_store_is_copied_over_once_and_removed() {
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        let blocks = blocks();
+        let tx = &blocks[1].transactions[0];
+        let receipt = &blocks[1].receipts[0];
+        let log_key = log_key(&ACTOR, 5, PHASE_TRANSACTION, 0, 0);
+        let log_value = LogOrigin::Transaction { hash: tx.hash }.encode(&event(ACTOR, "legacy"));
+        {
+            let legacy = redb::Database::create(dir.path().join(LEGACY_INDEX_FILE)).unwrap();
+            let txn = legacy.begin_write().unwrap();
+            {
+                let mut value = [5u64.to_be_bytes().as_slice(), &0u32.to_be_bytes(), &tx.sender.0].concat();
+                value.extend_from_slice(&tx.encoded);
+                let bytes = TableDefinition::<&[u8], &[u8]>::new;
+                txn.open_table(bytes(TRANSACTIONS)).unwrap().insert(tx.hash.0.as_slice(), value.as_slice()).unwrap();
+                txn.open_table(bytes(RECEIPTS)).unwrap().insert(tx.hash.0.as_slice(), receipt.encode().as_slice()).unwrap();
+                txn.open_table(bytes(LOGS)).unwrap().insert(log_key.as_slice(), log_value.as_slice()).unwrap();
+                let mut meta = txn.open_table(TableDefinition::<&str, u64>::new(META)).unwrap();
+                meta.insert(META_HEIGHT, 5).unwrap();
+                meta.insert(META_TIMESTAMP_MS, 5_000).unwrap();
+            }
+            txn.commit().unwrap();
+        }
+        for _ in 0..2 {
+            let indexes = Indexes::open(dir.path()).expect("the store opens");
+            assert!(!dir.path().join(LEGACY_INDEX_FILE).exists());
+            assert_eq!(indexes.tip().unwrap(), (5, 5_000));
+            let found = indexes.transaction(&tx.hash).unwrap().expect("the transaction moved over");
+            assert_eq!((found.height, found.index, found.tx.encoded.as_slice()), (5, 0, tx.encoded.as_slice()));
+            assert_eq!(indexes.receipt(&tx.hash).unwrap().as_ref(), Some(receipt));
+            assert_eq!(topics(&indexes.logs(&ACTOR, None, 10).unwrap().0), ["legacy"]);
+        }
     }
 }

@@ -24,6 +24,7 @@ const EXECUTION_BUCKETS_SECONDS: [f64; 11] =
 
 pub struct ChainMetrics {
     execution: Histogram,
+    capture: Histogram,
     lookups: Counter,
     height: Gauge,
     finalization_latency: Histogram,
@@ -45,6 +46,11 @@ impl ChainMetrics {
             execution: context.histogram(
                 "block_execution_seconds",
                 "Time to execute a block, proposed or verified, its state reads included",
+                EXECUTION_BUCKETS_SECONDS,
+            ),
+            capture: context.histogram(
+                "block_capture_seconds",
+                "Time to record a finalized block in the indexes and the account view",
                 EXECUTION_BUCKETS_SECONDS,
             ),
             lookups: context.counter("state_lookups", "State database lookups made by block execution"),
@@ -90,6 +96,11 @@ impl ChainMetrics {
     pub fn observe_execution(&self, seconds: f64, lookups: u64) {
         self.execution.metric().observe(seconds);
         self.lookups.metric().inc_by(lookups);
+    }
+
+    /// Records how long recording a finalized block (indexes, account view) took.
+    pub fn observe_capture(&self, seconds: f64) {
+        self.capture.metric().observe(seconds);
     }
 
     /// Refreshes the mempool gauge between blocks.

@@ -236,7 +236,7 @@ fn run(network: &Network, seed: u64, index_dirs: &[PathBuf]) -> (String, BTreeMa
 
         let config_for = |i: usize, run: usize| {
             let mut config = validators[i].clone();
-            // Indexes (redb) live on the real disk; a restarted validator gets a new, empty
+            // Indexes (fjall) live on the real disk; a restarted validator gets a new, empty
             // index store because the crashed instance's store is only closed when the
             // runtime drops it.
             config.directory = index_dirs[i].join(format!("run-{run}"));
