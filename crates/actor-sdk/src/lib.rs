@@ -161,8 +161,7 @@ pub mod storage {
 
     pub fn get(key: &[u8]) -> Option<Vec<u8>> {
         let mut buf = vec![0; FIRST_READ_BYTES];
-        let len =
-            unsafe { sys::storage_get(key.as_ptr(), len32(key), buf.as_mut_ptr(), len32(&buf)) };
+        let len = unsafe { sys::storage_get(key.as_ptr(), len32(key), buf.as_mut_ptr(), len32(&buf)) };
         let len = usize::try_from(len).ok()?;
         if len > buf.len() {
             buf.resize(len, 0);
@@ -183,9 +182,7 @@ pub mod storage {
 
     /// A `u64` stored little-endian (0 when absent or malformed).
     pub fn get_u64(key: &[u8]) -> u64 {
-        get(key)
-            .and_then(|v| <[u8; 8]>::try_from(v.as_slice()).ok())
-            .map_or(0, u64::from_le_bytes)
+        get(key).and_then(|v| <[u8; 8]>::try_from(v.as_slice()).ok()).map_or(0, u64::from_le_bytes)
     }
 
     pub fn set_u64(key: &[u8], value: u64) {
@@ -197,11 +194,7 @@ pub mod storage {
     /// filters: the walk reads, and pays for, every entry before a match. (The native mock
     /// walks in byte order: do not depend on the order.)
     pub fn iter(prefix: &[u8]) -> Iter {
-        Iter {
-            prefix: prefix.to_vec(),
-            cursor: Vec::new(),
-            done: false,
-        }
+        Iter { prefix: prefix.to_vec(), cursor: Vec::new(), done: false }
     }
 
     /// A cursor over a key prefix (the cursor is the last key returned).

@@ -197,11 +197,7 @@ pub mod sys {
         use core::ops::Bound;
         let prefix = unsafe { bytes(prefix, prefix_len) }.to_vec();
         let cursor = unsafe { bytes(cursor, cursor_len) }.to_vec();
-        let start = if cursor.is_empty() {
-            Bound::Included(prefix.clone())
-        } else {
-            Bound::Excluded(cursor)
-        };
+        let start = if cursor.is_empty() { Bound::Included(prefix.clone()) } else { Bound::Excluded(cursor) };
         let next = with(|e| {
             e.storage
                 .range((start, Bound::Unbounded))
@@ -222,12 +218,7 @@ pub mod sys {
     }
 
     pub unsafe fn emit(topic: *const u8, topic_len: u32, data: *const u8, data_len: u32) {
-        let event = unsafe {
-            (
-                bytes(topic, topic_len).to_vec(),
-                bytes(data, data_len).to_vec(),
-            )
-        };
+        let event = unsafe { (bytes(topic, topic_len).to_vec(), bytes(data, data_len).to_vec()) };
         with(|e| e.events.push(event));
     }
 
@@ -284,12 +275,7 @@ pub mod sys {
         _cycles: u64,
     ) -> i32 {
         let (to, handler, payload, value) = unsafe {
-            (
-                address(to),
-                text(bytes(handler, handler_len)),
-                bytes(payload, payload_len).to_vec(),
-                amount(value),
-            )
+            (address(to), text(bytes(handler, handler_len)), bytes(payload, payload_len).to_vec(), amount(value))
         };
         let responder = with(|e| e.on_call.take());
         let Some(mut responder) = responder else {

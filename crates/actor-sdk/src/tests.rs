@@ -46,17 +46,11 @@ handlers! {
 fn macro_exports_handlers_that_read_input_and_set_results() {
     mock::reset();
     for expected in 1..=3u64 {
-        assert_eq!(
-            mock::run(increment, b""),
-            Ok(expected.to_le_bytes().to_vec())
-        );
+        assert_eq!(mock::run(increment, b""), Ok(expected.to_le_bytes().to_vec()));
     }
     assert_eq!(mock::run(echo, b"hi"), Ok(b"hi".to_vec()));
     mock::with(|env| {
-        assert_eq!(
-            env.storage.get(&b"count"[..]),
-            Some(&3u64.to_le_bytes().to_vec())
-        );
+        assert_eq!(env.storage.get(&b"count"[..]), Some(&3u64.to_le_bytes().to_vec()));
         assert_eq!(env.events, [(b"echo".to_vec(), b"hi".to_vec())]);
     });
 }
@@ -65,14 +59,10 @@ fn macro_exports_handlers_that_read_input_and_set_results() {
 fn errors_revert_with_their_reason() {
     mock::reset();
     mock::with(|env| {
-        env.storage
-            .insert(b"balance".to_vec(), 10u64.to_le_bytes().to_vec());
+        env.storage.insert(b"balance".to_vec(), 10u64.to_le_bytes().to_vec());
     });
     assert_eq!(mock::run(withdraw, &4u64.to_le_bytes()), Ok(vec![]));
-    assert_eq!(
-        mock::run(withdraw, &7u64.to_le_bytes()),
-        Err(b"insufficient balance".to_vec())
-    );
+    assert_eq!(mock::run(withdraw, &7u64.to_le_bytes()), Err(b"insufficient balance".to_vec()));
     assert_eq!(mock::run(withdraw, b"x"), Err(b"bad input".to_vec()));
     assert_eq!(storage::get_u64(b"balance"), 6);
 }
@@ -113,11 +103,7 @@ fn storage_round_trips_large_values_and_iterates_a_prefix() {
     let entries: alloc::vec::Vec<_> = storage::iter(b"a:").collect();
     assert_eq!(
         entries,
-        [
-            (b"a:1".to_vec(), b"one".to_vec()),
-            (b"a:2".to_vec(), b"two".to_vec()),
-            (b"a:3".to_vec(), big),
-        ]
+        [(b"a:1".to_vec(), b"one".to_vec()), (b"a:2".to_vec(), b"two".to_vec()), (b"a:3".to_vec(), big),]
     );
     assert_eq!(storage::iter(b"c").count(), 0);
     assert!(storage::remove(b"a:1"));
@@ -133,13 +119,11 @@ fn value_messages_calls_and_timers_reach_the_host() {
     mock::with(|env| {
         env.self_address = me;
         env.balances.insert(me, 100);
-        env.on_call = Some(alloc::boxed::Box::new(
-            |to, handler, payload, value| match handler {
-                "ok" => (0, [&to.0[..1], payload, &[value as u8]].concat()),
-                "no" => (1, b"nope".to_vec()),
-                _ => (2, b"E1205: no handler".to_vec()),
-            },
-        ));
+        env.on_call = Some(alloc::boxed::Box::new(|to, handler, payload, value| match handler {
+            "ok" => (0, [&to.0[..1], payload, &[value as u8]].concat()),
+            "no" => (1, b"nope".to_vec()),
+            _ => (2, b"E1205: no handler".to_vec()),
+        }));
     });
     transfer(&peer, 40);
     assert_eq!(balance_of(&me), 60);
@@ -148,38 +132,18 @@ fn value_messages_calls_and_timers_reach_the_host() {
     send(&peer, "pong", b"p", 3, 1_000);
     assert_eq!(
         mock::with(|env| env.sent.clone()),
-        [Sent {
-            to: peer,
-            handler: "pong".to_owned(),
-            payload: b"p".to_vec(),
-            value: 3,
-            cycles: 1_000
-        }]
+        [Sent { to: peer, handler: "pong".to_owned(), payload: b"p".to_vec(), value: 3, cycles: 1_000 }]
     );
 
-    assert_eq!(
-        call(&peer, "ok", b"x", 5, 0),
-        CallResult::Success(vec![8, b'x', 5])
-    );
-    assert_eq!(
-        call(&peer, "no", b"", 0, 0),
-        CallResult::Reverted(b"nope".to_vec())
-    );
-    assert_eq!(
-        call(&peer, "zzz", b"", 0, 0),
-        CallResult::Failed(b"E1205: no handler".to_vec())
-    );
+    assert_eq!(call(&peer, "ok", b"x", 5, 0), CallResult::Success(vec![8, b'x', 5]));
+    assert_eq!(call(&peer, "no", b"", 0, 0), CallResult::Reverted(b"nope".to_vec()));
+    assert_eq!(call(&peer, "zzz", b"", 0, 0), CallResult::Failed(b"E1205: no handler".to_vec()));
     assert_eq!(return_data(), b"E1205: no handler");
 
     let id = timer::schedule(50, "ring", b"r", 9);
     assert_eq!(
         mock::with(|env| env.timers.get(&id).cloned()),
-        Some(Timer {
-            height: 50,
-            handler: "ring".to_owned(),
-            payload: b"r".to_vec(),
-            cycles: 9
-        })
+        Some(Timer { height: 50, handler: "ring".to_owned(), payload: b"r".to_vec(), cycles: 9 })
     );
     assert!(timer::cancel(id));
     assert!(!timer::cancel(id));

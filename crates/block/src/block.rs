@@ -15,16 +15,14 @@
 //! names exactly one block. Decoding is bounded: [`MAX_BLOCK_TRANSACTIONS`] and
 //! [`MAX_BLOCK_BYTES`] keep a peer from making us allocate without limit.
 
-use commonware_codec::{
-    Buf, EncodeSize, Error as CodecError, FixedSize, RangeCfg, Read, ReadExt as _, Write,
-};
+use bytes::BufMut;
+use commonware_codec::{Buf, EncodeSize, Error as CodecError, FixedSize, RangeCfg, Read, ReadExt as _, Write};
 use commonware_consensus::{
     Block as ConsensusBlock, BoundedBlock, CertifiableBlock, Heightable,
     simplex::types::Context,
     types::{Epoch, Height, Round, View},
 };
 use commonware_cryptography::{Digest as _, Digestible, Hasher, Sha256, ed25519, sha256};
-use bytes::BufMut;
 use commonware_storage::{bmt, mmr::Location};
 use commonware_utils::range::NonEmptyRange;
 use drover_types::{Address, H256, Receipt};
@@ -221,10 +219,7 @@ impl Read for Block {
 
     fn read_cfg(buf: &mut impl Buf, _: &()) -> Result<Self, CodecError> {
         let mut block = Self::read_header(buf)?;
-        let tx_cfg = (
-            RangeCfg::new(0..=MAX_BLOCK_TRANSACTIONS),
-            (RangeCfg::new(1..=MAX_TRANSACTION_BYTES), ()),
-        );
+        let tx_cfg = (RangeCfg::new(0..=MAX_BLOCK_TRANSACTIONS), (RangeCfg::new(1..=MAX_TRANSACTION_BYTES), ()));
         let transactions = Vec::<Vec<u8>>::read_cfg(buf, &tx_cfg)?;
         let total: usize = transactions.iter().map(Vec::len).sum();
         if total > MAX_BLOCK_BYTES {

@@ -67,12 +67,17 @@ fn value_cfg() -> (commonware_codec::RangeCfg<usize>, ()) {
 pub fn verify_state(key: &[u8], value: Option<&[u8]>, proof: &[u8], root: &sha256::Digest) -> Result<(), ProofError> {
     let malformed = |e: commonware_codec::Error| ProofError::Malformed(e.to_string());
     let verified = match value {
-        Some(value) => StateValueProof::decode_cfg(bytes::Bytes::copy_from_slice(proof), &(STATE_PROOF_DIGESTS_MAX, key_cfg()))
-            .map_err(malformed)?
-            .verify::<Sha256, VariableEncoding<Vec<u8>>>(key.to_vec(), value.to_vec(), root),
-        None => StateExclusionProof::decode_cfg(bytes::Bytes::copy_from_slice(proof), &(STATE_PROOF_DIGESTS_MAX, (key_cfg(), value_cfg()), value_cfg()))
-            .map_err(malformed)?
-            .verify::<Sha256>(&key.to_vec(), root),
+        Some(value) => {
+            StateValueProof::decode_cfg(bytes::Bytes::copy_from_slice(proof), &(STATE_PROOF_DIGESTS_MAX, key_cfg()))
+                .map_err(malformed)?
+                .verify::<Sha256, VariableEncoding<Vec<u8>>>(key.to_vec(), value.to_vec(), root)
+        }
+        None => StateExclusionProof::decode_cfg(
+            bytes::Bytes::copy_from_slice(proof),
+            &(STATE_PROOF_DIGESTS_MAX, (key_cfg(), value_cfg()), value_cfg()),
+        )
+        .map_err(malformed)?
+        .verify::<Sha256>(&key.to_vec(), root),
     };
     if verified { Ok(()) } else { Err(ProofError::Mismatch) }
 }
@@ -90,10 +95,9 @@ pub fn inclusion_proof(leaves: &[[u8; 32]], index: u32) -> Result<Vec<u8>, Proof
 /// Checks an encoded inclusion proof of `leaf` at `index` against `root`.
 pub fn verify_inclusion(leaf: [u8; 32], index: u32, proof: &[u8], root: &sha256::Digest) -> Result<(), ProofError> {
     // One proven item: the codec bounds the siblings by the tree's maximum depth.
-    let proof = bmt::Proof::<sha256::Digest>::decode_cfg(bytes::Bytes::copy_from_slice(proof), &1).map_err(|e| ProofError::Malformed(e.to_string()))?;
-    proof
-        .verify_element_inclusion::<Sha256>(&sha256::Digest::from(leaf), index, root)
-        .map_err(|_| ProofError::Mismatch)
+    let proof = bmt::Proof::<sha256::Digest>::decode_cfg(bytes::Bytes::copy_from_slice(proof), &1)
+        .map_err(|e| ProofError::Malformed(e.to_string()))?;
+    proof.verify_element_inclusion::<Sha256>(&sha256::Digest::from(leaf), index, root).map_err(|_| ProofError::Mismatch)
 }
 
 /// Leaf of a receipt in the receipts tree: SHA-256 of its canonical encoding.
@@ -118,7 +122,10 @@ mod tests {
             assert_eq!(verify_inclusion(leaves[index as usize], index, &proof, &root), Ok(()));
             // Another leaf, another position, or another root do not verify.
             assert_eq!(verify_inclusion([9; 32], index, &proof, &root), Err(ProofError::Mismatch));
-            assert_eq!(verify_inclusion(leaves[index as usize], (index + 1) % 5, &proof, &root), Err(ProofError::Mismatch));
+            assert_eq!(
+                verify_inclusion(leaves[index as usize], (index + 1) % 5, &proof, &root),
+                Err(ProofError::Mismatch)
+            );
             let other_root = crate::block::merkle_root(leaves[..4].iter().copied());
             assert_eq!(verify_inclusion(leaves[index as usize], index, &proof, &other_root), Err(ProofError::Mismatch));
             // A flipped sibling byte does not verify; a truncated proof does not decode.

@@ -51,8 +51,9 @@ pub fn certificate_verifier(identity: Identity) -> Scheme {
 /// The caller still has to compare the certified payload with the digest of the block it holds.
 pub fn verify_finalization(bytes: &[u8], identity: &Identity) -> Result<Finalization, CertificateError> {
     let verifier = certificate_verifier(*identity);
-    let finalization = Finalization::decode_cfg(bytes::Bytes::copy_from_slice(bytes), &verifier.certificate_codec_config())
-        .map_err(|e| CertificateError::Malformed(e.to_string()))?;
+    let finalization =
+        Finalization::decode_cfg(bytes::Bytes::copy_from_slice(bytes), &verifier.certificate_codec_config())
+            .map_err(|e| CertificateError::Malformed(e.to_string()))?;
     if finalization.verify(&mut commonware_utils::sys_rng(), &verifier, &Sequential) {
         Ok(finalization)
     } else {

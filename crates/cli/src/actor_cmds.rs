@@ -14,8 +14,8 @@ use drover_client::amount::parse_amount;
 use drover_client::{Client, TxBuilder, Wallet};
 use drover_types::Address;
 use drover_types::api::{
-    ActorReadRequest, LogInfo, LogOrigin, MailboxMessageInfo, ReceiptStatus, RunKind, StorageEntryInfo, SystemRunInfo,
-    Paginated, TimerInfo, UpgradeInfo,
+    ActorReadRequest, LogInfo, LogOrigin, MailboxMessageInfo, Paginated, ReceiptStatus, RunKind, StorageEntryInfo,
+    SystemRunInfo, TimerInfo, UpgradeInfo,
 };
 use drover_types::payload::{ACTOR_UPGRADES_ADDRESS, Deploy, Manifest, Message, Upgrade};
 use std::path::PathBuf;
@@ -145,7 +145,9 @@ pub enum ActorView {
 fn load_code(file: &std::path::Path) -> Result<Vec<u8>> {
     let code = std::fs::read(file).with_context(|| format!("cannot read {}", file.display()))?;
     if file.extension().is_some_and(|e| e == "wat") {
-        return Ok(wat::parse_bytes(&code).with_context(|| format!("{} is not valid WebAssembly text", file.display()))?.into_owned());
+        return Ok(wat::parse_bytes(&code)
+            .with_context(|| format!("{} is not valid WebAssembly text", file.display()))?
+            .into_owned());
     }
     Ok(code)
 }
@@ -153,12 +155,8 @@ fn load_code(file: &std::path::Path) -> Result<Vec<u8>> {
 pub async fn deploy(client: &Client, args: DeployArgs) -> Result<Report> {
     let code = load_code(&args.file)?;
     let init = args.init.map(|handler| args.input.bytes().map(|payload| Message { handler, payload })).transpose()?;
-    let deploy = Deploy {
-        code,
-        manifest: Manifest { entitlements: args.manifest },
-        salt: args.salt.into_bytes(),
-        init,
-    };
+    let deploy =
+        Deploy { code, manifest: Manifest { entitlements: args.manifest }, salt: args.salt.into_bytes(), init };
     let wallet = Wallet::load(&args.sending.key)?;
     let actor = deploy.actor_address(&wallet.address());
     let mut text = Text::default();
@@ -167,7 +165,8 @@ pub async fn deploy(client: &Client, args: DeployArgs) -> Result<Report> {
 }
 
 pub async fn upgrade(client: &Client, args: UpgradeArgs) -> Result<Report> {
-    let upgrade = Upgrade { actor: args.actor, code: load_code(&args.file)?, manifest: Manifest { entitlements: args.manifest } };
+    let upgrade =
+        Upgrade { actor: args.actor, code: load_code(&args.file)?, manifest: Manifest { entitlements: args.manifest } };
     let wallet = Wallet::load(&args.sending.key)?;
     let mut text = Text::default();
     text.field("actor", args.actor)
@@ -188,7 +187,13 @@ pub async fn call(client: &Client, args: CallArgs) -> Result<Report> {
     send(client, &wallet, TxBuilder::message(Some(args.actor), args.value, payload), &args.sending, text).await
 }
 
-async fn send(client: &Client, wallet: &Wallet, builder: TxBuilder, sending: &Sending, mut text: Text) -> Result<Report> {
+async fn send(
+    client: &Client,
+    wallet: &Wallet,
+    builder: TxBuilder,
+    sending: &Sending,
+    mut text: Text,
+) -> Result<Report> {
     let builder = builder.cycles_limit(sending.cycles).cells_limit(sending.cells);
     let context = builder
         .fetch_context(client, wallet.address())
@@ -261,7 +266,8 @@ pub async fn actor(client: &Client, address: Address, view: ActorView) -> Result
             if let Some(count) = client.actor_storage_count(&address).await? {
                 text.field("entries", count.count);
             }
-            let row = |e: &StorageEntryInfo| (format!("0x{}", hex::encode(&e.key)), format!("0x{}", hex::encode(&e.value)));
+            let row =
+                |e: &StorageEntryInfo| (format!("0x{}", hex::encode(&e.key)), format!("0x{}", hex::encode(&e.value)));
             list(&mut text, &page.items, row, "no entries", page.next_cursor.as_deref());
             Report::new(text, &page)
         }
@@ -274,7 +280,10 @@ pub async fn actor(client: &Client, address: Address, view: ActorView) -> Result
                     (LogOrigin::Delivery, .., Some(seq)) => format!("message #{seq}"),
                     (origin, ..) => format!("{origin:?}").to_lowercase(),
                 };
-                (format!("height {}", log.block_height), format!("{} 0x{} ({origin})", log.topic, hex::encode(&log.data)))
+                (
+                    format!("height {}", log.block_height),
+                    format!("{} 0x{} ({origin})", log.topic, hex::encode(&log.data)),
+                )
             };
             list(&mut text, &page.items, row, "no events", page.next_cursor.as_deref());
             Report::new(text, &page)
@@ -287,7 +296,8 @@ pub async fn actor(client: &Client, address: Address, view: ActorView) -> Result
                     (RunKind::Delivery, _, Some(seq)) => format!("message #{seq}"),
                     (kind, ..) => format!("{kind:?}").to_lowercase(),
                 };
-                let mut outcome = format!("{what}: {} {}, {} cycles", run.handler, status_text(run.status), run.cycles_used);
+                let mut outcome =
+                    format!("{what}: {} {}, {} cycles", run.handler, status_text(run.status), run.cycles_used);
                 if let Some(error) = &run.error {
                     outcome.push_str(&format!(" ({}: {})", error.code, error.message));
                 }
@@ -312,7 +322,9 @@ pub async fn actor(client: &Client, address: Address, view: ActorView) -> Result
         }
         ActorView::History => {
             let Some(page) = client.actor_upgrades(&address, 0, PAGE_LIMIT).await? else { bail!(missing()) };
-            let row = |u: &UpgradeInfo| (format!("height {}", u.height), format!("{} -> {}", u.old_code_hash, u.new_code_hash));
+            let row = |u: &UpgradeInfo| {
+                (format!("height {}", u.height), format!("{} -> {}", u.old_code_hash, u.new_code_hash))
+            };
             list(&mut text, &page.items, row, "no upgrades", more(&page).as_deref());
             Report::new(text, &page)
         }

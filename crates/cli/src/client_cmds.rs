@@ -304,10 +304,7 @@ async fn status(client: &Client) -> Result<Report> {
         )
         .field(
             "mempool",
-            format!(
-                "{} transactions from {} accounts",
-                health.mempool_transaction_count, health.mempool_account_count
-            ),
+            format!("{} transactions from {} accounts", health.mempool_transaction_count, health.mempool_account_count),
         )
         .field("uptime", format_duration(health.uptime_seconds));
     Report::new(text, &StatusRecord { chain_info: &info, height, health: &health })
@@ -417,8 +414,7 @@ pub(crate) async fn submit_and_report(client: &Client, tx: &Transaction, text: T
         text.field("revert reason", reason);
     }
     if let Some(WaitError::Execution(error)) = &result.error {
-        text.field("error", format!("{} ({}): {}", error.code, error.category, error.message))
-            .field("fix", &error.fix);
+        text.field("error", format!("{} ({}): {}", error.code, error.category, error.message)).field("fix", &error.fix);
     }
     if result.status != WaitStatus::Success {
         report.failure = Some(format!("transaction {hash} was included but {status}"));
@@ -597,16 +593,12 @@ pub(crate) fn status_text(status: ReceiptStatus) -> &'static str {
 fn receipt_text(text: &mut Text, receipt: &ReceiptInfo) {
     text.field("outcome", status_text(receipt.status))
         .field("used", format!("{} cycles, {} cells", receipt.cycles_used, receipt.cells_used))
-        .field(
-            "fee",
-            format!("{} (burned {}, tip {})", amount_text(receipt.fee), receipt.fee_burned, receipt.fee_tip),
-        );
+        .field("fee", format!("{} (burned {}, tip {})", amount_text(receipt.fee), receipt.fee_burned, receipt.fee_tip));
     if let Some(reason) = &receipt.revert_reason {
         text.field("revert reason", reason);
     }
     if let Some(error) = &receipt.error {
-        text.field("error", format!("{} ({}): {}", error.code, error.category, error.message))
-            .field("fix", &error.fix);
+        text.field("error", format!("{} ({}): {}", error.code, error.category, error.message)).field("fix", &error.fix);
     }
     text.field("events", receipt.events.len());
     for event in &receipt.events {
@@ -707,11 +699,14 @@ mod tests {
 
     #[test]
     fn actor_commands_parse_and_refuse_two_payload_forms() {
-        let cmd = parse(&["deploy", "counter.wat", "--key", "k", "--manifest", "storage.kv,econ.transfer", "--salt", "s"]).unwrap();
+        let cmd =
+            parse(&["deploy", "counter.wat", "--key", "k", "--manifest", "storage.kv,econ.transfer", "--salt", "s"])
+                .unwrap();
         assert!(matches!(cmd, ClientCommand::Deploy(_)));
         let cmd = parse(&["upgrade", ADDRESS, "echo.wasm", "--key", "k", "--manifest", "events.emit"]).unwrap();
         assert!(matches!(cmd, ClientCommand::Upgrade(_)));
-        let cmd = parse(&["call", ADDRESS, "increment", "--key", "k", "--payload-json", "{}", "--value", "1drv"]).unwrap();
+        let cmd =
+            parse(&["call", ADDRESS, "increment", "--key", "k", "--payload-json", "{}", "--value", "1drv"]).unwrap();
         assert!(matches!(cmd, ClientCommand::Call(_)));
         assert!(matches!(parse(&["read", ADDRESS, "get"]), Ok(ClientCommand::Read(_))));
         assert!(matches!(parse(&["read", ADDRESS, "echo", "--text", "hi"]), Ok(ClientCommand::Read(_))));
@@ -726,7 +721,9 @@ mod tests {
             ("mailbox", crate::actor_cmds::ActorView::Mailbox),
             ("timers", crate::actor_cmds::ActorView::Timers),
         ] {
-            assert!(matches!(parse(&["actor", ADDRESS, view]), Ok(ClientCommand::Actor { view, .. }) if view == expected));
+            assert!(
+                matches!(parse(&["actor", ADDRESS, view]), Ok(ClientCommand::Actor { view, .. }) if view == expected)
+            );
         }
         assert!(matches!(
             parse(&["actor", ADDRESS]),
@@ -757,7 +754,16 @@ mod tests {
         assert!(args.wait);
         assert_eq!((args.nonce, args.max_fee_per_cycle, args.tip_per_cycle), (Some(4), None, None));
         let cmd = parse(&[
-            "transfer", "--key", "k", "--to", ADDRESS, "--amount", "7", "--max-fee-per-cycle", "20", "--tip-per-cycle",
+            "transfer",
+            "--key",
+            "k",
+            "--to",
+            ADDRESS,
+            "--amount",
+            "7",
+            "--max-fee-per-cycle",
+            "20",
+            "--tip-per-cycle",
             "3",
         ])
         .unwrap();

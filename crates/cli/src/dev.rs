@@ -8,7 +8,7 @@ use anyhow::Context as _;
 use clap::Args;
 use drover_node::{
     config::ValidatorConfig,
-    devnet::{self, DEV_ACCOUNTS, DEV_ACCOUNT_BALANCE, FAUCET_KEY_INDEX, NetworkSpec},
+    devnet::{self, DEV_ACCOUNT_BALANCE, DEV_ACCOUNTS, FAUCET_KEY_INDEX, NetworkSpec},
 };
 use drover_types::{BASE_UNITS_PER_DRV, SecretKey};
 use std::path::PathBuf;
@@ -34,8 +34,7 @@ pub struct DevArgs {
 
 pub fn run(args: DevArgs) -> anyhow::Result<()> {
     if args.reset && args.dir.exists() {
-        std::fs::remove_dir_all(&args.dir)
-            .with_context(|| format!("cannot delete {}", args.dir.display()))?;
+        std::fs::remove_dir_all(&args.dir).with_context(|| format!("cannot delete {}", args.dir.display()))?;
         println!("deleted the devnet in {}", args.dir.display());
     }
     let config_path = devnet::validator_file(&args.dir, 0);

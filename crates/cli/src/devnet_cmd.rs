@@ -47,8 +47,7 @@ pub struct DevnetArgs {
 
 pub fn run(args: DevnetArgs) -> anyhow::Result<()> {
     if args.reset && args.dir.exists() {
-        std::fs::remove_dir_all(&args.dir)
-            .with_context(|| format!("cannot delete {}", args.dir.display()))?;
+        std::fs::remove_dir_all(&args.dir).with_context(|| format!("cannot delete {}", args.dir.display()))?;
         println!("deleted the network in {}", args.dir.display());
     }
     if !devnet::validator_file(&args.dir, 0).exists() {
@@ -87,12 +86,7 @@ pub fn run(args: DevnetArgs) -> anyhow::Result<()> {
             .stderr(log)
             .spawn()
             .with_context(|| format!("cannot start validator {index}"))?;
-        println!(
-            "validator {index}: http://{}  (pid {}, log {})",
-            validator.rpc_addr,
-            child.id(),
-            log_path.display()
-        );
+        println!("validator {index}: http://{}  (pid {}, log {})", validator.rpc_addr, child.id(), log_path.display());
         children.push(Some(child));
     }
     println!("press Ctrl-C to stop every validator");
@@ -101,10 +95,8 @@ pub fn run(args: DevnetArgs) -> anyhow::Result<()> {
 
 /// The validator configs of a generated network, in index order.
 fn configs(dir: &Path) -> anyhow::Result<Vec<PathBuf>> {
-    let configs: Vec<_> = (0..)
-        .map(|index| devnet::validator_file(dir, index))
-        .take_while(|path| path.exists())
-        .collect();
+    let configs: Vec<_> =
+        (0..).map(|index| devnet::validator_file(dir, index)).take_while(|path| path.exists()).collect();
     if configs.is_empty() {
         bail!("no validator config in {}", dir.display());
     }

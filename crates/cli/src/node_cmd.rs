@@ -78,10 +78,8 @@ pub fn run_node(args: NodeArgs) -> anyhow::Result<()> {
 /// A progress bar of fetched state operations (drawn only on a terminal).
 fn sync_progress_bar() -> ProgressHook {
     let bar = indicatif::ProgressBar::new(0).with_style(
-        indicatif::ProgressStyle::with_template(
-            "fast-sync {bar:40} {pos}/{len} operations ({per_sec}, eta {eta})",
-        )
-        .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+        indicatif::ProgressStyle::with_template("fast-sync {bar:40} {pos}/{len} operations ({per_sec}, eta {eta})")
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
     );
     Arc::new(move |progress: SyncProgress| {
         bar.set_length(progress.target_ops);

@@ -150,13 +150,17 @@ async fn a_deployed_counter_counts_reverts_cleanly_and_refuses_unknown_handlers(
     assert!(got.block_height >= third.block_height);
     assert!(got.cycles_used > 0);
     // A handler that writes is refused (5003) and the state keeps its value.
-    let (status, _, body) = post_read(serde_json::json!({"actor": actor, "handler": "increment", "payload_text": ""})).await;
+    let (status, _, body) =
+        post_read(serde_json::json!({"actor": actor, "handler": "increment", "payload_text": ""})).await;
     assert_error(status, &body, 400, 5003);
-    let (status, _, body) = post_read(serde_json::json!({"actor": actor, "handler": "no_such_handler", "payload_text": ""})).await;
+    let (status, _, body) =
+        post_read(serde_json::json!({"actor": actor, "handler": "no_such_handler", "payload_text": ""})).await;
     assert_error(status, &body, 404, 5002);
-    let (status, _, body) = post_read(serde_json::json!({"actor": actor, "handler": "get", "payload_text": "", "max_cycles": 10})).await;
+    let (status, _, body) =
+        post_read(serde_json::json!({"actor": actor, "handler": "get", "payload_text": "", "max_cycles": 10})).await;
     assert_error(status, &body, 400, 5004);
-    let (status, _, body) = post_read(serde_json::json!({"actor": key.address(), "handler": "get", "payload_text": ""})).await;
+    let (status, _, body) =
+        post_read(serde_json::json!({"actor": key.address(), "handler": "get", "payload_text": ""})).await;
     assert_error(status, &body, 404, 5000);
     let proof = client.proof_storage(&actor, b"count", None).await.unwrap();
     let proven = verify::verify_storage(&proof, &identity).expect("the storage proof verifies");
@@ -207,13 +211,20 @@ async fn a_message_to_an_address_without_an_actor_is_refused_at_admission() {
     tokens[19] = 0x0c;
     let (status, body) = submit_raw(&node.url, &[actor_tx(&key, nonce, Some(Address(tokens)), call("transfer"))]).await;
     assert_error(status, &body, 400, 2012);
-    assert!(client.pending_transaction(&actor_tx(&key, nonce, Some(account), call("increment")).hash()).await.unwrap().is_none());
+    assert!(
+        client
+            .pending_transaction(&actor_tx(&key, nonce, Some(account), call("increment")).hash())
+            .await
+            .unwrap()
+            .is_none()
+    );
 
     // A deploy sent together with a call of the actor it creates: both admitted, and the call,
     // whose nonce comes after the deploy's, finds the actor.
     let deploy = example("counter", &["storage.kv"], b"together");
     let actor = deploy.actor_address(&key.address());
-    let batch = [actor_tx(&key, nonce, None, deploy.encode()), actor_tx(&key, nonce + 1, Some(actor), call("increment"))];
+    let batch =
+        [actor_tx(&key, nonce, None, deploy.encode()), actor_tx(&key, nonce + 1, Some(actor), call("increment"))];
     let answer = client.submit_wait(&batch, 10_000).await.unwrap();
     assert_eq!(answer.accepted, 2, "{answer:?}");
     for result in &answer.results {
@@ -282,9 +293,8 @@ async fn ledger_storage_pages_follow_the_cursor() {
     }
     // Pages come in storage order (see docs/actors.md), each entry once.
     let mut in_storage_order = keys.clone();
-    in_storage_order.sort_by_key(|key| {
-        drover_state::keys::storage_key(&ledger, &hex::decode(&key[2..]).expect("hex keys"))
-    });
+    in_storage_order
+        .sort_by_key(|key| drover_state::keys::storage_key(&ledger, &hex::decode(&key[2..]).expect("hex keys")));
     assert_eq!(keys, in_storage_order, "pages come in storage order");
     in_storage_order.dedup();
     assert_eq!(in_storage_order.len(), keys.len());
@@ -326,7 +336,10 @@ async fn a_timer_fires_at_its_height_or_is_dropped_unpaid_and_shows_in_the_runs(
     // A second alarm holds nothing, so its timer cannot be paid when it is due.
     let unfunded_deploy = example("alarm", &["storage.kv", "timer.schedule"], b"unfunded");
     let unfunded = unfunded_deploy.actor_address(&key.address());
-    assert_eq!(receipt(&client, &actor_tx(&key, 2, None, unfunded_deploy.encode())).await.status, ReceiptStatus::Success);
+    assert_eq!(
+        receipt(&client, &actor_tx(&key, 2, None, unfunded_deploy.encode())).await.status,
+        ReceiptStatus::Success
+    );
 
     let target = client.height().await.unwrap() + 30;
     let arm = Message { handler: "arm".to_owned(), payload: target.to_le_bytes().to_vec() }.encode();
@@ -440,7 +453,9 @@ async fn an_actors_events_are_in_its_receipts_and_its_log() {
                 continue;
             }
             assert_eq!(item["topic"], "echo", "{item}");
-            let data = base64::Engine::decode(&base64::engine::general_purpose::STANDARD, item["data"].as_str().unwrap()).unwrap();
+            let data =
+                base64::Engine::decode(&base64::engine::general_purpose::STANDARD, item["data"].as_str().unwrap())
+                    .unwrap();
             seen.push((String::from_utf8(data).unwrap(), item["tx_hash"].as_str().unwrap().to_owned()));
         }
         match page["next_cursor"].as_str() {
@@ -652,7 +667,11 @@ async fn the_owner_upgrades_an_actor_with_the_cli_and_its_history_records_it() {
     assert!(cli(&node, &["actor", &counter.to_hex(), "history"], true).contains("height"));
 
     // The new code runs; the old handler is gone.
-    let echoed = receipt(&client, &actor_tx(&owner, 5, Some(counter), Message { handler: "echo".into(), payload: b"hi".to_vec() }.encode())).await;
+    let echoed = receipt(
+        &client,
+        &actor_tx(&owner, 5, Some(counter), Message { handler: "echo".into(), payload: b"hi".to_vec() }.encode()),
+    )
+    .await;
     assert_eq!(echoed.status, ReceiptStatus::Success, "{echoed:?}");
     let gone = receipt(&client, &actor_tx(&owner, 6, Some(counter), call("increment"))).await;
     assert_eq!(gone.error.as_ref().map(|e| e.code.as_str()), Some("E1205"), "{gone:?}");
@@ -716,7 +735,8 @@ async fn hostile_actors_are_stopped_within_their_limits_and_the_node_carries_on(
         let payload = [&counter.0[..], &0u128.to_le_bytes(), b"increment"].concat();
         Message { handler: handler.to_owned(), payload }.encode()
     };
-    let reverted = receipt(&client, &actor_tx(&key, next_nonce(), Some(deployed["proxy"]), forward("forward_then_revert"))).await;
+    let reverted =
+        receipt(&client, &actor_tx(&key, next_nonce(), Some(deployed["proxy"]), forward("forward_then_revert"))).await;
     assert_eq!(reverted.status, ReceiptStatus::Reverted, "{reverted:?}");
     assert_eq!(read(&client, counter, "get").await.result, 0u64.to_le_bytes());
     let (_, proxy_storage) = get_raw(&node.url, &format!("/actors/{}/storage", deployed["proxy"])).await;

@@ -25,8 +25,15 @@ async fn endpoints_answer_their_records() {
         let (status, body) = get_raw(&url, path).await;
         assert_eq!(status, 200, "{path}");
         for field in [
-            "status", "version", "uptime_seconds", "block_height", "last_block_timestamp",
-            "mempool_transaction_count", "mempool_account_count", "components", "synced",
+            "status",
+            "version",
+            "uptime_seconds",
+            "block_height",
+            "last_block_timestamp",
+            "mempool_transaction_count",
+            "mempool_account_count",
+            "components",
+            "synced",
         ] {
             assert!(body.get(field).is_some(), "{path} lacks {field}: {body}");
         }

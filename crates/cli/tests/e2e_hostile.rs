@@ -100,13 +100,22 @@ async fn fresh_key_scans_at_the_block_limit_are_included_at_once_and_the_chain_k
     // The attack repeated block after block, fresh keys each time, beside honest transfers:
     // every scan and every transfer lands within two blocks of its submission.
     for round in 0..6u32 {
-        let attack = tx(&attacker, nonce, Some(reader), scan(KEYS_PER_SCAN_MAX, (round + 1) * KEYS_PER_SCAN_MAX), SCAN_CYCLES_LIMIT);
+        let attack = tx(
+            &attacker,
+            nonce,
+            Some(reader),
+            scan(KEYS_PER_SCAN_MAX, (round + 1) * KEYS_PER_SCAN_MAX),
+            SCAN_CYCLES_LIMIT,
+        );
         let transfer = transfer(&honest, 100, u64::from(round), SecretKey::random().address(), 1);
         nonce += 1;
         let (attack, transfer) = ([attack], [transfer]);
         let (scanned, paid) = tokio::join!(included(&client, &attack), included(&client, &transfer));
         for (what, (admitted, at)) in [("scan", scanned[0]), ("transfer", paid[0])] {
-            assert!(at <= admitted + INCLUSION_BLOCKS_MAX, "round {round}: {what} admitted at {admitted}, included at {at}");
+            assert!(
+                at <= admitted + INCLUSION_BLOCKS_MAX,
+                "round {round}: {what} admitted at {admitted}, included at {at}"
+            );
         }
     }
 }
@@ -143,7 +152,9 @@ async fn read_only_calls_at_their_budget_do_not_stop_blocks() {
             for round in 0..3u32 {
                 let (actor, handler, payload) = match i % 2 {
                     0 => (spin, "spin", Vec::new()),
-                    _ => (reader, "scan", [1_000u32.to_le_bytes(), (i * 100_000 + round * 1_000).to_le_bytes()].concat()),
+                    _ => {
+                        (reader, "scan", [1_000u32.to_le_bytes(), (i * 100_000 + round * 1_000).to_le_bytes()].concat())
+                    }
                 };
                 let request = ActorReadRequest {
                     actor,
@@ -173,7 +184,8 @@ async fn read_only_calls_at_their_budget_do_not_stop_blocks() {
     // Meanwhile transfers keep landing within two blocks.
     let honest = dev_key(1);
     for nonce in 0..5 {
-        let (admitted, at) = included(&client, &[transfer(&honest, 100, nonce, SecretKey::random().address(), 1)]).await[0];
+        let (admitted, at) =
+            included(&client, &[transfer(&honest, 100, nonce, SecretKey::random().address(), 1)]).await[0];
         assert!(at <= admitted + INCLUSION_BLOCKS_MAX, "transfer admitted at {admitted}, included at {at}");
     }
     for reader in readers {

@@ -27,11 +27,8 @@ async fn graceful_restart_resumes_with_the_same_state() {
 
     let status = node.stop();
     assert!(status.success(), "graceful stop exits 0: {status}; log:\n{}", node.log());
-    let hint: u64 = std::fs::read_to_string(node.dir.path().join("validator-0/height.dat"))
-        .unwrap()
-        .trim()
-        .parse()
-        .unwrap();
+    let hint: u64 =
+        std::fs::read_to_string(node.dir.path().join("validator-0/height.dat")).unwrap().trim().parse().unwrap();
     assert!(hint >= height);
 
     node.spawn();

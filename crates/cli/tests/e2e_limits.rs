@@ -54,8 +54,7 @@ async fn faucet_allows_five_per_minute_then_429() {
     let retry: u64 = headers["retry-after"].to_str().unwrap().parse().unwrap();
     assert!((1..=60).contains(&retry));
     // A bad address is refused before the limiter counts it.
-    let (status, _, body) =
-        post_raw(&node.url, "/faucet", "application/json", br#"{"address":"0x12"}"#.to_vec()).await;
+    let (status, _, body) = post_raw(&node.url, "/faucet", "application/json", br#"{"address":"0x12"}"#.to_vec()).await;
     assert_eq!(status, 400, "{body}");
 }
 

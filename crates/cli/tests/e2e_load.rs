@@ -47,7 +47,9 @@ async fn concurrent_submitters_conserve_value() {
         tasks.push(tokio::spawn(async move {
             let nonce = client.account(&key.address()).await.unwrap().unwrap().nonce;
             let txs: Vec<_> = (0..TRANSFERS_PER_SENDER)
-                .map(|i| transfer(&key, CHAIN, nonce + i, recipients[(s + i as usize) % recipients.len()], 1 + i as u128))
+                .map(|i| {
+                    transfer(&key, CHAIN, nonce + i, recipients[(s + i as usize) % recipients.len()], 1 + i as u128)
+                })
                 .collect();
             let mut hashes = Vec::new();
             for chunk in txs.chunks(10) {

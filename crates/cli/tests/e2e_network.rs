@@ -139,7 +139,9 @@ async fn four_validators_agree_survive_a_crash_and_wait_out_a_lost_quorum() {
     assert!(now - health["last_block_timestamp"].as_u64().unwrap() >= 3, "{health}");
     // Operators see peers, views, finalization latency and served state-sync requests.
     let metrics = nodes[0].client().metrics().await.unwrap();
-    for name in ["chain_finalization_latency_seconds", "chain_height", "consensus_", "network_", "drover_rpc_requests_total"] {
+    for name in
+        ["chain_finalization_latency_seconds", "chain_height", "consensus_", "network_", "drover_rpc_requests_total"]
+    {
         assert!(metrics.contains(name), "metrics lack {name}");
     }
 

@@ -7,8 +7,8 @@ mod common;
 
 use common::*;
 use drover_client::verify::{
-    Identity, Verified, VerifyError, verify_account, verify_actor, verify_multi, verify_receipt,
-    verify_storage, verify_tx,
+    Identity, Verified, VerifyError, verify_account, verify_actor, verify_multi, verify_receipt, verify_storage,
+    verify_tx,
 };
 use drover_node::{devnet::GENESIS_FILE, genesis::Genesis};
 use drover_types::{
@@ -77,7 +77,11 @@ fn tampered_state(proof: &StateProofInfo) -> Vec<(&'static str, StateProofInfo)>
     out
 }
 
-fn assert_state_rejected(proof: &StateProofInfo, identity: &Identity, check: fn(&StateProofInfo, &Identity) -> Result<(), VerifyError>) {
+fn assert_state_rejected(
+    proof: &StateProofInfo,
+    identity: &Identity,
+    check: fn(&StateProofInfo, &Identity) -> Result<(), VerifyError>,
+) {
     check(proof, identity).expect("the untouched proof verifies");
     for (what, tampered) in tampered_state(proof) {
         assert!(check(&tampered, identity).is_err(), "tampered {what} was accepted");

@@ -47,7 +47,8 @@ pub fn parse_amount(input: &str) -> Result<u128, AmountError> {
         }
         return Err(malformed());
     }
-    let whole_units = if whole.is_empty() { 0 } else { parse_digits(whole).ok_or_else(|| overflow_or(whole, input, malformed()))? };
+    let whole_units =
+        if whole.is_empty() { 0 } else { parse_digits(whole).ok_or_else(|| overflow_or(whole, input, malformed()))? };
     let fraction_units = if fraction.is_empty() {
         0
     } else {
@@ -124,8 +125,8 @@ mod tests {
         assert_eq!(parse_amount(""), Err(AmountError::Empty));
         assert_eq!(parse_amount("   "), Err(AmountError::Empty));
         for bad in [
-            "drv", ".drv", "-1", "+1", "1.5", "1e9", "1_000", "0x10", "1.5eth", "1.2.3drv", "1,5drv", "1.-5drv",
-            "abc", "1 000", "drv1", "1.5drvx", "１drv", "1.+5drv",
+            "drv", ".drv", "-1", "+1", "1.5", "1e9", "1_000", "0x10", "1.5eth", "1.2.3drv", "1,5drv", "1.-5drv", "abc",
+            "1 000", "drv1", "1.5drvx", "１drv", "1.+5drv",
         ] {
             assert!(matches!(parse_amount(bad), Err(AmountError::Malformed(_))), "{bad:?}: {:?}", parse_amount(bad));
         }

@@ -173,8 +173,13 @@ impl TxBuilder {
     /// The unsigned transaction, with unset fields taken from `context`.
     pub fn build(&self, context: &TxContext) -> Result<Transaction, BuildError> {
         let fees = &context.fees;
-        let (max_fee_per_cycle, tip_per_cycle) =
-            meter_fees("cycle", self.max_fee_per_cycle, self.tip_per_cycle, fees.max_fee_per_cycle, fees.tip_per_cycle)?;
+        let (max_fee_per_cycle, tip_per_cycle) = meter_fees(
+            "cycle",
+            self.max_fee_per_cycle,
+            self.tip_per_cycle,
+            fees.max_fee_per_cycle,
+            fees.tip_per_cycle,
+        )?;
         let (max_fee_per_cell, tip_per_cell) =
             meter_fees("cell", self.max_fee_per_cell, self.tip_per_cell, fees.max_fee_per_cell, fees.tip_per_cell)?;
         let tx = Transaction {
@@ -216,9 +221,8 @@ impl TxBuilder {
                 None => client.account(&sender).await.map(|account| account.map_or(0, |a| a.nonce)),
             }
         };
-        let fees = async {
-            if self.needs_fees() { client.fee_suggestion().await } else { Ok(FeeSuggestion::default()) }
-        };
+        let fees =
+            async { if self.needs_fees() { client.fee_suggestion().await } else { Ok(FeeSuggestion::default()) } };
         let (chain_id, nonce, fees) = tokio::try_join!(chain_id, nonce, fees)?;
         Ok(TxContext { chain_id, nonce, fees })
     }
@@ -302,7 +306,10 @@ mod tests {
             .tip_per_cell(0)
             .build(&TxContext::default())
             .unwrap();
-        assert_eq!(hex::encode(tx.encode()), "8d010054111111111111111111111111111111111111111101195208000a020100f640f6");
+        assert_eq!(
+            hex::encode(tx.encode()),
+            "8d010054111111111111111111111111111111111111111101195208000a020100f640f6"
+        );
     }
 
     #[test]

@@ -13,9 +13,10 @@ use crate::error::{ClientError, excerpt};
 use drover_types::{
     Address, ErrorCode, H256, Transaction,
     api::{
-        AccountInfo, ActorCodeInfo, ActorInfo, ActorReadRequest, ActorReadResponse, BasefeeInfo, LogPage, MailboxPage, StorageCount, StoragePage, SystemRunPage, TimerPage, UpgradePage, BlockInfo, ChainInfo, FaucetRequest, FaucetResponse, HealthDetailed, HeightInfo,
-        InclusionProofInfo, Liveness, MultiProofResponse, ProofRequest, ReceiptInfo, StateProofInfo, StateSnapshot,
-        SubmitResponse, SubmitWaitResponse, TransactionInfo,
+        AccountInfo, ActorCodeInfo, ActorInfo, ActorReadRequest, ActorReadResponse, BasefeeInfo, BlockInfo, ChainInfo,
+        FaucetRequest, FaucetResponse, HealthDetailed, HeightInfo, InclusionProofInfo, Liveness, LogPage, MailboxPage,
+        MultiProofResponse, ProofRequest, ReceiptInfo, StateProofInfo, StateSnapshot, StorageCount, StoragePage,
+        SubmitResponse, SubmitWaitResponse, SystemRunPage, TimerPage, TransactionInfo, UpgradePage,
     },
     submission::encode_submission,
 };
@@ -148,7 +149,11 @@ impl Client {
         }
     }
 
-    async fn send_json<T: DeserializeOwned>(&self, url: &str, request: reqwest::RequestBuilder) -> Result<T, ClientError> {
+    async fn send_json<T: DeserializeOwned>(
+        &self,
+        url: &str,
+        request: reqwest::RequestBuilder,
+    ) -> Result<T, ClientError> {
         let (status, body) = self.send(url, request).await?;
         serde_json::from_slice(&body).map_err(|e| ClientError::UnexpectedResponse {
             url: url.to_owned(),
@@ -225,13 +230,21 @@ impl Client {
 
     /// `GET /actors/{address}/storage`: one page of the actor's storage after `cursor`; `None`
     /// for an address that holds no actor.
-    pub async fn actor_storage(&self, address: &Address, cursor: Option<&str>) -> Result<Option<StoragePage>, ClientError> {
+    pub async fn actor_storage(
+        &self,
+        address: &Address,
+        cursor: Option<&str>,
+    ) -> Result<Option<StoragePage>, ClientError> {
         self.get_optional(&page_path(format!("/actors/{address}/storage"), cursor), ErrorCode::ActorNotFound).await
     }
 
     /// `GET /actors/{address}/mailbox`: one page of the messages waiting for the actor after
     /// `cursor`, in delivery order; `None` for an address that holds no actor.
-    pub async fn actor_mailbox(&self, address: &Address, cursor: Option<&str>) -> Result<Option<MailboxPage>, ClientError> {
+    pub async fn actor_mailbox(
+        &self,
+        address: &Address,
+        cursor: Option<&str>,
+    ) -> Result<Option<MailboxPage>, ClientError> {
         self.get_optional(&page_path(format!("/actors/{address}/mailbox"), cursor), ErrorCode::ActorNotFound).await
     }
 
@@ -243,13 +256,22 @@ impl Client {
 
     /// `GET /actor/{address}/runs`: one page of the actor's timer fires and mailbox deliveries
     /// after `cursor`, in chain order; `None` for an address that holds no actor.
-    pub async fn actor_runs(&self, address: &Address, cursor: Option<&str>) -> Result<Option<SystemRunPage>, ClientError> {
+    pub async fn actor_runs(
+        &self,
+        address: &Address,
+        cursor: Option<&str>,
+    ) -> Result<Option<SystemRunPage>, ClientError> {
         self.get_optional(&page_path(format!("/actor/{address}/runs"), cursor), ErrorCode::ActorNotFound).await
     }
 
     /// `GET /actor/{address}/timers`: the page of pending timers (in firing order) at
     /// `offset`, of at most `limit`; `None` for an address that holds no actor.
-    pub async fn actor_timers(&self, address: &Address, offset: u64, limit: u64) -> Result<Option<TimerPage>, ClientError> {
+    pub async fn actor_timers(
+        &self,
+        address: &Address,
+        offset: u64,
+        limit: u64,
+    ) -> Result<Option<TimerPage>, ClientError> {
         let path = format!("/actor/{address}/timers?offset={offset}&limit={limit}");
         self.get_optional(&path, ErrorCode::ActorNotFound).await
     }
@@ -261,7 +283,12 @@ impl Client {
 
     /// `GET /actor/{address}/upgrade-history`: the page of upgrades (oldest first) at `offset`,
     /// of at most `limit`; `None` for an address that holds no actor.
-    pub async fn actor_upgrades(&self, address: &Address, offset: u64, limit: u64) -> Result<Option<UpgradePage>, ClientError> {
+    pub async fn actor_upgrades(
+        &self,
+        address: &Address,
+        offset: u64,
+        limit: u64,
+    ) -> Result<Option<UpgradePage>, ClientError> {
         let path = format!("/actor/{address}/upgrade-history?offset={offset}&limit={limit}");
         self.get_optional(&path, ErrorCode::ActorNotFound).await
     }
@@ -351,7 +378,12 @@ impl Client {
     }
 
     /// `GET /proof/storage/{address}/{key}` (check with [`crate::verify::verify_storage`]).
-    pub async fn proof_storage(&self, address: &Address, key: &[u8], height: Option<u64>) -> Result<StateProofInfo, ClientError> {
+    pub async fn proof_storage(
+        &self,
+        address: &Address,
+        key: &[u8],
+        height: Option<u64>,
+    ) -> Result<StateProofInfo, ClientError> {
         self.get(&with_height(format!("/proof/storage/{address}/0x{}", hex::encode(key)), height)).await
     }
 
@@ -375,7 +407,11 @@ impl Client {
 
     /// `POST /proof/multi`: one result per request, in order (check with
     /// [`crate::verify::verify_multi`]).
-    pub async fn proof_multi(&self, requests: &[ProofRequest], height: Option<u64>) -> Result<MultiProofResponse, ClientError> {
+    pub async fn proof_multi(
+        &self,
+        requests: &[ProofRequest],
+        height: Option<u64>,
+    ) -> Result<MultiProofResponse, ClientError> {
         let url = self.url(&with_height("/proof/multi".to_owned(), height));
         self.send_json(&url, self.http.post(&url).json(requests)).await
     }
@@ -632,7 +668,8 @@ mod tests {
 
     #[test]
     fn validates_base_urls() {
-        for good in ["http://127.0.0.1:4000", "http://127.0.0.1:4000/", "https://localhost/api/", " http://[::1]:4000 "] {
+        for good in ["http://127.0.0.1:4000", "http://127.0.0.1:4000/", "https://localhost/api/", " http://[::1]:4000 "]
+        {
             assert!(Client::new(good).is_ok(), "{good}");
         }
         assert_eq!(Client::new("http://127.0.0.1:4000/").unwrap().base_url(), "http://127.0.0.1:4000");

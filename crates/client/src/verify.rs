@@ -18,19 +18,20 @@
 //! block it was proven in. A node can still answer with an *older* certified state than the
 //! latest; callers that need freshness compare the returned height with one they trust.
 
+use commonware_cryptography::{Hasher as _, Sha256, sha256};
 use drover_block::{
     Block,
     proof::{ProofError, receipt_leaf, verify_inclusion, verify_state},
     scheme::{CertificateError, verify_finalization},
 };
-use commonware_cryptography::{Hasher as _, Sha256, sha256};
 use drover_state::{Account, keys};
 use drover_types::{
-    Address, H256, Receipt, Transaction, keccak256,
+    Address, H256, Receipt, Transaction,
     api::{
-        InclusionProofInfo, InclusionProofKind, MultiProofItem, MultiProofResponse, ProofInfo,
-        StateProofInfo, StateProofKind,
+        InclusionProofInfo, InclusionProofKind, MultiProofItem, MultiProofResponse, ProofInfo, StateProofInfo,
+        StateProofKind,
     },
+    keccak256,
 };
 
 pub use drover_block::scheme::{Identity, parse_identity};
@@ -138,7 +139,11 @@ fn inclusion_kind_name(kind: InclusionProofKind) -> &'static str {
 
 /// Steps 1 and 2: the certificate verifies against `identity` and finalizes exactly the block
 /// whose header bytes are `header`; answers the header (a block without its transactions).
-pub fn verify_certified_block(header: &[u8], finalization_hex: &str, identity: &Identity) -> Result<Block, VerifyError> {
+pub fn verify_certified_block(
+    header: &[u8],
+    finalization_hex: &str,
+    identity: &Identity,
+) -> Result<Block, VerifyError> {
     let digits = finalization_hex.strip_prefix("0x").unwrap_or(finalization_hex);
     let certificate = hex::decode(digits).map_err(|e| VerifyError::CertificateEncoding(e.to_string()))?;
     let finalization = verify_finalization(&certificate, identity)?;
@@ -203,12 +208,8 @@ fn expect_state(proof: &StateProofInfo, kind: StateProofKind) -> Result<(), Veri
 pub fn verify_account(proof: &StateProofInfo, identity: &Identity) -> Result<VerifiedAccount, VerifyError> {
     expect_state(proof, StateProofKind::Account)?;
     let state = verify_state_proof(proof, identity)?;
-    let account = state
-        .value
-        .as_deref()
-        .map(Account::decode)
-        .transpose()
-        .map_err(|e| VerifyError::Record(e.to_string()))?;
+    let account =
+        state.value.as_deref().map(Account::decode).transpose().map_err(|e| VerifyError::Record(e.to_string()))?;
     Ok(VerifiedAccount { address: state.address, account, block: state.block })
 }
 
@@ -298,11 +299,9 @@ pub fn verify_multi(response: &MultiProofResponse, identity: &Identity) -> Vec<R
         .iter()
         .map(|item| match item {
             MultiProofItem::Proof(proof) => verify_proof(proof, identity),
-            MultiProofItem::Error(body) => Err(VerifyError::Refused {
-                code: body.code,
-                error: body.error.clone(),
-                message: body.message.clone(),
-            }),
+            MultiProofItem::Error(body) => {
+                Err(VerifyError::Refused { code: body.code, error: body.error.clone(), message: body.message.clone() })
+            }
         })
         .collect()
 }
@@ -364,7 +363,10 @@ mod tests {
             header: Vec::new(),
             finalization: "00".to_owned(),
         };
-        assert!(matches!(verify_receipt(&InclusionProofInfo { kind: InclusionProofKind::Tx, ..receipt.clone() }, &identity), Err(VerifyError::WrongKind { .. })));
+        assert!(matches!(
+            verify_receipt(&InclusionProofInfo { kind: InclusionProofKind::Tx, ..receipt.clone() }, &identity),
+            Err(VerifyError::WrongKind { .. })
+        ));
         // A transaction whose bytes do not hash to the asked hash is refused first.
         assert!(matches!(
             verify_tx(&InclusionProofInfo { kind: InclusionProofKind::Tx, ..receipt }, &identity),

@@ -38,25 +38,10 @@ pub fn next_basefee(basefee: u128, used: u64, target: u64, min_basefee: u128) ->
 }
 
 /// Both basefees for the block after one that used `cycles_used` and `cells_used`.
-pub fn next_basefees(
-    params: &FeeParams,
-    current: Basefees,
-    cycles_used: u64,
-    cells_used: u64,
-) -> Basefees {
+pub fn next_basefees(params: &FeeParams, current: Basefees, cycles_used: u64, cells_used: u64) -> Basefees {
     Basefees {
-        cycle: next_basefee(
-            current.cycle,
-            cycles_used,
-            params.target_cycles,
-            params.min_basefee_cycle,
-        ),
-        cell: next_basefee(
-            current.cell,
-            cells_used,
-            params.target_cells,
-            params.min_basefee_cell,
-        ),
+        cycle: next_basefee(current.cycle, cycles_used, params.target_cycles, params.min_basefee_cycle),
+        cell: next_basefee(current.cell, cells_used, params.target_cells, params.min_basefee_cell),
     }
 }
 
@@ -75,11 +60,7 @@ fn scaled_fraction(value: u128, deviation: u64, target: u64) -> u128 {
     let mut remainder = 0u128;
     let mut quotient = 0u128;
     for bit in (0..192u32).rev() {
-        let next = if bit >= 128 {
-            (high >> (bit - 128)) & 1
-        } else {
-            (low >> bit) & 1
-        };
+        let next = if bit >= 128 { (high >> (bit - 128)) & 1 } else { (low >> bit) & 1 };
         remainder = (remainder << 1) | next;
         quotient <<= 1;
         if remainder >= divisor {
@@ -145,10 +126,7 @@ mod tests {
     fn extreme_values_neither_overflow_nor_lose_precision() {
         assert_eq!(next_basefee(u128::MAX, 2 * T, T, 1), u128::MAX);
         assert_eq!(next_basefee(u128::MAX, 0, T, 1), u128::MAX - u128::MAX / 8);
-        assert_eq!(
-            next_basefee(u128::MAX, 0, u64::MAX, 1),
-            u128::MAX - u128::MAX / 8
-        );
+        assert_eq!(next_basefee(u128::MAX, 0, u64::MAX, 1), u128::MAX - u128::MAX / 8);
     }
 
     #[test]
@@ -159,25 +137,13 @@ mod tests {
 
     #[test]
     fn scaled_fraction_matches_direct_arithmetic() {
-        let values = [
-            0u128,
-            1,
-            7,
-            8,
-            999,
-            u64::MAX as u128,
-            (u64::MAX as u128) << 3,
-        ];
+        let values = [0u128, 1, 7, 8, 999, u64::MAX as u128, (u64::MAX as u128) << 3];
         let targets = [1u64, 3, 8, 21_000, T, u32::MAX as u64];
         for value in values {
             for target in targets {
                 for deviation in [0, 1, target / 3, target / 2, target] {
                     let expected = value * u128::from(deviation) / (8 * u128::from(target));
-                    assert_eq!(
-                        scaled_fraction(value, deviation, target),
-                        expected,
-                        "{value} {deviation} {target}"
-                    );
+                    assert_eq!(scaled_fraction(value, deviation, target), expected, "{value} {deviation} {target}");
                 }
             }
         }
@@ -188,10 +154,7 @@ mod tests {
         // (2^127 + 1) × (2^63) / (8 × 2^63) = (2^127 + 1) / 8, exactly.
         let value = (1u128 << 127) + 1;
         assert_eq!(scaled_fraction(value, 1 << 63, 1 << 63), value / 8);
-        assert_eq!(
-            scaled_fraction(u128::MAX, u64::MAX, u64::MAX),
-            u128::MAX / 8
-        );
+        assert_eq!(scaled_fraction(u128::MAX, u64::MAX, u64::MAX), u128::MAX / 8);
         // u128::MAX × 3 / 24 = u128::MAX / 8.
         assert_eq!(scaled_fraction(u128::MAX, 3, 3), u128::MAX / 8);
         // u128::MAX × 1 / 16 with a target of 2.
@@ -201,17 +164,8 @@ mod tests {
     #[test]
     fn both_meters_update_independently() {
         let params = FeeParams::default();
-        let current = Basefees {
-            cycle: 800,
-            cell: 800,
-        };
+        let current = Basefees { cycle: 800, cell: 800 };
         let next = next_basefees(&params, current, params.block_limit_cycles(), 0);
-        assert_eq!(
-            next,
-            Basefees {
-                cycle: 900,
-                cell: 700
-            }
-        );
+        assert_eq!(next, Basefees { cycle: 900, cell: 700 });
     }
 }

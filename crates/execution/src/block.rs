@@ -143,16 +143,11 @@ pub fn prefetch_keys(env: &BlockEnv, txs: &[VerifiedTransaction]) -> Vec<Vec<u8>
             Some(_) => {}
         }
     }
-    let mut keys: Vec<Vec<u8>> = [
-        basefees_key(),
-        timer_cursor_key(),
-        timer_slot_key(env.height),
-        mail_queue_key(),
-    ]
-    .into_iter()
-    .chain(addresses.iter().map(account_key))
-    .chain(actors.iter().map(actor_key))
-    .collect();
+    let mut keys: Vec<Vec<u8>> = [basefees_key(), timer_cursor_key(), timer_slot_key(env.height), mail_queue_key()]
+        .into_iter()
+        .chain(addresses.iter().map(account_key))
+        .chain(actors.iter().map(actor_key))
+        .collect();
     keys.sort();
     keys.dedup();
     keys
@@ -160,15 +155,9 @@ pub fn prefetch_keys(env: &BlockEnv, txs: &[VerifiedTransaction]) -> Vec<Vec<u8>
 
 /// Basefees in force for the block: the stored record, or the initial ones before the genesis
 /// writes exist.
-fn basefees_in_force<S: StateRead>(
-    params: &FeeParams,
-    overlay: &mut Overlay<'_, S>,
-) -> Result<Basefees, BlockError> {
+fn basefees_in_force<S: StateRead>(params: &FeeParams, overlay: &mut Overlay<'_, S>) -> Result<Basefees, BlockError> {
     let stored = overlay.record(&basefees_key(), Basefees::decode)?;
-    Ok(stored.unwrap_or(Basefees {
-        cycle: params.initial_basefee_cycle,
-        cell: params.initial_basefee_cell,
-    }))
+    Ok(stored.unwrap_or(Basefees { cycle: params.initial_basefee_cycle, cell: params.initial_basefee_cell }))
 }
 
 /// What one included transaction reports in its receipt.
@@ -191,20 +180,14 @@ enum ActorTx {
 
 /// The actor work of `tx`, or `None` for a transfer or value deposit (empty payload).
 fn actor_tx(tx: &VerifiedTransaction) -> Result<Option<ActorTx>, Rejection> {
-    let invalid = |e: drover_types::cbor::CborError| {
-        Rejection::new(RejectReason::InvalidPayload, e.to_string())
-    };
+    let invalid = |e: drover_types::cbor::CborError| Rejection::new(RejectReason::InvalidPayload, e.to_string());
     match tx.tx.to {
-        None => Deploy::decode(&tx.tx.payload)
-            .map(|d| Some(ActorTx::Deploy(d)))
-            .map_err(invalid),
+        None => Deploy::decode(&tx.tx.payload).map(|d| Some(ActorTx::Deploy(d))).map_err(invalid),
         Some(_) if tx.tx.payload.is_empty() => Ok(None),
         Some(to) => {
             let message = Message::decode(&tx.tx.payload).map_err(invalid)?;
             if to == ACTOR_UPGRADES_ADDRESS {
-                Upgrade::decode(&message.payload)
-                    .map(|request| Some(ActorTx::Upgrade(request)))
-                    .map_err(invalid)
+                Upgrade::decode(&message.payload).map(|request| Some(ActorTx::Upgrade(request))).map_err(invalid)
             } else {
                 Ok(Some(ActorTx::Call(to, message)))
             }
@@ -245,13 +228,7 @@ fn run_tx<S: StateRead>(
         .into());
     }
     // From here the transaction is included: its nonce is used whatever the actor does.
-    overlay.set(
-        tx.sender,
-        drover_state::Account {
-            nonce: sender.nonce.saturating_add(1),
-            ..sender
-        },
-    );
+    overlay.set(tx.sender, drover_state::Account { nonce: sender.nonce.saturating_add(1), ..sender });
     let mut host = ActorHost::new(overlay, vm, *basefees);
     let work = match work {
         ActorTx::Deploy(d) => deploy::run(&mut host, env, tx, d, intrinsic),
@@ -269,27 +246,18 @@ fn run_tx<S: StateRead>(
     // The pre-checks made sure the sender covers value + maximum fees, and no actor can take
     // from the sender's balance, so the fee is covered.
     let mut payer = overlay.account(tx.sender)?;
-    payer.balance = payer.balance.checked_sub(fee.total()).ok_or_else(|| {
-        Rejection::new(
-            RejectReason::InsufficientBalanceForFees,
-            "balance cannot cover the fee",
-        )
-    })?;
+    payer.balance = payer
+        .balance
+        .checked_sub(fee.total())
+        .ok_or_else(|| Rejection::new(RejectReason::InsufficientBalanceForFees, "balance cannot cover the fee"))?;
     overlay.set(tx.sender, payer);
     let mut proposer = overlay.account(env.proposer)?;
     proposer.balance = proposer.balance.checked_add(fee.tip).ok_or_else(|| {
-        Rejection::new(
-            RejectReason::CreditOverflow,
-            format!("crediting {} would overflow its balance", env.proposer),
-        )
+        Rejection::new(RejectReason::CreditOverflow, format!("crediting {} would overflow its balance", env.proposer))
     })?;
     overlay.set(env.proposer, proposer);
     Ok(TxResult {
-        events: if work.status == TxStatus::Success {
-            events
-        } else {
-            Vec::new()
-        },
+        events: if work.status == TxStatus::Success { events } else { Vec::new() },
         status: work.status,
         cycles_used,
         cells_used,
@@ -336,8 +304,7 @@ fn run_block<S: StateRead>(
     let deferred = deferred_phase(vm, env, params, basefees, &mut overlay)?;
     let mut selection = Selection::default();
     let mut receipts = Vec::with_capacity(txs.len());
-    let (mut cycles_used, mut cells_used, mut burned) =
-        (deferred.cycles_used, deferred.cells_used, deferred.burned);
+    let (mut cycles_used, mut cells_used, mut burned) = (deferred.cycles_used, deferred.cells_used, deferred.burned);
     for (position, tx) in txs.iter().enumerate() {
         let checkpoint = overlay.checkpoint();
         let result = match run_tx(vm, env, &basefees, &mut overlay, tx) {
@@ -372,12 +339,8 @@ fn run_block<S: StateRead>(
             };
             if let Some((meter, used, left)) = full {
                 overlay.rollback(checkpoint);
-                let message =
-                    format!("the block has {left} {meter} left; the transaction needs {used}");
-                selection.dropped.push((
-                    position,
-                    Rejection::new(RejectReason::BlockFull(meter), message),
-                ));
+                let message = format!("the block has {left} {meter} left; the transaction needs {used}");
+                selection.dropped.push((position, Rejection::new(RejectReason::BlockFull(meter), message)));
                 continue;
             }
             selection.included.push(position);
@@ -455,11 +418,7 @@ pub fn build_block(
 }
 
 /// The one block-level rule: a block may use at most twice the target of each meter.
-pub fn validate_block_limits(
-    params: &FeeParams,
-    cycles_used: u64,
-    cells_used: u64,
-) -> Result<(), BlockLimitError> {
+pub fn validate_block_limits(params: &FeeParams, cycles_used: u64, cells_used: u64) -> Result<(), BlockLimitError> {
     for (meter, used, limit) in [
         (Meter::Cycles, cycles_used, params.block_limit_cycles()),
         (Meter::Cells, cells_used, params.block_limit_cells()),
@@ -477,8 +436,7 @@ mod tests {
     use crate::{
         TRANSFER_CYCLES, genesis_writes,
         testing::{
-            State, account, address, apply, balance, env, genesis, total_supply, transfer,
-            transfer_tx, verified, vm,
+            State, account, address, apply, balance, env, genesis, total_supply, transfer, transfer_tx, verified, vm,
         },
         transfer_event_data,
     };
@@ -487,10 +445,7 @@ mod tests {
 
     const RICH: u128 = 1_000_000_000_000;
     /// Fee of one transfer at the genesis basefees (1 per cycle): 21,000 burned, 21,000 tipped.
-    const FEE: FeeBreakdown = FeeBreakdown {
-        burned: 21_000,
-        tip: 21_000,
-    };
+    const FEE: FeeBreakdown = FeeBreakdown { burned: 21_000, tip: 21_000 };
 
     fn params() -> FeeParams {
         FeeParams::default()
@@ -508,11 +463,7 @@ mod tests {
     }
 
     fn codes(outcome: &BlockOutcome) -> Vec<Option<ExecCode>> {
-        outcome
-            .receipts
-            .iter()
-            .map(|receipt| receipt.error.as_ref().map(|error| error.code))
-            .collect()
+        outcome.receipts.iter().map(|receipt| receipt.error.as_ref().map(|error| error.code)).collect()
     }
 
     #[test]
@@ -523,88 +474,43 @@ mod tests {
 
         let receipt = &outcome.receipts[0];
         assert_eq!(receipt.status, TxStatus::Success);
-        assert_eq!(
-            (receipt.cycles_used, receipt.cells_used),
-            (TRANSFER_CYCLES, 0)
-        );
+        assert_eq!((receipt.cycles_used, receipt.cells_used), (TRANSFER_CYCLES, 0));
         assert_eq!(receipt.fee, FEE);
         assert_eq!((receipt.block_height, receipt.index), (7, 0));
         assert_eq!((receipt.from, receipt.to), (alice, Some(bob)));
         assert_eq!(receipt.error, None);
         assert_eq!(
             receipt.events,
-            [Event {
-                address: bob,
-                topic: "transfer".into(),
-                data: transfer_event_data(&alice, &bob, 500)
-            }]
+            [Event { address: bob, topic: "transfer".into(), data: transfer_event_data(&alice, &bob, 500) }]
         );
-        assert_eq!(
-            (outcome.cycles_used, outcome.cells_used, outcome.burned),
-            (TRANSFER_CYCLES, 0, 21_000)
-        );
+        assert_eq!((outcome.cycles_used, outcome.cells_used, outcome.burned), (TRANSFER_CYCLES, 0, 21_000));
 
         apply(&mut state, outcome.writes);
-        assert_eq!(
-            account(&state, alice),
-            Some(Account {
-                nonce: 1,
-                balance: RICH - 500 - 42_000
-            })
-        );
-        assert_eq!(
-            account(&state, bob),
-            Some(Account {
-                nonce: 0,
-                balance: 500
-            })
-        );
-        assert_eq!(
-            account(&state, proposer),
-            Some(Account {
-                nonce: 0,
-                balance: 21_000
-            })
-        );
+        assert_eq!(account(&state, alice), Some(Account { nonce: 1, balance: RICH - 500 - 42_000 }));
+        assert_eq!(account(&state, bob), Some(Account { nonce: 0, balance: 500 }));
+        assert_eq!(account(&state, proposer), Some(Account { nonce: 0, balance: 21_000 }));
         assert_eq!(total_supply(&state), RICH - 21_000);
     }
 
     #[test]
     fn supply_falls_by_exactly_the_burn_across_many_transfers() {
         let accounts: Vec<Address> = (1..=50).map(address).collect();
-        let allocations: Vec<(Address, u128)> = accounts
-            .iter()
-            .enumerate()
-            .map(|(i, a)| (*a, RICH + i as u128 * 7_919))
-            .collect();
+        let allocations: Vec<(Address, u128)> =
+            accounts.iter().enumerate().map(|(i, a)| (*a, RICH + i as u128 * 7_919)).collect();
         let mut state = genesis(&allocations);
         let before = total_supply(&state);
         let mut nonces = [0u64; 50];
         let txs: Vec<VerifiedTransaction> = (0..600usize)
             .map(|i| {
                 let (from, to) = ((i * 7) % 50, (i * 13 + 5) % 50);
-                let tx = transfer(
-                    accounts[from],
-                    nonces[from],
-                    accounts[to],
-                    (i as u128 * 104_729) % 1_000_000,
-                );
+                let tx = transfer(accounts[from], nonces[from], accounts[to], (i as u128 * 104_729) % 1_000_000);
                 nonces[from] += 1;
                 tx
             })
             .collect();
         let outcome = run(&state, address(200), &txs);
-        assert!(
-            outcome
-                .receipts
-                .iter()
-                .all(|receipt| receipt.status == TxStatus::Success)
-        );
-        let burned: u128 = outcome
-            .receipts
-            .iter()
-            .map(|receipt| receipt.fee.burned)
-            .sum();
+        assert!(outcome.receipts.iter().all(|receipt| receipt.status == TxStatus::Success));
+        let burned: u128 = outcome.receipts.iter().map(|receipt| receipt.fee.burned).sum();
         assert_eq!(burned, outcome.burned);
         assert_eq!(outcome.cycles_used, 600 * TRANSFER_CYCLES);
 
@@ -632,16 +538,7 @@ mod tests {
             transfer(alice, 2, bob, 1),
         ];
         let outcome = run(&state, address(9), &txs);
-        assert_eq!(
-            codes(&outcome),
-            [
-                None,
-                None,
-                Some(ExecCode::Nonce),
-                Some(ExecCode::Nonce),
-                None
-            ]
-        );
+        assert_eq!(codes(&outcome), [None, None, Some(ExecCode::Nonce), Some(ExecCode::Nonce), None]);
         let mut state = state;
         apply(&mut state, outcome.writes);
         assert_eq!(account(&state, alice).map(|a| a.nonce), Some(3));
@@ -653,47 +550,16 @@ mod tests {
         let mut state = genesis(&[(alice, 1_000_000)]);
         let before = state.clone();
         let txs = [
-            verified(
-                alice,
-                Transaction {
-                    chain_id: 1,
-                    ..transfer_tx(0, bob, 1)
-                },
-            ),
+            verified(alice, Transaction { chain_id: 1, ..transfer_tx(0, bob, 1) }),
             transfer(alice, 5, bob, 1),
-            verified(
-                alice,
-                Transaction {
-                    max_fee_per_cycle: 0,
-                    tip_per_cycle: 0,
-                    ..transfer_tx(0, bob, 1)
-                },
-            ),
+            verified(alice, Transaction { max_fee_per_cycle: 0, tip_per_cycle: 0, ..transfer_tx(0, bob, 1) }),
             transfer(alice, 0, bob, 1_000_001),
             transfer(alice, 0, bob, 1_000_000),
+            verified(alice, Transaction { cycles_limit: 1, ..transfer_tx(0, bob, 1) }),
+            verified(alice, Transaction { to: None, cells_limit: 1_000, ..transfer_tx(0, bob, 1) }),
             verified(
                 alice,
-                Transaction {
-                    cycles_limit: 1,
-                    ..transfer_tx(0, bob, 1)
-                },
-            ),
-            verified(
-                alice,
-                Transaction {
-                    to: None,
-                    cells_limit: 1_000,
-                    ..transfer_tx(0, bob, 1)
-                },
-            ),
-            verified(
-                alice,
-                Transaction {
-                    payload: b"hi".to_vec(),
-                    cycles_limit: 22_000,
-                    cells_limit: 2,
-                    ..transfer_tx(0, bob, 1)
-                },
+                Transaction { payload: b"hi".to_vec(), cycles_limit: 22_000, cells_limit: 2, ..transfer_tx(0, bob, 1) },
             ),
             transfer(bob, 0, alice, 0),
         ];
@@ -714,16 +580,10 @@ mod tests {
         for (index, receipt) in outcome.receipts.iter().enumerate() {
             assert_eq!(receipt.status, TxStatus::Failed);
             assert_eq!(receipt.index as usize, index);
-            assert_eq!(
-                (receipt.cycles_used, receipt.cells_used, receipt.fee),
-                (0, 0, FeeBreakdown::default())
-            );
+            assert_eq!((receipt.cycles_used, receipt.cells_used, receipt.fee), (0, 0, FeeBreakdown::default()));
             assert!(receipt.events.is_empty());
         }
-        assert_eq!(
-            (outcome.cycles_used, outcome.cells_used, outcome.burned),
-            (0, 0, 0)
-        );
+        assert_eq!((outcome.cycles_used, outcome.cells_used, outcome.burned), (0, 0, 0));
         // Only the basefee moves (down, an empty block); the floor keeps it at 1.
         assert_eq!(outcome.next_basefees, Basefees { cycle: 1, cell: 1 });
         assert!(outcome.writes.is_empty());
@@ -735,16 +595,9 @@ mod tests {
     fn funds_received_earlier_in_the_block_can_be_spent() {
         let (alice, bob, carol) = (address(1), address(2), address(3));
         let state = genesis(&[(alice, RICH)]);
-        let txs = [
-            transfer(bob, 0, carol, 1),
-            transfer(alice, 0, bob, 1_000_000),
-            transfer(bob, 0, carol, 1),
-        ];
+        let txs = [transfer(bob, 0, carol, 1), transfer(alice, 0, bob, 1_000_000), transfer(bob, 0, carol, 1)];
         let outcome = run(&state, address(9), &txs);
-        assert_eq!(
-            codes(&outcome),
-            [Some(ExecCode::BalanceForValue), None, None]
-        );
+        assert_eq!(codes(&outcome), [Some(ExecCode::BalanceForValue), None, None]);
     }
 
     #[test]
@@ -775,13 +628,7 @@ mod tests {
         let outcome = run(&state, alice, &[transfer(alice, 0, bob, 10)]);
         apply(&mut state, outcome.writes);
         // Alice pays value + burn + tip and receives the tip back.
-        assert_eq!(
-            account(&state, alice),
-            Some(Account {
-                nonce: 1,
-                balance: RICH - 10 - 21_000
-            })
-        );
+        assert_eq!(account(&state, alice), Some(Account { nonce: 1, balance: RICH - 10 - 21_000 }));
         assert_eq!(balance(&state, bob), 10);
         assert_eq!(total_supply(&state), RICH - 21_000);
     }
@@ -794,23 +641,11 @@ mod tests {
         assert_eq!(outcome.receipts[0].status, TxStatus::Success);
         assert_eq!(outcome.receipts[0].events.len(), 1);
         apply(&mut state, outcome.writes);
-        assert_eq!(
-            account(&state, alice),
-            Some(Account {
-                nonce: 1,
-                balance: RICH - 42_000
-            })
-        );
+        assert_eq!(account(&state, alice), Some(Account { nonce: 1, balance: RICH - 42_000 }));
         // Sender, recipient and proposer all the same account.
         let outcome = run(&state, alice, &[transfer(alice, 1, alice, 5)]);
         apply(&mut state, outcome.writes);
-        assert_eq!(
-            account(&state, alice),
-            Some(Account {
-                nonce: 2,
-                balance: RICH - 42_000 - 21_000
-            })
-        );
+        assert_eq!(account(&state, alice), Some(Account { nonce: 2, balance: RICH - 42_000 - 21_000 }));
     }
 
     #[test]
@@ -828,46 +663,22 @@ mod tests {
         let (alice, whale, proposer) = (address(1), address(2), address(9));
         // A state no genesis could produce (supply above u128::MAX), to reach the credit check.
         let mut state = genesis(&[(alice, RICH)]);
-        apply(
-            &mut state,
-            vec![(
-                account_key(&whale),
-                Some(
-                    Account {
-                        nonce: 0,
-                        balance: u128::MAX,
-                    }
-                    .encode(),
-                ),
-            )],
-        );
+        apply(&mut state, vec![(account_key(&whale), Some(Account { nonce: 0, balance: u128::MAX }.encode()))]);
         let before = state.clone();
         let txs = [
             transfer(alice, 0, whale, 1),
             transfer(alice, 0, address(3), u128::MAX),
             verified(
                 alice,
-                Transaction {
-                    max_fee_per_cycle: u128::MAX,
-                    tip_per_cycle: u128::MAX,
-                    ..transfer_tx(0, whale, 0)
-                },
+                Transaction { max_fee_per_cycle: u128::MAX, tip_per_cycle: u128::MAX, ..transfer_tx(0, whale, 0) },
             ),
             verified(
                 alice,
-                Transaction {
-                    cycles_limit: u64::MAX,
-                    max_fee_per_cycle: u128::MAX,
-                    ..transfer_tx(0, whale, 0)
-                },
+                Transaction { cycles_limit: u64::MAX, max_fee_per_cycle: u128::MAX, ..transfer_tx(0, whale, 0) },
             ),
             verified(
                 whale,
-                Transaction {
-                    max_fee_per_cycle: u128::MAX,
-                    tip_per_cycle: u128::MAX,
-                    ..transfer_tx(0, alice, 0)
-                },
+                Transaction { max_fee_per_cycle: u128::MAX, tip_per_cycle: u128::MAX, ..transfer_tx(0, alice, 0) },
             ),
         ];
         let outcome = run(&state, proposer, &txs);
@@ -890,83 +701,30 @@ mod tests {
     fn basefees_come_from_state_and_the_next_ones_are_written() {
         let alice = address(1);
         let mut state = genesis(&[(alice, RICH)]);
-        apply(
-            &mut state,
-            vec![(
-                basefees_key(),
-                Some(
-                    Basefees {
-                        cycle: 800,
-                        cell: 80,
-                    }
-                    .encode(),
-                ),
-            )],
-        );
+        apply(&mut state, vec![(basefees_key(), Some(Basefees { cycle: 800, cell: 80 }.encode()))]);
         let tx = verified(
             alice,
-            Transaction {
-                max_fee_per_cycle: 1_000,
-                max_fee_per_cell: 100,
-                ..transfer_tx(0, address(2), 1)
-            },
+            Transaction { max_fee_per_cycle: 1_000, max_fee_per_cell: 100, ..transfer_tx(0, address(2), 1) },
         );
         let outcome = run(&state, address(9), &[tx]);
-        assert_eq!(
-            outcome.basefees,
-            Basefees {
-                cycle: 800,
-                cell: 80
-            }
-        );
-        assert_eq!(
-            outcome.receipts[0].fee,
-            FeeBreakdown {
-                burned: 21_000 * 800,
-                tip: 21_000
-            }
-        );
+        assert_eq!(outcome.basefees, Basefees { cycle: 800, cell: 80 });
+        assert_eq!(outcome.receipts[0].fee, FeeBreakdown { burned: 21_000 * 800, tip: 21_000 });
         // 21,000 cycles is far below target: down by almost an eighth; no cells used: down by 1/8.
-        assert_eq!(
-            outcome.next_basefees,
-            Basefees {
-                cycle: 800 - 99,
-                cell: 70
-            }
-        );
-        assert_eq!(
-            outcome.writes[0],
-            (basefees_key(), Some(outcome.next_basefees.encode()))
-        );
+        assert_eq!(outcome.next_basefees, Basefees { cycle: 800 - 99, cell: 70 });
+        assert_eq!(outcome.writes[0], (basefees_key(), Some(outcome.next_basefees.encode())));
         apply(&mut state, outcome.writes);
         // The next block prices with the written basefees.
         let outcome = run(&state, address(9), &[]);
-        assert_eq!(
-            outcome.basefees,
-            Basefees {
-                cycle: 701,
-                cell: 70
-            }
-        );
+        assert_eq!(outcome.basefees, Basefees { cycle: 701, cell: 70 });
     }
 
     #[test]
     fn absent_basefees_mean_the_initial_ones() {
-        let params = FeeParams {
-            initial_basefee_cycle: 50,
-            initial_basefee_cell: 5,
-            ..FeeParams::default()
-        };
+        let params = FeeParams { initial_basefee_cycle: 50, initial_basefee_cell: 5, ..FeeParams::default() };
         let outcome = execute_block(vm(), &env(address(9)), &params, &State::new(), &[]).unwrap();
         assert_eq!(outcome.basefees, Basefees { cycle: 50, cell: 5 });
         assert_eq!(outcome.next_basefees, Basefees { cycle: 44, cell: 5 });
-        assert_eq!(
-            outcome.writes,
-            [(
-                basefees_key(),
-                Some(Basefees { cycle: 44, cell: 5 }.encode())
-            )]
-        );
+        assert_eq!(outcome.writes, [(basefees_key(), Some(Basefees { cycle: 44, cell: 5 }.encode()))]);
     }
 
     #[test]
@@ -974,37 +732,17 @@ mod tests {
         let senders: Vec<Address> = (1..=200).map(address).collect();
         let allocations: Vec<_> = senders.iter().map(|s| (*s, RICH)).collect();
         let mut state = genesis(&allocations);
-        apply(
-            &mut state,
-            vec![(
-                basefees_key(),
-                Some(Basefees { cycle: 8, cell: 8 }.encode()),
-            )],
-        );
+        apply(&mut state, vec![(basefees_key(), Some(Basefees { cycle: 8, cell: 8 }.encode()))]);
         // 952 transfers: 19,992,000 cycles, just under the 20,000,000 limit.
         let txs: Vec<_> = (0..952u64)
             .map(|i| {
                 let sender = senders[(i % 200) as usize];
-                verified(
-                    sender,
-                    Transaction {
-                        max_fee_per_cell: 8,
-                        ..transfer_tx(i / 200, address(250), 1)
-                    },
-                )
+                verified(sender, Transaction { max_fee_per_cell: 8, ..transfer_tx(i / 200, address(250), 1) })
             })
             .collect();
         let outcome = run(&state, address(9), &txs);
-        assert!(
-            outcome
-                .receipts
-                .iter()
-                .all(|receipt| receipt.status == TxStatus::Success)
-        );
-        assert_eq!(
-            validate_block_limits(&params(), outcome.cycles_used, outcome.cells_used),
-            Ok(())
-        );
+        assert!(outcome.receipts.iter().all(|receipt| receipt.status == TxStatus::Success));
+        assert_eq!(validate_block_limits(&params(), outcome.cycles_used, outcome.cells_used), Ok(()));
         // (19,992,000 − 10,000,000) / 80,000,000 of 8 is 0.999: rounds down to 0, then at least +1.
         assert_eq!(outcome.next_basefees, Basefees { cycle: 9, cell: 7 });
     }
@@ -1012,34 +750,18 @@ mod tests {
     #[test]
     fn block_limits_are_twice_the_target() {
         let params = params();
-        assert_eq!(
-            validate_block_limits(&params, 20_000_000, 1_000_000),
-            Ok(())
-        );
+        assert_eq!(validate_block_limits(&params, 20_000_000, 1_000_000), Ok(()));
         assert_eq!(
             validate_block_limits(&params, 20_000_001, 0),
-            Err(BlockLimitError {
-                meter: Meter::Cycles,
-                used: 20_000_001,
-                limit: 20_000_000
-            })
+            Err(BlockLimitError { meter: Meter::Cycles, used: 20_000_001, limit: 20_000_000 })
         );
         assert_eq!(
             validate_block_limits(&params, 0, 1_000_001),
-            Err(BlockLimitError {
-                meter: Meter::Cells,
-                used: 1_000_001,
-                limit: 1_000_000
-            })
+            Err(BlockLimitError { meter: Meter::Cells, used: 1_000_001, limit: 1_000_000 })
         );
         assert_eq!(
-            validate_block_limits(&params, u64::MAX, 0)
-                .unwrap_err()
-                .to_string(),
-            format!(
-                "block uses {} cycles, above the limit of 20000000",
-                u64::MAX
-            )
+            validate_block_limits(&params, u64::MAX, 0).unwrap_err().to_string(),
+            format!("block uses {} cycles, above the limit of 20000000", u64::MAX)
         );
     }
 
@@ -1048,30 +770,20 @@ mod tests {
         let (alice, bob, carol, proposer) = (address(1), address(2), address(3), address(9));
         let state = genesis(&[(alice, RICH), (bob, 1_000_000)]);
         let candidates = [
-            transfer(alice, 1, carol, 1), // 0: nonce gap
-            transfer(alice, 0, carol, 1), // 1: ok
-            transfer(alice, 1, carol, 1), // 2: ok now
-            verified(
-                alice,
-                Transaction {
-                    chain_id: 1,
-                    ..transfer_tx(2, carol, 1)
-                },
-            ), // 3: wrong chain
-            transfer(bob, 0, carol, 300_000), // 4: ok
-            transfer(bob, 1, carol, 500_000), // 5: bob is short now
-            transfer(carol, 0, bob, 10),  // 6: carol got 300,002: ok
-            transfer(alice, 2, carol, 1), // 7: ok
-            transfer(alice, 2, carol, 1), // 8: nonce reused
+            transfer(alice, 1, carol, 1),                                             // 0: nonce gap
+            transfer(alice, 0, carol, 1),                                             // 1: ok
+            transfer(alice, 1, carol, 1),                                             // 2: ok now
+            verified(alice, Transaction { chain_id: 1, ..transfer_tx(2, carol, 1) }), // 3: wrong chain
+            transfer(bob, 0, carol, 300_000),                                         // 4: ok
+            transfer(bob, 1, carol, 500_000),                                         // 5: bob is short now
+            transfer(carol, 0, bob, 10),                                              // 6: carol got 300,002: ok
+            transfer(alice, 2, carol, 1),                                             // 7: ok
+            transfer(alice, 2, carol, 1),                                             // 8: nonce reused
         ];
-        let (selection, built) =
-            build_block(vm(), &env(proposer), &params(), &state, &candidates).unwrap();
+        let (selection, built) = build_block(vm(), &env(proposer), &params(), &state, &candidates).unwrap();
         assert_eq!(selection.included, [1, 2, 4, 6, 7]);
-        let dropped: Vec<(usize, RejectReason)> = selection
-            .dropped
-            .iter()
-            .map(|(index, rejection)| (*index, rejection.reason))
-            .collect();
+        let dropped: Vec<(usize, RejectReason)> =
+            selection.dropped.iter().map(|(index, rejection)| (*index, rejection.reason)).collect();
         assert_eq!(
             dropped,
             [
@@ -1081,18 +793,9 @@ mod tests {
                 (8, RejectReason::NonceTooLow),
             ]
         );
-        let block: Vec<_> = selection
-            .included
-            .iter()
-            .map(|&i| candidates[i].clone())
-            .collect();
+        let block: Vec<_> = selection.included.iter().map(|&i| candidates[i].clone()).collect();
         let outcome = run(&state, proposer, &block);
-        assert!(
-            outcome
-                .receipts
-                .iter()
-                .all(|receipt| receipt.status == TxStatus::Success)
-        );
+        assert!(outcome.receipts.iter().all(|receipt| receipt.status == TxStatus::Success));
         // Building is executing the kept transactions, in one pass.
         assert_eq!(built, outcome);
     }
@@ -1101,19 +804,14 @@ mod tests {
     fn build_block_stops_at_the_block_limit_and_executing_past_it_is_invalid() {
         let senders: Vec<Address> = (1..=100).map(address).collect();
         let state = genesis(&senders.iter().map(|s| (*s, RICH)).collect::<Vec<_>>());
-        let candidates: Vec<_> = (0..960u64)
-            .map(|i| transfer(senders[(i % 100) as usize], i / 100, address(250), 1))
-            .collect();
-        let (selection, built) =
-            build_block(vm(), &env(address(9)), &params(), &state, &candidates).unwrap();
+        let candidates: Vec<_> =
+            (0..960u64).map(|i| transfer(senders[(i % 100) as usize], i / 100, address(250), 1)).collect();
+        let (selection, built) = build_block(vm(), &env(address(9)), &params(), &state, &candidates).unwrap();
         assert_eq!(selection.included, (0..952).collect::<Vec<_>>());
         assert_eq!(built, run(&state, address(9), &candidates[..952]));
         assert_eq!(selection.dropped.len(), 8);
         let (index, rejection) = &selection.dropped[0];
-        assert_eq!(
-            (*index, rejection.reason),
-            (952, RejectReason::BlockFull(Meter::Cycles))
-        );
+        assert_eq!((*index, rejection.reason), (952, RejectReason::BlockFull(Meter::Cycles)));
         assert!(!rejection.reason.is_permanent());
         // The same candidates as a block execute but break the limit.
         let outcome = run(&state, address(9), &candidates);
@@ -1129,13 +827,7 @@ mod tests {
             transfer(alice, 0, bob, 1),
             transfer(bob, 0, carol, 1),
             transfer(alice, 1, carol, 1),
-            verified(
-                bob,
-                Transaction {
-                    to: None,
-                    ..transfer_tx(1, carol, 1)
-                },
-            ),
+            verified(bob, Transaction { to: None, ..transfer_tx(1, carol, 1) }),
         ];
         let keys = prefetch_keys(&env(proposer), &txs);
         let mut expected = vec![
@@ -1151,10 +843,8 @@ mod tests {
         expected.sort();
         assert_eq!(keys, expected);
         // A snapshot of exactly those keys executes the same as the whole state.
-        let snapshot: State = keys
-            .iter()
-            .filter_map(|key| full.get(key).map(|value| (key.clone(), value.clone())))
-            .collect();
+        let snapshot: State =
+            keys.iter().filter_map(|key| full.get(key).map(|value| (key.clone(), value.clone()))).collect();
         assert_eq!(run(&snapshot, proposer, &txs), run(&full, proposer, &txs));
     }
 
@@ -1163,23 +853,11 @@ mod tests {
         let alice = address(1);
         let mut state = genesis(&[(alice, RICH)]);
         state.insert(account_key(&alice), vec![0x82, 0x00]);
-        let error = execute_block(
-            vm(),
-            &env(address(9)),
-            &params(),
-            &state,
-            &[transfer(alice, 0, address(2), 1)],
-        )
-        .unwrap_err();
+        let error =
+            execute_block(vm(), &env(address(9)), &params(), &state, &[transfer(alice, 0, address(2), 1)]).unwrap_err();
         assert_eq!(corrupt_key(error), account_key(&alice));
-        let error = build_block(
-            vm(),
-            &env(address(9)),
-            &params(),
-            &state,
-            &[transfer(alice, 0, address(2), 1)],
-        )
-        .unwrap_err();
+        let error =
+            build_block(vm(), &env(address(9)), &params(), &state, &[transfer(alice, 0, address(2), 1)]).unwrap_err();
         assert_eq!(corrupt_key(error), account_key(&alice));
 
         let mut state = genesis(&[(alice, RICH)]);
@@ -1193,10 +871,7 @@ mod tests {
         let key = SecretKey::dev(0);
         let sender = key.address();
         let mut state = State::new();
-        apply(
-            &mut state,
-            genesis_writes(&[(sender, RICH)], &params()).unwrap(),
-        );
+        apply(&mut state, genesis_writes(&[(sender, RICH)], &params()).unwrap());
         let tx = transfer_tx(0, address(2), 77).sign(&key).verify().unwrap();
         let hash = tx.hash;
         let outcome = run(&state, address(9), &[tx]);

@@ -24,10 +24,7 @@ pub enum GenesisError {
 ///
 /// The total supply must fit in u128: every later credit moves existing units, so no balance can
 /// overflow afterwards. Zero allocations create nothing, since an empty account is not stored.
-pub fn genesis_writes(
-    allocations: &[(Address, u128)],
-    params: &FeeParams,
-) -> Result<Writes, GenesisError> {
+pub fn genesis_writes(allocations: &[(Address, u128)], params: &FeeParams) -> Result<Writes, GenesisError> {
     params.validate()?;
     let mut balances = BTreeMap::new();
     let mut supply = 0u128;
@@ -35,26 +32,16 @@ pub fn genesis_writes(
         if balances.insert(address, balance).is_some() {
             return Err(GenesisError::DuplicateAllocation(address));
         }
-        supply = supply
-            .checked_add(balance)
-            .ok_or(GenesisError::SupplyOverflow)?;
+        supply = supply.checked_add(balance).ok_or(GenesisError::SupplyOverflow)?;
     }
-    let basefees = Basefees {
-        cycle: params.initial_basefee_cycle,
-        cell: params.initial_basefee_cell,
-    };
+    let basefees = Basefees { cycle: params.initial_basefee_cycle, cell: params.initial_basefee_cell };
     // The basefees key (prefix 0x00) sorts before every account key (prefix 0x01).
     let mut writes = vec![(basefees_key(), Some(basefees.encode()))];
     writes.extend(
         balances
             .into_iter()
             .filter(|&(_, balance)| balance > 0)
-            .map(|(address, balance)| {
-                (
-                    account_key(&address),
-                    Some(Account { nonce: 0, balance }.encode()),
-                )
-            }),
+            .map(|(address, balance)| (account_key(&address), Some(Account { nonce: 0, balance }.encode()))),
     );
     Ok(writes)
 }
@@ -66,37 +53,12 @@ mod tests {
 
     #[test]
     fn writes_basefees_then_accounts_in_key_order() {
-        let allocations = [
-            (Address([9; 20]), 5),
-            (Address([1; 20]), 7),
-            (Address([4; 20]), 0),
-        ];
+        let allocations = [(Address([9; 20]), 5), (Address([1; 20]), 7), (Address([4; 20]), 0)];
         let writes = genesis_writes(&allocations, &FeeParams::default()).unwrap();
         let expected = vec![
-            (
-                basefees_key(),
-                Some(Basefees { cycle: 1, cell: 1 }.encode()),
-            ),
-            (
-                account_key(&Address([1; 20])),
-                Some(
-                    Account {
-                        nonce: 0,
-                        balance: 7,
-                    }
-                    .encode(),
-                ),
-            ),
-            (
-                account_key(&Address([9; 20])),
-                Some(
-                    Account {
-                        nonce: 0,
-                        balance: 5,
-                    }
-                    .encode(),
-                ),
-            ),
+            (basefees_key(), Some(Basefees { cycle: 1, cell: 1 }.encode())),
+            (account_key(&Address([1; 20])), Some(Account { nonce: 0, balance: 7 }.encode())),
+            (account_key(&Address([9; 20])), Some(Account { nonce: 0, balance: 5 }.encode())),
         ];
         assert_eq!(writes, expected);
     }
@@ -105,26 +67,12 @@ mod tests {
     fn refuses_duplicates_overflow_and_bad_params() {
         let params = FeeParams::default();
         let twice = [(Address([1; 20]), 1), (Address([1; 20]), 2)];
-        assert_eq!(
-            genesis_writes(&twice, &params),
-            Err(GenesisError::DuplicateAllocation(Address([1; 20])))
-        );
+        assert_eq!(genesis_writes(&twice, &params), Err(GenesisError::DuplicateAllocation(Address([1; 20]))));
         let too_much = [(Address([1; 20]), u128::MAX), (Address([2; 20]), 1)];
-        assert_eq!(
-            genesis_writes(&too_much, &params),
-            Err(GenesisError::SupplyOverflow)
-        );
+        assert_eq!(genesis_writes(&too_much, &params), Err(GenesisError::SupplyOverflow));
         let all = [(Address([1; 20]), u128::MAX)];
         assert!(genesis_writes(&all, &params).is_ok());
-        let bad = FeeParams {
-            target_cells: 0,
-            ..params
-        };
-        assert_eq!(
-            genesis_writes(&[], &bad),
-            Err(GenesisError::Params(FeeParamsError::ZeroTarget(
-                Meter::Cells
-            )))
-        );
+        let bad = FeeParams { target_cells: 0, ..params };
+        assert_eq!(genesis_writes(&[], &bad), Err(GenesisError::Params(FeeParamsError::ZeroTarget(Meter::Cells))));
     }
 }

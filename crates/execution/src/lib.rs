@@ -87,31 +87,31 @@ mod rejection;
 mod testing;
 mod transfer;
 
-pub use basefee::{BASEFEE_MAX_CHANGE_DENOMINATOR, next_basefee, next_basefees};
 pub use actors::{
     SystemRun, SystemRunKind,
     read::{ReadFailure, ReadRequest, read_actor},
 };
+pub use basefee::{BASEFEE_MAX_CHANGE_DENOMINATOR, next_basefee, next_basefees};
 pub use block::{
-    BlockEnv, BlockError, BlockLimitError, BlockOutcome, Selection, build_block, execute_block,
-    prefetch_keys, validate_block_limits,
+    BlockEnv, BlockError, BlockLimitError, BlockOutcome, Selection, build_block, execute_block, prefetch_keys,
+    validate_block_limits,
 };
 pub use drover_state::Basefees;
 pub use genesis::{GenesisError, genesis_writes};
 pub use overlay::{Entry, NextKeyQuery, ReadFault, StateError, StateRead};
 pub use params::{
     BLOCK_LIMIT_TARGET_MULTIPLE, FeeParams, FeeParamsError, GENESIS_INITIAL_BASEFEE_CELL,
-    GENESIS_INITIAL_BASEFEE_CYCLE, GENESIS_MIN_BASEFEE_CELL, GENESIS_MIN_BASEFEE_CYCLE,
-    GENESIS_TARGET_CELLS, GENESIS_TARGET_CYCLES, Meter,
+    GENESIS_INITIAL_BASEFEE_CYCLE, GENESIS_MIN_BASEFEE_CELL, GENESIS_MIN_BASEFEE_CYCLE, GENESIS_TARGET_CELLS,
+    GENESIS_TARGET_CYCLES, Meter,
 };
 pub use rejection::{RejectReason, Rejection};
 
 /// Key-value changes to the state: the final value of each key (`None` deletes it), sorted by
 /// key, each key once.
 pub type Writes = Vec<(Vec<u8>, Option<Vec<u8>>)>;
-pub use transfer::{
-    Intrinsic, TRANSFER_CELLS, TRANSFER_CYCLES, TRANSFER_EVENT_TOPIC, check_payload, intrinsic_cost,
-    is_system_address, precheck, price, transfer_event_data,
-};
 /// The actor engine the executor runs actors on (share one per node: it caches compiled code).
 pub use drover_vm::Vm;
+pub use transfer::{
+    Intrinsic, TRANSFER_CELLS, TRANSFER_CYCLES, TRANSFER_EVENT_TOPIC, check_payload, intrinsic_cost, is_system_address,
+    precheck, price, transfer_event_data,
+};

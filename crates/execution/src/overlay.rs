@@ -140,12 +140,7 @@ pub(crate) struct Overlay<'a, S> {
 
 impl<'a, S: StateRead> Overlay<'a, S> {
     pub(crate) fn new(state: &'a S) -> Self {
-        Self {
-            state,
-            accounts: BTreeMap::new(),
-            kv: BTreeMap::new(),
-            journal: Vec::new(),
-        }
+        Self { state, accounts: BTreeMap::new(), kv: BTreeMap::new(), journal: Vec::new() }
     }
 
     /// The account's current value (empty if it does not exist).
@@ -155,9 +150,7 @@ impl<'a, S: StateRead> Overlay<'a, S> {
         }
         let key = account_key(&address);
         let original = match self.state.get(&key)? {
-            Some(bytes) => {
-                Some(Account::decode(&bytes).map_err(|source| StateError { key, source })?)
-            }
+            Some(bytes) => Some(Account::decode(&bytes).map_err(|source| StateError { key, source })?),
             None => None,
         };
         let current = original.unwrap_or_default();
@@ -173,10 +166,7 @@ impl<'a, S: StateRead> Overlay<'a, S> {
         self.accounts
             .entry(address)
             .and_modify(|slot| slot.current = account)
-            .or_insert(Slot {
-                original: None,
-                current: account,
-            });
+            .or_insert(Slot { original: None, current: account });
     }
 
     /// The raw value under `key` as the block has left it.
@@ -185,13 +175,7 @@ impl<'a, S: StateRead> Overlay<'a, S> {
             return Ok(slot.current.clone());
         }
         let value = self.state.get(key)?;
-        self.kv.insert(
-            key.to_vec(),
-            KvSlot {
-                original: Some(value.clone()),
-                current: value.clone(),
-            },
-        );
+        self.kv.insert(key.to_vec(), KvSlot { original: Some(value.clone()), current: value.clone() });
         Ok(value)
     }
 
@@ -202,12 +186,9 @@ impl<'a, S: StateRead> Overlay<'a, S> {
         decode: impl FnOnce(&[u8]) -> Result<T, RecordError>,
     ) -> Result<Option<T>, ReadError> {
         match self.get(key)? {
-            Some(bytes) => decode(&bytes).map(Some).map_err(|source| {
-                ReadError::Corrupt(StateError {
-                    key: key.to_vec(),
-                    source,
-                })
-            }),
+            Some(bytes) => {
+                decode(&bytes).map(Some).map_err(|source| ReadError::Corrupt(StateError { key: key.to_vec(), source }))
+            }
             None => Ok(None),
         }
     }
@@ -219,13 +200,7 @@ impl<'a, S: StateRead> Overlay<'a, S> {
         match self.kv.get_mut(&key) {
             Some(slot) => slot.current = value,
             None => {
-                self.kv.insert(
-                    key,
-                    KvSlot {
-                        original: None,
-                        current: value,
-                    },
-                );
+                self.kv.insert(key, KvSlot { original: None, current: value });
             }
         }
     }
@@ -233,11 +208,7 @@ impl<'a, S: StateRead> Overlay<'a, S> {
     /// The first entry whose key starts with `prefix` and is greater than `after`, as the block
     /// has left the state: the parent's answer (skipping keys the block deleted) merged with
     /// keys the block wrote.
-    pub(crate) fn next_entry(
-        &mut self,
-        prefix: &[u8],
-        after: Option<&[u8]>,
-    ) -> Result<Option<Entry>, ReadError> {
+    pub(crate) fn next_entry(&mut self, prefix: &[u8], after: Option<&[u8]>) -> Result<Option<Entry>, ReadError> {
         use std::ops::Bound;
         let start = match after {
             Some(after) => Bound::Excluded(after.to_vec()),
@@ -250,10 +221,7 @@ impl<'a, S: StateRead> Overlay<'a, S> {
             .find_map(|(key, slot)| slot.current.clone().map(|value| (key.clone(), value)));
         let mut cursor = after.map(<[u8]>::to_vec);
         let parent = loop {
-            let query = NextKeyQuery {
-                prefix: prefix.to_vec(),
-                after: cursor.clone(),
-            };
+            let query = NextKeyQuery { prefix: prefix.to_vec(), after: cursor.clone() };
             match self.state.next_entry(&query)? {
                 None => break None,
                 // A key the block holds: if it has a value, `written` holds it or a smaller
@@ -269,10 +237,7 @@ impl<'a, S: StateRead> Overlay<'a, S> {
                     // The answer carries the value: remember it so a later get needs no fetch.
                     self.kv.insert(
                         key.clone(),
-                        KvSlot {
-                            original: Some(Some(value.clone())),
-                            current: Some(value.clone()),
-                        },
+                        KvSlot { original: Some(Some(value.clone())), current: Some(value.clone()) },
                     );
                     break Some((key, value));
                 }
@@ -334,9 +299,8 @@ impl<'a, S: StateRead> Overlay<'a, S> {
                 (stored != slot.original).then_some((address, stored))
             })
             .collect();
-        let account_writes = accounts
-            .iter()
-            .map(|(address, stored)| (account_key(address), stored.map(|account| account.encode())));
+        let account_writes =
+            accounts.iter().map(|(address, stored)| (account_key(address), stored.map(|account| account.encode())));
         let records = self.kv.into_iter().filter_map(|(key, slot)| match slot.original {
             Some(original) if original == slot.current => None,
             _ => Some((key, slot.current)),
@@ -365,22 +329,13 @@ mod tests {
 
     #[test]
     fn only_changed_accounts_are_written_in_key_order() {
-        let stored = Account {
-            nonce: 1,
-            balance: 10,
-        };
+        let stored = Account { nonce: 1, balance: 10 };
         let state = BTreeMap::from([(account_key(&address(2)), stored.encode())]);
         let mut overlay = Overlay::new(&state);
         assert_eq!(overlay.account(address(2)), Ok(stored));
         for n in [9, 3, 2] {
             let account = overlay.account(address(n)).unwrap();
-            overlay.set(
-                address(n),
-                Account {
-                    balance: account.balance + 1,
-                    ..account
-                },
-            );
+            overlay.set(address(n), Account { balance: account.balance + 1, ..account });
         }
         let unchanged = overlay.account(address(5)).unwrap();
         overlay.set(address(5), unchanged);
@@ -390,28 +345,12 @@ mod tests {
         expected.sort();
         assert_eq!(keys, expected);
         let written = writes.iter().find(|(key, _)| *key == account_key(&address(2)));
-        assert_eq!(
-            written.and_then(|(_, value)| value.clone()),
-            Some(
-                Account {
-                    nonce: 1,
-                    balance: 11
-                }
-                .encode()
-            )
-        );
+        assert_eq!(written.and_then(|(_, value)| value.clone()), Some(Account { nonce: 1, balance: 11 }.encode()));
     }
 
     #[test]
     fn an_emptied_account_is_deleted() {
-        let state = BTreeMap::from([(
-            account_key(&address(1)),
-            Account {
-                nonce: 0,
-                balance: 5,
-            }
-            .encode(),
-        )]);
+        let state = BTreeMap::from([(account_key(&address(1)), Account { nonce: 0, balance: 5 }.encode())]);
         let mut overlay = Overlay::new(&state);
         overlay.account(address(1)).unwrap();
         overlay.set(address(1), Account::default());
@@ -474,13 +413,7 @@ mod tests {
         assert_eq!(overlay.get(b"\x03k2"), Ok(None));
         assert_eq!(overlay.account(address(2)), Ok(Account::default()));
         let writes = overlay.into_writes();
-        assert_eq!(
-            writes,
-            [(
-                account_key(&address(1)),
-                Some(Account { nonce: 1, balance: 1 }.encode())
-            )]
-        );
+        assert_eq!(writes, [(account_key(&address(1)), Some(Account { nonce: 1, balance: 1 }.encode()))]);
     }
 
     #[test]

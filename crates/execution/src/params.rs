@@ -85,18 +85,8 @@ impl FeeParams {
     /// total even on unchecked parameters; these rules keep the markets meaningful.
     pub fn validate(&self) -> Result<(), FeeParamsError> {
         for (meter, target, min, initial) in [
-            (
-                Meter::Cycles,
-                self.target_cycles,
-                self.min_basefee_cycle,
-                self.initial_basefee_cycle,
-            ),
-            (
-                Meter::Cells,
-                self.target_cells,
-                self.min_basefee_cell,
-                self.initial_basefee_cell,
-            ),
+            (Meter::Cycles, self.target_cycles, self.min_basefee_cycle, self.initial_basefee_cycle),
+            (Meter::Cells, self.target_cells, self.min_basefee_cell, self.initial_basefee_cell),
         ] {
             if target == 0 {
                 return Err(FeeParamsError::ZeroTarget(meter));
@@ -113,14 +103,12 @@ impl FeeParams {
 
     /// Most cycles one block may use: [`BLOCK_LIMIT_TARGET_MULTIPLE`] × the target.
     pub fn block_limit_cycles(&self) -> u64 {
-        self.target_cycles
-            .saturating_mul(BLOCK_LIMIT_TARGET_MULTIPLE)
+        self.target_cycles.saturating_mul(BLOCK_LIMIT_TARGET_MULTIPLE)
     }
 
     /// Most cells one block may use: [`BLOCK_LIMIT_TARGET_MULTIPLE`] × the target.
     pub fn block_limit_cells(&self) -> u64 {
-        self.target_cells
-            .saturating_mul(BLOCK_LIMIT_TARGET_MULTIPLE)
+        self.target_cells.saturating_mul(BLOCK_LIMIT_TARGET_MULTIPLE)
     }
 }
 
@@ -140,48 +128,16 @@ mod tests {
     fn rejects_zero_targets_and_floors() {
         let base = FeeParams::default();
         let cases = [
+            (FeeParams { target_cycles: 0, ..base }, FeeParamsError::ZeroTarget(Meter::Cycles)),
+            (FeeParams { target_cells: 0, ..base }, FeeParamsError::ZeroTarget(Meter::Cells)),
+            (FeeParams { min_basefee_cycle: 0, ..base }, FeeParamsError::ZeroMinBasefee(Meter::Cycles)),
+            (FeeParams { min_basefee_cell: 0, ..base }, FeeParamsError::ZeroMinBasefee(Meter::Cells)),
             (
-                FeeParams {
-                    target_cycles: 0,
-                    ..base
-                },
-                FeeParamsError::ZeroTarget(Meter::Cycles),
-            ),
-            (
-                FeeParams {
-                    target_cells: 0,
-                    ..base
-                },
-                FeeParamsError::ZeroTarget(Meter::Cells),
-            ),
-            (
-                FeeParams {
-                    min_basefee_cycle: 0,
-                    ..base
-                },
-                FeeParamsError::ZeroMinBasefee(Meter::Cycles),
-            ),
-            (
-                FeeParams {
-                    min_basefee_cell: 0,
-                    ..base
-                },
-                FeeParamsError::ZeroMinBasefee(Meter::Cells),
-            ),
-            (
-                FeeParams {
-                    min_basefee_cycle: 5,
-                    initial_basefee_cycle: 4,
-                    ..base
-                },
+                FeeParams { min_basefee_cycle: 5, initial_basefee_cycle: 4, ..base },
                 FeeParamsError::InitialBelowMin(Meter::Cycles),
             ),
             (
-                FeeParams {
-                    min_basefee_cell: 5,
-                    initial_basefee_cell: 4,
-                    ..base
-                },
+                FeeParams { min_basefee_cell: 5, initial_basefee_cell: 4, ..base },
                 FeeParamsError::InitialBelowMin(Meter::Cells),
             ),
         ];
@@ -192,11 +148,7 @@ mod tests {
 
     #[test]
     fn limits_saturate_instead_of_overflowing() {
-        let params = FeeParams {
-            target_cycles: u64::MAX,
-            target_cells: u64::MAX,
-            ..Default::default()
-        };
+        let params = FeeParams { target_cycles: u64::MAX, target_cells: u64::MAX, ..Default::default() };
         assert_eq!(params.block_limit_cycles(), u64::MAX);
         assert_eq!(params.block_limit_cells(), u64::MAX);
     }

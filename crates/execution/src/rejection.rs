@@ -43,19 +43,13 @@ impl RejectReason {
     pub fn exec_code(self) -> ExecCode {
         match self {
             RejectReason::WrongChainId => ExecCode::ChainId,
-            RejectReason::NonceTooLow
-            | RejectReason::NonceTooHigh
-            | RejectReason::NonceExhausted => ExecCode::Nonce,
+            RejectReason::NonceTooLow | RejectReason::NonceTooHigh | RejectReason::NonceExhausted => ExecCode::Nonce,
             RejectReason::BasefeeTooLow => ExecCode::BasefeeTooLow,
             RejectReason::TipAboveMaxFee | RejectReason::CostOverflow => ExecCode::Fees,
             RejectReason::InsufficientBalanceForValue => ExecCode::BalanceForValue,
             RejectReason::InsufficientBalanceForFees => ExecCode::BalanceForFees,
-            RejectReason::IntrinsicCycles | RejectReason::BlockFull(Meter::Cycles) => {
-                ExecCode::OutOfCycles
-            }
-            RejectReason::IntrinsicCells | RejectReason::BlockFull(Meter::Cells) => {
-                ExecCode::OutOfCells
-            }
+            RejectReason::IntrinsicCycles | RejectReason::BlockFull(Meter::Cycles) => ExecCode::OutOfCycles,
+            RejectReason::IntrinsicCells | RejectReason::BlockFull(Meter::Cells) => ExecCode::OutOfCells,
             RejectReason::InvalidPayload => ExecCode::Payload,
             RejectReason::CreditOverflow => ExecCode::Internal,
         }
@@ -69,8 +63,9 @@ impl RejectReason {
             RejectReason::NonceTooHigh => ErrorCode::NonceTooHigh,
             RejectReason::BasefeeTooLow => ErrorCode::BasefeeTooLow,
             RejectReason::TipAboveMaxFee | RejectReason::CostOverflow => ErrorCode::InvalidFees,
-            RejectReason::InsufficientBalanceForValue
-            | RejectReason::InsufficientBalanceForFees => ErrorCode::InsufficientBalance,
+            RejectReason::InsufficientBalanceForValue | RejectReason::InsufficientBalanceForFees => {
+                ErrorCode::InsufficientBalance
+            }
             RejectReason::IntrinsicCycles | RejectReason::IntrinsicCells => ErrorCode::OutOfGas,
             RejectReason::InvalidPayload => ErrorCode::InvalidPayload,
             RejectReason::CreditOverflow => ErrorCode::Internal,
@@ -103,10 +98,7 @@ pub struct Rejection {
 
 impl Rejection {
     pub fn new(reason: RejectReason, message: impl Into<String>) -> Self {
-        Self {
-            reason,
-            message: message.into(),
-        }
+        Self { reason, message: message.into() }
     }
 
     /// See [`RejectReason::exec_code`].
@@ -121,10 +113,7 @@ impl Rejection {
 
     /// The error a `Failed` receipt carries.
     pub fn to_exec_error(&self) -> ExecError {
-        ExecError {
-            code: self.exec_code(),
-            message: self.message.clone(),
-        }
+        ExecError { code: self.exec_code(), message: self.message.clone() }
     }
 }
 
@@ -137,10 +126,7 @@ mod tests {
         assert_eq!(RejectReason::NonceTooLow.api_code().code(), 2003);
         assert_eq!(RejectReason::NonceTooHigh.api_code().code(), 2004);
         assert_eq!(RejectReason::IntrinsicCycles.api_code().code(), 2005);
-        assert_eq!(
-            RejectReason::InsufficientBalanceForFees.api_code().code(),
-            2006
-        );
+        assert_eq!(RejectReason::InsufficientBalanceForFees.api_code().code(), 2006);
         assert_eq!(RejectReason::BasefeeTooLow.api_code().code(), 2011);
         assert_eq!(RejectReason::InvalidPayload.api_code().code(), 2012);
     }
@@ -148,22 +134,10 @@ mod tests {
     #[test]
     fn receipt_codes_follow_the_design() {
         assert_eq!(RejectReason::NonceTooHigh.exec_code(), ExecCode::Nonce);
-        assert_eq!(
-            RejectReason::InsufficientBalanceForValue.exec_code(),
-            ExecCode::BalanceForValue
-        );
-        assert_eq!(
-            RejectReason::InsufficientBalanceForFees.exec_code(),
-            ExecCode::BalanceForFees
-        );
-        assert_eq!(
-            RejectReason::IntrinsicCycles.exec_code(),
-            ExecCode::OutOfCycles
-        );
-        assert_eq!(
-            RejectReason::BasefeeTooLow.exec_code(),
-            ExecCode::BasefeeTooLow
-        );
+        assert_eq!(RejectReason::InsufficientBalanceForValue.exec_code(), ExecCode::BalanceForValue);
+        assert_eq!(RejectReason::InsufficientBalanceForFees.exec_code(), ExecCode::BalanceForFees);
+        assert_eq!(RejectReason::IntrinsicCycles.exec_code(), ExecCode::OutOfCycles);
+        assert_eq!(RejectReason::BasefeeTooLow.exec_code(), ExecCode::BasefeeTooLow);
         assert_eq!(RejectReason::InvalidPayload.exec_code(), ExecCode::Payload);
         assert_eq!(RejectReason::WrongChainId.exec_code(), ExecCode::ChainId);
         assert_eq!(RejectReason::TipAboveMaxFee.exec_code(), ExecCode::Fees);
@@ -185,10 +159,7 @@ mod tests {
         assert_eq!(rejection.to_string(), "nonce 5, expected 3");
         assert_eq!(
             rejection.to_exec_error(),
-            ExecError {
-                code: ExecCode::Nonce,
-                message: "nonce 5, expected 3".into()
-            }
+            ExecError { code: ExecCode::Nonce, message: "nonce 5, expected 3".into() }
         );
     }
 }

@@ -1,11 +1,11 @@
 //! Builders shared by the unit tests: addresses, transfers and in-memory states.
 
 use crate::{BlockEnv, FeeParams, Writes, genesis_writes};
-use drover_vm::Vm;
-use std::sync::OnceLock;
 use drover_state::{Account, keys};
 use drover_types::{Address, Transaction, VerifiedTransaction, keccak256};
+use drover_vm::Vm;
 use std::collections::BTreeMap;
+use std::sync::OnceLock;
 
 pub(crate) const CHAIN_ID: u64 = 100;
 
@@ -40,30 +40,15 @@ pub(crate) fn verified(sender: Address, tx: Transaction) -> VerifiedTransaction 
     let mut preimage = sender.0.to_vec();
     preimage.extend_from_slice(&tx.nonce.to_be_bytes());
     preimage.extend_from_slice(&tx.value.to_be_bytes());
-    VerifiedTransaction {
-        tx,
-        hash: keccak256(&preimage),
-        sender,
-        encoded: Vec::new(),
-    }
+    VerifiedTransaction { tx, hash: keccak256(&preimage), sender, encoded: Vec::new() }
 }
 
-pub(crate) fn transfer(
-    sender: Address,
-    nonce: u64,
-    to: Address,
-    value: u128,
-) -> VerifiedTransaction {
+pub(crate) fn transfer(sender: Address, nonce: u64, to: Address, value: u128) -> VerifiedTransaction {
     verified(sender, transfer_tx(nonce, to, value))
 }
 
 pub(crate) fn env(proposer: Address) -> BlockEnv {
-    BlockEnv {
-        chain_id: CHAIN_ID,
-        height: 7,
-        timestamp_ms: 1_700_000_000_000,
-        proposer,
-    }
+    BlockEnv { chain_id: CHAIN_ID, height: 7, timestamp_ms: 1_700_000_000_000, proposer }
 }
 
 /// The genesis state with these balances and the default fee parameters.
@@ -84,9 +69,7 @@ pub(crate) fn apply(state: &mut State, writes: Writes) {
 }
 
 pub(crate) fn account(state: &State, address: Address) -> Option<Account> {
-    state
-        .get(&keys::account_key(&address))
-        .map(|bytes| Account::decode(bytes).expect("valid account"))
+    state.get(&keys::account_key(&address)).map(|bytes| Account::decode(bytes).expect("valid account"))
 }
 
 pub(crate) fn balance(state: &State, address: Address) -> u128 {

@@ -60,10 +60,7 @@ pub fn intrinsic_cost(tx: &Transaction) -> Intrinsic {
             cells: bytes.saturating_add(ACTOR_RECORD_CELLS),
         }
     } else {
-        Intrinsic {
-            cycles: TRANSFER_CYCLES.saturating_add(bytes),
-            cells: TRANSFER_CELLS.saturating_add(bytes),
-        }
+        Intrinsic { cycles: TRANSFER_CYCLES.saturating_add(bytes), cells: TRANSFER_CELLS.saturating_add(bytes) }
     }
 }
 
@@ -82,40 +79,27 @@ pub fn precheck(
     if tx.chain_id != chain_id {
         return Err(Rejection::new(
             RejectReason::WrongChainId,
-            format!(
-                "transaction is for chain id {}, this chain is {chain_id}",
-                tx.chain_id
-            ),
+            format!("transaction is for chain id {}, this chain is {chain_id}", tx.chain_id),
         ));
     }
     if tx.nonce < sender.nonce {
         return Err(Rejection::new(
             RejectReason::NonceTooLow,
-            format!(
-                "nonce {} was already used; the sender's next nonce is {}",
-                tx.nonce, sender.nonce
-            ),
+            format!("nonce {} was already used; the sender's next nonce is {}", tx.nonce, sender.nonce),
         ));
     }
     if tx.nonce > sender.nonce {
         return Err(Rejection::new(
             RejectReason::NonceTooHigh,
-            format!(
-                "nonce {} is ahead of the sender's next nonce {}",
-                tx.nonce, sender.nonce
-            ),
+            format!("nonce {} is ahead of the sender's next nonce {}", tx.nonce, sender.nonce),
         ));
     }
     if sender.nonce == u64::MAX {
-        return Err(Rejection::new(
-            RejectReason::NonceExhausted,
-            "the sender's nonce is exhausted",
-        ));
+        return Err(Rejection::new(RejectReason::NonceExhausted, "the sender's nonce is exhausted"));
     }
-    for (meter, max_fee, basefee) in [
-        ("cycle", tx.max_fee_per_cycle, basefees.cycle),
-        ("cell", tx.max_fee_per_cell, basefees.cell),
-    ] {
+    for (meter, max_fee, basefee) in
+        [("cycle", tx.max_fee_per_cycle, basefees.cycle), ("cell", tx.max_fee_per_cell, basefees.cell)]
+    {
         if max_fee < basefee {
             return Err(Rejection::new(
                 RejectReason::BasefeeTooLow,
@@ -123,10 +107,9 @@ pub fn precheck(
             ));
         }
     }
-    for (meter, tip, max_fee) in [
-        ("cycle", tx.tip_per_cycle, tx.max_fee_per_cycle),
-        ("cell", tx.tip_per_cell, tx.max_fee_per_cell),
-    ] {
+    for (meter, tip, max_fee) in
+        [("cycle", tx.tip_per_cycle, tx.max_fee_per_cycle), ("cell", tx.tip_per_cell, tx.max_fee_per_cell)]
+    {
         if tip > max_fee {
             return Err(Rejection::new(
                 RejectReason::TipAboveMaxFee,
@@ -137,10 +120,7 @@ pub fn precheck(
     if tx.value > sender.balance {
         return Err(Rejection::new(
             RejectReason::InsufficientBalanceForValue,
-            format!(
-                "balance {} cannot cover the value {}",
-                sender.balance, tx.value
-            ),
+            format!("balance {} cannot cover the value {}", sender.balance, tx.value),
         ));
     }
     let Some(max_cost) = tx.max_cost() else {
@@ -152,29 +132,20 @@ pub fn precheck(
     if max_cost > sender.balance {
         return Err(Rejection::new(
             RejectReason::InsufficientBalanceForFees,
-            format!(
-                "balance {} cannot cover the value plus maximum fees {max_cost}",
-                sender.balance
-            ),
+            format!("balance {} cannot cover the value plus maximum fees {max_cost}", sender.balance),
         ));
     }
     let intrinsic = intrinsic_cost(tx);
     if tx.cycles_limit < intrinsic.cycles {
         return Err(Rejection::new(
             RejectReason::IntrinsicCycles,
-            format!(
-                "cycles_limit {} is below the intrinsic cost of {} cycles",
-                tx.cycles_limit, intrinsic.cycles
-            ),
+            format!("cycles_limit {} is below the intrinsic cost of {} cycles", tx.cycles_limit, intrinsic.cycles),
         ));
     }
     if tx.cells_limit < intrinsic.cells {
         return Err(Rejection::new(
             RejectReason::IntrinsicCells,
-            format!(
-                "cells_limit {} is below the intrinsic cost of {} cells",
-                tx.cells_limit, intrinsic.cells
-            ),
+            format!("cells_limit {} is below the intrinsic cost of {} cells", tx.cells_limit, intrinsic.cells),
         ));
     }
     check_payload(tx)?;
@@ -196,13 +167,11 @@ pub fn check_payload(tx: &Transaction) -> Result<(), Rejection> {
     if tx.payload.is_empty() {
         return Ok(());
     }
-    let message = Message::decode(&tx.payload)
-        .map_err(|e| invalid(format!("a payload to an address must be a Message: {e}")))?;
+    let message =
+        Message::decode(&tx.payload).map_err(|e| invalid(format!("a payload to an address must be a Message: {e}")))?;
     if to == ACTOR_UPGRADES_ADDRESS {
         if message.handler != UPGRADE_HANDLER {
-            return Err(invalid(format!(
-                "the actor-upgrades actor has only the handler {UPGRADE_HANDLER:?}"
-            )));
+            return Err(invalid(format!("the actor-upgrades actor has only the handler {UPGRADE_HANDLER:?}")));
         }
         if tx.value > 0 {
             return Err(invalid("an upgrade carries no value".to_owned()));
@@ -220,25 +189,12 @@ pub fn check_payload(tx: &Transaction) -> Result<(), Rejection> {
 /// What a transaction pays for `cycles` and `cells` at the block's basefees, given that it passed
 /// the basefee and tip pre-checks: per unit, the basefee (burned) plus the tip capped at
 /// `max_fee − basefee` (to the proposer).
-pub fn price(
-    tx: &Transaction,
-    basefees: &Basefees,
-    cycles: u64,
-    cells: u64,
-) -> Option<FeeBreakdown> {
-    let cycle_tip = tx
-        .tip_per_cycle
-        .min(tx.max_fee_per_cycle.checked_sub(basefees.cycle)?);
-    let cell_tip = tx
-        .tip_per_cell
-        .min(tx.max_fee_per_cell.checked_sub(basefees.cell)?);
+pub fn price(tx: &Transaction, basefees: &Basefees, cycles: u64, cells: u64) -> Option<FeeBreakdown> {
+    let cycle_tip = tx.tip_per_cycle.min(tx.max_fee_per_cycle.checked_sub(basefees.cycle)?);
+    let cell_tip = tx.tip_per_cell.min(tx.max_fee_per_cell.checked_sub(basefees.cell)?);
     let (cycles, cells) = (u128::from(cycles), u128::from(cells));
-    let burned = cycles
-        .checked_mul(basefees.cycle)?
-        .checked_add(cells.checked_mul(basefees.cell)?)?;
-    let tip = cycles
-        .checked_mul(cycle_tip)?
-        .checked_add(cells.checked_mul(cell_tip)?)?;
+    let burned = cycles.checked_mul(basefees.cycle)?.checked_add(cells.checked_mul(basefees.cell)?)?;
+    let tip = cycles.checked_mul(cycle_tip)?.checked_add(cells.checked_mul(cell_tip)?)?;
     // The total is what the sender is debited, so it must fit as well.
     burned.checked_add(tip)?;
     Some(FeeBreakdown { burned, tip })
@@ -315,10 +271,7 @@ impl Staged {
 }
 
 fn credit_overflow(address: &Address) -> Rejection {
-    Rejection::new(
-        RejectReason::CreditOverflow,
-        format!("crediting {address} would overflow its balance"),
-    )
+    Rejection::new(RejectReason::CreditOverflow, format!("crediting {address} would overflow its balance"))
 }
 
 /// Prepares `tx` on top of the overlay without changing it.
@@ -337,34 +290,24 @@ pub(crate) fn prepare<S: StateRead>(
     };
     let fee = price(&tx.tx, basefees, intrinsic.cycles, intrinsic.cells)
         .ok_or_else(|| Rejection::new(RejectReason::CostOverflow, "the fee overflows u128"))?;
-    let debit = fee.total().checked_add(tx.tx.value).ok_or_else(|| {
-        Rejection::new(RejectReason::CostOverflow, "value plus fee overflows u128")
-    })?;
+    let debit = fee
+        .total()
+        .checked_add(tx.tx.value)
+        .ok_or_else(|| Rejection::new(RejectReason::CostOverflow, "value plus fee overflows u128"))?;
 
     let mut staged = Staged(Vec::with_capacity(3));
     let from = staged.entry(overlay, sender)?;
     from.balance = from.balance.checked_sub(debit).ok_or_else(|| {
-        Rejection::new(
-            RejectReason::InsufficientBalanceForFees,
-            format!("balance cannot cover the charge {debit}"),
-        )
+        Rejection::new(RejectReason::InsufficientBalanceForFees, format!("balance cannot cover the charge {debit}"))
     })?;
-    from.nonce = from.nonce.checked_add(1).ok_or_else(|| {
-        Rejection::new(
-            RejectReason::NonceExhausted,
-            "the sender's nonce is exhausted",
-        )
-    })?;
+    from.nonce = from
+        .nonce
+        .checked_add(1)
+        .ok_or_else(|| Rejection::new(RejectReason::NonceExhausted, "the sender's nonce is exhausted"))?;
     let to = staged.entry(overlay, recipient)?;
-    to.balance = to
-        .balance
-        .checked_add(tx.tx.value)
-        .ok_or_else(|| credit_overflow(&recipient))?;
+    to.balance = to.balance.checked_add(tx.tx.value).ok_or_else(|| credit_overflow(&recipient))?;
     let tipped = staged.entry(overlay, proposer)?;
-    tipped.balance = tipped
-        .balance
-        .checked_add(fee.tip)
-        .ok_or_else(|| credit_overflow(&proposer))?;
+    tipped.balance = tipped.balance.checked_add(fee.tip).ok_or_else(|| credit_overflow(&proposer))?;
 
     Ok(Prepared {
         accounts: staged,
@@ -396,15 +339,10 @@ mod tests {
     use drover_types::exec_error::ExecCode;
 
     const BASEFEES: Basefees = Basefees { cycle: 8, cell: 1 };
-    const FUNDED: Account = Account {
-        nonce: 3,
-        balance: 1_000_000,
-    };
+    const FUNDED: Account = Account { nonce: 3, balance: 1_000_000 };
 
     fn reason(tx: &Transaction, sender: &Account) -> Option<RejectReason> {
-        precheck(CHAIN_ID, &BASEFEES, sender, tx)
-            .err()
-            .map(|rejection| rejection.reason)
+        precheck(CHAIN_ID, &BASEFEES, sender, tx).err().map(|rejection| rejection.reason)
     }
 
     fn valid() -> Transaction {
@@ -413,125 +351,40 @@ mod tests {
 
     #[test]
     fn a_plain_transfer_passes_with_its_intrinsic_cost() {
-        assert_eq!(
-            precheck(CHAIN_ID, &BASEFEES, &FUNDED, &valid()),
-            Ok(Intrinsic {
-                cycles: 21_000,
-                cells: 0
-            })
-        );
+        assert_eq!(precheck(CHAIN_ID, &BASEFEES, &FUNDED, &valid()), Ok(Intrinsic { cycles: 21_000, cells: 0 }));
     }
 
     #[test]
     fn each_rule_has_its_reason_and_code() {
         let cases: Vec<(Transaction, RejectReason, ExecCode)> = vec![
+            (Transaction { chain_id: 1, ..valid() }, RejectReason::WrongChainId, ExecCode::ChainId),
+            (Transaction { nonce: 2, ..valid() }, RejectReason::NonceTooLow, ExecCode::Nonce),
+            (Transaction { nonce: 4, ..valid() }, RejectReason::NonceTooHigh, ExecCode::Nonce),
+            (Transaction { max_fee_per_cycle: 7, ..valid() }, RejectReason::BasefeeTooLow, ExecCode::BasefeeTooLow),
+            (Transaction { max_fee_per_cell: 0, ..valid() }, RejectReason::BasefeeTooLow, ExecCode::BasefeeTooLow),
+            (Transaction { tip_per_cycle: 11, ..valid() }, RejectReason::TipAboveMaxFee, ExecCode::Fees),
+            (Transaction { tip_per_cell: 3, ..valid() }, RejectReason::TipAboveMaxFee, ExecCode::Fees),
             (
-                Transaction {
-                    chain_id: 1,
-                    ..valid()
-                },
-                RejectReason::WrongChainId,
-                ExecCode::ChainId,
-            ),
-            (
-                Transaction {
-                    nonce: 2,
-                    ..valid()
-                },
-                RejectReason::NonceTooLow,
-                ExecCode::Nonce,
-            ),
-            (
-                Transaction {
-                    nonce: 4,
-                    ..valid()
-                },
-                RejectReason::NonceTooHigh,
-                ExecCode::Nonce,
-            ),
-            (
-                Transaction {
-                    max_fee_per_cycle: 7,
-                    ..valid()
-                },
-                RejectReason::BasefeeTooLow,
-                ExecCode::BasefeeTooLow,
-            ),
-            (
-                Transaction {
-                    max_fee_per_cell: 0,
-                    ..valid()
-                },
-                RejectReason::BasefeeTooLow,
-                ExecCode::BasefeeTooLow,
-            ),
-            (
-                Transaction {
-                    tip_per_cycle: 11,
-                    ..valid()
-                },
-                RejectReason::TipAboveMaxFee,
-                ExecCode::Fees,
-            ),
-            (
-                Transaction {
-                    tip_per_cell: 3,
-                    ..valid()
-                },
-                RejectReason::TipAboveMaxFee,
-                ExecCode::Fees,
-            ),
-            (
-                Transaction {
-                    value: 1_000_001,
-                    ..valid()
-                },
+                Transaction { value: 1_000_001, ..valid() },
                 RejectReason::InsufficientBalanceForValue,
                 ExecCode::BalanceForValue,
             ),
             (
-                Transaction {
-                    value: 1_000_000,
-                    ..valid()
-                },
+                Transaction { value: 1_000_000, ..valid() },
                 RejectReason::InsufficientBalanceForFees,
                 ExecCode::BalanceForFees,
             ),
+            (Transaction { cycles_limit: 20_999, ..valid() }, RejectReason::IntrinsicCycles, ExecCode::OutOfCycles),
+            (Transaction { to: None, cells_limit: 1_000, ..valid() }, RejectReason::InvalidPayload, ExecCode::Payload),
             (
-                Transaction {
-                    cycles_limit: 20_999,
-                    ..valid()
-                },
-                RejectReason::IntrinsicCycles,
-                ExecCode::OutOfCycles,
-            ),
-            (
-                Transaction {
-                    to: None,
-                    cells_limit: 1_000,
-                    ..valid()
-                },
-                RejectReason::InvalidPayload,
-                ExecCode::Payload,
-            ),
-            (
-                Transaction {
-                    payload: vec![0],
-                    cycles_limit: 22_000,
-                    cells_limit: 1,
-                    ..valid()
-                },
+                Transaction { payload: vec![0], cycles_limit: 22_000, cells_limit: 1, ..valid() },
                 RejectReason::InvalidPayload,
                 ExecCode::Payload,
             ),
             (
                 Transaction {
                     to: Some(Address::system(0x01)),
-                    payload: Message {
-                        handler: "register".into(),
-                        payload: Vec::new(),
-                    }
-                    .encode(),
+                    payload: Message { handler: "register".into(), payload: Vec::new() }.encode(),
                     cycles_limit: 22_000,
                     cells_limit: 100,
                     ..valid()
@@ -546,22 +399,9 @@ mod tests {
             assert_eq!(rejection.exec_code(), code, "{tx:?}");
             assert!(!rejection.message.is_empty());
         }
-        let deploy = precheck(
-            CHAIN_ID,
-            &BASEFEES,
-            &FUNDED,
-            &Transaction {
-                to: None,
-                cells_limit: 1_000,
-                ..valid()
-            },
-        )
-        .unwrap_err();
-        assert!(
-            deploy.message.starts_with("a deploy's payload must be a Deploy"),
-            "{}",
-            deploy.message
-        );
+        let deploy = precheck(CHAIN_ID, &BASEFEES, &FUNDED, &Transaction { to: None, cells_limit: 1_000, ..valid() })
+            .unwrap_err();
+        assert!(deploy.message.starts_with("a deploy's payload must be a Deploy"), "{}", deploy.message);
     }
 
     #[test]
@@ -608,136 +448,54 @@ mod tests {
     #[test]
     fn boundaries_are_inclusive() {
         // Max fee equal to the basefee, tip equal to the max fee.
-        let at_basefee = Transaction {
-            max_fee_per_cycle: 8,
-            tip_per_cycle: 8,
-            max_fee_per_cell: 1,
-            ..valid()
-        };
+        let at_basefee = Transaction { max_fee_per_cycle: 8, tip_per_cycle: 8, max_fee_per_cell: 1, ..valid() };
         assert_eq!(reason(&at_basefee, &FUNDED), None);
         // Balance exactly value + limits × max fees.
-        let exact = Account {
-            nonce: 3,
-            balance: 1_000 + 21_000 * 10,
-        };
+        let exact = Account { nonce: 3, balance: 1_000 + 21_000 * 10 };
         assert_eq!(reason(&valid(), &exact), None);
-        let short = Account {
-            balance: exact.balance - 1,
-            ..exact
-        };
-        assert_eq!(
-            reason(&valid(), &short),
-            Some(RejectReason::InsufficientBalanceForFees)
-        );
+        let short = Account { balance: exact.balance - 1, ..exact };
+        assert_eq!(reason(&valid(), &short), Some(RejectReason::InsufficientBalanceForFees));
     }
 
     #[test]
     fn an_absent_sender_fails_on_balance() {
         let tx = transfer_tx(0, address(2), 0);
-        assert_eq!(
-            reason(&tx, &Account::default()),
-            Some(RejectReason::InsufficientBalanceForFees)
-        );
+        assert_eq!(reason(&tx, &Account::default()), Some(RejectReason::InsufficientBalanceForFees));
     }
 
     #[test]
     fn overflowing_costs_are_refused_not_wrapped() {
-        let rich = Account {
-            nonce: 3,
-            balance: u128::MAX,
-        };
-        let huge_fee = Transaction {
-            max_fee_per_cycle: u128::MAX,
-            ..valid()
-        };
+        let rich = Account { nonce: 3, balance: u128::MAX };
+        let huge_fee = Transaction { max_fee_per_cycle: u128::MAX, ..valid() };
         assert_eq!(reason(&huge_fee, &rich), Some(RejectReason::CostOverflow));
-        let huge_value = Transaction {
-            value: u128::MAX,
-            ..valid()
-        };
+        let huge_value = Transaction { value: u128::MAX, ..valid() };
         assert_eq!(reason(&huge_value, &rich), Some(RejectReason::CostOverflow));
-        let huge_limit = Transaction {
-            cycles_limit: u64::MAX,
-            max_fee_per_cycle: u128::MAX / 2,
-            ..valid()
-        };
+        let huge_limit = Transaction { cycles_limit: u64::MAX, max_fee_per_cycle: u128::MAX / 2, ..valid() };
         assert_eq!(reason(&huge_limit, &rich), Some(RejectReason::CostOverflow));
-        let exhausted = Account {
-            nonce: u64::MAX,
-            balance: 1 << 100,
-        };
-        assert_eq!(
-            reason(
-                &Transaction {
-                    nonce: u64::MAX,
-                    ..valid()
-                },
-                &exhausted
-            ),
-            Some(RejectReason::NonceExhausted)
-        );
+        let exhausted = Account { nonce: u64::MAX, balance: 1 << 100 };
+        assert_eq!(reason(&Transaction { nonce: u64::MAX, ..valid() }, &exhausted), Some(RejectReason::NonceExhausted));
     }
 
     #[test]
     fn tip_is_capped_by_max_fee_minus_basefee() {
         // Room of 2 above the basefee: a tip of 5 pays 2.
-        let tx = Transaction {
-            max_fee_per_cycle: 10,
-            tip_per_cycle: 5,
-            ..valid()
-        };
-        assert_eq!(
-            price(&tx, &BASEFEES, 21_000, 0),
-            Some(FeeBreakdown {
-                burned: 168_000,
-                tip: 42_000
-            })
-        );
+        let tx = Transaction { max_fee_per_cycle: 10, tip_per_cycle: 5, ..valid() };
+        assert_eq!(price(&tx, &BASEFEES, 21_000, 0), Some(FeeBreakdown { burned: 168_000, tip: 42_000 }));
         // A tip within the room is paid in full.
-        let tx = Transaction {
-            max_fee_per_cycle: 10,
-            tip_per_cycle: 1,
-            ..valid()
-        };
-        assert_eq!(
-            price(&tx, &BASEFEES, 21_000, 0),
-            Some(FeeBreakdown {
-                burned: 168_000,
-                tip: 21_000
-            })
-        );
+        let tx = Transaction { max_fee_per_cycle: 10, tip_per_cycle: 1, ..valid() };
+        assert_eq!(price(&tx, &BASEFEES, 21_000, 0), Some(FeeBreakdown { burned: 168_000, tip: 21_000 }));
         // Cells are priced on their own market.
-        let tx = Transaction {
-            max_fee_per_cell: 4,
-            tip_per_cell: 4,
-            ..valid()
-        };
-        assert_eq!(
-            price(&tx, &BASEFEES, 0, 100),
-            Some(FeeBreakdown {
-                burned: 100,
-                tip: 300
-            })
-        );
+        let tx = Transaction { max_fee_per_cell: 4, tip_per_cell: 4, ..valid() };
+        assert_eq!(price(&tx, &BASEFEES, 0, 100), Some(FeeBreakdown { burned: 100, tip: 300 }));
         // Only what is used is charged.
-        assert_eq!(
-            price(&valid(), &BASEFEES, 0, 0),
-            Some(FeeBreakdown::default())
-        );
+        assert_eq!(price(&valid(), &BASEFEES, 0, 0), Some(FeeBreakdown::default()));
     }
 
     #[test]
     fn price_refuses_overflow_and_fees_below_basefee() {
-        let tx = Transaction {
-            max_fee_per_cycle: u128::MAX,
-            tip_per_cycle: u128::MAX,
-            ..valid()
-        };
+        let tx = Transaction { max_fee_per_cycle: u128::MAX, tip_per_cycle: u128::MAX, ..valid() };
         assert_eq!(price(&tx, &BASEFEES, 2, 0), None);
-        let below = Transaction {
-            max_fee_per_cycle: 7,
-            ..valid()
-        };
+        let below = Transaction { max_fee_per_cycle: 7, ..valid() };
         assert_eq!(price(&below, &BASEFEES, 1, 0), None);
     }
 
@@ -751,11 +509,7 @@ mod tests {
         expected.extend([0x19, 0x03, 0xe8]);
         assert_eq!(data, expected);
         assert_eq!(
-            drover_types::cbor::check_canonical(&transfer_event_data(
-                &Address::ZERO,
-                &Address::ZERO,
-                u128::MAX
-            )),
+            drover_types::cbor::check_canonical(&transfer_event_data(&Address::ZERO, &Address::ZERO, u128::MAX)),
             Ok(())
         );
     }

@@ -51,11 +51,7 @@ pub(crate) struct Account {
 
 impl Account {
     pub(crate) fn new(next_nonce: u64) -> Self {
-        Self {
-            next_nonce,
-            txs: BTreeMap::new(),
-            reserved: 0,
-        }
+        Self { next_nonce, txs: BTreeMap::new(), reserved: 0 }
     }
 
     /// The transaction at `next_nonce`, if queued: `sender`'s entry in the pool's index of
@@ -74,9 +70,7 @@ impl Account {
     /// The priority of the highest-nonce transaction: the one eviction may take without
     /// opening a nonce gap.
     pub(crate) fn tail_key(&self) -> Option<Priority> {
-        self.txs
-            .last_key_value()
-            .map(|(_, pending)| pending.priority())
+        self.txs.last_key_value().map(|(_, pending)| pending.priority())
     }
 
     /// The nonce after the contiguous run of queued nonces starting at `from` (with `from` the
@@ -105,14 +99,7 @@ mod tests {
         let mut account = Account::new(next_nonce);
         for &nonce in nonces {
             let tx = verified(1, nonce, nonce.into(), 0);
-            account.txs.insert(
-                nonce,
-                Pending {
-                    tx,
-                    cost: 1,
-                    admitted_at: Instant::now(),
-                },
-            );
+            account.txs.insert(nonce, Pending { tx, cost: 1, admitted_at: Instant::now() });
             account.reserved += 1;
         }
         account
@@ -124,10 +111,7 @@ mod tests {
         assert_eq!(account(3, &[3, 4, 5, 7]).contiguous_end(3), 6);
         assert_eq!(account(3, &[3, 4, 5, 7]).contiguous_end(5), 6);
         assert_eq!(account(3, &[4, 5]).contiguous_end(3), 3);
-        assert_eq!(
-            account(u64::MAX - 1, &[u64::MAX - 1, u64::MAX]).contiguous_end(u64::MAX - 1),
-            u64::MAX
-        );
+        assert_eq!(account(u64::MAX - 1, &[u64::MAX - 1, u64::MAX]).contiguous_end(u64::MAX - 1), u64::MAX);
     }
 
     #[test]
@@ -135,10 +119,7 @@ mod tests {
         assert!(account(3, &[4, 5]).ready_entry(address(1)).is_none());
         let ready = account(3, &[3, 5]);
         let (key, head) = ready.ready_entry(address(1)).unwrap();
-        assert_eq!(
-            (key.tips(), head.sender, head.nonce),
-            ((3, 0), address(1), 3)
-        );
+        assert_eq!((key.tips(), head.sender, head.nonce), ((3, 0), address(1), 3));
         assert_eq!(ready.tail_key().map(|p| p.tips()), Some((5, 0)));
     }
 }

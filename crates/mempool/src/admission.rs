@@ -64,10 +64,7 @@ impl Pool {
         now: Instant,
     ) -> Result<Admitted, ApiError> {
         if self.by_hash.contains_key(&tx.hash) {
-            return Err(ApiError::new(
-                ErrorCode::AlreadyKnown,
-                format!("transaction {} is already pending", tx.hash),
-            ));
+            return Err(ApiError::new(ErrorCode::AlreadyKnown, format!("transaction {} is already pending", tx.hash)));
         }
         let sender = tx.sender;
         let nonce = tx.tx.nonce;
@@ -77,25 +74,17 @@ impl Pool {
 
         let account = self.accounts.get(&sender);
         let next_nonce = account.map_or(state.nonce, |account| account.next_nonce.max(state.nonce));
-        let contiguous_end =
-            account.map_or(next_nonce, |account| account.contiguous_end(next_nonce));
+        let contiguous_end = account.map_or(next_nonce, |account| account.contiguous_end(next_nonce));
         let queued = account.map_or(0, |account| account.txs.len());
         let reserved = account.map_or(0, |account| account.reserved);
-        let existing = account
-            .and_then(|account| account.txs.get(&nonce))
-            .map(|old| Existing {
-                cost: old.cost,
-                tip_per_cycle: old.tx.tx.tip_per_cycle,
-                tip_per_cell: old.tx.tx.tip_per_cell,
-            });
+        let existing = account.and_then(|account| account.txs.get(&nonce)).map(|old| Existing {
+            cost: old.cost,
+            tip_per_cycle: old.tx.tx.tip_per_cycle,
+            tip_per_cell: old.tx.tx.tip_per_cell,
+        });
 
         check_nonce(nonce, next_nonce, contiguous_end, self.config.max_nonce_gap)?;
-        let cost = check_fees(
-            &tx.tx,
-            basefees,
-            self.config.max_tx_cycles,
-            self.config.max_tx_cells,
-        )?;
+        let cost = check_fees(&tx.tx, basefees, self.config.max_tx_cycles, self.config.max_tx_cells)?;
         let others = reserved.saturating_sub(existing.as_ref().map_or(0, |old| old.cost));
         check_balance(state.balance, cost, others)?;
         match &existing {
@@ -115,19 +104,10 @@ impl Pool {
         }
 
         let hash = tx.hash;
-        match self.insert(
-            Pending {
-                tx,
-                cost,
-                admitted_at: now,
-            },
-            next_nonce,
-        ) {
+        match self.insert(Pending { tx, cost, admitted_at: now }, next_nonce) {
             Some(old) => {
                 self.record_drop(&old, DropReason::Replaced { by: hash });
-                Ok(Admitted::Replaced {
-                    replaced: old.tx.hash,
-                })
+                Ok(Admitted::Replaced { replaced: old.tx.hash })
             }
             None => Ok(Admitted::New),
         }
@@ -156,11 +136,8 @@ impl Pool {
                 ),
             ));
         };
-        let nonce = self
-            .accounts
-            .get(&victim)
-            .and_then(|account| account.txs.last_key_value())
-            .map(|(nonce, _)| *nonce);
+        let nonce =
+            self.accounts.get(&victim).and_then(|account| account.txs.last_key_value()).map(|(nonce, _)| *nonce);
         let Some(evicted) = nonce.and_then(|nonce| self.take(&victim, nonce)) else {
             return Err(ApiError::new(
                 ErrorCode::AdmissionRetry,
@@ -174,12 +151,7 @@ impl Pool {
 }
 
 /// Rules 2003 and 2004.
-fn check_nonce(
-    nonce: u64,
-    next_nonce: u64,
-    contiguous_end: u64,
-    max_gap: u64,
-) -> Result<(), ApiError> {
+fn check_nonce(nonce: u64, next_nonce: u64, contiguous_end: u64, max_gap: u64) -> Result<(), ApiError> {
     if nonce < next_nonce {
         return Err(ApiError::new(
             ErrorCode::NonceTooLow,
@@ -200,29 +172,18 @@ fn check_nonce(
 }
 
 /// Rules 2011, 2010 and 2005; returns the transaction's maximum cost.
-fn check_fees(
-    tx: &Transaction,
-    basefees: Basefees,
-    max_cycles: u64,
-    max_cells: u64,
-) -> Result<u128, ApiError> {
+fn check_fees(tx: &Transaction, basefees: Basefees, max_cycles: u64, max_cells: u64) -> Result<u128, ApiError> {
     let invalid = |message: String| Err(ApiError::new(ErrorCode::InvalidFees, message));
     if tx.max_fee_per_cycle < basefees.cycle {
         return Err(ApiError::new(
             ErrorCode::BasefeeTooLow,
-            format!(
-                "max_fee_per_cycle {} is below the current cycle basefee {}",
-                tx.max_fee_per_cycle, basefees.cycle
-            ),
+            format!("max_fee_per_cycle {} is below the current cycle basefee {}", tx.max_fee_per_cycle, basefees.cycle),
         ));
     }
     if tx.max_fee_per_cell < basefees.cell {
         return Err(ApiError::new(
             ErrorCode::BasefeeTooLow,
-            format!(
-                "max_fee_per_cell {} is below the current cell basefee {}",
-                tx.max_fee_per_cell, basefees.cell
-            ),
+            format!("max_fee_per_cell {} is below the current cell basefee {}", tx.max_fee_per_cell, basefees.cell),
         ));
     }
     if tx.tip_per_cycle > tx.max_fee_per_cycle {
@@ -232,22 +193,13 @@ fn check_fees(
         ));
     }
     if tx.tip_per_cell > tx.max_fee_per_cell {
-        return invalid(format!(
-            "tip_per_cell {} exceeds max_fee_per_cell {}",
-            tx.tip_per_cell, tx.max_fee_per_cell
-        ));
+        return invalid(format!("tip_per_cell {} exceeds max_fee_per_cell {}", tx.tip_per_cell, tx.max_fee_per_cell));
     }
     if tx.cycles_limit > max_cycles {
-        return invalid(format!(
-            "cycles_limit {} exceeds the per-transaction limit {max_cycles}",
-            tx.cycles_limit
-        ));
+        return invalid(format!("cycles_limit {} exceeds the per-transaction limit {max_cycles}", tx.cycles_limit));
     }
     if tx.cells_limit > max_cells {
-        return invalid(format!(
-            "cells_limit {} exceeds the per-transaction limit {max_cells}",
-            tx.cells_limit
-        ));
+        return invalid(format!("cells_limit {} exceeds the per-transaction limit {max_cells}", tx.cells_limit));
     }
     let Some(cost) = max_cost(tx) else {
         return invalid(
@@ -271,10 +223,7 @@ fn check_fees(
 
 /// Rule 2006: `others` is what the sender's other pending transactions reserve.
 fn check_balance(balance: u128, cost: u128, others: u128) -> Result<(), ApiError> {
-    if others
-        .checked_add(cost)
-        .is_some_and(|needed| needed <= balance)
-    {
+    if others.checked_add(cost).is_some_and(|needed| needed <= balance) {
         return Ok(());
     }
     Err(ApiError::new(
@@ -347,15 +296,11 @@ mod tests {
     fn nonce_below_next_nonce_is_too_low() {
         let mut pool = pool();
         let state = SenderState { nonce: 5, ..rich() };
-        let err = pool
-            .admit(verified(1, 3, 1, 0), state, low_basefees(), Instant::now())
-            .unwrap_err();
+        let err = pool.admit(verified(1, 3, 1, 0), state, low_basefees(), Instant::now()).unwrap_err();
         assert_eq!(err.code, ErrorCode::NonceTooLow);
         assert_eq!(err.message, "nonce 3 is below the sender's next nonce 5");
-        pool.admit(verified(1, 5, 1, 0), state, low_basefees(), Instant::now())
-            .unwrap();
-        pool.admit(verified(1, 6, 1, 0), state, low_basefees(), Instant::now())
-            .unwrap();
+        pool.admit(verified(1, 5, 1, 0), state, low_basefees(), Instant::now()).unwrap();
+        pool.admit(verified(1, 6, 1, 0), state, low_basefees(), Instant::now()).unwrap();
         // A stale read of the account does not lower the nonce the pool already knows.
         pool.finalized(&[(address(1), 6)], &[]);
         let stale = SenderState { nonce: 5, ..rich() };
@@ -365,10 +310,7 @@ mod tests {
 
     #[test]
     fn nonce_gap_counts_from_the_contiguous_pending_run() {
-        let mut pool = Pool::new(Config {
-            max_nonce_gap: 2,
-            ..Config::default()
-        });
+        let mut pool = Pool::new(Config { max_nonce_gap: 2, ..Config::default() });
         admit(&mut pool, verified(1, 2, 1, 0)).unwrap();
         let err = admit(&mut pool, verified(1, 3, 1, 0)).unwrap_err();
         assert_eq!(err.code, ErrorCode::NonceTooHigh);
@@ -377,26 +319,14 @@ mod tests {
         admit(&mut pool, verified(1, 1, 1, 0)).unwrap();
         // 0, 1, 2 pending: the next contiguous nonce is 3, so up to 5 is accepted.
         admit(&mut pool, verified(1, 5, 1, 0)).unwrap();
-        assert_eq!(
-            code(admit(&mut pool, verified(1, 6, 1, 0))),
-            ErrorCode::NonceTooHigh
-        );
-        assert_eq!(
-            code(admit(&mut pool, verified(1, u64::MAX, 1, 0))),
-            ErrorCode::NonceTooHigh
-        );
+        assert_eq!(code(admit(&mut pool, verified(1, 6, 1, 0))), ErrorCode::NonceTooHigh);
+        assert_eq!(code(admit(&mut pool, verified(1, u64::MAX, 1, 0))), ErrorCode::NonceTooHigh);
     }
 
     #[test]
     fn zero_gap_admits_only_the_next_contiguous_nonce() {
-        let mut pool = Pool::new(Config {
-            max_nonce_gap: 0,
-            ..Config::default()
-        });
-        assert_eq!(
-            code(admit(&mut pool, verified(1, 1, 1, 0))),
-            ErrorCode::NonceTooHigh
-        );
+        let mut pool = Pool::new(Config { max_nonce_gap: 0, ..Config::default() });
+        assert_eq!(code(admit(&mut pool, verified(1, 1, 1, 0))), ErrorCode::NonceTooHigh);
         admit(&mut pool, verified(1, 0, 1, 0)).unwrap();
         admit(&mut pool, verified(1, 1, 1, 0)).unwrap();
     }
@@ -404,36 +334,16 @@ mod tests {
     #[test]
     fn max_fee_below_basefee_on_either_meter_is_refused() {
         let mut pool = pool();
-        let basefees = Basefees {
-            cycle: 101,
-            cell: 1,
-        };
-        let err = pool
-            .admit(verified(1, 0, 1, 0), rich(), basefees, Instant::now())
-            .unwrap_err();
+        let basefees = Basefees { cycle: 101, cell: 1 };
+        let err = pool.admit(verified(1, 0, 1, 0), rich(), basefees, Instant::now()).unwrap_err();
         assert_eq!(err.code, ErrorCode::BasefeeTooLow);
-        assert_eq!(
-            err.message,
-            "max_fee_per_cycle 100 is below the current cycle basefee 101"
-        );
-        let basefees = Basefees {
-            cycle: 1,
-            cell: 101,
-        };
-        let err = pool
-            .admit(verified(1, 0, 1, 0), rich(), basefees, Instant::now())
-            .unwrap_err();
-        assert_eq!(
-            err.message,
-            "max_fee_per_cell 100 is below the current cell basefee 101"
-        );
+        assert_eq!(err.message, "max_fee_per_cycle 100 is below the current cycle basefee 101");
+        let basefees = Basefees { cycle: 1, cell: 101 };
+        let err = pool.admit(verified(1, 0, 1, 0), rich(), basefees, Instant::now()).unwrap_err();
+        assert_eq!(err.message, "max_fee_per_cell 100 is below the current cell basefee 101");
         // Equal to the basefee is enough.
-        let basefees = Basefees {
-            cycle: 100,
-            cell: 100,
-        };
-        pool.admit(verified(1, 0, 0, 0), rich(), basefees, Instant::now())
-            .unwrap();
+        let basefees = Basefees { cycle: 100, cell: 100 };
+        pool.admit(verified(1, 0, 0, 0), rich(), basefees, Instant::now()).unwrap();
     }
 
     #[test]
@@ -441,34 +351,19 @@ mod tests {
         let mut pool = pool();
         let err = admit(&mut pool, verified(1, 0, 101, 0)).unwrap_err();
         assert_eq!(err.code, ErrorCode::InvalidFees);
-        assert_eq!(
-            err.message,
-            "tip_per_cycle 101 exceeds max_fee_per_cycle 100"
-        );
-        assert_eq!(
-            code(admit(&mut pool, verified(1, 0, 0, 101))),
-            ErrorCode::InvalidFees
-        );
+        assert_eq!(err.message, "tip_per_cycle 101 exceeds max_fee_per_cycle 100");
+        assert_eq!(code(admit(&mut pool, verified(1, 0, 0, 101))), ErrorCode::InvalidFees);
 
         let mut tx = transaction(0, 1, 0);
         tx.value = u128::MAX;
-        assert_eq!(
-            code(admit(&mut pool, seal(address(1), tx))),
-            ErrorCode::InvalidFees
-        );
+        assert_eq!(code(admit(&mut pool, seal(address(1), tx))), ErrorCode::InvalidFees);
 
         let mut tx = transaction(0, 1, 0);
         tx.cycles_limit = Config::default().max_tx_cycles + 1;
-        assert_eq!(
-            code(admit(&mut pool, seal(address(1), tx))),
-            ErrorCode::InvalidFees
-        );
+        assert_eq!(code(admit(&mut pool, seal(address(1), tx))), ErrorCode::InvalidFees);
         let mut tx = transaction(0, 1, 0);
         tx.cells_limit = Config::default().max_tx_cells + 1;
-        assert_eq!(
-            code(admit(&mut pool, seal(address(1), tx))),
-            ErrorCode::InvalidFees
-        );
+        assert_eq!(code(admit(&mut pool, seal(address(1), tx))), ErrorCode::InvalidFees);
         assert_eq!(pool.len(), 0);
     }
 
@@ -486,36 +381,21 @@ mod tests {
     fn balance_must_cover_every_pending_transaction_of_the_sender() {
         let mut pool = pool();
         // Each built transfer costs 21,000 × 100 = 2,100,000 at most.
-        let state = SenderState {
-            nonce: 0,
-            balance: 4_200_000,
-        };
+        let state = SenderState { nonce: 0, balance: 4_200_000 };
         let now = Instant::now();
-        pool.admit(verified(1, 0, 1, 0), state, low_basefees(), now)
-            .unwrap();
-        pool.admit(verified(1, 1, 1, 0), state, low_basefees(), now)
-            .unwrap();
-        let err = pool
-            .admit(verified(1, 2, 1, 0), state, low_basefees(), now)
-            .unwrap_err();
+        pool.admit(verified(1, 0, 1, 0), state, low_basefees(), now).unwrap();
+        pool.admit(verified(1, 1, 1, 0), state, low_basefees(), now).unwrap();
+        let err = pool.admit(verified(1, 2, 1, 0), state, low_basefees(), now).unwrap_err();
         assert_eq!(err.code, ErrorCode::InsufficientBalance);
-        assert!(
-            err.message.contains("(2100000)") && err.message.contains("(4200000)"),
-            "{}",
-            err.message
-        );
+        assert!(err.message.contains("(2100000)") && err.message.contains("(4200000)"), "{}", err.message);
         // A replacement does not count the transaction it replaces.
         assert_eq!(
             pool.admit(verified(1, 1, 2, 0), state, low_basefees(), now),
-            Ok(Admitted::Replaced {
-                replaced: verified(1, 1, 1, 0).hash
-            })
+            Ok(Admitted::Replaced { replaced: verified(1, 1, 1, 0).hash })
         );
         let mut valuable = transaction(1, 3, 0);
         valuable.value = 1;
-        let err = pool
-            .admit(seal(address(1), valuable), state, low_basefees(), now)
-            .unwrap_err();
+        let err = pool.admit(seal(address(1), valuable), state, low_basefees(), now).unwrap_err();
         assert_eq!(err.code, ErrorCode::InsufficientBalance);
         pool.check_invariants().unwrap();
     }
@@ -526,45 +406,24 @@ mod tests {
         admit(&mut pool, verified(1, 0, 5, 5)).unwrap();
         for (cycle, cell) in [(5, 4), (4, 6), (6, 4), (4, 4)] {
             let err = admit(&mut pool, verified(1, 0, cycle, cell)).unwrap_err();
-            assert_eq!(
-                err.code,
-                ErrorCode::ReplacementUnderpriced,
-                "{cycle} {cell}"
-            );
+            assert_eq!(err.code, ErrorCode::ReplacementUnderpriced, "{cycle} {cell}");
         }
         // Same tips, different transaction (another value): not a raise.
         let mut same = transaction(0, 5, 5);
         same.value = 1;
-        assert_eq!(
-            code(admit(&mut pool, seal(address(1), same))),
-            ErrorCode::ReplacementUnderpriced
-        );
+        assert_eq!(code(admit(&mut pool, seal(address(1), same))), ErrorCode::ReplacementUnderpriced);
 
         let first = verified(1, 0, 5, 5).hash;
         let raised = verified(1, 0, 5, 6);
-        assert_eq!(
-            admit(&mut pool, raised.clone()),
-            Ok(Admitted::Replaced { replaced: first })
-        );
-        assert_eq!(
-            pool.dropped_reason(&first),
-            Some(DropReason::Replaced { by: raised.hash })
-        );
-        assert_eq!(
-            admit(&mut pool, verified(1, 0, 6, 6)),
-            Ok(Admitted::Replaced {
-                replaced: raised.hash
-            })
-        );
+        assert_eq!(admit(&mut pool, raised.clone()), Ok(Admitted::Replaced { replaced: first }));
+        assert_eq!(pool.dropped_reason(&first), Some(DropReason::Replaced { by: raised.hash }));
+        assert_eq!(admit(&mut pool, verified(1, 0, 6, 6)), Ok(Admitted::Replaced { replaced: raised.hash }));
         assert_eq!((pool.len(), pool.sender_count()), (1, 1));
     }
 
     #[test]
     fn per_sender_limit_is_busy_but_replacements_pass() {
-        let mut pool = Pool::new(Config {
-            max_per_sender: 2,
-            ..Config::default()
-        });
+        let mut pool = Pool::new(Config { max_per_sender: 2, ..Config::default() });
         admit(&mut pool, verified(1, 0, 1, 0)).unwrap();
         admit(&mut pool, verified(1, 1, 1, 0)).unwrap();
         let err = admit(&mut pool, verified(1, 2, 1, 0)).unwrap_err();
@@ -576,10 +435,7 @@ mod tests {
 
     #[test]
     fn full_pool_evicts_the_cheapest_tail_of_another_sender() {
-        let mut pool = Pool::new(Config {
-            max_transactions: 3,
-            ..Config::default()
-        });
+        let mut pool = Pool::new(Config { max_transactions: 3, ..Config::default() });
         admit(&mut pool, verified(1, 0, 9, 0)).unwrap();
         admit(&mut pool, verified(1, 1, 2, 0)).unwrap();
         admit(&mut pool, verified(2, 0, 5, 0)).unwrap();
@@ -592,18 +448,12 @@ mod tests {
         let incoming = verified(3, 0, 3, 0);
         assert_eq!(admit(&mut pool, incoming.clone()), Ok(Admitted::New));
         let evicted = verified(1, 1, 2, 0).hash;
-        assert_eq!(
-            pool.dropped_reason(&evicted),
-            Some(DropReason::Evicted { by: incoming.hash })
-        );
+        assert_eq!(pool.dropped_reason(&evicted), Some(DropReason::Evicted { by: incoming.hash }));
         assert_eq!((pool.len(), pool.sender_count()), (3, 3));
 
         // Tails are now sender 3 (3), sender 2 (5), sender 1 (9): sender 3 cannot evict itself,
         // so its next transaction must beat sender 2's tail.
-        assert_eq!(
-            code(admit(&mut pool, verified(3, 1, 5, 0))),
-            ErrorCode::AdmissionBusy
-        );
+        assert_eq!(code(admit(&mut pool, verified(3, 1, 5, 0))), ErrorCode::AdmissionBusy);
         admit(&mut pool, verified(3, 1, 5, 1)).unwrap();
         assert!(pool.get(&verified(2, 0, 5, 0).hash).is_none());
         assert_eq!((pool.len(), pool.sender_count()), (3, 2));
@@ -615,14 +465,8 @@ mod tests {
 
     #[test]
     fn empty_pool_with_no_capacity_is_busy() {
-        let mut pool = Pool::new(Config {
-            max_transactions: 0,
-            ..Config::default()
-        });
-        assert_eq!(
-            code(admit(&mut pool, verified(1, 0, 1, 0))),
-            ErrorCode::AdmissionBusy
-        );
+        let mut pool = Pool::new(Config { max_transactions: 0, ..Config::default() });
+        assert_eq!(code(admit(&mut pool, verified(1, 0, 1, 0))), ErrorCode::AdmissionBusy);
     }
 
     #[test]
@@ -631,40 +475,25 @@ mod tests {
         admit(&mut pool, verified(1, 0, 1, 0)).unwrap();
         admit(&mut pool, verified(1, 1, 1, 0)).unwrap();
         let state = SenderState { nonce: 1, ..rich() };
-        pool.admit(verified(1, 2, 1, 0), state, low_basefees(), Instant::now())
-            .unwrap();
+        pool.admit(verified(1, 2, 1, 0), state, low_basefees(), Instant::now()).unwrap();
         pool.check_invariants().unwrap();
         assert_eq!(pool.len(), 2);
-        assert_eq!(
-            pool.dropped_reason(&verified(1, 0, 1, 0).hash),
-            Some(DropReason::NonceUsed)
-        );
+        assert_eq!(pool.dropped_reason(&verified(1, 0, 1, 0).hash), Some(DropReason::NonceUsed));
     }
 
     #[test]
     fn rules_apply_in_the_documented_order() {
         let mut pool = pool();
         // Too low and also underpaying the basefee: the nonce rule comes first.
-        let state = SenderState {
-            nonce: 5,
-            balance: 0,
-        };
-        let basefees = Basefees {
-            cycle: 1_000,
-            cell: 1_000,
-        };
+        let state = SenderState { nonce: 5, balance: 0 };
+        let basefees = Basefees { cycle: 1_000, cell: 1_000 };
         let err = pool.admit(verified(1, 0, 101, 0), state, basefees, Instant::now());
         assert_eq!(code(err), ErrorCode::NonceTooLow);
         // Basefee before inconsistent tips.
         let err = pool.admit(verified(1, 5, 101, 0), state, basefees, Instant::now());
         assert_eq!(code(err), ErrorCode::BasefeeTooLow);
         // Inconsistent tips before the balance.
-        let err = pool.admit(
-            verified(1, 5, 101, 0),
-            state,
-            low_basefees(),
-            Instant::now(),
-        );
+        let err = pool.admit(verified(1, 5, 101, 0), state, low_basefees(), Instant::now());
         assert_eq!(code(err), ErrorCode::InvalidFees);
         let err = pool.admit(verified(1, 5, 1, 0), state, low_basefees(), Instant::now());
         assert_eq!(code(err), ErrorCode::InsufficientBalance);

@@ -48,17 +48,10 @@ impl fmt::Display for DropReason {
                 write!(f, "replaced by transaction {by} with higher tips")
             }
             DropReason::Evicted { by } => {
-                write!(
-                    f,
-                    "evicted from the full mempool by transaction {by} paying a higher tip"
-                )
+                write!(f, "evicted from the full mempool by transaction {by} paying a higher tip")
             }
-            DropReason::Expired => {
-                f.write_str("expired: pending longer than the mempool's time to live")
-            }
-            DropReason::NonceUsed => {
-                f.write_str("its nonce was used by another transaction of the same sender")
-            }
+            DropReason::Expired => f.write_str("expired: pending longer than the mempool's time to live"),
+            DropReason::NonceUsed => f.write_str("its nonce was used by another transaction of the same sender"),
             DropReason::Invalid(why) => write!(f, "invalid: {why}"),
         }
     }
@@ -74,11 +67,7 @@ pub(crate) struct DroppedLog {
 
 impl DroppedLog {
     pub(crate) fn new(capacity: usize) -> Self {
-        Self {
-            order: VecDeque::new(),
-            reasons: HashMap::new(),
-            capacity,
-        }
+        Self { order: VecDeque::new(), reasons: HashMap::new(), capacity }
     }
 
     /// Records (or updates) why `hash` was dropped.
@@ -158,12 +147,7 @@ mod tests {
             DropReason::Invalid("E1004 balance for fees".into()),
         ];
         for reason in reasons {
-            assert!(
-                reason
-                    .name()
-                    .chars()
-                    .all(|c| c.is_ascii_lowercase() || c == '_')
-            );
+            assert!(reason.name().chars().all(|c| c.is_ascii_lowercase() || c == '_'));
             assert!(!reason.to_string().is_empty());
         }
     }

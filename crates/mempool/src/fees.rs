@@ -35,11 +35,7 @@ pub(crate) struct Priority {
 impl Priority {
     /// The key from the declared tips.
     pub(crate) fn nominal(tx: &Transaction, hash: H256) -> Self {
-        Self {
-            cycle: tx.tip_per_cycle,
-            cell: tx.tip_per_cell,
-            hash: Reverse(hash),
-        }
+        Self { cycle: tx.tip_per_cycle, cell: tx.tip_per_cell, hash: Reverse(hash) }
     }
 
     /// The key from the tips actually paid under `basefees`, or `None` while the transaction
@@ -50,19 +46,10 @@ impl Priority {
 
     /// This key with each tip capped at its meter's `max_fee − basefee`, or `None` when a max
     /// fee is below its basefee.
-    pub(crate) fn capped(
-        self,
-        max_fee_per_cycle: u128,
-        max_fee_per_cell: u128,
-        basefees: Basefees,
-    ) -> Option<Self> {
+    pub(crate) fn capped(self, max_fee_per_cycle: u128, max_fee_per_cell: u128, basefees: Basefees) -> Option<Self> {
         let cycle_room = max_fee_per_cycle.checked_sub(basefees.cycle)?;
         let cell_room = max_fee_per_cell.checked_sub(basefees.cell)?;
-        Some(Self {
-            cycle: self.cycle.min(cycle_room),
-            cell: self.cell.min(cell_room),
-            hash: self.hash,
-        })
+        Some(Self { cycle: self.cycle.min(cycle_room), cell: self.cell.min(cell_room), hash: self.hash })
     }
 
     /// The tips alone, ordered cycle tip first (what eviction compares).
@@ -102,17 +89,7 @@ mod tests {
         tx.max_fee_per_cell = 10;
         assert!(Priority::effective(&tx, hash_of(1), Basefees { cycle: 11, cell: 0 }).is_none());
         assert!(Priority::effective(&tx, hash_of(1), Basefees { cycle: 0, cell: 11 }).is_none());
-        assert!(
-            Priority::effective(
-                &tx,
-                hash_of(1),
-                Basefees {
-                    cycle: 10,
-                    cell: 10
-                }
-            )
-            .is_some()
-        );
+        assert!(Priority::effective(&tx, hash_of(1), Basefees { cycle: 10, cell: 10 }).is_some());
     }
 
     #[test]

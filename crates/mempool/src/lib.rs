@@ -64,9 +64,7 @@ pub struct Mempool {
 
 impl Mempool {
     pub fn new(config: Config) -> Self {
-        Self {
-            pool: Arc::new(Mutex::new(Pool::new(config))),
-        }
+        Self { pool: Arc::new(Mutex::new(Pool::new(config))) }
     }
 
     /// Admits a verified transaction (rules and codes in [`admission`]). The caller has
@@ -178,31 +176,14 @@ mod tests {
         let mempool = Mempool::new(Config::default());
         let clone = mempool.clone();
         let tx = verified(1, 0, 1, 0);
-        let state = SenderState {
-            nonce: 0,
-            balance: u128::MAX,
-        };
-        assert_eq!(
-            mempool.admit(tx.clone(), state, low_basefees(), Instant::now()),
-            Ok(Admitted::New)
-        );
+        let state = SenderState { nonce: 0, balance: u128::MAX };
+        assert_eq!(mempool.admit(tx.clone(), state, low_basefees(), Instant::now()), Ok(Admitted::New));
         assert!(clone.contains(&tx.hash));
         assert_eq!(clone.get(&tx.hash), Some(tx.clone()));
-        assert_eq!(
-            (clone.len(), clone.sender_count(), clone.is_empty()),
-            (1, 1, false)
-        );
+        assert_eq!((clone.len(), clone.sender_count(), clone.is_empty()), (1, 1, false));
         assert_eq!(clone.next_nonce(&address(1), 0), 1);
-        let limits = SelectLimits {
-            max_count: 10,
-            max_cycles: 1_000_000,
-            max_cells: 0,
-            max_bytes: usize::MAX,
-        };
-        assert_eq!(
-            clone.select(limits, low_basefees(), &HashMap::new()),
-            vec![tx.clone()]
-        );
+        let limits = SelectLimits { max_count: 10, max_cycles: 1_000_000, max_cells: 0, max_bytes: usize::MAX };
+        assert_eq!(clone.select(limits, low_basefees(), &HashMap::new()), vec![tx.clone()]);
         assert_eq!(clone.finalized(&[(address(1), 1)], &[tx.hash]), 1);
         assert!(mempool.is_empty());
         assert_eq!(mempool.sender_count(), 0);
@@ -224,34 +205,16 @@ mod tests {
 
     #[test]
     fn remove_and_expire_through_the_handle() {
-        let mempool = Mempool::new(Config {
-            ttl: Duration::from_secs(5),
-            ..Config::default()
-        });
+        let mempool = Mempool::new(Config { ttl: Duration::from_secs(5), ..Config::default() });
         let start = Instant::now();
-        let state = SenderState {
-            nonce: 0,
-            balance: u128::MAX,
-        };
+        let state = SenderState { nonce: 0, balance: u128::MAX };
         let (a, b) = (verified(1, 0, 1, 0), verified(2, 0, 1, 0));
-        mempool
-            .admit(a.clone(), state, low_basefees(), start)
-            .unwrap();
-        mempool
-            .admit(
-                b.clone(),
-                state,
-                low_basefees(),
-                start + Duration::from_secs(1),
-            )
-            .unwrap();
+        mempool.admit(a.clone(), state, low_basefees(), start).unwrap();
+        mempool.admit(b.clone(), state, low_basefees(), start + Duration::from_secs(1)).unwrap();
         assert!(mempool.remove(&a.hash, DropReason::Invalid("E1004".into())));
         assert_eq!(mempool.evict_stale(start + Duration::from_secs(5)), 0);
         assert_eq!(mempool.evict_stale(start + Duration::from_secs(6)), 1);
-        assert_eq!(
-            mempool.dropped_reason(&a.hash),
-            Some(DropReason::Invalid("E1004".into()))
-        );
+        assert_eq!(mempool.dropped_reason(&a.hash), Some(DropReason::Invalid("E1004".into())));
         assert_eq!(mempool.dropped_reason(&b.hash), Some(DropReason::Expired));
         assert!(mempool.is_empty());
     }
@@ -289,10 +252,7 @@ mod tests {
                             // admission itself prune (as `NonceUsed`) what this count misses.
                             let chain = chain.lock();
                             let finalized = chain.get(&address(sender)).copied().unwrap_or(0);
-                            let state = SenderState {
-                                nonce: finalized,
-                                balance: u128::MAX,
-                            };
+                            let state = SenderState { nonce: finalized, balance: u128::MAX };
                             let nonce = mempool.next_nonce(&address(sender), finalized);
                             let tip = u128::from(round % 7 + u64::from(sender % 5));
                             let tx = verified(sender, nonce, tip, 0);
@@ -322,19 +282,10 @@ mod tests {
             .collect();
 
         let proposer = {
-            let (mempool, chain, removed, done) = (
-                mempool.clone(),
-                chain.clone(),
-                removed.clone(),
-                done.clone(),
-            );
+            let (mempool, chain, removed, done) = (mempool.clone(), chain.clone(), removed.clone(), done.clone());
             thread::spawn(move || {
-                let limits = SelectLimits {
-                    max_count: 40,
-                    max_cycles: u64::MAX,
-                    max_cells: u64::MAX,
-                    max_bytes: usize::MAX,
-                };
+                let limits =
+                    SelectLimits { max_count: 40, max_cycles: u64::MAX, max_cells: u64::MAX, max_bytes: usize::MAX };
                 while !done.load(Ordering::SeqCst) {
                     let block = mempool.select(limits, low_basefees(), &HashMap::new());
                     let mut next_nonces: HashMap<Address, u64> = HashMap::new();
@@ -370,10 +321,7 @@ mod tests {
         done.store(true, Ordering::SeqCst);
         proposer.join().unwrap();
         expirer.join().unwrap();
-        let (admitted, removed) = (
-            admitted.load(Ordering::SeqCst),
-            removed.load(Ordering::SeqCst),
-        );
+        let (admitted, removed) = (admitted.load(Ordering::SeqCst), removed.load(Ordering::SeqCst));
         (mempool, admitted, removed)
     }
 

@@ -87,10 +87,7 @@ impl Pool {
         let sender = pending.tx.sender;
         let nonce = pending.nonce();
         self.unindex(&sender);
-        let account = self
-            .accounts
-            .entry(sender)
-            .or_insert_with(|| Account::new(next_nonce));
+        let account = self.accounts.entry(sender).or_insert_with(|| Account::new(next_nonce));
         account.reserved = account.reserved.saturating_add(pending.cost);
         self.by_hash.insert(pending.tx.hash, (sender, nonce));
         self.by_age.insert((pending.admitted_at, pending.tx.hash));
@@ -106,11 +103,7 @@ impl Pool {
 
     /// Removes the transaction of `sender` at `nonce`.
     pub(crate) fn take(&mut self, sender: &Address, nonce: u64) -> Option<Pending> {
-        if !self
-            .accounts
-            .get(sender)
-            .is_some_and(|account| account.txs.contains_key(&nonce))
-        {
+        if !self.accounts.get(sender).is_some_and(|account| account.txs.contains_key(&nonce)) {
             return None;
         }
         self.unindex(sender);
@@ -136,11 +129,7 @@ impl Pool {
     /// Moves `sender`'s finalized next nonce up to `next_nonce` and removes (returns) its
     /// transactions below it. A lower `next_nonce` than the known one changes nothing.
     pub(crate) fn advance(&mut self, sender: &Address, next_nonce: u64) -> Vec<Pending> {
-        if self
-            .accounts
-            .get(sender)
-            .is_none_or(|account| account.next_nonce >= next_nonce)
-        {
+        if self.accounts.get(sender).is_none_or(|account| account.next_nonce >= next_nonce) {
             return Vec::new();
         }
         self.unindex(sender);
@@ -206,9 +195,7 @@ impl Pool {
     pub(crate) fn evict_stale(&mut self, now: Instant) -> usize {
         let mut evicted = 0;
         while let Some(&(admitted_at, hash)) = self.by_age.first() {
-            let stale = now
-                .checked_duration_since(admitted_at)
-                .is_some_and(|age| age >= self.config.ttl);
+            let stale = now.checked_duration_since(admitted_at).is_some_and(|age| age >= self.config.ttl);
             if !stale {
                 break;
             }
@@ -229,11 +216,7 @@ impl Pool {
 
     pub(crate) fn get(&self, hash: &H256) -> Option<&VerifiedTransaction> {
         let (sender, nonce) = self.by_hash.get(hash)?;
-        self.accounts
-            .get(sender)?
-            .txs
-            .get(nonce)
-            .map(|pending| &pending.tx)
+        self.accounts.get(sender)?.txs.get(nonce).map(|pending| &pending.tx)
     }
 
     /// `sender`'s pending transactions that `keep` accepts, in nonce order.
@@ -288,20 +271,14 @@ impl Pool {
                     return Err(format!("{} queued under the wrong key", pending.tx.hash));
                 }
                 if nonce < account.next_nonce {
-                    return Err(format!(
-                        "{} is below its sender's next nonce",
-                        pending.tx.hash
-                    ));
+                    return Err(format!("{} is below its sender's next nonce", pending.tx.hash));
                 }
                 reserved += pending.cost;
                 by_hash.insert(pending.tx.hash, (*sender, nonce));
                 by_age.insert((pending.admitted_at, pending.tx.hash));
             }
             if reserved != account.reserved {
-                return Err(format!(
-                    "account {sender} reserves {} instead of {reserved}",
-                    account.reserved
-                ));
+                return Err(format!("account {sender} reserves {} instead of {reserved}", account.reserved));
             }
             if let Some((key, head)) = account.ready_entry(*sender) {
                 ready.insert(key, head);
@@ -333,11 +310,7 @@ mod tests {
     use std::time::Duration;
 
     fn pending(sender: u32, nonce: u64, tip: u128, admitted_at: Instant) -> Pending {
-        Pending {
-            tx: verified(sender, nonce, tip, 0),
-            cost: 10,
-            admitted_at,
-        }
+        Pending { tx: verified(sender, nonce, tip, 0), cost: 10, admitted_at }
     }
 
     fn pool() -> Pool {
@@ -352,15 +325,7 @@ mod tests {
         assert!(pool.insert(pending(1, 1, 5, now), 0).is_none());
         assert!(pool.insert(pending(2, 3, 5, now), 0).is_none());
         pool.check_invariants().unwrap();
-        assert_eq!(
-            (
-                pool.len(),
-                pool.sender_count(),
-                pool.ready.len(),
-                pool.tails.len()
-            ),
-            (3, 2, 1, 2)
-        );
+        assert_eq!((pool.len(), pool.sender_count(), pool.ready.len(), pool.tails.len()), (3, 2, 1, 2));
 
         let old = pool.insert(pending(1, 1, 6, now), 0).unwrap();
         assert_eq!(old.tx.tx.tip_per_cycle, 5);
@@ -391,25 +356,14 @@ mod tests {
         assert!(pool.advance(&address(1), 0).is_empty());
         assert!(pool.advance(&address(7), 10).is_empty());
         let pruned = pool.advance(&address(1), 2);
-        assert_eq!(
-            pruned.iter().map(Pending::nonce).collect::<Vec<_>>(),
-            [0, 1]
-        );
+        assert_eq!(pruned.iter().map(Pending::nonce).collect::<Vec<_>>(), [0, 1]);
         pool.check_invariants().unwrap();
         assert_eq!(pool.ready.len(), 1);
         assert_eq!(pool.accounts[&address(1)].reserved, 20);
 
         assert_eq!(pool.advance(&address(1), u64::MAX).len(), 2);
         pool.check_invariants().unwrap();
-        assert_eq!(
-            (
-                pool.len(),
-                pool.sender_count(),
-                pool.ready.len(),
-                pool.tails.len()
-            ),
-            (0, 0, 0, 0)
-        );
+        assert_eq!((pool.len(), pool.sender_count(), pool.ready.len(), pool.tails.len()), (0, 0, 0, 0));
     }
 
     #[test]
@@ -441,10 +395,7 @@ mod tests {
         assert_eq!(pool.evict_stale(start + ttl), 1);
         pool.check_invariants().unwrap();
         assert_eq!(pool.evict_stale(start + ttl + Duration::from_secs(1)), 1);
-        assert_eq!(
-            pool.dropped_reason(&verified(1, 1, 1, 0).hash),
-            Some(DropReason::Expired)
-        );
+        assert_eq!(pool.dropped_reason(&verified(1, 1, 1, 0).hash), Some(DropReason::Expired));
         assert_eq!((pool.len(), pool.sender_count()), (1, 1));
         pool.check_invariants().unwrap();
     }
@@ -459,10 +410,7 @@ mod tests {
         assert_eq!(pool.dropped_reason(&hash), None);
         assert!(pool.remove(&hash, DropReason::Invalid("E1004".into())));
         assert!(!pool.remove(&hash, DropReason::Expired));
-        assert_eq!(
-            pool.dropped_reason(&hash),
-            Some(DropReason::Invalid("E1004".into()))
-        );
+        assert_eq!(pool.dropped_reason(&hash), Some(DropReason::Invalid("E1004".into())));
         assert_eq!((pool.len(), pool.sender_count()), (0, 0));
         pool.check_invariants().unwrap();
     }
@@ -477,16 +425,10 @@ mod tests {
         pool.insert(pending(2, 0, 1, now), 0);
         let included = verified(1, 0, 1, 0).hash;
         let superseded = verified(1, 1, 1, 0).hash;
-        let removed = pool.finalized(
-            &[(address(1), 2), (address(2), 0), (address(3), 5)],
-            &[included],
-        );
+        let removed = pool.finalized(&[(address(1), 2), (address(2), 0), (address(3), 5)], &[included]);
         assert_eq!(removed, 2);
         assert_eq!(pool.dropped_reason(&included), None);
-        assert_eq!(
-            pool.dropped_reason(&superseded),
-            Some(DropReason::NonceUsed)
-        );
+        assert_eq!(pool.dropped_reason(&superseded), Some(DropReason::NonceUsed));
         assert_eq!((pool.len(), pool.sender_count()), (2, 2));
         pool.check_invariants().unwrap();
     }

@@ -86,11 +86,7 @@ fn push_candidate(
         return;
     };
     if let Some(priority) = Priority::effective(&pending.tx.tx, pending.tx.hash, basefees) {
-        heap.push(Candidate {
-            priority,
-            sender,
-            nonce,
-        });
+        heap.push(Candidate { priority, sender, nonce });
     }
 }
 
@@ -103,52 +99,29 @@ impl Pool {
         next_nonces: &HashMap<Address, u64>,
     ) -> Vec<VerifiedTransaction> {
         let mut chosen = Vec::with_capacity(limits.max_count.min(self.len()));
-        let mut budget = Budget {
-            cycles: limits.max_cycles,
-            cells: limits.max_cells,
-            bytes: limits.max_bytes,
-        };
+        let mut budget = Budget { cycles: limits.max_cycles, cells: limits.max_cells, bytes: limits.max_bytes };
         let mut heap = BinaryHeap::new();
 
         // Senders with transactions in unfinalized ancestors start past them, whatever the
         // ready index says.
         for (sender, &start) in next_nonces {
             if let Some(account) = self.accounts.get(sender) {
-                push_candidate(
-                    &mut heap,
-                    *sender,
-                    account,
-                    start.max(account.next_nonce),
-                    basefees,
-                );
+                push_candidate(&mut heap, *sender, account, start.max(account.next_nonce), basefees);
             }
         }
-        let mut heads = self
-            .ready
-            .iter()
-            .rev()
-            .filter(|(_, head)| !next_nonces.contains_key(&head.sender))
-            .peekable();
+        let mut heads = self.ready.iter().rev().filter(|(_, head)| !next_nonces.contains_key(&head.sender)).peekable();
 
         // Every pending transaction reserves at least the intrinsic cycles, so below that
         // nothing more can fit.
         while chosen.len() < limits.max_count && budget.cycles >= INTRINSIC_TRANSFER_CYCLES {
             while let Some(&(nominal, head)) = heads.peek() {
-                if heap
-                    .peek()
-                    .is_some_and(|best: &Candidate| best.priority > *nominal)
-                {
+                if heap.peek().is_some_and(|best: &Candidate| best.priority > *nominal) {
                     break;
                 }
                 heads.next();
-                let capped =
-                    nominal.capped(head.max_fee_per_cycle, head.max_fee_per_cell, basefees);
+                let capped = nominal.capped(head.max_fee_per_cycle, head.max_fee_per_cell, basefees);
                 if let Some(priority) = capped {
-                    heap.push(Candidate {
-                        priority,
-                        sender: head.sender,
-                        nonce: head.nonce,
-                    });
+                    heap.push(Candidate { priority, sender: head.sender, nonce: head.nonce });
                 }
             }
             let Some(best) = heap.pop() else {
@@ -183,32 +156,19 @@ mod tests {
     use drover_types::H256;
     use std::time::Instant;
 
-    const UNLIMITED: SelectLimits = SelectLimits {
-        max_count: usize::MAX,
-        max_cycles: u64::MAX,
-        max_cells: u64::MAX,
-        max_bytes: usize::MAX,
-    };
+    const UNLIMITED: SelectLimits =
+        SelectLimits { max_count: usize::MAX, max_cycles: u64::MAX, max_cells: u64::MAX, max_bytes: usize::MAX };
 
     fn pool_with(txs: impl IntoIterator<Item = VerifiedTransaction>) -> Pool {
         let mut pool = Pool::new(Config::default());
         for tx in txs {
-            pool.admit(tx, rich(), low_basefees(), Instant::now())
-                .unwrap();
+            pool.admit(tx, rich(), low_basefees(), Instant::now()).unwrap();
         }
         pool
     }
 
-    fn select(
-        pool: &Pool,
-        limits: SelectLimits,
-        basefees: Basefees,
-        next: &HashMap<Address, u64>,
-    ) -> Vec<H256> {
-        pool.select(limits, basefees, next)
-            .into_iter()
-            .map(|tx| tx.hash)
-            .collect()
+    fn select(pool: &Pool, limits: SelectLimits, basefees: Basefees, next: &HashMap<Address, u64>) -> Vec<H256> {
+        pool.select(limits, basefees, next).into_iter().map(|tx| tx.hash).collect()
     }
 
     fn hashes(txs: &[VerifiedTransaction]) -> Vec<H256> {
@@ -226,10 +186,7 @@ mod tests {
         // b0 (10) first; then c0 beats a0 on the cell tip; a1's high tip only counts once a0 is
         // in, and a2 follows a1.
         let expected = hashes(&[b0, c0, a0, a1, a2]);
-        assert_eq!(
-            select(&pool, UNLIMITED, low_basefees(), &HashMap::new()),
-            expected
-        );
+        assert_eq!(select(&pool, UNLIMITED, low_basefees(), &HashMap::new()), expected);
     }
 
     #[test]
@@ -240,21 +197,12 @@ mod tests {
         let capped = seal(address(1), capped);
         let plain = verified(2, 0, 10, 0);
         let pool = pool_with([capped.clone(), plain.clone()]);
-        assert_eq!(
-            select(&pool, UNLIMITED, low_basefees(), &HashMap::new()),
-            hashes(&[capped.clone(), plain.clone()])
-        );
+        assert_eq!(select(&pool, UNLIMITED, low_basefees(), &HashMap::new()), hashes(&[capped.clone(), plain.clone()]));
         let high = Basefees { cycle: 55, cell: 1 };
-        assert_eq!(
-            select(&pool, UNLIMITED, high, &HashMap::new()),
-            hashes(&[plain.clone(), capped])
-        );
+        assert_eq!(select(&pool, UNLIMITED, high, &HashMap::new()), hashes(&[plain.clone(), capped]));
         // Above its max fee it is skipped altogether.
         let higher = Basefees { cycle: 61, cell: 1 };
-        assert_eq!(
-            select(&pool, UNLIMITED, higher, &HashMap::new()),
-            hashes(&[plain])
-        );
+        assert_eq!(select(&pool, UNLIMITED, higher, &HashMap::new()), hashes(&[plain]));
     }
 
     #[test]
@@ -266,10 +214,7 @@ mod tests {
         let other = verified(2, 0, 1, 0);
         let pool = pool_with([cheap, later, other.clone()]);
         let basefees = Basefees { cycle: 11, cell: 1 };
-        assert_eq!(
-            select(&pool, UNLIMITED, basefees, &HashMap::new()),
-            hashes(&[other])
-        );
+        assert_eq!(select(&pool, UNLIMITED, basefees, &HashMap::new()), hashes(&[other]));
     }
 
     #[test]
@@ -278,10 +223,7 @@ mod tests {
         let pool = pool_with(txs.clone());
         let mut expected = hashes(&txs);
         expected.sort();
-        assert_eq!(
-            select(&pool, UNLIMITED, low_basefees(), &HashMap::new()),
-            expected
-        );
+        assert_eq!(select(&pool, UNLIMITED, low_basefees(), &HashMap::new()), expected);
     }
 
     #[test]
@@ -290,10 +232,7 @@ mod tests {
         let a2 = verified(1, 2, 9, 0);
         let b1 = verified(2, 1, 9, 0);
         let pool = pool_with([a0.clone(), a2, b1]);
-        assert_eq!(
-            select(&pool, UNLIMITED, low_basefees(), &HashMap::new()),
-            hashes(&[a0])
-        );
+        assert_eq!(select(&pool, UNLIMITED, low_basefees(), &HashMap::new()), hashes(&[a0]));
     }
 
     #[test]
@@ -303,10 +242,7 @@ mod tests {
         let b1 = verified(2, 1, 3, 0);
         let pool = pool_with(a.iter().cloned().chain([b0, b1.clone()]));
         let next = HashMap::from([(address(1), 2), (address(2), 1), (address(9), 4)]);
-        assert_eq!(
-            select(&pool, UNLIMITED, low_basefees(), &next),
-            hashes(&[a[2].clone(), a[3].clone(), b1])
-        );
+        assert_eq!(select(&pool, UNLIMITED, low_basefees(), &next), hashes(&[a[2].clone(), a[3].clone(), b1]));
         // An override past everything queued leaves the sender out.
         let next = HashMap::from([(address(1), 4), (address(2), 2)]);
         assert!(select(&pool, UNLIMITED, low_basefees(), &next).is_empty());
@@ -319,35 +255,15 @@ mod tests {
 
     #[test]
     fn respects_the_count_cycle_cell_and_byte_limits() {
-        let txs: Vec<_> = (0..10)
-            .map(|sender| verified(sender, 0, (50 - sender).into(), 0))
-            .collect();
+        let txs: Vec<_> = (0..10).map(|sender| verified(sender, 0, (50 - sender).into(), 0)).collect();
         let pool = pool_with(txs.clone());
-        let by_count = SelectLimits {
-            max_count: 3,
-            ..UNLIMITED
-        };
-        assert_eq!(
-            select(&pool, by_count, low_basefees(), &HashMap::new()),
-            hashes(&txs[..3])
-        );
-        let by_cycles = SelectLimits {
-            max_cycles: 21_000 * 4 + 20_999,
-            ..UNLIMITED
-        };
-        assert_eq!(
-            select(&pool, by_cycles, low_basefees(), &HashMap::new()),
-            hashes(&txs[..4])
-        );
-        let none = SelectLimits {
-            max_count: 0,
-            ..UNLIMITED
-        };
+        let by_count = SelectLimits { max_count: 3, ..UNLIMITED };
+        assert_eq!(select(&pool, by_count, low_basefees(), &HashMap::new()), hashes(&txs[..3]));
+        let by_cycles = SelectLimits { max_cycles: 21_000 * 4 + 20_999, ..UNLIMITED };
+        assert_eq!(select(&pool, by_cycles, low_basefees(), &HashMap::new()), hashes(&txs[..4]));
+        let none = SelectLimits { max_count: 0, ..UNLIMITED };
         assert!(select(&pool, none, low_basefees(), &HashMap::new()).is_empty());
-        let too_small = SelectLimits {
-            max_cycles: 20_999,
-            ..UNLIMITED
-        };
+        let too_small = SelectLimits { max_cycles: 20_999, ..UNLIMITED };
         assert!(select(&pool, too_small, low_basefees(), &HashMap::new()).is_empty());
 
         // A transaction too big for what is left is passed over for smaller ones.
@@ -360,25 +276,12 @@ mod tests {
         small.cells_limit = 300;
         let small = seal(address(2), small);
         for tx in [big.clone(), big_next, small.clone()] {
-            pool.admit(tx, rich(), low_basefees(), Instant::now())
-                .unwrap();
+            pool.admit(tx, rich(), low_basefees(), Instant::now()).unwrap();
         }
-        let by_cells = SelectLimits {
-            max_cells: 500,
-            ..UNLIMITED
-        };
-        assert_eq!(
-            select(&pool, by_cells, low_basefees(), &HashMap::new()),
-            hashes(&[small])
-        );
-        let roomy = SelectLimits {
-            max_cells: 900,
-            ..UNLIMITED
-        };
-        assert_eq!(
-            select(&pool, roomy, low_basefees(), &HashMap::new()).len(),
-            3
-        );
+        let by_cells = SelectLimits { max_cells: 500, ..UNLIMITED };
+        assert_eq!(select(&pool, by_cells, low_basefees(), &HashMap::new()), hashes(&[small]));
+        let roomy = SelectLimits { max_cells: 900, ..UNLIMITED };
+        assert_eq!(select(&pool, roomy, low_basefees(), &HashMap::new()).len(), 3);
 
         // Likewise for the block's byte budget: a large payload waits, a small one goes.
         let mut pool = Pool::new(Config::default());
@@ -398,14 +301,8 @@ mod tests {
     #[test]
     fn selection_removes_nothing() {
         let pool = pool_with([verified(1, 0, 1, 0), verified(1, 1, 1, 0)]);
-        assert_eq!(
-            select(&pool, UNLIMITED, low_basefees(), &HashMap::new()).len(),
-            2
-        );
-        assert_eq!(
-            select(&pool, UNLIMITED, low_basefees(), &HashMap::new()).len(),
-            2
-        );
+        assert_eq!(select(&pool, UNLIMITED, low_basefees(), &HashMap::new()).len(), 2);
+        assert_eq!(select(&pool, UNLIMITED, low_basefees(), &HashMap::new()).len(), 2);
         assert_eq!(pool.len(), 2);
     }
 
@@ -423,10 +320,7 @@ mod tests {
         let now = Instant::now();
         for sender in 0..60u32 {
             let start = next_random(3);
-            let state = SenderState {
-                nonce: start,
-                ..rich()
-            };
+            let state = SenderState { nonce: start, ..rich() };
             for nonce in start..start + 1 + next_random(6) {
                 let mut tx = transaction(nonce, next_random(40).into(), next_random(4).into());
                 tx.max_fee_per_cycle = (20 + next_random(40)).into();
@@ -436,64 +330,34 @@ mod tests {
                 pool.admit(tx, state, low_basefees(), now).unwrap();
             }
         }
-        let next: HashMap<_, _> = (0..60)
-            .step_by(7)
-            .map(|sender| (address(sender), next_random(5)))
-            .collect();
-        for (cycle_basefee, max_count, max_cells) in
-            [(1, 500, 10_000), (30, 40, 10_000), (45, 500, 300)]
-        {
-            let basefees = Basefees {
-                cycle: cycle_basefee,
-                cell: 1,
-            };
-            let limits = SelectLimits {
-                max_count,
-                max_cells,
-                ..UNLIMITED
-            };
+        let next: HashMap<_, _> = (0..60).step_by(7).map(|sender| (address(sender), next_random(5))).collect();
+        for (cycle_basefee, max_count, max_cells) in [(1, 500, 10_000), (30, 40, 10_000), (45, 500, 300)] {
+            let basefees = Basefees { cycle: cycle_basefee, cell: 1 };
+            let limits = SelectLimits { max_count, max_cells, ..UNLIMITED };
             let fast = select(&pool, limits, basefees, &next);
-            assert_eq!(
-                fast,
-                reference(&pool, limits, basefees, &next),
-                "basefee {cycle_basefee}"
-            );
+            assert_eq!(fast, reference(&pool, limits, basefees, &next), "basefee {cycle_basefee}");
             assert!(!fast.is_empty());
         }
     }
 
     /// Repeatedly takes the best effective head over every sender.
-    fn reference(
-        pool: &Pool,
-        limits: SelectLimits,
-        basefees: Basefees,
-        next: &HashMap<Address, u64>,
-    ) -> Vec<H256> {
+    fn reference(pool: &Pool, limits: SelectLimits, basefees: Basefees, next: &HashMap<Address, u64>) -> Vec<H256> {
         let mut cursor: HashMap<Address, Option<u64>> = pool
             .accounts
             .iter()
             .map(|(sender, account)| {
-                let start = next
-                    .get(sender)
-                    .map_or(account.next_nonce, |n| (*n).max(account.next_nonce));
+                let start = next.get(sender).map_or(account.next_nonce, |n| (*n).max(account.next_nonce));
                 (*sender, Some(start))
             })
             .collect();
-        let mut budget = Budget {
-            cycles: limits.max_cycles,
-            cells: limits.max_cells,
-            bytes: limits.max_bytes,
-        };
+        let mut budget = Budget { cycles: limits.max_cycles, cells: limits.max_cells, bytes: limits.max_bytes };
         let mut out = Vec::new();
         while out.len() < limits.max_count {
             let best = cursor
                 .iter()
                 .filter_map(|(sender, nonce)| {
                     let pending = pool.accounts[sender].txs.get(&(*nonce)?)?;
-                    Some((
-                        Priority::effective(&pending.tx.tx, pending.tx.hash, basefees)?,
-                        *sender,
-                    ))
+                    Some((Priority::effective(&pending.tx.tx, pending.tx.hash, basefees)?, *sender))
                 })
                 .max();
             let Some((_, sender)) = best else { break };

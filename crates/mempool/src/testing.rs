@@ -39,33 +39,17 @@ pub(crate) fn transaction(nonce: u64, tip_per_cycle: u128, tip_per_cell: u128) -
 /// Wraps `tx` as if `sender` had signed it.
 pub(crate) fn seal(sender: Address, tx: Transaction) -> VerifiedTransaction {
     let hash = keccak256(format!("{sender:?}{tx:?}").as_bytes());
-    VerifiedTransaction {
-        tx,
-        hash,
-        sender,
-        encoded: Vec::new(),
-    }
+    VerifiedTransaction { tx, hash, sender, encoded: Vec::new() }
 }
 
 /// [`transaction`] sealed for sender `address(sender)`.
-pub(crate) fn verified(
-    sender: u32,
-    nonce: u64,
-    tip_per_cycle: u128,
-    tip_per_cell: u128,
-) -> VerifiedTransaction {
-    seal(
-        address(sender),
-        transaction(nonce, tip_per_cycle, tip_per_cell),
-    )
+pub(crate) fn verified(sender: u32, nonce: u64, tip_per_cycle: u128, tip_per_cell: u128) -> VerifiedTransaction {
+    seal(address(sender), transaction(nonce, tip_per_cycle, tip_per_cell))
 }
 
 /// A fresh account holding plenty.
 pub(crate) fn rich() -> SenderState {
-    SenderState {
-        nonce: 0,
-        balance: u128::MAX / 4,
-    }
+    SenderState { nonce: 0, balance: u128::MAX / 4 }
 }
 
 /// Basefees every built transaction can pay.

@@ -59,9 +59,7 @@ where
 /// non-empty payload to an address that is not a system actor's (`check_payload` has vetted
 /// those).
 fn message_destination(tx: &VerifiedTransaction) -> Option<Address> {
-    tx.tx
-        .to
-        .filter(|to| !tx.tx.payload.is_empty() && !drover_execution::is_system_address(to))
+    tx.tx.to.filter(|to| !tx.tx.payload.is_empty() && !drover_execution::is_system_address(to))
 }
 
 /// Whether a deploy of `tx`'s sender with a lower nonce is pending and creates the actor at

@@ -33,6 +33,7 @@ use crate::{
 };
 use commonware_consensus::marshal::ancestry::Ancestry;
 use commonware_cryptography::Digestible;
+use commonware_cryptography::Sha256;
 use commonware_glue::stateful::{
     Application, Finality, Input, Proposed,
     db::{DatabaseSet, Merkleized as _},
@@ -40,7 +41,6 @@ use commonware_glue::stateful::{
 use commonware_parallel::Sequential;
 use commonware_runtime::{Clock, Metrics, Spawner};
 use commonware_storage::{mmr, qmdb::current::ordered::variable};
-use commonware_cryptography::Sha256;
 use commonware_utils::non_empty_range;
 use drover_execution::{BlockEnv, BlockError, BlockOutcome, Selection, SystemRun, SystemRunKind, Vm};
 use drover_types::{Address, Transaction, VerifiedTransaction, exec_error::ExecCode};
@@ -81,8 +81,7 @@ pub const MAX_TIMESTAMP_GAP_MS: u64 = 60_000;
 /// written when the network is defined, possibly long before it starts. (How far ahead of the
 /// present a timestamp may be is [`clock_check`]'s rule, which the genesis child obeys too.)
 fn timestamp_follows(parent_height: u64, parent_ms: u64, timestamp_ms: u64) -> bool {
-    timestamp_ms > parent_ms
-        && (parent_height == 0 || timestamp_ms - parent_ms <= MAX_TIMESTAMP_GAP_MS)
+    timestamp_ms > parent_ms && (parent_height == 0 || timestamp_ms - parent_ms <= MAX_TIMESTAMP_GAP_MS)
 }
 
 /// What a verifier whose clock reads `now_ms` does with a candidate block stamped
@@ -220,11 +219,7 @@ impl App {
     }
 
     fn now_ms<E: Clock>(context: &E) -> u64 {
-        context
-            .current()
-            .duration_since(UNIX_EPOCH)
-            .map(|d| d.as_millis() as u64)
-            .unwrap_or(0)
+        context.current().duration_since(UNIX_EPOCH).map(|d| d.as_millis() as u64).unwrap_or(0)
     }
 }
 
@@ -251,10 +246,7 @@ fn header_mismatch(
 }
 
 /// Recovers the senders of a block's transactions, reusing those the mempool already knows.
-fn recover_transactions(
-    chain: &ChainShared,
-    encoded: &[Vec<u8>],
-) -> Option<Vec<VerifiedTransaction>> {
+fn recover_transactions(chain: &ChainShared, encoded: &[Vec<u8>]) -> Option<Vec<VerifiedTransaction>> {
     encoded
         .par_iter()
         .map(|bytes| {
@@ -306,7 +298,8 @@ where
         if now < deadline {
             context.sleep(Duration::from_millis(deadline - now)).await;
         }
-        let timestamp_ms = proposal_timestamp(parent_block.height.get(), parent_block.timestamp_ms, Self::now_ms(&context));
+        let timestamp_ms =
+            proposal_timestamp(parent_block.height.get(), parent_block.timestamp_ms, Self::now_ms(&context));
 
         let env = BlockEnv {
             chain_id: self.chain.genesis.chain_id(),
@@ -327,8 +320,7 @@ where
             &next_nonces,
         );
         let candidates = Arc::new(candidates);
-        let (selection, outcome) =
-            self.run(&context, batches.parent(), env, Arc::clone(&candidates), true).await?;
+        let (selection, outcome) = self.run(&context, batches.parent(), env, Arc::clone(&candidates), true).await?;
         for (index, rejection) in selection.dropped {
             // Transient refusals (a full block, a nonce gap, a basefee spike) may pass later.
             if !rejection.reason.is_permanent() {
@@ -336,9 +328,7 @@ where
             }
             if let Some(tx) = candidates.get(index) {
                 debug!(hash = %tx.hash, %rejection, "dropping invalid transaction from the mempool");
-                self.chain
-                    .mempool
-                    .remove(&tx.hash, drover_mempool::DropReason::Invalid(rejection.to_string()));
+                self.chain.mempool.remove(&tx.hash, drover_mempool::DropReason::Invalid(rejection.to_string()));
             }
         }
         let txs: Vec<VerifiedTransaction> =
@@ -435,10 +425,8 @@ where
         _batches: &Merkleized<E>,
         _readers: <Self::Databases as DatabaseSet<E>>::Readers,
     ) {
-        let executed = self
-            .chain
-            .executed(&block.digest())
-            .expect("a finalized block is executed before it is applied");
+        let executed =
+            self.chain.executed(&block.digest()).expect("a finalized block is executed before it is applied");
         let started = std::time::Instant::now();
         self.chain.accounts.record_block(&executed.accounts);
         self.chain

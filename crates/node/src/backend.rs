@@ -7,15 +7,16 @@
 
 use crate::{
     admission,
-    indexes::{LOG_POSITION_LEN, LogEntry, LogOrigin as IndexedOrigin, RUN_POSITION_LEN, RunEntry},
     application::{Databases, Scheme},
-    gossip::GossipHandle,
     block::{Block, to_h256},
     chain::ChainShared,
     config::FaucetConfig,
+    gossip::GossipHandle,
+    indexes::{LOG_POSITION_LEN, LogEntry, LogOrigin as IndexedOrigin, RUN_POSITION_LEN, RunEntry},
     proofs::{PAIRING_ATTEMPTS_MAX, PAIRING_RETRY_MS, Prover},
     reads::{CommittedReader, Interrupt, READ_TIME_BUDGET_MS, StateStamp},
 };
+use ::tokio::sync::watch;
 use commonware_codec::Encode as _;
 use commonware_consensus::{
     marshal::{Identifier, core::Mailbox, standard::Standard},
@@ -23,30 +24,27 @@ use commonware_consensus::{
 };
 use commonware_cryptography::{Digestible as _, sha256};
 use commonware_runtime::{Metrics as _, tokio};
-use commonware_storage::{
-    mmr::Location,
-    qmdb::sync::Request,
-};
+use commonware_storage::{mmr::Location, qmdb::sync::Request};
+use drover_execution::{BlockEnv, ReadFailure, ReadRequest, SystemRunKind, Vm, read_actor};
 use drover_rpc::backend::{
-    ActorCall, Backend, Basefees, BlockSelector, ChainHealth, FaucetSettings, IncludedTransaction,
-    OperationsRequest, StateQuery,
+    ActorCall, Backend, Basefees, BlockSelector, ChainHealth, FaucetSettings, IncludedTransaction, OperationsRequest,
+    StateQuery,
 };
 use drover_rpc::pagination::Page;
-use drover_execution::{BlockEnv, ReadFailure, ReadRequest, SystemRunKind, Vm, read_actor};
-use drover_vm::{Outcome, Status};
 use drover_state::{Account, ActorRecord, MailboxUsage, MessageRecord, TimerRecord, UpgradeRecord, keys};
 use drover_types::exec_error::ExecCode;
 use drover_types::{
     Address, ErrorCode, H256, Receipt, Transaction, VerifiedTransaction,
     api::{
-        AccountInfo, ActorCodeInfo, ActorInfo, ActorReadResponse, ExecErrorInfo, LogInfo, LogOrigin, LogPage, RunKind, SystemRunInfo, SystemRunPage, MailboxMessageInfo, MailboxPage, ReceiptStatus,
-        StorageEntryInfo, StoragePage, TimerInfo, TimerPage, UpgradeInfo, UpgradePage, BlockInfo, ChainInfo, InclusionProofInfo, InclusionProofKind, ManifestInfo,
-        StateProofInfo, StateSnapshot,
+        AccountInfo, ActorCodeInfo, ActorInfo, ActorReadResponse, BlockInfo, ChainInfo, ExecErrorInfo,
+        InclusionProofInfo, InclusionProofKind, LogInfo, LogOrigin, LogPage, MailboxMessageInfo, MailboxPage,
+        ManifestInfo, ReceiptStatus, RunKind, StateProofInfo, StateSnapshot, StorageEntryInfo, StoragePage,
+        SystemRunInfo, SystemRunPage, TimerInfo, TimerPage, UpgradeInfo, UpgradePage,
     },
     error::ApiError,
 };
+use drover_vm::{Outcome, Status};
 use std::{num::NonZeroU64, sync::Arc};
-use ::tokio::sync::watch;
 
 /// The API answer for a read-only call's outcome; the refusals the spec names become errors.
 fn read_response(outcome: Outcome, block_height: u64, state_root: H256) -> Result<ActorReadResponse, ApiError> {
@@ -322,8 +320,7 @@ impl Backend for NodeHandle {
     async fn submit(&self, txs: Vec<VerifiedTransaction>) -> Vec<Result<(), ApiError>> {
         let results = admission::admit(&self.0.chain, &self.0.databases, txs.clone()).await;
         if let Some(gossip) = &self.0.gossip {
-            let admitted: Vec<_> =
-                txs.into_iter().zip(&results).filter(|(_, r)| r.is_ok()).map(|(tx, _)| tx).collect();
+            let admitted: Vec<_> = txs.into_iter().zip(&results).filter(|(_, r)| r.is_ok()).map(|(tx, _)| tx).collect();
             gossip.publish(&admitted);
         }
         results
@@ -347,10 +344,7 @@ impl Backend for NodeHandle {
     }
 
     async fn account(&self, address: Address) -> Result<Option<AccountInfo>, ApiError> {
-        Ok(self
-            .read_account(&address)
-            .await?
-            .map(|a| AccountInfo { address, nonce: a.nonce, balance: a.balance }))
+        Ok(self.read_account(&address).await?.map(|a| AccountInfo { address, nonce: a.nonce, balance: a.balance }))
     }
 
     async fn actor(&self, address: Address) -> Result<Option<ActorInfo>, ApiError> {
@@ -396,14 +390,20 @@ impl Backend for NodeHandle {
     }
 
     async fn actor_storage_count(&self, address: Address) -> Result<Option<u64>, ApiError> {
-        let [actor, count] = self.read_keys([keys::actor_key(&address), keys::actor_storage_count_key(&address)]).await?;
+        let [actor, count] =
+            self.read_keys([keys::actor_key(&address), keys::actor_storage_count_key(&address)]).await?;
         if actor.is_none() {
             return Ok(None);
         }
         count.map_or(Ok(0), |bytes| drover_state::decode_count(&bytes).map_err(internal)).map(Some)
     }
 
-    async fn actor_mailbox(&self, address: Address, after: Option<u64>, limit: u64) -> Result<Option<MailboxPage>, ApiError> {
+    async fn actor_mailbox(
+        &self,
+        address: Address,
+        after: Option<u64>,
+        limit: u64,
+    ) -> Result<Option<MailboxPage>, ApiError> {
         let db = self.0.databases.read().await;
         if db.get(&keys::actor_key(&address)).await.map_err(internal)?.is_none() {
             return Ok(None);
@@ -432,16 +432,36 @@ impl Backend for NodeHandle {
         Ok(Some(MailboxPage { items, next_cursor, limit }))
     }
 
-    async fn actor_logs(&self, address: Address, after: Option<Vec<u8>>, limit: u64) -> Result<Option<LogPage>, ApiError> {
+    async fn actor_logs(
+        &self,
+        address: Address,
+        after: Option<Vec<u8>>,
+        limit: u64,
+    ) -> Result<Option<LogPage>, ApiError> {
         let indexes = &self.0.chain.indexes;
-        let page = self.index_page(address, after, limit, |after, n| indexes.logs(&address, after, n), |e| e.position).await?;
-        Ok(page.map(|(entries, next_cursor)| LogPage { items: entries.into_iter().map(log_info).collect(), next_cursor, limit }))
+        let page =
+            self.index_page(address, after, limit, |after, n| indexes.logs(&address, after, n), |e| e.position).await?;
+        Ok(page.map(|(entries, next_cursor)| LogPage {
+            items: entries.into_iter().map(log_info).collect(),
+            next_cursor,
+            limit,
+        }))
     }
 
-    async fn actor_runs(&self, address: Address, after: Option<Vec<u8>>, limit: u64) -> Result<Option<SystemRunPage>, ApiError> {
+    async fn actor_runs(
+        &self,
+        address: Address,
+        after: Option<Vec<u8>>,
+        limit: u64,
+    ) -> Result<Option<SystemRunPage>, ApiError> {
         let indexes = &self.0.chain.indexes;
-        let page = self.index_page(address, after, limit, |after, n| indexes.runs(&address, after, n), |e| e.position).await?;
-        Ok(page.map(|(entries, next_cursor)| SystemRunPage { items: entries.into_iter().map(run_info).collect(), next_cursor, limit }))
+        let page =
+            self.index_page(address, after, limit, |after, n| indexes.runs(&address, after, n), |e| e.position).await?;
+        Ok(page.map(|(entries, next_cursor)| SystemRunPage {
+            items: entries.into_iter().map(run_info).collect(),
+            next_cursor,
+            limit,
+        }))
     }
 
     async fn actor_timers(&self, address: Address, page: Page) -> Result<Option<TimerPage>, ApiError> {
@@ -467,7 +487,13 @@ impl Backend for NodeHandle {
                 .map_err(internal)?
                 .ok_or_else(|| internal(format!("timer {id} of {address} is missing")))?;
             let timer = TimerRecord::decode(&bytes).map_err(internal)?;
-            timers.push(TimerInfo { id, height, handler: timer.handler, payload: timer.payload, cycles_limit: timer.cycles_limit });
+            timers.push(TimerInfo {
+                id,
+                height,
+                handler: timer.handler,
+                payload: timer.payload,
+                cycles_limit: timer.cycles_limit,
+            });
         }
         Ok(Some(page.envelope(timers, total)))
     }
@@ -540,7 +566,8 @@ impl Backend for NodeHandle {
                         self.0.prover.block_with_root(&answered_at.root).await.map(|b| b.height)
                     };
                     // A state the answers hold at is a finalized one: it has a block.
-                    let height = height.ok_or_else(|| internal("the state a read ended at has no block near the tip"))?;
+                    let height =
+                        height.ok_or_else(|| internal("the state a read ended at has no block near the tip"))?;
                     return read_response(outcome, height, to_h256(&answered_at.root));
                 }
                 (Err(ReadFailure::NoActor(address)), _) => {
@@ -593,11 +620,7 @@ impl Backend for NodeHandle {
         let finalization = if block.inner().height.get() == 0 {
             None
         } else {
-            self.0
-                .marshal
-                .get_finalization(block.inner().height)
-                .await
-                .map(|f| hex::encode(f.encode()))
+            self.0.marshal.get_finalization(block.inner().height).await.map(|f| hex::encode(f.encode()))
         };
         Ok(Some(self.block_info(block.inner(), block.digest(), finalization)))
     }
@@ -619,10 +642,10 @@ impl Backend for NodeHandle {
     }
 
     fn faucet(&self) -> Option<FaucetSettings> {
-        self.0.faucet.as_ref().map(|f| FaucetSettings {
-            drip_amount: f.drip_amount,
-            requests_per_minute: f.requests_per_minute,
-        })
+        self.0
+            .faucet
+            .as_ref()
+            .map(|f| FaucetSettings { drip_amount: f.drip_amount, requests_per_minute: f.requests_per_minute })
     }
 
     async fn fund(&self, address: Address) -> Result<H256, ApiError> {
@@ -679,7 +702,11 @@ impl Backend for NodeHandle {
         self.0.prover.state_proofs(queries, height).await
     }
 
-    async fn inclusion_proof(&self, kind: InclusionProofKind, hash: H256) -> Result<Option<InclusionProofInfo>, ApiError> {
+    async fn inclusion_proof(
+        &self,
+        kind: InclusionProofKind,
+        hash: H256,
+    ) -> Result<Option<InclusionProofInfo>, ApiError> {
         self.0.prover.inclusion_proof(kind, hash).await
     }
 
@@ -688,8 +715,7 @@ impl Backend for NodeHandle {
             OperationsRequest::Operations { size, start, max } => {
                 let max_ops = NonZeroU64::new(max)
                     .ok_or_else(|| ApiError::new(ErrorCode::BadRequest, "max must be at least 1"))?;
-                let request =
-                    Request::Operations { size: Location::new(size), start: Location::new(start), max_ops };
+                let request = Request::Operations { size: Location::new(size), start: Location::new(start), max_ops };
                 (size, start, request)
             }
             OperationsRequest::Boundary { size, start } => {

@@ -50,7 +50,8 @@ impl ExecutedBlock {
     /// The record of `transactions` executed at `height` with `outcome`, whose writes the
     /// caller has already taken (they go to the state batch, not the record).
     pub fn new(height: u64, transactions: Vec<VerifiedTransaction>, outcome: BlockOutcome) -> Self {
-        let BlockOutcome { receipts, system_runs, cycles_used, cells_used, basefees, next_basefees, accounts, .. } = outcome;
+        let BlockOutcome { receipts, system_runs, cycles_used, cells_used, basefees, next_basefees, accounts, .. } =
+            outcome;
         let hashes: Vec<_> = transactions.iter().map(|t| t.hash).collect();
         let mut nonces: HashMap<Address, u64> = HashMap::new();
         for (tx, receipt) in transactions.iter().zip(&receipts) {

@@ -181,8 +181,7 @@ impl ValidatorConfig {
     /// Reads and validates a config file. Relative paths inside are resolved against the
     /// file's directory.
     pub fn load(path: &Path) -> Result<Self, ConfigError> {
-        let text = std::fs::read_to_string(path)
-            .map_err(|source| ConfigError::Read { path: path.into(), source })?;
+        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read { path: path.into(), source })?;
         let file: ValidatorFile = serde_yaml_ng::from_str(&text)
             .map_err(|e| ConfigError::Parse { path: path.into(), message: e.to_string() })?;
         let base = path.parent().unwrap_or(Path::new("."));
@@ -200,18 +199,13 @@ impl ValidatorConfig {
         let private_key = keys::parse_private_key(&file.private_key).map_err(|m| field("private_key", m))?;
         let share = keys::parse_share(&file.share).map_err(|m| field("share", m))?;
         let polynomial = keys::parse_polynomial(&file.polynomial).map_err(|m| field("polynomial", m))?;
-        let p2p_listen = file
-            .p2p
-            .listen
-            .parse()
-            .map_err(|e| field("p2p.listen", format!("not a socket address: {e}")))?;
+        let p2p_listen =
+            file.p2p.listen.parse().map_err(|e| field("p2p.listen", format!("not a socket address: {e}")))?;
         let mut peers = Vec::with_capacity(file.p2p.peers.len());
         for peer in &file.p2p.peers {
             let key = keys::parse_public_key(&peer.public_key).map_err(|m| field("p2p.peers.public_key", m))?;
-            let addr = peer
-                .address
-                .parse()
-                .map_err(|e| field("p2p.peers.address", format!("not a socket address: {e}")))?;
+            let addr =
+                peer.address.parse().map_err(|e| field("p2p.peers.address", format!("not a socket address: {e}")))?;
             peers.push((key, addr));
         }
         if peers.is_empty() {

@@ -32,8 +32,7 @@
 
 use crate::application::StateDb;
 use commonware_glue::stateful::db::{
-    Anchor, Barrier, DatabaseSet, Shared, StateSyncSet, SyncEngineConfig, TipUpdate,
-    Unmerkleized as _,
+    Anchor, Barrier, DatabaseSet, Shared, StateSyncSet, SyncEngineConfig, TipUpdate, Unmerkleized as _,
 };
 use commonware_runtime::{Clock, Metrics, Spawner};
 use commonware_storage::{
@@ -435,10 +434,8 @@ mod tests {
     #[test]
     fn reads_see_pending_ancestors_over_the_database() {
         deterministic::Runner::default().start(|context| async move {
-            let config = crate::engine::qmdb_config::<deterministic::Context>(
-                "test",
-                CacheRef::new(NZU16!(4096), NZUsize!(64)),
-            );
+            let config =
+                crate::engine::qmdb_config::<deterministic::Context>("test", CacheRef::new(NZU16!(4096), NZUsize!(64)));
             let dbs = StateDatabases::init(context.child("state"), config, None).await;
             let put = |batch: BlockBatch<_>, key: &[u8], value: Option<&[u8]>| {
                 batch.write(key.to_vec(), value.map(<[u8]>::to_vec))

@@ -8,7 +8,7 @@
 
 use crate::{
     config::{FaucetFile, P2pFile, PeerFile, ValidatorFile},
-    genesis::{AllocationFile, GenesisFile, GENESIS_TIMESTAMP_MS_DEFAULT},
+    genesis::{AllocationFile, GENESIS_TIMESTAMP_MS_DEFAULT, GenesisFile},
     keys,
 };
 use anyhow::Context as _;
@@ -78,10 +78,7 @@ pub fn generate(dir: &Path, spec: &NetworkSpec) -> anyhow::Result<Vec<PathBuf>> 
     let last = u16::try_from(spec.validators - 1).context("too many validators")?;
     let rpc_last = spec.rpc_port.checked_add(last).context("RPC ports overflow")?;
     let p2p_last = spec.p2p_port.checked_add(last).context("p2p ports overflow")?;
-    anyhow::ensure!(
-        rpc_last < spec.p2p_port || spec.rpc_port > p2p_last,
-        "RPC and p2p port ranges overlap"
-    );
+    anyhow::ensure!(rpc_last < spec.p2p_port || spec.rpc_port > p2p_last, "RPC and p2p port ranges overlap");
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
 
     let (validators, polynomial) = keys::generate_network(spec.validators)?;

@@ -6,7 +6,6 @@
 //! fetch 2 s. The p2p channel plan is fixed: 0 votes, 1 certificates, 2 consensus resolver,
 //! 3 block broadcast, 4 marshal backfill, 5 transaction gossip.
 
-use drover_block::proof::{STATE_MAX_KEY_BYTES, STATE_MAX_VALUE_BYTES};
 use crate::{
     admission,
     application::{App, Databases, Scheme},
@@ -14,12 +13,11 @@ use crate::{
     block::Block,
     chain::{ChainParams, ChainShared, Tip},
     config::ValidatorConfig,
+    fast_sync::{FETCH_BATCH_OPS, FETCH_CONCURRENCY, HttpPeers, ProgressHook, StateOp},
     genesis::Genesis,
-    gossip,
-    height_file,
+    gossip, height_file,
     indexes::Indexes,
     keys::NAMESPACE,
-    fast_sync::{FETCH_BATCH_OPS, FETCH_CONCURRENCY, HttpPeers, ProgressHook, StateOp},
     metrics::ChainMetrics,
     sync_source::AttachedState,
 };
@@ -48,21 +46,20 @@ use commonware_glue::stateful::{
 };
 use commonware_p2p::{Address, AddressableManager as _, authenticated::lookup};
 use commonware_parallel::Sequential;
-use commonware_runtime::{
-    Clock, Handle, Quota, Runner as _, Spawner, Supervisor, buffer::paged::CacheRef, tokio,
-};
+use commonware_runtime::{Clock, Handle, Quota, Runner as _, Spawner, Supervisor, buffer::paged::CacheRef, tokio};
 use commonware_storage::{
-    archive::prunable,
-    journal::contiguous::variable::Config as VariableLogConfig,
-    mmr::full::Config as MerkleConfig,
-    qmdb::current::VariableConfig,
-    translator::EightCap,
+    archive::prunable, journal::contiguous::variable::Config as VariableLogConfig, mmr::full::Config as MerkleConfig,
+    qmdb::current::VariableConfig, translator::EightCap,
 };
 use commonware_stream::{
     cups::{self, Cups},
     sake::{self, Sake},
 };
-use commonware_utils::{NZDuration, NZU16, NZU32, NZU64, NZUsize, ordered::{Map, Set}};
+use commonware_utils::{
+    NZDuration, NZU16, NZU32, NZU64, NZUsize,
+    ordered::{Map, Set},
+};
+use drover_block::proof::{STATE_MAX_KEY_BYTES, STATE_MAX_VALUE_BYTES};
 use drover_mempool::Mempool;
 use std::{
     num::{NonZeroU64, NonZeroUsize},
@@ -107,10 +104,7 @@ pub const RETAINED_STATE_BLOCKS: usize = 1_200;
 
 /// Bounds on what one logged state operation may decode to (key and value sizes).
 fn state_op_codec_config<E: Spawner + commonware_storage::Context>() -> <StateOp<E> as commonware_codec::Read>::Cfg {
-    (
-        ((0..=STATE_MAX_KEY_BYTES).into(), ()),
-        ((0..=STATE_MAX_VALUE_BYTES).into(), ()),
-    )
+    (((0..=STATE_MAX_KEY_BYTES).into(), ()), ((0..=STATE_MAX_VALUE_BYTES).into(), ()))
 }
 
 /// Marshal's archives, keyed by block digest: eight bytes of a SHA-256 digest keep collisions
@@ -174,7 +168,8 @@ async fn applied_block(
     indexed: u64,
 ) -> Option<(u64, u64)> {
     for height in (indexed.saturating_sub(REPLAY_WINDOW_BLOCKS)..=indexed).rev() {
-        let block = marshal.get_block(marshal::Identifier::Height(commonware_consensus::types::Height::new(height))).await?;
+        let block =
+            marshal.get_block(marshal::Identifier::Height(commonware_consensus::types::Height::new(height))).await?;
         if block.inner().state_root == root {
             return Some((height, block.inner().timestamp_ms));
         }
@@ -250,8 +245,7 @@ pub fn channel_quotas() -> [Quota; 6] {
 /// Registers the validator's channels (numbers and quotas of [`channel_quotas`]) on any p2p
 /// network.
 pub fn register_channels<S, R>(mut register: impl FnMut(u64, Quota) -> (S, R)) -> Channels<S, R> {
-    let [votes, certificates, consensus_resolver, broadcast, backfill, gossip] =
-        channel_quotas();
+    let [votes, certificates, consensus_resolver, broadcast, backfill, gossip] = channel_quotas();
     Channels {
         votes: register(0, votes),
         certificates: register(1, certificates),
@@ -300,10 +294,7 @@ pub fn signer(validator: &ValidatorConfig, genesis: &Genesis) -> anyhow::Result<
     let scheme = Scheme::signer(NAMESPACE, participants.clone(), validator.polynomial.clone(), validator.share.clone())
         .ok_or_else(|| anyhow!("config field `share`: does not belong to this validator under `polynomial`"))?;
     let peer_keys = Set::from_iter_dedup(validator.peers.iter().map(|(k, _)| k.clone()));
-    ensure!(
-        peer_keys == participants,
-        "config field `p2p.peers`: must list exactly the genesis validators"
-    );
+    ensure!(peer_keys == participants, "config field `p2p.peers`: must list exactly the genesis validators");
     Ok((scheme, participants))
 }
 
@@ -318,12 +309,7 @@ pub async fn start<E, S, R, B, P>(
     provider: P,
 ) -> anyhow::Result<Validator<E>>
 where
-    E: Spawner
-        + Supervisor
-        + Clock
-        + commonware_runtime::Metrics
-        + commonware_storage::Context
-        + rand_core::CryptoRng,
+    E: Spawner + Supervisor + Clock + commonware_runtime::Metrics + commonware_storage::Context + rand_core::CryptoRng,
     S: commonware_p2p::Sender<PublicKey = ed25519::PublicKey>,
     R: commonware_p2p::Receiver<PublicKey = ed25519::PublicKey>,
     B: commonware_p2p::Blocker<PublicKey = ed25519::PublicKey>,
@@ -384,12 +370,9 @@ where
 
     // Genesis.
     let initial = <Databases<E> as DatabaseSet<E>>::initial_sync_targets();
-    let leader = participants
-        .iter()
-        .next()
-        .cloned()
-        .ok_or_else(|| anyhow!("genesis has no validator"))?;
-    let genesis_block = Block::genesis(leader, genesis.commitment, genesis.file.timestamp_ms, initial.root, initial.range);
+    let leader = participants.iter().next().cloned().ok_or_else(|| anyhow!("genesis has no validator"))?;
+    let genesis_block =
+        Block::genesis(leader, genesis.commitment, genesis.file.timestamp_ms, initial.root, initial.range);
     let genesis_digest = genesis_block.digest();
 
     // Startup plan: a node without state given peers fast-syncs to their latest finalized block
@@ -417,7 +400,8 @@ where
         marshal::Config {
             provider: ConstantProvider::new(scheme.clone()),
             epocher: FixedEpocher::new(NZU64!(u64::MAX)),
-            start: plan.marshal_start(commonware_cryptography::Digested::precomputed(genesis_block.clone(), genesis_digest)),
+            start: plan
+                .marshal_start(commonware_cryptography::Digested::precomputed(genesis_block.clone(), genesis_digest)),
             partition_prefix: format!("{prefix}-marshal"),
             mailbox_size: MAILBOX,
             view_retention: ViewDelta::new(MARSHAL_VIEW_RETENTION),

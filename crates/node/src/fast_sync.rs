@@ -111,10 +111,7 @@ impl HttpPeers {
 
     /// The first peer's latest finalized block, with its finalization certificate checked
     /// against `verifier` (the network's group key). Peers are tried in order.
-    pub async fn select_floor(
-        &self,
-        verifier: &Scheme,
-    ) -> Result<Finalization<Scheme, sha256::Digest>, FastSyncError> {
+    pub async fn select_floor(&self, verifier: &Scheme) -> Result<Finalization<Scheme, sha256::Digest>, FastSyncError> {
         let mut errors = Vec::new();
         for client in self.clients.iter() {
             match latest_finalization(client, verifier).await {
@@ -218,7 +215,10 @@ impl HttpPeers {
         };
         let fetched = self.fetched_ops.fetch_add(count, Ordering::Relaxed) + count;
         if let Some(progress) = &self.progress {
-            progress(SyncProgress { fetched_ops: fetched, target_ops: size.saturating_sub(start.min(size)).max(fetched) });
+            progress(SyncProgress {
+                fetched_ops: fetched,
+                target_ops: size.saturating_sub(start.min(size)).max(fetched),
+            });
         }
     }
 }
@@ -228,11 +228,8 @@ async fn latest_finalization(
     client: &Client,
     verifier: &Scheme,
 ) -> Result<(u64, Finalization<Scheme, sha256::Digest>), String> {
-    let block = client
-        .block(BlockSelector::Latest)
-        .await
-        .map_err(|e| e.to_string())?
-        .ok_or("no finalized block yet")?;
+    let block =
+        client.block(BlockSelector::Latest).await.map_err(|e| e.to_string())?.ok_or("no finalized block yet")?;
     let hex = block.finalization.ok_or("its latest block carries no finalization certificate")?;
     let bytes = hex::decode(&hex).map_err(|e| format!("finalization is not hex: {e}"))?;
     let finalization = Finalization::<Scheme, sha256::Digest>::decode_cfg(
@@ -267,11 +264,7 @@ mod tests {
                 async move {
                     let max: u64 = query.get("max").and_then(|m| m.parse().ok()).unwrap_or(0);
                     asked.lock().push(max);
-                    if max > fits {
-                        vec![0u8; drover_client::RESPONSE_BYTES_MAX + 1]
-                    } else {
-                        b"not a batch".to_vec()
-                    }
+                    if max > fits { vec![0u8; drover_client::RESPONSE_BYTES_MAX + 1] } else { b"not a batch".to_vec() }
                 }
             }),
         );

@@ -87,10 +87,7 @@ fn verify_batch(message: &[u8]) -> Vec<VerifiedTransaction> {
     let Ok(items) = decode_submission(message) else {
         return Vec::new();
     };
-    items
-        .into_par_iter()
-        .filter_map(|item| item.decoded.ok()?.verify().ok())
-        .collect()
+    items.into_par_iter().filter_map(|item| item.decoded.ok()?.verify().ok()).collect()
 }
 
 #[cfg(test)]

@@ -27,8 +27,8 @@ use drover_types::{
     Address, Event, ExecError, FeeBreakdown, H256, Receipt, Transaction, TxStatus, VerifiedTransaction,
     cbor::{self, CborError, Writer},
 };
-use minicbor::decode::Decoder;
 use fjall::{Database, Keyspace, KeyspaceCreateOptions, PersistMode};
+use minicbor::decode::Decoder;
 use redb::{ReadableDatabase as _, ReadableTable as _, TableDefinition};
 use std::path::Path;
 
@@ -252,9 +252,10 @@ fn decode_run(bytes: &[u8], height: u64, index: u32, position: [u8; RUN_POSITION
             None
         } else {
             cbor::expect_array(d, 2)?;
-            let code = d.str()?.parse().map_err(|e: drover_types::exec_error::UnknownExecCode| {
-                CborError::malformed(e.to_string())
-            })?;
+            let code = d
+                .str()?
+                .parse()
+                .map_err(|e: drover_types::exec_error::UnknownExecCode| CborError::malformed(e.to_string()))?;
             Some(ExecError::new(code, d.str()?))
         };
         Ok(RunEntry {
@@ -339,10 +340,7 @@ pub struct Indexes {
 impl Indexes {
     pub fn open(directory: &Path) -> Result<Self, IndexError> {
         std::fs::create_dir_all(directory).map_err(err)?;
-        let db = Database::builder(directory.join(INDEX_DIR))
-            .cache_size(INDEX_CACHE_BYTES)
-            .open()
-            .map_err(err)?;
+        let db = Database::builder(directory.join(INDEX_DIR)).cache_size(INDEX_CACHE_BYTES).open().map_err(err)?;
         let keyspace = |name: &str| db.keyspace(name, KeyspaceCreateOptions::default).map_err(err);
         let indexes = Self {
             transactions: keyspace(TRANSACTIONS)?,
@@ -467,11 +465,7 @@ impl Indexes {
         let sender = Address::from_slice(&bytes[12..32]).ok_or_else(|| IndexError("corrupt sender".into()))?;
         let encoded = bytes[32..].to_vec();
         let tx = Transaction::decode(&encoded).map_err(err)?;
-        Ok(Some(IndexedTransaction {
-            tx: VerifiedTransaction { tx, hash: *hash, sender, encoded },
-            height,
-            index,
-        }))
+        Ok(Some(IndexedTransaction { tx: VerifiedTransaction { tx, hash: *hash, sender, encoded }, height, index }))
     }
 
     /// Up to `limit` events emitted by `address` after `after` (a [`LogEntry::position`]), in
@@ -782,7 +776,10 @@ mod tests {
                 value.extend_from_slice(&tx.encoded);
                 let bytes = TableDefinition::<&[u8], &[u8]>::new;
                 txn.open_table(bytes(TRANSACTIONS)).unwrap().insert(tx.hash.0.as_slice(), value.as_slice()).unwrap();
-                txn.open_table(bytes(RECEIPTS)).unwrap().insert(tx.hash.0.as_slice(), receipt.encode().as_slice()).unwrap();
+                txn.open_table(bytes(RECEIPTS))
+                    .unwrap()
+                    .insert(tx.hash.0.as_slice(), receipt.encode().as_slice())
+                    .unwrap();
                 txn.open_table(bytes(LOGS)).unwrap().insert(log_key.as_slice(), log_value.as_slice()).unwrap();
                 let mut meta = txn.open_table(TableDefinition::<&str, u64>::new(META)).unwrap();
                 meta.insert(META_HEIGHT, 5).unwrap();

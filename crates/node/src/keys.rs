@@ -38,13 +38,11 @@ pub struct ValidatorKeys {
 pub fn generate_network(n: u32) -> anyhow::Result<(Vec<ValidatorKeys>, Sharing<ThresholdVariant>)> {
     anyhow::ensure!((1..=MAX_VALIDATORS).contains(&n), "validator count must be 1..={MAX_VALIDATORS}");
     let mut rng = commonware_utils::sys_rng();
-    let identities: Vec<ed25519::PrivateKey> =
-        (0..n).map(|_| ed25519::PrivateKey::random(&mut rng)).collect();
+    let identities: Vec<ed25519::PrivateKey> = (0..n).map(|_| ed25519::PrivateKey::random(&mut rng)).collect();
     let players = Set::from_iter_dedup(identities.iter().map(|k| k.public_key()));
     anyhow::ensure!(players.len() == n as usize, "duplicate identity generated");
-    let (output, shares) =
-        feldman_desmedt::deal::<ThresholdVariant, _, N3f1>(&mut rng, Mode::NonZeroCounter, players)
-            .map_err(|e| anyhow::anyhow!("dealing failed: {e:?}"))?;
+    let (output, shares) = feldman_desmedt::deal::<ThresholdVariant, _, N3f1>(&mut rng, Mode::NonZeroCounter, players)
+        .map_err(|e| anyhow::anyhow!("dealing failed: {e:?}"))?;
     let mut keys = Vec::with_capacity(identities.len());
     for private_key in identities {
         let share = shares
@@ -83,13 +81,9 @@ pub fn parse_share(s: &str) -> Result<Share, String> {
 
 pub fn parse_polynomial(s: &str) -> Result<Sharing<ThresholdVariant>, String> {
     let bytes = decode_bytes(s)?;
-    Sharing::<ThresholdVariant>::decode_cfg(
-        bytes,
-        &(NZU32!(MAX_VALIDATORS), ModeVersion::v0()),
-    )
-    .map_err(|e| format!("not a public polynomial: {e}"))
+    Sharing::<ThresholdVariant>::decode_cfg(bytes, &(NZU32!(MAX_VALIDATORS), ModeVersion::v0()))
+        .map_err(|e| format!("not a public polynomial: {e}"))
 }
-
 
 #[cfg(test)]
 mod tests {

@@ -15,12 +15,10 @@ use commonware_runtime::{
 use drover_state::Basefees;
 
 /// Buckets of the submit-to-finalized and propose-to-finalized latency histograms, in seconds.
-const LATENCY_BUCKETS_SECONDS: [f64; 12] =
-    [0.01, 0.025, 0.05, 0.1, 0.2, 0.3, 0.5, 0.75, 1.0, 2.0, 5.0, 10.0];
+const LATENCY_BUCKETS_SECONDS: [f64; 12] = [0.01, 0.025, 0.05, 0.1, 0.2, 0.3, 0.5, 0.75, 1.0, 2.0, 5.0, 10.0];
 
 /// Buckets of the block execution time histogram, in seconds.
-const EXECUTION_BUCKETS_SECONDS: [f64; 11] =
-    [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5];
+const EXECUTION_BUCKETS_SECONDS: [f64; 11] = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5];
 
 pub struct ChainMetrics {
     execution: Histogram,
@@ -64,8 +62,7 @@ impl ChainMetrics {
             mempool_size: context.gauge("mempool_transactions", "Pending transactions in the mempool"),
             basefee_cycle: context.gauge("basefee_cycle", "Basefee per cycle for the next block (base units)"),
             basefee_cell: context.gauge("basefee_cell", "Basefee per cell for the next block (base units)"),
-            gossip_received: context
-                .counter("gossip_received", "Validly signed transactions received from peers"),
+            gossip_received: context.counter("gossip_received", "Validly signed transactions received from peers"),
             gossip_admitted: context
                 .counter("gossip_admitted", "Transactions received from peers that entered the mempool"),
         }

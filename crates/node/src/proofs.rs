@@ -105,7 +105,9 @@ impl Prover {
         let tip = self.chain.tip().height;
         // The database is applied before the tip is published, so it may be one block ahead;
         // a state read a moment ago may be a few blocks behind on a busy node.
-        let heights = [tip, tip.saturating_add(1)].into_iter().chain((1..=PAIRING_DEPTH_BLOCKS).map(|back| tip.saturating_sub(back)));
+        let heights = [tip, tip.saturating_add(1)]
+            .into_iter()
+            .chain((1..=PAIRING_DEPTH_BLOCKS).map(|back| tip.saturating_sub(back)));
         for height in heights {
             if height == 0 {
                 continue;
@@ -175,14 +177,14 @@ impl Prover {
                 })
                 .collect());
         }
-        Err(ApiError::new(
-            ErrorCode::Internal,
-            "the state kept advancing while it was being proven; retry",
-        ))
+        Err(ApiError::new(ErrorCode::Internal, "the state kept advancing while it was being proven; retry"))
     }
 
     /// Values and encoded proofs of `keys`, with the root they prove against, under one read lock.
-    async fn prove_keys(&self, keys: &[Vec<u8>]) -> Result<(sha256::Digest, Vec<(Option<Vec<u8>>, Vec<u8>)>), ApiError> {
+    async fn prove_keys(
+        &self,
+        keys: &[Vec<u8>],
+    ) -> Result<(sha256::Digest, Vec<(Option<Vec<u8>>, Vec<u8>)>), ApiError> {
         let db = self.databases.read().await;
         let root = db.root();
         let mut proven = Vec::with_capacity(keys.len());
@@ -221,12 +223,16 @@ impl Prover {
         let index = found.index;
         let position = usize::try_from(index).map_err(internal)?;
         if hashes.get(position) != Some(&hash) {
-            return Err(internal(format!("index says transaction {hash} is #{index} of block {height}, the block disagrees")));
+            return Err(internal(format!(
+                "index says transaction {hash} is #{index} of block {height}, the block disagrees"
+            )));
         }
         let (leaves, encoded, root) = match kind {
-            InclusionProofKind::Tx => {
-                (hashes.iter().map(|h| h.0).collect::<Vec<_>>(), inner.transactions[position].clone(), inner.transactions_root)
-            }
+            InclusionProofKind::Tx => (
+                hashes.iter().map(|h| h.0).collect::<Vec<_>>(),
+                inner.transactions[position].clone(),
+                inner.transactions_root,
+            ),
             InclusionProofKind::Receipt => {
                 let mut encoded_receipts = Vec::with_capacity(hashes.len());
                 for tx in &hashes {

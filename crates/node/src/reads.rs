@@ -101,7 +101,14 @@ impl<'a> CommittedReader<'a> {
         stamp: StateStamp,
         deadline: Instant,
     ) -> Self {
-        Self { databases, runtime, stamp: Cell::new(stamp), answered: RefCell::default(), deadline, interrupt: Cell::new(None) }
+        Self {
+            databases,
+            runtime,
+            stamp: Cell::new(stamp),
+            answered: RefCell::default(),
+            deadline,
+            interrupt: Cell::new(None),
+        }
     }
 
     /// Why the reader stopped answering, if it did.
@@ -201,7 +208,10 @@ impl StateRead for CommittedReader<'_> {
     }
 
     fn next_entry(&self, query: &NextKeyQuery) -> Result<Option<Entry>, ReadFault> {
-        self.lookup(async |db| crate::databases::next_entry(db, query).await, |entry| Answered::Next(query.clone(), entry))
+        self.lookup(
+            async |db| crate::databases::next_entry(db, query).await,
+            |entry| Answered::Next(query.clone(), entry),
+        )
     }
 }
 
@@ -283,7 +293,11 @@ mod tests {
     /// What a read of `a` then `b`, started at `stamp` on a thread of its own (as the read pool
     /// runs it), answers when a block writing `key` lands between its two lookups: both
     /// answers, why it stopped if it did, and the state its answers hold at.
-    async fn read_across_a_block(dbs: &Databases, stamp: StateStamp, key: &'static [u8]) -> (Vec<Result<Option<Vec<u8>>, ReadFault>>, Option<Interrupt>, StateStamp) {
+    async fn read_across_a_block(
+        dbs: &Databases,
+        stamp: StateStamp,
+        key: &'static [u8],
+    ) -> (Vec<Result<Option<Vec<u8>>, ReadFault>>, Option<Interrupt>, StateStamp) {
         let (reading, runtime) = (dbs.clone(), ::tokio::runtime::Handle::current());
         let (first_done, first) = std::sync::mpsc::channel();
         let (block_done, block) = std::sync::mpsc::channel::<()>();
@@ -306,7 +320,8 @@ mod tests {
         let dir = tempfile::tempdir().expect("temp dir");
         let config = tokio::Config::new().with_storage_directory(dir.path());
         tokio::Runner::new(config).start(|context| async move {
-            let config = crate::engine::qmdb_config::<tokio::Context>("test", CacheRef::new(NZU16!(4096), NZUsize!(64)));
+            let config =
+                crate::engine::qmdb_config::<tokio::Context>("test", CacheRef::new(NZU16!(4096), NZUsize!(64)));
             let dbs = Databases::init(context.child("state"), config, None).await;
             apply(&dbs, b"a", b"1").await;
             let start = apply(&dbs, b"b", b"1").await;

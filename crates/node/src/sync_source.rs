@@ -13,13 +13,13 @@
 //!   the next peer; when none is left, the feedback ends and sync fails with an error. Without
 //!   peers the resolver refuses to fetch.
 
+use crate::databases::{Bounds, StateDatabases};
 use crate::{
     application::StateDb,
     fast_sync::{HttpPeers, StateOp, StateResponse},
 };
 use commonware_codec::{Encode, EncodeSize, Read};
 use commonware_cryptography::sha256;
-use crate::databases::{Bounds, StateDatabases};
 use commonware_glue::stateful::db::{AttachableResolverSet, Shared};
 use commonware_storage::{
     mmr,

@@ -60,9 +60,8 @@ fn network() -> Network {
     let dir = tempfile::tempdir().unwrap();
     let spec = NetworkSpec { validators: VALIDATORS, ..NetworkSpec::devnet() };
     devnet::generate(dir.path(), &spec).unwrap();
-    let validators: Vec<_> = (0..VALIDATORS)
-        .map(|i| ValidatorConfig::load(&devnet::validator_file(dir.path(), i)).unwrap())
-        .collect();
+    let validators: Vec<_> =
+        (0..VALIDATORS).map(|i| ValidatorConfig::load(&devnet::validator_file(dir.path(), i)).unwrap()).collect();
     let genesis = Genesis::load(&validators[0].genesis_config_path).unwrap();
     Network { _dir: dir, validators, genesis }
 }
@@ -71,12 +70,20 @@ fn link() -> Link {
     Link { latency: Duration::from_millis(20), jitter: Duration::from_millis(5), success_rate: probability!(0.9) }
 }
 
-async fn connect(oracle: &simulated::Oracle<ed25519::PublicKey, Runtime>, a: &ed25519::PublicKey, b: &ed25519::PublicKey) {
+async fn connect(
+    oracle: &simulated::Oracle<ed25519::PublicKey, Runtime>,
+    a: &ed25519::PublicKey,
+    b: &ed25519::PublicKey,
+) {
     oracle.add_link(a.clone(), b.clone(), link()).await.unwrap();
     oracle.add_link(b.clone(), a.clone(), link()).await.unwrap();
 }
 
-async fn disconnect(oracle: &simulated::Oracle<ed25519::PublicKey, Runtime>, a: &ed25519::PublicKey, b: &ed25519::PublicKey) {
+async fn disconnect(
+    oracle: &simulated::Oracle<ed25519::PublicKey, Runtime>,
+    a: &ed25519::PublicKey,
+    b: &ed25519::PublicKey,
+) {
     oracle.remove_link(a.clone(), b.clone()).await.unwrap();
     oracle.remove_link(b.clone(), a.clone()).await.unwrap();
 }
@@ -101,12 +108,7 @@ async fn launch(
     context.child("validator").with_attribute("index", index).spawn(move |context| async move {
         let started = engine::start(
             context,
-            StartConfig {
-                validator: config,
-                genesis,
-                partition_prefix: format!("drover-v{index}"),
-                sync_peers: None,
-            },
+            StartConfig { validator: config, genesis, partition_prefix: format!("drover-v{index}"), sync_peers: None },
             channels,
             control,
             manager,
@@ -205,12 +207,14 @@ async fn finalized(running: &Running, to: u64) -> BTreeMap<u64, (sha256::Digest,
 
 /// One run: faults in sequence, checking safety and progress; returns the auditor digest and
 /// the common finalized history.
-fn run(network: &Network, seed: u64, index_dirs: &[PathBuf]) -> (String, BTreeMap<u64, (sha256::Digest, sha256::Digest)>) {
+fn run(
+    network: &Network,
+    seed: u64,
+    index_dirs: &[PathBuf],
+) -> (String, BTreeMap<u64, (sha256::Digest, sha256::Digest)>) {
     let start_time = UNIX_EPOCH + Duration::from_millis(network.genesis.file.timestamp_ms + 1_000);
-    let config = deterministic::Config::default()
-        .with_seed(seed)
-        .with_start_time(start_time)
-        .with_timeout(Some(RUN_TIMEOUT));
+    let config =
+        deterministic::Config::default().with_seed(seed).with_start_time(start_time).with_timeout(Some(RUN_TIMEOUT));
     let validators = network.validators.clone();
     let genesis = network.genesis.clone();
     let index_dirs = index_dirs.to_vec();

@@ -73,44 +73,26 @@ impl Admission {
 }
 
 /// Runs steps 1–5 on a submission.
-pub async fn admit<B: Backend>(
-    backend: &B,
-    headers: &HeaderMap,
-    body: Bytes,
-) -> Result<Admission, HttpError> {
+pub async fn admit<B: Backend>(backend: &B, headers: &HeaderMap, body: Bytes) -> Result<Admission, HttpError> {
     check_content_type(headers)?;
     if body.len() > MAX_SUBMISSION_BYTES {
         return Err(HttpError::new(
             ErrorCode::SubmissionTooLarge,
-            format!(
-                "submission body is {} bytes; at most {MAX_SUBMISSION_BYTES} are allowed",
-                body.len()
-            ),
+            format!("submission body is {} bytes; at most {MAX_SUBMISSION_BYTES} are allowed", body.len()),
         ));
     }
     let chain_id = backend.chain_info().chain_id;
     let checked = tokio::task::spawn_blocking(move || check_submission(&body, chain_id))
         .await
-        .map_err(|err| {
-            HttpError::new(
-                ErrorCode::Internal,
-                format!("submission check did not finish: {err}"),
-            )
-        })??;
+        .map_err(|err| HttpError::new(ErrorCode::Internal, format!("submission check did not finish: {err}")))??;
 
     let mut outcomes = Vec::with_capacity(checked.len());
     let mut admissible = Vec::new();
     for item in checked {
         match item {
-            Checked::Refused(hash, err) => outcomes.push(Outcome {
-                hash,
-                verdict: Err(err),
-            }),
+            Checked::Refused(hash, err) => outcomes.push(Outcome { hash, verdict: Err(err) }),
             Checked::Verified(tx) => {
-                outcomes.push(Outcome {
-                    hash: tx.hash,
-                    verdict: Ok(()),
-                });
+                outcomes.push(Outcome { hash: tx.hash, verdict: Ok(()) });
                 admissible.push(*tx);
             }
         }
@@ -137,19 +119,9 @@ fn check_content_type(headers: &HeaderMap) -> Result<(), HttpError> {
     let Some(value) = headers.get(header::CONTENT_TYPE) else {
         return Ok(());
     };
-    let essence = value
-        .to_str()
-        .ok()
-        .and_then(|text| text.split(';').next())
-        .map(str::trim);
+    let essence = value.to_str().ok().and_then(|text| text.split(';').next()).map(str::trim);
     match essence {
-        Some(essence)
-            if SUBMISSION_CONTENT_TYPES
-                .iter()
-                .any(|t| t.eq_ignore_ascii_case(essence)) =>
-        {
-            Ok(())
-        }
+        Some(essence) if SUBMISSION_CONTENT_TYPES.iter().any(|t| t.eq_ignore_ascii_case(essence)) => Ok(()),
         _ => Err(HttpError::new(
             ErrorCode::BadRequest,
             "submissions must be sent as application/cbor (or application/octet-stream)",
@@ -166,25 +138,18 @@ enum Checked {
 /// Steps 3–4; blocking (runs the elements on rayon's pool and waits for them).
 fn check_submission(body: &[u8], chain_id: u64) -> Result<Vec<Checked>, HttpError> {
     let items = decode_submission(body).map_err(envelope_error)?;
-    Ok(items
-        .into_par_iter()
-        .map(|item| check_item(item, chain_id))
-        .collect())
+    Ok(items.into_par_iter().map(|item| check_item(item, chain_id)).collect())
 }
 
 fn envelope_error(err: EnvelopeError) -> HttpError {
     let code = match &err {
         EnvelopeError::Cbor(CborError::NonCanonical(_)) => ErrorCode::NonCanonicalCbor,
-        EnvelopeError::Cbor(CborError::Malformed(_) | CborError::Trailing) => {
-            ErrorCode::MalformedCbor
-        }
+        EnvelopeError::Cbor(CborError::Malformed(_) | CborError::Trailing) => ErrorCode::MalformedCbor,
         EnvelopeError::Empty | EnvelopeError::TooMany(_) => ErrorCode::InvalidBatch,
     };
     let message = match &err {
         EnvelopeError::TooMany(_) | EnvelopeError::Empty => {
-            format!(
-                "{err} (a submission holds 1 to {MAX_TRANSACTIONS_PER_SUBMISSION} transactions)"
-            )
+            format!("{err} (a submission holds 1 to {MAX_TRANSACTIONS_PER_SUBMISSION} transactions)")
         }
         EnvelopeError::Cbor(_) => format!("submission envelope refused: {err}"),
     };
@@ -196,10 +161,7 @@ fn check_item(item: SubmissionItem, chain_id: u64) -> Checked {
     let tx: Transaction = match item.decoded {
         Ok(tx) => tx,
         Err(err) => {
-            return Checked::Refused(
-                hash,
-                ApiError::new(ErrorCode::MalformedTransaction, err.to_string()),
-            );
+            return Checked::Refused(hash, ApiError::new(ErrorCode::MalformedTransaction, err.to_string()));
         }
     };
     if tx.chain_id != chain_id {
@@ -207,19 +169,13 @@ fn check_item(item: SubmissionItem, chain_id: u64) -> Checked {
             hash,
             ApiError::new(
                 ErrorCode::WrongChainId,
-                format!(
-                    "transaction is for chain id {}; this network's is {chain_id}",
-                    tx.chain_id
-                ),
+                format!("transaction is for chain id {}; this network's is {chain_id}", tx.chain_id),
             ),
         );
     }
     match tx.verify() {
         Ok(verified) => Checked::Verified(Box::new(verified)),
-        Err(err) => Checked::Refused(
-            hash,
-            ApiError::new(ErrorCode::InvalidSignature, err.to_string()),
-        ),
+        Err(err) => Checked::Refused(hash, ApiError::new(ErrorCode::InvalidSignature, err.to_string())),
     }
 }
 
@@ -238,12 +194,7 @@ mod tests {
 
     #[test]
     fn content_types() {
-        for ok in [
-            None,
-            Some("application/cbor"),
-            Some("application/octet-stream"),
-            Some("Application/CBOR; x=y"),
-        ] {
+        for ok in [None, Some("application/cbor"), Some("application/octet-stream"), Some("Application/CBOR; x=y")] {
             assert!(check_content_type(&headers(ok)).is_ok(), "{ok:?}");
         }
         for bad in ["application/json", "text/plain", "", "application/cbor-seq"] {
@@ -259,48 +210,25 @@ mod tests {
     #[test]
     fn envelope_errors_map_to_their_codes() {
         let code = |err| envelope_error(err).code();
-        assert_eq!(
-            code(EnvelopeError::Cbor(CborError::NonCanonical("x".into()))),
-            ErrorCode::NonCanonicalCbor
-        );
-        assert_eq!(
-            code(EnvelopeError::Cbor(CborError::Malformed("x".into()))),
-            ErrorCode::MalformedCbor
-        );
-        assert_eq!(
-            code(EnvelopeError::Cbor(CborError::Trailing)),
-            ErrorCode::MalformedCbor
-        );
+        assert_eq!(code(EnvelopeError::Cbor(CborError::NonCanonical("x".into()))), ErrorCode::NonCanonicalCbor);
+        assert_eq!(code(EnvelopeError::Cbor(CborError::Malformed("x".into()))), ErrorCode::MalformedCbor);
+        assert_eq!(code(EnvelopeError::Cbor(CborError::Trailing)), ErrorCode::MalformedCbor);
         assert_eq!(code(EnvelopeError::Empty), ErrorCode::InvalidBatch);
         assert_eq!(code(EnvelopeError::TooMany(51)), ErrorCode::InvalidBatch);
     }
 
     #[test]
     fn refusal_only_when_nothing_was_accepted() {
-        let refused = |code| Outcome {
-            hash: H256::ZERO,
-            verdict: Err(ApiError::new(code, "no")),
-        };
-        let accepted = Outcome {
-            hash: H256::ZERO,
-            verdict: Ok(()),
-        };
+        let refused = |code| Outcome { hash: H256::ZERO, verdict: Err(ApiError::new(code, "no")) };
+        let accepted = Outcome { hash: H256::ZERO, verdict: Ok(()) };
         let all_refused = Admission {
-            outcomes: vec![
-                refused(ErrorCode::WrongChainId),
-                refused(ErrorCode::InvalidSignature),
-            ],
+            outcomes: vec![refused(ErrorCode::WrongChainId), refused(ErrorCode::InvalidSignature)],
             concealer: Concealer::default(),
         };
-        assert_eq!(
-            all_refused.refusal().map(|e| e.code),
-            Some(ErrorCode::WrongChainId)
-        );
+        assert_eq!(all_refused.refusal().map(|e| e.code), Some(ErrorCode::WrongChainId));
         assert_eq!((all_refused.accepted(), all_refused.rejected()), (0, 2));
-        let mixed = Admission {
-            outcomes: vec![refused(ErrorCode::WrongChainId), accepted],
-            concealer: Concealer::default(),
-        };
+        let mixed =
+            Admission { outcomes: vec![refused(ErrorCode::WrongChainId), accepted], concealer: Concealer::default() };
         assert_eq!(mixed.refusal(), None);
         assert_eq!((mixed.accepted(), mixed.rejected()), (1, 1));
     }

@@ -4,17 +4,16 @@
 //! `drover-node` implements it over the real chain (mempool, QMDB, indexes, marshal). Reads see
 //! the latest finalized state. Every method is cheap to call concurrently.
 
+use crate::pagination::Page;
 use drover_types::{
     Address, H256, Receipt, VerifiedTransaction,
     api::{
-        AccountInfo, ActorCodeInfo, ActorInfo, ActorReadResponse, BlockInfo, LogPage, MailboxPage,
-        StoragePage, SystemRunPage, TimerPage, UpgradePage, ChainInfo, InclusionProofInfo,
-        InclusionProofKind, StateProofInfo,
-        StateSnapshot,
+        AccountInfo, ActorCodeInfo, ActorInfo, ActorReadResponse, BlockInfo, ChainInfo, InclusionProofInfo,
+        InclusionProofKind, LogPage, MailboxPage, StateProofInfo, StateSnapshot, StoragePage, SystemRunPage, TimerPage,
+        UpgradePage,
     },
     error::ApiError,
 };
-use crate::pagination::Page;
 use std::future::Future;
 use tokio::sync::watch;
 
@@ -97,16 +96,10 @@ pub trait Backend: Clone + Send + Sync + 'static {
     fn chain_info(&self) -> ChainInfo;
 
     /// Admits verified transactions into the mempool, one result per transaction in order.
-    fn submit(
-        &self,
-        txs: Vec<VerifiedTransaction>,
-    ) -> impl Future<Output = Vec<Result<(), ApiError>>> + Send;
+    fn submit(&self, txs: Vec<VerifiedTransaction>) -> impl Future<Output = Vec<Result<(), ApiError>>> + Send;
 
     /// A transaction included in a finalized block.
-    fn transaction(
-        &self,
-        hash: H256,
-    ) -> impl Future<Output = Result<Option<IncludedTransaction>, ApiError>> + Send;
+    fn transaction(&self, hash: H256) -> impl Future<Output = Result<Option<IncludedTransaction>, ApiError>> + Send;
 
     /// The receipt of a transaction included in a finalized block.
     fn receipt(&self, hash: H256) -> impl Future<Output = Result<Option<Receipt>, ApiError>> + Send;
@@ -118,22 +111,13 @@ pub trait Backend: Clone + Send + Sync + 'static {
     fn dropped_reason(&self, hash: H256) -> Option<String>;
 
     /// Account state at the latest finalized block (`None`: the address holds no state).
-    fn account(
-        &self,
-        address: Address,
-    ) -> impl Future<Output = Result<Option<AccountInfo>, ApiError>> + Send;
+    fn account(&self, address: Address) -> impl Future<Output = Result<Option<AccountInfo>, ApiError>> + Send;
 
     /// The actor at `address` in the latest finalized state (`None`: no actor there).
-    fn actor(
-        &self,
-        address: Address,
-    ) -> impl Future<Output = Result<Option<ActorInfo>, ApiError>> + Send;
+    fn actor(&self, address: Address) -> impl Future<Output = Result<Option<ActorInfo>, ApiError>> + Send;
 
     /// The code of the actor at `address` (`None`: no actor there).
-    fn actor_code(
-        &self,
-        address: Address,
-    ) -> impl Future<Output = Result<Option<ActorCodeInfo>, ApiError>> + Send;
+    fn actor_code(&self, address: Address) -> impl Future<Output = Result<Option<ActorCodeInfo>, ApiError>> + Send;
 
     /// Up to `limit` storage entries of the actor at `address` with keys after `after` (from the
     /// first when `None`), in storage order (`None`: no actor there).
@@ -194,10 +178,7 @@ pub trait Backend: Clone + Send + Sync + 'static {
     /// Runs `call` read-only on the latest finalized state. A missing actor is 5000, a missing
     /// handler 5002, a write attempt 5003, a budget exceeded 5004; a handler that reverts or
     /// traps otherwise is an answer with that status.
-    fn actor_read(
-        &self,
-        call: ActorCall,
-    ) -> impl Future<Output = Result<ActorReadResponse, ApiError>> + Send;
+    fn actor_read(&self, call: ActorCall) -> impl Future<Output = Result<ActorReadResponse, ApiError>> + Send;
 
     /// Latest finalized height (0 before the first block).
     fn height(&self) -> u64;
@@ -205,10 +186,7 @@ pub trait Backend: Clone + Send + Sync + 'static {
     /// Changes whenever a block is finalized and its receipts are readable; holds its height.
     fn finalized_heights(&self) -> watch::Receiver<u64>;
 
-    fn block(
-        &self,
-        selector: BlockSelector,
-    ) -> impl Future<Output = Result<Option<BlockInfo>, ApiError>> + Send;
+    fn block(&self, selector: BlockSelector) -> impl Future<Output = Result<Option<BlockInfo>, ApiError>> + Send;
 
     /// Basefees that apply to the next block.
     fn basefees(&self) -> Basefees;
@@ -228,10 +206,7 @@ pub trait Backend: Clone + Send + Sync + 'static {
     /// are checked by the route; the backend refuses sizes and ranges it does not hold, and
     /// keeps the batch within [`crate::limits::MAX_OPERATIONS_RESPONSE_BYTES`] by serving fewer
     /// operations than `max` when they are large (always at least one).
-    fn state_operations(
-        &self,
-        request: OperationsRequest,
-    ) -> impl Future<Output = Result<Vec<u8>, ApiError>> + Send;
+    fn state_operations(&self, request: OperationsRequest) -> impl Future<Output = Result<Vec<u8>, ApiError>> + Send;
 
     /// Proofs of `queries`, in order, all against the post-state of one finalized block: the
     /// latest, or `height` when given (a height whose state the node cannot prove is refused).

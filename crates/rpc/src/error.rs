@@ -48,9 +48,7 @@ impl RequestId {
     fn next() -> Self {
         static NEXT: OnceLock<AtomicU64> = OnceLock::new();
         let next = NEXT.get_or_init(|| {
-            let nanos = SystemTime::now()
-                .duration_since(UNIX_EPOCH)
-                .map_or(0, |since| since.as_nanos() as u64);
+            let nanos = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |since| since.as_nanos() as u64);
             AtomicU64::new(nanos)
         });
         Self(format!("{:016x}", next.fetch_add(1, Ordering::Relaxed)))
@@ -83,11 +81,7 @@ impl Concealer {
     /// `error` as the client may see it: unchanged unless its code is served with 500, in which
     /// case its detail is logged and replaced by the request id.
     pub fn conceal(&mut self, error: ApiError) -> ApiError {
-        if status_of(error.code) == StatusCode::INTERNAL_SERVER_ERROR {
-            self.conceal_internal(error)
-        } else {
-            error
-        }
+        if status_of(error.code) == StatusCode::INTERNAL_SERVER_ERROR { self.conceal_internal(error) } else { error }
     }
 
     fn conceal_internal(&mut self, error: ApiError) -> ApiError {
@@ -153,11 +147,7 @@ impl HttpError {
 
 impl From<ApiError> for HttpError {
     fn from(error: ApiError) -> Self {
-        Self {
-            status: status_of(error.code),
-            error,
-            retry_after_secs: RETRY_AFTER_SECS_MIN,
-        }
+        Self { status: status_of(error.code), error, retry_after_secs: RETRY_AFTER_SECS_MIN }
     }
 }
 
@@ -193,11 +183,7 @@ pub fn status_of(code: ErrorCode) -> StatusCode {
 /// A JSON body served with the status of `refusal`, or 200 without one: the shape of batch
 /// results whose HTTP status is that of their first refusal. `concealer` is the one the body's
 /// errors went through (it adds `X-Request-Id` if it concealed any).
-pub fn outcome_response<T: Serialize>(
-    refusal: Option<ErrorCode>,
-    body: T,
-    concealer: &Concealer,
-) -> Response {
+pub fn outcome_response<T: Serialize>(refusal: Option<ErrorCode>, body: T, concealer: &Concealer) -> Response {
     let mut response = match refusal {
         None => Json(body).into_response(),
         Some(code) => {
@@ -235,9 +221,7 @@ pub fn connection_refusal(status: StatusCode, error: &ApiError, retry_after_secs
 /// Tags an error response with its code and, for a 429 or a 503, its `Retry-After`.
 fn finish(response: &mut Response, code: ErrorCode, retry_after_secs: u64) {
     if matches!(response.status(), StatusCode::TOO_MANY_REQUESTS | StatusCode::SERVICE_UNAVAILABLE) {
-        response
-            .headers_mut()
-            .insert(header::RETRY_AFTER, HeaderValue::from(retry_after_secs));
+        response.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from(retry_after_secs));
     }
     response.extensions_mut().insert(code);
 }
@@ -245,9 +229,7 @@ fn finish(response: &mut Response, code: ErrorCode, retry_after_secs: u64) {
 /// Replaces a 413 that was not built here (the early refusal of `tower-http`'s body limit, on
 /// `Content-Length`) with our JSON body for code 6000.
 pub async fn json_payload_too_large(response: Response) -> Response {
-    if response.status() == StatusCode::PAYLOAD_TOO_LARGE
-        && response.extensions().get::<ErrorCode>().is_none()
-    {
+    if response.status() == StatusCode::PAYLOAD_TOO_LARGE && response.extensions().get::<ErrorCode>().is_none() {
         return payload_too_large().into_response();
     }
     response
@@ -257,10 +239,7 @@ pub async fn json_payload_too_large(response: Response) -> Response {
 pub fn payload_too_large() -> HttpError {
     HttpError::new(
         ErrorCode::PayloadTooLarge,
-        format!(
-            "request body exceeds {} bytes",
-            crate::limits::MAX_REQUEST_BYTES
-        ),
+        format!("request body exceeds {} bytes", crate::limits::MAX_REQUEST_BYTES),
     )
 }
 
@@ -285,36 +264,26 @@ mod tests {
 
     async fn parts(response: Response) -> (StatusCode, Option<String>, serde_json::Value) {
         let status = response.status();
-        let retry_after = response
-            .headers()
-            .get(header::RETRY_AFTER)
-            .and_then(|v| v.to_str().ok())
-            .map(str::to_owned);
+        let retry_after = response.headers().get(header::RETRY_AFTER).and_then(|v| v.to_str().ok()).map(str::to_owned);
         let bytes = to_bytes(response.into_body(), usize::MAX).await.unwrap();
         (status, retry_after, serde_json::from_slice(&bytes).unwrap())
     }
 
     #[tokio::test]
     async fn body_has_code_name_and_message_with_the_codes_status() {
-        let (status, retry_after, body) =
-            parts(HttpError::new(ErrorCode::InvalidAddress, "bad").into_response()).await;
+        let (status, retry_after, body) = parts(HttpError::new(ErrorCode::InvalidAddress, "bad").into_response()).await;
         assert_eq!(status, StatusCode::BAD_REQUEST);
         assert_eq!(retry_after, None);
-        assert_eq!(
-            body,
-            serde_json::json!({"code": 3001, "error": "invalid_address", "message": "bad"})
-        );
+        assert_eq!(body, serde_json::json!({"code": 3001, "error": "invalid_address", "message": "bad"}));
     }
 
     #[tokio::test]
     async fn every_429_carries_retry_after() {
-        let (status, retry_after, body) =
-            parts(HttpError::rate_limited(0, "slow down").into_response()).await;
+        let (status, retry_after, body) = parts(HttpError::rate_limited(0, "slow down").into_response()).await;
         assert_eq!(status, StatusCode::TOO_MANY_REQUESTS);
         assert_eq!(retry_after.as_deref(), Some("1"));
         assert_eq!(body["code"], 1004);
-        let (status, retry_after, _) =
-            parts(HttpError::new(ErrorCode::AdmissionBusy, "full").into_response()).await;
+        let (status, retry_after, _) = parts(HttpError::new(ErrorCode::AdmissionBusy, "full").into_response()).await;
         assert_eq!(status, StatusCode::TOO_MANY_REQUESTS);
         assert_eq!(retry_after.as_deref(), Some("1"));
         let (_, retry_after, _) = parts(HttpError::rate_limited(42, "later").into_response()).await;
@@ -359,10 +328,7 @@ mod tests {
         }
         let buffer = Buffer::default();
         let writer = buffer.clone();
-        let subscriber = tracing_subscriber::fmt()
-            .with_writer(move || writer.clone())
-            .with_ansi(false)
-            .finish();
+        let subscriber = tracing_subscriber::fmt().with_writer(move || writer.clone()).with_ansi(false).finish();
         let out = tracing::subscriber::with_default(subscriber, f);
         let log = String::from_utf8_lossy(&buffer.0.lock()).into_owned();
         (out, log)
@@ -371,8 +337,7 @@ mod tests {
     #[tokio::test]
     async fn internal_errors_show_a_request_id_and_log_the_detail_under_it() {
         let detail = "page 7 of /var/lib/drover/state is torn";
-        let (response, log) =
-            logged(|| HttpError::new(ErrorCode::Internal, detail).into_response());
+        let (response, log) = logged(|| HttpError::new(ErrorCode::Internal, detail).into_response());
         let id = response.headers()[REQUEST_ID_HEADER].to_str().unwrap().to_owned();
         assert_eq!(id.len(), 16, "{id}");
         let (status, _, body) = parts(response).await;
@@ -404,8 +369,7 @@ mod tests {
         for error in [
             HttpError::new(ErrorCode::NotFound, "no such block"),
             // The starting node's 503 says why on purpose.
-            HttpError::new(ErrorCode::Internal, "the node is starting")
-                .with_status(StatusCode::SERVICE_UNAVAILABLE),
+            HttpError::new(ErrorCode::Internal, "the node is starting").with_status(StatusCode::SERVICE_UNAVAILABLE),
         ] {
             let response = error.into_response();
             assert!(response.headers().get(REQUEST_ID_HEADER).is_none());

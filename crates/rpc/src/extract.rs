@@ -34,21 +34,18 @@ pub const HASH_PATTERN: &str = "^(0[xX])?[0-9a-fA-F]{64}$";
 /// any case, a height, or a hash. Heights are documented without leading zeros and below 10^19,
 /// which every u64 of 19 digits is; the parser also takes leading zeros and 20-digit heights up
 /// to u64::MAX, which a pattern cannot bound exactly.
-pub const BLOCK_SELECTOR_PATTERN: &str =
-    "^([Ll][Aa][Tt][Ee][Ss][Tt]|0|[1-9][0-9]{0,18}|(0[xX])?[0-9a-fA-F]{64})$";
+pub const BLOCK_SELECTOR_PATTERN: &str = "^([Ll][Aa][Tt][Ee][Ss][Tt]|0|[1-9][0-9]{0,18}|(0[xX])?[0-9a-fA-F]{64})$";
 
 pub fn parse_address(text: &str) -> Result<Address, HttpError> {
-    text.parse()
-        .map_err(|err: drover_types::address::AddressParseError| {
-            HttpError::new(ErrorCode::InvalidAddress, format!("{err}: {text:?}"))
-        })
+    text.parse().map_err(|err: drover_types::address::AddressParseError| {
+        HttpError::new(ErrorCode::InvalidAddress, format!("{err}: {text:?}"))
+    })
 }
 
 pub fn parse_hash(text: &str) -> Result<H256, HttpError> {
-    text.parse()
-        .map_err(|err: drover_types::hash::HashParseError| {
-            HttpError::new(ErrorCode::BadRequest, format!("{err}: {text:?}"))
-        })
+    text.parse().map_err(|err: drover_types::hash::HashParseError| {
+        HttpError::new(ErrorCode::BadRequest, format!("{err}: {text:?}"))
+    })
 }
 
 /// `latest` (any case), a decimal height, or a block hash.
@@ -126,26 +123,19 @@ impl<S: Send + Sync> FromRequest<S> for RawBody {
     type Rejection = HttpError;
 
     async fn from_request(request: Request, state: &S) -> Result<Self, Self::Rejection> {
-        Bytes::from_request(request, state)
-            .await
-            .map(Self)
-            .map_err(|rejection| match rejection {
-                BytesRejection::FailedToBufferBody(
-                    axum::extract::rejection::FailedToBufferBody::LengthLimitError(_),
-                ) => crate::error::payload_too_large(),
-                other => HttpError::new(ErrorCode::BadRequest, other.body_text()),
-            })
+        Bytes::from_request(request, state).await.map(Self).map_err(|rejection| match rejection {
+            BytesRejection::FailedToBufferBody(axum::extract::rejection::FailedToBufferBody::LengthLimitError(_)) => {
+                crate::error::payload_too_large()
+            }
+            other => HttpError::new(ErrorCode::BadRequest, other.body_text()),
+        })
     }
 }
 
 /// Parses a JSON body into `T` (1001 with serde's explanation otherwise).
 pub fn json_body<T: DeserializeOwned>(body: &[u8]) -> Result<T, HttpError> {
-    serde_json::from_slice(body).map_err(|err| {
-        HttpError::new(
-            ErrorCode::BadRequest,
-            format!("request body is not the expected JSON: {err}"),
-        )
-    })
+    serde_json::from_slice(body)
+        .map_err(|err| HttpError::new(ErrorCode::BadRequest, format!("request body is not the expected JSON: {err}")))
 }
 
 #[cfg(test)]
@@ -165,11 +155,7 @@ mod tests {
             "0x7e5f4552091a69125d5dfcb7b8c2659029395bd",
             "0x7e5f4552091a69125d5dfcb7b8c2659029395bdf00",
         ] {
-            assert_eq!(
-                parse_address(bad).map_err(|e| e.code()),
-                Err(ErrorCode::InvalidAddress),
-                "{bad}"
-            );
+            assert_eq!(parse_address(bad).map_err(|e| e.code()), Err(ErrorCode::InvalidAddress), "{bad}");
         }
     }
 
@@ -177,11 +163,7 @@ mod tests {
     fn hashes_parse_and_bad_ones_are_1001() {
         assert_eq!(parse_hash(HASH).map(|h| h.0[31]), Ok(0xff));
         for bad in ["", "0x12", "latest", &HASH[..65]] {
-            assert_eq!(
-                parse_hash(bad).map_err(|e| e.code()),
-                Err(ErrorCode::BadRequest),
-                "{bad}"
-            );
+            assert_eq!(parse_hash(bad).map_err(|e| e.code()), Err(ErrorCode::BadRequest), "{bad}");
         }
     }
 
@@ -190,47 +172,48 @@ mod tests {
         assert_eq!(parse_block_selector("latest"), Ok(BlockSelector::Latest));
         assert_eq!(parse_block_selector("LATEST"), Ok(BlockSelector::Latest));
         assert_eq!(parse_block_selector("0"), Ok(BlockSelector::Height(0)));
-        assert_eq!(
-            parse_block_selector("18446744073709551615"),
-            Ok(BlockSelector::Height(u64::MAX))
-        );
-        assert!(
-            matches!(parse_block_selector(HASH), Ok(BlockSelector::Hash(h)) if h.0[31] == 0xff)
-        );
+        assert_eq!(parse_block_selector("18446744073709551615"), Ok(BlockSelector::Height(u64::MAX)));
+        assert!(matches!(parse_block_selector(HASH), Ok(BlockSelector::Hash(h)) if h.0[31] == 0xff));
         let digits_only_hash = "1".repeat(64);
-        assert!(matches!(
-            parse_block_selector(&digits_only_hash),
-            Ok(BlockSelector::Hash(_))
-        ));
-        for bad in [
-            "",
-            "-1",
-            "1.5",
-            "18446744073709551616",
-            "earliest",
-            "0x12",
-            " 1",
-        ] {
-            assert_eq!(
-                parse_block_selector(bad).map_err(|e| e.code()),
-                Err(ErrorCode::InvalidBlockSelector),
-                "{bad}"
-            );
+        assert!(matches!(parse_block_selector(&digits_only_hash), Ok(BlockSelector::Hash(_))));
+        for bad in ["", "-1", "1.5", "18446744073709551616", "earliest", "0x12", " 1"] {
+            assert_eq!(parse_block_selector(bad).map_err(|e| e.code()), Err(ErrorCode::InvalidBlockSelector), "{bad}");
         }
     }
 
     /// Strings around each parser's edges: lengths, prefixes, cases, digits and junk.
     fn samples() -> Vec<String> {
         let mut samples: Vec<String> = [
-            "", "0", "0x", "0X", "x", "latest", "LATEST", "Latest", "latest ", "earliest", "-1",
-            "+1", "1.5", " 1", "00", "007", "1", "42", "9999999999999999999",
-            "10000000000000000000", "18446744073709551615", "18446744073709551616",
+            "",
+            "0",
+            "0x",
+            "0X",
+            "x",
+            "latest",
+            "LATEST",
+            "Latest",
+            "latest ",
+            "earliest",
+            "-1",
+            "+1",
+            "1.5",
+            " 1",
+            "00",
+            "007",
+            "1",
+            "42",
+            "9999999999999999999",
+            "10000000000000000000",
+            "18446744073709551615",
+            "18446744073709551616",
         ]
         .into_iter()
         .map(str::to_owned)
         .collect();
         for digits in [39, 40, 41, 63, 64, 65] {
-            for body in ["a".repeat(digits), "F".repeat(digits), "1".repeat(digits), format!("{}g", "0".repeat(digits - 1))] {
+            for body in
+                ["a".repeat(digits), "F".repeat(digits), "1".repeat(digits), format!("{}g", "0".repeat(digits - 1))]
+            {
                 for prefix in ["", "0x", "0X", "x"] {
                     samples.push(format!("{prefix}{body}"));
                 }
@@ -275,15 +258,9 @@ mod tests {
         struct Body {
             address: String,
         }
-        assert_eq!(
-            json_body::<Body>(br#"{"address":"x"}"#).map(|b| b.address),
-            Ok("x".to_owned())
-        );
+        assert_eq!(json_body::<Body>(br#"{"address":"x"}"#).map(|b| b.address), Ok("x".to_owned()));
         for bad in [&b""[..], b"{", b"[]", b"{\"address\":1}", b"{}"] {
-            assert_eq!(
-                json_body::<Body>(bad).map(|_| ()).map_err(|e| e.code()),
-                Err(ErrorCode::BadRequest)
-            );
+            assert_eq!(json_body::<Body>(bad).map(|_| ()).map_err(|e| e.code()), Err(ErrorCode::BadRequest));
         }
     }
 }

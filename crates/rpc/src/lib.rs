@@ -50,15 +50,15 @@ use axum::{
     middleware::{Next, from_fn, from_fn_with_state, map_response},
     response::{IntoResponse, Response},
 };
-use tower::ServiceBuilder;
 use drover_types::ErrorCode;
 use error::HttpError;
 use limits::{
-    GLOBAL_RATE_LIMIT_PER_SEC_DEFAULT, MAX_REQUEST_BYTES, REQUEST_TIMEOUT_MS,
-    STATE_SYNC_RATE_PER_SEC_DEFAULT, SUBMIT_WAITS_IN_FLIGHT_MAX,
+    GLOBAL_RATE_LIMIT_PER_SEC_DEFAULT, MAX_REQUEST_BYTES, REQUEST_TIMEOUT_MS, STATE_SYNC_RATE_PER_SEC_DEFAULT,
+    SUBMIT_WAITS_IN_FLIGHT_MAX,
 };
 use state::AppState;
 use std::time::Duration;
+use tower::ServiceBuilder;
 use tower_http::{
     compression::CompressionLayer,
     cors::{Any, CorsLayer},
@@ -163,20 +163,11 @@ impl RpcConfig {
 }
 
 /// A positive requests-per-second setting; unset or blank gives `default`.
-fn rate_from(
-    value: Option<String>,
-    default: u32,
-    invalid: fn(String) -> ConfigError,
-) -> Result<u32, ConfigError> {
+fn rate_from(value: Option<String>, default: u32, invalid: fn(String) -> ConfigError) -> Result<u32, ConfigError> {
     match value {
         None => Ok(default),
         Some(text) if text.trim().is_empty() => Ok(default),
-        Some(text) => text
-            .trim()
-            .parse::<u32>()
-            .ok()
-            .filter(|limit| *limit > 0)
-            .ok_or_else(|| invalid(text)),
+        Some(text) => text.trim().parse::<u32>().ok().filter(|limit| *limit > 0).ok_or_else(|| invalid(text)),
     }
 }
 
@@ -195,9 +186,8 @@ fn dev_mode_from(value: Option<String>) -> bool {
 /// [`layered`]): `http` holds what it shares with them.
 pub fn router<B: Backend>(backend: B, config: RpcConfig, http: &Http) -> Router {
     let state = AppState::new(backend, &config, http);
-    let mut api = routes::routes::<B>()
-        .fallback(error::unknown_route)
-        .method_not_allowed_fallback(error::method_not_allowed);
+    let mut api =
+        routes::routes::<B>().fallback(error::unknown_route).method_not_allowed_fallback(error::method_not_allowed);
     if config.dev_mode {
         api = api.merge(openapi::swagger_ui());
     }
@@ -295,34 +285,19 @@ mod tests {
     ];
 
     fn dev_app(dev_mode: bool) -> Router {
-        api(
-            MockBackend::default(),
-            RpcConfig {
-                dev_mode,
-                ..RpcConfig::default()
-            },
-        )
+        api(MockBackend::default(), RpcConfig { dev_mode, ..RpcConfig::default() })
     }
 
     #[tokio::test]
     async fn unknown_routes_and_methods_answer_json() {
         let app = app(&MockBackend::default());
-        for unknown in [
-            "/nope",
-            "/account",
-            "/account/",
-            "/transaction/0x00/receipt/more",
-        ] {
+        for unknown in ["/nope", "/account", "/account/", "/transaction/0x00/receipt/more"] {
             let answer = get(&app, unknown).await;
             answer.assert_error(404, ErrorCode::NotFound);
             assert_eq!(answer.json()["message"], error::UNKNOWN_ROUTE_MESSAGE);
         }
-        post(&app, "/height", "application/json", "{}")
-            .await
-            .assert_error(405, ErrorCode::BadRequest);
-        get(&app, "/submit")
-            .await
-            .assert_error(405, ErrorCode::BadRequest);
+        post(&app, "/height", "application/json", "{}").await.assert_error(405, ErrorCode::BadRequest);
+        get(&app, "/submit").await.assert_error(405, ErrorCode::BadRequest);
     }
 
     #[tokio::test]
@@ -333,79 +308,38 @@ mod tests {
                 .replace("{hash}", &"0".repeat(64))
                 .replace("{address}", &key(0).address().to_hex())
                 .replace("{selector}", "latest");
-            let request = Request::builder()
-                .method(method.to_uppercase().as_str())
-                .uri(&uri)
-                .body(Body::empty())
-                .unwrap();
+            let request =
+                Request::builder().method(method.to_uppercase().as_str()).uri(&uri).body(Body::empty()).unwrap();
             let answer = send(&app, request).await;
-            assert_ne!(
-                answer.status,
-                StatusCode::METHOD_NOT_ALLOWED,
-                "{method} {uri}"
-            );
+            assert_ne!(answer.status, StatusCode::METHOD_NOT_ALLOWED, "{method} {uri}");
             if answer.status == StatusCode::NOT_FOUND {
-                assert_ne!(
-                    answer.json()["message"],
-                    error::UNKNOWN_ROUTE_MESSAGE,
-                    "{method} {uri} is not routed"
-                );
+                assert_ne!(answer.json()["message"], error::UNKNOWN_ROUTE_MESSAGE, "{method} {uri} is not routed");
             }
         }
     }
 
     #[tokio::test]
     async fn global_rate_limit_answers_429_with_retry_after_and_counts_it() {
-        let app = api(
-            MockBackend::default(),
-            RpcConfig {
-                global_rate_limit_per_sec: 2,
-                ..RpcConfig::default()
-            },
-        );
+        let app = api(MockBackend::default(), RpcConfig { global_rate_limit_per_sec: 2, ..RpcConfig::default() });
         assert_eq!(get(&app, "/height").await.status, StatusCode::OK);
         assert_eq!(get(&app, "/health").await.status, StatusCode::OK);
         let refused = get(&app, "/height").await;
         refused.assert_error(429, ErrorCode::RateLimited);
         assert_eq!(refused.header(axum::http::header::RETRY_AFTER), Some("1"));
         // Unknown routes are limited too.
-        get(&app, "/nope")
-            .await
-            .assert_error(429, ErrorCode::RateLimited);
-        tokio::time::sleep(std::time::Duration::from_millis(
-            limits::GLOBAL_RATE_LIMIT_WINDOW_MS + 50,
-        ))
-        .await;
+        get(&app, "/nope").await.assert_error(429, ErrorCode::RateLimited);
+        tokio::time::sleep(std::time::Duration::from_millis(limits::GLOBAL_RATE_LIMIT_WINDOW_MS + 50)).await;
         let metrics = get(&app, "/metrics").await;
         assert_eq!(metrics.status, StatusCode::OK);
         let text = metrics.text();
-        assert!(
-            text.contains(r#"drover_rpc_rate_limited_total{limiter="global"} 2"#),
-            "{text}"
-        );
-        assert!(
-            text.contains(
-                r#"drover_rpc_requests_total{route="/height",method="GET",status="429"} 1"#
-            ),
-            "{text}"
-        );
-        assert!(
-            text.contains(
-                r#"drover_rpc_requests_total{route="/height",method="GET",status="200"} 1"#
-            ),
-            "{text}"
-        );
+        assert!(text.contains(r#"drover_rpc_rate_limited_total{limiter="global"} 2"#), "{text}");
+        assert!(text.contains(r#"drover_rpc_requests_total{route="/height",method="GET",status="429"} 1"#), "{text}");
+        assert!(text.contains(r#"drover_rpc_requests_total{route="/height",method="GET",status="200"} 1"#), "{text}");
     }
 
     #[tokio::test]
     async fn a_request_not_answered_in_time_is_503_with_retry_after() {
-        let app = api(
-            MockBackend::default(),
-            RpcConfig {
-                request_timeout_ms: 50,
-                ..RpcConfig::default()
-            },
-        );
+        let app = api(MockBackend::default(), RpcConfig { request_timeout_ms: 50, ..RpcConfig::default() });
         // A wait of 10 s on a chain that finalizes nothing outlasts the 50 ms allowed.
         let body = drover_types::submission::encode_submission(&[signed(0, 0)]);
         let answer = post_cbor(&app, "/submit_wait?timeout_ms=10000", body).await;
@@ -413,9 +347,7 @@ mod tests {
         assert_eq!(answer.header(header::RETRY_AFTER), Some("1"));
         let text = get(&app, "/metrics").await.text();
         assert!(
-            text.contains(
-                r#"drover_rpc_requests_total{route="/submit_wait",method="POST",status="503"} 1"#
-            ),
+            text.contains(r#"drover_rpc_requests_total{route="/submit_wait",method="POST",status="503"} 1"#),
             "{text}"
         );
     }
@@ -424,34 +356,19 @@ mod tests {
     async fn body_limit_refusals_are_counted() {
         let app = app(&MockBackend::default());
         let huge = vec![0; MAX_REQUEST_BYTES + 1];
-        let request = Request::post("/submit")
-            .header(header::CONTENT_LENGTH, huge.len())
-            .body(Body::from(huge))
-            .unwrap();
-        send(&app, request)
-            .await
-            .assert_error(413, ErrorCode::PayloadTooLarge);
+        let request =
+            Request::post("/submit").header(header::CONTENT_LENGTH, huge.len()).body(Body::from(huge)).unwrap();
+        send(&app, request).await.assert_error(413, ErrorCode::PayloadTooLarge);
         let text = get(&app, "/metrics").await.text();
-        assert!(
-            text.contains(
-                r#"drover_rpc_requests_total{route="/submit",method="POST",status="413"} 1"#
-            ),
-            "{text}"
-        );
+        assert!(text.contains(r#"drover_rpc_requests_total{route="/submit",method="POST",status="413"} 1"#), "{text}");
     }
 
     #[tokio::test]
     async fn openapi_and_swagger_only_in_dev_mode() {
         let app = dev_app(false);
-        get(&app, openapi::OPENAPI_JSON_PATH)
-            .await
-            .assert_error(404, ErrorCode::NotFound);
-        get(&app, "/swagger-ui/")
-            .await
-            .assert_error(404, ErrorCode::NotFound);
-        get(&app, openapi::SWAGGER_UI_PATH)
-            .await
-            .assert_error(404, ErrorCode::NotFound);
+        get(&app, openapi::OPENAPI_JSON_PATH).await.assert_error(404, ErrorCode::NotFound);
+        get(&app, "/swagger-ui/").await.assert_error(404, ErrorCode::NotFound);
+        get(&app, openapi::SWAGGER_UI_PATH).await.assert_error(404, ErrorCode::NotFound);
 
         let app = dev_app(true);
         let doc = get(&app, openapi::OPENAPI_JSON_PATH).await;
@@ -459,33 +376,14 @@ mod tests {
         let doc = doc.json();
         let paths = doc["paths"].as_object().unwrap();
         for (method, path) in ROUTES {
-            assert!(
-                paths.get(path).and_then(|item| item.get(method)).is_some(),
-                "{method} {path} not documented"
-            );
+            assert!(paths.get(path).and_then(|item| item.get(method)).is_some(), "{method} {path} not documented");
         }
-        assert_eq!(
-            paths
-                .values()
-                .map(|item| item.as_object().unwrap().len())
-                .sum::<usize>(),
-            ROUTES.len()
-        );
+        assert_eq!(paths.values().map(|item| item.as_object().unwrap().len()).sum::<usize>(), ROUTES.len());
         let ui = get(&app, "/swagger-ui/").await;
         assert_eq!(ui.status, StatusCode::OK);
         assert!(ui.text().contains("swagger"), "{}", ui.text());
-        assert!(
-            get(&app, "/swagger-ui/swagger-ui.css")
-                .await
-                .status
-                .is_success()
-        );
-        assert!(
-            get(&app, openapi::SWAGGER_UI_PATH)
-                .await
-                .status
-                .is_redirection()
-        );
+        assert!(get(&app, "/swagger-ui/swagger-ui.css").await.status.is_success());
+        assert!(get(&app, openapi::SWAGGER_UI_PATH).await.status.is_redirection());
     }
 
     #[tokio::test]
@@ -501,48 +399,28 @@ mod tests {
             .unwrap();
         let answer = send(&app, preflight).await;
         assert!(answer.status.is_success());
-        assert_eq!(
-            answer.header(header::ACCESS_CONTROL_ALLOW_ORIGIN),
-            Some("*")
-        );
-        let methods = answer
-            .header(header::ACCESS_CONTROL_ALLOW_METHODS)
-            .unwrap_or_default()
-            .to_owned();
-        assert!(
-            methods.contains("POST") && methods.contains("GET"),
-            "{methods}"
-        );
-        let request = Request::get("/height")
-            .header(header::ORIGIN, "https://dash.example")
-            .body(Body::empty())
-            .unwrap();
+        assert_eq!(answer.header(header::ACCESS_CONTROL_ALLOW_ORIGIN), Some("*"));
+        let methods = answer.header(header::ACCESS_CONTROL_ALLOW_METHODS).unwrap_or_default().to_owned();
+        assert!(methods.contains("POST") && methods.contains("GET"), "{methods}");
+        let request =
+            Request::get("/height").header(header::ORIGIN, "https://dash.example").body(Body::empty()).unwrap();
         let answer = send(&app, request).await;
         assert_eq!(answer.header(header::ACCESS_CONTROL_ALLOW_ORIGIN), Some("*"));
         // Scripts may read when to retry and the id of an internal error.
-        let exposed = answer
-            .header(header::ACCESS_CONTROL_EXPOSE_HEADERS)
-            .unwrap_or_default()
-            .to_ascii_lowercase();
+        let exposed = answer.header(header::ACCESS_CONTROL_EXPOSE_HEADERS).unwrap_or_default().to_ascii_lowercase();
         assert!(exposed.contains("retry-after") && exposed.contains("x-request-id"), "{exposed}");
     }
 
     #[tokio::test]
     async fn responses_are_gzipped_on_request() {
         let app = app(&MockBackend::default());
-        let request = Request::get("/metrics")
-            .header(header::ACCEPT_ENCODING, "gzip")
-            .body(Body::empty())
-            .unwrap();
+        let request = Request::get("/metrics").header(header::ACCEPT_ENCODING, "gzip").body(Body::empty()).unwrap();
         let answer = send(&app, request).await;
         assert_eq!(answer.header(header::CONTENT_ENCODING), Some("gzip"));
     }
 
     fn config(vars: &[(&str, &str)]) -> Result<RpcConfig, ConfigError> {
-        let vars: HashMap<String, String> = vars
-            .iter()
-            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
-            .collect();
+        let vars: HashMap<String, String> = vars.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())).collect();
         RpcConfig::from_lookup(|name| vars.get(name).cloned())
     }
 
@@ -558,18 +436,12 @@ mod tests {
                 submit_waits_in_flight_max: 256,
             })
         );
-        assert_eq!(
-            config(&[(GLOBAL_RATE_LIMIT_ENV, "")]).map(|c| c.global_rate_limit_per_sec),
-            Ok(100)
-        );
+        assert_eq!(config(&[(GLOBAL_RATE_LIMIT_ENV, "")]).map(|c| c.global_rate_limit_per_sec), Ok(100));
     }
 
     #[test]
     fn global_rate_limit_must_be_positive() {
-        assert_eq!(
-            config(&[(GLOBAL_RATE_LIMIT_ENV, "250")]).map(|c| c.global_rate_limit_per_sec),
-            Ok(250)
-        );
+        assert_eq!(config(&[(GLOBAL_RATE_LIMIT_ENV, "250")]).map(|c| c.global_rate_limit_per_sec), Ok(250));
         for bad in ["0", "-1", "ten", "1.5", "4294967296"] {
             assert_eq!(
                 config(&[(GLOBAL_RATE_LIMIT_ENV, bad)]),
@@ -581,14 +453,8 @@ mod tests {
 
     #[test]
     fn state_sync_rate_must_be_positive() {
-        assert_eq!(
-            config(&[(STATE_SYNC_RATE_ENV, "20")]).map(|c| c.state_sync_rate_per_sec),
-            Ok(20)
-        );
-        assert_eq!(
-            config(&[(STATE_SYNC_RATE_ENV, "0")]),
-            Err(ConfigError::StateSyncRate("0".to_owned()))
-        );
+        assert_eq!(config(&[(STATE_SYNC_RATE_ENV, "20")]).map(|c| c.state_sync_rate_per_sec), Ok(20));
+        assert_eq!(config(&[(STATE_SYNC_RATE_ENV, "0")]), Err(ConfigError::StateSyncRate("0".to_owned())));
     }
 
     #[test]

@@ -36,17 +36,13 @@ use std::{sync::Arc, time::Instant};
 pub const UNMATCHED_ROUTE: &str = "unmatched";
 
 /// Methods labelled by name: the standard ones (RFC 9110 and PATCH).
-pub const METHOD_LABELS: [&str; 9] =
-    ["GET", "HEAD", "POST", "PUT", "DELETE", "CONNECT", "OPTIONS", "TRACE", "PATCH"];
+pub const METHOD_LABELS: [&str; 9] = ["GET", "HEAD", "POST", "PUT", "DELETE", "CONNECT", "OPTIONS", "TRACE", "PATCH"];
 /// Method label of every other method.
 pub const OTHER_METHOD: &str = "other";
 
 /// The label of `method`: its name when it is a standard method, else [`OTHER_METHOD`].
 pub fn method_label(method: &Method) -> &'static str {
-    METHOD_LABELS
-        .into_iter()
-        .find(|known| *known == method.as_str())
-        .unwrap_or(OTHER_METHOD)
+    METHOD_LABELS.into_iter().find(|known| *known == method.as_str()).unwrap_or(OTHER_METHOD)
 }
 
 /// Upper bound of the first duration bucket, in seconds, and the number of buckets (doubling:
@@ -72,11 +68,7 @@ struct LimiterLabels {
 }
 
 fn duration_histogram() -> Histogram {
-    Histogram::new(exponential_buckets(
-        DURATION_BUCKET_START_SECS,
-        2.0,
-        DURATION_BUCKET_COUNT,
-    ))
+    Histogram::new(exponential_buckets(DURATION_BUCKET_START_SECS, 2.0, DURATION_BUCKET_COUNT))
 }
 
 /// The registry and its metric families.
@@ -97,34 +89,20 @@ impl Default for RpcMetrics {
         );
         let rate_limited = Family::<LimiterLabels, Counter>::default();
         let mut registry = Registry::default();
-        registry.register(
-            "drover_rpc_requests",
-            "HTTP requests answered",
-            requests.clone(),
-        );
+        registry.register("drover_rpc_requests", "HTTP requests answered", requests.clone());
         registry.register(
             "drover_rpc_request_duration_seconds",
             "Time from request to response head, in seconds",
             durations.clone(),
         );
-        registry.register(
-            "drover_rpc_rate_limited",
-            "Requests refused by a rate limiter",
-            rate_limited.clone(),
-        );
+        registry.register("drover_rpc_rate_limited", "Requests refused by a rate limiter", rate_limited.clone());
         let submit_waits = Gauge::default();
         registry.register(
             "drover_rpc_submit_waits_in_flight",
             "/submit_wait requests waiting for receipts",
             submit_waits.clone(),
         );
-        Self {
-            registry,
-            requests,
-            durations,
-            rate_limited,
-            submit_waits,
-        }
+        Self { registry, requests, durations, rate_limited, submit_waits }
     }
 }
 
@@ -133,25 +111,13 @@ impl RpcMetrics {
     /// module docs); the method is reduced to its label here.
     pub fn observe(&self, route: &str, method: &Method, status: u16, elapsed_secs: f64) {
         self.requests
-            .get_or_create(&RequestLabels {
-                route: route.to_owned(),
-                method: method_label(method),
-                status,
-            })
+            .get_or_create(&RequestLabels { route: route.to_owned(), method: method_label(method), status })
             .inc();
-        self.durations
-            .get_or_create(&RouteLabels {
-                route: route.to_owned(),
-            })
-            .observe(elapsed_secs);
+        self.durations.get_or_create(&RouteLabels { route: route.to_owned() }).observe(elapsed_secs);
     }
 
     pub fn rate_limited(&self, limiter: Limiter) {
-        self.rate_limited
-            .get_or_create(&LimiterLabels {
-                limiter: limiter.label(),
-            })
-            .inc();
+        self.rate_limited.get_or_create(&LimiterLabels { limiter: limiter.label() }).inc();
     }
 
     pub fn set_submit_waits_in_flight(&self, waits: usize) {
@@ -168,21 +134,12 @@ impl RpcMetrics {
 /// Middleware recording every response; layered outside the router, the rate limit and the
 /// body limits so their refusals count too. The route template comes with the answer
 /// ([`answer_with_route`]); an answer without one matched no route.
-pub async fn track(
-    State(metrics): State<Arc<RpcMetrics>>,
-    request: Request,
-    next: Next,
-) -> Response {
+pub async fn track(State(metrics): State<Arc<RpcMetrics>>, request: Request, next: Next) -> Response {
     let started = Instant::now();
     let method = request.method().clone();
     let response = next.run(request).await;
     let route = response.extensions().get::<MatchedPath>().map_or(UNMATCHED_ROUTE, MatchedPath::as_str);
-    metrics.observe(
-        route,
-        &method,
-        response.status().as_u16(),
-        started.elapsed().as_secs_f64(),
-    );
+    metrics.observe(route, &method, response.status().as_u16(), started.elapsed().as_secs_f64());
     response
 }
 
@@ -208,19 +165,12 @@ mod tests {
         metrics.rate_limited(Limiter::Faucet);
         let mut text = String::new();
         metrics.encode_into(&mut text).unwrap();
-        assert!(text.contains(
-            r#"drover_rpc_requests_total{route="/account/{address}",method="GET",status="200"} 2"#
-        ), "{text}");
         assert!(
-            text.contains(
-                r#"drover_rpc_request_duration_seconds_count{route="/account/{address}"} 2"#
-            ),
+            text.contains(r#"drover_rpc_requests_total{route="/account/{address}",method="GET",status="200"} 2"#),
             "{text}"
         );
-        assert!(
-            text.contains(r#"drover_rpc_rate_limited_total{limiter="faucet"} 1"#),
-            "{text}"
-        );
+        assert!(text.contains(r#"drover_rpc_request_duration_seconds_count{route="/account/{address}"} 2"#), "{text}");
+        assert!(text.contains(r#"drover_rpc_rate_limited_total{limiter="faucet"} 1"#), "{text}");
         assert!(!text.contains("# EOF"));
     }
 

@@ -25,12 +25,11 @@ use axum::{
     http::{HeaderMap, Request, StatusCode, header},
 };
 use drover_types::{
-    Address, ErrorCode, FeeBreakdown, H256, Receipt, SecretKey, Transaction, TxStatus,
-    VerifiedTransaction,
+    Address, ErrorCode, FeeBreakdown, H256, Receipt, SecretKey, Transaction, TxStatus, VerifiedTransaction,
     api::{
         AccountInfo, ActorCodeInfo, ActorInfo, ActorReadResponse, BlockInfo, ChainInfo, InclusionProofInfo,
-        InclusionProofKind, ManifestInfo, ReceiptStatus, StateProofInfo, StateProofKind,
-        LogInfo, LogPage, MailboxPage, SystemRunInfo, SystemRunPage, StateSnapshot, StorageEntryInfo, StoragePage, TimerPage, UpgradePage,
+        InclusionProofKind, LogInfo, LogPage, MailboxPage, ManifestInfo, ReceiptStatus, StateProofInfo, StateProofKind,
+        StateSnapshot, StorageEntryInfo, StoragePage, SystemRunInfo, SystemRunPage, TimerPage, UpgradePage,
     },
     error::ApiError,
     keccak256,
@@ -89,14 +88,7 @@ impl Default for MockBackend {
         let mut accounts = HashMap::new();
         for index in 0..3 {
             let address = key(index).address();
-            accounts.insert(
-                address,
-                AccountInfo {
-                    address,
-                    nonce: 0,
-                    balance: 1_000_000_000_000,
-                },
-            );
+            accounts.insert(address, AccountInfo { address, nonce: 0, balance: 1_000_000_000_000 });
         }
         let data = MockData {
             chain_id: CHAIN_ID,
@@ -114,10 +106,7 @@ impl Default for MockBackend {
                 mempool_account_count: 0,
                 storage_ok: true,
             },
-            faucet: Some(FaucetSettings {
-                drip_amount: 10_000_000_000,
-                requests_per_minute: 5,
-            }),
+            faucet: Some(FaucetSettings { drip_amount: 10_000_000_000, requests_per_minute: 5 }),
             submitted: Vec::new(),
             submit_refusal: None,
             include_on_submit: false,
@@ -130,10 +119,7 @@ impl Default for MockBackend {
             logs: HashMap::new(),
             runs: HashMap::new(),
         };
-        Self {
-            data: Arc::new(Mutex::new(data)),
-            heights: Arc::new(watch::channel(0).0),
-        }
+        Self { data: Arc::new(Mutex::new(data)), heights: Arc::new(watch::channel(0).0) }
     }
 }
 
@@ -154,16 +140,8 @@ impl MockBackend {
                     continue;
                 };
                 let index = index as u32;
-                data.receipts
-                    .insert(*hash, success_receipt(&tx, height, index));
-                data.included.insert(
-                    *hash,
-                    IncludedTransaction {
-                        tx,
-                        block_height: height,
-                        index,
-                    },
-                );
+                data.receipts.insert(*hash, success_receipt(&tx, height, index));
+                data.included.insert(*hash, IncludedTransaction { tx, block_height: height, index });
             }
             data.blocks.push(block(height));
             height
@@ -194,10 +172,7 @@ impl Backend for MockBackend {
                         return Err(refusal.clone());
                     }
                     let Some(account) = data.accounts.get(&tx.sender) else {
-                        return Err(ApiError::new(
-                            ErrorCode::InsufficientBalance,
-                            "sender holds no funds",
-                        ));
+                        return Err(ApiError::new(ErrorCode::InsufficientBalance, "sender holds no funds"));
                     };
                     if tx.tx.nonce < account.nonce {
                         return Err(ApiError::new(ErrorCode::NonceTooLow, "nonce already used"));
@@ -251,9 +226,7 @@ impl Backend for MockBackend {
         let data = self.data.lock();
         Ok(match selector {
             BlockSelector::Latest => data.blocks.last().cloned(),
-            BlockSelector::Height(height) => {
-                data.blocks.iter().find(|b| b.height == height).cloned()
-            }
+            BlockSelector::Height(height) => data.blocks.iter().find(|b| b.height == height).cloned(),
             BlockSelector::Hash(hash) => data.blocks.iter().find(|b| b.hash == hash).cloned(),
         })
     }
@@ -292,7 +265,12 @@ impl Backend for MockBackend {
     }
 
     /// Every mock actor holds `a` → `1` and `b` → `2`; pages are one entry long.
-    async fn actor_storage(&self, address: Address, after: Option<Vec<u8>>, limit: u64) -> Result<Option<StoragePage>, ApiError> {
+    async fn actor_storage(
+        &self,
+        address: Address,
+        after: Option<Vec<u8>>,
+        limit: u64,
+    ) -> Result<Option<StoragePage>, ApiError> {
         if !self.data.lock().actors.iter().any(|a| a.address == address) {
             return Ok(None);
         }
@@ -307,7 +285,12 @@ impl Backend for MockBackend {
         Ok(self.data.lock().actors.iter().any(|a| a.address == address).then_some(2))
     }
 
-    async fn actor_mailbox(&self, address: Address, _after: Option<u64>, limit: u64) -> Result<Option<MailboxPage>, ApiError> {
+    async fn actor_mailbox(
+        &self,
+        address: Address,
+        _after: Option<u64>,
+        limit: u64,
+    ) -> Result<Option<MailboxPage>, ApiError> {
         Ok(self.data.lock().actors.iter().any(|a| a.address == address).then(|| MailboxPage {
             items: Vec::new(),
             next_cursor: None,
@@ -315,7 +298,12 @@ impl Backend for MockBackend {
         }))
     }
 
-    async fn actor_logs(&self, address: Address, _after: Option<Vec<u8>>, limit: u64) -> Result<Option<LogPage>, ApiError> {
+    async fn actor_logs(
+        &self,
+        address: Address,
+        _after: Option<Vec<u8>>,
+        limit: u64,
+    ) -> Result<Option<LogPage>, ApiError> {
         let data = self.data.lock();
         Ok(data.actors.iter().any(|a| a.address == address).then(|| LogPage {
             items: data.logs.get(&address).cloned().unwrap_or_default(),
@@ -326,7 +314,12 @@ impl Backend for MockBackend {
 
     /// Pages of the actor's `runs`; a cursor (length checked by the route) is eight zero bytes
     /// and the index of the page's last run, so the route's cursor handling is exercised.
-    async fn actor_runs(&self, address: Address, after: Option<Vec<u8>>, limit: u64) -> Result<Option<SystemRunPage>, ApiError> {
+    async fn actor_runs(
+        &self,
+        address: Address,
+        after: Option<Vec<u8>>,
+        limit: u64,
+    ) -> Result<Option<SystemRunPage>, ApiError> {
         let data = self.data.lock();
         if !data.actors.iter().any(|a| a.address == address) {
             return Ok(None);
@@ -445,9 +438,7 @@ impl MockData {
                 StateProofKind::Account,
                 *address,
                 None,
-                self.accounts
-                    .get(address)
-                    .map(|a| format!("{}/{}", a.nonce, a.balance).into_bytes()),
+                self.accounts.get(address).map(|a| format!("{}/{}", a.nonce, a.balance).into_bytes()),
             ),
             StateQuery::Actor(address) => (StateProofKind::Actor, *address, None, None),
             StateQuery::Storage(address, key) => (
@@ -551,11 +542,7 @@ pub fn block(height: u64) -> BlockInfo {
     BlockInfo {
         height,
         hash,
-        parent_hash: if height == 0 {
-            H256::ZERO
-        } else {
-            keccak256(&(height - 1).to_be_bytes())
-        },
+        parent_hash: if height == 0 { H256::ZERO } else { keccak256(&(height - 1).to_be_bytes()) },
         timestamp: 1_700_000_000 + height,
         timestamp_ms: (1_700_000_000 + height) * 1000,
         proposer: Address::system(1),
@@ -585,10 +572,7 @@ pub fn success_receipt(tx: &VerifiedTransaction, block_height: u64, index: u32) 
         status: TxStatus::Success,
         cycles_used: 21_000,
         cells_used: 0,
-        fee: FeeBreakdown {
-            burned: 21_000 * 7,
-            tip: 21_000,
-        },
+        fee: FeeBreakdown { burned: 21_000 * 7, tip: 21_000 },
         events: Vec::new(),
         revert_reason: None,
         error: None,
@@ -614,12 +598,8 @@ pub struct Answer {
 
 impl Answer {
     pub fn json(&self) -> serde_json::Value {
-        serde_json::from_slice(&self.body).unwrap_or_else(|err| {
-            panic!(
-                "body is not JSON ({err}): {}",
-                String::from_utf8_lossy(&self.body)
-            )
-        })
+        serde_json::from_slice(&self.body)
+            .unwrap_or_else(|err| panic!("body is not JSON ({err}): {}", String::from_utf8_lossy(&self.body)))
     }
 
     pub fn text(&self) -> String {
@@ -645,15 +625,8 @@ pub async fn send(app: &Router, request: Request<Body>) -> Answer {
     let response = app.clone().oneshot(request).await.unwrap();
     let status = response.status();
     let headers = response.headers().clone();
-    let body = to_bytes(response.into_body(), usize::MAX)
-        .await
-        .unwrap()
-        .to_vec();
-    Answer {
-        status,
-        headers,
-        body,
-    }
+    let body = to_bytes(response.into_body(), usize::MAX).await.unwrap().to_vec();
+    Answer { status, headers, body }
 }
 
 pub async fn get(app: &Router, uri: &str) -> Answer {
@@ -661,14 +634,7 @@ pub async fn get(app: &Router, uri: &str) -> Answer {
 }
 
 pub async fn post(app: &Router, uri: &str, content_type: &str, body: impl Into<Body>) -> Answer {
-    send(
-        app,
-        Request::post(uri)
-            .header(header::CONTENT_TYPE, content_type)
-            .body(body.into())
-            .unwrap(),
-    )
-    .await
+    send(app, Request::post(uri).header(header::CONTENT_TYPE, content_type).body(body.into()).unwrap()).await
 }
 
 pub async fn post_cbor(app: &Router, uri: &str, body: Vec<u8>) -> Answer {

@@ -19,18 +19,17 @@
 use crate::{
     extract::{ADDRESS_PATTERN, BLOCK_SELECTOR_PATTERN, HASH_PATTERN},
     routes::{
-        accounts, actors, blocks, chain, faucet, health, metrics, proofs,
-        proofs::STORAGE_KEY_PATTERN, state_sync, transactions,
+        accounts, actors, blocks, chain, faucet, health, metrics, proofs, proofs::STORAGE_KEY_PATTERN, state_sync,
+        transactions,
     },
 };
 use drover_types::{ErrorCode, api::ErrorBody};
 use std::collections::BTreeMap;
 use utoipa::{
-    Modify, OpenApi,
-    Number,
+    Modify, Number, OpenApi,
     openapi::{
-        AllOfBuilder, ContentBuilder, HttpMethod, KnownFormat, ObjectBuilder, OneOfBuilder, RefOr,
-        ResponseBuilder, Schema, SchemaFormat, Type,
+        AllOfBuilder, ContentBuilder, HttpMethod, KnownFormat, ObjectBuilder, OneOfBuilder, RefOr, ResponseBuilder,
+        Schema, SchemaFormat, Type,
         header::HeaderBuilder,
         path::{Operation, ParameterIn, PathItem},
         schema::{Ref, SchemaType},
@@ -148,81 +147,21 @@ const SUBMIT_ERRORS: &[ErrorCode] = &[
 /// groups so operations that share refusals share one list.
 pub const OPERATION_ERRORS: &[(HttpMethod, &str, &[&[ErrorCode]])] = &[
     (HttpMethod::Post, "/submit", &[SUBMIT_ERRORS]),
-    (
-        HttpMethod::Post,
-        "/submit_wait",
-        &[SUBMIT_ERRORS, &[InvalidWaitTimeout]],
-    ),
-    (
-        HttpMethod::Get,
-        "/transaction/{hash}",
-        &[&[BadRequest, NotFound]],
-    ),
-    (
-        HttpMethod::Get,
-        "/transaction/{hash}/receipt",
-        &[&[BadRequest, NotFound]],
-    ),
-    (
-        HttpMethod::Get,
-        "/mempool/transaction/{hash}",
-        &[&[BadRequest, NotFound]],
-    ),
-    (
-        HttpMethod::Get,
-        "/account/{address}",
-        &[&[InvalidAddress, AccountNotFound]],
-    ),
-    (
-        HttpMethod::Get,
-        "/actor/{address}",
-        &[&[InvalidAddress, ActorNotFound]],
-    ),
-    (
-        HttpMethod::Get,
-        "/actor/{address}/code",
-        &[&[InvalidAddress, ActorNotFound]],
-    ),
-    (
-        HttpMethod::Get,
-        "/actor/{address}/manifest",
-        &[&[InvalidAddress, ActorNotFound]],
-    ),
-    (
-        HttpMethod::Get,
-        "/actors/{address}/storage",
-        &[&[BadRequest, InvalidAddress, ActorNotFound]],
-    ),
-    (
-        HttpMethod::Get,
-        "/actors/{address}/storage/count",
-        &[&[InvalidAddress, ActorNotFound]],
-    ),
-    (
-        HttpMethod::Get,
-        "/actors/{address}/mailbox",
-        &[&[BadRequest, InvalidAddress, ActorNotFound]],
-    ),
-    (
-        HttpMethod::Get,
-        "/actor/{address}/logs",
-        &[&[BadRequest, InvalidAddress, ActorNotFound]],
-    ),
-    (
-        HttpMethod::Get,
-        "/actor/{address}/runs",
-        &[&[BadRequest, InvalidAddress, ActorNotFound]],
-    ),
-    (
-        HttpMethod::Get,
-        "/actor/{address}/timers",
-        &[&[InvalidAddress, ActorNotFound]],
-    ),
-    (
-        HttpMethod::Get,
-        "/actor/{address}/upgrade-history",
-        &[&[InvalidAddress, ActorNotFound]],
-    ),
+    (HttpMethod::Post, "/submit_wait", &[SUBMIT_ERRORS, &[InvalidWaitTimeout]]),
+    (HttpMethod::Get, "/transaction/{hash}", &[&[BadRequest, NotFound]]),
+    (HttpMethod::Get, "/transaction/{hash}/receipt", &[&[BadRequest, NotFound]]),
+    (HttpMethod::Get, "/mempool/transaction/{hash}", &[&[BadRequest, NotFound]]),
+    (HttpMethod::Get, "/account/{address}", &[&[InvalidAddress, AccountNotFound]]),
+    (HttpMethod::Get, "/actor/{address}", &[&[InvalidAddress, ActorNotFound]]),
+    (HttpMethod::Get, "/actor/{address}/code", &[&[InvalidAddress, ActorNotFound]]),
+    (HttpMethod::Get, "/actor/{address}/manifest", &[&[InvalidAddress, ActorNotFound]]),
+    (HttpMethod::Get, "/actors/{address}/storage", &[&[BadRequest, InvalidAddress, ActorNotFound]]),
+    (HttpMethod::Get, "/actors/{address}/storage/count", &[&[InvalidAddress, ActorNotFound]]),
+    (HttpMethod::Get, "/actors/{address}/mailbox", &[&[BadRequest, InvalidAddress, ActorNotFound]]),
+    (HttpMethod::Get, "/actor/{address}/logs", &[&[BadRequest, InvalidAddress, ActorNotFound]]),
+    (HttpMethod::Get, "/actor/{address}/runs", &[&[BadRequest, InvalidAddress, ActorNotFound]]),
+    (HttpMethod::Get, "/actor/{address}/timers", &[&[InvalidAddress, ActorNotFound]]),
+    (HttpMethod::Get, "/actor/{address}/upgrade-history", &[&[InvalidAddress, ActorNotFound]]),
     (
         HttpMethod::Post,
         "/actor/read",
@@ -237,58 +176,22 @@ pub const OPERATION_ERRORS: &[(HttpMethod, &str, &[&[ErrorCode]])] = &[
         ]],
     ),
     (HttpMethod::Get, "/height", &[]),
-    (
-        HttpMethod::Get,
-        "/block/{selector}",
-        &[&[BlockNotFound, InvalidBlockSelector]],
-    ),
+    (HttpMethod::Get, "/block/{selector}", &[&[BlockNotFound, InvalidBlockSelector]]),
     (HttpMethod::Get, "/chain-info", &[]),
     (HttpMethod::Get, "/basefee", &[]),
     (HttpMethod::Get, "/health", &[]),
     (HttpMethod::Get, "/health/detailed", &[]),
     (HttpMethod::Get, "/health/ready", &[]),
     (HttpMethod::Get, "/metrics", &[]),
-    (
-        HttpMethod::Post,
-        "/faucet",
-        &[&[BadRequest, InvalidAddress, FaucetDisabled, FaucetForbidden]],
-    ),
+    (HttpMethod::Post, "/faucet", &[&[BadRequest, InvalidAddress, FaucetDisabled, FaucetForbidden]]),
     (HttpMethod::Get, "/state/snapshot", &[&[NotFound]]),
-    (
-        HttpMethod::Get,
-        "/state/operations",
-        &[&[BadRequest, NotFound]],
-    ),
-    (
-        HttpMethod::Get,
-        "/proof/account/{address}",
-        &[STATE_PROOF_ERRORS],
-    ),
-    (
-        HttpMethod::Get,
-        "/proof/actor/{address}",
-        &[STATE_PROOF_ERRORS],
-    ),
-    (
-        HttpMethod::Get,
-        "/proof/storage/{address}/{key}",
-        &[STATE_PROOF_ERRORS],
-    ),
-    (
-        HttpMethod::Get,
-        "/state/{actor}/{key_hex}",
-        &[STATE_PROOF_ERRORS],
-    ),
-    (
-        HttpMethod::Get,
-        "/proof/tx/{tx_hash}",
-        &[&[BadRequest, NotFound]],
-    ),
-    (
-        HttpMethod::Get,
-        "/proof/receipt/{tx_hash}",
-        &[&[BadRequest, NotFound]],
-    ),
+    (HttpMethod::Get, "/state/operations", &[&[BadRequest, NotFound]]),
+    (HttpMethod::Get, "/proof/account/{address}", &[STATE_PROOF_ERRORS]),
+    (HttpMethod::Get, "/proof/actor/{address}", &[STATE_PROOF_ERRORS]),
+    (HttpMethod::Get, "/proof/storage/{address}/{key}", &[STATE_PROOF_ERRORS]),
+    (HttpMethod::Get, "/state/{actor}/{key_hex}", &[STATE_PROOF_ERRORS]),
+    (HttpMethod::Get, "/proof/tx/{tx_hash}", &[&[BadRequest, NotFound]]),
+    (HttpMethod::Get, "/proof/receipt/{tx_hash}", &[&[BadRequest, NotFound]]),
     (HttpMethod::Post, "/proof/multi", &[&[BadRequest]]),
 ];
 
@@ -312,19 +215,10 @@ impl Modify for ErrorResponses {
                     .iter()
                     .find(|(m, p, _)| *m == method && p == path)
                     .map_or(&[][..], |(_, _, groups)| groups);
-                let body = if method == HttpMethod::Post {
-                    BODY_ERRORS
-                } else {
-                    &[]
-                };
+                let body = if method == HttpMethod::Post { BODY_ERRORS } else { &[] };
                 add_error_responses(
                     operation,
-                    listed
-                        .iter()
-                        .flat_map(|group| group.iter())
-                        .chain(COMMON_ERRORS)
-                        .chain(body)
-                        .copied(),
+                    listed.iter().flat_map(|group| group.iter()).chain(COMMON_ERRORS).chain(body).copied(),
                 );
             }
         }
@@ -332,12 +226,9 @@ impl Modify for ErrorResponses {
 }
 
 fn operations_mut(item: &mut PathItem) -> impl Iterator<Item = (HttpMethod, &mut Operation)> {
-    [
-        (HttpMethod::Get, item.get.as_mut()),
-        (HttpMethod::Post, item.post.as_mut()),
-    ]
-    .into_iter()
-    .filter_map(|(method, operation)| operation.map(|op| (method, op)))
+    [(HttpMethod::Get, item.get.as_mut()), (HttpMethod::Post, item.post.as_mut())]
+        .into_iter()
+        .filter_map(|(method, operation)| operation.map(|op| (method, op)))
 }
 
 fn add_error_responses(operation: &mut Operation, codes: impl Iterator<Item = ErrorCode>) {
@@ -350,30 +241,19 @@ fn add_error_responses(operation: &mut Operation, codes: impl Iterator<Item = Er
         codes.dedup();
         let description = codes
             .iter()
-            .map(|code| {
-                format!(
-                    "- `{} {}`: {}",
-                    code.code(),
-                    code.name(),
-                    code.description()
-                )
-            })
+            .map(|code| format!("- `{} {}`: {}", code.code(), code.name(), code.description()))
             .collect::<Vec<_>>()
             .join("\n");
         let mut response = ResponseBuilder::new().description(description).content(
             "application/json",
-            ContentBuilder::new()
-                .schema(Some(Ref::from_schema_name("ErrorBody")))
-                .build(),
+            ContentBuilder::new().schema(Some(Ref::from_schema_name("ErrorBody"))).build(),
         );
         if status == 429 || status == 503 {
             response = response.header(
                 "Retry-After",
                 HeaderBuilder::new()
                     .schema(ObjectBuilder::new().schema_type(Type::Integer))
-                    .description(Some(
-                        "Whole seconds until a retry can succeed (at least 1).",
-                    ))
+                    .description(Some("Whole seconds until a retry can succeed (at least 1)."))
                     .build(),
             );
         }
@@ -389,11 +269,7 @@ fn add_error_responses(operation: &mut Operation, codes: impl Iterator<Item = Er
                     .build(),
             );
         }
-        operation
-            .responses
-            .responses
-            .entry(status.to_string())
-            .or_insert(RefOr::T(response.build()));
+        operation.responses.responses.entry(status.to_string()).or_insert(RefOr::T(response.build()));
     }
 }
 
@@ -428,9 +304,8 @@ impl Modify for ParameterSchemas {
                     };
                     match parameter.parameter_in {
                         ParameterIn::Path => {
-                            if let Some((_, pattern)) = PATH_PARAMETER_PATTERNS
-                                .iter()
-                                .find(|(name, _)| *name == parameter.name)
+                            if let Some((_, pattern)) =
+                                PATH_PARAMETER_PATTERNS.iter().find(|(name, _)| *name == parameter.name)
                             {
                                 schema.pattern = Some((*pattern).to_owned());
                             }
@@ -475,9 +350,7 @@ impl Modify for ReadPayloadForms {
         let Some(record) = schemas.remove("ActorReadRequest") else {
             return;
         };
-        let form = |name: &str, value: ObjectBuilder| {
-            ObjectBuilder::new().required(name).property(name, value)
-        };
+        let form = |name: &str, value: ObjectBuilder| ObjectBuilder::new().required(name).property(name, value);
         let forms = OneOfBuilder::new()
             .item(form(
                 "payload",
@@ -519,18 +392,12 @@ mod tests {
             for (method, operation) in operations_mut(&mut item) {
                 documented.push((method, path.clone()));
                 for status in ["429", "500", "503"] {
-                    assert!(
-                        operation.responses.responses.contains_key(status),
-                        "{path} lacks {status}"
-                    );
+                    assert!(operation.responses.responses.contains_key(status), "{path} lacks {status}");
                 }
             }
         }
         for (method, path, _) in OPERATION_ERRORS {
-            assert!(
-                documented.contains(&(method.clone(), (*path).to_owned())),
-                "{path} not documented"
-            );
+            assert!(documented.contains(&(method.clone(), (*path).to_owned())), "{path} not documented");
         }
         assert_eq!(documented.len(), OPERATION_ERRORS.len());
     }
@@ -575,10 +442,7 @@ mod tests {
         let schemas = &json["components"]["schemas"];
         assert_eq!(schemas["FaucetRequest"]["properties"]["address"]["pattern"], ADDRESS_PATTERN);
         for field in ["actor", "from"] {
-            assert_eq!(
-                schemas["ActorReadRequest"]["allOf"][0]["properties"][field]["pattern"],
-                ADDRESS_PATTERN
-            );
+            assert_eq!(schemas["ActorReadRequest"]["allOf"][0]["properties"][field]["pattern"], ADDRESS_PATTERN);
         }
     }
 
@@ -634,22 +498,27 @@ mod tests {
 
         let read = &schemas["ActorReadRequest"]["allOf"];
         let fields = &read[0]["properties"];
-        for (field, cap) in [("max_cycles", crate::limits::READ_MAX_CYCLES), ("max_cells", crate::limits::READ_MAX_CELLS)] {
-            assert_eq!((fields[field]["minimum"].as_u64(), fields[field]["maximum"].as_u64()), (Some(1), Some(cap)), "{field}");
+        for (field, cap) in
+            [("max_cycles", crate::limits::READ_MAX_CYCLES), ("max_cells", crate::limits::READ_MAX_CELLS)]
+        {
+            assert_eq!(
+                (fields[field]["minimum"].as_u64(), fields[field]["maximum"].as_u64()),
+                (Some(1), Some(cap)),
+                "{field}"
+            );
         }
         // Any JSON value: no type.
         assert!(fields["payload_json"].get("type").is_none(), "{}", fields["payload_json"]);
-        let forms: Vec<&str> = read[1]["oneOf"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|form| form["required"][0].as_str().unwrap())
-            .collect();
+        let forms: Vec<&str> =
+            read[1]["oneOf"].as_array().unwrap().iter().map(|form| form["required"][0].as_str().unwrap()).collect();
         assert_eq!(forms, ["payload", "payload_text", "payload_json"]);
         for form in read[1]["oneOf"].as_array().unwrap() {
             let name = form["required"][0].as_str().unwrap();
             let kinds = &form["properties"][name]["type"];
-            assert!(kinds != "null" && !kinds.as_array().is_some_and(|k| k.contains(&"null".into())), "{name}: {kinds}");
+            assert!(
+                kinds != "null" && !kinds.as_array().is_some_and(|k| k.contains(&"null".into())),
+                "{name}: {kinds}"
+            );
         }
     }
 
@@ -657,57 +526,22 @@ mod tests {
     fn error_responses_are_grouped_by_status_with_their_codes() {
         let json = serde_json::to_value(ApiDoc::openapi()).unwrap();
         let responses = &json["paths"]["/account/{address}"]["get"]["responses"];
-        assert!(
-            responses["400"]["description"]
-                .as_str()
-                .unwrap()
-                .contains("`3001 invalid_address`")
-        );
-        assert!(
-            responses["404"]["description"]
-                .as_str()
-                .unwrap()
-                .contains("`3000 account_not_found`")
-        );
+        assert!(responses["400"]["description"].as_str().unwrap().contains("`3001 invalid_address`"));
+        assert!(responses["404"]["description"].as_str().unwrap().contains("`3000 account_not_found`"));
         assert!(responses["429"]["headers"]["Retry-After"].is_object());
         assert!(responses["500"]["headers"]["X-Request-Id"].is_object());
         assert!(responses["503"]["headers"]["Retry-After"].is_object());
         assert!(responses["503"]["description"].as_str().unwrap().contains("`1003 timeout`"));
-        let wait = json["paths"]["/submit_wait"]["post"]["responses"]["400"]["description"]
-            .as_str()
-            .unwrap();
+        let wait = json["paths"]["/submit_wait"]["post"]["responses"]["400"]["description"].as_str().unwrap();
         assert!(wait.contains("`2015 invalid_wait_timeout`") && wait.contains("`2001 invalid_signature`"));
         let submit = &json["paths"]["/submit"]["post"]["responses"];
-        assert!(
-            submit["413"]["description"]
-                .as_str()
-                .unwrap()
-                .contains("`2013 submission_too_large`")
-        );
-        assert!(
-            submit["413"]["description"]
-                .as_str()
-                .unwrap()
-                .contains("`6000 payload_too_large`")
-        );
+        assert!(submit["413"]["description"].as_str().unwrap().contains("`2013 submission_too_large`"));
+        assert!(submit["413"]["description"].as_str().unwrap().contains("`6000 payload_too_large`"));
         assert!(submit["415"].is_object());
         let faucet = &json["paths"]["/faucet"]["post"]["responses"];
-        assert!(
-            faucet["403"]["description"]
-                .as_str()
-                .unwrap()
-                .contains("`8001 faucet_forbidden`")
-        );
-        assert!(
-            faucet["404"]["description"]
-                .as_str()
-                .unwrap()
-                .contains("`8000 faucet_disabled`")
-        );
-        assert_eq!(
-            json["components"]["schemas"]["SubmissionBytes"]["format"],
-            "binary"
-        );
+        assert!(faucet["403"]["description"].as_str().unwrap().contains("`8001 faucet_forbidden`"));
+        assert!(faucet["404"]["description"].as_str().unwrap().contains("`8000 faucet_disabled`"));
+        assert_eq!(json["components"]["schemas"]["SubmissionBytes"]["format"], "binary");
         for schema in [
             "ErrorBody",
             "SubmitResponse",
@@ -723,10 +557,7 @@ mod tests {
             "CursorPage_LogInfo",
             "CursorPage_SystemRunInfo",
         ] {
-            assert!(
-                json["components"]["schemas"][schema].is_object(),
-                "schema {schema} missing"
-            );
+            assert!(json["components"]["schemas"][schema].is_object(), "schema {schema} missing");
         }
     }
 }

@@ -23,20 +23,14 @@ pub struct Page {
 
 impl Default for Page {
     fn default() -> Self {
-        Self {
-            offset: 0,
-            limit: PAGE_LIMIT_DEFAULT,
-        }
+        Self { offset: 0, limit: PAGE_LIMIT_DEFAULT }
     }
 }
 
 impl Page {
     /// Parses the raw query values.
     pub fn parse(offset: Option<&str>, limit: Option<&str>) -> Result<Self, HttpError> {
-        let offset = offset
-            .map(|text| parse_count("offset", text))
-            .transpose()?
-            .unwrap_or(0);
+        let offset = offset.map(|text| parse_count("offset", text)).transpose()?.unwrap_or(0);
         let limit = limit
             .map(|text| parse_count("limit", text))
             .transpose()?
@@ -46,12 +40,7 @@ impl Page {
 
     /// Wraps one page of items (already cut by `offset`/`limit`) in the list envelope.
     pub fn envelope<T>(self, items: Vec<T>, total_count: u64) -> Paginated<T> {
-        Paginated {
-            items,
-            total_count,
-            offset: self.offset,
-            limit: self.limit,
-        }
+        Paginated { items, total_count, offset: self.offset, limit: self.limit }
     }
 }
 
@@ -63,12 +52,8 @@ fn parse_count(name: &str, text: &str) -> Result<u64, HttpError> {
             format!("query parameter `{name}` must be a non-negative integer, got {text:?}"),
         ));
     }
-    text.parse().map_err(|_| {
-        HttpError::new(
-            ErrorCode::BadRequest,
-            format!("query parameter `{name}` is too large: {text:?}"),
-        )
-    })
+    text.parse()
+        .map_err(|_| HttpError::new(ErrorCode::BadRequest, format!("query parameter `{name}` is too large: {text:?}")))
 }
 
 #[derive(Deserialize)]
@@ -92,9 +77,7 @@ mod tests {
     use axum::http::Request;
 
     fn parse(offset: Option<&str>, limit: Option<&str>) -> Result<(u64, u64), ErrorCode> {
-        Page::parse(offset, limit)
-            .map(|p| (p.offset, p.limit))
-            .map_err(|e| e.code())
+        Page::parse(offset, limit).map(|p| (p.offset, p.limit)).map_err(|e| e.code())
     }
 
     #[test]
@@ -109,67 +92,29 @@ mod tests {
 
     #[test]
     fn non_numeric_values_are_1001() {
-        for bad in [
-            "",
-            "abc",
-            "-1",
-            "+1",
-            "1.0",
-            " 1",
-            "1e3",
-            "18446744073709551616",
-        ] {
-            assert_eq!(
-                parse(Some(bad), None),
-                Err(ErrorCode::BadRequest),
-                "offset {bad:?}"
-            );
-            assert_eq!(
-                parse(None, Some(bad)),
-                Err(ErrorCode::BadRequest),
-                "limit {bad:?}"
-            );
+        for bad in ["", "abc", "-1", "+1", "1.0", " 1", "1e3", "18446744073709551616"] {
+            assert_eq!(parse(Some(bad), None), Err(ErrorCode::BadRequest), "offset {bad:?}");
+            assert_eq!(parse(None, Some(bad)), Err(ErrorCode::BadRequest), "limit {bad:?}");
         }
     }
 
     async fn extract(query: &str) -> Result<Page, ErrorCode> {
-        let (mut parts, ()) = Request::builder()
-            .uri(format!("/tokens{query}"))
-            .body(())
-            .unwrap()
-            .into_parts();
-        Page::from_request_parts(&mut parts, &())
-            .await
-            .map_err(|e| e.code())
+        let (mut parts, ()) = Request::builder().uri(format!("/tokens{query}")).body(()).unwrap().into_parts();
+        Page::from_request_parts(&mut parts, &()).await.map_err(|e| e.code())
     }
 
     #[tokio::test]
     async fn extractor_reads_the_query_string() {
         assert_eq!(extract("").await, Ok(Page::default()));
-        assert_eq!(
-            extract("?offset=10&limit=5000&other=x").await,
-            Ok(Page {
-                offset: 10,
-                limit: 1000
-            })
-        );
+        assert_eq!(extract("?offset=10&limit=5000&other=x").await, Ok(Page { offset: 10, limit: 1000 }));
         assert_eq!(extract("?limit=ten").await, Err(ErrorCode::BadRequest));
-        assert_eq!(
-            extract("?limit=1&limit=2").await,
-            Err(ErrorCode::BadRequest)
-        );
+        assert_eq!(extract("?limit=1&limit=2").await, Err(ErrorCode::BadRequest));
     }
 
     #[test]
     fn envelope_echoes_the_page() {
-        let page = Page {
-            offset: 2,
-            limit: 3,
-        };
+        let page = Page { offset: 2, limit: 3 };
         let body = serde_json::to_value(page.envelope(vec!["a"], 9)).unwrap();
-        assert_eq!(
-            body,
-            serde_json::json!({"items": ["a"], "total_count": 9, "offset": 2, "limit": 3})
-        );
+        assert_eq!(body, serde_json::json!({"items": ["a"], "total_count": 9, "offset": 2, "limit": 3}));
     }
 }

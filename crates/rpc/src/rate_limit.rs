@@ -66,11 +66,7 @@ pub struct SlidingWindow {
 
 impl SlidingWindow {
     pub fn new(limit: u32, window: Duration) -> Self {
-        Self {
-            limit: usize::try_from(limit).unwrap_or(usize::MAX),
-            window,
-            accepted: Mutex::new(VecDeque::new()),
-        }
+        Self { limit: usize::try_from(limit).unwrap_or(usize::MAX), window, accepted: Mutex::new(VecDeque::new()) }
     }
 
     /// Takes a slot now, or says how long until one frees.
@@ -80,18 +76,12 @@ impl SlidingWindow {
 
     /// Whether no acceptance still counts at `now`.
     fn is_idle_at(&self, now: Instant) -> bool {
-        self.accepted
-            .lock()
-            .back()
-            .is_none_or(|&at| now.saturating_duration_since(at) >= self.window)
+        self.accepted.lock().back().is_none_or(|&at| now.saturating_duration_since(at) >= self.window)
     }
 
     fn try_acquire_at(&self, now: Instant) -> Result<(), Duration> {
         let mut accepted = self.accepted.lock();
-        while accepted
-            .front()
-            .is_some_and(|&at| now.saturating_duration_since(at) >= self.window)
-        {
+        while accepted.front().is_some_and(|&at| now.saturating_duration_since(at) >= self.window) {
             accepted.pop_front();
         }
         if accepted.len() < self.limit {
@@ -99,10 +89,9 @@ impl SlidingWindow {
             return Ok(());
         }
         // Full (or a limit of zero): the next slot frees when the oldest acceptance leaves.
-        Err(accepted.front().map_or(self.window, |&oldest| {
-            self.window
-                .saturating_sub(now.saturating_duration_since(oldest))
-        }))
+        Err(accepted
+            .front()
+            .map_or(self.window, |&oldest| self.window.saturating_sub(now.saturating_duration_since(oldest))))
     }
 }
 
@@ -140,10 +129,7 @@ impl PerClient {
                 return Err(self.window);
             }
         }
-        clients
-            .entry(client)
-            .or_insert_with(|| SlidingWindow::new(self.limit, self.window))
-            .try_acquire_at(now)
+        clients.entry(client).or_insert_with(|| SlidingWindow::new(self.limit, self.window)).try_acquire_at(now)
     }
 }
 
@@ -164,18 +150,12 @@ pub fn check<B: Backend>(state: &AppState<B>, limiter: NodeWide) -> Result<(), H
 
 /// Takes a slot of `client`'s state-sync window or builds its 429 (and counts it).
 pub fn check_client<B: Backend>(state: &AppState<B>, client: IpAddr) -> Result<(), HttpError> {
-    state
-        .state_sync_limiter
-        .try_acquire(client)
-        .map_err(|wait| refusal(state, Limiter::StateSync, wait))
+    state.state_sync_limiter.try_acquire(client).map_err(|wait| refusal(state, Limiter::StateSync, wait))
 }
 
 fn refusal<B: Backend>(state: &AppState<B>, limiter: Limiter, wait: Duration) -> HttpError {
     state.metrics.rate_limited(limiter);
-    HttpError::rate_limited(
-        retry_after_secs(wait),
-        format!("{} rate limit exceeded", limiter.label()),
-    )
+    HttpError::rate_limited(retry_after_secs(wait), format!("{} rate limit exceeded", limiter.label()))
 }
 
 /// Middleware applying the global limit to every request.
@@ -205,20 +185,11 @@ mod tests {
         assert!(limiter.try_acquire_at(at(500)).is_ok());
         assert!(limiter.try_acquire_at(at(900)).is_ok());
         // Full until the first acceptance leaves the window at t0 + 1 s.
-        assert_eq!(
-            limiter.try_acquire_at(at(950)),
-            Err(Duration::from_millis(50))
-        );
-        assert_eq!(
-            limiter.try_acquire_at(at(999)),
-            Err(Duration::from_millis(1))
-        );
+        assert_eq!(limiter.try_acquire_at(at(950)), Err(Duration::from_millis(50)));
+        assert_eq!(limiter.try_acquire_at(at(999)), Err(Duration::from_millis(1)));
         assert!(limiter.try_acquire_at(at(1000)).is_ok());
         // A fixed window would reset here; the sliding one still holds 500, 900 and 1000.
-        assert_eq!(
-            limiter.try_acquire_at(at(1100)),
-            Err(Duration::from_millis(400))
-        );
+        assert_eq!(limiter.try_acquire_at(at(1100)), Err(Duration::from_millis(400)));
         assert!(limiter.try_acquire_at(at(1500)).is_ok());
     }
 
@@ -228,11 +199,7 @@ mod tests {
         let t0 = Instant::now();
         assert!(limiter.try_acquire_at(t0).is_ok());
         for ms in 1..10 {
-            assert!(
-                limiter
-                    .try_acquire_at(t0 + Duration::from_millis(ms))
-                    .is_err()
-            );
+            assert!(limiter.try_acquire_at(t0 + Duration::from_millis(ms)).is_err());
         }
         assert!(limiter.try_acquire_at(t0 + SECOND).is_ok());
     }
@@ -240,10 +207,7 @@ mod tests {
     #[test]
     fn zero_limit_refuses_everything_for_a_window() {
         let limiter = SlidingWindow::new(0, Duration::from_secs(60));
-        assert_eq!(
-            limiter.try_acquire_at(Instant::now()),
-            Err(Duration::from_secs(60))
-        );
+        assert_eq!(limiter.try_acquire_at(Instant::now()), Err(Duration::from_secs(60)));
     }
 
     #[test]

@@ -34,6 +34,7 @@ use axum::{
 use drover_types::{ErrorCode, error::ApiError};
 use hyper::{body::Incoming, server::conn::http1, service::service_fn};
 use hyper_util::rt::{TokioIo, TokioTimer};
+use std::convert::Infallible;
 use std::{
     future::Future,
     io,
@@ -49,7 +50,6 @@ use tokio::{
     sync::{OwnedSemaphorePermit, Semaphore, watch},
     time::{Sleep, timeout},
 };
-use std::convert::Infallible;
 use tower::{Service, ServiceExt as _};
 use tracing::{debug, error};
 
@@ -83,8 +83,18 @@ impl Default for ServerLimits {
 
 /// What the server answers requests with: an [`axum::Router`], or a [`Switch`](crate::starting::Switch)
 /// between two. Cloned once per request, so it must be cheap to clone.
-pub trait Api: Service<Request, Response = Response, Error = Infallible, Future: Send + 'static> + Clone + Send + Sync + 'static {}
-impl<S> Api for S where S: Service<Request, Response = Response, Error = Infallible, Future: Send + 'static> + Clone + Send + Sync + 'static {}
+pub trait Api:
+    Service<Request, Response = Response, Error = Infallible, Future: Send + 'static> + Clone + Send + Sync + 'static
+{
+}
+impl<S> Api for S where
+    S: Service<Request, Response = Response, Error = Infallible, Future: Send + 'static>
+        + Clone
+        + Send
+        + Sync
+        + 'static
+{
+}
 
 /// Serves `api` on `listener` with the default [`ServerLimits`] until `shutdown` completes,
 /// then finishes the requests in flight.
@@ -182,9 +192,7 @@ async fn connection(
     });
     let ended = {
         let mut builder = http1::Builder::new();
-        builder
-            .timer(TokioTimer::new())
-            .header_read_timeout(Duration::from_millis(limits.header_read_timeout_ms));
+        builder.timer(TokioTimer::new()).header_read_timeout(Duration::from_millis(limits.header_read_timeout_ms));
         let conn = builder.serve_connection(TokioIo::new(io.clone()), service);
         let mut conn = std::pin::pin!(conn);
         // Also over when the sender is gone (the server's task ended): close gracefully then too.
@@ -226,11 +234,8 @@ async fn refuse(mut stream: TcpStream, connections_max: usize, _permit: OwnedSem
         ErrorCode::RateLimited,
         format!("the node serves at most {connections_max} HTTP connections at once; retry later"),
     );
-    answer_and_close(
-        stream,
-        &connection_refusal(StatusCode::TOO_MANY_REQUESTS, &error, Some(RETRY_AFTER_SECS_MIN)),
-    )
-    .await;
+    answer_and_close(stream, &connection_refusal(StatusCode::TOO_MANY_REQUESTS, &error, Some(RETRY_AFTER_SECS_MIN)))
+        .await;
 }
 
 /// Reads until the end of a request head, [`REFUSAL_READ_BYTES_MAX`] bytes or the end of input.
@@ -519,10 +524,8 @@ mod tests {
         watched.write_all(b"HTTP/1.1 200 OK\r\n").await.unwrap();
         assert!(!watched.unanswered_input());
         // The peer reads nothing: the pipe fills and the write gives up.
-        let error = timeout(GUARD, watched.write_all(&[0u8; 1024]))
-            .await
-            .expect("the write gives up by itself")
-            .unwrap_err();
+        let error =
+            timeout(GUARD, watched.write_all(&[0u8; 1024])).await.expect("the write gives up by itself").unwrap_err();
         assert_eq!(error.kind(), io::ErrorKind::TimedOut);
     }
 }

@@ -6,8 +6,8 @@ use crate::{
     RpcConfig,
     backend::Backend,
     limits::{
-        FAUCET_RATE_LIMIT_WINDOW_MS, FAUCET_REQUESTS_PER_MINUTE_DEFAULT,
-        GLOBAL_RATE_LIMIT_WINDOW_MS, STATE_SYNC_RATE_LIMIT_WINDOW_MS,
+        FAUCET_RATE_LIMIT_WINDOW_MS, FAUCET_REQUESTS_PER_MINUTE_DEFAULT, GLOBAL_RATE_LIMIT_WINDOW_MS,
+        STATE_SYNC_RATE_LIMIT_WINDOW_MS,
     },
     metrics::RpcMetrics,
     rate_limit::{PerClient, SlidingWindow},
@@ -54,11 +54,8 @@ pub struct AppState<B> {
 
 impl<B: Backend> AppState<B> {
     pub fn new(backend: B, config: &RpcConfig, http: &Http) -> Self {
-        let faucet_per_minute = backend
-            .faucet()
-            .map_or(FAUCET_REQUESTS_PER_MINUTE_DEFAULT, |settings| {
-                settings.requests_per_minute
-            });
+        let faucet_per_minute =
+            backend.faucet().map_or(FAUCET_REQUESTS_PER_MINUTE_DEFAULT, |settings| settings.requests_per_minute);
         Self {
             backend,
             metrics: http.metrics.clone(),

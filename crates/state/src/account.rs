@@ -49,30 +49,12 @@ mod tests {
     #[test]
     fn round_trips_across_the_value_range() {
         for account in [
-            Account {
-                nonce: 0,
-                balance: 1,
-            },
-            Account {
-                nonce: 1,
-                balance: 0,
-            },
-            Account {
-                nonce: 23,
-                balance: 24,
-            },
-            Account {
-                nonce: u64::MAX,
-                balance: u64::MAX as u128,
-            },
-            Account {
-                nonce: 7,
-                balance: u64::MAX as u128 + 1,
-            },
-            Account {
-                nonce: u64::MAX,
-                balance: u128::MAX,
-            },
+            Account { nonce: 0, balance: 1 },
+            Account { nonce: 1, balance: 0 },
+            Account { nonce: 23, balance: 24 },
+            Account { nonce: u64::MAX, balance: u64::MAX as u128 },
+            Account { nonce: 7, balance: u64::MAX as u128 + 1 },
+            Account { nonce: u64::MAX, balance: u128::MAX },
         ] {
             let bytes = account.encode();
             assert!(bytes.len() <= ENCODED_BYTES_MAX);
@@ -82,20 +64,9 @@ mod tests {
 
     #[test]
     fn encoding_is_the_canonical_two_element_array() {
+        assert_eq!(Account { nonce: 1, balance: 1_000 }.encode(), [0x82, 0x01, 0x19, 0x03, 0xe8]);
         assert_eq!(
-            Account {
-                nonce: 1,
-                balance: 1_000
-            }
-            .encode(),
-            [0x82, 0x01, 0x19, 0x03, 0xe8]
-        );
-        assert_eq!(
-            Account {
-                nonce: 0,
-                balance: 1 << 64
-            }
-            .encode(),
+            Account { nonce: 0, balance: 1 << 64 }.encode(),
             [0x82, 0x00, 0xc2, 0x49, 0x01, 0, 0, 0, 0, 0, 0, 0, 0]
         );
     }
@@ -103,30 +74,13 @@ mod tests {
     #[test]
     fn empty_means_zero_nonce_and_balance() {
         assert!(Account::default().is_empty());
-        assert!(
-            !Account {
-                nonce: 1,
-                balance: 0
-            }
-            .is_empty()
-        );
-        assert!(
-            !Account {
-                nonce: 0,
-                balance: 1
-            }
-            .is_empty()
-        );
+        assert!(!Account { nonce: 1, balance: 0 }.is_empty());
+        assert!(!Account { nonce: 0, balance: 1 }.is_empty());
     }
 
     #[test]
     fn rejects_malformed_bytes() {
-        let malformed = |bytes: &[u8]| {
-            matches!(
-                Account::decode(bytes),
-                Err(RecordError(CborError::Malformed(_)))
-            )
-        };
+        let malformed = |bytes: &[u8]| matches!(Account::decode(bytes), Err(RecordError(CborError::Malformed(_))));
         assert!(malformed(&[]));
         assert!(malformed(&[0x82, 0x01])); // truncated
         assert!(malformed(&[0x81, 0x00])); // one element
@@ -135,33 +89,22 @@ mod tests {
         assert!(malformed(&[0x82, 0x20, 0x00])); // negative nonce
         assert!(malformed(&[0x00])); // not an array
         // A nonce beyond u64 (a bignum) is not a nonce.
-        assert!(malformed(&[
-            0x82, 0xc2, 0x49, 0x01, 0, 0, 0, 0, 0, 0, 0, 0, 0x00
-        ]));
+        assert!(malformed(&[0x82, 0xc2, 0x49, 0x01, 0, 0, 0, 0, 0, 0, 0, 0, 0x00]));
     }
 
     #[test]
     fn rejects_non_canonical_bytes() {
-        let non_canonical = |bytes: &[u8]| {
-            matches!(
-                Account::decode(bytes),
-                Err(RecordError(CborError::NonCanonical(_)))
-            )
-        };
+        let non_canonical =
+            |bytes: &[u8]| matches!(Account::decode(bytes), Err(RecordError(CborError::NonCanonical(_))));
         assert!(non_canonical(&[0x82, 0x01, 0x18, 0x01])); // 1 in a one-byte head
         assert!(non_canonical(&[0x98, 0x02, 0x01, 0x01])); // length in a one-byte head
         assert!(non_canonical(&[0x9f, 0x01, 0x01, 0xff])); // indefinite length
         assert!(non_canonical(&[0x82, 0x01, 0xc2, 0x41, 0x01])); // bignum for a small value
-        assert!(non_canonical(&[
-            0x82, 0x01, 0xc2, 0x4a, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0
-        ])); // leading zero
+        assert!(non_canonical(&[0x82, 0x01, 0xc2, 0x4a, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0])); // leading zero
     }
 
     #[test]
     fn rejects_trailing_bytes() {
-        assert_eq!(
-            Account::decode(&[0x82, 0x01, 0x01, 0x00]),
-            Err(RecordError(CborError::Trailing))
-        );
+        assert_eq!(Account::decode(&[0x82, 0x01, 0x01, 0x00]), Err(RecordError(CborError::Trailing)));
     }
 }

@@ -32,10 +32,7 @@ impl ActorRecord {
     pub fn encode(&self) -> Vec<u8> {
         let ids: usize = self.entitlements.iter().map(|id| id.len() + 9).sum();
         let mut w = Writer::with_capacity(96 + ids);
-        w.array(5)
-            .bytes(&self.code_hash.0)
-            .bytes(&self.owner.0)
-            .array(self.entitlements.len() as u64);
+        w.array(5).bytes(&self.code_hash.0).bytes(&self.owner.0).array(self.entitlements.len() as u64);
         for id in &self.entitlements {
             w.text(id);
         }
@@ -52,13 +49,7 @@ impl ActorRecord {
             let entitlements = read_texts(d)?;
             let created_height = d.u64()?;
             let upgrades = d.u32()?;
-            Ok(ActorRecord {
-                code_hash,
-                owner,
-                entitlements,
-                created_height,
-                upgrades,
-            })
+            Ok(ActorRecord { code_hash, owner, entitlements, created_height, upgrades })
         })?)
     }
 }
@@ -77,11 +68,7 @@ impl UpgradeRecord {
     /// Canonical CBOR `[height, old_code_hash, new_code_hash, tx_hash]`.
     pub fn encode(&self) -> Vec<u8> {
         let mut w = Writer::with_capacity(1 + 9 + 3 * 34);
-        w.array(4)
-            .uint(self.height)
-            .bytes(&self.old_code_hash.0)
-            .bytes(&self.new_code_hash.0)
-            .bytes(&self.tx_hash.0);
+        w.array(4).uint(self.height).bytes(&self.old_code_hash.0).bytes(&self.new_code_hash.0).bytes(&self.tx_hash.0);
         w.into_inner()
     }
 
@@ -102,9 +89,7 @@ impl UpgradeRecord {
 /// A definite array of text strings.
 fn read_texts(d: &mut Decoder<'_>) -> Result<Vec<String>, CborError> {
     let at = d.position();
-    let len = d
-        .array()?
-        .ok_or_else(|| CborError::NonCanonical(format!("indefinite-length array at byte {at}")))?;
+    let len = d.array()?.ok_or_else(|| CborError::NonCanonical(format!("indefinite-length array at byte {at}")))?;
     // Each element takes at least one byte: a length above the input size is a lie.
     let capacity = usize::try_from(len).unwrap_or(usize::MAX).min(d.input().len());
     let mut texts = Vec::with_capacity(capacity);
@@ -130,15 +115,9 @@ mod tests {
 
     #[test]
     fn actor_record_round_trips() {
-        for record in [
-            actor(),
-            ActorRecord {
-                entitlements: Vec::new(),
-                upgrades: u32::MAX,
-                created_height: u64::MAX,
-                ..actor()
-            },
-        ] {
+        for record in
+            [actor(), ActorRecord { entitlements: Vec::new(), upgrades: u32::MAX, created_height: u64::MAX, ..actor() }]
+        {
             assert_eq!(ActorRecord::decode(&record.encode()), Ok(record));
         }
     }

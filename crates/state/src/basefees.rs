@@ -45,18 +45,9 @@ mod tests {
     fn round_trips() {
         for basefees in [
             Basefees { cycle: 1, cell: 1 },
-            Basefees {
-                cycle: 0,
-                cell: u128::MAX,
-            },
-            Basefees {
-                cycle: u64::MAX as u128 + 1,
-                cell: 24,
-            },
-            Basefees {
-                cycle: u128::MAX,
-                cell: u128::MAX,
-            },
+            Basefees { cycle: 0, cell: u128::MAX },
+            Basefees { cycle: u64::MAX as u128 + 1, cell: 24 },
+            Basefees { cycle: u128::MAX, cell: u128::MAX },
         ] {
             let bytes = basefees.encode();
             assert!(bytes.len() <= ENCODED_BYTES_MAX);
@@ -71,25 +62,13 @@ mod tests {
 
     #[test]
     fn rejects_corrupt_bytes() {
-        assert!(matches!(
-            Basefees::decode(&[0x82, 0x0a]),
-            Err(RecordError(CborError::Malformed(_)))
-        ));
-        assert!(matches!(
-            Basefees::decode(&[0x83, 0x0a, 0x02, 0x00]),
-            Err(RecordError(CborError::Malformed(_)))
-        ));
-        assert!(matches!(
-            Basefees::decode(&[0x82, 0x0a, 0x40]),
-            Err(RecordError(CborError::Malformed(_)))
-        ));
+        assert!(matches!(Basefees::decode(&[0x82, 0x0a]), Err(RecordError(CborError::Malformed(_)))));
+        assert!(matches!(Basefees::decode(&[0x83, 0x0a, 0x02, 0x00]), Err(RecordError(CborError::Malformed(_)))));
+        assert!(matches!(Basefees::decode(&[0x82, 0x0a, 0x40]), Err(RecordError(CborError::Malformed(_)))));
         assert!(matches!(
             Basefees::decode(&[0x82, 0x0a, 0xc2, 0x41, 0x02]),
             Err(RecordError(CborError::NonCanonical(_)))
         ));
-        assert_eq!(
-            Basefees::decode(&[0x82, 0x0a, 0x02, 0xff]),
-            Err(RecordError(CborError::Trailing))
-        );
+        assert_eq!(Basefees::decode(&[0x82, 0x0a, 0x02, 0xff]), Err(RecordError(CborError::Trailing)));
     }
 }

@@ -39,10 +39,7 @@ impl MailQueue {
     pub fn decode(bytes: &[u8]) -> Result<Self, RecordError> {
         Ok(decode_strict(bytes, |d| {
             expect_array(d, 2)?;
-            Ok(MailQueue {
-                head: d.u64()?,
-                tail: d.u64()?,
-            })
+            Ok(MailQueue { head: d.u64()?, tail: d.u64()? })
         })?)
     }
 }
@@ -131,10 +128,7 @@ impl MailboxUsage {
     pub fn decode(bytes: &[u8]) -> Result<Self, RecordError> {
         Ok(decode_strict(bytes, |d| {
             expect_array(d, 2)?;
-            Ok(MailboxUsage {
-                count: d.u64()?,
-                bytes: d.u64()?,
-            })
+            Ok(MailboxUsage { count: d.u64()?, bytes: d.u64()? })
         })?)
     }
 }

@@ -35,11 +35,7 @@ impl TimerRecord {
     /// Canonical CBOR `[owner, handler, payload, cycles_limit]`.
     pub fn encode(&self) -> Vec<u8> {
         let mut w = Writer::with_capacity(self.handler.len() + self.payload.len() + 48);
-        w.array(4)
-            .bytes(&self.owner.0)
-            .text(&self.handler)
-            .bytes(&self.payload)
-            .uint(self.cycles_limit);
+        w.array(4).bytes(&self.owner.0).text(&self.handler).bytes(&self.payload).uint(self.cycles_limit);
         w.into_inner()
     }
 
@@ -74,10 +70,7 @@ impl TimerCursor {
     pub fn decode(bytes: &[u8]) -> Result<Self, RecordError> {
         Ok(decode_strict(bytes, |d| {
             expect_array(d, 2)?;
-            Ok(TimerCursor {
-                height: d.u64()?,
-                seq: d.u32()?,
-            })
+            Ok(TimerCursor { height: d.u64()?, seq: d.u32()? })
         })?)
     }
 }
@@ -99,12 +92,8 @@ mod tests {
 
     #[test]
     fn records_round_trip() {
-        let timer = TimerRecord {
-            owner: Address([4; 20]),
-            handler: "ring".into(),
-            payload: Vec::new(),
-            cycles_limit: 500_000,
-        };
+        let timer =
+            TimerRecord { owner: Address([4; 20]), handler: "ring".into(), payload: Vec::new(), cycles_limit: 500_000 };
         assert_eq!(TimerRecord::decode(&timer.encode()), Ok(timer));
         let cursor = TimerCursor { height: 77, seq: 3 };
         assert_eq!(TimerCursor::decode(&cursor.encode()), Ok(cursor));

@@ -42,7 +42,13 @@ mod tests {
 
     #[test]
     fn rejects_bad_lengths_and_digits() {
-        for bad in ["", "0x", "0x1234", "zz5f4552091a69125d5dfcb7b8c2659029395bdf", "0x7e5f4552091a69125d5dfcb7b8c2659029395bdf00"] {
+        for bad in [
+            "",
+            "0x",
+            "0x1234",
+            "zz5f4552091a69125d5dfcb7b8c2659029395bdf",
+            "0x7e5f4552091a69125d5dfcb7b8c2659029395bdf00",
+        ] {
             assert!(bad.parse::<Address>().is_err(), "{bad}");
         }
     }

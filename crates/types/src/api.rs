@@ -9,10 +9,7 @@
 //! base64, addresses and hashes exact-length hex. With the `openapi` feature every record also
 //! derives `utoipa::ToSchema`.
 
-use crate::{
-    Address, Event, ExecError, H256, Receipt, Signature, TxStatus, VerifiedTransaction,
-    error::ApiError,
-};
+use crate::{Address, Event, ExecError, H256, Receipt, Signature, TxStatus, VerifiedTransaction, error::ApiError};
 use serde::{Deserialize, Serialize};
 
 /// `GET /account/{address}`.
@@ -403,11 +400,7 @@ pub struct ErrorBody {
 
 impl From<&ApiError> for ErrorBody {
     fn from(err: &ApiError) -> Self {
-        Self {
-            code: err.code.code(),
-            error: err.code.name().to_owned(),
-            message: err.message.clone(),
-        }
+        Self { code: err.code.code(), error: err.code.name().to_owned(), message: err.message.clone() }
     }
 }
 
@@ -531,13 +524,7 @@ pub struct SubmitResult {
 
 impl SubmitResult {
     pub fn accepted(hash: H256) -> Self {
-        Self {
-            hash,
-            status: SubmitStatus::Accepted,
-            code: None,
-            error: None,
-            message: None,
-        }
+        Self { hash, status: SubmitStatus::Accepted, code: None, error: None, message: None }
     }
 
     pub fn rejected(hash: H256, err: &ApiError) -> Self {
@@ -660,10 +647,7 @@ impl SubmitWaitResult {
                 TxStatus::Failed => WaitStatus::Failed,
             },
             code: None,
-            error: receipt
-                .error
-                .as_ref()
-                .map(|err| WaitError::Execution(ExecErrorInfo::from(err))),
+            error: receipt.error.as_ref().map(|err| WaitError::Execution(ExecErrorInfo::from(err))),
             message: None,
             block_height: Some(receipt.block_height),
             cycles_used: Some(receipt.cycles_used),
@@ -724,11 +708,7 @@ pub struct SignatureInfo {
 
 impl From<&Signature> for SignatureInfo {
     fn from(sig: &Signature) -> Self {
-        Self {
-            y_parity: sig.y_parity,
-            r: H256(sig.r),
-            s: H256(sig.s),
-        }
+        Self { y_parity: sig.y_parity, r: H256(sig.r), s: H256(sig.s) }
     }
 }
 
@@ -775,12 +755,7 @@ impl TransactionInfo {
 
     /// A transaction included at `index` of the block at `block_height`.
     pub fn included(tx: &VerifiedTransaction, block_height: u64, index: u32) -> Self {
-        Self::new(
-            tx,
-            TransactionState::Included,
-            Some(block_height),
-            Some(index),
-        )
+        Self::new(tx, TransactionState::Included, Some(block_height), Some(index))
     }
 
     fn new(
@@ -792,15 +767,11 @@ impl TransactionInfo {
         let tx = &verified.tx;
         // A verified transaction always carries its signature; the default only keeps this
         // conversion total.
-        let signature = tx
-            .signature
-            .as_ref()
-            .map(SignatureInfo::from)
-            .unwrap_or(SignatureInfo {
-                y_parity: 0,
-                r: H256::ZERO,
-                s: H256::ZERO,
-            });
+        let signature = tx.signature.as_ref().map(SignatureInfo::from).unwrap_or(SignatureInfo {
+            y_parity: 0,
+            r: H256::ZERO,
+            s: H256::ZERO,
+        });
         Self {
             hash: verified.hash,
             from: verified.sender,
@@ -838,11 +809,7 @@ pub struct EventInfo {
 
 impl From<&Event> for EventInfo {
     fn from(event: &Event) -> Self {
-        Self {
-            address: event.address,
-            topic: event.topic.clone(),
-            data: event.data.clone(),
-        }
+        Self { address: event.address, topic: event.topic.clone(), data: event.data.clone() }
     }
 }
 
@@ -1124,8 +1091,7 @@ mod opt_base64_bytes {
 
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Vec<u8>>, D::Error> {
         let text = Option::<std::borrow::Cow<'de, str>>::deserialize(d)?;
-        text.map(|text| BASE64.decode(text.as_bytes()).map_err(serde::de::Error::custom))
-            .transpose()
+        text.map(|text| BASE64.decode(text.as_bytes()).map_err(serde::de::Error::custom)).transpose()
     }
 }
 
@@ -1154,9 +1120,7 @@ mod opt_integral_u64 {
         const LIMIT: f64 = 18_446_744_073_709_551_616.0;
         match number.as_f64() {
             Some(value) if value.fract() == 0.0 && (0.0..LIMIT).contains(&value) => Ok(Some(value as u64)),
-            _ => Err(serde::de::Error::custom(format!(
-                "expected a non-negative integer below 2^64, got {number}"
-            ))),
+            _ => Err(serde::de::Error::custom(format!("expected a non-negative integer below 2^64, got {number}"))),
         }
     }
 }
@@ -1173,9 +1137,7 @@ mod base64_bytes {
 
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<u8>, D::Error> {
         let text = <std::borrow::Cow<'de, str>>::deserialize(d)?;
-        BASE64
-            .decode(text.as_bytes())
-            .map_err(serde::de::Error::custom)
+        BASE64.decode(text.as_bytes()).map_err(serde::de::Error::custom)
     }
 }
 
@@ -1203,11 +1165,7 @@ mod tests {
                 tip_per_cycle: 1,
                 tip_per_cell: 0,
                 payload: vec![0xfb, 0xff, 0x01],
-                signature: Some(Signature {
-                    y_parity: 1,
-                    r: [0xaa; 32],
-                    s: [0x0b; 32],
-                }),
+                signature: Some(Signature { y_parity: 1, r: [0xaa; 32], s: [0x0b; 32] }),
             },
             hash: hash(1),
             sender: Address([0x22; 20]),
@@ -1226,11 +1184,7 @@ mod tests {
             cycles_used: 500,
             cells_used: 6,
             fee: FeeBreakdown { burned: 70, tip: 5 },
-            events: vec![Event {
-                address: Address([0x33; 20]),
-                topic: "t".into(),
-                data: vec![1, 2],
-            }],
+            events: vec![Event { address: Address([0x33; 20]), topic: "t".into(), data: vec![1, 2] }],
             revert_reason: Some("no".into()),
             error: Some(ExecError::new(ExecCode::OutOfCycles, "ran out")),
         }
@@ -1248,10 +1202,7 @@ mod tests {
     #[test]
     fn submit_results_leave_out_what_does_not_apply() {
         let accepted = SubmitResult::accepted(hash(2));
-        assert_eq!(
-            serde_json::to_value(&accepted).unwrap(),
-            json!({"hash": hash(2).to_hex(), "status": "accepted"})
-        );
+        assert_eq!(serde_json::to_value(&accepted).unwrap(), json!({"hash": hash(2).to_hex(), "status": "accepted"}));
         let err = ApiError::new(ErrorCode::WrongChainId, "chain 7");
         let rejected = SubmitResult::rejected(hash(3), &err);
         let value = serde_json::to_value(&rejected).unwrap();
@@ -1259,31 +1210,21 @@ mod tests {
             value,
             json!({"hash": hash(3).to_hex(), "status": "rejected", "code": 2002, "error": "wrong_chain_id", "message": "chain 7"})
         );
-        assert_eq!(
-            serde_json::from_value::<SubmitResult>(value).unwrap(),
-            rejected
-        );
+        assert_eq!(serde_json::from_value::<SubmitResult>(value).unwrap(), rejected);
     }
 
     #[test]
     fn wait_results_by_status() {
         let pending = SubmitWaitResult::pending(hash(4));
-        assert_eq!(
-            serde_json::to_value(&pending).unwrap(),
-            json!({"hash": hash(4).to_hex(), "status": "pending"})
-        );
+        assert_eq!(serde_json::to_value(&pending).unwrap(), json!({"hash": hash(4).to_hex(), "status": "pending"}));
 
-        let rejected =
-            SubmitWaitResult::rejected(hash(5), &ApiError::new(ErrorCode::NonceTooLow, "used"));
+        let rejected = SubmitWaitResult::rejected(hash(5), &ApiError::new(ErrorCode::NonceTooLow, "used"));
         let value = serde_json::to_value(&rejected).unwrap();
         assert_eq!(
             value,
             json!({"hash": hash(5).to_hex(), "status": "rejected", "code": 2003, "error": "nonce_too_low", "message": "used"})
         );
-        assert_eq!(
-            serde_json::from_value::<SubmitWaitResult>(value).unwrap(),
-            rejected
-        );
+        assert_eq!(serde_json::from_value::<SubmitWaitResult>(value).unwrap(), rejected);
 
         let executed = SubmitWaitResult::executed(&receipt());
         let value = serde_json::to_value(&executed).unwrap();
@@ -1300,10 +1241,7 @@ mod tests {
                 "revert_reason": "no",
             })
         );
-        assert_eq!(
-            serde_json::from_value::<SubmitWaitResult>(value).unwrap(),
-            executed
-        );
+        assert_eq!(serde_json::from_value::<SubmitWaitResult>(value).unwrap(), executed);
     }
 
     #[test]
@@ -1312,24 +1250,14 @@ mod tests {
         let text = serde_json::to_string(&info).unwrap();
         // u128 amounts stay JSON integers, even above 2^64 - 1.
         assert!(text.contains(r#""value":18446744073709551616"#), "{text}");
-        let value: serde_json::Value =
-            serde_json::from_str(&text.replace("18446744073709551616", "0")).unwrap();
+        let value: serde_json::Value = serde_json::from_str(&text.replace("18446744073709551616", "0")).unwrap();
         assert_eq!(value["payload"], "+/8B");
         assert_eq!(value["to"], serde_json::Value::Null);
         assert_eq!(value["from"], Address([0x22; 20]).to_hex());
         assert_eq!(value["status"], "included");
-        assert_eq!(
-            (value["block_height"].as_u64(), value["index"].as_u64()),
-            (Some(7), Some(2))
-        );
-        assert_eq!(
-            value["signature"],
-            json!({"y_parity": 1, "r": hash(0xaa).to_hex(), "s": hash(0x0b).to_hex()})
-        );
-        assert_eq!(
-            serde_json::from_str::<TransactionInfo>(&text).unwrap(),
-            info
-        );
+        assert_eq!((value["block_height"].as_u64(), value["index"].as_u64()), (Some(7), Some(2)));
+        assert_eq!(value["signature"], json!({"y_parity": 1, "r": hash(0xaa).to_hex(), "s": hash(0x0b).to_hex()}));
+        assert_eq!(serde_json::from_str::<TransactionInfo>(&text).unwrap(), info);
 
         let mut small = verified();
         small.tx.value = 1;
@@ -1344,17 +1272,10 @@ mod tests {
         let value = serde_json::to_value(&info).unwrap();
         assert_eq!(value["status"], "reverted");
         assert_eq!(
-            (
-                value["fee"].as_u64(),
-                value["fee_burned"].as_u64(),
-                value["fee_tip"].as_u64()
-            ),
+            (value["fee"].as_u64(), value["fee_burned"].as_u64(), value["fee_tip"].as_u64()),
             (Some(75), Some(70), Some(5))
         );
-        assert_eq!(
-            value["events"],
-            json!([{"address": Address([0x33; 20]).to_hex(), "topic": "t", "data": "AQI="}])
-        );
+        assert_eq!(value["events"], json!([{"address": Address([0x33; 20]).to_hex(), "topic": "t", "data": "AQI="}]));
         assert_eq!(value["error"]["code"], "E1005");
         assert_eq!(serde_json::from_value::<ReceiptInfo>(value).unwrap(), info);
     }

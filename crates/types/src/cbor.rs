@@ -76,11 +76,7 @@ const SIMPLE_TWO_BYTE_MIN: u8 = 32;
 /// Checks that `bytes` hold exactly one canonical CBOR item (nesting depth bounded by
 /// [`MAX_DEPTH`]), with nothing after it.
 pub fn check_canonical(bytes: &[u8]) -> Result<(), CborError> {
-    let mut walker = Walker {
-        bytes,
-        d: Decoder::new(bytes),
-        violation: None,
-    };
+    let mut walker = Walker { bytes, d: Decoder::new(bytes), violation: None };
     walker.item(0)?;
     if walker.d.position() != bytes.len() {
         return Err(CborError::Trailing);
@@ -102,9 +98,7 @@ pub fn decode_strict<'b, T>(
     let value = read(&mut d)?;
     if d.position() != bytes.len() {
         // The item spans all of `bytes` (checked above), so the reader stopped inside it.
-        return Err(CborError::malformed(
-            "unexpected content at the end of the item",
-        ));
+        return Err(CborError::malformed("unexpected content at the end of the item"));
     }
     Ok(value)
 }
@@ -152,8 +146,8 @@ impl<'b> Walker<'b> {
             Type::I8 | Type::I16 | Type::I32 | Type::I64 | Type::Int => {
                 // A negative integer -1-n carries n as its argument.
                 let value = i128::from(self.d.int()?);
-                let arg = u64::try_from(-1 - value)
-                    .map_err(|_| CborError::malformed("negative integer out of range"))?;
+                let arg =
+                    u64::try_from(-1 - value).map_err(|_| CborError::malformed("negative integer out of range"))?;
                 self.check_head(start, self.d.position() - start, arg);
             }
             Type::Bytes => {
@@ -235,9 +229,7 @@ impl<'b> Walker<'b> {
             Type::Simple => {
                 let value = self.d.simple()?;
                 if self.bytes.get(start) == Some(&SIMPLE_TWO_BYTE) && value < SIMPLE_TWO_BYTE_MIN {
-                    return Err(CborError::malformed(format!(
-                        "two-byte simple value below 32 at byte {start}"
-                    )));
+                    return Err(CborError::malformed(format!("two-byte simple value below 32 at byte {start}")));
                 }
                 self.flag("simple value other than false, true and null", start);
             }
@@ -246,14 +238,10 @@ impl<'b> Walker<'b> {
                 self.d.skip()?;
             }
             Type::Break => {
-                return Err(CborError::malformed(format!(
-                    "unexpected break at byte {start}"
-                )));
+                return Err(CborError::malformed(format!("unexpected break at byte {start}")));
             }
             Type::Unknown(initial) => {
-                return Err(CborError::malformed(format!(
-                    "reserved initial byte {initial:#04x} at byte {start}"
-                )));
+                return Err(CborError::malformed(format!("reserved initial byte {initial:#04x} at byte {start}")));
             }
         }
         Ok(())
@@ -261,11 +249,7 @@ impl<'b> Walker<'b> {
 
     /// Walks one map entry and checks its key sorts strictly after `previous_key`; returns the
     /// key's encoded bytes.
-    fn entry(
-        &mut self,
-        depth: usize,
-        previous_key: Option<&'b [u8]>,
-    ) -> Result<&'b [u8], CborError> {
+    fn entry(&mut self, depth: usize, previous_key: Option<&'b [u8]>) -> Result<&'b [u8], CborError> {
         let key_start = self.d.position();
         self.item(depth)?;
         let key = self
@@ -274,9 +258,7 @@ impl<'b> Walker<'b> {
             .ok_or_else(|| CborError::malformed("map key out of bounds"))?;
         match previous_key.map(|previous| previous.cmp(key)) {
             Some(Ordering::Equal) => self.flag("duplicate map key", key_start),
-            Some(Ordering::Greater) => {
-                self.flag("map keys not sorted by their encoded bytes", key_start)
-            }
+            Some(Ordering::Greater) => self.flag("map keys not sorted by their encoded bytes", key_start),
             Some(Ordering::Less) | None => {}
         }
         self.item(depth)?;
@@ -287,18 +269,11 @@ impl<'b> Walker<'b> {
     fn bignum(&mut self, depth: usize) -> Result<(), CborError> {
         let start = self.d.position();
         if self.d.datatype()? != Type::Bytes {
-            self.flag(
-                "tag 2 on something other than a definite byte string",
-                start,
-            );
+            self.flag("tag 2 on something other than a definite byte string", start);
             return self.item(depth);
         }
         let magnitude = self.d.bytes()?;
-        self.check_head(
-            start,
-            self.d.position() - start - magnitude.len(),
-            magnitude.len() as u64,
-        );
+        self.check_head(start, self.d.position() - start - magnitude.len(), magnitude.len() as u64);
         if magnitude.first() == Some(&0) || magnitude.len() < BIGNUM_BYTES_MIN {
             self.flag("bignum not in shortest form", start);
         } else if magnitude.len() > BIGNUM_BYTES_MAX {
@@ -320,9 +295,7 @@ impl<'b> Walker<'b> {
 /// The depth inside a container opened at `depth`, or an error past [`MAX_DEPTH`].
 fn nested(depth: usize, at: usize) -> Result<usize, CborError> {
     if depth >= MAX_DEPTH {
-        return Err(CborError::malformed(format!(
-            "nesting deeper than {MAX_DEPTH} levels at byte {at}"
-        )));
+        return Err(CborError::malformed(format!("nesting deeper than {MAX_DEPTH} levels at byte {at}")));
     }
     Ok(depth + 1)
 }
@@ -346,26 +319,19 @@ pub fn decode_u128(d: &mut Decoder<'_>) -> Result<u128, CborError> {
         Type::Tag => {
             let at = d.position();
             if u64::from(d.tag()?) != TAG_UNSIGNED_BIGNUM {
-                return Err(CborError::malformed(format!(
-                    "expected an unsigned integer at byte {at}"
-                )));
+                return Err(CborError::malformed(format!("expected an unsigned integer at byte {at}")));
             }
             let magnitude = d.bytes()?;
-            if magnitude.first() == Some(&0)
-                || !(BIGNUM_BYTES_MIN..=BIGNUM_BYTES_MAX).contains(&magnitude.len())
-            {
+            if magnitude.first() == Some(&0) || !(BIGNUM_BYTES_MIN..=BIGNUM_BYTES_MAX).contains(&magnitude.len()) {
                 return Err(CborError::NonCanonical(format!(
                     "bignum not a shortest-form u128 above 2^64-1 at byte {at}"
                 )));
             }
-            Ok(magnitude
-                .iter()
-                .fold(0u128, |acc, byte| (acc << 8) | u128::from(*byte)))
+            Ok(magnitude.iter().fold(0u128, |acc, byte| (acc << 8) | u128::from(*byte)))
         }
-        other => Err(CborError::malformed(format!(
-            "expected an unsigned integer, found {other} at byte {}",
-            d.position()
-        ))),
+        other => {
+            Err(CborError::malformed(format!("expected an unsigned integer, found {other} at byte {}", d.position())))
+        }
     }
 }
 
@@ -384,20 +350,17 @@ pub fn expect_array(d: &mut Decoder<'_>, len: u64) -> Result<(), CborError> {
     let at = d.position();
     match d.array()? {
         Some(found) if found == len => Ok(()),
-        Some(found) => Err(CborError::malformed(format!(
-            "expected an array of {len} elements, found {found} at byte {at}"
-        ))),
-        None => Err(CborError::NonCanonical(format!(
-            "indefinite-length array at byte {at}"
-        ))),
+        Some(found) => {
+            Err(CborError::malformed(format!("expected an array of {len} elements, found {found} at byte {at}")))
+        }
+        None => Err(CborError::NonCanonical(format!("indefinite-length array at byte {at}"))),
     }
 }
 
 /// Reads the head of a definite map and returns its number of entries.
 pub fn expect_map(d: &mut Decoder<'_>) -> Result<u64, CborError> {
     let at = d.position();
-    d.map()?
-        .ok_or_else(|| CborError::NonCanonical(format!("indefinite-length map at byte {at}")))
+    d.map()?.ok_or_else(|| CborError::NonCanonical(format!("indefinite-length map at byte {at}")))
 }
 
 /// Reads a byte string of exactly `N` bytes.
@@ -405,10 +368,7 @@ pub fn decode_fixed<const N: usize>(d: &mut Decoder<'_>) -> Result<[u8; N], Cbor
     let at = d.position();
     let bytes = d.bytes()?;
     <[u8; N]>::try_from(bytes).map_err(|_| {
-        CborError::malformed(format!(
-            "expected a byte string of {N} bytes, found {} at byte {at}",
-            bytes.len()
-        ))
+        CborError::malformed(format!("expected a byte string of {N} bytes, found {} at byte {at}", bytes.len()))
     })
 }
 
@@ -502,8 +462,7 @@ impl<S: Sink> Writer<S> {
             Err(_) => {
                 let be = value.to_be_bytes();
                 let skip = (value.leading_zeros() / 8) as usize;
-                self.head(MAJOR_TAG, TAG_UNSIGNED_BIGNUM)
-                    .bytes(be.get(skip..).unwrap_or_default())
+                self.head(MAJOR_TAG, TAG_UNSIGNED_BIGNUM).bytes(be.get(skip..).unwrap_or_default())
             }
         }
     }
@@ -550,19 +509,11 @@ mod tests {
     }
 
     fn assert_non_canonical(hex_bytes: &str) {
-        assert!(
-            matches!(check(hex_bytes), Err(CborError::NonCanonical(_))),
-            "{hex_bytes}: {:?}",
-            check(hex_bytes)
-        );
+        assert!(matches!(check(hex_bytes), Err(CborError::NonCanonical(_))), "{hex_bytes}: {:?}", check(hex_bytes));
     }
 
     fn assert_malformed(hex_bytes: &str) {
-        assert!(
-            matches!(check(hex_bytes), Err(CborError::Malformed(_))),
-            "{hex_bytes}: {:?}",
-            check(hex_bytes)
-        );
+        assert!(matches!(check(hex_bytes), Err(CborError::Malformed(_))), "{hex_bytes}: {:?}", check(hex_bytes));
     }
 
     fn written(f: impl FnOnce(&mut Writer<Vec<u8>>)) -> String {
@@ -734,19 +685,10 @@ mod tests {
             check_canonical(&bytes)
         };
         assert_eq!(nested(MAX_DEPTH), Ok(()));
-        assert!(matches!(
-            nested(MAX_DEPTH + 1),
-            Err(CborError::Malformed(_))
-        ));
+        assert!(matches!(nested(MAX_DEPTH + 1), Err(CborError::Malformed(_))));
         // Tags count as levels too, and a hostile length cannot make the walk allocate.
-        assert!(matches!(
-            check_canonical(&[0xc1; 100]),
-            Err(CborError::Malformed(_))
-        ));
-        assert!(matches!(
-            check("9bffffffffffffffff"),
-            Err(CborError::Malformed(_))
-        ));
+        assert!(matches!(check_canonical(&[0xc1; 100]), Err(CborError::Malformed(_))));
+        assert!(matches!(check("9bffffffffffffffff"), Err(CborError::Malformed(_))));
     }
 
     #[test]
@@ -839,10 +781,7 @@ mod tests {
             assert!(decode_u128(&mut Decoder::new(&bytes)).is_err(), "{bad}");
         }
         let short = hex::decode("c2480100000000000000").unwrap();
-        assert!(matches!(
-            decode_u128(&mut Decoder::new(&short)),
-            Err(CborError::NonCanonical(_))
-        ));
+        assert!(matches!(decode_u128(&mut Decoder::new(&short)), Err(CborError::NonCanonical(_))));
     }
 
     #[test]
@@ -866,16 +805,10 @@ mod tests {
     fn shape_helpers_reject_wrong_shapes() {
         let bytes = hex::decode("8301020342aabb").unwrap();
         let mut d = Decoder::new(&bytes);
-        assert!(matches!(
-            expect_array(&mut d, 2),
-            Err(CborError::Malformed(_))
-        ));
+        assert!(matches!(expect_array(&mut d, 2), Err(CborError::Malformed(_))));
         let bytes = hex::decode("42aabb").unwrap();
         assert!(decode_fixed::<3>(&mut Decoder::new(&bytes)).is_err());
-        assert_eq!(
-            decode_fixed::<2>(&mut Decoder::new(&bytes)),
-            Ok([0xaa, 0xbb])
-        );
+        assert_eq!(decode_fixed::<2>(&mut Decoder::new(&bytes)), Ok([0xaa, 0xbb]));
         assert_eq!(take_null(&mut Decoder::new(&bytes)), Ok(false));
     }
 }

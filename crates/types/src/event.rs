@@ -34,10 +34,7 @@ impl Event {
     }
 
     pub(crate) fn write<S: Sink>(&self, w: &mut Writer<S>) {
-        w.array(3)
-            .bytes(&self.address.0)
-            .text(&self.topic)
-            .bytes(&self.data);
+        w.array(3).bytes(&self.address.0).text(&self.topic).bytes(&self.data);
     }
 
     pub(crate) fn read(d: &mut Decoder<'_>) -> Result<Self, CborError> {
@@ -45,11 +42,7 @@ impl Event {
         let address = Address(cbor::decode_fixed(d)?);
         let topic = d.str()?.to_owned();
         let data = d.bytes()?.to_vec();
-        Ok(Event {
-            address,
-            topic,
-            data,
-        })
+        Ok(Event { address, topic, data })
     }
 }
 
@@ -69,28 +62,15 @@ struct EventIn {
 
 impl Serialize for Event {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        EventOut {
-            address: self.address,
-            topic: &self.topic,
-            data: BASE64.encode(&self.data),
-        }
-        .serialize(s)
+        EventOut { address: self.address, topic: &self.topic, data: BASE64.encode(&self.data) }.serialize(s)
     }
 }
 
 impl<'de> Deserialize<'de> for Event {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let EventIn {
-            address,
-            topic,
-            data,
-        } = EventIn::deserialize(d)?;
+        let EventIn { address, topic, data } = EventIn::deserialize(d)?;
         let data = BASE64.decode(data).map_err(serde::de::Error::custom)?;
-        Ok(Event {
-            address,
-            topic,
-            data,
-        })
+        Ok(Event { address, topic, data })
     }
 }
 
@@ -99,20 +79,13 @@ mod tests {
     use super::*;
 
     fn event() -> Event {
-        Event {
-            address: Address::system(12),
-            topic: "transfer".into(),
-            data: vec![0xfb, 0xff, 0x01],
-        }
+        Event { address: Address::system(12), topic: "transfer".into(), data: vec![0xfb, 0xff, 0x01] }
     }
 
     #[test]
     fn cbor_round_trip() {
         let bytes = event().encode();
-        assert_eq!(
-            hex::encode(&bytes),
-            "8354000000000000000000000000000000000000000c687472616e7366657243fbff01"
-        );
+        assert_eq!(hex::encode(&bytes), "8354000000000000000000000000000000000000000c687472616e7366657243fbff01");
         assert_eq!(Event::decode(&bytes), Ok(event()));
     }
 
@@ -120,22 +93,13 @@ mod tests {
     fn cbor_rejects_other_shapes() {
         let mut w = Writer::with_capacity(64);
         w.array(3).bytes(&[0; 19]).text("t").bytes(&[]);
-        assert!(matches!(
-            Event::decode(&w.into_inner()),
-            Err(CborError::Malformed(_))
-        ));
+        assert!(matches!(Event::decode(&w.into_inner()), Err(CborError::Malformed(_))));
         let mut w = Writer::with_capacity(64);
         w.array(3).bytes(&[0; 20]).bytes(b"t").bytes(&[]);
-        assert!(matches!(
-            Event::decode(&w.into_inner()),
-            Err(CborError::Malformed(_))
-        ));
+        assert!(matches!(Event::decode(&w.into_inner()), Err(CborError::Malformed(_))));
         let mut w = Writer::with_capacity(64);
         w.array(2).bytes(&[0; 20]).text("t");
-        assert!(matches!(
-            Event::decode(&w.into_inner()),
-            Err(CborError::Malformed(_))
-        ));
+        assert!(matches!(Event::decode(&w.into_inner()), Err(CborError::Malformed(_))));
         let mut bytes = event().encode();
         bytes.push(0xf6);
         assert_eq!(Event::decode(&bytes), Err(CborError::Trailing));
@@ -153,11 +117,9 @@ mod tests {
             })
         );
         assert_eq!(serde_json::from_value::<Event>(json).unwrap(), event());
-        let unpadded =
-            r#"{"address":"0x000000000000000000000000000000000000000c","topic":"t","data":"AQ"}"#;
+        let unpadded = r#"{"address":"0x000000000000000000000000000000000000000c","topic":"t","data":"AQ"}"#;
         assert!(serde_json::from_str::<Event>(unpadded).is_err());
-        let url_safe =
-            r#"{"address":"0x000000000000000000000000000000000000000c","topic":"t","data":"-_8B"}"#;
+        let url_safe = r#"{"address":"0x000000000000000000000000000000000000000c","topic":"t","data":"-_8B"}"#;
         assert!(serde_json::from_str::<Event>(url_safe).is_err());
     }
 }

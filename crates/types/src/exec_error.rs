@@ -159,11 +159,7 @@ impl FromStr for ExecCode {
 
     /// Parses the exact text form (`"E1005"`).
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        ExecCode::ALL
-            .iter()
-            .find(|code| code.as_str() == s)
-            .copied()
-            .ok_or_else(|| UnknownExecCode(s.to_owned()))
+        ExecCode::ALL.iter().find(|code| code.as_str() == s).copied().ok_or_else(|| UnknownExecCode(s.to_owned()))
     }
 }
 
@@ -207,13 +203,8 @@ struct ExecErrorIn {
 
 impl Serialize for ExecError {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        ExecErrorOut {
-            code: self.code,
-            category: self.code.category(),
-            message: &self.message,
-            fix: self.code.fix(),
-        }
-        .serialize(s)
+        ExecErrorOut { code: self.code, category: self.code.category(), message: &self.message, fix: self.code.fix() }
+            .serialize(s)
     }
 }
 
@@ -226,10 +217,7 @@ impl<'de> Deserialize<'de> for ExecError {
 
 impl ExecError {
     pub fn new(code: ExecCode, message: impl Into<String>) -> Self {
-        ExecError {
-            code,
-            message: message.into(),
-        }
+        ExecError { code, message: message.into() }
     }
 
     /// Canonical CBOR `[code, message]`.
@@ -251,10 +239,7 @@ impl ExecError {
     pub(crate) fn read(d: &mut Decoder<'_>) -> Result<Self, CborError> {
         cbor::expect_array(d, 2)?;
         let at = d.position();
-        let code = d
-            .str()?
-            .parse()
-            .map_err(|e: UnknownExecCode| CborError::malformed(format!("{e} at byte {at}")))?;
+        let code = d.str()?.parse().map_err(|e: UnknownExecCode| CborError::malformed(format!("{e} at byte {at}")))?;
         let message = d.str()?.to_owned();
         Ok(ExecError { code, message })
     }
@@ -311,10 +296,7 @@ mod tests {
         assert_eq!(ExecError::decode(&bytes), Ok(error));
         for bad in ["8265453939393960", "81654531393030", "820060", "a0"] {
             let bytes = hex::decode(bad).unwrap();
-            assert!(
-                matches!(ExecError::decode(&bytes), Err(CborError::Malformed(_))),
-                "{bad}"
-            );
+            assert!(matches!(ExecError::decode(&bytes), Err(CborError::Malformed(_))), "{bad}");
         }
     }
 }

@@ -27,9 +27,6 @@ mod tests {
 
     #[test]
     fn keccak_of_empty_input() {
-        assert_eq!(
-            keccak256(b"").to_string(),
-            "0xc5d2460186f7233c927e7db2dcc703c0e500b653ca82273b7bfad8045d85a470"
-        );
+        assert_eq!(keccak256(b"").to_string(), "0xc5d2460186f7233c927e7db2dcc703c0e500b653ca82273b7bfad8045d85a470");
     }
 }

@@ -33,18 +33,13 @@ type NonceDigest = <k256::Secp256k1 as DigestPrimitive>::Digest;
 
 impl SecretKey {
     pub fn from_bytes(bytes: &[u8; 32]) -> Result<Self, KeyError> {
-        SigningKey::from_bytes(&(*bytes).into())
-            .map(SecretKey)
-            .map_err(|_| KeyError::OutOfRange)
+        SigningKey::from_bytes(&(*bytes).into()).map(SecretKey).map_err(|_| KeyError::OutOfRange)
     }
 
     /// Parses 64 hex digits, optional `0x`, surrounding whitespace ignored.
     pub fn from_hex(s: &str) -> Result<Self, KeyError> {
         let s = s.trim();
-        let digits = s
-            .strip_prefix("0x")
-            .or_else(|| s.strip_prefix("0X"))
-            .unwrap_or(s);
+        let digits = s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")).unwrap_or(s);
         let mut bytes = [0u8; 32];
         hex::decode_to_slice(digits, &mut bytes).map_err(|_| KeyError::Malformed)?;
         Self::from_bytes(&bytes)
@@ -81,8 +76,7 @@ impl SecretKey {
         loop {
             let counter = retry.to_be_bytes();
             let extra: &[u8] = if retry == 0 { &[] } else { &counter };
-            if let Ok((signature, Some(id))) =
-                scalar.try_sign_prehashed_rfc6979::<NonceDigest>(&z, extra)
+            if let Ok((signature, Some(id))) = scalar.try_sign_prehashed_rfc6979::<NonceDigest>(&z, extra)
                 && !id.is_x_reduced()
             {
                 // k256 already returns low s with the matching parity; normalising here keeps
@@ -92,11 +86,7 @@ impl SecretKey {
                     None => (signature, id.is_y_odd()),
                 };
                 let (r, s) = signature.split_bytes();
-                return Signature {
-                    y_parity: u8::from(y_odd),
-                    r: r.into(),
-                    s: s.into(),
-                };
+                return Signature { y_parity: u8::from(y_odd), r: r.into(), s: s.into() };
             }
             retry = retry.wrapping_add(1);
         }
@@ -116,17 +106,14 @@ impl SecretKey {
                 return key;
             }
             counter = counter.wrapping_add(1);
-            candidate =
-                keccak256(&[DEV_SEED, &index.to_be_bytes(), &counter.to_be_bytes()].concat());
+            candidate = keccak256(&[DEV_SEED, &index.to_be_bytes(), &counter.to_be_bytes()].concat());
         }
     }
 }
 
 impl fmt::Debug for SecretKey {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("SecretKey")
-            .field("address", &self.address())
-            .finish_non_exhaustive()
+        f.debug_struct("SecretKey").field("address", &self.address()).finish_non_exhaustive()
     }
 }
 
@@ -152,48 +139,22 @@ mod tests {
     fn key_one_has_the_well_known_address() {
         let one = format!("{:064x}", 1);
         let key = SecretKey::from_hex(&one).unwrap();
-        assert_eq!(
-            key.address().to_string(),
-            "0x7e5f4552091a69125d5dfcb7b8c2659029395bdf"
-        );
+        assert_eq!(key.address().to_string(), "0x7e5f4552091a69125d5dfcb7b8c2659029395bdf");
         assert_eq!(key.to_hex(), format!("0x{one}"));
-        assert_eq!(
-            SecretKey::from_bytes(&key.to_bytes()).unwrap().address(),
-            key.address()
-        );
+        assert_eq!(SecretKey::from_bytes(&key.to_bytes()).unwrap().address(), key.address());
     }
 
     #[test]
     fn parses_hex_leniently_and_checks_range() {
         let one = format!("{:064x}", 1);
-        for ok in [
-            one.clone(),
-            format!("0x{one}"),
-            format!("  0X{}\n", one.to_uppercase()),
-        ] {
+        for ok in [one.clone(), format!("0x{one}"), format!("  0X{}\n", one.to_uppercase())] {
             assert!(SecretKey::from_hex(&ok).is_ok(), "{ok:?}");
         }
-        for bad in [
-            "",
-            "0x",
-            "01",
-            &format!("{one}00"),
-            &format!("zz{}", &one[2..]),
-        ] {
-            assert_eq!(
-                SecretKey::from_hex(bad).err(),
-                Some(KeyError::Malformed),
-                "{bad:?}"
-            );
+        for bad in ["", "0x", "01", &format!("{one}00"), &format!("zz{}", &one[2..])] {
+            assert_eq!(SecretKey::from_hex(bad).err(), Some(KeyError::Malformed), "{bad:?}");
         }
-        assert_eq!(
-            SecretKey::from_bytes(&[0; 32]).err(),
-            Some(KeyError::OutOfRange)
-        );
-        assert_eq!(
-            SecretKey::from_bytes(&[0xff; 32]).err(),
-            Some(KeyError::OutOfRange)
-        );
+        assert_eq!(SecretKey::from_bytes(&[0; 32]).err(), Some(KeyError::OutOfRange));
+        assert_eq!(SecretKey::from_bytes(&[0xff; 32]).err(), Some(KeyError::OutOfRange));
     }
 
     #[test]
@@ -229,10 +190,7 @@ mod tests {
 
     #[test]
     fn random_keys_differ() {
-        assert_ne!(
-            SecretKey::random().to_bytes(),
-            SecretKey::random().to_bytes()
-        );
+        assert_ne!(SecretKey::random().to_bytes(), SecretKey::random().to_bytes());
     }
 
     #[test]
@@ -254,10 +212,7 @@ mod tests {
             assert_eq!(signature.recover(&hash), Ok(key.address()));
             // Same result as k256's own recoverable signing.
             let (reference, id) = key.0.sign_prehash_recoverable(&hash.0).unwrap();
-            assert_eq!(
-                reference.to_bytes()[..],
-                [signature.r, signature.s].concat()
-            );
+            assert_eq!(reference.to_bytes()[..], [signature.r, signature.s].concat());
             assert_eq!(id.to_byte(), signature.y_parity);
         }
     }

@@ -10,7 +10,6 @@
 //! Invariant: every value has exactly one encoding. Decoders reject anything a canonical encoder
 //! would not have produced, so a transaction has one byte string and therefore one hash.
 
-mod hexfmt;
 pub mod address;
 pub mod api;
 pub mod cbor;
@@ -18,6 +17,7 @@ pub mod error;
 pub mod event;
 pub mod exec_error;
 pub mod hash;
+mod hexfmt;
 pub mod keys;
 pub mod payload;
 pub mod receipt;

@@ -90,11 +90,7 @@ impl Message {
     }
 
     fn write<S: Sink>(&self, w: &mut Writer<S>) {
-        w.map(2)
-            .text(KEY_HANDLER)
-            .text(&self.handler)
-            .text(KEY_PAYLOAD)
-            .bytes(&self.payload);
+        w.map(2).text(KEY_HANDLER).text(&self.handler).text(KEY_PAYLOAD).bytes(&self.payload);
     }
 
     fn read(d: &mut Decoder<'_>) -> Result<Self, CborError> {
@@ -109,13 +105,7 @@ impl Message {
 
 impl Manifest {
     pub fn encode(&self) -> Vec<u8> {
-        let mut w = Writer::with_capacity(
-            32 + self
-                .entitlements
-                .iter()
-                .map(|id| id.len() + 9)
-                .sum::<usize>(),
-        );
+        let mut w = Writer::with_capacity(32 + self.entitlements.iter().map(|id| id.len() + 9).sum::<usize>());
         self.write(&mut w);
         w.into_inner()
     }
@@ -130,9 +120,7 @@ impl Manifest {
             w.map(0);
             return;
         }
-        w.map(1)
-            .text(KEY_ENTITLEMENTS)
-            .array(self.entitlements.len() as u64);
+        w.map(1).text(KEY_ENTITLEMENTS).array(self.entitlements.len() as u64);
         for id in &self.entitlements {
             w.text(id);
         }
@@ -144,16 +132,12 @@ impl Manifest {
             0 => return Ok(Manifest::default()),
             1 => {}
             n => {
-                return Err(CborError::malformed(format!(
-                    "manifest has {n} keys at byte {at}"
-                )));
+                return Err(CborError::malformed(format!("manifest has {n} keys at byte {at}")));
             }
         }
         expect_key(d, KEY_ENTITLEMENTS)?;
         let at = d.position();
-        let len = d.array()?.ok_or_else(|| {
-            CborError::NonCanonical(format!("indefinite-length array at byte {at}"))
-        })?;
+        let len = d.array()?.ok_or_else(|| CborError::NonCanonical(format!("indefinite-length array at byte {at}")))?;
         if len == 0 {
             return Err(CborError::NonCanonical(format!(
                 "an empty entitlements list is left out of the manifest (byte {at})"
@@ -161,9 +145,7 @@ impl Manifest {
         }
         // Each id takes at least one byte, so a length above the input size is a lie; the
         // bound keeps a hostile length from reserving memory.
-        let capacity = usize::try_from(len)
-            .unwrap_or(usize::MAX)
-            .min(d.input().len());
+        let capacity = usize::try_from(len).unwrap_or(usize::MAX).min(d.input().len());
         let mut entitlements = Vec::with_capacity(capacity);
         for _ in 0..len {
             entitlements.push(d.str()?.to_owned());
@@ -174,15 +156,10 @@ impl Manifest {
 
 impl Deploy {
     pub fn encode(&self) -> Vec<u8> {
-        let init_len = self
-            .init
-            .as_ref()
-            .map_or(0, |m| m.handler.len() + m.payload.len() + 32);
+        let init_len = self.init.as_ref().map_or(0, |m| m.handler.len() + m.payload.len() + 32);
         let mut w = Writer::with_capacity(self.code.len() + self.salt.len() + init_len + 64);
         // Canonical key order: "code", "init", "salt" (4 letters) before "manifest" (8).
-        w.map(if self.init.is_some() { 4 } else { 3 })
-            .text(KEY_CODE)
-            .bytes(&self.code);
+        w.map(if self.init.is_some() { 4 } else { 3 }).text(KEY_CODE).bytes(&self.code);
         if let Some(init) = &self.init {
             w.text(KEY_INIT);
             init.write(&mut w);
@@ -209,9 +186,7 @@ impl Deploy {
             3 => false,
             4 => true,
             n => {
-                return Err(CborError::malformed(format!(
-                    "deploy payload has {n} keys at byte {at}"
-                )));
+                return Err(CborError::malformed(format!("deploy payload has {n} keys at byte {at}")));
             }
         };
         expect_key(d, KEY_CODE)?;
@@ -234,12 +209,7 @@ impl Deploy {
         let salt = salt.to_vec();
         expect_key(d, KEY_MANIFEST)?;
         let manifest = Manifest::read(d)?;
-        Ok(Deploy {
-            code,
-            manifest,
-            salt,
-            init,
-        })
+        Ok(Deploy { code, manifest, salt, init })
     }
 }
 
@@ -247,12 +217,7 @@ impl Upgrade {
     pub fn encode(&self) -> Vec<u8> {
         let mut w = Writer::with_capacity(self.code.len() + 96);
         // Canonical key order: "code" (4 letters), "actor" (5), "manifest" (8).
-        w.map(3)
-            .text(KEY_CODE)
-            .bytes(&self.code)
-            .text(KEY_ACTOR)
-            .bytes(&self.actor.0)
-            .text(KEY_MANIFEST);
+        w.map(3).text(KEY_CODE).bytes(&self.code).text(KEY_ACTOR).bytes(&self.actor.0).text(KEY_MANIFEST);
         self.manifest.write(&mut w);
         w.into_inner()
     }
@@ -282,12 +247,8 @@ impl Upgrade {
 
 /// `last20(keccak256(sender ‖ salt ‖ keccak256(code)))`.
 pub fn actor_address(sender: &Address, salt: &[u8], code: &[u8]) -> Address {
-    let digest: [u8; 32] = Keccak256::new()
-        .chain_update(sender.0)
-        .chain_update(salt)
-        .chain_update(keccak256(code).0)
-        .finalize()
-        .into();
+    let digest: [u8; 32] =
+        Keccak256::new().chain_update(sender.0).chain_update(salt).chain_update(keccak256(code).0).finalize().into();
     // Keep the last 20 of the 32 digest bytes.
     let [_, _, _, _, _, _, _, _, _, _, _, _, address @ ..] = digest;
     Address(address)
@@ -298,9 +259,7 @@ fn expect_entries(d: &mut Decoder<'_>, entries: u64, what: &str) -> Result<(), C
     let at = d.position();
     let found = cbor::expect_map(d)?;
     if found != entries {
-        return Err(CborError::malformed(format!(
-            "{what} must have {entries} keys, found {found} at byte {at}"
-        )));
+        return Err(CborError::malformed(format!("{what} must have {entries} keys, found {found} at byte {at}")));
     }
     Ok(())
 }
@@ -311,9 +270,7 @@ fn expect_key(d: &mut Decoder<'_>, key: &str) -> Result<(), CborError> {
     let at = d.position();
     match d.str() {
         Ok(found) if found == key => Ok(()),
-        _ => Err(CborError::malformed(format!(
-            "expected key \"{key}\" at byte {at}"
-        ))),
+        _ => Err(CborError::malformed(format!("expected key \"{key}\" at byte {at}"))),
     }
 }
 
@@ -322,18 +279,13 @@ mod tests {
     use super::*;
 
     fn message() -> Message {
-        Message {
-            handler: "ping".into(),
-            payload: b"hello".to_vec(),
-        }
+        Message { handler: "ping".into(), payload: b"hello".to_vec() }
     }
 
     fn deploy(init: Option<Message>) -> Deploy {
         Deploy {
             code: hex::decode("0061736d01000000").unwrap(),
-            manifest: Manifest {
-                entitlements: vec!["storage.kv".into(), "mailbox.send".into()],
-            },
+            manifest: Manifest { entitlements: vec!["storage.kv".into(), "mailbox.send".into()] },
             salt: vec![1; 32],
             init,
         }
@@ -342,28 +294,15 @@ mod tests {
     #[test]
     fn message_encoding() {
         let bytes = message().encode();
-        assert_eq!(
-            hex::encode(&bytes),
-            "a26768616e646c65726470696e67677061796c6f61644568656c6c6f"
-        );
+        assert_eq!(hex::encode(&bytes), "a26768616e646c65726470696e67677061796c6f61644568656c6c6f");
         assert_eq!(Message::decode(&bytes), Ok(message()));
-        let empty = Message {
-            handler: String::new(),
-            payload: Vec::new(),
-        };
+        let empty = Message { handler: String::new(), payload: Vec::new() };
         assert_eq!(Message::decode(&empty.encode()), Ok(empty));
     }
 
     #[test]
     fn deploy_round_trips_with_and_without_init() {
-        for value in [
-            deploy(None),
-            deploy(Some(message())),
-            Deploy {
-                manifest: Manifest::default(),
-                ..deploy(None)
-            },
-        ] {
+        for value in [deploy(None), deploy(Some(message())), Deploy { manifest: Manifest::default(), ..deploy(None) }] {
             let bytes = value.encode();
             assert_eq!(cbor::check_canonical(&bytes), Ok(()));
             assert_eq!(Deploy::decode(&bytes), Ok(value));
@@ -388,14 +327,9 @@ mod tests {
     #[test]
     fn manifest_encoding() {
         assert_eq!(hex::encode(Manifest::default().encode()), "a0");
-        let manifest = Manifest {
-            entitlements: vec!["storage.kv".into()],
-        };
+        let manifest = Manifest { entitlements: vec!["storage.kv".into()] };
         let bytes = manifest.encode();
-        assert_eq!(
-            hex::encode(&bytes),
-            "a16c656e7469746c656d656e7473816a73746f726167652e6b76"
-        );
+        assert_eq!(hex::encode(&bytes), "a16c656e7469746c656d656e7473816a73746f726167652e6b76");
         assert_eq!(Manifest::decode(&bytes), Ok(manifest));
     }
 
@@ -413,46 +347,22 @@ mod tests {
             "a16c656e7469746c656d656e7473 f6",   // null list
         ] {
             let bytes = hex::decode(bad.replace(' ', "")).unwrap();
-            assert!(
-                matches!(Manifest::decode(&bytes), Err(CborError::Malformed(_))),
-                "{bad}"
-            );
+            assert!(matches!(Manifest::decode(&bytes), Err(CborError::Malformed(_))), "{bad}");
         }
     }
 
     #[test]
     fn deploy_rejects_other_forms() {
-        let long_salt = Deploy {
-            salt: vec![1; MAX_SALT_BYTES + 1],
-            ..deploy(None)
-        };
-        assert!(matches!(
-            Deploy::decode(&long_salt.encode()),
-            Err(CborError::Malformed(_))
-        ));
-        let max_salt = Deploy {
-            salt: vec![1; MAX_SALT_BYTES],
-            ..deploy(None)
-        };
+        let long_salt = Deploy { salt: vec![1; MAX_SALT_BYTES + 1], ..deploy(None) };
+        assert!(matches!(Deploy::decode(&long_salt.encode()), Err(CborError::Malformed(_))));
+        let max_salt = Deploy { salt: vec![1; MAX_SALT_BYTES], ..deploy(None) };
         assert!(Deploy::decode(&max_salt.encode()).is_ok());
         let mut w = Writer::with_capacity(64);
-        w.map(3)
-            .text("code")
-            .bytes(&[0])
-            .text("salt")
-            .bytes(&[])
-            .text("extra")
-            .null();
-        assert!(matches!(
-            Deploy::decode(&w.into_inner()),
-            Err(CborError::Malformed(_))
-        ));
+        w.map(3).text("code").bytes(&[0]).text("salt").bytes(&[]).text("extra").null();
+        assert!(matches!(Deploy::decode(&w.into_inner()), Err(CborError::Malformed(_))));
         let mut w = Writer::with_capacity(64);
         w.map(2).text("code").bytes(&[0]).text("salt").bytes(&[]);
-        assert!(matches!(
-            Deploy::decode(&w.into_inner()),
-            Err(CborError::Malformed(_))
-        ));
+        assert!(matches!(Deploy::decode(&w.into_inner()), Err(CborError::Malformed(_))));
         // A message is not a deploy, and a deploy is not a message.
         assert!(Deploy::decode(&message().encode()).is_err());
         assert!(Message::decode(&deploy(None).encode()).is_err());
@@ -461,32 +371,15 @@ mod tests {
     #[test]
     fn message_rejects_other_forms() {
         let mut w = Writer::with_capacity(64);
-        w.map(2)
-            .text("handler")
-            .bytes(b"ping")
-            .text("payload")
-            .bytes(&[]);
-        assert!(matches!(
-            Message::decode(&w.into_inner()),
-            Err(CborError::Malformed(_))
-        ));
+        w.map(2).text("handler").bytes(b"ping").text("payload").bytes(&[]);
+        assert!(matches!(Message::decode(&w.into_inner()), Err(CborError::Malformed(_))));
         let mut w = Writer::with_capacity(64);
         w.map(1).text("handler").text("ping");
-        assert!(matches!(
-            Message::decode(&w.into_inner()),
-            Err(CborError::Malformed(_))
-        ));
+        assert!(matches!(Message::decode(&w.into_inner()), Err(CborError::Malformed(_))));
         // Keys in the wrong order are not canonical.
         let mut w = Writer::with_capacity(64);
-        w.map(2)
-            .text("payload")
-            .bytes(&[])
-            .text("handler")
-            .text("ping");
-        assert!(matches!(
-            Message::decode(&w.into_inner()),
-            Err(CborError::NonCanonical(_))
-        ));
+        w.map(2).text("payload").bytes(&[]).text("handler").text("ping");
+        assert!(matches!(Message::decode(&w.into_inner()), Err(CborError::NonCanonical(_))));
         let mut bytes = message().encode();
         bytes.push(0);
         assert_eq!(Message::decode(&bytes), Err(CborError::Trailing));

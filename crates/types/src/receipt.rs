@@ -173,44 +173,25 @@ impl Receipt {
         let block_height = d.u64()?;
         let index = d.u32()?;
         let from = Address(cbor::decode_fixed(d)?);
-        let to = if cbor::take_null(d)? {
-            None
-        } else {
-            Some(Address(cbor::decode_fixed(d)?))
-        };
+        let to = if cbor::take_null(d)? { None } else { Some(Address(cbor::decode_fixed(d)?)) };
         let at = d.position();
-        let status = TxStatus::from_wire(d.u64()?).ok_or_else(|| {
-            CborError::malformed(format!("status must be 0, 1 or 2 at byte {at}"))
-        })?;
+        let status = TxStatus::from_wire(d.u64()?)
+            .ok_or_else(|| CborError::malformed(format!("status must be 0, 1 or 2 at byte {at}")))?;
         let cycles_used = d.u64()?;
         let cells_used = d.u64()?;
         cbor::expect_array(d, 2)?;
-        let fee = FeeBreakdown {
-            burned: cbor::decode_u128(d)?,
-            tip: cbor::decode_u128(d)?,
-        };
+        let fee = FeeBreakdown { burned: cbor::decode_u128(d)?, tip: cbor::decode_u128(d)? };
         let at = d.position();
-        let count = d.array()?.ok_or_else(|| {
-            CborError::NonCanonical(format!("indefinite-length array at byte {at}"))
-        })?;
+        let count =
+            d.array()?.ok_or_else(|| CborError::NonCanonical(format!("indefinite-length array at byte {at}")))?;
         // Each event takes at least 23 bytes, so the input bounds how many there can be.
-        let capacity = usize::try_from(count)
-            .unwrap_or(usize::MAX)
-            .min(d.input().len() / 23);
+        let capacity = usize::try_from(count).unwrap_or(usize::MAX).min(d.input().len() / 23);
         let mut events = Vec::with_capacity(capacity);
         for _ in 0..count {
             events.push(Event::read(d)?);
         }
-        let revert_reason = if cbor::take_null(d)? {
-            None
-        } else {
-            Some(d.str()?.to_owned())
-        };
-        let error = if cbor::take_null(d)? {
-            None
-        } else {
-            Some(ExecError::read(d)?)
-        };
+        let revert_reason = if cbor::take_null(d)? { None } else { Some(d.str()?.to_owned()) };
+        let error = if cbor::take_null(d)? { None } else { Some(ExecError::read(d)?) };
         Ok(Receipt {
             tx_hash,
             block_height,
@@ -243,21 +224,10 @@ mod tests {
             status: TxStatus::Reverted,
             cycles_used: 21_000,
             cells_used: 0,
-            fee: FeeBreakdown {
-                burned: u128::from(u64::MAX) + 1,
-                tip: 21_000,
-            },
+            fee: FeeBreakdown { burned: u128::from(u64::MAX) + 1, tip: 21_000 },
             events: vec![
-                Event {
-                    address: Address::system(12),
-                    topic: "transfer".into(),
-                    data: vec![1, 2],
-                },
-                Event {
-                    address: Address([9; 20]),
-                    topic: String::new(),
-                    data: Vec::new(),
-                },
+                Event { address: Address::system(12), topic: "transfer".into(), data: vec![1, 2] },
+                Event { address: Address([9; 20]), topic: String::new(), data: Vec::new() },
             ],
             revert_reason: Some("insufficient funds".into()),
             error: Some(ExecError::new(ExecCode::OutOfCycles, "ran out")),
@@ -300,13 +270,8 @@ mod tests {
             revert_reason: None,
             error: None,
         };
-        let expected = format!(
-            "8c5820{}0100{}{}f6020000820000 80f6f6",
-            "00".repeat(32),
-            "54",
-            "00".repeat(20)
-        )
-        .replace(' ', "");
+        let expected =
+            format!("8c5820{}0100{}{}f6020000820000 80f6f6", "00".repeat(32), "54", "00".repeat(20)).replace(' ', "");
         assert_eq!(hex::encode(value.encode()), expected);
     }
 
@@ -318,10 +283,7 @@ mod tests {
         assert_eq!(bytes[status_at], 0x01);
         let mut bad_status = bytes.clone();
         bad_status[status_at] = 0x03;
-        assert!(matches!(
-            Receipt::decode(&bad_status),
-            Err(CborError::Malformed(_))
-        ));
+        assert!(matches!(Receipt::decode(&bad_status), Err(CborError::Malformed(_))));
         let mut trailing = bytes.clone();
         trailing.push(0);
         assert_eq!(Receipt::decode(&trailing), Err(CborError::Trailing));
@@ -330,16 +292,10 @@ mod tests {
         assert!(Receipt::decode(&short).is_err());
         // An index above u32::MAX.
         let mut w = Writer::with_capacity(64);
-        w.array(RECEIPT_FIELDS)
-            .bytes(&[0; 32])
-            .uint(1)
-            .uint(u64::from(u32::MAX) + 1);
+        w.array(RECEIPT_FIELDS).bytes(&[0; 32]).uint(1).uint(u64::from(u32::MAX) + 1);
         let mut big_index = w.into_inner();
         big_index.extend_from_slice(&receipt().encode()[1 + 34 + 5 + 1..]);
-        assert!(matches!(
-            Receipt::decode(&big_index),
-            Err(CborError::Malformed(_))
-        ));
+        assert!(matches!(Receipt::decode(&big_index), Err(CborError::Malformed(_))));
     }
 
     #[test]

@@ -38,8 +38,7 @@ impl Signature {
         if self.y_parity > 1 {
             return Err(SignatureError::Malformed);
         }
-        let signature = k256::ecdsa::Signature::from_scalars(self.r, self.s)
-            .map_err(|_| SignatureError::Malformed)?;
+        let signature = k256::ecdsa::Signature::from_scalars(self.r, self.s).map_err(|_| SignatureError::Malformed)?;
         if signature.normalize_s().is_some() {
             return Err(SignatureError::Malformed);
         }
@@ -48,13 +47,12 @@ impl Signature {
         let mut compact = [0u8; 64];
         compact[..32].copy_from_slice(&self.r);
         compact[32..].copy_from_slice(&self.s);
-        let id = secp256k1::ecdsa::RecoveryId::try_from(i32::from(self.y_parity))
-            .map_err(|_| SignatureError::Malformed)?;
+        let id =
+            secp256k1::ecdsa::RecoveryId::try_from(i32::from(self.y_parity)).map_err(|_| SignatureError::Malformed)?;
         let recoverable = secp256k1::ecdsa::RecoverableSignature::from_compact(&compact, id)
             .map_err(|_| SignatureError::Malformed)?;
-        let key = recoverable
-            .recover(secp256k1::Message::from_digest(hash.0))
-            .map_err(|_| SignatureError::Unrecoverable)?;
+        let key =
+            recoverable.recover(secp256k1::Message::from_digest(hash.0)).map_err(|_| SignatureError::Unrecoverable)?;
         Ok(address_of_uncompressed(&key.serialize_uncompressed()))
     }
 
@@ -78,19 +76,12 @@ impl Signature {
         let (Ok(r), Ok(s), [y_parity @ (0 | 1)]) = (r.try_into(), s.try_into(), v) else {
             return Err(SignatureError::Malformed);
         };
-        Ok(Signature {
-            y_parity: *y_parity,
-            r,
-            s,
-        })
+        Ok(Signature { y_parity: *y_parity, r, s })
     }
 
     /// Writes `[y_parity, r, s]`.
     pub(crate) fn write<S: Sink>(&self, w: &mut Writer<S>) {
-        w.array(3)
-            .uint(u64::from(self.y_parity))
-            .bytes(&self.r)
-            .bytes(&self.s);
+        w.array(3).uint(u64::from(self.y_parity)).bytes(&self.r).bytes(&self.s);
     }
 
     /// Reads `[y_parity (0|1), bytes(32), bytes(32)]`.
@@ -99,9 +90,7 @@ impl Signature {
         let at = d.position();
         let y_parity = d.u8()?;
         if y_parity > 1 {
-            return Err(CborError::malformed(format!(
-                "y_parity must be 0 or 1 at byte {at}"
-            )));
+            return Err(CborError::malformed(format!("y_parity must be 0 or 1 at byte {at}")));
         }
         let r = crate::cbor::decode_fixed::<32>(d)?;
         let s = crate::cbor::decode_fixed::<32>(d)?;
@@ -116,9 +105,8 @@ mod tests {
 
     /// secp256k1 group order n.
     const ORDER: [u8; 32] = [
-        0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
-        0xfe, 0xba, 0xae, 0xdc, 0xe6, 0xaf, 0x48, 0xa0, 0x3b, 0xbf, 0xd2, 0x5e, 0x8c, 0xd0, 0x36,
-        0x41, 0x41,
+        0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xfe, 0xba, 0xae,
+        0xdc, 0xe6, 0xaf, 0x48, 0xa0, 0x3b, 0xbf, 0xd2, 0x5e, 0x8c, 0xd0, 0x36, 0x41, 0x41,
     ];
 
     /// n - s, big-endian.
@@ -151,33 +139,14 @@ mod tests {
         let hash = keccak256(b"message");
         let signature = key.sign_prehash(&hash);
         // The malleated twin (n - s, other parity) is a valid ECDSA signature, but high-s.
-        let twin = Signature {
-            y_parity: 1 - signature.y_parity,
-            r: signature.r,
-            s: negate(&signature.s),
-        };
+        let twin = Signature { y_parity: 1 - signature.y_parity, r: signature.r, s: negate(&signature.s) };
         assert_eq!(twin.recover(&hash), Err(SignatureError::Malformed));
         for bad in [
-            Signature {
-                r: [0; 32],
-                ..signature
-            },
-            Signature {
-                s: [0; 32],
-                ..signature
-            },
-            Signature {
-                r: ORDER,
-                ..signature
-            },
-            Signature {
-                s: [0xff; 32],
-                ..signature
-            },
-            Signature {
-                y_parity: 2,
-                ..signature
-            },
+            Signature { r: [0; 32], ..signature },
+            Signature { s: [0; 32], ..signature },
+            Signature { r: ORDER, ..signature },
+            Signature { s: [0xff; 32], ..signature },
+            Signature { y_parity: 2, ..signature },
         ] {
             assert_eq!(bad.recover(&hash), Err(SignatureError::Malformed));
         }
@@ -192,9 +161,6 @@ mod tests {
         let mut bad_v = rsv;
         bad_v[64] = 27;
         assert_eq!(Signature::from_rsv(&bad_v), Err(SignatureError::Malformed));
-        assert_eq!(
-            Signature::from_rsv(&rsv[..64]),
-            Err(SignatureError::Malformed)
-        );
+        assert_eq!(Signature::from_rsv(&rsv[..64]), Err(SignatureError::Malformed));
     }
 }

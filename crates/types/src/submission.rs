@@ -59,10 +59,8 @@ pub fn decode_submission(bytes: &[u8]) -> Result<Vec<SubmissionItem>, EnvelopeEr
         ))
         .into());
     }
-    let count = d
-        .array()
-        .map_err(CborError::from)?
-        .ok_or_else(|| CborError::NonCanonical("indefinite-length array".into()))?;
+    let count =
+        d.array().map_err(CborError::from)?.ok_or_else(|| CborError::NonCanonical("indefinite-length array".into()))?;
     let count = usize::try_from(count).unwrap_or(usize::MAX);
     if count == 0 {
         return Err(EnvelopeError::Empty);
@@ -74,22 +72,16 @@ pub fn decode_submission(bytes: &[u8]) -> Result<Vec<SubmissionItem>, EnvelopeEr
     for _ in 0..count {
         let start = d.position();
         d.skip().map_err(CborError::from)?;
-        let raw = bytes
-            .get(start..d.position())
-            .ok_or_else(|| CborError::malformed("transaction element out of bounds"))?;
-        items.push(SubmissionItem {
-            raw: raw.to_vec(),
-            decoded: Transaction::decode(raw),
-        });
+        let raw =
+            bytes.get(start..d.position()).ok_or_else(|| CborError::malformed("transaction element out of bounds"))?;
+        items.push(SubmissionItem { raw: raw.to_vec(), decoded: Transaction::decode(raw) });
     }
     Ok(items)
 }
 
 /// Encodes transactions into an envelope.
 pub fn encode_submission(txs: &[Transaction]) -> Vec<u8> {
-    let capacity = txs.iter().fold(ENVELOPE_HEAD_BYTES_MAX, |sum, tx| {
-        sum.saturating_add(tx.encoded_len_max())
-    });
+    let capacity = txs.iter().fold(ENVELOPE_HEAD_BYTES_MAX, |sum, tx| sum.saturating_add(tx.encoded_len_max()));
     let mut w = Writer::with_capacity(capacity);
     w.map(1).text(ENVELOPE_KEY).array(txs.len() as u64);
     for tx in txs {
@@ -141,64 +133,36 @@ mod tests {
             assert_eq!(item.raw, tx.encode());
             assert_eq!(item.decoded.as_ref(), Ok(tx));
         }
-        assert_eq!(
-            bytes,
-            envelope(
-                ENVELOPE_KEY,
-                &txs.iter().map(Transaction::encode).collect::<Vec<_>>()
-            )
-        );
+        assert_eq!(bytes, envelope(ENVELOPE_KEY, &txs.iter().map(Transaction::encode).collect::<Vec<_>>()));
     }
 
     #[test]
     fn refuses_empty_and_oversized_batches() {
-        assert_eq!(
-            decode_submission(&encode_submission(&[])).unwrap_err(),
-            EnvelopeError::Empty
-        );
+        assert_eq!(decode_submission(&encode_submission(&[])).unwrap_err(), EnvelopeError::Empty);
         let one = tx(0);
         let full = vec![one.clone(); MAX_TRANSACTIONS_PER_SUBMISSION];
-        assert_eq!(
-            decode_submission(&encode_submission(&full)).unwrap().len(),
-            50
-        );
+        assert_eq!(decode_submission(&encode_submission(&full)).unwrap().len(), 50);
         let over = vec![one; MAX_TRANSACTIONS_PER_SUBMISSION + 1];
-        assert_eq!(
-            decode_submission(&encode_submission(&over)).unwrap_err(),
-            EnvelopeError::TooMany(51)
-        );
+        assert_eq!(decode_submission(&encode_submission(&over)).unwrap_err(), EnvelopeError::TooMany(51));
     }
 
     #[test]
     fn refuses_other_envelope_shapes() {
         let element = tx(0).encode();
-        let malformed = |bytes: &[u8]| {
-            matches!(
-                decode_submission(bytes),
-                Err(EnvelopeError::Cbor(CborError::Malformed(_)))
-            )
-        };
-        assert!(malformed(&envelope(
-            "transactions",
-            std::slice::from_ref(&element)
-        )));
-        assert!(malformed(&envelope(
-            "Transaction",
-            std::slice::from_ref(&element)
-        )));
+        let malformed =
+            |bytes: &[u8]| matches!(decode_submission(bytes), Err(EnvelopeError::Cbor(CborError::Malformed(_))));
+        assert!(malformed(&envelope("transactions", std::slice::from_ref(&element))));
+        assert!(malformed(&envelope("Transaction", std::slice::from_ref(&element))));
         // Two keys: "Transactions" and a second one sorted after it.
         let mut two = envelope(ENVELOPE_KEY, std::slice::from_ref(&element));
         two[0] = 0xa2;
         two.extend_from_slice(&[
-            0x6d, b'T', b'r', b'a', b'n', b's', b'a', b'c', b't', b'i', b'o', b'n', b's', b'x',
-            0xf6,
+            0x6d, b'T', b'r', b'a', b'n', b's', b'a', b'c', b't', b'i', b'o', b'n', b's', b'x', 0xf6,
         ]);
         assert!(malformed(&two));
         // Not a map, or the value not an array, or an integer key.
         assert!(malformed(&[0x81, 0x80]));
-        assert!(malformed(
-            &hex::decode("a16c5472616e73616374696f6e73a0").unwrap()
-        ));
+        assert!(malformed(&hex::decode("a16c5472616e73616374696f6e73a0").unwrap()));
         assert!(malformed(&hex::decode("a10081f6").unwrap()));
         assert!(malformed(&[]));
     }
@@ -208,19 +172,13 @@ mod tests {
         let element = tx(0).encode();
         let mut bytes = envelope(ENVELOPE_KEY, &[element]);
         bytes.push(0x00);
-        assert_eq!(
-            decode_submission(&bytes).unwrap_err(),
-            EnvelopeError::Cbor(CborError::Trailing)
-        );
+        assert_eq!(decode_submission(&bytes).unwrap_err(), EnvelopeError::Cbor(CborError::Trailing));
         bytes.pop();
         // The same envelope with an indefinite-length array.
         let mut indefinite = bytes.clone();
         indefinite[14] = 0x9f;
         indefinite.push(0xff);
-        assert!(matches!(
-            decode_submission(&indefinite),
-            Err(EnvelopeError::Cbor(CborError::NonCanonical(_)))
-        ));
+        assert!(matches!(decode_submission(&indefinite), Err(EnvelopeError::Cbor(CborError::NonCanonical(_)))));
         // A non-canonical element refuses the whole envelope.
         let mut padded = tx(0).encode();
         padded.splice(1..3, [0x19, 0x00, 0x64]);
@@ -238,10 +196,7 @@ mod tests {
         bad[0] = 0x8c;
         bad.truncate(bad.len() - 70);
         let not_a_tx = vec![0x01];
-        let bytes = envelope(
-            ENVELOPE_KEY,
-            &[good.clone(), bad.clone(), not_a_tx.clone(), good.clone()],
-        );
+        let bytes = envelope(ENVELOPE_KEY, &[good.clone(), bad.clone(), not_a_tx.clone(), good.clone()]);
         let items = decode_submission(&bytes).unwrap();
         assert_eq!(items.len(), 4);
         assert_eq!(items[0].decoded, Ok(tx(0)));

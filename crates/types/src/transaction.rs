@@ -92,9 +92,7 @@ impl Transaction {
 
     /// Recovers the sender address from the signature (expensive: do it once per transaction).
     pub fn recover_sender(&self) -> Result<Address, SignatureError> {
-        self.signature
-            .ok_or(SignatureError::Missing)?
-            .recover(&self.signing_hash())
+        self.signature.ok_or(SignatureError::Missing)?.recover(&self.signing_hash())
     }
 
     /// Checks signature and returns the transaction with its hash, sender and encoded size.
@@ -111,12 +109,7 @@ impl Transaction {
         let sender = signature.recover(&signing_hash)?;
         signature.write(&mut Writer::new((&mut encoded, &mut hasher)));
         let hash = H256(hasher.finalize().into());
-        Ok(VerifiedTransaction {
-            tx: self,
-            hash,
-            sender,
-            encoded,
-        })
+        Ok(VerifiedTransaction { tx: self, hash, sender, encoded })
     }
 
     /// The most this transaction can cost its sender: value + cycles_limit × max_fee_per_cycle
@@ -145,9 +138,7 @@ impl Transaction {
 
     /// Writes the array head and the twelve elements before the signature.
     fn write_body<S: Sink>(&self, w: &mut Writer<S>) {
-        w.array(TRANSACTION_FIELDS)
-            .uint(self.chain_id)
-            .uint(self.nonce);
+        w.array(TRANSACTION_FIELDS).uint(self.chain_id).uint(self.nonce);
         match &self.to {
             Some(to) => w.bytes(&to.0),
             None => w.null(),
@@ -169,11 +160,7 @@ impl Transaction {
         cbor::expect_array(d, TRANSACTION_FIELDS)?;
         let chain_id = d.u64()?;
         let nonce = d.u64()?;
-        let to = if cbor::take_null(d)? {
-            None
-        } else {
-            Some(Address(cbor::decode_fixed(d)?))
-        };
+        let to = if cbor::take_null(d)? { None } else { Some(Address(cbor::decode_fixed(d)?)) };
         let value = cbor::decode_u128(d)?;
         let cycles_limit = d.u64()?;
         let cells_limit = d.u64()?;
@@ -183,16 +170,10 @@ impl Transaction {
         let tip_per_cell = cbor::decode_u128(d)?;
         let at = d.position();
         if !cbor::take_null(d)? {
-            return Err(CborError::malformed(format!(
-                "access_list must be null at byte {at}"
-            )));
+            return Err(CborError::malformed(format!("access_list must be null at byte {at}")));
         }
         let payload = d.bytes()?.to_vec();
-        let signature = if cbor::take_null(d)? {
-            None
-        } else {
-            Some(Signature::read(d)?)
-        };
+        let signature = if cbor::take_null(d)? { None } else { Some(Signature::read(d)?) };
         Ok(Transaction {
             chain_id,
             nonce,
@@ -228,8 +209,7 @@ mod tests {
     use super::*;
     use crate::keccak256;
 
-    const WHITEPAPER_UNSIGNED: &str =
-        "8d010054111111111111111111111111111111111111111101195208000a020100f640f6";
+    const WHITEPAPER_UNSIGNED: &str = "8d010054111111111111111111111111111111111111111101195208000a020100f640f6";
 
     fn whitepaper_transfer() -> Transaction {
         Transaction {
@@ -270,11 +250,7 @@ mod tests {
     }
 
     fn assert_malformed(bytes: &[u8]) {
-        assert!(
-            matches!(Transaction::decode(bytes), Err(CborError::Malformed(_))),
-            "{}",
-            hex::encode(bytes)
-        );
+        assert!(matches!(Transaction::decode(bytes), Err(CborError::Malformed(_))), "{}", hex::encode(bytes));
     }
 
     #[test]
@@ -282,10 +258,7 @@ mod tests {
         let tx = whitepaper_transfer();
         assert_eq!(hex::encode(tx.encode_unsigned()), WHITEPAPER_UNSIGNED);
         assert_eq!(hex::encode(tx.encode()), WHITEPAPER_UNSIGNED);
-        assert_eq!(
-            tx.signing_hash(),
-            keccak256(&hex::decode(WHITEPAPER_UNSIGNED).unwrap())
-        );
+        assert_eq!(tx.signing_hash(), keccak256(&hex::decode(WHITEPAPER_UNSIGNED).unwrap()));
         assert_eq!(decode_hex(WHITEPAPER_UNSIGNED), Ok(tx));
     }
 
@@ -340,11 +313,7 @@ mod tests {
     fn signature_over_another_transaction_recovers_someone_else() {
         let key = SecretKey::dev(0);
         let mut tx = signed();
-        let other = Transaction {
-            nonce: 1,
-            ..whitepaper_transfer()
-        }
-        .sign(&key);
+        let other = Transaction { nonce: 1, ..whitepaper_transfer() }.sign(&key);
         tx.signature = other.signature;
         assert_ne!(tx.recover_sender(), Ok(key.address()));
         if let Ok(verified) = tx.verify() {
@@ -357,23 +326,11 @@ mod tests {
         let tx = signed();
         let signature = tx.signature.unwrap();
         for bad in [
-            Signature {
-                r: [0; 32],
-                ..signature
-            },
-            Signature {
-                s: [0; 32],
-                ..signature
-            },
-            Signature {
-                s: [0x80; 32],
-                ..signature
-            },
+            Signature { r: [0; 32], ..signature },
+            Signature { s: [0; 32], ..signature },
+            Signature { s: [0x80; 32], ..signature },
         ] {
-            let tx = Transaction {
-                signature: Some(bad),
-                ..tx.clone()
-            };
+            let tx = Transaction { signature: Some(bad), ..tx.clone() };
             assert_eq!(tx.recover_sender(), Err(SignatureError::Malformed));
             assert_eq!(tx.verify(), Err(SignatureError::Malformed));
         }
@@ -446,55 +403,32 @@ mod tests {
     #[test]
     fn rejects_non_canonical_and_trailing_encodings() {
         let unsigned = hex::decode(WHITEPAPER_UNSIGNED).unwrap();
-        assert_eq!(
-            Transaction::decode(&[&unsigned[..], &[0x00]].concat()),
-            Err(CborError::Trailing)
-        );
+        assert_eq!(Transaction::decode(&[&unsigned[..], &[0x00]].concat()), Err(CborError::Trailing));
         let tx = whitepaper_transfer();
         for (index, element) in [
-            (0, &[0x18, 0x01][..]),                   // non-shortest chain id
-            (3, &hex::decode("c24101").unwrap()[..]), // small value as a bignum
+            (0, &[0x18, 0x01][..]),                                   // non-shortest chain id
+            (3, &hex::decode("c24101").unwrap()[..]),                 // small value as a bignum
             (3, &hex::decode("c249000000000000000001").unwrap()[..]), // padded bignum
-            (4, &hex::decode("1a00005208").unwrap()[..]), // non-shortest cycles limit
-            (11, &[0x5f, 0xff]),                      // indefinite payload
-            (
-                2,
-                &hex::decode("5814")
-                    .unwrap()
-                    .into_iter()
-                    .chain([0x11; 20])
-                    .collect::<Vec<_>>()[..],
-            ),
+            (4, &hex::decode("1a00005208").unwrap()[..]),             // non-shortest cycles limit
+            (11, &[0x5f, 0xff]),                                      // indefinite payload
+            (2, &hex::decode("5814").unwrap().into_iter().chain([0x11; 20]).collect::<Vec<_>>()[..]),
             (6, &hex::decode("fb4024000000000000").unwrap()[..]), // float fee
         ] {
             let bytes = with_element(&tx, index, element);
-            assert!(
-                matches!(Transaction::decode(&bytes), Err(CborError::NonCanonical(_))),
-                "{}",
-                hex::encode(&bytes)
-            );
+            assert!(matches!(Transaction::decode(&bytes), Err(CborError::NonCanonical(_))), "{}", hex::encode(&bytes));
         }
         // An indefinite-length transaction array.
         let indefinite = [&[0x9f][..], &unsigned[1..], &[0xff]].concat();
-        assert!(matches!(
-            Transaction::decode(&indefinite),
-            Err(CborError::NonCanonical(_))
-        ));
+        assert!(matches!(Transaction::decode(&indefinite), Err(CborError::NonCanonical(_))));
     }
 
     #[test]
     fn max_cost_is_checked() {
         let tx = whitepaper_transfer();
         assert_eq!(tx.max_cost(), Some(1 + 21_000 * 10));
-        let overflow = Transaction {
-            max_fee_per_cycle: u128::MAX,
-            ..tx.clone()
-        };
+        let overflow = Transaction { max_fee_per_cycle: u128::MAX, ..tx.clone() };
         assert_eq!(overflow.max_cost(), None);
-        let overflow = Transaction {
-            value: u128::MAX,
-            ..tx
-        };
+        let overflow = Transaction { value: u128::MAX, ..tx };
         assert_eq!(overflow.max_cost(), None);
     }
 }

@@ -32,15 +32,11 @@ fn vectors() -> Value {
 }
 
 fn field<'a>(value: &'a Value, name: &str) -> &'a Value {
-    value
-        .get(name)
-        .unwrap_or_else(|| panic!("missing field {name}"))
+    value.get(name).unwrap_or_else(|| panic!("missing field {name}"))
 }
 
 fn text<'a>(value: &'a Value, name: &str) -> &'a str {
-    field(value, name)
-        .as_str()
-        .unwrap_or_else(|| panic!("{name} is not a string"))
+    field(value, name).as_str().unwrap_or_else(|| panic!("{name} is not a string"))
 }
 
 fn bytes(value: &Value, name: &str) -> Vec<u8> {
@@ -85,16 +81,11 @@ fn transaction(inputs: &Value) -> Transaction {
 }
 
 fn message(fields: &Value) -> Message {
-    Message {
-        handler: text(fields, "handler").to_owned(),
-        payload: bytes(fields, "payload"),
-    }
+    Message { handler: text(fields, "handler").to_owned(), payload: bytes(fields, "payload") }
 }
 
 fn manifest(fields: &Value) -> Manifest {
-    let object = field(fields, "manifest")
-        .as_object()
-        .expect("manifest is an object");
+    let object = field(fields, "manifest").as_object().expect("manifest is an object");
     let entitlements = match object.get("entitlements") {
         None => Vec::new(),
         Some(list) => list
@@ -104,10 +95,7 @@ fn manifest(fields: &Value) -> Manifest {
             .map(|id| id.as_str().expect("entitlement id is text").to_owned())
             .collect(),
     };
-    assert!(
-        object.keys().all(|key| key == "entitlements"),
-        "unknown manifest field"
-    );
+    assert!(object.keys().all(|key| key == "entitlements"), "unknown manifest field");
     Manifest { entitlements }
 }
 
@@ -116,10 +104,7 @@ fn manifest(fields: &Value) -> Manifest {
 fn check_payload(case: &Value, tx: &Transaction, sender: &Address) {
     let name = text(case, "name");
     let Some(fields) = case.get("payload_fields") else {
-        assert!(
-            tx.payload.is_empty(),
-            "{name}: a transfer has an empty payload"
-        );
+        assert!(tx.payload.is_empty(), "{name}: a transfer has an empty payload");
         assert!(case.get("actor_address").is_none(), "{name}");
         return;
     };
@@ -131,17 +116,9 @@ fn check_payload(case: &Value, tx: &Transaction, sender: &Address) {
             init: fields.get("init").map(message),
         };
         assert_eq!(deploy.encode(), tx.payload, "{name}: deploy payload");
-        assert_eq!(
-            Deploy::decode(&tx.payload).as_ref(),
-            Ok(&deploy),
-            "{name}: deploy decode"
-        );
+        assert_eq!(Deploy::decode(&tx.payload).as_ref(), Ok(&deploy), "{name}: deploy decode");
         let expected: Address = text(case, "actor_address").parse().expect("address");
-        assert_eq!(
-            deploy.actor_address(sender),
-            expected,
-            "{name}: actor address"
-        );
+        assert_eq!(deploy.actor_address(sender), expected, "{name}: actor address");
         assert_eq!(
             drover_types::payload::actor_address(sender, &deploy.salt, &deploy.code),
             expected,
@@ -150,11 +127,7 @@ fn check_payload(case: &Value, tx: &Transaction, sender: &Address) {
     } else {
         let call = message(fields);
         assert_eq!(call.encode(), tx.payload, "{name}: message payload");
-        assert_eq!(
-            Message::decode(&tx.payload).as_ref(),
-            Ok(&call),
-            "{name}: message decode"
-        );
+        assert_eq!(Message::decode(&tx.payload).as_ref(), Ok(&call), "{name}: message decode");
     }
 }
 
@@ -162,10 +135,7 @@ fn check_payload(case: &Value, tx: &Transaction, sender: &Address) {
 fn key_and_address() {
     let vectors = vectors();
     let key = SecretKey::from_hex(text(&vectors, "private_key")).expect("key");
-    assert_eq!(
-        key.address(),
-        text(&vectors, "address").parse::<Address>().unwrap()
-    );
+    assert_eq!(key.address(), text(&vectors, "address").parse::<Address>().unwrap());
     assert_eq!(key.to_hex(), text(&vectors, "private_key"));
 }
 
@@ -178,79 +148,40 @@ fn every_case_byte_for_byte() {
     for case in cases {
         let name = text(case, "name");
         for key in case.as_object().expect("case is an object").keys() {
-            assert!(
-                CASE_FIELDS.contains(&key.as_str()),
-                "{name}: unchecked field {key}"
-            );
+            assert!(CASE_FIELDS.contains(&key.as_str()), "{name}: unchecked field {key}");
         }
         let unsigned = transaction(field(case, "inputs"));
 
         // Unsigned encoding and signing hash.
         let unsigned_cbor = bytes(case, "unsigned_tx_cbor");
-        assert_eq!(
-            unsigned.encode_unsigned(),
-            unsigned_cbor,
-            "{name}: unsigned cbor"
-        );
+        assert_eq!(unsigned.encode_unsigned(), unsigned_cbor, "{name}: unsigned cbor");
         assert_eq!(unsigned.encode(), unsigned_cbor, "{name}: unsigned cbor");
-        assert_eq!(
-            Transaction::decode(&unsigned_cbor).as_ref(),
-            Ok(&unsigned),
-            "{name}: unsigned decode"
-        );
+        assert_eq!(Transaction::decode(&unsigned_cbor).as_ref(), Ok(&unsigned), "{name}: unsigned decode");
         let signing_hash: H256 = text(case, "signing_hash").parse().unwrap();
-        assert_eq!(
-            unsigned.signing_hash(),
-            signing_hash,
-            "{name}: signing hash"
-        );
+        assert_eq!(unsigned.signing_hash(), signing_hash, "{name}: signing hash");
 
         // Signature, in both forms.
         let signed = unsigned.clone().sign(&key);
         let signature = signed.signature.expect("signed");
         let published = field(case, "signature");
-        assert_eq!(
-            u128::from(signature.y_parity),
-            integer(published, "y_parity"),
-            "{name}: y_parity"
-        );
+        assert_eq!(u128::from(signature.y_parity), integer(published, "y_parity"), "{name}: y_parity");
         assert_eq!(signature.r.to_vec(), bytes(published, "r"), "{name}: r");
         assert_eq!(signature.s.to_vec(), bytes(published, "s"), "{name}: s");
         let rsv = bytes(case, "signature_rsv");
         assert_eq!(signature.to_rsv().to_vec(), rsv, "{name}: rsv");
-        assert_eq!(
-            Signature::from_rsv(&rsv),
-            Ok(signature),
-            "{name}: rsv parse"
-        );
-        assert_eq!(
-            key.sign_prehash(&signing_hash),
-            signature,
-            "{name}: prehash signing"
-        );
+        assert_eq!(Signature::from_rsv(&rsv), Ok(signature), "{name}: rsv parse");
+        assert_eq!(key.sign_prehash(&signing_hash), signature, "{name}: prehash signing");
 
         // Signed encoding, transaction hash, sender.
         let signed_cbor = bytes(case, "signed_tx_cbor");
         assert_eq!(signed.encode(), signed_cbor, "{name}: signed cbor");
-        assert_eq!(
-            Transaction::decode(&signed_cbor).as_ref(),
-            Ok(&signed),
-            "{name}: signed decode"
-        );
+        assert_eq!(Transaction::decode(&signed_cbor).as_ref(), Ok(&signed), "{name}: signed decode");
         let tx_hash: H256 = text(case, "tx_hash").parse().unwrap();
         assert_eq!(signed.hash(), tx_hash, "{name}: tx hash");
-        assert_eq!(
-            signed.signing_hash(),
-            signing_hash,
-            "{name}: signing hash ignores the signature"
-        );
+        assert_eq!(signed.signing_hash(), signing_hash, "{name}: signing hash ignores the signature");
         let sender: Address = text(case, "sender").parse().unwrap();
         assert_eq!(sender, key.address(), "{name}: sender is the key's address");
-        assert_eq!(
-            signed.recover_sender(),
-            Ok(sender),
-            "{name}: recovered sender"
-        );
+        assert_eq!(signed.recover_sender(), Ok(sender), "{name}: recovered sender");
         let verified = signed.clone().verify().expect("verifies");
         assert_eq!(verified.hash, tx_hash, "{name}: verified hash");
         assert_eq!(verified.sender, sender, "{name}: verified sender");
@@ -259,22 +190,11 @@ fn every_case_byte_for_byte() {
 
         // Submission envelope.
         let submission = bytes(case, "submission_cbor");
-        assert_eq!(
-            encode_submission(std::slice::from_ref(&signed)),
-            submission,
-            "{name}: submission"
-        );
+        assert_eq!(encode_submission(std::slice::from_ref(&signed)), submission, "{name}: submission");
         let items = decode_submission(&submission).expect("envelope decodes");
         assert_eq!(items.len(), 1, "{name}");
-        assert_eq!(
-            items[0].raw, signed_cbor,
-            "{name}: submission element bytes"
-        );
-        assert_eq!(
-            items[0].decoded.as_ref(),
-            Ok(&signed),
-            "{name}: submission element"
-        );
+        assert_eq!(items[0].raw, signed_cbor, "{name}: submission element bytes");
+        assert_eq!(items[0].decoded.as_ref(), Ok(&signed), "{name}: submission element");
 
         check_payload(case, &signed, &sender);
     }
@@ -284,10 +204,7 @@ fn every_case_byte_for_byte() {
 fn whitepaper_case_is_the_design_vector() {
     let vectors = vectors();
     let cases = field(&vectors, "cases").as_array().unwrap();
-    let whitepaper = cases
-        .iter()
-        .find(|c| text(c, "name") == "whitepaper_transfer")
-        .expect("whitepaper case");
+    let whitepaper = cases.iter().find(|c| text(c, "name") == "whitepaper_transfer").expect("whitepaper case");
     assert_eq!(
         text(whitepaper, "unsigned_tx_cbor"),
         "0x8d010054111111111111111111111111111111111111111101195208000a020100f640f6"
@@ -309,9 +226,6 @@ fn a_batch_of_every_case() {
     for (item, tx) in items.iter().zip(&signed) {
         assert_eq!(item.raw, tx.encode());
         assert_eq!(item.decoded.as_ref(), Ok(tx));
-        assert_eq!(
-            item.decoded.clone().unwrap().verify().unwrap().sender,
-            key.address()
-        );
+        assert_eq!(item.decoded.clone().unwrap().verify().unwrap().sender, key.address());
     }
 }

@@ -38,7 +38,10 @@ fn main() {
         assert_eq!(outcome.cycles_used, SPIN_CYCLES, "the loop uses its whole budget");
         best = best.max(rate);
     }
-    println!("compute (bare loop): {:.0} million cycles/s (best of {SPIN_RUNS} runs of {SPIN_CYCLES} cycles)", best / 1e6);
+    println!(
+        "compute (bare loop): {:.0} million cycles/s (best of {SPIN_RUNS} runs of {SPIN_CYCLES} cycles)",
+        best / 1e6
+    );
 
     let counter = Address([2; 20]);
     host.deploy(counter, &actor("counter"), Entitlements::NONE.with(Entitlement::StorageKv)).expect("deploys");

@@ -31,11 +31,7 @@ pub struct HostFunction {
 use Ty::{I32, I64};
 
 const fn f(name: &'static str, params: &'static [Ty], results: &'static [Ty]) -> HostFunction {
-    HostFunction {
-        name,
-        params,
-        results,
-    }
+    HostFunction { name, params, results }
 }
 
 /// The whole ABI, in documentation order.
@@ -57,11 +53,7 @@ pub const HOST_FUNCTIONS: &[HostFunction] = &[
     f("storage_get", &[I32, I32, I32, I32], &[I32]),
     f("storage_set", &[I32, I32, I32, I32], &[]),
     f("storage_remove", &[I32, I32], &[I32]),
-    f(
-        "storage_next",
-        &[I32, I32, I32, I32, I32, I32, I32, I32],
-        &[I64],
-    ),
+    f("storage_next", &[I32, I32, I32, I32, I32, I32, I32, I32], &[I64]),
     // events
     f("emit", &[I32, I32, I32, I32], &[]),
     // value
@@ -96,11 +88,7 @@ mod tests {
     #[test]
     fn names_are_unique() {
         for (i, a) in HOST_FUNCTIONS.iter().enumerate() {
-            assert!(
-                HOST_FUNCTIONS[i + 1..].iter().all(|b| b.name != a.name),
-                "{} twice",
-                a.name
-            );
+            assert!(HOST_FUNCTIONS[i + 1..].iter().all(|b| b.name != a.name), "{} twice", a.name);
             assert_eq!(host_function(a.name), Some(a));
         }
         assert_eq!(host_function("nope"), None);

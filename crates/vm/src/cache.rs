@@ -37,11 +37,7 @@ pub(crate) struct ModuleCache {
 
 impl ModuleCache {
     pub(crate) fn new(capacity: usize) -> Self {
-        ModuleCache {
-            capacity: capacity.max(1),
-            tick: 0,
-            entries: HashMap::new(),
-        }
+        ModuleCache { capacity: capacity.max(1), tick: 0, entries: HashMap::new() }
     }
 
     pub(crate) fn get(&mut self, hash: &H256) -> Option<Arc<CompiledModule>> {
@@ -56,11 +52,7 @@ impl ModuleCache {
     pub(crate) fn insert(&mut self, module: Arc<CompiledModule>) {
         self.tick += 1;
         if self.entries.len() >= self.capacity && !self.entries.contains_key(&module.code_hash()) {
-            let oldest = self
-                .entries
-                .iter()
-                .min_by_key(|(_, (_, used))| *used)
-                .map(|(hash, _)| *hash);
+            let oldest = self.entries.iter().min_by_key(|(_, (_, used))| *used).map(|(hash, _)| *hash);
             if let Some(oldest) = oldest {
                 self.entries.remove(&oldest);
             }
@@ -82,10 +74,7 @@ mod tests {
         let mut info = validate(code).unwrap();
         // Distinct keys for the same tiny module.
         info.code_hash = drover_types::keccak256(&[code, &[info.handlers.len() as u8]].concat());
-        Arc::new(CompiledModule {
-            info,
-            module: wasmi::Module::new(engine, code).unwrap(),
-        })
+        Arc::new(CompiledModule { info, module: wasmi::Module::new(engine, code).unwrap() })
     }
 
     #[test]
@@ -103,10 +92,7 @@ mod tests {
         assert!(cache.get(&a.code_hash()).is_some());
         cache.insert(c.clone());
         assert_eq!(cache.len(), 2);
-        assert!(
-            cache.get(&b.code_hash()).is_none(),
-            "b was least recently used"
-        );
+        assert!(cache.get(&b.code_hash()).is_none(), "b was least recently used");
         assert!(cache.get(&a.code_hash()).is_some());
         assert!(cache.get(&c.code_hash()).is_some());
     }

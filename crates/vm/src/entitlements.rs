@@ -53,10 +53,7 @@ impl Entitlement {
 
     /// The entitlement of a manifest id, if the registry knows it.
     pub fn from_id(id: &str) -> Option<Entitlement> {
-        ENTITLEMENT_REGISTRY
-            .iter()
-            .find(|(known, _)| *known == id)
-            .map(|(_, e)| *e)
+        ENTITLEMENT_REGISTRY.iter().find(|(known, _)| *known == id).map(|(_, e)| *e)
     }
 
     fn bit(self) -> u32 {
@@ -73,9 +70,7 @@ impl Entitlements {
 
     /// Every entitlement (for tests and trusted system code).
     pub fn all() -> Entitlements {
-        ENTITLEMENT_REGISTRY
-            .iter()
-            .fold(Entitlements::NONE, |set, (_, e)| set.with(*e))
+        ENTITLEMENT_REGISTRY.iter().fold(Entitlements::NONE, |set, (_, e)| set.with(*e))
     }
 
     pub fn with(self, e: Entitlement) -> Entitlements {
@@ -93,11 +88,7 @@ impl Entitlements {
 
     /// The ids, in registry order.
     pub fn ids(self) -> Vec<&'static str> {
-        ENTITLEMENT_REGISTRY
-            .iter()
-            .filter(|(_, e)| self.contains(*e))
-            .map(|(id, _)| *id)
-            .collect()
+        ENTITLEMENT_REGISTRY.iter().filter(|(_, e)| self.contains(*e)).map(|(id, _)| *id).collect()
     }
 }
 

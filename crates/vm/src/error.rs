@@ -17,11 +17,7 @@ pub enum VmError {
     #[error("floating-point instruction or type at byte {offset}")]
     Float { offset: usize },
     #[error("import {module}.{name} refused: {reason}")]
-    Import {
-        module: String,
-        name: String,
-        reason: &'static str,
-    },
+    Import { module: String, name: String, reason: &'static str },
     #[error("module is {bytes} bytes, above the limit of {limit}")]
     CodeTooLarge { bytes: usize, limit: usize },
     #[error("memory: {0}")]
@@ -61,9 +57,7 @@ impl VmError {
             VmError::Globals { .. } => ExecCode::TooManyGlobals,
             VmError::InvalidWasm(_) => ExecCode::InvalidWasm,
             VmError::HandlerConvention(_) => ExecCode::HandlerConvention,
-            VmError::UnknownEntitlement(_) | VmError::DuplicateEntitlement(_) => {
-                ExecCode::UnknownEntitlement
-            }
+            VmError::UnknownEntitlement(_) | VmError::DuplicateEntitlement(_) => ExecCode::UnknownEntitlement,
             VmError::CodeHashMismatch { .. } | VmError::Compile(_) => ExecCode::Internal,
             VmError::CodeUnavailable(e) => e.code,
         }
@@ -87,10 +81,7 @@ pub struct HostError {
 
 impl HostError {
     pub fn new(code: ExecCode, message: impl Into<String>) -> Self {
-        HostError {
-            code,
-            message: message.into(),
-        }
+        HostError { code, message: message.into() }
     }
 
     /// A fault of the node rather than of the actor (E1900); the executor should treat it as
@@ -120,17 +111,11 @@ impl Abort {
     }
 
     pub(crate) fn out_of_cells(wanted: u64, remaining: u64) -> Self {
-        Abort::fail(
-            ExecCode::OutOfCells,
-            format!("a write needs {wanted} cells, {remaining} remain"),
-        )
+        Abort::fail(ExecCode::OutOfCells, format!("a write needs {wanted} cells, {remaining} remain"))
     }
 
     pub(crate) fn out_of_cycles(wanted: u64, remaining: u64) -> Self {
-        Abort::fail(
-            ExecCode::OutOfCycles,
-            format!("a host call needs {wanted} cycles, {remaining} remain"),
-        )
+        Abort::fail(ExecCode::OutOfCycles, format!("a host call needs {wanted} cycles, {remaining} remain"))
     }
 
     pub(crate) fn argument(message: impl Into<String>) -> Self {

@@ -96,11 +96,7 @@ pub trait Host {
     /// The entry of `actor`'s storage that follows the key `after` in the host's storage order
     /// (the first entry when `None`). The order is the host's, fixed for a given state (on the
     /// chain: by a hash of the key, not the keys' byte order); the VM filters by prefix.
-    fn storage_next(
-        &mut self,
-        actor: &Address,
-        after: Option<&[u8]>,
-    ) -> Result<Option<StorageEntry>, HostError>;
+    fn storage_next(&mut self, actor: &Address, after: Option<&[u8]>) -> Result<Option<StorageEntry>, HostError>;
 
     /// Appends an event to `actor`'s log (dropped with everything else on revert).
     fn emit(&mut self, actor: &Address, topic: &[u8], data: &[u8]) -> Result<(), HostError>;

@@ -91,21 +91,15 @@ impl Outcome {
     pub fn error(&self) -> Option<ExecError> {
         match &self.status {
             Status::Success => None,
-            Status::Revert { reason } => Some(ExecError::new(
-                ExecCode::Reverted,
-                String::from_utf8_lossy(reason).into_owned(),
-            )),
+            Status::Revert { reason } => {
+                Some(ExecError::new(ExecCode::Reverted, String::from_utf8_lossy(reason).into_owned()))
+            }
             Status::Trap(e) => Some(e.clone()),
         }
     }
 
     fn trap(code: ExecCode, message: impl Into<String>, cycles_used: u64) -> Outcome {
-        Outcome {
-            status: Status::Trap(ExecError::new(code, message)),
-            result: Vec::new(),
-            cycles_used,
-            cells_used: 0,
-        }
+        Outcome { status: Status::Trap(ExecError::new(code, message)), result: Vec::new(), cycles_used, cells_used: 0 }
     }
 }
 
@@ -147,9 +141,7 @@ impl Default for Vm {
 
 impl std::fmt::Debug for Vm {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Vm")
-            .field("cached_modules", &self.cached_modules())
-            .finish()
+        f.debug_struct("Vm").field("cached_modules", &self.cached_modules()).finish()
     }
 }
 
@@ -162,19 +154,13 @@ impl Vm {
     pub fn with_cache_capacity(entries: usize) -> Self {
         Vm::with_limits(
             entries,
-            Compiled {
-                code_bytes: ENGINE_RECYCLE_CODE_BYTES,
-                functions: ENGINE_RECYCLE_FUNCTIONS,
-            },
+            Compiled { code_bytes: ENGINE_RECYCLE_CODE_BYTES, functions: ENGINE_RECYCLE_FUNCTIONS },
         )
     }
 
     fn with_limits(entries: usize, recycle: Compiled) -> Self {
         Vm {
-            engine: Mutex::new(CurrentEngine {
-                engine: runtime::engine(),
-                compiled: Compiled::default(),
-            }),
+            engine: Mutex::new(CurrentEngine { engine: runtime::engine(), compiled: Compiled::default() }),
             cache: Mutex::new(ModuleCache::new(entries)),
             recycle,
         }
@@ -224,10 +210,7 @@ impl Vm {
         let code = fetch().map_err(VmError::CodeUnavailable)?;
         let actual = keccak256(&code);
         if actual != *code_hash {
-            return Err(VmError::CodeHashMismatch {
-                expected: *code_hash,
-                actual,
-            });
+            return Err(VmError::CodeHashMismatch { expected: *code_hash, actual });
         }
         self.compile_uncached(&code)
     }
@@ -237,8 +220,7 @@ impl Vm {
         // both succeed and one copy wins the cache, which is harmless.
         let info = validate(code)?;
         let engine = self.engine_for(&info);
-        let module =
-            wasmi::Module::new(&engine, code).map_err(|e| VmError::Compile(e.to_string()))?;
+        let module = wasmi::Module::new(&engine, code).map_err(|e| VmError::Compile(e.to_string()))?;
         let module = Arc::new(CompiledModule { info, module });
         self.cache.lock().insert(Arc::clone(&module));
         Ok(module)
@@ -246,12 +228,7 @@ impl Vm {
 
     /// Runs `invocation.handler` of `module`. Never fails: whatever goes wrong is a
     /// [`Status::Trap`] with its E-code, with the cycles and cells metered until then.
-    pub fn invoke(
-        &self,
-        module: &CompiledModule,
-        invocation: &Invocation<'_>,
-        host: &mut dyn Host,
-    ) -> Outcome {
+    pub fn invoke(&self, module: &CompiledModule, invocation: &Invocation<'_>, host: &mut dyn Host) -> Outcome {
         let limit = invocation.cycles_limit;
         let entry = module.info.invoke_cycles();
         if limit < entry {
@@ -264,24 +241,12 @@ impl Vm {
         let refused = if invocation.payload.len() > MAX_PAYLOAD_BYTES {
             Some((
                 ExecCode::PayloadTooLarge,
-                format!(
-                    "payload of {} bytes, above the limit of {MAX_PAYLOAD_BYTES}",
-                    invocation.payload.len()
-                ),
+                format!("payload of {} bytes, above the limit of {MAX_PAYLOAD_BYTES}", invocation.payload.len()),
             ))
         } else if invocation.context.depth > MAX_CALL_DEPTH {
-            Some((
-                ExecCode::CallDepth,
-                format!(
-                    "call depth {} exceeds {MAX_CALL_DEPTH}",
-                    invocation.context.depth
-                ),
-            ))
+            Some((ExecCode::CallDepth, format!("call depth {} exceeds {MAX_CALL_DEPTH}", invocation.context.depth)))
         } else if !module.has_handler(invocation.handler) {
-            Some((
-                ExecCode::HandlerNotFound,
-                format!("the actor exports no handler {:?}", invocation.handler),
-            ))
+            Some((ExecCode::HandlerNotFound, format!("the actor exports no handler {:?}", invocation.handler)))
         } else {
             None
         };
@@ -303,9 +268,7 @@ impl Vm {
             .and_then(|linker| linker.instantiate_and_start(&mut store, &module.module))
             .and_then(|instance| {
                 store.data_mut().memory = instance.get_memory(&store, crate::abi::MEMORY_EXPORT);
-                instance
-                    .get_typed_func::<(), ()>(&store, inv.handler)?
-                    .call(&mut store, ())
+                instance.get_typed_func::<(), ()>(&store, inv.handler)?.call(&mut store, ())
             });
         let fuel_left = store.get_fuel().unwrap_or(0);
         let ctx = store.into_data();
@@ -325,12 +288,7 @@ impl Vm {
             Status::Success => ctx.result,
             _ => Vec::new(),
         };
-        Outcome {
-            status,
-            result,
-            cycles_used,
-            cells_used,
-        }
+        Outcome { status, result, cycles_used, cells_used }
     }
 }
 
@@ -413,8 +371,7 @@ mod tests {
         let mut host = MockHost::new(Arc::clone(&vm));
         for tag in [1, 3, 4] {
             let pad = if tag == 3 { 1_000 } else { 10 };
-            host.deploy(Address([tag; 20]), &module(tag, pad), Entitlements::NONE)
-                .unwrap();
+            host.deploy(Address([tag; 20]), &module(tag, pad), Entitlements::NONE).unwrap();
             let outcome = host.call_actor(Address([tag; 20]), "run", b"");
             assert_eq!(outcome.status, Status::Success, "module {tag}");
         }

@@ -69,20 +69,9 @@ impl MockHost {
     }
 
     /// Validates, compiles and installs `code` at `address`.
-    pub fn deploy(
-        &mut self,
-        address: Address,
-        code: &[u8],
-        entitlements: Entitlements,
-    ) -> Result<(), VmError> {
+    pub fn deploy(&mut self, address: Address, code: &[u8], entitlements: Entitlements) -> Result<(), VmError> {
         let module = self.vm.compile(code)?;
-        self.actors.insert(
-            address,
-            MockActor {
-                module,
-                entitlements,
-            },
-        );
+        self.actors.insert(address, MockActor { module, entitlements });
         Ok(())
     }
 
@@ -145,18 +134,10 @@ impl MockHost {
     pub fn advance_to(&mut self, height: u64) -> Vec<Outcome> {
         self.block_height = height;
         self.timestamp_ms = height * 1_000;
-        let mut due: Vec<_> = self
-            .state
-            .timers
-            .iter()
-            .filter(|(_, t)| t.height <= height)
-            .map(|(id, t)| (t.height, *id))
-            .collect();
+        let mut due: Vec<_> =
+            self.state.timers.iter().filter(|(_, t)| t.height <= height).map(|(id, t)| (t.height, *id)).collect();
         due.sort();
-        let fired: Vec<_> = due
-            .into_iter()
-            .filter_map(|(_, id)| self.state.timers.remove(&id))
-            .collect();
+        let fired: Vec<_> = due.into_iter().filter_map(|(_, id)| self.state.timers.remove(&id)).collect();
         fired
             .into_iter()
             .map(|t| {
@@ -170,10 +151,7 @@ impl MockHost {
     }
 
     pub fn storage(&self, actor: Address, key: &[u8]) -> Option<&[u8]> {
-        self.state
-            .storage
-            .get(&(actor, key.to_vec()))
-            .map(Vec::as_slice)
+        self.state.storage.get(&(actor, key.to_vec())).map(Vec::as_slice)
     }
 
     pub fn balance_of(&self, address: Address) -> u128 {
@@ -188,10 +166,7 @@ impl MockHost {
     fn debit(&mut self, address: Address, amount: u128) -> Result<(), HostError> {
         let balance = self.balance_of(address);
         let left = balance.checked_sub(amount).ok_or_else(|| {
-            HostError::new(
-                ExecCode::ActorBalance,
-                format!("balance {balance} cannot cover {amount}"),
-            )
+            HostError::new(ExecCode::ActorBalance, format!("balance {balance} cannot cover {amount}"))
         })?;
         self.state.balances.insert(address, left);
         Ok(())
@@ -218,9 +193,7 @@ impl Host for MockHost {
     }
 
     fn storage_set(&mut self, actor: &Address, key: &[u8], value: &[u8]) -> Result<(), HostError> {
-        self.state
-            .storage
-            .insert((*actor, key.to_vec()), value.to_vec());
+        self.state.storage.insert((*actor, key.to_vec()), value.to_vec());
         Ok(())
     }
 
@@ -228,11 +201,7 @@ impl Host for MockHost {
         Ok(self.state.storage.remove(&(*actor, key.to_vec())).is_some())
     }
 
-    fn storage_next(
-        &mut self,
-        actor: &Address,
-        after: Option<&[u8]>,
-    ) -> Result<Option<StorageEntry>, HostError> {
+    fn storage_next(&mut self, actor: &Address, after: Option<&[u8]>) -> Result<Option<StorageEntry>, HostError> {
         // The mock's storage order is the keys' byte order.
         let start = match after {
             Some(after) => Bound::Excluded((*actor, after.to_vec())),
@@ -248,9 +217,7 @@ impl Host for MockHost {
     }
 
     fn emit(&mut self, actor: &Address, topic: &[u8], data: &[u8]) -> Result<(), HostError> {
-        self.state
-            .events
-            .push((*actor, topic.to_vec(), data.to_vec()));
+        self.state.events.push((*actor, topic.to_vec(), data.to_vec()));
         Ok(())
     }
 
@@ -266,10 +233,7 @@ impl Host for MockHost {
 
     fn send(&mut self, message: OutgoingMessage) -> Result<(), HostError> {
         if !self.actors.contains_key(&message.to) {
-            return Err(HostError::new(
-                ExecCode::NoActor,
-                format!("{} holds no actor", message.to),
-            ));
+            return Err(HostError::new(ExecCode::NoActor, format!("{} holds no actor", message.to)));
         }
         self.debit(message.from, message.value)?;
         self.state.mailbox.push_back(message);
@@ -278,10 +242,11 @@ impl Host for MockHost {
 
     fn call(&mut self, request: CallRequest) -> Result<Outcome, HostError> {
         let callee = request.context.self_address;
-        let actor =
-            self.actors.get(&callee).cloned().ok_or_else(|| {
-                HostError::new(ExecCode::NoActor, format!("{callee} holds no actor"))
-            })?;
+        let actor = self
+            .actors
+            .get(&callee)
+            .cloned()
+            .ok_or_else(|| HostError::new(ExecCode::NoActor, format!("{callee} holds no actor")))?;
         self.checkpoint();
         if request.context.value > 0 {
             if let Err(e) = self.debit(request.context.caller, request.context.value) {
@@ -310,17 +275,9 @@ impl Host for MockHost {
     }
 
     fn timer_schedule(&mut self, timer: TimerRequest) -> Result<u64, HostError> {
-        let pending = self
-            .state
-            .timers
-            .values()
-            .filter(|t| t.owner == timer.owner)
-            .count();
+        let pending = self.state.timers.values().filter(|t| t.owner == timer.owner).count();
         if pending >= MAX_PENDING_TIMERS_PER_ACTOR {
-            return Err(HostError::new(
-                ExecCode::TooManyTimers,
-                format!("{pending} timers pending"),
-            ));
+            return Err(HostError::new(ExecCode::TooManyTimers, format!("{pending} timers pending")));
         }
         self.state.next_timer_id += 1;
         let id = self.state.next_timer_id;

@@ -19,8 +19,7 @@ use crate::{
 };
 use drover_types::{Address, exec_error::ExecCode};
 use wasmi::{
-    Caller, CompilationMode, Config, Engine, Linker, Memory, ResourceLimiter, StoreLimits,
-    StoreLimitsBuilder,
+    Caller, CompilationMode, Config, Engine, Linker, Memory, ResourceLimiter, StoreLimits, StoreLimitsBuilder,
 };
 
 /// What one invocation's store holds besides wasm state.
@@ -112,19 +111,13 @@ fn entitled(c: &C<'_, '_>, e: Entitlement, call: &str) -> Result<(), Abort> {
     if c.data().inv.entitlements.contains(e) {
         Ok(())
     } else {
-        Err(Abort::fail(
-            ExecCode::NotEntitled,
-            format!("{call} needs entitlement {:?}", e.id()),
-        ))
+        Err(Abort::fail(ExecCode::NotEntitled, format!("{call} needs entitlement {:?}", e.id())))
     }
 }
 
 fn writable(c: &C<'_, '_>, call: &str) -> Result<(), Abort> {
     if c.data().inv.read_only {
-        Err(Abort::fail(
-            ExecCode::ReadOnlyViolation,
-            format!("{call} writes state in a read-only execution"),
-        ))
+        Err(Abort::fail(ExecCode::ReadOnlyViolation, format!("{call} writes state in a read-only execution")))
     } else {
         Ok(())
     }
@@ -134,17 +127,13 @@ fn writable(c: &C<'_, '_>, call: &str) -> Result<(), Abort> {
 fn length(len: i32, max: usize, what: &str) -> Result<usize, Abort> {
     let len = len as u32 as usize;
     if len > max {
-        return Err(Abort::argument(format!(
-            "{what} of {len} bytes, above the limit of {max}"
-        )));
+        return Err(Abort::argument(format!("{what} of {len} bytes, above the limit of {max}")));
     }
     Ok(len)
 }
 
 fn memory(c: &C<'_, '_>) -> Result<Memory, Abort> {
-    c.data()
-        .memory
-        .ok_or_else(|| Abort::argument("the module exports no memory"))
+    c.data().memory.ok_or_else(|| Abort::argument("the module exports no memory"))
 }
 
 fn read(c: &C<'_, '_>, ptr: i32, len: usize, what: &str) -> Result<Vec<u8>, Abort> {
@@ -163,12 +152,7 @@ fn write(c: &mut C<'_, '_>, ptr: i32, bytes: &[u8], what: &str) -> Result<(), Ab
     let mem = memory(c)?;
     mem.data_mut(c)
         .get_mut(start..end)
-        .ok_or_else(|| {
-            Abort::argument(format!(
-                "{what} at {start}+{} is outside memory",
-                bytes.len()
-            ))
-        })?
+        .ok_or_else(|| Abort::argument(format!("{what} at {start}+{} is outside memory", bytes.len())))?
         .copy_from_slice(bytes);
     Ok(())
 }
@@ -191,8 +175,7 @@ fn read_handler(c: &C<'_, '_>, ptr: i32, len: usize) -> Result<String, Abort> {
     if len == 0 {
         return Err(Abort::argument("empty handler name"));
     }
-    String::from_utf8(read(c, ptr, len, "handler name")?)
-        .map_err(|_| Abort::argument("handler name is not UTF-8"))
+    String::from_utf8(read(c, ptr, len, "handler name")?).map_err(|_| Abort::argument("handler name is not UTF-8"))
 }
 
 fn read_key(c: &C<'_, '_>, ptr: i32, len: usize) -> Result<Vec<u8>, Abort> {
@@ -297,12 +280,7 @@ fn storage_get(mut c: C<'_, '_>, key: i32, key_len: i32, dst: i32, cap: i32) -> 
     entitled(&c, Entitlement::StorageKv, "storage_get")?;
     let key = read_key(&c, key, key_len)?;
     let actor = c.data().actor();
-    let Some(value) = c
-        .data_mut()
-        .host
-        .storage_get(&actor, &key)
-        .map_err(Abort::from)?
-    else {
+    let Some(value) = c.data_mut().host.storage_get(&actor, &key).map_err(Abort::from)? else {
         return Ok(-1);
     };
     charge(&mut c, copy_cycles(value.len()))?;
@@ -314,20 +292,14 @@ fn storage_get(mut c: C<'_, '_>, key: i32, key_len: i32, dst: i32, cap: i32) -> 
 fn storage_set(mut c: C<'_, '_>, key: i32, key_len: i32, val: i32, val_len: i32) -> HostResult<()> {
     let key_len = length(key_len, MAX_STORAGE_KEY_BYTES, "storage key")?;
     let val_len = length(val_len, MAX_STORAGE_VALUE_BYTES, "storage value")?;
-    charge(
-        &mut c,
-        CYCLES_STORAGE_WRITE + copy_cycles(key_len + val_len),
-    )?;
+    charge(&mut c, CYCLES_STORAGE_WRITE + copy_cycles(key_len + val_len))?;
     entitled(&c, Entitlement::StorageKv, "storage_set")?;
     writable(&c, "storage_set")?;
     let key = read_key(&c, key, key_len)?;
     let value = read(&c, val, val_len, "storage value")?;
     c.data_mut().cells.charge((key_len + val_len) as u64)?;
     let actor = c.data().actor();
-    c.data_mut()
-        .host
-        .storage_set(&actor, &key, &value)
-        .map_err(Abort::from)?;
+    c.data_mut().host.storage_set(&actor, &key, &value).map_err(Abort::from)?;
     Ok(())
 }
 
@@ -338,11 +310,7 @@ fn storage_remove(mut c: C<'_, '_>, key: i32, key_len: i32) -> HostResult<i32> {
     writable(&c, "storage_remove")?;
     let key = read_key(&c, key, key_len)?;
     let actor = c.data().actor();
-    let removed = c
-        .data_mut()
-        .host
-        .storage_remove(&actor, &key)
-        .map_err(Abort::from)?;
+    let removed = c.data_mut().host.storage_remove(&actor, &key).map_err(Abort::from)?;
     Ok(i32::from(removed))
 }
 
@@ -360,10 +328,7 @@ fn storage_next(
 ) -> HostResult<i64> {
     let prefix_len = length(prefix_len, MAX_STORAGE_KEY_BYTES, "prefix")?;
     let cursor_len = length(cursor_len, MAX_STORAGE_KEY_BYTES, "cursor")?;
-    charge(
-        &mut c,
-        CYCLES_STORAGE_NEXT + copy_cycles(prefix_len + cursor_len),
-    )?;
+    charge(&mut c, CYCLES_STORAGE_NEXT + copy_cycles(prefix_len + cursor_len))?;
     entitled(&c, Entitlement::StorageKv, "storage_next")?;
     let prefix = read(&c, prefix, prefix_len, "prefix")?;
     let cursor = read(&c, cursor, cursor_len, "cursor")?;
@@ -372,12 +337,7 @@ fn storage_next(
     // The host walks the actor's storage in its own order; entries outside the prefix are read
     // and skipped here, each charged like a step of its own.
     let (key, value) = loop {
-        let Some((key, value)) = c
-            .data_mut()
-            .host
-            .storage_next(&actor, after.as_deref())
-            .map_err(Abort::from)?
-        else {
+        let Some((key, value)) = c.data_mut().host.storage_next(&actor, after.as_deref()).map_err(Abort::from)? else {
             return Ok(-1);
         };
         charge(&mut c, copy_cycles(key.len() + value.len()))?;
@@ -406,10 +366,7 @@ fn emit(mut c: C<'_, '_>, topic: i32, topic_len: i32, data: i32, data_len: i32) 
     let data = read(&c, data, data_len, "event data")?;
     c.data_mut().cells.charge((topic_len + data_len) as u64)?;
     let actor = c.data().actor();
-    c.data_mut()
-        .host
-        .emit(&actor, &topic, &data)
-        .map_err(Abort::from)?;
+    c.data_mut().host.emit(&actor, &topic, &data).map_err(Abort::from)?;
     Ok(())
 }
 
@@ -430,10 +387,7 @@ fn transfer(mut c: C<'_, '_>, to: i32, amount: i32) -> HostResult<()> {
     let to = read_address(&c, to)?;
     let amount = read_amount(&c, amount)?;
     let actor = c.data().actor();
-    c.data_mut()
-        .host
-        .transfer(&actor, &to, amount)
-        .map_err(Abort::from)?;
+    c.data_mut().host.transfer(&actor, &to, amount).map_err(Abort::from)?;
     Ok(())
 }
 
@@ -501,9 +455,7 @@ fn send(
     )?;
     writable(&c, "send")?;
     let cycles_limit = budget(cycles)?;
-    c.data_mut()
-        .cells
-        .charge(CELLS_MESSAGE_OVERHEAD + (m.handler.len() + m.payload.len()) as u64)?;
+    c.data_mut().cells.charge(CELLS_MESSAGE_OVERHEAD + (m.handler.len() + m.payload.len()) as u64)?;
     let message = OutgoingMessage {
         from: c.data().actor(),
         to: m.to,
@@ -544,11 +496,7 @@ fn call(
     }
     let here = *c.data().context();
     if here.depth >= MAX_CALL_DEPTH {
-        return Err(Abort::fail(
-            ExecCode::CallDepth,
-            format!("call depth would exceed {MAX_CALL_DEPTH}"),
-        )
-        .into());
+        return Err(Abort::fail(ExecCode::CallDepth, format!("call depth would exceed {MAX_CALL_DEPTH}")).into());
     }
     let left = c.get_fuel()?;
     // 0 attaches everything left; a larger request is capped, never refused.
@@ -615,10 +563,7 @@ fn timer_schedule(
 ) -> HostResult<i64> {
     let handler_len = length(handler_len, MAX_HANDLER_NAME_BYTES, "handler name")?;
     let payload_len = length(payload_len, MAX_PAYLOAD_BYTES, "payload")?;
-    charge(
-        &mut c,
-        CYCLES_TIMER_SCHEDULE + copy_cycles(handler_len + payload_len),
-    )?;
+    charge(&mut c, CYCLES_TIMER_SCHEDULE + copy_cycles(handler_len + payload_len))?;
     entitled(&c, Entitlement::TimerSchedule, "timer_schedule")?;
     writable(&c, "timer_schedule")?;
     let height = height as u64;
@@ -633,21 +578,9 @@ fn timer_schedule(
     let handler = read_handler(&c, handler, handler_len)?;
     let payload = read(&c, payload, payload_len, "payload")?;
     let cycles_limit = budget(cycles)?;
-    c.data_mut()
-        .cells
-        .charge(CELLS_TIMER_OVERHEAD + (handler_len + payload_len) as u64)?;
-    let timer = TimerRequest {
-        owner: c.data().actor(),
-        height,
-        handler,
-        payload,
-        cycles_limit,
-    };
-    let id = c
-        .data_mut()
-        .host
-        .timer_schedule(timer)
-        .map_err(Abort::from)?;
+    c.data_mut().cells.charge(CELLS_TIMER_OVERHEAD + (handler_len + payload_len) as u64)?;
+    let timer = TimerRequest { owner: c.data().actor(), height, handler, payload, cycles_limit };
+    let id = c.data_mut().host.timer_schedule(timer).map_err(Abort::from)?;
     Ok(id as i64)
 }
 
@@ -656,11 +589,7 @@ fn timer_cancel(mut c: C<'_, '_>, id: i64) -> HostResult<i32> {
     entitled(&c, Entitlement::TimerSchedule, "timer_cancel")?;
     writable(&c, "timer_cancel")?;
     let actor = c.data().actor();
-    let cancelled = c
-        .data_mut()
-        .host
-        .timer_cancel(&actor, id as u64)
-        .map_err(Abort::from)?;
+    let cancelled = c.data_mut().host.timer_cancel(&actor, id as u64).map_err(Abort::from)?;
     Ok(i32::from(cancelled))
 }
 
@@ -697,9 +626,7 @@ pub(crate) fn linker<'a>(engine: &Engine) -> Result<Linker<Ctx<'a>>, wasmi::Erro
             "timer_schedule" => l.func_wrap(m, f.name, timer_schedule)?,
             "timer_cancel" => l.func_wrap(m, f.name, timer_cancel)?,
             other => {
-                return Err(wasmi::Error::new(format!(
-                    "ABI entry {other} has no host function"
-                )));
+                return Err(wasmi::Error::new(format!("ABI entry {other} has no host function")));
             }
         };
     }

@@ -18,8 +18,8 @@ use crate::{
 use drover_types::{H256, keccak256};
 use std::ops::Range;
 use wasmparser::{
-    BinaryReader, CompositeInnerType, ExternalKind, FuncType, Parser, Payload, SubType, TypeRef,
-    ValType, Validator, WasmFeatures,
+    BinaryReader, CompositeInnerType, ExternalKind, FuncType, Parser, Payload, SubType, TypeRef, ValType, Validator,
+    WasmFeatures,
 };
 
 /// What validation learned about a module.
@@ -71,10 +71,7 @@ pub(crate) fn wasm_features(floats: bool) -> WasmFeatures {
 /// Checks `code` for deployment.
 pub fn validate(code: &[u8]) -> Result<CodeInfo, VmError> {
     if code.len() > MAX_CODE_BYTES {
-        return Err(VmError::CodeTooLarge {
-            bytes: code.len(),
-            limit: MAX_CODE_BYTES,
-        });
+        return Err(VmError::CodeTooLarge { bytes: code.len(), limit: MAX_CODE_BYTES });
     }
     check_section_counts(code)?;
     Validator::new_with_features(wasm_features(true))
@@ -84,11 +81,7 @@ pub fn validate(code: &[u8]) -> Result<CodeInfo, VmError> {
         return Err(VmError::Float { offset: e.offset() });
     }
     let info = Structure::read(code).map_err(|e| VmError::InvalidWasm(e.to_string()))??;
-    Ok(CodeInfo {
-        code_hash: keccak256(code),
-        code_bytes: code.len(),
-        ..info
-    })
+    Ok(CodeInfo { code_hash: keccak256(code), code_bytes: code.len(), ..info })
 }
 
 /// Refuses a section that declares more entries than it has bytes. wasmparser's validator
@@ -122,10 +115,7 @@ fn check_section_counts(code: &[u8]) -> Result<(), VmError> {
                 range.len()
             )));
         }
-        if let Some(offset) = is_type_section
-            .then(|| overcounted_rec_group(code, range, count))
-            .flatten()
-        {
+        if let Some(offset) = is_type_section.then(|| overcounted_rec_group(code, range, count)).flatten() {
             return Err(VmError::InvalidWasm(format!(
                 "recursion group at offset {offset} declares more types than the section has bytes"
             )));
@@ -219,11 +209,7 @@ impl Structure {
                 for import in reader {
                     let import = import?;
                     let refuse = |reason| {
-                        Ok(Err(VmError::Import {
-                            module: import.module.into(),
-                            name: import.name.into(),
-                            reason,
-                        }))
+                        Ok(Err(VmError::Import { module: import.module.into(), name: import.name.into(), reason }))
                     };
                     if import.module != HOST_MODULE {
                         return refuse("imports must come from module `drover`");
@@ -235,9 +221,9 @@ impl Structure {
                         return refuse("no such host function");
                     };
                     let ty = self.types.get(type_index as usize).and_then(Option::as_ref);
-                    if !ty.is_some_and(|ty| {
-                        same_types(ty.params(), abi.params) && same_types(ty.results(), abi.results)
-                    }) {
+                    if !ty
+                        .is_some_and(|ty| same_types(ty.params(), abi.params) && same_types(ty.results(), abi.results))
+                    {
                         return refuse("signature differs from the ABI");
                     }
                     self.func_types.push(type_index);
@@ -265,9 +251,7 @@ impl Structure {
                 }
                 for table in reader {
                     let ty = table?.ty;
-                    if ty.initial > MAX_TABLE_ELEMENTS
-                        || ty.maximum.is_some_and(|m| m > MAX_TABLE_ELEMENTS)
-                    {
+                    if ty.initial > MAX_TABLE_ELEMENTS || ty.maximum.is_some_and(|m| m > MAX_TABLE_ELEMENTS) {
                         return Ok(Err(VmError::Table(format!(
                             "declares {} (max {:?}) elements, above the limit of \
                              {MAX_TABLE_ELEMENTS}",
@@ -283,10 +267,7 @@ impl Structure {
                 }
             }
             Payload::GlobalSection(reader) if reader.count() > MAX_GLOBALS => {
-                return Ok(Err(VmError::Globals {
-                    count: reader.count(),
-                    limit: MAX_GLOBALS,
-                }));
+                return Ok(Err(VmError::Globals { count: reader.count(), limit: MAX_GLOBALS }));
             }
             Payload::ExportSection(reader) => {
                 if reader.count() > MAX_EXPORTS {
@@ -368,10 +349,7 @@ impl Structure {
                 self.info.initial_memory_pages = *initial;
             }
             more => {
-                return Err(VmError::Memory(format!(
-                    "{} memories; an actor has one",
-                    more.len()
-                )));
+                return Err(VmError::Memory(format!("{} memories; an actor has one", more.len())));
             }
         }
         if self.imported_funcs > 0 && !self.memory_exported {
@@ -386,10 +364,7 @@ impl Structure {
 
 fn same_types(wasm: &[ValType], abi: &[Ty]) -> bool {
     wasm.len() == abi.len()
-        && wasm
-            .iter()
-            .zip(abi)
-            .all(|(w, a)| matches!((w, a), (ValType::I32, Ty::I32) | (ValType::I64, Ty::I64)))
+        && wasm.iter().zip(abi).all(|(w, a)| matches!((w, a), (ValType::I32, Ty::I32) | (ValType::I64, Ty::I64)))
 }
 
 #[cfg(test)]
@@ -452,10 +427,7 @@ mod tests {
     }
 
     fn hex(text: &str) -> Vec<u8> {
-        (0..text.len())
-            .step_by(2)
-            .map(|i| u8::from_str_radix(&text[i..i + 2], 16).unwrap())
-            .collect()
+        (0..text.len()).step_by(2).map(|i| u8::from_str_radix(&text[i..i + 2], 16).unwrap()).collect()
     }
 
     /// Found by the `wasm` fuzz target: an import section of 21 bytes that declares 363,802

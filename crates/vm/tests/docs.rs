@@ -24,11 +24,7 @@ fn grouped(n: u64) -> String {
 fn every_host_function_has_a_row() {
     let doc = doc();
     for f in HOST_FUNCTIONS {
-        assert!(
-            doc.contains(&format!("| `{}` |", f.name)),
-            "docs/actors.md lacks {}",
-            f.name
-        );
+        assert!(doc.contains(&format!("| `{}` |", f.name)), "docs/actors.md lacks {}", f.name);
     }
 }
 
@@ -56,14 +52,8 @@ fn every_limit_has_its_value() {
         ("MAX_EVENT_TOPIC_BYTES", MAX_EVENT_TOPIC_BYTES as u64),
         ("MAX_EVENT_DATA_BYTES", MAX_EVENT_DATA_BYTES as u64),
         ("MAX_ATTACHED_CYCLES", MAX_ATTACHED_CYCLES),
-        (
-            "MAX_PENDING_TIMERS_PER_ACTOR",
-            MAX_PENDING_TIMERS_PER_ACTOR as u64,
-        ),
-        (
-            "DEFAULT_MODULE_CACHE_ENTRIES",
-            DEFAULT_MODULE_CACHE_ENTRIES as u64,
-        ),
+        ("MAX_PENDING_TIMERS_PER_ACTOR", MAX_PENDING_TIMERS_PER_ACTOR as u64),
+        ("DEFAULT_MODULE_CACHE_ENTRIES", DEFAULT_MODULE_CACHE_ENTRIES as u64),
     ];
     for (name, value) in limits {
         let row = format!("| `{name}` | {}", grouped(*value));

@@ -20,10 +20,7 @@ fn counter_increments_and_reads() {
     assert_success(&get);
     assert_eq!(u64_le(&get.result), 3);
     assert_eq!(get.cells_used, 0);
-    assert_eq!(
-        host.storage(addr(1), b"count"),
-        Some(&3u64.to_le_bytes()[..])
-    );
+    assert_eq!(host.storage(addr(1), b"count"), Some(&3u64.to_le_bytes()[..]));
 }
 
 #[test]
@@ -62,31 +59,16 @@ fn ledger_mints_transfers_and_reverts() {
     let mut overdraw = host.request(addr(2), "transfer", &args(alice, 31));
     overdraw.context.caller = bob;
     let outcome = host.run(overdraw);
-    assert_eq!(
-        outcome.status,
-        Status::Revert {
-            reason: b"insufficient balance".to_vec()
-        }
-    );
+    assert_eq!(outcome.status, Status::Revert { reason: b"insufficient balance".to_vec() });
     assert_eq!(outcome.error().map(|e| e.code), Some(ExecCode::Reverted));
     assert_eq!(host.state, before);
 
     // Only the owner (the first minter) mints.
     let mut theft = host.request(addr(2), "mint", &args(bob, 1));
     theft.context.caller = bob;
-    assert_eq!(
-        host.run(theft).status,
-        Status::Revert {
-            reason: b"not owner".to_vec()
-        }
-    );
+    assert_eq!(host.run(theft).status, Status::Revert { reason: b"not owner".to_vec() });
     let bad = host.call_actor(addr(2), "balance_of", b"short");
-    assert_eq!(
-        bad.status,
-        Status::Revert {
-            reason: b"bad input".to_vec()
-        }
-    );
+    assert_eq!(bad.status, Status::Revert { reason: b"bad input".to_vec() });
 }
 
 #[test]
@@ -96,10 +78,7 @@ fn echo_returns_input_and_emits_it() {
     assert_success(&outcome);
     assert_eq!(outcome.result, b"hello, drover");
     assert_eq!(outcome.cells_used, (4 + 13) as u64);
-    assert_eq!(
-        host.state.events,
-        vec![(addr(3), b"echo".to_vec(), b"hello, drover".to_vec())]
-    );
+    assert_eq!(host.state.events, vec![(addr(3), b"echo".to_vec(), b"hello, drover".to_vec())]);
     // The event data bound applies to what the echo emits; the payload bound is checked
     // before the actor runs.
     let fits = vec![7u8; MAX_EVENT_DATA_BYTES];
@@ -107,15 +86,9 @@ fn echo_returns_input_and_emits_it() {
     assert_success(&outcome);
     assert_eq!(outcome.result, fits);
     let too_much_data = vec![7u8; MAX_EVENT_DATA_BYTES + 1];
-    assert_eq!(
-        trap_code(&host.call_actor(addr(3), "echo", &too_much_data)),
-        ExecCode::HostCallArgument
-    );
+    assert_eq!(trap_code(&host.call_actor(addr(3), "echo", &too_much_data)), ExecCode::HostCallArgument);
     let over = vec![7u8; MAX_PAYLOAD_BYTES + 1];
-    assert_eq!(
-        trap_code(&host.call_actor(addr(3), "echo", &over)),
-        ExecCode::PayloadTooLarge
-    );
+    assert_eq!(trap_code(&host.call_actor(addr(3), "echo", &over)), ExecCode::PayloadTooLarge);
     assert_eq!(host.state.events.len(), 2, "failed calls leave no events");
 }
 
@@ -123,8 +96,7 @@ fn echo_returns_input_and_emits_it() {
 fn pinger_plays_ping_pong_through_the_mailbox() {
     let ents = [StorageKv, MailboxSend];
     let mut host = host_with("pinger", 0x0a, &ents);
-    host.deploy(addr(0x0b), &actor("pinger"), grant(&ents))
-        .unwrap();
+    host.deploy(addr(0x0b), &actor("pinger"), grant(&ents)).unwrap();
     assert_success(&host.call_actor(addr(0x0a), "start", &addr(0x0b).0));
     assert_eq!(host.state.mailbox.len(), 1);
     let mut rounds = 0;
@@ -173,10 +145,7 @@ fn float_actor_is_refused_at_deploy() {
     let err = validate(&actor("float_op")).unwrap_err();
     assert_eq!(err.code(), ExecCode::FloatInstruction);
     let mut host = host();
-    assert!(
-        host.deploy(addr(5), &actor("float_op"), grant(&[]))
-            .is_err()
-    );
+    assert!(host.deploy(addr(5), &actor("float_op"), grant(&[])).is_err());
 }
 
 #[test]
@@ -199,17 +168,10 @@ fn memory_bomb_fails_within_the_limit() {
     // Growth is metered (wasmi charges per byte grown), but the limit, not the budget, stops it.
     let budget = host.request(addr(7), "grow", b"").cycles_limit;
     assert!(outcome.cycles_used < budget, "{}", outcome.cycles_used);
-    assert_eq!(
-        trap_code(&host.call_actor(addr(7), "grow_big", b"")),
-        ExecCode::MemoryLimit
-    );
+    assert_eq!(trap_code(&host.call_actor(addr(7), "grow_big", b"")), ExecCode::MemoryLimit);
     let ok = host.call_actor(addr(7), "grow_ok", b"");
     assert_success(&ok);
-    assert_eq!(
-        ok.result,
-        2u32.to_le_bytes(),
-        "memory is fresh on every call"
-    );
+    assert_eq!(ok.result, 2u32.to_le_bytes(), "memory is fresh on every call");
 }
 
 #[test]
@@ -227,10 +189,7 @@ fn deep_recursion_traps_cleanly() {
 #[test]
 fn oversize_result_is_refused() {
     let mut host = host_with("oversize_result", 9, &[]);
-    assert_eq!(
-        trap_code(&host.call_actor(addr(9), "big", b"")),
-        ExecCode::ResultTooLarge
-    );
+    assert_eq!(trap_code(&host.call_actor(addr(9), "big", b"")), ExecCode::ResultTooLarge);
     let fits = host.call_actor(addr(9), "fits", b"");
     assert_success(&fits);
     assert_eq!(fits.result.len(), MAX_RESULT_BYTES);

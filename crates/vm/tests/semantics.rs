@@ -7,8 +7,7 @@ mod common;
 use common::*;
 use drover_types::{Address, exec_error::ExecCode};
 use drover_vm::{
-    CallContext, Entitlement::*, Entitlements, Invocation, MockHost, Outcome, Status, Vm,
-    abi::HOST_FUNCTIONS, meter::*,
+    CallContext, Entitlement::*, Entitlements, Invocation, MockHost, Outcome, Status, Vm, abi::HOST_FUNCTIONS, meter::*,
 };
 use std::sync::Arc;
 
@@ -22,14 +21,8 @@ fn forward_args(target: Address, value: u128, handler: &str) -> Vec<u8> {
 
 fn nested_host() -> MockHost {
     let mut host = host_with("proxy", PROXY, &[StorageKv, ActorCall, EconTransfer]);
-    host.deploy(addr(COUNTER), &actor("counter"), grant(&[StorageKv]))
-        .unwrap();
-    host.deploy(
-        addr(TOUCHY),
-        &actor("readonly_write"),
-        grant(&[StorageKv, ActorCall]),
-    )
-    .unwrap();
+    host.deploy(addr(COUNTER), &actor("counter"), grant(&[StorageKv])).unwrap();
+    host.deploy(addr(TOUCHY), &actor("readonly_write"), grant(&[StorageKv, ActorCall])).unwrap();
     host
 }
 
@@ -38,40 +31,21 @@ fn revert_discards_the_actors_writes() {
     let mut host = host_with("counter", COUNTER, &[StorageKv]);
     assert_success(&host.call_actor(addr(COUNTER), "increment", b""));
     let outcome = host.call_actor(addr(COUNTER), "bump_and_revert", b"");
-    assert_eq!(
-        outcome.status,
-        Status::Revert {
-            reason: b"changed my mind".to_vec()
-        }
-    );
+    assert_eq!(outcome.status, Status::Revert { reason: b"changed my mind".to_vec() });
     assert!(outcome.result.is_empty());
     // The VM metered the write before the revert; the host discarded it.
     assert_eq!(outcome.cells_used, 13);
-    assert_eq!(
-        host.storage(addr(COUNTER), b"count"),
-        Some(&1u64.to_le_bytes()[..])
-    );
+    assert_eq!(host.storage(addr(COUNTER), b"count"), Some(&1u64.to_le_bytes()[..]));
 }
 
 #[test]
 fn nested_success_is_kept_and_charged_to_the_caller() {
     let mut host = nested_host();
-    let outcome = host.call_actor(
-        addr(PROXY),
-        "forward",
-        &forward_args(addr(COUNTER), 0, "increment"),
-    );
+    let outcome = host.call_actor(addr(PROXY), "forward", &forward_args(addr(COUNTER), 0, "increment"));
     assert_success(&outcome);
-    assert_eq!(
-        u64_le(&outcome.result),
-        1,
-        "the callee's result is the return data"
-    );
+    assert_eq!(u64_le(&outcome.result), 1, "the callee's result is the return data");
     assert_eq!(host.storage(addr(PROXY), b"status"), Some(&[0u8][..]));
-    assert_eq!(
-        host.storage(addr(COUNTER), b"count"),
-        Some(&1u64.to_le_bytes()[..])
-    );
+    assert_eq!(host.storage(addr(COUNTER), b"count"), Some(&1u64.to_le_bytes()[..]));
     // Caller's two writes (6+4, 6+1) plus the callee's (5+8).
     assert_eq!(outcome.cells_used, 10 + 7 + 13);
 
@@ -83,11 +57,7 @@ fn nested_success_is_kept_and_charged_to_the_caller() {
 #[test]
 fn nested_revert_rolls_back_only_the_callee() {
     let mut host = nested_host();
-    let outcome = host.call_actor(
-        addr(PROXY),
-        "forward",
-        &forward_args(addr(COUNTER), 0, "bump_and_revert"),
-    );
+    let outcome = host.call_actor(addr(PROXY), "forward", &forward_args(addr(COUNTER), 0, "bump_and_revert"));
     assert_success(&outcome);
     assert_eq!(outcome.result, b"changed my mind");
     assert_eq!(host.storage(addr(PROXY), b"status"), Some(&[1u8][..]));
@@ -95,11 +65,7 @@ fn nested_revert_rolls_back_only_the_callee() {
     assert_eq!(host.storage(addr(COUNTER), b"count"), None);
 
     // A failing callee: status 2 with the E-code as return data.
-    let outcome = host.call_actor(
-        addr(PROXY),
-        "forward",
-        &forward_args(addr(COUNTER), 0, "nope"),
-    );
+    let outcome = host.call_actor(addr(PROXY), "forward", &forward_args(addr(COUNTER), 0, "nope"));
     assert_success(&outcome);
     assert_eq!(host.storage(addr(PROXY), b"status"), Some(&[2u8][..]));
     assert!(outcome.result.starts_with(b"E1205"));
@@ -110,37 +76,17 @@ fn outer_revert_rolls_back_nested_effects_and_value() {
     let mut host = nested_host();
     host.credit(addr(PROXY), 1_000);
     let before = host.state.clone();
-    let outcome = host.call_actor(
-        addr(PROXY),
-        "forward_then_revert",
-        &forward_args(addr(COUNTER), 250, "increment"),
-    );
-    assert_eq!(
-        outcome.status,
-        Status::Revert {
-            reason: b"undo".to_vec()
-        }
-    );
-    assert_eq!(
-        host.state, before,
-        "nothing of the caller or the callee stays"
-    );
+    let outcome = host.call_actor(addr(PROXY), "forward_then_revert", &forward_args(addr(COUNTER), 250, "increment"));
+    assert_eq!(outcome.status, Status::Revert { reason: b"undo".to_vec() });
+    assert_eq!(host.state, before, "nothing of the caller or the callee stays");
 
     // The same call without the revert moves the value.
-    assert_success(&host.call_actor(
-        addr(PROXY),
-        "forward",
-        &forward_args(addr(COUNTER), 250, "increment"),
-    ));
+    assert_success(&host.call_actor(addr(PROXY), "forward", &forward_args(addr(COUNTER), 250, "increment")));
     assert_eq!(host.balance_of(addr(PROXY)), 750);
     assert_eq!(host.balance_of(addr(COUNTER)), 250);
 
     // More value than the caller holds is the host's refusal: the caller traps.
-    let outcome = host.call_actor(
-        addr(PROXY),
-        "forward",
-        &forward_args(addr(COUNTER), 10_000, "increment"),
-    );
+    let outcome = host.call_actor(addr(PROXY), "forward", &forward_args(addr(COUNTER), 10_000, "increment"));
     assert_eq!(trap_code(&outcome), ExecCode::ActorBalance);
     let outcome = host.call_actor(addr(PROXY), "forward", &forward_args(addr(0x99), 0, "x"));
     assert_eq!(trap_code(&outcome), ExecCode::NoActor);
@@ -165,11 +111,7 @@ fn read_only_refuses_writes_even_through_nested_calls() {
     assert_eq!(host.storage(addr(TOUCHY), b"touched"), None);
 
     // Value attached to a call is a write too.
-    let mut paid = host.request(
-        addr(PROXY),
-        "forward",
-        &forward_args(addr(COUNTER), 1, "get"),
-    );
+    let mut paid = host.request(addr(PROXY), "forward", &forward_args(addr(COUNTER), 1, "get"));
     paid.read_only = true;
     assert_eq!(trap_code(&host.run(paid)), ExecCode::ReadOnlyViolation);
     // A read-only call of a read-only handler is fine.
@@ -198,23 +140,14 @@ fn capabilities_outside_the_manifest_are_refused() {
         let mut host = host();
         host.deploy(addr(1), &actor(name), *entitlements).unwrap();
         let outcome = host.call_actor(addr(1), handler, payload);
-        assert_eq!(
-            trap_code(&outcome),
-            ExecCode::NotEntitled,
-            "{name}.{handler}"
-        );
+        assert_eq!(trap_code(&outcome), ExecCode::NotEntitled, "{name}.{handler}");
         assert!(host.state.storage.is_empty() && host.state.mailbox.is_empty());
     }
     // Value on a call needs econ.transfer besides actor.call.
     let mut host = host_with("proxy", PROXY, &[StorageKv, ActorCall]);
-    host.deploy(addr(COUNTER), &actor("counter"), grant(&[StorageKv]))
-        .unwrap();
+    host.deploy(addr(COUNTER), &actor("counter"), grant(&[StorageKv])).unwrap();
     host.credit(addr(PROXY), 10);
-    let outcome = host.call_actor(
-        addr(PROXY),
-        "forward",
-        &forward_args(addr(COUNTER), 1, "get"),
-    );
+    let outcome = host.call_actor(addr(PROXY), "forward", &forward_args(addr(COUNTER), 1, "get"));
     assert_eq!(trap_code(&outcome), ExecCode::NotEntitled);
 }
 
@@ -240,10 +173,7 @@ fn metering_is_deterministic() {
             host.call_actor(addr(1), "bump_and_revert", b""),
             host.run(spin),
         ];
-        outcomes
-            .into_iter()
-            .map(|o| (o.status, o.result, o.cycles_used, o.cells_used))
-            .collect()
+        outcomes.into_iter().map(|o| (o.status, o.result, o.cycles_used, o.cells_used)).collect()
     }
     let vm = Arc::new(Vm::new());
     let cold = scenario(Arc::clone(&vm));
@@ -265,9 +195,7 @@ fn budgets_below_the_invocation_price_and_cells_limits() {
     let entry = host.vm.compile(&code).unwrap().info.invoke_cycles();
     assert_eq!(
         entry,
-        CYCLES_PER_INVOKE
-            + code.len() as u64 / CODE_BYTES_PER_CYCLE
-            + CYCLES_PER_INITIAL_MEMORY_PAGE,
+        CYCLES_PER_INVOKE + code.len() as u64 / CODE_BYTES_PER_CYCLE + CYCLES_PER_INITIAL_MEMORY_PAGE,
         "one page of initial memory"
     );
     let mut tiny = host.request(addr(COUNTER), "increment", b"");
@@ -391,9 +319,7 @@ fn every_abi_function_links_with_its_documented_signature() {
             )
         })
         .collect();
-    let code = wasm(&format!(
-        "(module {imports} (memory (export \"memory\") 1) (func (export \"noop\")))"
-    ));
+    let code = wasm(&format!("(module {imports} (memory (export \"memory\") 1) (func (export \"noop\")))"));
     let info = drover_vm::validate(&code).unwrap();
     assert_eq!(info.imports.len(), HOST_FUNCTIONS.len());
     let mut host = host();
@@ -443,11 +369,7 @@ fn context_reaches_the_actor() {
     assert_eq!(&r[60..76], &(1u128 << 100).to_le_bytes());
     assert_eq!(u64_le(&r[76..84]), 42);
     assert_eq!(u64_le(&r[84..92]), 42_000);
-    assert_eq!(
-        &r[92..108],
-        &(5 + (1u128 << 100)).to_le_bytes(),
-        "value arrives before the run"
-    );
+    assert_eq!(&r[92..108], &(5 + (1u128 << 100)).to_le_bytes(), "value arrives before the run");
 }
 
 #[test]
@@ -477,13 +399,9 @@ fn invoke_refuses_depth_beyond_the_limit_directly() {
     assert_eq!(vm.cached_modules(), 1);
     let again = vm.compile(&actor("counter")).unwrap();
     assert!(Arc::ptr_eq(&module, &again), "compiled once, then cached");
-    let loaded = vm
-        .load(&module.code_hash(), || panic!("cached: no fetch"))
-        .unwrap();
+    let loaded = vm.load(&module.code_hash(), || panic!("cached: no fetch")).unwrap();
     assert!(Arc::ptr_eq(&module, &loaded));
     let cold = Vm::new();
-    let wrong = cold
-        .load(&module.code_hash(), || Ok(actor("echo")))
-        .unwrap_err();
+    let wrong = cold.load(&module.code_hash(), || Ok(actor("echo"))).unwrap_err();
     assert_eq!(wrong.code(), ExecCode::Internal);
 }

@@ -99,7 +99,9 @@ impl Attack {
     /// block; a payload costs a cycle and a cell per byte, and as many as fit go into a block.
     fn limits(self) -> (u64, u64) {
         match self {
-            Attack::Payload => (drover_client::TRANSFER_CYCLES + 2 * PAYLOAD_BYTES as u64, PAYLOAD_BYTES as u64 + 1_000),
+            Attack::Payload => {
+                (drover_client::TRANSFER_CYCLES + 2 * PAYLOAD_BYTES as u64, PAYLOAD_BYTES as u64 + 1_000)
+            }
             _ => (ATTACK_CYCLES_LIMIT, 10_000),
         }
     }
@@ -123,10 +125,12 @@ pub(super) async fn hostile(args: HostileArgs) -> anyhow::Result<()> {
 
     // Accounts: the honest senders, one per attack, and the deployer.
     let honest_each = (args.honest_rate * args.seconds).div_ceil(u64::from(HONEST_SENDERS)) + 1;
-    let honest_budget = u128::from(honest_each) * u128::from(drover_client::TRANSFER_CYCLES) * HONEST_MAX_FEE_PER_CYCLE * 2;
+    let honest_budget =
+        u128::from(honest_each) * u128::from(drover_client::TRANSFER_CYCLES) * HONEST_MAX_FEE_PER_CYCLE * 2;
     let honest = fund_senders(&client, &funder, chain_id, HONEST_SENDERS, honest_budget, 50, &retries).await?;
     let attack_budget = u128::from(ATTACK_CYCLES_LIMIT) * BENCH_MAX_FEE_PER_CYCLE * 2_000;
-    let attackers = fund_senders(&client, &funder, chain_id, Attack::ALL.len() as u32 + 1, attack_budget, 50, &retries).await?;
+    let attackers =
+        fund_senders(&client, &funder, chain_id, Attack::ALL.len() as u32 + 1, attack_budget, 50, &retries).await?;
     let deployer = &attackers[Attack::ALL.len()];
 
     // The attackers' actors, and a 100,000-entry map for the walker.
@@ -187,7 +191,12 @@ pub(super) async fn hostile(args: HostileArgs) -> anyhow::Result<()> {
     println!("  honest latency p50:         {:>8.0} ms", ms(percentile(&latencies, 0.50)));
     println!("  honest latency p99:         {:>8.0} ms", ms(percentile(&latencies, 0.99)));
     println!("  honest latency max:         {:>8.0} ms", ms(latencies.last().copied().unwrap_or_default()));
-    println!("  finalized blocks:           {} (heights {}..={})", watched.blocks, start_height + 1, watched.last_height);
+    println!(
+        "  finalized blocks:           {} (heights {}..={})",
+        watched.blocks,
+        start_height + 1,
+        watched.last_height
+    );
     println!("  longest gap between blocks: {:>8.0} ms", ms(watched.longest_gap));
     println!("  highest cycle basefee:      {:>8}", watched.highest_basefee);
     for (i, attack) in Attack::ALL.iter().enumerate() {
@@ -200,15 +209,29 @@ pub(super) async fn hostile(args: HostileArgs) -> anyhow::Result<()> {
         );
     }
     let reads = &tallies[Attack::ALL.len()];
-    println!("  read-only scans at budget:  {} answered, {} refused (429/5004)", reads.sent.load(Ordering::Relaxed), reads.refused.load(Ordering::Relaxed));
+    println!(
+        "  read-only scans at budget:  {} answered, {} refused (429/5004)",
+        reads.sent.load(Ordering::Relaxed),
+        reads.refused.load(Ordering::Relaxed)
+    );
     let syncs = &tallies[Attack::ALL.len() + 1];
-    println!("  state-sync batches:         {} served, {} refused (429)", syncs.sent.load(Ordering::Relaxed), syncs.refused.load(Ordering::Relaxed));
+    println!(
+        "  state-sync batches:         {} served, {} refused (429)",
+        syncs.sent.load(Ordering::Relaxed),
+        syncs.refused.load(Ordering::Relaxed)
+    );
     ensure!(latencies.len() == sent.len(), "{} honest transfers were not finalized", sent.len() - latencies.len());
     Ok(())
 }
 
 /// Deploys one of the example actors from `deployer` and waits for it.
-async fn deploy_example(client: &Client, deployer: &SecretKey, chain_id: u64, wat: &str, entitlements: &[&str]) -> anyhow::Result<Address> {
+async fn deploy_example(
+    client: &Client,
+    deployer: &SecretKey,
+    chain_id: u64,
+    wat: &str,
+    entitlements: &[&str],
+) -> anyhow::Result<Address> {
     let deploy = Deploy {
         code: wat::parse_str(wat).context("an example actor does not compile")?,
         manifest: Manifest { entitlements: entitlements.iter().map(|e| (*e).to_owned()).collect() },
@@ -272,7 +295,13 @@ async fn attack_with_transactions(
 }
 
 /// Sends read-only fresh-key scans at the read budget, back to back, until the deadline.
-async fn attack_with_reads(client: Client, reader: Address, connection: u32, deadline: Instant, tally: Arc<Tally>) -> anyhow::Result<()> {
+async fn attack_with_reads(
+    client: Client,
+    reader: Address,
+    connection: u32,
+    deadline: Instant,
+    tally: Arc<Tally>,
+) -> anyhow::Result<()> {
     let mut round = 0u32;
     while Instant::now() < deadline {
         let start = connection.wrapping_mul(1 << 24).wrapping_add(round.wrapping_mul(READ_SCAN_KEYS));
@@ -318,7 +347,13 @@ async fn attack_with_state_sync(client: Client, deadline: Instant, tally: Arc<Ta
 
 /// Sends transfers to random fresh addresses at `rate` per second until the deadline,
 /// round-robin over `senders`; answers each one's hash and submission time.
-async fn honest_flow(client: &Client, senders: &[SecretKey], chain_id: u64, rate: u64, deadline: Instant) -> anyhow::Result<Vec<(H256, Instant)>> {
+async fn honest_flow(
+    client: &Client,
+    senders: &[SecretKey],
+    chain_id: u64,
+    rate: u64,
+    deadline: Instant,
+) -> anyhow::Result<Vec<(H256, Instant)>> {
     let interval = Duration::from_secs_f64(1.0 / rate as f64);
     let started = Instant::now();
     let mut sent = Vec::new();

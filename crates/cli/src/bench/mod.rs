@@ -423,7 +423,16 @@ async fn deploy_counter(client: &Client, deployer: &SecretKey, chain_id: u64) ->
     };
     let actor = deploy.actor_address(&deployer.address());
     let nonce = client.account(&deployer.address()).await?.context("deployer account is empty")?.nonce;
-    let tx = bench_tx(deployer, chain_id, nonce, None, 0, deploy.encode(), COUNTER_DEPLOY_CYCLES_LIMIT, COUNTER_DEPLOY_CELLS_LIMIT);
+    let tx = bench_tx(
+        deployer,
+        chain_id,
+        nonce,
+        None,
+        0,
+        deploy.encode(),
+        COUNTER_DEPLOY_CYCLES_LIMIT,
+        COUNTER_DEPLOY_CELLS_LIMIT,
+    );
     let answer = client.submit_wait(std::slice::from_ref(&tx), 10_000).await?;
     ensure!(
         answer.results.first().is_some_and(|r| r.status == drover_types::api::WaitStatus::Success),
@@ -463,7 +472,12 @@ async fn submit_until_admitted(client: &Client, batch: &[Transaction], retries: 
 }
 
 /// Stamps every transaction of every newly finalized block with the time its block was seen.
-async fn track(client: Client, from_height: u64, want: usize, seen: Arc<parking_lot::Mutex<HashMap<H256, Instant>>>) -> anyhow::Result<(u64, u64)> {
+async fn track(
+    client: Client,
+    from_height: u64,
+    want: usize,
+    seen: Arc<parking_lot::Mutex<HashMap<H256, Instant>>>,
+) -> anyhow::Result<(u64, u64)> {
     let mut next = from_height + 1;
     let mut blocks = 0u64;
     let deadline = Instant::now() + RUN_TIMEOUT;
@@ -639,11 +653,21 @@ impl LoadReport {
 
     fn print(&self, noun: &str) {
         let ms = |d: Duration| d.as_secs_f64() * 1000.0;
-        println!("  submitted in:         {:>10.2} s ({:.0} tx/s admitted)", self.submit_elapsed.as_secs_f64(), self.sent as f64 / self.submit_elapsed.as_secs_f64());
+        println!(
+            "  submitted in:         {:>10.2} s ({:.0} tx/s admitted)",
+            self.submit_elapsed.as_secs_f64(),
+            self.sent as f64 / self.submit_elapsed.as_secs_f64()
+        );
         println!("  all finalized in:     {:>10.2} s", self.elapsed.as_secs_f64());
         println!("  finalized:            {} of {} (lost: {})", self.finalized, self.sent, self.sent - self.finalized);
         println!("  sustained throughput: {:>10.0} finalized {noun}/s", self.throughput());
-        println!("  blocks:               {} (heights {}..={}), {:.0} transactions/block", self.blocks, self.heights.0, self.heights.1, self.finalized as f64 / self.blocks.max(1) as f64);
+        println!(
+            "  blocks:               {} (heights {}..={}), {:.0} transactions/block",
+            self.blocks,
+            self.heights.0,
+            self.heights.1,
+            self.finalized as f64 / self.blocks.max(1) as f64
+        );
         println!("  latency p50:          {:>10.0} ms", ms(percentile(&self.latencies, 0.50)));
         println!("  latency p99:          {:>10.0} ms", ms(percentile(&self.latencies, 0.99)));
         println!("  latency max:          {:>10.0} ms", ms(self.latencies.last().copied().unwrap_or_default()));
@@ -653,7 +677,12 @@ impl LoadReport {
 
 /// Submits `txs` in order (batches of `load.batch` from `load.concurrency` workers spread over
 /// `clients`, at `load.rate`) while a tracker on `client` stamps each one's finalization.
-async fn run_load(client: &Client, clients: &[Client], txs: Vec<Transaction>, load: Load) -> anyhow::Result<LoadReport> {
+async fn run_load(
+    client: &Client,
+    clients: &[Client],
+    txs: Vec<Transaction>,
+    load: Load,
+) -> anyhow::Result<LoadReport> {
     let hashes: Vec<H256> = txs.par_iter().map(|t| t.hash()).collect();
     let batches: Vec<Vec<Transaction>> = txs.chunks(load.batch).map(<[Transaction]>::to_vec).collect();
     let start_height = client.height().await?;
@@ -692,10 +721,8 @@ async fn run_load(client: &Client, clients: &[Client], txs: Vec<Transaction>, lo
     let elapsed = started.elapsed();
     let seen = seen.lock();
     let submitted_at = submitted_at.lock();
-    let mut latencies: Vec<Duration> = hashes
-        .iter()
-        .filter_map(|h| Some(seen.get(h)?.saturating_duration_since(*submitted_at.get(h)?)))
-        .collect();
+    let mut latencies: Vec<Duration> =
+        hashes.iter().filter_map(|h| Some(seen.get(h)?.saturating_duration_since(*submitted_at.get(h)?))).collect();
     latencies.sort();
     Ok(LoadReport {
         sent: hashes.len(),
@@ -746,9 +773,8 @@ async fn sync(args: SyncArgs) -> anyhow::Result<()> {
             .into_par_iter()
             .flat_map_iter(|n| {
                 let senders = &senders;
-                (0..senders.len()).map(move |s| {
-                    bench_transfer(&senders[s], chain_id, n, SecretKey::random().address(), 1)
-                })
+                (0..senders.len())
+                    .map(move |s| bench_transfer(&senders[s], chain_id, n, SecretKey::random().address(), 1))
             })
             .collect();
         nonce += SYNC_WAVE_TRANSFERS_PER_SENDER;
@@ -765,7 +791,12 @@ async fn sync(args: SyncArgs) -> anyhow::Result<()> {
             tokio::time::sleep(Duration::from_millis(100)).await;
         }
     };
-    println!("\rbuilt {} operations in {:.1} s (snapshot at height {})", snapshot.op_count, built.elapsed().as_secs_f64(), snapshot.height);
+    println!(
+        "\rbuilt {} operations in {:.1} s (snapshot at height {})",
+        snapshot.op_count,
+        built.elapsed().as_secs_f64(),
+        snapshot.height
+    );
 
     // Wipe the last validator and fast-sync it from the first.
     let syncing = clients.len() - 1;
@@ -783,7 +814,11 @@ async fn sync(args: SyncArgs) -> anyhow::Result<()> {
     let caught_up = started.elapsed();
     let ops = snapshot.op_count - snapshot.range_start;
     println!("fast-sync of {ops} operations (sync range {}..{}):", snapshot.range_start, snapshot.op_count);
-    println!("  state synced and verified in: {:>8.2} s ({:.0} operations/s, process start included)", synced_in.as_secs_f64(), ops as f64 / synced_in.as_secs_f64());
+    println!(
+        "  state synced and verified in: {:>8.2} s ({:.0} operations/s, process start included)",
+        synced_in.as_secs_f64(),
+        ops as f64 / synced_in.as_secs_f64()
+    );
     println!("  following the tip after:      {:>8.2} s (height {tip})", caught_up.as_secs_f64());
     if let Some(synced) = synced {
         println!("  first snapshot after sync:    height {}, {} operations", synced.height, synced.op_count);
@@ -835,11 +870,20 @@ async fn proofs(args: ProofArgs) -> anyhow::Result<()> {
     let to = SecretKey::random().address();
     let tx = bench_transfer(&sender, client.chain_info().await?.chain_id, nonce, to, 1);
     let waited = client.submit_wait(std::slice::from_ref(&tx), 10_000).await?;
-    ensure!(waited.results.first().is_some_and(|r| r.block_height.is_some()), "the transfer was not included: {waited:?}");
+    ensure!(
+        waited.results.first().is_some_and(|r| r.block_height.is_some()),
+        "the transfer was not included: {waited:?}"
+    );
 
     let absent = SecretKey::random().address();
-    println!("proofs ({} per kind, {} validator(s), block interval {} ms)", args.requests, args.validators, args.block_interval_ms);
-    println!("  {:<18} {:>12} {:>12} {:>14} {:>14}", "kind", "http p50 ms", "http p99 ms", "verify p50 ms", "verify p99 ms");
+    println!(
+        "proofs ({} per kind, {} validator(s), block interval {} ms)",
+        args.requests, args.validators, args.block_interval_ms
+    );
+    println!(
+        "  {:<18} {:>12} {:>12} {:>14} {:>14}",
+        "kind", "http p50 ms", "http p99 ms", "verify p50 ms", "verify p99 ms"
+    );
     let kinds = [("account", to), ("account (absent)", absent), ("storage (absent)", to), ("tx", to), ("receipt", to)];
     for (kind, address) in kinds {
         let mut http = Vec::with_capacity(args.requests);

@@ -34,16 +34,26 @@ pub struct ReadArgs {
 const CREATE_TRANSFERS_PER_SEC: u64 = 4_000;
 
 pub(super) async fn reads(args: ReadArgs) -> anyhow::Result<()> {
-    ensure!(args.connections > 0 && args.seconds > 0 && args.accounts > 0, "--connections, --seconds and --accounts must be positive");
+    ensure!(
+        args.connections > 0 && args.seconds > 0 && args.accounts > 0,
+        "--connections, --seconds and --accounts must be positive"
+    );
     let network = SpawnedNetwork::start(1, 100).await?;
     let client = Client::new(&network.urls[0])?;
     let chain_id = client.chain_info().await?.chain_id;
     let retries = AtomicU64::new(0);
     let write_txs = args.write_rate * args.seconds;
     let per_sender = (args.accounts + write_txs).div_ceil(u64::from(args.senders));
-    let senders =
-        fund_senders(&client, &SecretKey::dev(FAUCET_KEY_INDEX), chain_id, args.senders, Workload::Transfers.budget(per_sender), 50, &retries)
-            .await?;
+    let senders = fund_senders(
+        &client,
+        &SecretKey::dev(FAUCET_KEY_INDEX),
+        chain_id,
+        args.senders,
+        Workload::Transfers.budget(per_sender),
+        50,
+        &retries,
+    )
+    .await?;
     let mut nonces = vec![0u64; senders.len()];
     let mut sign = |from: u64, count: u64| -> Vec<Transaction> {
         let plan: Vec<(usize, u64, u64)> = (from..from + count)
@@ -125,7 +135,10 @@ async fn read_run(address: &str, accounts: u64, connections: usize, seconds: u64
 }
 
 /// Reads one HTTP/1.1 response with a `Content-Length` body; answers its status.
-async fn read_response(read: &mut BufReader<tokio::net::tcp::OwnedReadHalf>, body: &mut Vec<u8>) -> anyhow::Result<u16> {
+async fn read_response(
+    read: &mut BufReader<tokio::net::tcp::OwnedReadHalf>,
+    body: &mut Vec<u8>,
+) -> anyhow::Result<u16> {
     let mut line = String::new();
     read.read_line(&mut line).await?;
     let status = line.split_whitespace().nth(1).and_then(|code| code.parse().ok()).context("no status line")?;

@@ -66,11 +66,16 @@ pub(super) async fn state(args: StateArgs) -> anyhow::Result<()> {
     let funder = SecretKey::dev(FAUCET_KEY_INDEX);
     let retries = AtomicU64::new(0);
     let per_sender = args.accounts.div_ceil(u64::from(args.senders));
-    let senders = fund_senders(&client, &funder, chain_id, args.senders, Workload::Transfers.budget(per_sender), 50, &retries).await?;
+    let senders =
+        fund_senders(&client, &funder, chain_id, args.senders, Workload::Transfers.budget(per_sender), 50, &retries)
+            .await?;
     let mut nonces = vec![0u64; senders.len()];
     let mut next_recipient = 0u64;
     let floor = client.basefee().await?;
-    println!("{:>10} {:>12} {:>10} {:>10} {:>10} {:>12} {:>10}", "accounts", "transfers/s", "p50 ms", "p99 ms", "exec ms", "RSS MiB", "disk MiB");
+    println!(
+        "{:>10} {:>12} {:>10} {:>10} {:>10} {:>12} {:>10}",
+        "accounts", "transfers/s", "p50 ms", "p99 ms", "exec ms", "RSS MiB", "disk MiB"
+    );
 
     // Accounts.
     let transfers = |count: u64, nonces: &mut [u64], next: &mut u64| -> Vec<Transaction> {
@@ -85,7 +90,9 @@ pub(super) async fn state(args: StateArgs) -> anyhow::Result<()> {
         *next += count;
         batch
             .into_par_iter()
-            .map(|(s, nonce, recipient)| bench_transfer(&senders[s], chain_id, nonce, Recipients::Fresh.address(recipient), 1))
+            .map(|(s, nonce, recipient)| {
+                bench_transfer(&senders[s], chain_id, nonce, Recipients::Fresh.address(recipient), 1)
+            })
             .collect()
     };
     let fast = Load { batch: 50, concurrency: 8, rate: None };
@@ -132,7 +139,16 @@ pub(super) async fn state(args: StateArgs) -> anyhow::Result<()> {
                 let start = (i * args.accounts / BALANCE_TXS) as u32;
                 let payload = [BALANCE_READS_PER_TX.to_le_bytes(), start.to_le_bytes()].concat();
                 let message = Message { handler: "balances".to_owned(), payload };
-                let tx = bench_tx(deployer, chain_id, writer_nonce, Some(bulk), 0, message.encode(), BALANCE_CYCLES_LIMIT, 1_000);
+                let tx = bench_tx(
+                    deployer,
+                    chain_id,
+                    writer_nonce,
+                    Some(bulk),
+                    0,
+                    message.encode(),
+                    BALANCE_CYCLES_LIMIT,
+                    1_000,
+                );
                 writer_nonce += 1;
                 tx
             })
@@ -149,7 +165,10 @@ pub(super) async fn state(args: StateArgs) -> anyhow::Result<()> {
         );
     }
     println!();
-    println!("{:>10} {:>12} {:>10} {:>10} {:>10} {:>12} {:>10}", "entries", "writes/s", "p50 ms", "p99 ms", "exec ms", "RSS MiB", "disk MiB");
+    println!(
+        "{:>10} {:>12} {:>10} {:>10} {:>10} {:>12} {:>10}",
+        "entries", "writes/s", "p50 ms", "p99 ms", "exec ms", "RSS MiB", "disk MiB"
+    );
     let mut written = 0u64;
     let fills = |entries: u64, nonce: &mut u64, written: &mut u64| -> Vec<Transaction> {
         let mut txs = Vec::new();
@@ -158,7 +177,16 @@ pub(super) async fn state(args: StateArgs) -> anyhow::Result<()> {
             let n = (end - *written).min(u64::from(ENTRIES_PER_FILL)) as u32;
             let payload = [n.to_le_bytes(), (*written as u32).to_le_bytes()].concat();
             let message = Message { handler: "fill".to_owned(), payload };
-            txs.push(bench_tx(deployer, chain_id, *nonce, Some(bulk), 0, message.encode(), FILL_CYCLES_LIMIT, FILL_CELLS_LIMIT));
+            txs.push(bench_tx(
+                deployer,
+                chain_id,
+                *nonce,
+                Some(bulk),
+                0,
+                message.encode(),
+                FILL_CYCLES_LIMIT,
+                FILL_CELLS_LIMIT,
+            ));
             *nonce += 1;
             *written += u64::from(n);
         }
@@ -200,9 +228,20 @@ pub(super) async fn state(args: StateArgs) -> anyhow::Result<()> {
         let exec_before = execution_seconds(&client).await?;
         let touches: Vec<Transaction> = (0..TOUCH_TXS)
             .map(|i| {
-                let payload = [TOUCHES_PER_TX.to_le_bytes(), (i as u32).to_le_bytes(), (args.entries as u32).to_le_bytes()].concat();
+                let payload =
+                    [TOUCHES_PER_TX.to_le_bytes(), (i as u32).to_le_bytes(), (args.entries as u32).to_le_bytes()]
+                        .concat();
                 let message = Message { handler: "touch".to_owned(), payload };
-                let tx = bench_tx(deployer, chain_id, writer_nonce, Some(bulk), 0, message.encode(), TOUCH_CYCLES_LIMIT, 20_000);
+                let tx = bench_tx(
+                    deployer,
+                    chain_id,
+                    writer_nonce,
+                    Some(bulk),
+                    0,
+                    message.encode(),
+                    TOUCH_CYCLES_LIMIT,
+                    20_000,
+                );
                 writer_nonce += 1;
                 tx
             })
@@ -225,7 +264,12 @@ pub(super) async fn state(args: StateArgs) -> anyhow::Result<()> {
     network.spawn(0, &[])?;
     wait_height(&client, height + 1, RUN_TIMEOUT).await?;
     let (rss, disk) = footprint(&network)?;
-    println!("restart with {} accounts and {} entries: serving and finalizing after {:.2} s (RSS {rss:.0} MiB, disk {disk:.0} MiB)", args.accounts, args.entries, started.elapsed().as_secs_f64());
+    println!(
+        "restart with {} accounts and {} entries: serving and finalizing after {:.2} s (RSS {rss:.0} MiB, disk {disk:.0} MiB)",
+        args.accounts,
+        args.entries,
+        started.elapsed().as_secs_f64()
+    );
     Ok(())
 }
 
@@ -234,7 +278,10 @@ pub(super) async fn state(args: StateArgs) -> anyhow::Result<()> {
 async fn ensure_succeeded(client: &Client, txs: &[Transaction]) -> anyhow::Result<()> {
     for tx in txs {
         let receipt = client.receipt(&tx.hash()).await?.context("a finalized transaction has no receipt")?;
-        ensure!(receipt.status == drover_types::api::ReceiptStatus::Success, "a benchmark transaction did not succeed: {receipt:?}");
+        ensure!(
+            receipt.status == drover_types::api::ReceiptStatus::Success,
+            "a benchmark transaction did not succeed: {receipt:?}"
+        );
     }
     Ok(())
 }
@@ -261,7 +308,10 @@ async fn deploy_bulk(client: &Client, deployer: &SecretKey, chain_id: u64, nonce
     let actor = deploy.actor_address(&deployer.address());
     let tx = bench_tx(deployer, chain_id, nonce, None, 0, deploy.encode(), 5_000_000, 100_000);
     let answer = client.submit_wait(std::slice::from_ref(&tx), 10_000).await?;
-    ensure!(answer.results.first().is_some_and(|r| r.status == WaitStatus::Success), "the bulk deploy failed: {answer:?}");
+    ensure!(
+        answer.results.first().is_some_and(|r| r.status == WaitStatus::Success),
+        "the bulk deploy failed: {answer:?}"
+    );
     Ok(actor)
 }
 

@@ -4,15 +4,12 @@
 #![allow(dead_code)]
 
 use drover_client::Client;
-use drover_types::{
-    Address, SecretKey, Transaction,
-    submission::encode_submission,
-};
+use drover_types::{Address, SecretKey, Transaction, submission::encode_submission};
 use std::{
     net::TcpListener,
-    sync::Arc,
     path::{Path, PathBuf},
     process::{Child, Command, Stdio},
+    sync::Arc,
     time::{Duration, Instant},
 };
 

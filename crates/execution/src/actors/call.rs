@@ -7,7 +7,7 @@
 
 use super::{Work, host::ActorHost};
 use crate::{BlockEnv, Intrinsic, StateRead};
-use drover_types::{VerifiedTransaction, payload::Message, Address};
+use drover_types::{Address, VerifiedTransaction, payload::Message};
 use drover_vm::{CallContext, CallRequest};
 
 /// Runs `message` of `tx` on the actor at `to`.

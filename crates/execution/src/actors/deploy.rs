@@ -10,7 +10,10 @@
 //!
 //! [`Vm::compile`]: drover_vm::Vm::compile
 
-use super::{DEPLOY_EVENT_TOPIC, Work, host::{ActorHost, actor_record}};
+use super::{
+    DEPLOY_EVENT_TOPIC, Work,
+    host::{ActorHost, actor_record},
+};
 use crate::{BlockEnv, Intrinsic, StateRead};
 use drover_state::{ActorRecord, keys};
 use drover_types::{Event, ExecError, VerifiedTransaction, exec_error::ExecCode, payload::Deploy};
@@ -51,20 +54,14 @@ pub(crate) fn run<S: StateRead>(
         created_height: env.height,
         upgrades: 0,
     };
-    host.overlay
-        .put(keys::actor_key(&address), Some(record.encode()));
-    host.overlay
-        .put(keys::actor_code_key(&address), Some(deploy.code));
+    host.overlay.put(keys::actor_key(&address), Some(record.encode()));
+    host.overlay.put(keys::actor_code_key(&address), Some(deploy.code));
     // The pre-checks made sure the sender covers the value.
     if let Err(e) = host.move_value(&tx.sender, &address, tx.tx.value) {
         host.restore(saved);
         return Work::failed(e.into());
     }
-    host.events.push(Event {
-        address,
-        topic: DEPLOY_EVENT_TOPIC.to_owned(),
-        data: record.code_hash.0.to_vec(),
-    });
+    host.events.push(Event { address, topic: DEPLOY_EVENT_TOPIC.to_owned(), data: record.code_hash.0.to_vec() });
     let Some(init) = deploy.init else {
         return Work::success();
     };

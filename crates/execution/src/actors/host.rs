@@ -12,27 +12,23 @@
 //! read-only call) without an outcome.
 
 use super::{MAILBOX_CAPACITY_BYTES, SYSTEM_RUN_CELLS_LIMIT};
-use crate::overlay::{Checkpoint, Overlay, ReadError, StateError};
 use crate::StateRead;
+use crate::overlay::{Checkpoint, Overlay, ReadError, StateError};
 use drover_state::{
-    ActorRecord, Basefees, MARKER, MailQueue, MailboxUsage, MessageRecord, RecordError,
-    TimerRecord, decode_count, encode_count, keys,
+    ActorRecord, Basefees, MARKER, MailQueue, MailboxUsage, MessageRecord, RecordError, TimerRecord, decode_count,
+    encode_count, keys,
     timer::{timer_id, timer_id_parts},
 };
 use drover_types::{Address, Event, cbor::CborError, exec_error::ExecCode};
 use drover_vm::{
-    CallRequest, CompiledModule, Entitlements, Host, HostError, Invocation, OutgoingMessage,
-    Outcome, Status, StorageEntry, TimerRequest, Vm, VmError, limits::MAX_PENDING_TIMERS_PER_ACTOR,
-    validate_manifest,
+    CallRequest, CompiledModule, Entitlements, Host, HostError, Invocation, Outcome, OutgoingMessage, Status,
+    StorageEntry, TimerRequest, Vm, VmError, limits::MAX_PENDING_TIMERS_PER_ACTOR, validate_manifest,
 };
 use std::sync::Arc;
 
 /// A corrupt-record error for `key` that is not a CBOR decoding failure.
 pub(crate) fn corrupt(key: Vec<u8>, what: impl Into<String>) -> StateError {
-    StateError {
-        key,
-        source: RecordError(CborError::malformed(what)),
-    }
+    StateError { key, source: RecordError(CborError::malformed(what)) }
 }
 
 /// The actor record at `address`, if any.
@@ -67,32 +63,16 @@ fn no_actor(address: &Address) -> HostError {
 }
 
 fn short(address: &Address, balance: u128, amount: u128) -> HostError {
-    HostError::new(
-        ExecCode::ActorBalance,
-        format!("{address} holds {balance}, cannot cover {amount}"),
-    )
+    HostError::new(ExecCode::ActorBalance, format!("{address} holds {balance}, cannot cover {amount}"))
 }
 
 impl<'h, 'a, S: StateRead> ActorHost<'h, 'a, S> {
-    pub(crate) fn new(
-        overlay: &'h mut Overlay<'a, S>,
-        vm: &'h Vm,
-        basefees: Basefees,
-    ) -> Self {
-        ActorHost {
-            overlay,
-            vm,
-            basefees,
-            events: Vec::new(),
-            fatal: None,
-        }
+    pub(crate) fn new(overlay: &'h mut Overlay<'a, S>, vm: &'h Vm, basefees: Basefees) -> Self {
+        ActorHost { overlay, vm, basefees, events: Vec::new(), fatal: None }
     }
 
     pub(crate) fn save(&self) -> Saved {
-        Saved {
-            state: self.overlay.checkpoint(),
-            events: self.events.len(),
-        }
+        Saved { state: self.overlay.checkpoint(), events: self.events.len() }
     }
 
     pub(crate) fn restore(&mut self, saved: Saved) {
@@ -130,12 +110,7 @@ impl<'h, 'a, S: StateRead> ActorHost<'h, 'a, S> {
     }
 
     /// Moves `amount` from `from` to `to` (E1212 when `from` cannot cover it).
-    pub(crate) fn move_value(
-        &mut self,
-        from: &Address,
-        to: &Address,
-        amount: u128,
-    ) -> Result<(), HostError> {
+    pub(crate) fn move_value(&mut self, from: &Address, to: &Address, amount: u128) -> Result<(), HostError> {
         if amount == 0 {
             return Ok(());
         }
@@ -146,10 +121,7 @@ impl<'h, 'a, S: StateRead> ActorHost<'h, 'a, S> {
     pub(crate) fn debit(&mut self, address: &Address, amount: u128) -> Result<(), HostError> {
         let account = self.overlay.account(*address);
         let mut account = self.absorb(account)?;
-        account.balance = account
-            .balance
-            .checked_sub(amount)
-            .ok_or_else(|| short(address, account.balance, amount))?;
+        account.balance = account.balance.checked_sub(amount).ok_or_else(|| short(address, account.balance, amount))?;
         self.overlay.set(*address, account);
         Ok(())
     }
@@ -167,11 +139,7 @@ impl<'h, 'a, S: StateRead> ActorHost<'h, 'a, S> {
     }
 
     /// The compiled module of an actor, from the VM's cache or compiled from its stored code.
-    fn module(
-        &mut self,
-        address: &Address,
-        record: &ActorRecord,
-    ) -> Result<Arc<CompiledModule>, HostError> {
+    fn module(&mut self, address: &Address, record: &ActorRecord) -> Result<Arc<CompiledModule>, HostError> {
         let key = keys::actor_code_key(address);
         let vm = self.vm;
         let overlay = &mut *self.overlay;
@@ -193,14 +161,9 @@ impl<'h, 'a, S: StateRead> ActorHost<'h, 'a, S> {
         }
     }
 
-    fn entitlements(
-        &mut self,
-        address: &Address,
-        record: &ActorRecord,
-    ) -> Result<Entitlements, HostError> {
-        validate_manifest(&record.entitlements).map_err(|e: VmError| {
-            self.fail_corrupt(corrupt(keys::actor_key(address), e.to_string()))
-        })
+    fn entitlements(&mut self, address: &Address, record: &ActorRecord) -> Result<Entitlements, HostError> {
+        validate_manifest(&record.entitlements)
+            .map_err(|e: VmError| self.fail_corrupt(corrupt(keys::actor_key(address), e.to_string())))
     }
 
     fn count(&mut self, key: &[u8]) -> Result<u64, HostError> {
@@ -210,8 +173,7 @@ impl<'h, 'a, S: StateRead> ActorHost<'h, 'a, S> {
 
     /// Writes a count, deleting the key at zero so that an idle actor leaves nothing behind.
     fn set_count(&mut self, key: Vec<u8>, count: u64) {
-        self.overlay
-            .put(key, (count > 0).then(|| encode_count(count)));
+        self.overlay.put(key, (count > 0).then(|| encode_count(count)));
     }
 
     /// Keeps the actor's storage entry count (served without a scan) in step with a new entry
@@ -226,12 +188,7 @@ impl<'h, 'a, S: StateRead> ActorHost<'h, 'a, S> {
 
     /// Removes a pending timer's records (not its height's count: sequence numbers are never
     /// reused) and lowers its owner's count.
-    pub(crate) fn forget_timer(
-        &mut self,
-        height: u64,
-        seq: u32,
-        owner: &Address,
-    ) -> Result<(), HostError> {
+    pub(crate) fn forget_timer(&mut self, height: u64, seq: u32, owner: &Address) -> Result<(), HostError> {
         self.overlay.put(keys::timer_key(height, seq), None);
         if let Some(id) = timer_id(height, seq) {
             self.overlay.put(keys::timer_index_key(owner, id), None);
@@ -243,14 +200,9 @@ impl<'h, 'a, S: StateRead> ActorHost<'h, 'a, S> {
     }
 
     /// Removes a queued message's records and lowers its recipient's usage.
-    pub(crate) fn forget_message(
-        &mut self,
-        seq: u64,
-        message: &MessageRecord,
-    ) -> Result<(), HostError> {
+    pub(crate) fn forget_message(&mut self, seq: u64, message: &MessageRecord) -> Result<(), HostError> {
         self.overlay.put(keys::message_key(seq), None);
-        self.overlay
-            .put(keys::mailbox_entry_key(&message.to, seq), None);
+        self.overlay.put(keys::mailbox_entry_key(&message.to, seq), None);
         let usage_key = keys::mailbox_usage_key(&message.to);
         let usage = self.overlay.record(&usage_key, MailboxUsage::decode);
         let usage = self.absorb(usage)?.unwrap_or_default();
@@ -258,8 +210,7 @@ impl<'h, 'a, S: StateRead> ActorHost<'h, 'a, S> {
             count: usage.count.saturating_sub(1),
             bytes: usage.bytes.saturating_sub(message.size_bytes()),
         };
-        self.overlay
-            .put(usage_key, (!usage.is_empty()).then(|| usage.encode()));
+        self.overlay.put(usage_key, (!usage.is_empty()).then(|| usage.encode()));
         Ok(())
     }
 }
@@ -309,14 +260,9 @@ impl<S: StateRead> Host for ActorHost<'_, '_, S> {
 
     fn emit(&mut self, actor: &Address, topic: &[u8], data: &[u8]) -> Result<(), HostError> {
         // Receipts carry topics as text.
-        let topic = String::from_utf8(topic.to_vec()).map_err(|_| {
-            HostError::new(ExecCode::HostCallArgument, "event topic is not UTF-8")
-        })?;
-        self.events.push(Event {
-            address: *actor,
-            topic,
-            data: data.to_vec(),
-        });
+        let topic = String::from_utf8(topic.to_vec())
+            .map_err(|_| HostError::new(ExecCode::HostCallArgument, "event topic is not UTF-8"))?;
+        self.events.push(Event { address: *actor, topic, data: data.to_vec() });
         Ok(())
     }
 
@@ -352,22 +298,15 @@ impl<S: StateRead> Host for ActorHost<'_, '_, S> {
         let prepaid = u128::from(message.cycles_limit)
             .checked_mul(self.basefees.cycle)
             .and_then(|c| {
-                u128::from(SYSTEM_RUN_CELLS_LIMIT)
-                    .checked_mul(self.basefees.cell)
-                    .and_then(|k| c.checked_add(k))
+                u128::from(SYSTEM_RUN_CELLS_LIMIT).checked_mul(self.basefees.cell).and_then(|k| c.checked_add(k))
             })
             .and_then(|fee| fee.checked_add(message.value))
-            .ok_or_else(|| {
-                HostError::new(ExecCode::ActorBalance, "the message's budget and value overflow")
-            })?;
+            .ok_or_else(|| HostError::new(ExecCode::ActorBalance, "the message's budget and value overflow"))?;
         self.debit(&message.from, prepaid)?;
         let queue = self.overlay.record(&keys::mail_queue_key(), MailQueue::decode);
         let mut queue = self.absorb(queue)?.unwrap_or_default();
         let seq = queue.tail;
-        queue.tail = queue
-            .tail
-            .checked_add(1)
-            .ok_or_else(|| HostError::internal("the mail queue is exhausted"))?;
+        queue.tail = queue.tail.checked_add(1).ok_or_else(|| HostError::internal("the mail queue is exhausted"))?;
         let record = MessageRecord {
             from: message.from,
             to: message.to,
@@ -379,14 +318,10 @@ impl<S: StateRead> Host for ActorHost<'_, '_, S> {
             basefee_cycle: self.basefees.cycle,
             basefee_cell: self.basefees.cell,
         };
-        self.overlay
-            .put(keys::mailbox_entry_key(&record.to, seq), Some(MARKER.to_vec()));
+        self.overlay.put(keys::mailbox_entry_key(&record.to, seq), Some(MARKER.to_vec()));
         self.overlay.put(keys::message_key(seq), Some(record.encode()));
         self.overlay.put(keys::mail_queue_key(), Some(queue.encode()));
-        let usage = MailboxUsage {
-            count: usage.count.saturating_add(1),
-            bytes,
-        };
+        let usage = MailboxUsage { count: usage.count.saturating_add(1), bytes };
         self.overlay.put(usage_key, Some(usage.encode()));
         Ok(())
     }
@@ -435,16 +370,11 @@ impl<S: StateRead> Host for ActorHost<'_, '_, S> {
         }
         let slot_key = keys::timer_slot_key(timer.height);
         let seq = self.count(&slot_key)?;
-        let id = u32::try_from(seq)
-            .ok()
-            .and_then(|seq| timer_id(timer.height, seq).map(|id| (seq, id)));
+        let id = u32::try_from(seq).ok().and_then(|seq| timer_id(timer.height, seq).map(|id| (seq, id)));
         let Some((seq, id)) = id else {
             return Err(HostError::new(
                 ExecCode::TimerHeight,
-                format!(
-                    "height {} cannot take another timer (heights fit 32 bits, 2^32 timers each)",
-                    timer.height
-                ),
+                format!("height {} cannot take another timer (heights fit 32 bits, 2^32 timers each)", timer.height),
             ));
         };
         let record = TimerRecord {
@@ -453,10 +383,8 @@ impl<S: StateRead> Host for ActorHost<'_, '_, S> {
             payload: timer.payload,
             cycles_limit: timer.cycles_limit,
         };
-        self.overlay
-            .put(keys::timer_key(timer.height, seq), Some(record.encode()));
-        self.overlay
-            .put(keys::timer_index_key(&timer.owner, id), Some(MARKER.to_vec()));
+        self.overlay.put(keys::timer_key(timer.height, seq), Some(record.encode()));
+        self.overlay.put(keys::timer_index_key(&timer.owner, id), Some(MARKER.to_vec()));
         self.set_count(slot_key, seq as u64 + 1);
         self.set_count(pending_key, pending + 1);
         Ok(id)
@@ -465,9 +393,7 @@ impl<S: StateRead> Host for ActorHost<'_, '_, S> {
     fn timer_cancel(&mut self, owner: &Address, id: u64) -> Result<bool, HostError> {
         let (height, seq) = timer_id_parts(id);
         // A fired timer's record is gone, so it cannot be cancelled twice or after firing.
-        let timer = self
-            .overlay
-            .record(&keys::timer_key(height, seq), TimerRecord::decode);
+        let timer = self.overlay.record(&keys::timer_key(height, seq), TimerRecord::decode);
         match self.absorb(timer)? {
             Some(timer) if timer.owner == *owner => {
                 self.forget_timer(height, seq, owner)?;

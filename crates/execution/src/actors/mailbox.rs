@@ -13,8 +13,9 @@
 //! the sender otherwise.
 
 use super::{
-    Deferred, MAX_DELIVERIES_PER_BLOCK, SYSTEM_RUN_CELLS_LIMIT, SystemRun, SystemRunKind,
-    cost, host::{ActorHost, corrupt}, settled, status_of,
+    Deferred, MAX_DELIVERIES_PER_BLOCK, SYSTEM_RUN_CELLS_LIMIT, SystemRun, SystemRunKind, cost,
+    host::{ActorHost, corrupt},
+    settled, status_of,
 };
 use crate::{BlockEnv, StateRead, overlay::ReadError};
 use drover_state::{MailQueue, MessageRecord, keys};
@@ -32,9 +33,7 @@ pub(crate) fn deliver<S: StateRead>(
         return Ok(());
     };
     // Messages that deliveries send in this block (at `queue.tail` and beyond) wait for the next.
-    let end = queue
-        .tail
-        .min(queue.head.saturating_add(MAX_DELIVERIES_PER_BLOCK as u64));
+    let end = queue.tail.min(queue.head.saturating_add(MAX_DELIVERIES_PER_BLOCK as u64));
     for seq in queue.head..end {
         let key = keys::message_key(seq);
         let message = host
@@ -45,10 +44,7 @@ pub(crate) fn deliver<S: StateRead>(
             break;
         }
         // Re-read: the previous delivery may have queued messages (moving the tail).
-        let mut current = host
-            .overlay
-            .record(&queue_key, MailQueue::decode)?
-            .unwrap_or(queue);
+        let mut current = host.overlay.record(&queue_key, MailQueue::decode)?.unwrap_or(queue);
         current.head = seq + 1;
         host.overlay.put(queue_key.clone(), Some(current.encode()));
         deliver_one(host, env, seq, message, deferred)?;
@@ -64,9 +60,7 @@ fn deliver_one<S: StateRead>(
     deferred: &mut Deferred,
 ) -> Result<(), ReadError> {
     let from = message.from;
-    let account_fault = |e: drover_vm::HostError| {
-        ReadError::Corrupt(corrupt(keys::account_key(&from), e.to_string()))
-    };
+    let account_fault = |e: drover_vm::HostError| ReadError::Corrupt(corrupt(keys::account_key(&from), e.to_string()));
     let forgotten = host.forget_message(seq, &message);
     settled(host)?;
     forgotten.map_err(account_fault)?;
@@ -94,14 +88,9 @@ fn deliver_one<S: StateRead>(
     });
     settled(host)?;
     // Used ≤ the budget, priced as when it was bought: at most what was prepaid.
-    let fee = cost(
-        outcome.cycles_used,
-        outcome.cells_used,
-        message.basefee_cycle,
-        message.basefee_cell,
-    )
-    .unwrap_or(message.prepaid)
-    .min(message.prepaid);
+    let fee = cost(outcome.cycles_used, outcome.cells_used, message.basefee_cycle, message.basefee_cell)
+        .unwrap_or(message.prepaid)
+        .min(message.prepaid);
     let refunded = host.credit(&from, message.prepaid - fee);
     settled(host)?;
     refunded.map_err(account_fault)?;
@@ -114,11 +103,7 @@ fn deliver_one<S: StateRead>(
         cycles_used: outcome.cycles_used,
         cells_used: outcome.cells_used,
         fee: FeeBreakdown { burned: fee, tip: 0 },
-        events: if status == TxStatus::Success {
-            std::mem::take(&mut host.events)
-        } else {
-            Vec::new()
-        },
+        events: if status == TxStatus::Success { std::mem::take(&mut host.events) } else { Vec::new() },
         revert_reason,
         error,
     });

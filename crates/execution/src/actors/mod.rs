@@ -20,14 +20,13 @@ pub(crate) mod deploy;
 pub(crate) mod host;
 pub(crate) mod mailbox;
 pub mod read;
-pub(crate) mod timers;
-pub(crate) mod upgrade;
 #[cfg(test)]
 mod tests;
+pub(crate) mod timers;
+pub(crate) mod upgrade;
 
 use drover_types::{Address, Event, ExecError, FeeBreakdown, TxStatus};
 use drover_vm::{Outcome, Status};
-
 
 /// Cycles charged per payload byte of a deploy or an upgrade, on top of the base transaction
 /// cost: validating and compiling the code is work proportional to its size.
@@ -108,33 +107,17 @@ pub(crate) struct Work {
 
 impl Work {
     pub(crate) fn success() -> Self {
-        Work {
-            status: TxStatus::Success,
-            cycles_used: 0,
-            cells_used: 0,
-            revert_reason: None,
-            error: None,
-        }
+        Work { status: TxStatus::Success, cycles_used: 0, cells_used: 0, revert_reason: None, error: None }
     }
 
     /// A failure found before anything ran (the intrinsic cost is still paid).
     pub(crate) fn failed(error: ExecError) -> Self {
-        Work {
-            status: TxStatus::Failed,
-            error: Some(error),
-            ..Work::success()
-        }
+        Work { status: TxStatus::Failed, error: Some(error), ..Work::success() }
     }
 
     pub(crate) fn from_outcome(outcome: &Outcome) -> Self {
         let (status, revert_reason, error) = status_of(outcome);
-        Work {
-            status,
-            cycles_used: outcome.cycles_used,
-            cells_used: outcome.cells_used,
-            revert_reason,
-            error,
-        }
+        Work { status, cycles_used: outcome.cycles_used, cells_used: outcome.cells_used, revert_reason, error }
     }
 }
 
@@ -186,9 +169,7 @@ impl Deferred {
 
 /// `cycles × cycle price + cells × cell price`, or `None` on overflow.
 pub(crate) fn cost(cycles: u64, cells: u64, cycle_price: u128, cell_price: u128) -> Option<u128> {
-    u128::from(cycles)
-        .checked_mul(cycle_price)?
-        .checked_add(u128::from(cells).checked_mul(cell_price)?)
+    u128::from(cycles).checked_mul(cycle_price)?.checked_add(u128::from(cells).checked_mul(cell_price)?)
 }
 
 /// Runs the block's deferred work on `host`: due timers, then mailbox deliveries.

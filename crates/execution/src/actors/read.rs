@@ -8,7 +8,10 @@
 //! the caller's [`StateRead`], which may give up (a [`ReadFault`]): the read then has no outcome.
 
 use super::host::{ActorHost, actor_record};
-use crate::{BlockEnv, ReadFault, StateError, StateRead, overlay::{Overlay, ReadError}};
+use crate::{
+    BlockEnv, ReadFault, StateError, StateRead,
+    overlay::{Overlay, ReadError},
+};
 use drover_state::Basefees;
 use drover_types::Address;
 use drover_vm::{CallContext, CallRequest, Outcome, Vm};

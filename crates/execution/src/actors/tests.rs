@@ -4,13 +4,14 @@
 
 use super::SystemRunKind;
 use crate::{
-    BlockEnv, BlockOutcome, FeeParams, ReadFault, ReadRequest, build_block, execute_block,
-    read_actor,
+    BlockEnv, BlockOutcome, FeeParams, ReadFault, ReadRequest, build_block, execute_block, read_actor,
     testing::{CHAIN_ID, Recording, State, apply, balance, genesis, verified, vm},
 };
 use drover_state::{ActorRecord, Basefees, UpgradeRecord, keys};
 use drover_types::{
-    Address, Event, Transaction, TxStatus, VerifiedTransaction, exec_error::ExecCode, keccak256,
+    Address, Event, Transaction, TxStatus, VerifiedTransaction,
+    exec_error::ExecCode,
+    keccak256,
     payload::{ACTOR_UPGRADES_ADDRESS, Deploy, Manifest, Message, Upgrade, actor_address},
 };
 use drover_vm::{Outcome, Status};
@@ -46,20 +47,11 @@ struct Chain {
 
 impl Chain {
     fn new(balances: &[(Address, u128)]) -> Self {
-        Chain {
-            state: genesis(balances),
-            height: 1,
-            nonces: BTreeMap::new(),
-        }
+        Chain { state: genesis(balances), height: 1, nonces: BTreeMap::new() }
     }
 
     fn env(&self) -> BlockEnv {
-        BlockEnv {
-            chain_id: CHAIN_ID,
-            height: self.height,
-            timestamp_ms: self.height * 1_000,
-            proposer: PROPOSER,
-        }
+        BlockEnv { chain_id: CHAIN_ID, height: self.height, timestamp_ms: self.height * 1_000, proposer: PROPOSER }
     }
 
     /// Executes a block (reading each key once, as over the plain state), applies it.
@@ -100,12 +92,17 @@ impl Chain {
         verified(sender, tx)
     }
 
-    fn deploy_tx(&mut self, sender: Address, code: Vec<u8>, manifest: &[&str], salt: &[u8], value: u128) -> (VerifiedTransaction, Address) {
+    fn deploy_tx(
+        &mut self,
+        sender: Address,
+        code: Vec<u8>,
+        manifest: &[&str],
+        salt: &[u8],
+        value: u128,
+    ) -> (VerifiedTransaction, Address) {
         let deploy = Deploy {
             code,
-            manifest: Manifest {
-                entitlements: manifest.iter().map(|s| s.to_string()).collect(),
-            },
+            manifest: Manifest { entitlements: manifest.iter().map(|s| s.to_string()).collect() },
             salt: salt.to_vec(),
             init: None,
         };
@@ -120,11 +117,15 @@ impl Chain {
         address
     }
 
-    fn call_tx(&mut self, sender: Address, to: Address, handler: &str, payload: &[u8], value: u128) -> VerifiedTransaction {
-        let message = Message {
-            handler: handler.into(),
-            payload: payload.to_vec(),
-        };
+    fn call_tx(
+        &mut self,
+        sender: Address,
+        to: Address,
+        handler: &str,
+        payload: &[u8],
+        value: u128,
+    ) -> VerifiedTransaction {
+        let message = Message { handler: handler.into(), payload: payload.to_vec() };
         self.tx(sender, Some(to), message.encode(), value)
     }
 
@@ -143,11 +144,9 @@ impl Chain {
 
     /// The storage entry count the state keeps, checked against the entries it holds.
     fn storage_count(&self, actor: Address) -> u64 {
-        let held = self
-            .state
-            .keys()
-            .filter(|key| keys::storage_entry(key).is_some_and(|(owner, _)| owner == actor))
-            .count() as u64;
+        let held =
+            self.state.keys().filter(|key| keys::storage_entry(key).is_some_and(|(owner, _)| owner == actor)).count()
+                as u64;
         let kept = self
             .state
             .get(&keys::actor_storage_count_key(&actor))
@@ -241,10 +240,7 @@ fn ledger_mints_and_transfers_by_caller() {
     // an earlier transaction of the same block.
     assert_eq!(u64_le(&chain.read(ledger, "supply", &[]).result), 100);
     let mint_carol = [&[0xca; 20][..], &5u64.to_le_bytes()].concat();
-    let txs = [
-        chain.call_tx(ALICE, ledger, "mint", &mint_carol, 0),
-        chain.call_tx(ALICE, ledger, "audit", &[], 0),
-    ];
+    let txs = [chain.call_tx(ALICE, ledger, "mint", &mint_carol, 0), chain.call_tx(ALICE, ledger, "audit", &[], 0)];
     let outcome = chain.block(&txs);
     assert!(outcome.receipts.iter().all(|r| r.status == TxStatus::Success), "{:?}", outcome.receipts);
     assert_eq!(u64_le(&chain.read(ledger, "supply", &[]).result), 105);
@@ -256,14 +252,7 @@ fn echo_events_go_into_the_receipt_and_reads_cannot_emit() {
     let mut chain = Chain::new(&[(ALICE, RICH)]);
     let echo = chain.deploy(ALICE, example("echo"), &["events.emit"], 0);
     let outcome = chain.call(ALICE, echo, "echo", b"hello");
-    assert_eq!(
-        outcome.receipts[0].events,
-        [Event {
-            address: echo,
-            topic: "echo".into(),
-            data: b"hello".to_vec()
-        }]
-    );
+    assert_eq!(outcome.receipts[0].events, [Event { address: echo, topic: "echo".into(), data: b"hello".to_vec() }]);
     let read = chain.read(echo, "echo", b"hi");
     assert_eq!(read.status.code(), Some(ExecCode::ReadOnlyViolation));
 }
@@ -477,10 +466,7 @@ fn an_actor_may_have_at_most_1024_pending_timers() {
     assert_eq!(code_of(&outcome, 0), Some(ExecCode::TooManyTimers));
     let outcome = chain.call(ALICE, timers, "many", &24u64.to_le_bytes());
     assert_eq!(outcome.receipts[0].status, TxStatus::Success);
-    assert_eq!(
-        chain.state[&keys::timer_pending_key(&timers)],
-        drover_state::encode_count(1_024)
-    );
+    assert_eq!(chain.state[&keys::timer_pending_key(&timers)], drover_state::encode_count(1_024));
     assert_eq!(code_of(&chain.call(ALICE, timers, "many", &1u64.to_le_bytes()), 0), Some(ExecCode::TooManyTimers));
 }
 
@@ -498,14 +484,18 @@ fn upgrades_are_owner_only_narrowing_and_recorded() {
         .message()
     };
     let by_bob = chain.tx(BOB, Some(ACTOR_UPGRADES_ADDRESS), upgrade(example("echo"), &["storage.kv"]), 0);
-    let wider = chain.tx(ALICE, Some(ACTOR_UPGRADES_ADDRESS), upgrade(example("echo"), &["storage.kv", "actor.call"]), 0);
+    let wider =
+        chain.tx(ALICE, Some(ACTOR_UPGRADES_ADDRESS), upgrade(example("echo"), &["storage.kv", "actor.call"]), 0);
     let floats = chain.tx(ALICE, Some(ACTOR_UPGRADES_ADDRESS), upgrade(example("float_op"), &[]), 0);
     let good = chain.tx(ALICE, Some(ACTOR_UPGRADES_ADDRESS), upgrade(example("echo"), &["events.emit"]), 0);
     let upgrade_height = chain.env().height;
     let tx_hash = good.hash;
     let outcome = chain.block(&[by_bob, wider, floats, good]);
     let codes: Vec<_> = (0..4).map(|i| code_of(&outcome, i)).collect();
-    assert_eq!(codes, [Some(ExecCode::NotOwner), Some(ExecCode::ManifestWidened), Some(ExecCode::FloatInstruction), None]);
+    assert_eq!(
+        codes,
+        [Some(ExecCode::NotOwner), Some(ExecCode::ManifestWidened), Some(ExecCode::FloatInstruction), None]
+    );
     assert!(outcome.receipts[..3].iter().all(|r| r.status == TxStatus::Failed && r.fee.total() > 0));
     let record = ActorRecord::decode(&chain.state[&keys::actor_key(&counter)]).unwrap();
     assert_eq!((record.code_hash, record.upgrades), (keccak256(&example("echo")), 1));
@@ -575,10 +565,7 @@ fn storage_iteration_merges_the_block_writes_with_the_parent_state() {
     // Overwriting entries does not count them again.
     chain.call(ALICE, iter, "fill", &[]);
     assert_eq!(chain.storage_count(iter), 3);
-    assert_eq!(
-        chain.read(iter, "edit_and_list", &[]).status.code(),
-        Some(ExecCode::ReadOnlyViolation)
-    );
+    assert_eq!(chain.read(iter, "edit_and_list", &[]).status.code(), Some(ExecCode::ReadOnlyViolation));
     // a2 (written in this execution) merges with a3 (parent state); a1 (deleted) is skipped;
     // b1 never matches the prefix.
     let outcome = chain.call(ALICE, iter, "edit_and_list", &[]);
@@ -622,10 +609,7 @@ fn state_is_read_once_per_key_in_one_pass() {
     let proxy = chain.deploy(ALICE, example("proxy"), &["storage.kv", "actor.call", "econ.transfer"], 0);
     let counter = chain.deploy(ALICE, example("counter"), &["storage.kv"], 0);
     let forward = [&counter.0[..], &0u128.to_le_bytes(), b"increment"].concat();
-    let txs = [
-        chain.call_tx(ALICE, proxy, "forward", &forward, 0),
-        chain.call_tx(ALICE, counter, "increment", &[], 0),
-    ];
+    let txs = [chain.call_tx(ALICE, proxy, "forward", &forward, 0), chain.call_tx(ALICE, counter, "increment", &[], 0)];
     let env = chain.env();
     let full = execute_block(vm(), &env, &FeeParams::default(), &chain.state, &txs).unwrap();
     let (recorded, reads) = read_once(&chain.state, &env, &txs);
@@ -689,10 +673,7 @@ fn reads_never_write_and_stop_when_the_state_cannot_be_read() {
     let unreadable = read_actor(vm(), &env, basefees, &Unreadable, &request).unwrap_err();
     assert_eq!(unreadable, crate::ReadFailure::Unavailable(ReadFault("gone".into())));
     let nobody = ReadRequest { actor: BOB, ..request };
-    assert_eq!(
-        read_actor(vm(), &env, basefees, &chain.state, &nobody),
-        Err(crate::ReadFailure::NoActor(BOB))
-    );
+    assert_eq!(read_actor(vm(), &env, basefees, &chain.state, &nobody), Err(crate::ReadFailure::NoActor(BOB)));
 }
 
 #[test]
@@ -742,7 +723,10 @@ fn the_bulk_benchmark_actor_fills_walks_nests_and_reads_balances() {
     let touch = [10u32.to_le_bytes(), 99u32.to_le_bytes(), 100u32.to_le_bytes()].concat();
     let touched = chain.call(ALICE, bulk, "touch", &touch);
     assert_eq!(touched.receipts[0].status, TxStatus::Success, "{:?}", touched.receipts[0]);
-    assert!(touched.receipts[0].cycles_used > 10 * (drover_vm::meter::CYCLES_STORAGE_READ + drover_vm::meter::CYCLES_STORAGE_WRITE));
+    assert!(
+        touched.receipts[0].cycles_used
+            > 10 * (drover_vm::meter::CYCLES_STORAGE_READ + drover_vm::meter::CYCLES_STORAGE_WRITE)
+    );
     assert!(chain.storage_count(bulk) <= 107);
     // 1 + 2 + 4 + 8 calls, each paying for its instantiation.
     let nested = chain.call(ALICE, bulk, "nest", &args(3, 2));
@@ -768,7 +752,8 @@ fn cancelled_timers_are_skipped_a_bounded_number_per_block() {
         assert!(reads <= MAX_TIMER_SLOTS_EXAMINED_PER_BLOCK + 16, "{reads} reads");
         apply(&mut chain.state, outcome.writes);
         chain.height += 1;
-        let cursor = chain.state.get(&keys::timer_cursor_key()).map(|bytes| drover_state::TimerCursor::decode(bytes).unwrap());
+        let cursor =
+            chain.state.get(&keys::timer_cursor_key()).map(|bytes| drover_state::TimerCursor::decode(bytes).unwrap());
         cursors.push(cursor.map(|c| (c.height, c.seq)));
     }
     let examined = MAX_TIMER_SLOTS_EXAMINED_PER_BLOCK as u32;

@@ -15,8 +15,8 @@
 //! [`SystemRun`] with status failed and E1503.
 
 use super::{
-    Deferred, MAX_TIMER_FIRES_PER_BLOCK, MAX_TIMER_SLOTS_EXAMINED_PER_BLOCK, SYSTEM_RUN_CELLS_LIMIT, SystemRun, SystemRunKind,
-    cost, host::ActorHost, settled, status_of,
+    Deferred, MAX_TIMER_FIRES_PER_BLOCK, MAX_TIMER_SLOTS_EXAMINED_PER_BLOCK, SYSTEM_RUN_CELLS_LIMIT, SystemRun,
+    SystemRunKind, cost, host::ActorHost, settled, status_of,
 };
 use crate::{BlockEnv, StateRead, overlay::ReadError};
 use drover_state::{TimerCursor, TimerRecord, decode_count, keys, timer::timer_id};
@@ -30,13 +30,8 @@ pub(crate) fn fire_due<S: StateRead>(
     deferred: &mut Deferred,
 ) -> Result<(), ReadError> {
     let cursor_key = keys::timer_cursor_key();
-    let cursor = host
-        .overlay
-        .record(&cursor_key, TimerCursor::decode)?
-        .unwrap_or(TimerCursor {
-            height: env.height,
-            seq: 0,
-        });
+    let cursor =
+        host.overlay.record(&cursor_key, TimerCursor::decode)?.unwrap_or(TimerCursor { height: env.height, seq: 0 });
     let (mut height, mut seq) = (cursor.height, cursor.seq);
     let (mut fired, mut examined) = (0, 0);
     let stopped_at = 'heights: loop {
@@ -68,8 +63,7 @@ pub(crate) fn fire_due<S: StateRead>(
         height += 1;
         seq = 0;
     };
-    host.overlay
-        .put(cursor_key, stopped_at.map(|cursor| cursor.encode()));
+    host.overlay.put(cursor_key, stopped_at.map(|cursor| cursor.encode()));
     Ok(())
 }
 
@@ -100,12 +94,7 @@ fn fire<S: StateRead>(
         error: None,
     };
     let basefees = host.basefees;
-    let max_fee = cost(
-        timer.cycles_limit,
-        SYSTEM_RUN_CELLS_LIMIT,
-        basefees.cycle,
-        basefees.cell,
-    );
+    let max_fee = cost(timer.cycles_limit, SYSTEM_RUN_CELLS_LIMIT, basefees.cycle, basefees.cell);
     let balance = host.overlay.account(owner)?.balance;
     let held = match (forgotten, max_fee) {
         (Ok(()), Some(max_fee)) if max_fee <= balance => host.debit(&owner, max_fee).map(|()| max_fee),
@@ -149,16 +138,11 @@ fn fire<S: StateRead>(
         read_only: false,
     });
     // Used ≤ the limits, so the fee is at most what was held.
-    let fee = cost(outcome.cycles_used, outcome.cells_used, basefees.cycle, basefees.cell)
-        .unwrap_or(held)
-        .min(held);
+    let fee = cost(outcome.cycles_used, outcome.cells_used, basefees.cycle, basefees.cell).unwrap_or(held).min(held);
     let refunded = host.credit(&owner, held - fee);
     settled(host)?;
     if let Err(e) = refunded {
-        return Err(ReadError::Corrupt(super::host::corrupt(
-            keys::account_key(&owner),
-            e.to_string(),
-        )));
+        return Err(ReadError::Corrupt(super::host::corrupt(keys::account_key(&owner), e.to_string())));
     }
     let (status, revert_reason, error) = status_of(&outcome);
     run.status = status;

@@ -8,16 +8,15 @@
 //! the old and new code hashes and the transaction hash. The actor's storage, balance, mailbox
 //! and timers stay. A refused upgrade pays its intrinsic cost.
 
-use super::{UPGRADE_EVENT_TOPIC, Work, host::{ActorHost, actor_record}};
+use super::{
+    UPGRADE_EVENT_TOPIC, Work,
+    host::{ActorHost, actor_record},
+};
 use crate::{BlockEnv, StateRead};
 use drover_state::{ActorRecord, UpgradeRecord, keys};
-use drover_types::{
-    Event, ExecError, VerifiedTransaction,
-    exec_error::ExecCode,
-    payload::Upgrade,
-};
 #[cfg(doc)]
 use drover_types::payload::{ACTOR_UPGRADES_ADDRESS, UPGRADE_HANDLER};
+use drover_types::{Event, ExecError, VerifiedTransaction, exec_error::ExecCode, payload::Upgrade};
 use drover_vm::validate_manifest;
 
 /// Applies `request` for `tx`.
@@ -31,10 +30,7 @@ pub(crate) fn run<S: StateRead>(
     let record = match host.absorb(record) {
         Ok(Some(record)) => record,
         Ok(None) => {
-            return Work::failed(ExecError::new(
-                ExecCode::NoActor,
-                format!("{} holds no actor", request.actor),
-            ));
+            return Work::failed(ExecError::new(ExecCode::NoActor, format!("{} holds no actor", request.actor)));
         }
         Err(e) => return Work::failed(e.into()),
     };
@@ -53,11 +49,7 @@ pub(crate) fn run<S: StateRead>(
     if !new.is_subset_of(current) {
         return Work::failed(ExecError::new(
             ExecCode::ManifestWidened,
-            format!(
-                "the actor has {:?}; the upgrade asks for {:?}",
-                current.ids(),
-                new.ids()
-            ),
+            format!("the actor has {:?}; the upgrade asks for {:?}", current.ids(), new.ids()),
         ));
     }
     let module = match host.vm.compile(&request.code) {
@@ -71,25 +63,17 @@ pub(crate) fn run<S: StateRead>(
         tx_hash: tx.hash,
     };
     let Some(upgrades) = record.upgrades.checked_add(1) else {
-        return Work::failed(ExecError::new(
-            ExecCode::Internal,
-            "the actor's upgrade history is full",
-        ));
+        return Work::failed(ExecError::new(ExecCode::Internal, "the actor's upgrade history is full"));
     };
-    host.overlay.put(
-        keys::upgrade_key(&request.actor, record.upgrades),
-        Some(history.encode()),
-    );
+    host.overlay.put(keys::upgrade_key(&request.actor, record.upgrades), Some(history.encode()));
     let updated = ActorRecord {
         code_hash: history.new_code_hash,
         entitlements: request.manifest.entitlements,
         upgrades,
         ..record
     };
-    host.overlay
-        .put(keys::actor_key(&request.actor), Some(updated.encode()));
-    host.overlay
-        .put(keys::actor_code_key(&request.actor), Some(request.code));
+    host.overlay.put(keys::actor_key(&request.actor), Some(updated.encode()));
+    host.overlay.put(keys::actor_code_key(&request.actor), Some(request.code));
     host.events.push(Event {
         address: request.actor,
         topic: UPGRADE_EVENT_TOPIC.to_owned(),

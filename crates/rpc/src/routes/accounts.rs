@@ -22,12 +22,7 @@ pub async fn account<B: Backend>(
         .account(address)
         .await?
         .map(Json)
-        .ok_or_else(|| {
-            HttpError::new(
-                ErrorCode::AccountNotFound,
-                format!("address {address} holds no state"),
-            )
-        })
+        .ok_or_else(|| HttpError::new(ErrorCode::AccountNotFound, format!("address {address} holds no state")))
 }
 
 #[cfg(test)]
@@ -47,20 +42,13 @@ mod tests {
             serde_json::json!({"address": address.to_hex(), "nonce": 0, "balance": 1_000_000_000_000u64})
         );
         let upper_without_prefix = hex::encode_upper(address.0);
-        assert_eq!(
-            get(&app, &format!("/account/{upper_without_prefix}"))
-                .await
-                .status,
-            StatusCode::OK
-        );
+        assert_eq!(get(&app, &format!("/account/{upper_without_prefix}")).await.status, StatusCode::OK);
 
         get(&app, "/account/0x0000000000000000000000000000000000000abc")
             .await
             .assert_error(404, ErrorCode::AccountNotFound);
         for bad in ["0x12", "zz", "0x0000000000000000000000000000000000000abc00"] {
-            get(&app, &format!("/account/{bad}"))
-                .await
-                .assert_error(400, ErrorCode::InvalidAddress);
+            get(&app, &format!("/account/{bad}")).await.assert_error(400, ErrorCode::InvalidAddress);
         }
     }
 }

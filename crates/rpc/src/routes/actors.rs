@@ -25,9 +25,9 @@ use axum::{Json, extract::State};
 use drover_types::{
     Address, ErrorCode,
     api::{
-        ActorCodeInfo, ActorInfo, ActorReadRequest, ActorReadResponse, CursorPage, LogInfo, LogPage, MailboxMessageInfo, MailboxPage,
-        ManifestInfo, StorageEntryInfo, SystemRunInfo,
-        StorageCount, StoragePage, SystemRunPage, TimerInfo, TimerPage, UpgradeInfo, UpgradePage, Paginated,
+        ActorCodeInfo, ActorInfo, ActorReadRequest, ActorReadResponse, CursorPage, LogInfo, LogPage,
+        MailboxMessageInfo, MailboxPage, ManifestInfo, Paginated, StorageCount, StorageEntryInfo, StoragePage,
+        SystemRunInfo, SystemRunPage, TimerInfo, TimerPage, UpgradeInfo, UpgradePage,
     },
 };
 use serde::Deserialize;
@@ -82,12 +82,7 @@ pub async fn manifest<B: Backend>(
     State(state): State<AppState<B>>,
     AddressParam(address): AddressParam,
 ) -> Result<Json<ManifestInfo>, HttpError> {
-    state
-        .backend
-        .actor(address)
-        .await?
-        .map(|actor| Json(actor.manifest))
-        .ok_or_else(|| no_actor(address))
+    state.backend.actor(address).await?.map(|actor| Json(actor.manifest)).ok_or_else(|| no_actor(address))
 }
 
 /// Query of the cursor-paged lists (storage, mailbox, logs, runs): `cursor` is the previous
@@ -113,7 +108,9 @@ impl CursorQuery {
             .as_deref()
             .map(|text| match hex::decode(text.strip_prefix("0x").unwrap_or(text)) {
                 Ok(bytes) if fits(bytes.len()) => Ok(bytes),
-                _ => Err(HttpError::new(ErrorCode::BadRequest, format!("cursor must be {what} (a page's next_cursor)"))),
+                _ => {
+                    Err(HttpError::new(ErrorCode::BadRequest, format!("cursor must be {what} (a page's next_cursor)")))
+                }
             })
             .transpose()
     }
@@ -140,12 +137,7 @@ pub async fn storage<B: Backend>(
         |len| len <= STORAGE_CURSOR_BYTES_MAX,
         &format!("a storage key of at most {STORAGE_CURSOR_BYTES_MAX} bytes of hex"),
     )?;
-    state
-        .backend
-        .actor_storage(address, after, query.limit())
-        .await?
-        .map(Json)
-        .ok_or_else(|| no_actor(address))
+    state.backend.actor_storage(address, after, query.limit()).await?.map(Json).ok_or_else(|| no_actor(address))
 }
 
 #[utoipa::path(
@@ -290,12 +282,11 @@ fn checked(request: ActorReadRequest) -> Result<ActorCall, HttpError> {
         (Some(bytes), None, None) => bytes,
         (None, Some(text), None) => text.into_bytes(),
         // serde_json's maps keep keys sorted, and `to_vec` writes compactly.
-        (None, None, Some(json)) => serde_json::to_vec(&json)
-            .map_err(|e| invalid(format!("payload_json cannot be written: {e}")))?,
+        (None, None, Some(json)) => {
+            serde_json::to_vec(&json).map_err(|e| invalid(format!("payload_json cannot be written: {e}")))?
+        }
         _ => {
-            return Err(invalid(
-                "give exactly one of payload (base64), payload_text and payload_json".to_owned(),
-            ));
+            return Err(invalid("give exactly one of payload (base64), payload_text and payload_json".to_owned()));
         }
     };
     let budget = |asked: Option<u64>, cap: u64, name: &str| match asked {
@@ -357,14 +348,23 @@ mod tests {
         };
         let actor = "0xacacacacacacacacacacacacacacacacacacacac";
         // The mock echoes the payload as the result.
-        let answer = read(serde_json::json!({"actor": actor, "handler": "get", "payload_json": {"b": 1, "a": [true]}})).await;
+        let answer =
+            read(serde_json::json!({"actor": actor, "handler": "get", "payload_json": {"b": 1, "a": [true]}})).await;
         assert_eq!(answer.status, StatusCode::OK, "{}", answer.text());
         let body = answer.json();
         assert_eq!(body["status"], "success");
-        let echoed = base64::Engine::decode(&base64::engine::general_purpose::STANDARD, body["result"].as_str().unwrap()).unwrap();
+        let echoed =
+            base64::Engine::decode(&base64::engine::general_purpose::STANDARD, body["result"].as_str().unwrap())
+                .unwrap();
         assert_eq!(echoed, br#"{"a":[true],"b":1}"#);
-        assert_eq!(read(serde_json::json!({"actor": actor, "handler": "get", "payload_text": ""})).await.status, StatusCode::OK);
-        assert_eq!(read(serde_json::json!({"actor": actor, "handler": "get", "payload": "AAE="})).await.status, StatusCode::OK);
+        assert_eq!(
+            read(serde_json::json!({"actor": actor, "handler": "get", "payload_text": ""})).await.status,
+            StatusCode::OK
+        );
+        assert_eq!(
+            read(serde_json::json!({"actor": actor, "handler": "get", "payload": "AAE="})).await.status,
+            StatusCode::OK
+        );
 
         for bad in [
             serde_json::json!({"actor": actor, "handler": "get"}),
@@ -412,7 +412,9 @@ mod tests {
             let answer = read(good.clone()).await;
             assert_eq!(answer.status, StatusCode::OK, "{good}: {}", answer.text());
         }
-        for fraction in [serde_json::json!(55.5), serde_json::json!(-1.0), serde_json::json!(1e20), serde_json::json!("5")] {
+        for fraction in
+            [serde_json::json!(55.5), serde_json::json!(-1.0), serde_json::json!(1e20), serde_json::json!("5")]
+        {
             read(serde_json::json!({"actor": actor, "handler": "get", "payload_text": "", "max_cycles": fraction}))
                 .await
                 .assert_error(400, ErrorCode::BadRequest);
@@ -430,7 +432,8 @@ mod tests {
         let doc = serde_json::to_value(<crate::openapi::ApiDoc as utoipa::OpenApi>::openapi()).unwrap();
         let parameters = doc["paths"][route]["get"]["parameters"].as_array().cloned().unwrap_or_default();
         let cursor = parameters.iter().find(|p| p["name"] == "cursor").unwrap_or_else(|| panic!("{route}: no cursor"));
-        regex::Regex::new(cursor["schema"]["pattern"].as_str().unwrap_or_else(|| panic!("{route}: no pattern"))).unwrap()
+        regex::Regex::new(cursor["schema"]["pattern"].as_str().unwrap_or_else(|| panic!("{route}: no pattern")))
+            .unwrap()
     }
 
     /// Each list documents the cursors it takes (generated traffic found `cursor` documented as
@@ -449,19 +452,29 @@ mod tests {
         ] {
             let pattern = cursor_pattern(route);
             for length in [0, 1, bytes - 1, bytes, bytes + 1] {
-                for digits in ["ab".repeat(length), format!("{}F", "0".repeat(2 * length)), format!("{}zz", "0".repeat(2 * length))] {
+                for digits in [
+                    "ab".repeat(length),
+                    format!("{}F", "0".repeat(2 * length)),
+                    format!("{}zz", "0".repeat(2 * length)),
+                ] {
                     for prefix in ["", "0x", "0X"] {
                         let cursor = format!("{prefix}{digits}");
                         let answer = get(&app, &format!("{}?cursor={cursor}", at(route))).await;
                         let taken = answer.status == StatusCode::OK;
-                        assert_eq!(pattern.is_match(&cursor), taken, "{route} {length} bytes: {prefix}…: {}", answer.text());
+                        assert_eq!(
+                            pattern.is_match(&cursor),
+                            taken,
+                            "{route} {length} bytes: {prefix}…: {}",
+                            answer.text()
+                        );
                     }
                 }
             }
         }
         let mailbox = cursor_pattern("/actors/{address}/mailbox");
         for cursor in ["", "0", "7", "9999999999999999999", "x", "-1", "1.0", "0x1"] {
-            let taken = get(&app, &format!("{}?cursor={cursor}", at("/actors/{address}/mailbox"))).await.status == StatusCode::OK;
+            let taken = get(&app, &format!("{}?cursor={cursor}", at("/actors/{address}/mailbox"))).await.status
+                == StatusCode::OK;
             assert_eq!(mailbox.is_match(cursor), taken, "mailbox {cursor:?}");
         }
         let handed_out = get(&app, &format!("{}?limit=1", at("/actors/{address}/storage"))).await.json();
@@ -508,7 +521,8 @@ mod tests {
             .assert_error(404, ErrorCode::ActorNotFound);
         get(&app, "/actors/0xabc/storage/count").await.assert_error(400, ErrorCode::InvalidAddress);
 
-        let mailbox = get(&app, "/actors/0xacacacacacacacacacacacacacacacacacacacac/mailbox?cursor=7&limit=9").await.json();
+        let mailbox =
+            get(&app, "/actors/0xacacacacacacacacacacacacacacacacacacacac/mailbox?cursor=7&limit=9").await.json();
         assert_eq!(mailbox, serde_json::json!({"items": [], "next_cursor": null, "limit": 9}));
         get(&app, "/actors/0xacacacacacacacacacacacacacacacacacacacac/mailbox?cursor=x")
             .await
@@ -518,7 +532,8 @@ mod tests {
         get(&app, "/actor/0xacacacacacacacacacacacacacacacacacacacac/logs?cursor=00")
             .await
             .assert_error(400, ErrorCode::BadRequest);
-        let timers = get(&app, "/actor/0xacacacacacacacacacacacacacacacacacacacac/timers?offset=2&limit=3").await.json();
+        let timers =
+            get(&app, "/actor/0xacacacacacacacacacacacacacacacacacacacac/timers?offset=2&limit=3").await.json();
         assert_eq!(timers, serde_json::json!({"items": [], "total_count": 0, "offset": 2, "limit": 3}));
         get(&app, "/actor/0xacacacacacacacacacacacacacacacacacacacac/timers?offset=-1")
             .await
@@ -533,7 +548,10 @@ mod tests {
 
     #[tokio::test]
     async fn log_items_say_where_each_event_came_from() {
-        use drover_types::{H256, api::{LogInfo, LogOrigin}};
+        use drover_types::{
+            H256,
+            api::{LogInfo, LogOrigin},
+        };
         let echo = Address([0xac; 20]);
         let sender = Address([0x5e; 20]);
         let item = |origin| LogInfo {
@@ -691,9 +709,7 @@ mod tests {
             get(&app, &format!("/actor/0x0000000000000000000000000000000000000abc{path}"))
                 .await
                 .assert_error(404, ErrorCode::ActorNotFound);
-            get(&app, &format!("/actor/0x12{path}"))
-                .await
-                .assert_error(400, ErrorCode::InvalidAddress);
+            get(&app, &format!("/actor/0x12{path}")).await.assert_error(400, ErrorCode::InvalidAddress);
         }
     }
 }

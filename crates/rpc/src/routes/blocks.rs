@@ -21,9 +21,7 @@ use drover_types::{
     responses((status = 200, description = "The height (0 before the first block).", body = HeightInfo))
 )]
 pub async fn height<B: Backend>(State(state): State<AppState<B>>) -> Json<HeightInfo> {
-    Json(HeightInfo {
-        height: state.backend.height(),
-    })
+    Json(HeightInfo { height: state.backend.height() })
 }
 
 #[utoipa::path(
@@ -38,19 +36,14 @@ pub async fn block<B: Backend>(
     State(state): State<AppState<B>>,
     BlockSelectorParam(selector): BlockSelectorParam,
 ) -> Result<Json<BlockInfo>, HttpError> {
-    state
-        .backend
-        .block(selector)
-        .await?
-        .map(Json)
-        .ok_or_else(|| {
-            let which = match selector {
-                BlockSelector::Latest => "no block finalized yet".to_owned(),
-                BlockSelector::Height(height) => format!("no finalized block at height {height}"),
-                BlockSelector::Hash(hash) => format!("no finalized block with hash {hash}"),
-            };
-            HttpError::new(ErrorCode::BlockNotFound, which)
-        })
+    state.backend.block(selector).await?.map(Json).ok_or_else(|| {
+        let which = match selector {
+            BlockSelector::Latest => "no block finalized yet".to_owned(),
+            BlockSelector::Height(height) => format!("no finalized block at height {height}"),
+            BlockSelector::Hash(hash) => format!("no finalized block with hash {hash}"),
+        };
+        HttpError::new(ErrorCode::BlockNotFound, which)
+    })
 }
 
 #[cfg(test)]
@@ -63,10 +56,7 @@ mod tests {
     async fn height_and_block_selectors() {
         let mock = MockBackend::with(|data| data.blocks.extend([block(1), block(2)]));
         let app = app(&mock);
-        assert_eq!(
-            get(&app, "/height").await.json(),
-            serde_json::json!({"height": 2})
-        );
+        assert_eq!(get(&app, "/height").await.json(), serde_json::json!({"height": 2}));
 
         let latest = get(&app, "/block/latest").await;
         assert_eq!(latest.status, StatusCode::OK);
@@ -77,21 +67,12 @@ mod tests {
         assert_eq!(body["basefee_cycle"], "7");
         assert!(body["transactions"].is_array());
         assert_eq!(get(&app, "/block/1").await.json()["height"], 1);
-        assert_eq!(
-            get(&app, &format!("/block/{}", block(0).hash)).await.json()["height"],
-            0
-        );
+        assert_eq!(get(&app, &format!("/block/{}", block(0).hash)).await.json()["height"], 0);
 
-        get(&app, "/block/9")
-            .await
-            .assert_error(404, ErrorCode::BlockNotFound);
-        get(&app, &format!("/block/{}", block(9).hash))
-            .await
-            .assert_error(404, ErrorCode::BlockNotFound);
+        get(&app, "/block/9").await.assert_error(404, ErrorCode::BlockNotFound);
+        get(&app, &format!("/block/{}", block(9).hash)).await.assert_error(404, ErrorCode::BlockNotFound);
         for bad in ["earliest", "-1", "0x12", "1.5"] {
-            get(&app, &format!("/block/{bad}"))
-                .await
-                .assert_error(400, ErrorCode::InvalidBlockSelector);
+            get(&app, &format!("/block/{bad}")).await.assert_error(400, ErrorCode::InvalidBlockSelector);
         }
     }
 }

@@ -44,10 +44,8 @@ pub async fn basefee<B: Backend>(State(state): State<AppState<B>>) -> Json<Basef
         basefee_cell: fees.cell.to_string(),
         suggested_tip_per_cycle: SUGGESTED_TIP_PER_CYCLE.to_string(),
         suggested_tip_per_cell: SUGGESTED_TIP_PER_CELL.to_string(),
-        suggested_max_fee_per_cycle: suggested_max_fee(fees.cycle, SUGGESTED_TIP_PER_CYCLE)
-            .to_string(),
-        suggested_max_fee_per_cell: suggested_max_fee(fees.cell, SUGGESTED_TIP_PER_CELL)
-            .to_string(),
+        suggested_max_fee_per_cycle: suggested_max_fee(fees.cycle, SUGGESTED_TIP_PER_CYCLE).to_string(),
+        suggested_max_fee_per_cell: suggested_max_fee(fees.cell, SUGGESTED_TIP_PER_CELL).to_string(),
     })
 }
 
@@ -58,9 +56,7 @@ mod tests {
 
     #[tokio::test]
     async fn chain_info_shape() {
-        let body = get(&app(&MockBackend::default()), "/chain-info")
-            .await
-            .json();
+        let body = get(&app(&MockBackend::default()), "/chain-info").await.json();
         assert_eq!(body["chain_id"], CHAIN_ID);
         assert_eq!(body["network"], "drover-test");
         assert_eq!(body["genesis_hash"], block(0).hash.to_hex());

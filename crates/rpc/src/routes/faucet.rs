@@ -40,12 +40,10 @@ pub async fn faucet<B: Backend>(
     State(state): State<AppState<B>>,
     RawBody(body): RawBody,
 ) -> Result<Json<FaucetResponse>, HttpError> {
-    let settings = state.backend.faucet().ok_or_else(|| {
-        HttpError::new(
-            ErrorCode::FaucetDisabled,
-            "the faucet is not enabled on this node",
-        )
-    })?;
+    let settings = state
+        .backend
+        .faucet()
+        .ok_or_else(|| HttpError::new(ErrorCode::FaucetDisabled, "the faucet is not enabled on this node"))?;
     let chain_id = state.backend.chain_info().chain_id;
     if !FAUCET_CHAIN_IDS.contains(&chain_id) {
         return Err(HttpError::new(
@@ -57,11 +55,7 @@ pub async fn faucet<B: Backend>(
     let address = parse_address(&request.address)?;
     rate_limit::check(&state, NodeWide::Faucet)?;
     let tx_hash = state.backend.fund(address).await?;
-    Ok(Json(FaucetResponse {
-        tx_hash,
-        address,
-        amount: settings.drip_amount,
-    }))
+    Ok(Json(FaucetResponse { tx_hash, address, amount: settings.drip_amount }))
 }
 
 #[cfg(test)]
@@ -78,13 +72,7 @@ mod tests {
     async fn funds_an_address() {
         let app = app(&MockBackend::default());
         let address = key(9).address();
-        let answer = post(
-            &app,
-            "/faucet",
-            "application/json",
-            request(&address.to_hex()),
-        )
-        .await;
+        let answer = post(&app, "/faucet", "application/json", request(&address.to_hex())).await;
         assert_eq!(answer.status, StatusCode::OK, "{}", answer.text());
         assert_eq!(
             answer.json(),
@@ -99,42 +87,24 @@ mod tests {
     #[tokio::test]
     async fn disabled_faucet_is_8000_whatever_the_body() {
         let app = app(&MockBackend::with(|data| data.faucet = None));
-        post(
-            &app,
-            "/faucet",
-            "application/json",
-            request(&key(9).address().to_hex()),
-        )
-        .await
-        .assert_error(404, ErrorCode::FaucetDisabled);
-        post(&app, "/faucet", "application/json", "{")
+        post(&app, "/faucet", "application/json", request(&key(9).address().to_hex()))
             .await
             .assert_error(404, ErrorCode::FaucetDisabled);
+        post(&app, "/faucet", "application/json", "{").await.assert_error(404, ErrorCode::FaucetDisabled);
     }
 
     #[tokio::test]
     async fn other_chains_are_403_8001() {
         for chain_id in [1, 100] {
             let app = app(&MockBackend::with(|data| data.chain_id = chain_id));
-            let answer = post(
-                &app,
-                "/faucet",
-                "application/json",
-                request(&key(9).address().to_hex()),
-            )
-            .await;
+            let answer = post(&app, "/faucet", "application/json", request(&key(9).address().to_hex())).await;
             assert_eq!(answer.status, StatusCode::OK, "chain {chain_id}");
         }
         for chain_id in [0, 2, 99, 101] {
             let app = app(&MockBackend::with(|data| data.chain_id = chain_id));
-            post(
-                &app,
-                "/faucet",
-                "application/json",
-                request(&key(9).address().to_hex()),
-            )
-            .await
-            .assert_error(403, ErrorCode::FaucetForbidden);
+            post(&app, "/faucet", "application/json", request(&key(9).address().to_hex()))
+                .await
+                .assert_error(403, ErrorCode::FaucetForbidden);
         }
     }
 
@@ -142,61 +112,32 @@ mod tests {
     async fn bad_requests() {
         let app = app(&MockBackend::default());
         for bad in ["", "{", "[]", r#"{"address": 5}"#, r#"{"addr": "0x00"}"#] {
-            post(&app, "/faucet", "application/json", bad)
-                .await
-                .assert_error(400, ErrorCode::BadRequest);
+            post(&app, "/faucet", "application/json", bad).await.assert_error(400, ErrorCode::BadRequest);
         }
-        post(&app, "/faucet", "application/json", request("0x1234"))
-            .await
-            .assert_error(400, ErrorCode::InvalidAddress);
+        post(&app, "/faucet", "application/json", request("0x1234")).await.assert_error(400, ErrorCode::InvalidAddress);
         let huge = vec![b' '; crate::limits::MAX_REQUEST_BYTES + 1];
-        post(&app, "/faucet", "application/json", huge)
-            .await
-            .assert_error(413, ErrorCode::PayloadTooLarge);
+        post(&app, "/faucet", "application/json", huge).await.assert_error(413, ErrorCode::PayloadTooLarge);
     }
 
     #[tokio::test]
     async fn node_wide_limit_per_minute_with_retry_after() {
-        let mock = MockBackend::with(|data| {
-            data.faucet = Some(FaucetSettings {
-                drip_amount: 1,
-                requests_per_minute: 2,
-            })
-        });
+        let mock =
+            MockBackend::with(|data| data.faucet = Some(FaucetSettings { drip_amount: 1, requests_per_minute: 2 }));
         let app = app(&mock);
         // Refused requests do not use up the quota.
-        post(&app, "/faucet", "application/json", request("0x1234"))
-            .await
-            .assert_error(400, ErrorCode::InvalidAddress);
+        post(&app, "/faucet", "application/json", request("0x1234")).await.assert_error(400, ErrorCode::InvalidAddress);
         for index in 0..2 {
-            let answer = post(
-                &app,
-                "/faucet",
-                "application/json",
-                request(&key(index).address().to_hex()),
-            )
-            .await;
+            let answer = post(&app, "/faucet", "application/json", request(&key(index).address().to_hex())).await;
             assert_eq!(answer.status, StatusCode::OK);
         }
-        let answer = post(
-            &app,
-            "/faucet",
-            "application/json",
-            request(&key(5).address().to_hex()),
-        )
-        .await;
+        let answer = post(&app, "/faucet", "application/json", request(&key(5).address().to_hex())).await;
         answer.assert_error(429, ErrorCode::RateLimited);
         let retry_after: u64 = answer.header(header::RETRY_AFTER).unwrap().parse().unwrap();
         assert!((59..=60).contains(&retry_after), "{retry_after}");
         let metrics = get(&app, "/metrics").await.text();
+        assert!(metrics.contains(r#"drover_rpc_rate_limited_total{limiter="faucet"} 1"#), "{metrics}");
         assert!(
-            metrics.contains(r#"drover_rpc_rate_limited_total{limiter="faucet"} 1"#),
-            "{metrics}"
-        );
-        assert!(
-            metrics.contains(
-                r#"drover_rpc_requests_total{route="/faucet",method="POST",status="429"} 1"#
-            ),
+            metrics.contains(r#"drover_rpc_requests_total{route="/faucet",method="POST",status="429"} 1"#),
             "{metrics}"
         );
     }
@@ -212,15 +153,8 @@ mod tests {
         let app = app(&mock);
         let address = key(9).address().to_hex();
         for _ in 0..5 {
-            assert_eq!(
-                post(&app, "/faucet", "application/json", request(&address))
-                    .await
-                    .status,
-                StatusCode::OK
-            );
+            assert_eq!(post(&app, "/faucet", "application/json", request(&address)).await.status, StatusCode::OK);
         }
-        post(&app, "/faucet", "application/json", request(&address))
-            .await
-            .assert_error(429, ErrorCode::RateLimited);
+        post(&app, "/faucet", "application/json", request(&address)).await.assert_error(429, ErrorCode::RateLimited);
     }
 }

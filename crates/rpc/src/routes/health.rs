@@ -18,17 +18,11 @@ use drover_types::api::{ComponentsHealth, HealthDetailed, HealthStatus, Liveness
     responses((status = 200, description = "`{\"status\": \"ok\"}` whenever the HTTP server answers.", body = Liveness))
 )]
 pub async fn health() -> Json<Liveness> {
-    Json(Liveness {
-        status: HealthStatus::Ok,
-    })
+    Json(Liveness { status: HealthStatus::Ok })
 }
 
 fn status(ok: bool) -> HealthStatus {
-    if ok {
-        HealthStatus::Ok
-    } else {
-        HealthStatus::Degraded
-    }
+    if ok { HealthStatus::Ok } else { HealthStatus::Degraded }
 }
 
 #[utoipa::path(
@@ -45,9 +39,7 @@ pub async fn detailed<B: Backend>(State(state): State<AppState<B>>) -> Json<Heal
         mempool: status(chain.mempool_transaction_count < MEMPOOL_DEGRADED_THRESHOLD_TXS),
         rpc: HealthStatus::Ok,
     };
-    let all_ok = [components.storage, components.mempool, components.rpc]
-        .iter()
-        .all(|s| *s == HealthStatus::Ok);
+    let all_ok = [components.storage, components.mempool, components.rpc].iter().all(|s| *s == HealthStatus::Ok);
     Json(HealthDetailed {
         status: status(all_ok),
         version: state.backend.chain_info().version,
@@ -116,10 +108,7 @@ mod tests {
         let mock = MockBackend::with(|data| data.health.mempool_transaction_count = 30_000);
         let body = get(&app(&mock), "/health/detailed").await.json();
         assert_eq!(body["status"], "degraded");
-        assert_eq!(
-            body["components"],
-            serde_json::json!({"storage": "ok", "mempool": "degraded", "rpc": "ok"})
-        );
+        assert_eq!(body["components"], serde_json::json!({"storage": "ok", "mempool": "degraded", "rpc": "ok"}));
         assert_eq!(body["synced"], true);
     }
 

@@ -55,15 +55,9 @@ mod tests {
         get(&app, "/no/such/route").await;
         let answer = get(&app, "/metrics").await;
         assert_eq!(answer.status, StatusCode::OK);
-        assert_eq!(
-            answer.header(header::CONTENT_TYPE),
-            Some(METRICS_CONTENT_TYPE)
-        );
+        assert_eq!(answer.header(header::CONTENT_TYPE), Some(METRICS_CONTENT_TYPE));
         let text = answer.text();
-        assert!(
-            text.starts_with("# TYPE drover_chain_height gauge\ndrover_chain_height 0\n"),
-            "{text}"
-        );
+        assert!(text.starts_with("# TYPE drover_chain_height gauge\ndrover_chain_height 0\n"), "{text}");
         assert!(!text.contains("# EOF"), "{text}");
         for line in [
             r#"drover_rpc_requests_total{route="/account/{address}",method="GET",status="200"} 1"#,
@@ -113,9 +107,8 @@ mod tests {
         let second = request_series(&text);
         // `/metrics` itself was counted by the second scrape: the one series that may appear.
         let metrics_route = r#"drover_rpc_requests_total{route="/metrics",method="GET",status="200"}"#;
-        let without_scrape = |series: &[String]| {
-            series.iter().filter(|s| s.as_str() != metrics_route).cloned().collect::<Vec<_>>()
-        };
+        let without_scrape =
+            |series: &[String]| series.iter().filter(|s| s.as_str() != metrics_route).cloned().collect::<Vec<_>>();
         assert_eq!(without_scrape(&first), without_scrape(&second), "{text}");
         for series in &second {
             assert!(!series.contains("GARBAGE") && !series.contains("garbage"), "{series}");

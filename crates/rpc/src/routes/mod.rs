@@ -25,14 +25,8 @@ pub fn routes<B: Backend>() -> Router<AppState<B>> {
         .route("/submit", post(transactions::submit::<B>))
         .route("/submit_wait", post(transactions::submit_wait::<B>))
         .route("/transaction/{hash}", get(transactions::transaction::<B>))
-        .route(
-            "/transaction/{hash}/receipt",
-            get(transactions::receipt::<B>),
-        )
-        .route(
-            "/mempool/transaction/{hash}",
-            get(transactions::mempool_transaction::<B>),
-        )
+        .route("/transaction/{hash}/receipt", get(transactions::receipt::<B>))
+        .route("/mempool/transaction/{hash}", get(transactions::mempool_transaction::<B>))
         .route("/account/{address}", get(accounts::account::<B>))
         .route("/actor/{address}", get(actors::actor::<B>))
         .route("/actor/{address}/code", get(actors::code::<B>))

@@ -28,8 +28,8 @@ use axum::{
 use drover_types::{
     Address, ErrorCode, H256,
     api::{
-        ErrorBody, InclusionProofInfo, InclusionProofKind, MultiProofItem, MultiProofResponse,
-        ProofInfo, ProofRequest, StateProofInfo,
+        ErrorBody, InclusionProofInfo, InclusionProofKind, MultiProofItem, MultiProofResponse, ProofInfo, ProofRequest,
+        StateProofInfo,
     },
     error::ApiError,
 };
@@ -55,23 +55,13 @@ pub const STORAGE_KEY_PATTERN: &str = "^(0[xX])?([0-9a-fA-F]{2}){0,256}$";
 /// Parses an actor storage key written as hex (`0x` optional, any case; `0x` alone is the empty
 /// key), at most [`STORAGE_KEY_BYTES_MAX`] bytes (1001 otherwise).
 pub fn parse_storage_key(text: &str) -> Result<Vec<u8>, HttpError> {
-    let digits = text
-        .strip_prefix("0x")
-        .or_else(|| text.strip_prefix("0X"))
-        .unwrap_or(text);
-    let key = hex::decode(digits).map_err(|err| {
-        HttpError::new(
-            ErrorCode::BadRequest,
-            format!("storage key is not hex ({err}): {text:?}"),
-        )
-    })?;
+    let digits = text.strip_prefix("0x").or_else(|| text.strip_prefix("0X")).unwrap_or(text);
+    let key = hex::decode(digits)
+        .map_err(|err| HttpError::new(ErrorCode::BadRequest, format!("storage key is not hex ({err}): {text:?}")))?;
     if key.len() > STORAGE_KEY_BYTES_MAX {
         return Err(HttpError::new(
             ErrorCode::BadRequest,
-            format!(
-                "storage key is {} bytes; at most {STORAGE_KEY_BYTES_MAX} allowed",
-                key.len()
-            ),
+            format!("storage key is {} bytes; at most {STORAGE_KEY_BYTES_MAX} allowed", key.len()),
         ));
     }
     Ok(key)
@@ -115,12 +105,7 @@ async fn one_inclusion_proof<B: Backend>(
         .inclusion_proof(kind, hash)
         .await?
         .map(Json)
-        .ok_or_else(|| {
-            HttpError::new(
-                ErrorCode::NotFound,
-                format!("no finalized block includes transaction {hash}"),
-            )
-        })
+        .ok_or_else(|| HttpError::new(ErrorCode::NotFound, format!("no finalized block includes transaction {hash}")))
 }
 
 #[utoipa::path(
@@ -256,12 +241,7 @@ enum Parsed {
 }
 
 fn required<'a>(field: &'a Option<String>, name: &str, kind: &str) -> Result<&'a str, HttpError> {
-    field.as_deref().ok_or_else(|| {
-        HttpError::new(
-            ErrorCode::BadRequest,
-            format!("a `{kind}` request needs `{name}`"),
-        )
-    })
+    field.as_deref().ok_or_else(|| HttpError::new(ErrorCode::BadRequest, format!("a `{kind}` request needs `{name}`")))
 }
 
 fn parse_request(request: &ProofRequest) -> Result<Parsed, HttpError> {
@@ -271,18 +251,15 @@ fn parse_request(request: &ProofRequest) -> Result<Parsed, HttpError> {
     Ok(match kind {
         "account" => Parsed::State(StateQuery::Account(address()?)),
         "actor" => Parsed::State(StateQuery::Actor(address()?)),
-        "storage" => Parsed::State(StateQuery::Storage(
-            address()?,
-            parse_storage_key(required(&request.key, "key", kind)?)?,
-        )),
+        "storage" => {
+            Parsed::State(StateQuery::Storage(address()?, parse_storage_key(required(&request.key, "key", kind)?)?))
+        }
         "tx" => Parsed::Inclusion(InclusionProofKind::Tx, hash()?),
         "receipt" => Parsed::Inclusion(InclusionProofKind::Receipt, hash()?),
         other => {
             return Err(HttpError::new(
                 ErrorCode::BadRequest,
-                format!(
-                    "unknown proof kind {other:?}: expected account, actor, storage, tx or receipt"
-                ),
+                format!("unknown proof kind {other:?}: expected account, actor, storage, tx or receipt"),
             ));
         }
     })
@@ -313,16 +290,11 @@ pub async fn multi<B: Backend>(
     if requests.is_empty() || requests.len() > MULTI_PROOF_REQUESTS_MAX {
         return Err(HttpError::new(
             ErrorCode::BadRequest,
-            format!(
-                "a multi-proof request holds 1 to {MULTI_PROOF_REQUESTS_MAX} requests, not {}",
-                requests.len()
-            ),
+            format!("a multi-proof request holds 1 to {MULTI_PROOF_REQUESTS_MAX} requests, not {}", requests.len()),
         ));
     }
-    let parsed: Vec<Result<Parsed, ApiError>> = requests
-        .iter()
-        .map(|request| parse_request(request).map_err(ApiError::from))
-        .collect();
+    let parsed: Vec<Result<Parsed, ApiError>> =
+        requests.iter().map(|request| parse_request(request).map_err(ApiError::from)).collect();
 
     // One call for every state request, so they share one block.
     let queries: Vec<StateQuery> = parsed
@@ -335,11 +307,7 @@ pub async fn multi<B: Backend>(
     let mut state_proofs = if queries.is_empty() {
         Ok(Vec::new().into_iter())
     } else {
-        state
-            .backend
-            .state_proofs(queries, query.height)
-            .await
-            .map(Vec::into_iter)
+        state.backend.state_proofs(queries, query.height).await.map(Vec::into_iter)
     };
 
     let mut concealer = Concealer::default();
@@ -352,22 +320,17 @@ pub async fn multi<B: Backend>(
                     || {
                         error_item(
                             &mut concealer,
-                            &ApiError::new(
-                                ErrorCode::Internal,
-                                "the node returned fewer proofs than asked",
-                            ),
+                            &ApiError::new(ErrorCode::Internal, "the node returned fewer proofs than asked"),
                         )
                     },
                     |proof| MultiProofItem::Proof(ProofInfo::State(proof)),
                 ),
                 Err(error) => error_item(&mut concealer, error),
             },
-            Ok(Parsed::Inclusion(kind, hash)) => {
-                match one_inclusion_proof(&state.backend, kind, hash).await {
-                    Ok(Json(proof)) => MultiProofItem::Proof(ProofInfo::Inclusion(proof)),
-                    Err(error) => error_item(&mut concealer, &error.into()),
-                }
-            }
+            Ok(Parsed::Inclusion(kind, hash)) => match one_inclusion_proof(&state.backend, kind, hash).await {
+                Ok(Json(proof)) => MultiProofItem::Proof(ProofInfo::Inclusion(proof)),
+                Err(error) => error_item(&mut concealer, &error.into()),
+            },
         };
         results.push(result);
     }
@@ -378,10 +341,7 @@ pub async fn multi<B: Backend>(
 
 #[cfg(test)]
 mod tests {
-    use crate::{
-        backend::StateQuery,
-        mock::*,
-    };
+    use crate::{backend::StateQuery, mock::*};
     use axum::http::StatusCode;
     use drover_types::{Address, ErrorCode};
     use serde_json::json;
@@ -392,10 +352,7 @@ mod tests {
             data.blocks.push(block(1));
             let tx = verified(0, 0);
             data.receipts.insert(tx.hash, success_receipt(&tx, 1, 0));
-            data.included.insert(
-                tx.hash,
-                crate::backend::IncludedTransaction { tx, block_height: 1, index: 0 },
-            );
+            data.included.insert(tx.hash, crate::backend::IncludedTransaction { tx, block_height: 1, index: 0 });
             data.storage.insert((Address([7; 20]), b"k".to_vec()), b"v".to_vec());
         })
     }
@@ -469,7 +426,9 @@ mod tests {
         let pattern = regex::Regex::new(super::STORAGE_KEY_PATTERN).unwrap();
         let max = crate::limits::STORAGE_KEY_BYTES_MAX;
         for bytes in [0, 1, 2, max - 1, max, max + 1] {
-            for digits in ["ab".repeat(bytes), format!("{}F", "a".repeat(2 * bytes)), format!("{}g0", "0".repeat(2 * bytes))] {
+            for digits in
+                ["ab".repeat(bytes), format!("{}F", "a".repeat(2 * bytes)), format!("{}g0", "0".repeat(2 * bytes))]
+            {
                 for prefix in ["", "0x", "0X", "x", "0x0x"] {
                     let text = format!("{prefix}{digits}");
                     assert_eq!(
@@ -490,7 +449,9 @@ mod tests {
         let app = app(&mock());
         let address = key(0).address();
         for height in ["9223372036854775808", "18446744073709551615"] {
-            get(&app, &format!("/proof/account/{address}?height={height}")).await.assert_error(404, ErrorCode::NotFound);
+            get(&app, &format!("/proof/account/{address}?height={height}"))
+                .await
+                .assert_error(404, ErrorCode::NotFound);
             let body = json!([{"kind": "account", "address": address.to_hex()}]).to_string();
             let answer = post(&app, &format!("/proof/multi?height={height}"), "application/json", body).await;
             assert_eq!(answer.status, StatusCode::OK);
@@ -512,7 +473,10 @@ mod tests {
         let tx = get(&app, &format!("/proof/tx/{hash}")).await;
         assert_eq!(tx.status, StatusCode::OK);
         let body = tx.json();
-        assert_eq!((body["kind"].clone(), body["height"].clone(), body["index"].clone()), (json!("tx"), json!(1), json!(0)));
+        assert_eq!(
+            (body["kind"].clone(), body["height"].clone(), body["index"].clone()),
+            (json!("tx"), json!(1), json!(0))
+        );
         assert_eq!(body["tx_hash"], hash.to_hex());
         let receipt = get(&app, &format!("/proof/receipt/{hash}")).await.json();
         assert_eq!(receipt["kind"], "receipt");
@@ -556,10 +520,7 @@ mod tests {
         assert_eq!(results[7]["code"], ErrorCode::BadRequest.code());
         // Both state proofs came from one backend call, so they prove the same block.
         let batches = mock.data.lock().proof_batches.clone();
-        assert_eq!(
-            batches,
-            vec![(vec![StateQuery::Account(address), StateQuery::Storage(address, vec![1])], None)]
-        );
+        assert_eq!(batches, vec![(vec![StateQuery::Account(address), StateQuery::Storage(address, vec![1])], None)]);
 
         // A height the node cannot prove fails the state items only.
         let mixed = json!([

@@ -61,12 +61,11 @@ pub async fn snapshot<B: Backend>(
     ClientIp(client): ClientIp,
 ) -> Result<Json<StateSnapshot>, HttpError> {
     rate_limit::check_client(&state, client)?;
-    state.backend.state_snapshot().map(Json).ok_or_else(|| {
-        HttpError::new(
-            ErrorCode::NotFound,
-            "no snapshot recorded yet: no block has been finalized",
-        )
-    })
+    state
+        .backend
+        .state_snapshot()
+        .map(Json)
+        .ok_or_else(|| HttpError::new(ErrorCode::NotFound, "no snapshot recorded yet: no block has been finalized"))
 }
 
 /// Query of `GET /state/operations`.
@@ -90,10 +89,7 @@ impl OperationsQuery {
     fn request(&self) -> Result<OperationsRequest, HttpError> {
         let bad = |message: String| HttpError::new(ErrorCode::BadRequest, message);
         if self.start >= self.size {
-            return Err(bad(format!(
-                "start ({}) must be below size ({})",
-                self.start, self.size
-            )));
+            return Err(bad(format!("start ({}) must be below size ({})", self.start, self.size)));
         }
         if self.boundary {
             if self.max.is_some() {
@@ -103,9 +99,9 @@ impl OperationsQuery {
         }
         match self.max {
             None => Err(bad("max is required".to_owned())),
-            Some(max) if max == 0 || max > STATE_OPERATIONS_MAX => Err(bad(format!(
-                "max must be 1 to {STATE_OPERATIONS_MAX}, got {max}"
-            ))),
+            Some(max) if max == 0 || max > STATE_OPERATIONS_MAX => {
+                Err(bad(format!("max must be 1 to {STATE_OPERATIONS_MAX}, got {max}")))
+            }
             Some(max) => Ok(OperationsRequest::Operations { size: self.size, start: self.start, max }),
         }
     }
@@ -160,9 +156,7 @@ mod tests {
 
     fn from(uri: &str, ip: [u8; 4]) -> Request<Body> {
         let mut request = Request::get(uri).body(Body::empty()).unwrap();
-        request
-            .extensions_mut()
-            .insert(ConnectInfo(SocketAddr::from((ip, 5000))));
+        request.extensions_mut().insert(ConnectInfo(SocketAddr::from((ip, 5000))));
         request
     }
 
@@ -212,9 +206,7 @@ mod tests {
         .enumerate()
         {
             // A fresh client each time so the per-IP limit does not interfere.
-            send(&app, from(uri, [10, 0, 0, i as u8]))
-                .await
-                .assert_error(400, ErrorCode::BadRequest);
+            send(&app, from(uri, [10, 0, 0, i as u8])).await.assert_error(400, ErrorCode::BadRequest);
         }
 
         // A size beyond what the node holds is the backend's refusal.

@@ -23,10 +23,7 @@ use crate::{
 use axum::{Json, extract::State, http::HeaderMap, response::Response};
 use drover_types::{
     ErrorCode,
-    api::{
-        ReceiptInfo, SubmitResponse, SubmitResult, SubmitWaitResponse, SubmitWaitResult,
-        TransactionInfo,
-    },
+    api::{ReceiptInfo, SubmitResponse, SubmitResult, SubmitWaitResponse, SubmitWaitResult, TransactionInfo},
 };
 use serde::Deserialize;
 use std::time::Duration;
@@ -90,12 +87,16 @@ fn wait_timeout(query: &WaitQuery) -> Result<Duration, HttpError> {
     };
     text.parse::<u64>()
         .ok()
-        .filter(|ms| text.bytes().all(|b| b.is_ascii_digit()) && (WAIT_TIMEOUT_MS_MIN..=WAIT_TIMEOUT_MS_MAX).contains(ms))
+        .filter(|ms| {
+            text.bytes().all(|b| b.is_ascii_digit()) && (WAIT_TIMEOUT_MS_MIN..=WAIT_TIMEOUT_MS_MAX).contains(ms)
+        })
         .map(Duration::from_millis)
         .ok_or_else(|| {
             HttpError::new(
                 ErrorCode::InvalidWaitTimeout,
-                format!("timeout_ms must be an integer from {WAIT_TIMEOUT_MS_MIN} to {WAIT_TIMEOUT_MS_MAX}, got {text:?}"),
+                format!(
+                    "timeout_ms must be an integer from {WAIT_TIMEOUT_MS_MIN} to {WAIT_TIMEOUT_MS_MAX}, got {text:?}"
+                ),
             )
         })
 }
@@ -153,10 +154,7 @@ pub async fn submit_wait<B: Backend>(
         .collect();
     loop {
         let mut waiting = false;
-        for result in results
-            .iter_mut()
-            .filter(|r| r.status == drover_types::api::WaitStatus::Pending)
-        {
+        for result in results.iter_mut().filter(|r| r.status == drover_types::api::WaitStatus::Pending) {
             match state.backend.receipt(result.hash).await {
                 Ok(Some(receipt)) => *result = SubmitWaitResult::executed(&receipt),
                 Ok(None) => waiting = true,
@@ -214,11 +212,7 @@ pub async fn transaction<B: Backend>(
     HashParam(hash): HashParam,
 ) -> Result<Json<TransactionInfo>, HttpError> {
     if let Some(included) = state.backend.transaction(hash).await? {
-        return Ok(Json(TransactionInfo::included(
-            &included.tx,
-            included.block_height,
-            included.index,
-        )));
+        return Ok(Json(TransactionInfo::included(&included.tx, included.block_height, included.index)));
     }
     state
         .backend
@@ -239,11 +233,7 @@ pub async fn receipt<B: Backend>(
     State(state): State<AppState<B>>,
     HashParam(hash): HashParam,
 ) -> Result<Json<ReceiptInfo>, HttpError> {
-    let receipt = state
-        .backend
-        .receipt(hash)
-        .await?
-        .ok_or_else(|| not_found(&state, "receipt", hash))?;
+    let receipt = state.backend.receipt(hash).await?.ok_or_else(|| not_found(&state, "receipt", hash))?;
     Ok(Json(ReceiptInfo::from(&receipt)))
 }
 
@@ -297,22 +287,10 @@ mod tests {
         assert_eq!(body["rejected"], 0);
         assert!(body.get("code").is_none());
         for (result, tx) in body["results"].as_array().unwrap().iter().zip(&txs) {
-            assert_eq!(
-                result,
-                &serde_json::json!({"hash": tx.hash().to_hex(), "status": "accepted"})
-            );
+            assert_eq!(result, &serde_json::json!({"hash": tx.hash().to_hex(), "status": "accepted"}));
         }
-        let submitted = mock
-            .data
-            .lock()
-            .submitted
-            .iter()
-            .map(|tx| tx.hash)
-            .collect::<Vec<_>>();
-        assert_eq!(
-            submitted,
-            txs.iter().map(Transaction::hash).collect::<Vec<_>>()
-        );
+        let submitted = mock.data.lock().submitted.iter().map(|tx| tx.hash).collect::<Vec<_>>();
+        assert_eq!(submitted, txs.iter().map(Transaction::hash).collect::<Vec<_>>());
     }
 
     /// Scrapes `/metrics` until `line` is in it (the tasks being waited for run meanwhile); the
@@ -348,14 +326,12 @@ mod tests {
         until_metrics_show(&app, "drover_rpc_submit_waits_in_flight 2").await;
 
         let third = signed(2, 0);
-        let refused = post_cbor(&app, "/submit_wait?timeout_ms=100", encode_submission(std::slice::from_ref(&third))).await;
+        let refused =
+            post_cbor(&app, "/submit_wait?timeout_ms=100", encode_submission(std::slice::from_ref(&third))).await;
         refused.assert_error(429, ErrorCode::RateLimited);
         assert_eq!(refused.header(header::RETRY_AFTER), Some("1"));
         assert!(refused.json()["message"].as_str().unwrap().contains("/submit_wait"));
-        assert!(
-            !mock.data.lock().submitted.iter().any(|tx| tx.hash == third.hash()),
-            "a refused wait admits nothing"
-        );
+        assert!(!mock.data.lock().submitted.iter().any(|tx| tx.hash == third.hash()), "a refused wait admits nothing");
         // /submit is not capped.
         assert_eq!(submit(&mock, encode_submission(&[signed(2, 1)])).await.status, StatusCode::OK);
 
@@ -398,30 +374,18 @@ mod tests {
     #[tokio::test]
     async fn submit_accepts_octet_stream_and_a_missing_content_type() {
         let mock = MockBackend::default();
-        let answer = post(
-            &app(&mock),
-            "/submit",
-            "application/octet-stream",
-            encode_submission(&[signed(0, 0)]),
-        )
-        .await;
+        let answer = post(&app(&mock), "/submit", "application/octet-stream", encode_submission(&[signed(0, 0)])).await;
         assert_eq!(answer.status, StatusCode::OK, "{}", answer.text());
-        let request = Request::post("/submit")
-            .body(Body::from(encode_submission(&[signed(1, 0)])))
-            .unwrap();
+        let request = Request::post("/submit").body(Body::from(encode_submission(&[signed(1, 0)]))).unwrap();
         let answer = send(&app(&mock), request).await;
         assert_eq!(answer.status, StatusCode::OK, "{}", answer.text());
     }
 
     #[tokio::test]
     async fn other_content_types_are_415_with_1001() {
-        let answer = post(
-            &app(&MockBackend::default()),
-            "/submit",
-            "application/json",
-            encode_submission(&[signed(0, 0)]),
-        )
-        .await;
+        let answer =
+            post(&app(&MockBackend::default()), "/submit", "application/json", encode_submission(&[signed(0, 0)]))
+                .await;
         answer.assert_error(415, ErrorCode::BadRequest);
     }
 
@@ -435,19 +399,11 @@ mod tests {
         }
         let not_a_tx = vec![0x05];
         let good = signed(2, 0);
-        let items = vec![
-            wrong_chain.encode(),
-            bad_signature.encode(),
-            not_a_tx.clone(),
-            good.encode(),
-        ];
+        let items = vec![wrong_chain.encode(), bad_signature.encode(), not_a_tx.clone(), good.encode()];
         let answer = submit(&mock, envelope(&items)).await;
         assert_eq!(answer.status, StatusCode::OK, "{}", answer.text());
         let body = answer.json();
-        assert_eq!(
-            (body["accepted"].as_u64(), body["rejected"].as_u64()),
-            (Some(1), Some(3))
-        );
+        assert_eq!((body["accepted"].as_u64(), body["rejected"].as_u64()), (Some(1), Some(3)));
         assert!(body.get("code").is_none());
         let results = body["results"].as_array().unwrap();
         let expect = [
@@ -462,10 +418,7 @@ mod tests {
             assert_eq!(result["error"], code.name());
             assert!(result["message"].is_string());
         }
-        assert_eq!(
-            results[3],
-            serde_json::json!({"hash": good.hash().to_hex(), "status": "accepted"})
-        );
+        assert_eq!(results[3], serde_json::json!({"hash": good.hash().to_hex(), "status": "accepted"}));
         // Only the survivor reached the mempool.
         assert_eq!(mock.data.lock().submitted.len(), 1);
     }
@@ -473,29 +426,18 @@ mod tests {
     #[tokio::test]
     async fn nothing_accepted_answers_the_first_refusals_status_and_fields() {
         let mock = MockBackend::default();
-        let answer = submit(
-            &mock,
-            envelope(&[transfer(7, 0).sign(&key(0)).encode(), vec![0x05]]),
-        )
-        .await;
+        let answer = submit(&mock, envelope(&[transfer(7, 0).sign(&key(0)).encode(), vec![0x05]])).await;
         answer.assert_error(400, ErrorCode::WrongChainId);
         let body = answer.json();
         assert_eq!(body["message"], body["results"][0]["message"]);
-        assert_eq!(
-            (body["accepted"].as_u64(), body["rejected"].as_u64()),
-            (Some(0), Some(2))
-        );
+        assert_eq!((body["accepted"].as_u64(), body["rejected"].as_u64()), (Some(0), Some(2)));
         assert_eq!(body["results"][1]["code"], 2000);
     }
 
     #[tokio::test]
     async fn mempool_refusals_are_per_transaction() {
         let mock = MockBackend::default();
-        mock.data
-            .lock()
-            .accounts
-            .values_mut()
-            .for_each(|account| account.nonce = 5);
+        mock.data.lock().accounts.values_mut().for_each(|account| account.nonce = 5);
         let answer = submit(&mock, encode_submission(&[signed(0, 4)])).await;
         answer.assert_error(400, ErrorCode::NonceTooLow);
         let answer = submit(&mock, encode_submission(&[signed(0, 4), signed(0, 5)])).await;
@@ -510,19 +452,12 @@ mod tests {
         let original = signed(0, 0);
         let mut forged = transfer(CHAIN_ID, 1);
         forged.signature = original.signature;
-        let answer = submit(
-            &mock,
-            encode_submission(&[original.clone(), forged.clone()]),
-        )
-        .await;
+        let answer = submit(&mock, encode_submission(&[original.clone(), forged.clone()])).await;
         assert_eq!(answer.status, StatusCode::OK, "{}", answer.text());
         let body = answer.json();
         assert_eq!(body["results"][0]["status"], "accepted");
         // The forged copy recovers some unrelated key, which the mempool knows nothing of.
-        assert_eq!(
-            body["results"][1]["code"],
-            ErrorCode::InsufficientBalance.code()
-        );
+        assert_eq!(body["results"][1]["code"], ErrorCode::InsufficientBalance.code());
         let submitted = mock.data.lock().submitted.clone();
         assert_eq!(submitted[0].sender, key(0).address());
         assert_eq!(submitted[1].hash, forged.hash());
@@ -533,11 +468,7 @@ mod tests {
     async fn corrupted_or_missing_signatures_are_2001() {
         let mock = MockBackend::default();
         let mut high_s = signed(0, 0);
-        high_s.signature = Some(Signature {
-            y_parity: 0,
-            r: [1; 32],
-            s: [0xff; 32],
-        });
+        high_s.signature = Some(Signature { y_parity: 0, r: [1; 32], s: [0xff; 32] });
         let unsigned = transfer(CHAIN_ID, 0);
         for tx in [high_s, unsigned] {
             let answer = submit(&mock, encode_submission(&[tx])).await;
@@ -560,10 +491,7 @@ mod tests {
             (trailing, ErrorCode::MalformedCbor),
             (non_shortest, ErrorCode::NonCanonicalCbor),
             (envelope(&[]), ErrorCode::InvalidBatch),
-            (
-                envelope(&vec![signed(0, 0).encode(); 51]),
-                ErrorCode::InvalidBatch,
-            ),
+            (envelope(&vec![signed(0, 0).encode(); 51]), ErrorCode::InvalidBatch),
         ];
         for (body, code) in cases {
             submit(&mock, body).await.assert_error(400, code);
@@ -592,12 +520,8 @@ mod tests {
             .header(header::CONTENT_LENGTH, huge.len())
             .body(Body::from(huge.clone()))
             .unwrap();
-        send(&app, with_length)
-            .await
-            .assert_error(413, ErrorCode::PayloadTooLarge);
-        post_cbor(&app, "/submit", huge)
-            .await
-            .assert_error(413, ErrorCode::PayloadTooLarge);
+        send(&app, with_length).await.assert_error(413, ErrorCode::PayloadTooLarge);
+        post_cbor(&app, "/submit", huge).await.assert_error(413, ErrorCode::PayloadTooLarge);
         assert!(mock.data.lock().submitted.is_empty());
     }
 
@@ -607,18 +531,10 @@ mod tests {
         let txs = [signed(0, 0), signed(1, 0)];
         let mut items: Vec<_> = txs.iter().map(Transaction::encode).collect();
         items.push(transfer(7, 0).sign(&key(2)).encode());
-        let answer = post_cbor(
-            &app(&mock),
-            "/submit_wait?timeout_ms=10000",
-            envelope(&items),
-        )
-        .await;
+        let answer = post_cbor(&app(&mock), "/submit_wait?timeout_ms=10000", envelope(&items)).await;
         assert_eq!(answer.status, StatusCode::OK, "{}", answer.text());
         let body = answer.json();
-        assert_eq!(
-            (body["accepted"].as_u64(), body["rejected"].as_u64()),
-            (Some(2), Some(1))
-        );
+        assert_eq!((body["accepted"].as_u64(), body["rejected"].as_u64()), (Some(2), Some(1)));
         for (result, tx) in body["results"].as_array().unwrap().iter().zip(&txs) {
             assert_eq!(
                 result,
@@ -645,17 +561,9 @@ mod tests {
         let mut failed = success_receipt(&tx, 3, 0);
         failed.status = drover_types::TxStatus::Reverted;
         failed.revert_reason = Some("insufficient allowance".to_owned());
-        failed.error = Some(drover_types::ExecError::new(
-            drover_types::exec_error::ExecCode::OutOfCycles,
-            "ran out",
-        ));
+        failed.error = Some(drover_types::ExecError::new(drover_types::exec_error::ExecCode::OutOfCycles, "ran out"));
         mock.data.lock().receipts.insert(tx.hash, failed);
-        let answer = post_cbor(
-            &app(&mock),
-            "/submit_wait",
-            encode_submission(std::slice::from_ref(&tx.tx)),
-        )
-        .await;
+        let answer = post_cbor(&app(&mock), "/submit_wait", encode_submission(std::slice::from_ref(&tx.tx))).await;
         let result = &answer.json()["results"][0];
         assert_eq!(result["status"], "reverted");
         assert_eq!(result["block_height"], 3);
@@ -670,18 +578,11 @@ mod tests {
         let mock = MockBackend::default();
         let tx = signed(0, 0);
         let started = std::time::Instant::now();
-        let answer = post_cbor(
-            &app(&mock),
-            "/submit_wait?timeout_ms=100",
-            encode_submission(std::slice::from_ref(&tx)),
-        )
-        .await;
+        let answer =
+            post_cbor(&app(&mock), "/submit_wait?timeout_ms=100", encode_submission(std::slice::from_ref(&tx))).await;
         assert!(started.elapsed() >= Duration::from_millis(100));
         assert_eq!(answer.status, StatusCode::OK);
-        assert_eq!(
-            answer.json()["results"][0],
-            serde_json::json!({"hash": tx.hash().to_hex(), "status": "pending"})
-        );
+        assert_eq!(answer.json()["results"][0], serde_json::json!({"hash": tx.hash().to_hex(), "status": "pending"}));
     }
 
     #[tokio::test]
@@ -700,52 +601,22 @@ mod tests {
     async fn submit_wait_timeout_bounds_are_2015() {
         let mock = MockBackend::default();
         let app = app(&mock);
-        for bad in [
-            "99",
-            "10001",
-            "0",
-            "-5",
-            "abc",
-            "",
-            "1e3",
-            "+500",
-            "18446744073709551616",
-        ] {
-            let answer = post_cbor(
-                &app,
-                &format!("/submit_wait?timeout_ms={bad}"),
-                encode_submission(&[signed(0, 0)]),
-            )
-            .await;
+        for bad in ["99", "10001", "0", "-5", "abc", "", "1e3", "+500", "18446744073709551616"] {
+            let answer =
+                post_cbor(&app, &format!("/submit_wait?timeout_ms={bad}"), encode_submission(&[signed(0, 0)])).await;
             answer.assert_error(400, ErrorCode::InvalidWaitTimeout);
         }
         assert!(mock.data.lock().submitted.is_empty());
-        assert_eq!(
-            wait_timeout(&WaitQuery { timeout_ms: None }),
-            Ok(Duration::from_millis(5_000))
-        );
-        assert_eq!(
-            wait_timeout(&WaitQuery {
-                timeout_ms: Some("100".into())
-            }),
-            Ok(Duration::from_millis(100))
-        );
-        assert_eq!(
-            wait_timeout(&WaitQuery {
-                timeout_ms: Some("10000".into())
-            }),
-            Ok(Duration::from_secs(10))
-        );
+        assert_eq!(wait_timeout(&WaitQuery { timeout_ms: None }), Ok(Duration::from_millis(5_000)));
+        assert_eq!(wait_timeout(&WaitQuery { timeout_ms: Some("100".into()) }), Ok(Duration::from_millis(100)));
+        assert_eq!(wait_timeout(&WaitQuery { timeout_ms: Some("10000".into()) }), Ok(Duration::from_secs(10)));
     }
 
     #[tokio::test]
     async fn lookups_of_a_dropped_transaction_say_why() {
         let mock = MockBackend::default();
         let dropped = verified(2, 0);
-        mock.data
-            .lock()
-            .dropped
-            .insert(dropped.hash, "expired: pending longer than the mempool's time to live".into());
+        mock.data.lock().dropped.insert(dropped.hash, "expired: pending longer than the mempool's time to live".into());
         let app = app(&mock);
         for path in ["/mempool/transaction/{}", "/transaction/{}", "/transaction/{}/receipt"] {
             let answer = get(&app, &path.replace("{}", &dropped.hash.to_string())).await;
@@ -765,62 +636,32 @@ mod tests {
         {
             let mut data = mock.data.lock();
             data.pending.insert(pending.hash, pending.clone());
-            data.receipts
-                .insert(included.hash, success_receipt(&included, 4, 2));
-            data.included.insert(
-                included.hash,
-                IncludedTransaction {
-                    tx: included.clone(),
-                    block_height: 4,
-                    index: 2,
-                },
-            );
+            data.receipts.insert(included.hash, success_receipt(&included, 4, 2));
+            data.included
+                .insert(included.hash, IncludedTransaction { tx: included.clone(), block_height: 4, index: 2 });
         }
         let app = app(&mock);
 
-        let body = get(&app, &format!("/transaction/{}", included.hash))
-            .await
-            .json();
+        let body = get(&app, &format!("/transaction/{}", included.hash)).await.json();
         assert_eq!(body["hash"], included.hash.to_hex());
         assert_eq!(body["from"], key(1).address().to_hex());
         assert_eq!(body["status"], "included");
-        assert_eq!(
-            (body["block_height"].as_u64(), body["index"].as_u64()),
-            (Some(4), Some(2))
-        );
+        assert_eq!((body["block_height"].as_u64(), body["index"].as_u64()), (Some(4), Some(2)));
         assert_eq!(body["to"], Address([0x11; 20]).to_hex());
-        assert_eq!(
-            (body["value"].as_u64(), body["cycles_limit"].as_u64()),
-            (Some(1), Some(21_000))
-        );
-        assert_eq!(
-            (
-                body["max_fee_per_cycle"].as_u64(),
-                body["tip_per_cycle"].as_u64()
-            ),
-            (Some(10), Some(1))
-        );
+        assert_eq!((body["value"].as_u64(), body["cycles_limit"].as_u64()), (Some(1), Some(21_000)));
+        assert_eq!((body["max_fee_per_cycle"].as_u64(), body["tip_per_cycle"].as_u64()), (Some(10), Some(1)));
         assert_eq!(body["payload"], "");
         assert_eq!(body["signature"]["r"].as_str().map(str::len), Some(66));
 
         // Without the 0x prefix and in upper case too; a pending one answers from the mempool.
         let bare = hex::encode_upper(pending.hash.0);
         let body = get(&app, &format!("/transaction/{bare}")).await.json();
-        assert_eq!(
-            (body["status"].as_str(), body["block_height"].is_null()),
-            (Some("pending"), true)
-        );
-        let body = get(&app, &format!("/mempool/transaction/{}", pending.hash))
-            .await
-            .json();
+        assert_eq!((body["status"].as_str(), body["block_height"].is_null()), (Some("pending"), true));
+        let body = get(&app, &format!("/mempool/transaction/{}", pending.hash)).await.json();
         assert_eq!(body["status"], "pending");
-        get(&app, &format!("/mempool/transaction/{}", included.hash))
-            .await
-            .assert_error(404, ErrorCode::NotFound);
+        get(&app, &format!("/mempool/transaction/{}", included.hash)).await.assert_error(404, ErrorCode::NotFound);
 
-        let body = get(&app, &format!("/transaction/{}/receipt", included.hash))
-            .await
-            .json();
+        let body = get(&app, &format!("/transaction/{}/receipt", included.hash)).await.json();
         assert_eq!(
             body,
             serde_json::json!({
@@ -840,22 +681,12 @@ mod tests {
                 "error": null,
             })
         );
-        get(&app, &format!("/transaction/{}/receipt", pending.hash))
-            .await
-            .assert_error(404, ErrorCode::NotFound);
-        get(&app, &format!("/transaction/{HASH_ZERO}"))
-            .await
-            .assert_error(404, ErrorCode::NotFound);
+        get(&app, &format!("/transaction/{}/receipt", pending.hash)).await.assert_error(404, ErrorCode::NotFound);
+        get(&app, &format!("/transaction/{HASH_ZERO}")).await.assert_error(404, ErrorCode::NotFound);
         for bad in ["0x1234", "nothex", &HASH_ZERO[..65]] {
-            get(&app, &format!("/transaction/{bad}"))
-                .await
-                .assert_error(400, ErrorCode::BadRequest);
-            get(&app, &format!("/transaction/{bad}/receipt"))
-                .await
-                .assert_error(400, ErrorCode::BadRequest);
-            get(&app, &format!("/mempool/transaction/{bad}"))
-                .await
-                .assert_error(400, ErrorCode::BadRequest);
+            get(&app, &format!("/transaction/{bad}")).await.assert_error(400, ErrorCode::BadRequest);
+            get(&app, &format!("/transaction/{bad}/receipt")).await.assert_error(400, ErrorCode::BadRequest);
+            get(&app, &format!("/mempool/transaction/{bad}")).await.assert_error(400, ErrorCode::BadRequest);
         }
     }
 }

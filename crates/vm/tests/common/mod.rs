@@ -32,8 +32,7 @@ pub fn host() -> MockHost {
 /// A host with `name` deployed at `addr(byte)`.
 pub fn host_with(name: &str, byte: u8, entitlements: &[Entitlement]) -> MockHost {
     let mut host = host();
-    host.deploy(addr(byte), &actor(name), grant(entitlements))
-        .expect("example deploys");
+    host.deploy(addr(byte), &actor(name), grant(entitlements)).expect("example deploys");
     host
 }
 
