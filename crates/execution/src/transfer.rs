@@ -152,8 +152,8 @@ pub fn precheck(
     Ok(intrinsic)
 }
 
-/// Whether the payload has the form its destination calls for (DESIGN.md, "What a payload
-/// means"): a Deploy for `to` = null, a Message for a non-empty payload, an [`Upgrade`]
+/// Whether the payload has the form its destination calls for (`docs/protocol.md`,
+/// "Payloads"): a Deploy for `to` = null, a Message for a non-empty payload, an [`Upgrade`]
 /// under handler [`UPGRADE_HANDLER`] and no value for the actor-upgrades address; other system
 /// actors are not enabled. Stateless, so admission uses it too (2012); whether `to` holds an
 /// actor is checked at execution.

@@ -22,7 +22,7 @@
 //! synchronous (the VM calls its host synchronously), so each lookup is driven to completion in
 //! place: QMDB's reads need no other task to make progress (page-cache fetches are driven by
 //! their waiters), under the tokio runtime and the deterministic one alike. Each lookup runs
-//! outside tokio's cooperative budget ([`drive`]): execution runs inside one task that does not
+//! outside tokio's cooperative budget (`drive`): execution runs inside one task that does not
 //! yield between lookups, so once a block had made about a hundred reads that missed the page
 //! cache, every further file read would have answered "yield first", and driving it in place
 //! would have spun forever.

@@ -25,7 +25,7 @@ pub struct GenesisFile {
     pub validators: Vec<String>,
     /// Group public key (hex) that finalization certificates verify against.
     pub identity: String,
-    /// Fee-market parameters (defaults: DESIGN.md's genesis targets and basefees).
+    /// Fee-market parameters (`docs/operations.md`, "Genesis"; defaults: `drover_execution::FeeParams::default`).
     #[serde(default)]
     pub fees: drover_execution::FeeParams,
     #[serde(default)]

@@ -1,4 +1,5 @@
-//! From a submission body to per-transaction admission outcomes (DESIGN.md, "Submissions").
+//! From a submission body to per-transaction admission outcomes (`docs/protocol.md`, "Submission
+//! envelope").
 //!
 //! 1. Content type: `application/cbor` or `application/octet-stream` (or none); another is
 //!    415 code 1001.

@@ -1,6 +1,6 @@
 //! Every limit the HTTP layer enforces, as a named constant with its unit.
 //!
-//! Values come from the spec's Limits table and DESIGN.md ("Submissions"); sizes are binary
+//! Values are the API's limits (`docs/errors.md`, "Server limits"); sizes are binary
 //! (1 MB = 1,048,576 bytes, 512 KB = 524,288 bytes). Nothing here is weakened for tests: tests
 //! that need a small limit construct their configuration explicitly.
 

@@ -1,7 +1,7 @@
 //! JSON records of the HTTP API, shared by the server (`drover-rpc`) and the SDK
 //! (`drover-client`) so both sides agree on every field name.
 //!
-//! Conventions (DESIGN.md, JSON): addresses, hashes and keys are `0x` hex; arbitrary bytes are
+//! Conventions (`docs/protocol.md`): addresses, hashes and keys are `0x` hex; arbitrary bytes are
 //! base64; native amounts are JSON integers; basefees and u128 token amounts are decimal strings.
 //! Records (transaction, receipt, block, ...) always carry every field, `null` when it does not
 //! apply; per-item results of `/submit` and `/submit_wait` leave out the fields that do not apply
