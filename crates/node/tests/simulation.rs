@@ -1,10 +1,12 @@
 //! Deterministic simulation of four validators: the real engine (`engine::start`: marshal,
 //! glue's stateful QMDB, threshold Simplex, gossip) on Commonware's deterministic runtime and
-//! simulated network, with latency, jitter and message loss, one validator crashed and
-//! restarted, and a partition healed. Every run checks that no two validators finalized
-//! different blocks at any height, that progress resumes after each fault, and that all state
-//! roots agree; each seed runs twice and must reproduce the same execution exactly (the
-//! runtime's auditor digest).
+//! simulated network, always with latency, jitter and message loss. Each test injects one
+//! [`Fault`] after the same start (transfers and a ledger workload admitted): none beyond the
+//! lossy network, a validator crashed and restarted, a partition healed, or hostile
+//! transactions (fresh-key scans at the block's cycle limit). Every run checks that no two
+//! validators finalized different blocks at any height, that progress resumes after the fault,
+//! and that all state roots agree; each seed runs twice and must reproduce the same execution
+//! exactly (the runtime's auditor digest).
 
 use commonware_consensus::marshal::{Identifier, core::Mailbox, standard::Standard};
 use commonware_consensus::types::Height;
@@ -195,6 +197,64 @@ fn ledger_workload() -> (Address, Vec<Transaction>) {
     (ledger, txs)
 }
 
+/// Fresh-key scans of the hostile workload, each reading this many keys nobody wrote: about
+/// the most a transaction can read under the block's cycle limit.
+const HOSTILE_SCAN_KEYS: u32 = 9_000;
+const HOSTILE_SCANS: u32 = 3;
+/// Cycles limit of a scan of [`HOSTILE_SCAN_KEYS`] keys (2,004 cycles a read, and the call).
+const HOSTILE_SCAN_CYCLES_LIMIT: u64 = 19_000_000;
+
+/// The hostile workload from dev key 2: deploy the fresh-key reader, then scans at the block's
+/// cycle limit, each over keys nobody wrote, so every read is a database lookup.
+fn hostile_workload() -> (SecretKey, Vec<Transaction>) {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../actors/fresh_reader.wat");
+    let deploy = Deploy {
+        code: wat::parse_file(path).expect("the reader compiles"),
+        manifest: Manifest { entitlements: vec!["storage.kv".into()] },
+        salt: Vec::new(),
+        init: None,
+    };
+    let key = SecretKey::dev(2);
+    let reader = deploy.actor_address(&key.address());
+    let tx = |nonce: u64, to: Option<Address>, payload: Vec<u8>, cycles_limit: u64| {
+        Transaction {
+            chain_id: devnet::DEV_CHAIN_ID,
+            nonce,
+            to,
+            value: 0,
+            cycles_limit,
+            cells_limit: 100_000,
+            max_fee_per_cycle: 1_000,
+            max_fee_per_cell: 1_000,
+            tip_per_cycle: 1,
+            tip_per_cell: 0,
+            payload,
+            signature: None,
+        }
+        .sign(&key)
+    };
+    let mut txs = vec![tx(0, None, deploy.encode(), 2_000_000)];
+    for scan in 0..HOSTILE_SCANS {
+        let payload = [HOSTILE_SCAN_KEYS.to_le_bytes(), (scan * HOSTILE_SCAN_KEYS).to_le_bytes()].concat();
+        let message = Message { handler: "scan".into(), payload }.encode();
+        txs.push(tx(u64::from(scan) + 1, Some(reader), message, HOSTILE_SCAN_CYCLES_LIMIT));
+    }
+    (key, txs)
+}
+
+/// The one fault a run injects once the network is up and the workloads are admitted.
+#[derive(Clone, Copy, Debug)]
+enum Fault {
+    /// None beyond the network's latency, jitter and loss.
+    Loss,
+    /// Validator 3 crashes; the other three keep finalizing; it restarts and catches up.
+    Crash,
+    /// {0, 1} and {2, 3} are cut apart (no quorum on either side), then healed.
+    Partition,
+    /// Fresh-key scans at the block's cycle limit are sent through validator 0.
+    Hostile,
+}
+
 /// Finalized (height → block digest, state root) of one validator, up to `to`.
 async fn finalized(running: &Running, to: u64) -> BTreeMap<u64, (sha256::Digest, sha256::Digest)> {
     let mut blocks = BTreeMap::new();
@@ -205,12 +265,13 @@ async fn finalized(running: &Running, to: u64) -> BTreeMap<u64, (sha256::Digest,
     blocks
 }
 
-/// One run: faults in sequence, checking safety and progress; returns the auditor digest and
-/// the common finalized history.
+/// One run with `fault`, checking safety and progress; returns the auditor digest and the
+/// common finalized history.
 fn run(
     network: &Network,
     seed: u64,
     index_dirs: &[PathBuf],
+    fault: Fault,
 ) -> (String, BTreeMap<u64, (sha256::Digest, sha256::Digest)>) {
     let start_time = UNIX_EPOCH + Duration::from_millis(network.genesis.file.timestamp_ms + 1_000);
     let config =
@@ -273,40 +334,69 @@ fn run(
         .await;
         assert!(verdicts.iter().all(Result::is_ok), "{verdicts:?}");
 
-        // Crash validator 3: the other three (a quorum) keep finalizing.
-        handles[3].abort();
-        *slots[3].lock() = None;
-        let at_crash = height(&slots[0]);
-        wait_all(&context, &all[..3], at_crash + 20).await;
-
-        // Restart it: it recovers its state and catches up.
-        handles[3] = launch(&context, &oracle, config_for(3, 1), genesis.clone(), 3, slots[3].clone()).await;
-        let tip = height(&slots[0]);
-        wait_all(&context, &all, tip + 5).await;
-
-        // Partition {0, 1} from {2, 3}: neither side has a quorum, nothing is finalized.
-        for a in &keys[..2] {
-            for b in &keys[2..] {
-                disconnect(&oracle, a, b).await;
+        let hostile = match fault {
+            Fault::Loss => {
+                let tip = height(&slots[0]);
+                wait_all(&context, &all, tip + 30).await;
+                None
             }
-        }
-        context.sleep(Duration::from_secs(1)).await;
-        let stalled: Vec<_> = slots.iter().map(height).collect();
-        context.sleep(Duration::from_secs(10)).await;
-        // A validator may still learn of a block finalized before the cut (from its side of the
-        // partition), but no height beyond the highest one finalized then can gain a quorum.
-        let after: Vec<_> = slots.iter().map(height).collect();
-        let highest = |heights: &[u64]| heights.iter().copied().max().unwrap_or(0);
-        assert_eq!(highest(&after), highest(&stalled), "finalized without a quorum: {stalled:?} → {after:?}");
+            Fault::Crash => {
+                // Crash validator 3: the other three (a quorum) keep finalizing.
+                handles[3].abort();
+                *slots[3].lock() = None;
+                let at_crash = height(&slots[0]);
+                wait_all(&context, &all[..3], at_crash + 20).await;
 
-        // Heal: progress resumes.
-        for a in &keys[..2] {
-            for b in &keys[2..] {
-                connect(&oracle, a, b).await;
+                // Restart it: it recovers its state and catches up.
+                handles[3] = launch(&context, &oracle, config_for(3, 1), genesis.clone(), 3, slots[3].clone()).await;
+                let tip = height(&slots[0]);
+                wait_all(&context, &all, tip + 5).await;
+                None
             }
-        }
-        let top = stalled.iter().copied().max().unwrap_or(0);
-        wait_all(&context, &all, top + 10).await;
+            Fault::Partition => {
+                // Partition {0, 1} from {2, 3}: neither side has a quorum, nothing is finalized.
+                for a in &keys[..2] {
+                    for b in &keys[2..] {
+                        disconnect(&oracle, a, b).await;
+                    }
+                }
+                context.sleep(Duration::from_secs(1)).await;
+                let stalled: Vec<_> = slots.iter().map(height).collect();
+                context.sleep(Duration::from_secs(10)).await;
+                // A validator may still learn of a block finalized before the cut (from its side of the
+                // partition), but no height beyond the highest one finalized then can gain a quorum.
+                let after: Vec<_> = slots.iter().map(height).collect();
+                let highest = |heights: &[u64]| heights.iter().copied().max().unwrap_or(0);
+                assert_eq!(highest(&after), highest(&stalled), "finalized without a quorum: {stalled:?} → {after:?}");
+
+                // Heal: progress resumes.
+                for a in &keys[..2] {
+                    for b in &keys[2..] {
+                        connect(&oracle, a, b).await;
+                    }
+                }
+                let top = stalled.iter().copied().max().unwrap_or(0);
+                wait_all(&context, &all, top + 10).await;
+                None
+            }
+            Fault::Hostile => {
+                let (attacker, txs) = hostile_workload();
+                let sent = txs.len() as u64;
+                let verdicts = admission::admit(
+                    &running.chain,
+                    &running.databases,
+                    txs.into_iter().map(|tx| tx.verify().unwrap()).collect(),
+                )
+                .await;
+                assert!(verdicts.iter().all(Result::is_ok), "{verdicts:?}");
+                let tip = height(&slots[0]);
+                wait_all(&context, &all, tip + 30).await;
+                Some((attacker, sent))
+            }
+        };
+        // Progress after the fault, and a history long enough to compare.
+        let tip = slots.iter().map(height).max().unwrap_or(0);
+        wait_all(&context, &all, tip.max(25) + 10).await;
 
         // Safety: the same block (and state root) at every height on every validator.
         let common = slots.iter().map(height).min().unwrap();
@@ -325,23 +415,51 @@ fn run(
             let supply = running.databases.read().await.get(&keys::storage_key(&ledger, b"supply")).await.unwrap();
             let minted: u64 = (1..=LEDGER_MINTS).sum();
             assert_eq!(supply, Some(minted.to_le_bytes().to_vec()));
+            // Every hostile transaction was included (its nonce used) while the chain went on.
+            if let Some((attacker, sent)) = &hostile {
+                let account = admission::read_account(&running.chain, &running.databases, &attacker.address()).await;
+                assert_eq!(account.unwrap().unwrap().nonce, *sent);
+            }
         }
         (context.auditor().state(), reference)
     })
 }
 
-#[test]
-fn four_validators_survive_loss_a_crash_and_a_partition_deterministically() {
+/// Runs `fault` twice for each seed: both runs must finalize the same history through the same
+/// execution.
+fn check(fault: Fault) {
     let network = network();
-    for seed in [1, 2, 3] {
-        let dirs: Vec<_> = (0..VALIDATORS).map(|_| tempfile::tempdir().unwrap()).collect();
-        let paths: Vec<_> = dirs.iter().map(|d| d.path().to_path_buf()).collect();
-        let (first_audit, first_history) = run(&network, seed, &paths);
-        let dirs_again: Vec<_> = (0..VALIDATORS).map(|_| tempfile::tempdir().unwrap()).collect();
-        let paths_again: Vec<_> = dirs_again.iter().map(|d| d.path().to_path_buf()).collect();
-        let (second_audit, second_history) = run(&network, seed, &paths_again);
-        assert_eq!(first_history, second_history, "seed {seed}: runs diverged");
-        assert_eq!(first_audit, second_audit, "seed {seed}: not deterministic");
-        assert!(first_history.len() > 30, "seed {seed}: too little progress");
+    for seed in [1, 2] {
+        let runs: Vec<_> = (0..2)
+            .map(|_| {
+                let dirs: Vec<_> = (0..VALIDATORS).map(|_| tempfile::tempdir().unwrap()).collect();
+                let paths: Vec<_> = dirs.iter().map(|d| d.path().to_path_buf()).collect();
+                run(&network, seed, &paths, fault)
+            })
+            .collect();
+        let [(first_audit, first_history), (second_audit, second_history)] = &runs[..] else { unreachable!() };
+        assert_eq!(first_history, second_history, "{fault:?}, seed {seed}: runs diverged");
+        assert_eq!(first_audit, second_audit, "{fault:?}, seed {seed}: not deterministic");
+        assert!(first_history.len() > 30, "{fault:?}, seed {seed}: too little progress");
     }
+}
+
+#[test]
+fn four_validators_finalize_through_latency_jitter_and_loss() {
+    check(Fault::Loss);
+}
+
+#[test]
+fn a_crashed_validator_restarts_and_catches_up_while_the_others_finalize() {
+    check(Fault::Crash);
+}
+
+#[test]
+fn a_partition_without_quorum_finalizes_nothing_and_healing_resumes_finality() {
+    check(Fault::Partition);
+}
+
+#[test]
+fn fresh_key_scans_at_the_block_limit_do_not_stall_four_validators() {
+    check(Fault::Hostile);
 }
