@@ -16,7 +16,7 @@
 //!
 //! Memory: about 64 bytes per account (the address, nonce and balance in a hash map).
 
-use crate::{application::StateDb, databases::StateDatabases};
+use crate::databases::{StateDatabases, StateDb};
 use drover_state::{Account, keys};
 use drover_types::Address;
 use parking_lot::RwLock;

@@ -10,7 +10,7 @@
 //! (once per distinct sender in a batch: batches often carry one sender's nonce run) and the
 //! mempool decides. A failed state read is a transient refusal (2017).
 
-use crate::{application::Databases, chain::ChainShared};
+use crate::{chain::ChainShared, databases::Databases};
 use drover_mempool::SenderState;
 use drover_state::Account;
 use drover_types::{Address, ErrorCode, VerifiedTransaction, error::ApiError, payload::Deploy};

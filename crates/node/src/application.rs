@@ -29,18 +29,15 @@
 use crate::{
     block::{Block, BlockContext},
     chain::{ChainShared, ExecutedBlock},
-    databases::{Layer, ParentState},
+    databases::{Databases, Layer, ParentState},
 };
 use commonware_consensus::marshal::ancestry::Ancestry;
 use commonware_cryptography::Digestible;
-use commonware_cryptography::Sha256;
 use commonware_glue::stateful::{
     Application, Finality, Input, Proposed,
     db::{DatabaseSet, Merkleized as _},
 };
-use commonware_parallel::Sequential;
 use commonware_runtime::{Clock, Metrics, Spawner};
-use commonware_storage::{mmr, qmdb::current::ordered::variable};
 use commonware_utils::non_empty_range;
 use drover_execution::{BlockEnv, BlockError, BlockOutcome, Selection, SystemRun, SystemRunKind, Vm};
 use drover_types::{Address, Transaction, VerifiedTransaction, exec_error::ExecCode};
@@ -53,13 +50,6 @@ use std::{
 use tracing::{debug, info, warn};
 
 pub use drover_block::Scheme;
-
-/// The one state database: ordered (prefix scans, exclusion proofs), variable-size values,
-/// indexed by the keys' index prefix ([`StatePrefix`](crate::translator::StatePrefix)).
-pub type StateDb<E> =
-    variable::Db<mmr::Family, E, Vec<u8>, Vec<u8>, Sha256, crate::translator::StatePrefix, 32, Sequential>;
-
-pub type Databases<E> = crate::databases::StateDatabases<E>;
 
 type Unmerkleized<E> = <Databases<E> as DatabaseSet<E>>::Unmerkleized;
 type Merkleized<E> = <Databases<E> as DatabaseSet<E>>::Merkleized;
@@ -474,7 +464,7 @@ fn dropped_timers(runs: &[SystemRun]) -> impl Iterator<Item = (u64, Address, &st
 #[cfg(test)]
 mod tests {
     use super::*;
-    use commonware_cryptography::{Hasher as _, Signer as _, sha256};
+    use commonware_cryptography::{Hasher as _, Sha256, Signer as _, sha256};
     use commonware_storage::mmr::Location;
     use drover_state::Basefees;
     use drover_types::SecretKey;

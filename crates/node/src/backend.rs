@@ -7,10 +7,11 @@
 
 use crate::{
     admission,
-    application::{Databases, Scheme},
+    application::Scheme,
     block::{Block, to_h256},
     chain::ChainShared,
     config::FaucetConfig,
+    databases::Databases,
     gossip::GossipHandle,
     indexes::{LOG_POSITION_LEN, LogEntry, LogOrigin as IndexedOrigin, RUN_POSITION_LEN, RunEntry},
     proofs::{PAIRING_ATTEMPTS_MAX, PAIRING_RETRY_MS, Prover},
@@ -142,7 +143,7 @@ fn run_info(entry: RunEntry) -> SystemRunInfo {
 /// the range's owner (a range can hold another owner's record whose spread collides, which is
 /// skipped). Also says whether more follow.
 async fn scan<E, T>(
-    db: &crate::application::StateDb<E>,
+    db: &crate::databases::StateDb<E>,
     range: &[u8],
     after: Option<Vec<u8>>,
     limit: u64,

@@ -200,7 +200,7 @@ impl ChainShared {
     }
 
     /// Loads the basefees in force from the state database (after a restart).
-    pub async fn refresh_basefees<E>(&self, databases: &crate::application::Databases<E>)
+    pub async fn refresh_basefees<E>(&self, databases: &crate::databases::Databases<E>)
     where
         E: commonware_runtime::Spawner + commonware_storage::Context,
     {

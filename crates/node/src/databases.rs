@@ -30,14 +30,18 @@
 //! [`OrderedRead`] and [`next_entry`] turn "next key" into the executor's next-key queries; the
 //! API's read-only calls use them over the committed database, blocks over a [`ParentReader`].
 
-use crate::application::StateDb;
+use commonware_cryptography::Sha256;
 use commonware_glue::stateful::db::{
     Anchor, Barrier, DatabaseSet, Shared, StateSyncSet, SyncEngineConfig, TipUpdate, Unmerkleized as _,
 };
+use commonware_parallel::Sequential;
 use commonware_runtime::{Clock, Metrics, Spawner};
 use commonware_storage::{
     mmr::{self, Location},
-    qmdb::{Error, current::batch::MerkleizedBatch},
+    qmdb::{
+        Error,
+        current::{batch::MerkleizedBatch, ordered::variable},
+    },
 };
 use commonware_utils::channel::ring;
 use drover_execution::{Entry, NextKeyQuery, ReadFault, StateRead};
@@ -46,6 +50,14 @@ use std::{
     collections::{BTreeMap, HashMap},
     ops::Deref,
 };
+
+/// The one state database: ordered (prefix scans, exclusion proofs), variable-size values,
+/// indexed by the keys' index prefix ([`StatePrefix`](crate::translator::StatePrefix)).
+pub type StateDb<E> =
+    variable::Db<mmr::Family, E, Vec<u8>, Vec<u8>, Sha256, crate::translator::StatePrefix, 32, Sequential>;
+
+/// The database set glue manages: the state database, with each block batch knowing its parent.
+pub type Databases<E> = StateDatabases<E>;
 
 type Inner<E> = Shared<StateDb<E>>;
 type InnerUnmerkleized<E> = <Inner<E> as DatabaseSet<E>>::Unmerkleized;

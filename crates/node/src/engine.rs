@@ -8,11 +8,12 @@
 
 use crate::{
     admission,
-    application::{App, Databases, Scheme},
+    application::{App, Scheme},
     backend::NodeHandle,
     block::Block,
     chain::{ChainParams, ChainShared, Tip},
     config::ValidatorConfig,
+    databases::Databases,
     fast_sync::{FETCH_BATCH_OPS, FETCH_CONCURRENCY, HttpPeers, ProgressHook, StateOp},
     genesis::Genesis,
     gossip, height_file,

@@ -15,7 +15,7 @@
 //! the requested size yet) are retried with backoff, at most [`FETCH_ATTEMPTS_MAX`] times per
 //! request and peer.
 
-use crate::application::{Scheme, StateDb};
+use crate::{application::Scheme, databases::StateDb};
 use commonware_codec::{Decode as _, Read};
 use commonware_consensus::simplex::types::Finalization;
 use commonware_cryptography::{certificate::Verifier as _, sha256};

@@ -18,9 +18,10 @@
 //! database reads.
 
 use crate::{
-    application::{Databases, Scheme},
+    application::Scheme,
     block::{Block, to_h256},
     chain::ChainShared,
+    databases::Databases,
 };
 use commonware_codec::Encode as _;
 use commonware_consensus::{

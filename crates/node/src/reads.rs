@@ -20,7 +20,7 @@
 //!   clients read; at most [`READS_QUEUED_MAX`] more wait for a thread, and a read beyond that
 //!   is refused at once with 429 instead of queueing without bound.
 
-use crate::{application::StateDb, databases::StateDatabases};
+use crate::databases::{StateDatabases, StateDb};
 use commonware_cryptography::sha256;
 use commonware_runtime::tokio;
 use commonware_storage::mmr::Location;

@@ -15,7 +15,7 @@
 
 use crate::databases::{Bounds, StateDatabases};
 use crate::{
-    application::StateDb,
+    databases::StateDb,
     fast_sync::{HttpPeers, StateOp, StateResponse},
 };
 use commonware_codec::{Encode, EncodeSize, Read};

@@ -16,10 +16,11 @@ use commonware_runtime::{Clock as _, Handle, Runner as _, Spawner as _, Supervis
 use commonware_utils::{NZUsize, probability};
 use drover_node::{
     admission,
-    application::{Databases, Scheme},
+    application::Scheme,
     block::Block,
     chain::ChainShared,
     config::ValidatorConfig,
+    databases::Databases,
     devnet::{self, NetworkSpec},
     engine::{self, MAX_MESSAGE_BYTES, StartConfig},
     genesis::Genesis,
