@@ -13,7 +13,7 @@
 //! name) is [`OTHER_METHOD`]; `status` is a three-digit status code. `/metrics` serves the
 //! node's text followed by this registry.
 
-use crate::rate_limit::Limiter;
+use crate::rate_limit::window::Limiter;
 use axum::{
     extract::{MatchedPath, Request, State},
     http::Method,

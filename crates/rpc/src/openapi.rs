@@ -110,12 +110,6 @@ pub const SWAGGER_UI_PATH: &str = "/swagger-ui";
 )]
 pub struct ApiDoc;
 
-/// Body of `POST /submit` and `/submit_wait` as the document shows it: raw bytes of the
-/// canonical CBOR envelope `{"Transactions": [tx, ...]}`.
-#[derive(utoipa::ToSchema)]
-#[schema(value_type = String, format = Binary)]
-pub struct SubmissionBytes(pub Vec<u8>);
-
 use ErrorCode::*;
 
 /// Refusals of a submission, whole or per transaction (the status of a batch where nothing was

@@ -10,7 +10,7 @@ use crate::{
         STATE_SYNC_RATE_LIMIT_WINDOW_MS,
     },
     metrics::RpcMetrics,
-    rate_limit::{PerClient, SlidingWindow},
+    rate_limit::window::{PerClient, SlidingWindow},
 };
 use std::{sync::Arc, time::Duration, time::Instant};
 use tokio::sync::Semaphore;

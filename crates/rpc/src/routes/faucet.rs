@@ -10,7 +10,7 @@ use crate::{
     backend::Backend,
     error::HttpError,
     extract::{RawBody, json_body, parse_address},
-    rate_limit::{self, NodeWide},
+    rate_limit::{self, window::NodeWide},
     state::AppState,
 };
 use axum::{Json, extract::State};

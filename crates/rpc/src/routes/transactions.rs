@@ -17,7 +17,7 @@ use crate::{
     error::{HttpError, outcome_response},
     extract::{ApiQuery, HashParam, RawBody},
     limits::{RETRY_AFTER_SECS_MIN, WAIT_TIMEOUT_MS_DEFAULT, WAIT_TIMEOUT_MS_MAX, WAIT_TIMEOUT_MS_MIN},
-    rate_limit::Limiter,
+    rate_limit::window::Limiter,
     state::AppState,
 };
 use axum::{Json, extract::State, http::HeaderMap, response::Response};
@@ -29,6 +29,12 @@ use serde::Deserialize;
 use std::time::Duration;
 use tokio::time::{Instant, timeout_at};
 
+/// Body of `POST /submit` and `/submit_wait` as the document shows it: raw bytes of the
+/// canonical CBOR envelope `{"Transactions": [tx, ...]}`.
+#[derive(utoipa::ToSchema)]
+#[schema(value_type = String, format = Binary)]
+pub struct SubmissionBytes(pub Vec<u8>);
+
 #[utoipa::path(
     post,
     path = "/submit",
@@ -38,8 +44,8 @@ use tokio::time::{Instant, timeout_at};
         transactions, at most 524,288 bytes. Each transaction is admitted or refused on its own; \
         `results` follow submission order.",
     request_body(content(
-        (crate::openapi::SubmissionBytes = "application/cbor"),
-        (crate::openapi::SubmissionBytes = "application/octet-stream"),
+        (SubmissionBytes = "application/cbor"),
+        (SubmissionBytes = "application/octet-stream"),
     ), description = "Submission envelope"),
     responses(
         (status = 200, description = "At least one transaction accepted.", body = SubmitResponse),
@@ -112,8 +118,8 @@ fn wait_timeout(query: &WaitQuery) -> Result<Duration, HttpError> {
         the execution `error`; `pending` on timeout; `rejected` with `code`/`error`/`message`.",
     params(("timeout_ms" = Option<u64>, Query, minimum = 100, maximum = 10_000, description = "Wait in milliseconds, 100 to 10,000 (default 5,000).")),
     request_body(content(
-        (crate::openapi::SubmissionBytes = "application/cbor"),
-        (crate::openapi::SubmissionBytes = "application/octet-stream"),
+        (SubmissionBytes = "application/cbor"),
+        (SubmissionBytes = "application/octet-stream"),
     ), description = "Submission envelope"),
     responses(
         (status = 200, description = "At least one transaction accepted.", body = SubmitWaitResponse),

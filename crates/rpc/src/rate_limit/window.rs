@@ -1,25 +1,7 @@
-//! Exact sliding-window rate limits: at most N requests in any window W.
-//!
-//! A [`SlidingWindow`] keeps the instants of the requests it accepted within the last window
-//! (at most N of them), so a burst can never exceed N in any interval of length W, which a
-//! fixed-window counter cannot promise at window edges. When full, the wait until the oldest
-//! accepted request leaves the window is exactly when the next slot frees; it is reported in
-//! whole seconds (rounded up, at least one) as `Retry-After`.
-//!
-//! Three limiters exist: the global one in front of every route (`RPC_GLOBAL_RATE_LIMIT_PER_SEC`
-//! per second), the faucet's (node-wide, per minute) and the state-sync one, which is a
-//! [`PerClient`] set of windows keyed by client IP (`STATE_SYNC_RATE_PER_SEC` per second, on
-//! `/state/snapshot` and `/state/operations`). Refusals are 429 with code 1004 and are counted in
-//! `drover_rpc_rate_limited_total{limiter}`, as are the refusals of the cap on `/submit_wait`
-//! waits in flight (`limiter="submit_waits"`; a cap, not a rate, enforced by that route).
+//! The limiters themselves: exact sliding windows, node-wide and per client (see the parent
+//! module for where each applies).
 
-use crate::backend::Backend;
-use crate::{error::HttpError, limits::RETRY_AFTER_SECS_MIN, state::AppState};
-use axum::{
-    extract::{Request, State},
-    middleware::Next,
-    response::{IntoResponse, Response},
-};
+use crate::limits::RETRY_AFTER_SECS_MIN;
 use parking_lot::Mutex;
 use std::{
     collections::{HashMap, VecDeque},
@@ -137,37 +119,6 @@ impl PerClient {
 pub fn retry_after_secs(wait: Duration) -> u64 {
     let secs = wait.as_secs() + u64::from(wait.subsec_nanos() > 0);
     secs.max(RETRY_AFTER_SECS_MIN)
-}
-
-/// Takes a slot of the global or the faucet limiter, or builds its 429 (and counts it).
-pub fn check<B: Backend>(state: &AppState<B>, limiter: NodeWide) -> Result<(), HttpError> {
-    let (window, label) = match limiter {
-        NodeWide::Global => (&state.global_limiter, Limiter::Global),
-        NodeWide::Faucet => (&state.faucet_limiter, Limiter::Faucet),
-    };
-    window.try_acquire().map_err(|wait| refusal(state, label, wait))
-}
-
-/// Takes a slot of `client`'s state-sync window or builds its 429 (and counts it).
-pub fn check_client<B: Backend>(state: &AppState<B>, client: IpAddr) -> Result<(), HttpError> {
-    state.state_sync_limiter.try_acquire(client).map_err(|wait| refusal(state, Limiter::StateSync, wait))
-}
-
-fn refusal<B: Backend>(state: &AppState<B>, limiter: Limiter, wait: Duration) -> HttpError {
-    state.metrics.rate_limited(limiter);
-    HttpError::rate_limited(retry_after_secs(wait), format!("{} rate limit exceeded", limiter.label()))
-}
-
-/// Middleware applying the global limit to every request.
-pub async fn global(State(http): State<crate::Http>, request: Request, next: Next) -> Response {
-    match http.global_limiter.try_acquire() {
-        Ok(()) => next.run(request).await,
-        Err(wait) => {
-            http.metrics.rate_limited(Limiter::Global);
-            HttpError::rate_limited(retry_after_secs(wait), format!("{} rate limit exceeded", Limiter::Global.label()))
-                .into_response()
-        }
-    }
 }
 
 #[cfg(test)]

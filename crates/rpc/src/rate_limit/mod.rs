@@ -1,0 +1,57 @@
+//! Exact sliding-window rate limits: at most N requests in any window W.
+//!
+//! A [`SlidingWindow`] keeps the instants of the requests it accepted within the last window
+//! (at most N of them), so a burst can never exceed N in any interval of length W, which a
+//! fixed-window counter cannot promise at window edges. When full, the wait until the oldest
+//! accepted request leaves the window is exactly when the next slot frees; it is reported in
+//! whole seconds (rounded up, at least one) as `Retry-After`.
+//!
+//! Three limiters exist: the global one in front of every route (`RPC_GLOBAL_RATE_LIMIT_PER_SEC`
+//! per second), the faucet's (node-wide, per minute) and the state-sync one, which is a
+//! [`PerClient`] set of windows keyed by client IP (`STATE_SYNC_RATE_PER_SEC` per second, on
+//! `/state/snapshot` and `/state/operations`). Refusals are 429 with code 1004 and are counted in
+//! `drover_rpc_rate_limited_total{limiter}`, as are the refusals of the cap on `/submit_wait`
+//! waits in flight (`limiter="submit_waits"`; a cap, not a rate, enforced by that route).
+
+pub mod window;
+
+use crate::{backend::Backend, error::HttpError, metrics::RpcMetrics, state::AppState};
+use axum::{
+    extract::{Request, State},
+    middleware::Next,
+    response::{IntoResponse, Response},
+};
+use std::{net::IpAddr, time::Duration};
+use window::{Limiter, NodeWide, retry_after_secs};
+
+/// Takes a slot of the global or the faucet limiter, or builds its 429 (and counts it).
+pub fn check<B: Backend>(state: &AppState<B>, limiter: NodeWide) -> Result<(), HttpError> {
+    let (window, label) = match limiter {
+        NodeWide::Global => (&state.global_limiter, Limiter::Global),
+        NodeWide::Faucet => (&state.faucet_limiter, Limiter::Faucet),
+    };
+    window.try_acquire().map_err(|wait| refusal(state, label, wait))
+}
+
+/// Takes a slot of `client`'s state-sync window or builds its 429 (and counts it).
+pub fn check_client<B: Backend>(state: &AppState<B>, client: IpAddr) -> Result<(), HttpError> {
+    state.state_sync_limiter.try_acquire(client).map_err(|wait| refusal(state, Limiter::StateSync, wait))
+}
+
+fn refusal<B: Backend>(state: &AppState<B>, limiter: Limiter, wait: Duration) -> HttpError {
+    refused(&state.metrics, limiter, wait)
+}
+
+/// Counts a refusal of `limiter` and builds its 429.
+fn refused(metrics: &RpcMetrics, limiter: Limiter, wait: Duration) -> HttpError {
+    metrics.rate_limited(limiter);
+    HttpError::rate_limited(retry_after_secs(wait), format!("{} rate limit exceeded", limiter.label()))
+}
+
+/// Middleware applying the global limit to every request.
+pub async fn global(State(http): State<crate::Http>, request: Request, next: Next) -> Response {
+    match http.global_limiter.try_acquire() {
+        Ok(()) => next.run(request).await,
+        Err(wait) => refused(&http.metrics, Limiter::Global, wait).into_response(),
+    }
+}
