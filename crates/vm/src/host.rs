@@ -18,25 +18,11 @@
 //! The VM has already filled the callee's [`CallContext`] (depth + 1, caller = the calling actor)
 //! and bounded its cycles and cells by what the caller has left.
 
-use crate::{error::HostError, invoke::Outcome};
+use crate::{
+    error::HostError,
+    invocation::{CallContext, Outcome},
+};
 use drover_types::Address;
-
-/// Who and when: the context of one handler execution.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct CallContext {
-    /// The actor whose code runs.
-    pub self_address: Address,
-    /// The account or actor that sent this message (the transaction sender at depth 0).
-    pub caller: Address,
-    /// The transaction sender (or, for deliveries and timers, whoever the executor designates).
-    pub origin: Address,
-    pub block_height: u64,
-    pub timestamp_ms: u64,
-    /// Value moved to `self_address` with this message, in base units.
-    pub value: u128,
-    /// Synchronous call depth: 0 for the outermost handler.
-    pub depth: u32,
-}
 
 /// A synchronous call from one actor to another, as the VM hands it to [`Host::call`].
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -17,91 +17,17 @@
 
 use crate::{
     cache::{CompiledModule, ModuleCache},
-    entitlements::Entitlements,
     error::{Abort, HostError, VmError},
-    host::{CallContext, Host},
+    host::Host,
+    invocation::{Invocation, Outcome, Status},
     limits::*,
     runtime::{self, Ctx},
     validate::{CodeInfo, validate},
 };
-use drover_types::{
-    H256,
-    exec_error::{ExecCode, ExecError},
-    keccak256,
-};
+use drover_types::{H256, exec_error::ExecCode, keccak256};
 use parking_lot::Mutex;
 use std::sync::Arc;
 use wasmi::{Engine, Store, TrapCode};
-
-/// What to run and with which rights and budgets.
-#[derive(Debug, Clone)]
-pub struct Invocation<'a> {
-    pub handler: &'a str,
-    pub payload: &'a [u8],
-    pub context: CallContext,
-    /// The actor's manifest, checked by [`validate_manifest`](crate::validate_manifest) at deploy.
-    pub entitlements: Entitlements,
-    pub cycles_limit: u64,
-    pub cells_limit: u64,
-    /// Any state-writing host call fails with E1206 (API 5003).
-    pub read_only: bool,
-}
-
-/// How a handler ended.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Status {
-    Success,
-    /// The actor called `revert`: its effects must be discarded; the reason goes in the receipt.
-    Revert {
-        reason: Vec<u8>,
-    },
-    /// The actor was stopped (trap, limit, refused host call, host error); effects discarded.
-    Trap(ExecError),
-}
-
-impl Status {
-    /// The E-code a receipt carries: none on success, E1201 for a revert.
-    pub fn code(&self) -> Option<ExecCode> {
-        match self {
-            Status::Success => None,
-            Status::Revert { .. } => Some(ExecCode::Reverted),
-            Status::Trap(e) => Some(e.code),
-        }
-    }
-}
-
-/// The result of one invocation.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Outcome {
-    pub status: Status,
-    /// What the handler passed to `set_result` (empty unless it succeeded).
-    pub result: Vec<u8>,
-    /// Cycles metered, including nested calls; the whole budget when it ran out of cycles.
-    pub cycles_used: u64,
-    /// Cells metered, including nested calls (also when they were rolled back).
-    pub cells_used: u64,
-}
-
-impl Outcome {
-    pub fn is_success(&self) -> bool {
-        self.status == Status::Success
-    }
-
-    /// The receipt's error object, if any (a revert is E1201 with the reason as message).
-    pub fn error(&self) -> Option<ExecError> {
-        match &self.status {
-            Status::Success => None,
-            Status::Revert { reason } => {
-                Some(ExecError::new(ExecCode::Reverted, String::from_utf8_lossy(reason).into_owned()))
-            }
-            Status::Trap(e) => Some(e.clone()),
-        }
-    }
-
-    fn trap(code: ExecCode, message: impl Into<String>, cycles_used: u64) -> Outcome {
-        Outcome { status: Status::Trap(ExecError::new(code, message)), result: Vec::new(), cycles_used, cells_used: 0 }
-    }
-}
 
 /// Wasm bytes compiled on one engine before the next module gets a fresh one: bounds what a
 /// stream of distinct modules (deploys, recompiles after eviction) can pin in memory.

@@ -12,8 +12,9 @@ use crate::{
     cache::CompiledModule,
     entitlements::Entitlements,
     error::{HostError, VmError},
-    host::{CallContext, CallRequest, Host, OutgoingMessage, StorageEntry, TimerRequest},
-    invoke::Invocation,
+    host::{CallRequest, Host, OutgoingMessage, StorageEntry, TimerRequest},
+    invocation::CallContext,
+    invocation::Invocation,
     limits::MAX_PENDING_TIMERS_PER_ACTOR,
 };
 use drover_types::{Address, exec_error::ExecCode};

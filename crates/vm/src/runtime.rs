@@ -12,8 +12,8 @@ use crate::{
     abi::{CALL_FAILED, CALL_REVERTED, CALL_SUCCESS, HOST_FUNCTIONS, HOST_MODULE},
     entitlements::Entitlement,
     error::Abort,
-    host::{CallContext, CallRequest, Host, OutgoingMessage, TimerRequest},
-    invoke::{Invocation, Status},
+    host::{CallRequest, Host, OutgoingMessage, TimerRequest},
+    invocation::{CallContext, Invocation, Status},
     limits::*,
     meter::*,
 };
