@@ -10,15 +10,12 @@
 //! (once per distinct sender in a batch: batches often carry one sender's nonce run) and the
 //! mempool decides. A failed state read is a transient refusal (2017).
 
+use crate::error::NodeError;
 use crate::{chain::ChainShared, databases::Databases};
 use drover_mempool::SenderState;
 use drover_state::Account;
 use drover_types::{Address, ErrorCode, VerifiedTransaction, error::ApiError, payload::Deploy};
 use std::{collections::HashMap, time::Instant};
-
-fn internal(e: impl std::fmt::Display) -> ApiError {
-    ApiError::new(ErrorCode::Internal, e.to_string())
-}
 
 /// An account in the latest finalized state: from the account view (no lock), or from the
 /// database while the view is warming up.
@@ -37,8 +34,8 @@ where
     let db = databases.read().await;
     let read = db.get(&key).await;
     chain.record_storage(read.is_ok());
-    match read.map_err(internal)? {
-        Some(bytes) => Account::decode(&bytes).map(Some).map_err(internal),
+    match read.map_err(NodeError::from)? {
+        Some(bytes) => Ok(Some(Account::decode(&bytes).map_err(NodeError::from)?)),
         None => Ok(None),
     }
 }
@@ -52,7 +49,7 @@ where
     let db = databases.read().await;
     let read = db.get(&key).await;
     chain.record_storage(read.is_ok());
-    read.map(|record| record.is_some()).map_err(internal)
+    Ok(read.map_err(NodeError::from)?.is_some())
 }
 
 /// The address a transaction sends a message to, when that address must hold an actor: a

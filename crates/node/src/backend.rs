@@ -5,6 +5,7 @@
 //! its funded account, serialised so concurrent requests get consecutive nonces. Proofs are
 //! built by [`Prover`].
 
+use crate::error::NodeError;
 use crate::{
     admission,
     application::Scheme,
@@ -197,10 +198,6 @@ struct Inner {
 #[derive(Clone)]
 pub struct NodeHandle(Arc<Inner>);
 
-fn internal(e: impl std::fmt::Display) -> ApiError {
-    ApiError::new(ErrorCode::Internal, e.to_string())
-}
-
 impl NodeHandle {
     /// A page of an actor's entries in an index whose cursors are `N`-byte positions, with the
     /// next page's cursor (`None`: no actor there).
@@ -219,7 +216,7 @@ impl NodeHandle {
             .map(|bytes| <[u8; N]>::try_from(bytes.as_slice()))
             .transpose()
             .map_err(|_| ApiError::new(ErrorCode::BadRequest, format!("this cursor is {N} bytes")))?;
-        let (entries, more) = fetch(after, usize::try_from(limit).unwrap_or(usize::MAX)).map_err(internal)?;
+        let (entries, more) = fetch(after, usize::try_from(limit).unwrap_or(usize::MAX)).map_err(NodeError::from)?;
         let next_cursor = more.then(|| entries.last().map(|e| format!("0x{}", hex::encode(position(e))))).flatten();
         Ok(Some((entries, next_cursor)))
     }
@@ -268,7 +265,7 @@ impl NodeHandle {
             }
             ::tokio::time::sleep(std::time::Duration::from_millis(PAIRING_RETRY_MS)).await;
         }
-        Err(internal("the state kept moving: no finalized block matched it"))
+        Err(NodeError::unfinished("the state kept moving: no finalized block matched it").into())
     }
 
     /// Several keys of the latest applied state, read under one lock so they agree.
@@ -278,7 +275,7 @@ impl NodeHandle {
         for (value, key) in values.iter_mut().zip(&keys) {
             let read = db.get(key).await;
             self.0.chain.record_storage(read.is_ok());
-            *value = read.map_err(internal)?;
+            *value = read.map_err(NodeError::from)?;
         }
         Ok(values)
     }
@@ -328,12 +325,12 @@ impl Backend for NodeHandle {
     }
 
     async fn transaction(&self, hash: H256) -> Result<Option<IncludedTransaction>, ApiError> {
-        let found = self.0.chain.indexes.transaction(&hash).map_err(internal)?;
+        let found = self.0.chain.indexes.transaction(&hash)?;
         Ok(found.map(|t| IncludedTransaction { tx: t.tx, block_height: t.height, index: t.index }))
     }
 
     async fn receipt(&self, hash: H256) -> Result<Option<Receipt>, ApiError> {
-        self.0.chain.indexes.receipt(&hash).map_err(internal)
+        Ok(self.0.chain.indexes.receipt(&hash)?)
     }
 
     fn pending_transaction(&self, hash: H256) -> Option<VerifiedTransaction> {
@@ -353,9 +350,11 @@ impl Backend for NodeHandle {
             .read_keys([keys::actor_key(&address), keys::account_key(&address), keys::mailbox_usage_key(&address)])
             .await?;
         let Some(record) = record else { return Ok(None) };
-        let record = ActorRecord::decode(&record).map_err(internal)?;
-        let account = account.map(|bytes| Account::decode(&bytes)).transpose().map_err(internal)?.unwrap_or_default();
-        let usage = usage.map(|bytes| MailboxUsage::decode(&bytes)).transpose().map_err(internal)?.unwrap_or_default();
+        let record = ActorRecord::decode(&record).map_err(NodeError::from)?;
+        let account =
+            account.map(|bytes| Account::decode(&bytes)).transpose().map_err(NodeError::from)?.unwrap_or_default();
+        let usage =
+            usage.map(|bytes| MailboxUsage::decode(&bytes)).transpose().map_err(NodeError::from)?.unwrap_or_default();
         Ok(Some(ActorInfo {
             address,
             code_hash: record.code_hash,
@@ -377,7 +376,7 @@ impl Backend for NodeHandle {
         limit: u64,
     ) -> Result<Option<StoragePage>, ApiError> {
         let db = self.0.databases.read().await;
-        if db.get(&keys::actor_key(&address)).await.map_err(internal)?.is_none() {
+        if db.get(&keys::actor_key(&address)).await.map_err(NodeError::from)?.is_none() {
             return Ok(None);
         }
         let after = after.map(|key| keys::storage_key(&address, &key));
@@ -385,7 +384,8 @@ impl Backend for NodeHandle {
             Some((owner, user_key)) if owner == address => Some(StorageEntryInfo { key: user_key.to_vec(), value }),
             _ => None,
         };
-        let (items, more) = scan(&db, &keys::storage_range(&address), after, limit, own).await.map_err(internal)?;
+        let (items, more) =
+            scan(&db, &keys::storage_range(&address), after, limit, own).await.map_err(NodeError::from)?;
         let next_cursor = more.then(|| items.last().map(|e| format!("0x{}", hex::encode(&e.key)))).flatten();
         Ok(Some(StoragePage { items, next_cursor, limit }))
     }
@@ -396,7 +396,7 @@ impl Backend for NodeHandle {
         if actor.is_none() {
             return Ok(None);
         }
-        count.map_or(Ok(0), |bytes| drover_state::decode_count(&bytes).map_err(internal)).map(Some)
+        Ok(Some(count.map_or(Ok(0), |bytes| drover_state::decode_count(&bytes)).map_err(NodeError::from)?))
     }
 
     async fn actor_mailbox(
@@ -406,20 +406,21 @@ impl Backend for NodeHandle {
         limit: u64,
     ) -> Result<Option<MailboxPage>, ApiError> {
         let db = self.0.databases.read().await;
-        if db.get(&keys::actor_key(&address)).await.map_err(internal)?.is_none() {
+        if db.get(&keys::actor_key(&address)).await.map_err(NodeError::from)?.is_none() {
             return Ok(None);
         }
         let after = after.map(|seq| keys::mailbox_entry_key(&address, seq));
         let own = |key: &[u8], _| keys::mailbox_entry(key).filter(|(owner, _)| *owner == address).map(|(_, seq)| seq);
-        let (seqs, more) = scan(&db, &keys::mailbox_range(&address), after, limit, own).await.map_err(internal)?;
+        let (seqs, more) =
+            scan(&db, &keys::mailbox_range(&address), after, limit, own).await.map_err(NodeError::from)?;
         let mut items = Vec::with_capacity(seqs.len());
         for seq in seqs {
             let bytes = db
                 .get(&keys::message_key(seq))
                 .await
-                .map_err(internal)?
-                .ok_or_else(|| internal(format!("message {seq} of {address} is missing")))?;
-            let message = MessageRecord::decode(&bytes).map_err(internal)?;
+                .map_err(NodeError::from)?
+                .ok_or_else(|| NodeError::missing(format!("message {seq} of {address}")))?;
+            let message = MessageRecord::decode(&bytes).map_err(NodeError::from)?;
             items.push(MailboxMessageInfo {
                 seq,
                 from: message.from,
@@ -467,27 +468,28 @@ impl Backend for NodeHandle {
 
     async fn actor_timers(&self, address: Address, page: Page) -> Result<Option<TimerPage>, ApiError> {
         let db = self.0.databases.read().await;
-        if db.get(&keys::actor_key(&address)).await.map_err(internal)?.is_none() {
+        if db.get(&keys::actor_key(&address)).await.map_err(NodeError::from)?.is_none() {
             return Ok(None);
         }
-        let total = match db.get(&keys::timer_pending_key(&address)).await.map_err(internal)? {
-            Some(bytes) => drover_state::decode_count(&bytes).map_err(internal)?,
+        let total = match db.get(&keys::timer_pending_key(&address)).await.map_err(NodeError::from)? {
+            Some(bytes) => drover_state::decode_count(&bytes).map_err(NodeError::from)?,
             None => 0,
         };
         // An actor holds at most MAX_PENDING_TIMERS_PER_ACTOR timers, so skipping to the offset
         // scans a bounded range.
         let own = |key: &[u8], _| keys::timer_index_entry(key).filter(|(owner, _)| *owner == address).map(|(_, id)| id);
         let wanted = page.offset.saturating_add(page.limit);
-        let (ids, _) = scan(&db, &keys::timer_index_range(&address), None, wanted, own).await.map_err(internal)?;
+        let (ids, _) =
+            scan(&db, &keys::timer_index_range(&address), None, wanted, own).await.map_err(NodeError::from)?;
         let mut timers = Vec::new();
         for id in ids.into_iter().skip(usize::try_from(page.offset).unwrap_or(usize::MAX)) {
             let (height, seq) = drover_state::timer::timer_id_parts(id);
             let bytes = db
                 .get(&keys::timer_key(height, seq))
                 .await
-                .map_err(internal)?
-                .ok_or_else(|| internal(format!("timer {id} of {address} is missing")))?;
-            let timer = TimerRecord::decode(&bytes).map_err(internal)?;
+                .map_err(NodeError::from)?
+                .ok_or_else(|| NodeError::missing(format!("timer {id} of {address}")))?;
+            let timer = TimerRecord::decode(&bytes).map_err(NodeError::from)?;
             timers.push(TimerInfo {
                 id,
                 height,
@@ -501,10 +503,10 @@ impl Backend for NodeHandle {
 
     async fn actor_upgrades(&self, address: Address, page: Page) -> Result<Option<UpgradePage>, ApiError> {
         let db = self.0.databases.read().await;
-        let Some(record) = db.get(&keys::actor_key(&address)).await.map_err(internal)? else {
+        let Some(record) = db.get(&keys::actor_key(&address)).await.map_err(NodeError::from)? else {
             return Ok(None);
         };
-        let record = ActorRecord::decode(&record).map_err(internal)?;
+        let record = ActorRecord::decode(&record).map_err(NodeError::from)?;
         let total = u64::from(record.upgrades);
         let mut history = Vec::new();
         for seq in page.offset.min(total)..page.offset.saturating_add(page.limit).min(total) {
@@ -513,9 +515,9 @@ impl Backend for NodeHandle {
             let bytes = db
                 .get(&keys::upgrade_key(&address, seq))
                 .await
-                .map_err(internal)?
-                .ok_or_else(|| internal(format!("upgrade {seq} of {address} is missing")))?;
-            let upgrade = UpgradeRecord::decode(&bytes).map_err(internal)?;
+                .map_err(NodeError::from)?
+                .ok_or_else(|| NodeError::missing(format!("upgrade {seq} of {address}")))?;
+            let upgrade = UpgradeRecord::decode(&bytes).map_err(NodeError::from)?;
             history.push(UpgradeInfo {
                 height: upgrade.height,
                 old_code_hash: upgrade.old_code_hash,
@@ -567,17 +569,17 @@ impl Backend for NodeHandle {
                         self.0.prover.block_with_root(&answered_at.root).await.map(|b| b.height)
                     };
                     // A state the answers hold at is a finalized one: it has a block.
-                    let height =
-                        height.ok_or_else(|| internal("the state a read ended at has no block near the tip"))?;
+                    let height = height
+                        .ok_or_else(|| NodeError::unfinished("the state a read ended at has no block near the tip"))?;
                     return read_response(outcome, height, to_h256(&answered_at.root));
                 }
                 (Err(ReadFailure::NoActor(address)), _) => {
                     return Err(ApiError::new(ErrorCode::ActorNotFound, format!("address {address} holds no actor")));
                 }
-                (Err(ReadFailure::Corrupt(e)), _) => return Err(internal(e)),
+                (Err(ReadFailure::Corrupt(e)), _) => return Err(NodeError::unfinished(e).into()),
                 (Err(ReadFailure::Unavailable(_)), Some(Interrupt::StateMoved)) => restarts += 1,
                 (Err(ReadFailure::Unavailable(_)), Some(Interrupt::OutOfTime)) => break,
-                (Err(ReadFailure::Unavailable(fault)), _) => return Err(internal(fault)),
+                (Err(ReadFailure::Unavailable(fault)), _) => return Err(NodeError::unfinished(fault).into()),
             }
         }
         Err(ApiError::new(
@@ -592,7 +594,7 @@ impl Backend for NodeHandle {
     async fn actor_code(&self, address: Address) -> Result<Option<ActorCodeInfo>, ApiError> {
         let [record, code] = self.read_keys([keys::actor_key(&address), keys::actor_code_key(&address)]).await?;
         let (Some(record), Some(code)) = (record, code) else { return Ok(None) };
-        let record = ActorRecord::decode(&record).map_err(internal)?;
+        let record = ActorRecord::decode(&record).map_err(NodeError::from)?;
         Ok(Some(ActorCodeInfo { address, code_hash: record.code_hash, size: code.len() as u64, code }))
     }
 
@@ -677,13 +679,13 @@ impl Backend for NodeHandle {
             signature: None,
         }
         .sign(&faucet.key);
-        let verified = tx.verify().map_err(internal)?;
+        let verified = tx.verify().map_err(NodeError::unfinished)?;
         let hash = verified.hash;
         let mut results = self.submit(vec![verified]).await;
         match results.pop() {
             Some(Ok(())) => Ok(hash),
             Some(Err(e)) => Err(e),
-            None => Err(internal("admission returned no result")),
+            None => Err(NodeError::unfinished("admission returned no result").into()),
         }
     }
 

@@ -25,6 +25,7 @@ pub mod config;
 pub mod databases;
 pub mod devnet;
 pub mod engine;
+pub mod error;
 pub mod fast_sync;
 pub mod genesis;
 pub mod gossip;

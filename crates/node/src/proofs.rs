@@ -17,6 +17,7 @@
 //! The last paired block is cached by state root, so proofs between two blocks cost only the
 //! database reads.
 
+use crate::error::NodeError;
 use crate::{
     application::Scheme,
     block::{Block, to_h256},
@@ -48,10 +49,6 @@ pub const PAIRING_ATTEMPTS_MAX: u32 = 50;
 pub const PAIRING_RETRY_MS: u64 = 5;
 /// Finalized blocks below the tip whose post-state a root is looked for in.
 pub const PAIRING_DEPTH_BLOCKS: u64 = 8;
-
-fn internal(e: impl std::fmt::Display) -> ApiError {
-    ApiError::new(ErrorCode::Internal, e.to_string())
-}
 
 type Marshal = Mailbox<Scheme, Standard<Block>>;
 
@@ -178,7 +175,7 @@ impl Prover {
                 })
                 .collect());
         }
-        Err(ApiError::new(ErrorCode::Internal, "the state kept advancing while it was being proven; retry"))
+        Err(NodeError::unfinished("the state kept advancing while it was being proven").into())
     }
 
     /// Values and encoded proofs of `keys`, with the root they prove against, under one read lock.
@@ -190,10 +187,10 @@ impl Prover {
         let root = db.root();
         let mut proven = Vec::with_capacity(keys.len());
         for key in keys {
-            let value = db.get(key).await.map_err(internal)?;
+            let value = db.get(key).await.map_err(NodeError::from)?;
             let proof = match &value {
-                Some(_) => db.key_value_proof(key.clone()).await.map_err(internal)?.encode().to_vec(),
-                None => db.exclusion_proof(key).await.map_err(internal)?.encode().to_vec(),
+                Some(_) => db.key_value_proof(key.clone()).await.map_err(NodeError::from)?.encode().to_vec(),
+                None => db.exclusion_proof(key).await.map_err(NodeError::from)?.encode().to_vec(),
             };
             proven.push((value, proof));
         }
@@ -206,7 +203,7 @@ impl Prover {
         kind: InclusionProofKind,
         hash: H256,
     ) -> Result<Option<InclusionProofInfo>, ApiError> {
-        let Some(found) = self.chain.indexes.transaction(&hash).map_err(internal)? else {
+        let Some(found) = self.chain.indexes.transaction(&hash)? else {
             return Ok(None);
         };
         let height = found.height;
@@ -222,11 +219,12 @@ impl Prover {
         let inner = block.inner();
         let hashes: Vec<H256> = inner.transactions.iter().map(|tx| keccak256(tx)).collect();
         let index = found.index;
-        let position = usize::try_from(index).map_err(internal)?;
+        let position = usize::try_from(index).map_err(NodeError::unfinished)?;
         if hashes.get(position) != Some(&hash) {
-            return Err(internal(format!(
+            return Err(NodeError::Inconsistent(format!(
                 "index says transaction {hash} is #{index} of block {height}, the block disagrees"
-            )));
+            ))
+            .into());
         }
         let (leaves, encoded, root) = match kind {
             InclusionProofKind::Tx => (
@@ -241,15 +239,15 @@ impl Prover {
                         .chain
                         .indexes
                         .receipt(tx)
-                        .map_err(internal)?
-                        .ok_or_else(|| internal(format!("no receipt indexed for {tx} of block {height}")))?;
+                        .map_err(NodeError::from)?
+                        .ok_or_else(|| NodeError::missing(format!("the receipt of {tx} in block {height}")))?;
                     encoded_receipts.push(receipt.encode());
                 }
                 let leaves = encoded_receipts.iter().map(|r| receipt_leaf(r)).collect();
                 (leaves, encoded_receipts.swap_remove(position), inner.receipts_root)
             }
         };
-        let proof = bmt_proof(&leaves, index).map_err(internal)?;
+        let proof = bmt_proof(&leaves, index).map_err(NodeError::unfinished)?;
         Ok(Some(InclusionProofInfo {
             kind,
             tx_hash: hash,
