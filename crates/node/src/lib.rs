@@ -15,26 +15,26 @@
 //! [`proofs`] builds the state, transaction and receipt proofs light clients verify;
 //! [`engine`] assembles and runs everything.
 
-pub mod accounts;
+pub(crate) mod accounts;
 pub mod admission;
 pub mod application;
-pub mod backend;
+pub(crate) mod backend;
 pub use drover_block::block;
 pub mod chain;
 pub mod config;
 pub mod databases;
 pub mod devnet;
 pub mod engine;
-pub mod error;
+pub(crate) mod error;
 pub mod fast_sync;
 pub mod genesis;
-pub mod gossip;
-pub mod height_file;
-pub mod indexes;
+pub(crate) mod gossip;
+pub(crate) mod height_file;
+pub(crate) mod indexes;
 pub mod keys;
-pub mod metrics;
-pub mod proofs;
-pub mod reads;
+pub(crate) mod metrics;
+pub(crate) mod proofs;
+pub(crate) mod reads;
 
-pub mod sync_source;
-pub mod translator;
+pub(crate) mod sync_source;
+pub(crate) mod translator;

@@ -139,11 +139,6 @@ impl<E: commonware_storage::Context + commonware_runtime::Spawner> AttachedState
     pub fn new(peers: Option<HttpPeers>, op_cfg: <StateOp<E> as Read>::Cfg) -> Self {
         Self { db: Arc::new(OnceLock::new()), peers, op_cfg }
     }
-
-    /// The database, once `Stateful` has recovered or synced it.
-    pub fn database(&self) -> Option<Shared<StateDb<E>>> {
-        self.db.get().cloned()
-    }
 }
 
 impl<E: Bounds> AttachableResolverSet<StateDatabases<E>> for AttachedState<E> {
