@@ -16,11 +16,11 @@
 //! [`ClientError::UnexpectedResponse`].
 
 pub mod amount;
-pub mod builder;
+pub(crate) mod builder;
 mod client;
-pub mod error;
+pub(crate) mod error;
 pub mod verify;
-pub mod wallet;
+pub(crate) mod wallet;
 
 pub use builder::{BasefeeFieldError, BuildError, FeeSuggestion, TRANSFER_CYCLES, TxBuilder, TxContext};
 pub use client::{BlockSelector, BlockSelectorParseError, Client, REQUEST_TIMEOUT_SECS_DEFAULT, RESPONSE_BYTES_MAX};

@@ -76,7 +76,7 @@
 //! of 1,000 transfers among 256 accounts executes in about 1.5 ms, and `build_block` over the
 //! same candidates takes about as long.
 
-pub mod actors;
+pub(crate) mod actors;
 mod basefee;
 mod block;
 mod genesis;

@@ -20,19 +20,19 @@
 //! which saves a good part of what a small request costs. Every answer that is not a success
 //! is our JSON error body, including unknown routes (404, 1002) and wrong methods (405, 1001).
 
-pub mod admission;
+pub(crate) mod admission;
 pub mod backend;
 pub mod error;
-pub mod extract;
+pub(crate) mod extract;
 pub mod limits;
-pub mod metrics;
-pub mod openapi;
+pub(crate) mod metrics;
+pub(crate) mod openapi;
 pub mod pagination;
-pub mod rate_limit;
+pub(crate) mod rate_limit;
 pub mod routes;
-pub mod server;
+pub(crate) mod server;
 pub mod starting;
-pub mod state;
+pub(crate) mod state;
 
 #[cfg(test)]
 mod mock;

@@ -43,7 +43,6 @@ impl Http {
 pub struct AppState<B> {
     pub backend: B,
     pub metrics: Arc<RpcMetrics>,
-    pub global_limiter: Arc<SlidingWindow>,
     pub faucet_limiter: Arc<SlidingWindow>,
     pub state_sync_limiter: Arc<PerClient>,
     /// One permit per `/submit_wait` wait allowed in flight.
@@ -59,7 +58,6 @@ impl<B: Backend> AppState<B> {
         Self {
             backend,
             metrics: http.metrics.clone(),
-            global_limiter: http.global_limiter.clone(),
             faucet_limiter: Arc::new(SlidingWindow::new(
                 faucet_per_minute,
                 Duration::from_millis(FAUCET_RATE_LIMIT_WINDOW_MS),

@@ -22,15 +22,11 @@ use axum::{
     response::{IntoResponse, Response},
 };
 use std::{net::IpAddr, time::Duration};
-use window::{Limiter, NodeWide, retry_after_secs};
+use window::{Limiter, retry_after_secs};
 
-/// Takes a slot of the global or the faucet limiter, or builds its 429 (and counts it).
-pub fn check<B: Backend>(state: &AppState<B>, limiter: NodeWide) -> Result<(), HttpError> {
-    let (window, label) = match limiter {
-        NodeWide::Global => (&state.global_limiter, Limiter::Global),
-        NodeWide::Faucet => (&state.faucet_limiter, Limiter::Faucet),
-    };
-    window.try_acquire().map_err(|wait| refusal(state, label, wait))
+/// Takes a slot of the faucet's limiter, or builds its 429 (and counts it).
+pub fn check_faucet<B: Backend>(state: &AppState<B>) -> Result<(), HttpError> {
+    state.faucet_limiter.try_acquire().map_err(|wait| refusal(state, Limiter::Faucet, wait))
 }
 
 /// Takes a slot of `client`'s state-sync window or builds its 429 (and counts it).

@@ -30,13 +30,6 @@ impl Limiter {
     }
 }
 
-/// The limiters shared by all clients.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum NodeWide {
-    Global,
-    Faucet,
-}
-
 /// At most `limit` acquisitions in any `window`.
 #[derive(Debug)]
 pub struct SlidingWindow {

@@ -10,7 +10,7 @@ use crate::{
     backend::Backend,
     error::HttpError,
     extract::{RawBody, json_body, parse_address},
-    rate_limit::{self, window::NodeWide},
+    rate_limit,
     state::AppState,
 };
 use axum::{Json, extract::State};
@@ -53,7 +53,7 @@ pub async fn faucet<B: Backend>(
     }
     let request: FaucetBody = json_body(&body)?;
     let address = parse_address(&request.address)?;
-    rate_limit::check(&state, NodeWide::Faucet)?;
+    rate_limit::check_faucet(&state)?;
     let tx_hash = state.backend.fund(address).await?;
     Ok(Json(FaucetResponse { tx_hash, address, amount: settings.drip_amount }))
 }
