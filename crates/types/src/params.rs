@@ -1,0 +1,21 @@
+//! Protocol numbers that more than one crate needs.
+//!
+//! Each is a consensus rule or a fact of the wire format: the executor, the pool, the SDK and the
+//! API must agree on it, so it is defined here once and every crate uses this definition.
+//! Changing one is a protocol upgrade.
+
+/// Decimal places of one DRV in base units.
+pub const DRV_DECIMALS: usize = 9;
+
+/// Base units in one DRV.
+pub const BASE_UNITS_PER_DRV: u128 = 10u128.pow(DRV_DECIMALS as u32);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_drv_is_a_billion_base_units() {
+        assert_eq!(BASE_UNITS_PER_DRV, 1_000_000_000);
+    }
+}
