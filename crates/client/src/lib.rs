@@ -22,7 +22,7 @@ pub mod error;
 pub mod verify;
 pub mod wallet;
 
-pub use builder::{BasefeeFieldError, BuildError, FeeSuggestion, TRANSFER_CYCLES, TxBuilder, TxContext};
+pub use builder::{BasefeeFieldError, BuildError, FeeSuggestion, TxBuilder, TxContext};
 pub use client::{BlockSelector, BlockSelectorParseError, Client, REQUEST_TIMEOUT_SECS_DEFAULT, RESPONSE_BYTES_MAX};
 pub use error::ClientError;
 pub use wallet::{Wallet, WalletError};

@@ -434,13 +434,14 @@ pub fn validate_block_limits(params: &FeeParams, cycles_used: u64, cells_used: u
 mod tests {
     use super::*;
     use crate::{
-        TRANSFER_CYCLES, genesis_writes,
+        genesis_writes,
         testing::{
             State, account, address, apply, balance, env, genesis, total_supply, transfer, transfer_tx, verified, vm,
         },
         transfer_event_data,
     };
     use drover_state::Account;
+    use drover_types::params::TRANSFER_CYCLES;
     use drover_types::{Event, SecretKey, Transaction, exec_error::ExecCode};
 
     const RICH: u128 = 1_000_000_000_000;

@@ -13,9 +13,6 @@
 use drover_types::{H256, Transaction};
 use std::cmp::Reverse;
 
-/// Cycles every transaction costs before it runs (a plain transfer costs exactly this).
-pub const INTRINSIC_TRANSFER_CYCLES: u64 = 21_000;
-
 /// Basefees in force (base units per cycle and per cell).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Basefees {

@@ -48,7 +48,7 @@ mod testing;
 pub use admission::{Admitted, SenderState};
 pub use config::Config;
 pub use dropped::{DROPPED_HISTORY_LEN, DropReason};
-pub use fees::{Basefees, INTRINSIC_TRANSFER_CYCLES};
+pub use fees::Basefees;
 pub use select::SelectLimits;
 
 use drover_types::{Address, H256, VerifiedTransaction, error::ApiError};

@@ -175,7 +175,7 @@ where
 }
 
 /// Cycles limit the faucet puts on its transfers (exactly a transfer's cost).
-const FAUCET_CYCLES_LIMIT: u64 = drover_execution::TRANSFER_CYCLES;
+const FAUCET_CYCLES_LIMIT: u64 = drover_types::params::TRANSFER_CYCLES;
 
 struct Inner {
     chain: Arc<ChainShared>,

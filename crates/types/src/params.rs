@@ -10,6 +10,10 @@ pub const DRV_DECIMALS: usize = 9;
 /// Base units in one DRV.
 pub const BASE_UNITS_PER_DRV: u128 = 10u128.pow(DRV_DECIMALS as u32);
 
+/// Cycles charged for a plain value transfer, and the least any transaction costs: the executor
+/// charges it, the pool refuses a `cycles_limit` below it and the SDK sets it on transfers.
+pub const TRANSFER_CYCLES: u64 = 21_000;
+
 #[cfg(test)]
 mod tests {
     use super::*;
