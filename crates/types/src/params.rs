@@ -14,6 +14,10 @@ pub const BASE_UNITS_PER_DRV: u128 = 10u128.pow(DRV_DECIMALS as u32);
 /// charges it, the pool refuses a `cycles_limit` below it and the SDK sets it on transfers.
 pub const TRANSFER_CYCLES: u64 = 21_000;
 
+/// Longest actor storage key, in bytes: the VM refuses longer keys, so no longer key exists to be
+/// read, proven or paged through.
+pub const MAX_STORAGE_KEY_BYTES: usize = 256;
+
 #[cfg(test)]
 mod tests {
     use super::*;

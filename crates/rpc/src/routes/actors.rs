@@ -17,7 +17,7 @@ use crate::{
     backend::{ActorCall, Backend},
     error::HttpError,
     extract::{AddressParam, ApiQuery, RawBody, json_body, parse_address},
-    limits::{PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX, READ_MAX_CELLS, READ_MAX_CYCLES},
+    limits::{MAX_STORAGE_KEY_BYTES, PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX, READ_MAX_CELLS, READ_MAX_CYCLES},
     pagination::Page,
     state::AppState,
 };
@@ -31,9 +31,6 @@ use drover_types::{
     },
 };
 use serde::Deserialize;
-
-/// Longest storage key a cursor may name, in bytes (the VM's bound on actor keys).
-pub const STORAGE_CURSOR_BYTES_MAX: usize = 256;
 
 fn no_actor(address: Address) -> HttpError {
     HttpError::new(ErrorCode::ActorNotFound, format!("address {address} holds no actor"))
@@ -134,8 +131,8 @@ pub async fn storage<B: Backend>(
     ApiQuery(query): ApiQuery<CursorQuery>,
 ) -> Result<Json<StoragePage>, HttpError> {
     let after = query.hex_cursor(
-        |len| len <= STORAGE_CURSOR_BYTES_MAX,
-        &format!("a storage key of at most {STORAGE_CURSOR_BYTES_MAX} bytes of hex"),
+        |len| len <= MAX_STORAGE_KEY_BYTES,
+        &format!("a storage key of at most {MAX_STORAGE_KEY_BYTES} bytes of hex"),
     )?;
     state.backend.actor_storage(address, after, query.limit()).await?.map(Json).ok_or_else(|| no_actor(address))
 }
@@ -334,7 +331,7 @@ pub async fn read<B: Backend>(
 
 #[cfg(test)]
 mod tests {
-    use crate::mock::*;
+    use crate::{limits::MAX_STORAGE_KEY_BYTES, mock::*};
     use axum::http::StatusCode;
     use drover_types::{Address, ErrorCode};
 
@@ -446,7 +443,7 @@ mod tests {
         let app = crate::mock::api(mock, config);
         let at = |route: &str| route.replace("{address}", "0xacacacacacacacacacacacacacacacacacacacac");
         for (route, bytes) in [
-            ("/actors/{address}/storage", super::STORAGE_CURSOR_BYTES_MAX),
+            ("/actors/{address}/storage", MAX_STORAGE_KEY_BYTES),
             ("/actor/{address}/logs", super::LOG_CURSOR_BYTES),
             ("/actor/{address}/runs", super::RUN_CURSOR_BYTES),
         ] {
@@ -507,7 +504,7 @@ mod tests {
         assert_eq!(next["limit"], 1000);
         assert_eq!(next["items"][0]["key"], "0x62");
         assert!(next["next_cursor"].is_null());
-        let too_long = format!("?cursor={}", "ab".repeat(super::STORAGE_CURSOR_BYTES_MAX + 1));
+        let too_long = format!("?cursor={}", "ab".repeat(MAX_STORAGE_KEY_BYTES + 1));
         for bad in ["?cursor=zz", "?limit=-1", "?limit=ten", too_long.as_str()] {
             get(&app, &format!("{base}{bad}")).await.assert_error(400, ErrorCode::BadRequest);
         }
