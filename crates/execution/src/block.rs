@@ -156,7 +156,7 @@ pub fn prefetch_keys(env: &BlockEnv, txs: &[VerifiedTransaction]) -> Vec<Vec<u8>
 /// Basefees in force for the block: the stored record, or the initial ones before the genesis
 /// writes exist.
 fn basefees_in_force<S: StateRead>(params: &FeeParams, overlay: &mut Overlay<'_, S>) -> Result<Basefees, BlockError> {
-    let stored = overlay.record(&basefees_key(), Basefees::decode)?;
+    let stored = overlay.record(&basefees_key(), |bytes| Ok(Basefees::decode(bytes)?))?;
     Ok(stored.unwrap_or(Basefees { cycle: params.initial_basefee_cycle, cell: params.initial_basefee_cell }))
 }
 

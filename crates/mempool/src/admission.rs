@@ -25,10 +25,12 @@
 use crate::{
     account::Pending,
     dropped::DropReason,
-    fees::{Basefees, Priority, max_cost},
+    fees::{Priority, max_cost},
     pool::Pool,
 };
-use drover_types::{ErrorCode, H256, Transaction, VerifiedTransaction, error::ApiError, params::TRANSFER_CYCLES};
+use drover_types::{
+    Basefees, ErrorCode, H256, Transaction, VerifiedTransaction, error::ApiError, params::TRANSFER_CYCLES,
+};
 use std::time::Instant;
 
 /// The sender's account in the latest finalized state, as the caller read it.

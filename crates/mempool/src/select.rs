@@ -18,12 +18,8 @@
 //!
 //! Selection removes nothing: the proposal may be dropped.
 
-use crate::{
-    account::Account,
-    fees::{Basefees, Priority},
-    pool::Pool,
-};
-use drover_types::{Address, VerifiedTransaction, params::TRANSFER_CYCLES};
+use crate::{account::Account, fees::Priority, pool::Pool};
+use drover_types::{Address, Basefees, VerifiedTransaction, params::TRANSFER_CYCLES};
 use std::collections::{BinaryHeap, HashMap};
 
 /// Bounds of one proposal.

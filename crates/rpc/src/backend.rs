@@ -6,7 +6,7 @@
 
 use crate::pagination::Page;
 use drover_types::{
-    Address, H256, Receipt, VerifiedTransaction,
+    Address, Basefees, H256, Receipt, VerifiedTransaction,
     api::{
         AccountInfo, ActorCodeInfo, ActorInfo, ActorReadResponse, BlockInfo, ChainInfo, InclusionProofInfo,
         InclusionProofKind, LogPage, MailboxPage, StateProofInfo, StateSnapshot, StoragePage, SystemRunPage, TimerPage,
@@ -31,13 +31,6 @@ pub struct IncludedTransaction {
     pub tx: VerifiedTransaction,
     pub block_height: u64,
     pub index: u32,
-}
-
-/// Current basefees of the two markets (base units per cycle / per cell).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Basefees {
-    pub cycle: u128,
-    pub cell: u128,
 }
 
 /// Liveness figures for `/health/detailed`.

@@ -14,8 +14,8 @@ use crate::pagination::Page;
 use crate::{
     RpcConfig,
     backend::{
-        ActorCall, Backend, Basefees, BlockSelector, ChainHealth, FaucetSettings, IncludedTransaction,
-        OperationsRequest, StateQuery,
+        ActorCall, Backend, BlockSelector, ChainHealth, FaucetSettings, IncludedTransaction, OperationsRequest,
+        StateQuery,
     },
     router,
 };
@@ -25,7 +25,7 @@ use axum::{
     http::{HeaderMap, Request, StatusCode, header},
 };
 use drover_types::{
-    Address, ErrorCode, FeeBreakdown, H256, Receipt, SecretKey, Transaction, TxStatus, VerifiedTransaction,
+    Address, Basefees, ErrorCode, FeeBreakdown, H256, Receipt, SecretKey, Transaction, TxStatus, VerifiedTransaction,
     api::{
         AccountInfo, ActorCodeInfo, ActorInfo, ActorReadResponse, BlockInfo, ChainInfo, InclusionProofInfo,
         InclusionProofKind, LogInfo, LogPage, MailboxPage, ManifestInfo, ReceiptStatus, StateProofInfo, StateProofKind,

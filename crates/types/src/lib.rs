@@ -13,6 +13,7 @@
 
 pub mod address;
 pub mod api;
+pub mod basefees;
 pub mod cbor;
 pub mod error;
 pub mod event;
@@ -28,6 +29,7 @@ pub mod submission;
 pub mod transaction;
 
 pub use address::Address;
+pub use basefees::Basefees;
 pub use error::ErrorCode;
 pub use event::Event;
 pub use exec_error::ExecError;
