@@ -23,6 +23,7 @@ pub mod verify;
 pub mod wallet;
 
 pub use builder::{BasefeeFieldError, BuildError, FeeSuggestion, TxBuilder, TxContext};
-pub use client::{BlockSelector, BlockSelectorParseError, Client, REQUEST_TIMEOUT_SECS_DEFAULT, RESPONSE_BYTES_MAX};
+pub use client::{Client, REQUEST_TIMEOUT_SECS_DEFAULT, RESPONSE_BYTES_MAX};
+pub use drover_types::block_selector::{BlockSelector, BlockSelectorParseError};
 pub use error::ClientError;
 pub use wallet::{Wallet, WalletError};

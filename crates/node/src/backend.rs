@@ -27,13 +27,13 @@ use commonware_runtime::{Metrics as _, tokio};
 use commonware_storage::{mmr::Location, qmdb::sync::Request};
 use drover_execution::{BlockEnv, ReadFailure, ReadRequest, SystemRunKind, Vm, read_actor};
 use drover_rpc::backend::{
-    ActorCall, Backend, BlockSelector, ChainHealth, FaucetSettings, IncludedTransaction, OperationsRequest, StateQuery,
+    ActorCall, Backend, ChainHealth, FaucetSettings, IncludedTransaction, OperationsRequest, StateQuery,
 };
 use drover_rpc::pagination::Page;
 use drover_state::{Account, ActorRecord, MailboxUsage, MessageRecord, TimerRecord, UpgradeRecord, keys};
 use drover_types::exec_error::ExecCode;
 use drover_types::{
-    Address, Basefees, ErrorCode, H256, Receipt, Transaction, VerifiedTransaction,
+    Address, Basefees, BlockSelector, ErrorCode, H256, Receipt, Transaction, VerifiedTransaction,
     api::{
         AccountInfo, ActorCodeInfo, ActorInfo, ActorReadResponse, BlockInfo, ChainInfo, ExecErrorInfo,
         InclusionProofInfo, InclusionProofKind, LogInfo, LogOrigin, LogPage, MailboxMessageInfo, MailboxPage,

@@ -6,7 +6,7 @@
 
 use crate::pagination::Page;
 use drover_types::{
-    Address, Basefees, H256, Receipt, VerifiedTransaction,
+    Address, Basefees, BlockSelector, H256, Receipt, VerifiedTransaction,
     api::{
         AccountInfo, ActorCodeInfo, ActorInfo, ActorReadResponse, BlockInfo, ChainInfo, InclusionProofInfo,
         InclusionProofKind, LogPage, MailboxPage, StateProofInfo, StateSnapshot, StoragePage, SystemRunPage, TimerPage,
@@ -16,14 +16,6 @@ use drover_types::{
 };
 use std::future::Future;
 use tokio::sync::watch;
-
-/// Which block `GET /block/{selector}` asks for.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum BlockSelector {
-    Latest,
-    Height(u64),
-    Hash(H256),
-}
 
 /// An included transaction with where it was included.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -14,6 +14,7 @@
 pub mod address;
 pub mod api;
 pub mod basefees;
+pub mod block_selector;
 pub mod cbor;
 pub mod error;
 pub mod event;
@@ -30,6 +31,7 @@ pub mod transaction;
 
 pub use address::Address;
 pub use basefees::Basefees;
+pub use block_selector::BlockSelector;
 pub use error::ErrorCode;
 pub use event::Event;
 pub use exec_error::ExecError;
