@@ -484,8 +484,8 @@ async fn verify(client: &Client, what: VerifyCommand) -> Result<Report> {
             ("actor", verified.block, serde_json::json!({"address": address, "value": value}))
         }
         VerifyCommand::Storage { address, key, trust } => {
-            let digits = key.strip_prefix("0x").unwrap_or(&key);
-            let slot = hex::decode(digits).with_context(|| format!("storage key is not hex: {key:?}"))?;
+            let slot =
+                drover_types::hexfmt::decode(&key).with_context(|| format!("storage key is not hex: {key:?}"))?;
             let identity = trusted_identity(&trust.genesis)?;
             let proof = client.proof_storage(&address, &slot, None).await.context("cannot fetch the proof")?;
             let verified = verify::verify_storage(&proof, &identity).context("the proof does not verify")?;

@@ -20,7 +20,7 @@ pub mod error;
 pub mod event;
 pub mod exec_error;
 pub mod hash;
-mod hexfmt;
+pub mod hexfmt;
 pub mod keys;
 pub mod params;
 pub mod payload;

@@ -99,11 +99,11 @@ impl CursorQuery {
         self.limit.unwrap_or(PAGE_LIMIT_DEFAULT).clamp(1, PAGE_LIMIT_MAX)
     }
 
-    /// The cursor as hex bytes (`0x` optional) whose length `fits`; `what` says what it must be.
+    /// The cursor as hex bytes (`0x` or `0X` optional) whose length `fits`; `what` says what it must be.
     fn hex_cursor(&self, fits: impl Fn(usize) -> bool, what: &str) -> Result<Option<Vec<u8>>, HttpError> {
         self.cursor
             .as_deref()
-            .map(|text| match hex::decode(text.strip_prefix("0x").unwrap_or(text)) {
+            .map(|text| match drover_types::hexfmt::decode(text) {
                 Ok(bytes) if fits(bytes.len()) => Ok(bytes),
                 _ => {
                     Err(HttpError::new(ErrorCode::BadRequest, format!("cursor must be {what} (a page's next_cursor)")))
@@ -120,7 +120,7 @@ impl CursorQuery {
     summary = "An actor's storage, a page at a time in storage order",
     params(
         ("address" = String, Path, description = "20 bytes of hex, `0x` optional, any case."),
-        ("cursor" = Option<String>, Query, pattern = "^(0x)?([0-9a-fA-F]{2}){0,256}$", description = "The previous page's `next_cursor` (a storage key in hex); absent for the first page."),
+        ("cursor" = Option<String>, Query, pattern = "^(0[xX])?([0-9a-fA-F]{2}){0,256}$", description = "The previous page's `next_cursor` (a storage key in hex); absent for the first page."),
         ("limit" = Option<u64>, Query, description = "Items per page: default 50, capped at 1,000."),
     ),
     responses((status = 200, description = "Entries after the cursor and the next cursor.", body = CursorPage<StorageEntryInfo>))
@@ -192,7 +192,7 @@ pub const LOG_CURSOR_BYTES: usize = 17;
     description = "Topic, data, block height and origin of each event of the actor's successful executions (reverted parts emit nothing): a transaction (`tx_hash`, `tx_index`), a timer fire (`timer_id`) or a mailbox delivery (`message_seq`, `from`). Within a block, timer fires and deliveries ran first, so their events come first.",
     params(
         ("address" = String, Path, description = "20 bytes of hex, `0x` optional, any case."),
-        ("cursor" = Option<String>, Query, pattern = "^(0x)?[0-9a-fA-F]{34}$", description = "The previous page's `next_cursor` (17 bytes of hex); absent for the first page."),
+        ("cursor" = Option<String>, Query, pattern = "^(0[xX])?[0-9a-fA-F]{34}$", description = "The previous page's `next_cursor` (17 bytes of hex); absent for the first page."),
         ("limit" = Option<u64>, Query, description = "Items per page: default 50, capped at 1,000."),
     ),
     responses((status = 200, description = "Events after the cursor and the next cursor.", body = CursorPage<LogInfo>))
@@ -218,7 +218,7 @@ pub const RUN_CURSOR_BYTES: usize = 12;
     description = "Handlers of the actor that blocks ran before their transactions: timer fires (`timer_id`) and deliveries (`message_seq`, `from`), with status, metering, fee, revert reason, E-code and number of events. A timer dropped because the actor could not pay its maximum fee is `failed` with E1503.",
     params(
         ("address" = String, Path, description = "20 bytes of hex, `0x` optional, any case."),
-        ("cursor" = Option<String>, Query, pattern = "^(0x)?[0-9a-fA-F]{24}$", description = "The previous page's `next_cursor` (12 bytes of hex); absent for the first page."),
+        ("cursor" = Option<String>, Query, pattern = "^(0[xX])?[0-9a-fA-F]{24}$", description = "The previous page's `next_cursor` (12 bytes of hex); absent for the first page."),
         ("limit" = Option<u64>, Query, description = "Items per page: default 50, capped at 1,000."),
     ),
     responses((status = 200, description = "Runs after the cursor and the next cursor.", body = CursorPage<SystemRunInfo>))

@@ -56,8 +56,7 @@ pub const STORAGE_KEY_PATTERN: &str = "^(0[xX])?([0-9a-fA-F]{2}){0,256}$";
 /// Parses an actor storage key written as hex (`0x` optional, any case; `0x` alone is the empty
 /// key), at most [`MAX_STORAGE_KEY_BYTES`] bytes (1001 otherwise).
 pub fn parse_storage_key(text: &str) -> Result<Vec<u8>, HttpError> {
-    let digits = text.strip_prefix("0x").or_else(|| text.strip_prefix("0X")).unwrap_or(text);
-    let key = hex::decode(digits)
+    let key = drover_types::hexfmt::decode(text)
         .map_err(|err| HttpError::new(ErrorCode::BadRequest, format!("storage key is not hex ({err}): {text:?}")))?;
     if key.len() > MAX_STORAGE_KEY_BYTES {
         return Err(HttpError::new(
