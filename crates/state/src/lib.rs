@@ -50,7 +50,7 @@ pub use mailbox::{MailQueue, MailboxUsage, MessageRecord};
 pub use timer::{TimerCursor, TimerRecord};
 
 /// The value of an index marker: CBOR `null` (the key is the information).
-pub const MARKER: &[u8] = &[0xf6];
+pub const MARKER: &[u8] = &[drover_types::cbor::NULL];
 
 /// Canonical CBOR of a count record (timers per height and per owner, an actor's storage
 /// entries): a bare unsigned integer.
