@@ -37,8 +37,7 @@ pub enum CertificateError {
 
 /// Parses a group public key written as hex of its codec encoding (the genesis `identity`).
 pub fn parse_identity(text: &str) -> Result<Identity, String> {
-    let digits = text.trim();
-    let bytes = hex::decode(digits.strip_prefix("0x").unwrap_or(digits)).map_err(|e| format!("not hex: {e}"))?;
+    let bytes = drover_types::hexfmt::decode(text.trim()).map_err(|e| format!("not hex: {e}"))?;
     Identity::decode(bytes::Bytes::from(bytes)).map_err(|e| format!("not a group public key: {e}"))
 }
 

@@ -50,7 +50,7 @@ impl Input {
             return Ok(text.clone().into_bytes());
         }
         if let Some(hex) = &self.payload_hex {
-            return hex::decode(hex.strip_prefix("0x").unwrap_or(hex)).context("--payload-hex is not hex");
+            return drover_types::hexfmt::decode(hex).context("--payload-hex is not hex");
         }
         Ok(Vec::new())
     }

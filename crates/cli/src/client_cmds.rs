@@ -13,7 +13,7 @@ use anyhow::{Context, Result, bail};
 use clap::{Args, Subcommand};
 use drover_client::amount::{format_drv, parse_amount};
 use drover_client::verify::{self, Identity};
-use drover_client::{BlockSelector, Client, TxBuilder, Wallet};
+use drover_client::{BlockSelector, BlockSelectorParseError, Client, TxBuilder, Wallet};
 use drover_node::genesis::Genesis;
 use drover_types::api::{
     AccountInfo, BlockInfo, ChainInfo, HealthDetailed, HealthStatus, ReceiptInfo, ReceiptStatus, SubmitStatus,
@@ -59,7 +59,7 @@ pub enum ClientCommand {
     /// Show a finalized block.
     Block {
         /// `latest`, a height, or a block hash.
-        #[arg(default_value = "latest")]
+        #[arg(default_value = "latest", value_parser = parse_block_selector)]
         selector: BlockSelector,
     },
     /// Deploy an actor (WebAssembly binary or text) from a key file's account.
@@ -243,6 +243,11 @@ struct NewKey<'a> {
 #[derive(Serialize)]
 struct KeyAddress {
     address: Address,
+}
+
+/// A block selector as typed on the command line, where stray spaces from quoting are forgiven.
+fn parse_block_selector(text: &str) -> Result<BlockSelector, BlockSelectorParseError> {
+    text.trim().parse()
 }
 
 fn keys_command(cmd: KeysCommand) -> Result<Report> {
@@ -479,8 +484,8 @@ async fn verify(client: &Client, what: VerifyCommand) -> Result<Report> {
             ("actor", verified.block, serde_json::json!({"address": address, "value": value}))
         }
         VerifyCommand::Storage { address, key, trust } => {
-            let digits = key.strip_prefix("0x").unwrap_or(&key);
-            let slot = hex::decode(digits).with_context(|| format!("storage key is not hex: {key:?}"))?;
+            let slot =
+                drover_types::hexfmt::decode(&key).with_context(|| format!("storage key is not hex: {key:?}"))?;
             let identity = trusted_identity(&trust.genesis)?;
             let proof = client.proof_storage(&address, &slot, None).await.context("cannot fetch the proof")?;
             let verified = verify::verify_storage(&proof, &identity).context("the proof does not verify")?;
@@ -798,6 +803,7 @@ mod tests {
     fn parses_reads() {
         assert!(matches!(parse(&["block"]), Ok(ClientCommand::Block { selector: BlockSelector::Latest })));
         assert!(matches!(parse(&["block", "12"]), Ok(ClientCommand::Block { selector: BlockSelector::Height(12) })));
+        assert!(matches!(parse(&["block", " LATEST "]), Ok(ClientCommand::Block { selector: BlockSelector::Latest })));
         let hash = H256([0xcd; 32]);
         assert!(matches!(parse(&["tx", &hash.to_string()]), Ok(ClientCommand::Tx { hash: h }) if h == hash));
         assert!(matches!(parse(&["status"]), Ok(ClientCommand::Status)));

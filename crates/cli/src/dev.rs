@@ -10,7 +10,7 @@ use drover_node::{
     config::ValidatorConfig,
     devnet::{self, DEV_ACCOUNT_BALANCE, DEV_ACCOUNTS, FAUCET_KEY_INDEX, NetworkSpec},
 };
-use drover_types::{BASE_UNITS_PER_DRV, SecretKey};
+use drover_types::{SecretKey, params::BASE_UNITS_PER_DRV};
 use std::path::PathBuf;
 
 #[derive(Args)]

@@ -5,10 +5,7 @@
 //! `2 DRV`). Parsing is exact integer arithmetic: a DRV amount with more than nine decimal
 //! places, or one that does not fit a `u128`, is refused rather than rounded.
 
-use drover_types::BASE_UNITS_PER_DRV;
-
-/// Decimal places of one DRV in base units.
-pub const DRV_DECIMALS: usize = 9;
+use drover_types::params::{BASE_UNITS_PER_DRV, DRV_DECIMALS};
 
 /// Suffix marking an amount in whole DRV (matched case-insensitively).
 const DRV_SUFFIX: &str = "drv";

@@ -12,10 +12,7 @@
 //! tip above the max fee is refused, as is a transaction whose worst-case cost overflows.
 
 use crate::{Client, ClientError, Wallet};
-use drover_types::{Address, Transaction, api::BasefeeInfo};
-
-/// Cycles charged for a plain value transfer (and the default cycles limit).
-pub const TRANSFER_CYCLES: u64 = 21_000;
+use drover_types::{Address, Transaction, api::BasefeeInfo, params::TRANSFER_CYCLES};
 
 /// Fee values to fall back on, in base units per cycle and per cell.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

@@ -11,7 +11,7 @@
 use crate::builder::FeeSuggestion;
 use crate::error::{ClientError, excerpt};
 use drover_types::{
-    Address, ErrorCode, H256, Transaction,
+    Address, BlockSelector, ErrorCode, H256, Transaction,
     api::{
         AccountInfo, ActorCodeInfo, ActorInfo, ActorReadRequest, ActorReadResponse, BasefeeInfo, BlockInfo, ChainInfo,
         FaucetRequest, FaucetResponse, HealthDetailed, HeightInfo, InclusionProofInfo, Liveness, LogPage, MailboxPage,
@@ -22,8 +22,6 @@ use drover_types::{
 };
 use reqwest::header::{CONTENT_TYPE, HeaderValue, RETRY_AFTER};
 use serde::de::DeserializeOwned;
-use std::fmt;
-use std::str::FromStr;
 use std::time::Duration;
 
 /// Default time allowed for one request, connection included, in seconds.
@@ -38,46 +36,6 @@ pub const POOL_IDLE_TIMEOUT_SECS: u64 = 5;
 
 /// Media type of a submission body.
 const CBOR_MEDIA_TYPE: &str = "application/cbor";
-
-/// Which block to read: `latest`, a height, or a block hash.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum BlockSelector {
-    Latest,
-    Height(u64),
-    Hash(H256),
-}
-
-impl fmt::Display for BlockSelector {
-    /// The path segment of `/block/{selector}`.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            BlockSelector::Latest => f.write_str("latest"),
-            BlockSelector::Height(height) => write!(f, "{height}"),
-            BlockSelector::Hash(hash) => write!(f, "{hash}"),
-        }
-    }
-}
-
-/// A string that is not a block selector.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("invalid block selector {0:?}: expected `latest`, a height, or a 32-byte block hash in hex")]
-pub struct BlockSelectorParseError(pub String);
-
-impl FromStr for BlockSelector {
-    type Err = BlockSelectorParseError;
-
-    /// `latest` (any case), a decimal height, or a hash (64 hex digits, `0x` optional).
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        let s = s.trim();
-        if s.eq_ignore_ascii_case("latest") {
-            return Ok(BlockSelector::Latest);
-        }
-        if !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()) {
-            return s.parse().map(BlockSelector::Height).map_err(|_| BlockSelectorParseError(s.to_owned()));
-        }
-        s.parse().map(BlockSelector::Hash).map_err(|_| BlockSelectorParseError(s.to_owned()))
-    }
-}
 
 /// A client of one node's HTTP API. Cheap to clone (clones share one connection pool).
 #[derive(Clone, Debug)]
@@ -677,23 +635,6 @@ mod tests {
         for bad in ["", "127.0.0.1:4000", "ftp://127.0.0.1", "http://", "http://h/?q=1", "http://h/#f", "not a url"] {
             assert!(matches!(Client::new(bad), Err(ClientError::InvalidUrl { .. })), "{bad}");
         }
-    }
-
-    #[test]
-    fn block_selectors_parse_and_print() {
-        let hash = H256([0xab; 32]);
-        assert_eq!("latest".parse(), Ok(BlockSelector::Latest));
-        assert_eq!(" LATEST ".parse(), Ok(BlockSelector::Latest));
-        assert_eq!("0".parse(), Ok(BlockSelector::Height(0)));
-        assert_eq!("18446744073709551615".parse(), Ok(BlockSelector::Height(u64::MAX)));
-        assert_eq!(hash.to_string().to_uppercase().replace("0X", "0x").parse(), Ok(BlockSelector::Hash(hash)));
-        assert_eq!(hash.to_string()[2..].parse(), Ok(BlockSelector::Hash(hash)));
-        for bad in ["", "18446744073709551616", "-1", "1.0", "0x12", "lateste", "0xzz"] {
-            assert!(bad.parse::<BlockSelector>().is_err(), "{bad}");
-        }
-        assert_eq!(BlockSelector::Latest.to_string(), "latest");
-        assert_eq!(BlockSelector::Height(12).to_string(), "12");
-        assert_eq!(BlockSelector::Hash(hash).to_string(), hash.to_string());
     }
 
     #[test]

@@ -22,7 +22,8 @@ pub(crate) mod error;
 pub mod verify;
 pub(crate) mod wallet;
 
-pub use builder::{BasefeeFieldError, BuildError, FeeSuggestion, TRANSFER_CYCLES, TxBuilder, TxContext};
-pub use client::{BlockSelector, BlockSelectorParseError, Client, REQUEST_TIMEOUT_SECS_DEFAULT, RESPONSE_BYTES_MAX};
+pub use builder::{BasefeeFieldError, BuildError, FeeSuggestion, TxBuilder, TxContext};
+pub use client::{Client, REQUEST_TIMEOUT_SECS_DEFAULT, RESPONSE_BYTES_MAX};
+pub use drover_types::block_selector::{BlockSelector, BlockSelectorParseError};
 pub use error::ClientError;
 pub use wallet::{Wallet, WalletError};

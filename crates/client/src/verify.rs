@@ -144,8 +144,8 @@ pub fn verify_certified_block(
     finalization_hex: &str,
     identity: &Identity,
 ) -> Result<Block, VerifyError> {
-    let digits = finalization_hex.strip_prefix("0x").unwrap_or(finalization_hex);
-    let certificate = hex::decode(digits).map_err(|e| VerifyError::CertificateEncoding(e.to_string()))?;
+    let certificate =
+        drover_types::hexfmt::decode(finalization_hex).map_err(|e| VerifyError::CertificateEncoding(e.to_string()))?;
     let finalization = verify_finalization(&certificate, identity)?;
     let digest = Sha256::hash(&[header]);
     if finalization.proposal.payload != digest {

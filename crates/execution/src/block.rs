@@ -156,7 +156,7 @@ pub fn prefetch_keys(env: &BlockEnv, txs: &[VerifiedTransaction]) -> Vec<Vec<u8>
 /// Basefees in force for the block: the stored record, or the initial ones before the genesis
 /// writes exist.
 fn basefees_in_force<S: StateRead>(params: &FeeParams, overlay: &mut Overlay<'_, S>) -> Result<Basefees, BlockError> {
-    let stored = overlay.record(&basefees_key(), Basefees::decode)?;
+    let stored = overlay.record(&basefees_key(), |bytes| Ok(Basefees::decode(bytes)?))?;
     Ok(stored.unwrap_or(Basefees { cycle: params.initial_basefee_cycle, cell: params.initial_basefee_cell }))
 }
 
@@ -434,13 +434,14 @@ pub fn validate_block_limits(params: &FeeParams, cycles_used: u64, cells_used: u
 mod tests {
     use super::*;
     use crate::{
-        TRANSFER_CYCLES, genesis_writes,
+        genesis_writes,
         testing::{
             State, account, address, apply, balance, env, genesis, total_supply, transfer, transfer_tx, verified, vm,
         },
         transfer_event_data,
     };
     use drover_state::Account;
+    use drover_types::params::TRANSFER_CYCLES;
     use drover_types::{Event, SecretKey, Transaction, exec_error::ExecCode};
 
     const RICH: u128 = 1_000_000_000_000;

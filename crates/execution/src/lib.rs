@@ -40,7 +40,7 @@
 //! One that passes has its nonce incremented and pays for what it used (see below):
 //! - a plain transfer or a value deposit (empty payload) moves the value and emits one event
 //!   (address = the recipient, topic [`TRANSFER_EVENT_TOPIC`], data = canonical CBOR
-//!   `[from, to, value]`); it costs [`TRANSFER_CYCLES`] cycles and [`TRANSFER_CELLS`] cells;
+//!   `[from, to, value]`); it costs [`TRANSFER_CYCLES`](drover_types::params::TRANSFER_CYCLES) cycles and [`TRANSFER_CELLS`] cells;
 //! - a deploy, an actor call or an upgrade runs as described in `docs/actors.md` ("Execution")
 //!   and [`actors`]: `Success`, or `Reverted` (E1201, `revert_reason`) / `Failed` (the E-code)
 //!   with every effect rolled back and the fee still charged. Receipts carry the events of a
@@ -112,6 +112,6 @@ pub type Writes = Vec<(Vec<u8>, Option<Vec<u8>>)>;
 /// The actor engine the executor runs actors on (share one per node: it caches compiled code).
 pub use drover_vm::Vm;
 pub use transfer::{
-    Intrinsic, TRANSFER_CELLS, TRANSFER_CYCLES, TRANSFER_EVENT_TOPIC, check_payload, intrinsic_cost, is_system_address,
-    precheck, price, transfer_event_data,
+    Intrinsic, TRANSFER_CELLS, TRANSFER_EVENT_TOPIC, check_payload, intrinsic_cost, is_system_address, precheck, price,
+    transfer_event_data,
 };

@@ -17,11 +17,10 @@ use drover_state::{Account, Basefees};
 use drover_types::{
     Address, Event, FeeBreakdown, Transaction, VerifiedTransaction,
     cbor::Writer,
+    params::TRANSFER_CYCLES,
     payload::{ACTOR_UPGRADES_ADDRESS, Deploy, Message, UPGRADE_HANDLER, Upgrade},
 };
 
-/// Cycles charged for a plain value transfer.
-pub const TRANSFER_CYCLES: u64 = 21_000;
 /// Cells charged for a plain value transfer (account records are not charged).
 pub const TRANSFER_CELLS: u64 = 0;
 /// Topic of the event a transfer emits.

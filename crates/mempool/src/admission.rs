@@ -7,7 +7,7 @@
 //! | nonce more than `max_nonce_gap` past the sender's next contiguous nonce | 2004 `nonce_too_high` |
 //! | a max fee below the basefee of its meter | 2011 `basefee_too_low` |
 //! | a tip above the max fee of its meter, a limit above the per-transaction limit, or a maximum cost overflowing `u128` | 2010 `invalid_fees` |
-//! | `cycles_limit` below [`INTRINSIC_TRANSFER_CYCLES`] | 2005 `out_of_gas` |
+//! | `cycles_limit` below [`TRANSFER_CYCLES`] | 2005 `out_of_gas` |
 //! | balance below this transaction's maximum cost plus the sender's other pending ones' | 2006 `insufficient_balance` |
 //! | same sender and nonce pending, and the tips do not rise (one strictly, neither down) | 2008 `replacement_underpriced` |
 //! | sender at `max_per_sender`, or pool at `max_transactions` with nothing cheaper to evict | 2016 `admission_busy` |
@@ -25,10 +25,12 @@
 use crate::{
     account::Pending,
     dropped::DropReason,
-    fees::{Basefees, INTRINSIC_TRANSFER_CYCLES, Priority, max_cost},
+    fees::{Priority, max_cost},
     pool::Pool,
 };
-use drover_types::{ErrorCode, H256, Transaction, VerifiedTransaction, error::ApiError};
+use drover_types::{
+    Basefees, ErrorCode, H256, Transaction, VerifiedTransaction, error::ApiError, params::TRANSFER_CYCLES,
+};
 use std::time::Instant;
 
 /// The sender's account in the latest finalized state, as the caller read it.
@@ -208,12 +210,12 @@ fn check_fees(tx: &Transaction, basefees: Basefees, max_cycles: u64, max_cells: 
                 .into(),
         );
     };
-    if tx.cycles_limit < INTRINSIC_TRANSFER_CYCLES {
+    if tx.cycles_limit < TRANSFER_CYCLES {
         return Err(ApiError::new(
             ErrorCode::OutOfGas,
             format!(
                 "cycles_limit {} is below the intrinsic cost of a transaction, \
-                 {INTRINSIC_TRANSFER_CYCLES} cycles",
+                 {TRANSFER_CYCLES} cycles",
                 tx.cycles_limit
             ),
         ));
@@ -371,7 +373,7 @@ mod tests {
     fn cycles_limit_below_intrinsic_cost_is_out_of_gas() {
         let mut pool = pool();
         let mut tx = transaction(0, 1, 0);
-        tx.cycles_limit = INTRINSIC_TRANSFER_CYCLES - 1;
+        tx.cycles_limit = TRANSFER_CYCLES - 1;
         let err = admit(&mut pool, seal(address(1), tx)).unwrap_err();
         assert_eq!(err.code, ErrorCode::OutOfGas);
         assert!(err.message.contains("20999"), "{}", err.message);

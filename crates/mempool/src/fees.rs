@@ -10,18 +10,8 @@
 //! declared one, `effective ≤ nominal` for every transaction; selection relies on this bound to
 //! visit senders in nominal order and still emit them in effective order.
 
-use drover_types::{H256, Transaction};
+use drover_types::{Basefees, H256, Transaction};
 use std::cmp::Reverse;
-
-/// Cycles every transaction costs before it runs (a plain transfer costs exactly this).
-pub const INTRINSIC_TRANSFER_CYCLES: u64 = 21_000;
-
-/// Basefees in force (base units per cycle and per cell).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Basefees {
-    pub cycle: u128,
-    pub cell: u128,
-}
 
 /// Ordering key of a pending transaction: greater is better.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]

@@ -48,10 +48,9 @@ mod testing;
 pub use admission::{Admitted, SenderState};
 pub use config::Config;
 pub use dropped::{DROPPED_HISTORY_LEN, DropReason};
-pub use fees::{Basefees, INTRINSIC_TRANSFER_CYCLES};
 pub use select::SelectLimits;
 
-use drover_types::{Address, H256, VerifiedTransaction, error::ApiError};
+use drover_types::{Address, Basefees, H256, VerifiedTransaction, error::ApiError};
 use parking_lot::Mutex;
 use pool::Pool;
 use std::{collections::HashMap, sync::Arc, time::Instant};

@@ -18,12 +18,8 @@
 //!
 //! Selection removes nothing: the proposal may be dropped.
 
-use crate::{
-    account::Account,
-    fees::{Basefees, INTRINSIC_TRANSFER_CYCLES, Priority},
-    pool::Pool,
-};
-use drover_types::{Address, VerifiedTransaction};
+use crate::{account::Account, fees::Priority, pool::Pool};
+use drover_types::{Address, Basefees, VerifiedTransaction, params::TRANSFER_CYCLES};
 use std::collections::{BinaryHeap, HashMap};
 
 /// Bounds of one proposal.
@@ -113,7 +109,7 @@ impl Pool {
 
         // Every pending transaction reserves at least the intrinsic cycles, so below that
         // nothing more can fit.
-        while chosen.len() < limits.max_count && budget.cycles >= INTRINSIC_TRANSFER_CYCLES {
+        while chosen.len() < limits.max_count && budget.cycles >= TRANSFER_CYCLES {
             while let Some(&(nominal, head)) = heads.peek() {
                 if heap.peek().is_some_and(|best: &Candidate| best.priority > *nominal) {
                     break;

@@ -3,8 +3,8 @@
 //! The hash of a built transaction is keccak256 of its sender and fields' debug text, so two
 //! transactions differing in any field have different hashes, as real ones would.
 
-use crate::{SenderState, fees::Basefees};
-use drover_types::{Address, H256, Transaction, VerifiedTransaction, keccak256};
+use crate::SenderState;
+use drover_types::{Address, Basefees, H256, Transaction, VerifiedTransaction, keccak256};
 
 /// A distinct hash per `n`.
 pub(crate) fn hash_of(n: u64) -> H256 {

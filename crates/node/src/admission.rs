@@ -79,8 +79,7 @@ pub async fn admit<E>(
 where
     E: commonware_runtime::Spawner + commonware_storage::Context,
 {
-    let fees = chain.tip().next_basefees;
-    let basefees = drover_mempool::Basefees { cycle: fees.cycle, cell: fees.cell };
+    let basefees = chain.tip().next_basefees;
     let mut results = Vec::with_capacity(txs.len());
     let mut accounts: HashMap<Address, Account> = HashMap::new();
     let mut actors: HashMap<Address, bool> = HashMap::new();

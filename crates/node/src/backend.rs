@@ -29,14 +29,13 @@ use commonware_runtime::{Metrics as _, tokio};
 use commonware_storage::{mmr::Location, qmdb::sync::Request};
 use drover_execution::{BlockEnv, ReadFailure, ReadRequest, SystemRunKind, Vm, read_actor};
 use drover_rpc::backend::{
-    ActorCall, Backend, Basefees, BlockSelector, ChainHealth, FaucetSettings, IncludedTransaction, OperationsRequest,
-    StateQuery,
+    ActorCall, Backend, ChainHealth, FaucetSettings, IncludedTransaction, OperationsRequest, StateQuery,
 };
 use drover_rpc::pagination::Page;
 use drover_state::{Account, ActorRecord, MailboxUsage, MessageRecord, TimerRecord, UpgradeRecord, keys};
 use drover_types::exec_error::ExecCode;
 use drover_types::{
-    Address, ErrorCode, H256, Receipt, Transaction, VerifiedTransaction,
+    Address, Basefees, BlockSelector, ErrorCode, H256, Receipt, Transaction, VerifiedTransaction,
     api::{
         AccountInfo, ActorCodeInfo, ActorInfo, ActorReadResponse, BlockInfo, ChainInfo, ExecErrorInfo,
         InclusionProofInfo, InclusionProofKind, LogInfo, LogOrigin, LogPage, MailboxMessageInfo, MailboxPage,
@@ -177,7 +176,7 @@ where
 }
 
 /// Cycles limit the faucet puts on its transfers (exactly a transfer's cost).
-const FAUCET_CYCLES_LIMIT: u64 = drover_execution::TRANSFER_CYCLES;
+const FAUCET_CYCLES_LIMIT: u64 = drover_types::params::TRANSFER_CYCLES;
 
 struct Inner {
     chain: Arc<ChainShared>,
@@ -629,8 +628,7 @@ impl Backend for NodeHandle {
     }
 
     fn basefees(&self) -> Basefees {
-        let fees = self.0.chain.tip().next_basefees;
-        Basefees { cycle: fees.cycle, cell: fees.cell }
+        self.0.chain.tip().next_basefees
     }
 
     fn health(&self) -> ChainHealth {

@@ -165,12 +165,11 @@ impl ChainShared {
     }
 
     /// Basefees a child of `parent` will pay (used to pick transactions that can pay them).
-    pub fn basefees_after(&self, parent: sha256::Digest) -> drover_mempool::Basefees {
-        let fees = match self.executed.lock().get(&parent) {
+    pub fn basefees_after(&self, parent: sha256::Digest) -> Basefees {
+        match self.executed.lock().get(&parent) {
             Some((_, record)) => record.next_basefees,
             None => self.tip.lock().next_basefees,
-        };
-        drover_mempool::Basefees { cycle: fees.cycle, cell: fees.cell }
+        }
     }
 
     /// Records the outcome of a state database read.

@@ -22,7 +22,7 @@ pub const BLOCK_INTERVAL_MS_DEFAULT: u64 = 100;
 /// Slowest pacing allowed: the chain must show liveness at least once per second.
 pub const BLOCK_INTERVAL_MS_MAX: u64 = 1_000;
 /// Faucet drip per request by default: 100 DRV.
-pub const FAUCET_DRIP_DEFAULT: u128 = 100 * drover_types::BASE_UNITS_PER_DRV;
+pub const FAUCET_DRIP_DEFAULT: u128 = 100 * drover_types::params::BASE_UNITS_PER_DRV;
 
 /// The file as written on disk.
 #[derive(Clone, Debug, Serialize, Deserialize)]

@@ -13,7 +13,7 @@ use crate::{
 };
 use anyhow::Context as _;
 use commonware_cryptography::Signer as _;
-use drover_types::{BASE_UNITS_PER_DRV, SecretKey};
+use drover_types::{SecretKey, params::BASE_UNITS_PER_DRV};
 use std::path::{Path, PathBuf};
 
 /// Development chain id (the faucet serves only chain ids 1 and 100).

@@ -231,7 +231,7 @@ async fn latest_finalization(
     let block =
         client.block(BlockSelector::Latest).await.map_err(|e| e.to_string())?.ok_or("no finalized block yet")?;
     let hex = block.finalization.ok_or("its latest block carries no finalization certificate")?;
-    let bytes = hex::decode(&hex).map_err(|e| format!("finalization is not hex: {e}"))?;
+    let bytes = drover_types::hexfmt::decode(&hex).map_err(|e| format!("finalization is not hex: {e}"))?;
     let finalization = Finalization::<Scheme, sha256::Digest>::decode_cfg(
         bytes::Bytes::from(bytes),
         &verifier.certificate_codec_config(),

@@ -59,9 +59,7 @@ pub fn encode_hex(value: &impl Encode) -> String {
 }
 
 fn decode_bytes(s: &str) -> Result<Vec<u8>, String> {
-    let digits = s.trim();
-    let digits = digits.strip_prefix("0x").unwrap_or(digits);
-    hex::decode(digits).map_err(|e| format!("not hex: {e}"))
+    drover_types::hexfmt::decode(s.trim()).map_err(|e| format!("not hex: {e}"))
 }
 
 pub fn parse_private_key(s: &str) -> Result<ed25519::PrivateKey, String> {

@@ -6,7 +6,7 @@
 
 use crate::pagination::Page;
 use drover_types::{
-    Address, H256, Receipt, VerifiedTransaction,
+    Address, Basefees, BlockSelector, H256, Receipt, VerifiedTransaction,
     api::{
         AccountInfo, ActorCodeInfo, ActorInfo, ActorReadResponse, BlockInfo, ChainInfo, InclusionProofInfo,
         InclusionProofKind, LogPage, MailboxPage, StateProofInfo, StateSnapshot, StoragePage, SystemRunPage, TimerPage,
@@ -17,27 +17,12 @@ use drover_types::{
 use std::future::Future;
 use tokio::sync::watch;
 
-/// Which block `GET /block/{selector}` asks for.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum BlockSelector {
-    Latest,
-    Height(u64),
-    Hash(H256),
-}
-
 /// An included transaction with where it was included.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct IncludedTransaction {
     pub tx: VerifiedTransaction,
     pub block_height: u64,
     pub index: u32,
-}
-
-/// Current basefees of the two markets (base units per cycle / per cell).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Basefees {
-    pub cycle: u128,
-    pub cell: u128,
 }
 
 /// Liveness figures for `/health/detailed`.

@@ -6,13 +6,13 @@
 //!
 //! [`MAX_REQUEST_BYTES`]: crate::limits::MAX_REQUEST_BYTES
 
-use crate::{backend::BlockSelector, error::HttpError};
+use crate::error::HttpError;
 use axum::{
     extract::{FromRequest, FromRequestParts, Path, Query, Request, rejection::BytesRejection},
     http::request::Parts,
 };
 use bytes::Bytes;
-use drover_types::{Address, ErrorCode, H256};
+use drover_types::{Address, BlockSelector, ErrorCode, H256};
 use serde::de::DeserializeOwned;
 
 /// The single path parameter of a route, as text.
@@ -48,20 +48,9 @@ pub fn parse_hash(text: &str) -> Result<H256, HttpError> {
     })
 }
 
-/// `latest` (any case), a decimal height, or a block hash.
+/// `latest` (any case), a decimal height, or a block hash ([`BlockSelector`]'s text form).
 pub fn parse_block_selector(text: &str) -> Result<BlockSelector, HttpError> {
-    if text.eq_ignore_ascii_case("latest") {
-        return Ok(BlockSelector::Latest);
-    }
-    // A 64-digit hash written without `0x` may consist of decimal digits only; it overflows u64,
-    // so trying the height first cannot mistake a hash for a height.
-    if !text.is_empty()
-        && text.bytes().all(|b| b.is_ascii_digit())
-        && let Ok(height) = text.parse()
-    {
-        return Ok(BlockSelector::Height(height));
-    }
-    text.parse().map(BlockSelector::Hash).map_err(|_| {
+    text.parse().map_err(|_| {
         HttpError::new(
             ErrorCode::InvalidBlockSelector,
             format!("block selector must be a block hash, a decimal height or `latest`: {text:?}"),

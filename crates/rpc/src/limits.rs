@@ -4,6 +4,9 @@
 //! (1 MB = 1,048,576 bytes, 512 KB = 524,288 bytes). Nothing here is weakened for tests: tests
 //! that need a small limit construct their configuration explicitly.
 
+// Longest actor storage key a proof, a read or a storage cursor may name: the VM's bound, so no
+// longer key can exist, and it keeps state keys within what the state database decodes.
+pub use drover_types::params::MAX_STORAGE_KEY_BYTES;
 pub use drover_types::submission::{MAX_SUBMISSION_BYTES, MAX_TRANSACTIONS_PER_SUBMISSION};
 
 /// Largest request body of any route, in bytes (1 MB). Larger bodies get 413 with code 6000.
@@ -84,10 +87,6 @@ pub const MAX_OPERATIONS_RESPONSE_BYTES: usize = 8 * 1024 * 1024;
 
 /// Most proof requests one `POST /proof/multi` may carry; a longer list is refused (400).
 pub const MULTI_PROOF_REQUESTS_MAX: usize = 32;
-
-/// Longest actor storage key a proof may be asked for, in bytes (the VM's bound: no longer key
-/// can exist, and it keeps state keys within what the state database decodes).
-pub const STORAGE_KEY_BYTES_MAX: usize = 256;
 
 /// Most cycles a `POST /actor/read` may run (also its default budget): a block's cycle target.
 /// A read holds the state's read lock while it runs (at ~250 million cycles per second, about

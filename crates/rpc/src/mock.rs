@@ -13,10 +13,7 @@
 use crate::pagination::Page;
 use crate::{
     RpcConfig,
-    backend::{
-        ActorCall, Backend, Basefees, BlockSelector, ChainHealth, FaucetSettings, IncludedTransaction,
-        OperationsRequest, StateQuery,
-    },
+    backend::{ActorCall, Backend, ChainHealth, FaucetSettings, IncludedTransaction, OperationsRequest, StateQuery},
     router,
 };
 use axum::{
@@ -25,7 +22,8 @@ use axum::{
     http::{HeaderMap, Request, StatusCode, header},
 };
 use drover_types::{
-    Address, ErrorCode, FeeBreakdown, H256, Receipt, SecretKey, Transaction, TxStatus, VerifiedTransaction,
+    Address, Basefees, BlockSelector, ErrorCode, FeeBreakdown, H256, Receipt, SecretKey, Transaction, TxStatus,
+    VerifiedTransaction,
     api::{
         AccountInfo, ActorCodeInfo, ActorInfo, ActorReadResponse, BlockInfo, ChainInfo, InclusionProofInfo,
         InclusionProofKind, LogInfo, LogPage, MailboxPage, ManifestInfo, ReceiptStatus, StateProofInfo, StateProofKind,

@@ -24,7 +24,8 @@
 //!
 //! - [`Account`] `[nonce, balance]` at `0x01 ‖ address`. An absent key is an account that does not
 //!   exist (the API answers 404); an account with nonce 0 and balance 0 is never stored.
-//! - [`Basefees`] `[cycle, cell]` at `0x00 ‖ "basefees"`: the basefees in force for the next block.
+//! - [`Basefees`] `[cycle, cell]` at `0x00 ‖ "basefees"`: the basefees in force for the next block
+//!   (the type and its encoding are `drover-types`', shared with the pool and the API).
 //! - Actors ([`actor`]): [`ActorRecord`] and the code at `0x02`, storage at `0x03`, the upgrade
 //!   history ([`UpgradeRecord`]) at `0x0d`.
 //! - Mailbox ([`mailbox`]) at `0x04` and timers ([`timer`]) at `0x05`, laid out so that the
@@ -34,7 +35,6 @@
 
 mod account;
 pub mod actor;
-mod basefees;
 mod error;
 pub mod keys;
 pub mod mailbox;
@@ -42,13 +42,15 @@ pub mod timer;
 
 pub use account::Account;
 pub use actor::{ActorRecord, UpgradeRecord};
-pub use basefees::Basefees;
+// Defined with the protocol types because the pool and the API use it too; its encoding is the
+// record's.
+pub use drover_types::Basefees;
 pub use error::RecordError;
 pub use mailbox::{MailQueue, MailboxUsage, MessageRecord};
 pub use timer::{TimerCursor, TimerRecord};
 
 /// The value of an index marker: CBOR `null` (the key is the information).
-pub const MARKER: &[u8] = &[0xf6];
+pub const MARKER: &[u8] = &[drover_types::cbor::NULL];
 
 /// Canonical CBOR of a count record (timers per height and per owner, an actor's storage
 /// entries): a bare unsigned integer.

@@ -1050,8 +1050,7 @@ mod hex_bytes {
 
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<u8>, D::Error> {
         let text = <std::borrow::Cow<'de, str>>::deserialize(d)?;
-        let digits = text.strip_prefix("0x").or_else(|| text.strip_prefix("0X")).unwrap_or(&text);
-        hex::decode(digits).map_err(serde::de::Error::custom)
+        crate::hexfmt::decode(&text).map_err(serde::de::Error::custom)
     }
 }
 
@@ -1068,11 +1067,7 @@ mod opt_hex_bytes {
 
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Vec<u8>>, D::Error> {
         let text = Option::<std::borrow::Cow<'de, str>>::deserialize(d)?;
-        text.map(|text| {
-            let digits = text.strip_prefix("0x").or_else(|| text.strip_prefix("0X")).unwrap_or(&text);
-            hex::decode(digits).map_err(serde::de::Error::custom)
-        })
-        .transpose()
+        text.map(|text| crate::hexfmt::decode(&text).map_err(serde::de::Error::custom)).transpose()
     }
 }
 

@@ -67,7 +67,8 @@ const MAJOR_TEXT: u8 = 3;
 const MAJOR_ARRAY: u8 = 4;
 const MAJOR_MAP: u8 = 5;
 const MAJOR_TAG: u8 = 6;
-const NULL: u8 = 0xf6;
+/// CBOR `null`, one byte.
+pub const NULL: u8 = 0xf6;
 /// Initial byte of a two-byte simple value.
 const SIMPLE_TWO_BYTE: u8 = 0xf8;
 /// Two-byte simple values below this are not well-formed (RFC 8949 §3.3).

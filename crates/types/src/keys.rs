@@ -38,10 +38,7 @@ impl SecretKey {
 
     /// Parses 64 hex digits, optional `0x`, surrounding whitespace ignored.
     pub fn from_hex(s: &str) -> Result<Self, KeyError> {
-        let s = s.trim();
-        let digits = s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")).unwrap_or(s);
-        let mut bytes = [0u8; 32];
-        hex::decode_to_slice(digits, &mut bytes).map_err(|_| KeyError::Malformed)?;
+        let bytes = crate::hexfmt::decode_array(s.trim()).map_err(|_| KeyError::Malformed)?;
         Self::from_bytes(&bytes)
     }
 

@@ -4,7 +4,8 @@
 //! the canonical CBOR rules (RFC 8949 §4.2.1 core deterministic encoding, strictly enforced on
 //! decode), the 13-element transaction array and its submission envelope, secp256k1 keys with
 //! Ethereum-compatible addresses, the meaning of payloads (messages and deploys), receipts and
-//! events, and the registries of API error codes (1000–9000) and execution error codes (E-codes).
+//! events, the registries of API error codes (1000–9000) and execution error codes (E-codes), and
+//! the protocol numbers several crates share ([`params`]).
 //! `docs/protocol.md` describes every wire format with test vectors.
 //!
 //! Invariant: every value has exactly one encoding. Decoders reject anything a canonical encoder
@@ -12,13 +13,16 @@
 
 pub mod address;
 pub mod api;
+pub mod basefees;
+pub mod block_selector;
 pub mod cbor;
 pub mod error;
 pub mod event;
 pub mod exec_error;
 pub mod hash;
-mod hexfmt;
+pub mod hexfmt;
 pub mod keys;
+pub mod params;
 pub mod payload;
 pub mod receipt;
 pub mod signature;
@@ -26,6 +30,8 @@ pub mod submission;
 pub mod transaction;
 
 pub use address::Address;
+pub use basefees::Basefees;
+pub use block_selector::BlockSelector;
 pub use error::ErrorCode;
 pub use event::Event;
 pub use exec_error::ExecError;
@@ -33,6 +39,3 @@ pub use hash::{H256, keccak256};
 pub use keys::SecretKey;
 pub use receipt::{FeeBreakdown, Receipt, TxStatus};
 pub use transaction::{Signature, Transaction, VerifiedTransaction};
-
-/// Base units in one DRV.
-pub const BASE_UNITS_PER_DRV: u128 = 1_000_000_000;

@@ -13,7 +13,7 @@
 //! hash. Hashes are computed while encoding, without building the bytes; [`Transaction::verify`]
 //! builds them once and derives both hashes from that single pass.
 
-use crate::cbor::{self, CborError, Sink, Writer};
+use crate::cbor::{self, CborError, NULL, Sink, Writer};
 use crate::{Address, H256, SecretKey};
 use minicbor::decode::Decoder;
 use sha3::{Digest, Keccak256};
@@ -190,9 +190,6 @@ impl Transaction {
         })
     }
 }
-
-/// CBOR `null`: the unsigned transaction's last element.
-const NULL: u8 = 0xf6;
 
 /// A transaction whose sender has been recovered once, with its hash and encoding cached.
 #[derive(Clone, PartialEq, Eq, Debug)]

@@ -54,8 +54,9 @@ pub const MAX_RESULT_BYTES: usize = 64 * 1024;
 /// Longest revert reason kept, in bytes; a longer reason is truncated to this length.
 pub const MAX_REVERT_REASON_BYTES: usize = 1024;
 
-/// Longest storage key, in bytes (a key is at least one byte).
-pub const MAX_STORAGE_KEY_BYTES: usize = 256;
+// Longest storage key, in bytes (a key is at least one byte). Defined with the protocol numbers:
+// the API bounds the keys it reads, proves and pages through by it.
+pub use drover_types::params::MAX_STORAGE_KEY_BYTES;
 
 /// Largest storage value, in bytes.
 pub const MAX_STORAGE_VALUE_BYTES: usize = 64 * 1024;

@@ -100,7 +100,7 @@ impl Attack {
     fn limits(self) -> (u64, u64) {
         match self {
             Attack::Payload => {
-                (drover_client::TRANSFER_CYCLES + 2 * PAYLOAD_BYTES as u64, PAYLOAD_BYTES as u64 + 1_000)
+                (drover_types::params::TRANSFER_CYCLES + 2 * PAYLOAD_BYTES as u64, PAYLOAD_BYTES as u64 + 1_000)
             }
             _ => (ATTACK_CYCLES_LIMIT, 10_000),
         }
@@ -126,7 +126,7 @@ pub(super) async fn hostile(args: HostileArgs) -> anyhow::Result<()> {
     // Accounts: the honest senders, one per attack, and the deployer.
     let honest_each = (args.honest_rate * args.seconds).div_ceil(u64::from(HONEST_SENDERS)) + 1;
     let honest_budget =
-        u128::from(honest_each) * u128::from(drover_client::TRANSFER_CYCLES) * HONEST_MAX_FEE_PER_CYCLE * 2;
+        u128::from(honest_each) * u128::from(drover_types::params::TRANSFER_CYCLES) * HONEST_MAX_FEE_PER_CYCLE * 2;
     let honest = fund_senders(&client, &funder, chain_id, HONEST_SENDERS, honest_budget, 50, &retries).await?;
     let attack_budget = u128::from(ATTACK_CYCLES_LIMIT) * BENCH_MAX_FEE_PER_CYCLE * 2_000;
     let attackers =

@@ -205,7 +205,7 @@ fn signed_batch(count: usize) -> Vec<Transaction> {
                 nonce: i as u64,
                 to: Some(Address([1; 20])),
                 value: 1,
-                cycles_limit: drover_client::TRANSFER_CYCLES,
+                cycles_limit: drover_types::params::TRANSFER_CYCLES,
                 cells_limit: 0,
                 max_fee_per_cycle: 10,
                 max_fee_per_cell: 1,
@@ -341,7 +341,7 @@ async fn wait_height(client: &Client, height: u64, within: Duration) -> anyhow::
 }
 
 fn bench_transfer(key: &SecretKey, chain_id: u64, nonce: u64, to: Address, value: u128) -> Transaction {
-    bench_tx(key, chain_id, nonce, Some(to), value, Vec::new(), drover_client::TRANSFER_CYCLES, 0)
+    bench_tx(key, chain_id, nonce, Some(to), value, Vec::new(), drover_types::params::TRANSFER_CYCLES, 0)
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -394,7 +394,7 @@ impl Workload {
     /// The most one transaction of this workload can cost its sender, value included.
     fn max_cost(self) -> u128 {
         let (cycles, cells) = match self {
-            Workload::Transfers => (drover_client::TRANSFER_CYCLES, 0),
+            Workload::Transfers => (drover_types::params::TRANSFER_CYCLES, 0),
             Workload::CounterCalls => (COUNTER_CALL_CYCLES_LIMIT, COUNTER_CALL_CELLS_LIMIT),
         };
         1 + u128::from(cycles) * BENCH_MAX_FEE_PER_CYCLE + u128::from(cells) * BENCH_MAX_FEE_PER_CELL

@@ -17,7 +17,7 @@ use crate::{
     backend::{ActorCall, Backend},
     error::HttpError,
     extract::{AddressParam, ApiQuery, RawBody, json_body, parse_address},
-    limits::{PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX, READ_MAX_CELLS, READ_MAX_CYCLES},
+    limits::{MAX_STORAGE_KEY_BYTES, PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX, READ_MAX_CELLS, READ_MAX_CYCLES},
     pagination::Page,
     state::AppState,
 };
@@ -31,9 +31,6 @@ use drover_types::{
     },
 };
 use serde::Deserialize;
-
-/// Longest storage key a cursor may name, in bytes (the VM's bound on actor keys).
-pub const STORAGE_CURSOR_BYTES_MAX: usize = 256;
 
 fn no_actor(address: Address) -> HttpError {
     HttpError::new(ErrorCode::ActorNotFound, format!("address {address} holds no actor"))
@@ -102,11 +99,11 @@ impl CursorQuery {
         self.limit.unwrap_or(PAGE_LIMIT_DEFAULT).clamp(1, PAGE_LIMIT_MAX)
     }
 
-    /// The cursor as hex bytes (`0x` optional) whose length `fits`; `what` says what it must be.
+    /// The cursor as hex bytes (`0x` or `0X` optional) whose length `fits`; `what` says what it must be.
     fn hex_cursor(&self, fits: impl Fn(usize) -> bool, what: &str) -> Result<Option<Vec<u8>>, HttpError> {
         self.cursor
             .as_deref()
-            .map(|text| match hex::decode(text.strip_prefix("0x").unwrap_or(text)) {
+            .map(|text| match drover_types::hexfmt::decode(text) {
                 Ok(bytes) if fits(bytes.len()) => Ok(bytes),
                 _ => {
                     Err(HttpError::new(ErrorCode::BadRequest, format!("cursor must be {what} (a page's next_cursor)")))
@@ -123,7 +120,7 @@ impl CursorQuery {
     summary = "An actor's storage, a page at a time in storage order",
     params(
         ("address" = String, Path, description = "20 bytes of hex, `0x` optional, any case."),
-        ("cursor" = Option<String>, Query, pattern = "^(0x)?([0-9a-fA-F]{2}){0,256}$", description = "The previous page's `next_cursor` (a storage key in hex); absent for the first page."),
+        ("cursor" = Option<String>, Query, pattern = "^(0[xX])?([0-9a-fA-F]{2}){0,256}$", description = "The previous page's `next_cursor` (a storage key in hex); absent for the first page."),
         ("limit" = Option<u64>, Query, description = "Items per page: default 50, capped at 1,000."),
     ),
     responses((status = 200, description = "Entries after the cursor and the next cursor.", body = CursorPage<StorageEntryInfo>))
@@ -134,8 +131,8 @@ pub async fn storage<B: Backend>(
     ApiQuery(query): ApiQuery<CursorQuery>,
 ) -> Result<Json<StoragePage>, HttpError> {
     let after = query.hex_cursor(
-        |len| len <= STORAGE_CURSOR_BYTES_MAX,
-        &format!("a storage key of at most {STORAGE_CURSOR_BYTES_MAX} bytes of hex"),
+        |len| len <= MAX_STORAGE_KEY_BYTES,
+        &format!("a storage key of at most {MAX_STORAGE_KEY_BYTES} bytes of hex"),
     )?;
     state.backend.actor_storage(address, after, query.limit()).await?.map(Json).ok_or_else(|| no_actor(address))
 }
@@ -195,7 +192,7 @@ pub const LOG_CURSOR_BYTES: usize = 17;
     description = "Topic, data, block height and origin of each event of the actor's successful executions (reverted parts emit nothing): a transaction (`tx_hash`, `tx_index`), a timer fire (`timer_id`) or a mailbox delivery (`message_seq`, `from`). Within a block, timer fires and deliveries ran first, so their events come first.",
     params(
         ("address" = String, Path, description = "20 bytes of hex, `0x` optional, any case."),
-        ("cursor" = Option<String>, Query, pattern = "^(0x)?[0-9a-fA-F]{34}$", description = "The previous page's `next_cursor` (17 bytes of hex); absent for the first page."),
+        ("cursor" = Option<String>, Query, pattern = "^(0[xX])?[0-9a-fA-F]{34}$", description = "The previous page's `next_cursor` (17 bytes of hex); absent for the first page."),
         ("limit" = Option<u64>, Query, description = "Items per page: default 50, capped at 1,000."),
     ),
     responses((status = 200, description = "Events after the cursor and the next cursor.", body = CursorPage<LogInfo>))
@@ -221,7 +218,7 @@ pub const RUN_CURSOR_BYTES: usize = 12;
     description = "Handlers of the actor that blocks ran before their transactions: timer fires (`timer_id`) and deliveries (`message_seq`, `from`), with status, metering, fee, revert reason, E-code and number of events. A timer dropped because the actor could not pay its maximum fee is `failed` with E1503.",
     params(
         ("address" = String, Path, description = "20 bytes of hex, `0x` optional, any case."),
-        ("cursor" = Option<String>, Query, pattern = "^(0x)?[0-9a-fA-F]{24}$", description = "The previous page's `next_cursor` (12 bytes of hex); absent for the first page."),
+        ("cursor" = Option<String>, Query, pattern = "^(0[xX])?[0-9a-fA-F]{24}$", description = "The previous page's `next_cursor` (12 bytes of hex); absent for the first page."),
         ("limit" = Option<u64>, Query, description = "Items per page: default 50, capped at 1,000."),
     ),
     responses((status = 200, description = "Runs after the cursor and the next cursor.", body = CursorPage<SystemRunInfo>))
@@ -334,7 +331,7 @@ pub async fn read<B: Backend>(
 
 #[cfg(test)]
 mod tests {
-    use crate::mock::*;
+    use crate::{limits::MAX_STORAGE_KEY_BYTES, mock::*};
     use axum::http::StatusCode;
     use drover_types::{Address, ErrorCode};
 
@@ -446,7 +443,7 @@ mod tests {
         let app = crate::mock::api(mock, config);
         let at = |route: &str| route.replace("{address}", "0xacacacacacacacacacacacacacacacacacacacac");
         for (route, bytes) in [
-            ("/actors/{address}/storage", super::STORAGE_CURSOR_BYTES_MAX),
+            ("/actors/{address}/storage", MAX_STORAGE_KEY_BYTES),
             ("/actor/{address}/logs", super::LOG_CURSOR_BYTES),
             ("/actor/{address}/runs", super::RUN_CURSOR_BYTES),
         ] {
@@ -507,7 +504,7 @@ mod tests {
         assert_eq!(next["limit"], 1000);
         assert_eq!(next["items"][0]["key"], "0x62");
         assert!(next["next_cursor"].is_null());
-        let too_long = format!("?cursor={}", "ab".repeat(super::STORAGE_CURSOR_BYTES_MAX + 1));
+        let too_long = format!("?cursor={}", "ab".repeat(MAX_STORAGE_KEY_BYTES + 1));
         for bad in ["?cursor=zz", "?limit=-1", "?limit=ten", too_long.as_str()] {
             get(&app, &format!("{base}{bad}")).await.assert_error(400, ErrorCode::BadRequest);
         }

@@ -1,15 +1,10 @@
 //! Blocks: `GET /height` and `GET /block/{selector}` (a block hash, a decimal height or
 //! `latest`).
 
-use crate::{
-    backend::{Backend, BlockSelector},
-    error::HttpError,
-    extract::BlockSelectorParam,
-    state::AppState,
-};
+use crate::{backend::Backend, error::HttpError, extract::BlockSelectorParam, state::AppState};
 use axum::{Json, extract::State};
 use drover_types::{
-    ErrorCode,
+    BlockSelector, ErrorCode,
     api::{BlockInfo, HeightInfo},
 };
 

@@ -16,7 +16,7 @@ use crate::{
     backend::{Backend, StateQuery},
     error::{Concealer, HttpError},
     extract::{AddressParam, ApiQuery, HashParam, RawBody, json_body, parse_address, parse_hash},
-    limits::{MULTI_PROOF_REQUESTS_MAX, STORAGE_KEY_BYTES_MAX},
+    limits::{MAX_STORAGE_KEY_BYTES, MULTI_PROOF_REQUESTS_MAX},
     state::AppState,
 };
 use axum::{
@@ -49,19 +49,19 @@ pub struct ProofQuery {
 }
 
 /// What [`parse_storage_key`] accepts, as the OpenAPI `pattern` of storage key parameters: whole
-/// bytes of hex, at most [`STORAGE_KEY_BYTES_MAX`] of them.
+/// bytes of hex, at most [`MAX_STORAGE_KEY_BYTES`] of them. The bound is written out (a pattern is a
+/// literal); a test fails if it and the constant disagree.
 pub const STORAGE_KEY_PATTERN: &str = "^(0[xX])?([0-9a-fA-F]{2}){0,256}$";
 
 /// Parses an actor storage key written as hex (`0x` optional, any case; `0x` alone is the empty
-/// key), at most [`STORAGE_KEY_BYTES_MAX`] bytes (1001 otherwise).
+/// key), at most [`MAX_STORAGE_KEY_BYTES`] bytes (1001 otherwise).
 pub fn parse_storage_key(text: &str) -> Result<Vec<u8>, HttpError> {
-    let digits = text.strip_prefix("0x").or_else(|| text.strip_prefix("0X")).unwrap_or(text);
-    let key = hex::decode(digits)
+    let key = drover_types::hexfmt::decode(text)
         .map_err(|err| HttpError::new(ErrorCode::BadRequest, format!("storage key is not hex ({err}): {text:?}")))?;
-    if key.len() > STORAGE_KEY_BYTES_MAX {
+    if key.len() > MAX_STORAGE_KEY_BYTES {
         return Err(HttpError::new(
             ErrorCode::BadRequest,
-            format!("storage key is {} bytes; at most {STORAGE_KEY_BYTES_MAX} allowed", key.len()),
+            format!("storage key is {} bytes; at most {MAX_STORAGE_KEY_BYTES} allowed", key.len()),
         ));
     }
     Ok(key)
@@ -405,7 +405,7 @@ mod tests {
             get(&app, &format!("/proof/storage/{bad}/00")).await.assert_error(400, ErrorCode::InvalidAddress);
             get(&app, &format!("/state/{bad}/00")).await.assert_error(400, ErrorCode::InvalidAddress);
         }
-        let too_long = "00".repeat(crate::limits::STORAGE_KEY_BYTES_MAX + 1);
+        let too_long = "00".repeat(crate::limits::MAX_STORAGE_KEY_BYTES + 1);
         for bad in ["0xz1", "123", too_long.as_str()] {
             get(&app, &format!("/proof/storage/{slot}/{bad}")).await.assert_error(400, ErrorCode::BadRequest);
             get(&app, &format!("/state/{slot}/{bad}")).await.assert_error(400, ErrorCode::BadRequest);
@@ -424,7 +424,7 @@ mod tests {
     #[test]
     fn storage_key_pattern_is_what_the_parser_takes() {
         let pattern = regex::Regex::new(super::STORAGE_KEY_PATTERN).unwrap();
-        let max = crate::limits::STORAGE_KEY_BYTES_MAX;
+        let max = crate::limits::MAX_STORAGE_KEY_BYTES;
         for bytes in [0, 1, 2, max - 1, max, max + 1] {
             for digits in
                 ["ab".repeat(bytes), format!("{}F", "a".repeat(2 * bytes)), format!("{}g0", "0".repeat(2 * bytes))]

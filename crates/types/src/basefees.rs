@@ -1,7 +1,9 @@
-//! The basefees record: `[cycle, cell]` at `0x00 ‖ "basefees"`.
+//! Basefees of the two fee markets and their canonical CBOR `[cycle, cell]`.
+//!
+//! One type for every holder: the executor stores it (the state record at `0x00 ‖ "basefees"`),
+//! the pool prices admission and selection with it and the API reports it.
 
-use crate::RecordError;
-use drover_types::cbor::{Writer, decode_strict, decode_u128, expect_array};
+use crate::cbor::{CborError, Writer, decode_strict, decode_u128, expect_array};
 
 /// Basefees of the two fee markets, in base units per cycle and per cell.
 ///
@@ -25,21 +27,19 @@ impl Basefees {
     }
 
     /// Strict decode: exactly the canonical encoding of one basefees record.
-    pub fn decode(bytes: &[u8]) -> Result<Self, RecordError> {
-        let basefees = decode_strict(bytes, |d| {
+    pub fn decode(bytes: &[u8]) -> Result<Self, CborError> {
+        decode_strict(bytes, |d| {
             expect_array(d, 2)?;
             let cycle = decode_u128(d)?;
             let cell = decode_u128(d)?;
             Ok(Self { cycle, cell })
-        })?;
-        Ok(basefees)
+        })
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use drover_types::cbor::CborError;
 
     #[test]
     fn round_trips() {
@@ -62,13 +62,10 @@ mod tests {
 
     #[test]
     fn rejects_corrupt_bytes() {
-        assert!(matches!(Basefees::decode(&[0x82, 0x0a]), Err(RecordError(CborError::Malformed(_)))));
-        assert!(matches!(Basefees::decode(&[0x83, 0x0a, 0x02, 0x00]), Err(RecordError(CborError::Malformed(_)))));
-        assert!(matches!(Basefees::decode(&[0x82, 0x0a, 0x40]), Err(RecordError(CborError::Malformed(_)))));
-        assert!(matches!(
-            Basefees::decode(&[0x82, 0x0a, 0xc2, 0x41, 0x02]),
-            Err(RecordError(CborError::NonCanonical(_)))
-        ));
-        assert_eq!(Basefees::decode(&[0x82, 0x0a, 0x02, 0xff]), Err(RecordError(CborError::Trailing)));
+        assert!(matches!(Basefees::decode(&[0x82, 0x0a]), Err(CborError::Malformed(_))));
+        assert!(matches!(Basefees::decode(&[0x83, 0x0a, 0x02, 0x00]), Err(CborError::Malformed(_))));
+        assert!(matches!(Basefees::decode(&[0x82, 0x0a, 0x40]), Err(CborError::Malformed(_))));
+        assert!(matches!(Basefees::decode(&[0x82, 0x0a, 0xc2, 0x41, 0x02]), Err(CborError::NonCanonical(_))));
+        assert_eq!(Basefees::decode(&[0x82, 0x0a, 0x02, 0xff]), Err(CborError::Trailing));
     }
 }

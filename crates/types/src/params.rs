@@ -1,0 +1,29 @@
+//! Protocol numbers that more than one crate needs.
+//!
+//! Each is a consensus rule or a fact of the wire format: the executor, the pool, the SDK and the
+//! API must agree on it, so it is defined here once and every crate uses this definition.
+//! Changing one is a protocol upgrade.
+
+/// Decimal places of one DRV in base units.
+pub const DRV_DECIMALS: usize = 9;
+
+/// Base units in one DRV.
+pub const BASE_UNITS_PER_DRV: u128 = 10u128.pow(DRV_DECIMALS as u32);
+
+/// Cycles charged for a plain value transfer, and the least any transaction costs: the executor
+/// charges it, the pool refuses a `cycles_limit` below it and the SDK sets it on transfers.
+pub const TRANSFER_CYCLES: u64 = 21_000;
+
+/// Longest actor storage key, in bytes: the VM refuses longer keys, so no longer key exists to be
+/// read, proven or paged through.
+pub const MAX_STORAGE_KEY_BYTES: usize = 256;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_drv_is_a_billion_base_units() {
+        assert_eq!(BASE_UNITS_PER_DRV, 1_000_000_000);
+    }
+}
