@@ -7,7 +7,10 @@
 //! `--json` is the global switch for JSON output. Transactions are signed from a key file like
 //! `transfer`, with generous limits by default: unused limits are not charged.
 
-use crate::client_cmds::{Report, Text, amount_text, status_text, submit_and_report};
+use crate::{
+    report::{Report, Text, amount_text, status_text},
+    submission::submit_and_report,
+};
 use anyhow::{Context, Result, bail};
 use clap::Args;
 use drover_client::amount::parse_amount;

@@ -1,36 +1,31 @@
 //! Client subcommands: keys, status, faucet, transfer, reads of accounts, transactions and
-//! blocks, actors (`deploy`, `call`, `read`, `actor`, in [`crate::actor_cmds`]), and `verify` (fetch a proof and check it against the genesis group key), all over a
-//! node's HTTP API through `drover-client`.
+//! blocks, actors (`deploy`, `call`, `read`, `actor`, in [`crate::actor_cmds`]), and `verify`
+//! (fetch a proof and check it against the genesis group key), all over a node's HTTP API
+//! through `drover-client`; [`run`] dispatches them.
 //!
-//! Every command produces a report with two renderings: human-readable text (the default) and,
-//! with `--json`, the API's own JSON records (wrapped in a small object where a command combines
+//! Every command produces a [`Report`] with two renderings: human-readable text (the default)
+//! and, with `--json`, the API's own JSON records (wrapped in a small object where a command combines
 //! several). Arguments are parsed by clap into typed values (addresses, hashes, exact amounts),
 //! so bad input is refused with a message before any request is sent. Refusals by the node show
 //! its error name, code and message. Output is written in one piece and a closed stdout is an
 //! error, not a panic.
 
+use crate::{
+    report::{Report, Text, amount_text, format_duration, health_word, receipt_text, timestamp_with_age, unix_now},
+    submission::submit_and_report,
+};
 use anyhow::{Context, Result, bail};
 use clap::{Args, Subcommand};
-use drover_client::amount::{format_drv, parse_amount};
+use drover_client::amount::parse_amount;
 use drover_client::verify::{self, Identity};
 use drover_client::{BlockSelector, BlockSelectorParseError, Client, TxBuilder, Wallet};
 use drover_node::genesis::Genesis;
 use drover_types::api::{
-    AccountInfo, BlockInfo, ChainInfo, HealthDetailed, HealthStatus, ReceiptInfo, ReceiptStatus, SubmitStatus,
-    TransactionInfo, TransactionState, WaitError, WaitStatus,
+    AccountInfo, BlockInfo, ChainInfo, HealthDetailed, ReceiptInfo, TransactionInfo, TransactionState,
 };
-use drover_types::{Address, H256, Transaction};
+use drover_types::{Address, H256};
 use serde::Serialize;
-use std::fmt::Write as _;
-use std::io::Write as _;
 use std::path::PathBuf;
-use std::time::{SystemTime, UNIX_EPOCH};
-
-/// How long `transfer --wait` asks the node to wait for the receipt (the node's maximum), in ms.
-const TRANSFER_WAIT_TIMEOUT_MS: u64 = 10_000;
-
-/// Width of the label column of human-readable output, in characters.
-const LABEL_WIDTH_CHARS: usize = 16;
 
 #[derive(Debug, Subcommand)]
 pub enum ClientCommand {
@@ -168,39 +163,6 @@ pub struct TransferArgs {
     nonce: Option<u64>,
 }
 
-/// What a command prints, in both renderings, and whether it ends in failure.
-pub(crate) struct Report {
-    text: Text,
-    json: String,
-    /// Printed output still stands, but the command exits with this error.
-    pub(crate) failure: Option<String>,
-}
-
-impl Report {
-    pub(crate) fn new<T: Serialize>(text: Text, record: &T) -> Result<Self> {
-        let json = serde_json::to_string_pretty(record).context("cannot encode the JSON output")?;
-        Ok(Self { text, json, failure: None })
-    }
-}
-
-/// Human-readable output: `label: value` lines with aligned values.
-#[derive(Default)]
-pub(crate) struct Text(String);
-
-impl Text {
-    pub(crate) fn field(&mut self, label: &str, value: impl std::fmt::Display) -> &mut Self {
-        let label = format!("{label}:");
-        // Writing to a String cannot fail.
-        let _ = writeln!(self.0, "{label:<width$} {value}", width = LABEL_WIDTH_CHARS - 1);
-        self
-    }
-
-    pub(crate) fn line(&mut self, line: impl std::fmt::Display) -> &mut Self {
-        let _ = writeln!(self.0, "{line}");
-        self
-    }
-}
-
 /// Runs a client command against the node at `rpc_url`; `json` selects the JSON rendering.
 pub async fn run(cmd: ClientCommand, rpc_url: &str, json: bool) -> Result<()> {
     let connect = || Client::new(rpc_url).context("check --rpc-url or DROVER_RPC_URL");
@@ -219,16 +181,7 @@ pub async fn run(cmd: ClientCommand, rpc_url: &str, json: bool) -> Result<()> {
         ClientCommand::Read(args) => crate::actor_cmds::read(&connect()?, args).await?,
         ClientCommand::Actor { address, view } => crate::actor_cmds::actor(&connect()?, address, view).await?,
     };
-    let mut out = if json { report.json } else { report.text.0 };
-    if !out.ends_with('\n') {
-        out.push('\n');
-    }
-    let mut stdout = std::io::stdout().lock();
-    stdout.write_all(out.as_bytes()).and_then(|()| stdout.flush()).context("cannot write to standard output")?;
-    match report.failure {
-        Some(failure) => bail!(failure),
-        None => Ok(()),
-    }
+    report.print(json)
 }
 
 #[derive(Serialize)]
@@ -350,81 +303,6 @@ async fn transfer(client: &Client, args: TransferArgs) -> Result<Report> {
         .field("max fee", format!("{} per cycle (tip {})", tx.max_fee_per_cycle, tx.tip_per_cycle))
         .field("hash", hash);
     submit_and_report(client, &tx, text, args.wait).await
-}
-
-/// Submits a signed transaction and reports the node's answer: admission only, or (with
-/// `wait`) the outcome once included. A refusal or a non-success outcome fails the command.
-pub(crate) async fn submit_and_report(client: &Client, tx: &Transaction, text: Text, wait: bool) -> Result<Report> {
-    let hash = tx.hash();
-    let refused = |code: Option<u16>, error: Option<&str>, message: Option<&str>| {
-        format!(
-            "the node refused transaction {hash}: {} (code {}): {}",
-            error.unwrap_or("unknown"),
-            code.map_or_else(|| "?".to_owned(), |c| c.to_string()),
-            message.unwrap_or("no message")
-        )
-    };
-    if !wait {
-        let response = client.submit(std::slice::from_ref(tx)).await.context("the transaction was not submitted")?;
-        let mut report = Report::new(text, &response)?;
-        match response.results.iter().find(|r| r.hash == hash) {
-            Some(result) if result.status == SubmitStatus::Accepted => {
-                report.text.field("status", "accepted into the mempool");
-            }
-            Some(result) => {
-                report.failure = Some(refused(result.code, result.error.as_deref(), result.message.as_deref()));
-            }
-            None => report.failure = Some(format!("the node's answer does not mention transaction {hash}")),
-        }
-        return Ok(report);
-    }
-    let response = client
-        .submit_wait(std::slice::from_ref(tx), TRANSFER_WAIT_TIMEOUT_MS)
-        .await
-        .context("the transaction was not submitted")?;
-    let mut report = Report::new(text, &response)?;
-    let Some(result) = response.results.iter().find(|r| r.hash == hash) else {
-        report.failure = Some(format!("the node's answer does not mention transaction {hash}"));
-        return Ok(report);
-    };
-    let text = &mut report.text;
-    match result.status {
-        WaitStatus::Rejected => {
-            let error = match &result.error {
-                Some(WaitError::Admission(name)) => Some(name.as_str()),
-                _ => None,
-            };
-            report.failure = Some(refused(result.code, error, result.message.as_deref()));
-            return Ok(report);
-        }
-        WaitStatus::Pending => {
-            text.field("status", "pending: not included before the wait ended")
-                .line(format!("Check later with: drover tx {hash}"));
-            return Ok(report);
-        }
-        WaitStatus::Success | WaitStatus::Reverted | WaitStatus::Failed => {}
-    }
-    let status = wait_status_word(result.status);
-    text.field("status", status);
-    if let Some(height) = result.block_height {
-        text.field("block", height);
-    }
-    if let Some(cycles) = result.cycles_used {
-        text.field("cycles used", cycles);
-    }
-    if let Some(fee) = result.fee {
-        text.field("fee", amount_text(fee));
-    }
-    if let Some(reason) = &result.revert_reason {
-        text.field("revert reason", reason);
-    }
-    if let Some(WaitError::Execution(error)) = &result.error {
-        text.field("error", format!("{} ({}): {}", error.code, error.category, error.message)).field("fix", &error.fix);
-    }
-    if result.status != WaitStatus::Success {
-        report.failure = Some(format!("transaction {hash} was included but {status}"));
-    }
-    Ok(report)
 }
 
 async fn account(client: &Client, address: Address) -> Result<Report> {
@@ -586,31 +464,6 @@ async fn transaction(client: &Client, hash: H256) -> Result<Report> {
     Report::new(text, &TransactionRecord { transaction: &tx, receipt: receipt.as_ref() })
 }
 
-/// How an execution ended, as the API spells it.
-pub(crate) fn status_text(status: ReceiptStatus) -> &'static str {
-    match status {
-        ReceiptStatus::Success => "success",
-        ReceiptStatus::Reverted => "reverted",
-        ReceiptStatus::Failed => "failed",
-    }
-}
-
-fn receipt_text(text: &mut Text, receipt: &ReceiptInfo) {
-    text.field("outcome", status_text(receipt.status))
-        .field("used", format!("{} cycles, {} cells", receipt.cycles_used, receipt.cells_used))
-        .field("fee", format!("{} (burned {}, tip {})", amount_text(receipt.fee), receipt.fee_burned, receipt.fee_tip));
-    if let Some(reason) = &receipt.revert_reason {
-        text.field("revert reason", reason);
-    }
-    if let Some(error) = &receipt.error {
-        text.field("error", format!("{} ({}): {}", error.code, error.category, error.message)).field("fix", &error.fix);
-    }
-    text.field("events", receipt.events.len());
-    for event in &receipt.events {
-        text.line(format!("  {} from {}: {} bytes", event.topic, event.address, event.data.len()));
-    }
-}
-
 async fn block(client: &Client, selector: BlockSelector) -> Result<Report> {
     let Some(block) = client.block(selector).await.with_context(|| format!("cannot read block {selector}"))? else {
         bail!("no finalized block matches {selector}");
@@ -634,54 +487,6 @@ async fn block(client: &Client, selector: BlockSelector) -> Result<Report> {
         text.line(format!("  {tx}"));
     }
     Report::new(text, &block)
-}
-
-/// `1.5 DRV (1500000000 base units)`.
-pub(crate) fn amount_text(base_units: u128) -> String {
-    format!("{} ({base_units} base units)", format_drv(base_units))
-}
-
-fn health_word(status: HealthStatus) -> &'static str {
-    match status {
-        HealthStatus::Ok => "ok",
-        HealthStatus::Degraded => "degraded",
-    }
-}
-
-fn wait_status_word(status: WaitStatus) -> &'static str {
-    match status {
-        WaitStatus::Success => "success",
-        WaitStatus::Reverted => "reverted",
-        WaitStatus::Failed => "failed",
-        WaitStatus::Pending => "pending",
-        WaitStatus::Rejected => "rejected",
-    }
-}
-
-fn unix_now() -> u64 {
-    SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |elapsed| elapsed.as_secs())
-}
-
-/// `1700000000 (Unix seconds, 12s ago)`; `none yet` for 0 (no block finalized).
-fn timestamp_with_age(timestamp: u64, now: u64) -> String {
-    if timestamp == 0 {
-        return "none yet".to_owned();
-    }
-    match now.checked_sub(timestamp) {
-        Some(age) => format!("{timestamp} (Unix seconds, {} ago)", format_duration(age)),
-        None => format!("{timestamp} (Unix seconds, {} ahead of this clock)", format_duration(timestamp - now)),
-    }
-}
-
-/// `45s`, `3m 05s`, `2h 03m 05s`, `4d 02h 03m`.
-fn format_duration(seconds: u64) -> String {
-    let (days, hours, minutes, secs) = (seconds / 86_400, seconds / 3_600 % 24, seconds / 60 % 60, seconds % 60);
-    match (days, hours, minutes) {
-        (0, 0, 0) => format!("{secs}s"),
-        (0, 0, _) => format!("{minutes}m {secs:02}s"),
-        (0, _, _) => format!("{hours}h {minutes:02}m {secs:02}s"),
-        _ => format!("{days}d {hours:02}h {minutes:02}m"),
-    }
 }
 
 #[cfg(test)]
@@ -845,25 +650,5 @@ mod tests {
         let err = keys_command(KeysCommand::Show { key: path }).err().unwrap();
         assert!(format!("{err:#}").contains("invalid secret key"), "{err:#}");
         assert!(keys_command(KeysCommand::Show { key: dir.path().join("missing") }).is_err());
-    }
-
-    #[test]
-    fn formats_times() {
-        assert_eq!(format_duration(0), "0s");
-        assert_eq!(format_duration(185), "3m 05s");
-        assert_eq!(format_duration(7_385), "2h 03m 05s");
-        assert_eq!(format_duration(4 * 86_400 + 7_385), "4d 02h 03m");
-        assert!(format_duration(u64::MAX).starts_with("213503982334601d"));
-        assert_eq!(timestamp_with_age(0, 100), "none yet");
-        assert_eq!(timestamp_with_age(88, 100), "88 (Unix seconds, 12s ago)");
-        assert_eq!(timestamp_with_age(103, 100), "103 (Unix seconds, 3s ahead of this clock)");
-        assert_eq!(amount_text(1_500_000_000), "1.5 DRV (1500000000 base units)");
-    }
-
-    #[test]
-    fn text_aligns_labels() {
-        let mut text = Text::default();
-        text.field("a", 1).field("a much longer label", 2).line("free");
-        assert_eq!(text.0, format!("a:{}1\na much longer label: 2\nfree\n", " ".repeat(LABEL_WIDTH_CHARS - 2)));
     }
 }

@@ -10,6 +10,8 @@ mod client_cmds;
 mod dev;
 mod devnet_cmd;
 mod node_cmd;
+mod report;
+mod submission;
 
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
