@@ -1,0 +1,97 @@
+//! Serde forms of byte strings and integers in the API's JSON, named in `#[serde(with)]`.
+
+/// Serde of byte strings as `0x` hex (input: prefix optional, any case).
+pub(super) mod hex_bytes {
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(bytes: &[u8], s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&format!("0x{}", hex::encode(bytes)))
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<u8>, D::Error> {
+        let text = <std::borrow::Cow<'de, str>>::deserialize(d)?;
+        crate::hexfmt::decode(&text).map_err(serde::de::Error::custom)
+    }
+}
+
+/// [`hex_bytes`] for an optional field (`null` when absent).
+pub(super) mod opt_hex_bytes {
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(bytes: &Option<Vec<u8>>, s: S) -> Result<S::Ok, S::Error> {
+        match bytes {
+            Some(bytes) => super::hex_bytes::serialize(bytes, s),
+            None => s.serialize_none(),
+        }
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Vec<u8>>, D::Error> {
+        let text = Option::<std::borrow::Cow<'de, str>>::deserialize(d)?;
+        text.map(|text| crate::hexfmt::decode(&text).map_err(serde::de::Error::custom)).transpose()
+    }
+}
+
+/// [`base64_bytes`] for an optional field (`null` when absent).
+pub(super) mod opt_base64_bytes {
+    use base64::Engine;
+    use base64::engine::general_purpose::STANDARD as BASE64;
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(bytes: &Option<Vec<u8>>, s: S) -> Result<S::Ok, S::Error> {
+        match bytes {
+            Some(bytes) => s.serialize_str(&BASE64.encode(bytes)),
+            None => s.serialize_none(),
+        }
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Vec<u8>>, D::Error> {
+        let text = Option::<std::borrow::Cow<'de, str>>::deserialize(d)?;
+        text.map(|text| BASE64.decode(text.as_bytes()).map_err(serde::de::Error::custom)).transpose()
+    }
+}
+
+/// An optional `u64` that may also be written as a JSON number with a zero fraction (`55.0`):
+/// JSON Schema's `integer`, which the document promises, includes those, and clients that compute
+/// budgets in floating point (JavaScript, Python) send them. Fractions, negatives and values above
+/// `u64::MAX` are refused.
+pub(super) mod opt_integral_u64 {
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(value: &Option<u64>, s: S) -> Result<S::Ok, S::Error> {
+        match value {
+            Some(value) => s.serialize_u64(*value),
+            None => s.serialize_none(),
+        }
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Error> {
+        let Some(number) = Option::<serde_json::Number>::deserialize(d)? else {
+            return Ok(None);
+        };
+        if let Some(value) = number.as_u64() {
+            return Ok(Some(value));
+        }
+        // 2^64 as f64 is exact; every float below it with no fraction is a u64.
+        const LIMIT: f64 = 18_446_744_073_709_551_616.0;
+        match number.as_f64() {
+            Some(value) if value.fract() == 0.0 && (0.0..LIMIT).contains(&value) => Ok(Some(value as u64)),
+            _ => Err(serde::de::Error::custom(format!("expected a non-negative integer below 2^64, got {number}"))),
+        }
+    }
+}
+
+/// Serde of byte strings as standard padded base64 text.
+pub(super) mod base64_bytes {
+    use base64::Engine;
+    use base64::engine::general_purpose::STANDARD as BASE64;
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(bytes: &[u8], s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&BASE64.encode(bytes))
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<u8>, D::Error> {
+        let text = <std::borrow::Cow<'de, str>>::deserialize(d)?;
+        BASE64.decode(text.as_bytes()).map_err(serde::de::Error::custom)
+    }
+}
