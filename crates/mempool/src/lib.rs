@@ -17,7 +17,7 @@
 //!   under every path (admit, replace, evict, finalize, remove, expire);
 //! - what a sender's queue reserves (value plus maximum fees) never exceeds the balance it had
 //!   when its latest transaction was admitted;
-//! - no input panics: refusals are [`ApiError`]s with the codes listed in [`admission`].
+//! - no input panics: refusals are [`ApiError`]s with the codes listed in [`rules`].
 //!
 //! Lifecycle calls, in the node's order:
 //! - [`Mempool::admit`] for each submitted transaction, with the sender's finalized account and
@@ -36,18 +36,18 @@
 //! never executes: the proposer's [`Mempool::remove`] or the time to live removes it.
 
 mod account;
-pub mod admission;
 pub mod config;
 pub mod dropped;
 pub mod fees;
 mod pool;
+pub mod rules;
 pub mod select;
 #[cfg(test)]
 mod testing;
 
-pub use admission::{Admitted, SenderState};
 pub use config::Config;
 pub use dropped::{DROPPED_HISTORY_LEN, DropReason};
+pub use rules::{Admitted, SenderState};
 pub use select::SelectLimits;
 
 use drover_types::{Address, Basefees, H256, VerifiedTransaction, error::ApiError};
@@ -66,7 +66,7 @@ impl Mempool {
         Self { pool: Arc::new(Mutex::new(Pool::new(config))) }
     }
 
-    /// Admits a verified transaction (rules and codes in [`admission`]). The caller has
+    /// Admits a verified transaction (rules and codes in [`rules`]). The caller has
     /// checked the chain id and signature and read `sender`'s account in the latest finalized
     /// state; `now` is the admission time the time to live counts from.
     pub fn admit(

@@ -7,7 +7,6 @@
 //! 3 block broadcast, 4 marshal backfill, 5 transaction gossip.
 
 use crate::{
-    admission,
     application::{App, Scheme},
     backend::NodeHandle,
     block::Block,
@@ -18,6 +17,7 @@ use crate::{
     genesis::Genesis,
     gossip, height_file,
     indexes::Indexes,
+    intake,
     keys::NAMESPACE,
     metrics::ChainMetrics,
     sync_source::AttachedState,
@@ -551,7 +551,7 @@ where
         let (chain, databases) = (chain.clone(), databases.clone());
         gossip::start(&context, gossip_sender, gossip_receiver, chain.clone(), move |txs| {
             let (chain, databases) = (chain.clone(), databases.clone());
-            async move { admission::admit(&chain, &databases, txs).await.iter().filter(|r| r.is_ok()).count() }
+            async move { intake::admit(&chain, &databases, txs).await.iter().filter(|r| r.is_ok()).count() }
         })
     });
 

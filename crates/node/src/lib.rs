@@ -10,15 +10,15 @@
 //! [`application`] is the state machine glue drives, over the state database set in
 //! [`databases`]; [`chain`] is the state shared with the
 //! API; [`indexes`] stores finalized transactions, receipts and actor logs; [`backend`] serves the API;
-//! [`admission`] puts transactions into the mempool, from the API and from [`gossip`];
+//! [`intake`] puts transactions into the mempool, from the API and from [`gossip`];
 //! [`fast_sync`] and [`sync_source`] fetch and serve state for peers that fast-sync;
 //! [`proofs`] builds the state, transaction and receipt proofs light clients verify;
 //! [`engine`] assembles and runs everything.
 
 pub(crate) mod accounts;
-pub mod admission;
 pub mod application;
 pub(crate) mod backend;
+pub mod intake;
 pub use drover_block::block;
 pub mod chain;
 pub mod config;

@@ -15,7 +15,6 @@ use commonware_p2p::simulated::{self, Link};
 use commonware_runtime::{Clock as _, Handle, Runner as _, Spawner as _, Supervisor as _, deterministic};
 use commonware_utils::{NZUsize, probability};
 use drover_node::{
-    admission,
     application::Scheme,
     block::Block,
     chain::ChainShared,
@@ -24,6 +23,7 @@ use drover_node::{
     devnet::{self, NetworkSpec},
     engine::{self, MAX_MESSAGE_BYTES, StartConfig},
     genesis::Genesis,
+    intake,
 };
 use drover_state::keys;
 use drover_types::{
@@ -319,15 +319,12 @@ fn run(
 
         // Transactions through validator 0 (gossiped to the others).
         let running = slots[0].lock().clone().unwrap();
-        let verdicts = admission::admit(
-            &running.chain,
-            &running.databases,
-            (0..20).map(|n| transfer(n).verify().unwrap()).collect(),
-        )
-        .await;
+        let verdicts =
+            intake::admit(&running.chain, &running.databases, (0..20).map(|n| transfer(n).verify().unwrap()).collect())
+                .await;
         assert!(verdicts.iter().all(Result::is_ok), "{verdicts:?}");
         let (ledger, ledger_txs) = ledger_workload();
-        let verdicts = admission::admit(
+        let verdicts = intake::admit(
             &running.chain,
             &running.databases,
             ledger_txs.into_iter().map(|tx| tx.verify().unwrap()).collect(),
@@ -383,7 +380,7 @@ fn run(
             Fault::Hostile => {
                 let (attacker, txs) = hostile_workload();
                 let sent = txs.len() as u64;
-                let verdicts = admission::admit(
+                let verdicts = intake::admit(
                     &running.chain,
                     &running.databases,
                     txs.into_iter().map(|tx| tx.verify().unwrap()).collect(),
@@ -410,7 +407,7 @@ fn run(
         // The transfers were executed everywhere.
         for slot in &slots {
             let running = slot.lock().clone().unwrap();
-            let account = admission::read_account(&running.chain, &running.databases, &Address([0x55; 20])).await;
+            let account = intake::read_account(&running.chain, &running.databases, &Address([0x55; 20])).await;
             assert_eq!(account.unwrap().unwrap().balance, 20 * 1_000);
             // The last audit summed every mint.
             let supply = running.databases.read().await.get(&keys::storage_key(&ledger, b"supply")).await.unwrap();
@@ -418,7 +415,7 @@ fn run(
             assert_eq!(supply, Some(minted.to_le_bytes().to_vec()));
             // Every hostile transaction was included (its nonce used) while the chain went on.
             if let Some((attacker, sent)) = &hostile {
-                let account = admission::read_account(&running.chain, &running.databases, &attacker.address()).await;
+                let account = intake::read_account(&running.chain, &running.databases, &attacker.address()).await;
                 assert_eq!(account.unwrap().unwrap().nonce, *sent);
             }
         }

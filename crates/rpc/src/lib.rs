@@ -2,7 +2,7 @@
 //!
 //! One module per endpoint family under [`routes`]; the rules they share live beside them:
 //! [`error`] is the only place an error becomes a response, [`extract`] the only way a path,
-//! query or body is read, [`limits`] holds every limit with its unit, [`admission`] turns a
+//! query or body is read, [`limits`] holds every limit with its unit, [`submission`] turns a
 //! submission into per-transaction verdicts, [`rate_limit`], [`metrics`] and [`openapi`] are
 //! the cross-cutting layers. [`starting`] is what answers while the node's state is not ready,
 //! and [`server`] serves a router over TCP with the connection limits (connection cap,
@@ -20,7 +20,6 @@
 //! which saves a good part of what a small request costs. Every answer that is not a success
 //! is our JSON error body, including unknown routes (404, 1002) and wrong methods (405, 1001).
 
-pub(crate) mod admission;
 pub mod backend;
 pub mod error;
 pub(crate) mod extract;
@@ -33,6 +32,7 @@ pub mod routes;
 pub(crate) mod server;
 pub mod starting;
 pub(crate) mod state;
+pub(crate) mod submission;
 
 #[cfg(test)]
 mod mock;

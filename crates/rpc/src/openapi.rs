@@ -477,7 +477,7 @@ mod tests {
             let content = json["paths"][path]["post"]["requestBody"]["content"].as_object().unwrap();
             let mut types: Vec<&str> = content.keys().map(String::as_str).collect();
             types.sort_unstable();
-            assert_eq!(types, crate::admission::SUBMISSION_CONTENT_TYPES, "{path}");
+            assert_eq!(types, crate::submission::SUBMISSION_CONTENT_TYPES, "{path}");
         }
         let schemas = &json["components"]["schemas"];
         let multi = &schemas["MultiProofRequests"];

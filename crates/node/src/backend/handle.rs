@@ -3,13 +3,13 @@
 
 use crate::error::NodeError;
 use crate::{
-    admission,
     application::Scheme,
     block::{Block, to_h256},
     chain::ChainShared,
     config::FaucetConfig,
     databases::Databases,
     gossip::GossipHandle,
+    intake,
     proofs::Prover,
 };
 use commonware_consensus::marshal::{core::Mailbox, standard::Standard};
@@ -85,6 +85,6 @@ impl NodeHandle {
 
     /// An account in the latest applied state.
     pub(super) async fn read_account(&self, address: &Address) -> Result<Option<Account>, ApiError> {
-        admission::read_account(&self.0.chain, &self.0.databases, address).await
+        intake::read_account(&self.0.chain, &self.0.databases, address).await
     }
 }

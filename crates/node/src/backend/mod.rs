@@ -15,8 +15,8 @@ pub use handle::NodeHandle;
 use pages::scan;
 use records::{log_info, run_info};
 
-use crate::admission;
 use crate::error::NodeError;
+use crate::intake;
 use ::tokio::sync::watch;
 use commonware_codec::Encode as _;
 use commonware_consensus::{marshal::Identifier, types::Height};
@@ -45,7 +45,7 @@ impl Backend for NodeHandle {
     }
 
     async fn submit(&self, txs: Vec<VerifiedTransaction>) -> Vec<Result<(), ApiError>> {
-        let results = admission::admit(&self.0.chain, &self.0.databases, txs.clone()).await;
+        let results = intake::admit(&self.0.chain, &self.0.databases, txs.clone()).await;
         if let Some(gossip) = &self.0.gossip {
             let admitted: Vec<_> = txs.into_iter().zip(&results).filter(|(_, r)| r.is_ok()).map(|(tx, _)| tx).collect();
             gossip.publish(&admitted);

@@ -1,7 +1,7 @@
 //! Transactions: `POST /submit`, `POST /submit_wait`, `GET /transaction/{hash}`,
 //! `GET /transaction/{hash}/receipt`, `GET /mempool/transaction/{hash}`.
 //!
-//! Admission itself lives in [`crate::admission`]; these handlers shape its outcomes. Both
+//! Admission itself lives in [`crate::submission`]; these handlers shape its outcomes. Both
 //! submit routes answer 200 when at least one transaction was accepted, else the status of the
 //! first refusal with its fields repeated at the top level.
 //!
@@ -12,13 +12,13 @@
 //! more is refused before admission, 429 with code 1004 and `Retry-After`.
 
 use crate::{
-    admission::{Admission, admit},
     backend::Backend,
     error::{HttpError, outcome_response},
     extract::{ApiQuery, HashParam, RawBody},
     limits::{RETRY_AFTER_SECS_MIN, WAIT_TIMEOUT_MS_DEFAULT, WAIT_TIMEOUT_MS_MAX, WAIT_TIMEOUT_MS_MIN},
     rate_limit::window::Limiter,
     state::AppState,
+    submission::{Admission, admit},
 };
 use axum::{Json, extract::State, http::HeaderMap, response::Response};
 use drover_types::{

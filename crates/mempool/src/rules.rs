@@ -1,4 +1,4 @@
-//! Admission: the rules a transaction must pass to enter the pool, checked in this order.
+//! The rules a transaction must pass to enter the pool (admission), checked in this order.
 //!
 //! | rule | code |
 //! | --- | --- |

@@ -1,4 +1,5 @@
-//! Mempool admission shared by the API (`/submit`, the faucet) and transaction gossip.
+//! Transaction intake: mempool admission shared by the API (`/submit`, the faucet) and
+//! transaction gossip.
 //!
 //! Each transaction's payload is checked, then the destination of a message: it must hold an
 //! actor (a system actor that is not enabled is refused by the payload check already), or get
