@@ -1,0 +1,106 @@
+//! A devnet spawned from this very binary for a benchmark, stopped when dropped.
+
+use super::*;
+
+/// A network started for the run; every validator is stopped (by PID) when dropped.
+pub(super) struct SpawnedNetwork {
+    pub(super) dir: tempfile::TempDir,
+    pub(super) exe: std::path::PathBuf,
+    pub(super) children: Vec<Option<Child>>,
+    pub(super) urls: Vec<String>,
+}
+
+impl SpawnedNetwork {
+    /// Generates an `n`-validator network on free loopback ports and starts every validator;
+    /// returns once each one has finalized a block.
+    pub(super) async fn start(n: u32, block_interval_ms: u64) -> anyhow::Result<Self> {
+        let exe = std::env::current_exe()?;
+        let dir = tempfile::tempdir()?;
+        // One block for both, so the HTTP and p2p ports can never overlap.
+        let rpc = free_port_block(2 * n)?;
+        let p2p = rpc + n as u16;
+        let status = Command::new(&exe)
+            .args(["init", "--validators", &n.to_string(), "--out"])
+            .arg(dir.path())
+            .args(["--rpc-port", &rpc.to_string(), "--p2p-port", &p2p.to_string()])
+            .args(["--block-interval-ms", &block_interval_ms.to_string()])
+            .stdout(Stdio::null())
+            .status()?;
+        ensure!(status.success(), "drover init failed");
+        let urls = (0..n).map(|i| format!("http://127.0.0.1:{}", rpc + i as u16)).collect();
+        let mut network = Self { dir, exe, children: Vec::new(), urls };
+        for index in 0..n {
+            network.children.push(None);
+            network.spawn(index as usize, &[])?;
+        }
+        for url in network.urls.clone() {
+            wait_height(&Client::new(&url)?, 1, Duration::from_secs(60)).await?;
+        }
+        Ok(network)
+    }
+
+    pub(super) fn spawn(&mut self, index: usize, args: &[&str]) -> anyhow::Result<()> {
+        let log = std::fs::File::create(self.dir.path().join(format!("validator-{index}.log")))?;
+        let child = Command::new(&self.exe)
+            .args(["node", "--config"])
+            .arg(self.dir.path().join(format!("validator-{index}.yaml")))
+            .args(args)
+            .env("RPC_GLOBAL_RATE_LIMIT_PER_SEC", BENCH_RATE_LIMIT_PER_SEC)
+            .env("RUST_LOG", "warn")
+            .stdin(Stdio::null())
+            .stdout(log.try_clone()?)
+            .stderr(log)
+            .spawn()?;
+        self.children[index] = Some(child);
+        Ok(())
+    }
+
+    /// Stops validator `index` gracefully and waits for it.
+    pub(super) fn stop(&mut self, index: usize) {
+        if let Some(mut child) = self.children[index].take() {
+            let _ = Command::new("kill").args(["-TERM", &child.id().to_string()]).status();
+            let _ = child.wait();
+        }
+    }
+
+    /// The process id of validator `index`, while it runs.
+    pub(super) fn pid(&self, index: usize) -> Option<u32> {
+        self.children[index].as_ref().map(Child::id)
+    }
+
+    pub(super) fn state_dir(&self, index: usize) -> std::path::PathBuf {
+        self.dir.path().join(format!("validator-{index}/state"))
+    }
+}
+
+impl Drop for SpawnedNetwork {
+    fn drop(&mut self) {
+        for index in 0..self.children.len() {
+            self.stop(index);
+        }
+    }
+}
+
+/// `count` consecutive free loopback ports.
+pub(super) fn free_port_block(count: u32) -> anyhow::Result<u16> {
+    for _ in 0..100 {
+        let base = std::net::TcpListener::bind("127.0.0.1:0")?.local_addr()?.port();
+        let fits = (1..count).all(|i| {
+            u16::try_from(u32::from(base) + i)
+                .is_ok_and(|port| std::net::TcpListener::bind(("127.0.0.1", port)).is_ok())
+        });
+        if fits {
+            return Ok(base);
+        }
+    }
+    bail!("no block of {count} free ports")
+}
+
+pub(super) async fn wait_height(client: &Client, height: u64, within: Duration) -> anyhow::Result<()> {
+    let deadline = Instant::now() + within;
+    while client.height().await.unwrap_or(0) < height {
+        ensure!(Instant::now() < deadline, "{} did not reach height {height}", client.base_url());
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    Ok(())
+}

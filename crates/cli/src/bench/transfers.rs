@@ -1,0 +1,153 @@
+//! `bench transfers` and `bench calls`: finalized transactions per second and latency.
+
+use super::*;
+
+#[derive(Args)]
+pub struct TransferArgs {
+    /// Distinct sending accounts.
+    #[arg(long, default_value_t = 1_000)]
+    pub senders: u32,
+    /// Transfers in total.
+    #[arg(long, default_value_t = 100_000)]
+    pub transfers: u64,
+    /// Transactions per submission.
+    #[arg(long, default_value_t = 50)]
+    pub batch: usize,
+    /// Concurrent submitting connections.
+    #[arg(long, default_value_t = 16)]
+    pub concurrency: usize,
+    /// Use the node at `--rpc-url` (its rate limit must be lifted) instead of a fresh devnet.
+    #[arg(long)]
+    pub external: bool,
+    /// Block interval of the spawned devnet, in milliseconds.
+    #[arg(long, default_value_t = 100)]
+    pub block_interval_ms: u64,
+    /// Offered load in transfers per second (default: as fast as the node admits them).
+    #[arg(long)]
+    pub rate: Option<u64>,
+    /// Funder key index among the development keys (default: the faucet account).
+    #[arg(long, default_value_t = FAUCET_KEY_INDEX)]
+    pub funder: u32,
+    /// Validators of the spawned network; submissions are spread over all of them.
+    #[arg(long, default_value_t = 1)]
+    pub validators: u32,
+    /// Who receives the transfers (`bench transfers` only).
+    #[arg(long, value_enum, default_value_t = Recipients::Fresh)]
+    pub recipients: Recipients,
+}
+
+/// Recipients of `bench transfers`: how the load grows the state.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Recipients {
+    /// A new address per transfer, `0xbe ‖ 19-byte counter` (the usual EVM dev-chain workload):
+    /// every transfer creates an account.
+    Fresh,
+    /// A new random address per transfer.
+    Random,
+    /// A new address per transfer sharing its first 7 bytes with all the others, as an attacker
+    /// choosing colliding keys would send them.
+    Prefix,
+    /// One existing sink account (no state growth).
+    One,
+}
+
+impl Recipients {
+    /// The recipient of transfer `index` of a run.
+    pub(super) fn address(self, index: u64) -> Address {
+        let mut bytes = [0; 20];
+        match self {
+            Recipients::Fresh => {
+                bytes[0] = 0xbe;
+                bytes[12..].copy_from_slice(&index.to_be_bytes());
+            }
+            Recipients::Random => bytes = SecretKey::random().address().0,
+            Recipients::Prefix => {
+                bytes = SecretKey::random().address().0;
+                bytes[..7].copy_from_slice(b"\xbe\xbe\xbe\xbe\xbe\xbe\xbe");
+            }
+            Recipients::One => bytes = [0xee; 20],
+        }
+        Address(bytes)
+    }
+}
+
+pub(super) async fn transfers(args: TransferArgs, rpc_url: &str, workload: Workload) -> anyhow::Result<()> {
+    ensure!(args.senders > 0 && args.transfers > 0, "--senders and --transfers must be positive");
+    ensure!((1..=50).contains(&args.batch), "--batch must be 1..=50");
+    ensure!(args.validators > 0, "--validators must be positive");
+    let (_network, urls) = if args.external {
+        (None, vec![rpc_url.to_string()])
+    } else {
+        let network = SpawnedNetwork::start(args.validators, args.block_interval_ms).await?;
+        let urls = network.urls.clone();
+        (Some(network), urls)
+    };
+    let client = Client::new(&urls[0])?;
+    let clients = urls.iter().map(|url| Client::new(url)).collect::<Result<Vec<_>, _>>()?;
+    let chain_id = client.chain_info().await?.chain_id;
+    let retries = Arc::new(AtomicU64::new(0));
+
+    // Fund the senders from the funder account.
+    let funder = SecretKey::dev(args.funder);
+    let per_sender = args.transfers.div_ceil(args.senders as u64);
+    let senders =
+        fund_senders(&client, &funder, chain_id, args.senders, workload.budget(per_sender), args.batch, &retries)
+            .await?;
+    let (counter, call) = match workload {
+        Workload::Transfers => (None, Vec::new()),
+        Workload::CounterCalls => {
+            let counter = deploy_counter(&client, &funder, chain_id).await?;
+            println!("counter actor deployed at {counter}");
+            (Some(counter), Message { handler: "increment".to_owned(), payload: Vec::new() }.encode())
+        }
+    };
+
+    // Pre-sign, ordered in waves: every sender's nonce 0, then every sender's nonce 1, ...
+    println!("pre-signing {} {}", args.transfers, workload.noun());
+    let recipients = args.recipients;
+    let mut txs: Vec<Transaction> = (0..per_sender)
+        .into_par_iter()
+        .flat_map_iter(|nonce| {
+            let (senders, call) = (&senders, &call);
+            let count = senders.len() as u64;
+            (0..senders.len()).map(move |s| match counter {
+                None => {
+                    let to = recipients.address(nonce * count + s as u64);
+                    bench_transfer(&senders[s], chain_id, nonce, to, 1)
+                }
+                Some(counter) => bench_tx(
+                    &senders[s],
+                    chain_id,
+                    nonce,
+                    Some(counter),
+                    0,
+                    call.clone(),
+                    COUNTER_CALL_CYCLES_LIMIT,
+                    COUNTER_CALL_CELLS_LIMIT,
+                ),
+            })
+        })
+        .collect();
+    txs.truncate(args.transfers as usize);
+
+    let load = Load { batch: args.batch, concurrency: args.concurrency, rate: args.rate };
+    let report = run_load(&client, &clients, txs, load).await?;
+    println!();
+    let offered = args.rate.map_or("as fast as admitted".to_string(), |r| format!("offered at {r} tx/s"));
+    let recipients = match workload {
+        Workload::Transfers => format!(", recipients {:?}", args.recipients).to_lowercase(),
+        Workload::CounterCalls => String::new(),
+    };
+    println!(
+        "{}: {} submitted from {} senders in batches of {}, {} workers over {} validator(s), {offered}{recipients}",
+        workload.noun(),
+        report.sent,
+        senders.len(),
+        args.batch,
+        args.concurrency,
+        clients.len()
+    );
+    report.print(workload.noun());
+    ensure!(report.finalized == report.sent, "{} transfers never finalized", report.sent - report.finalized);
+    Ok(())
+}
