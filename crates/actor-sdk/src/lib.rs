@@ -71,6 +71,9 @@ macro_rules! handlers {
 
             $(#[$meta])*
             #[cfg(not(target_arch = "wasm32"))]
+            // Natively, handlers are called by the actor crate's own tests, often from a module
+            // where `pub` reaches no further.
+            #[allow(unreachable_pub)]
             pub fn $name() {
                 fn handler($input: &[u8]) -> $crate::HandlerResult $body
                 $crate::dispatch(handler)

@@ -31,7 +31,7 @@ const ACTOR_CELLS_LIMIT_DEFAULT: u64 = 400_000;
 /// The handler's input: at most one form (named like the API's payload forms; `--json` is the
 /// global output switch).
 #[derive(Debug, Args)]
-pub struct Input {
+pub(crate) struct Input {
     /// Input as JSON (sent as compact JSON text with sorted keys).
     #[arg(long, conflicts_with_all = ["payload_text", "payload_hex"])]
     payload_json: Option<String>,
@@ -61,7 +61,7 @@ impl Input {
 
 /// How a transaction is signed and sent.
 #[derive(Debug, Args)]
-pub struct Sending {
+pub(crate) struct Sending {
     /// Key file of the sending account.
     #[arg(long)]
     key: PathBuf,
@@ -77,7 +77,7 @@ pub struct Sending {
 }
 
 #[derive(Debug, Args)]
-pub struct DeployArgs {
+pub(crate) struct DeployArgs {
     /// WebAssembly module: binary (.wasm) or text (.wat).
     file: PathBuf,
     /// Entitlement ids, comma-separated (e.g. storage.kv,econ.transfer).
@@ -96,7 +96,7 @@ pub struct DeployArgs {
 }
 
 #[derive(Debug, Args)]
-pub struct UpgradeArgs {
+pub(crate) struct UpgradeArgs {
     actor: Address,
     /// The new WebAssembly module: binary (.wasm) or text (.wat).
     file: PathBuf,
@@ -108,7 +108,7 @@ pub struct UpgradeArgs {
 }
 
 #[derive(Debug, Args)]
-pub struct CallArgs {
+pub(crate) struct CallArgs {
     actor: Address,
     handler: String,
     #[command(flatten)]
@@ -121,7 +121,7 @@ pub struct CallArgs {
 }
 
 #[derive(Debug, Args)]
-pub struct ReadArgs {
+pub(crate) struct ReadArgs {
     actor: Address,
     handler: String,
     #[command(flatten)]
@@ -133,7 +133,7 @@ pub struct ReadArgs {
 
 /// What `actor` shows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum ActorView {
+pub(crate) enum ActorView {
     Summary,
     Code,
     Storage,
@@ -155,7 +155,7 @@ fn load_code(file: &std::path::Path) -> Result<Vec<u8>> {
     Ok(code)
 }
 
-pub async fn deploy(client: &Client, args: DeployArgs) -> Result<Report> {
+pub(crate) async fn deploy(client: &Client, args: DeployArgs) -> Result<Report> {
     let code = load_code(&args.file)?;
     let init = args.init.map(|handler| args.input.bytes().map(|payload| Message { handler, payload })).transpose()?;
     let deploy =
@@ -167,7 +167,7 @@ pub async fn deploy(client: &Client, args: DeployArgs) -> Result<Report> {
     send(client, &wallet, TxBuilder::message(None, 0, deploy.encode()), &args.sending, text).await
 }
 
-pub async fn upgrade(client: &Client, args: UpgradeArgs) -> Result<Report> {
+pub(crate) async fn upgrade(client: &Client, args: UpgradeArgs) -> Result<Report> {
     let upgrade =
         Upgrade { actor: args.actor, code: load_code(&args.file)?, manifest: Manifest { entitlements: args.manifest } };
     let wallet = Wallet::load(&args.sending.key)?;
@@ -179,7 +179,7 @@ pub async fn upgrade(client: &Client, args: UpgradeArgs) -> Result<Report> {
     send(client, &wallet, builder, &args.sending, text).await
 }
 
-pub async fn call(client: &Client, args: CallArgs) -> Result<Report> {
+pub(crate) async fn call(client: &Client, args: CallArgs) -> Result<Report> {
     let payload = Message { handler: args.handler.clone(), payload: args.input.bytes()? }.encode();
     let wallet = Wallet::load(&args.sending.key)?;
     let mut text = Text::default();
@@ -207,7 +207,7 @@ async fn send(
     submit_and_report(client, &tx, text, !sending.no_wait).await
 }
 
-pub async fn read(client: &Client, args: ReadArgs) -> Result<Report> {
+pub(crate) async fn read(client: &Client, args: ReadArgs) -> Result<Report> {
     let payload = args.input.bytes()?;
     let answer = client
         .actor_read(&ActorReadRequest {
@@ -242,7 +242,7 @@ pub async fn read(client: &Client, args: ReadArgs) -> Result<Report> {
     Ok(report)
 }
 
-pub async fn actor(client: &Client, address: Address, view: ActorView) -> Result<Report> {
+pub(crate) async fn actor(client: &Client, address: Address, view: ActorView) -> Result<Report> {
     let missing = || format!("address {address} holds no actor");
     let mut text = Text::default();
     match view {

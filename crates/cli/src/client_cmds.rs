@@ -28,7 +28,7 @@ use serde::Serialize;
 use std::path::PathBuf;
 
 #[derive(Debug, Subcommand)]
-pub enum ClientCommand {
+pub(crate) enum ClientCommand {
     /// Create account keys or show their address.
     #[command(subcommand)]
     Keys(KeysCommand),
@@ -80,7 +80,7 @@ pub enum ClientCommand {
 /// What `verify` proves. The node is not trusted: the value is printed only after the
 /// certificate, block digest, root and Merkle proof all check out.
 #[derive(Debug, Subcommand)]
-pub enum VerifyCommand {
+pub(crate) enum VerifyCommand {
     /// An account (or its absence) in the latest finalized state.
     Account {
         address: Address,
@@ -116,14 +116,14 @@ pub enum VerifyCommand {
 }
 
 #[derive(Debug, Args)]
-pub struct Trust {
+pub(crate) struct Trust {
     /// Genesis file of the network: its `identity` (group public key) is all that is trusted.
     #[arg(long)]
     genesis: PathBuf,
 }
 
 #[derive(Debug, Subcommand)]
-pub enum KeysCommand {
+pub(crate) enum KeysCommand {
     /// Generate a new secp256k1 account key.
     New {
         /// Write the key to this new file (mode 0600) instead of printing it.
@@ -139,7 +139,7 @@ pub enum KeysCommand {
 }
 
 #[derive(Debug, Args)]
-pub struct TransferArgs {
+pub(crate) struct TransferArgs {
     /// Key file of the sending account.
     #[arg(long)]
     key: PathBuf,
@@ -164,7 +164,7 @@ pub struct TransferArgs {
 }
 
 /// Runs a client command against the node at `rpc_url`; `json` selects the JSON rendering.
-pub async fn run(cmd: ClientCommand, rpc_url: &str, json: bool) -> Result<()> {
+pub(crate) async fn run(cmd: ClientCommand, rpc_url: &str, json: bool) -> Result<()> {
     let connect = || Client::new(rpc_url).context("check --rpc-url or DROVER_RPC_URL");
     let report = match cmd {
         ClientCommand::Keys(keys) => keys_command(keys)?,

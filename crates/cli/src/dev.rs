@@ -14,7 +14,7 @@ use drover_types::{SecretKey, params::BASE_UNITS_PER_DRV};
 use std::path::PathBuf;
 
 #[derive(Args)]
-pub struct DevArgs {
+pub(crate) struct DevArgs {
     /// Where the devnet keeps its configs and state.
     #[arg(long, default_value = ".drover-dev")]
     pub dir: PathBuf,
@@ -32,7 +32,7 @@ pub struct DevArgs {
     pub block_interval_ms: u64,
 }
 
-pub fn run(args: DevArgs) -> anyhow::Result<()> {
+pub(crate) fn run(args: DevArgs) -> anyhow::Result<()> {
     if args.reset && args.dir.exists() {
         std::fs::remove_dir_all(&args.dir).with_context(|| format!("cannot delete {}", args.dir.display()))?;
         println!("deleted the devnet in {}", args.dir.display());

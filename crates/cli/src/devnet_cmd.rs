@@ -24,7 +24,7 @@ use std::{
 const POLL_INTERVAL_MS: u64 = 200;
 
 #[derive(Args)]
-pub struct DevnetArgs {
+pub(crate) struct DevnetArgs {
     /// Number of validators (a new network only).
     #[arg(long, default_value_t = 4)]
     pub validators: u32,
@@ -45,7 +45,7 @@ pub struct DevnetArgs {
     pub block_interval_ms: u64,
 }
 
-pub fn run(args: DevnetArgs) -> anyhow::Result<()> {
+pub(crate) fn run(args: DevnetArgs) -> anyhow::Result<()> {
     if args.reset && args.dir.exists() {
         std::fs::remove_dir_all(&args.dir).with_context(|| format!("cannot delete {}", args.dir.display()))?;
         println!("deleted the network in {}", args.dir.display());

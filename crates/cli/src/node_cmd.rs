@@ -11,7 +11,7 @@ use drover_node::{
 use std::{path::PathBuf, sync::Arc};
 
 #[derive(Args)]
-pub struct NodeArgs {
+pub(crate) struct NodeArgs {
     /// Validator config (YAML).
     #[arg(long)]
     pub config: PathBuf,
@@ -22,7 +22,7 @@ pub struct NodeArgs {
 }
 
 #[derive(Args)]
-pub struct InitArgs {
+pub(crate) struct InitArgs {
     /// Number of validators.
     #[arg(long, default_value_t = 1)]
     pub validators: u32,
@@ -50,7 +50,7 @@ pub struct InitArgs {
     pub persist_height: bool,
 }
 
-pub fn run_init(args: InitArgs) -> anyhow::Result<()> {
+pub(crate) fn run_init(args: InitArgs) -> anyhow::Result<()> {
     let spec = NetworkSpec {
         validators: args.validators,
         chain_id: args.chain_id,
@@ -69,7 +69,7 @@ pub fn run_init(args: InitArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-pub fn run_node(args: NodeArgs) -> anyhow::Result<()> {
+pub(crate) fn run_node(args: NodeArgs) -> anyhow::Result<()> {
     let validator = ValidatorConfig::load(&args.config)?;
     let progress = (!args.sync_from.is_empty()).then(sync_progress_bar);
     run_validator(validator, drover_rpc::RpcConfig::from_env(), args.sync_from, progress)
@@ -88,14 +88,14 @@ fn sync_progress_bar() -> ProgressHook {
 }
 
 /// Installs logging (RUST_LOG overrides the config's level).
-pub fn init_logging(level: &str) {
+pub(crate) fn init_logging(level: &str) {
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(level));
     let _ = tracing_subscriber::fmt().with_env_filter(filter).with_target(false).try_init();
 }
 
 /// Runs a validator in the production runtime until SIGINT/SIGTERM.
-pub fn run_validator(
+pub(crate) fn run_validator(
     validator: ValidatorConfig,
     rpc: drover_rpc::RpcConfig,
     sync_from: Vec<String>,

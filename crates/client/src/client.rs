@@ -32,7 +32,7 @@ pub const RESPONSE_BYTES_MAX: usize = 16 * 1024 * 1024;
 const WAIT_MARGIN_MS: u64 = 5_000;
 /// Longest a pooled connection is kept idle, in seconds: below the node's idle limit (its
 /// header-read timeout, 10 s), so the client never reuses a connection the node is closing.
-pub const POOL_IDLE_TIMEOUT_SECS: u64 = 5;
+pub(crate) const POOL_IDLE_TIMEOUT_SECS: u64 = 5;
 
 /// Media type of a submission body.
 const CBOR_MEDIA_TYPE: &str = "application/cbor";

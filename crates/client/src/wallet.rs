@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 
 /// Largest key file read, in bytes: 66 characters of key plus generous room for whitespace.
 /// Anything larger is not a key file, and is not read into memory.
-pub const KEY_FILE_BYTES_MAX: u64 = 1024;
+pub(crate) const KEY_FILE_BYTES_MAX: u64 = 1024;
 
 /// Why a key file could not be loaded or saved.
 #[derive(Debug, thiserror::Error)]

@@ -26,7 +26,7 @@ use std::{
 };
 
 /// Accounts the warm-up reads per hold of the database lock.
-pub const WARM_UP_CHUNK_ACCOUNTS: usize = 4_096;
+pub(crate) const WARM_UP_CHUNK_ACCOUNTS: usize = 4_096;
 
 /// What the view knows of an account.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -105,7 +105,10 @@ impl AccountView {
 
 /// Fills `view` with every account of the state database, [`WARM_UP_CHUNK_ACCOUNTS`] per hold
 /// of its lock, then marks it complete.
-pub async fn warm_up<E>(view: &AccountView, databases: &StateDatabases<E>) -> Result<(), crate::databases::StateError>
+pub(crate) async fn warm_up<E>(
+    view: &AccountView,
+    databases: &StateDatabases<E>,
+) -> Result<(), crate::databases::StateError>
 where
     E: crate::databases::Bounds,
 {

@@ -27,7 +27,7 @@ use tokio::sync::mpsc;
 use tracing::debug;
 
 /// Batches waiting to be sent to peers before new ones are dropped.
-pub const GOSSIP_QUEUE_BATCHES: usize = 1_024;
+pub(crate) const GOSSIP_QUEUE_BATCHES: usize = 1_024;
 
 /// Hands admitted transactions to the outbound gossip task.
 #[derive(Clone)]
@@ -50,7 +50,7 @@ impl GossipHandle {
 
 /// Starts the outbound and inbound gossip loops on the transactions channel and returns the
 /// handle the API publishes through. `admit` is the mempool admission the API uses.
-pub fn start<E, S, R, A, F>(
+pub(crate) fn start<E, S, R, A, F>(
     context: &E,
     mut sender: S,
     mut receiver: R,

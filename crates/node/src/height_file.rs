@@ -5,7 +5,7 @@
 
 use std::{io, path::Path};
 
-pub fn write(path: &Path, height: u64) -> io::Result<()> {
+pub(crate) fn write(path: &Path, height: u64) -> io::Result<()> {
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir)?;
     }
@@ -15,7 +15,7 @@ pub fn write(path: &Path, height: u64) -> io::Result<()> {
 }
 
 /// Reads the hint; `None` if absent or unreadable.
-pub fn read(path: &Path) -> Option<u64> {
+pub(crate) fn read(path: &Path) -> Option<u64> {
     std::fs::read_to_string(path).ok()?.trim().parse().ok()
 }
 

@@ -43,11 +43,11 @@ const RECEIPTS: &str = "receipts";
 /// (20)`.
 const LOGS: &str = "logs";
 /// Length of a log's position after the address: height, phase, index, event index.
-pub const LOG_POSITION_LEN: usize = 17;
+pub(crate) const LOG_POSITION_LEN: usize = 17;
 /// Phase of the events of a block's system runs: they ran first.
-pub const PHASE_SYSTEM_RUN: u8 = 0;
+pub(crate) const PHASE_SYSTEM_RUN: u8 = 0;
 /// Phase of the events of a block's transactions.
-pub const PHASE_TRANSACTION: u8 = 1;
+pub(crate) const PHASE_TRANSACTION: u8 = 1;
 const ORIGIN_TRANSACTION: u8 = 0;
 const ORIGIN_TIMER: u8 = 1;
 const ORIGIN_DELIVERY: u8 = 2;
@@ -55,7 +55,7 @@ const ORIGIN_DELIVERY: u8 = 2;
 /// system runs in chain order, the index being the run's among the block's system runs.
 const RUNS: &str = "system_runs";
 /// Length of a run's position after the actor: height, run index.
-pub const RUN_POSITION_LEN: usize = 12;
+pub(crate) const RUN_POSITION_LEN: usize = 12;
 /// Fixed keys → u64 (BE).
 const META: &str = "meta";
 const META_HEIGHT: &str = "height";
@@ -64,10 +64,10 @@ const META_TIMESTAMP_MS: &str = "timestamp_ms";
 const HASH_LEN: usize = 32;
 
 /// Directory of the index store inside the node's `directory`.
-pub const INDEX_DIR: &str = "indexes";
+pub(crate) const INDEX_DIR: &str = "indexes";
 /// File of the single-file (redb) index store of earlier versions, copied into [`INDEX_DIR`]
 /// and removed on first open.
-pub const LEGACY_INDEX_FILE: &str = "indexes.redb";
+pub(crate) const LEGACY_INDEX_FILE: &str = "indexes.redb";
 /// Keyspaces that hold byte keys and values, the same in both stores.
 const TABLES: [&str; 4] = [TRANSACTIONS, RECEIPTS, LOGS, RUNS];
 
@@ -323,7 +323,7 @@ fn page<T, const N: usize>(
 }
 
 /// Block cache of the index store. Past it, reads come from the operating system's file cache.
-pub const INDEX_CACHE_BYTES: u64 = 64 * 1024 * 1024;
+pub(crate) const INDEX_CACHE_BYTES: u64 = 64 * 1024 * 1024;
 /// Rows copied per write batch when moving a legacy store over.
 const MIGRATION_BATCH_ROWS: usize = 10_000;
 

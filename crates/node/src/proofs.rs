@@ -43,12 +43,12 @@ use parking_lot::Mutex;
 use std::{sync::Arc, time::Duration};
 
 /// Times a batch of state proofs is taken before giving up on pairing its root with a block.
-pub const PAIRING_ATTEMPTS_MAX: u32 = 50;
+pub(crate) const PAIRING_ATTEMPTS_MAX: u32 = 50;
 /// Wait between two pairing attempts, in milliseconds (a block is applied and published within
 /// a few milliseconds).
-pub const PAIRING_RETRY_MS: u64 = 5;
+pub(crate) const PAIRING_RETRY_MS: u64 = 5;
 /// Finalized blocks below the tip whose post-state a root is looked for in.
-pub const PAIRING_DEPTH_BLOCKS: u64 = 8;
+pub(crate) const PAIRING_DEPTH_BLOCKS: u64 = 8;
 
 type Marshal = Mailbox<Scheme, Standard<Block>>;
 
@@ -64,7 +64,7 @@ pub(crate) struct CertifiedBlock {
 }
 
 /// Builds proofs from the state database, the indexes and marshal's block archive.
-pub struct Prover {
+pub(crate) struct Prover {
     chain: Arc<ChainShared>,
     marshal: Marshal,
     databases: Databases<tokio::Context>,
@@ -73,7 +73,7 @@ pub struct Prover {
 }
 
 impl Prover {
-    pub fn new(chain: Arc<ChainShared>, marshal: Marshal, databases: Databases<tokio::Context>) -> Self {
+    pub(crate) fn new(chain: Arc<ChainShared>, marshal: Marshal, databases: Databases<tokio::Context>) -> Self {
         Self { chain, marshal, databases, last: Mutex::new(None) }
     }
 
@@ -122,7 +122,7 @@ impl Prover {
     }
 
     /// Proofs of `queries`, in order, against one finalized block's post-state.
-    pub async fn state_proofs(
+    pub(crate) async fn state_proofs(
         &self,
         queries: Vec<StateQuery>,
         height: Option<u64>,
@@ -198,7 +198,7 @@ impl Prover {
     }
 
     /// Proof that transaction `hash` (or its receipt) is in its block; `None` if not included.
-    pub async fn inclusion_proof(
+    pub(crate) async fn inclusion_proof(
         &self,
         kind: InclusionProofKind,
         hash: H256,
@@ -264,7 +264,7 @@ impl Prover {
 }
 
 /// The state key a query names (schema: `drover_state::keys`).
-pub fn state_key(query: &StateQuery) -> Vec<u8> {
+pub(crate) fn state_key(query: &StateQuery) -> Vec<u8> {
     use drover_state::keys;
     match query {
         StateQuery::Account(address) => keys::account_key(address),

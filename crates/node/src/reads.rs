@@ -32,19 +32,19 @@ use std::{
 };
 
 /// Most time one read-only call may take, all attempts included.
-pub const READ_TIME_BUDGET_MS: u64 = 2_000;
+pub(crate) const READ_TIME_BUDGET_MS: u64 = 2_000;
 /// Threads that run read-only calls (each call runs on one, start to end).
-pub const READ_THREADS: usize = 2;
+pub(crate) const READ_THREADS: usize = 2;
 /// Most read-only calls waiting for a thread; more are refused with 429.
-pub const READS_QUEUED_MAX: usize = 64;
+pub(crate) const READS_QUEUED_MAX: usize = 64;
 /// Answers looked up again per hold of the state lock when a read outlives a block.
-pub const REVALIDATION_LOOKUPS_PER_HOLD: usize = 256;
+pub(crate) const REVALIDATION_LOOKUPS_PER_HOLD: usize = 256;
 /// Niceness of the read threads: the lowest CPU priority Linux offers.
 const READ_THREAD_NICENESS: i32 = 19;
 
 /// Why a [`CommittedReader`] stopped answering.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Interrupt {
+pub(crate) enum Interrupt {
     /// A block changed a value the read had already used: start over on the new state.
     StateMoved,
     /// The read's time budget is spent.
@@ -55,7 +55,7 @@ pub enum Interrupt {
 
 /// A state of the database: its operation count and root.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct StateStamp {
+pub(crate) struct StateStamp {
     pub ops: Location,
     pub root: sha256::Digest,
 }
@@ -84,7 +84,7 @@ enum Looked<T> {
 }
 
 /// The latest applied state, read one lookup at a time (see the module docs).
-pub struct CommittedReader<'a> {
+pub(crate) struct CommittedReader<'a> {
     databases: &'a StateDatabases<tokio::Context>,
     runtime: &'a ::tokio::runtime::Handle,
     /// The state the answers so far are valid at.
@@ -95,7 +95,7 @@ pub struct CommittedReader<'a> {
 }
 
 impl<'a> CommittedReader<'a> {
-    pub fn new(
+    pub(crate) fn new(
         databases: &'a StateDatabases<tokio::Context>,
         runtime: &'a ::tokio::runtime::Handle,
         stamp: StateStamp,
@@ -112,12 +112,12 @@ impl<'a> CommittedReader<'a> {
     }
 
     /// Why the reader stopped answering, if it did.
-    pub fn interrupt(&self) -> Option<Interrupt> {
+    pub(crate) fn interrupt(&self) -> Option<Interrupt> {
         self.interrupt.take()
     }
 
     /// The state every answer given is valid at.
-    pub fn stamp(&self) -> StateStamp {
+    pub(crate) fn stamp(&self) -> StateStamp {
         self.stamp.get()
     }
 
@@ -216,7 +216,7 @@ impl StateRead for CommittedReader<'_> {
 }
 
 /// The threads read-only calls run on, and the bound on those waiting for one.
-pub struct ReadPool {
+pub(crate) struct ReadPool {
     pool: rayon::ThreadPool,
     slots: Arc<::tokio::sync::Semaphore>,
 }
@@ -224,10 +224,10 @@ pub struct ReadPool {
 /// A read-only call was refused: [`READS_QUEUED_MAX`] already wait.
 #[derive(Debug, thiserror::Error)]
 #[error("{READS_QUEUED_MAX} read-only calls are already waiting; retry shortly")]
-pub struct ReadsBusy;
+pub(crate) struct ReadsBusy;
 
 impl ReadPool {
-    pub fn new() -> Self {
+    pub(crate) fn new() -> Self {
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(READ_THREADS)
             .thread_name(|i| format!("drover-read-{i}"))
@@ -239,7 +239,10 @@ impl ReadPool {
     }
 
     /// Runs `work` on a read thread and waits for it; refused when the queue is full.
-    pub async fn run<T: Send + 'static>(&self, work: impl FnOnce() -> T + Send + 'static) -> Result<T, ReadsBusy> {
+    pub(crate) async fn run<T: Send + 'static>(
+        &self,
+        work: impl FnOnce() -> T + Send + 'static,
+    ) -> Result<T, ReadsBusy> {
         let slot = Arc::clone(&self.slots).try_acquire_owned().map_err(|_| ReadsBusy)?;
         let (done, result) = ::tokio::sync::oneshot::channel();
         self.pool.spawn(move || {
@@ -270,7 +273,7 @@ fn lower_thread_priority() {
 }
 
 /// How long a read that started now may take.
-pub fn read_deadline() -> Instant {
+pub(crate) fn read_deadline() -> Instant {
     Instant::now() + Duration::from_millis(READ_TIME_BUDGET_MS)
 }
 

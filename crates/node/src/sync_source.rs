@@ -57,7 +57,11 @@ const _: () = assert!(MAX_OPERATIONS_RESPONSE_BYTES <= drover_client::RESPONSE_B
 /// answer is checked too), until it fits or holds one operation, which is always served. A
 /// boundary request is one operation and is served as it is. The sync engine accepts from 1 to
 /// `max_ops` operations and asks for the rest from where the answer ends.
-pub async fn serve_within<S>(source: &S, request: Request<S::Family>, max_bytes: usize) -> Result<Vec<u8>, S::Error>
+pub(crate) async fn serve_within<S>(
+    source: &S,
+    request: Request<S::Family>,
+    max_bytes: usize,
+) -> Result<Vec<u8>, S::Error>
 where
     S: Source,
     S::Op: EncodeSize,
@@ -102,7 +106,7 @@ fn fitting_prefix(max_bytes: usize, fixed_bytes: usize, op_sizes: impl Iterator<
 }
 
 /// [`serve_within`] at the API's bound, [`MAX_OPERATIONS_RESPONSE_BYTES`].
-pub async fn serve_operations<S>(source: &S, request: Request<S::Family>) -> Result<Vec<u8>, S::Error>
+pub(crate) async fn serve_operations<S>(source: &S, request: Request<S::Family>) -> Result<Vec<u8>, S::Error>
 where
     S: Source,
     S::Op: EncodeSize,
@@ -113,7 +117,7 @@ where
 
 /// Why the resolver could not answer a fetch.
 #[derive(Debug, thiserror::Error)]
-pub enum FetchError {
+pub(crate) enum FetchError {
     #[error("this node has no state-sync peer; start it with `--sync-from URL`")]
     NoPeers,
     #[error(transparent)]
@@ -121,7 +125,7 @@ pub enum FetchError {
 }
 
 /// Holds the attached state database and, for a node that fast-syncs, its HTTP peers.
-pub struct AttachedState<E: commonware_storage::Context + commonware_runtime::Spawner> {
+pub(crate) struct AttachedState<E: commonware_storage::Context + commonware_runtime::Spawner> {
     db: Arc<OnceLock<Shared<StateDb<E>>>>,
     peers: Option<HttpPeers>,
     op_cfg: <StateOp<E> as Read>::Cfg,
@@ -136,7 +140,7 @@ impl<E: commonware_storage::Context + commonware_runtime::Spawner> Clone for Att
 impl<E: commonware_storage::Context + commonware_runtime::Spawner> AttachedState<E> {
     /// `op_cfg` bounds what a fetched operation may decode to (the state's key and value
     /// limits).
-    pub fn new(peers: Option<HttpPeers>, op_cfg: <StateOp<E> as Read>::Cfg) -> Self {
+    pub(crate) fn new(peers: Option<HttpPeers>, op_cfg: <StateOp<E> as Read>::Cfg) -> Self {
         Self { db: Arc::new(OnceLock::new()), peers, op_cfg }
     }
 }

@@ -25,31 +25,32 @@ async fn path_segment<S: Send + Sync>(parts: &mut Parts, state: &S) -> Result<St
 
 /// What [`parse_address`] accepts, as the OpenAPI `pattern` of address parameters: generated
 /// clients and test traffic then send only addresses the node can parse.
-pub const ADDRESS_PATTERN: &str = "^(0[xX])?[0-9a-fA-F]{40}$";
+pub(crate) const ADDRESS_PATTERN: &str = "^(0[xX])?[0-9a-fA-F]{40}$";
 
 /// What [`parse_hash`] accepts, as the OpenAPI `pattern` of hash parameters.
-pub const HASH_PATTERN: &str = "^(0[xX])?[0-9a-fA-F]{64}$";
+pub(crate) const HASH_PATTERN: &str = "^(0[xX])?[0-9a-fA-F]{64}$";
 
 /// What [`parse_block_selector`] accepts, as the OpenAPI `pattern` of `{selector}`: `latest` in
 /// any case, a height, or a hash. Heights are documented without leading zeros and below 10^19,
 /// which every u64 of 19 digits is; the parser also takes leading zeros and 20-digit heights up
 /// to u64::MAX, which a pattern cannot bound exactly.
-pub const BLOCK_SELECTOR_PATTERN: &str = "^([Ll][Aa][Tt][Ee][Ss][Tt]|0|[1-9][0-9]{0,18}|(0[xX])?[0-9a-fA-F]{64})$";
+pub(crate) const BLOCK_SELECTOR_PATTERN: &str =
+    "^([Ll][Aa][Tt][Ee][Ss][Tt]|0|[1-9][0-9]{0,18}|(0[xX])?[0-9a-fA-F]{64})$";
 
-pub fn parse_address(text: &str) -> Result<Address, HttpError> {
+pub(crate) fn parse_address(text: &str) -> Result<Address, HttpError> {
     text.parse().map_err(|err: drover_types::address::AddressParseError| {
         HttpError::new(ErrorCode::InvalidAddress, format!("{err}: {text:?}"))
     })
 }
 
-pub fn parse_hash(text: &str) -> Result<H256, HttpError> {
+pub(crate) fn parse_hash(text: &str) -> Result<H256, HttpError> {
     text.parse().map_err(|err: drover_types::hash::HashParseError| {
         HttpError::new(ErrorCode::BadRequest, format!("{err}: {text:?}"))
     })
 }
 
 /// `latest` (any case), a decimal height, or a block hash ([`BlockSelector`]'s text form).
-pub fn parse_block_selector(text: &str) -> Result<BlockSelector, HttpError> {
+pub(crate) fn parse_block_selector(text: &str) -> Result<BlockSelector, HttpError> {
     text.parse().map_err(|_| {
         HttpError::new(
             ErrorCode::InvalidBlockSelector,
@@ -122,7 +123,7 @@ impl<S: Send + Sync> FromRequest<S> for RawBody {
 }
 
 /// Parses a JSON body into `T` (1001 with serde's explanation otherwise).
-pub fn json_body<T: DeserializeOwned>(body: &[u8]) -> Result<T, HttpError> {
+pub(crate) fn json_body<T: DeserializeOwned>(body: &[u8]) -> Result<T, HttpError> {
     serde_json::from_slice(body)
         .map_err(|err| HttpError::new(ErrorCode::BadRequest, format!("request body is not the expected JSON: {err}")))
 }

@@ -33,15 +33,16 @@ use prometheus_client::{
 use std::{sync::Arc, time::Instant};
 
 /// Route label of requests that matched no route.
-pub const UNMATCHED_ROUTE: &str = "unmatched";
+pub(crate) const UNMATCHED_ROUTE: &str = "unmatched";
 
 /// Methods labelled by name: the standard ones (RFC 9110 and PATCH).
-pub const METHOD_LABELS: [&str; 9] = ["GET", "HEAD", "POST", "PUT", "DELETE", "CONNECT", "OPTIONS", "TRACE", "PATCH"];
+pub(crate) const METHOD_LABELS: [&str; 9] =
+    ["GET", "HEAD", "POST", "PUT", "DELETE", "CONNECT", "OPTIONS", "TRACE", "PATCH"];
 /// Method label of every other method.
-pub const OTHER_METHOD: &str = "other";
+pub(crate) const OTHER_METHOD: &str = "other";
 
 /// The label of `method`: its name when it is a standard method, else [`OTHER_METHOD`].
-pub fn method_label(method: &Method) -> &'static str {
+pub(crate) fn method_label(method: &Method) -> &'static str {
     METHOD_LABELS.into_iter().find(|known| *known == method.as_str()).unwrap_or(OTHER_METHOD)
 }
 
@@ -134,7 +135,7 @@ impl RpcMetrics {
 /// Middleware recording every response; layered outside the router, the rate limit and the
 /// body limits so their refusals count too. The route template comes with the answer
 /// ([`answer_with_route`]); an answer without one matched no route.
-pub async fn track(State(metrics): State<Arc<RpcMetrics>>, request: Request, next: Next) -> Response {
+pub(crate) async fn track(State(metrics): State<Arc<RpcMetrics>>, request: Request, next: Next) -> Response {
     let started = Instant::now();
     let method = request.method().clone();
     let response = next.run(request).await;
@@ -145,7 +146,7 @@ pub async fn track(State(metrics): State<Arc<RpcMetrics>>, request: Request, nex
 
 /// Router layer: hands the matched route template (none for an unknown route) to [`track`],
 /// outside the router, with the answer.
-pub async fn answer_with_route(route: Option<MatchedPath>, request: Request, next: Next) -> Response {
+pub(crate) async fn answer_with_route(route: Option<MatchedPath>, request: Request, next: Next) -> Response {
     let mut response = next.run(request).await;
     if let Some(route) = route {
         response.extensions_mut().insert(route);

@@ -38,11 +38,11 @@ use tokio::sync::watch;
 use tower::ServiceExt;
 
 /// Chain id of the mock network (the dev chain, which the faucet serves).
-pub const CHAIN_ID: u64 = 100;
+pub(crate) const CHAIN_ID: u64 = 100;
 /// Delay between admission and inclusion with `include_on_submit`.
 const INCLUSION_DELAY: Duration = Duration::from_millis(20);
 
-pub struct MockData {
+pub(crate) struct MockData {
     pub chain_id: u64,
     pub accounts: HashMap<Address, AccountInfo>,
     pub included: HashMap<H256, IncludedTransaction>,
@@ -76,7 +76,7 @@ pub struct MockData {
 }
 
 #[derive(Clone)]
-pub struct MockBackend {
+pub(crate) struct MockBackend {
     pub data: Arc<Mutex<MockData>>,
     heights: Arc<watch::Sender<u64>>,
 }
@@ -122,7 +122,7 @@ impl Default for MockBackend {
 }
 
 impl MockBackend {
-    pub fn with(edit: impl FnOnce(&mut MockData)) -> Self {
+    pub(crate) fn with(edit: impl FnOnce(&mut MockData)) -> Self {
         let mock = Self::default();
         edit(&mut mock.data.lock());
         mock
@@ -426,7 +426,7 @@ impl Backend for MockBackend {
 }
 
 /// Stand-in proof bytes of the mock.
-pub const MOCK_PROOF: &[u8] = b"mock-proof";
+pub(crate) const MOCK_PROOF: &[u8] = b"mock-proof";
 
 impl MockData {
     /// A stand-in proof of `query` against the latest block (the schema's prefixes as key).
@@ -472,10 +472,10 @@ impl MockData {
 }
 
 /// The code every mock actor has: the WebAssembly magic number.
-pub const MOCK_ACTOR_CODE: &[u8] = &[0, 0x61, 0x73, 0x6d];
+pub(crate) const MOCK_ACTOR_CODE: &[u8] = &[0, 0x61, 0x73, 0x6d];
 
 /// A mock actor owned by `0x01…01` with two messages waiting.
-pub fn actor(address: Address) -> ActorInfo {
+pub(crate) fn actor(address: Address) -> ActorInfo {
     ActorInfo {
         address,
         code_hash: keccak256(MOCK_ACTOR_CODE),
@@ -490,12 +490,12 @@ pub fn actor(address: Address) -> ActorInfo {
     }
 }
 
-pub fn key(index: u32) -> SecretKey {
+pub(crate) fn key(index: u32) -> SecretKey {
     SecretKey::dev(index)
 }
 
 /// A plain transfer (the paper's fee settings), unsigned.
-pub fn transfer(chain_id: u64, nonce: u64) -> Transaction {
+pub(crate) fn transfer(chain_id: u64, nonce: u64) -> Transaction {
     Transaction {
         chain_id,
         nonce,
@@ -513,16 +513,16 @@ pub fn transfer(chain_id: u64, nonce: u64) -> Transaction {
 }
 
 /// A transfer on the mock chain signed by dev key `index`.
-pub fn signed(index: u32, nonce: u64) -> Transaction {
+pub(crate) fn signed(index: u32, nonce: u64) -> Transaction {
     transfer(CHAIN_ID, nonce).sign(&key(index))
 }
 
-pub fn verified(index: u32, nonce: u64) -> VerifiedTransaction {
+pub(crate) fn verified(index: u32, nonce: u64) -> VerifiedTransaction {
     signed(index, nonce).verify().unwrap()
 }
 
 /// A submission envelope around already-encoded elements (which need not be transactions).
-pub fn envelope(items: &[Vec<u8>]) -> Vec<u8> {
+pub(crate) fn envelope(items: &[Vec<u8>]) -> Vec<u8> {
     let mut out = vec![0xa1, 0x6c];
     out.extend_from_slice(b"Transactions");
     match items.len() {
@@ -535,7 +535,7 @@ pub fn envelope(items: &[Vec<u8>]) -> Vec<u8> {
     out
 }
 
-pub fn block(height: u64) -> BlockInfo {
+pub(crate) fn block(height: u64) -> BlockInfo {
     let hash = keccak256(&height.to_be_bytes());
     BlockInfo {
         height,
@@ -560,7 +560,7 @@ pub fn block(height: u64) -> BlockInfo {
     }
 }
 
-pub fn success_receipt(tx: &VerifiedTransaction, block_height: u64, index: u32) -> Receipt {
+pub(crate) fn success_receipt(tx: &VerifiedTransaction, block_height: u64, index: u32) -> Receipt {
     Receipt {
         tx_hash: tx.hash,
         block_height,
@@ -578,39 +578,39 @@ pub fn success_receipt(tx: &VerifiedTransaction, block_height: u64, index: u32) 
 }
 
 /// The router over `mock` with the default configuration.
-pub fn app(mock: &MockBackend) -> Router {
+pub(crate) fn app(mock: &MockBackend) -> Router {
     api(mock.clone(), RpcConfig::default())
 }
 
 /// The API as the server serves it (the router behind its layers) over `mock`, as a router.
-pub fn api(mock: MockBackend, config: RpcConfig) -> Router {
+pub(crate) fn api(mock: MockBackend, config: RpcConfig) -> Router {
     let http = crate::Http::new(&config);
     Router::new().fallback_service(crate::layered(router(mock, config, &http), &http))
 }
 
-pub struct Answer {
+pub(crate) struct Answer {
     pub status: StatusCode,
     pub headers: HeaderMap,
     pub body: Vec<u8>,
 }
 
 impl Answer {
-    pub fn json(&self) -> serde_json::Value {
+    pub(crate) fn json(&self) -> serde_json::Value {
         serde_json::from_slice(&self.body)
             .unwrap_or_else(|err| panic!("body is not JSON ({err}): {}", String::from_utf8_lossy(&self.body)))
     }
 
-    pub fn text(&self) -> String {
+    pub(crate) fn text(&self) -> String {
         String::from_utf8_lossy(&self.body).into_owned()
     }
 
-    pub fn header(&self, name: header::HeaderName) -> Option<&str> {
+    pub(crate) fn header(&self, name: header::HeaderName) -> Option<&str> {
         self.headers.get(name).and_then(|v| v.to_str().ok())
     }
 
     /// Asserts an error answer: status, and a JSON body with the code and its name.
     #[track_caller]
-    pub fn assert_error(&self, status: u16, code: ErrorCode) {
+    pub(crate) fn assert_error(&self, status: u16, code: ErrorCode) {
         let body = self.json();
         assert_eq!(self.status.as_u16(), status, "{body}");
         assert_eq!(body["code"], code.code(), "{body}");
@@ -619,7 +619,7 @@ impl Answer {
     }
 }
 
-pub async fn send(app: &Router, request: Request<Body>) -> Answer {
+pub(crate) async fn send(app: &Router, request: Request<Body>) -> Answer {
     let response = app.clone().oneshot(request).await.unwrap();
     let status = response.status();
     let headers = response.headers().clone();
@@ -627,14 +627,14 @@ pub async fn send(app: &Router, request: Request<Body>) -> Answer {
     Answer { status, headers, body }
 }
 
-pub async fn get(app: &Router, uri: &str) -> Answer {
+pub(crate) async fn get(app: &Router, uri: &str) -> Answer {
     send(app, Request::get(uri).body(Body::empty()).unwrap()).await
 }
 
-pub async fn post(app: &Router, uri: &str, content_type: &str, body: impl Into<Body>) -> Answer {
+pub(crate) async fn post(app: &Router, uri: &str, content_type: &str, body: impl Into<Body>) -> Answer {
     send(app, Request::post(uri).header(header::CONTENT_TYPE, content_type).body(body.into()).unwrap()).await
 }
 
-pub async fn post_cbor(app: &Router, uri: &str, body: Vec<u8>) -> Answer {
+pub(crate) async fn post_cbor(app: &Router, uri: &str, body: Vec<u8>) -> Answer {
     post(app, uri, "application/cbor", body).await
 }

@@ -38,9 +38,9 @@ use utoipa::{
 use utoipa_swagger_ui::SwaggerUi;
 
 /// Where the document is served in development mode.
-pub const OPENAPI_JSON_PATH: &str = "/api-docs/openapi.json";
+pub(crate) const OPENAPI_JSON_PATH: &str = "/api-docs/openapi.json";
 /// Where the Swagger UI is served in development mode.
-pub const SWAGGER_UI_PATH: &str = "/swagger-ui";
+pub(crate) const SWAGGER_UI_PATH: &str = "/swagger-ui";
 
 #[derive(OpenApi)]
 #[openapi(
@@ -108,7 +108,7 @@ pub const SWAGGER_UI_PATH: &str = "/swagger-ui";
         (name = "proofs", description = "Merkle proofs for light clients, with the block and its finalization certificate"),
     )
 )]
-pub struct ApiDoc;
+pub(crate) struct ApiDoc;
 
 use ErrorCode::*;
 
@@ -139,7 +139,7 @@ const SUBMIT_ERRORS: &[ErrorCode] = &[
 
 /// Codes each operation can answer besides [`COMMON_ERRORS`] (and [`BODY_ERRORS`] for POST), as
 /// groups so operations that share refusals share one list.
-pub const OPERATION_ERRORS: &[(HttpMethod, &str, &[&[ErrorCode]])] = &[
+pub(crate) const OPERATION_ERRORS: &[(HttpMethod, &str, &[&[ErrorCode]])] = &[
     (HttpMethod::Post, "/submit", &[SUBMIT_ERRORS]),
     (HttpMethod::Post, "/submit_wait", &[SUBMIT_ERRORS, &[InvalidWaitTimeout]]),
     (HttpMethod::Get, "/transaction/{hash}", &[&[BadRequest, NotFound]]),
@@ -194,12 +194,12 @@ pub const OPERATION_ERRORS: &[(HttpMethod, &str, &[&[ErrorCode]])] = &[
 const STATE_PROOF_ERRORS: &[ErrorCode] = &[BadRequest, InvalidAddress, NotFound];
 
 /// Codes any operation can answer.
-pub const COMMON_ERRORS: &[ErrorCode] = &[Internal, Timeout, RateLimited];
+pub(crate) const COMMON_ERRORS: &[ErrorCode] = &[Internal, Timeout, RateLimited];
 /// Codes any operation with a request body can answer.
-pub const BODY_ERRORS: &[ErrorCode] = &[PayloadTooLarge];
+pub(crate) const BODY_ERRORS: &[ErrorCode] = &[PayloadTooLarge];
 
 /// Adds each operation's error responses, grouped by HTTP status.
-pub struct ErrorResponses;
+pub(crate) struct ErrorResponses;
 
 impl Modify for ErrorResponses {
     fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
@@ -270,7 +270,7 @@ fn add_error_responses(operation: &mut Operation, codes: impl Iterator<Item = Er
 /// Pattern of each path parameter, by name: what its extractor parses. Every path parameter is
 /// listed (a test checks), since one documented as any string invites requests the node must
 /// refuse with 400.
-pub const PATH_PARAMETER_PATTERNS: &[(&str, &str)] = &[
+pub(crate) const PATH_PARAMETER_PATTERNS: &[(&str, &str)] = &[
     ("address", ADDRESS_PATTERN),
     ("actor", ADDRESS_PATTERN),
     ("hash", HASH_PATTERN),
@@ -282,11 +282,11 @@ pub const PATH_PARAMETER_PATTERNS: &[(&str, &str)] = &[
 
 /// Format of integer query parameters: every one is a Rust `u64`, which utoipa documents as
 /// `int64` (at most 2^63 - 1) although the node takes values up to 2^64 - 1.
-pub const QUERY_INTEGER_FORMAT: &str = "uint64";
+pub(crate) const QUERY_INTEGER_FORMAT: &str = "uint64";
 
 /// Completes parameter schemas: path parameters get their [`PATH_PARAMETER_PATTERNS`], integer
 /// query parameters the `u64` range (a maximum set on the route itself is kept).
-pub struct ParameterSchemas;
+pub(crate) struct ParameterSchemas;
 
 impl Modify for ParameterSchemas {
     fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
@@ -334,7 +334,7 @@ fn u64_max() -> Number {
 /// The read request's payload forms as schema: exactly one of `payload`, `payload_text` and
 /// `payload_json` is present and not `null` (a `null` one counts as absent, as the node reads
 /// it). The derived record lists the fields; this adds the constraint the node checks (5001).
-pub struct ReadPayloadForms;
+pub(crate) struct ReadPayloadForms;
 
 impl Modify for ReadPayloadForms {
     fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
@@ -369,7 +369,7 @@ impl Modify for ReadPayloadForms {
 }
 
 /// The Swagger UI and the document it shows, as routes to merge into the router.
-pub fn swagger_ui() -> SwaggerUi {
+pub(crate) fn swagger_ui() -> SwaggerUi {
     SwaggerUi::new(SWAGGER_UI_PATH).url(OPENAPI_JSON_PATH, ApiDoc::openapi())
 }
 

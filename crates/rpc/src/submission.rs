@@ -41,31 +41,31 @@ pub(crate) const SUBMISSION_CONTENT_TYPES: [&str; 2] = ["application/cbor", "app
 
 /// The admission verdict on one submitted transaction.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Outcome {
+pub(crate) struct Outcome {
     pub hash: H256,
     pub verdict: Result<(), ApiError>,
 }
 
 /// Outcomes of a whole submission, in submission order.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Admission {
+pub(crate) struct Admission {
     pub outcomes: Vec<Outcome>,
     /// What concealed the internal refusals among the outcomes; tags the response.
     pub concealer: Concealer,
 }
 
 impl Admission {
-    pub fn accepted(&self) -> u64 {
+    pub(crate) fn accepted(&self) -> u64 {
         self.outcomes.iter().filter(|o| o.verdict.is_ok()).count() as u64
     }
 
-    pub fn rejected(&self) -> u64 {
+    pub(crate) fn rejected(&self) -> u64 {
         self.outcomes.len() as u64 - self.accepted()
     }
 
     /// The first refusal when nothing was accepted: it decides the HTTP status and is repeated
     /// at the top level of the body.
-    pub fn refusal(&self) -> Option<&ApiError> {
+    pub(crate) fn refusal(&self) -> Option<&ApiError> {
         if self.accepted() > 0 {
             return None;
         }
@@ -74,7 +74,7 @@ impl Admission {
 }
 
 /// Runs steps 1–5 on a submission.
-pub async fn admit<B: Backend>(backend: &B, headers: &HeaderMap, body: Bytes) -> Result<Admission, HttpError> {
+pub(crate) async fn admit<B: Backend>(backend: &B, headers: &HeaderMap, body: Bytes) -> Result<Admission, HttpError> {
     check_content_type(headers)?;
     if body.len() > MAX_SUBMISSION_BYTES {
         return Err(HttpError::new(

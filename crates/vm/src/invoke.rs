@@ -31,12 +31,12 @@ use wasmi::{Engine, Store, TrapCode};
 
 /// Wasm bytes compiled on one engine before the next module gets a fresh one: bounds what a
 /// stream of distinct modules (deploys, recompiles after eviction) can pin in memory.
-pub const ENGINE_RECYCLE_CODE_BYTES: usize = 16 * 1024 * 1024;
+pub(crate) const ENGINE_RECYCLE_CODE_BYTES: usize = 16 * 1024 * 1024;
 /// Functions compiled on one engine before the next module gets a fresh one. The byte bound
 /// alone is not enough: a function takes as little as four bytes of code but a slot of about
 /// 56 bytes in the engine's arena, which grows by doubling (so a 2^19-slot arena asks for 29 MB
 /// at once); this keeps an arena at 2^17 slots (7 MB) at most.
-pub const ENGINE_RECYCLE_FUNCTIONS: usize = 65_536;
+pub(crate) const ENGINE_RECYCLE_FUNCTIONS: usize = 65_536;
 
 /// The actor engine: the wasmi engine new modules are compiled for and the compiled-module
 /// cache. Share it (`Arc<Vm>`); all methods take `&self`.

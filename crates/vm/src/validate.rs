@@ -397,7 +397,7 @@ mod tests {
         }
 
         /// The largest allocation `f` makes, in bytes.
-        pub fn during(f: impl FnOnce()) -> usize {
+        pub(super) fn during(f: impl FnOnce()) -> usize {
             LARGEST.with(|largest| largest.set(0));
             f();
             LARGEST.with(Cell::get)

@@ -20,7 +20,7 @@ use super::*;
 use drover_types::api::ActorReadRequest;
 
 #[derive(Args)]
-pub struct HostileArgs {
+pub(crate) struct HostileArgs {
     /// How long the attack runs, in seconds.
     #[arg(long, default_value_t = 60)]
     pub seconds: u64,

@@ -65,7 +65,7 @@ const BENCH_MAX_FEE_PER_CELL: u128 = 1_000;
 const RUN_TIMEOUT: Duration = Duration::from_secs(900);
 
 #[derive(Subcommand)]
-pub enum BenchCommand {
+pub(crate) enum BenchCommand {
     /// Finalized transfers per second and submit→finalized latency.
     Transfers(TransferArgs),
     /// Signature recoveries per second (the admission ceiling).
@@ -87,7 +87,7 @@ pub enum BenchCommand {
     Reads(reads::ReadArgs),
 }
 
-pub fn run(command: BenchCommand, rpc_url: &str) -> anyhow::Result<()> {
+pub(crate) fn run(command: BenchCommand, rpc_url: &str) -> anyhow::Result<()> {
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
     runtime.block_on(async {
         match command {

@@ -3,7 +3,7 @@
 use super::*;
 
 #[derive(Args)]
-pub struct ProofArgs {
+pub(crate) struct ProofArgs {
     /// Proofs asked for of each kind.
     #[arg(long, default_value_t = 500)]
     pub requests: usize,

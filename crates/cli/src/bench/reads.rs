@@ -11,7 +11,7 @@ use super::*;
 use tokio::io::{AsyncBufReadExt as _, AsyncReadExt as _, AsyncWriteExt as _, BufReader};
 
 #[derive(Args)]
-pub struct ReadArgs {
+pub(crate) struct ReadArgs {
     /// Accounts created before reading (each by a transfer to a fresh address).
     #[arg(long, default_value_t = 100_000)]
     pub accounts: u64,

@@ -3,7 +3,7 @@
 use super::*;
 
 #[derive(Args)]
-pub struct RecoverArgs {
+pub(crate) struct RecoverArgs {
     /// Signatures to recover.
     #[arg(long, default_value_t = 20_000)]
     pub count: usize,

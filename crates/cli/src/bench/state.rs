@@ -15,7 +15,7 @@ use super::*;
 use drover_types::api::WaitStatus;
 
 #[derive(Args)]
-pub struct StateArgs {
+pub(crate) struct StateArgs {
     /// Accounts to create (one per transfer to a fresh address).
     #[arg(long, default_value_t = 1_000_000)]
     pub accounts: u64,

@@ -3,7 +3,7 @@
 use super::*;
 
 #[derive(Args)]
-pub struct SyncArgs {
+pub(crate) struct SyncArgs {
     /// Validators of the spawned network (the last one is wiped and fast-syncs).
     #[arg(long, default_value_t = 4)]
     pub validators: u32,

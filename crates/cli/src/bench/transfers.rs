@@ -3,7 +3,7 @@
 use super::*;
 
 #[derive(Args)]
-pub struct TransferArgs {
+pub(crate) struct TransferArgs {
     /// Distinct sending accounts.
     #[arg(long, default_value_t = 1_000)]
     pub senders: u32,
@@ -38,7 +38,7 @@ pub struct TransferArgs {
 
 /// Recipients of `bench transfers`: how the load grows the state.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum Recipients {
+pub(crate) enum Recipients {
     /// A new address per transfer, `0xbe ‖ 19-byte counter` (the usual EVM dev-chain workload):
     /// every transfer creates an account.
     Fresh,

@@ -13,15 +13,15 @@ use std::{
     time::{Duration, Instant},
 };
 
-pub const BIN: &str = env!("CARGO_BIN_EXE_drover");
+pub(crate) const BIN: &str = env!("CARGO_BIN_EXE_drover");
 /// How long a node may take to come up (debug build, cold disk).
-pub const STARTUP_TIMEOUT: Duration = Duration::from_secs(90);
+pub(crate) const STARTUP_TIMEOUT: Duration = Duration::from_secs(90);
 /// Plenty for tests that must not hit the global limit.
-pub const TEST_RATE_LIMIT_PER_SEC: u32 = 1_000_000;
+pub(crate) const TEST_RATE_LIMIT_PER_SEC: u32 = 1_000_000;
 
 /// Options of a test network.
 #[derive(Clone, Debug)]
-pub struct NodeOptions {
+pub(crate) struct NodeOptions {
     pub chain_id: u64,
     pub dev_accounts: bool,
     pub rate_limit_per_sec: u32,
@@ -45,7 +45,7 @@ impl Default for NodeOptions {
 }
 
 /// `count` consecutive free loopback ports (each bound then released: good enough for tests).
-pub fn free_port_block(count: u16) -> u16 {
+pub(crate) fn free_port_block(count: u16) -> u16 {
     loop {
         let first = TcpListener::bind("127.0.0.1:0").unwrap();
         let base = first.local_addr().unwrap().port();
@@ -60,7 +60,7 @@ pub fn free_port_block(count: u16) -> u16 {
 }
 
 /// A validator of a test network in a temporary directory (shared by the network's validators).
-pub struct TestNode {
+pub(crate) struct TestNode {
     pub dir: Arc<tempfile::TempDir>,
     pub index: u32,
     pub url: String,
@@ -71,30 +71,30 @@ pub struct TestNode {
 
 impl TestNode {
     /// Generates a single-validator network and starts it; waits until it finalizes a block.
-    pub async fn start(options: NodeOptions) -> Self {
+    pub(crate) async fn start(options: NodeOptions) -> Self {
         let mut nodes = start_network(1, options).await;
         nodes.pop().unwrap()
     }
 
-    pub fn config_path(&self) -> PathBuf {
+    pub(crate) fn config_path(&self) -> PathBuf {
         self.dir.path().join(format!("validator-{}.yaml", self.index))
     }
 
-    pub fn state_dir(&self) -> PathBuf {
+    pub(crate) fn state_dir(&self) -> PathBuf {
         self.dir.path().join(format!("validator-{}/state", self.index))
     }
 
-    pub fn log_path(&self, run: u32) -> PathBuf {
+    pub(crate) fn log_path(&self, run: u32) -> PathBuf {
         self.dir.path().join(format!("node-{}-{run}.log", self.index))
     }
 
     /// Starts the validator process (again).
-    pub fn spawn(&mut self) {
+    pub(crate) fn spawn(&mut self) {
         self.spawn_with(&[]);
     }
 
     /// Starts the validator process (again) with extra `drover node` arguments.
-    pub fn spawn_with(&mut self, args: &[&str]) {
+    pub(crate) fn spawn_with(&mut self, args: &[&str]) {
         assert!(self.child.is_none(), "node already running");
         self.runs += 1;
         let log = std::fs::File::create(self.log_path(self.runs)).unwrap();
@@ -115,7 +115,7 @@ impl TestNode {
     }
 
     /// Waits for the process to exit on its own; its status, or `None` if it runs past `within`.
-    pub fn wait_exit(&mut self, within: Duration) -> Option<std::process::ExitStatus> {
+    pub(crate) fn wait_exit(&mut self, within: Duration) -> Option<std::process::ExitStatus> {
         let deadline = Instant::now() + within;
         loop {
             if let Some(status) = self.child.as_mut().and_then(|c| c.try_wait().unwrap()) {
@@ -129,12 +129,12 @@ impl TestNode {
         }
     }
 
-    pub fn client(&self) -> Client {
+    pub(crate) fn client(&self) -> Client {
         Client::new(&self.url).unwrap()
     }
 
     /// Waits until the API answers and the chain is at `height` or above.
-    pub async fn wait_ready(&mut self, height: u64) {
+    pub(crate) async fn wait_ready(&mut self, height: u64) {
         let client = self.client();
         let deadline = Instant::now() + STARTUP_TIMEOUT;
         loop {
@@ -154,7 +154,7 @@ impl TestNode {
     }
 
     /// Waits until the chain passes `height`.
-    pub async fn wait_height(&self, height: u64) {
+    pub(crate) async fn wait_height(&self, height: u64) {
         let client = self.client();
         let deadline = Instant::now() + Duration::from_secs(60);
         while client.height().await.unwrap_or(0) < height {
@@ -164,7 +164,7 @@ impl TestNode {
     }
 
     /// The current run's log.
-    pub fn log(&self) -> String {
+    pub(crate) fn log(&self) -> String {
         std::fs::read_to_string(self.log_path(self.runs)).unwrap_or_default()
     }
 
@@ -173,7 +173,7 @@ impl TestNode {
     }
 
     /// Graceful stop: SIGTERM, then wait for the exit.
-    pub fn stop(&mut self) -> std::process::ExitStatus {
+    pub(crate) fn stop(&mut self) -> std::process::ExitStatus {
         let status = Command::new("kill").args(["-TERM", &self.pid().to_string()]).status().unwrap();
         assert!(status.success());
         let mut child = self.child.take().unwrap();
@@ -188,7 +188,7 @@ impl TestNode {
     }
 
     /// Hard kill: SIGKILL.
-    pub fn kill9(&mut self) {
+    pub(crate) fn kill9(&mut self) {
         let mut child = self.child.take().unwrap();
         child.kill().unwrap();
         child.wait().unwrap();
@@ -206,7 +206,7 @@ impl Drop for TestNode {
 
 /// Generates an `n`-validator network (ports on 127.0.0.1) and starts every validator; waits
 /// until each one has finalized a block.
-pub async fn start_network(n: u32, options: NodeOptions) -> Vec<TestNode> {
+pub(crate) async fn start_network(n: u32, options: NodeOptions) -> Vec<TestNode> {
     let dir = Arc::new(tempfile::tempdir().unwrap());
     let block = u16::try_from(n).unwrap();
     // One block for both, so the HTTP and p2p ports can never overlap.
@@ -252,12 +252,12 @@ pub async fn start_network(n: u32, options: NodeOptions) -> Vec<TestNode> {
 }
 
 /// A development account key.
-pub fn dev_key(i: u32) -> SecretKey {
+pub(crate) fn dev_key(i: u32) -> SecretKey {
     SecretKey::dev(i)
 }
 
 /// A signed transfer with generous fees.
-pub fn transfer(key: &SecretKey, chain_id: u64, nonce: u64, to: Address, value: u128) -> Transaction {
+pub(crate) fn transfer(key: &SecretKey, chain_id: u64, nonce: u64, to: Address, value: u128) -> Transaction {
     Transaction {
         chain_id,
         nonce,
@@ -276,7 +276,7 @@ pub fn transfer(key: &SecretKey, chain_id: u64, nonce: u64, to: Address, value: 
 }
 
 /// Posts raw bytes to a path and returns status, headers and JSON body.
-pub async fn post_raw(
+pub(crate) async fn post_raw(
     url: &str,
     path: &str,
     content_type: &str,
@@ -297,7 +297,7 @@ pub async fn post_raw(
 }
 
 /// GET returning status and JSON (or text) body.
-pub async fn get_raw(url: &str, path: &str) -> (u16, serde_json::Value) {
+pub(crate) async fn get_raw(url: &str, path: &str) -> (u16, serde_json::Value) {
     let response = reqwest::get(format!("{url}{path}")).await.unwrap();
     let status = response.status().as_u16();
     let text = response.text().await.unwrap();
@@ -305,17 +305,17 @@ pub async fn get_raw(url: &str, path: &str) -> (u16, serde_json::Value) {
 }
 
 /// Submits transactions as a CBOR envelope.
-pub async fn submit_raw(url: &str, txs: &[Transaction]) -> (u16, serde_json::Value) {
+pub(crate) async fn submit_raw(url: &str, txs: &[Transaction]) -> (u16, serde_json::Value) {
     let (status, _, body) = post_raw(url, "/submit", "application/cbor", encode_submission(txs)).await;
     (status, body)
 }
 
-pub fn assert_error(status: u16, body: &serde_json::Value, expected_status: u16, code: u16) {
+pub(crate) fn assert_error(status: u16, body: &serde_json::Value, expected_status: u16, code: u16) {
     assert_eq!(status, expected_status, "body: {body}");
     assert_eq!(body["code"], code, "body: {body}");
     assert!(body["error"].is_string() && body["message"].is_string(), "body: {body}");
 }
 
-pub fn file_exists(path: &Path) -> bool {
+pub(crate) fn file_exists(path: &Path) -> bool {
     path.exists()
 }

@@ -19,7 +19,7 @@ pub(crate) mod call;
 pub(crate) mod deploy;
 pub(crate) mod host;
 pub(crate) mod mailbox;
-pub mod read;
+pub(crate) mod read;
 #[cfg(test)]
 mod tests;
 pub(crate) mod timers;
@@ -30,26 +30,26 @@ use drover_vm::{Outcome, Status};
 
 /// Cycles charged per payload byte of a deploy or an upgrade, on top of the base transaction
 /// cost: validating and compiling the code is work proportional to its size.
-pub const DEPLOY_CYCLES_PER_PAYLOAD_BYTE: u64 = 16;
+pub(crate) const DEPLOY_CYCLES_PER_PAYLOAD_BYTE: u64 = 16;
 /// Cells charged for an actor record and its keys on top of the payload bytes of a deploy or
 /// an upgrade (which bound the code, manifest and history bytes written).
-pub const ACTOR_RECORD_CELLS: u64 = 256;
+pub(crate) const ACTOR_RECORD_CELLS: u64 = 256;
 /// Cells budget of one timer fire or one mailbox delivery (bytes it may write).
-pub const SYSTEM_RUN_CELLS_LIMIT: u64 = 16_384;
+pub(crate) const SYSTEM_RUN_CELLS_LIMIT: u64 = 16_384;
 /// Most timers fired in one block; the rest wait for the next block, in order.
-pub const MAX_TIMER_FIRES_PER_BLOCK: usize = 128;
+pub(crate) const MAX_TIMER_FIRES_PER_BLOCK: usize = 128;
 /// Most timer slots one block examines, fired or found cancelled: cancelled timers cost their
 /// owners when scheduled, but must not let them pile up unpaid work on one later block.
-pub const MAX_TIMER_SLOTS_EXAMINED_PER_BLOCK: usize = 8 * MAX_TIMER_FIRES_PER_BLOCK;
+pub(crate) const MAX_TIMER_SLOTS_EXAMINED_PER_BLOCK: usize = 8 * MAX_TIMER_FIRES_PER_BLOCK;
 /// Most mailbox messages delivered in one block; the rest wait for the next block, in order.
-pub const MAX_DELIVERIES_PER_BLOCK: usize = 256;
+pub(crate) const MAX_DELIVERIES_PER_BLOCK: usize = 256;
 /// Most handler + payload bytes pending in one actor's mailbox.
-pub const MAILBOX_CAPACITY_BYTES: u64 = 1024 * 1024;
+pub(crate) const MAILBOX_CAPACITY_BYTES: u64 = 1024 * 1024;
 
 /// Topic of the event a deploy emits (address: the new actor, data: its code hash).
-pub const DEPLOY_EVENT_TOPIC: &str = "deploy";
+pub(crate) const DEPLOY_EVENT_TOPIC: &str = "deploy";
 /// Topic of the event an upgrade emits (address: the actor, data: its new code hash).
-pub const UPGRADE_EVENT_TOPIC: &str = "upgrade";
+pub(crate) const UPGRADE_EVENT_TOPIC: &str = "upgrade";
 
 /// What ran outside any transaction: a timer fire or a mailbox delivery. Listed in
 /// [`BlockOutcome::system_runs`](crate::BlockOutcome::system_runs) in execution order.

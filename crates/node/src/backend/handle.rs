@@ -37,10 +37,10 @@ pub(super) struct Inner {
 }
 
 #[derive(Clone)]
-pub struct NodeHandle(pub(super) Arc<Inner>);
+pub(crate) struct NodeHandle(pub(super) Arc<Inner>);
 
 impl NodeHandle {
-    pub fn new(
+    pub(crate) fn new(
         chain: Arc<ChainShared>,
         marshal: Mailbox<Scheme, Standard<Block>>,
         databases: Databases<tokio::Context>,

@@ -11,7 +11,7 @@ mod handle;
 mod pages;
 mod records;
 
-pub use handle::NodeHandle;
+pub(crate) use handle::NodeHandle;
 use pages::scan;
 use records::{log_info, run_info};
 

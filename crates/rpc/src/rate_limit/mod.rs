@@ -13,7 +13,7 @@
 //! `drover_rpc_rate_limited_total{limiter}`, as are the refusals of the cap on `/submit_wait`
 //! waits in flight (`limiter="submit_waits"`; a cap, not a rate, enforced by that route).
 
-pub mod window;
+pub(crate) mod window;
 
 use crate::{backend::Backend, error::HttpError, metrics::RpcMetrics, state::AppState};
 use axum::{
@@ -25,12 +25,12 @@ use std::{net::IpAddr, time::Duration};
 use window::{Limiter, retry_after_secs};
 
 /// Takes a slot of the faucet's limiter, or builds its 429 (and counts it).
-pub fn check_faucet<B: Backend>(state: &AppState<B>) -> Result<(), HttpError> {
+pub(crate) fn check_faucet<B: Backend>(state: &AppState<B>) -> Result<(), HttpError> {
     state.faucet_limiter.try_acquire().map_err(|wait| refusal(state, Limiter::Faucet, wait))
 }
 
 /// Takes a slot of `client`'s state-sync window or builds its 429 (and counts it).
-pub fn check_client<B: Backend>(state: &AppState<B>, client: IpAddr) -> Result<(), HttpError> {
+pub(crate) fn check_client<B: Backend>(state: &AppState<B>, client: IpAddr) -> Result<(), HttpError> {
     state.state_sync_limiter.try_acquire(client).map_err(|wait| refusal(state, Limiter::StateSync, wait))
 }
 
@@ -45,7 +45,7 @@ fn refused(metrics: &RpcMetrics, limiter: Limiter, wait: Duration) -> HttpError 
 }
 
 /// Middleware applying the global limit to every request.
-pub async fn global(State(http): State<crate::Http>, request: Request, next: Next) -> Response {
+pub(crate) async fn global(State(http): State<crate::Http>, request: Request, next: Next) -> Response {
     match http.global_limiter.try_acquire() {
         Ok(()) => next.run(request).await,
         Err(wait) => refused(&http.metrics, Limiter::Global, wait).into_response(),

@@ -84,7 +84,7 @@ pub struct PerClient {
 }
 
 /// Clients a [`PerClient`] limiter tracks at once.
-pub const MAX_TRACKED_CLIENTS: usize = 65_536;
+pub(crate) const MAX_TRACKED_CLIENTS: usize = 65_536;
 
 impl PerClient {
     pub fn new(limit: u32, window: Duration) -> Self {
@@ -109,7 +109,7 @@ impl PerClient {
 }
 
 /// `Retry-After` in whole seconds for a wait: rounded up, at least [`RETRY_AFTER_SECS_MIN`].
-pub fn retry_after_secs(wait: Duration) -> u64 {
+pub(crate) fn retry_after_secs(wait: Duration) -> u64 {
     let secs = wait.as_secs() + u64::from(wait.subsec_nanos() > 0);
     secs.max(RETRY_AFTER_SECS_MIN)
 }
