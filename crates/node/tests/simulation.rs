@@ -155,40 +155,51 @@ fn transfer(nonce: u64) -> Transaction {
     .sign(&SecretKey::dev(0))
 }
 
+/// An example actor's deploy, with the `storage.kv` manifest both workloads need.
+fn example_deploy(name: &str) -> Deploy {
+    let path = format!("{}/../../actors/{name}.wat", env!("CARGO_MANIFEST_DIR"));
+    Deploy {
+        code: wat::parse_file(path).expect("the example compiles"),
+        manifest: Manifest { entitlements: vec!["storage.kv".into()] },
+        salt: Vec::new(),
+        init: None,
+    }
+}
+
+/// A deploy (`to` = `None`) or a call from `key`, with fees far above any basefee of the run.
+fn actor_tx(key: &SecretKey, nonce: u64, to: Option<Address>, payload: Vec<u8>, cycles_limit: u64) -> Transaction {
+    Transaction {
+        chain_id: devnet::DEV_CHAIN_ID,
+        nonce,
+        to,
+        value: 0,
+        cycles_limit,
+        cells_limit: 100_000,
+        max_fee_per_cycle: 1_000,
+        max_fee_per_cell: 1_000,
+        tip_per_cycle: 1,
+        tip_per_cell: 0,
+        payload,
+        signature: None,
+    }
+    .sign(key)
+}
+
 /// Mints of the ledger workload: each to its own holder, an `audit` after each.
 const LEDGER_MINTS: u64 = 8;
+/// Cycles limit of the workloads' deploys and ledger calls.
+const WORKLOAD_CYCLES_LIMIT: u64 = 2_000_000;
 
 /// The ledger workload from dev key 1: deploy the example ledger, then mint and `audit` in
 /// turns. `audit` iterates the balances in block execution, so validators answer next-key
 /// queries from not-yet-finalized parents while proposing and verifying; any disagreement
 /// would split the state roots.
 fn ledger_workload() -> (Address, Vec<Transaction>) {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../actors/ledger.wat");
-    let deploy = Deploy {
-        code: wat::parse_file(path).expect("the ledger compiles"),
-        manifest: Manifest { entitlements: vec!["storage.kv".into()] },
-        salt: Vec::new(),
-        init: None,
-    };
+    let deploy = example_deploy("ledger");
     let key = SecretKey::dev(1);
     let ledger = deploy.actor_address(&key.address());
-    let tx = |nonce: u64, to: Option<Address>, payload: Vec<u8>| {
-        Transaction {
-            chain_id: devnet::DEV_CHAIN_ID,
-            nonce,
-            to,
-            value: 0,
-            cycles_limit: 2_000_000,
-            cells_limit: 100_000,
-            max_fee_per_cycle: 1_000,
-            max_fee_per_cell: 1_000,
-            tip_per_cycle: 1,
-            tip_per_cell: 0,
-            payload,
-            signature: None,
-        }
-        .sign(&key)
-    };
+    let tx =
+        |nonce: u64, to: Option<Address>, payload: Vec<u8>| actor_tx(&key, nonce, to, payload, WORKLOAD_CYCLES_LIMIT);
     let mut txs = vec![tx(0, None, deploy.encode())];
     for i in 0..LEDGER_MINTS {
         let mint = [&[i as u8 + 1; 20][..], &(i + 1).to_le_bytes()].concat();
@@ -208,37 +219,14 @@ const HOSTILE_SCAN_CYCLES_LIMIT: u64 = 19_000_000;
 /// The hostile workload from dev key 2: deploy the fresh-key reader, then scans at the block's
 /// cycle limit, each over keys nobody wrote, so every read is a database lookup.
 fn hostile_workload() -> (SecretKey, Vec<Transaction>) {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../actors/fresh_reader.wat");
-    let deploy = Deploy {
-        code: wat::parse_file(path).expect("the reader compiles"),
-        manifest: Manifest { entitlements: vec!["storage.kv".into()] },
-        salt: Vec::new(),
-        init: None,
-    };
+    let deploy = example_deploy("fresh_reader");
     let key = SecretKey::dev(2);
     let reader = deploy.actor_address(&key.address());
-    let tx = |nonce: u64, to: Option<Address>, payload: Vec<u8>, cycles_limit: u64| {
-        Transaction {
-            chain_id: devnet::DEV_CHAIN_ID,
-            nonce,
-            to,
-            value: 0,
-            cycles_limit,
-            cells_limit: 100_000,
-            max_fee_per_cycle: 1_000,
-            max_fee_per_cell: 1_000,
-            tip_per_cycle: 1,
-            tip_per_cell: 0,
-            payload,
-            signature: None,
-        }
-        .sign(&key)
-    };
-    let mut txs = vec![tx(0, None, deploy.encode(), 2_000_000)];
+    let mut txs = vec![actor_tx(&key, 0, None, deploy.encode(), WORKLOAD_CYCLES_LIMIT)];
     for scan in 0..HOSTILE_SCANS {
         let payload = [HOSTILE_SCAN_KEYS.to_le_bytes(), (scan * HOSTILE_SCAN_KEYS).to_le_bytes()].concat();
         let message = Message { handler: "scan".into(), payload }.encode();
-        txs.push(tx(u64::from(scan) + 1, Some(reader), message, HOSTILE_SCAN_CYCLES_LIMIT));
+        txs.push(actor_tx(&key, u64::from(scan) + 1, Some(reader), message, HOSTILE_SCAN_CYCLES_LIMIT));
     }
     (key, txs)
 }
