@@ -30,6 +30,23 @@ async fn wait_for(url: &str, target: u64) {
     }
 }
 
+/// Lines of a stuck validator's log shown when a wait fails.
+const LOG_TAIL_LINES: usize = 80;
+
+/// [`wait_for`] a validator of the test; if it stays stuck, the failure shows the end of its log.
+async fn wait_node(node: &TestNode, target: u64) {
+    let deadline = Instant::now() + PROGRESS_TIMEOUT;
+    while height(&node.url).await < target {
+        if Instant::now() >= deadline {
+            let log = node.log();
+            let tail: Vec<&str> = log.lines().rev().take(LOG_TAIL_LINES).collect();
+            let tail: Vec<&str> = tail.into_iter().rev().collect();
+            panic!("{} stuck below height {target}; end of its log:\n{}", node.url, tail.join("\n"));
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
 /// Hash and state root of the block at `at` on `url`.
 async fn block_at(url: &str, at: u64) -> (H256, H256) {
     let block = Client::new(url).unwrap().block(BlockSelector::Height(at)).await.unwrap().unwrap();
@@ -39,7 +56,7 @@ async fn block_at(url: &str, at: u64) -> (H256, H256) {
 /// Every node is past `at` and holds the same block (hash and state root) there.
 async fn assert_agree(nodes: &[&TestNode], at: u64) {
     for node in nodes {
-        wait_for(&node.url, at).await;
+        wait_node(node, at).await;
     }
     let first = block_at(&nodes[0].url, at).await;
     for node in &nodes[1..] {
@@ -75,7 +92,7 @@ async fn four_validators_agree_survive_a_crash_and_wait_out_a_lost_quorum() {
     assert_eq!(answer.results[0].status, WaitStatus::Success, "{answer:?}");
     let included = answer.results[0].block_height.unwrap();
     for node in &nodes {
-        wait_for(&node.url, included).await;
+        wait_node(node, included).await;
         let account = node.client().account(&recipient).await.unwrap().unwrap();
         assert_eq!(account.balance, 5, "validator {}", node.index);
     }
@@ -92,12 +109,12 @@ async fn four_validators_agree_survive_a_crash_and_wait_out_a_lost_quorum() {
     tokio::time::sleep(Duration::from_millis(500)).await;
     nodes[3].kill9();
     let at_kill = height(&nodes[0].url).await;
-    wait_for(&nodes[0].url, at_kill + 20).await;
+    wait_node(&nodes[0], at_kill + 20).await;
 
     // Restarted, it catches up and agrees on the state.
     nodes[3].spawn();
     let tip = height(&nodes[0].url).await;
-    wait_for(&nodes[3].url, tip).await;
+    wait_node(&nodes[3], tip).await;
     stop.store(true, Ordering::Relaxed);
     for loader in loaders {
         loader.await.unwrap();
@@ -148,7 +165,7 @@ async fn four_validators_agree_survive_a_crash_and_wait_out_a_lost_quorum() {
     // Both back: finality resumes and all four agree.
     nodes[2].spawn();
     nodes[3].spawn();
-    wait_for(&nodes[0].url, stalled + 10).await;
+    wait_node(&nodes[0], stalled + 10).await;
     assert_agree(&nodes.iter().collect::<Vec<_>>(), stalled + 10).await;
 }
 
@@ -222,7 +239,7 @@ async fn wiped_validator_fast_syncs_and_a_backup_restores() {
     let honest = nodes[1].url.clone();
     nodes[3].spawn_with(&["--sync-from", &proxy, "--sync-from", &honest]);
     let tip = height(&nodes[0].url).await;
-    wait_for(&nodes[3].url, tip).await;
+    wait_node(&nodes[3], tip).await;
     for (address, balance) in &funded {
         let account = nodes[3].client().account(address).await.unwrap().unwrap();
         assert_eq!(account.balance, *balance);
@@ -240,7 +257,7 @@ async fn wiped_validator_fast_syncs_and_a_backup_restores() {
     nodes[2].spawn();
     nodes[2].wait_ready(settled).await;
     assert_eq!(block_at(&nodes[2].url, settled).await, block_at(&nodes[0].url, settled).await);
-    wait_for(&nodes[2].url, stopped_at + 10).await;
+    wait_node(&nodes[2], stopped_at + 10).await;
     assert_agree(&nodes.iter().collect::<Vec<_>>(), stopped_at + 10).await;
 }
 
