@@ -68,8 +68,6 @@ pub(crate) const INDEX_DIR: &str = "indexes";
 /// File of the single-file (redb) index store of earlier versions, copied into [`INDEX_DIR`]
 /// and removed on first open.
 pub(crate) const LEGACY_INDEX_FILE: &str = "indexes.redb";
-/// Keyspaces that hold byte keys and values, the same in both stores.
-const TABLES: [&str; 4] = [TRANSACTIONS, RECEIPTS, LOGS, RUNS];
 
 #[derive(Debug, thiserror::Error)]
 #[error("index store: {0}")]
@@ -357,22 +355,14 @@ impl Indexes {
         Ok(indexes)
     }
 
-    fn keyspace(&self, name: &str) -> &Keyspace {
-        match name {
-            TRANSACTIONS => &self.transactions,
-            RECEIPTS => &self.receipts,
-            LOGS => &self.logs,
-            RUNS => &self.runs,
-            _ => &self.meta,
-        }
-    }
-
     /// Copies a legacy redb store into this one, durably, then removes it. Interrupted, it runs
     /// again from the start on the next open: every copy is an idempotent overwrite.
     fn migrate(&self, legacy: &Path) -> Result<(), IndexError> {
         let old = redb::Database::open(legacy).map_err(err)?;
         let txn = old.begin_read().map_err(err)?;
-        for name in TABLES {
+        let tables =
+            [(TRANSACTIONS, &self.transactions), (RECEIPTS, &self.receipts), (LOGS, &self.logs), (RUNS, &self.runs)];
+        for (name, keyspace) in tables {
             let table = match txn.open_table(TableDefinition::<&[u8], &[u8]>::new(name)) {
                 Ok(table) => table,
                 Err(redb::TableError::TableDoesNotExist(_)) => continue,
@@ -381,19 +371,23 @@ impl Indexes {
             let mut batch = self.db.batch();
             for row in table.iter().map_err(err)? {
                 let (key, value) = row.map_err(err)?;
-                batch.insert(self.keyspace(name), key.value(), value.value());
+                batch.insert(keyspace, key.value(), value.value());
                 if batch.len() == MIGRATION_BATCH_ROWS {
                     std::mem::replace(&mut batch, self.db.batch()).commit().map_err(err)?;
                 }
             }
             batch.commit().map_err(err)?;
         }
-        if let Ok(meta) = txn.open_table(TableDefinition::<&str, u64>::new(META)) {
-            for key in [META_HEIGHT, META_TIMESTAMP_MS] {
-                if let Some(value) = meta.get(key).map_err(err)? {
-                    self.meta.insert(key, value.value().to_be_bytes()).map_err(err)?;
+        match txn.open_table(TableDefinition::<&str, u64>::new(META)) {
+            Ok(meta) => {
+                for key in [META_HEIGHT, META_TIMESTAMP_MS] {
+                    if let Some(value) = meta.get(key).map_err(err)? {
+                        self.meta.insert(key, value.value().to_be_bytes()).map_err(err)?;
+                    }
                 }
             }
+            Err(redb::TableError::TableDoesNotExist(_)) => {}
+            Err(e) => return Err(err(e)),
         }
         self.db.persist(PersistMode::SyncAll).map_err(err)?;
         drop(txn);
