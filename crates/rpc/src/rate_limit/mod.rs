@@ -26,16 +26,12 @@ use window::{Limiter, retry_after_secs};
 
 /// Takes a slot of the faucet's limiter, or builds its 429 (and counts it).
 pub(crate) fn check_faucet<B: Backend>(state: &AppState<B>) -> Result<(), HttpError> {
-    state.faucet_limiter.try_acquire().map_err(|wait| refusal(state, Limiter::Faucet, wait))
+    state.faucet_limiter.try_acquire().map_err(|wait| refused(&state.metrics, Limiter::Faucet, wait))
 }
 
 /// Takes a slot of `client`'s state-sync window or builds its 429 (and counts it).
 pub(crate) fn check_client<B: Backend>(state: &AppState<B>, client: IpAddr) -> Result<(), HttpError> {
-    state.state_sync_limiter.try_acquire(client).map_err(|wait| refusal(state, Limiter::StateSync, wait))
-}
-
-fn refusal<B: Backend>(state: &AppState<B>, limiter: Limiter, wait: Duration) -> HttpError {
-    refused(&state.metrics, limiter, wait)
+    state.state_sync_limiter.try_acquire(client).map_err(|wait| refused(&state.metrics, Limiter::StateSync, wait))
 }
 
 /// Counts a refusal of `limiter` and builds its 429.
