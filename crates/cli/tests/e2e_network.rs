@@ -23,9 +23,14 @@ async fn height(url: &str) -> u64 {
 }
 
 async fn wait_for(url: &str, target: u64) {
+    wait_until(url, target, String::new).await;
+}
+
+/// Waits until `url` passes `target`; on timeout, fails with `detail` after the height.
+async fn wait_until(url: &str, target: u64, detail: impl Fn() -> String) {
     let deadline = Instant::now() + PROGRESS_TIMEOUT;
     while height(url).await < target {
-        assert!(Instant::now() < deadline, "{url} stuck below height {target}");
+        assert!(Instant::now() < deadline, "{url} stuck below height {target}{}", detail());
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
 }
@@ -35,16 +40,13 @@ const LOG_TAIL_LINES: usize = 80;
 
 /// [`wait_for`] a validator of the test; if it stays stuck, the failure shows the end of its log.
 async fn wait_node(node: &TestNode, target: u64) {
-    let deadline = Instant::now() + PROGRESS_TIMEOUT;
-    while height(&node.url).await < target {
-        if Instant::now() >= deadline {
-            let log = node.log();
-            let tail: Vec<&str> = log.lines().rev().take(LOG_TAIL_LINES).collect();
-            let tail: Vec<&str> = tail.into_iter().rev().collect();
-            panic!("{} stuck below height {target}; end of its log:\n{}", node.url, tail.join("\n"));
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    wait_until(&node.url, target, || {
+        let log = node.log();
+        let tail: Vec<&str> = log.lines().rev().take(LOG_TAIL_LINES).collect();
+        let tail: Vec<&str> = tail.into_iter().rev().collect();
+        format!("; end of its log:\n{}", tail.join("\n"))
+    })
+    .await;
 }
 
 /// Hash and state root of the block at `at` on `url`.
