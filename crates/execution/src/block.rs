@@ -26,6 +26,7 @@ use crate::{
     basefee::next_basefees,
     overlay::{Overlay, ReadError, ReadFault, StateError},
     rejection::RejectReason,
+    tokens,
     transfer::{Failure, commit, precheck, prepare, price},
 };
 use drover_state::{
@@ -35,6 +36,7 @@ use drover_state::{
 use drover_types::{
     Address, Event, ExecError, FeeBreakdown, Receipt, TxStatus, VerifiedTransaction,
     payload::{ACTOR_UPGRADES_ADDRESS, Deploy, Message, Upgrade, actor_address},
+    token::{TOKENS_ADDRESS, TokenCall},
 };
 use drover_vm::Vm;
 use std::collections::BTreeSet;
@@ -118,11 +120,13 @@ pub struct BlockLimitError {
 /// The keys a block over these transactions predictably reads, sorted and without duplicates:
 /// the basefees; the accounts of the proposer, every sender and every recipient; the actor
 /// record of each call's destination, each deploy's new address and each upgrade's actor; the
-/// timer cursor, this height's timer count and the mail queue. Execution reads the rest when
+/// token records and holdings a token call names ([`tokens::prefetch_keys`]); the timer cursor,
+/// this height's timer count and the mail queue. Execution reads the rest when
 /// it needs them (storage, code on a cache miss, callees, mailbox and timer records).
 pub fn prefetch_keys(env: &BlockEnv, txs: &[VerifiedTransaction]) -> Vec<Vec<u8>> {
     let mut addresses = BTreeSet::from([env.proposer]);
     let mut actors = BTreeSet::new();
+    let mut extra = Vec::new();
     for tx in txs {
         addresses.insert(tx.sender);
         addresses.extend(tx.tx.to);
@@ -131,6 +135,12 @@ pub fn prefetch_keys(env: &BlockEnv, txs: &[VerifiedTransaction]) -> Vec<Vec<u8>
                 if let Ok(deploy) = Deploy::decode(&tx.tx.payload) {
                     actors.insert(actor_address(&tx.sender, &deploy.salt, &deploy.code));
                 }
+            }
+            Some(TOKENS_ADDRESS) => {
+                let call = Message::decode(&tx.tx.payload)
+                    .ok()
+                    .and_then(|message| TokenCall::decode(&message.handler, &message.payload).ok());
+                extra.extend(call.map(|call| tokens::prefetch_keys(&tx.sender, &call)).unwrap_or_default());
             }
             Some(to) if !tx.tx.payload.is_empty() => {
                 actors.insert(to);
@@ -147,6 +157,7 @@ pub fn prefetch_keys(env: &BlockEnv, txs: &[VerifiedTransaction]) -> Vec<Vec<u8>
         .into_iter()
         .chain(addresses.iter().map(account_key))
         .chain(actors.iter().map(actor_key))
+        .chain(extra)
         .collect();
     keys.sort();
     keys.dedup();
@@ -219,6 +230,7 @@ fn run_tx<S: StateRead>(
         });
     };
     if let ActorTx::Call(to, _) = &work
+        && *to != TOKENS_ADDRESS
         && actor_record(overlay, to)?.is_none()
     {
         return Err(Rejection::new(

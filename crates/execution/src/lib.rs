@@ -85,6 +85,7 @@ mod params;
 mod rejection;
 #[cfg(test)]
 mod testing;
+pub mod tokens;
 mod transfer;
 
 pub use actors::{

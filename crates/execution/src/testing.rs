@@ -1,8 +1,12 @@
-//! Builders shared by the unit tests: addresses, transfers and in-memory states.
+//! Builders shared by the unit tests: addresses, transfers, in-memory states and a [`Chain`] that
+//! executes blocks of actor and system-actor transactions over one.
 
-use crate::{BlockEnv, FeeParams, Writes, genesis_writes};
+use crate::{BlockEnv, BlockOutcome, FeeParams, Writes, build_block, execute_block, genesis_writes};
 use drover_state::{Account, keys};
-use drover_types::{Address, Transaction, VerifiedTransaction, keccak256};
+use drover_types::{
+    Address, Transaction, TxStatus, VerifiedTransaction, keccak256,
+    payload::{Deploy, Manifest, Message, actor_address},
+};
 use drover_vm::Vm;
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
@@ -117,5 +121,129 @@ impl crate::StateRead for Recording<'_> {
     fn next_entry(&self, query: &crate::NextKeyQuery) -> Result<Option<crate::Entry>, crate::ReadFault> {
         assert!(self.queries.borrow_mut().insert(query.clone()), "{query:?} asked twice");
         crate::StateRead::next_entry(self.state, query)
+    }
+}
+
+pub(crate) const RICH: u128 = 1_000_000_000_000_000;
+pub(crate) const CYCLES_LIMIT: u64 = 15_000_000;
+pub(crate) const CELLS_LIMIT: u64 = 400_000;
+pub(crate) const PROPOSER: Address = Address([0x99; 20]);
+
+pub(crate) fn example(name: &str) -> Vec<u8> {
+    let path = format!("{}/../../actors/{name}.wat", env!("CARGO_MANIFEST_DIR"));
+    wat::parse_file(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+pub(crate) fn inline(text: &str) -> Vec<u8> {
+    wat::parse_str(text).expect("valid wat")
+}
+
+/// Runs `txs` through a [`Recording`] reader; returns the outcome and the number of reads,
+/// after checking that no key or next-key query was read twice.
+pub(crate) fn read_once(state: &State, env: &BlockEnv, txs: &[VerifiedTransaction]) -> (BlockOutcome, usize) {
+    let reader = Recording::new(state);
+    let outcome = execute_block(vm(), env, &FeeParams::default(), &reader, txs).expect("complete state");
+    (outcome, reader.distinct_reads())
+}
+
+pub(crate) struct Chain {
+    pub(crate) state: State,
+    pub(crate) height: u64,
+    pub(crate) nonces: BTreeMap<Address, u64>,
+}
+
+impl Chain {
+    pub(crate) fn new(balances: &[(Address, u128)]) -> Self {
+        Chain { state: genesis(balances), height: 1, nonces: BTreeMap::new() }
+    }
+
+    pub(crate) fn env(&self) -> BlockEnv {
+        BlockEnv { chain_id: CHAIN_ID, height: self.height, timestamp_ms: self.height * 1_000, proposer: PROPOSER }
+    }
+
+    /// Executes a block (reading each key once, as over the plain state), applies it.
+    pub(crate) fn block(&mut self, txs: &[VerifiedTransaction]) -> BlockOutcome {
+        let env = self.env();
+        let full = execute_block(vm(), &env, &FeeParams::default(), &self.state, txs)
+            .expect("a complete state answers everything");
+        let (recorded, _) = read_once(&self.state, &env, txs);
+        assert_eq!(recorded, full, "how the state is read must not change the outcome");
+        // The proposer's filter keeps every transaction that passes its pre-checks.
+        let (selection, _) = build_block(vm(), &env, &FeeParams::default(), &self.state, txs).unwrap();
+        // (A pre-check failure is the only receipt that uses nothing.)
+        let prechecked = full.receipts.iter().filter(|r| r.cycles_used > 0).count();
+        assert_eq!(selection.included.len(), prechecked);
+        apply(&mut self.state, full.writes.clone());
+        self.height += 1;
+        full
+    }
+
+    pub(crate) fn tx(
+        &mut self,
+        sender: Address,
+        to: Option<Address>,
+        payload: Vec<u8>,
+        value: u128,
+    ) -> VerifiedTransaction {
+        let nonce = self.nonces.entry(sender).or_default();
+        let tx = Transaction {
+            chain_id: CHAIN_ID,
+            nonce: *nonce,
+            to,
+            value,
+            cycles_limit: CYCLES_LIMIT,
+            cells_limit: CELLS_LIMIT,
+            max_fee_per_cycle: 10,
+            max_fee_per_cell: 10,
+            tip_per_cycle: 1,
+            tip_per_cell: 0,
+            payload,
+            signature: None,
+        };
+        *nonce += 1;
+        // Distinct hashes for identical transactions of different senders and nonces.
+        verified(sender, tx)
+    }
+
+    pub(crate) fn deploy_tx(
+        &mut self,
+        sender: Address,
+        code: Vec<u8>,
+        manifest: &[&str],
+        salt: &[u8],
+        value: u128,
+    ) -> (VerifiedTransaction, Address) {
+        let deploy = Deploy {
+            code,
+            manifest: Manifest { entitlements: manifest.iter().map(|s| s.to_string()).collect() },
+            salt: salt.to_vec(),
+            init: None,
+        };
+        let address = actor_address(&sender, &deploy.salt, &deploy.code);
+        (self.tx(sender, None, deploy.encode(), value), address)
+    }
+
+    pub(crate) fn deploy(&mut self, sender: Address, code: Vec<u8>, manifest: &[&str], value: u128) -> Address {
+        let (tx, address) = self.deploy_tx(sender, code, manifest, b"", value);
+        let outcome = self.block(&[tx]);
+        assert_eq!(outcome.receipts[0].status, TxStatus::Success, "{:?}", outcome.receipts[0].error);
+        address
+    }
+
+    pub(crate) fn call_tx(
+        &mut self,
+        sender: Address,
+        to: Address,
+        handler: &str,
+        payload: &[u8],
+        value: u128,
+    ) -> VerifiedTransaction {
+        let message = Message { handler: handler.into(), payload: payload.to_vec() };
+        self.tx(sender, Some(to), message.encode(), value)
+    }
+
+    pub(crate) fn call(&mut self, sender: Address, to: Address, handler: &str, payload: &[u8]) -> BlockOutcome {
+        let tx = self.call_tx(sender, to, handler, payload, 0);
+        self.block(&[tx])
     }
 }

@@ -19,6 +19,7 @@ use drover_types::{
     cbor::Writer,
     params::TRANSFER_CYCLES,
     payload::{ACTOR_UPGRADES_ADDRESS, Deploy, Message, UPGRADE_HANDLER, Upgrade},
+    token::TOKENS_ADDRESS,
 };
 
 /// Cells charged for a plain value transfer (account records are not charged).
@@ -153,8 +154,9 @@ pub fn precheck(
 
 /// Whether the payload has the form its destination calls for (`docs/protocol.md`,
 /// "Payloads"): a Deploy for `to` = null, a Message for a non-empty payload, an [`Upgrade`]
-/// under handler [`UPGRADE_HANDLER`] and no value for the actor-upgrades address; other system
-/// actors are not enabled. Stateless, so admission uses it too (2012); whether `to` holds an
+/// under handler [`UPGRADE_HANDLER`] and no value for the actor-upgrades address, a Message
+/// without value for the tokens actor (its arguments are checked when it runs: E1202); other
+/// system actors are not enabled. Stateless, so admission uses it too (2012); whether `to` holds an
 /// actor is checked at execution.
 pub fn check_payload(tx: &Transaction) -> Result<(), Rejection> {
     let invalid = |message: String| Rejection::new(RejectReason::InvalidPayload, message);
@@ -178,6 +180,12 @@ pub fn check_payload(tx: &Transaction) -> Result<(), Rejection> {
         return Upgrade::decode(&message.payload)
             .map(drop)
             .map_err(|e| invalid(format!("an upgrade's payload must be an Upgrade: {e}")));
+    }
+    if to == TOKENS_ADDRESS {
+        if tx.value > 0 {
+            return Err(invalid("a token call carries no value".to_owned()));
+        }
+        return Ok(());
     }
     if is_system_address(&to) {
         return Err(invalid(format!("the system actor {to} is not enabled")));

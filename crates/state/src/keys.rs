@@ -54,7 +54,8 @@ pub const PREFIX_MAILBOX: u8 = 0x04;
 /// Timers: per-height slots, the firing cursor, per-owner counts and index (see
 /// [`crate::timer`]).
 pub const PREFIX_TIMER: u8 = 0x05;
-/// Reserved: token definitions and balances.
+/// Reserved and unused: tokens live in the storage of the tokens system actor (see
+/// [`crate::token`]), so that the storage proof route proves them.
 pub const PREFIX_TOKEN: u8 = 0x06;
 /// Reserved: off-chain compute runners (registration, stake, delegations).
 pub const PREFIX_RUNNER: u8 = 0x07;

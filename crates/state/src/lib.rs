@@ -30,6 +30,7 @@
 //!   history ([`UpgradeRecord`]) at `0x0d`.
 //! - Mailbox ([`mailbox`]) at `0x04` and timers ([`timer`]) at `0x05`, laid out so that the
 //!   executor finds the next messages and the due timers by point reads, without range reads.
+//! - Tokens ([`token`]): records in the storage of the tokens system actor `0x00…0c`.
 //! - Index markers ([`MARKER`]) whose key is the information, for listing an actor's pending
 //!   messages and timers with a prefix scan.
 
@@ -39,6 +40,7 @@ mod error;
 pub mod keys;
 pub mod mailbox;
 pub mod timer;
+pub mod token;
 
 pub use account::Account;
 pub use actor::{ActorRecord, UpgradeRecord};

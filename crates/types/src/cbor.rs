@@ -69,6 +69,10 @@ const MAJOR_MAP: u8 = 5;
 const MAJOR_TAG: u8 = 6;
 /// CBOR `null`, one byte.
 pub const NULL: u8 = 0xf6;
+/// CBOR `false`, one byte.
+const FALSE: u8 = 0xf4;
+/// CBOR `true`, one byte.
+const TRUE: u8 = 0xf5;
 /// Initial byte of a two-byte simple value.
 const SIMPLE_TWO_BYTE: u8 = 0xf8;
 /// Two-byte simple values below this are not well-formed (RFC 8949 §3.3).
@@ -490,6 +494,12 @@ impl<S: Sink> Writer<S> {
 
     pub fn null(&mut self) -> &mut Self {
         self.sink.put(&[NULL]);
+        self
+    }
+
+    /// `true` (`0xf5`) or `false` (`0xf4`).
+    pub fn bool(&mut self, value: bool) -> &mut Self {
+        self.sink.put(&[if value { TRUE } else { FALSE }]);
         self
     }
 }

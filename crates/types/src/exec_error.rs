@@ -84,8 +84,8 @@ exec_codes! {
     ActorExists = 1110, "Deploy with another salt (the address is keccak256(sender ‖ salt ‖ keccak256(code)), last 20 bytes).";
     /// E1201: the actor reverted; the receipt's revert_reason says why.
     Reverted = 1201, "Read revert_reason; the actor refused the call.";
-    /// E1202: the actor trapped (unreachable, division by zero, out-of-bounds memory access, bad indirect call).
-    WasmTrap = 1202, "Fix the actor, or the input that makes it trap.";
+    /// E1202: the actor trapped (unreachable, division by zero, out-of-bounds memory access, bad indirect call), or a system actor got arguments it cannot decode.
+    WasmTrap = 1202, "Fix the actor, or the input that makes it trap; a system actor's arguments are a canonical CBOR map of the keys its docs list.";
     /// E1203: wasm recursion deeper than MAX_WASM_RECURSION_DEPTH or a value stack above MAX_VALUE_STACK_BYTES.
     StackOverflow = 1203, "Bound the actor's recursion depth.";
     /// E1204: linear memory or a table grown past its limit.
@@ -116,6 +116,24 @@ exec_codes! {
     NotOwner = 1303, "Send the upgrade from the address that deployed the actor.";
     /// E1304: an upgrade's manifest grants an entitlement the actor does not have.
     ManifestWidened = 1304, "An upgrade may only narrow the manifest: list a subset of the current entitlements.";
+    /// E1401: no token has this id.
+    UnknownToken = 1401, "Use a token id from GET /tokens (0x + 40 hex): last20(keccak256(0x0c ‖ creator ‖ symbol)).";
+    /// E1402: the holder's token balance cannot cover the amount.
+    TokenBalance = 1402, "Lower the amount to at most the holder's balance (GET /token/{token_id}/balance/{address}).";
+    /// E1403: the spender's allowance from the holder cannot cover the amount.
+    TokenAllowance = 1403, "Have the holder approve the spender for at least the amount (GET /token/{token_id}/allowance/{owner}/{spender}).";
+    /// E1404: only the token's owner may mint, freeze, unfreeze or hand over ownership.
+    TokenNotOwner = 1404, "Send the call from the token's owner (GET /token/{token_id} shows it).";
+    /// E1405: the token was created without minting rights.
+    TokenNotMintable = 1405, "Only a token created with mintable = true can be minted.";
+    /// E1406: the supply would pass the token's max_supply (or 2^128-1).
+    TokenMaxSupply = 1406, "Keep the supply within max_supply (GET /token/{token_id} shows supply and max_supply).";
+    /// E1407: the sender or the recipient is frozen for this token.
+    TokenFrozen = 1407, "Ask the token's owner to unfreeze the account.";
+    /// E1408: the sender already created a token with this symbol.
+    TokenSymbolTaken = 1408, "Pick another symbol: each creator's symbols are unique (the token id is derived from creator and symbol).";
+    /// E1409: the name, symbol or decimals break the token rules.
+    TokenMetadata = 1409, "Use a name of 1-64 bytes without control characters, a symbol of 1-16 characters A-Z 0-9 and 0-36 decimals.";
     /// E1501: a timer was scheduled at or below the current block height.
     TimerHeight = 1501, "Schedule timers at a height above the current block height.";
     /// E1502: the actor already has MAX_PENDING_TIMERS_PER_ACTOR pending timers.

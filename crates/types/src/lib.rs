@@ -13,6 +13,7 @@
 
 pub mod address;
 pub mod api;
+pub mod args;
 pub mod basefees;
 pub mod block_selector;
 pub mod cbor;
@@ -27,6 +28,7 @@ pub mod payload;
 pub mod receipt;
 pub mod signature;
 pub mod submission;
+pub mod token;
 pub mod transaction;
 
 pub use address::Address;

@@ -24,6 +24,8 @@ pub enum Entitlement {
     ActorCall,
     /// `job.submit`: job submission to runners (no VM host call yet; granted for the job family).
     JobSubmit,
+    /// `token.use`: `call`s to the native tokens actor (`0x00…0c`), instead of `actor.call`.
+    TokenUse,
 }
 
 /// Every entitlement id, in the order of their bits.
@@ -35,6 +37,7 @@ pub const ENTITLEMENT_REGISTRY: &[(&str, Entitlement)] = &[
     ("timer.schedule", Entitlement::TimerSchedule),
     ("actor.call", Entitlement::ActorCall),
     ("job.submit", Entitlement::JobSubmit),
+    ("token.use", Entitlement::TokenUse),
 ];
 
 impl Entitlement {
@@ -48,6 +51,7 @@ impl Entitlement {
             Entitlement::TimerSchedule => "timer.schedule",
             Entitlement::ActorCall => "actor.call",
             Entitlement::JobSubmit => "job.submit",
+            Entitlement::TokenUse => "token.use",
         }
     }
 

@@ -17,7 +17,7 @@ use crate::{
     limits::*,
     meter::*,
 };
-use drover_types::{Address, exec_error::ExecCode};
+use drover_types::{Address, exec_error::ExecCode, token::TOKENS_ADDRESS};
 use wasmi::{
     Caller, CompilationMode, Config, Engine, Linker, Memory, ResourceLimiter, StoreLimits, StoreLimitsBuilder,
 };
@@ -406,7 +406,7 @@ fn outgoing(
     c: &mut C<'_, '_>,
     price: u64,
     call: &str,
-    needs: Entitlement,
+    needs: fn(&Address) -> Entitlement,
     to: i32,
     handler: i32,
     handler_len: i32,
@@ -417,13 +417,14 @@ fn outgoing(
     let handler_len = length(handler_len, MAX_HANDLER_NAME_BYTES, "handler name")?;
     let payload_len = length(payload_len, MAX_PAYLOAD_BYTES, "payload")?;
     charge(c, price + copy_cycles(20 + handler_len + payload_len + 16))?;
-    entitled(c, needs, call)?;
+    let to = read_address(c, to)?;
+    entitled(c, needs(&to), call)?;
     let value = read_amount(c, value)?;
     if value > 0 {
         entitled(c, Entitlement::EconTransfer, call)?;
     }
     Ok(Outgoing {
-        to: read_address(c, to)?,
+        to,
         handler: read_handler(c, handler, handler_len)?,
         payload: read(c, payload, payload_len, "payload")?,
         value,
@@ -445,7 +446,7 @@ fn send(
         &mut c,
         CYCLES_SEND,
         "send",
-        Entitlement::MailboxSend,
+        |_| Entitlement::MailboxSend,
         to,
         handler,
         handler_len,
@@ -483,7 +484,9 @@ fn call(
         &mut c,
         CYCLES_CALL,
         "call",
-        Entitlement::ActorCall,
+        // The native tokens actor has its own entitlement: an actor may hold and move tokens
+        // without being able to call arbitrary code.
+        |to| if *to == TOKENS_ADDRESS { Entitlement::TokenUse } else { Entitlement::ActorCall },
         to,
         handler,
         handler_len,

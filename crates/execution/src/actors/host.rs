@@ -6,6 +6,9 @@
 //! same `call`, so a transaction, a timer fire and a delivery all get the VM contract's
 //! atomicity from one place.
 //!
+//! A call to a native system actor (the tokens at `0x00…0c`) goes to its module instead of the
+//! VM, through the same `call`, so transactions and actors reach it alike.
+//!
 //! A read the state cannot answer (a [`ReadFault`](crate::ReadFault)) or a corrupt record is
 //! kept in [`ActorHost::fatal`] and fails the operation with E1900, which the VM propagates
 //! through every caller, ending the whole invocation; the executor then ends the block (or the
@@ -19,7 +22,7 @@ use drover_state::{
     encode_count, keys,
     timer::{timer_id, timer_id_parts},
 };
-use drover_types::{Address, Event, cbor::CborError, exec_error::ExecCode};
+use drover_types::{Address, Event, cbor::CborError, exec_error::ExecCode, token::TOKENS_ADDRESS};
 use drover_vm::{
     CallRequest, CompiledModule, Entitlements, Host, HostError, Invocation, Outcome, OutgoingMessage, Status,
     StorageEntry, TimerRequest, Vm, VmError, limits::MAX_PENDING_TIMERS_PER_ACTOR, validate_manifest,
@@ -94,7 +97,7 @@ impl<'h, 'a, S: StateRead> ActorHost<'h, 'a, S> {
         HostError::internal(message)
     }
 
-    fn fail_corrupt(&mut self, error: StateError) -> HostError {
+    pub(crate) fn fail_corrupt(&mut self, error: StateError) -> HostError {
         self.read_failure(ReadError::Corrupt(error))
     }
 
@@ -328,6 +331,9 @@ impl<S: StateRead> Host for ActorHost<'_, '_, S> {
 
     fn call(&mut self, request: CallRequest) -> Result<Outcome, HostError> {
         let callee = request.context.self_address;
+        if callee == TOKENS_ADDRESS {
+            return Ok(crate::tokens::call(self, &request));
+        }
         let record = actor_record(self.overlay, &callee);
         let record = self.absorb(record)?.ok_or_else(|| no_actor(&callee))?;
         let entitlements = self.entitlements(&callee, &record)?;

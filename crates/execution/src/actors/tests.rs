@@ -5,135 +5,18 @@
 use super::SystemRunKind;
 use crate::{
     BlockEnv, BlockOutcome, FeeParams, ReadFault, ReadRequest, build_block, execute_block, read_actor,
-    testing::{CHAIN_ID, Recording, State, apply, balance, genesis, verified, vm},
+    testing::{CYCLES_LIMIT, Chain, RICH, apply, balance, example, inline, read_once, vm},
 };
 use drover_state::{ActorRecord, Basefees, UpgradeRecord, keys};
 use drover_types::{
-    Address, Event, Transaction, TxStatus, VerifiedTransaction,
+    Address, Event, TxStatus,
     exec_error::ExecCode,
     keccak256,
-    payload::{ACTOR_UPGRADES_ADDRESS, Deploy, Manifest, Message, Upgrade, actor_address},
+    payload::{ACTOR_UPGRADES_ADDRESS, Manifest, Message, Upgrade},
 };
 use drover_vm::{Outcome, Status};
-use std::collections::BTreeMap;
-
-const RICH: u128 = 1_000_000_000_000_000;
-const CYCLES_LIMIT: u64 = 15_000_000;
-const CELLS_LIMIT: u64 = 400_000;
-const PROPOSER: Address = Address([0x99; 20]);
-
-fn example(name: &str) -> Vec<u8> {
-    let path = format!("{}/../../actors/{name}.wat", env!("CARGO_MANIFEST_DIR"));
-    wat::parse_file(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
-}
-
-fn inline(text: &str) -> Vec<u8> {
-    wat::parse_str(text).expect("valid wat")
-}
-
-/// Runs `txs` through a [`Recording`] reader; returns the outcome and the number of reads,
-/// after checking that no key or next-key query was read twice.
-fn read_once(state: &State, env: &BlockEnv, txs: &[VerifiedTransaction]) -> (BlockOutcome, usize) {
-    let reader = Recording::new(state);
-    let outcome = execute_block(vm(), env, &FeeParams::default(), &reader, txs).expect("complete state");
-    (outcome, reader.distinct_reads())
-}
-
-struct Chain {
-    state: State,
-    height: u64,
-    nonces: BTreeMap<Address, u64>,
-}
 
 impl Chain {
-    fn new(balances: &[(Address, u128)]) -> Self {
-        Chain { state: genesis(balances), height: 1, nonces: BTreeMap::new() }
-    }
-
-    fn env(&self) -> BlockEnv {
-        BlockEnv { chain_id: CHAIN_ID, height: self.height, timestamp_ms: self.height * 1_000, proposer: PROPOSER }
-    }
-
-    /// Executes a block (reading each key once, as over the plain state), applies it.
-    fn block(&mut self, txs: &[VerifiedTransaction]) -> BlockOutcome {
-        let env = self.env();
-        let full = execute_block(vm(), &env, &FeeParams::default(), &self.state, txs)
-            .expect("a complete state answers everything");
-        let (recorded, _) = read_once(&self.state, &env, txs);
-        assert_eq!(recorded, full, "how the state is read must not change the outcome");
-        // The proposer's filter keeps every transaction that passes its pre-checks.
-        let (selection, _) = build_block(vm(), &env, &FeeParams::default(), &self.state, txs).unwrap();
-        // (A pre-check failure is the only receipt that uses nothing.)
-        let prechecked = full.receipts.iter().filter(|r| r.cycles_used > 0).count();
-        assert_eq!(selection.included.len(), prechecked);
-        apply(&mut self.state, full.writes.clone());
-        self.height += 1;
-        full
-    }
-
-    fn tx(&mut self, sender: Address, to: Option<Address>, payload: Vec<u8>, value: u128) -> VerifiedTransaction {
-        let nonce = self.nonces.entry(sender).or_default();
-        let tx = Transaction {
-            chain_id: CHAIN_ID,
-            nonce: *nonce,
-            to,
-            value,
-            cycles_limit: CYCLES_LIMIT,
-            cells_limit: CELLS_LIMIT,
-            max_fee_per_cycle: 10,
-            max_fee_per_cell: 10,
-            tip_per_cycle: 1,
-            tip_per_cell: 0,
-            payload,
-            signature: None,
-        };
-        *nonce += 1;
-        // Distinct hashes for identical transactions of different senders and nonces.
-        verified(sender, tx)
-    }
-
-    fn deploy_tx(
-        &mut self,
-        sender: Address,
-        code: Vec<u8>,
-        manifest: &[&str],
-        salt: &[u8],
-        value: u128,
-    ) -> (VerifiedTransaction, Address) {
-        let deploy = Deploy {
-            code,
-            manifest: Manifest { entitlements: manifest.iter().map(|s| s.to_string()).collect() },
-            salt: salt.to_vec(),
-            init: None,
-        };
-        let address = actor_address(&sender, &deploy.salt, &deploy.code);
-        (self.tx(sender, None, deploy.encode(), value), address)
-    }
-
-    fn deploy(&mut self, sender: Address, code: Vec<u8>, manifest: &[&str], value: u128) -> Address {
-        let (tx, address) = self.deploy_tx(sender, code, manifest, b"", value);
-        let outcome = self.block(&[tx]);
-        assert_eq!(outcome.receipts[0].status, TxStatus::Success, "{:?}", outcome.receipts[0].error);
-        address
-    }
-
-    fn call_tx(
-        &mut self,
-        sender: Address,
-        to: Address,
-        handler: &str,
-        payload: &[u8],
-        value: u128,
-    ) -> VerifiedTransaction {
-        let message = Message { handler: handler.into(), payload: payload.to_vec() };
-        self.tx(sender, Some(to), message.encode(), value)
-    }
-
-    fn call(&mut self, sender: Address, to: Address, handler: &str, payload: &[u8]) -> BlockOutcome {
-        let tx = self.call_tx(sender, to, handler, payload, 0);
-        self.block(&[tx])
-    }
-
     fn read(&self, actor: Address, handler: &str, payload: &[u8]) -> Outcome {
         read_on(&self.state, &self.env(), actor, handler, payload)
     }
