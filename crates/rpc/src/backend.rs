@@ -8,9 +8,9 @@ use crate::pagination::Page;
 use drover_types::{
     Address, Basefees, BlockSelector, H256, Receipt, VerifiedTransaction,
     api::{
-        AccountInfo, ActorCodeInfo, ActorInfo, ActorReadResponse, BlockInfo, ChainInfo, InclusionProofInfo,
-        InclusionProofKind, LogPage, MailboxPage, StateProofInfo, StateSnapshot, StoragePage, SystemRunPage, TimerPage,
-        UpgradePage,
+        AccountInfo, AccountTokens, ActorCodeInfo, ActorInfo, ActorReadResponse, BlockInfo, ChainInfo,
+        InclusionProofInfo, InclusionProofKind, LogPage, MailboxPage, StateProofInfo, StateSnapshot, StoragePage,
+        SystemRunPage, TimerPage, TokenInfo, TokenList, UpgradePage,
     },
     error::ApiError,
 };
@@ -164,6 +164,35 @@ pub trait Backend: Clone + Send + Sync + 'static {
     /// handler 5002, a write attempt 5003, a budget exceeded 5004; a handler that reverts or
     /// traps otherwise is an answer with that status.
     fn actor_read(&self, call: ActorCall) -> impl Future<Output = Result<ActorReadResponse, ApiError>> + Send;
+
+    /// Tokens in creation order, one page (`GET /tokens`).
+    fn tokens(&self, page: Page) -> impl Future<Output = Result<TokenList, ApiError>> + Send;
+
+    /// A token's record; `None` when no token has this id.
+    fn token(&self, id: Address) -> impl Future<Output = Result<Option<TokenInfo>, ApiError>> + Send;
+
+    /// `holder`'s balance of a token (0 when it never held any); `None` when the token is unknown.
+    fn token_balance(
+        &self,
+        id: Address,
+        holder: Address,
+    ) -> impl Future<Output = Result<Option<u128>, ApiError>> + Send;
+
+    /// What `spender` may still move of `owner`'s tokens (0 when nothing was approved); `None`
+    /// when the token is unknown.
+    fn token_allowance(
+        &self,
+        id: Address,
+        owner: Address,
+        spender: Address,
+    ) -> impl Future<Output = Result<Option<u128>, ApiError>> + Send;
+
+    /// The tokens `address` has a non-zero balance of, one page.
+    fn account_tokens(
+        &self,
+        address: Address,
+        page: Page,
+    ) -> impl Future<Output = Result<AccountTokens, ApiError>> + Send;
 
     /// Latest finalized height (0 before the first block).
     fn height(&self) -> u64;

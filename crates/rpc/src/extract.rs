@@ -59,6 +59,24 @@ pub(crate) fn parse_block_selector(text: &str) -> Result<BlockSelector, HttpErro
     })
 }
 
+/// Every path parameter of a route, each an address (3001 for the first that is not).
+pub struct AddressParams<const N: usize>(pub [Address; N]);
+
+impl<S: Send + Sync, const N: usize> FromRequestParts<S> for AddressParams<N> {
+    type Rejection = HttpError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
+        let Path(segments) = Path::<Vec<String>>::from_request_parts(parts, state)
+            .await
+            .map_err(|rejection| HttpError::new(ErrorCode::BadRequest, rejection.body_text()))?;
+        let addresses = segments.iter().map(|segment| parse_address(segment)).collect::<Result<Vec<_>, _>>()?;
+        let found = addresses.len();
+        <[Address; N]>::try_from(addresses).map(AddressParams).map_err(|_| {
+            HttpError::new(ErrorCode::Internal, format!("the route has {found} path parameters, the handler takes {N}"))
+        })
+    }
+}
+
 /// Path parameter that must be an address (3001 otherwise).
 pub struct AddressParam(pub Address);
 

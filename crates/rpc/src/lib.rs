@@ -249,7 +249,7 @@ mod tests {
     use std::collections::HashMap;
 
     /// Every route the router serves.
-    const ROUTES: [(&str, &str); 35] = [
+    const ROUTES: [(&str, &str); 40] = [
         ("post", "/submit"),
         ("post", "/submit_wait"),
         ("get", "/transaction/{hash}"),
@@ -267,6 +267,11 @@ mod tests {
         ("get", "/actor/{address}/logs"),
         ("get", "/actor/{address}/runs"),
         ("get", "/actor/{address}/upgrade-history"),
+        ("get", "/tokens"),
+        ("get", "/token/{token_id}"),
+        ("get", "/token/{token_id}/balance/{address}"),
+        ("get", "/token/{token_id}/allowance/{owner}/{spender}"),
+        ("get", "/account/{address}/tokens"),
         ("get", "/height"),
         ("get", "/block/{selector}"),
         ("get", "/chain-info"),

@@ -25,9 +25,10 @@ use drover_types::{
     Address, Basefees, BlockSelector, ErrorCode, FeeBreakdown, H256, Receipt, SecretKey, Transaction, TxStatus,
     VerifiedTransaction,
     api::{
-        AccountInfo, ActorCodeInfo, ActorInfo, ActorReadResponse, BlockInfo, ChainInfo, InclusionProofInfo,
-        InclusionProofKind, LogInfo, LogPage, MailboxPage, ManifestInfo, ReceiptStatus, StateProofInfo, StateProofKind,
-        StateSnapshot, StorageEntryInfo, StoragePage, SystemRunInfo, SystemRunPage, TimerPage, UpgradePage,
+        AccountInfo, AccountTokens, ActorCodeInfo, ActorInfo, ActorReadResponse, BlockInfo, ChainInfo,
+        InclusionProofInfo, InclusionProofKind, LogInfo, LogPage, MailboxPage, ManifestInfo, ReceiptStatus,
+        StateProofInfo, StateProofKind, StateSnapshot, StorageEntryInfo, StoragePage, SystemRunInfo, SystemRunPage,
+        TimerPage, TokenHolding, TokenInfo, TokenList, UpgradePage,
     },
     error::ApiError,
     keccak256,
@@ -73,6 +74,12 @@ pub(crate) struct MockData {
     pub logs: HashMap<Address, Vec<LogInfo>>,
     /// System runs of each actor in chain order; the mock's cursor ends in a run's index here.
     pub runs: HashMap<Address, Vec<SystemRunInfo>>,
+    /// Tokens in creation order.
+    pub tokens: Vec<TokenInfo>,
+    /// Balances by (token, holder).
+    pub token_balances: HashMap<(Address, Address), u128>,
+    /// Allowances by (token, owner, spender).
+    pub token_allowances: HashMap<(Address, Address, Address), u128>,
 }
 
 #[derive(Clone)]
@@ -116,6 +123,9 @@ impl Default for MockBackend {
             proof_batches: Vec::new(),
             logs: HashMap::new(),
             runs: HashMap::new(),
+            tokens: Vec::new(),
+            token_balances: HashMap::new(),
+            token_allowances: HashMap::new(),
         };
         Self { data: Arc::new(Mutex::new(data)), heights: Arc::new(watch::channel(0).0) }
     }
@@ -210,6 +220,49 @@ impl Backend for MockBackend {
 
     async fn account(&self, address: Address) -> Result<Option<AccountInfo>, ApiError> {
         Ok(self.data.lock().accounts.get(&address).cloned())
+    }
+
+    async fn tokens(&self, page: Page) -> Result<TokenList, ApiError> {
+        let data = self.data.lock();
+        let tokens = data.tokens.iter().skip(page.offset as usize).take(page.limit as usize).cloned().collect();
+        Ok(TokenList { tokens, total_count: data.tokens.len() as u64, offset: page.offset, limit: page.limit })
+    }
+
+    async fn token(&self, id: Address) -> Result<Option<TokenInfo>, ApiError> {
+        Ok(self.data.lock().tokens.iter().find(|t| t.token_id == id).cloned())
+    }
+
+    async fn token_balance(&self, id: Address, holder: Address) -> Result<Option<u128>, ApiError> {
+        let data = self.data.lock();
+        let known = data.tokens.iter().any(|t| t.token_id == id);
+        Ok(known.then(|| data.token_balances.get(&(id, holder)).copied().unwrap_or(0)))
+    }
+
+    async fn token_allowance(&self, id: Address, owner: Address, spender: Address) -> Result<Option<u128>, ApiError> {
+        let data = self.data.lock();
+        let known = data.tokens.iter().any(|t| t.token_id == id);
+        Ok(known.then(|| data.token_allowances.get(&(id, owner, spender)).copied().unwrap_or(0)))
+    }
+
+    async fn account_tokens(&self, address: Address, page: Page) -> Result<AccountTokens, ApiError> {
+        let data = self.data.lock();
+        let held: Vec<_> = data
+            .tokens
+            .iter()
+            .filter_map(|t| {
+                let balance = data.token_balances.get(&(t.token_id, address)).copied().filter(|b| *b > 0)?;
+                Some(TokenHolding {
+                    token_id: t.token_id,
+                    symbol: t.symbol.clone(),
+                    decimals: t.decimals,
+                    balance,
+                    frozen: false,
+                })
+            })
+            .collect();
+        let total_count = held.len() as u64;
+        let tokens = held.into_iter().skip(page.offset as usize).take(page.limit as usize).collect();
+        Ok(AccountTokens { address, tokens, total_count, offset: page.offset, limit: page.limit })
     }
 
     fn height(&self) -> u64 {

@@ -10,6 +10,7 @@ mod faucet;
 mod handle;
 mod pages;
 mod records;
+mod tokens;
 
 pub(crate) use handle::NodeHandle;
 use pages::scan;
@@ -31,9 +32,10 @@ use drover_state::{Account, ActorRecord, MailboxUsage, MessageRecord, TimerRecor
 use drover_types::{
     Address, Basefees, BlockSelector, ErrorCode, H256, Receipt, VerifiedTransaction,
     api::{
-        AccountInfo, ActorCodeInfo, ActorInfo, ActorReadResponse, BlockInfo, ChainInfo, InclusionProofInfo,
-        InclusionProofKind, LogPage, MailboxMessageInfo, MailboxPage, ManifestInfo, StateProofInfo, StateSnapshot,
-        StorageEntryInfo, StoragePage, SystemRunPage, TimerInfo, TimerPage, UpgradeInfo, UpgradePage,
+        AccountInfo, AccountTokens, ActorCodeInfo, ActorInfo, ActorReadResponse, BlockInfo, ChainInfo,
+        InclusionProofInfo, InclusionProofKind, LogPage, MailboxMessageInfo, MailboxPage, ManifestInfo, StateProofInfo,
+        StateSnapshot, StorageEntryInfo, StoragePage, SystemRunPage, TimerInfo, TimerPage, TokenInfo, TokenList,
+        UpgradeInfo, UpgradePage,
     },
     error::ApiError,
 };
@@ -72,6 +74,26 @@ impl Backend for NodeHandle {
 
     async fn account(&self, address: Address) -> Result<Option<AccountInfo>, ApiError> {
         Ok(self.read_account(&address).await?.map(|a| AccountInfo { address, nonce: a.nonce, balance: a.balance }))
+    }
+
+    async fn tokens(&self, page: Page) -> Result<TokenList, ApiError> {
+        self.read_tokens(page).await
+    }
+
+    async fn token(&self, id: Address) -> Result<Option<TokenInfo>, ApiError> {
+        self.read_token(id).await
+    }
+
+    async fn token_balance(&self, id: Address, holder: Address) -> Result<Option<u128>, ApiError> {
+        self.read_token_balance(id, holder).await
+    }
+
+    async fn token_allowance(&self, id: Address, owner: Address, spender: Address) -> Result<Option<u128>, ApiError> {
+        self.read_token_allowance(id, owner, spender).await
+    }
+
+    async fn account_tokens(&self, address: Address, page: Page) -> Result<AccountTokens, ApiError> {
+        self.read_account_tokens(address, page).await
     }
 
     async fn actor(&self, address: Address) -> Result<Option<ActorInfo>, ApiError> {

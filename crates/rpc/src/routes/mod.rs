@@ -11,6 +11,7 @@ pub mod health;
 pub mod metrics;
 pub mod proofs;
 pub mod state_sync;
+pub mod tokens;
 pub mod transactions;
 
 use crate::{backend::Backend, state::AppState};
@@ -39,6 +40,11 @@ pub fn routes<B: Backend>() -> Router<AppState<B>> {
         .route("/actor/{address}/timers", get(actors::timers::<B>))
         .route("/actor/{address}/logs", get(actors::logs::<B>))
         .route("/actor/{address}/runs", get(actors::runs::<B>))
+        .route("/tokens", get(tokens::tokens::<B>))
+        .route("/token/{token_id}", get(tokens::token::<B>))
+        .route("/token/{token_id}/balance/{address}", get(tokens::balance::<B>))
+        .route("/token/{token_id}/allowance/{owner}/{spender}", get(tokens::allowance::<B>))
+        .route("/account/{address}/tokens", get(tokens::account_tokens::<B>))
         .route("/height", get(blocks::height::<B>))
         .route("/block/{selector}", get(blocks::block::<B>))
         .route("/chain-info", get(chain::chain_info::<B>))

@@ -95,3 +95,42 @@ pub(super) mod base64_bytes {
         BASE64.decode(text.as_bytes()).map_err(serde::de::Error::custom)
     }
 }
+
+/// Serde of a `u128` amount as a decimal string (`"1000000"`): JSON numbers above 2^53 lose
+/// precision in most clients. Input: ASCII digits only, no sign, no exponent, at most 2^128-1.
+pub(super) mod decimal_u128 {
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub(crate) fn serialize<S: Serializer>(value: &u128, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(value)
+    }
+
+    pub(crate) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<u128, D::Error> {
+        let text = <std::borrow::Cow<'de, str>>::deserialize(d)?;
+        parse(&text).map_err(serde::de::Error::custom)
+    }
+
+    pub(crate) fn parse(text: &str) -> Result<u128, String> {
+        if text.is_empty() || !text.bytes().all(|b| b.is_ascii_digit()) {
+            return Err(format!("expected a decimal string of digits, got {text:?}"));
+        }
+        text.parse().map_err(|_| format!("{text:?} is above 2^128-1"))
+    }
+}
+
+/// [`decimal_u128`] for an optional field (`null` when absent).
+pub(super) mod opt_decimal_u128 {
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub(crate) fn serialize<S: Serializer>(value: &Option<u128>, s: S) -> Result<S::Ok, S::Error> {
+        match value {
+            Some(value) => s.collect_str(value),
+            None => s.serialize_none(),
+        }
+    }
+
+    pub(crate) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u128>, D::Error> {
+        let text = Option::<std::borrow::Cow<'de, str>>::deserialize(d)?;
+        text.map(|text| super::decimal_u128::parse(&text).map_err(serde::de::Error::custom)).transpose()
+    }
+}

@@ -23,6 +23,7 @@ mod health;
 mod pages;
 mod proofs;
 mod state_sync;
+mod tokens;
 mod transactions;
 
 pub use accounts::*;
@@ -35,6 +36,7 @@ pub use health::*;
 pub use pages::*;
 pub use proofs::*;
 pub use state_sync::*;
+pub use tokens::*;
 pub use transactions::*;
 
 #[cfg(test)]

@@ -1,0 +1,133 @@
+//! Token reads for the API: records of the tokens system actor's storage in the latest applied
+//! state, decoded into the `drover_types::api` token records.
+//!
+//! Every read is a point lookup (`drover_state::token` keeps creation order and each holder's
+//! list as numbered slots), so a page costs `2 × limit` lookups at most, whatever the number of
+//! tokens or holders; all lookups of one request happen under one read lock and see one state.
+
+use super::handle::NodeHandle;
+use crate::databases::StateDb;
+use crate::error::NodeError;
+use commonware_runtime::tokio;
+use drover_rpc::pagination::Page;
+use drover_state::{
+    RecordError, decode_count,
+    token::{
+        Holding, TokenRecord, allowance_key, decode_amount, decode_token_id, holder_count_key, holder_slot_key,
+        holding_key, record_key, state_key, token_by_seq_key, token_count_key,
+    },
+};
+use drover_types::{
+    Address,
+    api::{AccountTokens, TokenHolding, TokenInfo, TokenList},
+    error::ApiError,
+};
+
+/// One decoded record of the tokens actor, if present.
+async fn read<T>(
+    db: &StateDb<tokio::Context>,
+    user_key: &[u8],
+    decode: impl FnOnce(&[u8]) -> Result<T, RecordError>,
+) -> Result<Option<T>, ApiError> {
+    let bytes = db.get(&state_key(user_key)).await.map_err(NodeError::from)?;
+    Ok(bytes.map(|bytes| decode(&bytes)).transpose().map_err(NodeError::from)?)
+}
+
+fn info(token_id: Address, record: TokenRecord) -> TokenInfo {
+    TokenInfo {
+        token_id,
+        name: record.name,
+        symbol: record.symbol,
+        decimals: record.decimals,
+        supply: record.supply,
+        max_supply: record.max_supply,
+        owner: record.owner,
+        mintable: record.mintable,
+        created_height: record.created_height,
+        creator: record.creator,
+    }
+}
+
+/// A record the state's own counts or lists promise but that is not there.
+fn missing(what: &str) -> ApiError {
+    NodeError::missing(format!("token state: {what}")).into()
+}
+
+impl NodeHandle {
+    pub(super) async fn read_tokens(&self, page: Page) -> Result<TokenList, ApiError> {
+        let db = self.0.databases.read().await;
+        let total_count = read(&db, &token_count_key(), decode_count).await?.unwrap_or(0);
+        let end = total_count.min(page.offset.saturating_add(page.limit));
+        let mut tokens = Vec::new();
+        for seq in page.offset..end {
+            let id = read(&db, &token_by_seq_key(seq), decode_token_id)
+                .await?
+                .ok_or_else(|| missing("a gap in creation order"))?;
+            let record = read(&db, &record_key(&id), TokenRecord::decode)
+                .await?
+                .ok_or_else(|| missing("a listed token without a record"))?;
+            tokens.push(info(id, record));
+        }
+        Ok(TokenList { tokens, total_count, offset: page.offset, limit: page.limit })
+    }
+
+    pub(super) async fn read_token(&self, id: Address) -> Result<Option<TokenInfo>, ApiError> {
+        let db = self.0.databases.read().await;
+        Ok(read(&db, &record_key(&id), TokenRecord::decode).await?.map(|record| info(id, record)))
+    }
+
+    /// `user_key`'s amount under token `id`; `None` when the token does not exist.
+    pub(super) async fn read_token_amount(
+        &self,
+        id: Address,
+        user_key: Vec<u8>,
+        amount: impl FnOnce(&[u8]) -> Result<u128, RecordError>,
+    ) -> Result<Option<u128>, ApiError> {
+        let db = self.0.databases.read().await;
+        if read(&db, &record_key(&id), |_| Ok(())).await?.is_none() {
+            return Ok(None);
+        }
+        Ok(Some(read(&db, &user_key, amount).await?.unwrap_or(0)))
+    }
+
+    pub(super) async fn read_token_balance(&self, id: Address, holder: Address) -> Result<Option<u128>, ApiError> {
+        self.read_token_amount(id, holding_key(&id, &holder), |bytes| Holding::decode(bytes).map(|h| h.balance)).await
+    }
+
+    pub(super) async fn read_token_allowance(
+        &self,
+        id: Address,
+        owner: Address,
+        spender: Address,
+    ) -> Result<Option<u128>, ApiError> {
+        self.read_token_amount(id, allowance_key(&id, &owner, &spender), decode_amount).await
+    }
+
+    pub(super) async fn read_account_tokens(&self, address: Address, page: Page) -> Result<AccountTokens, ApiError> {
+        let db = self.0.databases.read().await;
+        let total_count = read(&db, &holder_count_key(&address), decode_count).await?.unwrap_or(0);
+        let end = total_count.min(page.offset.saturating_add(page.limit)).min(u64::from(u32::MAX));
+        let mut tokens = Vec::new();
+        for slot in page.offset..end {
+            // `end` is at most u32::MAX.
+            let slot = u32::try_from(slot).unwrap_or(u32::MAX);
+            let token_id = read(&db, &holder_slot_key(&address, slot), decode_token_id)
+                .await?
+                .ok_or_else(|| missing("a gap in a holder's list"))?;
+            let holding = read(&db, &holding_key(&token_id, &address), Holding::decode)
+                .await?
+                .ok_or_else(|| missing("a listed holding without a record"))?;
+            let record = read(&db, &record_key(&token_id), TokenRecord::decode)
+                .await?
+                .ok_or_else(|| missing("a held token without a record"))?;
+            tokens.push(TokenHolding {
+                token_id,
+                symbol: record.symbol,
+                decimals: record.decimals,
+                balance: holding.balance,
+                frozen: holding.frozen,
+            });
+        }
+        Ok(AccountTokens { address, tokens, total_count, offset: page.offset, limit: page.limit })
+    }
+}
