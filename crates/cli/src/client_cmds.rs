@@ -1,5 +1,6 @@
 //! Client subcommands: keys, status, faucet, transfer, reads of accounts, transactions and
-//! blocks, actors (`deploy`, `call`, `read`, `actor`, in [`crate::actor_cmds`]), and `verify`
+//! blocks, actors (`deploy`, `call`, `read`, `actor`, in [`crate::actor_cmds`]), tokens
+//! ([`crate::token_cmds`]), and `verify`
 //! (fetch a proof and check it against the genesis group key), all over a node's HTTP API
 //! through `drover-client`; [`run`] dispatches them.
 //!
@@ -75,6 +76,9 @@ pub(crate) enum ClientCommand {
     /// Fetch a proof and print the value only if it verifies against the genesis group key.
     #[command(subcommand)]
     Verify(VerifyCommand),
+    /// Native tokens: create, read, transfer, approve, mint, burn, freeze.
+    #[command(subcommand)]
+    Token(crate::token_cmds::TokenCommand),
 }
 
 /// What `verify` proves. The node is not trusted: the value is printed only after the
@@ -180,6 +184,7 @@ pub(crate) async fn run(cmd: ClientCommand, rpc_url: &str, json: bool) -> Result
         ClientCommand::Call(args) => crate::actor_cmds::call(&connect()?, args).await?,
         ClientCommand::Read(args) => crate::actor_cmds::read(&connect()?, args).await?,
         ClientCommand::Actor { address, view } => crate::actor_cmds::actor(&connect()?, address, view).await?,
+        ClientCommand::Token(cmd) => crate::token_cmds::run(&connect()?, cmd).await?,
     };
     report.print(json)
 }

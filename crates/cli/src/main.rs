@@ -12,6 +12,7 @@ mod devnet_cmd;
 mod node_cmd;
 mod report;
 mod submission;
+mod token_cmds;
 
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;

@@ -33,12 +33,18 @@ pub fn parse_amount(input: &str) -> Result<u128, AmountError> {
     let Some(number) = strip_suffix_ignore_case(trimmed, DRV_SUFFIX) else {
         return parse_digits(trimmed).ok_or_else(|| overflow_or(trimmed, input, malformed()));
     };
-    let number = number.trim_end();
+    scaled(number.trim_end(), DRV_DECIMALS, input)
+}
+
+/// `number` (`"1.5"`, `".25"`, `"3."`, `"7"`) of whole units with `decimals` decimal places, in
+/// base units: exact, or an error naming `input`.
+fn scaled(number: &str, decimals: usize, input: &str) -> Result<u128, AmountError> {
+    let malformed = || AmountError::Malformed(input.to_owned());
     let (whole, fraction) = number.split_once('.').unwrap_or((number, ""));
     if whole.is_empty() && fraction.is_empty() {
         return Err(malformed());
     }
-    if fraction.len() > DRV_DECIMALS {
+    if fraction.len() > decimals {
         if all_digits(fraction) {
             return Err(AmountError::TooPrecise(input.to_owned()));
         }
@@ -46,17 +52,46 @@ pub fn parse_amount(input: &str) -> Result<u128, AmountError> {
     }
     let whole_units =
         if whole.is_empty() { 0 } else { parse_digits(whole).ok_or_else(|| overflow_or(whole, input, malformed()))? };
+    let overflow = || AmountError::Overflow(input.to_owned());
+    let unit = u32::try_from(decimals).ok().and_then(|d| 10u128.checked_pow(d)).ok_or_else(overflow)?;
     let fraction_units = if fraction.is_empty() {
         0
     } else {
-        // Right-pad to nine digits: "5" after the point is 500_000_000 base units.
-        let scale = 10u128.pow(u32::try_from(DRV_DECIMALS - fraction.len()).map_err(|_| malformed())?);
+        // Right-pad to `decimals` digits: "5" after the point of a 9-decimal unit is 500_000_000.
+        let scale = 10u128.pow(u32::try_from(decimals - fraction.len()).map_err(|_| malformed())?);
         parse_digits(fraction).ok_or_else(malformed)?.checked_mul(scale).ok_or_else(malformed)?
     };
-    whole_units
-        .checked_mul(BASE_UNITS_PER_DRV)
-        .and_then(|units| units.checked_add(fraction_units))
-        .ok_or_else(|| AmountError::Overflow(input.to_owned()))
+    whole_units.checked_mul(unit).and_then(|units| units.checked_add(fraction_units)).ok_or_else(overflow)
+}
+
+/// Parses a token amount: base units (`"1500"`), or whole tokens with the token's `decimals`
+/// when written with a decimal point (`"1.5"`) or the token's symbol as a suffix (`"2GLD"`,
+/// `"0.5 gld"`).
+pub fn parse_token_amount(input: &str, symbol: &str, decimals: u8) -> Result<u128, AmountError> {
+    let trimmed = input.trim();
+    if trimmed.is_empty() {
+        return Err(AmountError::Empty);
+    }
+    let whole_tokens = strip_suffix_ignore_case(trimmed, symbol).filter(|_| !symbol.is_empty());
+    match whole_tokens {
+        Some(number) => scaled(number.trim_end(), usize::from(decimals), input),
+        None if trimmed.contains('.') => scaled(trimmed, usize::from(decimals), input),
+        None => {
+            parse_digits(trimmed).ok_or_else(|| overflow_or(trimmed, input, AmountError::Malformed(input.to_owned())))
+        }
+    }
+}
+
+/// Formats base units of a token with `decimals` places and only the significant decimals:
+/// `1.5 GLD`.
+pub fn format_token(base_units: u128, decimals: u8, symbol: &str) -> String {
+    let unit = 10u128.pow(u32::from(decimals));
+    let (whole, fraction) = (base_units / unit, base_units % unit);
+    if fraction == 0 {
+        return format!("{whole} {symbol}");
+    }
+    let digits = format!("{fraction:0width$}", width = usize::from(decimals));
+    format!("{whole}.{} {symbol}", digits.trim_end_matches('0'))
 }
 
 /// Formats base units as DRV with only the significant decimals: `1.5 DRV`, `0.000000001 DRV`.
@@ -129,6 +164,25 @@ mod tests {
         }
         assert_eq!(parse_amount("0.0000000001drv"), Err(AmountError::TooPrecise("0.0000000001drv".into())));
         assert_eq!(parse_amount("1.1234567890drv"), Err(AmountError::TooPrecise("1.1234567890drv".into())));
+    }
+
+    #[test]
+    fn token_amounts_in_base_units_or_whole_tokens() {
+        assert_eq!(parse_token_amount("1500", "GLD", 18), Ok(1500));
+        assert_eq!(parse_token_amount("1.5", "GLD", 18), Ok(1_500_000_000_000_000_000));
+        assert_eq!(parse_token_amount("2GLD", "GLD", 2), Ok(200));
+        assert_eq!(parse_token_amount("0.5 gld", "GLD", 2), Ok(50));
+        assert_eq!(parse_token_amount("7", "GLD", 0), Ok(7));
+        assert_eq!(parse_token_amount("3GLD", "GLD", 36), Ok(3 * 10u128.pow(36)));
+        assert_eq!(parse_token_amount("1.25", "GLD", 1), Err(AmountError::TooPrecise("1.25".into())));
+        assert_eq!(parse_token_amount("1.5", "GLD", 0), Err(AmountError::TooPrecise("1.5".into())));
+        assert!(matches!(parse_token_amount("400GLD", "GLD", 36), Err(AmountError::Overflow(_))));
+        for bad in ["", "GLD", "-1", "1.5SLV", "1e3", "0x10"] {
+            assert!(parse_token_amount(bad, "GLD", 18).is_err(), "{bad:?}");
+        }
+        assert_eq!(format_token(1_500, 3, "GLD"), "1.5 GLD");
+        assert_eq!(format_token(2_000, 3, "GLD"), "2 GLD");
+        assert_eq!(format_token(7, 0, "GLD"), "7 GLD");
     }
 
     #[test]

@@ -12,7 +12,12 @@
 //! tip above the max fee is refused, as is a transaction whose worst-case cost overflows.
 
 use crate::{Client, ClientError, Wallet};
-use drover_types::{Address, Transaction, api::BasefeeInfo, params::TRANSFER_CYCLES};
+use drover_types::{
+    Address, Transaction,
+    api::BasefeeInfo,
+    params::TRANSFER_CYCLES,
+    token::{self, TOKENS_ADDRESS, TokenCall},
+};
 
 /// Fee values to fall back on, in base units per cycle and per cell.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -102,6 +107,17 @@ impl TxBuilder {
     /// A value transfer to an account: empty payload, [`TRANSFER_CYCLES`] cycles, no cells.
     pub fn transfer(to: Address, value: u128) -> Self {
         Self::message(Some(to), value, Vec::new())
+    }
+
+    /// A call of the tokens system actor, with limits that cover exactly its cost: the
+    /// intrinsic cost of its payload plus the operation's ([`token::cost`]).
+    pub fn token(call: &TokenCall) -> Self {
+        let payload = call.message().encode();
+        let (cycles, cells) = token::cost(call);
+        let bytes = payload.len() as u64;
+        Self::message(Some(TOKENS_ADDRESS), 0, payload)
+            .cycles_limit(TRANSFER_CYCLES + bytes + cycles)
+            .cells_limit(bytes + cells)
     }
 
     /// A message to `to` (an actor or system actor), or a deploy when `to` is `None`, with an

@@ -13,10 +13,11 @@ use crate::error::{ClientError, excerpt};
 use drover_types::{
     Address, BlockSelector, ErrorCode, H256, Transaction,
     api::{
-        AccountInfo, ActorCodeInfo, ActorInfo, ActorReadRequest, ActorReadResponse, BasefeeInfo, BlockInfo, ChainInfo,
-        FaucetRequest, FaucetResponse, HealthDetailed, HeightInfo, InclusionProofInfo, Liveness, LogPage, MailboxPage,
-        MultiProofResponse, ProofRequest, ReceiptInfo, StateProofInfo, StateSnapshot, StorageCount, StoragePage,
-        SubmitResponse, SubmitWaitResponse, SystemRunPage, TimerPage, TransactionInfo, UpgradePage,
+        AccountInfo, AccountTokens, ActorCodeInfo, ActorInfo, ActorReadRequest, ActorReadResponse, BasefeeInfo,
+        BlockInfo, ChainInfo, FaucetRequest, FaucetResponse, HealthDetailed, HeightInfo, InclusionProofInfo, Liveness,
+        LogPage, MailboxPage, MultiProofResponse, ProofRequest, ReceiptInfo, StateProofInfo, StateSnapshot,
+        StorageCount, StoragePage, SubmitResponse, SubmitWaitResponse, SystemRunPage, TimerPage, TokenAllowance,
+        TokenBalance, TokenInfo, TokenList, TransactionInfo, UpgradePage,
     },
     submission::encode_submission,
 };
@@ -174,6 +175,41 @@ impl Client {
     /// `GET /account/{address}`; `None` for an address that holds no state.
     pub async fn account(&self, address: &Address) -> Result<Option<AccountInfo>, ClientError> {
         self.get_optional(&format!("/account/{address}"), ErrorCode::AccountNotFound).await
+    }
+
+    /// `GET /tokens?offset=&limit=`: one page of tokens in creation order.
+    pub async fn tokens(&self, offset: u64, limit: u64) -> Result<TokenList, ClientError> {
+        self.get(&format!("/tokens?offset={offset}&limit={limit}")).await
+    }
+
+    /// `GET /token/{token_id}`; `None` for an id no token has.
+    pub async fn token(&self, token: &Address) -> Result<Option<TokenInfo>, ClientError> {
+        self.get_optional(&format!("/token/{token}"), ErrorCode::NotFound).await
+    }
+
+    /// `GET /token/{token_id}/balance/{address}`; `None` for an id no token has.
+    pub async fn token_balance(&self, token: &Address, holder: &Address) -> Result<Option<TokenBalance>, ClientError> {
+        self.get_optional(&format!("/token/{token}/balance/{holder}"), ErrorCode::NotFound).await
+    }
+
+    /// `GET /token/{token_id}/allowance/{owner}/{spender}`; `None` for an id no token has.
+    pub async fn token_allowance(
+        &self,
+        token: &Address,
+        owner: &Address,
+        spender: &Address,
+    ) -> Result<Option<TokenAllowance>, ClientError> {
+        self.get_optional(&format!("/token/{token}/allowance/{owner}/{spender}"), ErrorCode::NotFound).await
+    }
+
+    /// `GET /account/{address}/tokens?offset=&limit=`: one page of the tokens `address` holds.
+    pub async fn account_tokens(
+        &self,
+        address: &Address,
+        offset: u64,
+        limit: u64,
+    ) -> Result<AccountTokens, ClientError> {
+        self.get(&format!("/account/{address}/tokens?offset={offset}&limit={limit}")).await
     }
 
     /// `GET /actor/{address}`; `None` for an address that holds no actor.

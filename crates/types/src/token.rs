@@ -7,6 +7,9 @@
 //! Both sides use [`TokenCall`]: clients [`encode`](TokenCall::message) calls with it, the
 //! executor [`decode`](TokenCall::decode)s them with it, so the wire form is defined once.
 //!
+//! Each call costs a fixed number of cycles and cells on top of the transaction's intrinsic
+//! cost ([`cost`]): the executor charges exactly this, and clients set limits from it.
+//!
 //! A token's id is `last20(keccak256(0x0c ‖ creator ‖ symbol))` ([`token_id`]): one symbol per
 //! creator, predictable before the creating transaction lands, written like an address.
 
@@ -40,6 +43,48 @@ pub const EVENT_FREEZE: &str = "token.freeze";
 pub const EVENT_UNFREEZE: &str = "token.unfreeze";
 /// Topic of the event a `set_owner` emits.
 pub const EVENT_OWNER: &str = "token.owner";
+
+/// Cycles of a `create`: the record, the creation-order entry, the count and the first holding.
+pub const CREATE_CYCLES: u64 = 20_000;
+/// Cycles of a `transfer`: the token record, two holdings read and written.
+pub const TRANSFER_CYCLES: u64 = 4_000;
+/// Cycles of a `transfer_from`: a transfer plus the allowance read and written.
+pub const TRANSFER_FROM_CYCLES: u64 = 5_000;
+/// Cycles of an `approve`: the token record read, the allowance written.
+pub const APPROVE_CYCLES: u64 = 2_000;
+/// Cycles of a `mint` or a `burn`: the token record and one holding read and written.
+pub const SUPPLY_CYCLES: u64 = 3_000;
+/// Cycles of a `freeze`, `unfreeze` or `set_owner`: the token record and one record written.
+pub const ADMIN_CYCLES: u64 = 2_000;
+/// Cycles of a `balance` read.
+pub const BALANCE_CYCLES: u64 = 1_000;
+/// Cycles of a holder's first unit of a token, or of emptying a holding: the holder's list of
+/// tokens (its count and one slot, and on removal the slot moved into the gap).
+pub const HOLDER_LIST_CYCLES: u64 = 2_000;
+/// Cells of a token record besides its name and symbol, with its creation-order entry.
+pub const RECORD_CELLS: u64 = 160;
+/// Cells of one holding (key and value) or one allowance.
+pub const ENTRY_CELLS: u64 = 64;
+
+/// What a call costs before it runs: `(cycles, cells)`. Holder-list upkeep is priced into
+/// every operation that can add a holder ([`HOLDER_LIST_CYCLES`]), so the cost is known before
+/// any state is read.
+pub fn cost(call: &TokenCall) -> (u64, u64) {
+    match call {
+        TokenCall::Create(new) => (
+            CREATE_CYCLES + HOLDER_LIST_CYCLES,
+            RECORD_CELLS + (new.name.len() + new.symbol.len()) as u64 + ENTRY_CELLS,
+        ),
+        TokenCall::Transfer { .. } => (TRANSFER_CYCLES + HOLDER_LIST_CYCLES, 2 * ENTRY_CELLS),
+        TokenCall::TransferFrom { .. } => (TRANSFER_FROM_CYCLES + HOLDER_LIST_CYCLES, 3 * ENTRY_CELLS),
+        TokenCall::Approve { .. } => (APPROVE_CYCLES, ENTRY_CELLS),
+        TokenCall::Mint { .. } | TokenCall::Burn { .. } => (SUPPLY_CYCLES + HOLDER_LIST_CYCLES, ENTRY_CELLS),
+        TokenCall::Freeze { .. } | TokenCall::Unfreeze { .. } | TokenCall::SetOwner { .. } => {
+            (ADMIN_CYCLES, ENTRY_CELLS)
+        }
+        TokenCall::Balance { .. } => (BALANCE_CYCLES, 0),
+    }
+}
 
 /// `last20(keccak256(0x0c ‖ creator ‖ symbol))`: the id of the token `creator` creates with
 /// `symbol`.

@@ -1,7 +1,6 @@
 //! Token rules end to end through `execute_block` (each block also runs through a reader that
 //! checks every key is read once), plus a property test of supply conservation.
 
-use super::cost;
 use crate::testing::{Chain, RICH, State, example};
 use drover_state::token::{
     Holding, TokenRecord, decode_amount, decode_token_id, holder_count_key, holder_slot_key, holding_key, record_key,
@@ -12,7 +11,7 @@ use drover_types::{
     args::ArgsBuilder,
     exec_error::ExecCode,
     payload::Message,
-    token::{NewToken, TOKENS_ADDRESS, TokenCall, token_id},
+    token::{NewToken, TOKENS_ADDRESS, TokenCall, cost, token_id},
 };
 use proptest::prelude::*;
 
