@@ -25,6 +25,7 @@ mod reads;
 mod recover;
 mod state;
 mod sync;
+mod tokens;
 mod transfers;
 
 use load::*;
@@ -83,6 +84,8 @@ pub(crate) enum BenchCommand {
     /// Transfers and actor writes per second as the state grows to millions of accounts and
     /// entries; memory, disk and restart time at that size.
     State(state::StateArgs),
+    /// Finalized token transfers per second against plain transfers, in one run.
+    Tokens(tokens::TokenArgs),
     /// `GET /account` requests per second and latency, idle and while blocks are committed.
     Reads(reads::ReadArgs),
 }
@@ -95,6 +98,7 @@ pub(crate) fn run(command: BenchCommand, rpc_url: &str) -> anyhow::Result<()> {
             BenchCommand::Transfers(args) => transfers(args, rpc_url, Workload::Transfers).await,
             BenchCommand::Calls(args) => transfers(args, rpc_url, Workload::CounterCalls).await,
             BenchCommand::Sync(args) => sync(args).await,
+            BenchCommand::Tokens(args) => tokens::tokens(args).await,
             BenchCommand::Proofs(args) => proofs(args).await,
             BenchCommand::Hostile(args) => hostile::hostile(args).await,
             BenchCommand::State(args) => state::state(args).await,
