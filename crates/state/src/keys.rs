@@ -23,7 +23,7 @@
 //! changes meaning. Families not implemented yet have their byte reserved here so that no two
 //! features can claim the same one; each defines its layout, by the rule above, when it lands.
 
-use drover_types::{Address, keccak256};
+use drover_types::{Address, keccak256, token::TOKENS_ADDRESS};
 
 /// How many leading bytes of a key the node's QMDB index keeps (its translator): never chosen
 /// by a user, see the module docs.
@@ -54,8 +54,11 @@ pub const PREFIX_MAILBOX: u8 = 0x04;
 /// Timers: per-height slots, the firing cursor, per-owner counts and index (see
 /// [`crate::timer`]).
 pub const PREFIX_TIMER: u8 = 0x05;
-/// Reserved and unused: tokens live in the storage of the tokens system actor (see
-/// [`crate::token`]), so that the storage proof route proves them.
+/// Token holdings, by holder: `0x06 ‖ spread15(holder) ‖ holder ‖ token` → a
+/// [`Holding`](crate::token::Holding). They are the tokens system actor's storage entries
+/// `"b" ‖ token ‖ holder` ([`storage_key`] maps one to the other), laid out by holder so that
+/// one holder's tokens are one key range. The other token records are ordinary storage of the
+/// tokens actor (see [`crate::token`]).
 pub const PREFIX_TOKEN: u8 = 0x06;
 /// Reserved: off-chain compute runners (registration, stake, delegations).
 pub const PREFIX_RUNNER: u8 = 0x07;
@@ -135,8 +138,39 @@ pub fn storage_range(actor: &Address) -> Vec<u8> {
 }
 
 /// Key of `actor`'s storage entry `user_key`.
+///
+/// One exception, the only place that knows it: a token holding (the tokens system actor's
+/// entry `"b" ‖ token ‖ holder`) is stored by holder under [`PREFIX_TOKEN`]
+/// ([`token_holding_key`]), so that a holder's tokens are listed with one range read while the
+/// storage proof route and its verifier, which derive keys here, still prove it as storage.
 pub fn storage_key(actor: &Address, user_key: &[u8]) -> Vec<u8> {
+    if *actor == TOKENS_ADDRESS
+        && let Some((token, holder)) = crate::token::holding_parts(user_key)
+    {
+        return token_holding_key(&holder, &token);
+    }
     key(&[&storage_range(actor), &spread::<8>(&[&actor.0, user_key]), &actor.0, user_key])
+}
+
+/// The range of `holder`'s token holdings (another holder whose spread collides may share it:
+/// [`token_holding_entry`] tells them apart).
+pub fn token_holdings_range(holder: &Address) -> Vec<u8> {
+    key(&[&[PREFIX_TOKEN], &spread::<15>(&[&holder.0])])
+}
+
+/// Key of `holder`'s holding of `token`.
+pub fn token_holding_key(holder: &Address, token: &Address) -> Vec<u8> {
+    key(&[&token_holdings_range(holder), &holder.0, &token.0])
+}
+
+/// The holder and token of a holding key, or `None` if `key` is not one.
+pub fn token_holding_entry(key: &[u8]) -> Option<(Address, Address)> {
+    if key.first() != Some(&PREFIX_TOKEN) || key.len() != INDEX_PREFIX_BYTES + 2 * Address::LEN {
+        return None;
+    }
+    let holder = Address::from_slice(&key[INDEX_PREFIX_BYTES..INDEX_PREFIX_BYTES + Address::LEN])?;
+    let token = Address::from_slice(&key[INDEX_PREFIX_BYTES + Address::LEN..])?;
+    (token_holding_key(&holder, &token) == key).then_some((holder, token))
 }
 
 /// The actor and user key of a storage key, or `None` if `key` is not one.

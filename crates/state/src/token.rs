@@ -5,21 +5,21 @@
 //! The functions below give each record's *user key* inside that storage; the state key is
 //! [`storage_key`](crate::keys::storage_key)`(TOKENS_ADDRESS, user key)` ([`state_key`]), whose
 //! index prefix is a keccak spread, so neither token ids nor holders can be chosen to collide.
+//! Holdings are the one record laid out differently: by holder, under the token prefix `0x06`
+//! ([`keys::token_holding_key`](crate::keys::token_holding_key)), so that the tokens one address
+//! holds are one key range; `storage_key` maps their user key there, so they are still read and
+//! proven as the tokens actor's storage.
 //!
 //! | user key | record |
 //! | --- | --- |
 //! | `"t" ‖ token(20)` | [`TokenRecord`] |
-//! | `"b" ‖ token(20) ‖ holder(20)` | [`Holding`]: balance, place in the holder's list, frozen flag |
+//! | `"b" ‖ token(20) ‖ holder(20)` | [`Holding`]: balance and frozen flag |
 //! | `"a" ‖ token(20) ‖ owner(20) ‖ spender(20)` | allowance, a CBOR unsigned integer |
 //! | `"n"` | number of tokens ever created (count record) |
 //! | `"i" ‖ seq(8, BE)` | id of the `seq`-th token created (creation order, for `/tokens`) |
-//! | `"c" ‖ holder(20)` | number of tokens `holder` has a non-zero balance of (count record) |
-//! | `"h" ‖ holder(20) ‖ slot(4, BE)` | id of the token in `holder`'s list at `slot` |
 //!
-//! Invariants: a [`Holding`] is stored only while its balance is non-zero or it is frozen; it
-//! has a `slot` exactly when its balance is non-zero, and then `"h" ‖ holder ‖ slot` names its
-//! token; slots `0..count` of a holder are all filled (removal moves the last one into the gap).
-//! The sum of all balances of a token is its `supply`. An allowance of zero is not stored.
+//! Invariants: a [`Holding`] is stored only while its balance is non-zero or it is frozen. The
+//! sum of all balances of a token is its `supply`. An allowance of zero is not stored.
 
 use crate::RecordError;
 use crate::keys::storage_key;
@@ -59,14 +59,13 @@ pub fn token_by_seq_key(seq: u64) -> Vec<u8> {
     [&b"i"[..], &seq.to_be_bytes()].concat()
 }
 
-/// User key of the number of tokens `holder` has a non-zero balance of.
-pub fn holder_count_key(holder: &Address) -> Vec<u8> {
-    [&b"c"[..], &holder.0].concat()
-}
-
-/// User key of slot `slot` of `holder`'s list of tokens held.
-pub fn holder_slot_key(holder: &Address, slot: u32) -> Vec<u8> {
-    [&b"h"[..], &holder.0, &slot.to_be_bytes()].concat()
+/// The token and holder of a holding's user key, or `None` if `user_key` is not one.
+pub fn holding_parts(user_key: &[u8]) -> Option<(Address, Address)> {
+    let rest = user_key.strip_prefix(b"b")?;
+    if rest.len() != 2 * Address::LEN {
+        return None;
+    }
+    Some((Address::from_slice(&rest[..Address::LEN])?, Address::from_slice(&rest[Address::LEN..])?))
 }
 
 /// A token: `[name, symbol, decimals, supply, max_supply | null, owner, mintable,
@@ -133,13 +132,11 @@ impl TokenRecord {
     }
 }
 
-/// One holder's position in one token: `[balance, slot | null, frozen]`.
+/// One holder's position in one token: `[balance, frozen]`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Holding {
     /// Base units held.
     pub balance: u128,
-    /// Place in the holder's list of tokens held: `Some` exactly when `balance` is non-zero.
-    pub slot: Option<u32>,
     /// Whether the token's owner froze this holder (no sending, no receiving).
     pub frozen: bool,
 }
@@ -152,23 +149,16 @@ impl Holding {
 
     /// Canonical CBOR, see the type's docs.
     pub fn encode(&self) -> Vec<u8> {
-        let mut w = Writer::with_capacity(32);
-        w.array(3).u128(self.balance);
-        match self.slot {
-            Some(slot) => w.uint(u64::from(slot)),
-            None => w.null(),
-        };
-        w.bool(self.frozen);
+        let mut w = Writer::with_capacity(24);
+        w.array(2).u128(self.balance).bool(self.frozen);
         w.into_inner()
     }
 
     /// Strict decode: exactly the canonical encoding of one holding.
     pub fn decode(bytes: &[u8]) -> Result<Self, RecordError> {
         Ok(decode_strict(bytes, |d| {
-            expect_array(d, 3)?;
-            let balance = decode_u128(d)?;
-            let slot = if take_null(d)? { None } else { Some(d.u32()?) };
-            Ok(Holding { balance, slot, frozen: d.bool()? })
+            expect_array(d, 2)?;
+            Ok(Holding { balance: decode_u128(d)?, frozen: d.bool()? })
         })?)
     }
 }
@@ -222,9 +212,9 @@ mod tests {
             assert_eq!(TokenRecord::decode(&record.encode()), Ok(record));
         }
         for holding in [
-            Holding { balance: 5, slot: Some(0), frozen: false },
-            Holding { balance: 0, slot: None, frozen: true },
-            Holding { balance: u128::MAX, slot: Some(u32::MAX), frozen: true },
+            Holding { balance: 5, frozen: false },
+            Holding { balance: 0, frozen: true },
+            Holding { balance: u128::MAX, frozen: true },
         ] {
             assert_eq!(Holding::decode(&holding.encode()), Ok(holding));
         }
@@ -240,17 +230,24 @@ mod tests {
     #[test]
     fn user_keys_do_not_overlap() {
         let (t, a, b) = (Address([1; 20]), Address([2; 20]), Address([3; 20]));
-        let keys = [
-            record_key(&t),
-            holding_key(&t, &a),
-            allowance_key(&t, &a, &b),
-            token_count_key(),
-            token_by_seq_key(0),
-            holder_count_key(&a),
-            holder_slot_key(&a, 0),
-        ];
+        let keys =
+            [record_key(&t), holding_key(&t, &a), allowance_key(&t, &a, &b), token_count_key(), token_by_seq_key(0)];
         let firsts: std::collections::BTreeSet<u8> = keys.iter().map(|k| k[0]).collect();
         assert_eq!(firsts.len(), keys.len());
         assert_eq!(state_key(&record_key(&t)), storage_key(&TOKENS_ADDRESS, &record_key(&t)));
+    }
+
+    #[test]
+    fn holdings_are_laid_out_by_holder() {
+        let (t, u, holder) = (Address([1; 20]), Address([4; 20]), Address([2; 20]));
+        let key = state_key(&holding_key(&t, &holder));
+        assert_eq!(key, crate::keys::token_holding_key(&holder, &t));
+        assert!(key.starts_with(&crate::keys::token_holdings_range(&holder)));
+        assert!(state_key(&holding_key(&u, &holder)).starts_with(&crate::keys::token_holdings_range(&holder)));
+        assert_eq!(crate::keys::token_holding_entry(&key), Some((holder, t)));
+        assert_eq!(holding_parts(&holding_key(&t, &holder)), Some((t, holder)));
+        // Other actors' entries of the same bytes stay in their storage.
+        assert_ne!(storage_key(&Address([9; 20]), &holding_key(&t, &holder)), key);
+        assert_eq!(holding_parts(&[&holding_key(&t, &holder)[..], &[0]].concat()), None);
     }
 }

@@ -58,27 +58,21 @@ pub const SUPPLY_CYCLES: u64 = 3_000;
 pub const ADMIN_CYCLES: u64 = 2_000;
 /// Cycles of a `balance` read.
 pub const BALANCE_CYCLES: u64 = 1_000;
-/// Cycles of a holder's first unit of a token, or of emptying a holding: the holder's list of
-/// tokens (its count and one slot, and on removal the slot moved into the gap).
-pub const HOLDER_LIST_CYCLES: u64 = 2_000;
 /// Cells of a token record besides its name and symbol, with its creation-order entry.
 pub const RECORD_CELLS: u64 = 160;
 /// Cells of one holding (key and value) or one allowance.
 pub const ENTRY_CELLS: u64 = 64;
 
-/// What a call costs before it runs: `(cycles, cells)`. Holder-list upkeep is priced into
-/// every operation that can add a holder ([`HOLDER_LIST_CYCLES`]), so the cost is known before
-/// any state is read.
+/// What a call costs before it runs: `(cycles, cells)`, known before any state is read.
 pub fn cost(call: &TokenCall) -> (u64, u64) {
     match call {
-        TokenCall::Create(new) => (
-            CREATE_CYCLES + HOLDER_LIST_CYCLES,
-            RECORD_CELLS + (new.name.len() + new.symbol.len()) as u64 + ENTRY_CELLS,
-        ),
-        TokenCall::Transfer { .. } => (TRANSFER_CYCLES + HOLDER_LIST_CYCLES, 2 * ENTRY_CELLS),
-        TokenCall::TransferFrom { .. } => (TRANSFER_FROM_CYCLES + HOLDER_LIST_CYCLES, 3 * ENTRY_CELLS),
+        TokenCall::Create(new) => {
+            (CREATE_CYCLES, RECORD_CELLS + (new.name.len() + new.symbol.len()) as u64 + ENTRY_CELLS)
+        }
+        TokenCall::Transfer { .. } => (TRANSFER_CYCLES, 2 * ENTRY_CELLS),
+        TokenCall::TransferFrom { .. } => (TRANSFER_FROM_CYCLES, 3 * ENTRY_CELLS),
         TokenCall::Approve { .. } => (APPROVE_CYCLES, ENTRY_CELLS),
-        TokenCall::Mint { .. } | TokenCall::Burn { .. } => (SUPPLY_CYCLES + HOLDER_LIST_CYCLES, ENTRY_CELLS),
+        TokenCall::Mint { .. } | TokenCall::Burn { .. } => (SUPPLY_CYCLES, ENTRY_CELLS),
         TokenCall::Freeze { .. } | TokenCall::Unfreeze { .. } | TokenCall::SetOwner { .. } => {
             (ADMIN_CYCLES, ENTRY_CELLS)
         }

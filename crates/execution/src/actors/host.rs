@@ -97,7 +97,7 @@ impl<'h, 'a, S: StateRead> ActorHost<'h, 'a, S> {
         HostError::internal(message)
     }
 
-    pub(crate) fn fail_corrupt(&mut self, error: StateError) -> HostError {
+    fn fail_corrupt(&mut self, error: StateError) -> HostError {
         self.read_failure(ReadError::Corrupt(error))
     }
 

@@ -32,7 +32,7 @@
 //! Each operation costs a fixed number of cycles and cells (`drover_types::token::cost`, a
 //! protocol number clients use to set limits), charged before it runs,
 //! on top of the transaction's intrinsic cost (or the caller's `call` cost): its work is a
-//! constant number of record reads and writes (at most eight), each of a key that the block
+//! constant number of record reads and writes (at most five), each of a key that the block
 //! prefetches for a transaction ([`prefetch_keys`]). The figures come from measurement, see
 //! `docs/tokens.md` ("Costs").
 
@@ -40,12 +40,12 @@
 mod tests;
 
 use crate::StateRead;
-use crate::actors::host::{ActorHost, corrupt};
+use crate::actors::host::ActorHost;
 use drover_state::{
     decode_count, encode_count,
     token::{
-        Holding, TokenRecord, allowance_key, decode_amount, decode_token_id, encode_amount, encode_token_id,
-        holder_count_key, holder_slot_key, holding_key, record_key, state_key, token_by_seq_key, token_count_key,
+        Holding, TokenRecord, allowance_key, decode_amount, encode_amount, encode_token_id, holding_key, record_key,
+        state_key, token_by_seq_key, token_count_key,
     },
 };
 use drover_types::{
@@ -63,18 +63,13 @@ pub fn prefetch_keys(sender: &Address, call: &TokenCall) -> Vec<Vec<u8>> {
         TokenCall::Create(new) => {
             user_keys.push(record_key(&token::token_id(sender, &new.symbol)));
             user_keys.push(token_count_key());
-            user_keys.push(holder_count_key(sender));
+            user_keys.push(holding_key(&token::token_id(sender, &new.symbol), sender));
         }
         TokenCall::Transfer { token, to, .. } | TokenCall::Mint { token, to, .. } => {
-            user_keys.extend([holding_key(token, sender), holding_key(token, to), holder_count_key(to)]);
+            user_keys.extend([holding_key(token, sender), holding_key(token, to)]);
         }
         TokenCall::TransferFrom { token, from, to, .. } => {
-            user_keys.extend([
-                holding_key(token, from),
-                holding_key(token, to),
-                holder_count_key(to),
-                allowance_key(token, from, sender),
-            ]);
+            user_keys.extend([holding_key(token, from), holding_key(token, to), allowance_key(token, from, sender)]);
         }
         TokenCall::Approve { token, spender, .. } => user_keys.push(allowance_key(token, sender, spender)),
         TokenCall::Burn { token, .. } => user_keys.push(holding_key(token, sender)),
@@ -299,7 +294,8 @@ impl<S: StateRead> Tokens<'_, '_, '_, S> {
         let old = self.holding(token, holder)?;
         unfrozen(token, holder, &old)?;
         let balance = covers(token, holder, &old, amount)?;
-        self.set_holding(token, holder, old, Holding { balance, ..old })
+        self.set_holding(token, holder, Holding { balance, ..old });
+        Ok(())
     }
 
     fn credit(&mut self, token: &Address, holder: &Address, amount: u128) -> Result<(), HostError> {
@@ -310,13 +306,14 @@ impl<S: StateRead> Tokens<'_, '_, '_, S> {
             .balance
             .checked_add(amount)
             .ok_or_else(|| refuse(ExecCode::TokenMaxSupply, format!("{holder}'s balance of {token} would overflow")))?;
-        self.set_holding(token, holder, old, Holding { balance, ..old })
+        self.set_holding(token, holder, Holding { balance, ..old });
+        Ok(())
     }
 
     fn set_frozen(&mut self, token: &Address, account: &Address, frozen: bool) -> Result<Vec<u8>, HostError> {
         self.owned(token)?;
         let old = self.holding(token, account)?;
-        self.set_holding(token, account, old, Holding { frozen, ..old })?;
+        self.set_holding(token, account, Holding { frozen, ..old });
         let topic = if frozen { token::EVENT_FREEZE } else { token::EVENT_UNFREEZE };
         self.emit(token, topic, |w| {
             w.array(2).bytes(&token.0).bytes(&account.0);
@@ -324,47 +321,9 @@ impl<S: StateRead> Tokens<'_, '_, '_, S> {
         Ok(Vec::new())
     }
 
-    /// Writes `holder`'s new holding, keeping the holder's list of tokens in step: a balance
-    /// that becomes non-zero takes the next slot, one that becomes zero gives its slot to the
-    /// last entry of the list.
-    fn set_holding(
-        &mut self,
-        token: &Address,
-        holder: &Address,
-        old: Holding,
-        mut new: Holding,
-    ) -> Result<(), HostError> {
-        let count_key = holder_count_key(holder);
-        if old.balance == 0 && new.balance > 0 {
-            let count = self.read(&count_key, decode_count)?.unwrap_or(0);
-            let slot = u32::try_from(count).map_err(|_| HostError::internal(format!("{holder} holds 2^32 tokens")))?;
-            self.write(holder_slot_key(holder, slot), Some(encode_token_id(token)));
-            self.write(count_key, Some(encode_count(count + 1)));
-            new.slot = Some(slot);
-        } else if old.balance > 0 && new.balance == 0 {
-            let key = state_key(&holding_key(token, holder));
-            let slot =
-                old.slot.ok_or_else(|| self.host.fail_corrupt(corrupt(key.clone(), "a balance without a slot")))?;
-            let count = self.read(&count_key, decode_count)?.unwrap_or(0);
-            let last = u32::try_from(count.saturating_sub(1))
-                .ok()
-                .filter(|last| count > 0 && slot <= *last)
-                .ok_or_else(|| self.host.fail_corrupt(corrupt(key, "a slot past the holder's count")))?;
-            if slot != last {
-                let last_key = holder_slot_key(holder, last);
-                let moved = self.read(&last_key, decode_token_id)?.ok_or_else(|| {
-                    self.host.fail_corrupt(corrupt(state_key(&last_key), "an empty slot below the holder's count"))
-                })?;
-                let moved_holding = self.holding(&moved, holder)?;
-                self.write(holder_slot_key(holder, slot), Some(encode_token_id(&moved)));
-                self.write(holding_key(&moved, holder), Some(Holding { slot: Some(slot), ..moved_holding }.encode()));
-            }
-            self.write(holder_slot_key(holder, last), None);
-            self.write(count_key, (last > 0).then(|| encode_count(u64::from(last))));
-            new.slot = None;
-        }
+    /// Writes `holder`'s new holding (an empty one is removed).
+    fn set_holding(&mut self, token: &Address, holder: &Address, new: Holding) {
         self.write(holding_key(token, holder), (!new.is_empty()).then(|| new.encode()));
-        Ok(())
     }
 
     fn holding(&mut self, token: &Address, holder: &Address) -> Result<Holding, HostError> {

@@ -1,20 +1,22 @@
 //! Token reads for the API: records of the tokens system actor's storage in the latest applied
 //! state, decoded into the `drover_types::api` token records.
 //!
-//! Every read is a point lookup (`drover_state::token` keeps creation order and each holder's
-//! list as numbered slots), so a page costs `2 × limit` lookups at most, whatever the number of
-//! tokens or holders; all lookups of one request happen under one read lock and see one state.
+//! `/tokens` is point lookups (creation order is kept as numbered slots): a page costs
+//! `2 × limit` lookups whatever the number of tokens. A holder's tokens are one key range (see
+//! `drover_state::keys::token_holding_key`), read whole to count them and cut the page: a
+//! request costs what that holder holds, whatever the number of holders. All reads of one
+//! request happen under one read lock and see one state.
 
-use super::handle::NodeHandle;
+use super::{handle::NodeHandle, pages::scan};
 use crate::databases::StateDb;
 use crate::error::NodeError;
 use commonware_runtime::tokio;
 use drover_rpc::pagination::Page;
 use drover_state::{
-    RecordError, decode_count,
+    RecordError, decode_count, keys,
     token::{
-        Holding, TokenRecord, allowance_key, decode_amount, decode_token_id, holder_count_key, holder_slot_key,
-        holding_key, record_key, state_key, token_by_seq_key, token_count_key,
+        Holding, TokenRecord, allowance_key, decode_amount, decode_token_id, holding_key, record_key, state_key,
+        token_by_seq_key, token_count_key,
     },
 };
 use drover_types::{
@@ -105,18 +107,26 @@ impl NodeHandle {
 
     pub(super) async fn read_account_tokens(&self, address: Address, page: Page) -> Result<AccountTokens, ApiError> {
         let db = self.0.databases.read().await;
-        let total_count = read(&db, &holder_count_key(&address), decode_count).await?.unwrap_or(0);
-        let end = total_count.min(page.offset.saturating_add(page.limit)).min(u64::from(u32::MAX));
+        // A holder's holdings are one key range, in token order: the page is cut from one read
+        // of the range, which also counts them.
+        let own = |key: &[u8], value: Vec<u8>| {
+            let (holder, token) = keys::token_holding_entry(key)?;
+            (holder == address).then_some((token, value))
+        };
+        let (entries, _) =
+            scan(&db, &keys::token_holdings_range(&address), None, u64::MAX, own).await.map_err(NodeError::from)?;
         let mut tokens = Vec::new();
-        for slot in page.offset..end {
-            // `end` is at most u32::MAX.
-            let slot = u32::try_from(slot).unwrap_or(u32::MAX);
-            let token_id = read(&db, &holder_slot_key(&address, slot), decode_token_id)
-                .await?
-                .ok_or_else(|| missing("a gap in a holder's list"))?;
-            let holding = read(&db, &holding_key(&token_id, &address), Holding::decode)
-                .await?
-                .ok_or_else(|| missing("a listed holding without a record"))?;
+        let mut total_count = 0u64;
+        for (token_id, value) in entries {
+            let holding = Holding::decode(&value).map_err(NodeError::from)?;
+            if holding.balance == 0 {
+                // A frozen holder without a balance: not a token it holds.
+                continue;
+            }
+            total_count += 1;
+            if total_count <= page.offset || tokens.len() as u64 >= page.limit {
+                continue;
+            }
             let record = read(&db, &record_key(&token_id), TokenRecord::decode)
                 .await?
                 .ok_or_else(|| missing("a held token without a record"))?;
