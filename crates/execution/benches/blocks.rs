@@ -97,9 +97,11 @@ fn main() {
     };
     let token = token_id(&creator, "BENCH");
     let mut setup = vec![token_tx(creator, 0, &TokenCall::Create(new))];
-    setup.extend((2..=SENDERS).zip(1..).map(|(n, nonce)| {
-        token_tx(creator, nonce, &TokenCall::Transfer { token, to: sender(n), amount: 1 << 40 })
-    }));
+    setup.extend(
+        (2..=SENDERS)
+            .zip(1..)
+            .map(|(n, nonce)| token_tx(creator, nonce, &TokenCall::Transfer { token, to: sender(n), amount: 1 << 40 })),
+    );
     let outcome = execute_block(&vm, &env, &FeeParams::default(), &state, &setup).expect("setup");
     apply(&mut state, outcome.writes);
     let first_nonce = |n: u8| if n == 1 { u64::from(SENDERS) } else { 0 };
@@ -120,8 +122,5 @@ fn main() {
     println!("  plain transfers: {plain_us:>6.2} µs each ({} cycles)", plain[0].tx.cycles_limit);
     println!("  token transfers: {token_us:>6.2} µs each ({} cycles)", tokens[0].tx.cycles_limit);
     println!("  ratio (time):    {:>6.2}", token_us / plain_us);
-    println!(
-        "  ratio (cycles):  {:>6.2}",
-        tokens[0].tx.cycles_limit as f64 / plain[0].tx.cycles_limit as f64
-    );
+    println!("  ratio (cycles):  {:>6.2}", tokens[0].tx.cycles_limit as f64 / plain[0].tx.cycles_limit as f64);
 }

@@ -83,6 +83,7 @@ mod genesis;
 mod overlay;
 mod params;
 mod rejection;
+mod system;
 #[cfg(test)]
 mod testing;
 pub mod tokens;

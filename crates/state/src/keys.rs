@@ -23,7 +23,7 @@
 //! changes meaning. Families not implemented yet have their byte reserved here so that no two
 //! features can claim the same one; each defines its layout, by the rule above, when it lands.
 
-use drover_types::{Address, keccak256, token::TOKENS_ADDRESS};
+use drover_types::{Address, keccak256, runner::RUNNER_REGISTRY_ADDRESS, token::TOKENS_ADDRESS};
 
 /// How many leading bytes of a key the node's QMDB index keeps (its translator): never chosen
 /// by a user, see the module docs.
@@ -56,11 +56,14 @@ pub const PREFIX_MAILBOX: u8 = 0x04;
 pub const PREFIX_TIMER: u8 = 0x05;
 /// Token holdings, by holder: `0x06 ‖ spread15(holder) ‖ holder ‖ token` → a
 /// [`Holding`](crate::token::Holding). They are the tokens system actor's storage entries
-/// `"b" ‖ token ‖ holder` ([`storage_key`] maps one to the other), laid out by holder so that
-/// one holder's tokens are one key range. The other token records are ordinary storage of the
-/// tokens actor (see [`crate::token`]).
+/// `"b" ‖ token ‖ holder` ([`storage_key`] maps one to the other, see [`OWNED_ENTRIES`]), laid
+/// out by holder so that one holder's tokens are one key range. The other token records are
+/// ordinary storage of the tokens actor (see [`crate::token`]).
 pub const PREFIX_TOKEN: u8 = 0x06;
-/// Reserved: off-chain compute runners (registration, stake, delegations).
+/// Delegations, by delegator: `0x07 ‖ spread15(delegator) ‖ delegator ‖ runner` → a
+/// [`Delegation`](crate::runner::Delegation): the runner registry's storage entries
+/// `"d" ‖ runner ‖ delegator` (see [`OWNED_ENTRIES`]). Runner records are ordinary storage of the
+/// registry (see [`crate::runner`]).
 pub const PREFIX_RUNNER: u8 = 0x07;
 /// Reserved: jobs submitted to runners and their results.
 pub const PREFIX_JOB: u8 = 0x08;
@@ -139,38 +142,52 @@ pub fn storage_range(actor: &Address) -> Vec<u8> {
 
 /// Key of `actor`'s storage entry `user_key`.
 ///
-/// One exception, the only place that knows it: a token holding (the tokens system actor's
-/// entry `"b" ‖ token ‖ holder`) is stored by holder under [`PREFIX_TOKEN`]
-/// ([`token_holding_key`]), so that a holder's tokens are listed with one range read while the
-/// storage proof route and its verifier, which derive keys here, still prove it as storage.
+/// The one place that knows an exception: system actors' entries that are listed per owner
+/// ([`OWNED_ENTRIES`]: token holdings, delegations) are stored by owner under their family's
+/// prefix ([`owned_key`]), so that one owner's entries are one key range, while the storage
+/// proof route and its verifier, which derive keys here, still prove them as storage.
 pub fn storage_key(actor: &Address, user_key: &[u8]) -> Vec<u8> {
-    if *actor == TOKENS_ADDRESS
-        && let Some((token, holder)) = crate::token::holding_parts(user_key)
-    {
-        return token_holding_key(&holder, &token);
+    if let Some((prefix, owner, item)) = owned_parts(actor, user_key) {
+        return owned_key(prefix, &owner, &item);
     }
     key(&[&storage_range(actor), &spread::<8>(&[&actor.0, user_key]), &actor.0, user_key])
 }
 
-/// The range of `holder`'s token holdings (another holder whose spread collides may share it:
-/// [`token_holding_entry`] tells them apart).
-pub fn token_holdings_range(holder: &Address) -> Vec<u8> {
-    key(&[&[PREFIX_TOKEN], &spread::<15>(&[&holder.0])])
-}
+/// System-actor storage entries stored by owner: `(system actor, tag, family prefix)`. Such an
+/// entry's user key is `tag ‖ item (20) ‖ owner (20)` and its state key
+/// `prefix ‖ spread15(owner) ‖ owner ‖ item` ([`owned_key`]).
+pub const OWNED_ENTRIES: [(Address, u8, u8); 2] =
+    [(TOKENS_ADDRESS, b'b', PREFIX_TOKEN), (RUNNER_REGISTRY_ADDRESS, b'd', PREFIX_RUNNER)];
 
-/// Key of `holder`'s holding of `token`.
-pub fn token_holding_key(holder: &Address, token: &Address) -> Vec<u8> {
-    key(&[&token_holdings_range(holder), &holder.0, &token.0])
-}
-
-/// The holder and token of a holding key, or `None` if `key` is not one.
-pub fn token_holding_entry(key: &[u8]) -> Option<(Address, Address)> {
-    if key.first() != Some(&PREFIX_TOKEN) || key.len() != INDEX_PREFIX_BYTES + 2 * Address::LEN {
+/// The family prefix, owner and item of an entry stored by owner.
+fn owned_parts(actor: &Address, user_key: &[u8]) -> Option<(u8, Address, Address)> {
+    let (_, _, prefix) = OWNED_ENTRIES.iter().find(|(a, tag, _)| a == actor && user_key.first() == Some(tag))?;
+    let rest = &user_key[1..];
+    if rest.len() != 2 * Address::LEN {
         return None;
     }
-    let holder = Address::from_slice(&key[INDEX_PREFIX_BYTES..INDEX_PREFIX_BYTES + Address::LEN])?;
-    let token = Address::from_slice(&key[INDEX_PREFIX_BYTES + Address::LEN..])?;
-    (token_holding_key(&holder, &token) == key).then_some((holder, token))
+    Some((*prefix, Address::from_slice(&rest[Address::LEN..])?, Address::from_slice(&rest[..Address::LEN])?))
+}
+
+/// The range of `owner`'s entries under `prefix` (another owner whose spread collides may
+/// share it: [`owned_entry`] tells them apart).
+pub fn owned_range(prefix: u8, owner: &Address) -> Vec<u8> {
+    key(&[&[prefix], &spread::<15>(&[&owner.0])])
+}
+
+/// Key of `owner`'s entry `item` under `prefix`.
+pub fn owned_key(prefix: u8, owner: &Address, item: &Address) -> Vec<u8> {
+    key(&[&owned_range(prefix, owner), &owner.0, &item.0])
+}
+
+/// The owner and item of a key under `prefix` laid out by [`owned_key`], or `None`.
+pub fn owned_entry(prefix: u8, key: &[u8]) -> Option<(Address, Address)> {
+    if key.first() != Some(&prefix) || key.len() != INDEX_PREFIX_BYTES + 2 * Address::LEN {
+        return None;
+    }
+    let owner = Address::from_slice(&key[INDEX_PREFIX_BYTES..INDEX_PREFIX_BYTES + Address::LEN])?;
+    let item = Address::from_slice(&key[INDEX_PREFIX_BYTES + Address::LEN..])?;
+    (owned_key(prefix, &owner, &item) == key).then_some((owner, item))
 }
 
 /// The actor and user key of a storage key, or `None` if `key` is not one.

@@ -39,6 +39,7 @@ pub mod actor;
 mod error;
 pub mod keys;
 pub mod mailbox;
+pub mod runner;
 pub mod timer;
 pub mod token;
 

@@ -6,9 +6,8 @@
 //! [`storage_key`](crate::keys::storage_key)`(TOKENS_ADDRESS, user key)` ([`state_key`]), whose
 //! index prefix is a keccak spread, so neither token ids nor holders can be chosen to collide.
 //! Holdings are the one record laid out differently: by holder, under the token prefix `0x06`
-//! ([`keys::token_holding_key`](crate::keys::token_holding_key)), so that the tokens one address
-//! holds are one key range; `storage_key` maps their user key there, so they are still read and
-//! proven as the tokens actor's storage.
+//! ([`holdings_range`]), so that the tokens one address holds are one key range; `storage_key`
+//! maps their user key there, so they are still read and proven as the tokens actor's storage.
 //!
 //! | user key | record |
 //! | --- | --- |
@@ -59,13 +58,14 @@ pub fn token_by_seq_key(seq: u64) -> Vec<u8> {
     [&b"i"[..], &seq.to_be_bytes()].concat()
 }
 
-/// The token and holder of a holding's user key, or `None` if `user_key` is not one.
-pub fn holding_parts(user_key: &[u8]) -> Option<(Address, Address)> {
-    let rest = user_key.strip_prefix(b"b")?;
-    if rest.len() != 2 * Address::LEN {
-        return None;
-    }
-    Some((Address::from_slice(&rest[..Address::LEN])?, Address::from_slice(&rest[Address::LEN..])?))
+/// The range of `holder`'s holdings, in token order.
+pub fn holdings_range(holder: &Address) -> Vec<u8> {
+    crate::keys::owned_range(crate::keys::PREFIX_TOKEN, holder)
+}
+
+/// The holder and token of a holding's state key, or `None` if `key` is not one.
+pub fn holding_entry(key: &[u8]) -> Option<(Address, Address)> {
+    crate::keys::owned_entry(crate::keys::PREFIX_TOKEN, key)
 }
 
 /// A token: `[name, symbol, decimals, supply, max_supply | null, owner, mintable,
@@ -241,13 +241,12 @@ mod tests {
     fn holdings_are_laid_out_by_holder() {
         let (t, u, holder) = (Address([1; 20]), Address([4; 20]), Address([2; 20]));
         let key = state_key(&holding_key(&t, &holder));
-        assert_eq!(key, crate::keys::token_holding_key(&holder, &t));
-        assert!(key.starts_with(&crate::keys::token_holdings_range(&holder)));
-        assert!(state_key(&holding_key(&u, &holder)).starts_with(&crate::keys::token_holdings_range(&holder)));
-        assert_eq!(crate::keys::token_holding_entry(&key), Some((holder, t)));
-        assert_eq!(holding_parts(&holding_key(&t, &holder)), Some((t, holder)));
-        // Other actors' entries of the same bytes stay in their storage.
+        assert!(key.starts_with(&holdings_range(&holder)));
+        assert!(state_key(&holding_key(&u, &holder)).starts_with(&holdings_range(&holder)));
+        assert_eq!(holding_entry(&key), Some((holder, t)));
+        // Other actors' entries of the same bytes stay in their storage, and so do other shapes.
         assert_ne!(storage_key(&Address([9; 20]), &holding_key(&t, &holder)), key);
-        assert_eq!(holding_parts(&[&holding_key(&t, &holder)[..], &[0]].concat()), None);
+        let longer = [&holding_key(&t, &holder)[..], &[0]].concat();
+        assert!(crate::keys::storage_entry(&state_key(&longer)).is_some());
     }
 }

@@ -185,6 +185,34 @@ impl<'b> Args<'b> {
         self.required(key, self.opt_bytes(key))
     }
 
+    /// An optional nested argument map.
+    pub fn opt_map(&self, key: &str) -> Result<Option<Args<'b>>, ArgsError> {
+        let Some(raw) = self.raw(key) else { return Ok(None) };
+        // The whole payload was checked canonical, so the nested item is too.
+        Args::decode(raw)
+            .map(Some)
+            .map_err(|_| ArgsError::Invalid { key: key.to_owned(), expected: "a map with text keys" })
+    }
+
+    /// A required nested argument map.
+    pub fn map(&self, key: &str) -> Result<Args<'b>, ArgsError> {
+        self.required(key, self.opt_map(key))
+    }
+
+    /// A required array of text strings.
+    pub fn texts(&self, key: &str) -> Result<Vec<&'b str>, ArgsError> {
+        let value = self.optional(key, "an array of text strings", |d| {
+            let len = d.array()?.unwrap_or(0);
+            // Each element takes at least one byte: a length above the input size is a lie.
+            let mut texts = Vec::with_capacity(usize::try_from(len).unwrap_or(usize::MAX).min(d.input().len()));
+            for _ in 0..len {
+                texts.push(d.str()?);
+            }
+            Ok(texts)
+        });
+        self.required(key, value)
+    }
+
     fn opt_bytes_of(&self, key: &str, expected: &'static str) -> Result<Option<&'b [u8]>, ArgsError> {
         self.optional(key, expected, |d| d.bytes())
     }
@@ -259,6 +287,24 @@ impl ArgsBuilder {
         })
     }
 
+    /// Sets `key` to a nested argument map.
+    pub fn map(mut self, key: &str, value: ArgsBuilder) -> Self {
+        let encoded = value.encode();
+        self.entries.retain(|(k, _)| k != key);
+        self.entries.push((key.to_owned(), encoded));
+        self
+    }
+
+    /// Sets `key` to an array of text strings.
+    pub fn texts(self, key: &str, values: &[String]) -> Self {
+        self.put(key, |w| {
+            w.array(values.len() as u64);
+            for value in values {
+                w.text(value);
+            }
+        })
+    }
+
     /// The canonical encoding: keys sorted by their encoded bytes (shorter keys first).
     pub fn encode(mut self) -> Vec<u8> {
         self.entries.sort_by(|(a, _), (b, _)| a.len().cmp(&b.len()).then_with(|| a.as_bytes().cmp(b.as_bytes())));
@@ -302,6 +348,20 @@ mod tests {
         assert_eq!(args.uint("decimals").unwrap(), 9);
         assert_eq!(args.opt_u128("max_supply").unwrap(), None);
         args.only(&["amount", "to", "name", "mintable", "decimals"]).unwrap();
+    }
+
+    #[test]
+    fn nested_maps_and_text_arrays() {
+        let inner = ArgsBuilder::new().u128("price_per_job", 7).texts("job_types", &["echo".into(), "wasm".into()]);
+        let bytes = ArgsBuilder::new().map("card", inner).bool("b", false).encode();
+        cbor::check_canonical(&bytes).unwrap();
+        let args = Args::decode(&bytes).unwrap();
+        let card = args.map("card").unwrap();
+        assert_eq!(card.u128("price_per_job").unwrap(), 7);
+        assert_eq!(card.texts("job_types").unwrap(), ["echo", "wasm"]);
+        assert!(matches!(args.map("b"), Err(ArgsError::Invalid { .. })));
+        assert!(matches!(card.texts("price_per_job"), Err(ArgsError::Invalid { .. })));
+        assert_eq!(args.opt_map("none").unwrap().map(|_| ()), None);
     }
 
     #[test]

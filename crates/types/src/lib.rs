@@ -26,6 +26,7 @@ pub mod keys;
 pub mod params;
 pub mod payload;
 pub mod receipt;
+pub mod runner;
 pub mod signature;
 pub mod submission;
 pub mod token;

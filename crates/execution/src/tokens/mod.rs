@@ -41,6 +41,7 @@ mod tests;
 
 use crate::StateRead;
 use crate::actors::host::ActorHost;
+use crate::system::{self, NativeCall, Undecodable};
 use drover_state::{
     decode_count, encode_count,
     token::{
@@ -49,12 +50,12 @@ use drover_state::{
     },
 };
 use drover_types::{
-    Address, Event, ExecError,
+    Address, Event,
     cbor::Writer,
     exec_error::ExecCode,
     token::{self, NewToken, TOKENS_ADDRESS, TokenCall, TokenCallError, cost},
 };
-use drover_vm::{CallRequest, HostError, Outcome, Status};
+use drover_vm::{CallRequest, HostError, Outcome};
 
 /// The state keys a transaction sending `call` from `sender` reads, for the block's prefetch.
 pub fn prefetch_keys(sender: &Address, call: &TokenCall) -> Vec<Vec<u8>> {
@@ -82,52 +83,40 @@ pub fn prefetch_keys(sender: &Address, call: &TokenCall) -> Vec<Vec<u8>> {
     user_keys.iter().map(|key| state_key(key)).collect()
 }
 
-/// Runs `request` (addressed to [`TOKENS_ADDRESS`]) on the host: the native counterpart of a VM
-/// invocation, with the same outcome shape and rollback on failure.
-pub(crate) fn call<S: StateRead>(host: &mut ActorHost<'_, '_, S>, request: &CallRequest) -> Outcome {
-    let saved = host.save();
-    let mut used = (0, 0);
-    let status = match run(host, request, &mut used) {
-        Ok(result) => return Outcome { status: Status::Success, result, cycles_used: used.0, cells_used: used.1 },
-        Err(error) => Status::Trap(ExecError::from(error)),
-    };
-    host.restore(saved);
-    Outcome { status, result: Vec::new(), cycles_used: used.0, cells_used: used.1 }
+impl NativeCall for TokenCall {
+    fn handler(&self) -> &'static str {
+        TokenCall::handler(self)
+    }
+
+    fn cost(&self) -> (u64, u64) {
+        cost(self)
+    }
+
+    fn writes(&self) -> bool {
+        !matches!(self, TokenCall::Balance { .. })
+    }
+
+    fn takes_value(&self) -> bool {
+        false
+    }
 }
 
-fn run<S: StateRead>(
-    host: &mut ActorHost<'_, '_, S>,
-    request: &CallRequest,
-    used: &mut (u64, u64),
-) -> Result<Vec<u8>, HostError> {
-    let call = TokenCall::decode(&request.handler, &request.payload).map_err(|error| match error {
-        TokenCallError::Handler(e) => HostError::new(ExecCode::HandlerNotFound, e.to_string()),
-        TokenCallError::Args(e) => {
-            HostError::new(ExecCode::WasmTrap, format!("bad arguments to {TOKENS_ADDRESS}: {e}"))
-        }
-    })?;
-    if request.context.value > 0 {
-        return Err(HostError::new(ExecCode::WasmTrap, "the tokens actor takes no value"));
-    }
-    let (cycles, cells) = cost(&call);
-    *used = (cycles.min(request.cycles_limit), cells.min(request.cells_limit));
-    if cycles > request.cycles_limit {
-        return Err(HostError::new(
-            ExecCode::OutOfCycles,
-            format!("{} costs {cycles} cycles; {} were left", call.handler(), request.cycles_limit),
-        ));
-    }
-    if cells > request.cells_limit {
-        return Err(HostError::new(
-            ExecCode::OutOfCells,
-            format!("{} costs {cells} cells; {} were left", call.handler(), request.cells_limit),
-        ));
-    }
-    if request.read_only && !matches!(call, TokenCall::Balance { .. }) {
-        return Err(HostError::new(ExecCode::ReadOnlyViolation, format!("{} writes token state", call.handler())));
-    }
-    let mut tokens = Tokens { host, sender: request.context.caller, height: request.context.block_height };
-    tokens.apply(call)
+/// Runs `request` (addressed to [`TOKENS_ADDRESS`]) on the host: the native counterpart of a VM
+/// invocation, with the same outcome shape and rollback on failure (see [`crate::system`]).
+pub(crate) fn call<S: StateRead>(host: &mut ActorHost<'_, '_, S>, request: &CallRequest) -> Outcome {
+    let (sender, height) = (request.context.caller, request.context.block_height);
+    system::run(
+        host,
+        TOKENS_ADDRESS,
+        request,
+        |handler, payload| {
+            TokenCall::decode(handler, payload).map_err(|error| match error {
+                TokenCallError::Handler(e) => Undecodable::Handler(e.to_string()),
+                TokenCallError::Args(e) => Undecodable::Args(e.to_string()),
+            })
+        },
+        |host, call| Tokens { host, sender, height }.apply(call),
+    )
 }
 
 /// One call's view of the token state, as `sender`.

@@ -2,9 +2,8 @@
 //! checks every key is read once), plus a property test of supply conservation.
 
 use crate::testing::{Chain, RICH, State, example};
-use drover_state::{
-    keys::{token_holding_entry, token_holdings_range},
-    token::{Holding, TokenRecord, decode_amount, holding_key, record_key, state_key},
+use drover_state::token::{
+    Holding, TokenRecord, decode_amount, holding_entry, holding_key, holdings_range, record_key, state_key,
 };
 use drover_types::{
     Address, ExecError, Receipt, TxStatus,
@@ -64,7 +63,7 @@ fn token_state(state: &State) -> Vec<(Vec<u8>, Vec<u8>)> {
         .iter()
         .filter(|(key, _)| {
             drover_state::keys::storage_entry(key).is_some_and(|(actor, _)| actor == TOKENS_ADDRESS)
-                || token_holding_entry(key).is_some()
+                || holding_entry(key).is_some()
         })
         .map(|(k, v)| (k.clone(), v.clone()))
         .collect()
@@ -89,13 +88,13 @@ fn allowance(chain: &Chain, token: &Address, owner: &Address, spender: &Address)
 
 /// The tokens `holder` has a non-zero balance of, from its range of holdings (in token order).
 fn held(chain: &Chain, holder: &Address) -> Vec<Address> {
-    let range = token_holdings_range(holder);
+    let range = holdings_range(holder);
     chain
         .state
         .range(range.clone()..)
         .take_while(|(key, _)| key.starts_with(&range))
         .filter_map(|(key, value)| {
-            let (owner, token) = token_holding_entry(key)?;
+            let (owner, token) = holding_entry(key)?;
             (owner == *holder && Holding::decode(value).unwrap().balance > 0).then_some(token)
         })
         .collect()

@@ -110,11 +110,10 @@ impl NodeHandle {
         // A holder's holdings are one key range, in token order: the page is cut from one read
         // of the range, which also counts them.
         let own = |key: &[u8], value: Vec<u8>| {
-            let (holder, token) = keys::token_holding_entry(key)?;
+            let (holder, token) = holding_entry(key)?;
             (holder == address).then_some((token, value))
         };
-        let (entries, _) =
-            scan(&db, &keys::token_holdings_range(&address), None, u64::MAX, own).await.map_err(NodeError::from)?;
+        let (entries, _) = scan(&db, &holdings_range(&address), None, u64::MAX, own).await.map_err(NodeError::from)?;
         let mut tokens = Vec::new();
         let mut total_count = 0u64;
         for (token_id, value) in entries {

@@ -1,0 +1,248 @@
+//! Runner registry records: the storage of the registry system actor (`0x00…01`), proven with
+//! `/proof/storage/0x…01/{key}` like any actor's storage.
+//!
+//! | user key | record |
+//! | --- | --- |
+//! | `"r" ‖ runner(20)` | [`RunnerRecord`] |
+//! | `"n"` | number of runners ever registered (count record) |
+//! | `"i" ‖ seq(8, BE)` | address of the `seq`-th runner registered (registration order) |
+//! | `"d" ‖ runner(20) ‖ delegator(20)` | [`Delegation`], stored by delegator (see [`delegations_range`]) |
+//!
+//! Invariants: a runner's `delegated_stake` is the sum of the active `amount`s of the
+//! delegations to it; the registry's account balance is the sum of every runner's `stake`,
+//! every delegation's `amount` and every pending unbonding (what the registry owes). A
+//! delegation is stored while its amount or its pending unbondings are non-zero.
+
+use crate::RecordError;
+use crate::keys::{PREFIX_RUNNER, owned_entry, owned_range, storage_key};
+use drover_types::{
+    Address,
+    cbor::{CborError, Writer, decode_strict, decode_u128, expect_array},
+    runner::RUNNER_REGISTRY_ADDRESS,
+};
+use minicbor::decode::Decoder;
+
+/// The state key of the registry's storage entry `user_key`.
+pub fn state_key(user_key: &[u8]) -> Vec<u8> {
+    storage_key(&RUNNER_REGISTRY_ADDRESS, user_key)
+}
+
+/// User key of a runner's record.
+pub fn runner_key(runner: &Address) -> Vec<u8> {
+    [&b"r"[..], &runner.0].concat()
+}
+
+/// User key of the number of runners ever registered.
+pub fn runner_count_key() -> Vec<u8> {
+    b"n".to_vec()
+}
+
+/// User key of the address of the `seq`-th runner registered (from 0).
+pub fn runner_by_seq_key(seq: u64) -> Vec<u8> {
+    [&b"i"[..], &seq.to_be_bytes()].concat()
+}
+
+/// User key of `delegator`'s delegation to `runner`.
+pub fn delegation_key(runner: &Address, delegator: &Address) -> Vec<u8> {
+    [&b"d"[..], &runner.0, &delegator.0].concat()
+}
+
+/// The range of `delegator`'s delegations, in runner order.
+pub fn delegations_range(delegator: &Address) -> Vec<u8> {
+    owned_range(PREFIX_RUNNER, delegator)
+}
+
+/// The delegator and runner of a delegation's state key, or `None` if `key` is not one.
+pub fn delegation_entry(key: &[u8]) -> Option<(Address, Address)> {
+    owned_entry(PREFIX_RUNNER, key)
+}
+
+/// Stake on its way back: `[amount, release_height]`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Unbonding {
+    /// Base units.
+    pub amount: u128,
+    /// First height at which `withdraw` pays it.
+    pub release_height: u64,
+}
+
+fn write_unbondings(w: &mut Writer<Vec<u8>>, entries: &[Unbonding]) {
+    w.array(entries.len() as u64);
+    for entry in entries {
+        w.array(2).u128(entry.amount).uint(entry.release_height);
+    }
+}
+
+fn read_unbondings(d: &mut Decoder<'_>) -> Result<Vec<Unbonding>, CborError> {
+    let at = d.position();
+    let len = d.array()?.ok_or_else(|| CborError::NonCanonical(format!("indefinite-length array at byte {at}")))?;
+    let mut entries = Vec::with_capacity(usize::try_from(len).unwrap_or(usize::MAX).min(d.input().len()));
+    for _ in 0..len {
+        expect_array(d, 2)?;
+        entries.push(Unbonding { amount: decode_u128(d)?, release_height: d.u64()? });
+    }
+    Ok(entries)
+}
+
+/// A runner: `[stake, delegated_stake, price_per_job, [job_types], max_concurrent_jobs, paused,
+/// deregistered, registered_height, last_heartbeat_height, reputation, active_jobs,
+/// [unbonding], seq]`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RunnerRecord {
+    /// Its own bonded stake, in base units (0 once deregistered).
+    pub stake: u128,
+    /// Sum of the active delegations to it.
+    pub delegated_stake: u128,
+    /// Base units it charges per job.
+    pub price_per_job: u128,
+    /// Job types it runs.
+    pub job_types: Vec<String>,
+    /// Jobs it runs at once.
+    pub max_concurrent_jobs: u64,
+    /// Paused by its own `update`: no new jobs.
+    pub paused: bool,
+    /// Deregistered: it takes no jobs or delegations; its stake unbonds.
+    pub deregistered: bool,
+    /// Height of its (latest) registration.
+    pub registered_height: u64,
+    /// Height of its latest heartbeat (its registration counts as one).
+    pub last_heartbeat_height: u64,
+    /// 0–100, moved by verified job outcomes.
+    pub reputation: u8,
+    /// Jobs assigned to it and not finished.
+    pub active_jobs: u64,
+    /// Its own stake on its way back.
+    pub unbonding: Vec<Unbonding>,
+    /// Position in registration order.
+    pub seq: u64,
+}
+
+impl RunnerRecord {
+    /// Canonical CBOR, see the type's docs.
+    pub fn encode(&self) -> Vec<u8> {
+        let names: usize = self.job_types.iter().map(|t| t.len() + 9).sum();
+        let mut w = Writer::with_capacity(160 + names + 32 * self.unbonding.len());
+        w.array(13).u128(self.stake).u128(self.delegated_stake).u128(self.price_per_job);
+        w.array(self.job_types.len() as u64);
+        for name in &self.job_types {
+            w.text(name);
+        }
+        w.uint(self.max_concurrent_jobs)
+            .bool(self.paused)
+            .bool(self.deregistered)
+            .uint(self.registered_height)
+            .uint(self.last_heartbeat_height)
+            .uint(u64::from(self.reputation))
+            .uint(self.active_jobs);
+        write_unbondings(&mut w, &self.unbonding);
+        w.uint(self.seq);
+        w.into_inner()
+    }
+
+    /// Strict decode: exactly the canonical encoding of one runner record.
+    pub fn decode(bytes: &[u8]) -> Result<Self, RecordError> {
+        Ok(decode_strict(bytes, |d| {
+            expect_array(d, 13)?;
+            let stake = decode_u128(d)?;
+            let delegated_stake = decode_u128(d)?;
+            let price_per_job = decode_u128(d)?;
+            let at = d.position();
+            let len =
+                d.array()?.ok_or_else(|| CborError::NonCanonical(format!("indefinite-length array at byte {at}")))?;
+            let mut job_types = Vec::with_capacity(usize::try_from(len).unwrap_or(usize::MAX).min(d.input().len()));
+            for _ in 0..len {
+                job_types.push(d.str()?.to_owned());
+            }
+            Ok(RunnerRecord {
+                stake,
+                delegated_stake,
+                price_per_job,
+                job_types,
+                max_concurrent_jobs: d.u64()?,
+                paused: d.bool()?,
+                deregistered: d.bool()?,
+                registered_height: d.u64()?,
+                last_heartbeat_height: d.u64()?,
+                reputation: d.u8()?,
+                active_jobs: d.u64()?,
+                unbonding: read_unbondings(d)?,
+                seq: d.u64()?,
+            })
+        })?)
+    }
+}
+
+/// One delegator's delegation to one runner: `[amount, since_height, [pending]]`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Delegation {
+    /// Base units delegated and not undelegated.
+    pub amount: u128,
+    /// Height of the first delegation still part of `amount`.
+    pub since_height: u64,
+    /// Undelegated amounts on their way back.
+    pub pending: Vec<Unbonding>,
+}
+
+impl Delegation {
+    /// Whether the record carries nothing and is not stored.
+    pub fn is_empty(&self) -> bool {
+        self.amount == 0 && self.pending.is_empty()
+    }
+
+    /// Canonical CBOR, see the type's docs.
+    pub fn encode(&self) -> Vec<u8> {
+        let mut w = Writer::with_capacity(40 + 32 * self.pending.len());
+        w.array(3).u128(self.amount).uint(self.since_height);
+        write_unbondings(&mut w, &self.pending);
+        w.into_inner()
+    }
+
+    /// Strict decode: exactly the canonical encoding of one delegation.
+    pub fn decode(bytes: &[u8]) -> Result<Self, RecordError> {
+        Ok(decode_strict(bytes, |d| {
+            expect_array(d, 3)?;
+            Ok(Delegation { amount: decode_u128(d)?, since_height: d.u64()?, pending: read_unbondings(d)? })
+        })?)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn records_round_trip_and_refuse_corruption() {
+        let runner = RunnerRecord {
+            stake: u128::MAX,
+            delegated_stake: 3,
+            price_per_job: 7,
+            job_types: vec!["echo".into(), "wasm".into()],
+            max_concurrent_jobs: 4,
+            paused: true,
+            deregistered: false,
+            registered_height: 5,
+            last_heartbeat_height: 9,
+            reputation: 80,
+            active_jobs: 2,
+            unbonding: vec![Unbonding { amount: 1, release_height: 105 }],
+            seq: 0,
+        };
+        assert_eq!(RunnerRecord::decode(&runner.encode()), Ok(runner.clone()));
+        let delegation =
+            Delegation { amount: 9, since_height: 4, pending: vec![Unbonding { amount: 2, release_height: 7 }] };
+        assert_eq!(Delegation::decode(&delegation.encode()), Ok(delegation.clone()));
+        assert!(Delegation::decode(&runner.encode()).is_err());
+        let mut bytes = delegation.encode();
+        bytes.push(0);
+        assert!(Delegation::decode(&bytes).is_err());
+    }
+
+    #[test]
+    fn delegations_are_laid_out_by_delegator() {
+        let (runner, delegator) = (Address([1; 20]), Address([2; 20]));
+        let key = state_key(&delegation_key(&runner, &delegator));
+        assert!(key.starts_with(&delegations_range(&delegator)));
+        assert_eq!(delegation_entry(&key), Some((delegator, runner)));
+        assert!(crate::keys::storage_entry(&state_key(&runner_key(&runner))).is_some());
+    }
+}
