@@ -26,7 +26,7 @@ use crate::{
     basefee::next_basefees,
     overlay::{Overlay, ReadError, ReadFault, StateError},
     rejection::RejectReason,
-    tokens,
+    runners, tokens,
     transfer::{Failure, commit, precheck, prepare, price},
 };
 use drover_state::{
@@ -36,6 +36,7 @@ use drover_state::{
 use drover_types::{
     Address, Event, ExecError, FeeBreakdown, Receipt, TxStatus, VerifiedTransaction,
     payload::{ACTOR_UPGRADES_ADDRESS, Deploy, Message, Upgrade, actor_address},
+    runner::{RUNNER_REGISTRY_ADDRESS, RegistryCall},
     token::{TOKENS_ADDRESS, TokenCall},
 };
 use drover_vm::Vm;
@@ -142,6 +143,12 @@ pub fn prefetch_keys(env: &BlockEnv, txs: &[VerifiedTransaction]) -> Vec<Vec<u8>
                     .and_then(|message| TokenCall::decode(&message.handler, &message.payload).ok());
                 extra.extend(call.map(|call| tokens::prefetch_keys(&tx.sender, &call)).unwrap_or_default());
             }
+            Some(RUNNER_REGISTRY_ADDRESS) => {
+                let call = Message::decode(&tx.tx.payload)
+                    .ok()
+                    .and_then(|message| RegistryCall::decode(&message.handler, &message.payload).ok());
+                extra.extend(call.map(|call| runners::prefetch_keys(&tx.sender, &call)).unwrap_or_default());
+            }
             Some(to) if !tx.tx.payload.is_empty() => {
                 actors.insert(to);
                 let upgraded = (to == ACTOR_UPGRADES_ADDRESS)
@@ -162,6 +169,11 @@ pub fn prefetch_keys(env: &BlockEnv, txs: &[VerifiedTransaction]) -> Vec<Vec<u8>
     keys.sort();
     keys.dedup();
     keys
+}
+
+/// Whether `address` is a native system actor (served by the executor, not by wasm code).
+fn is_native(address: &Address) -> bool {
+    *address == TOKENS_ADDRESS || *address == RUNNER_REGISTRY_ADDRESS
 }
 
 /// Basefees in force for the block: the stored record, or the initial ones before the genesis
@@ -230,7 +242,7 @@ fn run_tx<S: StateRead>(
         });
     };
     if let ActorTx::Call(to, _) = &work
-        && *to != TOKENS_ADDRESS
+        && !is_native(to)
         && actor_record(overlay, to)?.is_none()
     {
         return Err(Rejection::new(

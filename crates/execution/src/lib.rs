@@ -83,6 +83,7 @@ mod genesis;
 mod overlay;
 mod params;
 mod rejection;
+pub mod runners;
 mod system;
 #[cfg(test)]
 mod testing;

@@ -19,6 +19,7 @@ use drover_types::{
     cbor::Writer,
     params::TRANSFER_CYCLES,
     payload::{ACTOR_UPGRADES_ADDRESS, Deploy, Message, UPGRADE_HANDLER, Upgrade},
+    runner::RUNNER_REGISTRY_ADDRESS,
     token::TOKENS_ADDRESS,
 };
 
@@ -155,8 +156,8 @@ pub fn precheck(
 /// Whether the payload has the form its destination calls for (`docs/protocol.md`,
 /// "Payloads"): a Deploy for `to` = null, a Message for a non-empty payload, an [`Upgrade`]
 /// under handler [`UPGRADE_HANDLER`] and no value for the actor-upgrades address, a Message
-/// without value for the tokens actor (its arguments are checked when it runs: E1202); other
-/// system actors are not enabled. Stateless, so admission uses it too (2012); whether `to` holds an
+/// without value for the tokens actor and a Message for the runner registry (their arguments
+/// are checked when they run: E1202); other system actors are not enabled. Stateless, so admission uses it too (2012); whether `to` holds an
 /// actor is checked at execution.
 pub fn check_payload(tx: &Transaction) -> Result<(), Rejection> {
     let invalid = |message: String| Rejection::new(RejectReason::InvalidPayload, message);
@@ -185,6 +186,9 @@ pub fn check_payload(tx: &Transaction) -> Result<(), Rejection> {
         if tx.value > 0 {
             return Err(invalid("a token call carries no value".to_owned()));
         }
+        return Ok(());
+    }
+    if to == RUNNER_REGISTRY_ADDRESS {
         return Ok(());
     }
     if is_system_address(&to) {

@@ -63,6 +63,18 @@ pub fn encode_count(count: u64) -> Vec<u8> {
     w.into_inner()
 }
 
+/// Canonical CBOR of an address record (`bytes(20)`: a slot of a list of tokens or runners).
+pub fn encode_address(address: &drover_types::Address) -> Vec<u8> {
+    let mut w = drover_types::cbor::Writer::with_capacity(21);
+    w.bytes(&address.0);
+    w.into_inner()
+}
+
+/// Strict decode of an address record.
+pub fn decode_address(bytes: &[u8]) -> Result<drover_types::Address, RecordError> {
+    Ok(drover_types::cbor::decode_strict(bytes, |d| Ok(drover_types::Address(drover_types::cbor::decode_fixed(d)?)))?)
+}
+
 /// Strict decode of a count record.
 pub fn decode_count(bytes: &[u8]) -> Result<u64, RecordError> {
     Ok(drover_types::cbor::decode_strict(bytes, |d| Ok(d.u64()?))?)

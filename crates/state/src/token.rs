@@ -175,18 +175,6 @@ pub fn decode_amount(bytes: &[u8]) -> Result<u128, RecordError> {
     Ok(decode_strict(bytes, decode_u128)?)
 }
 
-/// Strict decode of a token id stored in a list slot (`bytes(20)`).
-pub fn decode_token_id(bytes: &[u8]) -> Result<Address, RecordError> {
-    Ok(decode_strict(bytes, |d| Ok(Address(decode_fixed(d)?)))?)
-}
-
-/// Canonical CBOR of a token id stored in a list slot.
-pub fn encode_token_id(token: &Address) -> Vec<u8> {
-    let mut w = Writer::with_capacity(21);
-    w.bytes(&token.0);
-    w.into_inner()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -219,7 +207,7 @@ mod tests {
             assert_eq!(Holding::decode(&holding.encode()), Ok(holding));
         }
         assert_eq!(decode_amount(&encode_amount(u128::MAX)), Ok(u128::MAX));
-        assert_eq!(decode_token_id(&encode_token_id(&Address([9; 20]))), Ok(Address([9; 20])));
+        assert_eq!(crate::decode_address(&crate::encode_address(&Address([9; 20]))), Ok(Address([9; 20])));
         let mut bytes = record().encode();
         bytes.push(0);
         assert!(TokenRecord::decode(&bytes).is_err());

@@ -134,6 +134,22 @@ exec_codes! {
     TokenSymbolTaken = 1408, "Pick another symbol: each creator's symbols are unique (the token id is derived from creator and symbol).";
     /// E1409: the name, symbol or decimals break the token rules.
     TokenMetadata = 1409, "Use a name of 1-64 bytes without control characters, a symbol of 1-16 characters A-Z 0-9 and 0-36 decimals.";
+    /// E1601: a runner's stake is below the registry's minimum.
+    RunnerStake = 1601, "Register with a value of at least MIN_RUNNER_STAKE base units (docs/runners.md).";
+    /// E1602: the sender is already a registered runner.
+    RunnerRegistered = 1602, "Use update to change a registered runner, or deregister first.";
+    /// E1603: a runner's capabilities break the rules (job types, concurrency).
+    RunnerCapabilities = 1603, "Offer 1-16 job types of 1-64 characters a-z 0-9 . _ - (no repeats) and 1-1024 concurrent jobs.";
+    /// E1604: the address is not a registered runner (never registered, or deregistered).
+    UnknownRunner = 1604, "Name a runner listed by GET /runners/active or GET /runner/{address}.";
+    /// E1605: a runner with jobs in progress cannot deregister.
+    RunnerBusy = 1605, "Finish or let time out the runner's jobs, then deregister.";
+    /// E1606: a delegation of zero, or an undelegation of zero or above what is delegated.
+    DelegationAmount = 1606, "Delegate a non-zero value; undelegate at most what GET /account/{address}/delegations shows.";
+    /// E1607: nothing has finished unbonding yet.
+    NothingToWithdraw = 1607, "Wait until the release height of the unbonding (GET /account/{address}/delegations, GET /runner/{address}).";
+    /// E1608: too many unbondings are waiting on one runner or delegation.
+    TooManyUnbondings = 1608, "Withdraw the matured unbondings first (at most MAX_PENDING_UNBONDINGS wait at once).";
     /// E1501: a timer was scheduled at or below the current block height.
     TimerHeight = 1501, "Schedule timers at a height above the current block height.";
     /// E1502: the actor already has MAX_PENDING_TIMERS_PER_ACTOR pending timers.

@@ -6,7 +6,7 @@
 //! same `call`, so a transaction, a timer fire and a delivery all get the VM contract's
 //! atomicity from one place.
 //!
-//! A call to a native system actor (the tokens at `0x00…0c`) goes to its module instead of the
+//! A call to a native system actor (the runner registry at `0x00…01`, the tokens at `0x00…0c`) goes to its module instead of the
 //! VM, through the same `call`, so transactions and actors reach it alike.
 //!
 //! A read the state cannot answer (a [`ReadFault`](crate::ReadFault)) or a corrupt record is
@@ -22,7 +22,9 @@ use drover_state::{
     encode_count, keys,
     timer::{timer_id, timer_id_parts},
 };
-use drover_types::{Address, Event, cbor::CborError, exec_error::ExecCode, token::TOKENS_ADDRESS};
+use drover_types::{
+    Address, Event, cbor::CborError, exec_error::ExecCode, runner::RUNNER_REGISTRY_ADDRESS, token::TOKENS_ADDRESS,
+};
 use drover_vm::{
     CallRequest, CompiledModule, Entitlements, Host, HostError, Invocation, Outcome, OutgoingMessage, Status,
     StorageEntry, TimerRequest, Vm, VmError, limits::MAX_PENDING_TIMERS_PER_ACTOR, validate_manifest,
@@ -333,6 +335,9 @@ impl<S: StateRead> Host for ActorHost<'_, '_, S> {
         let callee = request.context.self_address;
         if callee == TOKENS_ADDRESS {
             return Ok(crate::tokens::call(self, &request));
+        }
+        if callee == RUNNER_REGISTRY_ADDRESS {
+            return Ok(crate::runners::call(self, &request));
         }
         let record = actor_record(self.overlay, &callee);
         let record = self.absorb(record)?.ok_or_else(|| no_actor(&callee))?;

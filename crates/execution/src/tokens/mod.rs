@@ -43,10 +43,10 @@ use crate::StateRead;
 use crate::actors::host::ActorHost;
 use crate::system::{self, NativeCall, Undecodable};
 use drover_state::{
-    decode_count, encode_count,
+    decode_count, encode_address, encode_count,
     token::{
-        Holding, TokenRecord, allowance_key, decode_amount, encode_amount, encode_token_id, holding_key, record_key,
-        state_key, token_by_seq_key, token_count_key,
+        Holding, TokenRecord, allowance_key, decode_amount, encode_amount, holding_key, record_key, state_key,
+        token_by_seq_key, token_count_key,
     },
 };
 use drover_types::{
@@ -247,7 +247,7 @@ impl<S: StateRead> Tokens<'_, '_, '_, S> {
             seq,
         };
         self.save_record(&id, &record);
-        self.write(token_by_seq_key(seq), Some(encode_token_id(&id)));
+        self.write(token_by_seq_key(seq), Some(encode_address(&id)));
         self.write(token_count_key(), Some(encode_count(seq.saturating_add(1))));
         let creator = self.sender;
         self.emit(&id, token::EVENT_CREATED, |w| {

@@ -13,10 +13,10 @@ use crate::error::NodeError;
 use commonware_runtime::tokio;
 use drover_rpc::pagination::Page;
 use drover_state::{
-    RecordError, decode_count, keys,
+    RecordError, decode_address, decode_count,
     token::{
-        Holding, TokenRecord, allowance_key, decode_amount, decode_token_id, holding_key, record_key, state_key,
-        token_by_seq_key, token_count_key,
+        Holding, TokenRecord, allowance_key, decode_amount, holding_entry, holding_key, holdings_range, record_key,
+        state_key, token_by_seq_key, token_count_key,
     },
 };
 use drover_types::{
@@ -62,7 +62,7 @@ impl NodeHandle {
         let end = total_count.min(page.offset.saturating_add(page.limit));
         let mut tokens = Vec::new();
         for seq in page.offset..end {
-            let id = read(&db, &token_by_seq_key(seq), decode_token_id)
+            let id = read(&db, &token_by_seq_key(seq), decode_address)
                 .await?
                 .ok_or_else(|| missing("a gap in creation order"))?;
             let record = read(&db, &record_key(&id), TokenRecord::decode)

@@ -1,0 +1,362 @@
+//! The runner registry: the native system actor at [`RUNNER_REGISTRY_ADDRESS`].
+//!
+//! Reached like the tokens actor (a transaction's Message or an actor's `call`, through
+//! [`crate::system::run`]); the sender is the runner or the delegator. Value sent with
+//! `register`, `update` or `delegate` moves into the registry's own account, which holds every
+//! stake, delegation and pending unbonding; `withdraw` pays matured unbondings back from it.
+//!
+//! # Rules
+//!
+//! - `register`: stake (the value) at least [`MIN_RUNNER_STAKE`] (E1601), capabilities within
+//!   the rules (E1603), not already a registered runner (E1602). A deregistered runner may
+//!   register again; its unbonding stake keeps unbonding. Registration counts as a heartbeat.
+//! - `update`, `heartbeat`, `deregister`: the sender is a registered runner (E1604). `update`
+//!   adds its value to the stake. `deregister` needs no job in progress (E1605) and moves the
+//!   whole stake to unbonding, withdrawable [`UNBONDING_BLOCKS`] later.
+//! - `delegate`: a non-zero value (E1606) to a registered runner (E1604); `undelegate`: a
+//!   non-zero amount at most what is delegated (E1606), unbonding like a stake.
+//! - `withdraw {runner}`: pays the sender every matured unbonding with `runner` (its own stake
+//!   when it is `runner`, and its delegation); nothing matured is E1607. At most
+//!   [`MAX_PENDING_UNBONDINGS`] unbondings wait per record (E1608), so a call's work is bounded.
+//!
+//! Conservation: every base unit that enters the registry's account is in exactly one of a
+//! runner's `stake`, a delegation's `amount` or a pending unbonding, and leaves only by
+//! `withdraw`; a test sums them against the account after random sequences.
+
+#[cfg(test)]
+mod tests;
+
+use crate::StateRead;
+use crate::actors::host::ActorHost;
+use crate::system::{self, NativeCall, Undecodable};
+use drover_state::{
+    decode_count, encode_address, encode_count,
+    runner::{
+        Delegation, RunnerRecord, Unbonding, delegation_key, runner_by_seq_key, runner_count_key, runner_key, state_key,
+    },
+};
+use drover_types::{
+    Address, Event,
+    cbor::Writer,
+    exec_error::ExecCode,
+    runner::{
+        Capabilities, INITIAL_REPUTATION, MAX_PENDING_UNBONDINGS, MIN_RUNNER_STAKE, RUNNER_REGISTRY_ADDRESS,
+        RegistryCall, RegistryCallError, UNBONDING_BLOCKS,
+    },
+};
+use drover_vm::{CallRequest, HostError, Outcome};
+
+/// Topic of the event a registration emits.
+pub const EVENT_REGISTERED: &str = "runner.registered";
+/// Topic of the event an update emits.
+pub const EVENT_UPDATED: &str = "runner.updated";
+/// Topic of the event a deregistration emits.
+pub const EVENT_DEREGISTERED: &str = "runner.deregistered";
+/// Topic of the event a delegation emits.
+pub const EVENT_DELEGATED: &str = "runner.delegated";
+/// Topic of the event an undelegation emits.
+pub const EVENT_UNDELEGATED: &str = "runner.undelegated";
+/// Topic of the event a withdrawal emits.
+pub const EVENT_WITHDRAWN: &str = "runner.withdrawn";
+
+impl NativeCall for RegistryCall {
+    fn handler(&self) -> &'static str {
+        RegistryCall::handler(self)
+    }
+
+    fn cost(&self) -> (u64, u64) {
+        RegistryCall::cost(self)
+    }
+
+    fn writes(&self) -> bool {
+        true
+    }
+
+    fn takes_value(&self) -> bool {
+        RegistryCall::takes_value(self)
+    }
+}
+
+/// The state keys a transaction sending `call` from `sender` reads, for the block's prefetch.
+pub fn prefetch_keys(sender: &Address, call: &RegistryCall) -> Vec<Vec<u8>> {
+    let user_keys = match call {
+        RegistryCall::Register { .. } => vec![runner_key(sender), runner_count_key()],
+        RegistryCall::Update { .. } | RegistryCall::Heartbeat | RegistryCall::Deregister => vec![runner_key(sender)],
+        RegistryCall::Delegate { runner }
+        | RegistryCall::Undelegate { runner, .. }
+        | RegistryCall::Withdraw { runner } => {
+            vec![runner_key(runner), delegation_key(runner, sender)]
+        }
+    };
+    user_keys.iter().map(|key| state_key(key)).collect()
+}
+
+/// Runs `request` (addressed to [`RUNNER_REGISTRY_ADDRESS`]) on the host.
+pub(crate) fn call<S: StateRead>(host: &mut ActorHost<'_, '_, S>, request: &CallRequest) -> Outcome {
+    let context = request.context;
+    system::run(
+        host,
+        RUNNER_REGISTRY_ADDRESS,
+        request,
+        |handler, payload| {
+            RegistryCall::decode(handler, payload).map_err(|error| match error {
+                RegistryCallError::Handler(_) => Undecodable::Handler(error.to_string()),
+                RegistryCallError::Args(e) => Undecodable::Args(e.to_string()),
+            })
+        },
+        |host, call| {
+            let mut registry = Registry { host, sender: context.caller, height: context.block_height };
+            registry.apply(call, context.value).map(|()| Vec::new())
+        },
+    )
+}
+
+/// One call's view of the registry, as `sender`.
+struct Registry<'x, 'h, 'a, S> {
+    host: &'x mut ActorHost<'h, 'a, S>,
+    sender: Address,
+    height: u64,
+}
+
+fn refuse(code: ExecCode, message: impl Into<String>) -> HostError {
+    HostError::new(code, message)
+}
+
+fn check_capabilities(capabilities: &Capabilities) -> Result<(), HostError> {
+    capabilities.check().map_err(|reason| refuse(ExecCode::RunnerCapabilities, reason))
+}
+
+/// Adds an unbonding entry to `entries`, within [`MAX_PENDING_UNBONDINGS`].
+fn unbond(entries: &mut Vec<Unbonding>, amount: u128, release_height: u64) -> Result<(), HostError> {
+    if entries.len() >= MAX_PENDING_UNBONDINGS {
+        return Err(refuse(
+            ExecCode::TooManyUnbondings,
+            format!("{MAX_PENDING_UNBONDINGS} unbondings are already waiting; withdraw the matured ones first"),
+        ));
+    }
+    entries.push(Unbonding { amount, release_height });
+    Ok(())
+}
+
+/// Takes the matured entries out of `entries`; answers their sum.
+fn matured(entries: &mut Vec<Unbonding>, height: u64) -> Result<u128, HostError> {
+    let mut total = 0u128;
+    let mut kept = Vec::with_capacity(entries.len());
+    for entry in entries.drain(..) {
+        if entry.release_height <= height {
+            total = total.checked_add(entry.amount).ok_or_else(|| HostError::internal("unbonded stake overflows"))?;
+        } else {
+            kept.push(entry);
+        }
+    }
+    *entries = kept;
+    Ok(total)
+}
+
+impl<S: StateRead> Registry<'_, '_, '_, S> {
+    fn apply(&mut self, call: RegistryCall, value: u128) -> Result<(), HostError> {
+        let sender = self.sender;
+        match call {
+            RegistryCall::Register { rate_card, capabilities } => {
+                if value < MIN_RUNNER_STAKE {
+                    return Err(refuse(
+                        ExecCode::RunnerStake,
+                        format!("a runner stakes at least {MIN_RUNNER_STAKE} base units; {value} sent"),
+                    ));
+                }
+                check_capabilities(&capabilities)?;
+                let previous = self.runner(&sender)?;
+                if previous.as_ref().is_some_and(|r| !r.deregistered) {
+                    return Err(refuse(ExecCode::RunnerRegistered, format!("{sender} is already a registered runner")));
+                }
+                let (seq, unbonding, delegated_stake, reputation) = match previous {
+                    Some(old) => (old.seq, old.unbonding, old.delegated_stake, old.reputation),
+                    None => {
+                        let seq = self.read(&runner_count_key(), decode_count)?.unwrap_or(0);
+                        self.write(runner_by_seq_key(seq), Some(encode_address(&sender)));
+                        self.write(runner_count_key(), Some(encode_count(seq.saturating_add(1))));
+                        (seq, Vec::new(), 0, INITIAL_REPUTATION)
+                    }
+                };
+                let record = RunnerRecord {
+                    stake: value,
+                    delegated_stake,
+                    price_per_job: rate_card.price_per_job,
+                    job_types: capabilities.job_types,
+                    max_concurrent_jobs: capabilities.max_concurrent_jobs,
+                    paused: false,
+                    deregistered: false,
+                    registered_height: self.height,
+                    last_heartbeat_height: self.height,
+                    reputation,
+                    active_jobs: 0,
+                    unbonding,
+                    seq,
+                };
+                self.save(&sender, &record);
+                self.emit(EVENT_REGISTERED, |w| {
+                    w.array(2).bytes(&sender.0).u128(value);
+                });
+            }
+            RegistryCall::Update { rate_card, capabilities, paused } => {
+                let mut record = self.registered(&sender)?;
+                if let Some(capabilities) = capabilities {
+                    check_capabilities(&capabilities)?;
+                    record.job_types = capabilities.job_types;
+                    record.max_concurrent_jobs = capabilities.max_concurrent_jobs;
+                }
+                if let Some(card) = rate_card {
+                    record.price_per_job = card.price_per_job;
+                }
+                if let Some(paused) = paused {
+                    record.paused = paused;
+                }
+                record.stake = record.stake.checked_add(value).ok_or_else(|| HostError::internal("stake overflows"))?;
+                self.save(&sender, &record);
+                self.emit(EVENT_UPDATED, |w| {
+                    w.array(2).bytes(&sender.0).u128(record.stake);
+                });
+            }
+            RegistryCall::Heartbeat => {
+                let record = self.registered(&sender)?;
+                self.save(&sender, &RunnerRecord { last_heartbeat_height: self.height, ..record });
+            }
+            RegistryCall::Deregister => {
+                let mut record = self.registered(&sender)?;
+                if record.active_jobs > 0 {
+                    return Err(refuse(
+                        ExecCode::RunnerBusy,
+                        format!("{sender} has {} jobs in progress; finish them first", record.active_jobs),
+                    ));
+                }
+                let stake = std::mem::take(&mut record.stake);
+                unbond(&mut record.unbonding, stake, self.release_height())?;
+                record.deregistered = true;
+                self.save(&sender, &record);
+                self.emit(EVENT_DEREGISTERED, |w| {
+                    w.array(2).bytes(&sender.0).u128(stake);
+                });
+            }
+            RegistryCall::Delegate { runner } => {
+                if value == 0 {
+                    return Err(refuse(ExecCode::DelegationAmount, "a delegation carries a non-zero value"));
+                }
+                let mut record = self.registered(&runner)?;
+                let mut delegation = self.delegation(&runner, &sender)?;
+                if delegation.amount == 0 {
+                    delegation.since_height = self.height;
+                }
+                delegation.amount =
+                    delegation.amount.checked_add(value).ok_or_else(|| HostError::internal("delegation overflows"))?;
+                record.delegated_stake = record
+                    .delegated_stake
+                    .checked_add(value)
+                    .ok_or_else(|| HostError::internal("delegated stake overflows"))?;
+                self.save(&runner, &record);
+                self.save_delegation(&runner, &sender, &delegation);
+                self.emit(EVENT_DELEGATED, |w| {
+                    w.array(3).bytes(&sender.0).bytes(&runner.0).u128(value);
+                });
+            }
+            RegistryCall::Undelegate { runner, amount } => {
+                let mut delegation = self.delegation(&runner, &sender)?;
+                let left = delegation.amount.checked_sub(amount).filter(|_| amount > 0).ok_or_else(|| {
+                    refuse(
+                        ExecCode::DelegationAmount,
+                        format!("{sender} delegates {} to {runner}; cannot undelegate {amount}", delegation.amount),
+                    )
+                })?;
+                unbond(&mut delegation.pending, amount, self.release_height())?;
+                delegation.amount = left;
+                // The runner's record exists while a delegation to it does (it is never removed).
+                let mut record =
+                    self.runner(&runner)?.ok_or_else(|| HostError::internal("a delegated runner has no record"))?;
+                record.delegated_stake = record.delegated_stake.saturating_sub(amount);
+                self.save(&runner, &record);
+                self.save_delegation(&runner, &sender, &delegation);
+                self.emit(EVENT_UNDELEGATED, |w| {
+                    w.array(3).bytes(&sender.0).bytes(&runner.0).u128(amount);
+                });
+            }
+            RegistryCall::Withdraw { runner } => {
+                let mut total = 0u128;
+                if runner == sender
+                    && let Some(mut record) = self.runner(&sender)?
+                {
+                    total = matured(&mut record.unbonding, self.height)?;
+                    if total > 0 {
+                        self.save(&sender, &record);
+                    }
+                }
+                let mut delegation = self.delegation(&runner, &sender)?;
+                let from_delegation = matured(&mut delegation.pending, self.height)?;
+                if from_delegation > 0 {
+                    self.save_delegation(&runner, &sender, &delegation);
+                }
+                let total =
+                    total.checked_add(from_delegation).ok_or_else(|| HostError::internal("withdrawal overflows"))?;
+                if total == 0 {
+                    return Err(refuse(
+                        ExecCode::NothingToWithdraw,
+                        format!("nothing has finished unbonding with {runner}"),
+                    ));
+                }
+                self.host.move_value(&RUNNER_REGISTRY_ADDRESS, &sender, total)?;
+                self.emit(EVENT_WITHDRAWN, |w| {
+                    w.array(3).bytes(&sender.0).bytes(&runner.0).u128(total);
+                });
+            }
+        }
+        Ok(())
+    }
+
+    fn release_height(&self) -> u64 {
+        self.height.saturating_add(UNBONDING_BLOCKS)
+    }
+
+    fn runner(&mut self, runner: &Address) -> Result<Option<RunnerRecord>, HostError> {
+        self.read(&runner_key(runner), RunnerRecord::decode)
+    }
+
+    /// The runner's record, if it is registered and not deregistered (E1604 otherwise).
+    fn registered(&mut self, runner: &Address) -> Result<RunnerRecord, HostError> {
+        self.runner(runner)?
+            .filter(|record| !record.deregistered)
+            .ok_or_else(|| refuse(ExecCode::UnknownRunner, format!("{runner} is not a registered runner")))
+    }
+
+    fn delegation(&mut self, runner: &Address, delegator: &Address) -> Result<Delegation, HostError> {
+        Ok(self.read(&delegation_key(runner, delegator), Delegation::decode)?.unwrap_or_default())
+    }
+
+    fn save(&mut self, runner: &Address, record: &RunnerRecord) {
+        self.write(runner_key(runner), Some(record.encode()));
+    }
+
+    fn save_delegation(&mut self, runner: &Address, delegator: &Address, delegation: &Delegation) {
+        self.write(delegation_key(runner, delegator), (!delegation.is_empty()).then(|| delegation.encode()));
+    }
+
+    fn read<T>(
+        &mut self,
+        user_key: &[u8],
+        decode: impl FnOnce(&[u8]) -> Result<T, drover_state::RecordError>,
+    ) -> Result<Option<T>, HostError> {
+        let value = self.host.overlay.record(&state_key(user_key), decode);
+        self.host.absorb(value)
+    }
+
+    fn write(&mut self, user_key: Vec<u8>, value: Option<Vec<u8>>) {
+        self.host.overlay.put(state_key(&user_key), value);
+    }
+
+    fn emit(&mut self, topic: &str, data: impl FnOnce(&mut Writer<Vec<u8>>)) {
+        let mut w = Writer::with_capacity(64);
+        data(&mut w);
+        self.host.events.push(Event {
+            address: RUNNER_REGISTRY_ADDRESS,
+            topic: topic.to_owned(),
+            data: w.into_inner(),
+        });
+    }
+}

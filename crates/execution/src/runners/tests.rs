@@ -1,0 +1,203 @@
+//! Registry rules end to end through `execute_block` (each block also read through a reader that
+//! checks every key is read once), plus a property test of stake conservation.
+
+use crate::testing::{Chain, RICH, balance};
+use drover_state::runner::{
+    Delegation, RunnerRecord, delegation_entry, delegation_key, delegations_range, runner_key, state_key,
+};
+use drover_types::{
+    Address, ExecError, Receipt, TxStatus,
+    exec_error::ExecCode,
+    runner::{Capabilities, MIN_RUNNER_STAKE, RUNNER_REGISTRY_ADDRESS, RateCard, RegistryCall, UNBONDING_BLOCKS},
+};
+use proptest::prelude::*;
+
+const RUNNER: Address = Address([0x11; 20]);
+const OTHER: Address = Address([0x12; 20]);
+const DELEGATOR: Address = Address([0xd0; 20]);
+
+fn chain() -> Chain {
+    Chain::new(&[(RUNNER, RICH), (OTHER, RICH), (DELEGATOR, RICH)])
+}
+
+fn register() -> RegistryCall {
+    RegistryCall::Register {
+        rate_card: RateCard { price_per_job: 100 },
+        capabilities: Capabilities { job_types: vec!["echo".into()], max_concurrent_jobs: 2 },
+    }
+}
+
+fn send(chain: &mut Chain, sender: Address, call: &RegistryCall, value: u128) -> Receipt {
+    let tx = chain.tx(sender, Some(RUNNER_REGISTRY_ADDRESS), call.message().encode(), value);
+    chain.block(&[tx]).receipts.remove(0)
+}
+
+fn ok(chain: &mut Chain, sender: Address, call: &RegistryCall, value: u128) -> Receipt {
+    let receipt = send(chain, sender, call, value);
+    assert_eq!(receipt.status, TxStatus::Success, "{call:?}: {:?}", receipt.error);
+    receipt
+}
+
+fn refused(chain: &mut Chain, sender: Address, call: &RegistryCall, value: u128, code: ExecCode) -> ExecError {
+    let registry = balance(&chain.state, RUNNER_REGISTRY_ADDRESS);
+    let receipt = send(chain, sender, call, value);
+    let error = receipt.error.expect("a refusal");
+    assert_eq!(error.code, code, "{call:?}: {}", error.message);
+    assert_eq!(balance(&chain.state, RUNNER_REGISTRY_ADDRESS), registry, "a refusal keeps the value");
+    error
+}
+
+fn record(chain: &Chain, runner: &Address) -> RunnerRecord {
+    RunnerRecord::decode(&chain.state[&state_key(&runner_key(runner))]).expect("a runner record")
+}
+
+fn delegation(chain: &Chain, runner: &Address, delegator: &Address) -> Delegation {
+    chain
+        .state
+        .get(&state_key(&delegation_key(runner, delegator)))
+        .map_or_else(Delegation::default, |b| Delegation::decode(b).unwrap())
+}
+
+/// What the registry owes: stakes, delegations and pending unbondings.
+fn owed(chain: &Chain) -> u128 {
+    let mut total = 0;
+    for runner in [RUNNER, OTHER, DELEGATOR] {
+        if let Some(bytes) = chain.state.get(&state_key(&runner_key(&runner))) {
+            let record = RunnerRecord::decode(bytes).unwrap();
+            total += record.stake + record.unbonding.iter().map(|u| u.amount).sum::<u128>();
+        }
+    }
+    for delegator in [RUNNER, OTHER, DELEGATOR] {
+        let range = delegations_range(&delegator);
+        for (key, value) in chain.state.range(range.clone()..).take_while(|(k, _)| k.starts_with(&range)) {
+            if delegation_entry(key).is_some_and(|(d, _)| d == delegator) {
+                let d = Delegation::decode(value).unwrap();
+                total += d.amount + d.pending.iter().map(|u| u.amount).sum::<u128>();
+            }
+        }
+    }
+    total
+}
+
+fn advance(chain: &mut Chain, blocks: u64) {
+    for _ in 0..blocks {
+        chain.block(&[]);
+    }
+}
+
+#[test]
+fn register_heartbeat_update_deregister_and_withdraw() {
+    let mut chain = chain();
+    refused(&mut chain, RUNNER, &register(), MIN_RUNNER_STAKE - 1, ExecCode::RunnerStake);
+    let bad = RegistryCall::Register {
+        rate_card: RateCard::default(),
+        capabilities: Capabilities { job_types: vec!["Echo".into()], max_concurrent_jobs: 1 },
+    };
+    refused(&mut chain, RUNNER, &bad, MIN_RUNNER_STAKE, ExecCode::RunnerCapabilities);
+    let before = balance(&chain.state, RUNNER);
+    let receipt = ok(&mut chain, RUNNER, &register(), MIN_RUNNER_STAKE);
+    assert_eq!(receipt.events[0].topic, "runner.registered");
+    assert_eq!(balance(&chain.state, RUNNER), before - MIN_RUNNER_STAKE - receipt.fee.total());
+    assert_eq!(balance(&chain.state, RUNNER_REGISTRY_ADDRESS), MIN_RUNNER_STAKE);
+    let registered = record(&chain, &RUNNER);
+    assert_eq!((registered.stake, registered.reputation, registered.seq), (MIN_RUNNER_STAKE, 80, 0));
+    refused(&mut chain, RUNNER, &register(), MIN_RUNNER_STAKE, ExecCode::RunnerRegistered);
+
+    ok(&mut chain, RUNNER, &RegistryCall::Heartbeat, 0);
+    assert_eq!(record(&chain, &RUNNER).last_heartbeat_height, chain.height - 1);
+    refused(&mut chain, OTHER, &RegistryCall::Heartbeat, 0, ExecCode::UnknownRunner);
+    refused(&mut chain, RUNNER, &RegistryCall::Heartbeat, 1, ExecCode::WasmTrap);
+    let update =
+        RegistryCall::Update { rate_card: Some(RateCard { price_per_job: 7 }), capabilities: None, paused: Some(true) };
+    ok(&mut chain, RUNNER, &update, 5);
+    let updated = record(&chain, &RUNNER);
+    assert_eq!((updated.price_per_job, updated.paused, updated.stake), (7, true, MIN_RUNNER_STAKE + 5));
+
+    ok(&mut chain, RUNNER, &RegistryCall::Deregister, 0);
+    let gone = record(&chain, &RUNNER);
+    assert!(gone.deregistered);
+    assert_eq!((gone.stake, gone.unbonding[0].amount), (0, MIN_RUNNER_STAKE + 5));
+    refused(&mut chain, RUNNER, &RegistryCall::Withdraw { runner: RUNNER }, 0, ExecCode::NothingToWithdraw);
+    advance(&mut chain, UNBONDING_BLOCKS);
+    let before = balance(&chain.state, RUNNER);
+    let receipt = ok(&mut chain, RUNNER, &RegistryCall::Withdraw { runner: RUNNER }, 0);
+    assert_eq!(balance(&chain.state, RUNNER), before + MIN_RUNNER_STAKE + 5 - receipt.fee.total());
+    assert_eq!(balance(&chain.state, RUNNER_REGISTRY_ADDRESS), 0);
+    // Registering again keeps the place in registration order.
+    ok(&mut chain, RUNNER, &register(), MIN_RUNNER_STAKE);
+    assert_eq!(record(&chain, &RUNNER).seq, 0);
+}
+
+#[test]
+fn delegations_add_weight_and_unbond() {
+    let mut chain = chain();
+    ok(&mut chain, RUNNER, &register(), MIN_RUNNER_STAKE);
+    refused(&mut chain, DELEGATOR, &RegistryCall::Delegate { runner: OTHER }, 10, ExecCode::UnknownRunner);
+    refused(&mut chain, DELEGATOR, &RegistryCall::Delegate { runner: RUNNER }, 0, ExecCode::DelegationAmount);
+    ok(&mut chain, DELEGATOR, &RegistryCall::Delegate { runner: RUNNER }, 300);
+    ok(&mut chain, DELEGATOR, &RegistryCall::Delegate { runner: RUNNER }, 200);
+    assert_eq!(record(&chain, &RUNNER).delegated_stake, 500);
+    assert_eq!(delegation(&chain, &RUNNER, &DELEGATOR).amount, 500);
+    let too_much = RegistryCall::Undelegate { runner: RUNNER, amount: 501 };
+    refused(&mut chain, DELEGATOR, &too_much, 0, ExecCode::DelegationAmount);
+    ok(&mut chain, DELEGATOR, &RegistryCall::Undelegate { runner: RUNNER, amount: 200 }, 0);
+    assert_eq!(record(&chain, &RUNNER).delegated_stake, 300);
+    let pending = delegation(&chain, &RUNNER, &DELEGATOR);
+    assert_eq!((pending.amount, pending.pending.len()), (300, 1));
+    refused(&mut chain, DELEGATOR, &RegistryCall::Withdraw { runner: RUNNER }, 0, ExecCode::NothingToWithdraw);
+    advance(&mut chain, UNBONDING_BLOCKS);
+    let before = balance(&chain.state, DELEGATOR);
+    let receipt = ok(&mut chain, DELEGATOR, &RegistryCall::Withdraw { runner: RUNNER }, 0);
+    assert_eq!(balance(&chain.state, DELEGATOR), before + 200 - receipt.fee.total());
+    assert_eq!(owed(&chain), balance(&chain.state, RUNNER_REGISTRY_ADDRESS));
+    // A deregistered runner takes no new delegation, but its delegators can still leave.
+    ok(&mut chain, RUNNER, &RegistryCall::Deregister, 0);
+    refused(&mut chain, DELEGATOR, &RegistryCall::Delegate { runner: RUNNER }, 1, ExecCode::UnknownRunner);
+    ok(&mut chain, DELEGATOR, &RegistryCall::Undelegate { runner: RUNNER, amount: 300 }, 0);
+}
+
+#[test]
+fn unbondings_are_bounded_per_record() {
+    let mut chain = chain();
+    ok(&mut chain, RUNNER, &register(), MIN_RUNNER_STAKE);
+    ok(&mut chain, DELEGATOR, &RegistryCall::Delegate { runner: RUNNER }, 100);
+    for _ in 0..drover_types::runner::MAX_PENDING_UNBONDINGS {
+        ok(&mut chain, DELEGATOR, &RegistryCall::Undelegate { runner: RUNNER, amount: 1 }, 0);
+    }
+    let one_more = RegistryCall::Undelegate { runner: RUNNER, amount: 1 };
+    refused(&mut chain, DELEGATOR, &one_more, 0, ExecCode::TooManyUnbondings);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 16, ..ProptestConfig::default() })]
+
+    /// Whatever the sequence, the registry's account holds exactly what it owes.
+    #[test]
+    fn stake_is_conserved(ops in proptest::collection::vec((0..6u8, 0..3usize, 0..400u128), 1..20)) {
+        let people = [RUNNER, OTHER, DELEGATOR];
+        let mut chain = chain();
+        for (op, who, amount) in ops {
+            let sender = people[who];
+            let target = people[(who + 1) % 2];
+            let (call, value) = match op {
+                0 => (register(), MIN_RUNNER_STAKE + amount),
+                1 => (RegistryCall::Deregister, 0),
+                2 => (RegistryCall::Delegate { runner: target }, amount),
+                3 => (RegistryCall::Undelegate { runner: target, amount }, 0),
+                4 => (RegistryCall::Withdraw { runner: if amount % 2 == 0 { sender } else { target } }, 0),
+                _ => {
+                    advance(&mut chain, amount as u64 % (UNBONDING_BLOCKS + 10));
+                    continue;
+                }
+            };
+            send(&mut chain, sender, &call, value);
+            prop_assert_eq!(owed(&chain), balance(&chain.state, RUNNER_REGISTRY_ADDRESS));
+            for runner in people {
+                if let Some(bytes) = chain.state.get(&state_key(&runner_key(&runner))) {
+                    let delegated: u128 = people.iter().map(|d| delegation(&chain, &runner, d).amount).sum();
+                    prop_assert_eq!(RunnerRecord::decode(bytes).unwrap().delegated_stake, delegated);
+                }
+            }
+        }
+    }
+}
