@@ -394,7 +394,8 @@ mod tests {
             ),
             (
                 Transaction {
-                    to: Some(Address::system(0x01)),
+                    // A reserved address no system actor serves.
+                    to: Some(Address::system(0x0f)),
                     payload: Message { handler: "register".into(), payload: Vec::new() }.encode(),
                     cycles_limit: 22_000,
                     cells_limit: 100,
