@@ -1,6 +1,6 @@
 //! Client subcommands: keys, status, faucet, transfer, reads of accounts, transactions and
 //! blocks, actors (`deploy`, `call`, `read`, `actor`, in [`crate::actor_cmds`]), tokens
-//! ([`crate::token_cmds`]), and `verify`
+//! ([`crate::token_cmds`]), runners and delegations ([`crate::runner_cmds`]), and `verify`
 //! (fetch a proof and check it against the genesis group key), all over a node's HTTP API
 //! through `drover-client`; [`run`] dispatches them.
 //!
@@ -79,6 +79,14 @@ pub(crate) enum ClientCommand {
     /// Native tokens: create, read, transfer, approve, mint, burn, freeze.
     #[command(subcommand)]
     Token(crate::token_cmds::TokenCommand),
+    /// List the healthy runners, show one, or list an account's delegations.
+    Runners(crate::runner_cmds::RunnersArgs),
+    /// Delegate DRV to a runner (adds to its selection weight).
+    Delegate(crate::runner_cmds::DelegationArgs),
+    /// Undelegate DRV from a runner; it unbonds before `withdraw` pays it back.
+    Undelegate(crate::runner_cmds::DelegationArgs),
+    /// Take back stake or delegations that finished unbonding with a runner.
+    Withdraw(crate::runner_cmds::WithdrawArgs),
 }
 
 /// What `verify` proves. The node is not trusted: the value is printed only after the
@@ -185,6 +193,10 @@ pub(crate) async fn run(cmd: ClientCommand, rpc_url: &str, json: bool) -> Result
         ClientCommand::Read(args) => crate::actor_cmds::read(&connect()?, args).await?,
         ClientCommand::Actor { address, view } => crate::actor_cmds::actor(&connect()?, address, view).await?,
         ClientCommand::Token(cmd) => crate::token_cmds::run(&connect()?, cmd).await?,
+        ClientCommand::Runners(args) => crate::runner_cmds::runners(&connect()?, args).await?,
+        ClientCommand::Delegate(args) => crate::runner_cmds::delegate(&connect()?, args).await?,
+        ClientCommand::Undelegate(args) => crate::runner_cmds::undelegate(&connect()?, args).await?,
+        ClientCommand::Withdraw(args) => crate::runner_cmds::withdraw(&connect()?, args).await?,
     };
     report.print(json)
 }

@@ -11,6 +11,7 @@ mod dev;
 mod devnet_cmd;
 mod node_cmd;
 mod report;
+mod runner_cmds;
 mod submission;
 mod token_cmds;
 

@@ -206,10 +206,9 @@ async fn a_message_to_an_address_without_an_actor_is_refused_at_admission() {
     assert_error(status, &body, 400, 2012);
     assert_eq!(body["error"], "invalid_payload", "{body}");
     assert!(body["message"].as_str().unwrap().contains("holds no actor"), "{body}");
-    // Nor is a message to a system address whose actor is not enabled (tokens, 0x…0c).
-    let mut tokens = [0u8; 20];
-    tokens[19] = 0x0c;
-    let (status, body) = submit_raw(&node.url, &[actor_tx(&key, nonce, Some(Address(tokens)), call("transfer"))]).await;
+    // Nor is a message to a reserved system address that no system actor serves (0x…0f).
+    let (status, body) =
+        submit_raw(&node.url, &[actor_tx(&key, nonce, Some(Address::system(0x0f)), call("transfer"))]).await;
     assert_error(status, &body, 400, 2012);
     assert!(
         client

@@ -16,6 +16,7 @@ use drover_types::{
     Address, Transaction,
     api::BasefeeInfo,
     params::TRANSFER_CYCLES,
+    runner::{RUNNER_REGISTRY_ADDRESS, RegistryCall},
     token::{self, TOKENS_ADDRESS, TokenCall},
 };
 
@@ -116,6 +117,17 @@ impl TxBuilder {
         let (cycles, cells) = token::cost(call);
         let bytes = payload.len() as u64;
         Self::message(Some(TOKENS_ADDRESS), 0, payload)
+            .cycles_limit(TRANSFER_CYCLES + bytes + cycles)
+            .cells_limit(bytes + cells)
+    }
+
+    /// A call of the runner registry carrying `value` (a stake or a delegation), with limits that
+    /// cover exactly its cost.
+    pub fn registry(call: &RegistryCall, value: u128) -> Self {
+        let payload = call.message().encode();
+        let (cycles, cells) = call.cost();
+        let bytes = payload.len() as u64;
+        Self::message(Some(RUNNER_REGISTRY_ADDRESS), value, payload)
             .cycles_limit(TRANSFER_CYCLES + bytes + cycles)
             .cells_limit(bytes + cells)
     }

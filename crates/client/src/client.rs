@@ -14,10 +14,10 @@ use drover_types::{
     Address, BlockSelector, ErrorCode, H256, Transaction,
     api::{
         AccountInfo, AccountTokens, ActorCodeInfo, ActorInfo, ActorReadRequest, ActorReadResponse, BasefeeInfo,
-        BlockInfo, ChainInfo, FaucetRequest, FaucetResponse, HealthDetailed, HeightInfo, InclusionProofInfo, Liveness,
-        LogPage, MailboxPage, MultiProofResponse, ProofRequest, ReceiptInfo, StateProofInfo, StateSnapshot,
-        StorageCount, StoragePage, SubmitResponse, SubmitWaitResponse, SystemRunPage, TimerPage, TokenAllowance,
-        TokenBalance, TokenInfo, TokenList, TransactionInfo, UpgradePage,
+        BlockInfo, ChainInfo, DelegationList, FaucetRequest, FaucetResponse, HealthDetailed, HeightInfo,
+        InclusionProofInfo, Liveness, LogPage, MailboxPage, MultiProofResponse, ProofRequest, ReceiptInfo, RunnerInfo,
+        RunnerList, StateProofInfo, StateSnapshot, StorageCount, StoragePage, SubmitResponse, SubmitWaitResponse,
+        SystemRunPage, TimerPage, TokenAllowance, TokenBalance, TokenInfo, TokenList, TransactionInfo, UpgradePage,
     },
     submission::encode_submission,
 };
@@ -175,6 +175,21 @@ impl Client {
     /// `GET /account/{address}`; `None` for an address that holds no state.
     pub async fn account(&self, address: &Address) -> Result<Option<AccountInfo>, ClientError> {
         self.get_optional(&format!("/account/{address}"), ErrorCode::AccountNotFound).await
+    }
+
+    /// `GET /runners/active?offset=&limit=`: one page of healthy runners.
+    pub async fn active_runners(&self, offset: u64, limit: u64) -> Result<RunnerList, ClientError> {
+        self.get(&format!("/runners/active?offset={offset}&limit={limit}")).await
+    }
+
+    /// `GET /runner/{address}`; `None` for an address that never registered.
+    pub async fn runner(&self, address: &Address) -> Result<Option<RunnerInfo>, ClientError> {
+        self.get_optional(&format!("/runner/{address}"), ErrorCode::RunnerNotFound).await
+    }
+
+    /// `GET /account/{address}/delegations?offset=&limit=`: one page of an account's delegations.
+    pub async fn delegations(&self, address: &Address, offset: u64, limit: u64) -> Result<DelegationList, ClientError> {
+        self.get(&format!("/account/{address}/delegations?offset={offset}&limit={limit}")).await
     }
 
     /// `GET /tokens?offset=&limit=`: one page of tokens in creation order.

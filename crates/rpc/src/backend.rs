@@ -8,9 +8,9 @@ use crate::pagination::Page;
 use drover_types::{
     Address, Basefees, BlockSelector, H256, Receipt, VerifiedTransaction,
     api::{
-        AccountInfo, AccountTokens, ActorCodeInfo, ActorInfo, ActorReadResponse, BlockInfo, ChainInfo,
-        InclusionProofInfo, InclusionProofKind, LogPage, MailboxPage, StateProofInfo, StateSnapshot, StoragePage,
-        SystemRunPage, TimerPage, TokenInfo, TokenList, UpgradePage,
+        AccountInfo, AccountTokens, ActorCodeInfo, ActorInfo, ActorReadResponse, BlockInfo, ChainInfo, DelegationList,
+        InclusionProofInfo, InclusionProofKind, LogPage, MailboxPage, RunnerInfo, RunnerList, StateProofInfo,
+        StateSnapshot, StoragePage, SystemRunPage, TimerPage, TokenInfo, TokenList, UpgradePage,
     },
     error::ApiError,
 };
@@ -186,6 +186,19 @@ pub trait Backend: Clone + Send + Sync + 'static {
         owner: Address,
         spender: Address,
     ) -> impl Future<Output = Result<Option<u128>, ApiError>> + Send;
+
+    /// Healthy runners in registration order, one page (`GET /runners/active`).
+    fn active_runners(&self, page: Page) -> impl Future<Output = Result<RunnerList, ApiError>> + Send;
+
+    /// A runner's record; `None` when the address never registered.
+    fn runner(&self, address: Address) -> impl Future<Output = Result<Option<RunnerInfo>, ApiError>> + Send;
+
+    /// `address`'s delegations (active or unbonding), one page.
+    fn delegations(
+        &self,
+        address: Address,
+        page: Page,
+    ) -> impl Future<Output = Result<DelegationList, ApiError>> + Send;
 
     /// The tokens `address` has a non-zero balance of, one page.
     fn account_tokens(

@@ -249,7 +249,7 @@ mod tests {
     use std::collections::HashMap;
 
     /// Every route the router serves.
-    const ROUTES: [(&str, &str); 40] = [
+    const ROUTES: [(&str, &str); 43] = [
         ("post", "/submit"),
         ("post", "/submit_wait"),
         ("get", "/transaction/{hash}"),
@@ -272,6 +272,9 @@ mod tests {
         ("get", "/token/{token_id}/balance/{address}"),
         ("get", "/token/{token_id}/allowance/{owner}/{spender}"),
         ("get", "/account/{address}/tokens"),
+        ("get", "/runners/active"),
+        ("get", "/runner/{address}"),
+        ("get", "/account/{address}/delegations"),
         ("get", "/height"),
         ("get", "/block/{selector}"),
         ("get", "/chain-info"),

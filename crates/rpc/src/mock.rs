@@ -25,10 +25,10 @@ use drover_types::{
     Address, Basefees, BlockSelector, ErrorCode, FeeBreakdown, H256, Receipt, SecretKey, Transaction, TxStatus,
     VerifiedTransaction,
     api::{
-        AccountInfo, AccountTokens, ActorCodeInfo, ActorInfo, ActorReadResponse, BlockInfo, ChainInfo,
-        InclusionProofInfo, InclusionProofKind, LogInfo, LogPage, MailboxPage, ManifestInfo, ReceiptStatus,
-        StateProofInfo, StateProofKind, StateSnapshot, StorageEntryInfo, StoragePage, SystemRunInfo, SystemRunPage,
-        TimerPage, TokenHolding, TokenInfo, TokenList, UpgradePage,
+        AccountInfo, AccountTokens, ActorCodeInfo, ActorInfo, ActorReadResponse, BlockInfo, ChainInfo, DelegationInfo,
+        DelegationList, InclusionProofInfo, InclusionProofKind, LogInfo, LogPage, MailboxPage, ManifestInfo,
+        ReceiptStatus, RunnerInfo, RunnerList, StateProofInfo, StateProofKind, StateSnapshot, StorageEntryInfo,
+        StoragePage, SystemRunInfo, SystemRunPage, TimerPage, TokenHolding, TokenInfo, TokenList, UpgradePage,
     },
     error::ApiError,
     keccak256,
@@ -80,6 +80,10 @@ pub(crate) struct MockData {
     pub token_balances: HashMap<(Address, Address), u128>,
     /// Allowances by (token, owner, spender).
     pub token_allowances: HashMap<(Address, Address, Address), u128>,
+    /// Runners in registration order.
+    pub runners: Vec<RunnerInfo>,
+    /// Delegations by delegator.
+    pub delegations: HashMap<Address, Vec<DelegationInfo>>,
 }
 
 #[derive(Clone)]
@@ -126,6 +130,8 @@ impl Default for MockBackend {
             tokens: Vec::new(),
             token_balances: HashMap::new(),
             token_allowances: HashMap::new(),
+            runners: Vec::new(),
+            delegations: HashMap::new(),
         };
         Self { data: Arc::new(Mutex::new(data)), heights: Arc::new(watch::channel(0).0) }
     }
@@ -242,6 +248,25 @@ impl Backend for MockBackend {
         let data = self.data.lock();
         let known = data.tokens.iter().any(|t| t.token_id == id);
         Ok(known.then(|| data.token_allowances.get(&(id, owner, spender)).copied().unwrap_or(0)))
+    }
+
+    async fn active_runners(&self, page: Page) -> Result<RunnerList, ApiError> {
+        let data = self.data.lock();
+        let healthy: Vec<_> = data.runners.iter().filter(|r| r.health == "healthy").cloned().collect();
+        let total_count = healthy.len() as u64;
+        let runners = healthy.into_iter().skip(page.offset as usize).take(page.limit as usize).collect();
+        Ok(RunnerList { runners, total_count, offset: page.offset, limit: page.limit })
+    }
+
+    async fn runner(&self, address: Address) -> Result<Option<RunnerInfo>, ApiError> {
+        Ok(self.data.lock().runners.iter().find(|r| r.address == address).cloned())
+    }
+
+    async fn delegations(&self, address: Address, page: Page) -> Result<DelegationList, ApiError> {
+        let all = self.data.lock().delegations.get(&address).cloned().unwrap_or_default();
+        let total_count = all.len() as u64;
+        let delegations = all.into_iter().skip(page.offset as usize).take(page.limit as usize).collect();
+        Ok(DelegationList { address, delegations, total_count, offset: page.offset, limit: page.limit })
     }
 
     async fn account_tokens(&self, address: Address, page: Page) -> Result<AccountTokens, ApiError> {

@@ -19,8 +19,8 @@
 use crate::{
     extract::{ADDRESS_PATTERN, BLOCK_SELECTOR_PATTERN, HASH_PATTERN},
     routes::{
-        accounts, actors, blocks, chain, faucet, health, metrics, proofs, proofs::STORAGE_KEY_PATTERN, state_sync,
-        tokens, transactions,
+        accounts, actors, blocks, chain, faucet, health, metrics, proofs, proofs::STORAGE_KEY_PATTERN, runners,
+        state_sync, tokens, transactions,
     },
 };
 use drover_types::{ErrorCode, api::ErrorBody};
@@ -80,6 +80,9 @@ pub(crate) const SWAGGER_UI_PATH: &str = "/swagger-ui";
         tokens::balance,
         tokens::allowance,
         tokens::account_tokens,
+        runners::active,
+        runners::runner,
+        runners::delegations,
         blocks::height,
         blocks::block,
         chain::chain_info,
@@ -106,6 +109,7 @@ pub(crate) const SWAGGER_UI_PATH: &str = "/swagger-ui";
         (name = "accounts", description = "Account state"),
         (name = "actors", description = "Actors: code, manifest and state"),
         (name = "tokens", description = "Native fungible tokens: metadata, balances, allowances"),
+        (name = "runners", description = "Off-chain compute runners and delegations to them"),
         (name = "blocks", description = "Finalized blocks"),
         (name = "chain", description = "Chain identity and fee market"),
         (name = "health", description = "Operator surfaces: health and metrics"),
@@ -180,6 +184,9 @@ pub(crate) const OPERATION_ERRORS: &[(HttpMethod, &str, &[&[ErrorCode]])] = &[
     (HttpMethod::Get, "/token/{token_id}/balance/{address}", &[&[InvalidAddress, NotFound]]),
     (HttpMethod::Get, "/token/{token_id}/allowance/{owner}/{spender}", &[&[InvalidAddress, NotFound]]),
     (HttpMethod::Get, "/account/{address}/tokens", &[&[BadRequest, InvalidAddress]]),
+    (HttpMethod::Get, "/runners/active", &[&[BadRequest]]),
+    (HttpMethod::Get, "/runner/{address}", &[&[InvalidAddress, RunnerNotFound]]),
+    (HttpMethod::Get, "/account/{address}/delegations", &[&[BadRequest, InvalidAddress]]),
     (HttpMethod::Get, "/height", &[]),
     (HttpMethod::Get, "/block/{selector}", &[&[BlockNotFound, InvalidBlockSelector]]),
     (HttpMethod::Get, "/chain-info", &[]),

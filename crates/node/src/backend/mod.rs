@@ -10,6 +10,7 @@ mod faucet;
 mod handle;
 mod pages;
 mod records;
+mod runners;
 mod tokens;
 
 pub(crate) use handle::NodeHandle;
@@ -32,10 +33,10 @@ use drover_state::{Account, ActorRecord, MailboxUsage, MessageRecord, TimerRecor
 use drover_types::{
     Address, Basefees, BlockSelector, ErrorCode, H256, Receipt, VerifiedTransaction,
     api::{
-        AccountInfo, AccountTokens, ActorCodeInfo, ActorInfo, ActorReadResponse, BlockInfo, ChainInfo,
-        InclusionProofInfo, InclusionProofKind, LogPage, MailboxMessageInfo, MailboxPage, ManifestInfo, StateProofInfo,
-        StateSnapshot, StorageEntryInfo, StoragePage, SystemRunPage, TimerInfo, TimerPage, TokenInfo, TokenList,
-        UpgradeInfo, UpgradePage,
+        AccountInfo, AccountTokens, ActorCodeInfo, ActorInfo, ActorReadResponse, BlockInfo, ChainInfo, DelegationList,
+        InclusionProofInfo, InclusionProofKind, LogPage, MailboxMessageInfo, MailboxPage, ManifestInfo, RunnerInfo,
+        RunnerList, StateProofInfo, StateSnapshot, StorageEntryInfo, StoragePage, SystemRunPage, TimerInfo, TimerPage,
+        TokenInfo, TokenList, UpgradeInfo, UpgradePage,
     },
     error::ApiError,
 };
@@ -90,6 +91,18 @@ impl Backend for NodeHandle {
 
     async fn token_allowance(&self, id: Address, owner: Address, spender: Address) -> Result<Option<u128>, ApiError> {
         self.read_token_allowance(id, owner, spender).await
+    }
+
+    async fn active_runners(&self, page: Page) -> Result<RunnerList, ApiError> {
+        self.read_active_runners(page).await
+    }
+
+    async fn runner(&self, address: Address) -> Result<Option<RunnerInfo>, ApiError> {
+        self.read_runner(address).await
+    }
+
+    async fn delegations(&self, address: Address, page: Page) -> Result<DelegationList, ApiError> {
+        self.read_delegations(address, page).await
     }
 
     async fn account_tokens(&self, address: Address, page: Page) -> Result<AccountTokens, ApiError> {

@@ -10,6 +10,7 @@ pub mod faucet;
 pub mod health;
 pub mod metrics;
 pub mod proofs;
+pub mod runners;
 pub mod state_sync;
 pub mod tokens;
 pub mod transactions;
@@ -45,6 +46,9 @@ pub fn routes<B: Backend>() -> Router<AppState<B>> {
         .route("/token/{token_id}/balance/{address}", get(tokens::balance::<B>))
         .route("/token/{token_id}/allowance/{owner}/{spender}", get(tokens::allowance::<B>))
         .route("/account/{address}/tokens", get(tokens::account_tokens::<B>))
+        .route("/runners/active", get(runners::active::<B>))
+        .route("/runner/{address}", get(runners::runner::<B>))
+        .route("/account/{address}/delegations", get(runners::delegations::<B>))
         .route("/height", get(blocks::height::<B>))
         .route("/block/{selector}", get(blocks::block::<B>))
         .route("/chain-info", get(chain::chain_info::<B>))

@@ -1,0 +1,122 @@
+//! Runners: `GET /runners/active`, `/runner/{address}` and `/account/{address}/delegations`.
+//!
+//! Amounts are decimal strings of base units.
+
+use super::encoding::decimal_u128;
+use crate::Address;
+use serde::{Deserialize, Serialize};
+
+/// What a runner charges.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct RateCardInfo {
+    /// Base units per job.
+    #[serde(with = "decimal_u128")]
+    #[cfg_attr(feature = "openapi", schema(value_type = String, example = "1000000"))]
+    pub price_per_job: u128,
+}
+
+/// What a runner runs.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct CapabilitiesInfo {
+    /// Job types it runs.
+    #[cfg_attr(feature = "openapi", schema(example = json!(["echo", "wasm"])))]
+    pub job_types: Vec<String>,
+    /// Jobs it runs at once.
+    pub max_concurrent_jobs: u64,
+}
+
+/// Stake on its way back.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct UnbondingInfo {
+    /// Base units.
+    #[serde(with = "decimal_u128")]
+    #[cfg_attr(feature = "openapi", schema(value_type = String))]
+    pub amount: u128,
+    /// First height at which `withdraw` pays it.
+    pub release_height: u64,
+}
+
+/// `GET /runner/{address}`, and each entry of `/runners/active`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct RunnerInfo {
+    /// The runner's account.
+    #[cfg_attr(feature = "openapi", schema(value_type = String))]
+    pub address: Address,
+    /// Its own bonded stake (0 once deregistered).
+    #[serde(with = "decimal_u128")]
+    #[cfg_attr(feature = "openapi", schema(value_type = String, example = "1000000000"))]
+    pub stake: u128,
+    /// Sum of the delegations to it.
+    #[serde(with = "decimal_u128")]
+    #[cfg_attr(feature = "openapi", schema(value_type = String, example = "0"))]
+    pub delegated_stake: u128,
+    /// Its prices.
+    pub rate_card: RateCardInfo,
+    /// What it runs.
+    pub capabilities: CapabilitiesInfo,
+    /// `healthy`, `unhealthy` (heartbeat gap passed), `paused` or `deregistered`.
+    #[cfg_attr(feature = "openapi", schema(example = "healthy"))]
+    pub health: String,
+    /// Height of its (latest) registration.
+    pub registered_height: u64,
+    /// Height of its latest heartbeat.
+    pub last_heartbeat_height: u64,
+    /// 0–100, moved by verified job outcomes.
+    pub reputation: u8,
+    /// Jobs assigned to it and not finished.
+    pub active_jobs: u64,
+    /// Its own stake on its way back after a deregistration.
+    pub unbonding: Vec<UnbondingInfo>,
+}
+
+/// `GET /runners/active`: healthy runners in registration order.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct RunnerList {
+    /// The page's runners.
+    pub runners: Vec<RunnerInfo>,
+    /// Number of healthy runners.
+    pub total_count: u64,
+    /// The request's offset, echoed.
+    pub offset: u64,
+    /// The request's limit after capping, echoed.
+    pub limit: u64,
+}
+
+/// One delegation, in `GET /account/{address}/delegations`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct DelegationInfo {
+    /// The runner delegated to.
+    #[cfg_attr(feature = "openapi", schema(value_type = String))]
+    pub runner: Address,
+    /// Base units delegated.
+    #[serde(with = "decimal_u128")]
+    #[cfg_attr(feature = "openapi", schema(value_type = String, example = "500"))]
+    pub amount: u128,
+    /// Height of the first delegation still part of `amount`.
+    pub since_height: u64,
+    /// Undelegated amounts on their way back.
+    pub pending: Vec<UnbondingInfo>,
+}
+
+/// `GET /account/{address}/delegations`: an account's delegations, in runner order.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct DelegationList {
+    /// The delegator.
+    #[cfg_attr(feature = "openapi", schema(value_type = String))]
+    pub address: Address,
+    /// The page's delegations.
+    pub delegations: Vec<DelegationInfo>,
+    /// Number of delegations (active or unbonding).
+    pub total_count: u64,
+    /// The request's offset, echoed.
+    pub offset: u64,
+    /// The request's limit after capping, echoed.
+    pub limit: u64,
+}
