@@ -135,10 +135,12 @@ pub fn origin() -> Address {
     read_address(|dst| unsafe { sys::origin(dst) })
 }
 
+/// Height of the block being executed.
 pub fn block_height() -> u64 {
     unsafe { sys::block_height() }
 }
 
+/// Timestamp of the block being executed, Unix milliseconds.
 pub fn timestamp_ms() -> u64 {
     unsafe { sys::block_timestamp_ms() }
 }
@@ -162,6 +164,7 @@ pub mod storage {
     /// Values up to this size are read in one host call; larger ones take two.
     const FIRST_READ_BYTES: usize = 256;
 
+    /// The value under `key`, `None` when absent.
     pub fn get(key: &[u8]) -> Option<Vec<u8>> {
         let mut buf = vec![0; FIRST_READ_BYTES];
         let len = unsafe { sys::storage_get(key.as_ptr(), len32(key), buf.as_mut_ptr(), len32(&buf)) };
@@ -174,6 +177,7 @@ pub mod storage {
         Some(buf)
     }
 
+    /// Writes `value` under `key` (charged one cell per key and value byte).
     pub fn set(key: &[u8], value: &[u8]) {
         unsafe { sys::storage_set(key.as_ptr(), len32(key), value.as_ptr(), len32(value)) }
     }
@@ -188,6 +192,7 @@ pub mod storage {
         get(key).and_then(|v| <[u8; 8]>::try_from(v.as_slice()).ok()).map_or(0, u64::from_le_bytes)
     }
 
+    /// Stores `value` little-endian under `key` (what [`get_u64`] reads).
     pub fn set_u64(key: &[u8], value: u64) {
         set(key, &value.to_le_bytes())
     }

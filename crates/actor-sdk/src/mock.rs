@@ -15,19 +15,28 @@ use std::thread_local;
 /// A message or timer recorded by the mock.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Sent {
+    /// The recipient.
     pub to: Address,
+    /// Name of the recipient's handler.
     pub handler: String,
+    /// Input bytes for the handler.
     pub payload: Vec<u8>,
+    /// Value sent with the message, in base units.
     pub value: u128,
+    /// Cycles budget of the delivery.
     pub cycles: u64,
 }
 
 /// A scheduled timer.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Timer {
+    /// Height the timer fires at.
     pub height: u64,
+    /// Name of the actor's handler to run.
     pub handler: String,
+    /// Input bytes for the handler.
     pub payload: Vec<u8>,
+    /// Cycles budget of the run.
     pub cycles: u64,
 }
 
@@ -37,22 +46,39 @@ pub type CallResponder = Box<dyn FnMut(Address, &str, &[u8], u128) -> (i32, Vec<
 /// The mock world one thread sees.
 #[derive(Default)]
 pub struct MockEnv {
+    /// Input of the handler [`run`] runs (it sets this).
     pub input: Vec<u8>,
+    /// Result of the last handler, as `set_result` left it.
     pub result: Vec<u8>,
+    /// What `caller()` answers.
     pub caller: Address,
+    /// What `self_address()` answers; transfers move value out of it.
     pub self_address: Address,
+    /// What `origin()` answers.
     pub origin: Address,
+    /// What `block_height()` answers.
     pub block_height: u64,
+    /// What `timestamp_ms()` answers, Unix milliseconds.
     pub timestamp_ms: u64,
+    /// What `value_received()` answers, in base units.
     pub value: u128,
+    /// What `cycles_left()` answers (the mock meters nothing).
     pub cycles_left: u64,
+    /// The actor's storage, in key order.
     pub storage: BTreeMap<Vec<u8>, Vec<u8>>,
+    /// Emitted events as `(topic, data)`, in order.
     pub events: Vec<(Vec<u8>, Vec<u8>)>,
+    /// Balances by address, in base units.
     pub balances: BTreeMap<Address, u128>,
+    /// Messages sent, in order.
     pub sent: Vec<Sent>,
+    /// Pending timers by id.
     pub timers: BTreeMap<u64, Timer>,
+    /// The last timer id handed out (ids start at 1).
     pub next_timer: u64,
+    /// Return data of the last `call`.
     pub return_data: Vec<u8>,
+    /// Answers `call`; without one, calls fail with E1211.
     pub on_call: Option<CallResponder>,
 }
 
@@ -124,48 +150,62 @@ pub mod sys {
         String::from_utf8_lossy(b).into_owned()
     }
 
+    /// Length of the handler's input (the message payload).
     pub unsafe fn input_len() -> u32 {
         with(|e| e.input.len() as u32)
     }
+    /// Copies the whole input to `dst`.
     pub unsafe fn input_read(dst: *mut u8) {
         let input = with(|e| e.input.clone());
         unsafe { put(dst, &input) }
     }
+    /// Sets the handler's result to the `len` bytes at `ptr`.
     pub unsafe fn set_result(ptr: *const u8, len: u32) {
         let result = unsafe { bytes(ptr, len) }.to_vec();
         with(|e| e.result = result);
     }
+    /// Stops the handler as reverted, with the `len` bytes at `ptr` as the reason. The mock unwinds
+    /// with the reason; [`run`] catches it.
     pub unsafe fn revert(ptr: *const u8, len: u32) -> ! {
         let reason = unsafe { bytes(ptr, len) }.to_vec();
         std::panic::panic_any(Reverted(reason))
     }
 
+    /// Writes the 20-byte address of this message's sender (account or calling actor) to `dst`.
     pub unsafe fn caller(dst: *mut u8) {
         let a = with(|e| e.caller);
         unsafe { put(dst, &a.0) }
     }
+    /// Writes this actor's 20-byte address to `dst`.
     pub unsafe fn self_address(dst: *mut u8) {
         let a = with(|e| e.self_address);
         unsafe { put(dst, &a.0) }
     }
+    /// Writes the 20-byte address of the transaction's sender to `dst`.
     pub unsafe fn origin(dst: *mut u8) {
         let a = with(|e| e.origin);
         unsafe { put(dst, &a.0) }
     }
+    /// Height of the block being executed.
     pub unsafe fn block_height() -> u64 {
         with(|e| e.block_height)
     }
+    /// Timestamp of the block being executed, Unix milliseconds.
     pub unsafe fn block_timestamp_ms() -> u64 {
         with(|e| e.timestamp_ms)
     }
+    /// Writes the value received with this message (16 bytes, little-endian base units) to `dst`.
     pub unsafe fn value_received(dst: *mut u8) {
         let v = with(|e| e.value);
         unsafe { put(dst, &v.to_le_bytes()) }
     }
+    /// Cycles left in this execution's budget.
     pub unsafe fn cycles_left() -> u64 {
         with(|e| e.cycles_left)
     }
 
+    /// Copies up to `cap` bytes of the value under the key to `dst`; returns the value's length, or
+    /// -1 when absent.
     pub unsafe fn storage_get(key: *const u8, key_len: u32, dst: *mut u8, cap: u32) -> i32 {
         let key = unsafe { bytes(key, key_len) };
         match with(|e| e.storage.get(key).cloned()) {
@@ -176,14 +216,19 @@ pub mod sys {
             }
         }
     }
+    /// Writes the value under the key.
     pub unsafe fn storage_set(key: *const u8, key_len: u32, val: *const u8, val_len: u32) {
         let (key, val) = unsafe { (bytes(key, key_len).to_vec(), bytes(val, val_len).to_vec()) };
         with(|e| e.storage.insert(key, val));
     }
+    /// Removes the key; returns 1 if it was present, else 0.
     pub unsafe fn storage_remove(key: *const u8, key_len: u32) -> i32 {
         let key = unsafe { bytes(key, key_len) };
         i32::from(with(|e| e.storage.remove(key).is_some()))
     }
+    /// Copies the first entry after `cursor` (from the start when `cursor_len` is 0) whose key
+    /// starts with `prefix`; returns `key_len << 32 | value_len`, or -1 when there is none. The
+    /// mock walks keys in byte order.
     pub unsafe fn storage_next(
         prefix: *const u8,
         prefix_len: u32,
@@ -217,16 +262,21 @@ pub mod sys {
         }
     }
 
+    /// Appends an event with this topic and data to the actor's log. The mock records it in
+    /// [`MockEnv::events`].
     pub unsafe fn emit(topic: *const u8, topic_len: u32, data: *const u8, data_len: u32) {
         let event = unsafe { (bytes(topic, topic_len).to_vec(), bytes(data, data_len).to_vec()) };
         with(|e| e.events.push(event));
     }
 
+    /// Writes the balance of the 20-byte address at `address` (16 bytes, little-endian) to `dst`.
     pub unsafe fn balance_of(address_ptr: *const u8, dst: *mut u8) {
         let a = unsafe { address(address_ptr) };
         let b = with(|e| e.balances.get(&a).copied().unwrap_or(0));
         unsafe { put(dst, &b.to_le_bytes()) }
     }
+    /// Moves the 16-byte little-endian `amount` from this actor to the 20-byte address `to`. The
+    /// mock unwinds like a revert when the balance is short (the host traps with E1212).
     pub unsafe fn transfer(to: *const u8, amount_ptr: *const u8) {
         let (to, amount) = unsafe { (address(to), amount(amount_ptr)) };
         let reverted = with(|e| {
@@ -245,6 +295,8 @@ pub mod sys {
         }
     }
 
+    /// Queues a message to `to`'s mailbox with `value` and a delivery budget of `cycles`, paid by
+    /// this actor. The mock records it in [`MockEnv::sent`].
     pub unsafe fn send(
         to: *const u8,
         handler: *const u8,
@@ -265,6 +317,9 @@ pub mod sys {
         };
         with(|e| e.sent.push(sent));
     }
+    /// Runs `handler` of `to` now with `value` and up to `cycles` (0: all left); returns 0 success,
+    /// 1 reverted, 2 failed, with the callee's answer as return data. The mock asks
+    /// [`MockEnv::on_call`], and fails with E1211 without one.
     pub unsafe fn call(
         to: *const u8,
         handler: *const u8,
@@ -290,14 +345,18 @@ pub mod sys {
         });
         status
     }
+    /// Length of the last call's return data.
     pub unsafe fn return_data_len() -> u32 {
         with(|e| e.return_data.len() as u32)
     }
+    /// Copies the last call's return data to `dst`.
     pub unsafe fn return_data_read(dst: *mut u8) {
         let data = with(|e| e.return_data.clone());
         unsafe { put(dst, &data) }
     }
 
+    /// Schedules `handler` of this actor to run at `height` with a budget of `cycles`; returns the
+    /// timer id. The mock records it in [`MockEnv::timers`].
     pub unsafe fn timer_schedule(
         height: u64,
         handler: *const u8,
@@ -320,6 +379,7 @@ pub mod sys {
             e.next_timer
         })
     }
+    /// Cancels this actor's pending timer `id`; returns 1 if there was one, else 0.
     pub unsafe fn timer_cancel(id: u64) -> i32 {
         i32::from(with(|e| e.timers.remove(&id).is_some()))
     }

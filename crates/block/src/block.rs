@@ -37,20 +37,33 @@ pub const MAX_TRANSACTION_BYTES: usize = 512 * 1024;
 /// Largest total of transaction bytes in one block.
 pub const MAX_BLOCK_BYTES: usize = 8 * 1024 * 1024;
 
+/// A consensus block: the header (every field but `transactions`) and the transactions.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Block {
+    /// The consensus round, leader and parent view the block was proposed in.
     pub context: BlockContext,
+    /// Digest of the parent block (`sha256::Digest::EMPTY` for genesis).
     pub parent: sha256::Digest,
+    /// The parent's height plus one; genesis is height 0.
     pub height: Height,
+    /// Unix milliseconds, strictly after the parent's (rules in `docs/protocol.md`).
     pub timestamp_ms: u64,
+    /// The proposer's account, which receives the block's tips.
     pub proposer: Address,
     /// Canonical CBOR of each signed transaction, in execution order.
     pub transactions: Vec<Vec<u8>>,
+    /// Binary Merkle root over the transaction hashes (see [`transactions_root()`]); for
+    /// genesis, the genesis commitment.
     pub transactions_root: sha256::Digest,
+    /// Binary Merkle root over the receipts (see [`receipts_root()`]).
     pub receipts_root: sha256::Digest,
+    /// Cycles used by the block's system runs and transactions.
     pub cycles_used: u64,
+    /// Cells (bytes written) used by the block's system runs and transactions.
     pub cells_used: u64,
+    /// Basefee per cycle in force for this block, base units.
     pub basefee_cycle: u128,
+    /// Basefee per cell in force for this block, base units.
     pub basefee_cell: u128,
     /// QMDB canonical root after executing this block.
     pub state_root: sha256::Digest,

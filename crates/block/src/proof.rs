@@ -48,8 +48,10 @@ pub type StateExclusionProof =
 /// Why a proof was not accepted.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum ProofError {
+    /// The proof bytes do not decode (the codec's reason).
     #[error("the proof does not decode: {0}")]
     Malformed(String),
+    /// The proof decodes but does not verify against the root.
     #[error("the proof does not verify against the root")]
     Mismatch,
 }

@@ -29,8 +29,10 @@ pub const NAMESPACE: &[u8] = b"_DROVER";
 /// Why a finalization certificate was not accepted.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum CertificateError {
+    /// The bytes do not decode as a finalization certificate (the codec's reason).
     #[error("the finalization certificate does not decode: {0}")]
     Malformed(String),
+    /// The threshold signature does not verify against the group key.
     #[error("the finalization certificate does not verify against the trusted group key")]
     BadSignature,
 }

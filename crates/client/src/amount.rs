@@ -13,12 +13,16 @@ const DRV_SUFFIX: &str = "drv";
 /// Why a string is not an amount.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum AmountError {
+    /// The input is empty or only whitespace.
     #[error("empty amount")]
     Empty,
+    /// Neither base units nor a DRV amount; the input.
     #[error("invalid amount {0:?}: expected base units (e.g. 1500) or DRV with a suffix (e.g. 1.5drv)")]
     Malformed(String),
+    /// A DRV amount with more than nine decimal places; the input.
     #[error("invalid amount {0:?}: DRV amounts have at most 9 decimal places")]
     TooPrecise(String),
+    /// The amount does not fit a `u128` of base units; the input.
     #[error("amount {0:?} is too large")]
     Overflow(String),
 }

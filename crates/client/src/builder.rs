@@ -23,9 +23,13 @@ use drover_types::{
 /// Fee values to fall back on, in base units per cycle and per cell.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct FeeSuggestion {
+    /// Max fee per cycle to use when the builder sets none.
     pub max_fee_per_cycle: u128,
+    /// Max fee per cell to use when the builder sets none.
     pub max_fee_per_cell: u128,
+    /// Tip per cycle to use when the builder sets none (capped at the max fee).
     pub tip_per_cycle: u128,
+    /// Tip per cell to use when the builder sets none (capped at the max fee).
     pub tip_per_cell: u128,
 }
 
@@ -33,7 +37,9 @@ pub struct FeeSuggestion {
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("basefee field {field} is not a decimal amount: {value:?}")]
 pub struct BasefeeFieldError {
+    /// Name of the `/basefee` field.
     pub field: &'static str,
+    /// The text it held.
     pub value: String,
 }
 
@@ -57,17 +63,28 @@ impl FeeSuggestion {
 /// The chain's values for everything a builder may leave open.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct TxContext {
+    /// The network's chain id.
     pub chain_id: u64,
     /// The sender's next nonce.
     pub nonce: u64,
+    /// Fee values for the fee fields the builder leaves unset.
     pub fees: FeeSuggestion,
 }
 
 /// Why a transaction could not be built.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum BuildError {
+    /// A tip, set or suggested, is above the max fee of its meter.
     #[error("tip per {meter} ({tip}) is above the max fee per {meter} ({max_fee})")]
-    TipAboveMaxFee { meter: &'static str, tip: u128, max_fee: u128 },
+    TipAboveMaxFee {
+        /// `cycle` or `cell`.
+        meter: &'static str,
+        /// The tip per unit of that meter.
+        tip: u128,
+        /// The max fee per unit of that meter.
+        max_fee: u128,
+    },
+    /// The transaction's worst-case cost, value plus maximum fees, does not fit in a `u128`.
     #[error("value plus maximum fees overflows a 128-bit amount")]
     CostOverflow,
 }
@@ -150,41 +167,49 @@ impl TxBuilder {
         }
     }
 
+    /// Sets the most cycles the transaction may use.
     pub fn cycles_limit(mut self, cycles: u64) -> Self {
         self.cycles_limit = cycles;
         self
     }
 
+    /// Sets the most cells (bytes written to state) the transaction may use.
     pub fn cells_limit(mut self, cells: u64) -> Self {
         self.cells_limit = cells;
         self
     }
 
+    /// Fixes the chain id instead of taking the node's.
     pub fn chain_id(mut self, chain_id: u64) -> Self {
         self.chain_id = Some(chain_id);
         self
     }
 
+    /// Fixes the nonce instead of taking the sender's next one.
     pub fn nonce(mut self, nonce: u64) -> Self {
         self.nonce = Some(nonce);
         self
     }
 
+    /// Fixes the max fee per cycle, in base units.
     pub fn max_fee_per_cycle(mut self, fee: u128) -> Self {
         self.max_fee_per_cycle = Some(fee);
         self
     }
 
+    /// Fixes the max fee per cell, in base units.
     pub fn max_fee_per_cell(mut self, fee: u128) -> Self {
         self.max_fee_per_cell = Some(fee);
         self
     }
 
+    /// Fixes the tip per cycle, in base units.
     pub fn tip_per_cycle(mut self, tip: u128) -> Self {
         self.tip_per_cycle = Some(tip);
         self
     }
 
+    /// Fixes the tip per cell, in base units.
     pub fn tip_per_cell(mut self, tip: u128) -> Self {
         self.tip_per_cell = Some(tip);
         self

@@ -10,10 +10,17 @@ use drover_types::{ErrorCode, api::ErrorBody};
 /// Most characters of an unexpected body quoted in an error message.
 const BODY_EXCERPT_CHARS_MAX: usize = 200;
 
+/// Why a request to the node gave no usable answer.
 #[derive(Debug, thiserror::Error)]
 pub enum ClientError {
+    /// The node URL the client was built with cannot be used.
     #[error("invalid RPC URL {url:?}: {reason}")]
-    InvalidUrl { url: String, reason: String },
+    InvalidUrl {
+        /// The URL as given.
+        url: String,
+        /// Why it cannot be used.
+        reason: String,
+    },
 
     /// The node refused the request with a well-formed error body.
     #[error("{}", api_display(*status, *code, error, message, *retry_after))]
@@ -24,6 +31,7 @@ pub enum ClientError {
         code: u16,
         /// Snake-case name of the code.
         error: String,
+        /// The node's explanation of this refusal.
         message: String,
         /// Seconds from the `Retry-After` header (429 responses).
         retry_after: Option<u64>,
@@ -32,18 +40,34 @@ pub enum ClientError {
     /// The request did not complete: connection refused, timeout, broken stream.
     #[error("request to {url} failed")]
     Transport {
+        /// The URL requested.
         url: String,
+        /// The HTTP client's error.
         #[source]
         source: reqwest::Error,
     },
 
     /// The response body is larger than the client reads ([`crate::client::RESPONSE_BYTES_MAX`]).
     #[error("response from {url} (HTTP {status}) exceeds {limit_bytes} bytes")]
-    BodyTooLarge { url: String, status: u16, limit_bytes: usize },
+    BodyTooLarge {
+        /// The URL requested.
+        url: String,
+        /// HTTP status of the answer.
+        status: u16,
+        /// The most the client reads, in bytes.
+        limit_bytes: usize,
+    },
 
     /// The node answered, but not with what the API defines for this request.
     #[error("unexpected response from {url} (HTTP {status}): {reason}")]
-    UnexpectedResponse { url: String, status: u16, reason: String },
+    UnexpectedResponse {
+        /// The URL requested.
+        url: String,
+        /// HTTP status of the answer.
+        status: u16,
+        /// What is wrong with the answer, quoting the start of the body where useful.
+        reason: String,
+    },
 }
 
 fn api_display(status: u16, code: u16, error: &str, message: &str, retry_after: Option<u64>) -> String {

@@ -39,82 +39,139 @@ pub use drover_block::scheme::{Identity, parse_identity};
 /// Why a proof was not accepted.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum VerifyError {
+    /// Step 1: the finalization certificate does not decode or its signature does not verify.
     #[error(transparent)]
     Certificate(#[from] CertificateError),
+    /// Step 1: the `finalization` field is not hex; the hex decoder's reason.
     #[error("the finalization certificate is not hex: {0}")]
     CertificateEncoding(String),
+    /// Step 2: the served header is not the block the certificate finalizes.
     #[error("the certificate finalizes block {certified}, not the served block {served}")]
-    WrongBlock { certified: H256, served: H256 },
+    WrongBlock {
+        /// The digest the certificate finalizes.
+        certified: H256,
+        /// SHA-256 of the served header bytes.
+        served: H256,
+    },
+    /// Step 2: the served header bytes do not decode; the codec's reason.
     #[error("the served block does not decode: {0}")]
     MalformedBlock(String),
+    /// Step 3: a convenience field of the response differs from the certified header.
     #[error("field `{field}` of the response disagrees with the certified block")]
-    FieldMismatch { field: &'static str },
+    FieldMismatch {
+        /// Name of the response field.
+        field: &'static str,
+    },
+    /// The node proved another kind of record than the one asked for.
     #[error("expected a {expected} proof, got a {actual} proof")]
-    WrongKind { expected: &'static str, actual: &'static str },
+    WrongKind {
+        /// The kind asked for.
+        expected: &'static str,
+        /// The kind the response carries.
+        actual: &'static str,
+    },
+    /// Step 4: the proof is for another state key than the requested record's.
     #[error("the proof is for key {proven}, not for the requested record's key {expected}")]
-    WrongKey { expected: String, proven: String },
+    WrongKey {
+        /// The state key of the record asked for (hex).
+        expected: String,
+        /// The state key the response proves (hex).
+        proven: String,
+    },
+    /// Step 4: the proof does not decode or does not verify against the certified root.
     #[error(transparent)]
     Proof(#[from] ProofError),
+    /// Step 5: the proven bytes do not decode as the promised record; the decoder's reason.
     #[error("the proven record does not decode: {0}")]
     Record(String),
+    /// Step 5: the proven record is not the one asked for (another transaction or position).
     #[error("the proven record is not the one asked for: {0}")]
     RecordMismatch(&'static str),
+    /// The node answered this item of a multi-proof with an error body instead of a proof.
     #[error("the node answered this item with an error: {error} (code {code}): {message}")]
-    Refused { code: u16, error: String, message: String },
+    Refused {
+        /// Numeric API error code.
+        code: u16,
+        /// Snake-case name of the code.
+        error: String,
+        /// The node's explanation.
+        message: String,
+    },
 }
 
 /// A certified block header, as far as a verified value needs it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CertifiedHeader {
+    /// Height of the block.
     pub height: u64,
+    /// The block digest the certificate finalizes.
     pub hash: H256,
+    /// The block's timestamp, Unix milliseconds.
     pub timestamp_ms: u64,
+    /// The block's post-state root.
     pub state_root: H256,
 }
 
 /// A state record (or its absence) proven in a certified block's post-state.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct VerifiedState {
+    /// Which record: account, actor or storage slot.
     pub kind: StateProofKind,
+    /// The account or actor the record belongs to.
     pub address: Address,
+    /// The actor's own storage key (`storage` only).
     pub storage_key: Option<Vec<u8>>,
     /// The record's bytes; `None` is proven absence.
     pub value: Option<Vec<u8>>,
+    /// The block whose post-state holds it.
     pub block: CertifiedHeader,
 }
 
 /// An account (or its absence) proven in a certified block's post-state.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct VerifiedAccount {
+    /// The address asked about.
     pub address: Address,
     /// `None`: the address holds no account.
     pub account: Option<Account>,
+    /// The block whose post-state holds it.
     pub block: CertifiedHeader,
 }
 
 /// A transaction proven in a certified block.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct VerifiedTx {
+    /// The transaction hash, checked against the proven bytes.
     pub hash: H256,
+    /// The transaction, decoded from the proven bytes.
     pub tx: Transaction,
+    /// Its position in the block.
     pub index: u32,
+    /// The block that includes it.
     pub block: CertifiedHeader,
 }
 
 /// A receipt proven in a certified block.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct VerifiedReceipt {
+    /// The receipt, decoded from the proven bytes.
     pub receipt: Receipt,
+    /// The block that includes the transaction.
     pub block: CertifiedHeader,
 }
 
 /// Any verified item of a multi-proof.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Verified {
+    /// An account, decoded.
     Account(VerifiedAccount),
+    /// An actor record, as raw bytes.
     Actor(VerifiedState),
+    /// A storage value, as raw bytes.
     Storage(VerifiedState),
+    /// A transaction in its block.
     Tx(VerifiedTx),
+    /// A receipt in its block.
     Receipt(VerifiedReceipt),
 }
 

@@ -17,25 +17,42 @@ pub(crate) const KEY_FILE_BYTES_MAX: u64 = 1024;
 /// Why a key file could not be loaded or saved.
 #[derive(Debug, thiserror::Error)]
 pub enum WalletError {
+    /// The key file could not be opened or read.
     #[error("cannot read key file {}", path.display())]
     Read {
+        /// The key file.
         path: PathBuf,
+        /// The I/O error.
         #[source]
         source: std::io::Error,
     },
+    /// The key file could not be created or written.
     #[error("cannot write key file {}", path.display())]
     Write {
+        /// The key file.
         path: PathBuf,
+        /// The I/O error.
         #[source]
         source: std::io::Error,
     },
+    /// Saving would replace an existing file, which is left untouched.
     #[error("key file {} already exists; refusing to overwrite it", path.display())]
-    Exists { path: PathBuf },
+    Exists {
+        /// The existing file.
+        path: PathBuf,
+    },
+    /// The file is larger than any key file (1,024 bytes) and was not read.
     #[error("key file {} is larger than {KEY_FILE_BYTES_MAX} bytes: not a key file", path.display())]
-    TooLarge { path: PathBuf },
+    TooLarge {
+        /// The file.
+        path: PathBuf,
+    },
+    /// The file's content is not a secret key.
     #[error("key file {} does not hold a secret key", path.display())]
     InvalidKey {
+        /// The key file.
         path: PathBuf,
+        /// Why its content is not a key.
         #[source]
         source: KeyError,
     },
@@ -49,6 +66,7 @@ pub struct Wallet {
 }
 
 impl Wallet {
+    /// The wallet of `key`.
     pub fn new(key: SecretKey) -> Self {
         let address = key.address();
         Self { key, address }
@@ -103,10 +121,12 @@ impl Wallet {
         file.sync_all().map_err(write_error)
     }
 
+    /// The account's address, derived from the key.
     pub fn address(&self) -> Address {
         self.address
     }
 
+    /// The account's secret key.
     pub fn secret_key(&self) -> &SecretKey {
         &self.key
     }

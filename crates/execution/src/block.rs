@@ -47,7 +47,9 @@ use std::collections::BTreeSet;
 pub struct BlockEnv {
     /// This network's chain id; transactions for another are refused.
     pub chain_id: u64,
+    /// Height of the block.
     pub height: u64,
+    /// The block's timestamp, Unix milliseconds (what handlers see).
     pub timestamp_ms: u64,
     /// Receives the tips of the block's transactions.
     pub proposer: Address,
@@ -113,8 +115,11 @@ impl From<ReadError> for BlockError {
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("block uses {used} {meter}, above the limit of {limit}")]
 pub struct BlockLimitError {
+    /// Which meter is over.
     pub meter: Meter,
+    /// What the block uses of it.
     pub used: u64,
+    /// The block limit of that meter.
     pub limit: u64,
 }
 

@@ -11,10 +11,13 @@ use std::collections::BTreeMap;
 /// Why a genesis cannot be built.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum GenesisError {
+    /// The fee parameters are unusable.
     #[error(transparent)]
     Params(#[from] FeeParamsError),
+    /// The address appears twice among the allocations.
     #[error("address {0} is allocated more than once")]
     DuplicateAllocation(Address),
+    /// The allocations sum to more than `u128::MAX` base units.
     #[error("the allocations sum to more than u128::MAX base units")]
     SupplyOverflow,
 }

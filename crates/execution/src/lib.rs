@@ -26,8 +26,8 @@
 //!
 //! # What a block does
 //!
-//! First the deferred work (see [`actors`]): due timers, then mailbox deliveries, bounded per
-//! block, reported as [`SystemRun`]s. Then each transaction in order. A transaction passes the
+//! First the deferred work (see the `actors` module): due timers, then mailbox deliveries,
+//! bounded per block, reported as [`SystemRun`]s. Then each transaction in order. A transaction passes the
 //! [`precheck`]s against the state left by the ones before it: chain id (E1007), nonce equal to
 //! the sender's next nonce (E1002), each max fee at least its basefee (E1008), each tip at most
 //! its max fee (E1008), balance covering the value (E1003) and then value + `cycles_limit ×
@@ -42,8 +42,8 @@
 //!   (address = the recipient, topic [`TRANSFER_EVENT_TOPIC`], data = canonical CBOR
 //!   `[from, to, value]`); it costs [`TRANSFER_CYCLES`](drover_types::params::TRANSFER_CYCLES) cycles and [`TRANSFER_CELLS`] cells;
 //! - a deploy, an actor call or an upgrade runs as described in `docs/actors.md` ("Execution")
-//!   and [`actors`]: `Success`, or `Reverted` (E1201, `revert_reason`) / `Failed` (the E-code)
-//!   with every effect rolled back and the fee still charged. Receipts carry the events of a
+//!   and the `actors` module: `Success`, or `Reverted` (E1201, `revert_reason`) / `Failed`
+//!   (the E-code) with every effect rolled back and the fee still charged. Receipts carry the events of a
 //!   successful execution.
 //!
 //! Accounts are created by receiving a non-zero amount; an account with nonce 0 and balance 0 is

@@ -36,7 +36,10 @@ pub struct ReadFault(pub String);
 /// the not-yet-finalized ancestors, as `(key, value)` or `None` when there is no such entry.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct NextKeyQuery {
+    /// The key prefix every answer must start with.
     pub prefix: Vec<u8>,
+    /// Answer with a key strictly greater than this one; `None`: from the first key with the
+    /// prefix.
     pub after: Option<Vec<u8>>,
 }
 
@@ -79,7 +82,9 @@ impl StateRead for BTreeMap<Vec<u8>, Vec<u8>> {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("corrupt state record at key 0x{}: {source}", hex::encode(key))]
 pub struct StateError {
+    /// The key whose record is corrupt.
     pub key: Vec<u8>,
+    /// Why its bytes do not decode.
     pub source: RecordError,
 }
 

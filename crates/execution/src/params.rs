@@ -58,10 +58,13 @@ impl std::fmt::Display for Meter {
 /// Why fee parameters are unusable.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum FeeParamsError {
+    /// The meter's target is 0.
     #[error("the {0} target must be positive")]
     ZeroTarget(Meter),
+    /// The meter's minimum basefee is 0.
     #[error("the minimum {0} basefee must be at least 1 (a zero basefee could never rise again)")]
     ZeroMinBasefee(Meter),
+    /// The meter's initial basefee is below its minimum.
     #[error("the initial {0} basefee is below the minimum")]
     InitialBelowMin(Meter),
 }

@@ -92,11 +92,14 @@ impl RejectReason {
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("{message}")]
 pub struct Rejection {
+    /// Which pre-check failed; decides the E-code and the API code.
     pub reason: RejectReason,
+    /// What happened in this instance.
     pub message: String,
 }
 
 impl Rejection {
+    /// A rejection for `reason` with this instance's `message`.
     pub fn new(reason: RejectReason, message: impl Into<String>) -> Self {
         Self { reason, message: message.into() }
     }

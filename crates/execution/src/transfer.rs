@@ -31,7 +31,9 @@ pub const TRANSFER_EVENT_TOPIC: &str = "transfer";
 /// What a transaction costs before it does anything.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Intrinsic {
+    /// Cycles charged before execution.
     pub cycles: u64,
+    /// Cells charged before execution.
     pub cells: u64,
 }
 
@@ -46,9 +48,9 @@ pub fn is_system_address(address: &Address) -> bool {
 ///   and one cell per payload byte: the payload is written to the chain's history with its
 ///   block, so block space is bought on the cells market like state (the VM then meters what
 ///   the handler writes);
-/// - a deploy or an upgrade: [`TRANSFER_CYCLES`] plus [`DEPLOY_CYCLES_PER_PAYLOAD_BYTE`] per
+/// - a deploy or an upgrade: [`TRANSFER_CYCLES`] plus `DEPLOY_CYCLES_PER_PAYLOAD_BYTE` (16) per
 ///   payload byte (validating and compiling the code), and one cell per payload byte plus
-///   [`ACTOR_RECORD_CELLS`] (the code, manifest and records written).
+///   `ACTOR_RECORD_CELLS` (256: the code, manifest and records written).
 pub fn intrinsic_cost(tx: &Transaction) -> Intrinsic {
     let bytes = tx.payload.len() as u64;
     let installs = match tx.to {

@@ -17,9 +17,15 @@ pub const DROPPED_HISTORY_LEN: usize = 10_000;
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum DropReason {
     /// A transaction of the same sender and nonce with higher tips took its place.
-    Replaced { by: H256 },
+    Replaced {
+        /// Hash of the replacement.
+        by: H256,
+    },
     /// The pool was full and a transaction of another sender paying a higher tip took its room.
-    Evicted { by: H256 },
+    Evicted {
+        /// Hash of the transaction that took its room.
+        by: H256,
+    },
     /// It stayed pending longer than the pool's time to live.
     Expired,
     /// A finalized block used its nonce for another transaction of the same sender.

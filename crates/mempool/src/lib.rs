@@ -62,6 +62,7 @@ pub struct Mempool {
 }
 
 impl Mempool {
+    /// An empty pool with `config`'s limits.
     pub fn new(config: Config) -> Self {
         Self { pool: Arc::new(Mutex::new(Pool::new(config))) }
     }
@@ -117,6 +118,7 @@ impl Mempool {
         self.pool.lock().get(hash).cloned()
     }
 
+    /// Whether the transaction with this hash is pending.
     pub fn contains(&self, hash: &H256) -> bool {
         self.pool.lock().by_hash.contains_key(hash)
     }
@@ -143,6 +145,7 @@ impl Mempool {
         self.pool.lock().len()
     }
 
+    /// Whether no transaction is pending.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }

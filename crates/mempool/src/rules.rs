@@ -36,7 +36,9 @@ use std::time::Instant;
 /// The sender's account in the latest finalized state, as the caller read it.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct SenderState {
+    /// The sender's next nonce; the pool refuses lower ones (2003).
     pub nonce: u64,
+    /// The sender's balance in base units: the maximum costs of its pending transactions must fit.
     pub balance: u128,
 }
 
@@ -46,7 +48,10 @@ pub enum Admitted {
     /// It took a new (sender, nonce) slot.
     New,
     /// It replaced the pending transaction `replaced` of the same sender and nonce.
-    Replaced { replaced: H256 },
+    Replaced {
+        /// Hash of the transaction it replaced, now dropped.
+        replaced: H256,
+    },
 }
 
 /// What admission needs to know about a pending transaction the new one would replace.

@@ -59,7 +59,7 @@ pub const MAX_TRANSACTIONS_PER_BLOCK: usize = 4_096;
 /// How far ahead of the local clock a candidate block's timestamp may be: the clock skew between
 /// validators that a verifier tolerates by waiting for its clock to reach the timestamp. A block
 /// stamped further ahead is invalid and never waited for, so no proposer can hold verifiers
-/// longer than this (see [`clock_check`]).
+/// longer than this (see `clock_check`).
 pub const MAX_FUTURE_DRIFT_MS: u64 = 500;
 /// Most a block's timestamp may run ahead of its parent's. A permanent rule (unlike the clock
 /// check, it holds when a block is replayed later) that bounds how fast chain time advances;
@@ -104,6 +104,8 @@ fn proposal_timestamp(parent_height: u64, parent_ms: u64, now_ms: u64) -> u64 {
     now_ms.clamp(parent_ms.saturating_add(1), latest)
 }
 
+/// The application `Stateful` drives: proposes, verifies and finalizes blocks (see the module
+/// documentation).
 #[derive(Clone)]
 pub struct App {
     genesis: Arc<Block>,
@@ -113,6 +115,8 @@ pub struct App {
 }
 
 impl App {
+    /// The application for the chain whose genesis block is `genesis`, sharing `chain` with the
+    /// API.
     pub fn new(genesis: Block, chain: Arc<ChainShared>) -> Self {
         Self { genesis: Arc::new(genesis), chain, vm: Arc::new(Vm::new()) }
     }

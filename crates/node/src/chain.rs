@@ -26,19 +26,26 @@ use tracing::warn;
 
 /// What executing one block produced.
 pub struct ExecutedBlock {
+    /// Height of the block.
     pub height: u64,
+    /// The block's transactions, in execution order.
     pub transactions: Vec<VerifiedTransaction>,
+    /// One receipt per transaction, in block order.
     pub receipts: Vec<Receipt>,
     /// Timer fires and mailbox deliveries, in the order they ran (before the transactions). No
     /// header commits to them: they follow from the parent state, which the state root covers.
     pub system_runs: Vec<SystemRun>,
+    /// Cycles used by the block (system runs and transactions).
     pub cycles_used: u64,
+    /// Cells used by the block (system runs and transactions).
     pub cells_used: u64,
     /// Basefees in force for the block.
     pub basefees: Basefees,
     /// Basefees for its child.
     pub next_basefees: Basefees,
+    /// Merkle root of the transaction hashes, as the header must carry it.
     pub transactions_root: sha256::Digest,
+    /// Merkle root of the receipts, as the header must carry it.
     pub receipts_root: sha256::Digest,
     /// Each sender's next nonce after the block.
     pub next_nonces: Vec<(Address, u64)>,
@@ -81,8 +88,12 @@ impl ExecutedBlock {
 /// The latest finalized block, as the API reports it.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Tip {
+    /// Latest finalized height (0 before the first block).
     pub height: u64,
+    /// Its timestamp, Unix milliseconds.
     pub timestamp_ms: u64,
+    /// Its digest; `None` until this process has finalized a block (the tip starts from the
+    /// indexes, and [`ChainShared::start_at`] may move it back).
     pub digest: Option<sha256::Digest>,
     /// Basefees that apply to the next block.
     pub next_basefees: Basefees,
@@ -90,18 +101,30 @@ pub struct Tip {
 
 /// What a chain is configured with.
 pub struct ChainParams {
+    /// The validated genesis.
     pub genesis: Genesis,
+    /// Target interval between blocks, in milliseconds.
     pub block_interval_ms: u64,
+    /// Account credited with the tips of blocks this validator proposes.
     pub tips_account: Address,
+    /// Where to persist the last finalized height, if anywhere.
     pub height_file: Option<PathBuf>,
 }
 
+/// Chain state shared by the application, the HTTP backend and the engine; see the module
+/// documentation.
 pub struct ChainShared {
+    /// The validated genesis.
     pub genesis: Genesis,
+    /// Target interval between blocks, in milliseconds.
     pub block_interval_ms: u64,
+    /// Account credited with the tips of blocks this validator proposes.
     pub tips_account: Address,
+    /// The transaction pool.
     pub mempool: Mempool,
+    /// Finalized transactions, receipts, logs and system runs.
     pub indexes: Indexes,
+    /// Chain metrics for `/metrics`.
     pub metrics: ChainMetrics,
     /// Every account of the finalized state, for reads that must not wait for a commit.
     pub accounts: crate::accounts::AccountView,
@@ -116,6 +139,7 @@ pub struct ChainShared {
 }
 
 impl ChainShared {
+    /// Shared state starting at `tip`, with no execution record.
     pub fn new(params: ChainParams, mempool: Mempool, indexes: Indexes, metrics: ChainMetrics, tip: Tip) -> Self {
         let ChainParams { genesis, block_interval_ms, tips_account, height_file } = params;
         let (heights, _) = watch::channel(tip.height);
@@ -141,6 +165,7 @@ impl ChainShared {
         self.executed.lock().insert(digest, (parent, Arc::new(executed)));
     }
 
+    /// The execution record of the block with this digest, if it was executed and not yet pruned.
     pub fn executed(&self, digest: &sha256::Digest) -> Option<Arc<ExecutedBlock>> {
         self.executed.lock().get(digest).map(|(_, e)| e.clone())
     }
@@ -177,10 +202,12 @@ impl ChainShared {
         self.storage_ok.store(ok, Ordering::Relaxed);
     }
 
+    /// Whether the last state database read succeeded.
     pub fn storage_ok(&self) -> bool {
         self.storage_ok.load(Ordering::Relaxed)
     }
 
+    /// The latest finalized block.
     pub fn tip(&self) -> Tip {
         *self.tip.lock()
     }
@@ -219,6 +246,7 @@ impl ChainShared {
         *self.snapshot.lock()
     }
 
+    /// A receiver of the latest finalized height, updated once the block's receipts are readable.
     pub fn subscribe_heights(&self) -> watch::Receiver<u64> {
         self.heights.subscribe()
     }

@@ -47,10 +47,13 @@ pub struct ValidatorFile {
     pub share: String,
     /// Public polynomial of the group key (hex).
     pub polynomial: String,
+    /// The genesis file (relative paths are resolved against the config file's directory).
     pub genesis_config_path: PathBuf,
+    /// Peer-to-peer listening address and the validator set.
     pub p2p: P2pFile,
     /// Account credited with the tips of blocks this validator proposes.
     pub tips_account: String,
+    /// The devnet faucet (disabled by default).
     #[serde(default)]
     pub faucet: FaucetFile,
     /// `error`, `warn`, `info`, `debug` or `trace` (default `info`).
@@ -67,6 +70,7 @@ pub struct ValidatorFile {
     pub mempool: MempoolFile,
 }
 
+/// The `mempool` section: limits of the transaction pool; an absent field takes its default.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct MempoolFile {
@@ -90,6 +94,7 @@ impl MempoolFile {
     }
 }
 
+/// The `p2p` section: how validators reach each other.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct P2pFile {
@@ -99,16 +104,21 @@ pub struct P2pFile {
     pub peers: Vec<PeerFile>,
 }
 
+/// One validator of the network, as listed under `p2p.peers`.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct PeerFile {
+    /// Its ed25519 identity (hex).
     pub public_key: String,
+    /// Its peer-to-peer address, e.g. `127.0.0.1:30300`.
     pub address: String,
 }
 
+/// The `faucet` section; only development chains (ids 1 and 100) serve a faucet.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct FaucetFile {
+    /// Serve `POST /faucet` (default false); then `private_key` is required.
     #[serde(default)]
     pub enabled: bool,
     /// Base units per request (default 100 DRV).
@@ -138,39 +148,76 @@ fn default_block_interval() -> u64 {
 /// A validated configuration.
 #[derive(Clone)]
 pub struct ValidatorConfig {
+    /// Where the HTTP API listens (`rpc_host:rpc_port`).
     pub rpc_addr: SocketAddr,
+    /// State database directory (absolute).
     pub directory: PathBuf,
+    /// Path of `height.dat`, when height persistence is on.
     pub height_file: Option<PathBuf>,
+    /// This validator's ed25519 identity.
     pub private_key: ed25519::PrivateKey,
+    /// This validator's BLS12-381 threshold share (secret).
     pub share: Share,
+    /// Public polynomial of the group key; its total is the validator count.
     pub polynomial: Sharing<ThresholdVariant>,
+    /// The genesis file (absolute).
     pub genesis_config_path: PathBuf,
+    /// Where peer-to-peer traffic is accepted.
     pub p2p_listen: SocketAddr,
+    /// Every validator (this one included): identity and address.
     pub peers: Vec<(ed25519::PublicKey, SocketAddr)>,
+    /// Account credited with the tips of blocks this validator proposes.
     pub tips_account: Address,
+    /// Faucet settings, `None` when the faucet is disabled.
     pub faucet: Option<FaucetConfig>,
+    /// `error`, `warn`, `info`, `debug` or `trace`.
     pub log_level: String,
+    /// Target interval between blocks, 1 to 1,000 ms.
     pub block_interval_ms: u64,
+    /// Runtime worker threads, at least 1.
     pub worker_threads: usize,
+    /// Mempool limits, defaults filled in.
     pub mempool: drover_mempool::Config,
 }
 
+/// A validated faucet configuration.
 #[derive(Clone)]
 pub struct FaucetConfig {
+    /// Base units sent per request, positive.
     pub drip_amount: u128,
+    /// Requests allowed per minute (node-wide), at least 1.
     pub requests_per_minute: u32,
+    /// Key of the funded faucet account.
     pub key: SecretKey,
 }
 
 /// A configuration error that names the field at fault.
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
+    /// The file could not be read.
     #[error("cannot read config file {path}: {source}")]
-    Read { path: PathBuf, source: std::io::Error },
+    Read {
+        /// The config file.
+        path: PathBuf,
+        /// The I/O error.
+        source: std::io::Error,
+    },
+    /// The file is not YAML of the expected shape (unknown or missing field, wrong type).
     #[error("config file {path}: {message}")]
-    Parse { path: PathBuf, message: String },
+    Parse {
+        /// The config file.
+        path: PathBuf,
+        /// The YAML parser's message.
+        message: String,
+    },
+    /// A field holds a value that is not valid.
     #[error("config field `{field}`: {message}")]
-    Field { field: &'static str, message: String },
+    Field {
+        /// Dotted name of the field, e.g. `p2p.listen`.
+        field: &'static str,
+        /// What is wrong with its value.
+        message: String,
+    },
 }
 
 fn field(field: &'static str, message: impl Into<String>) -> ConfigError {
@@ -188,6 +235,7 @@ impl ValidatorConfig {
         Self::from_file(file, base)
     }
 
+    /// Validates a parsed file; relative paths are resolved against `base`.
     pub fn from_file(file: ValidatorFile, base: &Path) -> Result<Self, ConfigError> {
         let resolve = |p: &Path| if p.is_absolute() { p.to_path_buf() } else { base.join(p) };
         let rpc_addr = format!("{}:{}", file.rpc_host, file.rpc_port)

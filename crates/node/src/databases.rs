@@ -52,7 +52,7 @@ use std::{
 };
 
 /// The one state database: ordered (prefix scans, exclusion proofs), variable-size values,
-/// indexed by the keys' index prefix ([`StatePrefix`](crate::translator::StatePrefix)).
+/// indexed by the keys' index prefix (`translator::StatePrefix`).
 pub type StateDb<E> =
     variable::Db<mmr::Family, E, Vec<u8>, Vec<u8>, Sha256, crate::translator::StatePrefix, 32, Sequential>;
 
@@ -62,6 +62,7 @@ pub type Databases<E> = StateDatabases<E>;
 type Inner<E> = Shared<StateDb<E>>;
 type InnerUnmerkleized<E> = <Inner<E> as DatabaseSet<E>>::Unmerkleized;
 type InnerMerkleized<E> = <Inner<E> as DatabaseSet<E>>::Merkleized;
+/// An error of the state database.
 pub type StateError = Error<mmr::Family>;
 
 /// The state database set handed to `Stateful`: glue's shared database, whose batches know
@@ -157,6 +158,7 @@ impl<E: Bounds> BlockBatch<E> {
         Self { batch: self.batch.write(key, value), ..self }
     }
 
+    /// Merkleizes the block's writes; the sealed batch computes the block's state root.
     pub async fn merkleize(self) -> Result<SealedBatch<E>, StateError> {
         Ok(SealedBatch { inner: self.batch.merkleize().await?, db: self.parent.db })
     }
@@ -284,6 +286,7 @@ impl<E: Bounds> ParentView<'_, E> {
 /// Ordered point reads of one state.
 #[allow(clippy::ptr_arg, reason = "the database's key type is `Vec<u8>`")]
 pub trait OrderedRead {
+    /// The value under `key`.
     fn get(&self, key: &Vec<u8>) -> impl Future<Output = Result<Option<Vec<u8>>, StateError>> + Send;
     /// The smallest key strictly greater than `key`.
     fn next_key(&self, key: &Vec<u8>) -> impl Future<Output = Result<Option<Vec<u8>>, StateError>> + Send;

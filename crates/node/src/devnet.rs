@@ -32,8 +32,11 @@ pub const GENESIS_FILE: &str = "genesis.yaml";
 /// What to generate.
 #[derive(Clone, Debug)]
 pub struct NetworkSpec {
+    /// Number of validators (at least 1).
     pub validators: u32,
+    /// Chain id of the network.
     pub chain_id: u64,
+    /// Network name.
     pub network: String,
     /// Validator i serves HTTP on `rpc_port + i`.
     pub rpc_port: u16,
@@ -41,11 +44,15 @@ pub struct NetworkSpec {
     pub p2p_port: u16,
     /// Prefund the development accounts and the faucet account, and enable the faucet.
     pub dev_accounts: bool,
+    /// Target interval between blocks, in milliseconds.
     pub block_interval_ms: u64,
+    /// Write each validator's last finalized height to `height.dat`.
     pub persist_height: bool,
 }
 
 impl NetworkSpec {
+    /// A single-validator development network: chain id 100, HTTP on port 4000, dev accounts
+    /// funded.
     pub fn devnet() -> Self {
         Self {
             validators: 1,

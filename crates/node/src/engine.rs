@@ -180,8 +180,11 @@ async fn applied_block(
 
 /// What the engine needs besides its runtime context.
 pub struct EngineConfig {
+    /// The validated validator configuration.
     pub validator: ValidatorConfig,
+    /// The validated genesis.
     pub genesis: Genesis,
+    /// HTTP API settings (rate limits, dev mode, timeouts).
     pub rpc: drover_rpc::RpcConfig,
     /// Peers' HTTP APIs to fast-sync from when this node has no state yet (`--sync-from`).
     pub sync_from: Vec<String>,
@@ -228,11 +231,17 @@ async fn wait_for_signal() {
 
 /// The p2p channels of a validator, by purpose (see the module docs for their numbers).
 pub struct Channels<S, R> {
+    /// Channel 0: consensus votes.
     pub votes: (S, R),
+    /// Channel 1: consensus certificates.
     pub certificates: (S, R),
+    /// Channel 2: the consensus resolver (fetching missing certificates).
     pub consensus_resolver: (S, R),
+    /// Channel 3: block broadcast.
     pub broadcast: (S, R),
+    /// Channel 4: marshal backfill of finalized blocks.
     pub backfill: (S, R),
+    /// Channel 5: transaction gossip.
     pub gossip: (S, R),
 }
 
@@ -259,7 +268,9 @@ pub fn register_channels<S, R>(mut register: impl FnMut(u64, Quota) -> (S, R)) -
 
 /// What [`start`] needs besides the runtime and the network.
 pub struct StartConfig {
+    /// The validated validator configuration.
     pub validator: ValidatorConfig,
+    /// The validated genesis.
     pub genesis: Genesis,
     /// Prefix of every storage partition (one runtime may host several validators in tests).
     pub partition_prefix: String,
@@ -269,10 +280,15 @@ pub struct StartConfig {
 
 /// A running validator's shared parts.
 pub struct Validator<E: Spawner + commonware_storage::Context> {
+    /// Chain state shared with the HTTP API.
     pub chain: Arc<ChainShared>,
+    /// The state database set.
     pub databases: Databases<E>,
+    /// Marshal's mailbox: finalized blocks in height order.
     pub marshal: marshal::core::Mailbox<Scheme, Standard<Block>>,
+    /// Transaction gossip to the other validators; `None` on a single-validator network.
     pub gossip: Option<gossip::GossipHandle>,
+    /// Digest of the genesis block.
     pub genesis_digest: sha256::Digest,
     /// Ends when consensus stops.
     pub consensus: Handle<()>,

@@ -48,6 +48,7 @@ pub const FETCH_CONCURRENCY: usize = 4;
 pub const FETCH_ATTEMPTS_MAX: u32 = 10;
 /// First wait after a transient failure; doubled each time up to [`FETCH_BACKOFF_MAX_MS`].
 pub const FETCH_BACKOFF_MIN_MS: u64 = 200;
+/// Longest wait between two tries of a request, in milliseconds.
 pub const FETCH_BACKOFF_MAX_MS: u64 = 5_000;
 /// Time allowed for one HTTP request, in seconds (a full batch is a few megabytes).
 pub const FETCH_TIMEOUT_SECS: u64 = 60;
@@ -60,7 +61,9 @@ pub type StateResponse<E> = Response<mmr::Family, StateOp<E>, sha256::Digest>;
 /// Where fast-sync stands: operations received so far out of those the target needs.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct SyncProgress {
+    /// Operations received so far.
     pub fetched_ops: u64,
+    /// Operations the sync target needs.
     pub target_ops: u64,
 }
 
@@ -70,12 +73,27 @@ pub type ProgressHook = Arc<dyn Fn(SyncProgress) + Send + Sync>;
 /// Why fast-sync could not get what it needed from its peers.
 #[derive(Debug, thiserror::Error)]
 pub enum FastSyncError {
+    /// A `--sync-from` URL is not usable.
     #[error("invalid --sync-from URL: {0}")]
     Url(#[source] ClientError),
+    /// A peer, or every peer, could not answer a request.
     #[error("peer {url}: {reason}")]
-    Peer { url: String, reason: String },
+    Peer {
+        /// The peer's base URL, or `every --sync-from peer`.
+        url: String,
+        /// What went wrong.
+        reason: String,
+    },
+    /// Every peer failed to serve one batch.
     #[error("no peer could serve operations {start}.. at size {size}; tried: {tried}")]
-    Exhausted { size: u64, start: u64, tried: String },
+    Exhausted {
+        /// Operation count whose ops root the batch is proven against.
+        size: u64,
+        /// First operation of the batch.
+        start: u64,
+        /// Each peer tried, with its last error.
+        tried: String,
+    },
 }
 
 /// The peers given with `--sync-from`, tried in order.
@@ -87,6 +105,7 @@ pub struct HttpPeers {
 }
 
 impl HttpPeers {
+    /// The peers at `urls`, tried in order; `progress` hears of every batch received.
     pub fn new(urls: &[String], progress: Option<ProgressHook>) -> Result<Self, FastSyncError> {
         let clients = urls
             .iter()
@@ -96,10 +115,12 @@ impl HttpPeers {
         Ok(Self { clients: Arc::new(clients), fetched_ops: Arc::default(), progress })
     }
 
+    /// Number of peers.
     pub fn len(&self) -> usize {
         self.clients.len()
     }
 
+    /// Whether no peer was given.
     pub fn is_empty(&self) -> bool {
         self.clients.is_empty()
     }

@@ -14,11 +14,15 @@ use std::path::Path;
 /// Genesis timestamp used when the document gives none (2026-01-01T00:00:00Z).
 pub const GENESIS_TIMESTAMP_MS_DEFAULT: u64 = 1_767_225_600_000;
 
+/// The genesis document as written on disk.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
 #[serde(deny_unknown_fields)]
 pub struct GenesisFile {
+    /// Chain id every transaction of the network must carry.
     pub chain_id: u64,
+    /// Network name, reported by `/chain-info`.
     pub network: String,
+    /// Timestamp of the genesis block, Unix milliseconds (default 2026-01-01T00:00:00Z).
     #[serde(default = "default_timestamp")]
     pub timestamp_ms: u64,
     /// ed25519 identities (hex) of the validators.
@@ -28,13 +32,16 @@ pub struct GenesisFile {
     /// Fee-market parameters (`docs/operations.md`, "Genesis"; defaults: `drover_execution::FeeParams::default`).
     #[serde(default)]
     pub fees: drover_execution::FeeParams,
+    /// Initial balances (default none).
     #[serde(default)]
     pub allocations: Vec<AllocationFile>,
 }
 
+/// An initial balance.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
 #[serde(deny_unknown_fields)]
 pub struct AllocationFile {
+    /// The funded account (hex).
     pub address: String,
     /// Base units.
     pub balance: u128,
@@ -47,10 +54,15 @@ fn default_timestamp() -> u64 {
 /// A validated genesis.
 #[derive(Clone, Debug)]
 pub struct Genesis {
+    /// The document as loaded; its JSON form is what `commitment` hashes.
     pub file: GenesisFile,
+    /// The validators' ed25519 identities, in document order.
     pub validators: Vec<ed25519::PublicKey>,
+    /// Group public key that finalization certificates verify against.
     pub identity: Identity,
+    /// Fee-market parameters, validated.
     pub fees: drover_execution::FeeParams,
+    /// Initial balances in base units, by address.
     pub allocations: Vec<(Address, u128)>,
     /// The state writes of the allocations and fee parameters, applied with block 1.
     pub state: drover_execution::Writes,
@@ -58,17 +70,22 @@ pub struct Genesis {
     pub commitment: sha256::Digest,
 }
 
+/// Why a genesis document cannot be used; each variant names the file or field at fault.
 #[derive(Debug, thiserror::Error)]
 pub enum GenesisError {
+    /// The file could not be read (path, I/O error).
     #[error("cannot read genesis file {0}: {1}")]
     Read(String, std::io::Error),
+    /// The file is not YAML of the expected shape (path, parser message).
     #[error("genesis file {0}: {1}")]
     Parse(String, String),
+    /// A field holds a value that is not valid (field name, message).
     #[error("genesis field `{0}`: {1}")]
     Field(&'static str, String),
 }
 
 impl Genesis {
+    /// Reads and validates a genesis file.
     pub fn load(path: &Path) -> Result<Self, GenesisError> {
         let shown = path.display().to_string();
         let text = std::fs::read_to_string(path).map_err(|e| GenesisError::Read(shown.clone(), e))?;
@@ -77,6 +94,7 @@ impl Genesis {
         Self::from_file(file)
     }
 
+    /// Validates a parsed document and derives the genesis state and commitment.
     pub fn from_file(file: GenesisFile) -> Result<Self, GenesisError> {
         let field = |name: &'static str, m: String| GenesisError::Field(name, m);
         if file.network.is_empty() {
@@ -108,10 +126,12 @@ impl Genesis {
         Ok(Self { file, validators, identity, fees, allocations, state, commitment })
     }
 
+    /// Chain id of the network.
     pub fn chain_id(&self) -> u64 {
         self.file.chain_id
     }
 
+    /// Network name.
     pub fn network(&self) -> &str {
         &self.file.network
     }

@@ -29,7 +29,9 @@ pub const MAX_VALIDATORS: u32 = 1024;
 
 /// Key material of one validator.
 pub struct ValidatorKeys {
+    /// ed25519 identity: p2p authentication and leader election.
     pub private_key: ed25519::PrivateKey,
+    /// BLS12-381 share of the group secret (secret).
     pub share: Share,
 }
 
@@ -54,6 +56,7 @@ pub fn generate_network(n: u32) -> anyhow::Result<(Vec<ValidatorKeys>, Sharing<T
     Ok((keys, output.public().clone()))
 }
 
+/// Hex of the Commonware codec encoding of `value`, the form config files use.
 pub fn encode_hex(value: &impl Encode) -> String {
     hex::encode(value.encode())
 }
@@ -62,21 +65,25 @@ fn decode_bytes(s: &str) -> Result<Vec<u8>, String> {
     drover_types::hexfmt::decode(s.trim()).map_err(|e| format!("not hex: {e}"))
 }
 
+/// Parses an ed25519 private key (hex of its codec encoding).
 pub fn parse_private_key(s: &str) -> Result<ed25519::PrivateKey, String> {
     let bytes = decode_bytes(s)?;
     ed25519::PrivateKey::decode(bytes).map_err(|e| format!("not an ed25519 private key: {e}"))
 }
 
+/// Parses an ed25519 public key (hex of its codec encoding).
 pub fn parse_public_key(s: &str) -> Result<ed25519::PublicKey, String> {
     let bytes = decode_bytes(s)?;
     ed25519::PublicKey::decode(bytes).map_err(|e| format!("not an ed25519 public key: {e}"))
 }
 
+/// Parses a threshold share (hex of its codec encoding).
 pub fn parse_share(s: &str) -> Result<Share, String> {
     let bytes = decode_bytes(s)?;
     Share::decode(bytes).map_err(|e| format!("not a threshold share: {e}"))
 }
 
+/// Parses a public polynomial (hex of its codec encoding) of at most [`MAX_VALIDATORS`] validators.
 pub fn parse_polynomial(s: &str) -> Result<Sharing<ThresholdVariant>, String> {
     let bytes = decode_bytes(s)?;
     Sharing::<ThresholdVariant>::decode_cfg(bytes, &(NZU32!(MAX_VALIDATORS), ModeVersion::v0()))

@@ -9,10 +9,10 @@
 //! (defined in `drover-block`, which light clients share);
 //! [`application`] is the state machine glue drives, over the state database set in
 //! [`databases`]; [`chain`] is the state shared with the
-//! API; [`indexes`] stores finalized transactions, receipts and actor logs; [`backend`] serves the API;
-//! [`intake`] puts transactions into the mempool, from the API and from [`gossip`];
-//! [`fast_sync`] and [`sync_source`] fetch and serve state for peers that fast-sync;
-//! [`proofs`] builds the state, transaction and receipt proofs light clients verify;
+//! API; `indexes` stores finalized transactions, receipts and actor logs; `backend` serves the API;
+//! [`intake`] puts transactions into the mempool, from the API and from `gossip`;
+//! [`fast_sync`] and `sync_source` fetch and serve state for peers that fast-sync;
+//! `proofs` builds the state, transaction and receipt proofs light clients verify;
 //! [`engine`] assembles and runs everything.
 
 pub(crate) mod accounts;

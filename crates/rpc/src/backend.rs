@@ -20,18 +20,24 @@ use tokio::sync::watch;
 /// An included transaction with where it was included.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct IncludedTransaction {
+    /// The transaction, with its hash and sender.
     pub tx: VerifiedTransaction,
+    /// Height of the including block.
     pub block_height: u64,
+    /// Position of the transaction in its block.
     pub index: u32,
 }
 
 /// Liveness figures for `/health/detailed`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ChainHealth {
+    /// Latest finalized height (0 before the first block).
     pub block_height: u64,
     /// Unix seconds of the latest finalized block (0 before the first).
     pub last_block_timestamp: u64,
+    /// Transactions pending in the mempool.
     pub mempool_transaction_count: usize,
+    /// Distinct senders with transactions pending in the mempool.
     pub mempool_account_count: usize,
     /// Whether the state database is open and answering.
     pub storage_ok: bool,
@@ -50,17 +56,31 @@ pub struct FaucetSettings {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum OperationsRequest {
     /// Operations `start .. start + max`, proven against the ops root at `size` operations.
-    Operations { size: u64, start: u64, max: u64 },
+    Operations {
+        /// Operation count whose ops root the proof is against (a snapshot's `op_count`).
+        size: u64,
+        /// First operation of the batch; below `size`.
+        start: u64,
+        /// Most operations in the batch (the backend may serve fewer, at least one).
+        max: u64,
+    },
     /// The single operation at `start` with the pinned Merkle nodes a client needs to rebuild the
     /// pruned prefix below it, proven against the ops root at `size`.
-    Boundary { size: u64, start: u64 },
+    Boundary {
+        /// Operation count whose ops root the proof is against.
+        size: u64,
+        /// The operation to serve; the pinned nodes stand for the operations below it.
+        start: u64,
+    },
 }
 
 /// One state record a proof is asked for, named by the key schema's families (the node maps it
 /// to the state key, so the HTTP layer stays free of the schema).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum StateQuery {
+    /// An account record.
     Account(Address),
+    /// An actor record.
     Actor(Address),
     /// An actor's storage slot: the actor and its own key.
     Storage(Address, Vec<u8>),
@@ -69,15 +89,23 @@ pub enum StateQuery {
 /// A read-only handler call, checked by the route (`POST /actor/read`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ActorCall {
+    /// The actor to run.
     pub actor: Address,
+    /// Name of the exported handler to run.
     pub handler: String,
+    /// Input bytes for the handler.
     pub payload: Vec<u8>,
+    /// What the handler sees as its caller and origin (the request's `from`, or the zero address).
     pub caller: Address,
+    /// Cycles budget, within the node's cap.
     pub max_cycles: u64,
+    /// Cells budget, within the node's cap.
     pub max_cells: u64,
 }
 
+/// Everything the HTTP API reads from or hands to the node; see the module documentation.
 pub trait Backend: Clone + Send + Sync + 'static {
+    /// Chain id, network name, genesis hash and node version.
     fn chain_info(&self) -> ChainInfo;
 
     /// Admits verified transactions into the mempool, one result per transaction in order.
@@ -213,11 +241,13 @@ pub trait Backend: Clone + Send + Sync + 'static {
     /// Changes whenever a block is finalized and its receipts are readable; holds its height.
     fn finalized_heights(&self) -> watch::Receiver<u64>;
 
+    /// A finalized block by hash, height or `latest` (`None`: no such block).
     fn block(&self, selector: BlockSelector) -> impl Future<Output = Result<Option<BlockInfo>, ApiError>> + Send;
 
     /// Basefees that apply to the next block.
     fn basefees(&self) -> Basefees;
 
+    /// Heights, timestamps and mempool figures for the health routes.
     fn health(&self) -> ChainHealth;
 
     /// `None` when the faucet is disabled.

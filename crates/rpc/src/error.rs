@@ -6,7 +6,7 @@
 //! a route documents another one (415 for an unsupported content type, 405 for a wrong method).
 //! The body is always `{"code": <int>, "error": "<snake_case_name>", "message": "<text>"}`, and a
 //! 429 or 503 always carries `Retry-After`. Refusals made on a connection, before any routing
-//! ([`crate::server`]), are written whole by [`connection_refusal`] with the same body.
+//! (the `server` module), are written whole by [`connection_refusal`] with the same body.
 //!
 //! Responses built here carry their [`ErrorCode`] as a response extension, which is how
 //! [`json_payload_too_large`] tells our 413s from the plain-text one `tower-http`'s body limit
@@ -54,6 +54,7 @@ impl RequestId {
         Self(format!("{:016x}", next.fetch_add(1, Ordering::Relaxed)))
     }
 
+    /// The 16 hex digits.
     pub fn as_str(&self) -> &str {
         &self.0
     }
@@ -118,6 +119,7 @@ pub struct HttpError {
 }
 
 impl HttpError {
+    /// An error with `code` (served with its registered HTTP status) and `message`.
     pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
         ApiError::new(code, message).into()
     }
@@ -136,10 +138,12 @@ impl HttpError {
         self
     }
 
+    /// The API error code.
     pub fn code(&self) -> ErrorCode {
         self.error.code
     }
 
+    /// The HTTP status the error is served with.
     pub fn status(&self) -> StatusCode {
         self.status
     }

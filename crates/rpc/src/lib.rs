@@ -1,11 +1,11 @@
 //! Drover's HTTP API: an axum router generic over the node ([`Backend`]).
 //!
 //! One module per endpoint family under [`routes`]; the rules they share live beside them:
-//! [`error`] is the only place an error becomes a response, [`extract`] the only way a path,
-//! query or body is read, [`limits`] holds every limit with its unit, [`submission`] turns a
-//! submission into per-transaction verdicts, [`rate_limit`], [`metrics`] and [`openapi`] are
+//! [`error`] is the only place an error becomes a response, `extract` the only way a path,
+//! query or body is read, [`limits`] holds every limit with its unit, `submission` turns a
+//! submission into per-transaction verdicts, `rate_limit`, `metrics` and `openapi` are
 //! the cross-cutting layers. [`starting`] is what answers while the node's state is not ready,
-//! and [`server`] serves a router over TCP with the connection limits (connection cap,
+//! and `server` serves a router over TCP with the connection limits (connection cap,
 //! header-read and write timeouts).
 //!
 //! Layers, outermost first: tracing, CORS (any origin; GET/POST/OPTIONS; `Content-Type`;
@@ -16,7 +16,7 @@
 //! JSON rewrite of `tower-http`'s 413, and the 1 MB request body limit. The metrics layer sits
 //! outside the limits so that their 429s, 413s and 503s are counted under their route. The
 //! layers that need no route sit outside the router because axum clones a route's whole service
-//! for every request: built once around it, they are cloned once per connection ([`server`]),
+//! for every request: built once around it, they are cloned once per connection (`server`),
 //! which saves a good part of what a small request costs. Every answer that is not a success
 //! is our JSON error body, including unknown routes (404, 1002) and wrong methods (405, 1001).
 
@@ -105,8 +105,10 @@ impl Default for RpcConfig {
 /// Why the environment does not give a configuration.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ConfigError {
+    /// `RPC_GLOBAL_RATE_LIMIT_PER_SEC` is set but not a positive integer; the value found.
     #[error("{GLOBAL_RATE_LIMIT_ENV} must be a positive integer (requests per second), got {0:?}")]
     GlobalRateLimit(String),
+    /// `STATE_SYNC_RATE_PER_SEC` is set but not a positive integer; the value found.
     #[error("{STATE_SYNC_RATE_ENV} must be a positive integer (requests per second), got {0:?}")]
     StateSyncRate(String),
 }

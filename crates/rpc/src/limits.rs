@@ -12,9 +12,11 @@ pub use drover_types::submission::{MAX_SUBMISSION_BYTES, MAX_TRANSACTIONS_PER_SU
 /// Largest request body of any route, in bytes (1 MB). Larger bodies get 413 with code 6000.
 pub const MAX_REQUEST_BYTES: usize = 1_048_576;
 
-/// Bounds and default of `timeout_ms` of `POST /submit_wait`, in milliseconds.
+/// Least `timeout_ms` of `POST /submit_wait`, in milliseconds; a lower one is refused (2015).
 pub const WAIT_TIMEOUT_MS_MIN: u64 = 100;
+/// Greatest `timeout_ms` of `POST /submit_wait`, in milliseconds; a higher one is refused (2015).
 pub const WAIT_TIMEOUT_MS_MAX: u64 = 10_000;
+/// `timeout_ms` of `POST /submit_wait` when the query leaves it out, in milliseconds.
 pub const WAIT_TIMEOUT_MS_DEFAULT: u64 = 5_000;
 
 /// Most `/submit_wait` requests waiting for receipts at once; one more is refused before

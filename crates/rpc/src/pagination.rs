@@ -17,7 +17,9 @@ use serde::Deserialize;
 /// A validated page request.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Page {
+    /// Items to skip from the start of the list.
     pub offset: u64,
+    /// Items per page, at most `PAGE_LIMIT_MAX`.
     pub limit: u64,
 }
 

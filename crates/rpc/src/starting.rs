@@ -78,6 +78,8 @@ pub struct Switch {
 }
 
 impl Switch {
+    /// A switch serving the start-up routes (health, and `/metrics` from `metrics`) until
+    /// [`Switch::ready`].
     pub fn new(metrics: MetricsSource) -> Self {
         Self { starting: starting_router(metrics), ready: Arc::new(OnceLock::new()) }
     }

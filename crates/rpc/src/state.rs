@@ -20,13 +20,16 @@ use tokio::sync::Semaphore;
 /// into the same metrics and the same global limit.
 #[derive(Clone)]
 pub struct Http {
+    /// Request counters and durations by route, shared by the start-up routes and the full API.
     pub metrics: Arc<RpcMetrics>,
+    /// The node-wide request limit (`RPC_GLOBAL_RATE_LIMIT_PER_SEC`), shared likewise.
     pub global_limiter: Arc<SlidingWindow>,
     /// How long a request may take to be answered.
     pub request_timeout: Duration,
 }
 
 impl Http {
+    /// The shared layers for `config`: fresh metrics, the global limiter and the request timeout.
     pub fn new(config: &RpcConfig) -> Self {
         Self {
             metrics: Arc::new(RpcMetrics::default()),

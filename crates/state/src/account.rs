@@ -9,7 +9,9 @@ use drover_types::cbor::{Writer, decode_strict, decode_u128, expect_array};
 /// never stored: writers delete the key instead, so "absent" is the only encoding of "empty".
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Account {
+    /// Transactions the account has sent; the nonce its next transaction must carry.
     pub nonce: u64,
+    /// Balance in base units (1 DRV = 10^9).
     pub balance: u128,
 }
 

@@ -57,8 +57,11 @@ impl ActorRecord {
 /// One upgrade: `[height, old_code_hash, new_code_hash, tx_hash]`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct UpgradeRecord {
+    /// Height of the block that carried the upgrade.
     pub height: u64,
+    /// keccak256 of the code the upgrade replaced.
     pub old_code_hash: H256,
+    /// keccak256 of the code installed by the upgrade.
     pub new_code_hash: H256,
     /// The upgrade transaction.
     pub tx_hash: H256,

@@ -20,11 +20,14 @@ use drover_types::{
 /// The global message queue: messages `head..tail` are pending.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct MailQueue {
+    /// Sequence number of the next message to deliver.
     pub head: u64,
+    /// Sequence number the next message sent will get; equal to `head` when the queue is empty.
     pub tail: u64,
 }
 
 impl MailQueue {
+    /// Whether no message is pending.
     pub fn is_empty(&self) -> bool {
         self.head == self.tail
     }
@@ -36,6 +39,7 @@ impl MailQueue {
         w.into_inner()
     }
 
+    /// Strict decode: exactly the canonical encoding of one queue record.
     pub fn decode(bytes: &[u8]) -> Result<Self, RecordError> {
         Ok(decode_strict(bytes, |d| {
             expect_array(d, 2)?;
@@ -47,9 +51,13 @@ impl MailQueue {
 /// A message waiting for delivery, with the budget its sender bought.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct MessageRecord {
+    /// The sending actor, which paid for the delivery.
     pub from: Address,
+    /// The recipient actor.
     pub to: Address,
+    /// Name of the recipient's handler to run.
     pub handler: String,
+    /// Input bytes passed to the handler.
     pub payload: Vec<u8>,
     /// Value escrowed from the sender: the recipient gets it if the delivery succeeds, the
     /// sender gets it back otherwise.
@@ -62,6 +70,7 @@ pub struct MessageRecord {
     /// Basefees of the sending block: the delivery is priced at them (the sender bought the
     /// budget then), so the prepaid amount always covers it.
     pub basefee_cycle: u128,
+    /// Cell basefee of the sending block, per cell (see `basefee_cycle`).
     pub basefee_cell: u128,
 }
 
@@ -88,6 +97,7 @@ impl MessageRecord {
         w.into_inner()
     }
 
+    /// Strict decode: exactly the canonical encoding of one message record.
     pub fn decode(bytes: &[u8]) -> Result<Self, RecordError> {
         Ok(decode_strict(bytes, |d| {
             expect_array(d, 9)?;
@@ -109,11 +119,14 @@ impl MessageRecord {
 /// One recipient's pending messages: how many and their handler + payload bytes.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct MailboxUsage {
+    /// Number of pending messages.
     pub count: u64,
+    /// Handler and payload bytes of the pending messages, counted against the mailbox capacity.
     pub bytes: u64,
 }
 
 impl MailboxUsage {
+    /// Whether the recipient has no pending message (and so the record must not be stored).
     pub fn is_empty(&self) -> bool {
         *self == Self::default()
     }
@@ -125,6 +138,7 @@ impl MailboxUsage {
         w.into_inner()
     }
 
+    /// Strict decode: exactly the canonical encoding of one usage record.
     pub fn decode(bytes: &[u8]) -> Result<Self, RecordError> {
         Ok(decode_strict(bytes, |d| {
             expect_array(d, 2)?;

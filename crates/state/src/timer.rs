@@ -26,8 +26,11 @@ use drover_types::{
 pub struct TimerRecord {
     /// The actor that scheduled it; it runs the handler and pays for it.
     pub owner: Address,
+    /// Name of the owner's handler to run when the timer fires.
     pub handler: String,
+    /// Input bytes passed to the handler.
     pub payload: Vec<u8>,
+    /// Cycles budget of the handler's run, paid by the owner when the timer fires.
     pub cycles_limit: u64,
 }
 
@@ -39,6 +42,7 @@ impl TimerRecord {
         w.into_inner()
     }
 
+    /// Strict decode: exactly the canonical encoding of one timer record.
     pub fn decode(bytes: &[u8]) -> Result<Self, RecordError> {
         Ok(decode_strict(bytes, |d| {
             expect_array(d, 4)?;
@@ -55,7 +59,9 @@ impl TimerRecord {
 /// The next timer to consider: at `height`, from sequence number `seq`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TimerCursor {
+    /// Height whose timers are next to fire.
     pub height: u64,
+    /// Sequence number, within `height`, of the first timer not yet fired.
     pub seq: u32,
 }
 
@@ -67,6 +73,7 @@ impl TimerCursor {
         w.into_inner()
     }
 
+    /// Strict decode: exactly the canonical encoding of one cursor record.
     pub fn decode(bytes: &[u8]) -> Result<Self, RecordError> {
         Ok(decode_strict(bytes, |d| {
             expect_array(d, 2)?;

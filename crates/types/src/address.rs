@@ -14,7 +14,9 @@ pub struct Address(pub [u8; 20]);
 pub struct AddressParseError;
 
 impl Address {
+    /// Length of an address in bytes.
     pub const LEN: usize = 20;
+    /// The all-zero address (`0x00…00`), owned by no key.
     pub const ZERO: Address = Address([0; 20]);
 
     /// The reserved system address `0x00…0n` (n in 1..=15).

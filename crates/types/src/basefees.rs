@@ -11,7 +11,9 @@ use crate::cbor::{CborError, Writer, decode_strict, decode_u128, expect_array};
 /// block's transactions and writes the updated value after them.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Basefees {
+    /// Base units per cycle.
     pub cycle: u128,
+    /// Base units per cell.
     pub cell: u128,
 }
 

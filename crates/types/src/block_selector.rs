@@ -7,8 +7,11 @@ use std::{fmt, str::FromStr};
 /// Which block to read: `latest`, a height, or a block hash.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum BlockSelector {
+    /// The latest finalized block.
     Latest,
+    /// The finalized block at this height.
     Height(u64),
+    /// The finalized block with this hash (digest).
     Hash(H256),
 }
 

@@ -388,6 +388,7 @@ pub fn take_null(d: &mut Decoder<'_>) -> Result<bool, CborError> {
 
 /// Where a [`Writer`] puts its bytes.
 pub trait Sink {
+    /// Appends `bytes` to the output.
     fn put(&mut self, bytes: &[u8]);
 }
 
@@ -426,10 +427,12 @@ pub struct Writer<S> {
 }
 
 impl<S: Sink> Writer<S> {
+    /// A writer appending to `sink`.
     pub fn new(sink: S) -> Self {
         Writer { sink }
     }
 
+    /// The sink, with everything written so far.
     pub fn into_inner(self) -> S {
         self.sink
     }
@@ -456,6 +459,7 @@ impl<S: Sink> Writer<S> {
         self
     }
 
+    /// An unsigned integer in its shortest head.
     pub fn uint(&mut self, value: u64) -> &mut Self {
         self.head(MAJOR_UNSIGNED, value)
     }
@@ -472,26 +476,32 @@ impl<S: Sink> Writer<S> {
         }
     }
 
+    /// A definite-length byte string.
     pub fn bytes(&mut self, bytes: &[u8]) -> &mut Self {
         self.head(MAJOR_BYTES, bytes.len() as u64);
         self.sink.put(bytes);
         self
     }
 
+    /// A definite-length UTF-8 text string.
     pub fn text(&mut self, text: &str) -> &mut Self {
         self.head(MAJOR_TEXT, text.len() as u64);
         self.sink.put(text.as_bytes());
         self
     }
 
+    /// The head of a definite-length array of `len` elements; the elements follow.
     pub fn array(&mut self, len: u64) -> &mut Self {
         self.head(MAJOR_ARRAY, len)
     }
 
+    /// The head of a definite-length map of `len` entries; the keys and values follow, keys in
+    /// canonical order.
     pub fn map(&mut self, len: u64) -> &mut Self {
         self.head(MAJOR_MAP, len)
     }
 
+    /// The simple value `null`.
     pub fn null(&mut self) -> &mut Self {
         self.sink.put(&[NULL]);
         self

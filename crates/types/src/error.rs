@@ -117,11 +117,14 @@ mod tests {
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("{message}")]
 pub struct ApiError {
+    /// Which registered error it is; decides the name and the HTTP status.
     pub code: ErrorCode,
+    /// What went wrong in this instance, for a human reader.
     pub message: String,
 }
 
 impl ApiError {
+    /// An error with `code` and this instance's `message`.
     pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
         Self { code, message: message.into() }
     }

@@ -12,11 +12,14 @@ use base64::engine::general_purpose::STANDARD as BASE64;
 use minicbor::decode::Decoder;
 use serde::{Deserialize, Serialize};
 
+/// An event: who emitted it, a topic and opaque data.
 #[derive(Clone, PartialEq, Eq, Debug)]
 pub struct Event {
-    /// Who emitted it (an actor, or the system for native events such as transfers).
+    /// Who emitted it: an actor, or for the native `transfer` event the recipient.
     pub address: Address,
+    /// Topic, UTF-8 text (an actor's is at most 64 bytes).
     pub topic: String,
+    /// Opaque data (an actor's is at most 16 KiB).
     pub data: Vec<u8>,
 }
 

@@ -214,6 +214,7 @@ impl<'de> Deserialize<'de> for ExecCode {
 #[derive(Clone, PartialEq, Eq, Debug, thiserror::Error)]
 #[error("{code}: {message}")]
 pub struct ExecError {
+    /// Which error it is; decides `category` and `fix`.
     pub code: ExecCode,
     /// What happened in this instance.
     pub message: String,
@@ -250,6 +251,7 @@ impl<'de> Deserialize<'de> for ExecError {
 }
 
 impl ExecError {
+    /// An error with `code` and this instance's `message`.
     pub fn new(code: ExecCode, message: impl Into<String>) -> Self {
         ExecError { code, message: message.into() }
     }

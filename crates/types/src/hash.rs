@@ -3,14 +3,17 @@
 
 use sha3::{Digest, Keccak256};
 
+/// A 32-byte hash, written as `0x` and 64 lowercase hex digits.
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
 pub struct H256(pub [u8; 32]);
 
+/// Why a string is not a 32-byte hash.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("invalid hash: expected 32 bytes of hex (64 hex digits, optional 0x prefix)")]
 pub struct HashParseError;
 
 impl H256 {
+    /// The all-zero hash.
     pub const ZERO: H256 = H256([0; 32]);
 }
 

@@ -27,6 +27,7 @@ pub fn decode_array<const N: usize>(s: &str) -> Result<[u8; N], hex::FromHexErro
 macro_rules! fixed_bytes_text {
     ($name:ident, $len:expr, $err:ident) => {
         impl $name {
+            /// The value of a slice of exactly the type's length; `None` for any other length.
             pub fn from_slice(bytes: &[u8]) -> Option<Self> {
                 <[u8; $len]>::try_from(bytes).ok().map($name)
             }

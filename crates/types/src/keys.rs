@@ -17,10 +17,13 @@ use std::fmt;
 #[derive(Clone)]
 pub struct SecretKey(k256::ecdsa::SigningKey);
 
+/// Why bytes or text are not a secret key.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum KeyError {
+    /// Not 32 bytes of hex.
     #[error("invalid secret key: expected 32 bytes of hex")]
     Malformed,
+    /// Zero, or not below the secp256k1 group order.
     #[error("invalid secret key: not a valid secp256k1 scalar")]
     OutOfRange,
 }
@@ -32,6 +35,7 @@ const DEV_SEED: &[u8] = b"drover-dev-seed";
 type NonceDigest = <k256::Secp256k1 as DigestPrimitive>::Digest;
 
 impl SecretKey {
+    /// The key with these 32 big-endian secret bytes; refused if zero or not below the group order.
     pub fn from_bytes(bytes: &[u8; 32]) -> Result<Self, KeyError> {
         SigningKey::from_bytes(&(*bytes).into()).map(SecretKey).map_err(|_| KeyError::OutOfRange)
     }
@@ -47,6 +51,7 @@ impl SecretKey {
         SecretKey(SigningKey::random(&mut rand::rngs::OsRng))
     }
 
+    /// The 32 big-endian secret bytes.
     pub fn to_bytes(&self) -> [u8; 32] {
         self.0.to_bytes().into()
     }

@@ -45,13 +45,16 @@ const KEY_ACTOR: &str = "actor";
 /// A call of `handler` with its argument bytes.
 #[derive(Clone, PartialEq, Eq, Debug)]
 pub struct Message {
+    /// Name of the handler to run (an export of the actor, or a system actor's handler).
     pub handler: String,
+    /// Argument bytes for the handler; their format is the handler's.
     pub payload: Vec<u8>,
 }
 
 /// The capabilities an actor is granted, by entitlement id (`storage.kv`, `econ.transfer`, ...).
 #[derive(Clone, PartialEq, Eq, Debug, Default)]
 pub struct Manifest {
+    /// Entitlement ids, each listed once; empty grants nothing.
     pub entitlements: Vec<String>,
 }
 
@@ -60,6 +63,7 @@ pub struct Manifest {
 pub struct Deploy {
     /// WebAssembly module.
     pub code: Vec<u8>,
+    /// The entitlements the actor is granted.
     pub manifest: Manifest,
     /// At most [`MAX_SALT_BYTES`] bytes, used as given (not padded).
     pub salt: Vec<u8>,
@@ -71,13 +75,16 @@ pub struct Deploy {
 /// only narrow the current one).
 #[derive(Clone, PartialEq, Eq, Debug)]
 pub struct Upgrade {
+    /// The actor to upgrade.
     pub actor: Address,
     /// WebAssembly module.
     pub code: Vec<u8>,
+    /// The new manifest: a subset of the actor's current entitlements.
     pub manifest: Manifest,
 }
 
 impl Message {
+    /// Canonical CBOR `{"handler": text, "payload": bytes}`.
     pub fn encode(&self) -> Vec<u8> {
         let mut w = Writer::with_capacity(self.handler.len() + self.payload.len() + 32);
         self.write(&mut w);
@@ -104,6 +111,7 @@ impl Message {
 }
 
 impl Manifest {
+    /// Canonical CBOR `{"entitlements": [text, ...]}`, or `{}` when there are none.
     pub fn encode(&self) -> Vec<u8> {
         let mut w = Writer::with_capacity(32 + self.entitlements.iter().map(|id| id.len() + 9).sum::<usize>());
         self.write(&mut w);
@@ -155,6 +163,7 @@ impl Manifest {
 }
 
 impl Deploy {
+    /// Canonical CBOR `{"code": bytes, "init"?: Message, "salt": bytes, "manifest": Manifest}`.
     pub fn encode(&self) -> Vec<u8> {
         let init_len = self.init.as_ref().map_or(0, |m| m.handler.len() + m.payload.len() + 32);
         let mut w = Writer::with_capacity(self.code.len() + self.salt.len() + init_len + 64);
@@ -214,6 +223,7 @@ impl Deploy {
 }
 
 impl Upgrade {
+    /// Canonical CBOR `{"code": bytes, "actor": bytes(20), "manifest": Manifest}`.
     pub fn encode(&self) -> Vec<u8> {
         let mut w = Writer::with_capacity(self.code.len() + 96);
         // Canonical key order: "code" (4 letters), "actor" (5), "manifest" (8).

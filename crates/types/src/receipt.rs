@@ -90,25 +90,38 @@ pub struct FeeBreakdown {
 }
 
 impl FeeBreakdown {
+    /// The whole fee: burned plus tip (saturating).
     pub fn total(&self) -> u128 {
         self.burned.saturating_add(self.tip)
     }
 }
 
+/// The outcome of one included transaction, as the block's receipts root commits to it.
 #[derive(Clone, PartialEq, Eq, Debug)]
 pub struct Receipt {
+    /// Hash of the transaction.
     pub tx_hash: H256,
+    /// Height of the including block.
     pub block_height: u64,
     /// Position of the transaction in its block.
     pub index: u32,
+    /// Sender recovered from the signature.
     pub from: Address,
+    /// Destination; `None` for a deploy.
     pub to: Option<Address>,
+    /// Whether it succeeded, reverted or failed.
     pub status: TxStatus,
+    /// Cycles charged: the intrinsic cost plus what execution metered.
     pub cycles_used: u64,
+    /// Cells charged: the intrinsic cost plus the bytes written.
     pub cells_used: u64,
+    /// What the transaction paid.
     pub fee: FeeBreakdown,
+    /// Events emitted, in emission order; empty unless the transaction succeeded.
     pub events: Vec<Event>,
+    /// Reason the actor gave when it reverted.
     pub revert_reason: Option<String>,
+    /// The execution error of a failed or reverted transaction.
     pub error: Option<ExecError>,
 }
 

@@ -12,18 +12,24 @@ use minicbor::decode::Decoder;
 /// An ECDSA secp256k1 signature with recovery parity, low-s.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub struct Signature {
+    /// Parity of the y coordinate of the signature's curve point: 0 or 1.
     pub y_parity: u8,
+    /// `r`, 32 bytes big-endian, in 1..n.
     pub r: [u8; 32],
+    /// `s`, 32 bytes big-endian, in 1..=n/2 (low s).
     pub s: [u8; 32],
 }
 
 /// Why a signature does not yield a sender.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum SignatureError {
+    /// The transaction carries no signature.
     #[error("transaction is not signed")]
     Missing,
+    /// A parity other than 0 or 1, `r` or `s` zero or not below the group order, or a high `s`.
     #[error("signature is malformed (bad r/s or parity, or high s)")]
     Malformed,
+    /// No public key recovers from the signature and hash.
     #[error("signature does not recover a public key")]
     Unrecoverable,
 }

@@ -27,16 +27,20 @@ const ENVELOPE_HEAD_BYTES_MAX: usize = 1 + 1 + ENVELOPE_KEY.len() + 9;
 pub struct SubmissionItem {
     /// The element's bytes as they stand in the envelope.
     pub raw: Vec<u8>,
+    /// The element decoded as a transaction, or why it does not.
     pub decoded: Result<Transaction, CborError>,
 }
 
 /// Why a whole submission is refused.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum EnvelopeError {
+    /// The envelope is not canonical CBOR of the expected shape (answered 6001 or 6002).
     #[error(transparent)]
     Cbor(#[from] CborError),
+    /// The array holds no transaction (answered 2014).
     #[error("submission holds no transaction")]
     Empty,
+    /// The array holds more than 50 transactions (answered 2014); the count.
     #[error("submission holds {0} transactions; at most 50 are allowed")]
     TooMany(usize),
 }

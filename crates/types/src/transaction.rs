@@ -23,18 +23,29 @@ pub use crate::signature::{Signature, SignatureError};
 /// A transaction, signed or not.
 #[derive(Clone, PartialEq, Eq, Debug)]
 pub struct Transaction {
+    /// Chain the transaction is for; a node refuses any other than its own.
     pub chain_id: u64,
+    /// The sender's transaction count before this one: its next nonce.
     pub nonce: u64,
     /// `None` deploys an actor.
     pub to: Option<Address>,
+    /// Base units moved from the sender to `to` (or to the deployed actor).
     pub value: u128,
+    /// Most cycles (compute) the transaction may use.
     pub cycles_limit: u64,
+    /// Most cells (bytes written to state) the transaction may use.
     pub cells_limit: u64,
+    /// Highest total price per cycle (basefee plus tip) the sender accepts, base units.
     pub max_fee_per_cycle: u128,
+    /// Highest total price per cell (basefee plus tip) the sender accepts, base units.
     pub max_fee_per_cell: u128,
+    /// Tip per cycle offered to the proposer, base units; at most `max_fee_per_cycle`.
     pub tip_per_cycle: u128,
+    /// Tip per cell offered to the proposer, base units; at most `max_fee_per_cell`.
     pub tip_per_cell: u128,
+    /// Empty for a transfer; a `Deploy` or a `Message` otherwise (see [`crate::payload`]).
     pub payload: Vec<u8>,
+    /// `[y_parity, r, s]` over the signing hash; `None` while unsigned.
     pub signature: Option<Signature>,
 }
 
@@ -194,8 +205,11 @@ impl Transaction {
 /// A transaction whose sender has been recovered once, with its hash and encoding cached.
 #[derive(Clone, PartialEq, Eq, Debug)]
 pub struct VerifiedTransaction {
+    /// The transaction as decoded.
     pub tx: Transaction,
+    /// Transaction hash: keccak256 of `encoded`.
     pub hash: H256,
+    /// The address the signature recovers.
     pub sender: Address,
     /// Canonical encoding of the signed transaction (what `hash` is computed over).
     pub encoded: Vec<u8>,

@@ -16,15 +16,20 @@ pub const MEMORY_EXPORT: &str = "memory";
 /// A wasm value type of the ABI (no floats, by construction).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Ty {
+    /// A 32-bit integer: pointers, lengths, flags and statuses.
     I32,
+    /// A 64-bit integer: heights, timestamps, cycle budgets, timer ids.
     I64,
 }
 
 /// One host function's name and signature.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct HostFunction {
+    /// The import name.
     pub name: &'static str,
+    /// Parameter types, in order.
     pub params: &'static [Ty],
+    /// Result types (none or one).
     pub results: &'static [Ty],
 }
 

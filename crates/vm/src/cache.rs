@@ -14,11 +14,13 @@ use std::{collections::HashMap, sync::Arc};
 /// A validated module compiled for the VM's engine.
 #[derive(Debug)]
 pub struct CompiledModule {
+    /// What validation learned about the module.
     pub info: CodeInfo,
     pub(crate) module: wasmi::Module,
 }
 
 impl CompiledModule {
+    /// keccak256 of the module's code: its cache key.
     pub fn code_hash(&self) -> H256 {
         self.info.code_hash
     }

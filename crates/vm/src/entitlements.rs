@@ -70,6 +70,7 @@ impl Entitlement {
 pub struct Entitlements(u32);
 
 impl Entitlements {
+    /// The empty set.
     pub const NONE: Entitlements = Entitlements(0);
 
     /// Every entitlement (for tests and trusted system code).
@@ -77,10 +78,12 @@ impl Entitlements {
         ENTITLEMENT_REGISTRY.iter().fold(Entitlements::NONE, |set, (_, e)| set.with(*e))
     }
 
+    /// This set plus `e`.
     pub fn with(self, e: Entitlement) -> Entitlements {
         Entitlements(self.0 | e.bit())
     }
 
+    /// Whether `e` is in the set.
     pub fn contains(self, e: Entitlement) -> bool {
         self.0 & e.bit() != 0
     }

@@ -14,32 +14,72 @@ use drover_types::{
 /// Why a module or a manifest was refused, or why the VM could not prepare a module.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum VmError {
+    /// E1101: a floating-point instruction or type, at this byte offset of the module.
     #[error("floating-point instruction or type at byte {offset}")]
-    Float { offset: usize },
+    Float {
+        /// Byte offset of the instruction or type in the module.
+        offset: usize,
+    },
+    /// E1102: an import other than a `drover` host function with its exact signature.
     #[error("import {module}.{name} refused: {reason}")]
-    Import { module: String, name: String, reason: &'static str },
+    Import {
+        /// Module name of the refused import.
+        module: String,
+        /// Item name of the refused import.
+        name: String,
+        /// Why it is refused (not in the ABI, wrong signature, not a function, ...).
+        reason: &'static str,
+    },
+    /// E1103: the module is larger than the deploy limit.
     #[error("module is {bytes} bytes, above the limit of {limit}")]
-    CodeTooLarge { bytes: usize, limit: usize },
+    CodeTooLarge {
+        /// Size of the module, in bytes.
+        bytes: usize,
+        /// The deploy limit, in bytes.
+        limit: usize,
+    },
+    /// E1104: the memory declaration is missing, duplicated, not exported as `memory`, 64-bit,
+    /// shared or too large.
     #[error("memory: {0}")]
     Memory(String),
+    /// E1105: too many tables, or a table above the element limit.
     #[error("table: {0}")]
     Table(String),
+    /// E1106: too many functions, or a function with too many locals.
     #[error("functions: {0}")]
     Functions(String),
+    /// E1107: too many globals.
     #[error("{count} globals, above the limit of {limit}")]
-    Globals { count: u32, limit: u32 },
+    Globals {
+        /// Globals the module defines.
+        count: u32,
+        /// The most a module may have.
+        limit: u32,
+    },
+    /// E1108: not a valid WebAssembly module, or one using an unsupported proposal.
     #[error("invalid WebAssembly: {0}")]
     InvalidWasm(String),
+    /// E1109: an export or the start section breaks the handler convention.
     #[error("handler convention: {0}")]
     HandlerConvention(String),
+    /// E1302: the manifest lists an id the entitlement registry does not know.
     #[error("unknown entitlement id {0:?}")]
     UnknownEntitlement(String),
+    /// E1302: the manifest lists an id twice.
     #[error("entitlement id {0:?} listed twice")]
     DuplicateEntitlement(String),
+    /// E1900: the stored code does not hash to the code hash it was loaded for.
     #[error("code hash mismatch: expected {expected}, code hashes to {actual}")]
-    CodeHashMismatch { expected: H256, actual: H256 },
+    CodeHashMismatch {
+        /// The code hash the module was loaded for.
+        expected: H256,
+        /// keccak256 of the code actually read.
+        actual: H256,
+    },
+    /// E1900: wasmi refused code that passed validation.
     #[error("wasmi refused validated code: {0}")]
     Compile(String),
+    /// The code could not be read; the host's E-code.
     #[error("code unavailable: {0}")]
     CodeUnavailable(HostError),
 }
@@ -75,11 +115,14 @@ impl VmError {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{code}: {message}")]
 pub struct HostError {
+    /// The E-code the actor is trapped with.
     pub code: ExecCode,
+    /// What went wrong in this instance.
     pub message: String,
 }
 
 impl HostError {
+    /// A failure with `code` and this instance's `message`.
     pub fn new(code: ExecCode, message: impl Into<String>) -> Self {
         HostError { code, message: message.into() }
     }

@@ -30,7 +30,9 @@ pub struct CallRequest {
     /// The callee's context, complete: `self_address` is the callee, `caller` the calling actor,
     /// `value` the value to move, `depth` one more than the caller's.
     pub context: CallContext,
+    /// Name of the callee's handler to run.
     pub handler: String,
+    /// Input bytes for the handler.
     pub payload: Vec<u8>,
     /// The callee's cycles budget (already bounded by what the caller has left).
     pub cycles_limit: u64,
@@ -43,9 +45,13 @@ pub struct CallRequest {
 /// A message for another actor's mailbox, delivered in a later block.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct OutgoingMessage {
+    /// The sending actor, which pays for the delivery.
     pub from: Address,
+    /// The recipient actor.
     pub to: Address,
+    /// Name of the recipient's handler to run.
     pub handler: String,
+    /// Input bytes for the handler.
     pub payload: Vec<u8>,
     /// Value moved from `from` with the message (the host escrows it until delivery).
     pub value: u128,
@@ -58,9 +64,13 @@ pub struct OutgoingMessage {
 pub struct TimerRequest {
     /// The actor that scheduled it; it is also the fee payer of each fire.
     pub owner: Address,
+    /// Height at whose start the timer fires (above the current height).
     pub height: u64,
+    /// Name of the owner's handler to run.
     pub handler: String,
+    /// Input bytes for the handler.
     pub payload: Vec<u8>,
+    /// Cycles budget of the handler's run.
     pub cycles_limit: u64,
 }
 

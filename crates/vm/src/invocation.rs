@@ -18,7 +18,9 @@ pub struct CallContext {
     pub caller: Address,
     /// The transaction sender (or, for deliveries and timers, whoever the executor designates).
     pub origin: Address,
+    /// Height of the block being executed.
     pub block_height: u64,
+    /// Timestamp of the block being executed, Unix milliseconds.
     pub timestamp_ms: u64,
     /// Value moved to `self_address` with this message, in base units.
     pub value: u128,
@@ -29,12 +31,17 @@ pub struct CallContext {
 /// What to run and with which rights and budgets.
 #[derive(Debug, Clone)]
 pub struct Invocation<'a> {
+    /// Name of the exported handler to run.
     pub handler: &'a str,
+    /// Input bytes the handler reads with `input_read`.
     pub payload: &'a [u8],
+    /// Who and when.
     pub context: CallContext,
     /// The actor's manifest, checked by [`validate_manifest`](crate::validate_manifest) at deploy.
     pub entitlements: Entitlements,
+    /// Cycles budget, including the fixed invocation price.
     pub cycles_limit: u64,
+    /// Cells budget: bytes the invocation may write to state.
     pub cells_limit: u64,
     /// Any state-writing host call fails with E1206 (API 5003).
     pub read_only: bool,
@@ -43,9 +50,11 @@ pub struct Invocation<'a> {
 /// How a handler ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Status {
+    /// The handler returned normally; its effects stand.
     Success,
     /// The actor called `revert`: its effects must be discarded; the reason goes in the receipt.
     Revert {
+        /// The bytes the actor passed to `revert`.
         reason: Vec<u8>,
     },
     /// The actor was stopped (trap, limit, refused host call, host error); effects discarded.
@@ -66,6 +75,7 @@ impl Status {
 /// The result of one invocation.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Outcome {
+    /// How the handler ended.
     pub status: Status,
     /// What the handler passed to `set_result` (empty unless it succeeded).
     pub result: Vec<u8>,
@@ -76,6 +86,7 @@ pub struct Outcome {
 }
 
 impl Outcome {
+    /// Whether the handler succeeded.
     pub fn is_success(&self) -> bool {
         self.status == Status::Success
     }

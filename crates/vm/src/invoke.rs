@@ -72,6 +72,9 @@ impl std::fmt::Debug for Vm {
 }
 
 impl Vm {
+    /// A VM whose cache keeps up to
+    /// [`DEFAULT_MODULE_CACHE_ENTRIES`](crate::limits::DEFAULT_MODULE_CACHE_ENTRIES) compiled
+    /// modules.
     pub fn new() -> Self {
         Vm::with_cache_capacity(DEFAULT_MODULE_CACHE_ENTRIES)
     }

@@ -27,29 +27,40 @@ use std::{
 /// A deployed actor.
 #[derive(Clone)]
 pub struct MockActor {
+    /// The compiled code.
     pub module: Arc<CompiledModule>,
+    /// What the actor's manifest grants.
     pub entitlements: Entitlements,
 }
 
 /// Everything a checkpoint saves.
 #[derive(Clone, Default, Debug, PartialEq, Eq)]
 pub struct MockState {
+    /// Balances by address, base units.
     pub balances: BTreeMap<Address, u128>,
+    /// Storage values by actor and key.
     pub storage: BTreeMap<(Address, Vec<u8>), Vec<u8>>,
     /// `(actor, topic, data)` in emission order.
     pub events: Vec<(Address, Vec<u8>, Vec<u8>)>,
+    /// Messages sent and not yet delivered, FIFO.
     pub mailbox: VecDeque<OutgoingMessage>,
     /// Pending timers by id.
     pub timers: BTreeMap<u64, TimerRequest>,
+    /// The last timer id handed out (ids start at 1).
     pub next_timer_id: u64,
 }
 
 /// An in-memory host with nested calls through the VM.
 pub struct MockHost {
+    /// The engine every call runs on.
     pub vm: Arc<Vm>,
+    /// Deployed actors by address.
     pub actors: BTreeMap<Address, MockActor>,
+    /// Balances, storage, events, mailbox and timers.
     pub state: MockState,
+    /// Height the calls see; [`MockHost::advance_to`] moves it.
     pub block_height: u64,
+    /// Timestamp the calls see, Unix milliseconds.
     pub timestamp_ms: u64,
     checkpoints: Vec<MockState>,
 }
@@ -58,6 +69,7 @@ pub struct MockHost {
 pub const MOCK_SENDER: Address = Address([0xee; 20]);
 
 impl MockHost {
+    /// A host with no actors and empty state, at height 1 and timestamp 1,000 ms.
     pub fn new(vm: Arc<Vm>) -> Self {
         MockHost {
             vm,
@@ -151,14 +163,17 @@ impl MockHost {
             .collect()
     }
 
+    /// The value under `key` in `actor`'s storage.
     pub fn storage(&self, actor: Address, key: &[u8]) -> Option<&[u8]> {
         self.state.storage.get(&(actor, key.to_vec())).map(Vec::as_slice)
     }
 
+    /// Balance of `address`, 0 when it has none.
     pub fn balance_of(&self, address: Address) -> u128 {
         self.state.balances.get(&address).copied().unwrap_or(0)
     }
 
+    /// Adds `amount` to the balance of `address` (saturating).
     pub fn credit(&mut self, address: Address, amount: u128) {
         let balance = self.state.balances.entry(address).or_default();
         *balance = balance.saturating_add(amount);

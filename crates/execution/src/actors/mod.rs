@@ -55,19 +55,25 @@ pub(crate) const UPGRADE_EVENT_TOPIC: &str = "upgrade";
 /// [`BlockOutcome::system_runs`](crate::BlockOutcome::system_runs) in execution order.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SystemRun {
+    /// Which timer fired or which message was delivered.
     pub kind: SystemRunKind,
     /// The actor whose handler ran (the timer's owner, the message's recipient).
     pub actor: Address,
+    /// Name of the handler that ran.
     pub handler: String,
     /// `Success`, `Reverted`, or `Failed` (a trap, or a timer dropped unpaid: E1503).
     pub status: TxStatus,
+    /// Cycles metered, within the run's budget.
     pub cycles_used: u64,
+    /// Cells metered, within the run's budget of 16,384.
     pub cells_used: u64,
     /// Burned in full (no proposer tip: nobody bid for this work).
     pub fee: FeeBreakdown,
     /// Events of a successful run.
     pub events: Vec<Event>,
+    /// Reason the handler gave when it reverted.
     pub revert_reason: Option<String>,
+    /// The E-code of a run that did not succeed.
     pub error: Option<ExecError>,
 }
 
@@ -75,9 +81,17 @@ pub struct SystemRun {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SystemRunKind {
     /// Timer `id` (`height << 32 | seq`), paid by its owner.
-    Timer { id: u64 },
+    Timer {
+        /// Id of the timer that fired.
+        id: u64,
+    },
     /// Message `seq` of the global queue from `from`, paid by the budget `from` bought.
-    Delivery { seq: u64, from: Address },
+    Delivery {
+        /// The message's position in the global queue.
+        seq: u64,
+        /// The actor that sent the message.
+        from: Address,
+    },
 }
 
 /// Receipt fields that follow from an outcome: status, revert reason, error.

@@ -19,8 +19,11 @@ use drover_vm::{CallContext, CallRequest, Outcome, Vm};
 /// A read-only call.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ReadRequest {
+    /// The actor to run.
     pub actor: Address,
+    /// Name of the exported handler to run.
     pub handler: String,
+    /// Input bytes for the handler.
     pub payload: Vec<u8>,
     /// What the handler sees as `caller` and `origin` (the API's optional `from`).
     pub caller: Address,
@@ -40,6 +43,7 @@ pub enum ReadFailure {
     /// The state could not be read (the reader says why).
     #[error(transparent)]
     Unavailable(#[from] ReadFault),
+    /// A stored record is corrupt: fatal for the node.
     #[error(transparent)]
     Corrupt(#[from] StateError),
 }

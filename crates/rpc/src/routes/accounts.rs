@@ -4,6 +4,7 @@ use crate::{backend::Backend, error::HttpError, extract::AddressParam, state::Ap
 use axum::{Json, extract::State};
 use drover_types::{ErrorCode, api::AccountInfo};
 
+/// `GET /account/{address}`: nonce and balance (404 with 3000 when the address holds no state).
 #[utoipa::path(
     get,
     path = "/account/{address}",

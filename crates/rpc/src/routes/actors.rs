@@ -36,6 +36,7 @@ fn no_actor(address: Address) -> HttpError {
     HttpError::new(ErrorCode::ActorNotFound, format!("address {address} holds no actor"))
 }
 
+/// `GET /actor/{address}`: the actor's summary (404 with 5000 when it holds no actor).
 #[utoipa::path(
     get,
     path = "/actor/{address}",
@@ -52,6 +53,7 @@ pub async fn actor<B: Backend>(
     state.backend.actor(address).await?.map(Json).ok_or_else(|| no_actor(address))
 }
 
+/// `GET /actor/{address}/code`: the actor's WebAssembly code and its hash.
 #[utoipa::path(
     get,
     path = "/actor/{address}/code",
@@ -67,6 +69,7 @@ pub async fn code<B: Backend>(
     state.backend.actor_code(address).await?.map(Json).ok_or_else(|| no_actor(address))
 }
 
+/// `GET /actor/{address}/manifest`: the entitlements the actor is granted.
 #[utoipa::path(
     get,
     path = "/actor/{address}/manifest",
@@ -113,6 +116,7 @@ impl CursorQuery {
     }
 }
 
+/// `GET /actors/{address}/storage`: a page of the actor's storage entries, in storage order.
 #[utoipa::path(
     get,
     path = "/actors/{address}/storage",
@@ -137,6 +141,7 @@ pub async fn storage<B: Backend>(
     state.backend.actor_storage(address, after, query.limit()).await?.map(Json).ok_or_else(|| no_actor(address))
 }
 
+/// `GET /actors/{address}/storage/count`: how many storage entries the actor holds.
 #[utoipa::path(
     get,
     path = "/actors/{address}/storage/count",
@@ -154,6 +159,8 @@ pub async fn storage_count<B: Backend>(
     Ok(Json(StorageCount { address, count }))
 }
 
+/// `GET /actors/{address}/mailbox`: a page of the messages waiting for the actor, in delivery
+/// order.
 #[utoipa::path(
     get,
     path = "/actors/{address}/mailbox",
@@ -184,6 +191,7 @@ pub async fn mailbox<B: Backend>(
 /// index in the phase, event index), in hex. Opaque to clients.
 pub const LOG_CURSOR_BYTES: usize = 17;
 
+/// `GET /actor/{address}/logs`: a page of the actor's events, in chain order.
 #[utoipa::path(
     get,
     path = "/actor/{address}/logs",
@@ -210,6 +218,8 @@ pub async fn logs<B: Backend>(
 /// among the block's system runs), in hex. Opaque to clients.
 pub const RUN_CURSOR_BYTES: usize = 12;
 
+/// `GET /actor/{address}/runs`: a page of the actor's timer fires and mailbox deliveries, in chain
+/// order.
 #[utoipa::path(
     get,
     path = "/actor/{address}/runs",
@@ -232,6 +242,7 @@ pub async fn runs<B: Backend>(
     state.backend.actor_runs(address, after, query.limit()).await?.map(Json).ok_or_else(|| no_actor(address))
 }
 
+/// `GET /actor/{address}/timers`: a page of the actor's pending timers, in firing order.
 #[utoipa::path(
     get,
     path = "/actor/{address}/timers",
@@ -252,6 +263,7 @@ pub async fn timers<B: Backend>(
     state.backend.actor_timers(address, page).await?.map(Json).ok_or_else(|| no_actor(address))
 }
 
+/// `GET /actor/{address}/upgrade-history`: a page of the actor's upgrades, oldest first.
 #[utoipa::path(
     get,
     path = "/actor/{address}/upgrade-history",
@@ -302,6 +314,8 @@ fn checked(request: ActorReadRequest) -> Result<ActorCall, HttpError> {
     })
 }
 
+/// `POST /actor/read`: runs a handler read-only on the latest finalized state (5002, 5003 and 5004
+/// for a missing handler, a write and an exhausted budget).
 #[utoipa::path(
     post,
     path = "/actor/read",

@@ -8,6 +8,7 @@ use drover_types::{
     api::{BlockInfo, HeightInfo},
 };
 
+/// `GET /height`: the latest finalized height.
 #[utoipa::path(
     get,
     path = "/height",
@@ -19,6 +20,8 @@ pub async fn height<B: Backend>(State(state): State<AppState<B>>) -> Json<Height
     Json(HeightInfo { height: state.backend.height() })
 }
 
+/// `GET /block/{selector}`: a finalized block by hash, height or `latest` (4001 for a bad selector,
+/// 4000 when there is no such block).
 #[utoipa::path(
     get,
     path = "/block/{selector}",

@@ -8,11 +8,13 @@ use crate::{backend::Backend, state::AppState};
 use axum::{Json, extract::State};
 use drover_types::api::{BasefeeInfo, ChainInfo};
 
-/// Suggested tips, in base units per cycle and per cell: the smallest non-zero tip, enough to
-/// be ordered ahead of untipped transactions.
+/// Suggested tip per cycle, in base units: the smallest non-zero tip, enough to be ordered
+/// ahead of untipped transactions.
 pub const SUGGESTED_TIP_PER_CYCLE: u128 = 1;
+/// Suggested tip per cell, in base units, chosen like [`SUGGESTED_TIP_PER_CYCLE`].
 pub const SUGGESTED_TIP_PER_CELL: u128 = 1;
 
+/// `GET /chain-info`: chain id, network name, genesis hash and node version.
 #[utoipa::path(
     get,
     path = "/chain-info",
@@ -28,6 +30,7 @@ fn suggested_max_fee(basefee: u128, tip: u128) -> u128 {
     basefee.saturating_mul(2).saturating_add(tip)
 }
 
+/// `GET /basefee`: the next block's basefees and the suggested fees, as decimal strings.
 #[utoipa::path(
     get,
     path = "/basefee",

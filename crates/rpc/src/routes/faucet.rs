@@ -26,6 +26,8 @@ struct FaucetBody {
     address: String,
 }
 
+/// `POST /faucet`: sends the drip to an address (8000 when the faucet is disabled, 8001 on a chain
+/// other than 1 or 100, 1004 past the rate limit).
 #[utoipa::path(
     post,
     path = "/faucet",

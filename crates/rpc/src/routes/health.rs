@@ -10,6 +10,7 @@ use crate::{backend::Backend, limits::MEMPOOL_DEGRADED_THRESHOLD_TXS, state::App
 use axum::{Json, extract::State};
 use drover_types::api::{ComponentsHealth, HealthDetailed, HealthStatus, Liveness};
 
+/// `GET /health`: always `ok`; reads no state.
 #[utoipa::path(
     get,
     path = "/health",
@@ -25,6 +26,7 @@ fn status(ok: bool) -> HealthStatus {
     if ok { HealthStatus::Ok } else { HealthStatus::Degraded }
 }
 
+/// `GET /health/detailed`: the node's and each component's status, height and mempool figures.
 #[utoipa::path(
     get,
     path = "/health/detailed",
@@ -53,6 +55,7 @@ pub async fn detailed<B: Backend>(State(state): State<AppState<B>>) -> Json<Heal
     })
 }
 
+/// `GET /health/ready`: the same record as `/health/detailed`.
 #[utoipa::path(
     get,
     path = "/health/ready",

@@ -13,6 +13,7 @@ use drover_types::ErrorCode;
 /// Content type of the exposition.
 pub const METRICS_CONTENT_TYPE: &str = "text/plain; version=0.0.4; charset=utf-8";
 
+/// `GET /metrics`: the node's metrics, then the HTTP layer's, in Prometheus text format.
 #[utoipa::path(
     get,
     path = "/metrics",

@@ -1,5 +1,5 @@
 //! The route table: one module per endpoint family. Handlers are thin: they extract with
-//! [`crate::extract`], call the [`Backend`], and shape the JSON records of
+//! the `extract` module, call the [`Backend`], and shape the JSON records of
 //! [`drover_types::api`].
 
 pub mod accounts;

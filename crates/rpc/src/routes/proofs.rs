@@ -108,6 +108,8 @@ async fn one_inclusion_proof<B: Backend>(
         .ok_or_else(|| HttpError::new(ErrorCode::NotFound, format!("no finalized block includes transaction {hash}")))
 }
 
+/// `GET /proof/account/{address}`: the account record (or its absence) proven against a finalized
+/// state root.
 #[utoipa::path(
     get,
     path = "/proof/account/{address}",
@@ -125,6 +127,8 @@ pub async fn account<B: Backend>(
     one_state_proof(&state.backend, StateQuery::Account(address), query.height).await
 }
 
+/// `GET /proof/actor/{address}`: the actor record (or its absence) proven against a finalized state
+/// root.
 #[utoipa::path(
     get,
     path = "/proof/actor/{address}",
@@ -141,6 +145,8 @@ pub async fn actor<B: Backend>(
     one_state_proof(&state.backend, StateQuery::Actor(address), query.height).await
 }
 
+/// `GET /proof/storage/{address}/{key}`: a storage slot (or its absence) proven against a finalized
+/// state root.
 #[utoipa::path(
     get,
     path = "/proof/storage/{address}/{key}",
@@ -161,6 +167,7 @@ pub async fn storage<B: Backend>(
     one_state_proof(&state.backend, StateQuery::Storage(address, key), query.height).await
 }
 
+/// `GET /state/{actor}/{key_hex}`: a storage value together with its proof.
 #[utoipa::path(
     get,
     path = "/state/{actor}/{key_hex}",
@@ -182,6 +189,7 @@ pub async fn state_value<B: Backend>(
     one_state_proof(&state.backend, StateQuery::Storage(address, key), query.height).await
 }
 
+/// `GET /proof/tx/{tx_hash}`: a transaction proven in its block's transactions root.
 #[utoipa::path(
     get,
     path = "/proof/tx/{tx_hash}",
@@ -197,6 +205,7 @@ pub async fn tx<B: Backend>(
     one_inclusion_proof(&state.backend, InclusionProofKind::Tx, hash).await
 }
 
+/// `GET /proof/receipt/{tx_hash}`: a receipt proven in its block's receipts root.
 #[utoipa::path(
     get,
     path = "/proof/receipt/{tx_hash}",
@@ -270,6 +279,8 @@ fn error_item(concealer: &mut Concealer, error: &ApiError) -> MultiProofItem {
     MultiProofItem::Error(ErrorBody::from(&concealer.conceal(error.clone())))
 }
 
+/// `POST /proof/multi`: up to 32 proofs in one request, each a proof or the error of that item
+/// alone.
 #[utoipa::path(
     post,
     path = "/proof/multi",

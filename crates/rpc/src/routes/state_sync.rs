@@ -46,6 +46,8 @@ impl<S: Send + Sync> FromRequestParts<S> for ClientIp {
     }
 }
 
+/// `GET /state/snapshot`: the latest state-sync checkpoint (404 before there is one); rate-limited
+/// per client IP.
 #[utoipa::path(
     get,
     path = "/state/snapshot",
@@ -107,6 +109,8 @@ impl OperationsQuery {
     }
 }
 
+/// `GET /state/operations`: a binary batch of state operations with its range proof; rate-limited
+/// per client IP.
 #[utoipa::path(
     get,
     path = "/state/operations",

@@ -1,7 +1,7 @@
 //! Transactions: `POST /submit`, `POST /submit_wait`, `GET /transaction/{hash}`,
 //! `GET /transaction/{hash}/receipt`, `GET /mempool/transaction/{hash}`.
 //!
-//! Admission itself lives in [`crate::submission`]; these handlers shape its outcomes. Both
+//! Admission itself lives in the `submission` module; these handlers shape its outcomes. Both
 //! submit routes answer 200 when at least one transaction was accepted, else the status of the
 //! first refusal with its fields repeated at the top level.
 //!
@@ -35,6 +35,7 @@ use tokio::time::{Instant, timeout_at};
 #[schema(value_type = String, format = Binary)]
 pub struct SubmissionBytes(pub Vec<u8>);
 
+/// `POST /submit`: decodes a CBOR submission and admits each transaction on its own.
 #[utoipa::path(
     post,
     path = "/submit",
@@ -107,6 +108,7 @@ fn wait_timeout(query: &WaitQuery) -> Result<Duration, HttpError> {
         })
 }
 
+/// `POST /submit_wait`: admits like `/submit`, then waits up to `timeout_ms` for the receipts.
 #[utoipa::path(
     post,
     path = "/submit_wait",
@@ -203,6 +205,7 @@ fn not_found<B: Backend>(state: &AppState<B>, what: &str, hash: drover_types::H2
     HttpError::new(ErrorCode::NotFound, message)
 }
 
+/// `GET /transaction/{hash}`: a transaction of a finalized block, or one still pending.
 #[utoipa::path(
     get,
     path = "/transaction/{hash}",
@@ -227,6 +230,8 @@ pub async fn transaction<B: Backend>(
         .ok_or_else(|| not_found(&state, "transaction", hash))
 }
 
+/// `GET /transaction/{hash}/receipt`: the receipt of an included transaction (404 until it is
+/// included).
 #[utoipa::path(
     get,
     path = "/transaction/{hash}/receipt",
@@ -243,6 +248,7 @@ pub async fn receipt<B: Backend>(
     Ok(Json(ReceiptInfo::from(&receipt)))
 }
 
+/// `GET /mempool/transaction/{hash}`: a transaction still pending in the mempool.
 #[utoipa::path(
     get,
     path = "/mempool/transaction/{hash}",

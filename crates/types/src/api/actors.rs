@@ -19,6 +19,7 @@ pub struct ManifestInfo {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct ActorInfo {
+    /// The actor's address (`0x` hex).
     #[cfg_attr(feature = "openapi", schema(value_type = String))]
     pub address: Address,
     /// keccak256 of the actor's WebAssembly code.
@@ -32,13 +33,15 @@ pub struct ActorInfo {
     pub balance: u128,
     /// The actor account's nonce.
     pub nonce: u64,
-    /// Messages waiting in its mailbox, and their handler and payload bytes.
+    /// Messages waiting in its mailbox.
     pub mailbox_count: u64,
+    /// Handler and payload bytes of those messages, counted against the mailbox capacity (1 MiB).
     pub mailbox_bytes: u64,
     /// Height of the block that deployed it.
     pub created_height: u64,
     /// Upgrades so far.
     pub upgrades: u32,
+    /// The entitlements the actor's code may use.
     pub manifest: ManifestInfo,
 }
 
@@ -46,8 +49,10 @@ pub struct ActorInfo {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct ActorCodeInfo {
+    /// The actor's address (`0x` hex).
     #[cfg_attr(feature = "openapi", schema(value_type = String))]
     pub address: Address,
+    /// keccak256 of `code`.
     #[cfg_attr(feature = "openapi", schema(value_type = String))]
     pub code_hash: H256,
     /// Size of the code in bytes.
@@ -79,6 +84,7 @@ pub type StoragePage = CursorPage<StorageEntryInfo>;
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct StorageCount {
+    /// The actor's address (`0x` hex).
     #[cfg_attr(feature = "openapi", schema(value_type = String))]
     pub address: Address,
     /// Entries in the latest finalized state.
@@ -91,9 +97,12 @@ pub struct StorageCount {
 pub struct MailboxMessageInfo {
     /// Position in the global delivery queue (FIFO order).
     pub seq: u64,
+    /// The actor or account that sent the message.
     #[cfg_attr(feature = "openapi", schema(value_type = String))]
     pub from: Address,
+    /// Name of the recipient's handler the delivery runs.
     pub handler: String,
+    /// Input bytes passed to the handler (base64).
     #[serde(with = "base64_bytes")]
     #[cfg_attr(feature = "openapi", schema(value_type = String, format = Byte))]
     pub payload: Vec<u8>,
@@ -118,10 +127,13 @@ pub struct TimerInfo {
     pub id: u64,
     /// Height at whose start it fires.
     pub height: u64,
+    /// Name of the actor's handler the timer runs.
     pub handler: String,
+    /// Input bytes passed to the handler (base64).
     #[serde(with = "base64_bytes")]
     #[cfg_attr(feature = "openapi", schema(value_type = String, format = Byte))]
     pub payload: Vec<u8>,
+    /// Cycles budget of the handler's run, paid by the actor when the timer fires.
     pub cycles_limit: u64,
 }
 
@@ -144,11 +156,15 @@ pub enum LogOrigin {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct LogInfo {
+    /// Topic the actor emitted the event under (at most 64 bytes).
     pub topic: String,
+    /// Event data (base64, at most 16 KiB).
     #[serde(with = "base64_bytes")]
     #[cfg_attr(feature = "openapi", schema(value_type = String, format = Byte))]
     pub data: Vec<u8>,
+    /// Height of the block that emitted the event.
     pub block_height: u64,
+    /// What emitted the event; decides which of the fields below are set.
     pub origin: LogOrigin,
     /// The emitting transaction (`transaction` only).
     #[cfg_attr(feature = "openapi", schema(value_type = Option<String>))]
@@ -186,7 +202,9 @@ pub enum RunKind {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct SystemRunInfo {
+    /// Height of the block that ran the handler.
     pub block_height: u64,
+    /// Whether a timer fire or a mailbox delivery; decides which of the fields below are set.
     pub kind: RunKind,
     /// The timer that fired (`timer` only).
     pub timer_id: Option<u64>,
@@ -195,15 +213,23 @@ pub struct SystemRunInfo {
     /// Sender of the delivered message (`delivery` only).
     #[cfg_attr(feature = "openapi", schema(value_type = Option<String>))]
     pub from: Option<Address>,
+    /// Name of the handler that ran.
     pub handler: String,
+    /// `success`, `reverted` (the handler called revert) or `failed` (an E-code in `error`).
     pub status: ReceiptStatus,
+    /// Cycles the run used.
     pub cycles_used: u64,
+    /// Cells (bytes written to state) the run used.
     pub cells_used: u64,
     /// Total fee paid (`fee_burned + fee_tip`), base units. Deferred work is burned in full.
     pub fee: u128,
+    /// Part of `fee` burned (basefee × usage), base units.
     pub fee_burned: u128,
+    /// Part of `fee` paid to the block's proposer as tip, base units.
     pub fee_tip: u128,
+    /// Reason the handler gave when it reverted (`reverted` only).
     pub revert_reason: Option<String>,
+    /// The execution error (`failed` and `reverted` only), as in receipts.
     pub error: Option<ExecErrorInfo>,
     /// Events the run emitted; they are in the emitters' logs with this run as their origin.
     pub event_count: u32,
@@ -219,11 +245,15 @@ pub type UpgradePage = Paginated<UpgradeInfo>;
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct UpgradeInfo {
+    /// Height of the block that carried the upgrade.
     pub height: u64,
+    /// keccak256 of the code the upgrade replaced.
     #[cfg_attr(feature = "openapi", schema(value_type = String))]
     pub old_code_hash: H256,
+    /// keccak256 of the code the upgrade installed.
     #[cfg_attr(feature = "openapi", schema(value_type = String))]
     pub new_code_hash: H256,
+    /// Hash of the upgrade transaction.
     #[cfg_attr(feature = "openapi", schema(value_type = String))]
     pub tx_hash: H256,
 }
@@ -235,12 +265,16 @@ pub struct UpgradeInfo {
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct ActorReadRequest {
+    /// The actor to run (20 bytes of hex, `0x` optional).
     #[cfg_attr(feature = "openapi", schema(value_type = String, pattern = "^(0[xX])?[0-9a-fA-F]{40}$"))]
     pub actor: Address,
+    /// Name of the exported handler to run.
     pub handler: String,
+    /// Input bytes for the handler (base64, standard alphabet, padded).
     #[serde(default, with = "opt_base64_bytes", skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "openapi", schema(value_type = Option<String>, format = Byte))]
     pub payload: Option<Vec<u8>>,
+    /// Input for the handler as UTF-8 text (may be empty).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub payload_text: Option<String>,
     /// Any JSON value (`null` counts as absent).
@@ -271,12 +305,18 @@ pub struct ActorReadResponse {
     #[serde(with = "base64_bytes")]
     #[cfg_attr(feature = "openapi", schema(value_type = String, format = Byte))]
     pub result: Vec<u8>,
+    /// Cycles the handler used.
     pub cycles_used: u64,
+    /// Cells metered against `max_cells` (a read writes nothing; a write is metered before it is
+    /// refused).
     pub cells_used: u64,
     /// The finalized block whose post-state the handler read.
     pub block_height: u64,
+    /// The block's `state_root` (`0x` hex): the post-state the handler read.
     #[cfg_attr(feature = "openapi", schema(value_type = String))]
     pub state_root: H256,
+    /// Reason the handler gave when it reverted (`reverted` only).
     pub revert_reason: Option<String>,
+    /// The execution error when the read did not succeed, as in receipts (E1206 for a write).
     pub error: Option<ExecErrorInfo>,
 }

@@ -7,10 +7,14 @@ use serde::{Deserialize, Serialize};
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct ChainInfo {
+    /// Chain id that transactions for this network must be signed with.
     pub chain_id: u64,
+    /// Network name from the genesis file.
     pub network: String,
+    /// Digest of the genesis block, which commits to the genesis document.
     #[cfg_attr(feature = "openapi", schema(value_type = String))]
     pub genesis_hash: H256,
+    /// Version of the node software.
     pub version: String,
 }
 
@@ -20,12 +24,19 @@ pub struct ChainInfo {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct BasefeeInfo {
+    /// Basefee per cycle of the next block, base units.
     #[cfg_attr(feature = "openapi", schema(example = "7"))]
     pub basefee_cycle: String,
+    /// Basefee per cell of the next block, base units.
     #[cfg_attr(feature = "openapi", schema(example = "7"))]
     pub basefee_cell: String,
+    /// Suggested tip per cycle, base units: the smallest tip that orders a transaction ahead of
+    /// untipped ones.
     pub suggested_tip_per_cycle: String,
+    /// Suggested tip per cell, base units.
     pub suggested_tip_per_cell: String,
+    /// Suggested `max_fee_per_cycle`: twice `basefee_cycle` plus `suggested_tip_per_cycle`.
     pub suggested_max_fee_per_cycle: String,
+    /// Suggested `max_fee_per_cell`: twice `basefee_cell` plus `suggested_tip_per_cell`.
     pub suggested_max_fee_per_cell: String,
 }

@@ -13,6 +13,7 @@ pub struct ErrorBody {
     /// Snake-case name of the code.
     #[cfg_attr(feature = "openapi", schema(example = "invalid_address"))]
     pub error: String,
+    /// Human-readable explanation of this refusal.
     pub message: String,
 }
 

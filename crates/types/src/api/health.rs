@@ -7,7 +7,9 @@ use serde::{Deserialize, Serialize};
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum HealthStatus {
+    /// Working normally.
     Ok,
+    /// Serving, but a component is impaired (see `ComponentsHealth`).
     Degraded,
 }
 
@@ -15,6 +17,7 @@ pub enum HealthStatus {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Liveness {
+    /// Always `ok`: the node answers HTTP.
     pub status: HealthStatus,
 }
 
@@ -22,9 +25,11 @@ pub struct Liveness {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct ComponentsHealth {
+    /// `degraded` when the state database does not answer.
     pub storage: HealthStatus,
     /// `degraded` at 30,000 pending transactions or more.
     pub mempool: HealthStatus,
+    /// Always `ok` while the HTTP server answers.
     pub rpc: HealthStatus,
 }
 
@@ -34,14 +39,19 @@ pub struct ComponentsHealth {
 pub struct HealthDetailed {
     /// `degraded` when any component is.
     pub status: HealthStatus,
+    /// Version of the node software.
     pub version: String,
+    /// Seconds since the HTTP server started.
     pub uptime_seconds: u64,
     /// Latest finalized height.
     pub block_height: u64,
     /// Unix seconds of the latest finalized block (0 before the first).
     pub last_block_timestamp: u64,
+    /// Transactions waiting in the mempool.
     pub mempool_transaction_count: u64,
+    /// Distinct senders with transactions waiting in the mempool.
     pub mempool_account_count: u64,
+    /// Status of each component; the node's `status` is `degraded` when any of them is.
     pub components: ComponentsHealth,
     /// Always `true`: judge sync from `block_height` against a peer and the age of
     /// `last_block_timestamp`.

@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct CursorPage<T> {
+    /// The items of this page, in list order.
     pub items: Vec<T>,
     /// Pass as `cursor` for the next page; `null` on the last page. Opaque to clients.
     pub next_cursor: Option<String>,
@@ -17,6 +18,7 @@ pub struct CursorPage<T> {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Paginated<T> {
+    /// The items of this page, in list order.
     pub items: Vec<T>,
     /// Number of items in the whole list.
     pub total_count: u64,

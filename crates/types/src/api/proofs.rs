@@ -11,8 +11,11 @@ use serde::{Deserialize, Serialize};
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum StateProofKind {
+    /// An account record `[nonce, balance]`.
     Account,
+    /// An actor record `[code_hash, owner, entitlements, created_height, upgrades]`.
     Actor,
+    /// One entry of an actor's storage.
     Storage,
 }
 
@@ -22,6 +25,7 @@ pub enum StateProofKind {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct StateProofInfo {
+    /// Which record `key` names.
     pub kind: StateProofKind,
     /// The account or actor the record belongs to.
     #[cfg_attr(feature = "openapi", schema(value_type = String))]
@@ -44,6 +48,7 @@ pub struct StateProofInfo {
     pub proof: Vec<u8>,
     /// Height of the block whose post-state is proven.
     pub height: u64,
+    /// Digest of the block whose post-state is proven.
     #[cfg_attr(feature = "openapi", schema(value_type = String))]
     pub block_hash: H256,
     /// The block's `state_root`, which `proof` verifies against.
@@ -64,7 +69,9 @@ pub struct StateProofInfo {
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum InclusionProofKind {
+    /// The transaction, against the block's `transactions_root`.
     Tx,
+    /// The transaction's receipt, against the block's `receipts_root`.
     Receipt,
 }
 
@@ -72,7 +79,9 @@ pub enum InclusionProofKind {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct InclusionProofInfo {
+    /// Whether the transaction or its receipt is proven.
     pub kind: InclusionProofKind,
+    /// Hash of the transaction (the receipt's `tx_hash` for a receipt proof).
     #[cfg_attr(feature = "openapi", schema(value_type = String))]
     pub tx_hash: H256,
     /// Height of the including block.
@@ -87,6 +96,7 @@ pub struct InclusionProofInfo {
     #[serde(with = "base64_bytes")]
     #[cfg_attr(feature = "openapi", schema(value_type = String, format = Byte))]
     pub proof: Vec<u8>,
+    /// Digest of the including block.
     #[cfg_attr(feature = "openapi", schema(value_type = String))]
     pub block_hash: H256,
     /// The block's `transactions_root` or `receipts_root`, which `proof` verifies against.
@@ -106,7 +116,9 @@ pub struct InclusionProofInfo {
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(untagged)]
 pub enum ProofInfo {
+    /// A state record (or its absence) against a block's `state_root`.
     State(StateProofInfo),
+    /// A transaction or receipt against a block's `transactions_root` or `receipts_root`.
     Inclusion(InclusionProofInfo),
 }
 
@@ -116,11 +128,15 @@ pub enum ProofInfo {
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct ProofRequest {
+    /// `account`, `actor`, `storage`, `tx` or `receipt`.
     pub kind: String,
+    /// The account or actor, 20 bytes of hex (`account`, `actor`, `storage`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub address: Option<String>,
+    /// The actor's storage key as hex (`storage` only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub key: Option<String>,
+    /// The transaction hash, 32 bytes of hex (`tx`, `receipt`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tx_hash: Option<String>,
 }
@@ -130,7 +146,9 @@ pub struct ProofRequest {
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(untagged)]
 pub enum MultiProofItem {
+    /// The requested proof.
     Proof(ProofInfo),
+    /// Why this item got no proof.
     Error(ErrorBody),
 }
 
@@ -138,5 +156,6 @@ pub enum MultiProofItem {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct MultiProofResponse {
+    /// One result per request, in request order.
     pub results: Vec<MultiProofItem>,
 }

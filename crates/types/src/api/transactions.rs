@@ -10,7 +10,9 @@ use serde::{Deserialize, Serialize};
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum SubmitStatus {
+    /// Admitted to the mempool.
     Accepted,
+    /// Refused at admission; `code`, `error` and `message` say why.
     Rejected,
 }
 
@@ -21,6 +23,7 @@ pub struct SubmitResult {
     /// Transaction hash; keccak256 of the element's raw bytes when it did not decode.
     #[cfg_attr(feature = "openapi", schema(value_type = String))]
     pub hash: H256,
+    /// Whether the transaction was admitted.
     pub status: SubmitStatus,
     /// API error code, when rejected.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -28,15 +31,18 @@ pub struct SubmitResult {
     /// Snake-case name of the code, when rejected.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// Why it was refused, when rejected.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub message: Option<String>,
 }
 
 impl SubmitResult {
+    /// An admitted transaction.
     pub fn accepted(hash: H256) -> Self {
         Self { hash, status: SubmitStatus::Accepted, code: None, error: None, message: None }
     }
 
+    /// A transaction refused at admission with `err`.
     pub fn rejected(hash: H256, err: &ApiError) -> Self {
         Self {
             hash,
@@ -53,13 +59,19 @@ impl SubmitResult {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct SubmitResponse {
+    /// One result per submitted transaction, in submission order.
     pub results: Vec<SubmitResult>,
+    /// Number of transactions admitted to the mempool.
     pub accepted: u64,
+    /// Number of transactions refused.
     pub rejected: u64,
+    /// API error code of the first refusal, when no transaction was accepted.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub code: Option<u16>,
+    /// Snake-case name of that code, when no transaction was accepted.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// Message of that refusal, when no transaction was accepted.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub message: Option<String>,
 }
@@ -87,7 +99,10 @@ pub enum WaitStatus {
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(untagged)]
 pub enum WaitError {
+    /// Snake-case name of the API error that refused the transaction at admission (`code` holds its
+    /// number).
     Admission(String),
+    /// The E-code of an included transaction that failed or reverted.
     Execution(ExecErrorInfo),
 }
 
@@ -96,25 +111,33 @@ pub enum WaitError {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct SubmitWaitResult {
+    /// Transaction hash, as in the results of `POST /submit`.
     #[cfg_attr(feature = "openapi", schema(value_type = String))]
     pub hash: H256,
+    /// What became of the transaction; decides which of the fields below are present.
     pub status: WaitStatus,
     /// API error code, when rejected at admission.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub code: Option<u16>,
+    /// Why it was refused (`rejected`) or did not succeed (`failed`, `reverted`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<WaitError>,
+    /// Why it was refused (`rejected` only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub message: Option<String>,
+    /// Height of the including block (included only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub block_height: Option<u64>,
+    /// Cycles the transaction used (included only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cycles_used: Option<u64>,
+    /// Cells the transaction used (included only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cells_used: Option<u64>,
     /// Total fee paid, in base units.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fee: Option<u128>,
+    /// Reason the actor gave when it reverted (`reverted` only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub revert_reason: Option<String>,
 }
@@ -172,13 +195,19 @@ impl SubmitWaitResult {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct SubmitWaitResponse {
+    /// One result per submitted transaction, in submission order.
     pub results: Vec<SubmitWaitResult>,
+    /// Number of transactions admitted to the mempool.
     pub accepted: u64,
+    /// Number of transactions refused at admission.
     pub rejected: u64,
+    /// API error code of the first refusal, when no transaction was accepted.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub code: Option<u16>,
+    /// Snake-case name of that code, when no transaction was accepted.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// Message of that refusal, when no transaction was accepted.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub message: Option<String>,
 }
@@ -188,7 +217,9 @@ pub struct SubmitWaitResponse {
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum TransactionState {
+    /// Waiting in the mempool.
     Pending,
+    /// In a finalized block.
     Included,
 }
 
@@ -196,9 +227,12 @@ pub enum TransactionState {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct SignatureInfo {
+    /// Parity of the y coordinate of the signature's curve point: 0 or 1.
     pub y_parity: u8,
+    /// The signature's `r` (32 bytes, `0x` hex).
     #[cfg_attr(feature = "openapi", schema(value_type = String))]
     pub r: H256,
+    /// The signature's `s` (32 bytes, `0x` hex), at most half the group order.
     #[cfg_attr(feature = "openapi", schema(value_type = String))]
     pub s: H256,
 }
@@ -214,29 +248,42 @@ impl From<&Signature> for SignatureInfo {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct TransactionInfo {
+    /// Transaction hash: keccak256 of the signed transaction's canonical CBOR.
     #[cfg_attr(feature = "openapi", schema(value_type = String))]
     pub hash: H256,
     /// Sender recovered from the signature.
     #[cfg_attr(feature = "openapi", schema(value_type = String))]
     pub from: Address,
+    /// Chain id the transaction was signed for.
     pub chain_id: u64,
+    /// The sender's nonce this transaction uses.
     pub nonce: u64,
     /// `null` for a deploy.
     #[cfg_attr(feature = "openapi", schema(value_type = Option<String>))]
     pub to: Option<Address>,
     /// Base units.
     pub value: u128,
+    /// Most cycles (compute) the transaction may use.
     pub cycles_limit: u64,
+    /// Most cells (bytes written to state) the transaction may use.
     pub cells_limit: u64,
+    /// Highest total price per cycle (basefee plus tip) the sender accepts, base units.
     pub max_fee_per_cycle: u128,
+    /// Highest total price per cell (basefee plus tip) the sender accepts, base units.
     pub max_fee_per_cell: u128,
+    /// Tip per cycle offered to the proposer on top of the basefee, base units; capped by the room
+    /// `max_fee_per_cycle` leaves.
     pub tip_per_cycle: u128,
+    /// Tip per cell offered to the proposer on top of the basefee, base units; capped by the room
+    /// `max_fee_per_cell` leaves.
     pub tip_per_cell: u128,
     /// Standard padded base64.
     #[serde(with = "base64_bytes")]
     #[cfg_attr(feature = "openapi", schema(value_type = String, format = Byte))]
     pub payload: Vec<u8>,
+    /// The sender's signature over the transaction's signing hash.
     pub signature: SignatureInfo,
+    /// `pending` (in the mempool) or `included` (in a finalized block).
     pub status: TransactionState,
     /// Height of the including block; `null` while pending.
     pub block_height: Option<u64>,
@@ -295,8 +342,10 @@ impl TransactionInfo {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct EventInfo {
+    /// The emitting actor; for the native `transfer` event, the recipient.
     #[cfg_attr(feature = "openapi", schema(value_type = String))]
     pub address: Address,
+    /// Event topic (UTF-8 text).
     pub topic: String,
     /// Standard padded base64.
     #[serde(with = "base64_bytes")]
@@ -314,10 +363,14 @@ impl From<&Event> for EventInfo {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct ExecErrorInfo {
+    /// The E-code, e.g. `E1005` (every code is listed in `docs/errors.md`).
     #[cfg_attr(feature = "openapi", schema(example = "E1005"))]
     pub code: String,
+    /// The code's range: `precheck`, `validation`, `runtime`, `entitlement`, `token`, `timer`,
+    /// `job` or `internal`.
     #[cfg_attr(feature = "openapi", schema(example = "precheck"))]
     pub category: String,
+    /// What happened in this instance.
     pub message: String,
     /// Advice for the sender.
     pub fix: String,
@@ -339,8 +392,12 @@ impl From<&ExecError> for ExecErrorInfo {
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum ReceiptStatus {
+    /// Executed; its effects are applied.
     Success,
+    /// The actor reverted (E1201, see `revert_reason`): effects rolled back, fee charged.
     Reverted,
+    /// Failed with the E-code in `error` (a trap, a limit, a refused host call, or a pre-check at
+    /// execution time): effects rolled back.
     Failed,
 }
 
@@ -358,16 +415,24 @@ impl From<TxStatus> for ReceiptStatus {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct ReceiptInfo {
+    /// Hash of the transaction.
     #[cfg_attr(feature = "openapi", schema(value_type = String))]
     pub tx_hash: H256,
+    /// Height of the including block.
     pub block_height: u64,
+    /// Position of the transaction in its block.
     pub index: u32,
+    /// Sender recovered from the signature.
     #[cfg_attr(feature = "openapi", schema(value_type = String))]
     pub from: Address,
+    /// Destination; `null` for a deploy.
     #[cfg_attr(feature = "openapi", schema(value_type = Option<String>))]
     pub to: Option<Address>,
+    /// `success`, `reverted` or `failed`.
     pub status: ReceiptStatus,
+    /// Cycles charged: the intrinsic cost plus what execution metered.
     pub cycles_used: u64,
+    /// Cells charged: the intrinsic cost plus the bytes written.
     pub cells_used: u64,
     /// Total fee paid (`fee_burned + fee_tip`), base units.
     pub fee: u128,
@@ -375,8 +440,11 @@ pub struct ReceiptInfo {
     pub fee_burned: u128,
     /// Tip part, paid to the proposer.
     pub fee_tip: u128,
+    /// Events emitted, in emission order; empty unless the transaction succeeded.
     pub events: Vec<EventInfo>,
+    /// Reason the actor gave when it reverted (`reverted` only).
     pub revert_reason: Option<String>,
+    /// The execution error of a `failed` or `reverted` transaction.
     pub error: Option<ExecErrorInfo>,
 }
 
