@@ -3,7 +3,7 @@
 //! `/proof/storage/0x…0c/{key}` proves it like any actor's storage.
 //!
 //! The functions below give each record's *user key* inside that storage; the state key is
-//! [`storage_key`](crate::keys::storage_key)`(TOKENS_ADDRESS, user key)` ([`state_key`]), whose
+//! `storage_key(TOKENS_ADDRESS, user key)` ([`state_key`]), whose
 //! index prefix is a keccak spread, so neither token ids nor holders can be chosen to collide.
 //! Holdings are the one record laid out differently: by holder, under the token prefix `0x06`
 //! ([`holdings_range`]), so that the tokens one address holds are one key range; `storage_key`

@@ -1,7 +1,7 @@
 //! The runner registry: the native system actor at [`RUNNER_REGISTRY_ADDRESS`].
 //!
 //! Reached like the tokens actor (a transaction's Message or an actor's `call`, through
-//! [`crate::system::run`]); the sender is the runner or the delegator. Value sent with
+//! `system::run`); the sender is the runner or the delegator. Value sent with
 //! `register`, `update` or `delegate` moves into the registry's own account, which holds every
 //! stake, delegation and pending unbonding; `withdraw` pays matured unbondings back from it.
 //!

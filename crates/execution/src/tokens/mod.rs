@@ -1,7 +1,7 @@
 //! Native fungible tokens: the system actor at [`TOKENS_ADDRESS`].
 //!
 //! A call arrives like any actor call — a transaction's Message, or an actor's `call` host
-//! function (entitlement `token.use`) — and [`ActorHost::call`] hands it here instead of to the
+//! function (entitlement `token.use`) — and the host's `call` hands it here instead of to the
 //! VM. The caller is the sender: an account for a transaction, the calling actor for a `call`,
 //! so actors hold, approve and move tokens exactly as accounts do. The calls and their argument
 //! maps are [`TokenCall`]'s; the records and keys are `drover_state::token`'s.

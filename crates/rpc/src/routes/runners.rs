@@ -10,6 +10,7 @@ use drover_types::{
     api::{DelegationList, RunnerInfo, RunnerList},
 };
 
+/// `GET /runners/active`: one page of healthy runners in registration order.
 #[utoipa::path(
     get,
     path = "/runners/active",
@@ -27,6 +28,7 @@ pub async fn active<B: Backend>(State(state): State<AppState<B>>, page: Page) ->
     Ok(Json(state.backend.active_runners(page).await?))
 }
 
+/// `GET /runner/{address}`: a runner's record (404 with 7000 if it never registered).
 #[utoipa::path(
     get,
     path = "/runner/{address}",
@@ -47,6 +49,7 @@ pub async fn runner<B: Backend>(
         .ok_or_else(|| HttpError::new(ErrorCode::RunnerNotFound, format!("{address} has never registered as a runner")))
 }
 
+/// `GET /account/{address}/delegations`: one page of an account's delegations.
 #[utoipa::path(
     get,
     path = "/account/{address}/delegations",

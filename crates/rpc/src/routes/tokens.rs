@@ -22,6 +22,7 @@ fn unknown(id: &Address) -> HttpError {
     HttpError::new(ErrorCode::NotFound, format!("no token has the id {id}"))
 }
 
+/// `GET /tokens`: one page of tokens in creation order.
 #[utoipa::path(
     get,
     path = "/tokens",
@@ -37,6 +38,7 @@ pub async fn tokens<B: Backend>(State(state): State<AppState<B>>, page: Page) ->
     Ok(Json(state.backend.tokens(page).await?))
 }
 
+/// `GET /token/{token_id}`: a token's metadata and supply (404 with 1002 for an unknown id).
 #[utoipa::path(
     get,
     path = "/token/{token_id}",
@@ -53,6 +55,7 @@ pub async fn token<B: Backend>(
     state.backend.token(id).await?.map(Json).ok_or_else(|| unknown(&id))
 }
 
+/// `GET /token/{token_id}/balance/{address}`: a holder's balance (`"0"` if it never held any).
 #[utoipa::path(
     get,
     path = "/token/{token_id}/balance/{address}",
@@ -74,6 +77,7 @@ pub async fn balance<B: Backend>(
     Ok(Json(TokenBalance { token_id, address, balance }))
 }
 
+/// `GET /token/{token_id}/allowance/{owner}/{spender}`: what a spender may still move.
 #[utoipa::path(
     get,
     path = "/token/{token_id}/allowance/{owner}/{spender}",
@@ -95,6 +99,7 @@ pub async fn allowance<B: Backend>(
     Ok(Json(TokenAllowance { token_id, owner, spender, allowance }))
 }
 
+/// `GET /account/{address}/tokens`: one page of the tokens an address holds.
 #[utoipa::path(
     get,
     path = "/account/{address}/tokens",
