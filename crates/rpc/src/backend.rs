@@ -9,8 +9,8 @@ use drover_types::{
     Address, Basefees, BlockSelector, H256, Receipt, VerifiedTransaction,
     api::{
         AccountInfo, AccountTokens, ActorCodeInfo, ActorInfo, ActorReadResponse, BlockInfo, ChainInfo, DelegationList,
-        InclusionProofInfo, InclusionProofKind, LogPage, MailboxPage, RunnerInfo, RunnerList, StateProofInfo,
-        StateSnapshot, StoragePage, SystemRunPage, TimerPage, TokenInfo, TokenList, UpgradePage,
+        EntitlementInfo, InclusionProofInfo, InclusionProofKind, LogPage, MailboxPage, RunnerInfo, RunnerList,
+        StateProofInfo, StateSnapshot, StoragePage, SystemRunPage, TimerPage, TokenInfo, TokenList, UpgradePage,
     },
     error::ApiError,
 };
@@ -214,6 +214,13 @@ pub trait Backend: Clone + Send + Sync + 'static {
         owner: Address,
         spender: Address,
     ) -> impl Future<Output = Result<Option<u128>, ApiError>> + Send;
+
+    /// The entitlement registry, in registry order.
+    fn entitlements(&self) -> Vec<EntitlementInfo>;
+
+    /// Every problem of a manifest's entitlement ids: `(position, reason)` for each unknown or
+    /// repeated id, as a deploy would refuse them.
+    fn manifest_problems(&self, ids: &[String]) -> Vec<(usize, String)>;
 
     /// Healthy runners in registration order, one page (`GET /runners/active`).
     fn active_runners(&self, page: Page) -> impl Future<Output = Result<RunnerList, ApiError>> + Send;

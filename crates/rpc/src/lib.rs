@@ -251,7 +251,7 @@ mod tests {
     use std::collections::HashMap;
 
     /// Every route the router serves.
-    const ROUTES: [(&str, &str); 43] = [
+    const ROUTES: [(&str, &str); 45] = [
         ("post", "/submit"),
         ("post", "/submit_wait"),
         ("get", "/transaction/{hash}"),
@@ -277,6 +277,8 @@ mod tests {
         ("get", "/runners/active"),
         ("get", "/runner/{address}"),
         ("get", "/account/{address}/delegations"),
+        ("get", "/entitlements/registry"),
+        ("post", "/entitlements/validate-manifest"),
         ("get", "/height"),
         ("get", "/block/{selector}"),
         ("get", "/chain-info"),

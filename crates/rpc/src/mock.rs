@@ -26,9 +26,10 @@ use drover_types::{
     VerifiedTransaction,
     api::{
         AccountInfo, AccountTokens, ActorCodeInfo, ActorInfo, ActorReadResponse, BlockInfo, ChainInfo, DelegationInfo,
-        DelegationList, InclusionProofInfo, InclusionProofKind, LogInfo, LogPage, MailboxPage, ManifestInfo,
-        ReceiptStatus, RunnerInfo, RunnerList, StateProofInfo, StateProofKind, StateSnapshot, StorageEntryInfo,
-        StoragePage, SystemRunInfo, SystemRunPage, TimerPage, TokenHolding, TokenInfo, TokenList, UpgradePage,
+        DelegationList, EntitlementInfo, InclusionProofInfo, InclusionProofKind, LogInfo, LogPage, MailboxPage,
+        ManifestInfo, ReceiptStatus, RunnerInfo, RunnerList, StateProofInfo, StateProofKind, StateSnapshot,
+        StorageEntryInfo, StoragePage, SystemRunInfo, SystemRunPage, TimerPage, TokenHolding, TokenInfo, TokenList,
+        UpgradePage,
     },
     error::ApiError,
     keccak256,
@@ -248,6 +249,31 @@ impl Backend for MockBackend {
         let data = self.data.lock();
         let known = data.tokens.iter().any(|t| t.token_id == id);
         Ok(known.then(|| data.token_allowances.get(&(id, owner, spender)).copied().unwrap_or(0)))
+    }
+
+    fn entitlements(&self) -> Vec<EntitlementInfo> {
+        ["storage.kv", "events.emit"]
+            .into_iter()
+            .map(|id| EntitlementInfo {
+                id: id.to_owned(),
+                description: format!("the mock's {id}"),
+                host_functions: Vec::new(),
+                params: Default::default(),
+            })
+            .collect()
+    }
+
+    fn manifest_problems(&self, ids: &[String]) -> Vec<(usize, String)> {
+        let known = self.entitlements();
+        let mut problems = Vec::new();
+        for (at, id) in ids.iter().enumerate() {
+            if !known.iter().any(|e| e.id == *id) {
+                problems.push((at, "unknown".to_owned()));
+            } else if ids[..at].contains(id) {
+                problems.push((at, "repeated".to_owned()));
+            }
+        }
+        problems
     }
 
     async fn active_runners(&self, page: Page) -> Result<RunnerList, ApiError> {

@@ -19,8 +19,8 @@
 use crate::{
     extract::{ADDRESS_PATTERN, BLOCK_SELECTOR_PATTERN, HASH_PATTERN},
     routes::{
-        accounts, actors, blocks, chain, faucet, health, metrics, proofs, proofs::STORAGE_KEY_PATTERN, runners,
-        state_sync, tokens, transactions,
+        accounts, actors, blocks, chain, entitlements, faucet, health, metrics, proofs, proofs::STORAGE_KEY_PATTERN,
+        runners, state_sync, tokens, transactions,
     },
 };
 use drover_types::{ErrorCode, api::ErrorBody};
@@ -83,6 +83,8 @@ pub(crate) const SWAGGER_UI_PATH: &str = "/swagger-ui";
         runners::active,
         runners::runner,
         runners::delegations,
+        entitlements::registry,
+        entitlements::validate_manifest,
         blocks::height,
         blocks::block,
         chain::chain_info,
@@ -110,6 +112,7 @@ pub(crate) const SWAGGER_UI_PATH: &str = "/swagger-ui";
         (name = "actors", description = "Actors: code, manifest and state"),
         (name = "tokens", description = "Native fungible tokens: metadata, balances, allowances"),
         (name = "runners", description = "Off-chain compute runners and delegations to them"),
+        (name = "entitlements", description = "The entitlement registry and manifest checks"),
         (name = "blocks", description = "Finalized blocks"),
         (name = "chain", description = "Chain identity and fee market"),
         (name = "health", description = "Operator surfaces: health and metrics"),
@@ -187,6 +190,8 @@ pub(crate) const OPERATION_ERRORS: &[(HttpMethod, &str, &[&[ErrorCode]])] = &[
     (HttpMethod::Get, "/runners/active", &[&[BadRequest]]),
     (HttpMethod::Get, "/runner/{address}", &[&[InvalidAddress, RunnerNotFound]]),
     (HttpMethod::Get, "/account/{address}/delegations", &[&[BadRequest, InvalidAddress]]),
+    (HttpMethod::Get, "/entitlements/registry", &[&[BadRequest]]),
+    (HttpMethod::Post, "/entitlements/validate-manifest", &[&[BadRequest]]),
     (HttpMethod::Get, "/height", &[]),
     (HttpMethod::Get, "/block/{selector}", &[&[BlockNotFound, InvalidBlockSelector]]),
     (HttpMethod::Get, "/chain-info", &[]),

@@ -134,6 +134,12 @@ exec_codes! {
     TokenSymbolTaken = 1408, "Pick another symbol: each creator's symbols are unique (the token id is derived from creator and symbol).";
     /// E1409: the name, symbol or decimals break the token rules.
     TokenMetadata = 1409, "Use a name of 1-64 bytes without control characters, a symbol of 1-16 characters A-Z 0-9 and 0-36 decimals.";
+    /// E1501: a timer was scheduled at or below the current block height.
+    TimerHeight = 1501, "Schedule timers at a height above the current block height.";
+    /// E1502: the actor already has MAX_PENDING_TIMERS_PER_ACTOR pending timers.
+    TooManyTimers = 1502, "Cancel pending timers or wait until they fire.";
+    /// E1503: a due timer was dropped because its payer could not cover its maximum fee.
+    TimerUnpaid = 1503, "Keep the actor funded for cycles_limit × basefee_cycle plus its cells budget × basefee_cell when its timers fire.";
     /// E1601: a runner's stake is below the registry's minimum.
     RunnerStake = 1601, "Register with a value of at least MIN_RUNNER_STAKE base units (docs/runners.md).";
     /// E1602: the sender is already a registered runner.
@@ -150,12 +156,6 @@ exec_codes! {
     NothingToWithdraw = 1607, "Wait until the release height of the unbonding (GET /account/{address}/delegations, GET /runner/{address}).";
     /// E1608: too many unbondings are waiting on one runner or delegation.
     TooManyUnbondings = 1608, "Withdraw the matured unbondings first (at most MAX_PENDING_UNBONDINGS wait at once).";
-    /// E1501: a timer was scheduled at or below the current block height.
-    TimerHeight = 1501, "Schedule timers at a height above the current block height.";
-    /// E1502: the actor already has MAX_PENDING_TIMERS_PER_ACTOR pending timers.
-    TooManyTimers = 1502, "Cancel pending timers or wait until they fire.";
-    /// E1503: a due timer was dropped because its payer could not cover its maximum fee.
-    TimerUnpaid = 1503, "Keep the actor funded for cycles_limit × basefee_cycle plus its cells budget × basefee_cell when its timers fire.";
     /// E1900: internal error.
     Internal = 1900, "Retry later; report the transaction hash if it persists.";
 }

@@ -60,6 +60,61 @@ impl Entitlement {
         ENTITLEMENT_REGISTRY.iter().find(|(known, _)| *known == id).map(|(_, e)| *e)
     }
 
+    /// What the entitlement lets an actor do, for the registry's readers.
+    pub fn description(self) -> &'static str {
+        match self {
+            Entitlement::StorageKv => "Read, write, remove and iterate the actor's own key-value storage.",
+            Entitlement::EventsEmit => "Emit events (topic and data) into the receipt and the actor's log.",
+            Entitlement::EconTransfer => {
+                "Move the actor's own balance: transfers, and value attached to calls and messages."
+            }
+            Entitlement::MailboxSend => "Send messages to other actors' mailboxes, delivered in a later block.",
+            Entitlement::TimerSchedule => "Schedule and cancel timers that call the actor back at a later height.",
+            Entitlement::ActorCall => "Call other actors' handlers synchronously (not the native tokens actor).",
+            Entitlement::JobSubmit => "Submit jobs to off-chain runners (reserved: no host function yet).",
+            Entitlement::TokenUse => {
+                "Call the native tokens actor (0x00…0c): hold, approve and move tokens as the actor."
+            }
+        }
+    }
+
+    /// The host functions (module `drover`) that need it.
+    pub fn host_functions(self) -> &'static [&'static str] {
+        match self {
+            Entitlement::StorageKv => &["storage_get", "storage_set", "storage_remove", "storage_next"],
+            Entitlement::EventsEmit => &["emit"],
+            Entitlement::EconTransfer => &["transfer", "send", "call"],
+            Entitlement::MailboxSend => &["send"],
+            Entitlement::TimerSchedule => &["timer_schedule", "timer_cancel"],
+            Entitlement::ActorCall | Entitlement::TokenUse => &["call"],
+            Entitlement::JobSubmit => &[],
+        }
+    }
+
+    /// The limits that bound what it unlocks, by name.
+    pub fn params(self) -> Vec<(&'static str, u64)> {
+        use crate::limits::*;
+        match self {
+            Entitlement::StorageKv => vec![
+                ("max_storage_key_bytes", MAX_STORAGE_KEY_BYTES as u64),
+                ("max_storage_value_bytes", MAX_STORAGE_VALUE_BYTES as u64),
+            ],
+            Entitlement::EventsEmit => vec![
+                ("max_event_topic_bytes", MAX_EVENT_TOPIC_BYTES as u64),
+                ("max_event_data_bytes", MAX_EVENT_DATA_BYTES as u64),
+            ],
+            Entitlement::MailboxSend => {
+                vec![("max_payload_bytes", MAX_PAYLOAD_BYTES as u64), ("max_attached_cycles", MAX_ATTACHED_CYCLES)]
+            }
+            Entitlement::TimerSchedule => vec![
+                ("max_pending_timers_per_actor", MAX_PENDING_TIMERS_PER_ACTOR as u64),
+                ("max_attached_cycles", MAX_ATTACHED_CYCLES),
+            ],
+            Entitlement::ActorCall | Entitlement::TokenUse => vec![("max_call_depth", u64::from(MAX_CALL_DEPTH))],
+            Entitlement::EconTransfer | Entitlement::JobSubmit => Vec::new(),
+        }
+    }
+
     fn bit(self) -> u32 {
         1 << (self as u32)
     }
@@ -99,6 +154,21 @@ impl Entitlements {
     }
 }
 
+/// Every problem of a manifest's ids, in order: `(position, reason)` for each unknown id and
+/// each repeat. Empty exactly when [`validate_manifest`] accepts the ids.
+pub fn manifest_problems<S: AsRef<str>>(ids: &[S]) -> Vec<(usize, String)> {
+    let mut seen = Entitlements::NONE;
+    let mut problems = Vec::new();
+    for (position, id) in ids.iter().enumerate() {
+        match Entitlement::from_id(id.as_ref()) {
+            None => problems.push((position, "not an entitlement of the registry".to_owned())),
+            Some(e) if seen.contains(e) => problems.push((position, "listed more than once".to_owned())),
+            Some(e) => seen = seen.with(e),
+        }
+    }
+    problems
+}
+
 /// Checks a manifest's ids at deploy (E1302 for an unknown or repeated id) and returns the set.
 pub fn validate_manifest<S: AsRef<str>>(ids: &[S]) -> Result<Entitlements, VmError> {
     let mut set = Entitlements::NONE;
@@ -128,6 +198,16 @@ mod tests {
     }
 
     #[test]
+    fn every_listed_host_function_exists() {
+        for (id, e) in ENTITLEMENT_REGISTRY {
+            assert!(!e.description().is_empty(), "{id}");
+            for name in e.host_functions() {
+                assert!(crate::abi::host_function(name).is_some(), "{id} lists unknown host function {name}");
+            }
+        }
+    }
+
+    #[test]
     fn manifest_refuses_unknown_and_duplicate_ids() {
         let set = validate_manifest(&["storage.kv", "timer.schedule"]).unwrap();
         assert!(set.contains(Entitlement::StorageKv));
@@ -140,5 +220,8 @@ mod tests {
         let twice = validate_manifest(&["econ.transfer", "econ.transfer"]).unwrap_err();
         assert_eq!(twice, VmError::DuplicateEntitlement("econ.transfer".into()));
         assert_eq!(validate_manifest::<&str>(&[]).unwrap(), Entitlements::NONE);
+        let problems = manifest_problems(&["storage.kv", "nope", "storage.kv", "events.emit"]);
+        assert_eq!(problems.iter().map(|(at, _)| *at).collect::<Vec<_>>(), [1, 2]);
+        assert!(manifest_problems(&["storage.kv", "token.use"]).is_empty());
     }
 }

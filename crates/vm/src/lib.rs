@@ -33,7 +33,7 @@ mod runtime;
 mod validate;
 
 pub use cache::CompiledModule;
-pub use entitlements::{ENTITLEMENT_REGISTRY, Entitlement, Entitlements, validate_manifest};
+pub use entitlements::{ENTITLEMENT_REGISTRY, Entitlement, Entitlements, manifest_problems, validate_manifest};
 pub use error::{HostError, VmError};
 pub use host::{CallRequest, Host, OutgoingMessage, StorageEntry, TimerRequest};
 pub use invocation::{CallContext, Invocation, Outcome, Status};

@@ -34,9 +34,9 @@ use drover_types::{
     Address, Basefees, BlockSelector, ErrorCode, H256, Receipt, VerifiedTransaction,
     api::{
         AccountInfo, AccountTokens, ActorCodeInfo, ActorInfo, ActorReadResponse, BlockInfo, ChainInfo, DelegationList,
-        InclusionProofInfo, InclusionProofKind, LogPage, MailboxMessageInfo, MailboxPage, ManifestInfo, RunnerInfo,
-        RunnerList, StateProofInfo, StateSnapshot, StorageEntryInfo, StoragePage, SystemRunPage, TimerInfo, TimerPage,
-        TokenInfo, TokenList, UpgradeInfo, UpgradePage,
+        EntitlementInfo, InclusionProofInfo, InclusionProofKind, LogPage, MailboxMessageInfo, MailboxPage,
+        ManifestInfo, RunnerInfo, RunnerList, StateProofInfo, StateSnapshot, StorageEntryInfo, StoragePage,
+        SystemRunPage, TimerInfo, TimerPage, TokenInfo, TokenList, UpgradeInfo, UpgradePage,
     },
     error::ApiError,
 };
@@ -91,6 +91,22 @@ impl Backend for NodeHandle {
 
     async fn token_allowance(&self, id: Address, owner: Address, spender: Address) -> Result<Option<u128>, ApiError> {
         self.read_token_allowance(id, owner, spender).await
+    }
+
+    fn entitlements(&self) -> Vec<EntitlementInfo> {
+        drover_vm::ENTITLEMENT_REGISTRY
+            .iter()
+            .map(|(id, e)| EntitlementInfo {
+                id: (*id).to_owned(),
+                description: e.description().to_owned(),
+                host_functions: e.host_functions().iter().map(|f| (*f).to_owned()).collect(),
+                params: e.params().into_iter().map(|(name, value)| (name.to_owned(), value)).collect(),
+            })
+            .collect()
+    }
+
+    fn manifest_problems(&self, ids: &[String]) -> Vec<(usize, String)> {
+        drover_vm::manifest_problems(ids)
     }
 
     async fn active_runners(&self, page: Page) -> Result<RunnerList, ApiError> {

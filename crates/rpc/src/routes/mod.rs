@@ -6,6 +6,7 @@ pub mod accounts;
 pub mod actors;
 pub mod blocks;
 pub mod chain;
+pub mod entitlements;
 pub mod faucet;
 pub mod health;
 pub mod metrics;
@@ -49,6 +50,8 @@ pub fn routes<B: Backend>() -> Router<AppState<B>> {
         .route("/runners/active", get(runners::active::<B>))
         .route("/runner/{address}", get(runners::runner::<B>))
         .route("/account/{address}/delegations", get(runners::delegations::<B>))
+        .route("/entitlements/registry", get(entitlements::registry::<B>))
+        .route("/entitlements/validate-manifest", post(entitlements::validate_manifest::<B>))
         .route("/height", get(blocks::height::<B>))
         .route("/block/{selector}", get(blocks::block::<B>))
         .route("/chain-info", get(chain::chain_info::<B>))
