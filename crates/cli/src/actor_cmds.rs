@@ -356,3 +356,38 @@ fn list<T>(text: &mut Text, items: &[T], row: impl Fn(&T) -> (String, String), n
         text.line(format!("(more after {cursor})"));
     }
 }
+
+#[derive(Debug, Args)]
+pub(crate) struct EntitlementsArgs {
+    /// Check this manifest (JSON: `{"entitlements": [...]}`) instead of listing the registry.
+    #[arg(long)]
+    validate: Option<PathBuf>,
+}
+
+/// `drover entitlements`: the registry, or the verdict on a manifest file.
+pub(crate) async fn entitlements(client: &Client, args: EntitlementsArgs) -> Result<Report> {
+    let mut text = Text::default();
+    let Some(path) = args.validate else {
+        let registry = client.entitlements().await.context("cannot read the entitlement registry")?;
+        for entitlement in &registry.entitlements {
+            text.field(&entitlement.id, &entitlement.description);
+            if !entitlement.host_functions.is_empty() {
+                text.line(format!("    host functions: {}", entitlement.host_functions.join(", ")));
+            }
+        }
+        return Report::new(text, &registry);
+    };
+    let bytes = std::fs::read(&path).with_context(|| format!("cannot read {}", path.display()))?;
+    let manifest: serde_json::Value =
+        serde_json::from_slice(&bytes).with_context(|| format!("{} is not JSON", path.display()))?;
+    let verdict = client.validate_manifest(&manifest).await.context("cannot check the manifest")?;
+    text.field("manifest", path.display()).field("valid", verdict.valid);
+    for problem in &verdict.errors {
+        text.line(format!("  {:?}: {}", problem.id, problem.reason));
+    }
+    let mut report = Report::new(text, &verdict)?;
+    if !verdict.valid {
+        report.failure = Some(format!("{} is not a valid manifest", path.display()));
+    }
+    Ok(report)
+}

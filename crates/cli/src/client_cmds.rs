@@ -87,6 +87,8 @@ pub(crate) enum ClientCommand {
     Undelegate(crate::runner_cmds::DelegationArgs),
     /// Take back stake or delegations that finished unbonding with a runner.
     Withdraw(crate::runner_cmds::WithdrawArgs),
+    /// List the entitlement registry, or check a manifest file against it.
+    Entitlements(crate::actor_cmds::EntitlementsArgs),
 }
 
 /// What `verify` proves. The node is not trusted: the value is printed only after the
@@ -197,6 +199,7 @@ pub(crate) async fn run(cmd: ClientCommand, rpc_url: &str, json: bool) -> Result
         ClientCommand::Delegate(args) => crate::runner_cmds::delegate(&connect()?, args).await?,
         ClientCommand::Undelegate(args) => crate::runner_cmds::undelegate(&connect()?, args).await?,
         ClientCommand::Withdraw(args) => crate::runner_cmds::withdraw(&connect()?, args).await?,
+        ClientCommand::Entitlements(args) => crate::actor_cmds::entitlements(&connect()?, args).await?,
     };
     report.print(json)
 }

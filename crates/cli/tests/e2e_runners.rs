@@ -1,6 +1,7 @@
 //! End-to-end: the runner registry through the real node, the CLI and the HTTP API — register,
 //! heartbeat, delegate and undelegate, the active list and an account's delegations, refusals
-//! with their codes, deregistration and the stake held until it unbonds.
+//! with their codes, deregistration and the stake held until it unbonds; the entitlement
+//! registry and manifest checks.
 
 mod common;
 
@@ -79,6 +80,21 @@ async fn runners_register_take_delegations_and_leave() {
     assert!(out.contains(&r), "{out}");
     let out = ok(drover(&url, &["runners", "--delegations-of", &delegator.address().to_hex()]));
     assert!(out.contains("unbonding"), "{out}");
+
+    // The entitlement registry and manifest checks, through the CLI.
+    let out = ok(drover(&url, &["entitlements"]));
+    assert!(out.contains("token.use") && out.contains("storage_get"), "{out}");
+    let good = keys.path().join("good.json");
+    std::fs::write(&good, r#"{"entitlements": ["storage.kv", "token.use"]}"#).unwrap();
+    ok(drover(&url, &["entitlements", "--validate", good.to_str().unwrap()]));
+    let bad = keys.path().join("bad.json");
+    std::fs::write(&bad, r#"{"entitlements": ["storage.kv", "storage.kv", "root"]}"#).unwrap();
+    let out = drover(&url, &["--json", "entitlements", "--validate", bad.to_str().unwrap()]);
+    assert!(!out.status.success());
+    let verdict: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(verdict["errors"].as_array().unwrap().len(), 2, "{verdict}");
+    let (status, _, body) = post_raw(&url, "/entitlements/validate-manifest", "application/json", b"{".to_vec()).await;
+    assert_error(status, &body, 400, 1001);
 
     // Errors of the routes.
     let (status, body) = get_raw(&url, &format!("/runner/{}", Address([0x77; 20]).to_hex())).await;

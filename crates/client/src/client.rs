@@ -14,10 +14,11 @@ use drover_types::{
     Address, BlockSelector, ErrorCode, H256, Transaction,
     api::{
         AccountInfo, AccountTokens, ActorCodeInfo, ActorInfo, ActorReadRequest, ActorReadResponse, BasefeeInfo,
-        BlockInfo, ChainInfo, DelegationList, FaucetRequest, FaucetResponse, HealthDetailed, HeightInfo,
-        InclusionProofInfo, Liveness, LogPage, MailboxPage, MultiProofResponse, ProofRequest, ReceiptInfo, RunnerInfo,
-        RunnerList, StateProofInfo, StateSnapshot, StorageCount, StoragePage, SubmitResponse, SubmitWaitResponse,
-        SystemRunPage, TimerPage, TokenAllowance, TokenBalance, TokenInfo, TokenList, TransactionInfo, UpgradePage,
+        BlockInfo, ChainInfo, DelegationList, EntitlementList, FaucetRequest, FaucetResponse, HealthDetailed,
+        HeightInfo, InclusionProofInfo, Liveness, LogPage, MailboxPage, ManifestValidation, MultiProofResponse,
+        ProofRequest, ReceiptInfo, RunnerInfo, RunnerList, StateProofInfo, StateSnapshot, StorageCount, StoragePage,
+        SubmitResponse, SubmitWaitResponse, SystemRunPage, TimerPage, TokenAllowance, TokenBalance, TokenInfo,
+        TokenList, TransactionInfo, UpgradePage,
     },
     submission::encode_submission,
 };
@@ -175,6 +176,17 @@ impl Client {
     /// `GET /account/{address}`; `None` for an address that holds no state.
     pub async fn account(&self, address: &Address) -> Result<Option<AccountInfo>, ClientError> {
         self.get_optional(&format!("/account/{address}"), ErrorCode::AccountNotFound).await
+    }
+
+    /// `GET /entitlements/registry`: the whole entitlement registry.
+    pub async fn entitlements(&self) -> Result<EntitlementList, ClientError> {
+        self.get("/entitlements/registry?limit=1000").await
+    }
+
+    /// `POST /entitlements/validate-manifest`: every problem of `manifest` (a JSON manifest).
+    pub async fn validate_manifest(&self, manifest: &serde_json::Value) -> Result<ManifestValidation, ClientError> {
+        let url = self.url("/entitlements/validate-manifest");
+        self.send_json(&url, self.http.post(&url).json(manifest)).await
     }
 
     /// `GET /runners/active?offset=&limit=`: one page of healthy runners.
