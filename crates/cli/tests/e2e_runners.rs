@@ -1,15 +1,15 @@
 //! End-to-end: the runner registry through the real node, the CLI and the HTTP API — register,
 //! heartbeat, delegate and undelegate, the active list and an account's delegations, refusals
 //! with their codes, deregistration and the stake held until it unbonds; the entitlement
-//! registry and manifest checks.
+//! registry and manifest checks; the signed heartbeat flow.
 
 mod common;
 
 use common::*;
 use drover_client::{TxBuilder, Wallet};
 use drover_types::{
-    Address,
-    api::ReceiptStatus,
+    Address, H256,
+    api::{ReceiptStatus, SignedFlowRequest},
     runner::{Capabilities, MIN_RUNNER_STAKE, RUNNER_REGISTRY_ADDRESS, RateCard, RegistryCall},
 };
 use std::process::{Command, Output};
@@ -58,6 +58,36 @@ async fn runners_register_take_delegations_and_leave() {
     let info = node.client().runner(&runner.address()).await.unwrap().expect("registered");
     assert_eq!((info.stake, info.health.as_str(), info.reputation), (MIN_RUNNER_STAKE, "healthy", 80));
     assert_eq!(node.client().account(&RUNNER_REGISTRY_ADDRESS).await.unwrap().unwrap().balance, MIN_RUNNER_STAKE);
+
+    // The signed heartbeat flow: the node builds the transaction, the runner signs its message.
+    let client = node.client();
+    let payload = client.heartbeat_payload(&runner.address()).await.unwrap();
+    let message = H256(payload.message_to_sign_base64.clone().try_into().expect("32 bytes"));
+    let signature = runner.secret_key().sign_prehash(&message).to_rsv();
+    let request = SignedFlowRequest {
+        unsigned_transaction_base64: payload.unsigned_transaction_base64.clone(),
+        signature: format!("0x{}", hex::encode(signature)),
+    };
+    let answer = client.post_heartbeat(&runner.address(), &request).await.unwrap();
+    assert_eq!(answer.accepted, 1, "{answer:?}");
+    let hash = answer.results[0].hash;
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while client.receipt(&hash).await.unwrap().is_none() {
+        assert!(std::time::Instant::now() < deadline, "the heartbeat was not included");
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    let receipt = client.receipt(&hash).await.unwrap().unwrap();
+    assert_eq!(receipt.status, ReceiptStatus::Success, "{receipt:?}");
+    assert_eq!(client.runner(&runner.address()).await.unwrap().unwrap().last_heartbeat_height, receipt.block_height);
+    // Signed by someone else: refused, nothing admitted.
+    let forged = SignedFlowRequest {
+        signature: format!("0x{}", hex::encode(delegator.secret_key().sign_prehash(&message).to_rsv())),
+        ..request
+    };
+    let (status, _, body) =
+        post_raw(&url, &format!("/runner/{r}/heartbeat"), "application/json", serde_json::to_vec(&forged).unwrap())
+            .await;
+    assert_error(status, &body, 400, 7005);
 
     // Delegate and undelegate through the CLI.
     ok(drover(&url, &["delegate", "--runner", &r, "--amount", "2drv", "--key", delegator_key]));

@@ -15,7 +15,7 @@ use crate::{Client, ClientError, Wallet};
 use drover_types::{
     Address, Transaction,
     api::BasefeeInfo,
-    params::TRANSFER_CYCLES,
+    params::{TRANSFER_CYCLES, system_call_limits},
     runner::{RUNNER_REGISTRY_ADDRESS, RegistryCall},
     token::{self, TOKENS_ADDRESS, TokenCall},
 };
@@ -131,22 +131,16 @@ impl TxBuilder {
     /// intrinsic cost of its payload plus the operation's ([`token::cost`]).
     pub fn token(call: &TokenCall) -> Self {
         let payload = call.message().encode();
-        let (cycles, cells) = token::cost(call);
-        let bytes = payload.len() as u64;
-        Self::message(Some(TOKENS_ADDRESS), 0, payload)
-            .cycles_limit(TRANSFER_CYCLES + bytes + cycles)
-            .cells_limit(bytes + cells)
+        let (cycles, cells) = system_call_limits(payload.len(), token::cost(call));
+        Self::message(Some(TOKENS_ADDRESS), 0, payload).cycles_limit(cycles).cells_limit(cells)
     }
 
     /// A call of the runner registry carrying `value` (a stake or a delegation), with limits that
     /// cover exactly its cost.
     pub fn registry(call: &RegistryCall, value: u128) -> Self {
         let payload = call.message().encode();
-        let (cycles, cells) = call.cost();
-        let bytes = payload.len() as u64;
-        Self::message(Some(RUNNER_REGISTRY_ADDRESS), value, payload)
-            .cycles_limit(TRANSFER_CYCLES + bytes + cycles)
-            .cells_limit(bytes + cells)
+        let (cycles, cells) = system_call_limits(payload.len(), call.cost());
+        Self::message(Some(RUNNER_REGISTRY_ADDRESS), value, payload).cycles_limit(cycles).cells_limit(cells)
     }
 
     /// A message to `to` (an actor or system actor), or a deploy when `to` is `None`, with an

@@ -16,9 +16,9 @@ use drover_types::{
         AccountInfo, AccountTokens, ActorCodeInfo, ActorInfo, ActorReadRequest, ActorReadResponse, BasefeeInfo,
         BlockInfo, ChainInfo, DelegationList, EntitlementList, FaucetRequest, FaucetResponse, HealthDetailed,
         HeightInfo, InclusionProofInfo, Liveness, LogPage, MailboxPage, ManifestValidation, MultiProofResponse,
-        ProofRequest, ReceiptInfo, RunnerInfo, RunnerList, StateProofInfo, StateSnapshot, StorageCount, StoragePage,
-        SubmitResponse, SubmitWaitResponse, SystemRunPage, TimerPage, TokenAllowance, TokenBalance, TokenInfo,
-        TokenList, TransactionInfo, UpgradePage,
+        ProofRequest, ReceiptInfo, RunnerInfo, RunnerList, SignedFlowPayload, SignedFlowRequest, StateProofInfo,
+        StateSnapshot, StorageCount, StoragePage, SubmitResponse, SubmitWaitResponse, SystemRunPage, TimerPage,
+        TokenAllowance, TokenBalance, TokenInfo, TokenList, TransactionInfo, UpgradePage,
     },
     submission::encode_submission,
 };
@@ -197,6 +197,23 @@ impl Client {
     /// `GET /runner/{address}`; `None` for an address that never registered.
     pub async fn runner(&self, address: &Address) -> Result<Option<RunnerInfo>, ClientError> {
         self.get_optional(&format!("/runner/{address}"), ErrorCode::RunnerNotFound).await
+    }
+
+    /// `GET /runner/{address}/heartbeat_payload`: the heartbeat transaction the node built for
+    /// the runner, and the message to sign.
+    pub async fn heartbeat_payload(&self, runner: &Address) -> Result<SignedFlowPayload, ClientError> {
+        self.get(&format!("/runner/{runner}/heartbeat_payload")).await
+    }
+
+    /// `POST /runner/{address}/heartbeat`: the flow's transaction with the runner's signature;
+    /// answers like [`Client::submit`].
+    pub async fn post_heartbeat(
+        &self,
+        runner: &Address,
+        request: &SignedFlowRequest,
+    ) -> Result<SubmitResponse, ClientError> {
+        let url = self.url(&format!("/runner/{runner}/heartbeat"));
+        self.send_json(&url, self.http.post(&url).json(request)).await
     }
 
     /// `GET /account/{address}/delegations?offset=&limit=`: one page of an account's delegations.

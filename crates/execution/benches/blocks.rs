@@ -10,7 +10,7 @@
 use drover_execution::{BlockEnv, FeeParams, Vm, execute_block, genesis_writes};
 use drover_types::{
     Address, Transaction, VerifiedTransaction, keccak256,
-    params::TRANSFER_CYCLES,
+    params::{TRANSFER_CYCLES, system_call_limits},
     token::{NewToken, TOKENS_ADDRESS, TokenCall, cost, token_id},
 };
 use std::{collections::BTreeMap, time::Instant};
@@ -52,9 +52,8 @@ fn tx(from: Address, nonce: u64, to: Address, payload: Vec<u8>, cycles: u64, cel
 
 fn token_tx(from: Address, nonce: u64, call: &TokenCall) -> VerifiedTransaction {
     let payload = call.message().encode();
-    let (cycles, cells) = cost(call);
-    let bytes = payload.len() as u64;
-    tx(from, nonce, TOKENS_ADDRESS, payload, TRANSFER_CYCLES + bytes + cycles, bytes + cells)
+    let (cycles, cells) = system_call_limits(payload.len(), cost(call));
+    tx(from, nonce, TOKENS_ADDRESS, payload, cycles, cells)
 }
 
 fn apply(state: &mut State, writes: drover_execution::Writes) {

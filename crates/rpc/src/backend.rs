@@ -215,6 +215,10 @@ pub trait Backend: Clone + Send + Sync + 'static {
         spender: Address,
     ) -> impl Future<Output = Result<Option<u128>, ApiError>> + Send;
 
+    /// The nonce `address`'s next transaction takes: its finalized nonce, past its pending
+    /// transactions in the mempool.
+    fn next_nonce(&self, address: Address) -> impl Future<Output = Result<u64, ApiError>> + Send;
+
     /// The entitlement registry, in registry order.
     fn entitlements(&self) -> Vec<EntitlementInfo>;
 

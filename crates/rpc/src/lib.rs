@@ -251,7 +251,7 @@ mod tests {
     use std::collections::HashMap;
 
     /// Every route the router serves.
-    const ROUTES: [(&str, &str); 45] = [
+    const ROUTES: [(&str, &str); 47] = [
         ("post", "/submit"),
         ("post", "/submit_wait"),
         ("get", "/transaction/{hash}"),
@@ -276,6 +276,8 @@ mod tests {
         ("get", "/account/{address}/tokens"),
         ("get", "/runners/active"),
         ("get", "/runner/{address}"),
+        ("get", "/runner/{address}/heartbeat_payload"),
+        ("post", "/runner/{address}/heartbeat"),
         ("get", "/account/{address}/delegations"),
         ("get", "/entitlements/registry"),
         ("post", "/entitlements/validate-manifest"),

@@ -251,6 +251,10 @@ impl Backend for MockBackend {
         Ok(known.then(|| data.token_allowances.get(&(id, owner, spender)).copied().unwrap_or(0)))
     }
 
+    async fn next_nonce(&self, address: Address) -> Result<u64, ApiError> {
+        Ok(self.data.lock().accounts.get(&address).map_or(0, |account| account.nonce))
+    }
+
     fn entitlements(&self) -> Vec<EntitlementInfo> {
         ["storage.kv", "events.emit"]
             .into_iter()

@@ -83,6 +83,8 @@ error_codes! {
     NonCanonicalCbor = 6002, "non_canonical_cbor", 400, "The body is CBOR but not its canonical encoding.";
     RunnerNotFound = 7000, "runner_not_found", 404, "No such runner.";
     JobNotFound = 7002, "job_not_found", 404, "No such job.";
+    FlowTransactionMismatch = 7004, "flow_transaction_mismatch", 400, "The unsigned transaction is not the one this signed flow builds for this runner: fetch the flow's payload again and sign its message.";
+    FlowSignatureMismatch = 7005, "flow_signature_mismatch", 400, "The signature does not recover the runner of the path: sign message_to_sign_base64 with the runner's key (r ‖ s ‖ v, v 0/1 or 27/28).";
     FaucetDisabled = 8000, "faucet_disabled", 404, "The faucet is not enabled on this node.";
     FaucetForbidden = 8001, "faucet_forbidden", 403, "The faucet serves only chain ids 1 and 100.";
     LibraryNotFound = 9000, "library_not_found", 404, "No such account library.";

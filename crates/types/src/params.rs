@@ -18,6 +18,14 @@ pub const TRANSFER_CYCLES: u64 = 21_000;
 /// read, proven or paged through.
 pub const MAX_STORAGE_KEY_BYTES: usize = 256;
 
+/// Limits `(cycles, cells)` that cover exactly a system-actor call whose Message encodes to
+/// `payload_bytes` bytes and whose operation costs `cost`: the intrinsic cost of a message
+/// ([`TRANSFER_CYCLES`] plus one cycle and one cell per payload byte) plus the operation's.
+pub fn system_call_limits(payload_bytes: usize, cost: (u64, u64)) -> (u64, u64) {
+    let bytes = payload_bytes as u64;
+    (TRANSFER_CYCLES.saturating_add(bytes).saturating_add(cost.0), bytes.saturating_add(cost.1))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -31,18 +31,8 @@ pub(crate) struct TokenArgs {
 /// A signed token call with limits that cover exactly its cost.
 fn token_tx(key: &SecretKey, chain_id: u64, nonce: u64, call: &TokenCall) -> Transaction {
     let payload = call.message().encode();
-    let (cycles, cells) = cost(call);
-    let bytes = payload.len() as u64;
-    bench_tx(
-        key,
-        chain_id,
-        nonce,
-        Some(TOKENS_ADDRESS),
-        0,
-        payload,
-        drover_types::params::TRANSFER_CYCLES + bytes + cycles,
-        bytes + cells,
-    )
+    let (cycles, cells) = drover_types::params::system_call_limits(payload.len(), cost(call));
+    bench_tx(key, chain_id, nonce, Some(TOKENS_ADDRESS), 0, payload, cycles, cells)
 }
 
 /// The most a token transfer of this benchmark costs its sender.

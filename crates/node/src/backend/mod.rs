@@ -93,6 +93,11 @@ impl Backend for NodeHandle {
         self.read_token_allowance(id, owner, spender).await
     }
 
+    async fn next_nonce(&self, address: Address) -> Result<u64, ApiError> {
+        let finalized = self.read_account(&address).await?.map_or(0, |account| account.nonce);
+        Ok(self.0.chain.mempool.next_nonce(&address, finalized))
+    }
+
     fn entitlements(&self) -> Vec<EntitlementInfo> {
         drover_vm::ENTITLEMENT_REGISTRY
             .iter()

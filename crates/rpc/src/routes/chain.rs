@@ -26,7 +26,7 @@ pub async fn chain_info<B: Backend>(State(state): State<AppState<B>>) -> Json<Ch
     Json(state.backend.chain_info())
 }
 
-fn suggested_max_fee(basefee: u128, tip: u128) -> u128 {
+pub(crate) fn suggested_max_fee(basefee: u128, tip: u128) -> u128 {
     basefee.saturating_mul(2).saturating_add(tip)
 }
 

@@ -49,6 +49,8 @@ pub fn routes<B: Backend>() -> Router<AppState<B>> {
         .route("/account/{address}/tokens", get(tokens::account_tokens::<B>))
         .route("/runners/active", get(runners::active::<B>))
         .route("/runner/{address}", get(runners::runner::<B>))
+        .route("/runner/{address}/heartbeat_payload", get(runners::heartbeat_payload::<B>))
+        .route("/runner/{address}/heartbeat", post(runners::heartbeat::<B>))
         .route("/account/{address}/delegations", get(runners::delegations::<B>))
         .route("/entitlements/registry", get(entitlements::registry::<B>))
         .route("/entitlements/validate-manifest", post(entitlements::validate_manifest::<B>))

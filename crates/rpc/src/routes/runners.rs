@@ -2,12 +2,37 @@
 //!
 //! An address that never registered is 404 with 7000; a deregistered runner is still served
 //! (health `deregistered`, with its unbonding stake) so its delegators can follow their funds.
+//!
+//! # Signed flows
+//!
+//! A runner daemon need not build transactions: `GET /runner/{address}/heartbeat_payload`
+//! answers the heartbeat transaction the node built for it (its next nonce, pending
+//! transactions included; the suggested fees of `/basefee`; limits that cover the call exactly)
+//! and `message_to_sign_base64`, the transaction's 32-byte signing hash. The runner signs those
+//! bytes and posts `{unsigned_transaction_base64, signature}` to `/runner/{address}/heartbeat`.
+//! The node checks that the transaction is that flow's for that runner (7004 otherwise: another
+//! destination, handler, argument or value) and that the signature recovers `{address}` (7005),
+//! then admits it exactly like `/submit` and answers the same record and status.
 
-use crate::{backend::Backend, error::HttpError, extract::AddressParam, pagination::Page, state::AppState};
-use axum::{Json, extract::State};
+use crate::{
+    backend::Backend,
+    error::{HttpError, outcome_response},
+    extract::{AddressParam, RawBody, json_body},
+    pagination::Page,
+    routes::{
+        chain::{SUGGESTED_TIP_PER_CELL, SUGGESTED_TIP_PER_CYCLE, suggested_max_fee},
+        transactions::submit_response,
+    },
+    state::AppState,
+    submission::admit,
+};
+use axum::{Json, extract::State, http::HeaderMap, response::Response};
 use drover_types::{
-    ErrorCode,
-    api::{DelegationList, RunnerInfo, RunnerList},
+    Address, ErrorCode, Signature, Transaction,
+    api::{DelegationList, RunnerInfo, RunnerList, SignedFlowPayload, SignedFlowRequest, SubmitResponse},
+    params::system_call_limits,
+    runner::{RUNNER_REGISTRY_ADDRESS, RegistryCall},
+    submission::encode_submission,
 };
 
 /// `GET /runners/active`: one page of healthy runners in registration order.
@@ -72,6 +97,117 @@ pub async fn delegations<B: Backend>(
     Ok(Json(state.backend.delegations(address, page).await?))
 }
 
+/// The heartbeat transaction the node builds for `runner` (unsigned).
+async fn heartbeat_transaction<B: Backend>(backend: &B, runner: Address) -> Result<Transaction, HttpError> {
+    if backend.runner(runner).await?.is_none() {
+        return Err(HttpError::new(ErrorCode::RunnerNotFound, format!("{runner} has never registered as a runner")));
+    }
+    let payload = RegistryCall::Heartbeat.message().encode();
+    let (cycles_limit, cells_limit) = system_call_limits(payload.len(), RegistryCall::Heartbeat.cost());
+    let basefees = backend.basefees();
+    Ok(Transaction {
+        chain_id: backend.chain_info().chain_id,
+        nonce: backend.next_nonce(runner).await?,
+        to: Some(RUNNER_REGISTRY_ADDRESS),
+        value: 0,
+        cycles_limit,
+        cells_limit,
+        max_fee_per_cycle: suggested_max_fee(basefees.cycle, SUGGESTED_TIP_PER_CYCLE),
+        max_fee_per_cell: suggested_max_fee(basefees.cell, SUGGESTED_TIP_PER_CELL),
+        tip_per_cycle: SUGGESTED_TIP_PER_CYCLE,
+        tip_per_cell: SUGGESTED_TIP_PER_CELL,
+        payload,
+        signature: None,
+    })
+}
+
+/// `GET /runner/{address}/heartbeat_payload`: the runner's heartbeat transaction, to sign.
+#[utoipa::path(
+    get,
+    path = "/runner/{address}/heartbeat_payload",
+    tag = "runners",
+    summary = "The heartbeat transaction a runner signs",
+    description = "Built by the node: the runner's next nonce, the suggested fees, limits that cover the call. Sign \
+        `message_to_sign_base64` (the 32-byte signing hash) and post it with `unsigned_transaction_base64` to \
+        `/runner/{address}/heartbeat`.",
+    params(("address" = String, Path, description = "The runner: 20 bytes of hex.")),
+    responses((status = 200, description = "The payload to sign.", body = SignedFlowPayload))
+)]
+pub async fn heartbeat_payload<B: Backend>(
+    State(state): State<AppState<B>>,
+    AddressParam(runner): AddressParam,
+) -> Result<Json<SignedFlowPayload>, HttpError> {
+    let tx = heartbeat_transaction(&state.backend, runner).await?;
+    Ok(Json(SignedFlowPayload {
+        message_to_sign_base64: tx.signing_hash().0.to_vec(),
+        unsigned_transaction_base64: tx.encode_unsigned(),
+        nonce: tx.nonce,
+    }))
+}
+
+/// Parses `r ‖ s ‖ v` hex, `v` 0/1 or 27/28 (7005 otherwise: it cannot be the runner's).
+fn parse_signature(text: &str) -> Result<Signature, HttpError> {
+    let refused = |why: String| HttpError::new(ErrorCode::FlowSignatureMismatch, why);
+    let mut bytes = drover_types::hexfmt::decode(text).map_err(|e| refused(format!("signature is not hex: {e}")))?;
+    if let Some(v @ (27 | 28)) = bytes.last().copied() {
+        let last = bytes.len() - 1;
+        bytes[last] = v - 27;
+    }
+    Signature::from_rsv(&bytes)
+        .map_err(|_| refused(format!("signature is {} bytes, not r ‖ s ‖ v (65 bytes, v 0/1 or 27/28)", bytes.len())))
+}
+
+/// `POST /runner/{address}/heartbeat`: admits the runner's signed heartbeat like `/submit`.
+#[utoipa::path(
+    post,
+    path = "/runner/{address}/heartbeat",
+    tag = "runners",
+    summary = "Submit a runner's signed heartbeat",
+    description = "Takes the flow's unsigned transaction and the runner's signature of its message; refuses a \
+        transaction that is not this flow's (7004) or a signature that does not recover the runner (7005); then \
+        answers like `/submit`.",
+    params(("address" = String, Path, description = "The runner: 20 bytes of hex.")),
+    request_body(content = SignedFlowRequest, content_type = "application/json"),
+    responses((status = 200, description = "Accepted into the mempool; the record of `/submit`.", body = SubmitResponse))
+)]
+pub async fn heartbeat<B: Backend>(
+    State(state): State<AppState<B>>,
+    AddressParam(runner): AddressParam,
+    RawBody(body): RawBody,
+) -> Result<Response, HttpError> {
+    let request: SignedFlowRequest = json_body(&body)?;
+    let mismatch = |why: &str| HttpError::new(ErrorCode::FlowTransactionMismatch, why.to_owned());
+    let unsigned = Transaction::decode(&request.unsigned_transaction_base64)
+        .map_err(|e| mismatch(&format!("unsigned_transaction_base64 is not a transaction: {e}")))?;
+    let heartbeat = RegistryCall::Heartbeat.message().encode();
+    if unsigned.signature.is_some()
+        || unsigned.to != Some(RUNNER_REGISTRY_ADDRESS)
+        || unsigned.value != 0
+        || unsigned.payload != heartbeat
+    {
+        return Err(mismatch("the transaction is not a heartbeat of the runner registry without value and signature"));
+    }
+    let tx = Transaction { signature: Some(parse_signature(&request.signature)?), ..unsigned };
+    match tx.recover_sender() {
+        Ok(sender) if sender == runner => {}
+        Ok(sender) => {
+            return Err(HttpError::new(
+                ErrorCode::FlowSignatureMismatch,
+                format!("the signature recovers {sender}, not the runner {runner}"),
+            ));
+        }
+        Err(e) => {
+            return Err(HttpError::new(
+                ErrorCode::FlowSignatureMismatch,
+                format!("the signature does not recover: {e}"),
+            ));
+        }
+    }
+    let admission = admit(&state.backend, &HeaderMap::new(), encode_submission(&[tx]).into()).await?;
+    let refusal = admission.refusal().map(|err| err.code);
+    Ok(outcome_response(refusal, submit_response(&admission), &admission.concealer))
+}
+
 #[cfg(test)]
 mod tests {
     use crate::mock::*;
@@ -106,6 +242,68 @@ mod tests {
                 vec![DelegationInfo { runner: Address([1; 20]), amount: 7, since_height: 3, pending: Vec::new() }],
             );
         })
+    }
+
+    /// A mock where `key(0)`'s address is a registered runner.
+    fn with_runner() -> MockBackend {
+        MockBackend::with(|data| data.runners = vec![RunnerInfo { address: key(0).address(), ..runner(0, "healthy") }])
+    }
+
+    fn signed_request(unsigned: &[u8], signature: &[u8]) -> Vec<u8> {
+        use base64::Engine as _;
+        let unsigned = base64::engine::general_purpose::STANDARD.encode(unsigned);
+        serde_json::to_vec(
+            &json!({"unsigned_transaction_base64": unsigned, "signature": format!("0x{}", hex::encode(signature))}),
+        )
+        .unwrap()
+    }
+
+    #[tokio::test]
+    async fn the_heartbeat_flow_signs_the_nodes_transaction() {
+        use base64::Engine as _;
+        use drover_types::Transaction;
+        let backend = with_runner();
+        let app = app(&backend);
+        let runner = key(0);
+        let path = format!("/runner/{}/heartbeat", runner.address().to_hex());
+        let payload = get(&app, &format!("{path}_payload")).await.json();
+        let decode =
+            |field: &str| base64::engine::general_purpose::STANDARD.decode(payload[field].as_str().unwrap()).unwrap();
+        let unsigned = decode("unsigned_transaction_base64");
+        let message = decode("message_to_sign_base64");
+        let tx = Transaction::decode(&unsigned).unwrap();
+        assert_eq!(message, tx.signing_hash().0, "the message is the signing hash");
+        assert_eq!(payload["nonce"], json!(tx.nonce));
+        let signature = tx.clone().sign(&runner).signature.unwrap().to_rsv();
+
+        // Another key's signature, a forged transaction, a non-heartbeat: refused with their codes.
+        let other = tx.clone().sign(&key(1)).signature.unwrap().to_rsv();
+        post(&app, &path, "application/json", signed_request(&unsigned, &other))
+            .await
+            .assert_error(400, ErrorCode::FlowSignatureMismatch);
+        post(&app, &path, "application/json", signed_request(&unsigned, &[1; 64]))
+            .await
+            .assert_error(400, ErrorCode::FlowSignatureMismatch);
+        let forged = Transaction { value: 1, ..tx.clone() }.encode_unsigned();
+        post(&app, &path, "application/json", signed_request(&forged, &signature))
+            .await
+            .assert_error(400, ErrorCode::FlowTransactionMismatch);
+        let elsewhere = Transaction { to: Some(Address([5; 20])), ..tx.clone() }.encode_unsigned();
+        post(&app, &path, "application/json", signed_request(&elsewhere, &signature))
+            .await
+            .assert_error(400, ErrorCode::FlowTransactionMismatch);
+        post(&app, &path, "application/json", b"{".to_vec()).await.assert_error(400, ErrorCode::BadRequest);
+
+        // v as 27/28 is accepted; the answer is /submit's.
+        let mut legacy = signature;
+        legacy[64] += 27;
+        let answer = post(&app, &path, "application/json", signed_request(&unsigned, &legacy)).await;
+        assert_eq!(answer.status, StatusCode::OK);
+        assert_eq!(answer.json()["accepted"], json!(1));
+        assert_eq!(backend.data.lock().submitted.len(), 1);
+
+        let stranger = format!("/runner/{}/heartbeat_payload", Address([4; 20]).to_hex());
+        get(&app, &stranger).await.assert_error(404, ErrorCode::RunnerNotFound);
     }
 
     #[tokio::test]

@@ -63,7 +63,8 @@ pub async fn submit<B: Backend>(
     Ok(outcome_response(refusal, submit_response(&admission), &admission.concealer))
 }
 
-fn submit_response(admission: &Admission) -> SubmitResponse {
+/// The `/submit` record of an admission (also what the signed runner flows answer).
+pub(crate) fn submit_response(admission: &Admission) -> SubmitResponse {
     let refusal = admission.refusal();
     SubmitResponse {
         results: admission

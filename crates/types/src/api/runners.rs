@@ -2,7 +2,7 @@
 //!
 //! Amounts are decimal strings of base units.
 
-use super::encoding::decimal_u128;
+use super::encoding::{base64_bytes, decimal_u128};
 use crate::Address;
 use serde::{Deserialize, Serialize};
 
@@ -119,4 +119,37 @@ pub struct DelegationList {
     pub offset: u64,
     /// The request's limit after capping, echoed.
     pub limit: u64,
+}
+
+/// `GET /runner/{address}/heartbeat_payload` (and the other signed flows): the transaction the
+/// node built for the runner, and exactly what it signs.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct SignedFlowPayload {
+    /// The transaction's 32-byte signing hash (keccak256 of its unsigned encoding), base64: sign
+    /// exactly these bytes with the runner's key.
+    #[serde(with = "base64_bytes")]
+    #[cfg_attr(feature = "openapi", schema(value_type = String, format = Byte))]
+    pub message_to_sign_base64: Vec<u8>,
+    /// The unsigned transaction (canonical CBOR, signature null), base64: send it back with the
+    /// signature.
+    #[serde(with = "base64_bytes")]
+    #[cfg_attr(feature = "openapi", schema(value_type = String, format = Byte))]
+    pub unsigned_transaction_base64: Vec<u8>,
+    /// The transaction's nonce: the runner's next one, pending transactions included.
+    pub nonce: u64,
+}
+
+/// `POST /runner/{address}/heartbeat` (and the other signed flows): a flow's transaction and
+/// the runner's signature of its `message_to_sign_base64`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct SignedFlowRequest {
+    /// The `unsigned_transaction_base64` of the flow's payload, as received.
+    #[serde(with = "base64_bytes")]
+    #[cfg_attr(feature = "openapi", schema(value_type = String, format = Byte))]
+    pub unsigned_transaction_base64: Vec<u8>,
+    /// 65 bytes `r ‖ s ‖ v` as `0x` hex; `v` is the y-parity 0/1 (27/28 accepted too).
+    #[cfg_attr(feature = "openapi", schema(example = "0x…"))]
+    pub signature: String,
 }
