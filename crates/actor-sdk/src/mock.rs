@@ -12,7 +12,7 @@ use alloc::{boxed::Box, collections::BTreeMap, string::String, vec::Vec};
 use core::cell::RefCell;
 use std::thread_local;
 
-/// A message or timer recorded by the mock.
+/// A message recorded by the mock (what the actor sent to another actor's mailbox).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Sent {
     /// The recipient.

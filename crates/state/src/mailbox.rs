@@ -7,9 +7,10 @@
 //!
 //! - [`MailQueue`] `[head, tail]` at `0x04 ‖ 0x00`: next sequence to deliver, next to assign.
 //! - [`MessageRecord`] at `0x04 ‖ 0x01 ‖ seq(8, BE)`.
-//! - an index marker (CBOR `null`) at `0x04 ‖ 0x02 ‖ recipient ‖ seq(8, BE)` for listing one
+//! - an index marker (CBOR `null`) at `0x04 ‖ 0x02 ‖ spread6(recipient) ‖ seq(8, BE) ‖ recipient`
+//!   (see [`crate::keys::mailbox_entry_key`]) for listing one
 //!   actor's pending messages with a prefix scan.
-//! - [`MailboxUsage`] `[count, bytes]` at `0x04 ‖ 0x03 ‖ recipient`.
+//! - [`MailboxUsage`] `[count, bytes]` at `0x04 ‖ 0x03 ‖ spread14(recipient) ‖ recipient`.
 
 use crate::RecordError;
 use drover_types::{

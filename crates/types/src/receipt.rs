@@ -21,9 +21,11 @@ use std::{fmt, str::FromStr};
 pub enum TxStatus {
     /// Executed and its effects applied.
     Success,
-    /// Execution reverted (by the actor or a trap): effects rolled back, fee charged.
+    /// The actor reverted (its `revert` host call): effects rolled back, fee charged.
     Reverted,
-    /// A pre-check failed at execution time: nothing but the fee (if payable) applied.
+    /// A pre-check failed at execution time (nothing applied, nothing charged), or execution
+    /// failed — a trap, a refusal of a system actor, limits run out (effects rolled back, fee
+    /// charged). The receipt's `error` says which.
     Failed,
 }
 
