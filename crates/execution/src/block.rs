@@ -176,11 +176,6 @@ pub fn prefetch_keys(env: &BlockEnv, txs: &[VerifiedTransaction]) -> Vec<Vec<u8>
     keys
 }
 
-/// Whether `address` is a native system actor (served by the executor, not by wasm code).
-fn is_native(address: &Address) -> bool {
-    *address == TOKENS_ADDRESS || *address == RUNNER_REGISTRY_ADDRESS
-}
-
 /// Basefees in force for the block: the stored record, or the initial ones before the genesis
 /// writes exist.
 fn basefees_in_force<S: StateRead>(params: &FeeParams, overlay: &mut Overlay<'_, S>) -> Result<Basefees, BlockError> {
@@ -247,7 +242,7 @@ fn run_tx<S: StateRead>(
         });
     };
     if let ActorTx::Call(to, _) = &work
-        && !is_native(to)
+        && !crate::system::is_native(to)
         && actor_record(overlay, to)?.is_none()
     {
         return Err(Rejection::new(

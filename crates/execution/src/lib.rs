@@ -80,6 +80,7 @@ pub(crate) mod actors;
 mod basefee;
 mod block;
 mod genesis;
+mod native;
 mod overlay;
 mod params;
 mod rejection;

@@ -16,15 +16,14 @@
 
 use super::{MAILBOX_CAPACITY_BYTES, SYSTEM_RUN_CELLS_LIMIT};
 use crate::StateRead;
+use crate::native::NativeHost;
 use crate::overlay::{Checkpoint, Overlay, ReadError, StateError};
 use drover_state::{
     ActorRecord, Basefees, MARKER, MailQueue, MailboxUsage, MessageRecord, RecordError, TimerRecord, decode_count,
     encode_count, keys,
     timer::{timer_id, timer_id_parts},
 };
-use drover_types::{
-    Address, Event, cbor::CborError, exec_error::ExecCode, runner::RUNNER_REGISTRY_ADDRESS, token::TOKENS_ADDRESS,
-};
+use drover_types::{Address, Event, cbor::CborError, exec_error::ExecCode};
 use drover_vm::{
     CallRequest, CompiledModule, Entitlements, Host, HostError, Invocation, Outcome, OutgoingMessage, Status,
     StorageEntry, TimerRequest, Vm, VmError, limits::MAX_PENDING_TIMERS_PER_ACTOR, validate_manifest,
@@ -220,6 +219,39 @@ impl<'h, 'a, S: StateRead> ActorHost<'h, 'a, S> {
     }
 }
 
+impl<S: StateRead> NativeHost for ActorHost<'_, '_, S> {
+    type Saved = Saved;
+
+    fn read_record<T>(
+        &mut self,
+        key: &[u8],
+        decode: impl FnOnce(&[u8]) -> Result<T, drover_state::RecordError>,
+    ) -> Result<Option<T>, HostError> {
+        let value = self.overlay.record(key, decode);
+        self.absorb(value)
+    }
+
+    fn write_record(&mut self, key: Vec<u8>, value: Option<Vec<u8>>) {
+        self.overlay.put(key, value);
+    }
+
+    fn emit_event(&mut self, event: Event) {
+        self.events.push(event);
+    }
+
+    fn move_value(&mut self, from: &Address, to: &Address, amount: u128) -> Result<(), HostError> {
+        ActorHost::move_value(self, from, to, amount)
+    }
+
+    fn save(&self) -> Saved {
+        ActorHost::save(self)
+    }
+
+    fn restore(&mut self, saved: Saved) {
+        ActorHost::restore(self, saved);
+    }
+}
+
 impl<S: StateRead> Host for ActorHost<'_, '_, S> {
     fn storage_get(&mut self, actor: &Address, key: &[u8]) -> Result<Option<Vec<u8>>, HostError> {
         let value = self.overlay.get(&keys::storage_key(actor, key));
@@ -333,11 +365,8 @@ impl<S: StateRead> Host for ActorHost<'_, '_, S> {
 
     fn call(&mut self, request: CallRequest) -> Result<Outcome, HostError> {
         let callee = request.context.self_address;
-        if callee == TOKENS_ADDRESS {
-            return Ok(crate::tokens::call(self, &request));
-        }
-        if callee == RUNNER_REGISTRY_ADDRESS {
-            return Ok(crate::runners::call(self, &request));
+        if let Some(outcome) = crate::system::call(self, &request) {
+            return Ok(outcome);
         }
         let record = actor_record(self.overlay, &callee);
         let record = self.absorb(record)?.ok_or_else(|| no_actor(&callee))?;

@@ -26,9 +26,7 @@
 #[cfg(test)]
 mod tests;
 
-use crate::StateRead;
-use crate::actors::host::ActorHost;
-use crate::system::{self, NativeCall, Undecodable};
+use crate::native::{self, NativeCall, NativeHost, Undecodable};
 use drover_state::{
     decode_count, encode_address, encode_count,
     runner::{
@@ -92,9 +90,9 @@ pub fn prefetch_keys(sender: &Address, call: &RegistryCall) -> Vec<Vec<u8>> {
 }
 
 /// Runs `request` (addressed to [`RUNNER_REGISTRY_ADDRESS`]) on the host.
-pub(crate) fn call<S: StateRead>(host: &mut ActorHost<'_, '_, S>, request: &CallRequest) -> Outcome {
+pub(crate) fn call<H: NativeHost>(host: &mut H, request: &CallRequest) -> Outcome {
     let context = request.context;
-    system::run(
+    native::run(
         host,
         RUNNER_REGISTRY_ADDRESS,
         request,
@@ -112,8 +110,8 @@ pub(crate) fn call<S: StateRead>(host: &mut ActorHost<'_, '_, S>, request: &Call
 }
 
 /// One call's view of the registry, as `sender`.
-struct Registry<'x, 'h, 'a, S> {
-    host: &'x mut ActorHost<'h, 'a, S>,
+struct Registry<'x, H> {
+    host: &'x mut H,
     sender: Address,
     height: u64,
 }
@@ -153,7 +151,7 @@ fn matured(entries: &mut Vec<Unbonding>, height: u64) -> Result<u128, HostError>
     Ok(total)
 }
 
-impl<S: StateRead> Registry<'_, '_, '_, S> {
+impl<H: NativeHost> Registry<'_, H> {
     fn apply(&mut self, call: RegistryCall, value: u128) -> Result<(), HostError> {
         let sender = self.sender;
         match call {
@@ -342,21 +340,16 @@ impl<S: StateRead> Registry<'_, '_, '_, S> {
         user_key: &[u8],
         decode: impl FnOnce(&[u8]) -> Result<T, drover_state::RecordError>,
     ) -> Result<Option<T>, HostError> {
-        let value = self.host.overlay.record(&state_key(user_key), decode);
-        self.host.absorb(value)
+        self.host.read_record(&state_key(user_key), decode)
     }
 
     fn write(&mut self, user_key: Vec<u8>, value: Option<Vec<u8>>) {
-        self.host.overlay.put(state_key(&user_key), value);
+        self.host.write_record(state_key(&user_key), value);
     }
 
     fn emit(&mut self, topic: &str, data: impl FnOnce(&mut Writer<Vec<u8>>)) {
         let mut w = Writer::with_capacity(64);
         data(&mut w);
-        self.host.events.push(Event {
-            address: RUNNER_REGISTRY_ADDRESS,
-            topic: topic.to_owned(),
-            data: w.into_inner(),
-        });
+        self.host.emit_event(Event { address: RUNNER_REGISTRY_ADDRESS, topic: topic.to_owned(), data: w.into_inner() });
     }
 }

@@ -39,9 +39,7 @@
 #[cfg(test)]
 mod tests;
 
-use crate::StateRead;
-use crate::actors::host::ActorHost;
-use crate::system::{self, NativeCall, Undecodable};
+use crate::native::{self, NativeCall, NativeHost, Undecodable};
 use drover_state::{
     decode_count, encode_address, encode_count,
     token::{
@@ -102,10 +100,10 @@ impl NativeCall for TokenCall {
 }
 
 /// Runs `request` (addressed to [`TOKENS_ADDRESS`]) on the host: the native counterpart of a VM
-/// invocation, with the same outcome shape and rollback on failure (see [`crate::system`]).
-pub(crate) fn call<S: StateRead>(host: &mut ActorHost<'_, '_, S>, request: &CallRequest) -> Outcome {
+/// invocation, with the same outcome shape and rollback on failure (see `native::run`).
+pub(crate) fn call<H: NativeHost>(host: &mut H, request: &CallRequest) -> Outcome {
     let (sender, height) = (request.context.caller, request.context.block_height);
-    system::run(
+    native::run(
         host,
         TOKENS_ADDRESS,
         request,
@@ -120,8 +118,8 @@ pub(crate) fn call<S: StateRead>(host: &mut ActorHost<'_, '_, S>, request: &Call
 }
 
 /// One call's view of the token state, as `sender`.
-struct Tokens<'x, 'h, 'a, S> {
-    host: &'x mut ActorHost<'h, 'a, S>,
+struct Tokens<'x, H> {
+    host: &'x mut H,
     sender: Address,
     height: u64,
 }
@@ -137,7 +135,7 @@ fn event_data(write: impl FnOnce(&mut Writer<Vec<u8>>)) -> Vec<u8> {
     w.into_inner()
 }
 
-impl<S: StateRead> Tokens<'_, '_, '_, S> {
+impl<H: NativeHost> Tokens<'_, H> {
     fn apply(&mut self, call: TokenCall) -> Result<Vec<u8>, HostError> {
         let sender = self.sender;
         match call {
@@ -342,16 +340,15 @@ impl<S: StateRead> Tokens<'_, '_, '_, S> {
         user_key: &[u8],
         decode: impl FnOnce(&[u8]) -> Result<T, drover_state::RecordError>,
     ) -> Result<Option<T>, HostError> {
-        let value = self.host.overlay.record(&state_key(user_key), decode);
-        self.host.absorb(value)
+        self.host.read_record(&state_key(user_key), decode)
     }
 
     fn write(&mut self, user_key: Vec<u8>, value: Option<Vec<u8>>) {
-        self.host.overlay.put(state_key(&user_key), value);
+        self.host.write_record(state_key(&user_key), value);
     }
 
     fn emit(&mut self, token: &Address, topic: &str, data: impl FnOnce(&mut Writer<Vec<u8>>)) {
-        self.host.events.push(Event { address: *token, topic: topic.to_owned(), data: event_data(data) });
+        self.host.emit_event(Event { address: *token, topic: topic.to_owned(), data: event_data(data) });
     }
 }
 
