@@ -9,7 +9,7 @@
 
 use crate::{
     report::{Report, Text, amount_text, status_text},
-    submission::submit_and_report,
+    submission::sign_and_submit,
 };
 use anyhow::{Context, Result, bail};
 use clap::Args;
@@ -190,21 +190,9 @@ pub(crate) async fn call(client: &Client, args: CallArgs) -> Result<Report> {
     send(client, &wallet, TxBuilder::message(Some(args.actor), args.value, payload), &args.sending, text).await
 }
 
-async fn send(
-    client: &Client,
-    wallet: &Wallet,
-    builder: TxBuilder,
-    sending: &Sending,
-    mut text: Text,
-) -> Result<Report> {
+async fn send(client: &Client, wallet: &Wallet, builder: TxBuilder, sending: &Sending, text: Text) -> Result<Report> {
     let builder = builder.cycles_limit(sending.cycles).cells_limit(sending.cells);
-    let context = builder
-        .fetch_context(client, wallet.address())
-        .await
-        .context("cannot prepare the transaction (chain id, nonce or fees)")?;
-    let tx = builder.sign(&context, wallet)?;
-    text.field("from", wallet.address()).field("nonce", tx.nonce).field("hash", tx.hash());
-    submit_and_report(client, &tx, text, !sending.no_wait).await
+    sign_and_submit(client, wallet, builder, text, !sending.no_wait).await
 }
 
 pub(crate) async fn read(client: &Client, args: ReadArgs) -> Result<Report> {

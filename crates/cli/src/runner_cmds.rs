@@ -8,7 +8,7 @@
 
 use crate::{
     report::{Report, Text, amount_text},
-    submission::submit_and_report,
+    submission::sign_and_submit,
 };
 use anyhow::{Context, Result, anyhow};
 use clap::Args;
@@ -167,14 +167,7 @@ async fn send(
     describe: impl FnOnce(&mut Text),
 ) -> Result<Report> {
     let wallet = Wallet::load(&sending.key)?;
-    let builder = TxBuilder::registry(call, value);
-    let context = builder
-        .fetch_context(client, wallet.address())
-        .await
-        .context("cannot prepare the transaction (chain id, nonce or fees)")?;
-    let tx = builder.sign(&context, &wallet)?;
     let mut text = Text::default();
     describe(&mut text);
-    text.field("from", wallet.address()).field("nonce", tx.nonce).field("hash", tx.hash());
-    submit_and_report(client, &tx, text, !sending.no_wait).await
+    sign_and_submit(client, &wallet, TxBuilder::registry(call, value), text, !sending.no_wait).await
 }

@@ -3,7 +3,7 @@
 
 use crate::report::{Report, Text, amount_text, wait_status_word};
 use anyhow::{Context, Result};
-use drover_client::Client;
+use drover_client::{Client, TxBuilder, Wallet};
 use drover_types::{
     Transaction,
     api::{SubmitStatus, WaitError, WaitStatus},
@@ -11,6 +11,24 @@ use drover_types::{
 
 /// How long `--wait` asks the node to wait for the receipt (the node's maximum), in ms.
 const SUBMIT_WAIT_TIMEOUT_MS: u64 = 10_000;
+
+/// Fills in `builder`'s chain id, nonce and fees from the node, signs it with `wallet`, adds
+/// the sender, nonce and hash to `text`, then submits it like [`submit_and_report`].
+pub(crate) async fn sign_and_submit(
+    client: &Client,
+    wallet: &Wallet,
+    builder: TxBuilder,
+    mut text: Text,
+    wait: bool,
+) -> Result<Report> {
+    let context = builder
+        .fetch_context(client, wallet.address())
+        .await
+        .context("cannot prepare the transaction (chain id, nonce or fees)")?;
+    let tx = builder.sign(&context, wallet)?;
+    text.field("from", wallet.address()).field("nonce", tx.nonce).field("hash", tx.hash());
+    submit_and_report(client, &tx, text, wait).await
+}
 
 /// Submits a signed transaction and reports the node's answer: admission only, or (with
 /// `wait`) the outcome once included. A refusal or a non-success outcome fails the command.

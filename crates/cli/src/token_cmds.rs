@@ -8,7 +8,7 @@
 
 use crate::{
     report::{Report, Text},
-    submission::submit_and_report,
+    submission::sign_and_submit,
 };
 use anyhow::{Context, Result, anyhow};
 use clap::{Args, Subcommand};
@@ -311,7 +311,8 @@ async fn create(client: &Client, args: CreateArgs) -> Result<Report> {
     text.field("token", id)
         .field("symbol", &args.symbol)
         .field("supply", format_token(new.initial_supply, args.decimals, &args.symbol));
-    sign_and_submit(client, &wallet, &args.sending, &TokenCall::Create(new), text).await
+    let builder = TxBuilder::token(&TokenCall::Create(new));
+    sign_and_submit(client, &wallet, builder, text, !args.sending.no_wait).await
 }
 
 async fn send(client: &Client, sending: &TokenSending, info: &TokenInfo, call: TokenCall) -> Result<Report> {
@@ -339,22 +340,5 @@ async fn send(client: &Client, sending: &TokenSending, info: &TokenInfo, call: T
         }
         TokenCall::Create(_) | TokenCall::Balance { .. } => {}
     }
-    sign_and_submit(client, &wallet, sending, &call, text).await
-}
-
-async fn sign_and_submit(
-    client: &Client,
-    wallet: &Wallet,
-    sending: &TokenSending,
-    call: &TokenCall,
-    mut text: Text,
-) -> Result<Report> {
-    let builder = TxBuilder::token(call);
-    let context = builder
-        .fetch_context(client, wallet.address())
-        .await
-        .context("cannot prepare the transaction (chain id, nonce or fees)")?;
-    let tx = builder.sign(&context, wallet)?;
-    text.field("from", wallet.address()).field("nonce", tx.nonce).field("hash", tx.hash());
-    submit_and_report(client, &tx, text, !sending.no_wait).await
+    sign_and_submit(client, &wallet, TxBuilder::token(&call), text, !sending.no_wait).await
 }

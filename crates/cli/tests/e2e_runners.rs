@@ -12,17 +12,6 @@ use drover_types::{
     api::{ReceiptStatus, SignedFlowRequest},
     runner::{Capabilities, MIN_RUNNER_STAKE, RUNNER_REGISTRY_ADDRESS, RateCard, RegistryCall},
 };
-use std::process::{Command, Output};
-
-fn drover(url: &str, args: &[&str]) -> Output {
-    Command::new(BIN).args(["--rpc-url", url]).args(args).output().unwrap()
-}
-
-fn ok(out: Output) -> String {
-    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
-    assert!(out.status.success(), "{stdout}{}", String::from_utf8_lossy(&out.stderr));
-    stdout
-}
 
 /// Sends a registry call and answers its receipt's status and error code.
 async fn send(node: &TestNode, wallet: &Wallet, call: &RegistryCall, value: u128) -> (ReceiptStatus, Option<String>) {

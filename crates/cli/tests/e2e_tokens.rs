@@ -16,17 +16,7 @@ use drover_types::{
     payload::{Deploy, Manifest, Message},
     token::{TOKENS_ADDRESS, TokenCall, token_id},
 };
-use std::process::{Command, Output};
-
-fn drover(url: &str, args: &[&str]) -> Output {
-    Command::new(BIN).args(["--rpc-url", url]).args(args).output().unwrap()
-}
-
-fn ok(out: Output) -> String {
-    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
-    assert!(out.status.success(), "{stdout}{}", String::from_utf8_lossy(&out.stderr));
-    stdout
-}
+use std::process::Output;
 
 /// A command that fails; its stderr.
 fn refused(out: Output) -> String {

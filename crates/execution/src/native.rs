@@ -9,7 +9,7 @@
 //! caller to the system actor's account only for handlers that take it (E1202 otherwise), and
 //! anything that fails rolls back every effect, value and events included.
 
-use drover_state::RecordError;
+use drover_state::{RecordError, keys::storage_key};
 use drover_types::{Address, Event, ExecError, exec_error::ExecCode};
 use drover_vm::{CallRequest, HostError, Outcome, Status};
 
@@ -29,6 +29,21 @@ pub(crate) trait NativeHost {
 
     /// Writes (or, with `None`, deletes) the state key `key`.
     fn write_record(&mut self, key: Vec<u8>, value: Option<Vec<u8>>);
+
+    /// The record under `actor`'s storage entry `user_key`, decoded.
+    fn read_storage<T>(
+        &mut self,
+        actor: &Address,
+        user_key: &[u8],
+        decode: impl FnOnce(&[u8]) -> Result<T, RecordError>,
+    ) -> Result<Option<T>, HostError> {
+        self.read_record(&storage_key(actor, user_key), decode)
+    }
+
+    /// Writes (or, with `None`, deletes) `actor`'s storage entry `user_key`.
+    fn write_storage(&mut self, actor: &Address, user_key: &[u8], value: Option<Vec<u8>>) {
+        self.write_record(storage_key(actor, user_key), value);
+    }
 
     /// Adds an event to the current work's events.
     fn emit_event(&mut self, event: Event);

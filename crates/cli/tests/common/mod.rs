@@ -319,3 +319,15 @@ pub(crate) fn assert_error(status: u16, body: &serde_json::Value, expected_statu
 pub(crate) fn file_exists(path: &Path) -> bool {
     path.exists()
 }
+
+/// Runs the CLI against the node at `url`.
+pub(crate) fn drover(url: &str, args: &[&str]) -> std::process::Output {
+    Command::new(BIN).args(["--rpc-url", url]).args(args).output().unwrap()
+}
+
+/// The stdout of a CLI run that must succeed (its output in the failure message otherwise).
+pub(crate) fn ok(out: std::process::Output) -> String {
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(out.status.success(), "{stdout}{}", String::from_utf8_lossy(&out.stderr));
+    stdout
+}

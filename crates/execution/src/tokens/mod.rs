@@ -340,11 +340,11 @@ impl<H: NativeHost> Tokens<'_, H> {
         user_key: &[u8],
         decode: impl FnOnce(&[u8]) -> Result<T, drover_state::RecordError>,
     ) -> Result<Option<T>, HostError> {
-        self.host.read_record(&state_key(user_key), decode)
+        self.host.read_storage(&TOKENS_ADDRESS, user_key, decode)
     }
 
     fn write(&mut self, user_key: Vec<u8>, value: Option<Vec<u8>>) {
-        self.host.write_record(state_key(&user_key), value);
+        self.host.write_storage(&TOKENS_ADDRESS, &user_key, value);
     }
 
     fn emit(&mut self, token: &Address, topic: &str, data: impl FnOnce(&mut Writer<Vec<u8>>)) {
