@@ -134,23 +134,13 @@ impl RpcMetrics {
 
 /// Middleware recording every response; layered outside the router, the rate limit and the
 /// body limits so their refusals count too. The route template comes with the answer
-/// ([`answer_with_route`]); an answer without one matched no route.
+/// (`route_guard` in the crate root); an answer without one matched no route.
 pub(crate) async fn track(State(metrics): State<Arc<RpcMetrics>>, request: Request, next: Next) -> Response {
     let started = Instant::now();
     let method = request.method().clone();
     let response = next.run(request).await;
     let route = response.extensions().get::<MatchedPath>().map_or(UNMATCHED_ROUTE, MatchedPath::as_str);
     metrics.observe(route, &method, response.status().as_u16(), started.elapsed().as_secs_f64());
-    response
-}
-
-/// Router layer: hands the matched route template (none for an unknown route) to [`track`],
-/// outside the router, with the answer.
-pub(crate) async fn answer_with_route(route: Option<MatchedPath>, request: Request, next: Next) -> Response {
-    let mut response = next.run(request).await;
-    if let Some(route) = route {
-        response.extensions_mut().insert(route);
-    }
     response
 }
 

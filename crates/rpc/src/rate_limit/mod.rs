@@ -17,7 +17,7 @@ pub(crate) mod window;
 
 use crate::{backend::Backend, error::HttpError, metrics::RpcMetrics, state::AppState};
 use axum::{
-    extract::{Request, State},
+    extract::Request,
     middleware::Next,
     response::{IntoResponse, Response},
 };
@@ -40,8 +40,9 @@ fn refused(metrics: &RpcMetrics, limiter: Limiter, wait: Duration) -> HttpError 
     HttpError::rate_limited(retry_after_secs(wait), format!("{} rate limit exceeded", limiter.label()))
 }
 
-/// Middleware applying the global limit to every request.
-pub(crate) async fn global(State(http): State<crate::Http>, request: Request, next: Next) -> Response {
+/// The global limit on every request: runs `next` within it, or answers its 429 (part of the
+/// router's per-route layer, `route_guard` in the crate root).
+pub(crate) async fn global(http: &crate::Http, request: Request, next: Next) -> Response {
     match http.global_limiter.try_acquire() {
         Ok(()) => next.run(request).await,
         Err(wait) => refused(&http.metrics, Limiter::Global, wait).into_response(),
