@@ -12,6 +12,7 @@ mod devnet_cmd;
 mod node_cmd;
 mod report;
 mod runner_cmds;
+mod runner_daemon;
 mod submission;
 mod token_cmds;
 
@@ -41,6 +42,8 @@ enum Command {
     Node(node_cmd::NodeArgs),
     /// Write a genesis and one validator config per validator, with fresh keys.
     Init(node_cmd::InitArgs),
+    /// Run the reference runner daemon: register if needed, then keep heartbeating.
+    Runner(runner_daemon::RunnerArgs),
     /// Measure a node under load.
     #[command(subcommand)]
     Bench(bench::BenchCommand),
@@ -56,11 +59,14 @@ fn main() -> anyhow::Result<()> {
         Command::Node(args) => node_cmd::run_node(args),
         Command::Init(args) => node_cmd::run_init(args),
         Command::Bench(cmd) => bench::run(cmd, &cli.rpc_url),
-        Command::Client(cmd) => {
-            let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
-            runtime.block_on(client_cmds::run(cmd, &cli.rpc_url, cli.json))
-        }
+        Command::Runner(args) => in_runtime(runner_daemon::run(args, &cli.rpc_url)),
+        Command::Client(cmd) => in_runtime(client_cmds::run(cmd, &cli.rpc_url, cli.json)),
     }
+}
+
+/// Runs a command that talks to a node on a fresh multi-threaded runtime.
+fn in_runtime(command: impl std::future::Future<Output = anyhow::Result<()>>) -> anyhow::Result<()> {
+    tokio::runtime::Builder::new_multi_thread().enable_all().build()?.block_on(command)
 }
 
 /// Resolves a path relative to the current directory, for messages.

@@ -1,7 +1,8 @@
 //! End-to-end: the runner registry through the real node, the CLI and the HTTP API — register,
 //! heartbeat, delegate and undelegate, the active list and an account's delegations, refusals
 //! with their codes, deregistration and the stake held until it unbonds; the entitlement
-//! registry and manifest checks; the signed heartbeat flow.
+//! registry and manifest checks; the signed heartbeat flow; the runner daemon registering and
+//! heartbeating across a node restart.
 
 mod common;
 
@@ -12,6 +13,7 @@ use drover_types::{
     api::{ReceiptStatus, SignedFlowRequest},
     runner::{Capabilities, MIN_RUNNER_STAKE, RUNNER_REGISTRY_ADDRESS, RateCard, RegistryCall},
 };
+use std::process::Command;
 
 /// Sends a registry call and answers its receipt's status and error code.
 async fn send(node: &TestNode, wallet: &Wallet, call: &RegistryCall, value: u128) -> (ReceiptStatus, Option<String>) {
@@ -146,5 +148,58 @@ async fn runners_register_take_delegations_and_leave() {
         node.client().delegations(&delegator.address(), 0, 50).await.unwrap(),
     );
     assert_eq!(before, after);
+    node.stop();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_runner_daemon_registers_heartbeats_and_outlives_a_node_restart() {
+    let mut node = TestNode::start(NodeOptions::default()).await;
+    let wallet = Wallet::new(dev_key(2));
+    let keys = tempfile::tempdir().unwrap();
+    let key = keys.path().join("runner");
+    std::fs::write(&key, wallet.secret_key().to_hex()).unwrap();
+    let log = std::fs::File::create(keys.path().join("runner.log")).unwrap();
+    let mut daemon = Command::new(BIN)
+        .args(["--rpc-url", &node.url, "runner", "--key"])
+        .arg(&key)
+        .args(["--job-types", "echo,wasm", "--heartbeat-blocks", "3"])
+        .stdout(log.try_clone().unwrap())
+        .stderr(log)
+        .spawn()
+        .unwrap();
+    let client = node.client();
+    let heartbeat_after = |height: u64| {
+        let client = client.clone();
+        let address = wallet.address();
+        async move {
+            let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+            loop {
+                if let Ok(Some(runner)) = client.runner(&address).await
+                    && runner.last_heartbeat_height > height
+                {
+                    return runner;
+                }
+                assert!(std::time::Instant::now() < deadline, "no heartbeat after height {height}");
+                tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+            }
+        }
+    };
+    let registered = heartbeat_after(0).await;
+    assert_eq!(registered.capabilities.job_types, ["echo", "wasm"]);
+    let beat = heartbeat_after(registered.registered_height).await;
+    assert_eq!(beat.health, "healthy");
+
+    // The node goes away and comes back: the daemon keeps trying and heartbeats again.
+    node.stop();
+    tokio::time::sleep(std::time::Duration::from_secs(2)).await;
+    node.spawn();
+    node.wait_ready(1).await;
+    let again = heartbeat_after(beat.last_heartbeat_height).await;
+    assert!(again.last_heartbeat_height > beat.last_heartbeat_height);
+    // Registered once: the stake is the one registration's.
+    assert_eq!(again.stake, MIN_RUNNER_STAKE);
+    assert!(daemon.try_wait().unwrap().is_none(), "the daemon outlived the node restart");
+    daemon.kill().unwrap();
+    daemon.wait().unwrap();
     node.stop();
 }
