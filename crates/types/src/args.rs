@@ -322,6 +322,50 @@ impl ArgsBuilder {
     }
 }
 
+/// Helpers for tests of argument maps: every variant of a valid map with one key missing or
+/// one value of the wrong type.
+#[cfg(test)]
+pub(crate) mod mutations {
+    use super::*;
+
+    /// The `(key, encoded value)` entries of a canonical map, in order.
+    fn entries(bytes: &[u8]) -> Vec<(String, Vec<u8>)> {
+        let args = Args::decode(bytes).expect("a valid argument map");
+        args.entries.iter().map(|(k, v)| ((*k).to_owned(), v.to_vec())).collect()
+    }
+
+    fn rebuild(entries: &[(String, Vec<u8>)]) -> Vec<u8> {
+        let mut w = Writer::with_capacity(64);
+        w.map(entries.len() as u64);
+        let mut out = w.into_inner();
+        for (key, value) in entries {
+            let mut w = Writer::with_capacity(key.len() + 9);
+            w.text(key);
+            out.extend_from_slice(&w.into_inner());
+            out.extend_from_slice(value);
+        }
+        out
+    }
+
+    /// Every map that `valid` becomes with one key removed, or one value replaced by a value of
+    /// another type, with a description.
+    pub(crate) fn broken(valid: &[u8]) -> Vec<(String, Vec<u8>)> {
+        let entries = entries(valid);
+        let mut out = Vec::new();
+        for (i, (key, value)) in entries.iter().enumerate() {
+            let mut without = entries.clone();
+            without.remove(i);
+            out.push((format!("{key} missing"), rebuild(&without)));
+            // A text where the value is not text, a negative integer where it is.
+            let wrong = if value.first().is_some_and(|b| b >> 5 == 3) { vec![0x20] } else { vec![0x61, b'x'] };
+            let mut retyped = entries.clone();
+            retyped[i].1 = wrong;
+            out.push((format!("{key} of the wrong type"), rebuild(&retyped)));
+        }
+        out
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

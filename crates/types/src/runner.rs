@@ -350,6 +350,40 @@ mod tests {
     }
 
     #[test]
+    fn every_argument_missing_or_mistyped_is_refused() {
+        let runner = Address([7; 20]);
+        let full_update = RegistryCall::Update {
+            rate_card: Some(RateCard { price_per_job: 1 }),
+            capabilities: Some(capabilities()),
+            paused: Some(false),
+        };
+        let calls = [
+            RegistryCall::Register { rate_card: RateCard { price_per_job: 1 }, capabilities: capabilities() },
+            full_update,
+            RegistryCall::Delegate { runner },
+            RegistryCall::Undelegate { runner, amount: 5 },
+            RegistryCall::Withdraw { runner },
+        ];
+        for call in calls {
+            let message = call.message();
+            for (what, payload) in crate::args::mutations::broken(&message.payload) {
+                // Every argument of update is optional; none of the others is.
+                let optional = message.handler == "update" && what.ends_with("missing");
+                let decoded = RegistryCall::decode(&message.handler, &payload);
+                assert_eq!(decoded.is_ok(), optional, "{} with {what}: {decoded:?}", message.handler);
+            }
+        }
+        // Nested maps are checked the same way.
+        let register = RegistryCall::Register { rate_card: RateCard::default(), capabilities: capabilities() };
+        let inner = crate::args::ArgsBuilder::new().texts("job_types", &["echo".into()]);
+        let missing_max = crate::args::ArgsBuilder::new()
+            .map("rate_card", crate::args::ArgsBuilder::new().u128("price_per_job", 1))
+            .map("capabilities", inner)
+            .encode();
+        assert!(RegistryCall::decode(register.handler(), &missing_max).is_err());
+    }
+
+    #[test]
     fn capability_rules() {
         assert!(capabilities().check().is_ok());
         let with = |job_types: Vec<&str>, max| Capabilities {

@@ -425,6 +425,19 @@ mod tests {
     }
 
     #[test]
+    fn every_argument_missing_or_mistyped_is_refused() {
+        for call in calls() {
+            let message = call.message();
+            for (what, payload) in crate::args::mutations::broken(&message.payload) {
+                // An optional key (max_supply) may go missing; nothing else may.
+                let optional = what == "max_supply missing";
+                let decoded = TokenCall::decode(&message.handler, &payload);
+                assert_eq!(decoded.is_ok(), optional, "{} with {what}: {decoded:?}", message.handler);
+            }
+        }
+    }
+
+    #[test]
     fn token_id_is_last20_of_keccak_of_tag_creator_symbol() {
         let creator = Address([0xaa; 20]);
         let digest = keccak256(&[&[0x0c][..], &[0xaa; 20], b"GLD"].concat());
