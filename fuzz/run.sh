@@ -5,7 +5,7 @@
 #   fuzz/run.sh cbor 600
 #   fuzz/run.sh all 600        # one after another, never two at once
 #
-# Targets: cbor transaction submission payload wasm wasm_smith state_sync.
+# Targets: cbor transaction submission payload wasm wasm_smith state_sync system_calls.
 # Needs `cargo install cargo-fuzz`. The stable toolchain takes cargo-fuzz's nightly flags
 # with RUSTC_BOOTSTRAP=1. Builds are without a sanitizer (`-s none`): the code under test is
 # safe Rust, and AddressSanitizer would halve the executions on two shared cores; the harness's
@@ -15,7 +15,7 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 
-TARGETS=(cbor transaction submission payload wasm wasm_smith state_sync)
+TARGETS=(cbor transaction submission payload wasm wasm_smith state_sync system_calls)
 if [[ $# -lt 2 ]]; then
     sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'
     exit 2
