@@ -69,7 +69,7 @@ pub fn holding_entry(key: &[u8]) -> Option<(Address, Address)> {
 }
 
 /// A token: `[name, symbol, decimals, supply, max_supply | null, owner, mintable,
-/// created_height, creator, seq]`.
+/// created_height, creator]`. Its place in creation order is the `"i" ‖ seq` entry naming it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TokenRecord {
     /// Display name.
@@ -90,27 +90,25 @@ pub struct TokenRecord {
     pub created_height: u64,
     /// The address that created the token (part of its id).
     pub creator: Address,
-    /// Position in creation order, from 0.
-    pub seq: u64,
 }
 
 impl TokenRecord {
     /// Canonical CBOR, see the type's docs.
     pub fn encode(&self) -> Vec<u8> {
         let mut w = Writer::with_capacity(128 + self.name.len());
-        w.array(10).text(&self.name).text(&self.symbol).uint(u64::from(self.decimals)).u128(self.supply);
+        w.array(9).text(&self.name).text(&self.symbol).uint(u64::from(self.decimals)).u128(self.supply);
         match self.max_supply {
             Some(max) => w.u128(max),
             None => w.null(),
         };
-        w.bytes(&self.owner.0).bool(self.mintable).uint(self.created_height).bytes(&self.creator.0).uint(self.seq);
+        w.bytes(&self.owner.0).bool(self.mintable).uint(self.created_height).bytes(&self.creator.0);
         w.into_inner()
     }
 
     /// Strict decode: exactly the canonical encoding of one token record.
     pub fn decode(bytes: &[u8]) -> Result<Self, RecordError> {
         Ok(decode_strict(bytes, |d| {
-            expect_array(d, 10)?;
+            expect_array(d, 9)?;
             let name = d.str()?.to_owned();
             let symbol = d.str()?.to_owned();
             let decimals = d.u8()?;
@@ -126,7 +124,6 @@ impl TokenRecord {
                 mintable: d.bool()?,
                 created_height: d.u64()?,
                 creator: Address(decode_fixed(d)?),
-                seq: d.u64()?,
             })
         })?)
     }
@@ -190,7 +187,6 @@ mod tests {
             mintable: true,
             created_height: 7,
             creator: Address([2; 20]),
-            seq: 3,
         }
     }
 

@@ -242,7 +242,6 @@ impl<H: NativeHost> Tokens<'_, H> {
             mintable: new.mintable,
             created_height: self.height,
             creator: self.sender,
-            seq,
         };
         self.save_record(&id, &record);
         self.write(token_by_seq_key(seq), Some(encode_address(&id)));
