@@ -226,7 +226,7 @@ pub trait Backend: Clone + Send + Sync + 'static {
     /// repeated id, as a deploy would refuse them.
     fn manifest_problems(&self, ids: &[String]) -> Vec<(usize, String)>;
 
-    /// Healthy runners in registration order, one page (`GET /runners/active`).
+    /// Healthy runners in the registry's list order, one page (`GET /runners/active`).
     fn active_runners(&self, page: Page) -> impl Future<Output = Result<RunnerList, ApiError>> + Send;
 
     /// A runner's record; `None` when the address never registered.

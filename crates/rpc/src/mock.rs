@@ -81,7 +81,7 @@ pub(crate) struct MockData {
     pub token_balances: HashMap<(Address, Address), u128>,
     /// Allowances by (token, owner, spender).
     pub token_allowances: HashMap<(Address, Address, Address), u128>,
-    /// Runners in registration order.
+    /// Runners, listed in this order.
     pub runners: Vec<RunnerInfo>,
     /// Delegations by delegator.
     pub delegations: HashMap<Address, Vec<DelegationInfo>>,

@@ -4,11 +4,14 @@
 //! | user key | record |
 //! | --- | --- |
 //! | `"r" ‖ runner(20)` | [`RunnerRecord`] |
-//! | `"n"` | number of runners ever registered (count record) |
-//! | `"i" ‖ seq(8, BE)` | address of the `seq`-th runner registered (registration order) |
+//! | `"n"` | number of registered runners: registered and not deregistered (count record) |
+//! | `"i" ‖ slot(8, BE)` | address of the registered runner at `slot` (`0..n`) |
 //! | `"d" ‖ runner(20) ‖ delegator(20)` | [`Delegation`], stored by delegator (see [`delegations_range`]) |
 //!
-//! Invariants: a runner's `delegated_stake` is the sum of the active `amount`s of the
+//! Invariants: slots `0..n` each name a registered runner whose record's `slot` is that slot,
+//! and a deregistered runner's record has no slot (deregistration moves the last slot into the
+//! gap), so listing the registered runners costs one lookup per runner with stake bonded now,
+//! never per runner that ever registered. A runner's `delegated_stake` is the sum of the active `amount`s of the
 //! delegations to it; the registry's account balance is the sum of every runner's `stake`,
 //! every delegation's `amount` and every pending unbonding (what the registry owes). A
 //! delegation is stored while its amount or its pending unbondings are non-zero.
@@ -17,7 +20,7 @@ use crate::RecordError;
 use crate::keys::{PREFIX_RUNNER, owned_entry, owned_range, storage_key};
 use drover_types::{
     Address,
-    cbor::{CborError, Writer, decode_strict, decode_u128, expect_array},
+    cbor::{CborError, Writer, decode_strict, decode_u128, expect_array, take_null},
     runner::RUNNER_REGISTRY_ADDRESS,
 };
 use minicbor::decode::Decoder;
@@ -32,14 +35,14 @@ pub fn runner_key(runner: &Address) -> Vec<u8> {
     [&b"r"[..], &runner.0].concat()
 }
 
-/// User key of the number of runners ever registered.
+/// User key of the number of registered runners.
 pub fn runner_count_key() -> Vec<u8> {
     b"n".to_vec()
 }
 
-/// User key of the address of the `seq`-th runner registered (from 0).
-pub fn runner_by_seq_key(seq: u64) -> Vec<u8> {
-    [&b"i"[..], &seq.to_be_bytes()].concat()
+/// User key of the address of the registered runner at `slot` (from 0).
+pub fn runner_slot_key(slot: u64) -> Vec<u8> {
+    [&b"i"[..], &slot.to_be_bytes()].concat()
 }
 
 /// User key of `delegator`'s delegation to `runner`.
@@ -86,7 +89,7 @@ fn read_unbondings(d: &mut Decoder<'_>) -> Result<Vec<Unbonding>, CborError> {
 
 /// A runner: `[stake, delegated_stake, price_per_job, [job_types], max_concurrent_jobs, paused,
 /// deregistered, registered_height, last_heartbeat_height, reputation, active_jobs,
-/// [unbonding], seq]`.
+/// [unbonding], slot | null]`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RunnerRecord {
     /// Its own bonded stake, in base units (0 once deregistered).
@@ -113,8 +116,8 @@ pub struct RunnerRecord {
     pub active_jobs: u64,
     /// Its own stake on its way back.
     pub unbonding: Vec<Unbonding>,
-    /// Position in registration order.
-    pub seq: u64,
+    /// Its slot among the registered runners (`None` once deregistered).
+    pub slot: Option<u64>,
 }
 
 impl RunnerRecord {
@@ -135,7 +138,10 @@ impl RunnerRecord {
             .uint(u64::from(self.reputation))
             .uint(self.active_jobs);
         write_unbondings(&mut w, &self.unbonding);
-        w.uint(self.seq);
+        match self.slot {
+            Some(slot) => w.uint(slot),
+            None => w.null(),
+        };
         w.into_inner()
     }
 
@@ -166,7 +172,7 @@ impl RunnerRecord {
                 reputation: d.u8()?,
                 active_jobs: d.u64()?,
                 unbonding: read_unbondings(d)?,
-                seq: d.u64()?,
+                slot: if take_null(d)? { None } else { Some(d.u64()?) },
             })
         })?)
     }
@@ -225,7 +231,7 @@ mod tests {
             reputation: 80,
             active_jobs: 2,
             unbonding: vec![Unbonding { amount: 1, release_height: 105 }],
-            seq: 0,
+            slot: Some(0),
         };
         assert_eq!(RunnerRecord::decode(&runner.encode()), Ok(runner.clone()));
         let delegation =

@@ -9,7 +9,8 @@
 //!
 //! - `register`: stake (the value) at least [`MIN_RUNNER_STAKE`] (E1601), capabilities within
 //!   the rules (E1603), not already a registered runner (E1602). A deregistered runner may
-//!   register again; its unbonding stake keeps unbonding. Registration counts as a heartbeat.
+//!   register again; its unbonding stake keeps unbonding. Registration counts as a heartbeat
+//!   and takes the next slot of the registered runners; deregistration gives it up.
 //! - `update`, `heartbeat`, `deregister`: the sender is a registered runner (E1604). `update`
 //!   adds its value to the stake. `deregister` needs no job in progress (E1605) and moves the
 //!   whole stake to unbonding, withdrawable [`UNBONDING_BLOCKS`] later.
@@ -28,9 +29,9 @@ mod tests;
 
 use crate::native::{self, NativeCall, NativeHost, Undecodable};
 use drover_state::{
-    decode_count, encode_address, encode_count,
+    decode_address, decode_count, encode_address, encode_count,
     runner::{
-        Delegation, RunnerRecord, Unbonding, delegation_key, runner_by_seq_key, runner_count_key, runner_key, state_key,
+        Delegation, RunnerRecord, Unbonding, delegation_key, runner_count_key, runner_key, runner_slot_key, state_key,
     },
 };
 use drover_types::{
@@ -167,15 +168,13 @@ impl<H: NativeHost> Registry<'_, H> {
                 if previous.as_ref().is_some_and(|r| !r.deregistered) {
                     return Err(refuse(ExecCode::RunnerRegistered, format!("{sender} is already a registered runner")));
                 }
-                let (seq, unbonding, delegated_stake, reputation) = match previous {
-                    Some(old) => (old.seq, old.unbonding, old.delegated_stake, old.reputation),
-                    None => {
-                        let seq = self.read(&runner_count_key(), decode_count)?.unwrap_or(0);
-                        self.write(runner_by_seq_key(seq), Some(encode_address(&sender)));
-                        self.write(runner_count_key(), Some(encode_count(seq.saturating_add(1))));
-                        (seq, Vec::new(), 0, INITIAL_REPUTATION)
-                    }
+                let (unbonding, delegated_stake, reputation) = match previous {
+                    Some(old) => (old.unbonding, old.delegated_stake, old.reputation),
+                    None => (Vec::new(), 0, INITIAL_REPUTATION),
                 };
+                let slot = self.read(&runner_count_key(), decode_count)?.unwrap_or(0);
+                self.write(runner_slot_key(slot), Some(encode_address(&sender)));
+                self.write(runner_count_key(), Some(encode_count(slot.saturating_add(1))));
                 let record = RunnerRecord {
                     stake: value,
                     delegated_stake,
@@ -189,7 +188,7 @@ impl<H: NativeHost> Registry<'_, H> {
                     reputation,
                     active_jobs: 0,
                     unbonding,
-                    seq,
+                    slot: Some(slot),
                 };
                 self.save(&sender, &record);
                 self.emit(EVENT_REGISTERED, |w| {
@@ -230,6 +229,7 @@ impl<H: NativeHost> Registry<'_, H> {
                 let stake = std::mem::take(&mut record.stake);
                 unbond(&mut record.unbonding, stake, self.release_height())?;
                 record.deregistered = true;
+                self.leave_slot(record.slot.take())?;
                 self.save(&sender, &record);
                 self.emit(EVENT_DEREGISTERED, |w| {
                     w.array(2).bytes(&sender.0).u128(stake);
@@ -305,6 +305,24 @@ impl<H: NativeHost> Registry<'_, H> {
                 });
             }
         }
+        Ok(())
+    }
+
+    /// Gives up a deregistered runner's slot: the last registered runner moves into it.
+    fn leave_slot(&mut self, slot: Option<u64>) -> Result<(), HostError> {
+        let corrupt = |what: &str| HostError::internal(format!("runner registry: {what}"));
+        let slot = slot.ok_or_else(|| corrupt("a registered runner without a slot"))?;
+        let count = self.read(&runner_count_key(), decode_count)?.unwrap_or(0);
+        let last = count.checked_sub(1).filter(|last| slot <= *last).ok_or_else(|| corrupt("a slot past the count"))?;
+        if slot != last {
+            let moved = self.read(&runner_slot_key(last), decode_address)?.ok_or_else(|| corrupt("an empty slot"))?;
+            let mut record = self.runner(&moved)?.ok_or_else(|| corrupt("a listed runner without a record"))?;
+            record.slot = Some(slot);
+            self.save(&moved, &record);
+            self.write(runner_slot_key(slot), Some(encode_address(&moved)));
+        }
+        self.write(runner_slot_key(last), None);
+        self.write(runner_count_key(), (last > 0).then(|| encode_count(last)));
         Ok(())
     }
 

@@ -3,7 +3,8 @@
 
 use crate::testing::{Chain, RICH, balance};
 use drover_state::runner::{
-    Delegation, RunnerRecord, delegation_entry, delegation_key, delegations_range, runner_key, state_key,
+    Delegation, RunnerRecord, delegation_entry, delegation_key, delegations_range, runner_count_key, runner_key,
+    runner_slot_key, state_key,
 };
 use drover_types::{
     Address, ExecError, Receipt, TxStatus,
@@ -100,7 +101,7 @@ fn register_heartbeat_update_deregister_and_withdraw() {
     assert_eq!(balance(&chain.state, RUNNER), before - MIN_RUNNER_STAKE - receipt.fee.total());
     assert_eq!(balance(&chain.state, RUNNER_REGISTRY_ADDRESS), MIN_RUNNER_STAKE);
     let registered = record(&chain, &RUNNER);
-    assert_eq!((registered.stake, registered.reputation, registered.seq), (MIN_RUNNER_STAKE, 80, 0));
+    assert_eq!((registered.stake, registered.reputation, registered.slot), (MIN_RUNNER_STAKE, 80, Some(0)));
     refused(&mut chain, RUNNER, &register(), MIN_RUNNER_STAKE, ExecCode::RunnerRegistered);
 
     ok(&mut chain, RUNNER, &RegistryCall::Heartbeat, 0);
@@ -123,9 +124,40 @@ fn register_heartbeat_update_deregister_and_withdraw() {
     let receipt = ok(&mut chain, RUNNER, &RegistryCall::Withdraw { runner: RUNNER }, 0);
     assert_eq!(balance(&chain.state, RUNNER), before + MIN_RUNNER_STAKE + 5 - receipt.fee.total());
     assert_eq!(balance(&chain.state, RUNNER_REGISTRY_ADDRESS), 0);
-    // Registering again keeps the place in registration order.
+    // Registering again takes a slot again.
     ok(&mut chain, RUNNER, &register(), MIN_RUNNER_STAKE);
-    assert_eq!(record(&chain, &RUNNER).seq, 0);
+    assert_eq!(registered_runners(&chain), [RUNNER]);
+}
+
+/// The registered runners as the slots list them, checked against their records.
+fn registered_runners(chain: &Chain) -> Vec<Address> {
+    let count = chain.state.get(&state_key(&runner_count_key())).map_or(0, |b| drover_state::decode_count(b).unwrap());
+    (0..count)
+        .map(|slot| {
+            let runner = drover_state::decode_address(&chain.state[&state_key(&runner_slot_key(slot))]).unwrap();
+            let record = record(chain, &runner);
+            assert!(!record.deregistered && record.slot == Some(slot), "slot {slot}: {record:?}");
+            runner
+        })
+        .collect()
+}
+
+#[test]
+fn the_registered_runners_list_gives_up_a_deregistered_runners_slot() {
+    let mut chain = chain();
+    for runner in [RUNNER, OTHER, DELEGATOR] {
+        ok(&mut chain, runner, &register(), MIN_RUNNER_STAKE);
+    }
+    assert_eq!(registered_runners(&chain), [RUNNER, OTHER, DELEGATOR]);
+    ok(&mut chain, RUNNER, &RegistryCall::Deregister, 0);
+    assert_eq!(registered_runners(&chain), [DELEGATOR, OTHER]);
+    assert_eq!(record(&chain, &RUNNER).slot, None);
+    ok(&mut chain, OTHER, &RegistryCall::Deregister, 0);
+    ok(&mut chain, DELEGATOR, &RegistryCall::Deregister, 0);
+    assert!(registered_runners(&chain).is_empty());
+    assert_eq!(chain.state.get(&state_key(&runner_count_key())), None, "an empty list leaves no count");
+    ok(&mut chain, OTHER, &register(), MIN_RUNNER_STAKE);
+    assert_eq!(registered_runners(&chain), [OTHER]);
 }
 
 #[test]
@@ -192,6 +224,16 @@ proptest! {
             };
             send(&mut chain, sender, &call, value);
             prop_assert_eq!(owed(&chain), balance(&chain.state, RUNNER_REGISTRY_ADDRESS));
+            // Every registered runner is listed once, and nothing else is.
+            let mut listed = registered_runners(&chain);
+            listed.sort();
+            let mut registered: Vec<_> = people
+                .iter()
+                .copied()
+                .filter(|p| chain.state.get(&state_key(&runner_key(p))).is_some_and(|b| !RunnerRecord::decode(b).unwrap().deregistered))
+                .collect();
+            registered.sort();
+            prop_assert_eq!(listed, registered);
             for runner in people {
                 if let Some(bytes) = chain.state.get(&state_key(&runner_key(&runner))) {
                     let delegated: u128 = people.iter().map(|d| delegation(&chain, &runner, d).amount).sum();

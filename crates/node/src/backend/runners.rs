@@ -1,9 +1,9 @@
 //! Runner reads for the API: records of the runner registry's storage in the latest applied
 //! state, decoded into the `drover_types::api` runner records.
 //!
-//! `/runners/active` walks registration order (point lookups) and keeps the healthy ones, so a
-//! request costs one lookup per runner ever registered: the stake floor bounds how many there
-//! can be. An account's delegations are one key range (laid out by delegator).
+//! `/runners/active` walks the registered runners' slots (point lookups) and keeps the healthy
+//! ones, so a request costs two lookups per runner that has stake bonded now: deregistered
+//! runners leave the list, and the stake floor bounds how many can be on it. An account's delegations are one key range (laid out by delegator).
 
 use super::{handle::NodeHandle, pages::scan};
 use crate::error::NodeError;
@@ -11,8 +11,8 @@ use drover_rpc::pagination::Page;
 use drover_state::{
     decode_address, decode_count,
     runner::{
-        Delegation, RunnerRecord, Unbonding, delegation_entry, delegations_range, runner_by_seq_key, runner_count_key,
-        runner_key, state_key,
+        Delegation, RunnerRecord, Unbonding, delegation_entry, delegations_range, runner_count_key, runner_key,
+        runner_slot_key, state_key,
     },
 };
 use drover_types::{
@@ -55,13 +55,13 @@ impl NodeHandle {
         let count = get(runner_count_key()).await?.map(|b| decode_count(&b)).transpose().map_err(NodeError::from)?;
         let mut runners = Vec::new();
         let mut total_count = 0u64;
-        for seq in 0..count.unwrap_or(0) {
-            let address = get(runner_by_seq_key(seq))
+        for slot in 0..count.unwrap_or(0) {
+            let address = get(runner_slot_key(slot))
                 .await?
                 .map(|b| decode_address(&b))
                 .transpose()
                 .map_err(NodeError::from)?
-                .ok_or_else(|| NodeError::missing("runner registry: a gap in registration order"))?;
+                .ok_or_else(|| NodeError::missing("runner registry: an empty slot below the count"))?;
             let record = get(runner_key(&address))
                 .await?
                 .map(|b| RunnerRecord::decode(&b))

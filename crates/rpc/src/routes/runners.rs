@@ -35,12 +35,12 @@ use drover_types::{
     submission::encode_submission,
 };
 
-/// `GET /runners/active`: one page of healthy runners in registration order.
+/// `GET /runners/active`: one page of the healthy runners.
 #[utoipa::path(
     get,
     path = "/runners/active",
     tag = "runners",
-    summary = "Healthy runners in registration order",
+    summary = "Healthy runners",
     description = "Runners that are registered, not paused and whose last heartbeat is within the gap; each with \
         its stake, delegated stake, rate card, capabilities and reputation.",
     params(

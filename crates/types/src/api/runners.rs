@@ -73,7 +73,7 @@ pub struct RunnerInfo {
     pub unbonding: Vec<UnbondingInfo>,
 }
 
-/// `GET /runners/active`: healthy runners in registration order.
+/// `GET /runners/active`: healthy runners, in the order of the registry's list of registered runners.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct RunnerList {
