@@ -26,7 +26,6 @@ use crate::{
     basefee::next_basefees,
     overlay::{Overlay, ReadError, ReadFault, StateError},
     rejection::RejectReason,
-    runners, tokens,
     transfer::{Failure, commit, precheck, prepare, price},
 };
 use drover_state::{
@@ -36,8 +35,6 @@ use drover_state::{
 use drover_types::{
     Address, Event, ExecError, FeeBreakdown, Receipt, TxStatus, VerifiedTransaction,
     payload::{ACTOR_UPGRADES_ADDRESS, Deploy, Message, Upgrade, actor_address},
-    runner::{RUNNER_REGISTRY_ADDRESS, RegistryCall},
-    token::{TOKENS_ADDRESS, TokenCall},
 };
 use drover_vm::Vm;
 use std::collections::BTreeSet;
@@ -126,7 +123,7 @@ pub struct BlockLimitError {
 /// The keys a block over these transactions predictably reads, sorted and without duplicates:
 /// the basefees; the accounts of the proposer, every sender and every recipient; the actor
 /// record of each call's destination, each deploy's new address and each upgrade's actor; the
-/// token records and holdings a token call names ([`tokens::prefetch_keys`]); the timer cursor,
+/// records a call of a native system actor names (`system::prefetch_keys`); the timer cursor,
 /// this height's timer count and the mail queue. Execution reads the rest when
 /// it needs them (storage, code on a cache miss, callees, mailbox and timer records).
 pub fn prefetch_keys(env: &BlockEnv, txs: &[VerifiedTransaction]) -> Vec<Vec<u8>> {
@@ -142,17 +139,8 @@ pub fn prefetch_keys(env: &BlockEnv, txs: &[VerifiedTransaction]) -> Vec<Vec<u8>
                     actors.insert(actor_address(&tx.sender, &deploy.salt, &deploy.code));
                 }
             }
-            Some(TOKENS_ADDRESS) => {
-                let call = Message::decode(&tx.tx.payload)
-                    .ok()
-                    .and_then(|message| TokenCall::decode(&message.handler, &message.payload).ok());
-                extra.extend(call.map(|call| tokens::prefetch_keys(&tx.sender, &call)).unwrap_or_default());
-            }
-            Some(RUNNER_REGISTRY_ADDRESS) => {
-                let call = Message::decode(&tx.tx.payload)
-                    .ok()
-                    .and_then(|message| RegistryCall::decode(&message.handler, &message.payload).ok());
-                extra.extend(call.map(|call| runners::prefetch_keys(&tx.sender, &call)).unwrap_or_default());
+            Some(to) if crate::system::is_native(&to) => {
+                extra.extend(crate::system::prefetch_keys(&tx.sender, &to, &tx.tx.payload));
             }
             Some(to) if !tx.tx.payload.is_empty() => {
                 actors.insert(to);

@@ -8,12 +8,39 @@
 
 use crate::native::NativeHost;
 use crate::{runners, tokens};
-use drover_types::{Address, runner::RUNNER_REGISTRY_ADDRESS, token::TOKENS_ADDRESS};
+use drover_types::{
+    Address,
+    payload::Message,
+    runner::{RUNNER_REGISTRY_ADDRESS, RegistryCall},
+    token::{TOKENS_ADDRESS, TokenCall},
+};
 use drover_vm::{CallRequest, Outcome};
 
 /// Whether `address` is a native system actor.
 pub(crate) fn is_native(address: &Address) -> bool {
     *address == TOKENS_ADDRESS || *address == RUNNER_REGISTRY_ADDRESS
+}
+
+/// Why a transaction to the native system actor `to` with `value` is refused before it runs:
+/// the tokens actor takes no value under any handler (the registry's value rules depend on the
+/// handler and are checked when it runs).
+pub(crate) fn value_refusal(to: &Address, value: u128) -> Option<&'static str> {
+    (*to == TOKENS_ADDRESS && value > 0).then_some("a token call carries no value")
+}
+
+/// The state keys a transaction from `sender` to the native system actor `to` with `payload`
+/// reads, for the block's prefetch (none when the payload does not decode: it fails anyway).
+pub(crate) fn prefetch_keys(sender: &Address, to: &Address, payload: &[u8]) -> Vec<Vec<u8>> {
+    let Ok(message) = Message::decode(payload) else { return Vec::new() };
+    match *to {
+        TOKENS_ADDRESS => TokenCall::decode(&message.handler, &message.payload)
+            .map(|call| tokens::prefetch_keys(sender, &call))
+            .unwrap_or_default(),
+        RUNNER_REGISTRY_ADDRESS => RegistryCall::decode(&message.handler, &message.payload)
+            .map(|call| runners::prefetch_keys(sender, &call))
+            .unwrap_or_default(),
+        _ => Vec::new(),
+    }
 }
 
 /// Runs `request` if its callee is a native system actor; `None` otherwise (a wasm actor).

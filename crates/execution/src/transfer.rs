@@ -19,8 +19,6 @@ use drover_types::{
     cbor::Writer,
     params::TRANSFER_CYCLES,
     payload::{ACTOR_UPGRADES_ADDRESS, Deploy, Message, UPGRADE_HANDLER, Upgrade},
-    runner::RUNNER_REGISTRY_ADDRESS,
-    token::TOKENS_ADDRESS,
 };
 
 /// Cells charged for a plain value transfer (account records are not charged).
@@ -184,14 +182,11 @@ pub fn check_payload(tx: &Transaction) -> Result<(), Rejection> {
             .map(drop)
             .map_err(|e| invalid(format!("an upgrade's payload must be an Upgrade: {e}")));
     }
-    if to == TOKENS_ADDRESS {
-        if tx.value > 0 {
-            return Err(invalid("a token call carries no value".to_owned()));
-        }
-        return Ok(());
-    }
-    if to == RUNNER_REGISTRY_ADDRESS {
-        return Ok(());
+    if crate::system::is_native(&to) {
+        return match crate::system::value_refusal(&to, tx.value) {
+            Some(why) => Err(invalid(why.to_owned())),
+            None => Ok(()),
+        };
     }
     if is_system_address(&to) {
         return Err(invalid(format!("the system actor {to} is not enabled")));
