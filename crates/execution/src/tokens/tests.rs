@@ -410,3 +410,45 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn the_keys_a_block_prefetches_are_all_that_token_and_registry_calls_read() {
+    use crate::{FeeParams, execute_block, prefetch_keys, testing::vm};
+    use drover_types::runner::{Capabilities, MIN_RUNNER_STAKE, RUNNER_REGISTRY_ADDRESS, RateCard, RegistryCall};
+    let mut chain = chain();
+    ok(&mut chain, ALICE, &gold(1_000, None, true));
+    let token = token_id(&ALICE, "GLD");
+    ok(&mut chain, ALICE, &TokenCall::Approve { token, spender: BOB, amount: 50 });
+    let calls = [
+        (ALICE, TokenCall::Transfer { token, to: Address([0x77; 20]), amount: 5 }),
+        (BOB, TokenCall::TransferFrom { token, from: ALICE, to: CAROL, amount: 7 }),
+        (ALICE, TokenCall::Mint { token, to: BOB, amount: 3 }),
+        (ALICE, TokenCall::Burn { token, amount: 1 }),
+        (ALICE, TokenCall::Freeze { token, account: CAROL }),
+        (CAROL, TokenCall::Approve { token, spender: ALICE, amount: 9 }),
+        (BOB, gold_like("SLV", 10, false)),
+    ];
+    let mut txs: Vec<_> = calls
+        .iter()
+        .map(|(sender, call)| chain.tx(*sender, Some(TOKENS_ADDRESS), call.message().encode(), 0))
+        .collect();
+    let register = RegistryCall::Register {
+        rate_card: RateCard::default(),
+        capabilities: Capabilities { job_types: vec!["echo".into()], max_concurrent_jobs: 1 },
+    };
+    txs.push(chain.tx(CAROL, Some(RUNNER_REGISTRY_ADDRESS), register.message().encode(), MIN_RUNNER_STAKE));
+    txs.push(chain.tx(
+        ALICE,
+        Some(RUNNER_REGISTRY_ADDRESS),
+        RegistryCall::Delegate { runner: CAROL }.message().encode(),
+        5,
+    ));
+    let env = chain.env();
+    let keys = prefetch_keys(&env, &txs);
+    let snapshot: State =
+        keys.iter().filter_map(|key| chain.state.get(key).map(|value| (key.clone(), value.clone()))).collect();
+    let run = |state: &State| execute_block(vm(), &env, &FeeParams::default(), state, &txs).expect("complete state");
+    let (prefetched, full) = (run(&snapshot), run(&chain.state));
+    assert!(full.receipts.iter().all(|r| r.status == TxStatus::Success), "{:?}", full.receipts);
+    assert_eq!(prefetched, full, "a call read a key the block did not prefetch");
+}
