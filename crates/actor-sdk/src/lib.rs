@@ -328,6 +328,20 @@ pub fn call(to: &Address, handler: &str, payload: &[u8], value: u128, cycles: u6
     }
 }
 
+/// Submits a job to the runners (entitlement `job.submit`): `args` is the dispatcher's `submit`
+/// argument map (docs/runners.md), `escrow` pays the runners and the callback, `cycles` = 0
+/// attaches every cycle left. On success the result holds the 32-byte job id.
+pub fn job_submit(args: &[u8], escrow: u128, cycles: u64) -> CallResult {
+    let escrow = escrow.to_le_bytes();
+    let status = unsafe { sys::job_submit(args.as_ptr(), len32(args), escrow.as_ptr(), cycles) };
+    let data = return_data();
+    match status {
+        0 => CallResult::Success(data),
+        1 => CallResult::Reverted(data),
+        _ => CallResult::Failed(data),
+    }
+}
+
 /// The return data of the last call.
 pub fn return_data() -> Vec<u8> {
     let len = unsafe { sys::return_data_len() } as usize;

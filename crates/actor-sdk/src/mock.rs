@@ -345,6 +345,14 @@ pub mod sys {
         });
         status
     }
+    /// Submits a job: the mock hands it to [`MockEnv::on_call`] as a call of the dispatcher's
+    /// `submit` (address `0x00…02`).
+    pub unsafe fn job_submit(args: *const u8, args_len: u32, escrow: *const u8, cycles: u64) -> i32 {
+        let mut dispatcher = [0u8; 20];
+        dispatcher[19] = 0x02;
+        let handler = b"submit";
+        unsafe { call(dispatcher.as_ptr(), handler.as_ptr(), handler.len() as u32, args, args_len, escrow, cycles) }
+    }
     /// Length of the last call's return data.
     pub unsafe fn return_data_len() -> u32 {
         with(|e| e.return_data.len() as u32)

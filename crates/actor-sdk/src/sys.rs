@@ -82,6 +82,10 @@ unsafe extern "C" {
         value: *const u8,
         cycles: u64,
     ) -> i32;
+    /// Submits a job to the dispatcher (`args`: its canonical CBOR argument map) with `escrow`
+    /// (16 bytes, little-endian) and up to `cycles`; returns like `call`, the job id as return
+    /// data on success.
+    pub fn job_submit(args: *const u8, args_len: u32, escrow: *const u8, cycles: u64) -> i32;
     /// Length of the last call's return data.
     pub fn return_data_len() -> u32;
     /// Copies the last call's return data to `dst`.

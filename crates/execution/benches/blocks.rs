@@ -9,7 +9,7 @@
 
 use drover_execution::{BlockEnv, FeeParams, Vm, execute_block, genesis_writes};
 use drover_types::{
-    Address, Transaction, VerifiedTransaction, keccak256,
+    Address, H256, Transaction, VerifiedTransaction, keccak256,
     params::{TRANSFER_CYCLES, system_call_limits},
     token::{NewToken, TOKENS_ADDRESS, TokenCall, cost, token_id},
 };
@@ -79,7 +79,7 @@ fn time(vm: &Vm, env: &BlockEnv, state: &State, txs: &[VerifiedTransaction]) -> 
 
 fn main() {
     let vm = Vm::new();
-    let env = BlockEnv { chain_id: 1, height: 2, timestamp_ms: 0, proposer: Address([0x99; 20]) };
+    let env = BlockEnv { chain_id: 1, height: 2, timestamp_ms: 0, proposer: Address([0x99; 20]), parent: H256::ZERO };
     let balances: Vec<_> = (1..=SENDERS).map(|n| (sender(n), 1u128 << 100)).collect();
     let mut state = State::new();
     apply(&mut state, genesis_writes(&balances, &FeeParams::default()).expect("genesis"));

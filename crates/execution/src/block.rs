@@ -33,7 +33,7 @@ use drover_state::{
     keys::{account_key, actor_key, basefees_key, mail_queue_key, timer_cursor_key, timer_slot_key},
 };
 use drover_types::{
-    Address, Event, ExecError, FeeBreakdown, Receipt, TxStatus, VerifiedTransaction,
+    Address, Event, ExecError, FeeBreakdown, H256, Receipt, TxStatus, VerifiedTransaction,
     payload::{ACTOR_UPGRADES_ADDRESS, Deploy, Message, Upgrade, actor_address},
 };
 use drover_vm::Vm;
@@ -50,6 +50,9 @@ pub struct BlockEnv {
     pub timestamp_ms: u64,
     /// Receives the tips of the block's transactions.
     pub proposer: Address,
+    /// Digest of the parent block: unknown before the parent is final, so it seeds what must
+    /// not be steered by a transaction's sender (the assignment of runners to jobs).
+    pub parent: H256,
 }
 
 /// Everything a block's execution produced.
@@ -241,7 +244,8 @@ fn run_tx<S: StateRead>(
     }
     // From here the transaction is included: its nonce is used whatever the actor does.
     overlay.set(tx.sender, drover_state::Account { nonce: sender.nonce.saturating_add(1), ..sender });
-    let mut host = ActorHost::new(overlay, vm, *basefees);
+    let mut host = ActorHost::new(overlay, vm, *basefees, *env);
+    host.tx_hash = Some(tx.hash);
     let work = match work {
         ActorTx::Deploy(d) => deploy::run(&mut host, env, tx, d, intrinsic),
         ActorTx::Upgrade(request) => upgrade::run(&mut host, env, tx, request),
@@ -288,7 +292,7 @@ fn deferred_phase<S: StateRead>(
     overlay: &mut Overlay<'_, S>,
 ) -> Result<Deferred, ReadError> {
     let mut deferred = Deferred::new(params);
-    let mut host = ActorHost::new(overlay, vm, basefees);
+    let mut host = ActorHost::new(overlay, vm, basefees, *env);
     run_deferred(&mut host, env, &mut deferred)?;
     overlay.settle();
     Ok(deferred)

@@ -26,8 +26,8 @@
 //!
 //! # What a block does
 //!
-//! First the deferred work (see the `actors` module): due timers, then mailbox deliveries,
-//! bounded per block, reported as [`SystemRun`]s. Then each transaction in order. A transaction passes the
+//! First the deferred work (see the `actors` module): due timers, then mailbox deliveries, then
+//! the jobs' deadlines and assignment retries (`jobs`), bounded per block, reported as [`SystemRun`]s. Then each transaction in order. A transaction passes the
 //! [`precheck`]s against the state left by the ones before it: chain id (E1007), nonce equal to
 //! the sender's next nonce (E1002), each max fee at least its basefee (E1008), each tip at most
 //! its max fee (E1008), balance covering the value (E1003) and then value + `cycles_limit ×
@@ -80,6 +80,7 @@ pub(crate) mod actors;
 mod basefee;
 mod block;
 mod genesis;
+pub mod jobs;
 mod native;
 mod overlay;
 mod params;

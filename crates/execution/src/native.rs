@@ -9,9 +9,10 @@
 //! caller to the system actor's account only for handlers that take it (E1202 otherwise), and
 //! anything that fails rolls back every effect, value and events included.
 
-use drover_state::{RecordError, keys::storage_key};
-use drover_types::{Address, Event, ExecError, exec_error::ExecCode};
-use drover_vm::{CallRequest, HostError, Outcome, Status};
+use crate::BlockEnv;
+use drover_state::{Basefees, RecordError, keys::storage_key};
+use drover_types::{Address, Event, ExecError, H256, exec_error::ExecCode};
+use drover_vm::{CallRequest, HostError, Outcome, OutgoingMessage, Status};
 
 /// What a native system actor needs from the block's host: its state, its events, value
 /// moves, and rollback. The actor host implements it; a state read the host cannot answer, or a
@@ -48,14 +49,84 @@ pub(crate) trait NativeHost {
     /// Adds an event to the current work's events.
     fn emit_event(&mut self, event: Event);
 
+    /// The balance of `address`.
+    fn balance_of(&mut self, address: &Address) -> Result<u128, HostError>;
+
+    /// Takes `amount` from `address` and destroys it (a fee of work done outside a
+    /// transaction; E1212 when `address` cannot cover it).
+    fn burn(&mut self, address: &Address, amount: u128) -> Result<(), HostError>;
+
     /// Moves `amount` between two accounts (E1212 when `from` cannot cover it).
     fn move_value(&mut self, from: &Address, to: &Address, amount: u128) -> Result<(), HostError>;
+
+    /// The block being executed.
+    fn env(&self) -> &BlockEnv;
+
+    /// Basefees in force for the block.
+    fn basefees(&self) -> Basefees;
+
+    /// Hash of the transaction being executed (`None` in the block's deferred work).
+    fn tx_hash(&self) -> Option<H256>;
+
+    /// Whether an actor is deployed at `address`.
+    fn is_actor(&mut self, address: &Address) -> Result<bool, HostError>;
+
+    /// Queues a mailbox message whose delivery budget is bought at `basefees` from `message.from`
+    /// (E1213 when the recipient's mailbox is full, E1211 when it holds no actor).
+    fn enqueue(&mut self, message: OutgoingMessage, basefees: Basefees) -> Result<(), HostError>;
 
     /// A rollback point.
     fn save(&self) -> Self::Saved;
 
     /// Undoes everything since `saved`, events included.
     fn restore(&mut self, saved: Self::Saved);
+}
+
+/// What a call may still use and has used, for work whose cost is only known while it runs
+/// (a registry index walk, the draws of an assignment): each piece is charged before it is done.
+pub(crate) struct Meter {
+    cycles_limit: u64,
+    cells_limit: u64,
+    cycles_used: u64,
+    cells_used: u64,
+}
+
+impl Meter {
+    /// A meter with these limits and nothing used.
+    pub(crate) fn new(cycles_limit: u64, cells_limit: u64) -> Self {
+        Meter { cycles_limit, cells_limit, cycles_used: 0, cells_used: 0 }
+    }
+
+    /// Charges `cycles` and `cells` for `what`; past a limit, uses all of it and fails (E1005,
+    /// E1006).
+    pub(crate) fn charge(&mut self, cycles: u64, cells: u64, what: &str) -> Result<(), HostError> {
+        let cycles_used = self.cycles_used.saturating_add(cycles);
+        let cells_used = self.cells_used.saturating_add(cells);
+        if cycles_used > self.cycles_limit {
+            self.cycles_used = self.cycles_limit;
+            self.cells_used = cells_used.min(self.cells_limit);
+            return Err(HostError::new(
+                ExecCode::OutOfCycles,
+                format!("{what} costs {cycles} cycles; {} were left", self.cycles_limit - (cycles_used - cycles)),
+            ));
+        }
+        if cells_used > self.cells_limit {
+            self.cycles_used = cycles_used;
+            self.cells_used = self.cells_limit;
+            return Err(HostError::new(
+                ExecCode::OutOfCells,
+                format!("{what} costs {cells} cells; {} were left", self.cells_limit - (cells_used - cells)),
+            ));
+        }
+        self.cycles_used = cycles_used;
+        self.cells_used = cells_used;
+        Ok(())
+    }
+
+    /// `(cycles, cells)` used.
+    pub(crate) fn used(&self) -> (u64, u64) {
+        (self.cycles_used, self.cells_used)
+    }
 }
 
 /// A decoded call of a native system actor.
@@ -77,31 +148,34 @@ pub(crate) enum Undecodable {
 }
 
 /// Runs `request`, addressed to the system actor `actor`: decodes it with `decode`, then, once
-/// charged and checked, `apply`s it. A failure anywhere restores the state to before the call.
+/// charged and checked, `apply`s it (charging what it finds it must do on the meter). A failure
+/// anywhere restores the state to before the call.
 pub(crate) fn run<H: NativeHost, C: NativeCall>(
     host: &mut H,
     actor: Address,
     request: &CallRequest,
     decode: impl FnOnce(&str, &[u8]) -> Result<C, Undecodable>,
-    apply: impl FnOnce(&mut H, C) -> Result<Vec<u8>, HostError>,
+    apply: impl FnOnce(&mut H, C, &mut Meter) -> Result<Vec<u8>, HostError>,
 ) -> Outcome {
     let saved = host.save();
-    let mut used = (0, 0);
-    let status = match charged(host, actor, request, &mut used, decode, apply) {
-        Ok(result) => return Outcome { status: Status::Success, result, cycles_used: used.0, cells_used: used.1 },
+    let mut meter = Meter::new(request.cycles_limit, request.cells_limit);
+    let result = charged(host, actor, request, &mut meter, decode, apply);
+    let (cycles_used, cells_used) = meter.used();
+    let status = match result {
+        Ok(result) => return Outcome { status: Status::Success, result, cycles_used, cells_used },
         Err(error) => Status::Trap(ExecError::from(error)),
     };
     host.restore(saved);
-    Outcome { status, result: Vec::new(), cycles_used: used.0, cells_used: used.1 }
+    Outcome { status, result: Vec::new(), cycles_used, cells_used }
 }
 
 fn charged<H: NativeHost, C: NativeCall>(
     host: &mut H,
     actor: Address,
     request: &CallRequest,
-    used: &mut (u64, u64),
+    meter: &mut Meter,
     decode: impl FnOnce(&str, &[u8]) -> Result<C, Undecodable>,
-    apply: impl FnOnce(&mut H, C) -> Result<Vec<u8>, HostError>,
+    apply: impl FnOnce(&mut H, C, &mut Meter) -> Result<Vec<u8>, HostError>,
 ) -> Result<Vec<u8>, HostError> {
     let call = decode(&request.handler, &request.payload).map_err(|error| match error {
         Undecodable::Handler(message) => HostError::new(ExecCode::HandlerNotFound, message),
@@ -114,22 +188,10 @@ fn charged<H: NativeHost, C: NativeCall>(
         return Err(HostError::new(ExecCode::WasmTrap, format!("{} of {actor} takes no value", call.handler())));
     }
     let (cycles, cells) = call.cost();
-    *used = (cycles.min(request.cycles_limit), cells.min(request.cells_limit));
-    if cycles > request.cycles_limit {
-        return Err(HostError::new(
-            ExecCode::OutOfCycles,
-            format!("{} costs {cycles} cycles; {} were left", call.handler(), request.cycles_limit),
-        ));
-    }
-    if cells > request.cells_limit {
-        return Err(HostError::new(
-            ExecCode::OutOfCells,
-            format!("{} costs {cells} cells; {} were left", call.handler(), request.cells_limit),
-        ));
-    }
+    meter.charge(cycles, cells, call.handler())?;
     if request.read_only && call.writes() {
         return Err(HostError::new(ExecCode::ReadOnlyViolation, format!("{} of {actor} writes state", call.handler())));
     }
     host.move_value(&request.context.caller, &actor, value)?;
-    apply(host, call)
+    apply(host, call, meter)
 }

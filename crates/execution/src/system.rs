@@ -1,15 +1,16 @@
 //! The native system actors, by address: which calls the executor serves itself instead of
 //! handing them to the VM.
 //!
-//! The runner registry (`0x00…01`, [`crate::runners`]) and the tokens (`0x00…0c`,
-//! [`crate::tokens`]). Every other reserved address `0x00…01`–`0x00…0f` holds no actor unless a
-//! family lands there: a transaction to one is refused by the payload check, a `call` finds no
-//! actor (E1211).
+//! The runner registry (`0x00…01`, [`crate::runners`]), the job dispatcher (`0x00…02`,
+//! [`crate::jobs`]) and the tokens (`0x00…0c`, [`crate::tokens`]). Every other reserved address
+//! `0x00…01`–`0x00…0f` holds no actor unless a family lands there: a transaction to one is
+//! refused by the payload check, a `call` finds no actor (E1211).
 
 use crate::native::NativeHost;
-use crate::{runners, tokens};
+use crate::{jobs, runners, tokens};
 use drover_types::{
     Address,
+    job::{JOB_DISPATCHER_ADDRESS, JobCall},
     payload::Message,
     runner::{RUNNER_REGISTRY_ADDRESS, RegistryCall},
     token::{TOKENS_ADDRESS, TokenCall},
@@ -18,12 +19,12 @@ use drover_vm::{CallRequest, Outcome};
 
 /// Whether `address` is a native system actor.
 pub(crate) fn is_native(address: &Address) -> bool {
-    *address == TOKENS_ADDRESS || *address == RUNNER_REGISTRY_ADDRESS
+    [TOKENS_ADDRESS, RUNNER_REGISTRY_ADDRESS, JOB_DISPATCHER_ADDRESS].contains(address)
 }
 
 /// Why a transaction to the native system actor `to` with `value` is refused before it runs:
-/// the tokens actor takes no value under any handler (the registry's value rules depend on the
-/// handler and are checked when it runs).
+/// the tokens actor takes no value under any handler (the registry's and the dispatcher's value
+/// rules depend on the handler and are checked when it runs).
 pub(crate) fn value_refusal(to: &Address, value: u128) -> Option<&'static str> {
     (*to == TOKENS_ADDRESS && value > 0).then_some("a token call carries no value")
 }
@@ -39,6 +40,9 @@ pub(crate) fn prefetch_keys(sender: &Address, to: &Address, payload: &[u8]) -> V
         RUNNER_REGISTRY_ADDRESS => RegistryCall::decode(&message.handler, &message.payload)
             .map(|call| runners::prefetch_keys(sender, &call))
             .unwrap_or_default(),
+        JOB_DISPATCHER_ADDRESS => JobCall::decode(&message.handler, &message.payload)
+            .map(|call| jobs::prefetch_keys(sender, &call))
+            .unwrap_or_default(),
         _ => Vec::new(),
     }
 }
@@ -48,6 +52,7 @@ pub(crate) fn call<H: NativeHost>(host: &mut H, request: &CallRequest) -> Option
     match request.context.self_address {
         TOKENS_ADDRESS => Some(tokens::call(host, request)),
         RUNNER_REGISTRY_ADDRESS => Some(runners::call(host, request)),
+        JOB_DISPATCHER_ADDRESS => Some(jobs::call(host, request)),
         _ => None,
     }
 }

@@ -4,7 +4,7 @@
 use crate::{BlockEnv, BlockOutcome, FeeParams, Writes, build_block, execute_block, genesis_writes};
 use drover_state::{Account, keys};
 use drover_types::{
-    Address, Transaction, TxStatus, VerifiedTransaction, keccak256,
+    Address, H256, Transaction, TxStatus, VerifiedTransaction, keccak256,
     payload::{Deploy, Manifest, Message, actor_address},
 };
 use drover_vm::Vm;
@@ -52,7 +52,7 @@ pub(crate) fn transfer(sender: Address, nonce: u64, to: Address, value: u128) ->
 }
 
 pub(crate) fn env(proposer: Address) -> BlockEnv {
-    BlockEnv { chain_id: CHAIN_ID, height: 7, timestamp_ms: 1_700_000_000_000, proposer }
+    BlockEnv { chain_id: CHAIN_ID, height: 7, timestamp_ms: 1_700_000_000_000, proposer, parent: H256([7; 32]) }
 }
 
 /// The genesis state with these balances and the default fee parameters.
@@ -158,7 +158,13 @@ impl Chain {
     }
 
     pub(crate) fn env(&self) -> BlockEnv {
-        BlockEnv { chain_id: CHAIN_ID, height: self.height, timestamp_ms: self.height * 1_000, proposer: PROPOSER }
+        BlockEnv {
+            chain_id: CHAIN_ID,
+            height: self.height,
+            timestamp_ms: self.height * 1_000,
+            proposer: PROPOSER,
+            parent: drover_types::keccak256(&self.height.to_be_bytes()),
+        }
     }
 
     /// Executes a block (reading each key once, as over the plain state), applies it.

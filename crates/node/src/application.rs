@@ -40,7 +40,7 @@ use commonware_glue::stateful::{
 use commonware_runtime::{Clock, Metrics, Spawner};
 use commonware_utils::non_empty_range;
 use drover_execution::{BlockEnv, BlockError, BlockOutcome, Selection, SystemRun, SystemRunKind, Vm};
-use drover_types::{Address, Transaction, VerifiedTransaction, exec_error::ExecCode};
+use drover_types::{Address, H256, Transaction, VerifiedTransaction, exec_error::ExecCode};
 use futures::StreamExt as _;
 use rayon::prelude::*;
 use std::{
@@ -300,6 +300,7 @@ where
             height,
             timestamp_ms,
             proposer: self.chain.tips_account,
+            parent: H256(parent.digest().0),
         };
         let next_nonces = self.chain.pending_nonces(parent.digest());
         let basefees = self.chain.basefees_after(parent.digest());
@@ -399,6 +400,7 @@ where
             height,
             timestamp_ms: block.timestamp_ms,
             proposer: block.proposer,
+            parent: H256(block.parent.0),
         };
         let txs = Arc::new(txs);
         let (_, outcome) = self.run(&context, batches.parent(), env, Arc::clone(&txs), false).await?;

@@ -23,7 +23,11 @@
 //! changes meaning. Families not implemented yet have their byte reserved here so that no two
 //! features can claim the same one; each defines its layout, by the rule above, when it lands.
 
-use drover_types::{Address, keccak256, runner::RUNNER_REGISTRY_ADDRESS, token::TOKENS_ADDRESS};
+use drover_types::{
+    Address, H256, keccak256,
+    runner::{JOB_DISPATCHER_ADDRESS, RUNNER_REGISTRY_ADDRESS},
+    token::TOKENS_ADDRESS,
+};
 
 /// How many leading bytes of a key the node's QMDB index keeps (its translator): never chosen
 /// by a user, see the module docs.
@@ -65,7 +69,9 @@ pub const PREFIX_TOKEN: u8 = 0x06;
 /// `"d" ‖ runner ‖ delegator` (see [`OWNED_ENTRIES`]). Runner records are ordinary storage of the
 /// registry (see [`crate::runner`]).
 pub const PREFIX_RUNNER: u8 = 0x07;
-/// Reserved: jobs submitted to runners and their results.
+/// Jobs assigned to a runner, by runner: `0x08 ‖ spread15(runner) ‖ runner ‖ job` → a marker:
+/// the job dispatcher's storage entries `"a" ‖ job ‖ runner` (see [`OWNED_ENTRIES`]). The other
+/// job records are ordinary storage of the dispatcher (see [`crate::job`]).
 pub const PREFIX_JOB: u8 = 0x08;
 /// Reserved: governance proposals, votes and parameters.
 pub const PREFIX_GOVERNANCE: u8 = 0x09;
@@ -148,25 +154,29 @@ pub fn storage_range(actor: &Address) -> Vec<u8> {
 /// proof route and its verifier, which derive keys here, still prove them as storage.
 pub fn storage_key(actor: &Address, user_key: &[u8]) -> Vec<u8> {
     if let Some((prefix, owner, item)) = owned_parts(actor, user_key) {
-        return owned_key(prefix, &owner, &item);
+        return owned_key(prefix, &owner, item);
     }
     key(&[&storage_range(actor), &spread::<8>(&[&actor.0, user_key]), &actor.0, user_key])
 }
 
-/// System-actor storage entries stored by owner: `(system actor, tag, family prefix)`. Such an
-/// entry's user key is `tag ‖ item (20) ‖ owner (20)` and its state key
+/// System-actor storage entries stored by owner: `(system actor, tag, family prefix, item
+/// length)`. Such an entry's user key is `tag ‖ item ‖ owner (20)` and its state key
 /// `prefix ‖ spread15(owner) ‖ owner ‖ item` ([`owned_key`]).
-pub const OWNED_ENTRIES: [(Address, u8, u8); 2] =
-    [(TOKENS_ADDRESS, b'b', PREFIX_TOKEN), (RUNNER_REGISTRY_ADDRESS, b'd', PREFIX_RUNNER)];
+pub const OWNED_ENTRIES: [(Address, u8, u8, usize); 3] = [
+    (TOKENS_ADDRESS, b'b', PREFIX_TOKEN, Address::LEN),
+    (RUNNER_REGISTRY_ADDRESS, b'd', PREFIX_RUNNER, Address::LEN),
+    (JOB_DISPATCHER_ADDRESS, b'a', PREFIX_JOB, H256::LEN),
+];
 
 /// The family prefix, owner and item of an entry stored by owner.
-fn owned_parts(actor: &Address, user_key: &[u8]) -> Option<(u8, Address, Address)> {
-    let (_, _, prefix) = OWNED_ENTRIES.iter().find(|(a, tag, _)| a == actor && user_key.first() == Some(tag))?;
+fn owned_parts<'k>(actor: &Address, user_key: &'k [u8]) -> Option<(u8, Address, &'k [u8])> {
+    let (_, _, prefix, item_len) =
+        OWNED_ENTRIES.iter().find(|(a, tag, _, _)| a == actor && user_key.first() == Some(tag))?;
     let rest = &user_key[1..];
-    if rest.len() != 2 * Address::LEN {
+    if rest.len() != item_len + Address::LEN {
         return None;
     }
-    Some((*prefix, Address::from_slice(&rest[Address::LEN..])?, Address::from_slice(&rest[..Address::LEN])?))
+    Some((*prefix, Address::from_slice(&rest[*item_len..])?, &rest[..*item_len]))
 }
 
 /// The range of `owner`'s entries under `prefix` (another owner whose spread collides may
@@ -176,18 +186,19 @@ pub fn owned_range(prefix: u8, owner: &Address) -> Vec<u8> {
 }
 
 /// Key of `owner`'s entry `item` under `prefix`.
-pub fn owned_key(prefix: u8, owner: &Address, item: &Address) -> Vec<u8> {
-    key(&[&owned_range(prefix, owner), &owner.0, &item.0])
+pub fn owned_key(prefix: u8, owner: &Address, item: &[u8]) -> Vec<u8> {
+    key(&[&owned_range(prefix, owner), &owner.0, item])
 }
 
-/// The owner and item of a key under `prefix` laid out by [`owned_key`], or `None`.
-pub fn owned_entry(prefix: u8, key: &[u8]) -> Option<(Address, Address)> {
-    if key.first() != Some(&prefix) || key.len() != INDEX_PREFIX_BYTES + 2 * Address::LEN {
+/// The owner and item of a key under `prefix` laid out by [`owned_key`] with items of
+/// `item_len` bytes, or `None`.
+pub fn owned_entry(prefix: u8, item_len: usize, key: &[u8]) -> Option<(Address, &[u8])> {
+    if key.first() != Some(&prefix) || key.len() != INDEX_PREFIX_BYTES + Address::LEN + item_len {
         return None;
     }
     let owner = Address::from_slice(&key[INDEX_PREFIX_BYTES..INDEX_PREFIX_BYTES + Address::LEN])?;
-    let item = Address::from_slice(&key[INDEX_PREFIX_BYTES + Address::LEN..])?;
-    (owned_key(prefix, &owner, &item) == key).then_some((owner, item))
+    let item = &key[INDEX_PREFIX_BYTES + Address::LEN..];
+    (owned_key(prefix, &owner, item) == key).then_some((owner, item))
 }
 
 /// The actor and user key of a storage key, or `None` if `key` is not one.

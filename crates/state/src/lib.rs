@@ -37,6 +37,7 @@
 mod account;
 pub mod actor;
 mod error;
+pub mod job;
 pub mod keys;
 pub mod mailbox;
 pub mod runner;

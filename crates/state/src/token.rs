@@ -65,7 +65,8 @@ pub fn holdings_range(holder: &Address) -> Vec<u8> {
 
 /// The holder and token of a holding's state key, or `None` if `key` is not one.
 pub fn holding_entry(key: &[u8]) -> Option<(Address, Address)> {
-    crate::keys::owned_entry(crate::keys::PREFIX_TOKEN, key)
+    let (holder, token) = crate::keys::owned_entry(crate::keys::PREFIX_TOKEN, Address::LEN, key)?;
+    Some((holder, Address::from_slice(token)?))
 }
 
 /// A token: `[name, symbol, decimals, supply, max_supply | null, owner, mintable,

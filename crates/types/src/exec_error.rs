@@ -156,6 +156,24 @@ exec_codes! {
     NothingToWithdraw = 1607, "Wait until the release height of the unbonding (GET /account/{address}/delegations, GET /runner/{address}).";
     /// E1608: too many unbondings are waiting on one runner or delegation.
     TooManyUnbondings = 1608, "Withdraw the matured unbondings first (at most MAX_PENDING_UNBONDINGS wait at once).";
+    /// E1609: a job spec breaks the rules (job type, input size, runners, verification, timeout, callback).
+    JobSpec = 1609, "Ask for 1-16 runners, a threshold the mode allows, a timeout of 1-10000 blocks and an input of at most 64 KiB (docs/runners.md).";
+    /// E1610: a job's escrow does not cover its runners and its callback.
+    JobEscrow = 1610, "Send a value of at least runners × max_price plus the callback's cycles × basefee_cycle + 16384 × basefee_cell.";
+    /// E1611: no job has this id.
+    UnknownJob = 1611, "Use the id of a submitted job: keccak256(submitter ‖ seq_be8), in the submit's job.submitted event.";
+    /// E1612: the job is not in a state that takes this call (ended, or not assigned yet).
+    JobNotOpen = 1612, "GET /job/{job_id}/status: results are taken while assigned, cancel before the job ends.";
+    /// E1613: the sender is not one of the job's assigned runners.
+    NotAssigned = 1613, "Only the runners listed in the job's assigned_runners submit results.";
+    /// E1614: this runner already submitted a result for the job.
+    ResultSubmitted = 1614, "Each assigned runner submits one result per job.";
+    /// E1615: only the job's submitter may cancel it.
+    NotSubmitter = 1615, "Send the cancel from the account or actor that submitted the job.";
+    /// E1616: a job type has as many runners as its index holds.
+    JobTypeFull = 1616, "Offer another job type: each holds at most MAX_RUNNERS_PER_JOB_TYPE registered runners.";
+    /// E1617: a callback was asked for by a submitter that is not an actor.
+    CallbackNeedsActor = 1617, "Leave out the callback when submitting from an account; poll GET /job/{job_id}/status instead.";
     /// E1900: internal error.
     Internal = 1900, "Retry later; report the transaction hash if it persists.";
 }

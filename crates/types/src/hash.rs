@@ -15,6 +15,8 @@ pub struct HashParseError;
 impl H256 {
     /// The all-zero hash.
     pub const ZERO: H256 = H256([0; 32]);
+    /// Its length in bytes.
+    pub const LEN: usize = 32;
 }
 
 crate::hexfmt::fixed_bytes_text!(H256, 32, HashParseError);

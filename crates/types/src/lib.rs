@@ -22,6 +22,7 @@ pub mod event;
 pub mod exec_error;
 pub mod hash;
 pub mod hexfmt;
+pub mod job;
 pub mod keys;
 pub mod params;
 pub mod payload;

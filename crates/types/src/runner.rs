@@ -45,10 +45,37 @@ pub const REGISTER_CYCLES: u64 = 20_000;
 pub const CHANGE_CYCLES: u64 = 5_000;
 /// Cycles of a `heartbeat`.
 pub const HEARTBEAT_CYCLES: u64 = 2_000;
+/// Cycles of one walk of a job type's weight tree (17 nodes read and written).
+pub const INDEX_WALK_CYCLES: u64 = 10_000;
+/// Cells of one walk of a job type's weight tree.
+pub const INDEX_WALK_CELLS: u64 = 1_024;
+/// Cycles of one stake-weighted draw (17 nodes and a runner record read).
+pub const DRAW_CYCLES: u64 = 8_000;
+/// Least reputation a runner is drawn with.
+pub const MIN_SELECTION_REPUTATION: u8 = 50;
+/// Reputation a runner gains when its result matches a job's verdict.
+pub const REPUTATION_GAIN: u8 = 1;
+/// Reputation a runner loses when its result differs from a job's verdict.
+pub const REPUTATION_LOSS_WRONG: u8 = 10;
+/// Reputation a runner loses when a job it was assigned ends without its result.
+pub const REPUTATION_LOSS_SILENT: u8 = 5;
 /// Cells of a runner record besides its job type names.
 pub const RUNNER_RECORD_CELLS: u64 = 256;
 /// Cells of a delegation record.
 pub const DELEGATION_CELLS: u64 = 128;
+
+/// Why `name` is not a job type: 1 to [`MAX_JOB_TYPE_BYTES`] characters of `a`–`z`, `0`–`9`, `.`,
+/// `_`, `-`.
+pub fn check_job_type(name: &str) -> Result<(), String> {
+    let valid = !name.is_empty()
+        && name.len() <= MAX_JOB_TYPE_BYTES
+        && name.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b"._-".contains(&b));
+    if valid {
+        Ok(())
+    } else {
+        Err(format!("job type {name:?} is not 1 to {MAX_JOB_TYPE_BYTES} characters of a-z 0-9 . _ -"))
+    }
+}
 
 /// What a runner charges.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -73,12 +100,7 @@ impl Capabilities {
             return Err(format!("a runner offers 1 to {MAX_JOB_TYPES} job types; got {}", self.job_types.len()));
         }
         for (i, name) in self.job_types.iter().enumerate() {
-            let valid = !name.is_empty()
-                && name.len() <= MAX_JOB_TYPE_BYTES
-                && name.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b"._-".contains(&b));
-            if !valid {
-                return Err(format!("job type {name:?} is not 1 to {MAX_JOB_TYPE_BYTES} characters of a-z 0-9 . _ -"));
-            }
+            check_job_type(name)?;
             if self.job_types[..i].contains(name) {
                 return Err(format!("job type {name:?} is listed twice"));
             }

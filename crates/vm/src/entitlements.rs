@@ -22,7 +22,7 @@ pub enum Entitlement {
     TimerSchedule,
     /// `actor.call`: synchronous calls to other actors.
     ActorCall,
-    /// `job.submit`: job submission to runners (no VM host call yet; granted for the job family).
+    /// `job.submit`: job submission to runners (`job_submit`, or `call` to the dispatcher).
     JobSubmit,
     /// `token.use`: `call`s to the native tokens actor (`0x00…0c`), instead of `actor.call`.
     TokenUse,
@@ -71,7 +71,9 @@ impl Entitlement {
             Entitlement::MailboxSend => "Send messages to other actors' mailboxes, delivered in a later block.",
             Entitlement::TimerSchedule => "Schedule and cancel timers that call the actor back at a later height.",
             Entitlement::ActorCall => "Call other actors' handlers synchronously (not the native tokens actor).",
-            Entitlement::JobSubmit => "Submit jobs to off-chain runners (reserved: no host function yet).",
+            Entitlement::JobSubmit => {
+                "Submit jobs to off-chain runners with an escrow (job_submit, or call to the dispatcher 0x00…02)."
+            }
             Entitlement::TokenUse => {
                 "Call the native tokens actor (0x00…0c): hold, approve and move tokens as the actor."
             }
@@ -87,7 +89,7 @@ impl Entitlement {
             Entitlement::MailboxSend => &["send"],
             Entitlement::TimerSchedule => &["timer_schedule", "timer_cancel"],
             Entitlement::ActorCall | Entitlement::TokenUse => &["call"],
-            Entitlement::JobSubmit => &[],
+            Entitlement::JobSubmit => &["job_submit", "call"],
         }
     }
 

@@ -17,7 +17,7 @@ use crate::{
     limits::*,
     meter::*,
 };
-use drover_types::{Address, exec_error::ExecCode, token::TOKENS_ADDRESS};
+use drover_types::{Address, exec_error::ExecCode, job::JOB_DISPATCHER_ADDRESS, token::TOKENS_ADDRESS};
 use wasmi::{
     Caller, CompilationMode, Config, Engine, Linker, Memory, ResourceLimiter, StoreLimits, StoreLimitsBuilder,
 };
@@ -484,9 +484,13 @@ fn call(
         &mut c,
         CYCLES_CALL,
         "call",
-        // The native tokens actor has its own entitlement: an actor may hold and move tokens
-        // without being able to call arbitrary code.
-        |to| if *to == TOKENS_ADDRESS { Entitlement::TokenUse } else { Entitlement::ActorCall },
+        // The native tokens actor and the job dispatcher have their own entitlements: an actor
+        // may hold tokens or buy jobs without being able to call arbitrary code.
+        |to| match *to {
+            TOKENS_ADDRESS => Entitlement::TokenUse,
+            JOB_DISPATCHER_ADDRESS => Entitlement::JobSubmit,
+            _ => Entitlement::ActorCall,
+        },
         to,
         handler,
         handler_len,
@@ -494,6 +498,26 @@ fn call(
         payload_len,
         value,
     )?;
+    call_outgoing(c, m, cycles)
+}
+
+/// Submits a job: a `call` of the dispatcher's `submit` with the job's argument map and its
+/// escrow, needing only `job.submit`. Return data holds the job id on success.
+fn job_submit(mut c: C<'_, '_>, args: i32, args_len: i32, escrow: i32, cycles: i64) -> HostResult<i32> {
+    let args_len = length(args_len, MAX_PAYLOAD_BYTES, "job arguments")?;
+    charge(&mut c, CYCLES_CALL + copy_cycles(args_len + 16))?;
+    entitled(&c, Entitlement::JobSubmit, "job_submit")?;
+    let m = Outgoing {
+        to: JOB_DISPATCHER_ADDRESS,
+        handler: "submit".to_owned(),
+        payload: read(&c, args, args_len, "job arguments")?,
+        value: read_amount(&c, escrow)?,
+    };
+    call_outgoing(c, m, cycles)
+}
+
+/// Runs an outgoing call `m` with `cycles` attached (0: everything left), synchronously.
+fn call_outgoing(mut c: C<'_, '_>, m: Outgoing, cycles: i64) -> HostResult<i32> {
     if m.value > 0 {
         writable(&c, "call with value")?;
     }
@@ -624,6 +648,7 @@ pub(crate) fn linker<'a>(engine: &Engine) -> Result<Linker<Ctx<'a>>, wasmi::Erro
             "transfer" => l.func_wrap(m, f.name, transfer)?,
             "send" => l.func_wrap(m, f.name, send)?,
             "call" => l.func_wrap(m, f.name, call)?,
+            "job_submit" => l.func_wrap(m, f.name, job_submit)?,
             "return_data_len" => l.func_wrap(m, f.name, return_data_len)?,
             "return_data_read" => l.func_wrap(m, f.name, return_data_read)?,
             "timer_schedule" => l.func_wrap(m, f.name, timer_schedule)?,

@@ -15,15 +15,15 @@
 //! read-only call) without an outcome.
 
 use super::{MAILBOX_CAPACITY_BYTES, SYSTEM_RUN_CELLS_LIMIT};
-use crate::StateRead;
 use crate::native::NativeHost;
 use crate::overlay::{Checkpoint, Overlay, ReadError, StateError};
+use crate::{BlockEnv, StateRead};
 use drover_state::{
     ActorRecord, Basefees, MARKER, MailQueue, MailboxUsage, MessageRecord, RecordError, TimerRecord, decode_count,
     encode_count, keys,
     timer::{timer_id, timer_id_parts},
 };
-use drover_types::{Address, Event, cbor::CborError, exec_error::ExecCode};
+use drover_types::{Address, Event, H256, cbor::CborError, exec_error::ExecCode};
 use drover_vm::{
     CallRequest, CompiledModule, Entitlements, Host, HostError, Invocation, Outcome, OutgoingMessage, Status,
     StorageEntry, TimerRequest, Vm, VmError, limits::MAX_PENDING_TIMERS_PER_ACTOR, validate_manifest,
@@ -48,6 +48,10 @@ pub(crate) struct ActorHost<'h, 'a, S> {
     pub(crate) overlay: &'h mut Overlay<'a, S>,
     pub(crate) vm: &'h Vm,
     pub(crate) basefees: Basefees,
+    /// The block being executed.
+    pub(crate) env: BlockEnv,
+    /// Hash of the transaction being executed (`None` in the deferred work and read-only calls).
+    pub(crate) tx_hash: Option<H256>,
     /// Events of the current work, in emission order (rolled back with the state).
     pub(crate) events: Vec<Event>,
     /// A read that failed, or a corrupt record, met while running: the block cannot be
@@ -71,8 +75,8 @@ fn short(address: &Address, balance: u128, amount: u128) -> HostError {
 }
 
 impl<'h, 'a, S: StateRead> ActorHost<'h, 'a, S> {
-    pub(crate) fn new(overlay: &'h mut Overlay<'a, S>, vm: &'h Vm, basefees: Basefees) -> Self {
-        ActorHost { overlay, vm, basefees, events: Vec::new(), fatal: None }
+    pub(crate) fn new(overlay: &'h mut Overlay<'a, S>, vm: &'h Vm, basefees: Basefees, env: BlockEnv) -> Self {
+        ActorHost { overlay, vm, basefees, env, tx_hash: None, events: Vec::new(), fatal: None }
     }
 
     pub(crate) fn save(&self) -> Saved {
@@ -219,6 +223,57 @@ impl<'h, 'a, S: StateRead> ActorHost<'h, 'a, S> {
     }
 }
 
+impl<S: StateRead> ActorHost<'_, '_, S> {
+    /// Queues `message`, its delivery budget bought from its sender at `basefees`.
+    fn queue_message(&mut self, message: OutgoingMessage, basefees: Basefees) -> Result<(), HostError> {
+        let recipient = actor_record(self.overlay, &message.to);
+        if self.absorb(recipient)?.is_none() {
+            return Err(no_actor(&message.to));
+        }
+        let size = (message.handler.len() + message.payload.len()) as u64;
+        let usage_key = keys::mailbox_usage_key(&message.to);
+        let usage = self.overlay.record(&usage_key, MailboxUsage::decode);
+        let usage = self.absorb(usage)?.unwrap_or_default();
+        let bytes = usage.bytes.saturating_add(size);
+        if bytes > MAILBOX_CAPACITY_BYTES {
+            return Err(HostError::new(
+                ExecCode::MailboxFull,
+                format!(
+                    "{}'s mailbox holds {} bytes; {size} more would pass {MAILBOX_CAPACITY_BYTES}",
+                    message.to, usage.bytes
+                ),
+            ));
+        }
+        let prepaid = u128::from(message.cycles_limit)
+            .checked_mul(basefees.cycle)
+            .and_then(|c| u128::from(SYSTEM_RUN_CELLS_LIMIT).checked_mul(basefees.cell).and_then(|k| c.checked_add(k)))
+            .and_then(|fee| fee.checked_add(message.value))
+            .ok_or_else(|| HostError::new(ExecCode::ActorBalance, "the message's budget and value overflow"))?;
+        self.debit(&message.from, prepaid)?;
+        let queue = self.overlay.record(&keys::mail_queue_key(), MailQueue::decode);
+        let mut queue = self.absorb(queue)?.unwrap_or_default();
+        let seq = queue.tail;
+        queue.tail = queue.tail.checked_add(1).ok_or_else(|| HostError::internal("the mail queue is exhausted"))?;
+        let record = MessageRecord {
+            from: message.from,
+            to: message.to,
+            handler: message.handler,
+            payload: message.payload,
+            value: message.value,
+            cycles_limit: message.cycles_limit,
+            prepaid: prepaid - message.value,
+            basefee_cycle: basefees.cycle,
+            basefee_cell: basefees.cell,
+        };
+        self.overlay.put(keys::mailbox_entry_key(&record.to, seq), Some(MARKER.to_vec()));
+        self.overlay.put(keys::message_key(seq), Some(record.encode()));
+        self.overlay.put(keys::mail_queue_key(), Some(queue.encode()));
+        let usage = MailboxUsage { count: usage.count.saturating_add(1), bytes };
+        self.overlay.put(usage_key, Some(usage.encode()));
+        Ok(())
+    }
+}
+
 impl<S: StateRead> NativeHost for ActorHost<'_, '_, S> {
     type Saved = Saved;
 
@@ -239,8 +294,37 @@ impl<S: StateRead> NativeHost for ActorHost<'_, '_, S> {
         self.events.push(event);
     }
 
+    fn balance_of(&mut self, address: &Address) -> Result<u128, HostError> {
+        Host::balance(self, address)
+    }
+
+    fn burn(&mut self, address: &Address, amount: u128) -> Result<(), HostError> {
+        self.debit(address, amount)
+    }
+
     fn move_value(&mut self, from: &Address, to: &Address, amount: u128) -> Result<(), HostError> {
         ActorHost::move_value(self, from, to, amount)
+    }
+
+    fn env(&self) -> &BlockEnv {
+        &self.env
+    }
+
+    fn basefees(&self) -> Basefees {
+        self.basefees
+    }
+
+    fn tx_hash(&self) -> Option<H256> {
+        self.tx_hash
+    }
+
+    fn is_actor(&mut self, address: &Address) -> Result<bool, HostError> {
+        let record = actor_record(self.overlay, address);
+        Ok(self.absorb(record)?.is_some())
+    }
+
+    fn enqueue(&mut self, message: OutgoingMessage, basefees: Basefees) -> Result<(), HostError> {
+        self.queue_message(message, basefees)
     }
 
     fn save(&self) -> Saved {
@@ -313,54 +397,7 @@ impl<S: StateRead> Host for ActorHost<'_, '_, S> {
     }
 
     fn send(&mut self, message: OutgoingMessage) -> Result<(), HostError> {
-        let recipient = actor_record(self.overlay, &message.to);
-        if self.absorb(recipient)?.is_none() {
-            return Err(no_actor(&message.to));
-        }
-        let size = (message.handler.len() + message.payload.len()) as u64;
-        let usage_key = keys::mailbox_usage_key(&message.to);
-        let usage = self.overlay.record(&usage_key, MailboxUsage::decode);
-        let usage = self.absorb(usage)?.unwrap_or_default();
-        let bytes = usage.bytes.saturating_add(size);
-        if bytes > MAILBOX_CAPACITY_BYTES {
-            return Err(HostError::new(
-                ExecCode::MailboxFull,
-                format!(
-                    "{}'s mailbox holds {} bytes; {size} more would pass {MAILBOX_CAPACITY_BYTES}",
-                    message.to, usage.bytes
-                ),
-            ));
-        }
-        // The delivery's budget is bought now, at this block's basefees.
-        let prepaid = u128::from(message.cycles_limit)
-            .checked_mul(self.basefees.cycle)
-            .and_then(|c| {
-                u128::from(SYSTEM_RUN_CELLS_LIMIT).checked_mul(self.basefees.cell).and_then(|k| c.checked_add(k))
-            })
-            .and_then(|fee| fee.checked_add(message.value))
-            .ok_or_else(|| HostError::new(ExecCode::ActorBalance, "the message's budget and value overflow"))?;
-        self.debit(&message.from, prepaid)?;
-        let queue = self.overlay.record(&keys::mail_queue_key(), MailQueue::decode);
-        let mut queue = self.absorb(queue)?.unwrap_or_default();
-        let seq = queue.tail;
-        queue.tail = queue.tail.checked_add(1).ok_or_else(|| HostError::internal("the mail queue is exhausted"))?;
-        let record = MessageRecord {
-            from: message.from,
-            to: message.to,
-            handler: message.handler,
-            payload: message.payload,
-            value: message.value,
-            cycles_limit: message.cycles_limit,
-            prepaid: prepaid - message.value,
-            basefee_cycle: self.basefees.cycle,
-            basefee_cell: self.basefees.cell,
-        };
-        self.overlay.put(keys::mailbox_entry_key(&record.to, seq), Some(MARKER.to_vec()));
-        self.overlay.put(keys::message_key(seq), Some(record.encode()));
-        self.overlay.put(keys::mail_queue_key(), Some(queue.encode()));
-        let usage = MailboxUsage { count: usage.count.saturating_add(1), bytes };
-        self.overlay.put(usage_key, Some(usage.encode()));
-        Ok(())
+        self.queue_message(message, self.basefees)
     }
 
     fn call(&mut self, request: CallRequest) -> Result<Outcome, HostError> {

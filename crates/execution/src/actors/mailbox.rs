@@ -10,7 +10,8 @@
 //! sent the message (`cycles_limit` and [`SYSTEM_RUN_CELLS_LIMIT`] cells, priced at the sending
 //! block's basefees and held since): the fee for what it used is burned and the rest goes back
 //! to the sender. The escrowed value goes to the recipient if the handler succeeds and back to
-//! the sender otherwise.
+//! the sender otherwise. A job's callback is sent by the dispatcher but bought from the job's
+//! escrow, which is the recipient's (the submitter's): its unused budget goes to the recipient.
 
 use super::{
     Deferred, MAX_DELIVERIES_PER_BLOCK, SYSTEM_RUN_CELLS_LIMIT, SystemRun, SystemRunKind, cost,
@@ -19,7 +20,7 @@ use super::{
 };
 use crate::{BlockEnv, StateRead, overlay::ReadError};
 use drover_state::{MailQueue, MessageRecord, keys};
-use drover_types::{FeeBreakdown, TxStatus};
+use drover_types::{FeeBreakdown, TxStatus, job::JOB_DISPATCHER_ADDRESS};
 use drover_vm::{CallContext, CallRequest};
 
 /// Delivers the messages due in this block (see the module documentation).
@@ -91,7 +92,8 @@ fn deliver_one<S: StateRead>(
     let fee = cost(outcome.cycles_used, outcome.cells_used, message.basefee_cycle, message.basefee_cell)
         .unwrap_or(message.prepaid)
         .min(message.prepaid);
-    let refunded = host.credit(&from, message.prepaid - fee);
+    let refund_to = if from == JOB_DISPATCHER_ADDRESS { message.to } else { from };
+    let refunded = host.credit(&refund_to, message.prepaid - fee);
     settled(host)?;
     refunded.map_err(account_fault)?;
     let (status, revert_reason, error) = status_of(&outcome);

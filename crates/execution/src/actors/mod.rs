@@ -1,5 +1,5 @@
 //! Actor execution: deploy, call, upgrade, read-only calls, and the work a block does before
-//! its transactions (due timers, then mailbox deliveries).
+//! its transactions (due timers, mailbox deliveries, then the jobs' due work).
 //!
 //! Every actor invocation runs through one [`host::ActorHost`] over the block's journaled
 //! [`Overlay`](crate::overlay::Overlay): the VM meters and checks, the host applies effects to
@@ -171,6 +171,16 @@ impl Deferred {
         cycles <= self.cycles_left && SYSTEM_RUN_CELLS_LIMIT <= self.cells_left
     }
 
+    /// Counts work done outside a [`SystemRun`] (a job's deadline or assignment retry) whose
+    /// fee `burned` was just burned (zero for work paid for when it was asked for).
+    pub(crate) fn use_budget(&mut self, cycles: u64, cells: u64, burned: u128) {
+        self.cycles_left = self.cycles_left.saturating_sub(cycles);
+        self.cells_left = self.cells_left.saturating_sub(cells);
+        self.cycles_used = self.cycles_used.saturating_add(cycles);
+        self.cells_used = self.cells_used.saturating_add(cells);
+        self.burned = self.burned.saturating_add(burned);
+    }
+
     pub(crate) fn record(&mut self, run: SystemRun) {
         self.cycles_left = self.cycles_left.saturating_sub(run.cycles_used);
         self.cells_left = self.cells_left.saturating_sub(run.cells_used);
@@ -186,12 +196,18 @@ pub(crate) fn cost(cycles: u64, cells: u64, cycle_price: u128, cell_price: u128)
     u128::from(cycles).checked_mul(cycle_price)?.checked_add(u128::from(cells).checked_mul(cell_price)?)
 }
 
-/// Runs the block's deferred work on `host`: due timers, then mailbox deliveries.
+/// Runs the block's deferred work on `host`: due timers, mailbox deliveries, then the jobs'
+/// deadlines and assignment retries (whose events are not kept: their effects are in the job
+/// records).
 pub(crate) fn run_deferred<S: crate::StateRead>(
     host: &mut host::ActorHost<'_, '_, S>,
     env: &crate::BlockEnv,
     deferred: &mut Deferred,
 ) -> Result<(), crate::overlay::ReadError> {
     timers::fire_due(host, env, deferred)?;
-    mailbox::deliver(host, env, deferred)
+    mailbox::deliver(host, env, deferred)?;
+    let jobs = crate::jobs::deferred::run(host, deferred);
+    settled(host)?;
+    host.events.clear();
+    jobs.map_err(|e| crate::overlay::ReadError::Corrupt(host::corrupt(Vec::new(), e.to_string())))
 }

@@ -70,7 +70,7 @@ pub fn read_actor(
     if actor_record(&mut overlay, &request.actor)?.is_none() {
         return Err(ReadFailure::NoActor(request.actor));
     }
-    let mut host = ActorHost::new(&mut overlay, vm, basefees);
+    let mut host = ActorHost::new(&mut overlay, vm, basefees, *env);
     let outcome = host.run(CallRequest {
         context: CallContext {
             self_address: request.actor,

@@ -24,10 +24,12 @@
 //! runner's `stake`, a delegation's `amount` or a pending unbonding, and leaves only by
 //! `withdraw`; a test sums them against the account after random sequences.
 
+pub(crate) mod index;
+pub(crate) mod rewards;
 #[cfg(test)]
 mod tests;
 
-use crate::native::{self, NativeCall, NativeHost, Undecodable};
+use crate::native::{self, Meter, NativeCall, NativeHost, Undecodable};
 use drover_state::{
     decode_address, decode_count, encode_address, encode_count,
     runner::{
@@ -39,8 +41,8 @@ use drover_types::{
     cbor::Writer,
     exec_error::ExecCode,
     runner::{
-        Capabilities, INITIAL_REPUTATION, MAX_PENDING_UNBONDINGS, MIN_RUNNER_STAKE, RUNNER_REGISTRY_ADDRESS,
-        RegistryCall, RegistryCallError, UNBONDING_BLOCKS,
+        Capabilities, INITIAL_REPUTATION, MAX_PENDING_UNBONDINGS, MIN_RUNNER_STAKE, MIN_SELECTION_REPUTATION,
+        RUNNER_REGISTRY_ADDRESS, RegistryCall, RegistryCallError, UNBONDING_BLOCKS,
     },
 };
 use drover_vm::{CallRequest, HostError, Outcome};
@@ -103,8 +105,8 @@ pub(crate) fn call<H: NativeHost>(host: &mut H, request: &CallRequest) -> Outcom
                 RegistryCallError::Args(e) => Undecodable::Args(e.to_string()),
             })
         },
-        |host, call| {
-            let mut registry = Registry { host, sender: context.caller, height: context.block_height };
+        |host, call, meter| {
+            let mut registry = Registry { host, meter, sender: context.caller, height: context.block_height };
             registry.apply(call, context.value).map(|()| Vec::new())
         },
     )
@@ -113,6 +115,7 @@ pub(crate) fn call<H: NativeHost>(host: &mut H, request: &CallRequest) -> Outcom
 /// One call's view of the registry, as `sender`.
 struct Registry<'x, H> {
     host: &'x mut H,
+    meter: &'x mut Meter,
     sender: Address,
     height: u64,
 }
@@ -168,14 +171,21 @@ impl<H: NativeHost> Registry<'_, H> {
                 if previous.as_ref().is_some_and(|r| !r.deregistered) {
                     return Err(refuse(ExecCode::RunnerRegistered, format!("{sender} is already a registered runner")));
                 }
-                let (unbonding, delegated_stake, reputation) = match previous {
-                    Some(old) => (old.unbonding, old.delegated_stake, old.reputation),
-                    None => (Vec::new(), 0, INITIAL_REPUTATION),
+                let (unbonding, delegated_stake, reputation, reward_per_share, delegator_rewards) = match previous {
+                    Some(old) => (
+                        old.unbonding,
+                        old.delegated_stake,
+                        old.reputation,
+                        old.reward_per_share,
+                        old.delegator_rewards,
+                    ),
+                    None => (Vec::new(), 0, INITIAL_REPUTATION, 0, 0),
                 };
                 let slot = self.read(&runner_count_key(), decode_count)?.unwrap_or(0);
                 self.write(runner_slot_key(slot), Some(encode_address(&sender)));
                 self.write(runner_count_key(), Some(encode_count(slot.saturating_add(1))));
-                let record = RunnerRecord {
+                let type_slots = vec![None; capabilities.job_types.len()];
+                let mut record = RunnerRecord {
                     stake: value,
                     delegated_stake,
                     price_per_job: rate_card.price_per_job,
@@ -189,7 +199,11 @@ impl<H: NativeHost> Registry<'_, H> {
                     active_jobs: 0,
                     unbonding,
                     slot: Some(slot),
+                    type_slots,
+                    reward_per_share,
+                    delegator_rewards,
                 };
+                self.join_indexes(&sender, &mut record)?;
                 self.save(&sender, &record);
                 self.emit(EVENT_REGISTERED, |w| {
                     w.array(2).bytes(&sender.0).u128(value);
@@ -197,8 +211,14 @@ impl<H: NativeHost> Registry<'_, H> {
             }
             RegistryCall::Update { rate_card, capabilities, paused } => {
                 let mut record = self.registered(&sender)?;
+                let old_weight = index::weight(&record);
+                let replace = capabilities.is_some() || paused.is_some();
+                if replace {
+                    self.leave_indexes(&mut record)?;
+                }
                 if let Some(capabilities) = capabilities {
                     check_capabilities(&capabilities)?;
+                    record.type_slots = vec![None; capabilities.job_types.len()];
                     record.job_types = capabilities.job_types;
                     record.max_concurrent_jobs = capabilities.max_concurrent_jobs;
                 }
@@ -209,14 +229,23 @@ impl<H: NativeHost> Registry<'_, H> {
                     record.paused = paused;
                 }
                 record.stake = record.stake.checked_add(value).ok_or_else(|| HostError::internal("stake overflows"))?;
+                if replace {
+                    self.join_indexes(&sender, &mut record)?;
+                } else {
+                    index::reweigh(self.host, self.meter, &record, old_weight)?;
+                }
                 self.save(&sender, &record);
                 self.emit(EVENT_UPDATED, |w| {
                     w.array(2).bytes(&sender.0).u128(record.stake);
                 });
             }
             RegistryCall::Heartbeat => {
-                let record = self.registered(&sender)?;
-                self.save(&sender, &RunnerRecord { last_heartbeat_height: self.height, ..record });
+                let mut record = self.registered(&sender)?;
+                record.last_heartbeat_height = self.height;
+                // A draw that found it unhealthy took it out of its indexes; alive again, it
+                // goes back in.
+                self.join_indexes(&sender, &mut record)?;
+                self.save(&sender, &record);
             }
             RegistryCall::Deregister => {
                 let mut record = self.registered(&sender)?;
@@ -226,6 +255,7 @@ impl<H: NativeHost> Registry<'_, H> {
                         format!("{sender} has {} jobs in progress; finish them first", record.active_jobs),
                     ));
                 }
+                self.leave_indexes(&mut record)?;
                 let stake = std::mem::take(&mut record.stake);
                 unbond(&mut record.unbonding, stake, self.release_height())?;
                 record.deregistered = true;
@@ -240,16 +270,20 @@ impl<H: NativeHost> Registry<'_, H> {
                     return Err(refuse(ExecCode::DelegationAmount, "a delegation carries a non-zero value"));
                 }
                 let mut record = self.registered(&runner)?;
+                let old_weight = index::weight(&record);
                 let mut delegation = self.delegation(&runner, &sender)?;
+                rewards::settle(&mut delegation, &record);
                 if delegation.amount == 0 {
                     delegation.since_height = self.height;
                 }
                 delegation.amount =
                     delegation.amount.checked_add(value).ok_or_else(|| HostError::internal("delegation overflows"))?;
+                rewards::reset_debt(&mut delegation, &record);
                 record.delegated_stake = record
                     .delegated_stake
                     .checked_add(value)
                     .ok_or_else(|| HostError::internal("delegated stake overflows"))?;
+                index::reweigh(self.host, self.meter, &record, old_weight)?;
                 self.save(&runner, &record);
                 self.save_delegation(&runner, &sender, &delegation);
                 self.emit(EVENT_DELEGATED, |w| {
@@ -258,6 +292,10 @@ impl<H: NativeHost> Registry<'_, H> {
             }
             RegistryCall::Undelegate { runner, amount } => {
                 let mut delegation = self.delegation(&runner, &sender)?;
+                // The runner's record exists while a delegation to it does (it is never removed).
+                let mut record =
+                    self.runner(&runner)?.ok_or_else(|| HostError::internal("a delegated runner has no record"))?;
+                rewards::settle(&mut delegation, &record);
                 let left = delegation.amount.checked_sub(amount).filter(|_| amount > 0).ok_or_else(|| {
                     refuse(
                         ExecCode::DelegationAmount,
@@ -266,10 +304,10 @@ impl<H: NativeHost> Registry<'_, H> {
                 })?;
                 unbond(&mut delegation.pending, amount, self.release_height())?;
                 delegation.amount = left;
-                // The runner's record exists while a delegation to it does (it is never removed).
-                let mut record =
-                    self.runner(&runner)?.ok_or_else(|| HostError::internal("a delegated runner has no record"))?;
+                rewards::reset_debt(&mut delegation, &record);
+                let old_weight = index::weight(&record);
                 record.delegated_stake = record.delegated_stake.saturating_sub(amount);
+                index::reweigh(self.host, self.meter, &record, old_weight)?;
                 self.save(&runner, &record);
                 self.save_delegation(&runner, &sender, &delegation);
                 self.emit(EVENT_UNDELEGATED, |w| {
@@ -278,19 +316,23 @@ impl<H: NativeHost> Registry<'_, H> {
             }
             RegistryCall::Withdraw { runner } => {
                 let mut total = 0u128;
-                if runner == sender
-                    && let Some(mut record) = self.runner(&sender)?
-                {
-                    total = matured(&mut record.unbonding, self.height)?;
-                    if total > 0 {
-                        self.save(&sender, &record);
-                    }
-                }
                 let mut delegation = self.delegation(&runner, &sender)?;
-                let from_delegation = matured(&mut delegation.pending, self.height)?;
-                if from_delegation > 0 {
-                    self.save_delegation(&runner, &sender, &delegation);
+                let mut from_delegation = matured(&mut delegation.pending, self.height)?;
+                if let Some(mut record) = self.runner(&runner)? {
+                    if runner == sender {
+                        total = matured(&mut record.unbonding, self.height)?;
+                    }
+                    // Rewards earned by the delegation, capped at what the pool holds (floors
+                    // never let the claims add up to more, see `rewards`).
+                    rewards::settle(&mut delegation, &record);
+                    let earned = std::mem::take(&mut delegation.rewards).min(record.delegator_rewards);
+                    record.delegator_rewards -= earned;
+                    from_delegation = from_delegation
+                        .checked_add(earned)
+                        .ok_or_else(|| HostError::internal("withdrawal overflows"))?;
+                    self.save(&runner, &record);
                 }
+                self.save_delegation(&runner, &sender, &delegation);
                 let total =
                     total.checked_add(from_delegation).ok_or_else(|| HostError::internal("withdrawal overflows"))?;
                 if total == 0 {
@@ -304,6 +346,26 @@ impl<H: NativeHost> Registry<'_, H> {
                     w.array(3).bytes(&sender.0).bytes(&runner.0).u128(total);
                 });
             }
+        }
+        Ok(())
+    }
+
+    /// Puts a registered runner that may take jobs (not paused, reputation at least
+    /// [`MIN_SELECTION_REPUTATION`]) in the index of each of its job types it is not in yet.
+    fn join_indexes(&mut self, runner: &Address, record: &mut RunnerRecord) -> Result<(), HostError> {
+        if record.paused || record.deregistered || record.reputation < MIN_SELECTION_REPUTATION {
+            return Ok(());
+        }
+        for i in 0..record.job_types.len() {
+            index::insert(self.host, self.meter, runner, record, i)?;
+        }
+        Ok(())
+    }
+
+    /// Takes a runner out of every index it is in.
+    fn leave_indexes(&mut self, record: &mut RunnerRecord) -> Result<(), HostError> {
+        for i in 0..record.job_types.len() {
+            index::remove(self.host, self.meter, record, i)?;
         }
         Ok(())
     }

@@ -113,7 +113,7 @@ pub(crate) fn call<H: NativeHost>(host: &mut H, request: &CallRequest) -> Outcom
                 TokenCallError::Args(e) => Undecodable::Args(e.to_string()),
             })
         },
-        |host, call| Tokens { host, sender, height }.apply(call),
+        |host, call, _| Tokens { host, sender, height }.apply(call),
     )
 }
 

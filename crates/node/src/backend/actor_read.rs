@@ -54,6 +54,8 @@ impl NodeHandle {
                 height: block.height,
                 timestamp_ms: block.timestamp_ms,
                 proposer: Address::ZERO,
+                // Seeds only runner assignment, which writes: a read-only call never gets there.
+                parent: drover_types::H256::ZERO,
             };
             let (inner, request, runtime) = (self.0.clone(), request.clone(), ::tokio::runtime::Handle::current());
             let (result, interrupt, answered_at) = self

@@ -1,0 +1,160 @@
+//! Deciding a job from its results and settling it: payments, reputations, the callback and
+//! the refund.
+//!
+//! Verification compares results byte for byte: `none` decides on the first result,
+//! `majority` when `threshold` results are equal (and fails as soon as the results left cannot
+//! reach it), `unanimous` when every runner answered the same (and fails at the first
+//! difference). At the deadline a job without a verdict fails.
+//!
+//! Settling is bounded by the job's runners (at most 16 records): each assigned runner's active
+//! job count drops and its marker goes; on `completed`, runners whose result equals the verdict
+//! are paid their price and gain reputation, others lose it (more for a wrong result than for
+//! silence); on `failed`, silent runners lose reputation and nobody is paid; on `cancelled`,
+//! runners that answered are paid. A completed or failed job of an actor with a callback has
+//! `{job_id, status, result}` queued to its handler with the reserved budget; if it cannot be
+//! queued (mailbox full) the reserve is refunded with the rest.
+
+use super::{EVENT_ENDED, emit, read, write};
+use crate::native::NativeHost;
+use crate::runners::rewards;
+use drover_state::{
+    job::{JobRecord, ResultRecord, Verdict, assigned_key, job_key, result_key},
+    runner::{RunnerRecord, runner_key},
+};
+use drover_types::{
+    H256,
+    job::{JOB_DISPATCHER_ADDRESS, JobStatus, VerificationMode, callback_payload},
+    runner::{REPUTATION_GAIN, REPUTATION_LOSS_SILENT, REPUTATION_LOSS_WRONG, RUNNER_REGISTRY_ADDRESS},
+};
+use drover_vm::{HostError, OutgoingMessage};
+
+/// How a job ends.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Ending {
+    /// A verdict.
+    Completed(Verdict),
+    /// No verdict: the deadline passed or the results cannot reach one.
+    Failed,
+    /// Its submitter ended it.
+    Cancelled,
+}
+
+fn results<H: NativeHost>(host: &mut H, job: &H256, record: &JobRecord) -> Result<Vec<ResultRecord>, HostError> {
+    (0..record.results_count)
+        .map(|index| {
+            let index = u8::try_from(index).map_err(|_| HostError::internal("too many results"))?;
+            read(host, &result_key(job, index), ResultRecord::decode)?
+                .ok_or_else(|| HostError::internal(format!("job {job}: result {index} is missing")))
+        })
+        .collect()
+}
+
+/// Whether the job's results decide it now: `Some(Completed)` with the verdict, `Some(Failed)`
+/// when no verdict is possible any more, `None` to wait for more results.
+pub(crate) fn decide<H: NativeHost>(host: &mut H, job: &H256, record: &JobRecord) -> Result<Option<Ending>, HostError> {
+    let results = results(host, job, record)?;
+    // The largest group of equal results, and its first member.
+    let (mut best, mut best_index) = (0u64, 0u8);
+    for (i, result) in results.iter().enumerate() {
+        let count = results.iter().filter(|other| other.result == result.result).count() as u64;
+        if count > best {
+            (best, best_index) = (count, i as u8);
+        }
+    }
+    let answered = results.len() as u64;
+    let waiting = record.runners.saturating_sub(answered);
+    let verdict = Ending::Completed(Verdict { result: best_index, consensus_count: best });
+    Ok(match record.mode {
+        VerificationMode::None => (answered > 0).then_some(verdict),
+        VerificationMode::Majority if best >= record.threshold => Some(verdict),
+        VerificationMode::Majority => (best + waiting < record.threshold).then_some(Ending::Failed),
+        VerificationMode::Unanimous if best < answered => Some(Ending::Failed),
+        VerificationMode::Unanimous => (waiting == 0).then_some(verdict),
+    })
+}
+
+/// Ends `job` (record `record`) with `ending` (see the module documentation) and saves it.
+pub(crate) fn settle<H: NativeHost>(
+    host: &mut H,
+    job: &H256,
+    mut record: JobRecord,
+    ending: Ending,
+) -> Result<(), HostError> {
+    let results = results(host, job, &record)?;
+    let verdict = match ending {
+        Ending::Completed(verdict) => {
+            let result = results.get(usize::from(verdict.result)).ok_or_else(|| HostError::internal("no verdict"))?;
+            Some(result.result.clone())
+        }
+        _ => None,
+    };
+    for assignment in record.assigned.clone() {
+        let key = runner_key(&assignment.runner);
+        let mut runner = host
+            .read_storage(&RUNNER_REGISTRY_ADDRESS, &key, RunnerRecord::decode)?
+            .ok_or_else(|| HostError::internal(format!("assigned runner {} has no record", assignment.runner)))?;
+        runner.active_jobs = runner.active_jobs.saturating_sub(1);
+        let answer = assignment.result.and_then(|i| results.get(usize::from(i))).map(|r| &r.result);
+        let paid = match (ending, answer) {
+            (Ending::Completed(_), Some(answer)) if Some(answer) == verdict.as_ref() => {
+                runner.reputation = runner.reputation.saturating_add(REPUTATION_GAIN).min(100);
+                true
+            }
+            (Ending::Completed(_), Some(_)) => {
+                runner.reputation = runner.reputation.saturating_sub(REPUTATION_LOSS_WRONG);
+                false
+            }
+            (Ending::Completed(_) | Ending::Failed, None) => {
+                runner.reputation = runner.reputation.saturating_sub(REPUTATION_LOSS_SILENT);
+                false
+            }
+            (Ending::Failed, Some(_)) => false,
+            (Ending::Cancelled, answer) => answer.is_some(),
+        };
+        if paid {
+            record.escrow = record
+                .escrow
+                .checked_sub(assignment.price)
+                .ok_or_else(|| HostError::internal(format!("job {job}: escrow below its payments")))?;
+            rewards::pay(host, &assignment.runner, &mut runner, assignment.price)?;
+        }
+        host.write_storage(&RUNNER_REGISTRY_ADDRESS, &key, Some(runner.encode()));
+        if assignment.result.is_none() {
+            write(host, &assigned_key(job, &assignment.runner), None);
+        }
+    }
+    let status = match ending {
+        Ending::Completed(verdict) => {
+            record.verdict = Some(verdict);
+            JobStatus::Completed
+        }
+        Ending::Failed => JobStatus::Failed,
+        Ending::Cancelled => JobStatus::Cancelled,
+    };
+    if let (Some(callback), false) = (&record.callback, status == JobStatus::Cancelled) {
+        let message = OutgoingMessage {
+            from: JOB_DISPATCHER_ADDRESS,
+            to: record.submitter,
+            handler: callback.handler.clone(),
+            payload: callback_payload(job, status, verdict.as_deref().unwrap_or_default()),
+            value: 0,
+            cycles_limit: callback.cycles,
+        };
+        let basefees = drover_state::Basefees { cycle: record.basefee_cycle, cell: record.basefee_cell };
+        let saved = host.save();
+        match host.enqueue(message, basefees) {
+            // The delivery was bought at these basefees: exactly the reserve.
+            Ok(()) => record.escrow = record.escrow.saturating_sub(record.callback_reserve),
+            Err(_) => host.restore(saved),
+        }
+    }
+    let refund = std::mem::take(&mut record.escrow);
+    host.move_value(&JOB_DISPATCHER_ADDRESS, &record.submitter, refund)?;
+    record.status = status;
+    record.finished_height = Some(host.env().height);
+    write(host, &job_key(job), Some(record.encode()));
+    emit(host, EVENT_ENDED, |w| {
+        w.array(2).bytes(&job.0).text(status.as_str());
+    });
+    Ok(())
+}
