@@ -9,8 +9,9 @@ use drover_types::{
     Address, Basefees, BlockSelector, H256, Receipt, VerifiedTransaction,
     api::{
         AccountInfo, AccountTokens, ActorCodeInfo, ActorInfo, ActorReadResponse, BlockInfo, ChainInfo, DelegationList,
-        EntitlementInfo, InclusionProofInfo, InclusionProofKind, LogPage, MailboxPage, RunnerInfo, RunnerList,
-        StateProofInfo, StateSnapshot, StoragePage, SystemRunPage, TimerPage, TokenInfo, TokenList, UpgradePage,
+        EntitlementInfo, InclusionProofInfo, InclusionProofKind, JobInfo, JobResultList, LogPage, MailboxPage,
+        RunnerInfo, RunnerJobList, RunnerList, StateProofInfo, StateSnapshot, StoragePage, SystemRunPage, TimerPage,
+        TokenInfo, TokenList, UpgradePage, VerifiedResultInfo,
     },
     error::ApiError,
 };
@@ -238,6 +239,22 @@ pub trait Backend: Clone + Send + Sync + 'static {
         address: Address,
         page: Page,
     ) -> impl Future<Output = Result<DelegationList, ApiError>> + Send;
+
+    /// A job's record; `None` when no job has this id.
+    fn job(&self, id: H256) -> impl Future<Output = Result<Option<JobInfo>, ApiError>> + Send;
+
+    /// A job's results in submission order, one page; `None` when no job has this id.
+    fn job_results(&self, id: H256, page: Page)
+    -> impl Future<Output = Result<Option<JobResultList>, ApiError>> + Send;
+
+    /// A job's verdict: `None` when no job has this id, `Some(None)` while it has none.
+    fn job_verified(
+        &self,
+        id: H256,
+    ) -> impl Future<Output = Result<Option<Option<VerifiedResultInfo>>, ApiError>> + Send;
+
+    /// The jobs `runner` is assigned to and has not answered, in job id order, one page.
+    fn runner_jobs(&self, runner: Address, page: Page) -> impl Future<Output = Result<RunnerJobList, ApiError>> + Send;
 
     /// The tokens `address` has a non-zero balance of, one page.
     fn account_tokens(

@@ -269,7 +269,7 @@ mod tests {
     use std::collections::HashMap;
 
     /// Every route the router serves.
-    const ROUTES: [(&str, &str); 47] = [
+    const ROUTES: [(&str, &str); 54] = [
         ("post", "/submit"),
         ("post", "/submit_wait"),
         ("get", "/transaction/{hash}"),
@@ -297,6 +297,13 @@ mod tests {
         ("get", "/runner/{address}/heartbeat_payload"),
         ("post", "/runner/{address}/heartbeat"),
         ("get", "/account/{address}/delegations"),
+        ("get", "/runner/{address}/jobs"),
+        ("get", "/runner/{address}/job_result_payload"),
+        ("post", "/runner/{address}/job_result"),
+        ("get", "/job/{job_id}"),
+        ("get", "/job/{job_id}/status"),
+        ("get", "/job/{job_id}/results"),
+        ("get", "/job/{job_id}/verified"),
         ("get", "/entitlements/registry"),
         ("post", "/entitlements/validate-manifest"),
         ("get", "/height"),

@@ -26,10 +26,10 @@ use drover_types::{
     VerifiedTransaction,
     api::{
         AccountInfo, AccountTokens, ActorCodeInfo, ActorInfo, ActorReadResponse, BlockInfo, ChainInfo, DelegationInfo,
-        DelegationList, EntitlementInfo, InclusionProofInfo, InclusionProofKind, LogInfo, LogPage, MailboxPage,
-        ManifestInfo, ReceiptStatus, RunnerInfo, RunnerList, StateProofInfo, StateProofKind, StateSnapshot,
-        StorageEntryInfo, StoragePage, SystemRunInfo, SystemRunPage, TimerPage, TokenHolding, TokenInfo, TokenList,
-        UpgradePage,
+        DelegationList, EntitlementInfo, InclusionProofInfo, InclusionProofKind, JobInfo, JobResultInfo, JobResultList,
+        LogInfo, LogPage, MailboxPage, ManifestInfo, ReceiptStatus, RunnerInfo, RunnerJobList, RunnerList,
+        StateProofInfo, StateProofKind, StateSnapshot, StorageEntryInfo, StoragePage, SystemRunInfo, SystemRunPage,
+        TimerPage, TokenHolding, TokenInfo, TokenList, UpgradePage, VerifiedResultInfo,
     },
     error::ApiError,
     keccak256,
@@ -85,6 +85,8 @@ pub(crate) struct MockData {
     pub runners: Vec<RunnerInfo>,
     /// Delegations by delegator.
     pub delegations: HashMap<Address, Vec<DelegationInfo>>,
+    /// Jobs, with their results and verdict.
+    pub jobs: Vec<(JobInfo, Vec<JobResultInfo>, Option<VerifiedResultInfo>)>,
 }
 
 #[derive(Clone)]
@@ -133,6 +135,7 @@ impl Default for MockBackend {
             token_allowances: HashMap::new(),
             runners: Vec::new(),
             delegations: HashMap::new(),
+            jobs: Vec::new(),
         };
         Self { data: Arc::new(Mutex::new(data)), heights: Arc::new(watch::channel(0).0) }
     }
@@ -297,6 +300,42 @@ impl Backend for MockBackend {
         let total_count = all.len() as u64;
         let delegations = all.into_iter().skip(page.offset as usize).take(page.limit as usize).collect();
         Ok(DelegationList { address, delegations, total_count, offset: page.offset, limit: page.limit })
+    }
+
+    async fn job(&self, id: H256) -> Result<Option<JobInfo>, ApiError> {
+        Ok(self.data.lock().jobs.iter().find(|(job, _, _)| job.job_id == id).map(|(job, _, _)| job.clone()))
+    }
+
+    async fn job_results(&self, id: H256, page: Page) -> Result<Option<JobResultList>, ApiError> {
+        let data = self.data.lock();
+        Ok(data.jobs.iter().find(|(job, _, _)| job.job_id == id).map(|(_, results, _)| JobResultList {
+            job_id: id,
+            results: results.iter().skip(page.offset as usize).take(page.limit as usize).cloned().collect(),
+            total_count: results.len() as u64,
+            offset: page.offset,
+            limit: page.limit,
+        }))
+    }
+
+    async fn job_verified(&self, id: H256) -> Result<Option<Option<VerifiedResultInfo>>, ApiError> {
+        Ok(self.data.lock().jobs.iter().find(|(job, _, _)| job.job_id == id).map(|(_, _, verdict)| verdict.clone()))
+    }
+
+    async fn runner_jobs(&self, runner: Address, page: Page) -> Result<RunnerJobList, ApiError> {
+        let data = self.data.lock();
+        let open: Vec<JobInfo> = data
+            .jobs
+            .iter()
+            .filter(|(job, results, _)| {
+                job.status == "assigned"
+                    && job.assigned_runners.contains(&runner)
+                    && !results.iter().any(|r| r.runner == runner)
+            })
+            .map(|(job, _, _)| job.clone())
+            .collect();
+        let total_count = open.len() as u64;
+        let jobs = open.into_iter().skip(page.offset as usize).take(page.limit as usize).collect();
+        Ok(RunnerJobList { address: runner, jobs, total_count, offset: page.offset, limit: page.limit })
     }
 
     async fn account_tokens(&self, address: Address, page: Page) -> Result<AccountTokens, ApiError> {

@@ -8,6 +8,7 @@
 mod actor_read;
 mod faucet;
 mod handle;
+mod jobs;
 mod pages;
 mod records;
 mod runners;
@@ -34,9 +35,10 @@ use drover_types::{
     Address, Basefees, BlockSelector, ErrorCode, H256, Receipt, VerifiedTransaction,
     api::{
         AccountInfo, AccountTokens, ActorCodeInfo, ActorInfo, ActorReadResponse, BlockInfo, ChainInfo, DelegationList,
-        EntitlementInfo, InclusionProofInfo, InclusionProofKind, LogPage, MailboxMessageInfo, MailboxPage,
-        ManifestInfo, RunnerInfo, RunnerList, StateProofInfo, StateSnapshot, StorageEntryInfo, StoragePage,
-        SystemRunPage, TimerInfo, TimerPage, TokenInfo, TokenList, UpgradeInfo, UpgradePage,
+        EntitlementInfo, InclusionProofInfo, InclusionProofKind, JobInfo, JobResultList, LogPage, MailboxMessageInfo,
+        MailboxPage, ManifestInfo, RunnerInfo, RunnerJobList, RunnerList, StateProofInfo, StateSnapshot,
+        StorageEntryInfo, StoragePage, SystemRunPage, TimerInfo, TimerPage, TokenInfo, TokenList, UpgradeInfo,
+        UpgradePage, VerifiedResultInfo,
     },
     error::ApiError,
 };
@@ -124,6 +126,22 @@ impl Backend for NodeHandle {
 
     async fn delegations(&self, address: Address, page: Page) -> Result<DelegationList, ApiError> {
         self.read_delegations(address, page).await
+    }
+
+    async fn job(&self, id: H256) -> Result<Option<JobInfo>, ApiError> {
+        self.read_job(id).await
+    }
+
+    async fn job_results(&self, id: H256, page: Page) -> Result<Option<JobResultList>, ApiError> {
+        self.read_job_results(id, page).await
+    }
+
+    async fn job_verified(&self, id: H256) -> Result<Option<Option<VerifiedResultInfo>>, ApiError> {
+        self.read_job_verified(id).await
+    }
+
+    async fn runner_jobs(&self, runner: Address, page: Page) -> Result<RunnerJobList, ApiError> {
+        self.read_runner_jobs(runner, page).await
     }
 
     async fn account_tokens(&self, address: Address, page: Page) -> Result<AccountTokens, ApiError> {

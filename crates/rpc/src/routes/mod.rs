@@ -9,6 +9,7 @@ pub mod chain;
 pub mod entitlements;
 pub mod faucet;
 pub mod health;
+pub mod jobs;
 pub mod metrics;
 pub mod proofs;
 pub mod runners;
@@ -52,6 +53,13 @@ pub fn routes<B: Backend>() -> Router<AppState<B>> {
         .route("/runner/{address}/heartbeat_payload", get(runners::heartbeat_payload::<B>))
         .route("/runner/{address}/heartbeat", post(runners::heartbeat::<B>))
         .route("/account/{address}/delegations", get(runners::delegations::<B>))
+        .route("/runner/{address}/jobs", get(runners::jobs::<B>))
+        .route("/runner/{address}/job_result_payload", get(runners::job_result_payload::<B>))
+        .route("/runner/{address}/job_result", post(runners::job_result::<B>))
+        .route("/job/{job_id}", get(jobs::job::<B>))
+        .route("/job/{job_id}/status", get(jobs::status::<B>))
+        .route("/job/{job_id}/results", get(jobs::results::<B>))
+        .route("/job/{job_id}/verified", get(jobs::verified::<B>))
         .route("/entitlements/registry", get(entitlements::registry::<B>))
         .route("/entitlements/validate-manifest", post(entitlements::validate_manifest::<B>))
         .route("/height", get(blocks::height::<B>))

@@ -1,4 +1,5 @@
-//! Runners: `GET /runners/active`, `/runner/{address}` and `/account/{address}/delegations`.
+//! Runners: `GET /runners/active`, `/runner/{address}`, `/runner/{address}/jobs` and
+//! `/account/{address}/delegations`, and the runners' signed flows (heartbeat, job result).
 //!
 //! An address that never registered is 404 with 7000; a deregistered runner is still served
 //! (health `deregistered`, with its unbonding stake) so its delegators can follow their funds.
@@ -12,12 +13,15 @@
 //! bytes and posts `{unsigned_transaction_base64, signature}` to `/runner/{address}/heartbeat`.
 //! The node checks that the transaction is that flow's for that runner (7004 otherwise: another
 //! destination, handler, argument or value) and that the signature recovers `{address}` (7005),
-//! then admits it exactly like `/submit` and answers the same record and status.
+//! then admits it exactly like `/submit` and answers the same record and status. The job-result
+//! flow is the same with `GET /runner/{address}/job_result_payload?job_id=…&result_base64=…`
+//! (7002 unknown job, 7003 runner not assigned or job closed) and `POST
+//! /runner/{address}/job_result`, whose transaction must be a `submit_result` of the dispatcher.
 
 use crate::{
     backend::Backend,
     error::{HttpError, outcome_response},
-    extract::{AddressParam, RawBody, json_body},
+    extract::{AddressParam, ApiQuery, RawBody, json_body, parse_hash},
     pagination::Page,
     routes::{
         chain::{SUGGESTED_TIP_PER_CELL, SUGGESTED_TIP_PER_CYCLE, suggested_max_fee},
@@ -27,10 +31,15 @@ use crate::{
     submission::admit,
 };
 use axum::{Json, extract::State, http::HeaderMap, response::Response};
+use base64::{Engine, prelude::BASE64_STANDARD};
 use drover_types::{
     Address, ErrorCode, Signature, Transaction,
-    api::{DelegationList, RunnerInfo, RunnerList, SignedFlowPayload, SignedFlowRequest, SubmitResponse},
+    api::{
+        DelegationList, RunnerInfo, RunnerJobList, RunnerList, SignedFlowPayload, SignedFlowRequest, SubmitResponse,
+    },
+    job::{JOB_DISPATCHER_ADDRESS, JobCall, JobStatus, MAX_JOB_RESULT_BYTES},
     params::system_call_limits,
+    payload::Message,
     runner::{RUNNER_REGISTRY_ADDRESS, RegistryCall},
     submission::encode_submission,
 };
@@ -97,18 +106,21 @@ pub async fn delegations<B: Backend>(
     Ok(Json(state.backend.delegations(address, page).await?))
 }
 
-/// The heartbeat transaction the node builds for `runner` (unsigned).
-async fn heartbeat_transaction<B: Backend>(backend: &B, runner: Address) -> Result<Transaction, HttpError> {
-    if backend.runner(runner).await?.is_none() {
-        return Err(HttpError::new(ErrorCode::RunnerNotFound, format!("{runner} has never registered as a runner")));
-    }
-    let payload = RegistryCall::Heartbeat.message().encode();
-    let (cycles_limit, cells_limit) = system_call_limits(payload.len(), RegistryCall::Heartbeat.cost());
+/// The transaction the node builds for `runner` to send `message` to `to` (unsigned): its next
+/// nonce, pending transactions included; the suggested fees; limits that cover the call.
+async fn flow_transaction<B: Backend>(
+    backend: &B,
+    runner: Address,
+    to: Address,
+    payload: Vec<u8>,
+    cost: (u64, u64),
+) -> Result<Transaction, HttpError> {
+    let (cycles_limit, cells_limit) = system_call_limits(payload.len(), cost);
     let basefees = backend.basefees();
     Ok(Transaction {
         chain_id: backend.chain_info().chain_id,
         nonce: backend.next_nonce(runner).await?,
-        to: Some(RUNNER_REGISTRY_ADDRESS),
+        to: Some(to),
         value: 0,
         cycles_limit,
         cells_limit,
@@ -119,6 +131,22 @@ async fn heartbeat_transaction<B: Backend>(backend: &B, runner: Address) -> Resu
         payload,
         signature: None,
     })
+}
+
+/// What a flow's `*_payload` route answers for `tx`.
+fn flow_payload(tx: &Transaction) -> Json<SignedFlowPayload> {
+    Json(SignedFlowPayload {
+        message_to_sign_base64: tx.signing_hash().0.to_vec(),
+        unsigned_transaction_base64: tx.encode_unsigned(),
+        nonce: tx.nonce,
+    })
+}
+
+async fn registered<B: Backend>(backend: &B, runner: Address) -> Result<RunnerInfo, HttpError> {
+    backend
+        .runner(runner)
+        .await?
+        .ok_or_else(|| HttpError::new(ErrorCode::RunnerNotFound, format!("{runner} has never registered as a runner")))
 }
 
 /// `GET /runner/{address}/heartbeat_payload`: the runner's heartbeat transaction, to sign.
@@ -137,12 +165,11 @@ pub async fn heartbeat_payload<B: Backend>(
     State(state): State<AppState<B>>,
     AddressParam(runner): AddressParam,
 ) -> Result<Json<SignedFlowPayload>, HttpError> {
-    let tx = heartbeat_transaction(&state.backend, runner).await?;
-    Ok(Json(SignedFlowPayload {
-        message_to_sign_base64: tx.signing_hash().0.to_vec(),
-        unsigned_transaction_base64: tx.encode_unsigned(),
-        nonce: tx.nonce,
-    }))
+    registered(&state.backend, runner).await?;
+    let call = RegistryCall::Heartbeat;
+    let tx =
+        flow_transaction(&state.backend, runner, RUNNER_REGISTRY_ADDRESS, call.message().encode(), call.cost()).await?;
+    Ok(flow_payload(&tx))
 }
 
 /// Parses `r ‖ s ‖ v` hex, `v` 0/1 or 27/28 (7005 otherwise: it cannot be the runner's).
@@ -157,35 +184,22 @@ fn parse_signature(text: &str) -> Result<Signature, HttpError> {
         .map_err(|_| refused(format!("signature is {} bytes, not r ‖ s ‖ v (65 bytes, v 0/1 or 27/28)", bytes.len())))
 }
 
-/// `POST /runner/{address}/heartbeat`: admits the runner's signed heartbeat like `/submit`.
-#[utoipa::path(
-    post,
-    path = "/runner/{address}/heartbeat",
-    tag = "runners",
-    summary = "Submit a runner's signed heartbeat",
-    description = "Takes the flow's unsigned transaction and the runner's signature of its message; refuses a \
-        transaction that is not this flow's (7004) or a signature that does not recover the runner (7005); then \
-        answers like `/submit`.",
-    params(("address" = String, Path, description = "The runner: 20 bytes of hex.")),
-    request_body(content = SignedFlowRequest, content_type = "application/json"),
-    responses((status = 200, description = "Accepted into the mempool; the record of `/submit`.", body = SubmitResponse))
-)]
-pub async fn heartbeat<B: Backend>(
-    State(state): State<AppState<B>>,
-    AddressParam(runner): AddressParam,
-    RawBody(body): RawBody,
+/// Admits a signed flow's transaction for `runner` like `/submit`: `is_flows` says whether the
+/// unsigned transaction is the flow's (7004 with `what` otherwise), and the signature must
+/// recover `runner` (7005).
+async fn admit_flow<B: Backend>(
+    state: &AppState<B>,
+    runner: Address,
+    body: &[u8],
+    is_flows: impl FnOnce(&Transaction) -> bool,
+    what: &str,
 ) -> Result<Response, HttpError> {
-    let request: SignedFlowRequest = json_body(&body)?;
-    let mismatch = |why: &str| HttpError::new(ErrorCode::FlowTransactionMismatch, why.to_owned());
+    let request: SignedFlowRequest = json_body(body)?;
+    let mismatch = |why: String| HttpError::new(ErrorCode::FlowTransactionMismatch, why);
     let unsigned = Transaction::decode(&request.unsigned_transaction_base64)
-        .map_err(|e| mismatch(&format!("unsigned_transaction_base64 is not a transaction: {e}")))?;
-    let heartbeat = RegistryCall::Heartbeat.message().encode();
-    if unsigned.signature.is_some()
-        || unsigned.to != Some(RUNNER_REGISTRY_ADDRESS)
-        || unsigned.value != 0
-        || unsigned.payload != heartbeat
-    {
-        return Err(mismatch("the transaction is not a heartbeat of the runner registry without value and signature"));
+        .map_err(|e| mismatch(format!("unsigned_transaction_base64 is not a transaction: {e}")))?;
+    if unsigned.signature.is_some() || unsigned.value != 0 || !is_flows(&unsigned) {
+        return Err(mismatch(format!("the transaction is not {what} without value and signature")));
     }
     let tx = Transaction { signature: Some(parse_signature(&request.signature)?), ..unsigned };
     match tx.recover_sender() {
@@ -206,6 +220,142 @@ pub async fn heartbeat<B: Backend>(
     let admission = admit(&state.backend, &HeaderMap::new(), encode_submission(&[tx]).into()).await?;
     let refusal = admission.refusal().map(|err| err.code);
     Ok(outcome_response(refusal, submit_response(&admission), &admission.concealer))
+}
+
+/// `POST /runner/{address}/heartbeat`: admits the runner's signed heartbeat like `/submit`.
+#[utoipa::path(
+    post,
+    path = "/runner/{address}/heartbeat",
+    tag = "runners",
+    summary = "Submit a runner's signed heartbeat",
+    description = "Takes the flow's unsigned transaction and the runner's signature of its message; refuses a \
+        transaction that is not this flow's (7004) or a signature that does not recover the runner (7005); then \
+        answers like `/submit`.",
+    params(("address" = String, Path, description = "The runner: 20 bytes of hex.")),
+    request_body(content = SignedFlowRequest, content_type = "application/json"),
+    responses((status = 200, description = "Accepted into the mempool; the record of `/submit`.", body = SubmitResponse))
+)]
+pub async fn heartbeat<B: Backend>(
+    State(state): State<AppState<B>>,
+    AddressParam(runner): AddressParam,
+    RawBody(body): RawBody,
+) -> Result<Response, HttpError> {
+    let heartbeat = RegistryCall::Heartbeat.message().encode();
+    let is_heartbeat = |tx: &Transaction| tx.to == Some(RUNNER_REGISTRY_ADDRESS) && tx.payload == heartbeat;
+    admit_flow(&state, runner, &body, is_heartbeat, "a heartbeat of the runner registry").await
+}
+
+/// `GET /runner/{address}/jobs`: one page of the jobs a runner is assigned to and has not
+/// answered.
+#[utoipa::path(
+    get,
+    path = "/runner/{address}/jobs",
+    tag = "runners",
+    summary = "Jobs awaiting a runner's result",
+    description = "The assigned jobs this runner has not answered, in job id order, each with its spec and input: \
+        what a runner daemon polls. A runner that never registered has none.",
+    params(
+        ("address" = String, Path, description = "The runner: 20 bytes of hex."),
+        ("offset" = Option<u64>, Query, description = "Jobs to skip (default 0)."),
+        ("limit" = Option<u64>, Query, description = "Page size (default 50, at most 1,000)."),
+    ),
+    responses((status = 200, description = "The list envelope with `jobs`.", body = RunnerJobList))
+)]
+pub async fn jobs<B: Backend>(
+    State(state): State<AppState<B>>,
+    AddressParam(runner): AddressParam,
+    page: Page,
+) -> Result<Json<RunnerJobList>, HttpError> {
+    Ok(Json(state.backend.runner_jobs(runner, page).await?))
+}
+
+/// Query of `GET /runner/{address}/job_result_payload`.
+#[derive(Debug, serde::Deserialize)]
+pub struct JobResultQuery {
+    /// The job: 32 bytes of hex.
+    job_id: String,
+    /// The result, base64 (standard alphabet, padded).
+    result_base64: String,
+}
+
+/// `GET /runner/{address}/job_result_payload`: the runner's result transaction, to sign.
+#[utoipa::path(
+    get,
+    path = "/runner/{address}/job_result_payload",
+    tag = "runners",
+    summary = "The result transaction a runner signs",
+    description = "Built by the node for a runner assigned to the job (7002 unknown job, 7003 not assigned or the \
+        job no longer takes results): a `submit_result` of the dispatcher with the runner's next nonce, the \
+        suggested fees and limits that cover it. Sign `message_to_sign_base64` and post it with \
+        `unsigned_transaction_base64` to `/runner/{address}/job_result`.",
+    params(
+        ("address" = String, Path, description = "The runner: 20 bytes of hex."),
+        ("job_id" = String, Query, description = "The job: 32 bytes of hex."),
+        ("result_base64" = String, Query, description = "The result, base64 (at most 16 KiB decoded)."),
+    ),
+    responses((status = 200, description = "The payload to sign.", body = SignedFlowPayload))
+)]
+pub async fn job_result_payload<B: Backend>(
+    State(state): State<AppState<B>>,
+    AddressParam(runner): AddressParam,
+    ApiQuery(query): ApiQuery<JobResultQuery>,
+) -> Result<Json<SignedFlowPayload>, HttpError> {
+    let job = parse_hash(&query.job_id)?;
+    let result = BASE64_STANDARD
+        .decode(&query.result_base64)
+        .map_err(|e| HttpError::new(ErrorCode::BadRequest, format!("result_base64 is not base64: {e}")))?;
+    if result.len() > MAX_JOB_RESULT_BYTES {
+        return Err(HttpError::new(
+            ErrorCode::BadRequest,
+            format!("the result is {} bytes; at most {MAX_JOB_RESULT_BYTES}", result.len()),
+        ));
+    }
+    registered(&state.backend, runner).await?;
+    let info = state
+        .backend
+        .job(job)
+        .await?
+        .ok_or_else(|| HttpError::new(ErrorCode::JobNotFound, format!("no job has id {job}")))?;
+    if info.status != JobStatus::Assigned.as_str() || !info.assigned_runners.contains(&runner) {
+        return Err(HttpError::new(
+            ErrorCode::RunnerNotAssigned,
+            format!(
+                "{runner} cannot answer job {job}: it is {} and assigned to {:?}",
+                info.status, info.assigned_runners
+            ),
+        ));
+    }
+    let call = JobCall::SubmitResult { job, result };
+    let tx =
+        flow_transaction(&state.backend, runner, JOB_DISPATCHER_ADDRESS, call.message().encode(), call.cost()).await?;
+    Ok(flow_payload(&tx))
+}
+
+/// `POST /runner/{address}/job_result`: admits the runner's signed result like `/submit`.
+#[utoipa::path(
+    post,
+    path = "/runner/{address}/job_result",
+    tag = "runners",
+    summary = "Submit a runner's signed job result",
+    description = "Takes the flow's unsigned transaction and the runner's signature of its message; refuses a \
+        transaction that is not a `submit_result` of the dispatcher (7004) or a signature that does not recover \
+        the runner (7005); then answers like `/submit`.",
+    params(("address" = String, Path, description = "The runner: 20 bytes of hex.")),
+    request_body(content = SignedFlowRequest, content_type = "application/json"),
+    responses((status = 200, description = "Accepted into the mempool; the record of `/submit`.", body = SubmitResponse))
+)]
+pub async fn job_result<B: Backend>(
+    State(state): State<AppState<B>>,
+    AddressParam(runner): AddressParam,
+    RawBody(body): RawBody,
+) -> Result<Response, HttpError> {
+    let is_result = |tx: &Transaction| {
+        tx.to == Some(JOB_DISPATCHER_ADDRESS)
+            && Message::decode(&tx.payload).is_ok_and(|message| {
+                matches!(JobCall::decode(&message.handler, &message.payload), Ok(JobCall::SubmitResult { .. }))
+            })
+    };
+    admit_flow(&state, runner, &body, is_result, "a submit_result of the job dispatcher").await
 }
 
 #[cfg(test)]
@@ -304,6 +454,69 @@ mod tests {
 
         let stranger = format!("/runner/{}/heartbeat_payload", Address([4; 20]).to_hex());
         get(&app, &stranger).await.assert_error(404, ErrorCode::RunnerNotFound);
+    }
+
+    #[tokio::test]
+    async fn the_job_result_flow_is_for_assigned_runners_and_submit_results_only() {
+        use base64::Engine as _;
+        use drover_types::{H256, Transaction};
+        let runner = key(0);
+        let backend = MockBackend::with(|data| {
+            data.runners = vec![RunnerInfo { address: runner.address(), ..super::tests::runner(0, "healthy") }];
+            data.jobs = vec![
+                (crate::routes::jobs::tests::job(1, "assigned", &[runner.address()]), Vec::new(), None),
+                (crate::routes::jobs::tests::job(2, "assigned", &[Address([7; 20])]), Vec::new(), None),
+                (crate::routes::jobs::tests::job(3, "completed", &[runner.address()]), Vec::new(), None),
+            ];
+        });
+        let app = app(&backend);
+        let base = format!("/runner/{}", runner.address().to_hex());
+        let payload_for = |id: u8| {
+            format!("{base}/job_result_payload?job_id=0x{}&result_base64=b3V0", format!("{id:02x}").repeat(32))
+        };
+        let payload = get(&app, &payload_for(1)).await.json();
+        let unsigned = base64::engine::general_purpose::STANDARD
+            .decode(payload["unsigned_transaction_base64"].as_str().unwrap())
+            .unwrap();
+        let tx = Transaction::decode(&unsigned).unwrap();
+        let signature = tx.clone().sign(&runner).signature.unwrap().to_rsv();
+        let path = format!("{base}/job_result");
+
+        // Not assigned, or the job is over: 7003; unknown job: 7002; bad query: 1001.
+        get(&app, &payload_for(2)).await.assert_error(409, ErrorCode::RunnerNotAssigned);
+        get(&app, &payload_for(3)).await.assert_error(409, ErrorCode::RunnerNotAssigned);
+        get(&app, &payload_for(4)).await.assert_error(404, ErrorCode::JobNotFound);
+        get(&app, &format!("{base}/job_result_payload?job_id=0x01")).await.assert_error(400, ErrorCode::BadRequest);
+        let bad_base64 = format!("{base}/job_result_payload?job_id=0x{}&result_base64=%%%", "01".repeat(32));
+        get(&app, &bad_base64).await.assert_error(400, ErrorCode::BadRequest);
+
+        // Another key's signature: 7005; a heartbeat (another flow's transaction) signed by
+        // the runner: 7004.
+        let other = tx.clone().sign(&key(1)).signature.unwrap().to_rsv();
+        post(&app, &path, "application/json", signed_request(&unsigned, &other))
+            .await
+            .assert_error(400, ErrorCode::FlowSignatureMismatch);
+        let heartbeat = get(&app, &format!("{base}/heartbeat_payload")).await.json();
+        let heartbeat = base64::engine::general_purpose::STANDARD
+            .decode(heartbeat["unsigned_transaction_base64"].as_str().unwrap())
+            .unwrap();
+        let heartbeat_signature = Transaction::decode(&heartbeat).unwrap().sign(&runner).signature.unwrap().to_rsv();
+        post(&app, &path, "application/json", signed_request(&heartbeat, &heartbeat_signature))
+            .await
+            .assert_error(400, ErrorCode::FlowTransactionMismatch);
+        // And a result posted to the heartbeat flow: 7004 too.
+        post(&app, &format!("{base}/heartbeat"), "application/json", signed_request(&unsigned, &signature))
+            .await
+            .assert_error(400, ErrorCode::FlowTransactionMismatch);
+
+        let answer = post(&app, &path, "application/json", signed_request(&unsigned, &signature)).await;
+        assert_eq!(answer.status, StatusCode::OK, "{}", answer.json());
+        let submitted = backend.data.lock().submitted.clone();
+        assert_eq!(submitted.len(), 1);
+        assert_eq!(submitted[0].sender, runner.address());
+        let jobs = get(&app, &format!("{base}/jobs")).await.json();
+        assert_eq!(jobs["total_count"], json!(1));
+        assert_eq!(jobs["jobs"][0]["job_id"], json!(H256([1; 32]).to_string()));
     }
 
     #[tokio::test]
