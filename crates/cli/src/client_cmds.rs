@@ -79,6 +79,9 @@ pub(crate) enum ClientCommand {
     /// Native tokens: create, read, transfer, approve, mint, burn, freeze.
     #[command(subcommand)]
     Token(crate::token_cmds::TokenCommand),
+    /// Jobs bought from runners: submit, status, results, verified, cancel.
+    #[command(subcommand)]
+    Job(crate::job_cmds::JobCommand),
     /// List the healthy runners, show one, or list an account's delegations.
     Runners(crate::runner_cmds::RunnersArgs),
     /// Delegate DRV to a runner (adds to its selection weight).
@@ -195,6 +198,7 @@ pub(crate) async fn run(cmd: ClientCommand, rpc_url: &str, json: bool) -> Result
         ClientCommand::Read(args) => crate::actor_cmds::read(&connect()?, args).await?,
         ClientCommand::Actor { address, view } => crate::actor_cmds::actor(&connect()?, address, view).await?,
         ClientCommand::Token(cmd) => crate::token_cmds::run(&connect()?, cmd).await?,
+        ClientCommand::Job(cmd) => crate::job_cmds::run(&connect()?, cmd).await?,
         ClientCommand::Runners(args) => crate::runner_cmds::runners(&connect()?, args).await?,
         ClientCommand::Delegate(args) => crate::runner_cmds::delegate(&connect()?, args).await?,
         ClientCommand::Undelegate(args) => crate::runner_cmds::undelegate(&connect()?, args).await?,

@@ -9,6 +9,7 @@ mod bench;
 mod client_cmds;
 mod dev;
 mod devnet_cmd;
+mod job_cmds;
 mod node_cmd;
 mod report;
 mod runner_cmds;

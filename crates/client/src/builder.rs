@@ -15,6 +15,7 @@ use crate::{Client, ClientError, Wallet};
 use drover_types::{
     Address, Transaction,
     api::BasefeeInfo,
+    job::{JOB_DISPATCHER_ADDRESS, JobCall},
     params::{TRANSFER_CYCLES, system_call_limits},
     runner::{RUNNER_REGISTRY_ADDRESS, RegistryCall},
     token::{self, TOKENS_ADDRESS, TokenCall},
@@ -139,8 +140,16 @@ impl TxBuilder {
     /// cover exactly its cost.
     pub fn registry(call: &RegistryCall, value: u128) -> Self {
         let payload = call.message().encode();
-        let (cycles, cells) = system_call_limits(payload.len(), call.cost());
+        let (cycles, cells) = system_call_limits(payload.len(), call.max_cost());
         Self::message(Some(RUNNER_REGISTRY_ADDRESS), value, payload).cycles_limit(cycles).cells_limit(cells)
+    }
+
+    /// A call of the job dispatcher carrying `value` (a submit's escrow), with limits that cover
+    /// the most it can cost.
+    pub fn job(call: &JobCall, value: u128) -> Self {
+        let payload = call.message().encode();
+        let (cycles, cells) = system_call_limits(payload.len(), call.max_cost());
+        Self::message(Some(JOB_DISPATCHER_ADDRESS), value, payload).cycles_limit(cycles).cells_limit(cells)
     }
 
     /// A message to `to` (an actor or system actor), or a deploy when `to` is `None`, with an

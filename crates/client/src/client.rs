@@ -15,11 +15,13 @@ use drover_types::{
     api::{
         AccountInfo, AccountTokens, ActorCodeInfo, ActorInfo, ActorReadRequest, ActorReadResponse, BasefeeInfo,
         BlockInfo, ChainInfo, DelegationList, EntitlementList, FaucetRequest, FaucetResponse, HealthDetailed,
-        HeightInfo, InclusionProofInfo, Liveness, LogPage, MailboxPage, ManifestValidation, MultiProofResponse,
-        ProofRequest, ReceiptInfo, RunnerInfo, RunnerList, SignedFlowPayload, SignedFlowRequest, StateProofInfo,
-        StateSnapshot, StorageCount, StoragePage, SubmitResponse, SubmitWaitResponse, SystemRunPage, TimerPage,
-        TokenAllowance, TokenBalance, TokenInfo, TokenList, TransactionInfo, UpgradePage,
+        HeightInfo, InclusionProofInfo, JobInfo, JobResultList, Liveness, LogPage, MailboxPage, ManifestValidation,
+        MultiProofResponse, ProofRequest, ReceiptInfo, RunnerInfo, RunnerJobList, RunnerList, SignedFlowPayload,
+        SignedFlowRequest, StateProofInfo, StateSnapshot, StorageCount, StoragePage, SubmitResponse,
+        SubmitWaitResponse, SystemRunPage, TimerPage, TokenAllowance, TokenBalance, TokenInfo, TokenList,
+        TransactionInfo, UpgradePage, VerifiedResultInfo,
     },
+    job::JOB_DISPATCHER_ADDRESS,
     submission::encode_submission,
 };
 use reqwest::header::{CONTENT_TYPE, HeaderValue, RETRY_AFTER};
@@ -214,6 +216,70 @@ impl Client {
     ) -> Result<SubmitResponse, ClientError> {
         let url = self.url(&format!("/runner/{runner}/heartbeat"));
         self.send_json(&url, self.http.post(&url).json(request)).await
+    }
+
+    /// `GET /runner/{address}/jobs?offset=&limit=`: one page of the jobs the runner is assigned
+    /// to and has not answered.
+    pub async fn runner_jobs(&self, runner: &Address, offset: u64, limit: u64) -> Result<RunnerJobList, ClientError> {
+        self.get(&format!("/runner/{runner}/jobs?offset={offset}&limit={limit}")).await
+    }
+
+    /// `GET /runner/{address}/job_result_payload`: the result transaction the node built for the
+    /// runner, and the message to sign.
+    pub async fn job_result_payload(
+        &self,
+        runner: &Address,
+        job: &H256,
+        result: &[u8],
+    ) -> Result<SignedFlowPayload, ClientError> {
+        use base64::Engine as _;
+        let url = self.url(&format!("/runner/{runner}/job_result_payload"));
+        let result = base64::engine::general_purpose::STANDARD.encode(result);
+        // The query builder percent-encodes `+`, `/` and `=` of the base64.
+        let request = self.http.get(&url).query(&[("job_id", job.to_string()), ("result_base64", result)]);
+        self.send_json(&url, request).await
+    }
+
+    /// `POST /runner/{address}/job_result`: the flow's transaction with the runner's signature;
+    /// answers like [`Client::submit`].
+    pub async fn post_job_result(
+        &self,
+        runner: &Address,
+        request: &SignedFlowRequest,
+    ) -> Result<SubmitResponse, ClientError> {
+        let url = self.url(&format!("/runner/{runner}/job_result"));
+        self.send_json(&url, self.http.post(&url).json(request)).await
+    }
+
+    /// How many jobs `submitter` has submitted (in the latest state): the `seq` of its next job
+    /// id, `keccak256(submitter ‖ seq_be8)`. Read from the dispatcher's storage.
+    pub async fn job_submissions(&self, submitter: &Address) -> Result<u64, ClientError> {
+        let key = drover_state::job::submissions_key(submitter);
+        let path = format!("/state/{JOB_DISPATCHER_ADDRESS}/0x{}", hex::encode(&key));
+        let record = self.state_value(&JOB_DISPATCHER_ADDRESS, &key).await?;
+        match record.value {
+            None => Ok(0),
+            Some(bytes) => drover_state::decode_count(&bytes).map_err(|e| ClientError::UnexpectedResponse {
+                url: self.url(&path),
+                status: 200,
+                reason: format!("the submission count is not a count record: {e}"),
+            }),
+        }
+    }
+
+    /// `GET /job/{job_id}`; `None` for an id that names no job.
+    pub async fn job(&self, job: &H256) -> Result<Option<JobInfo>, ClientError> {
+        self.get_optional(&format!("/job/{job}"), ErrorCode::JobNotFound).await
+    }
+
+    /// `GET /job/{job_id}/results?offset=&limit=`: one page of a job's results.
+    pub async fn job_results(&self, job: &H256, offset: u64, limit: u64) -> Result<JobResultList, ClientError> {
+        self.get(&format!("/job/{job}/results?offset={offset}&limit={limit}")).await
+    }
+
+    /// `GET /job/{job_id}/verified`; `None` while the job has no verified result.
+    pub async fn job_verified(&self, job: &H256) -> Result<Option<VerifiedResultInfo>, ClientError> {
+        self.get_optional(&format!("/job/{job}/verified"), ErrorCode::JobNotVerified).await
     }
 
     /// `GET /account/{address}/delegations?offset=&limit=`: one page of an account's delegations.

@@ -2,8 +2,9 @@
 //! glue's stateful QMDB, threshold Simplex, gossip) on Commonware's deterministic runtime and
 //! simulated network, always with latency, jitter and message loss. Each test injects one
 //! [`Fault`] after the same start (transfers and a ledger workload admitted): none beyond the
-//! lossy network, a validator crashed and restarted, a partition healed, or hostile
-//! transactions (fresh-key scans at the block's cycle limit). Every run checks that no two
+//! lossy network, a validator crashed and restarted, a partition healed, hostile transactions
+//! (fresh-key scans at the block's cycle limit), or runners registering and jobs submitted to
+//! them (every validator must assign the same runners). Every run checks that no two
 //! validators finalized different blocks at any height, that progress resumes after the fault,
 //! and that all state roots agree; each seed runs twice and must reproduce the same execution
 //! exactly (the runtime's auditor digest).
@@ -28,7 +29,10 @@ use drover_node::{
 use drover_state::keys;
 use drover_types::{
     Address, SecretKey, Transaction,
+    job::{JOB_DISPATCHER_ADDRESS, JobCall, JobSpec, Verification, VerificationMode, job_id},
+    params::system_call_limits,
     payload::{Deploy, Manifest, Message},
+    runner::{Capabilities, MIN_RUNNER_STAKE, RUNNER_REGISTRY_ADDRESS, RateCard, RegistryCall},
 };
 use parking_lot::Mutex;
 use std::{
@@ -231,6 +235,62 @@ fn hostile_workload() -> (SecretKey, Vec<Transaction>) {
     (key, txs)
 }
 
+/// Runners of the jobs workload: dev keys 3 to 6, registered with stakes of 1 to 4 DRV.
+const JOB_RUNNERS: u32 = 4;
+/// Jobs of the jobs workload, each asking for two runners.
+const JOBS: u64 = 6;
+
+/// A call of a native system actor from `key` with `value`, with limits that cover it.
+fn system_tx(key: &SecretKey, nonce: u64, to: Address, payload: Vec<u8>, cost: (u64, u64), value: u128) -> Transaction {
+    let (cycles_limit, cells_limit) = system_call_limits(payload.len(), cost);
+    Transaction {
+        chain_id: devnet::DEV_CHAIN_ID,
+        nonce,
+        to: Some(to),
+        value,
+        cycles_limit,
+        cells_limit,
+        max_fee_per_cycle: 1_000,
+        max_fee_per_cell: 1_000,
+        tip_per_cycle: 1,
+        tip_per_cell: 0,
+        payload,
+        signature: None,
+    }
+    .sign(key)
+}
+
+/// The jobs workload: runners register (stake-weighted 1:2:3:4), and dev key 7 submits jobs
+/// for two runners each. Assignment is seeded by the parent block's digest, so any validator
+/// that drew differently would split the state roots; the run also compares the records.
+fn jobs_workload() -> Vec<Transaction> {
+    let mut txs = Vec::new();
+    for i in 0..JOB_RUNNERS {
+        let register = RegistryCall::Register {
+            rate_card: RateCard { price_per_job: 10 },
+            capabilities: Capabilities { job_types: vec!["echo".into()], max_concurrent_jobs: 16 },
+        };
+        let stake = MIN_RUNNER_STAKE * u128::from(i + 1);
+        let key = SecretKey::dev(3 + i);
+        txs.push(system_tx(&key, 0, RUNNER_REGISTRY_ADDRESS, register.message().encode(), register.max_cost(), stake));
+    }
+    let submitter = SecretKey::dev(7);
+    for n in 0..JOBS {
+        let spec = JobSpec {
+            job_type: "echo".into(),
+            input: n.to_le_bytes().to_vec(),
+            runners: 2,
+            verification: Verification { mode: VerificationMode::Majority, threshold: 2 },
+            max_price: 10,
+            timeout_blocks: 1_000,
+            callback: None,
+        };
+        let call = JobCall::Submit(spec);
+        txs.push(system_tx(&submitter, n, JOB_DISPATCHER_ADDRESS, call.message().encode(), call.max_cost(), 20));
+    }
+    txs
+}
+
 /// The one fault a run injects once the network is up and the workloads are admitted.
 #[derive(Clone, Copy, Debug)]
 enum Fault {
@@ -242,6 +302,8 @@ enum Fault {
     Partition,
     /// Fresh-key scans at the block's cycle limit are sent through validator 0.
     Hostile,
+    /// Runners register and jobs are submitted through validator 0.
+    Jobs,
 }
 
 /// Finalized (height → block digest, state root) of one validator, up to `to`.
@@ -379,11 +441,24 @@ fn run(
                 wait_all(&context, &all, tip + 30).await;
                 Some((attacker, sent))
             }
+            Fault::Jobs => {
+                let verdicts = intake::admit(
+                    &running.chain,
+                    &running.databases,
+                    jobs_workload().into_iter().map(|tx| tx.verify().unwrap()).collect(),
+                )
+                .await;
+                assert!(verdicts.iter().all(Result::is_ok), "{verdicts:?}");
+                let tip = height(&slots[0]);
+                wait_all(&context, &all, tip + 30).await;
+                None
+            }
         };
         // Progress after the fault, and a history long enough to compare.
         let tip = slots.iter().map(height).max().unwrap_or(0);
         wait_all(&context, &all, tip.max(25) + 10).await;
 
+        let jobs_seen = Mutex::new(BTreeMap::new());
         // Safety: the same block (and state root) at every height on every validator.
         let common = slots.iter().map(height).min().unwrap();
         let first = slots[0].lock().clone().unwrap();
@@ -401,6 +476,20 @@ fn run(
             let supply = running.databases.read().await.get(&keys::storage_key(&ledger, b"supply")).await.unwrap();
             let minted: u64 = (1..=LEDGER_MINTS).sum();
             assert_eq!(supply, Some(minted.to_le_bytes().to_vec()));
+            // Every job was assigned two runners, the same on every validator (the records are
+            // compared; the state roots above cover the rest).
+            if matches!(fault, Fault::Jobs) {
+                let submitter = SecretKey::dev(7).address();
+                let db = running.databases.read().await;
+                for n in 0..JOBS {
+                    let key = drover_state::job::state_key(&drover_state::job::job_key(&job_id(&submitter, n)));
+                    let record =
+                        drover_state::job::JobRecord::decode(&db.get(&key).await.unwrap().expect("a job")).unwrap();
+                    assert_eq!(record.assigned.len(), 2, "job {n}: {record:?}");
+                    jobs_seen.lock().entry(n).or_insert_with(|| record.assigned.clone());
+                    assert_eq!(jobs_seen.lock()[&n], record.assigned, "job {n} assigned differently");
+                }
+            }
             // Every hostile transaction was included (its nonce used) while the chain went on.
             if let Some((attacker, sent)) = &hostile {
                 let account = intake::read_account(&running.chain, &running.databases, &attacker.address()).await;
@@ -448,4 +537,9 @@ fn a_partition_without_quorum_finalizes_nothing_and_healing_resumes_finality() {
 #[test]
 fn fresh_key_scans_at_the_block_limit_do_not_stall_four_validators() {
     check(Fault::Hostile);
+}
+
+#[test]
+fn four_validators_assign_the_same_runners_to_every_job() {
+    check(Fault::Jobs);
 }

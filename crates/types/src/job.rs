@@ -225,6 +225,19 @@ impl JobCall {
         }
     }
 
+    /// What a transaction's limits must cover for this call: its fixed [`cost`](Self::cost)
+    /// plus, for a submit, the most its first assignment attempt can use.
+    pub fn max_cost(&self) -> (u64, u64) {
+        let (cycles, cells) = self.cost();
+        match self {
+            JobCall::Submit(spec) => (
+                cycles.saturating_add(spec.runners.saturating_mul(ATTEMPT_CYCLES_PER_RUNNER)),
+                cells.saturating_add(spec.runners.saturating_mul(2 * crate::runner::INDEX_WALK_CELLS)),
+            ),
+            JobCall::Cancel { .. } | JobCall::SubmitResult { .. } => (cycles, cells),
+        }
+    }
+
     /// The canonical argument map.
     pub fn encode_args(&self) -> Vec<u8> {
         match self {

@@ -228,6 +228,23 @@ impl RegistryCall {
         }
     }
 
+    /// What a transaction's limits must cover for this call: its fixed [`cost`](Self::cost)
+    /// plus the most index work it can do (a walk of a job type's weight tree per job type it
+    /// joins, leaves or reweighs; two for one it leaves), which depends on the runner's record.
+    pub fn max_cost(&self) -> (u64, u64) {
+        let walks = match self {
+            RegistryCall::Register { capabilities, .. } => capabilities.job_types.len(),
+            RegistryCall::Update { capabilities, .. } => {
+                2 * MAX_JOB_TYPES + capabilities.as_ref().map_or(MAX_JOB_TYPES, |c| c.job_types.len())
+            }
+            RegistryCall::Heartbeat | RegistryCall::Delegate { .. } | RegistryCall::Undelegate { .. } => MAX_JOB_TYPES,
+            RegistryCall::Deregister => 2 * MAX_JOB_TYPES,
+            RegistryCall::Withdraw { .. } => 0,
+        } as u64;
+        let (cycles, cells) = self.cost();
+        (cycles + walks * INDEX_WALK_CYCLES, cells + walks * INDEX_WALK_CELLS)
+    }
+
     /// The canonical argument map.
     pub fn encode_args(&self) -> Vec<u8> {
         let args = ArgsBuilder::new();

@@ -57,6 +57,11 @@ pub const EVENT_ASSIGNED: &str = "job.assigned";
 pub const EVENT_RESULT: &str = "job.result";
 /// Topic of the event a job's end emits: `[job, status]`.
 pub const EVENT_ENDED: &str = "job.ended";
+/// Topic of the event a runner's payment emits: `[job, runner, amount]` (the runner's
+/// delegators' share included).
+pub const EVENT_PAID: &str = "job.paid";
+/// Topic of the event the refund of a job's escrow emits: `[job, submitter, amount]`.
+pub const EVENT_REFUNDED: &str = "job.refunded";
 
 impl NativeCall for JobCall {
     fn handler(&self) -> &'static str {

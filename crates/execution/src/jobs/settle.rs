@@ -14,7 +14,7 @@
 //! `{job_id, status, result}` queued to its handler with the reserved budget; if it cannot be
 //! queued (mailbox full) the reserve is refunded with the rest.
 
-use super::{EVENT_ENDED, emit, read, write};
+use super::{EVENT_ENDED, EVENT_PAID, EVENT_REFUNDED, emit, read, write};
 use crate::native::NativeHost;
 use crate::runners::rewards;
 use drover_state::{
@@ -117,6 +117,9 @@ pub(crate) fn settle<H: NativeHost>(
                 .checked_sub(assignment.price)
                 .ok_or_else(|| HostError::internal(format!("job {job}: escrow below its payments")))?;
             rewards::pay(host, &assignment.runner, &mut runner, assignment.price)?;
+            emit(host, EVENT_PAID, |w| {
+                w.array(3).bytes(&job.0).bytes(&assignment.runner.0).u128(assignment.price);
+            });
         }
         host.write_storage(&RUNNER_REGISTRY_ADDRESS, &key, Some(runner.encode()));
         if assignment.result.is_none() {
@@ -150,6 +153,10 @@ pub(crate) fn settle<H: NativeHost>(
     }
     let refund = std::mem::take(&mut record.escrow);
     host.move_value(&JOB_DISPATCHER_ADDRESS, &record.submitter, refund)?;
+    let submitter = record.submitter;
+    emit(host, EVENT_REFUNDED, |w| {
+        w.array(3).bytes(&job.0).bytes(&submitter.0).u128(refund);
+    });
     record.status = status;
     record.finished_height = Some(host.env().height);
     write(host, &job_key(job), Some(record.encode()));

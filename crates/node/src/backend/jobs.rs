@@ -53,6 +53,7 @@ fn info(job_id: H256, record: JobRecord) -> JobInfo {
         timeout_blocks: record.timeout_blocks,
         callback: record.callback.map(|c| CallbackInfo { handler: c.handler, cycles: c.cycles }),
         escrow: record.escrow,
+        callback_reserve: record.callback_reserve,
         status: record.status.as_str().to_owned(),
         assigned_runners: record.assigned.iter().map(|a| a.runner).collect(),
         results_count: record.results_count,

@@ -125,6 +125,7 @@ pub(crate) mod tests {
             timeout_blocks: 20,
             callback: None,
             escrow: 30,
+            callback_reserve: 0,
             status: status.into(),
             assigned_runners: runners.to_vec(),
             results_count: 0,

@@ -168,7 +168,8 @@ pub async fn heartbeat_payload<B: Backend>(
     registered(&state.backend, runner).await?;
     let call = RegistryCall::Heartbeat;
     let tx =
-        flow_transaction(&state.backend, runner, RUNNER_REGISTRY_ADDRESS, call.message().encode(), call.cost()).await?;
+        flow_transaction(&state.backend, runner, RUNNER_REGISTRY_ADDRESS, call.message().encode(), call.max_cost())
+            .await?;
     Ok(flow_payload(&tx))
 }
 
@@ -326,8 +327,8 @@ pub async fn job_result_payload<B: Backend>(
         ));
     }
     let call = JobCall::SubmitResult { job, result };
-    let tx =
-        flow_transaction(&state.backend, runner, JOB_DISPATCHER_ADDRESS, call.message().encode(), call.cost()).await?;
+    let tx = flow_transaction(&state.backend, runner, JOB_DISPATCHER_ADDRESS, call.message().encode(), call.max_cost())
+        .await?;
     Ok(flow_payload(&tx))
 }
 

@@ -61,6 +61,11 @@ pub struct JobInfo {
     #[serde(with = "decimal_u128")]
     #[cfg_attr(feature = "openapi", schema(value_type = String))]
     pub escrow: u128,
+    /// Part of the escrow that bought the callback's delivery (cycles × cycle basefee + 16,384
+    /// × cell basefee at submission); 0 without a callback.
+    #[serde(with = "decimal_u128")]
+    #[cfg_attr(feature = "openapi", schema(value_type = String))]
+    pub callback_reserve: u128,
     /// `pending`, `assigned`, `completed`, `failed` or `cancelled`.
     #[cfg_attr(feature = "openapi", schema(example = "assigned"))]
     pub status: String,
