@@ -10,9 +10,10 @@
 //! byte — so every executor's result and every deterministic failure depends only on the job's
 //! input and the executor's limits, never on the runner's clock, memory layout or network luck.
 //!
-//! The limits in [`ExecutorConfig`] are the runner's own, but a failure they cause
-//! (an output above `max_output_bytes`) is posted as deterministic: runners that are meant to
-//! agree keep the defaults ([`DEFAULT_MAX_OUTPUT_BYTES`], ...).
+//! The limits in [`ExecutorConfig`] are the runner's own, but a failure they cause (an output
+//! above `max_output_bytes`, fuel above `wasm_max_fuel`) is posted as deterministic: runners that
+//! are meant to agree keep the defaults ([`DEFAULT_MAX_OUTPUT_BYTES`],
+//! [`DEFAULT_WASM_MAX_FUEL`]).
 //!
 //! # Input formats
 //!
@@ -23,6 +24,24 @@
 //! Any bytes. The result is the input itself (at most `max_output_bytes` of it). For tests of
 //! the job path.
 //!
+//! ## `wasm`
+//!
+//! A canonical CBOR map (as `drover_types::args` writes it: definite lengths, shortest integer
+//! forms, keys sorted shorter first then bytewise) with exactly these three keys, in this order:
+//!
+//! | key | CBOR value |
+//! | --- | --- |
+//! | `"fuel"` | unsigned integer (major type 0) ≤ the runner's `wasm_max_fuel`: the wasmi fuel budget |
+//! | `"input"` | byte string (major type 2): the bytes handed to the module |
+//! | `"module"` | byte string: a WebAssembly binary of at most [`wasm::WASM_MAX_MODULE_BYTES`] |
+//!
+//! so the bytes are `a3 64 "fuel" <uint> 65 "input" <bytes> 66 "module" <bytes>`. The module
+//! imports nothing, uses no floats, and exports `memory`, `alloc(len: i32) -> i32` and
+//! `run(ptr: i32, len: i32) -> i64`. The runner calls `alloc(input length)`, writes the input at
+//! the offset it returns, calls `run(that offset, input length)`, and takes as the result the
+//! bytes of memory at offset `ret >> 32` (unsigned), length `ret & 0xffff_ffff`, which must lie
+//! inside memory and be at most `max_output_bytes` long. Limits and determinism: [`wasm`].
+//!
 //! # Result of a deterministic failure
 //!
 //! The canonical CBOR map `{"error": text}`: `a1` (a map of one entry), `65 "error"` (the text
@@ -30,29 +49,36 @@
 //! For example the failure `out of fuel` is posted as
 //! `a1 65 6572726f72 6b 6f7574206f66206675656c`.
 
-mod echo;
+pub mod echo;
 mod error;
+pub mod wasm;
 
 pub use error::{ConfigError, ExecutorError};
 
 /// The job types this crate implements, in the order [`Executors::offers`] would list them all.
-pub const KNOWN_JOB_TYPES: &[&str] = &["echo"];
+pub const KNOWN_JOB_TYPES: &[&str] = &["echo", "wasm"];
 
 /// Default `max_output_bytes`: 64 KiB, far enough under a transaction's size limit
 /// (`drover_types::submission::MAX_SUBMISSION_BYTES`) that the result and the transaction
 /// around it always fit.
 pub const DEFAULT_MAX_OUTPUT_BYTES: usize = 64 * 1024;
 
+/// Default `wasm_max_fuel`: 10^9 units of wasmi fuel (about one per instruction), a few seconds
+/// of compute.
+pub const DEFAULT_WASM_MAX_FUEL: u64 = 1_000_000_000;
+
 /// A job type this crate implements.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum JobType {
     Echo,
+    Wasm,
 }
 
 impl JobType {
     fn parse(name: &str) -> Option<Self> {
         match name {
             "echo" => Some(JobType::Echo),
+            "wasm" => Some(JobType::Wasm),
             _ => None,
         }
     }
@@ -60,6 +86,7 @@ impl JobType {
     fn name(self) -> &'static str {
         match self {
             JobType::Echo => "echo",
+            JobType::Wasm => "wasm",
         }
     }
 }
@@ -70,6 +97,8 @@ pub struct ExecutorConfig {
     /// The job types this runner runs, e.g. `["echo"]`; each a name from [`KNOWN_JOB_TYPES`],
     /// once.
     pub enabled: Vec<String>,
+    /// Most fuel a `wasm` job may ask for; a job asking for more is a deterministic failure.
+    pub wasm_max_fuel: u64,
     /// Largest result of any job, in bytes; a larger one is a deterministic failure.
     pub max_output_bytes: usize,
 }
@@ -77,7 +106,11 @@ pub struct ExecutorConfig {
 impl Default for ExecutorConfig {
     /// No job type enabled, every limit at its default.
     fn default() -> Self {
-        ExecutorConfig { enabled: Vec::new(), max_output_bytes: DEFAULT_MAX_OUTPUT_BYTES }
+        ExecutorConfig {
+            enabled: Vec::new(),
+            wasm_max_fuel: DEFAULT_WASM_MAX_FUEL,
+            max_output_bytes: DEFAULT_MAX_OUTPUT_BYTES,
+        }
     }
 }
 
@@ -87,6 +120,8 @@ pub struct Executors {
     /// In the configuration's order, so that [`Executors::offers`] is stable.
     enabled: Vec<JobType>,
     max_output_bytes: usize,
+    /// Present when `wasm` is enabled.
+    wasm: Option<wasm::WasmExecutor>,
 }
 
 impl Executors {
@@ -101,7 +136,10 @@ impl Executors {
             }
             enabled.push(job_type);
         }
-        Ok(Executors { enabled, max_output_bytes: config.max_output_bytes })
+        let wasm = enabled
+            .contains(&JobType::Wasm)
+            .then(|| wasm::WasmExecutor::new(config.wasm_max_fuel, config.max_output_bytes));
+        Ok(Executors { enabled, max_output_bytes: config.max_output_bytes, wasm })
     }
 
     /// The job types this runner runs, in the configuration's order: what it registers as its
@@ -116,15 +154,34 @@ impl Executors {
     /// it); one this runner merely does not enable is transient (another runner may).
     pub async fn run(&self, job_type: &str, input: &[u8]) -> Result<Vec<u8>, ExecutorError> {
         let Some(kind) = JobType::parse(job_type) else {
-            return Err(ExecutorError::Deterministic(format!("unknown job type {job_type:?}")));
+            return Err(ExecutorError::Deterministic(format!("unknown job type {}", quoted(job_type))));
         };
+        let not_enabled = || ExecutorError::Transient(format!("job type {job_type:?} is not enabled on this runner"));
         if !self.enabled.contains(&kind) {
-            return Err(ExecutorError::Transient(format!("job type {job_type:?} is not enabled on this runner")));
+            return Err(not_enabled());
         }
         match kind {
             JobType::Echo => echo::run(input, self.max_output_bytes),
+            JobType::Wasm => self.wasm.as_ref().ok_or_else(not_enabled)?.run(input).await,
         }
     }
+}
+
+/// Longest piece of job-controlled text quoted in a deterministic failure, in bytes: the failure
+/// is posted on chain, so it must not grow with whatever the job put there.
+const MAX_QUOTED_BYTES: usize = 64;
+
+/// `text` in double quotes (escaped as Rust's `Debug` does), cut after [`MAX_QUOTED_BYTES`] bytes
+/// with a `...` that says so.
+pub(crate) fn quoted(text: &str) -> String {
+    if text.len() <= MAX_QUOTED_BYTES {
+        return format!("{text:?}");
+    }
+    let mut end = MAX_QUOTED_BYTES;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{:?}...", &text[..end])
 }
 
 #[cfg(test)]
@@ -149,6 +206,7 @@ mod tests {
     #[test]
     fn offers_the_enabled_job_types() {
         assert_eq!(executors(&["echo"]).unwrap().offers(), ["echo"]);
+        assert_eq!(executors(&["wasm", "echo"]).unwrap().offers(), ["wasm", "echo"]);
         assert!(executors(&[]).unwrap().offers().is_empty());
     }
 
@@ -162,5 +220,34 @@ mod tests {
         );
         let none = executors(&[]).unwrap();
         assert!(matches!(none.run("echo", b"abc").await, Err(ExecutorError::Transient(_))));
+        assert!(matches!(none.run("wasm", b"abc").await, Err(ExecutorError::Transient(_))));
+        let long = "x".repeat(100);
+        assert_eq!(
+            all.run(&long, b"").await.unwrap_err(),
+            ExecutorError::Deterministic(format!("unknown job type \"{}\"...", "x".repeat(64)))
+        );
+    }
+
+    #[test]
+    fn quotes_at_most_the_limit_on_a_char_boundary() {
+        assert_eq!(quoted("ab"), "\"ab\"");
+        let text = format!("{}é", "a".repeat(63));
+        assert_eq!(quoted(&text), format!("\"{}\"...", "a".repeat(63)));
+    }
+
+    #[tokio::test]
+    async fn runs_wasm_jobs() {
+        let module = wat::parse_str(
+            r#"(module (memory (export "memory") 1)
+                 (func (export "alloc") (param i32) (result i32) (i32.const 0))
+                 (func (export "run") (param i32 i32) (result i64) (i64.extend_i32_u (local.get 1))))"#,
+        )
+        .unwrap();
+        let input = drover_types::args::ArgsBuilder::new()
+            .bytes("module", &module)
+            .bytes("input", b"hi")
+            .uint("fuel", 100)
+            .encode();
+        assert_eq!(executors(&["wasm"]).unwrap().run("wasm", &input).await.unwrap(), b"hi");
     }
 }
