@@ -56,6 +56,20 @@ pub enum ConfigError {
     /// `enabled` names a job type twice (a runner offers each job type once).
     #[error("executor {0:?} is enabled twice")]
     DuplicateExecutor(String),
+    /// An `http_allow` entry is not `"host"` or `"host:port"`.
+    #[error("invalid http allowlist entry {entry:?}: {reason}")]
+    InvalidAllowEntry {
+        /// The entry as given.
+        entry: String,
+        /// What is wrong with it.
+        reason: &'static str,
+    },
+    /// `http` is enabled with an `http_timeout_ms` of 0, which no fetch could meet.
+    #[error("the http timeout must be at least 1 ms")]
+    ZeroHttpTimeout,
+    /// The HTTP client could not be built (its TLS backend failed to start).
+    #[error("cannot build the http client: {0}")]
+    HttpClient(String),
 }
 
 #[cfg(test)]

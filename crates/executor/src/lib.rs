@@ -42,6 +42,15 @@
 //! bytes of memory at offset `ret >> 32` (unsigned), length `ret & 0xffff_ffff`, which must lie
 //! inside memory and be at most `max_output_bytes` long. Limits and determinism: [`wasm`].
 //!
+//! ## `http`
+//!
+//! A canonical CBOR map with exactly one key: `a1 63 "url" <text>`, the text (major type 3) an
+//! absolute `http://` or `https://` URL. The runner GETs it without following redirects, within
+//! `http_timeout_ms` in all, and the result is the response body (at most `max_output_bytes`)
+//! when the status is 2xx. A URL that does not parse or has another scheme, and a body over the
+//! limit, are deterministic failures; a host not on this runner's `http_allow` list, a network
+//! failure, the timeout and a non-2xx status are transient. Details: [`http`].
+//!
 //! # Result of a deterministic failure
 //!
 //! The canonical CBOR map `{"error": text}`: `a1` (a map of one entry), `65 "error"` (the text
@@ -51,12 +60,13 @@
 
 pub mod echo;
 mod error;
+pub mod http;
 pub mod wasm;
 
 pub use error::{ConfigError, ExecutorError};
 
 /// The job types this crate implements, in the order [`Executors::offers`] would list them all.
-pub const KNOWN_JOB_TYPES: &[&str] = &["echo", "wasm"];
+pub const KNOWN_JOB_TYPES: &[&str] = &["echo", "wasm", "http"];
 
 /// Default `max_output_bytes`: 64 KiB, far enough under a transaction's size limit
 /// (`drover_types::submission::MAX_SUBMISSION_BYTES`) that the result and the transaction
@@ -67,11 +77,15 @@ pub const DEFAULT_MAX_OUTPUT_BYTES: usize = 64 * 1024;
 /// of compute.
 pub const DEFAULT_WASM_MAX_FUEL: u64 = 1_000_000_000;
 
+/// Default `http_timeout_ms`: 10 s for a whole fetch (connect, headers and body).
+pub const DEFAULT_HTTP_TIMEOUT_MS: u64 = 10_000;
+
 /// A job type this crate implements.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum JobType {
     Echo,
     Wasm,
+    Http,
 }
 
 impl JobType {
@@ -79,6 +93,7 @@ impl JobType {
         match name {
             "echo" => Some(JobType::Echo),
             "wasm" => Some(JobType::Wasm),
+            "http" => Some(JobType::Http),
             _ => None,
         }
     }
@@ -87,6 +102,7 @@ impl JobType {
         match self {
             JobType::Echo => "echo",
             JobType::Wasm => "wasm",
+            JobType::Http => "http",
         }
     }
 }
@@ -99,6 +115,11 @@ pub struct ExecutorConfig {
     pub enabled: Vec<String>,
     /// Most fuel a `wasm` job may ask for; a job asking for more is a deterministic failure.
     pub wasm_max_fuel: u64,
+    /// Where `http` jobs may fetch from: entries `"host"` (any port) or `"host:port"`, IPv6
+    /// addresses in brackets. A URL elsewhere is a transient failure.
+    pub http_allow: Vec<String>,
+    /// Deadline of a whole `http` fetch, in milliseconds; at least 1 when `http` is enabled.
+    pub http_timeout_ms: u64,
     /// Largest result of any job, in bytes; a larger one is a deterministic failure.
     pub max_output_bytes: usize,
 }
@@ -109,6 +130,8 @@ impl Default for ExecutorConfig {
         ExecutorConfig {
             enabled: Vec::new(),
             wasm_max_fuel: DEFAULT_WASM_MAX_FUEL,
+            http_allow: Vec::new(),
+            http_timeout_ms: DEFAULT_HTTP_TIMEOUT_MS,
             max_output_bytes: DEFAULT_MAX_OUTPUT_BYTES,
         }
     }
@@ -122,11 +145,13 @@ pub struct Executors {
     max_output_bytes: usize,
     /// Present when `wasm` is enabled.
     wasm: Option<wasm::WasmExecutor>,
+    /// Present when `http` is enabled.
+    http: Option<http::HttpExecutor>,
 }
 
 impl Executors {
     /// Builds the executors `config` enables, refusing a name no executor implements or a name
-    /// given twice.
+    /// given twice. The `http` settings are checked only when `http` is enabled.
     pub fn new(config: ExecutorConfig) -> Result<Self, ConfigError> {
         let mut enabled = Vec::with_capacity(config.enabled.len());
         for name in &config.enabled {
@@ -139,7 +164,12 @@ impl Executors {
         let wasm = enabled
             .contains(&JobType::Wasm)
             .then(|| wasm::WasmExecutor::new(config.wasm_max_fuel, config.max_output_bytes));
-        Ok(Executors { enabled, max_output_bytes: config.max_output_bytes, wasm })
+        let http = if enabled.contains(&JobType::Http) {
+            Some(http::HttpExecutor::new(&config.http_allow, config.http_timeout_ms, config.max_output_bytes)?)
+        } else {
+            None
+        };
+        Ok(Executors { enabled, max_output_bytes: config.max_output_bytes, wasm, http })
     }
 
     /// The job types this runner runs, in the configuration's order: what it registers as its
@@ -163,6 +193,7 @@ impl Executors {
         match kind {
             JobType::Echo => echo::run(input, self.max_output_bytes),
             JobType::Wasm => self.wasm.as_ref().ok_or_else(not_enabled)?.run(input).await,
+            JobType::Http => self.http.as_ref().ok_or_else(not_enabled)?.run(input).await,
         }
     }
 }
@@ -204,9 +235,24 @@ mod tests {
     }
 
     #[test]
+    fn checks_http_settings_only_when_http_is_enabled() {
+        let config = |enabled: &str| ExecutorConfig {
+            enabled: vec![enabled.to_owned()],
+            http_allow: vec!["no/such host".into()],
+            http_timeout_ms: 0,
+            ..ExecutorConfig::default()
+        };
+        Executors::new(config("echo")).unwrap();
+        assert_eq!(Executors::new(config("http")).unwrap_err(), ConfigError::ZeroHttpTimeout);
+        let bad_entry = ExecutorConfig { http_timeout_ms: 1, ..config("http") };
+        assert!(matches!(Executors::new(bad_entry), Err(ConfigError::InvalidAllowEntry { .. })));
+    }
+
+    #[test]
     fn offers_the_enabled_job_types() {
         assert_eq!(executors(&["echo"]).unwrap().offers(), ["echo"]);
         assert_eq!(executors(&["wasm", "echo"]).unwrap().offers(), ["wasm", "echo"]);
+        assert_eq!(executors(&["http", "wasm", "echo"]).unwrap().offers(), ["http", "wasm", "echo"]);
         assert!(executors(&[]).unwrap().offers().is_empty());
     }
 
