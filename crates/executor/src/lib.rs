@@ -35,7 +35,9 @@
 //! | `"input"` | byte string (major type 2): the bytes handed to the module |
 //! | `"module"` | byte string: a WebAssembly binary of at most [`wasm::WASM_MAX_MODULE_BYTES`] |
 //!
-//! so the bytes are `a3 64 "fuel" <uint> 65 "input" <bytes> 66 "module" <bytes>`. The module
+//! so the bytes are `a3 64 "fuel" <uint> 65 "input" <bytes> 66 "module" <bytes>`; with fuel
+//! 1000, input `I` and module `M` (the layout only: `M` is no module) they are
+//! `a3 64 6675656c 1903e8 65 696e707574 41 49 66 6d6f64756c65 41 4d`. The module
 //! imports nothing, uses no floats, and exports `memory`, `alloc(len: i32) -> i32` and
 //! `run(ptr: i32, len: i32) -> i64`. The runner calls `alloc(input length)`, writes the input at
 //! the offset it returns, calls `run(that offset, input length)`, and takes as the result the
@@ -45,7 +47,7 @@
 //! ## `http`
 //!
 //! A canonical CBOR map with exactly one key: `a1 63 "url" <text>`, the text (major type 3) an
-//! absolute `http://` or `https://` URL. The runner GETs it without following redirects, within
+//! absolute `http://` or `https://` URL; `http://h/` is `a1 63 75726c 69 687474703a2f2f682f`. The runner GETs it without following redirects, within
 //! `http_timeout_ms` in all, and the result is the response body (at most `max_output_bytes`)
 //! when the status is 2xx. A URL that does not parse or has another scheme, and a body over the
 //! limit, are deterministic failures; a host not on this runner's `http_allow` list, a network
@@ -181,7 +183,8 @@ impl Executors {
     /// Runs one job of type `job_type` on `input`.
     ///
     /// A job type no executor implements is a deterministic failure (no honest runner can run
-    /// it); one this runner merely does not enable is transient (another runner may).
+    /// it); one this runner merely does not enable is transient (another runner may). Call it
+    /// within a tokio runtime: `wasm` jobs run on its blocking pool, `http` jobs on its reactor.
     pub async fn run(&self, job_type: &str, input: &[u8]) -> Result<Vec<u8>, ExecutorError> {
         let Some(kind) = JobType::parse(job_type) else {
             return Err(ExecutorError::Deterministic(format!("unknown job type {}", quoted(job_type))));
@@ -218,6 +221,7 @@ pub(crate) fn quoted(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use drover_types::args::ArgsBuilder;
 
     fn executors(enabled: &[&str]) -> Result<Executors, ConfigError> {
         Executors::new(ExecutorConfig {
@@ -275,6 +279,26 @@ mod tests {
     }
 
     #[test]
+    fn input_formats_are_as_documented() {
+        let hex = |bytes: &[u8]| bytes.iter().map(|b| format!("{b:02x}")).collect::<String>();
+        let wasm = ArgsBuilder::new().bytes("module", b"M").bytes("input", b"I").uint("fuel", 1000).encode();
+        assert_eq!(hex(&wasm), "a3646675656c1903e865696e7075744149666d6f64756c65414d");
+        let http = ArgsBuilder::new().text("url", "http://h/").encode();
+        assert_eq!(hex(&http), "a16375726c69687474703a2f2f682f");
+        let error = ExecutorError::Deterministic("out of fuel".into()).result_bytes().unwrap();
+        assert_eq!(hex(&error), "a1656572726f726b6f7574206f66206675656c");
+    }
+
+    #[test]
+    fn executors_can_be_shared_between_tasks() {
+        fn shared<T: Send + Sync>(_: &T) {}
+        fn spawnable<F: std::future::Future + Send>(_: F) {}
+        let executors = executors(&["echo", "wasm", "http"]).unwrap();
+        shared(&executors);
+        spawnable(executors.run("echo", b""));
+    }
+
+    #[test]
     fn quotes_at_most_the_limit_on_a_char_boundary() {
         assert_eq!(quoted("ab"), "\"ab\"");
         let text = format!("{}é", "a".repeat(63));
@@ -289,11 +313,7 @@ mod tests {
                  (func (export "run") (param i32 i32) (result i64) (i64.extend_i32_u (local.get 1))))"#,
         )
         .unwrap();
-        let input = drover_types::args::ArgsBuilder::new()
-            .bytes("module", &module)
-            .bytes("input", b"hi")
-            .uint("fuel", 100)
-            .encode();
+        let input = ArgsBuilder::new().bytes("module", &module).bytes("input", b"hi").uint("fuel", 100).encode();
         assert_eq!(executors(&["wasm"]).unwrap().run("wasm", &input).await.unwrap(), b"hi");
     }
 }
