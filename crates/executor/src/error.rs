@@ -56,6 +56,13 @@ pub enum ConfigError {
     /// `enabled` names a job type twice (a runner offers each job type once).
     #[error("executor {0:?} is enabled twice")]
     DuplicateExecutor(String),
+    /// `max_output_bytes` is above the largest result the dispatcher records
+    /// (`drover_types::job::MAX_JOB_RESULT_BYTES`): such a result could never be posted.
+    #[error(
+        "an output limit of {0} bytes is above the {max} bytes a job result may have",
+        max = drover_types::job::MAX_JOB_RESULT_BYTES
+    )]
+    OutputLimitAboveChain(usize),
     /// An `http_allow` entry is not `"host"` or `"host:port"`.
     #[error("invalid http allowlist entry {entry:?}: {reason}")]
     InvalidAllowEntry {

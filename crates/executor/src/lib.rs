@@ -67,13 +67,14 @@ pub mod wasm;
 
 pub use error::{ConfigError, ExecutorError};
 
+use drover_types::job::MAX_JOB_RESULT_BYTES;
+
 /// The job types this crate implements, in the order [`Executors::offers`] would list them all.
 pub const KNOWN_JOB_TYPES: &[&str] = &["echo", "wasm", "http"];
 
-/// Default `max_output_bytes`: 64 KiB, far enough under a transaction's size limit
-/// (`drover_types::submission::MAX_SUBMISSION_BYTES`) that the result and the transaction
-/// around it always fit.
-pub const DEFAULT_MAX_OUTPUT_BYTES: usize = 64 * 1024;
+/// Default `max_output_bytes`: the largest result the dispatcher accepts in a `submit_result`
+/// ([`MAX_JOB_RESULT_BYTES`], 16 KiB), which is also the most a runner may configure.
+pub const DEFAULT_MAX_OUTPUT_BYTES: usize = MAX_JOB_RESULT_BYTES;
 
 /// Default `wasm_max_fuel`: 10^9 units of wasmi fuel (about one per instruction), a few seconds
 /// of compute.
@@ -122,7 +123,8 @@ pub struct ExecutorConfig {
     pub http_allow: Vec<String>,
     /// Deadline of a whole `http` fetch, in milliseconds; at least 1 when `http` is enabled.
     pub http_timeout_ms: u64,
-    /// Largest result of any job, in bytes; a larger one is a deterministic failure.
+    /// Largest result of any job, in bytes (at most [`MAX_JOB_RESULT_BYTES`], which the
+    /// dispatcher would refuse to record); a larger one is a deterministic failure.
     pub max_output_bytes: usize,
 }
 
@@ -152,9 +154,13 @@ pub struct Executors {
 }
 
 impl Executors {
-    /// Builds the executors `config` enables, refusing a name no executor implements or a name
-    /// given twice. The `http` settings are checked only when `http` is enabled.
+    /// Builds the executors `config` enables, refusing a name no executor implements, a name
+    /// given twice, or an output limit above what the chain records. The `http` settings are
+    /// checked only when `http` is enabled.
     pub fn new(config: ExecutorConfig) -> Result<Self, ConfigError> {
+        if config.max_output_bytes > MAX_JOB_RESULT_BYTES {
+            return Err(ConfigError::OutputLimitAboveChain(config.max_output_bytes));
+        }
         let mut enabled = Vec::with_capacity(config.enabled.len());
         for name in &config.enabled {
             let job_type = JobType::parse(name).ok_or_else(|| ConfigError::UnknownExecutor(name.clone()))?;
@@ -236,6 +242,16 @@ mod tests {
         assert_eq!(executors(&["echo", "echo"]).unwrap_err(), ConfigError::DuplicateExecutor("echo".into()));
         // Names are exact: job types on chain are lower case.
         assert_eq!(executors(&["Echo"]).unwrap_err(), ConfigError::UnknownExecutor("Echo".into()));
+    }
+
+    #[test]
+    fn refuses_an_output_limit_the_chain_would_not_record() {
+        let config = |max_output_bytes| ExecutorConfig { max_output_bytes, ..ExecutorConfig::default() };
+        Executors::new(config(MAX_JOB_RESULT_BYTES)).unwrap();
+        assert_eq!(
+            Executors::new(config(MAX_JOB_RESULT_BYTES + 1)).unwrap_err(),
+            ConfigError::OutputLimitAboveChain(MAX_JOB_RESULT_BYTES + 1)
+        );
     }
 
     #[test]

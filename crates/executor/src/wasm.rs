@@ -39,6 +39,8 @@ use wasmi::errors::{ErrorKind, InstantiationError, MemoryError, TableError};
 use wasmi::{CompilationMode, Config, Engine, Error, Linker, Module, Store, StoreLimits, StoreLimitsBuilder, TrapCode};
 
 /// Largest module a job may bring, in bytes. It bounds compilation, which fuel does not meter.
+/// A job from the chain is already smaller (its whole input is at most
+/// `drover_types::job::MAX_JOB_INPUT_BYTES`); this holds whoever hands the executor its input.
 pub const WASM_MAX_MODULE_BYTES: usize = 256 * 1024;
 /// Largest linear memory a module may have or grow to, in bytes (256 pages of 64 KiB).
 pub const WASM_MAX_MEMORY_BYTES: usize = 16 * 1024 * 1024;
