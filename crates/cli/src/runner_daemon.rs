@@ -1,13 +1,25 @@
-//! `drover runner`: the reference runner daemon — registration and heartbeats.
+//! `drover runner`: the reference runner daemon — registration, heartbeats and jobs.
 //!
 //! On start it reads its record (`GET /runner/{address}`) and registers with `--stake` when it
-//! is not a registered runner. Then it keeps itself healthy: whenever its last heartbeat is
-//! `--heartbeat-blocks` old it sends one through the signed flow (`heartbeat_payload`, sign the
-//! message, `POST heartbeat`), so the node builds the transaction and the daemon only signs.
-//! Every request that fails (the node restarting, a refusal) is logged and retried after
-//! [`RETRY_DELAY_MS`]; the daemon itself stops only on SIGINT or SIGTERM. Its state is the
-//! chain's: a restarted daemon reads its record again and neither registers twice nor skips a
-//! heartbeat. Running jobs comes with the job dispatcher (`docs/runners.md`).
+//! is not a registered runner, offering the job types of its `--executors`. Then it keeps itself
+//! healthy: whenever its last heartbeat is `--heartbeat-blocks` old it sends one through the
+//! signed flow (`heartbeat_payload`, sign the message, `POST heartbeat`). And it works: it polls
+//! `GET /runner/{address}/jobs` (assigned jobs it has not answered), runs each on the executor
+//! of its type (`drover_executor`: echo, wasm, http) at most `--max-concurrent-jobs` at once,
+//! and posts each result through the job-result flow. A deterministic failure (a bad job) is
+//! posted as the result `{"error": text}`, so that redundancy compares it like any result; a
+//! transient one (network, a host not allowed) posts nothing and the job is tried again.
+//!
+//! The node builds every transaction the daemon signs; the daemon checks that each is the one
+//! it asked for (destination, call, no value) and that the message is its signing hash before
+//! signing, so a node cannot make it sign anything else.
+//!
+//! No double submission: the daemon remembers the jobs it answered until the chain no longer
+//! lists them, and a restarted daemon first waits until its earlier transactions have left the
+//! mempool (its account's nonce equals the next nonce the node would give it), so the jobs
+//! still listed are exactly those not answered. Every request that fails (the node restarting,
+//! a refusal) is logged and retried after [`RETRY_DELAY_MS`]; the daemon itself stops only on
+//! SIGINT or SIGTERM. `--faulty` (for tests) posts a wrong result for every job.
 
 use crate::report::Text;
 use crate::submission::sign_and_submit;
@@ -15,15 +27,19 @@ use anyhow::{Context, Result, bail};
 use clap::Args;
 use drover_client::amount::parse_amount;
 use drover_client::{Client, TxBuilder, Wallet};
+use drover_executor::{ExecutorConfig, Executors};
 use drover_types::{
-    H256,
-    api::SignedFlowRequest,
-    runner::{Capabilities, HEARTBEAT_GAP_BLOCKS, MIN_RUNNER_STAKE, RateCard, RegistryCall},
+    Address, H256, Transaction,
+    api::{JobInfo, SignedFlowPayload, SignedFlowRequest},
+    job::{JOB_DISPATCHER_ADDRESS, JobCall, MAX_JOB_RESULT_BYTES},
+    runner::{Capabilities, HEARTBEAT_GAP_BLOCKS, MIN_RUNNER_STAKE, RUNNER_REGISTRY_ADDRESS, RateCard, RegistryCall},
 };
-use std::{path::PathBuf, time::Duration};
+use std::collections::{HashMap, HashSet};
+use std::{path::PathBuf, sync::Arc, time::Duration};
+use tokio::task::JoinHandle;
 
 /// Wait between two looks at the chain, in milliseconds.
-const POLL_INTERVAL_MS: u64 = 500;
+const POLL_INTERVAL_MS: u64 = 250;
 /// Wait after a failed request before trying again, in milliseconds.
 const RETRY_DELAY_MS: u64 = 2_000;
 
@@ -38,9 +54,9 @@ pub(crate) struct RunnerArgs {
     /// Price per job, in base units or DRV.
     #[arg(long, value_parser = parse_amount, default_value_t = 0)]
     price: u128,
-    /// Job types offered, comma-separated.
+    /// Executors to run, comma-separated (echo, wasm, http): the job types offered.
     #[arg(long, value_delimiter = ',', default_value = "echo")]
-    job_types: Vec<String>,
+    executors: Vec<String>,
     /// Jobs run at once.
     #[arg(long, default_value_t = 4)]
     max_concurrent_jobs: u64,
@@ -48,6 +64,36 @@ pub(crate) struct RunnerArgs {
     /// 50, so the runner never turns unhealthy).
     #[arg(long, default_value_t = HEARTBEAT_GAP_BLOCKS / 5)]
     heartbeat_blocks: u64,
+    /// Most fuel a wasm job may ask for.
+    #[arg(long, default_value_t = drover_executor::DEFAULT_WASM_MAX_FUEL)]
+    wasm_max_fuel: u64,
+    /// Hosts (`host` or `host:port`) http jobs may fetch from, comma-separated.
+    #[arg(long, value_delimiter = ',')]
+    http_allow: Vec<String>,
+    /// Time an http job may take, in milliseconds.
+    #[arg(long, default_value_t = drover_executor::DEFAULT_HTTP_TIMEOUT_MS)]
+    http_timeout_ms: u64,
+    /// Test switch: post a wrong result for every job (it loses reputation and is not paid).
+    #[arg(long)]
+    faulty: bool,
+}
+
+/// The daemon's memory between two looks at the chain.
+struct Daemon {
+    client: Client,
+    wallet: Wallet,
+    args: RunnerArgs,
+    capabilities: Capabilities,
+    executors: Arc<Executors>,
+    /// Height at which this process last sent a heartbeat: not another one until it is due
+    /// again, even while the first waits for its block.
+    sent_at: Option<u64>,
+    /// Whether transactions of an earlier run have left the mempool (see the module docs).
+    settled: bool,
+    /// Jobs being run.
+    running: HashMap<H256, JoinHandle<Option<Vec<u8>>>>,
+    /// Jobs answered and still listed by the chain (the answer not included yet).
+    answered: HashSet<H256>,
 }
 
 /// Runs the daemon until SIGINT or SIGTERM.
@@ -55,18 +101,33 @@ pub(crate) async fn run(args: RunnerArgs, rpc_url: &str) -> Result<()> {
     if args.heartbeat_blocks == 0 || args.heartbeat_blocks >= HEARTBEAT_GAP_BLOCKS {
         bail!("--heartbeat-blocks must be 1 to {}", HEARTBEAT_GAP_BLOCKS - 1);
     }
-    let capabilities =
-        Capabilities { job_types: args.job_types.clone(), max_concurrent_jobs: args.max_concurrent_jobs };
-    capabilities.check().map_err(anyhow::Error::msg).context("invalid --job-types or --max-concurrent-jobs")?;
+    let executors = Executors::new(ExecutorConfig {
+        enabled: args.executors.clone(),
+        wasm_max_fuel: args.wasm_max_fuel,
+        http_allow: args.http_allow.clone(),
+        http_timeout_ms: args.http_timeout_ms,
+        max_output_bytes: MAX_JOB_RESULT_BYTES,
+    })
+    .context("invalid --executors")?;
+    let capabilities = Capabilities { job_types: executors.offers(), max_concurrent_jobs: args.max_concurrent_jobs };
+    capabilities.check().map_err(anyhow::Error::msg).context("invalid --executors or --max-concurrent-jobs")?;
     let wallet = Wallet::load(&args.key)?;
     let client = Client::new(rpc_url).context("check --rpc-url or DROVER_RPC_URL")?;
-    println!("runner {} on {}", wallet.address(), client.base_url());
+    println!("runner {} on {} running {}", wallet.address(), client.base_url(), capabilities.job_types.join(", "));
     let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
-    // Height at which this process last sent a heartbeat: not another one until it is due
-    // again, even while the first waits for its block.
-    let mut sent_at = None;
+    let mut daemon = Daemon {
+        client,
+        wallet,
+        args,
+        capabilities,
+        executors: Arc::new(executors),
+        sent_at: None,
+        settled: false,
+        running: HashMap::new(),
+        answered: HashSet::new(),
+    };
     loop {
-        let delay = match step(&client, &wallet, &args, &capabilities, &mut sent_at).await {
+        let delay = match daemon.step().await {
             Ok(()) => POLL_INTERVAL_MS,
             Err(error) => {
                 eprintln!("runner: {error:#}; trying again in {RETRY_DELAY_MS} ms");
@@ -79,51 +140,148 @@ pub(crate) async fn run(args: RunnerArgs, rpc_url: &str) -> Result<()> {
             _ = term.recv() => break,
         }
     }
-    println!("runner {} stopped", wallet.address());
+    for (_, task) in daemon.running.drain() {
+        task.abort();
+    }
+    println!("runner {} stopped", daemon.wallet.address());
     Ok(())
 }
 
-/// One look at the chain: register if needed, heartbeat if due.
-async fn step(
-    client: &Client,
+/// Signs the node's transaction in `payload` after checking that it is a call of `to` with
+/// `message_payload`, without value, and that the message is its signing hash.
+fn sign_flow(
     wallet: &Wallet,
-    args: &RunnerArgs,
-    capabilities: &Capabilities,
-    sent_at: &mut Option<u64>,
-) -> Result<()> {
-    let runner = wallet.address();
-    let record = client.runner(&runner).await.context("cannot read the runner's record")?;
-    let Some(record) = record.filter(|r| r.health != "deregistered") else {
-        let register = RegistryCall::Register {
-            rate_card: RateCard { price_per_job: args.price },
-            capabilities: capabilities.clone(),
-        };
-        let report =
-            sign_and_submit(client, wallet, TxBuilder::registry(&register, args.stake), Text::default(), true).await?;
-        if let Some(failure) = report.failure {
-            bail!("registration failed: {failure}");
-        }
-        println!("runner {runner} registered with a stake of {} base units", args.stake);
-        return Ok(());
-    };
-    let height = client.height().await.context("cannot read the chain height")?;
-    let last = record.last_heartbeat_height.max(sent_at.unwrap_or(0));
-    if height.saturating_sub(last) < args.heartbeat_blocks {
-        return Ok(());
+    payload: &SignedFlowPayload,
+    to: Address,
+    message_payload: &[u8],
+) -> Result<SignedFlowRequest> {
+    let tx =
+        Transaction::decode(&payload.unsigned_transaction_base64).context("the node's transaction does not decode")?;
+    if tx.to != Some(to) || tx.value != 0 || tx.payload != message_payload || tx.signature.is_some() {
+        bail!("the node built another transaction than the one asked for; not signing it");
     }
-    let payload = client.heartbeat_payload(&runner).await.context("cannot fetch the heartbeat payload")?;
-    let message: [u8; 32] =
-        payload.message_to_sign_base64.as_slice().try_into().context("the node's message to sign is not 32 bytes")?;
-    let signature = wallet.secret_key().sign_prehash(&H256(message)).to_rsv();
-    let request = SignedFlowRequest {
-        unsigned_transaction_base64: payload.unsigned_transaction_base64,
+    if payload.message_to_sign_base64 != tx.signing_hash().0 {
+        bail!("the node's message to sign is not the transaction's signing hash; not signing it");
+    }
+    let signature = wallet.secret_key().sign_prehash(&tx.signing_hash()).to_rsv();
+    Ok(SignedFlowRequest {
+        unsigned_transaction_base64: payload.unsigned_transaction_base64.clone(),
         signature: format!("0x{}", hex::encode(signature)),
-    };
-    let answer = client.post_heartbeat(&runner, &request).await.context("the heartbeat was not admitted")?;
-    if answer.accepted == 0 {
-        bail!("the heartbeat was refused: {}", answer.message.unwrap_or_default());
+    })
+}
+
+impl Daemon {
+    /// One look at the chain: register if needed, heartbeat if due, then the jobs.
+    async fn step(&mut self) -> Result<()> {
+        let runner = self.wallet.address();
+        let record = self.client.runner(&runner).await.context("cannot read the runner's record")?;
+        let Some(record) = record.filter(|r| r.health != "deregistered") else {
+            let register = RegistryCall::Register {
+                rate_card: RateCard { price_per_job: self.args.price },
+                capabilities: self.capabilities.clone(),
+            };
+            let builder = TxBuilder::registry(&register, self.args.stake);
+            let report = sign_and_submit(&self.client, &self.wallet, builder, Text::default(), true).await?;
+            if let Some(failure) = report.failure {
+                bail!("registration failed: {failure}");
+            }
+            println!("runner {runner} registered with a stake of {} base units", self.args.stake);
+            return Ok(());
+        };
+        let height = self.client.height().await.context("cannot read the chain height")?;
+        let last = record.last_heartbeat_height.max(self.sent_at.unwrap_or(0));
+        if height.saturating_sub(last) >= self.args.heartbeat_blocks {
+            self.heartbeat(height).await?;
+        }
+        if !self.settled {
+            // Transactions of an earlier run still pending would answer jobs still listed.
+            let account = self.client.account(&runner).await.context("cannot read the runner's account")?;
+            let confirmed = account.map_or(0, |a| a.nonce);
+            let next = self.client.heartbeat_payload(&runner).await.context("cannot read the next nonce")?.nonce;
+            if confirmed != next {
+                return Ok(());
+            }
+            self.settled = true;
+        }
+        self.jobs().await
     }
-    *sent_at = Some(height);
-    println!("runner {runner}: heartbeat at height {height} (nonce {})", payload.nonce);
-    Ok(())
+
+    async fn heartbeat(&mut self, height: u64) -> Result<()> {
+        let runner = self.wallet.address();
+        let payload = self.client.heartbeat_payload(&runner).await.context("cannot fetch the heartbeat payload")?;
+        let request =
+            sign_flow(&self.wallet, &payload, RUNNER_REGISTRY_ADDRESS, &RegistryCall::Heartbeat.message().encode())?;
+        let answer = self.client.post_heartbeat(&runner, &request).await.context("the heartbeat was not admitted")?;
+        if answer.accepted == 0 {
+            bail!("the heartbeat was refused: {}", answer.message.unwrap_or_default());
+        }
+        self.sent_at = Some(height);
+        println!("runner {runner}: heartbeat at height {height} (nonce {})", payload.nonce);
+        Ok(())
+    }
+
+    /// Starts the listed jobs not running or answered yet, and posts the finished ones.
+    async fn jobs(&mut self) -> Result<()> {
+        let runner = self.wallet.address();
+        let limit = self.args.max_concurrent_jobs.max(1);
+        let listed = self.client.runner_jobs(&runner, 0, limit).await.context("cannot list the runner's jobs")?;
+        let ids: HashSet<H256> = listed.jobs.iter().map(|job| job.job_id).collect();
+        // An answer that left the list was included.
+        self.answered.retain(|job| ids.contains(job));
+        for job in listed.jobs {
+            if self.running.len() as u64 >= limit {
+                break;
+            }
+            if !self.running.contains_key(&job.job_id) && !self.answered.contains(&job.job_id) {
+                let id = job.job_id;
+                self.running.insert(id, self.start(job));
+            }
+        }
+        let finished: Vec<H256> =
+            self.running.iter().filter(|(_, task)| task.is_finished()).map(|(id, _)| *id).collect();
+        for job in finished {
+            let Some(task) = self.running.remove(&job) else { continue };
+            let Some(result) = task.await.ok().flatten() else { continue };
+            let result = if self.args.faulty { [&b"faulty:"[..], &result].concat() } else { result };
+            self.post(job, &result).await?;
+            self.answered.insert(job);
+        }
+        Ok(())
+    }
+
+    /// Runs `job` on its executor in the background: its result, the bytes of a deterministic
+    /// failure, or nothing (transient: tried again at a later look).
+    fn start(&self, job: JobInfo) -> JoinHandle<Option<Vec<u8>>> {
+        let executors = Arc::clone(&self.executors);
+        tokio::spawn(async move {
+            match executors.run(&job.job_type, &job.input).await {
+                Ok(result) => Some(result),
+                Err(error) => {
+                    eprintln!("runner: job {}: {error}", job.job_id);
+                    error.result_bytes()
+                }
+            }
+        })
+    }
+
+    async fn post(&self, job: H256, result: &[u8]) -> Result<()> {
+        let runner = self.wallet.address();
+        let payload = self
+            .client
+            .job_result_payload(&runner, &job, result)
+            .await
+            .with_context(|| format!("cannot fetch the result payload of job {job}"))?;
+        let call = JobCall::SubmitResult { job, result: result.to_vec() };
+        let request = sign_flow(&self.wallet, &payload, JOB_DISPATCHER_ADDRESS, &call.message().encode())?;
+        let answer = self
+            .client
+            .post_job_result(&runner, &request)
+            .await
+            .with_context(|| format!("the result of job {job} was not admitted"))?;
+        if answer.accepted == 0 {
+            bail!("the result of job {job} was refused: {}", answer.message.unwrap_or_default());
+        }
+        println!("runner {runner}: answered job {job} (nonce {})", payload.nonce);
+        Ok(())
+    }
 }

@@ -162,7 +162,7 @@ async fn the_runner_daemon_registers_heartbeats_and_outlives_a_node_restart() {
     let mut daemon = Command::new(BIN)
         .args(["--rpc-url", &node.url, "runner", "--key"])
         .arg(&key)
-        .args(["--job-types", "echo,wasm", "--heartbeat-blocks", "3"])
+        .args(["--executors", "echo,wasm", "--heartbeat-blocks", "3"])
         .stdout(log.try_clone().unwrap())
         .stderr(log)
         .spawn()
