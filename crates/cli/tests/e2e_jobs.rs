@@ -71,8 +71,8 @@ async fn send(client: &Client, wallet: &Wallet, builder: TxBuilder) -> (Transact
     (tx, receipt)
 }
 
-fn balance_of(client: &Client, address: Address) -> impl std::future::Future<Output = u128> + '_ {
-    async move { client.account(&address).await.unwrap().map_or(0, |a| a.balance) }
+async fn balance_of(client: &Client, address: Address) -> u128 {
+    client.account(&address).await.unwrap().map_or(0, |a| a.balance)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -143,8 +143,13 @@ async fn three_runners_one_faulty_verify_a_job_into_an_actors_mailbox() {
 
     // Honest runners paid and trusted more; the faulty one neither.
     let results = client.job_results(&job, 0, 50).await.unwrap();
-    let deciding =
-        results.results.iter().filter(|r| r.result == b"hello, runners").map(|r| r.tx_hash.unwrap()).last().unwrap();
+    let deciding = results
+        .results
+        .iter()
+        .filter(|r| r.result == b"hello, runners")
+        .map(|r| r.tx_hash.unwrap())
+        .next_back()
+        .unwrap();
     let receipt = client.receipt(&deciding).await.unwrap().unwrap();
     let mut paid = Vec::new();
     let mut refunded = 0u128;
