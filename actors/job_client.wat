@@ -4,7 +4,8 @@
 ;;       id under "job"; reverts with the dispatcher's answer if it is refused
 ;;   on_job(callback payload)
 ;;       the dispatcher's callback: stores its payload ({job_id, result, status}, canonical
-;;       CBOR) under "answer" and the caller under "from"; refuses anyone but the dispatcher
+;;       CBOR) under "answer" and under the job id (bytes 10..42 of the payload: the map's
+;;       first key is "job_id"), and the caller under "from"; refuses anyone but the dispatcher
 ;; Manifest: storage.kv, job.submit
 (module
   (import "drover" "input_len" (func $input_len (result i32)))
@@ -58,5 +59,8 @@
     (if (i32.gt_u (local.get $len) (i32.const 61440))
       (then (call $revert (i32.const 64) (i32.const 9))))
     (call $input_read (i32.const 4096))
+    (if (i32.lt_u (local.get $len) (i32.const 42))
+      (then (call $revert (i32.const 64) (i32.const 9))))
     (call $storage_set (i32.const 8) (i32.const 6) (i32.const 4096) (local.get $len))
+    (call $storage_set (i32.const 4106) (i32.const 32) (i32.const 4096) (local.get $len))
     (call $storage_set (i32.const 16) (i32.const 4) (i32.const 1024) (i32.const 20))))

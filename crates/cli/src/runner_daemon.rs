@@ -19,7 +19,8 @@
 //! mempool (its account's nonce equals the next nonce the node would give it), so the jobs
 //! still listed are exactly those not answered. Every request that fails (the node restarting,
 //! a refusal) is logged and retried after [`RETRY_DELAY_MS`]; the daemon itself stops only on
-//! SIGINT or SIGTERM. `--faulty` (for tests) posts a wrong result for every job.
+//! SIGINT or SIGTERM. `--faulty` (for tests) posts a wrong result for every job, and
+//! `--answer-delay-ms` (for tests) holds each result before posting it.
 
 use crate::report::Text;
 use crate::submission::sign_and_submit;
@@ -29,7 +30,7 @@ use drover_client::amount::parse_amount;
 use drover_client::{Client, TxBuilder, Wallet};
 use drover_executor::{ExecutorConfig, Executors};
 use drover_types::{
-    Address, H256, Transaction,
+    Address, ErrorCode, H256, Transaction,
     api::{JobInfo, SignedFlowPayload, SignedFlowRequest},
     job::{JOB_DISPATCHER_ADDRESS, JobCall, MAX_JOB_RESULT_BYTES},
     runner::{Capabilities, HEARTBEAT_GAP_BLOCKS, MIN_RUNNER_STAKE, RUNNER_REGISTRY_ADDRESS, RateCard, RegistryCall},
@@ -76,6 +77,10 @@ pub(crate) struct RunnerArgs {
     /// Test switch: post a wrong result for every job (it loses reputation and is not paid).
     #[arg(long)]
     faulty: bool,
+    /// Test switch: hold each result this long before posting it, in milliseconds (so that
+    /// another runner's answer lands first).
+    #[arg(long, default_value_t = 0)]
+    answer_delay_ms: u64,
 }
 
 /// The daemon's memory between two looks at the chain.
@@ -253,7 +258,9 @@ impl Daemon {
     /// failure, or nothing (transient: tried again at a later look).
     fn start(&self, job: JobInfo) -> JoinHandle<Option<Vec<u8>>> {
         let executors = Arc::clone(&self.executors);
+        let delay = Duration::from_millis(self.args.answer_delay_ms);
         tokio::spawn(async move {
+            tokio::time::sleep(delay).await;
             match executors.run(&job.job_type, &job.input).await {
                 Ok(result) => Some(result),
                 Err(error) => {
@@ -266,11 +273,15 @@ impl Daemon {
 
     async fn post(&self, job: H256, result: &[u8]) -> Result<()> {
         let runner = self.wallet.address();
-        let payload = self
-            .client
-            .job_result_payload(&runner, &job, result)
-            .await
-            .with_context(|| format!("cannot fetch the result payload of job {job}"))?;
+        let payload = match self.client.job_result_payload(&runner, &job, result).await {
+            Ok(payload) => payload,
+            // Decided (or ended) before this answer: nothing to post.
+            Err(e) if matches!(e.error_code(), Some(ErrorCode::RunnerNotAssigned | ErrorCode::JobNotFound)) => {
+                println!("runner {runner}: job {job} no longer takes results");
+                return Ok(());
+            }
+            Err(e) => return Err(e).with_context(|| format!("cannot fetch the result payload of job {job}")),
+        };
         let call = JobCall::SubmitResult { job, result: result.to_vec() };
         let request = sign_flow(&self.wallet, &payload, JOB_DISPATCHER_ADDRESS, &call.message().encode())?;
         let answer = self

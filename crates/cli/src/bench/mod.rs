@@ -18,6 +18,7 @@
 //! proofs are taken against a moving tip, as in production.
 
 mod hostile;
+mod jobs;
 mod load;
 mod network;
 mod proofs;
@@ -88,6 +89,9 @@ pub(crate) enum BenchCommand {
     Tokens(tokens::TokenArgs),
     /// `GET /account` requests per second and latency, idle and while blocks are committed.
     Reads(reads::ReadArgs),
+    /// Jobs completed per second end to end (three runner daemons, majority 2, callbacks) and
+    /// the submission→callback latency.
+    Jobs(jobs::JobArgs),
 }
 
 pub(crate) fn run(command: BenchCommand, rpc_url: &str) -> anyhow::Result<()> {
@@ -103,6 +107,7 @@ pub(crate) fn run(command: BenchCommand, rpc_url: &str) -> anyhow::Result<()> {
             BenchCommand::Hostile(args) => hostile::hostile(args).await,
             BenchCommand::State(args) => state::state(args).await,
             BenchCommand::Reads(args) => reads::reads(args).await,
+            BenchCommand::Jobs(args) => jobs::jobs(args).await,
         }
     })
 }

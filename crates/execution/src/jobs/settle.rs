@@ -8,9 +8,10 @@
 //!
 //! Settling is bounded by the job's runners (at most 16 records): each assigned runner's active
 //! job count drops and its marker goes; on `completed`, runners whose result equals the verdict
-//! are paid their price and gain reputation, others lose it (more for a wrong result than for
-//! silence); on `failed`, silent runners lose reputation and nobody is paid; on `cancelled`,
-//! runners that answered are paid. A completed or failed job of an actor with a callback has
+//! are paid their price and gain reputation, runners whose result differs lose reputation, and
+//! runners that had not answered yet (beaten to it) are neither paid nor blamed; on `failed`,
+//! runners that never answered lose reputation (less than for a wrong result) and nobody is
+//! paid; on `cancelled`, runners that answered are paid. A completed or failed job of an actor with a callback has
 //! `{job_id, status, result}` queued to its handler with the reserved budget; if it cannot be
 //! queued (mailbox full) the reserve is refunded with the rest.
 
@@ -104,7 +105,9 @@ pub(crate) fn settle<H: NativeHost>(
                 runner.reputation = runner.reputation.saturating_sub(REPUTATION_LOSS_WRONG);
                 false
             }
-            (Ending::Completed(_) | Ending::Failed, None) => {
+            // Beaten to it by the runners that decided the job: neither paid nor blamed.
+            (Ending::Completed(_), None) => false,
+            (Ending::Failed, None) => {
                 runner.reputation = runner.reputation.saturating_sub(REPUTATION_LOSS_SILENT);
                 false
             }

@@ -157,8 +157,8 @@ fn none_takes_the_first_result_and_unanimous_fails_at_the_first_difference() {
     ok(answer(&mut chain, first, id, b"x"));
     let record = job(&chain, &id).unwrap();
     assert_eq!(record.status, JobStatus::Completed);
-    let silent = record.assigned[1].runner;
-    assert_eq!(runner(&chain, &silent).reputation, INITIAL_REPUTATION - REPUTATION_LOSS_SILENT);
+    let late = record.assigned[1].runner;
+    assert_eq!(runner(&chain, &late).reputation, INITIAL_REPUTATION, "beaten to it, not blamed");
 
     let spec = spec(3, VerificationMode::Unanimous, 3);
     let id = submit(&mut chain, &spec);
