@@ -104,10 +104,11 @@ pub(crate) async fn runners(client: &Client, args: RunnersArgs) -> Result<Report
         text.field("delegator", address).field("delegations", list.total_count);
         for delegation in &list.delegations {
             text.line(format!(
-                "{}  {} since block {}",
+                "{}  {} since block {}, rewards {}",
                 delegation.runner,
                 amount_text(delegation.amount),
-                delegation.since_height
+                delegation.since_height,
+                amount_text(delegation.rewards)
             ));
             for pending in &delegation.pending {
                 text.line(format!(

@@ -25,7 +25,7 @@
 //! `withdraw`; a test sums them against the account after random sequences.
 
 pub(crate) mod index;
-pub(crate) mod rewards;
+pub mod rewards;
 #[cfg(test)]
 mod tests;
 

@@ -64,6 +64,14 @@ pub(crate) fn settle(delegation: &mut Delegation, record: &RunnerRecord) {
     reset_debt(delegation, record);
 }
 
+/// What `withdraw` would pay `delegation` in rewards now: what is settled plus what accrued
+/// since, capped at what the runner's pool holds.
+pub fn claimable(delegation: &Delegation, record: &RunnerRecord) -> u128 {
+    let mut settled = delegation.clone();
+    settle(&mut settled, record);
+    settled.rewards.min(record.delegator_rewards)
+}
+
 /// Marks everything accrued to `delegation`'s current amount as settled.
 pub(crate) fn reset_debt(delegation: &mut Delegation, record: &RunnerRecord) {
     delegation.reward_debt = mul_div(delegation.amount, record.reward_per_share, REWARD_SCALE).unwrap_or(u128::MAX);

@@ -3,7 +3,8 @@
 //!
 //! `/runners/active` walks the registered runners' slots (point lookups) and keeps the healthy
 //! ones, so a request costs two lookups per runner that has stake bonded now: deregistered
-//! runners leave the list, and the stake floor bounds how many can be on it. An account's delegations are one key range (laid out by delegator).
+//! runners leave the list, and the stake floor bounds how many can be on it. An account's delegations are one key range (laid out by delegator),
+//! plus one runner record per delegation in the page (for its claimable rewards).
 
 use super::{handle::NodeHandle, pages::scan};
 use crate::error::NodeError;
@@ -102,10 +103,19 @@ impl NodeHandle {
                 break;
             }
             let delegation = Delegation::decode(&value).map_err(NodeError::from)?;
+            let record = db
+                .get(&state_key(&runner_key(&runner)))
+                .await
+                .map_err(NodeError::from)?
+                .map(|b| RunnerRecord::decode(&b))
+                .transpose()
+                .map_err(NodeError::from)?
+                .ok_or_else(|| NodeError::missing("runner registry: a delegation to a runner without a record"))?;
             delegations.push(DelegationInfo {
                 runner,
                 amount: delegation.amount,
                 since_height: delegation.since_height,
+                rewards: drover_execution::runners::rewards::claimable(&delegation, &record),
                 pending: unbondings(delegation.pending),
             });
         }

@@ -390,7 +390,13 @@ mod tests {
             data.runners = vec![runner(1, "healthy"), runner(2, "paused"), runner(3, "healthy")];
             data.delegations.insert(
                 Address([9; 20]),
-                vec![DelegationInfo { runner: Address([1; 20]), amount: 7, since_height: 3, pending: Vec::new() }],
+                vec![DelegationInfo {
+                    runner: Address([1; 20]),
+                    amount: 7,
+                    since_height: 3,
+                    pending: Vec::new(),
+                    rewards: 0,
+                }],
             );
         })
     }

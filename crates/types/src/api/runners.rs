@@ -102,6 +102,10 @@ pub struct DelegationInfo {
     pub since_height: u64,
     /// Undelegated amounts on their way back.
     pub pending: Vec<UnbondingInfo>,
+    /// The delegation's share of the runner's payments that `withdraw` would pay now.
+    #[serde(with = "decimal_u128")]
+    #[cfg_attr(feature = "openapi", schema(value_type = String, example = "750"))]
+    pub rewards: u128,
 }
 
 /// `GET /account/{address}/delegations`: an account's delegations, in runner order.
