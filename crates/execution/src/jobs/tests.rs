@@ -393,3 +393,65 @@ fn an_actor_submits_with_job_submit_and_gets_the_verdict_in_its_mailbox() {
     );
     assert_eq!(balance(&chain.state, JOB_DISPATCHER_ADDRESS), 0);
 }
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig { cases: 12, ..Default::default() })]
+
+    /// Whatever happens to jobs (submits of every mode, right and wrong answers, cancels,
+    /// deadlines, delegations), the dispatcher holds exactly the escrows of the open jobs, the
+    /// registry exactly what it owes, and each job type's weight tree the weights of the
+    /// runners in it.
+    #[test]
+    fn escrow_and_stake_are_conserved(ops in proptest::collection::vec((0..6u8, 0..3usize, 0..3u8), 1..24)) {
+        let mut chain = three_runners();
+        let mut jobs: Vec<H256> = Vec::new();
+        for (op, who, pick) in ops {
+            match op {
+                0 | 1 => {
+                    let mode = [VerificationMode::None, VerificationMode::Majority, VerificationMode::Unanimous][pick as usize];
+                    let runners = 1 + who as u64;
+                    let threshold = match mode {
+                        VerificationMode::None => 1,
+                        VerificationMode::Majority => runners / 2 + 1,
+                        VerificationMode::Unanimous => runners,
+                    };
+                    let spec = JobSpec { timeout_blocks: 4, ..spec(runners, mode, threshold) };
+                    jobs.push(submit(&mut chain, &spec));
+                }
+                2 if !jobs.is_empty() => {
+                    let id = jobs[pick as usize % jobs.len()];
+                    let record = job(&chain, &id).unwrap();
+                    if let Some(a) = record.assigned.get(who) {
+                        let result: &[u8] = if pick == 0 { b"b" } else { b"a" };
+                        answer(&mut chain, a.runner, id, result);
+                    }
+                }
+                3 if !jobs.is_empty() => {
+                    let id = jobs[pick as usize % jobs.len()];
+                    send(&mut chain, SUBMITTER, JOB_DISPATCHER_ADDRESS, JobCall::Cancel { job: id }.message().encode(), 0);
+                }
+                4 => {
+                    let delegate = RegistryCall::Delegate { runner: RUNNERS[who] }.message().encode();
+                    send(&mut chain, DELEGATOR, RUNNER_REGISTRY_ADDRESS, delegate, 1 + u128::from(pick));
+                }
+                _ => {
+                    chain.block(&[]);
+                }
+            }
+            let held: u128 = jobs.iter().map(|id| job(&chain, id).unwrap()).filter(|j| !j.status.is_final()).map(|j| j.escrow).sum();
+            proptest::prop_assert_eq!(balance(&chain.state, JOB_DISPATCHER_ADDRESS), held);
+            let mut owed = 0;
+            let mut indexed = 0;
+            for r in RUNNERS {
+                let record = runner(&chain, &r);
+                owed += record.stake + record.delegated_stake + record.delegator_rewards;
+                owed += record.unbonding.iter().map(|u| u.amount).sum::<u128>();
+                if record.type_slots.first().copied().flatten().is_some() {
+                    indexed += record.stake + record.delegated_stake;
+                }
+            }
+            proptest::prop_assert_eq!(balance(&chain.state, RUNNER_REGISTRY_ADDRESS), owed);
+            proptest::prop_assert_eq!(tree_total(&chain, "echo"), indexed);
+        }
+    }
+}

@@ -59,13 +59,13 @@ fn delegation(chain: &Chain, runner: &Address, delegator: &Address) -> Delegatio
         .map_or_else(Delegation::default, |b| Delegation::decode(b).unwrap())
 }
 
-/// What the registry owes: stakes, delegations and pending unbondings.
+/// What the registry owes: stakes, delegations, pending unbondings and delegators' rewards.
 fn owed(chain: &Chain) -> u128 {
     let mut total = 0;
     for runner in [RUNNER, OTHER, DELEGATOR] {
         if let Some(bytes) = chain.state.get(&state_key(&runner_key(&runner))) {
             let record = RunnerRecord::decode(bytes).unwrap();
-            total += record.stake + record.unbonding.iter().map(|u| u.amount).sum::<u128>();
+            total += record.stake + record.delegator_rewards + record.unbonding.iter().map(|u| u.amount).sum::<u128>();
         }
     }
     for delegator in [RUNNER, OTHER, DELEGATOR] {
