@@ -10,7 +10,7 @@
 //!   escrow (the value) of at least `runners × max_price` plus the callback's budget priced at
 //!   this block's basefees (E1610). The job id is `keccak256(submitter ‖ seq_be8)`, returned as
 //!   the call's result. It is assigned in the same call when enough eligible runners are drawn
-//!   ([`assign`]); otherwise it stays pending and is tried again `1, 2, 4, …` blocks later until
+//!   (`assign`); otherwise it stays pending and is tried again `1, 2, 4, …` blocks later until
 //!   its deadline, each retry paid by the submitter like a timer is by its owner.
 //! - `submit_result`: the job is assigned (E1611 unknown, E1612 not assigned or ended), the
 //!   sender is one of its runners (E1613) and has not answered (E1614). Each result is
@@ -18,9 +18,9 @@
 //!   same call.
 //! - `cancel`: by the submitter (E1615) before the job ends (E1612). Runners that already
 //!   answered are paid (their work is public once submitted); the rest of the escrow goes back.
-//! - Deadlines and retries run in each block's deferred work ([`deferred`]), bounded per block.
+//! - Deadlines and retries run in each block's deferred work (`deferred`), bounded per block.
 //!
-//! Settlement ([`settle`]) pays each runner whose result equals the verdict its price (its
+//! Settlement (`settle`) pays each runner whose result equals the verdict its price (its
 //! delegators' share through the registry, see `runners::rewards`), moves reputations, frees
 //! the runners' slots, buys the callback's delivery from the reserve, and refunds the rest:
 //! escrow in = payments + callback budget + refund, to the base unit.
