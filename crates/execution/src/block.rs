@@ -30,10 +30,12 @@ use crate::{
 };
 use drover_state::{
     Basefees,
+    governance::{decode_params, params_state_key},
     keys::{account_key, actor_key, basefees_key, mail_queue_key, timer_cursor_key, timer_slot_key},
 };
 use drover_types::{
     Address, Event, ExecError, FeeBreakdown, H256, Receipt, TxStatus, VerifiedTransaction,
+    governance::ChainParams,
     payload::{ACTOR_UPGRADES_ADDRESS, Deploy, Message, Upgrade, actor_address},
 };
 use drover_vm::Vm;
@@ -79,6 +81,11 @@ pub struct BlockOutcome {
     pub basefees: Basefees,
     /// Basefees in force for the next block (stored by `writes`).
     pub next_basefees: Basefees,
+    /// Chain parameters in force for this block (read from state at its start).
+    pub params: ChainParams,
+    /// Chain parameters in force for the next block: this block's, or what a governance
+    /// `execute` in it wrote.
+    pub next_params: ChainParams,
 }
 
 /// What the proposer's filter kept and dropped.
@@ -156,7 +163,8 @@ pub fn prefetch_keys(env: &BlockEnv, txs: &[VerifiedTransaction]) -> Vec<Vec<u8>
             Some(_) => {}
         }
     }
-    let mut keys: Vec<Vec<u8>> = [basefees_key(), timer_cursor_key(), timer_slot_key(env.height), mail_queue_key()]
+    let mut keys: Vec<Vec<u8>> =
+        [basefees_key(), params_state_key(), timer_cursor_key(), timer_slot_key(env.height), mail_queue_key()]
         .into_iter()
         .chain(addresses.iter().map(account_key))
         .chain(actors.iter().map(actor_key))
@@ -165,6 +173,13 @@ pub fn prefetch_keys(env: &BlockEnv, txs: &[VerifiedTransaction]) -> Vec<Vec<u8>
     keys.sort();
     keys.dedup();
     keys
+}
+
+/// The chain parameters in force: the stored record, or the genesis's before the genesis writes
+/// exist.
+fn params_in_force<S: StateRead>(params: &FeeParams, overlay: &mut Overlay<'_, S>) -> Result<ChainParams, BlockError> {
+    let stored = overlay.record(&params_state_key(), decode_params)?;
+    Ok(stored.unwrap_or_else(|| params.genesis_chain_params()))
 }
 
 /// Basefees in force for the block: the stored record, or the initial ones before the genesis
@@ -213,6 +228,7 @@ fn actor_tx(tx: &VerifiedTransaction) -> Result<Option<ActorTx>, Rejection> {
 fn run_tx<S: StateRead>(
     vm: &Vm,
     env: &BlockEnv,
+    chain_params: &ChainParams,
     basefees: &Basefees,
     overlay: &mut Overlay<'_, S>,
     tx: &VerifiedTransaction,
@@ -244,7 +260,7 @@ fn run_tx<S: StateRead>(
     }
     // From here the transaction is included: its nonce is used whatever the actor does.
     overlay.set(tx.sender, drover_state::Account { nonce: sender.nonce.saturating_add(1), ..sender });
-    let mut host = ActorHost::new(overlay, vm, *basefees, *env);
+    let mut host = ActorHost::new(overlay, vm, *basefees, *env, *chain_params);
     host.tx_hash = Some(tx.hash);
     let work = match work {
         ActorTx::Deploy(d) => deploy::run(&mut host, env, tx, d, intrinsic),
@@ -287,12 +303,12 @@ fn run_tx<S: StateRead>(
 fn deferred_phase<S: StateRead>(
     vm: &Vm,
     env: &BlockEnv,
-    params: &FeeParams,
+    (params, chain_params): (&FeeParams, &ChainParams),
     basefees: Basefees,
     overlay: &mut Overlay<'_, S>,
 ) -> Result<Deferred, ReadError> {
     let mut deferred = Deferred::new(params);
-    let mut host = ActorHost::new(overlay, vm, basefees, *env);
+    let mut host = ActorHost::new(overlay, vm, basefees, *env, *chain_params);
     run_deferred(&mut host, env, &mut deferred)?;
     overlay.settle();
     Ok(deferred)
@@ -317,13 +333,16 @@ fn run_block<S: StateRead>(
 ) -> Result<(Selection, BlockOutcome), BlockError> {
     let mut overlay = Overlay::new(state);
     let basefees = basefees_in_force(params, &mut overlay)?;
-    let deferred = deferred_phase(vm, env, params, basefees, &mut overlay)?;
+    let chain_params = params_in_force(params, &mut overlay)?;
+    // The targets and floors in force: the governed ones.
+    let params = &params.governed(&chain_params);
+    let deferred = deferred_phase(vm, env, (params, &chain_params), basefees, &mut overlay)?;
     let mut selection = Selection::default();
     let mut receipts = Vec::with_capacity(txs.len());
     let (mut cycles_used, mut cells_used, mut burned) = (deferred.cycles_used, deferred.cells_used, deferred.burned);
     for (position, tx) in txs.iter().enumerate() {
         let checkpoint = overlay.checkpoint();
-        let result = match run_tx(vm, env, &basefees, &mut overlay, tx) {
+        let result = match run_tx(vm, env, &chain_params, &basefees, &mut overlay, tx) {
             Ok(result) => result,
             Err(Failure::Halt(error)) => return Err(error.into()),
             Err(Failure::Rejected(rejection)) => {
@@ -383,6 +402,7 @@ fn run_block<S: StateRead>(
     }
     let next_basefees = next_basefees(params, basefees, cycles_used, cells_used);
     overlay.put(basefees_key(), Some(next_basefees.encode()));
+    let next_params = overlay.record(&params_state_key(), decode_params)?.unwrap_or(chain_params);
     let (writes, accounts) = overlay.into_changes();
     let outcome = BlockOutcome {
         writes,
@@ -394,6 +414,8 @@ fn run_block<S: StateRead>(
         burned,
         basefees,
         next_basefees,
+        params: chain_params,
+        next_params,
     };
     Ok((selection, outcome))
 }
@@ -849,6 +871,7 @@ mod tests {
         let keys = prefetch_keys(&env(proposer), &txs);
         let mut expected = vec![
             basefees_key(),
+            params_state_key(),
             account_key(&alice),
             account_key(&bob),
             account_key(&carol),

@@ -1,8 +1,9 @@
-//! The genesis state: initial balances and the initial basefees.
+//! The genesis state: initial balances, the initial basefees and the chain parameters.
 
 use crate::{FeeParams, FeeParamsError, Writes};
 use drover_state::{
     Account, Basefees,
+    governance::params_state_key,
     keys::{account_key, basefees_key},
 };
 use drover_types::Address;
@@ -22,8 +23,8 @@ pub enum GenesisError {
     SupplyOverflow,
 }
 
-/// Key-value writes of the genesis state, sorted by key: the initial basefees and one account
-/// (nonce 0) per non-zero allocation. The node applies them before block 1's transactions.
+/// Key-value writes of the genesis state, sorted by key: the initial basefees, the chain
+/// parameters (governed from then on) and one account (nonce 0) per non-zero allocation. The node applies them before block 1's transactions.
 ///
 /// The total supply must fit in u128: every later credit moves existing units, so no balance can
 /// overflow afterwards. Zero allocations create nothing, since an empty account is not stored.
@@ -38,14 +39,17 @@ pub fn genesis_writes(allocations: &[(Address, u128)], params: &FeeParams) -> Re
         supply = supply.checked_add(balance).ok_or(GenesisError::SupplyOverflow)?;
     }
     let basefees = Basefees { cycle: params.initial_basefee_cycle, cell: params.initial_basefee_cell };
-    // The basefees key (prefix 0x00) sorts before every account key (prefix 0x01).
-    let mut writes = vec![(basefees_key(), Some(basefees.encode()))];
+    let mut writes = vec![
+        (basefees_key(), Some(basefees.encode())),
+        (params_state_key(), Some(params.genesis_chain_params().encode())),
+    ];
     writes.extend(
         balances
             .into_iter()
             .filter(|&(_, balance)| balance > 0)
             .map(|(address, balance)| (account_key(&address), Some(Account { nonce: 0, balance }.encode()))),
     );
+    writes.sort_by(|a, b| a.0.cmp(&b.0));
     Ok(writes)
 }
 
@@ -58,11 +62,13 @@ mod tests {
     fn writes_basefees_then_accounts_in_key_order() {
         let allocations = [(Address([9; 20]), 5), (Address([1; 20]), 7), (Address([4; 20]), 0)];
         let writes = genesis_writes(&allocations, &FeeParams::default()).unwrap();
-        let expected = vec![
+        let mut expected = vec![
             (basefees_key(), Some(Basefees { cycle: 1, cell: 1 }.encode())),
+            (params_state_key(), Some(FeeParams::default().genesis_chain_params().encode())),
             (account_key(&Address([1; 20])), Some(Account { nonce: 0, balance: 7 }.encode())),
             (account_key(&Address([9; 20])), Some(Account { nonce: 0, balance: 5 }.encode())),
         ];
+        expected.sort_by(|a, b| a.0.cmp(&b.0));
         assert_eq!(writes, expected);
     }
 

@@ -80,6 +80,7 @@ pub(crate) mod actors;
 mod basefee;
 mod block;
 mod genesis;
+pub mod governance;
 pub mod jobs;
 mod native;
 mod overlay;

@@ -65,6 +65,9 @@ pub(crate) trait NativeHost {
     /// Basefees in force for the block.
     fn basefees(&self) -> Basefees;
 
+    /// The chain parameters in force for the block.
+    fn params(&self) -> drover_types::governance::ChainParams;
+
     /// Hash of the transaction being executed (`None` in the block's deferred work).
     fn tx_hash(&self) -> Option<H256>;
 

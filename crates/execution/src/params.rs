@@ -1,5 +1,6 @@
 //! Fee-market parameters and the per-block limits derived from them.
 
+use drover_types::governance::ChainParams;
 use serde::{Deserialize, Serialize};
 
 /// Genesis target of cycles per block.
@@ -19,7 +20,9 @@ pub const GENESIS_INITIAL_BASEFEE_CELL: u128 = 1;
 /// A block may use this many times the target of each meter.
 pub const BLOCK_LIMIT_TARGET_MULTIPLE: u64 = 2;
 
-/// Parameters of the two fee markets (cycles and cells), fixed at genesis.
+/// Parameters of the two fee markets (cycles and cells) as a genesis gives them. The targets and
+/// floors seed the chain parameters in state ([`FeeParams::genesis_chain_params`]), which
+/// governance may change; execution uses [`FeeParams::governed`] by them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct FeeParams {
@@ -102,6 +105,30 @@ impl FeeParams {
             }
         }
         Ok(())
+    }
+
+    /// The chain parameters a genesis with these fee parameters starts from: the defaults, with
+    /// this genesis's targets and basefee floors.
+    pub fn genesis_chain_params(&self) -> ChainParams {
+        ChainParams {
+            target_cycles: self.target_cycles,
+            target_cells: self.target_cells,
+            min_basefee_cycle: self.min_basefee_cycle,
+            min_basefee_cell: self.min_basefee_cell,
+            ..ChainParams::default()
+        }
+    }
+
+    /// The fee parameters in force under the live chain parameters `params`: their targets and
+    /// floors, this genesis's initial basefees (which only block 1 uses).
+    pub fn governed(&self, params: &ChainParams) -> FeeParams {
+        FeeParams {
+            target_cycles: params.target_cycles,
+            target_cells: params.target_cells,
+            min_basefee_cycle: params.min_basefee_cycle,
+            min_basefee_cell: params.min_basefee_cell,
+            ..*self
+        }
     }
 
     /// Most cycles one block may use: [`BLOCK_LIMIT_TARGET_MULTIPLE`] × the target.

@@ -307,8 +307,8 @@ where
         let candidates = self.chain.mempool.select(
             drover_mempool::SelectLimits {
                 max_count: MAX_TRANSACTIONS_PER_BLOCK,
-                max_cycles: self.chain.genesis.fees.block_limit_cycles(),
-                max_cells: self.chain.genesis.fees.block_limit_cells(),
+                max_cycles: self.chain.fees_after(parent.digest()).block_limit_cycles(),
+                max_cells: self.chain.fees_after(parent.digest()).block_limit_cells(),
                 max_bytes: drover_block::block::MAX_BLOCK_BYTES,
             },
             basefees,
@@ -387,8 +387,8 @@ where
                     return None;
                 }
             }
-            if drover_execution::validate_block_limits(&self.chain.genesis.fees, block.cycles_used, block.cells_used)
-                .is_err()
+            let fees = self.chain.fees_after(block.parent);
+            if drover_execution::validate_block_limits(&fees, block.cycles_used, block.cells_used).is_err()
             {
                 return None;
             }
@@ -505,6 +505,8 @@ mod tests {
             burned: 0,
             basefees: fees,
             next_basefees: fees,
+            params: Default::default(),
+            next_params: Default::default(),
         };
         ExecutedBlock::new(1, vec![tx], outcome)
     }

@@ -43,6 +43,8 @@ pub struct ExecutedBlock {
     pub basefees: Basefees,
     /// Basefees for its child.
     pub next_basefees: Basefees,
+    /// Chain parameters for its child.
+    pub next_params: drover_types::governance::ChainParams,
     /// Merkle root of the transaction hashes, as the header must carry it.
     pub transactions_root: sha256::Digest,
     /// Merkle root of the receipts, as the header must carry it.
@@ -57,8 +59,9 @@ impl ExecutedBlock {
     /// The record of `transactions` executed at `height` with `outcome`, whose writes the
     /// caller has already taken (they go to the state batch, not the record).
     pub fn new(height: u64, transactions: Vec<VerifiedTransaction>, outcome: BlockOutcome) -> Self {
-        let BlockOutcome { receipts, system_runs, cycles_used, cells_used, basefees, next_basefees, accounts, .. } =
-            outcome;
+        let BlockOutcome {
+            receipts, system_runs, cycles_used, cells_used, basefees, next_basefees, next_params, accounts, ..
+        } = outcome;
         let hashes: Vec<_> = transactions.iter().map(|t| t.hash).collect();
         let mut nonces: HashMap<Address, u64> = HashMap::new();
         for (tx, receipt) in transactions.iter().zip(&receipts) {
@@ -79,6 +82,7 @@ impl ExecutedBlock {
             cells_used,
             basefees,
             next_basefees,
+            next_params,
             next_nonces,
             accounts,
         }
@@ -97,6 +101,8 @@ pub struct Tip {
     pub digest: Option<sha256::Digest>,
     /// Basefees that apply to the next block.
     pub next_basefees: Basefees,
+    /// Chain parameters that apply to the next block.
+    pub next_params: drover_types::governance::ChainParams,
 }
 
 /// What a chain is configured with.
@@ -197,6 +203,16 @@ impl ChainShared {
         }
     }
 
+    /// The fee parameters in force for a child of `parent` (governed by the chain parameters
+    /// its state holds): what block building and the block limits follow.
+    pub fn fees_after(&self, parent: sha256::Digest) -> drover_execution::FeeParams {
+        let params = match self.executed.lock().get(&parent) {
+            Some((_, record)) => record.next_params,
+            None => self.tip.lock().next_params,
+        };
+        self.genesis.fees.governed(&params)
+    }
+
     /// Records the outcome of a state database read.
     pub fn record_storage(&self, ok: bool) {
         self.storage_ok.store(ok, Ordering::Relaxed);
@@ -225,7 +241,8 @@ impl ChainShared {
         }
     }
 
-    /// Loads the basefees in force from the state database (after a restart).
+    /// Loads the basefees and chain parameters in force from the state database (after a
+    /// restart).
     pub async fn refresh_basefees<E>(&self, databases: &crate::databases::Databases<E>)
     where
         E: commonware_runtime::Spawner + commonware_storage::Context,
@@ -238,6 +255,14 @@ impl ChainShared {
             },
             Ok(None) => {}
             Err(e) => warn!(?e, "cannot read basefees"),
+        }
+        match db.get(&drover_state::governance::params_state_key()).await {
+            Ok(Some(bytes)) => match drover_state::governance::decode_params(&bytes) {
+                Ok(params) => self.tip.lock().next_params = params,
+                Err(e) => warn!(?e, "stored chain parameters do not decode"),
+            },
+            Ok(None) => {}
+            Err(e) => warn!(?e, "cannot read chain parameters"),
         }
     }
 
@@ -262,10 +287,11 @@ impl ChainShared {
             self.mempool.finalized(&record.next_nonces, &included);
         }
         let next_basefees = record.as_ref().map(|r| r.next_basefees).unwrap_or_else(|| self.tip().next_basefees);
+        let next_params = record.as_ref().map(|r| r.next_params).unwrap_or_else(|| self.tip().next_params);
         {
             let mut tip = self.tip.lock();
             if height >= tip.height {
-                *tip = Tip { height, timestamp_ms: block.timestamp_ms, digest: Some(digest), next_basefees };
+                *tip = Tip { height, timestamp_ms: block.timestamp_ms, digest: Some(digest), next_basefees, next_params };
                 *self.snapshot.lock() = Some(StateSnapshot {
                     height,
                     block_hash: block::to_h256(&digest),

@@ -37,6 +37,7 @@
 mod account;
 pub mod actor;
 mod error;
+pub mod governance;
 pub mod job;
 pub mod keys;
 pub mod mailbox;

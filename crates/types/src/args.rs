@@ -50,6 +50,11 @@ pub struct Args<'b> {
 }
 
 impl<'b> Args<'b> {
+    /// The map's keys, in canonical order.
+    pub fn keys(&self) -> impl Iterator<Item = &'b str> + '_ {
+        self.entries.iter().map(|(key, _)| *key)
+    }
+
     /// Decodes `bytes` as one canonical CBOR map with text keys.
     pub fn decode(bytes: &'b [u8]) -> Result<Self, ArgsError> {
         cbor::check_canonical(bytes)?;

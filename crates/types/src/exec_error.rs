@@ -1,7 +1,7 @@
 //! Execution error codes (E-codes) carried in receipts of failed or reverted transactions.
 //!
 //! Ranges: E1000–E1099 pre-checks, E1100 static code validation, E1200 VM runtime / host calls,
-//! E1300 entitlements, E1400 tokens, E1500 timers and deferred work, E1600 runners and jobs,
+//! E1300 entitlements, E1400 tokens, E1500 timers and deferred work, E1600 runners and jobs, E1700 governance,
 //! E1900 internal. A receipt carries `{code: "E1005", category, message, fix}`: `category` and
 //! `fix` follow from the code, so only the code and the message are stored (the canonical CBOR
 //! is `[code, message]`, e.g. `["E1005", "..."]`) and JSON input may leave them out.
@@ -174,13 +174,31 @@ exec_codes! {
     JobTypeFull = 1616, "Offer another job type: each holds at most MAX_RUNNERS_PER_JOB_TYPE registered runners.";
     /// E1617: a callback was asked for by a submitter that is not an actor.
     CallbackNeedsActor = 1617, "Leave out the callback when submitting from an account; poll GET /job/{job_id}/status instead.";
+    /// E1701: a lock or unlock of zero, or an unlock of more than is locked.
+    GovernanceAmount = 1701, "Lock a non-zero value; unlock at most what the account has locked.";
+    /// E1702: a proposal's deposit is below the proposal_deposit parameter.
+    ProposalDeposit = 1702, "Send a value of at least proposal_deposit (GET /governance/params) with the proposal.";
+    /// E1703: a proposal's changes or description break the rules (unknown name, value out of bounds, none or too many, description too long).
+    ProposalChanges = 1703, "Change 1-16 parameters listed by GET /governance/params, each within its min and max, with a description of at most 1 KiB.";
+    /// E1704: no proposal has this id.
+    UnknownProposal = 1704, "Use an id from GET /governance/proposals.";
+    /// E1705: the proposal no longer takes votes.
+    ProposalNotVoting = 1705, "Vote before the proposal's voting_ends_height.";
+    /// E1706: the sender has no locked weight.
+    NoVotingWeight = 1706, "Lock weight with the governance lock call before voting.";
+    /// E1707: the sender already voted on this proposal.
+    AlreadyVoted = 1707, "Each account votes once per proposal, with all its locked weight.";
+    /// E1708: the proposal cannot be executed now (still voting, in its timelock, or closed).
+    ProposalNotExecutable = 1708, "Execute after voting_ends_height (rejected proposals close) and from executable_height (passed ones apply), before they expire.";
+    /// E1709: the locked weight is part of a vote still open.
+    WeightInVote = 1709, "Unlock after the end of the latest vote the weight was cast in.";
     /// E1900: internal error.
     Internal = 1900, "Retry later; report the transaction hash if it persists.";
 }
 
 impl ExecCode {
     /// The range the code belongs to: `precheck`, `validation`, `runtime`, `entitlement`,
-    /// `token`, `timer`, `job` or `internal`.
+    /// `token`, `timer`, `job`, `governance` or `internal`.
     pub const fn category(self) -> &'static str {
         match self.number() {
             1000..=1099 => "precheck",
@@ -190,6 +208,7 @@ impl ExecCode {
             1400..=1499 => "token",
             1500..=1599 => "timer",
             1600..=1699 => "job",
+            1700..=1799 => "governance",
             _ => "internal",
         }
     }

@@ -20,6 +20,7 @@ pub mod cbor;
 pub mod error;
 pub mod event;
 pub mod exec_error;
+pub mod governance;
 pub mod hash;
 pub mod hexfmt;
 pub mod job;

@@ -9,8 +9,9 @@
 //! unbonding. [`RegistryCall`] is the wire form, shared by clients and the executor.
 //!
 //! The registry's numbers ([`MIN_RUNNER_STAKE`], [`UNBONDING_BLOCKS`],
-//! [`HEARTBEAT_GAP_BLOCKS`]) are protocol constants until governance makes chain parameters
-//! changeable by vote; each is named where it is used so that move is one change.
+//! [`HEARTBEAT_GAP_BLOCKS`]) are the genesis defaults of chain parameters
+//! (`crate::governance::ChainParams`): execution reads the live values from state, and
+//! governance changes them by vote.
 
 use crate::Address;
 use crate::args::{Args, ArgsBuilder, ArgsError};
@@ -22,11 +23,13 @@ pub const RUNNER_REGISTRY_ADDRESS: Address = Address::system(0x01);
 /// The job dispatcher system actor.
 pub const JOB_DISPATCHER_ADDRESS: Address = Address::system(0x02);
 
-/// Least stake a runner registers with, in base units (1 DRV).
+/// Genesis default of the least stake a runner registers with, in base units (1 DRV).
 pub const MIN_RUNNER_STAKE: u128 = BASE_UNITS_PER_DRV;
-/// Blocks between `deregister` or `undelegate` and the stake being withdrawable.
+/// Genesis default of the blocks between `deregister` or `undelegate` and the stake being
+/// withdrawable.
 pub const UNBONDING_BLOCKS: u64 = 100;
-/// A runner whose last heartbeat is more than this many blocks old is `unhealthy`.
+/// Genesis default of the heartbeat gap: a runner whose last heartbeat is more than this many
+/// blocks old is `unhealthy`.
 pub const HEARTBEAT_GAP_BLOCKS: u64 = 50;
 /// Reputation a runner starts with (0–100; selection needs at least 50).
 pub const INITIAL_REPUTATION: u8 = 80;
@@ -323,7 +326,7 @@ impl RegistryCall {
 /// A runner's health as the API reports it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Health {
-    /// Registered, not paused, heartbeat within [`HEARTBEAT_GAP_BLOCKS`].
+    /// Registered, not paused, heartbeat within the gap.
     Healthy,
     /// Registered but its last heartbeat is older than the gap.
     Unhealthy,
@@ -334,13 +337,14 @@ pub enum Health {
 }
 
 impl Health {
-    /// The health of a runner with these facts at `height`.
-    pub fn at(height: u64, last_heartbeat_height: u64, paused: bool, deregistered: bool) -> Health {
+    /// The health of a runner with these facts at `height`, under a heartbeat gap of
+    /// `gap_blocks` (the chain parameter `heartbeat_gap_blocks`).
+    pub fn at(height: u64, last_heartbeat_height: u64, paused: bool, deregistered: bool, gap_blocks: u64) -> Health {
         if deregistered {
             Health::Deregistered
         } else if paused {
             Health::Paused
-        } else if height.saturating_sub(last_heartbeat_height) > HEARTBEAT_GAP_BLOCKS {
+        } else if height.saturating_sub(last_heartbeat_height) > gap_blocks {
             Health::Unhealthy
         } else {
             Health::Healthy
@@ -440,9 +444,9 @@ mod tests {
 
     #[test]
     fn health_follows_the_heartbeat_gap() {
-        assert_eq!(Health::at(100, 100 - HEARTBEAT_GAP_BLOCKS, false, false), Health::Healthy);
-        assert_eq!(Health::at(101, 100 - HEARTBEAT_GAP_BLOCKS, false, false), Health::Unhealthy);
-        assert_eq!(Health::at(100, 100, true, false), Health::Paused);
-        assert_eq!(Health::at(100, 100, true, true), Health::Deregistered);
+        assert_eq!(Health::at(100, 100 - HEARTBEAT_GAP_BLOCKS, false, false, HEARTBEAT_GAP_BLOCKS), Health::Healthy);
+        assert_eq!(Health::at(101, 100 - HEARTBEAT_GAP_BLOCKS, false, false, HEARTBEAT_GAP_BLOCKS), Health::Unhealthy);
+        assert_eq!(Health::at(100, 100, true, false, HEARTBEAT_GAP_BLOCKS), Health::Paused);
+        assert_eq!(Health::at(100, 100, true, true, HEARTBEAT_GAP_BLOCKS), Health::Deregistered);
     }
 }

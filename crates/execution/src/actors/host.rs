@@ -14,7 +14,7 @@
 //! through every caller, ending the whole invocation; the executor then ends the block (or the
 //! read-only call) without an outcome.
 
-use super::{MAILBOX_CAPACITY_BYTES, SYSTEM_RUN_CELLS_LIMIT};
+use super::SYSTEM_RUN_CELLS_LIMIT;
 use crate::native::NativeHost;
 use crate::overlay::{Checkpoint, Overlay, ReadError, StateError};
 use crate::{BlockEnv, StateRead};
@@ -23,7 +23,7 @@ use drover_state::{
     encode_count, keys,
     timer::{timer_id, timer_id_parts},
 };
-use drover_types::{Address, Event, H256, cbor::CborError, exec_error::ExecCode};
+use drover_types::{Address, Event, H256, cbor::CborError, exec_error::ExecCode, governance::ChainParams};
 use drover_vm::{
     CallRequest, CompiledModule, Entitlements, Host, HostError, Invocation, Outcome, OutgoingMessage, Status,
     StorageEntry, TimerRequest, Vm, VmError, limits::MAX_PENDING_TIMERS_PER_ACTOR, validate_manifest,
@@ -50,6 +50,8 @@ pub(crate) struct ActorHost<'h, 'a, S> {
     pub(crate) basefees: Basefees,
     /// The block being executed.
     pub(crate) env: BlockEnv,
+    /// The chain parameters in force for the block (read from state at its start).
+    pub(crate) params: ChainParams,
     /// Hash of the transaction being executed (`None` in the deferred work and read-only calls).
     pub(crate) tx_hash: Option<H256>,
     /// Events of the current work, in emission order (rolled back with the state).
@@ -75,8 +77,14 @@ fn short(address: &Address, balance: u128, amount: u128) -> HostError {
 }
 
 impl<'h, 'a, S: StateRead> ActorHost<'h, 'a, S> {
-    pub(crate) fn new(overlay: &'h mut Overlay<'a, S>, vm: &'h Vm, basefees: Basefees, env: BlockEnv) -> Self {
-        ActorHost { overlay, vm, basefees, env, tx_hash: None, events: Vec::new(), fatal: None }
+    pub(crate) fn new(
+        overlay: &'h mut Overlay<'a, S>,
+        vm: &'h Vm,
+        basefees: Basefees,
+        env: BlockEnv,
+        params: ChainParams,
+    ) -> Self {
+        ActorHost { overlay, vm, basefees, env, params, tx_hash: None, events: Vec::new(), fatal: None }
     }
 
     pub(crate) fn save(&self) -> Saved {
@@ -235,13 +243,11 @@ impl<S: StateRead> ActorHost<'_, '_, S> {
         let usage = self.overlay.record(&usage_key, MailboxUsage::decode);
         let usage = self.absorb(usage)?.unwrap_or_default();
         let bytes = usage.bytes.saturating_add(size);
-        if bytes > MAILBOX_CAPACITY_BYTES {
+        let capacity = self.params.mailbox_capacity_bytes;
+        if bytes > capacity {
             return Err(HostError::new(
                 ExecCode::MailboxFull,
-                format!(
-                    "{}'s mailbox holds {} bytes; {size} more would pass {MAILBOX_CAPACITY_BYTES}",
-                    message.to, usage.bytes
-                ),
+                format!("{}'s mailbox holds {} bytes; {size} more would pass {capacity}", message.to, usage.bytes),
             ));
         }
         let prepaid = u128::from(message.cycles_limit)
@@ -308,6 +314,10 @@ impl<S: StateRead> NativeHost for ActorHost<'_, '_, S> {
 
     fn env(&self) -> &BlockEnv {
         &self.env
+    }
+
+    fn params(&self) -> ChainParams {
+        self.params
     }
 
     fn basefees(&self) -> Basefees {

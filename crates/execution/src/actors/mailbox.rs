@@ -1,7 +1,7 @@
 //! Delivering mailbox messages at the start of a block, after the due timers.
 //!
 //! Messages are delivered in the order they were sent (one global queue, so FIFO per actor
-//! too), at most [`MAX_DELIVERIES_PER_BLOCK`] per block and only while the deferred-work budget
+//! too), at most `max_deliveries_per_block` per block (a chain parameter) and only while the deferred-work budget
 //! covers the next message's cycles; the rest wait for the next block. A message sent in this
 //! block is never delivered in it: deliveries run before transactions.
 //!
@@ -14,7 +14,7 @@
 //! escrow, which is the recipient's (the submitter's): its unused budget goes to the recipient.
 
 use super::{
-    Deferred, MAX_DELIVERIES_PER_BLOCK, SYSTEM_RUN_CELLS_LIMIT, SystemRun, SystemRunKind, cost,
+    Deferred, SYSTEM_RUN_CELLS_LIMIT, SystemRun, SystemRunKind, cost,
     host::{ActorHost, corrupt},
     settled, status_of,
 };
@@ -34,7 +34,7 @@ pub(crate) fn deliver<S: StateRead>(
         return Ok(());
     };
     // Messages that deliveries send in this block (at `queue.tail` and beyond) wait for the next.
-    let end = queue.tail.min(queue.head.saturating_add(MAX_DELIVERIES_PER_BLOCK as u64));
+    let end = queue.tail.min(queue.head.saturating_add(host.params.max_deliveries_per_block));
     for seq in queue.head..end {
         let key = keys::message_key(seq);
         let message = host

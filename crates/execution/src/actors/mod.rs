@@ -36,15 +36,12 @@ pub(crate) const DEPLOY_CYCLES_PER_PAYLOAD_BYTE: u64 = 16;
 pub(crate) const ACTOR_RECORD_CELLS: u64 = 256;
 /// Cells budget of one timer fire or one mailbox delivery (bytes it may write).
 pub(crate) const SYSTEM_RUN_CELLS_LIMIT: u64 = 16_384;
-/// Most timers fired in one block; the rest wait for the next block, in order.
-pub(crate) const MAX_TIMER_FIRES_PER_BLOCK: usize = 128;
-/// Most timer slots one block examines, fired or found cancelled: cancelled timers cost their
-/// owners when scheduled, but must not let them pile up unpaid work on one later block.
-pub(crate) const MAX_TIMER_SLOTS_EXAMINED_PER_BLOCK: usize = 8 * MAX_TIMER_FIRES_PER_BLOCK;
-/// Most mailbox messages delivered in one block; the rest wait for the next block, in order.
-pub(crate) const MAX_DELIVERIES_PER_BLOCK: usize = 256;
-/// Most handler + payload bytes pending in one actor's mailbox.
-pub(crate) const MAILBOX_CAPACITY_BYTES: u64 = 1024 * 1024;
+/// Timer slots a block examines per timer it may fire (the chain parameter
+/// `max_timer_fires_per_block`), fired or found cancelled: cancelled timers cost their owners
+/// when scheduled, but must not let them pile up unpaid work on one later block. The timer and
+/// delivery caps per block and the mailbox capacity are chain parameters
+/// (`drover_types::governance`).
+pub(crate) const TIMER_SLOTS_EXAMINED_PER_FIRE: u64 = 8;
 
 /// Topic of the event a deploy emits (address: the new actor, data: its code hash).
 pub(crate) const DEPLOY_EVENT_TOPIC: &str = "deploy";

@@ -622,7 +622,8 @@ fn the_bulk_benchmark_actor_fills_walks_nests_and_reads_balances() {
 
 #[test]
 fn cancelled_timers_are_skipped_a_bounded_number_per_block() {
-    use super::MAX_TIMER_SLOTS_EXAMINED_PER_BLOCK;
+    let max_examined = (super::TIMER_SLOTS_EXAMINED_PER_FIRE
+        * drover_types::governance::ChainParams::default().max_timer_fires_per_block) as usize;
     // 3,000 timers were scheduled at this height and all cancelled (the records are gone, the
     // count stays): three blocks share the walk.
     let mut chain = Chain::new(&[(ALICE, RICH)]);
@@ -632,13 +633,13 @@ fn cancelled_timers_are_skipped_a_bounded_number_per_block() {
     for _ in 0..3 {
         let env = chain.env();
         let (outcome, reads) = read_once(&chain.state, &env, &[]);
-        assert!(reads <= MAX_TIMER_SLOTS_EXAMINED_PER_BLOCK + 16, "{reads} reads");
+        assert!(reads <= max_examined + 16, "{reads} reads");
         apply(&mut chain.state, outcome.writes);
         chain.height += 1;
         let cursor =
             chain.state.get(&keys::timer_cursor_key()).map(|bytes| drover_state::TimerCursor::decode(bytes).unwrap());
         cursors.push(cursor.map(|c| (c.height, c.seq)));
     }
-    let examined = MAX_TIMER_SLOTS_EXAMINED_PER_BLOCK as u32;
+    let examined = max_examined as u32;
     assert_eq!(cursors, [Some((height, examined)), Some((height, 2 * examined)), None]);
 }

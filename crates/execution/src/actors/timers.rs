@@ -2,8 +2,8 @@
 //!
 //! Timers fire in key order — by height, then by scheduling order within a height (FIFO) —
 //! starting where the previous block stopped ([`TimerCursor`]; absent: at this block's height).
-//! A block fires at most [`MAX_TIMER_FIRES_PER_BLOCK`] timers, examines at most
-//! [`MAX_TIMER_SLOTS_EXAMINED_PER_BLOCK`] slots (cancelled ones included, so that timers
+//! A block fires at most `max_timer_fires_per_block` timers (a chain parameter), examines at
+//! most [`TIMER_SLOTS_EXAMINED_PER_FIRE`] times as many slots (cancelled ones included, so that timers
 //! scheduled and cancelled over many blocks cannot load one block with unpaid lookups), and
 //! fires only while its deferred-work budget covers the next timer's cycles; the rest wait, in
 //! order, for the next block, and the cursor records where.
@@ -15,8 +15,8 @@
 //! [`SystemRun`] with status failed and E1503.
 
 use super::{
-    Deferred, MAX_TIMER_FIRES_PER_BLOCK, MAX_TIMER_SLOTS_EXAMINED_PER_BLOCK, SYSTEM_RUN_CELLS_LIMIT, SystemRun,
-    SystemRunKind, cost, host::ActorHost, settled, status_of,
+    Deferred, SYSTEM_RUN_CELLS_LIMIT, SystemRun, SystemRunKind, TIMER_SLOTS_EXAMINED_PER_FIRE, cost,
+    host::ActorHost, settled, status_of,
 };
 use crate::{BlockEnv, StateRead, overlay::ReadError};
 use drover_state::{TimerCursor, TimerRecord, decode_count, keys, timer::timer_id};
@@ -33,12 +33,14 @@ pub(crate) fn fire_due<S: StateRead>(
     let cursor =
         host.overlay.record(&cursor_key, TimerCursor::decode)?.unwrap_or(TimerCursor { height: env.height, seq: 0 });
     let (mut height, mut seq) = (cursor.height, cursor.seq);
-    let (mut fired, mut examined) = (0, 0);
+    let max_fires = host.params.max_timer_fires_per_block;
+    let max_examined = max_fires.saturating_mul(TIMER_SLOTS_EXAMINED_PER_FIRE);
+    let (mut fired, mut examined) = (0u64, 0u64);
     let stopped_at = 'heights: loop {
         let slot_key = keys::timer_slot_key(height);
         let count = host.overlay.record(&slot_key, decode_count)?.unwrap_or(0);
         while u64::from(seq) < count {
-            if examined == MAX_TIMER_SLOTS_EXAMINED_PER_BLOCK {
+            if examined == max_examined {
                 break 'heights Some(TimerCursor { height, seq });
             }
             examined += 1;
@@ -48,7 +50,7 @@ pub(crate) fn fire_due<S: StateRead>(
                 seq += 1;
                 continue;
             };
-            if fired == MAX_TIMER_FIRES_PER_BLOCK || !deferred.fits(timer.cycles_limit) {
+            if fired == max_fires || !deferred.fits(timer.cycles_limit) {
                 break 'heights Some(TimerCursor { height, seq });
             }
             fire(host, env, height, seq, timer, deferred)?;

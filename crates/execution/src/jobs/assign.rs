@@ -82,7 +82,9 @@ pub(crate) fn assign<H: NativeHost>(
         let weight = index::weight(&candidate);
         index::adjust(host, meter, &job_type, slot, weight, false)?;
         set_aside.push((slot, weight));
-        let health = Health::at(env.height, candidate.last_heartbeat_height, candidate.paused, candidate.deregistered);
+        let gap = host.params().heartbeat_gap_blocks;
+        let health =
+            Health::at(env.height, candidate.last_heartbeat_height, candidate.paused, candidate.deregistered, gap);
         if health != Health::Healthy || candidate.reputation < MIN_SELECTION_REPUTATION {
             unhealthy.push(runner);
         } else if candidate.price_per_job <= record.max_price && candidate.active_jobs < candidate.max_concurrent_jobs {

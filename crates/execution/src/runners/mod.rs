@@ -7,13 +7,13 @@
 //!
 //! # Rules
 //!
-//! - `register`: stake (the value) at least [`MIN_RUNNER_STAKE`] (E1601), capabilities within
+//! - `register`: stake (the value) at least the `min_runner_stake` chain parameter (E1601), capabilities within
 //!   the rules (E1603), not already a registered runner (E1602). A deregistered runner may
 //!   register again; its unbonding stake keeps unbonding. Registration counts as a heartbeat
 //!   and takes the next slot of the registered runners; deregistration gives it up.
 //! - `update`, `heartbeat`, `deregister`: the sender is a registered runner (E1604). `update`
 //!   adds its value to the stake. `deregister` needs no job in progress (E1605) and moves the
-//!   whole stake to unbonding, withdrawable [`UNBONDING_BLOCKS`] later.
+//!   whole stake to unbonding, withdrawable `unbonding_blocks` (a chain parameter) later.
 //! - `delegate`: a non-zero value (E1606) to a registered runner (E1604); `undelegate`: a
 //!   non-zero amount at most what is delegated (E1606), unbonding like a stake.
 //! - `withdraw {runner}`: pays the sender every matured unbonding with `runner` (its own stake
@@ -41,8 +41,8 @@ use drover_types::{
     cbor::Writer,
     exec_error::ExecCode,
     runner::{
-        Capabilities, INITIAL_REPUTATION, MAX_PENDING_UNBONDINGS, MIN_RUNNER_STAKE, MIN_SELECTION_REPUTATION,
-        RUNNER_REGISTRY_ADDRESS, RegistryCall, RegistryCallError, UNBONDING_BLOCKS,
+        Capabilities, INITIAL_REPUTATION, MAX_PENDING_UNBONDINGS, MIN_SELECTION_REPUTATION, RUNNER_REGISTRY_ADDRESS,
+        RegistryCall, RegistryCallError,
     },
 };
 use drover_vm::{CallRequest, HostError, Outcome};
@@ -160,10 +160,11 @@ impl<H: NativeHost> Registry<'_, H> {
         let sender = self.sender;
         match call {
             RegistryCall::Register { rate_card, capabilities } => {
-                if value < MIN_RUNNER_STAKE {
+                let floor = self.host.params().min_runner_stake;
+                if value < floor {
                     return Err(refuse(
                         ExecCode::RunnerStake,
-                        format!("a runner stakes at least {MIN_RUNNER_STAKE} base units; {value} sent"),
+                        format!("a runner stakes at least {floor} base units; {value} sent"),
                     ));
                 }
                 check_capabilities(&capabilities)?;
@@ -389,7 +390,7 @@ impl<H: NativeHost> Registry<'_, H> {
     }
 
     fn release_height(&self) -> u64 {
-        self.height.saturating_add(UNBONDING_BLOCKS)
+        self.height.saturating_add(self.host.params().unbonding_blocks)
     }
 
     fn runner(&mut self, runner: &Address) -> Result<Option<RunnerRecord>, HostError> {

@@ -27,9 +27,9 @@ fn unbondings(entries: Vec<Unbonding>) -> Vec<UnbondingInfo> {
     entries.into_iter().map(|u| UnbondingInfo { amount: u.amount, release_height: u.release_height }).collect()
 }
 
-/// The API record of `record` at chain height `height`.
-fn info(address: Address, record: RunnerRecord, height: u64) -> RunnerInfo {
-    let health = Health::at(height, record.last_heartbeat_height, record.paused, record.deregistered);
+/// The API record of `record` at chain height `height`, under a heartbeat gap of `gap_blocks`.
+fn info(address: Address, record: RunnerRecord, (height, gap_blocks): (u64, u64)) -> RunnerInfo {
+    let health = Health::at(height, record.last_heartbeat_height, record.paused, record.deregistered, gap_blocks);
     RunnerInfo {
         address,
         stake: record.stake,
@@ -47,7 +47,8 @@ fn info(address: Address, record: RunnerRecord, height: u64) -> RunnerInfo {
 
 impl NodeHandle {
     pub(super) async fn read_active_runners(&self, page: Page) -> Result<RunnerList, ApiError> {
-        let height = self.0.chain.tip().height;
+        let tip = self.0.chain.tip();
+        let height = (tip.height, tip.next_params.heartbeat_gap_blocks);
         let db = self.0.databases.read().await;
         let get = |user_key: Vec<u8>| {
             let db = &db;
@@ -82,7 +83,8 @@ impl NodeHandle {
     }
 
     pub(super) async fn read_runner(&self, address: Address) -> Result<Option<RunnerInfo>, ApiError> {
-        let height = self.0.chain.tip().height;
+        let tip = self.0.chain.tip();
+        let height = (tip.height, tip.next_params.heartbeat_gap_blocks);
         let [record] = self.read_keys([state_key(&runner_key(&address))]).await?;
         let record = record.map(|b| RunnerRecord::decode(&b)).transpose().map_err(NodeError::from)?;
         Ok(record.map(|record| info(address, record, height)))

@@ -1,0 +1,164 @@
+//! Governance end to end through `execute_block`: lock, propose, vote, execute, and the new
+//! parameters in force from the next block; rejection, expiry, the bounds and the refusals.
+
+use crate::testing::{Chain, RICH, balance};
+use drover_state::governance::{ProposalRecord, params_state_key, proposal_key, state_key};
+use drover_types::{
+    Address, Receipt, TxStatus,
+    exec_error::ExecCode,
+    governance::{ChainParams, GOVERNANCE_ADDRESS, GovernanceCall},
+};
+
+const ALICE: Address = Address([0xa1; 20]);
+const BOB: Address = Address([0xb0; 20]);
+/// The default `proposal_deposit`.
+const DEPOSIT: u128 = 10 * drover_types::params::BASE_UNITS_PER_DRV;
+
+fn chain() -> Chain {
+    Chain::new(&[(ALICE, RICH), (BOB, RICH)])
+}
+
+fn send(chain: &mut Chain, sender: Address, call: &GovernanceCall, value: u128) -> Receipt {
+    let tx = chain.tx(sender, Some(GOVERNANCE_ADDRESS), call.message().encode(), value);
+    chain.block(&[tx]).receipts.remove(0)
+}
+
+fn ok(chain: &mut Chain, sender: Address, call: &GovernanceCall, value: u128) -> Receipt {
+    let receipt = send(chain, sender, call, value);
+    assert_eq!(receipt.status, TxStatus::Success, "{call:?}: {:?}", receipt.error);
+    receipt
+}
+
+fn refused(chain: &mut Chain, sender: Address, call: &GovernanceCall, value: u128, code: ExecCode) {
+    let receipt = send(chain, sender, call, value);
+    assert_eq!(receipt.error.as_ref().map(|e| e.code), Some(code), "{call:?}: {:?}", receipt.error);
+}
+
+fn params(chain: &Chain) -> ChainParams {
+    drover_state::governance::decode_params(&chain.state[&params_state_key()]).unwrap()
+}
+
+fn proposal(chain: &Chain, id: u64) -> ProposalRecord {
+    ProposalRecord::decode(&chain.state[&state_key(&proposal_key(id))]).unwrap()
+}
+
+fn propose(target_cycles: u128) -> GovernanceCall {
+    GovernanceCall::Propose {
+        changes: vec![("target_cycles".into(), target_cycles)],
+        description: "fuller blocks".into(),
+    }
+}
+
+fn advance_to(chain: &mut Chain, height: u64) {
+    while chain.height < height {
+        chain.block(&[]);
+    }
+}
+
+#[test]
+fn a_passed_proposal_applies_from_the_next_block() {
+    let mut chain = chain();
+    ok(&mut chain, ALICE, &GovernanceCall::Lock, 1_000);
+    ok(&mut chain, BOB, &GovernanceCall::Lock, 400);
+    let before = balance(&chain.state, ALICE);
+    let receipt = ok(&mut chain, ALICE, &propose(20_000_000), DEPOSIT);
+    assert_eq!(balance(&chain.state, ALICE), before - DEPOSIT - receipt.fee.total());
+    let made = proposal(&chain, 0);
+    assert_eq!(made.quorum_weight, 140, "10 % of the 1,400 locked");
+    ok(&mut chain, ALICE, &GovernanceCall::Vote { proposal: 0, support: true }, 0);
+    ok(&mut chain, BOB, &GovernanceCall::Vote { proposal: 0, support: false }, 0);
+    refused(&mut chain, BOB, &GovernanceCall::Vote { proposal: 0, support: true }, 0, ExecCode::AlreadyVoted);
+    // The weight is held by the vote.
+    refused(&mut chain, BOB, &GovernanceCall::Unlock { amount: 400 }, 0, ExecCode::WeightInVote);
+    refused(&mut chain, ALICE, &GovernanceCall::Execute { proposal: 0 }, 0, ExecCode::ProposalNotExecutable);
+    advance_to(&mut chain, made.voting_ends_height);
+    refused(&mut chain, ALICE, &GovernanceCall::Vote { proposal: 0, support: true }, 0, ExecCode::ProposalNotVoting);
+    refused(&mut chain, BOB, &GovernanceCall::Execute { proposal: 0 }, 0, ExecCode::ProposalNotExecutable);
+    advance_to(&mut chain, made.executable_height);
+    assert_eq!(params(&chain).target_cycles, 10_000_000);
+    let before = balance(&chain.state, ALICE);
+    // Anyone executes; the deposit goes back to the proposer.
+    let tx = chain.tx(BOB, Some(GOVERNANCE_ADDRESS), GovernanceCall::Execute { proposal: 0 }.message().encode(), 0);
+    let outcome = chain.block(&[tx]);
+    assert_eq!(outcome.receipts[0].status, TxStatus::Success, "{:?}", outcome.receipts[0].error);
+    assert_eq!(outcome.params.target_cycles, 10_000_000, "the executing block keeps the old value");
+    assert_eq!(outcome.next_params.target_cycles, 20_000_000);
+    assert_eq!(balance(&chain.state, ALICE), before + DEPOSIT);
+    let next = chain.block(&[]);
+    assert_eq!(next.params.target_cycles, 20_000_000, "in force from the next block");
+    assert_eq!(proposal(&chain, 0).closed, Some(drover_state::governance::Closed::Executed));
+    refused(&mut chain, BOB, &GovernanceCall::Execute { proposal: 0 }, 0, ExecCode::ProposalNotExecutable);
+    // After the vote the weight comes back.
+    ok(&mut chain, BOB, &GovernanceCall::Unlock { amount: 400 }, 0);
+    assert_eq!(balance(&chain.state, GOVERNANCE_ADDRESS), 1_000);
+}
+
+#[test]
+fn rejected_and_expired_proposals_close_without_changes() {
+    let mut chain = chain();
+    ok(&mut chain, ALICE, &GovernanceCall::Lock, 100);
+    ok(&mut chain, BOB, &GovernanceCall::Lock, 300);
+    ok(&mut chain, ALICE, &propose(30_000_000), DEPOSIT);
+    ok(&mut chain, ALICE, &GovernanceCall::Vote { proposal: 0, support: true }, 0);
+    ok(&mut chain, BOB, &GovernanceCall::Vote { proposal: 0, support: false }, 0);
+    ok(&mut chain, BOB, &propose(40_000_000), DEPOSIT);
+    ok(&mut chain, BOB, &GovernanceCall::Vote { proposal: 1, support: true }, 0);
+    let expires = proposal(&chain, 1).expires_height;
+    let ends = proposal(&chain, 0).voting_ends_height;
+    advance_to(&mut chain, ends);
+    ok(&mut chain, BOB, &GovernanceCall::Execute { proposal: 0 }, 0);
+    assert_eq!(proposal(&chain, 0).closed, Some(drover_state::governance::Closed::Rejected));
+    advance_to(&mut chain, expires);
+    ok(&mut chain, ALICE, &GovernanceCall::Execute { proposal: 1 }, 0);
+    assert_eq!(proposal(&chain, 1).closed, Some(drover_state::governance::Closed::Expired));
+    assert_eq!(params(&chain).target_cycles, 10_000_000, "neither applied");
+    // Both deposits went back: only the locks stay.
+    assert_eq!(balance(&chain.state, GOVERNANCE_ADDRESS), 400);
+}
+
+#[test]
+fn proposals_are_checked_when_made() {
+    let mut chain = chain();
+    refused(&mut chain, ALICE, &propose(20_000_000), DEPOSIT - 1, ExecCode::ProposalDeposit);
+    refused(&mut chain, ALICE, &propose(0), DEPOSIT, ExecCode::ProposalChanges);
+    let unknown = GovernanceCall::Propose { changes: vec![("block_reward".into(), 1)], description: String::new() };
+    refused(&mut chain, ALICE, &unknown, DEPOSIT, ExecCode::ProposalChanges);
+    let zero_period =
+        GovernanceCall::Propose { changes: vec![("voting_period_blocks".into(), 0)], description: String::new() };
+    refused(&mut chain, ALICE, &zero_period, DEPOSIT, ExecCode::ProposalChanges);
+    let empty = GovernanceCall::Propose { changes: Vec::new(), description: String::new() };
+    refused(&mut chain, ALICE, &empty, DEPOSIT, ExecCode::ProposalChanges);
+    let long = GovernanceCall::Propose { changes: vec![("timelock_blocks".into(), 5)], description: "x".repeat(1_025) };
+    refused(&mut chain, ALICE, &long, DEPOSIT, ExecCode::ProposalChanges);
+    refused(&mut chain, ALICE, &GovernanceCall::Vote { proposal: 9, support: true }, 0, ExecCode::UnknownProposal);
+    ok(&mut chain, ALICE, &propose(20_000_000), DEPOSIT);
+    refused(&mut chain, BOB, &GovernanceCall::Vote { proposal: 0, support: true }, 0, ExecCode::NoVotingWeight);
+    refused(&mut chain, BOB, &GovernanceCall::Lock, 0, ExecCode::GovernanceAmount);
+    refused(&mut chain, BOB, &GovernanceCall::Unlock { amount: 1 }, 0, ExecCode::GovernanceAmount);
+    assert_eq!(balance(&chain.state, GOVERNANCE_ADDRESS), DEPOSIT, "refusals keep nothing");
+}
+
+#[test]
+fn governed_parameters_reach_the_registry_and_the_fee_market() {
+    use drover_types::runner::{Capabilities, RUNNER_REGISTRY_ADDRESS, RateCard, RegistryCall};
+    let mut chain = chain();
+    ok(&mut chain, ALICE, &GovernanceCall::Lock, 1_000);
+    let raise = GovernanceCall::Propose {
+        changes: vec![("min_runner_stake".into(), 5_000_000_000), ("min_basefee_cycle".into(), 3)],
+        description: "dearer".into(),
+    };
+    ok(&mut chain, ALICE, &raise, DEPOSIT);
+    ok(&mut chain, ALICE, &GovernanceCall::Vote { proposal: 0, support: true }, 0);
+    let executable = proposal(&chain, 0).executable_height;
+    advance_to(&mut chain, executable);
+    ok(&mut chain, BOB, &GovernanceCall::Execute { proposal: 0 }, 0);
+    let next = chain.block(&[]);
+    assert_eq!(next.next_basefees.cycle, 3, "the basefee is held at its new floor");
+    let register = RegistryCall::Register {
+        rate_card: RateCard { price_per_job: 1 },
+        capabilities: Capabilities { job_types: vec!["echo".into()], max_concurrent_jobs: 1 },
+    };
+    let tx = chain.tx(BOB, Some(RUNNER_REGISTRY_ADDRESS), register.message().encode(), 1_000_000_000);
+    let receipt = chain.block(&[tx]).receipts.remove(0);
+    assert_eq!(receipt.error.map(|e| e.code), Some(ExecCode::RunnerStake), "the new floor");
+}

@@ -1,0 +1,447 @@
+//! Governance: the chain parameters execution reads from state, their bounds, and the calls of
+//! the governance system actor ([`GOVERNANCE_ADDRESS`]) that change them by vote.
+//!
+//! Every parameter execution depends on and that may change without a new binary is a field of
+//! [`ChainParams`], stored in the governance actor's storage, seeded from genesis and read at the
+//! start of every block, so every validator applies the same values at the same height. Each has
+//! compiled-in bounds ([`PARAMS`]) that no proposal can cross: a vote can tune the chain, not
+//! break it (a zero voting period, a zero block target). What must never change by vote stays a
+//! constant and says so where it is defined: the VM's safety bounds (`drover_vm::limits`), the
+//! consensus timeouts, the sizes of keys and records.
+//!
+//! A proposal's `changes` are checked when it is made (unknown names, values out of bounds,
+//! repeats) and applied at `execute` all together; they are in force from the next block.
+
+use crate::args::{Args, ArgsBuilder, ArgsError};
+use crate::params::BASE_UNITS_PER_DRV;
+use crate::payload::Message;
+use crate::Address;
+
+/// The governance system actor.
+pub const GOVERNANCE_ADDRESS: Address = Address::system(0x09);
+
+/// Longest proposal description, in bytes.
+pub const MAX_DESCRIPTION_BYTES: usize = 1_024;
+/// Most parameter changes in one proposal.
+pub const MAX_CHANGES: usize = 16;
+
+/// Cycles of a `lock` or `unlock`.
+pub const LOCK_CYCLES: u64 = 5_000;
+/// Cycles of a `propose`.
+pub const PROPOSE_CYCLES: u64 = 20_000;
+/// Cycles of a `vote`.
+pub const VOTE_CYCLES: u64 = 8_000;
+/// Cycles of an `execute` (the tally, the parameters record).
+pub const EXECUTE_CYCLES: u64 = 20_000;
+/// Cells of a proposal record besides its description and changes.
+pub const PROPOSAL_CELLS: u64 = 256;
+/// Cells of a vote (its record and the voter's marker).
+pub const VOTE_CELLS: u64 = 128;
+
+macro_rules! chain_params {
+    ($($(#[doc = $doc:literal])* $name:ident: $ty:ty = $default:expr, $min:expr, $max:expr;)*) => {
+        /// The live chain parameters (see the module documentation).
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        pub struct ChainParams {
+            $($(#[doc = $doc])* pub $name: $ty,)*
+        }
+
+        impl Default for ChainParams {
+            /// The defaults a genesis starts from.
+            fn default() -> Self {
+                ChainParams { $($name: $default,)* }
+            }
+        }
+
+        /// Every parameter: name, default, bounds and meaning, in canonical order.
+        pub const PARAMS: &[ParamSpec] = &[
+            $(ParamSpec {
+                name: stringify!($name),
+                default: $default as u128,
+                min: $min as u128,
+                max: $max as u128,
+                description: concat!($($doc),*),
+            },)*
+        ];
+
+        impl ChainParams {
+            /// The value of the parameter `name`, if there is one.
+            pub fn get(&self, name: &str) -> Option<u128> {
+                match name {
+                    $(stringify!($name) => Some(self.$name as u128),)*
+                    _ => None,
+                }
+            }
+
+            /// Sets `name` to `value` within its bounds (what a proposal may do).
+            pub fn set(&mut self, name: &str, value: u128) -> Result<(), ParamError> {
+                let spec = ParamSpec::named(name).ok_or_else(|| ParamError::Unknown(name.to_owned()))?;
+                if value < spec.min || value > spec.max {
+                    return Err(ParamError::OutOfBounds { name: spec.name, value, min: spec.min, max: spec.max });
+                }
+                self.assign(name, value)
+            }
+
+            /// Sets `name` to any `value` its field holds: a genesis may start outside the
+            /// bounds proposals keep to (a test network's tiny targets).
+            fn assign(&mut self, name: &str, value: u128) -> Result<(), ParamError> {
+                match name {
+                    $(stringify!($name) => {
+                        self.$name = <$ty>::try_from(value).map_err(|_| ParamError::OutOfBounds {
+                            name: stringify!($name),
+                            value,
+                            min: 0,
+                            max: <$ty>::MAX as u128,
+                        })?;
+                    })*
+                    _ => return Err(ParamError::Unknown(name.to_owned())),
+                }
+                Ok(())
+            }
+        }
+    };
+}
+
+/// One parameter's name, default, bounds and meaning.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ParamSpec {
+    /// Its name, as proposals and the API spell it.
+    pub name: &'static str,
+    /// Its value in a new genesis.
+    pub default: u128,
+    /// Least value a proposal may set.
+    pub min: u128,
+    /// Greatest value a proposal may set.
+    pub max: u128,
+    /// What it governs, with its unit.
+    pub description: &'static str,
+}
+
+impl ParamSpec {
+    /// The parameter called `name`.
+    pub fn named(name: &str) -> Option<&'static ParamSpec> {
+        PARAMS.iter().find(|spec| spec.name == name)
+    }
+}
+
+chain_params! {
+    /// Cycles per block the cycle basefee steers towards (a block may use twice as many).
+    target_cycles: u64 = 10_000_000, 1_000_000, 1_000_000_000;
+    /// Cells per block the cell basefee steers towards (a block may use twice as many).
+    target_cells: u64 = 500_000, 10_000, 100_000_000;
+    /// Floor of the cycle basefee, base units per cycle.
+    min_basefee_cycle: u128 = 1, 1, 1_000_000_000_000u128;
+    /// Floor of the cell basefee, base units per cell.
+    min_basefee_cell: u128 = 1, 1, 1_000_000_000_000u128;
+    /// Least stake a runner registers with, base units.
+    min_runner_stake: u128 = crate::runner::MIN_RUNNER_STAKE, 1, 1_000_000 * BASE_UNITS_PER_DRV;
+    /// Blocks between a deregistration or undelegation and the stake being withdrawable.
+    unbonding_blocks: u64 = crate::runner::UNBONDING_BLOCKS, 1, 1_000_000;
+    /// A runner whose last heartbeat is more than this many blocks old is unhealthy.
+    heartbeat_gap_blocks: u64 = crate::runner::HEARTBEAT_GAP_BLOCKS, 5, 100_000;
+    /// Most timers fired in one block (each block examines at most eight times as many slots).
+    max_timer_fires_per_block: u64 = 128, 1, 1_024;
+    /// Most mailbox messages delivered in one block.
+    max_deliveries_per_block: u64 = 256, 1, 1_024;
+    /// Most handler and payload bytes pending in one actor's mailbox.
+    mailbox_capacity_bytes: u64 = 1_048_576, 1_024, 67_108_864;
+    /// Blocks a proposal is open for votes.
+    voting_period_blocks: u64 = 100, 10, 1_000_000;
+    /// Votes (for and against) needed, as a percent of the weight locked when the proposal was made.
+    quorum_percent: u64 = 10, 1, 100;
+    /// Votes for needed, as a percent of the votes cast (above half: a tie never passes).
+    approval_percent: u64 = 51, 51, 100;
+    /// Blocks between the end of a passed proposal's vote and the first block it may be executed in.
+    timelock_blocks: u64 = 20, 1, 1_000_000;
+    /// Blocks after its timelock during which a passed proposal may be executed; then it expires.
+    execution_window_blocks: u64 = 1_000, 10, 1_000_000;
+    /// Deposit a proposal carries, base units (returned when it is closed).
+    proposal_deposit: u128 = 10 * BASE_UNITS_PER_DRV, 1, 1_000_000 * BASE_UNITS_PER_DRV;
+}
+
+/// Why a parameter change is refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ParamError {
+    /// No parameter has this name.
+    #[error("no chain parameter is called {0:?} (GET /governance/params lists them)")]
+    Unknown(String),
+    /// The value is outside the parameter's bounds.
+    #[error("{name} must be {min} to {max}; {value} is outside")]
+    OutOfBounds {
+        /// The parameter.
+        name: &'static str,
+        /// The value asked for.
+        value: u128,
+        /// Its least value.
+        min: u128,
+        /// Its greatest value.
+        max: u128,
+    },
+    /// The same parameter twice in one proposal (impossible in a canonical map; kept for
+    /// callers building changes by hand).
+    #[error("{0} is changed twice")]
+    Repeated(String),
+}
+
+impl ChainParams {
+    /// These parameters with `changes` applied, all or none.
+    pub fn with_changes(&self, changes: &[(String, u128)]) -> Result<ChainParams, ParamError> {
+        let mut next = *self;
+        for (i, (name, value)) in changes.iter().enumerate() {
+            if changes[..i].iter().any(|(other, _)| other == name) {
+                return Err(ParamError::Repeated(name.clone()));
+            }
+            next.set(name, *value)?;
+        }
+        Ok(next)
+    }
+
+    /// The canonical CBOR map `{name: uint}` of every parameter (the stored record).
+    pub fn encode(&self) -> Vec<u8> {
+        PARAMS.iter().fold(ArgsBuilder::new(), |args, spec| args.u128(spec.name, self.get(spec.name).unwrap_or(0))).encode()
+    }
+
+    /// Strict decode: exactly one value per parameter, each fitting its field.
+    pub fn decode(bytes: &[u8]) -> Result<ChainParams, ArgsError> {
+        let args = Args::decode(bytes)?;
+        let names: Vec<&str> = PARAMS.iter().map(|spec| spec.name).collect();
+        args.only(&names)?;
+        let mut params = ChainParams::default();
+        for spec in PARAMS {
+            params.assign(spec.name, args.u128(spec.name)?).map_err(|_| ArgsError::Invalid {
+                key: spec.name.to_owned(),
+                expected: "a value its field holds",
+            })?;
+        }
+        Ok(params)
+    }
+}
+
+/// One call of the governance actor.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum GovernanceCall {
+    /// `lock {}`: the value becomes the sender's voting weight.
+    Lock,
+    /// `unlock {"amount"}`: gives back locked weight once no vote of the sender is open.
+    Unlock {
+        /// Base units.
+        amount: u128,
+    },
+    /// `propose {"changes": {name: uint}, "description": text}` with the deposit as value.
+    Propose {
+        /// The parameters and their new values, in name order.
+        changes: Vec<(String, u128)>,
+        /// What it is for.
+        description: String,
+    },
+    /// `vote {"proposal": uint, "support": bool}` with all the sender's locked weight.
+    Vote {
+        /// The proposal's id.
+        proposal: u64,
+        /// For (true) or against.
+        support: bool,
+    },
+    /// `execute {"proposal": uint}`: anyone closes a proposal whose vote ended (applying it when
+    /// it passed and its timelock is over).
+    Execute {
+        /// The proposal's id.
+        proposal: u64,
+    },
+}
+
+/// Why a Message is not a governance call.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum GovernanceCallError {
+    /// No such handler (E1205).
+    #[error("governance has no handler {0:?}; it has {handlers}", handlers = GovernanceCall::HANDLERS.join(", "))]
+    Handler(String),
+    /// The arguments are not the handler's (E1202).
+    #[error(transparent)]
+    Args(#[from] ArgsError),
+}
+
+impl GovernanceCall {
+    /// Every handler of the governance actor.
+    pub const HANDLERS: [&'static str; 5] = ["lock", "unlock", "propose", "vote", "execute"];
+
+    /// The handler name.
+    pub fn handler(&self) -> &'static str {
+        match self {
+            GovernanceCall::Lock => "lock",
+            GovernanceCall::Unlock { .. } => "unlock",
+            GovernanceCall::Propose { .. } => "propose",
+            GovernanceCall::Vote { .. } => "vote",
+            GovernanceCall::Execute { .. } => "execute",
+        }
+    }
+
+    /// Whether the call may carry value (a lock, a deposit).
+    pub fn takes_value(&self) -> bool {
+        matches!(self, GovernanceCall::Lock | GovernanceCall::Propose { .. })
+    }
+
+    /// What the call costs: `(cycles, cells)`.
+    pub fn cost(&self) -> (u64, u64) {
+        match self {
+            GovernanceCall::Lock | GovernanceCall::Unlock { .. } => (LOCK_CYCLES, 64),
+            GovernanceCall::Propose { changes, description } => {
+                let names: usize = changes.iter().map(|(name, _)| name.len() + 17).sum();
+                (PROPOSE_CYCLES, PROPOSAL_CELLS + (description.len() + names) as u64)
+            }
+            GovernanceCall::Vote { .. } => (VOTE_CYCLES, VOTE_CELLS),
+            GovernanceCall::Execute { .. } => (EXECUTE_CYCLES, 1_024),
+        }
+    }
+
+    /// The canonical argument map.
+    pub fn encode_args(&self) -> Vec<u8> {
+        let args = ArgsBuilder::new();
+        match self {
+            GovernanceCall::Lock => args,
+            GovernanceCall::Unlock { amount } => args.u128("amount", *amount),
+            GovernanceCall::Propose { changes, description } => {
+                let map = changes.iter().fold(ArgsBuilder::new(), |map, (name, value)| map.u128(name, *value));
+                args.map("changes", map).text("description", description)
+            }
+            GovernanceCall::Vote { proposal, support } => args.uint("proposal", *proposal).bool("support", *support),
+            GovernanceCall::Execute { proposal } => args.uint("proposal", *proposal),
+        }
+        .encode()
+    }
+
+    /// The Message a transaction to [`GOVERNANCE_ADDRESS`] carries for this call.
+    pub fn message(&self) -> Message {
+        Message { handler: self.handler().to_owned(), payload: self.encode_args() }
+    }
+
+    /// Decodes a call from its handler and argument map.
+    pub fn decode(handler: &str, payload: &[u8]) -> Result<GovernanceCall, GovernanceCallError> {
+        let args = Args::decode(payload)?;
+        let call = match handler {
+            "lock" => {
+                args.only(&[])?;
+                GovernanceCall::Lock
+            }
+            "unlock" => {
+                args.only(&["amount"])?;
+                GovernanceCall::Unlock { amount: args.u128("amount")? }
+            }
+            "propose" => {
+                args.only(&["changes", "description"])?;
+                let map = args.map("changes")?;
+                let mut changes = Vec::new();
+                for name in map.keys() {
+                    changes.push((name.to_owned(), map.u128(name)?));
+                }
+                GovernanceCall::Propose { changes, description: args.text("description")?.to_owned() }
+            }
+            "vote" => {
+                args.only(&["support", "proposal"])?;
+                GovernanceCall::Vote { proposal: args.uint("proposal")?, support: args.bool("support")? }
+            }
+            "execute" => {
+                args.only(&["proposal"])?;
+                GovernanceCall::Execute { proposal: args.uint("proposal")? }
+            }
+            other => return Err(GovernanceCallError::Handler(other.to_owned())),
+        };
+        Ok(call)
+    }
+}
+
+/// Where a proposal is, as the API reports it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ProposalStatus {
+    /// Open for votes.
+    Voting,
+    /// The vote passed; executable after the timelock, until it expires.
+    Passed,
+    /// The vote failed (quorum or approval).
+    Rejected,
+    /// Its changes are in force.
+    Executed,
+    /// It passed but was not executed in its window.
+    Expired,
+}
+
+impl ProposalStatus {
+    /// The API's word.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ProposalStatus::Voting => "voting",
+            ProposalStatus::Passed => "passed",
+            ProposalStatus::Rejected => "rejected",
+            ProposalStatus::Executed => "executed",
+            ProposalStatus::Expired => "expired",
+        }
+    }
+
+    /// Parses the API's word.
+    pub fn parse(word: &str) -> Option<Self> {
+        [Self::Voting, Self::Passed, Self::Rejected, Self::Executed, Self::Expired]
+            .into_iter()
+            .find(|status| status.as_str() == word)
+    }
+}
+
+/// Whether votes `for_weight` and `against_weight` pass, with `quorum_weight` needed in all and
+/// `approval_percent` of the votes for.
+pub fn passes(for_weight: u128, against_weight: u128, quorum_weight: u128, approval_percent: u64) -> bool {
+    let cast = for_weight.saturating_add(against_weight);
+    cast > 0
+        && cast >= quorum_weight
+        && for_weight.saturating_mul(100) >= cast.saturating_mul(u128::from(approval_percent))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_are_within_their_bounds_and_round_trip() {
+        for spec in PARAMS {
+            assert!(spec.min <= spec.default && spec.default <= spec.max, "{}", spec.name);
+        }
+        let params = ChainParams::default();
+        assert_eq!(ChainParams::decode(&params.encode()), Ok(params));
+        assert_eq!(params.get("target_cycles"), Some(10_000_000));
+    }
+
+    #[test]
+    fn changes_are_checked_all_or_none() {
+        let params = ChainParams::default();
+        let next = params.with_changes(&[("target_cycles".into(), 20_000_000)]).unwrap();
+        assert_eq!(next.target_cycles, 20_000_000);
+        assert!(matches!(params.with_changes(&[("nope".into(), 1)]), Err(ParamError::Unknown(_))));
+        assert!(matches!(params.with_changes(&[("voting_period_blocks".into(), 0)]), Err(ParamError::OutOfBounds { .. })));
+        assert!(matches!(params.with_changes(&[("target_cycles".into(), u128::MAX)]), Err(ParamError::OutOfBounds { .. })));
+        let twice = [("timelock_blocks".into(), 5), ("timelock_blocks".into(), 6)];
+        assert!(matches!(params.with_changes(&twice), Err(ParamError::Repeated(_))));
+    }
+
+    #[test]
+    fn every_call_round_trips_through_its_message() {
+        for call in [
+            GovernanceCall::Lock,
+            GovernanceCall::Unlock { amount: 5 },
+            GovernanceCall::Propose {
+                changes: vec![("target_cycles".into(), 20_000_000), ("timelock_blocks".into(), 5)],
+                description: "bigger blocks".into(),
+            },
+            GovernanceCall::Vote { proposal: 3, support: true },
+            GovernanceCall::Execute { proposal: 3 },
+        ] {
+            let message = call.message();
+            assert_eq!(GovernanceCall::decode(&message.handler, &message.payload), Ok(call));
+        }
+        assert!(matches!(GovernanceCall::decode("mint", &[0xa0]), Err(GovernanceCallError::Handler(_))));
+    }
+
+    #[test]
+    fn passing_needs_quorum_and_approval() {
+        assert!(passes(51, 49, 100, 51));
+        assert!(!passes(50, 50, 100, 51), "a tie never passes");
+        assert!(!passes(60, 0, 100, 51), "below quorum");
+        assert!(!passes(0, 0, 0, 51), "nobody voted");
+    }
+}
