@@ -165,11 +165,11 @@ pub fn prefetch_keys(env: &BlockEnv, txs: &[VerifiedTransaction]) -> Vec<Vec<u8>
     }
     let mut keys: Vec<Vec<u8>> =
         [basefees_key(), params_state_key(), timer_cursor_key(), timer_slot_key(env.height), mail_queue_key()]
-        .into_iter()
-        .chain(addresses.iter().map(account_key))
-        .chain(actors.iter().map(actor_key))
-        .chain(extra)
-        .collect();
+            .into_iter()
+            .chain(addresses.iter().map(account_key))
+            .chain(actors.iter().map(actor_key))
+            .chain(extra)
+            .collect();
     keys.sort();
     keys.dedup();
     keys

@@ -388,8 +388,7 @@ where
                 }
             }
             let fees = self.chain.fees_after(block.parent);
-            if drover_execution::validate_block_limits(&fees, block.cycles_used, block.cells_used).is_err()
-            {
+            if drover_execution::validate_block_limits(&fees, block.cycles_used, block.cells_used).is_err() {
                 return None;
             }
         }

@@ -60,7 +60,15 @@ impl ExecutedBlock {
     /// caller has already taken (they go to the state batch, not the record).
     pub fn new(height: u64, transactions: Vec<VerifiedTransaction>, outcome: BlockOutcome) -> Self {
         let BlockOutcome {
-            receipts, system_runs, cycles_used, cells_used, basefees, next_basefees, next_params, accounts, ..
+            receipts,
+            system_runs,
+            cycles_used,
+            cells_used,
+            basefees,
+            next_basefees,
+            next_params,
+            accounts,
+            ..
         } = outcome;
         let hashes: Vec<_> = transactions.iter().map(|t| t.hash).collect();
         let mut nonces: HashMap<Address, u64> = HashMap::new();
@@ -291,7 +299,8 @@ impl ChainShared {
         {
             let mut tip = self.tip.lock();
             if height >= tip.height {
-                *tip = Tip { height, timestamp_ms: block.timestamp_ms, digest: Some(digest), next_basefees, next_params };
+                *tip =
+                    Tip { height, timestamp_ms: block.timestamp_ms, digest: Some(digest), next_basefees, next_params };
                 *self.snapshot.lock() = Some(StateSnapshot {
                     height,
                     block_hash: block::to_h256(&digest),

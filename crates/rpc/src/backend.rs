@@ -9,9 +9,9 @@ use drover_types::{
     Address, Basefees, BlockSelector, H256, Receipt, VerifiedTransaction,
     api::{
         AccountInfo, AccountTokens, ActorCodeInfo, ActorInfo, ActorReadResponse, BlockInfo, ChainInfo, DelegationList,
-        EntitlementInfo, InclusionProofInfo, InclusionProofKind, JobInfo, JobResultList, LogPage, MailboxPage,
-        RunnerInfo, RunnerJobList, RunnerList, StateProofInfo, StateSnapshot, StoragePage, SystemRunPage, TimerPage,
-        TokenInfo, TokenList, UpgradePage, VerifiedResultInfo,
+        EntitlementInfo, GovernanceParams, InclusionProofInfo, InclusionProofKind, JobInfo, JobResultList, LogPage,
+        MailboxPage, ProposalDetail, ProposalList, RunnerInfo, RunnerJobList, RunnerList, StateProofInfo,
+        StateSnapshot, StoragePage, SystemRunPage, TimerPage, TokenInfo, TokenList, UpgradePage, VerifiedResultInfo,
     },
     error::ApiError,
 };
@@ -255,6 +255,19 @@ pub trait Backend: Clone + Send + Sync + 'static {
 
     /// The jobs `runner` is assigned to and has not answered, in job id order, one page.
     fn runner_jobs(&self, runner: Address, page: Page) -> impl Future<Output = Result<RunnerJobList, ApiError>> + Send;
+
+    /// The chain parameters in force for the next block, with their bounds.
+    fn governance_params(&self) -> impl Future<Output = Result<GovernanceParams, ApiError>> + Send;
+
+    /// Proposals in id order, one page; only those with `status` when given.
+    fn proposals(
+        &self,
+        status: Option<drover_types::governance::ProposalStatus>,
+        page: Page,
+    ) -> impl Future<Output = Result<ProposalList, ApiError>> + Send;
+
+    /// A proposal with one page of its votes; `None` when no proposal has this id.
+    fn proposal(&self, id: u64, page: Page) -> impl Future<Output = Result<Option<ProposalDetail>, ApiError>> + Send;
 
     /// The tokens `address` has a non-zero balance of, one page.
     fn account_tokens(

@@ -269,7 +269,7 @@ mod tests {
     use std::collections::HashMap;
 
     /// Every route the router serves.
-    const ROUTES: [(&str, &str); 54] = [
+    const ROUTES: [(&str, &str); 57] = [
         ("post", "/submit"),
         ("post", "/submit_wait"),
         ("get", "/transaction/{hash}"),
@@ -300,6 +300,9 @@ mod tests {
         ("get", "/runner/{address}/jobs"),
         ("get", "/runner/{address}/job_result_payload"),
         ("post", "/runner/{address}/job_result"),
+        ("get", "/governance/params"),
+        ("get", "/governance/proposals"),
+        ("get", "/governance/proposal/{id}"),
         ("get", "/job/{job_id}"),
         ("get", "/job/{job_id}/status"),
         ("get", "/job/{job_id}/results"),

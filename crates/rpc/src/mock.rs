@@ -26,10 +26,11 @@ use drover_types::{
     VerifiedTransaction,
     api::{
         AccountInfo, AccountTokens, ActorCodeInfo, ActorInfo, ActorReadResponse, BlockInfo, ChainInfo, DelegationInfo,
-        DelegationList, EntitlementInfo, InclusionProofInfo, InclusionProofKind, JobInfo, JobResultInfo, JobResultList,
-        LogInfo, LogPage, MailboxPage, ManifestInfo, ReceiptStatus, RunnerInfo, RunnerJobList, RunnerList,
-        StateProofInfo, StateProofKind, StateSnapshot, StorageEntryInfo, StoragePage, SystemRunInfo, SystemRunPage,
-        TimerPage, TokenHolding, TokenInfo, TokenList, UpgradePage, VerifiedResultInfo,
+        DelegationList, EntitlementInfo, GovernanceParams, InclusionProofInfo, InclusionProofKind, JobInfo,
+        JobResultInfo, JobResultList, LogInfo, LogPage, MailboxPage, ManifestInfo, ParamInfo, ProposalDetail,
+        ProposalList, ReceiptStatus, RunnerInfo, RunnerJobList, RunnerList, StateProofInfo, StateProofKind,
+        StateSnapshot, StorageEntryInfo, StoragePage, SystemRunInfo, SystemRunPage, TimerPage, TokenHolding, TokenInfo,
+        TokenList, UpgradePage, VerifiedResultInfo,
     },
     error::ApiError,
     keccak256,
@@ -87,6 +88,8 @@ pub(crate) struct MockData {
     pub delegations: HashMap<Address, Vec<DelegationInfo>>,
     /// Jobs, with their results and verdict.
     pub jobs: Vec<(JobInfo, Vec<JobResultInfo>, Option<VerifiedResultInfo>)>,
+    /// Proposals in id order, with their votes.
+    pub proposals: Vec<ProposalDetail>,
 }
 
 #[derive(Clone)]
@@ -136,6 +139,7 @@ impl Default for MockBackend {
             runners: Vec::new(),
             delegations: HashMap::new(),
             jobs: Vec::new(),
+            proposals: Vec::new(),
         };
         Self { data: Arc::new(Mutex::new(data)), heights: Arc::new(watch::channel(0).0) }
     }
@@ -336,6 +340,43 @@ impl Backend for MockBackend {
         let total_count = open.len() as u64;
         let jobs = open.into_iter().skip(page.offset as usize).take(page.limit as usize).collect();
         Ok(RunnerJobList { address: runner, jobs, total_count, offset: page.offset, limit: page.limit })
+    }
+
+    async fn governance_params(&self) -> Result<GovernanceParams, ApiError> {
+        let live = drover_types::governance::ChainParams::default();
+        let params = drover_types::governance::PARAMS
+            .iter()
+            .map(|spec| ParamInfo {
+                name: spec.name.to_owned(),
+                value: live.get(spec.name).unwrap_or(0),
+                default: spec.default,
+                min: spec.min,
+                max: spec.max,
+                description: spec.description.to_owned(),
+            })
+            .collect();
+        Ok(GovernanceParams { height: self.height(), params, total_locked: 0 })
+    }
+
+    async fn proposals(
+        &self,
+        status: Option<drover_types::governance::ProposalStatus>,
+        page: Page,
+    ) -> Result<ProposalList, ApiError> {
+        let data = self.data.lock();
+        let matching: Vec<_> = data
+            .proposals
+            .iter()
+            .filter(|p| status.is_none_or(|s| p.proposal.status == s.as_str()))
+            .map(|p| p.proposal.clone())
+            .collect();
+        let total_count = matching.len() as u64;
+        let proposals = matching.into_iter().skip(page.offset as usize).take(page.limit as usize).collect();
+        Ok(ProposalList { proposals, total_count, offset: page.offset, limit: page.limit })
+    }
+
+    async fn proposal(&self, id: u64, _page: Page) -> Result<Option<ProposalDetail>, ApiError> {
+        Ok(self.data.lock().proposals.iter().find(|p| p.proposal.id == id).cloned())
     }
 
     async fn account_tokens(&self, address: Address, page: Page) -> Result<AccountTokens, ApiError> {

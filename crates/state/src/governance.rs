@@ -21,7 +21,7 @@ use crate::keys::storage_key;
 use drover_types::{
     Address,
     cbor::{Writer, decode_fixed, decode_strict, decode_u128, expect_array, take_null},
-    governance::{ChainParams, GOVERNANCE_ADDRESS},
+    governance::{ChainParams, GOVERNANCE_ADDRESS, ProposalStatus, passes},
 };
 
 /// The state key of the governance actor's storage entry `user_key`.
@@ -216,7 +216,11 @@ impl ProposalRecord {
                 None
             } else {
                 let n = d.u64()?;
-                Some(*CLOSED.get(n as usize).ok_or_else(|| drover_types::cbor::CborError::malformed(format!("closed {n}")))?)
+                Some(
+                    *CLOSED
+                        .get(n as usize)
+                        .ok_or_else(|| drover_types::cbor::CborError::malformed(format!("closed {n}")))?,
+                )
             };
             let closed_height = if take_null(d)? { None } else { Some(d.u64()?) };
             Ok(ProposalRecord {
@@ -237,6 +241,24 @@ impl ProposalRecord {
                 closed_height,
             })
         })?)
+    }
+}
+
+impl ProposalRecord {
+    /// Where the proposal is at `height`: its closing if closed; else voting until the vote
+    /// ends, then passed (until it expires) or rejected by its tally.
+    pub fn status(&self, height: u64) -> ProposalStatus {
+        match self.closed {
+            Some(Closed::Executed) => ProposalStatus::Executed,
+            Some(Closed::Rejected) => ProposalStatus::Rejected,
+            Some(Closed::Expired) => ProposalStatus::Expired,
+            None if height < self.voting_ends_height => ProposalStatus::Voting,
+            None if !passes(self.votes_for, self.votes_against, self.quorum_weight, self.approval_percent) => {
+                ProposalStatus::Rejected
+            }
+            None if height >= self.expires_height => ProposalStatus::Expired,
+            None => ProposalStatus::Passed,
+        }
     }
 }
 
@@ -265,7 +287,12 @@ impl VoteRecord {
     pub fn decode(bytes: &[u8]) -> Result<Self, RecordError> {
         Ok(decode_strict(bytes, |d| {
             expect_array(d, 4)?;
-            Ok(VoteRecord { voter: Address(decode_fixed(d)?), support: d.bool()?, weight: decode_u128(d)?, height: d.u64()? })
+            Ok(VoteRecord {
+                voter: Address(decode_fixed(d)?),
+                support: d.bool()?,
+                weight: decode_u128(d)?,
+                height: d.u64()?,
+            })
         })?)
     }
 }

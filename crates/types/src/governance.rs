@@ -12,10 +12,10 @@
 //! A proposal's `changes` are checked when it is made (unknown names, values out of bounds,
 //! repeats) and applied at `execute` all together; they are in force from the next block.
 
+use crate::Address;
 use crate::args::{Args, ArgsBuilder, ArgsError};
 use crate::params::BASE_UNITS_PER_DRV;
 use crate::payload::Message;
-use crate::Address;
 
 /// The governance system actor.
 pub const GOVERNANCE_ADDRESS: Address = Address::system(0x09);
@@ -198,7 +198,10 @@ impl ChainParams {
 
     /// The canonical CBOR map `{name: uint}` of every parameter (the stored record).
     pub fn encode(&self) -> Vec<u8> {
-        PARAMS.iter().fold(ArgsBuilder::new(), |args, spec| args.u128(spec.name, self.get(spec.name).unwrap_or(0))).encode()
+        PARAMS
+            .iter()
+            .fold(ArgsBuilder::new(), |args, spec| args.u128(spec.name, self.get(spec.name).unwrap_or(0)))
+            .encode()
     }
 
     /// Strict decode: exactly one value per parameter, each fitting its field.
@@ -208,10 +211,9 @@ impl ChainParams {
         args.only(&names)?;
         let mut params = ChainParams::default();
         for spec in PARAMS {
-            params.assign(spec.name, args.u128(spec.name)?).map_err(|_| ArgsError::Invalid {
-                key: spec.name.to_owned(),
-                expected: "a value its field holds",
-            })?;
+            params
+                .assign(spec.name, args.u128(spec.name)?)
+                .map_err(|_| ArgsError::Invalid { key: spec.name.to_owned(), expected: "a value its field holds" })?;
         }
         Ok(params)
     }
@@ -413,8 +415,14 @@ mod tests {
         let next = params.with_changes(&[("target_cycles".into(), 20_000_000)]).unwrap();
         assert_eq!(next.target_cycles, 20_000_000);
         assert!(matches!(params.with_changes(&[("nope".into(), 1)]), Err(ParamError::Unknown(_))));
-        assert!(matches!(params.with_changes(&[("voting_period_blocks".into(), 0)]), Err(ParamError::OutOfBounds { .. })));
-        assert!(matches!(params.with_changes(&[("target_cycles".into(), u128::MAX)]), Err(ParamError::OutOfBounds { .. })));
+        assert!(matches!(
+            params.with_changes(&[("voting_period_blocks".into(), 0)]),
+            Err(ParamError::OutOfBounds { .. })
+        ));
+        assert!(matches!(
+            params.with_changes(&[("target_cycles".into(), u128::MAX)]),
+            Err(ParamError::OutOfBounds { .. })
+        ));
         let twice = [("timelock_blocks".into(), 5), ("timelock_blocks".into(), 6)];
         assert!(matches!(params.with_changes(&twice), Err(ParamError::Repeated(_))));
     }

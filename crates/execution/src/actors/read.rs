@@ -70,7 +70,8 @@ pub fn read_actor(
     if actor_record(&mut overlay, &request.actor)?.is_none() {
         return Err(ReadFailure::NoActor(request.actor));
     }
-    let params = overlay.record(&drover_state::governance::params_state_key(), drover_state::governance::decode_params)?;
+    let params =
+        overlay.record(&drover_state::governance::params_state_key(), drover_state::governance::decode_params)?;
     let mut host = ActorHost::new(&mut overlay, vm, basefees, *env, params.unwrap_or_default());
     let outcome = host.run(CallRequest {
         context: CallContext {

@@ -15,8 +15,8 @@
 //! [`SystemRun`] with status failed and E1503.
 
 use super::{
-    Deferred, SYSTEM_RUN_CELLS_LIMIT, SystemRun, SystemRunKind, TIMER_SLOTS_EXAMINED_PER_FIRE, cost,
-    host::ActorHost, settled, status_of,
+    Deferred, SYSTEM_RUN_CELLS_LIMIT, SystemRun, SystemRunKind, TIMER_SLOTS_EXAMINED_PER_FIRE, cost, host::ActorHost,
+    settled, status_of,
 };
 use crate::{BlockEnv, StateRead, overlay::ReadError};
 use drover_state::{TimerCursor, TimerRecord, decode_count, keys, timer::timer_id};

@@ -31,8 +31,8 @@ use crate::native::{self, Meter, NativeCall, NativeHost, Undecodable};
 use drover_state::{
     decode_count, encode_count,
     governance::{
-        Closed, LockRecord, ProposalRecord, VoteRecord, decode_amount, encode_amount, lock_key,
-        params_key, proposal_count_key, proposal_key, total_locked_key, vote_key, voted_key,
+        Closed, LockRecord, ProposalRecord, VoteRecord, decode_amount, encode_amount, lock_key, params_key,
+        proposal_count_key, proposal_key, total_locked_key, vote_key, voted_key,
     },
 };
 use drover_types::{
@@ -76,7 +76,9 @@ pub fn prefetch_keys(sender: &Address, call: &GovernanceCall) -> Vec<Vec<u8>> {
     let user_keys = match call {
         GovernanceCall::Lock | GovernanceCall::Unlock { .. } => vec![lock_key(sender), total_locked_key()],
         GovernanceCall::Propose { .. } => vec![proposal_count_key(), total_locked_key()],
-        GovernanceCall::Vote { proposal, .. } => vec![proposal_key(*proposal), lock_key(sender), voted_key(*proposal, sender)],
+        GovernanceCall::Vote { proposal, .. } => {
+            vec![proposal_key(*proposal), lock_key(sender), voted_key(*proposal, sender)]
+        }
         GovernanceCall::Execute { proposal } => vec![proposal_key(*proposal)],
     };
     user_keys.iter().map(|key| drover_state::governance::state_key(key)).collect()
@@ -153,7 +155,10 @@ impl<H: NativeHost> Governance<'_, H> {
                     ));
                 }
                 if changes.is_empty() || changes.len() > MAX_CHANGES {
-                    return Err(refuse(ExecCode::ProposalChanges, format!("a proposal makes 1 to {MAX_CHANGES} changes")));
+                    return Err(refuse(
+                        ExecCode::ProposalChanges,
+                        format!("a proposal makes 1 to {MAX_CHANGES} changes"),
+                    ));
                 }
                 if description.len() > MAX_DESCRIPTION_BYTES {
                     return Err(refuse(
@@ -203,7 +208,10 @@ impl<H: NativeHost> Governance<'_, H> {
                     return Err(refuse(ExecCode::NoVotingWeight, format!("{sender} has no locked weight; lock first")));
                 }
                 if self.read(&voted_key(proposal, &sender), |_| Ok(()))?.is_some() {
-                    return Err(refuse(ExecCode::AlreadyVoted, format!("{sender} already voted on proposal {proposal}")));
+                    return Err(refuse(
+                        ExecCode::AlreadyVoted,
+                        format!("{sender} already voted on proposal {proposal}"),
+                    ));
                 }
                 let weight = lock.amount;
                 if support {
@@ -225,7 +233,10 @@ impl<H: NativeHost> Governance<'_, H> {
             GovernanceCall::Execute { proposal } => {
                 let mut record = self.proposal(proposal)?;
                 if let Some(closed) = record.closed {
-                    return Err(refuse(ExecCode::ProposalNotExecutable, format!("proposal {proposal} is closed ({closed:?})")));
+                    return Err(refuse(
+                        ExecCode::ProposalNotExecutable,
+                        format!("proposal {proposal} is closed ({closed:?})"),
+                    ));
                 }
                 if self.height < record.voting_ends_height {
                     return Err(refuse(

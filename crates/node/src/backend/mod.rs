@@ -7,6 +7,7 @@
 
 mod actor_read;
 mod faucet;
+mod governance;
 mod handle;
 mod jobs;
 mod pages;
@@ -142,6 +143,22 @@ impl Backend for NodeHandle {
 
     async fn runner_jobs(&self, runner: Address, page: Page) -> Result<RunnerJobList, ApiError> {
         self.read_runner_jobs(runner, page).await
+    }
+
+    async fn governance_params(&self) -> Result<drover_types::api::GovernanceParams, ApiError> {
+        self.read_governance_params().await
+    }
+
+    async fn proposals(
+        &self,
+        status: Option<drover_types::governance::ProposalStatus>,
+        page: Page,
+    ) -> Result<drover_types::api::ProposalList, ApiError> {
+        self.read_proposals(status, page).await
+    }
+
+    async fn proposal(&self, id: u64, page: Page) -> Result<Option<drover_types::api::ProposalDetail>, ApiError> {
+        self.read_proposal(id, page).await
     }
 
     async fn account_tokens(&self, address: Address, page: Page) -> Result<AccountTokens, ApiError> {

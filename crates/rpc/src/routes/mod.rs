@@ -8,6 +8,7 @@ pub mod blocks;
 pub mod chain;
 pub mod entitlements;
 pub mod faucet;
+pub mod governance;
 pub mod health;
 pub mod jobs;
 pub mod metrics;
@@ -56,6 +57,9 @@ pub fn routes<B: Backend>() -> Router<AppState<B>> {
         .route("/runner/{address}/jobs", get(runners::jobs::<B>))
         .route("/runner/{address}/job_result_payload", get(runners::job_result_payload::<B>))
         .route("/runner/{address}/job_result", post(runners::job_result::<B>))
+        .route("/governance/params", get(governance::params::<B>))
+        .route("/governance/proposals", get(governance::proposals::<B>))
+        .route("/governance/proposal/{id}", get(governance::proposal::<B>))
         .route("/job/{job_id}", get(jobs::job::<B>))
         .route("/job/{job_id}/status", get(jobs::status::<B>))
         .route("/job/{job_id}/results", get(jobs::results::<B>))

@@ -1,0 +1,145 @@
+//! Governance reads for the API: the governance actor's records in the latest applied state,
+//! decoded into the `drover_types::api` governance records.
+//!
+//! Parameters are one record. Proposals are numbered slots: a page without a status filter
+//! costs one lookup per proposal in it; with a filter, one per proposal made (each cost its
+//! proposer a deposit). A proposal's votes are numbered too: one lookup per vote in the page.
+//! All reads of one request happen under one read lock and see one state.
+
+use super::handle::NodeHandle;
+use crate::databases::StateDb;
+use crate::error::NodeError;
+use commonware_runtime::tokio;
+use drover_rpc::pagination::Page;
+use drover_state::{
+    RecordError, decode_count,
+    governance::{
+        Closed, ProposalRecord, VoteRecord, decode_amount, decode_params, params_key, proposal_count_key, proposal_key,
+        state_key, total_locked_key, vote_key,
+    },
+};
+use drover_types::{
+    api::{GovernanceParams, ParamInfo, ProposalDetail, ProposalInfo, ProposalList, TimelineEntry, VoteInfo},
+    error::ApiError,
+    governance::{PARAMS, ProposalStatus},
+};
+
+async fn read<T>(
+    db: &StateDb<tokio::Context>,
+    user_key: &[u8],
+    decode: impl FnOnce(&[u8]) -> Result<T, RecordError>,
+) -> Result<Option<T>, ApiError> {
+    let bytes = db.get(&state_key(user_key)).await.map_err(NodeError::from)?;
+    Ok(bytes.map(|bytes| decode(&bytes)).transpose().map_err(NodeError::from)?)
+}
+
+fn info(id: u64, record: ProposalRecord, height: u64) -> ProposalInfo {
+    ProposalInfo {
+        id,
+        proposer: record.proposer,
+        status: record.status(height).as_str().to_owned(),
+        changes: record.changes.iter().map(|(name, value)| (name.clone(), value.to_string())).collect(),
+        description: record.description,
+        votes_for: record.votes_for,
+        votes_against: record.votes_against,
+        votes_count: record.votes,
+        quorum_weight: record.quorum_weight,
+        approval_percent: record.approval_percent,
+        deposit: record.deposit,
+        created_height: record.created_height,
+        voting_ends_height: record.voting_ends_height,
+        executable_height: record.executable_height,
+        expires_height: record.expires_height,
+        closed_height: record.closed_height,
+    }
+}
+
+fn timeline(record: &ProposalRecord) -> Vec<TimelineEntry> {
+    let mut entries = vec![
+        ("created", record.created_height),
+        ("voting_ends", record.voting_ends_height),
+        ("executable", record.executable_height),
+        ("expires", record.expires_height),
+    ];
+    if let (Some(closed), Some(height)) = (record.closed, record.closed_height) {
+        let word = match closed {
+            Closed::Executed => "executed",
+            Closed::Rejected => "rejected",
+            Closed::Expired => "expired",
+        };
+        entries.push((word, height));
+    }
+    entries.sort_by_key(|(_, height)| *height);
+    entries.into_iter().map(|(event, height)| TimelineEntry { event: event.to_owned(), height }).collect()
+}
+
+impl NodeHandle {
+    pub(super) async fn read_governance_params(&self) -> Result<GovernanceParams, ApiError> {
+        let height = self.0.chain.tip().height;
+        let db = self.0.databases.read().await;
+        let live = read(&db, &params_key(), decode_params).await?.unwrap_or_else(|| self.0.chain.tip().next_params);
+        let total_locked = read(&db, &total_locked_key(), decode_amount).await?.unwrap_or(0);
+        let params = PARAMS
+            .iter()
+            .map(|spec| ParamInfo {
+                name: spec.name.to_owned(),
+                value: live.get(spec.name).unwrap_or(0),
+                default: spec.default,
+                min: spec.min,
+                max: spec.max,
+                description: spec.description.to_owned(),
+            })
+            .collect();
+        Ok(GovernanceParams { height, params, total_locked })
+    }
+
+    pub(super) async fn read_proposals(
+        &self,
+        status: Option<ProposalStatus>,
+        page: Page,
+    ) -> Result<ProposalList, ApiError> {
+        let height = self.0.chain.tip().height;
+        let db = self.0.databases.read().await;
+        let count = read(&db, &proposal_count_key(), decode_count).await?.unwrap_or(0);
+        let offset = usize::try_from(page.offset).unwrap_or(usize::MAX);
+        let limit = usize::try_from(page.limit).unwrap_or(usize::MAX);
+        let mut proposals = Vec::new();
+        let mut total_count = 0u64;
+        let ids: Box<dyn Iterator<Item = u64> + Send> = match status {
+            // Without a filter only the page's proposals are read.
+            None => Box::new((page.offset..count).take(limit)),
+            Some(_) => Box::new(0..count),
+        };
+        for id in ids {
+            let record = read(&db, &proposal_key(id), ProposalRecord::decode)
+                .await?
+                .ok_or_else(|| NodeError::missing("governance: a proposal below the count"))?;
+            if status.is_some_and(|s| record.status(height) != s) {
+                continue;
+            }
+            total_count += 1;
+            if status.is_none() || (total_count as usize > offset && proposals.len() < limit) {
+                proposals.push(info(id, record, height));
+            }
+        }
+        let total_count = if status.is_none() { count } else { total_count };
+        Ok(ProposalList { proposals, total_count, offset: page.offset, limit: page.limit })
+    }
+
+    pub(super) async fn read_proposal(&self, id: u64, page: Page) -> Result<Option<ProposalDetail>, ApiError> {
+        let height = self.0.chain.tip().height;
+        let db = self.0.databases.read().await;
+        let Some(record) = read(&db, &proposal_key(id), ProposalRecord::decode).await? else {
+            return Ok(None);
+        };
+        let mut votes = Vec::new();
+        for seq in (page.offset..record.votes).take(usize::try_from(page.limit).unwrap_or(usize::MAX)) {
+            let vote = read(&db, &vote_key(id, seq), VoteRecord::decode)
+                .await?
+                .ok_or_else(|| NodeError::missing("governance: a vote below the count"))?;
+            votes.push(VoteInfo { voter: vote.voter, support: vote.support, weight: vote.weight, height: vote.height });
+        }
+        let timeline = timeline(&record);
+        Ok(Some(ProposalDetail { proposal: info(id, record, height), votes, timeline }))
+    }
+}

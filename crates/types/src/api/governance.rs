@@ -1,0 +1,153 @@
+//! Governance: `GET /governance/params`, `/governance/proposals` and
+//! `/governance/proposal/{id}`.
+//!
+//! Amounts and parameter values are decimal strings (a value may be a u128).
+
+use super::encoding::decimal_u128;
+use crate::Address;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// One chain parameter: its live value, default and bounds.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct ParamInfo {
+    /// Its name, as proposals spell it.
+    #[cfg_attr(feature = "openapi", schema(example = "target_cycles"))]
+    pub name: String,
+    /// The value in force for the next block.
+    #[serde(with = "decimal_u128")]
+    #[cfg_attr(feature = "openapi", schema(value_type = String, example = "10000000"))]
+    pub value: u128,
+    /// Its value in a new genesis.
+    #[serde(with = "decimal_u128")]
+    #[cfg_attr(feature = "openapi", schema(value_type = String))]
+    pub default: u128,
+    /// Least value a proposal may set.
+    #[serde(with = "decimal_u128")]
+    #[cfg_attr(feature = "openapi", schema(value_type = String))]
+    pub min: u128,
+    /// Greatest value a proposal may set.
+    #[serde(with = "decimal_u128")]
+    #[cfg_attr(feature = "openapi", schema(value_type = String))]
+    pub max: u128,
+    /// What it governs, with its unit.
+    pub description: String,
+}
+
+/// `GET /governance/params`: every parameter, in canonical order.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct GovernanceParams {
+    /// Latest finalized height; the values are in force for the next block.
+    pub height: u64,
+    /// The parameters.
+    pub params: Vec<ParamInfo>,
+    /// Weight locked for voting, base units.
+    #[serde(with = "decimal_u128")]
+    #[cfg_attr(feature = "openapi", schema(value_type = String))]
+    pub total_locked: u128,
+}
+
+/// A proposal, in `GET /governance/proposals` and `/governance/proposal/{id}`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct ProposalInfo {
+    /// Its id (proposals are numbered from 0).
+    pub id: u64,
+    /// Who made it.
+    #[cfg_attr(feature = "openapi", schema(value_type = String))]
+    pub proposer: Address,
+    /// The parameters and their new values (decimal strings).
+    #[cfg_attr(feature = "openapi", schema(value_type = Object, example = json!({"target_cycles": "20000000"})))]
+    pub changes: BTreeMap<String, String>,
+    /// What it is for.
+    pub description: String,
+    /// `voting`, `passed`, `rejected`, `executed` or `expired`.
+    #[cfg_attr(feature = "openapi", schema(example = "voting"))]
+    pub status: String,
+    /// Weight voted for.
+    #[serde(with = "decimal_u128")]
+    #[cfg_attr(feature = "openapi", schema(value_type = String))]
+    pub votes_for: u128,
+    /// Weight voted against.
+    #[serde(with = "decimal_u128")]
+    #[cfg_attr(feature = "openapi", schema(value_type = String))]
+    pub votes_against: u128,
+    /// Number of votes.
+    pub votes_count: u64,
+    /// Weight of the votes needed in all.
+    #[serde(with = "decimal_u128")]
+    #[cfg_attr(feature = "openapi", schema(value_type = String))]
+    pub quorum_weight: u128,
+    /// Percent of the votes cast needed for it.
+    pub approval_percent: u64,
+    /// Its deposit, base units.
+    #[serde(with = "decimal_u128")]
+    #[cfg_attr(feature = "openapi", schema(value_type = String))]
+    pub deposit: u128,
+    /// Height it was made at.
+    pub created_height: u64,
+    /// First height at which votes are no longer taken.
+    pub voting_ends_height: u64,
+    /// First height at which, having passed, it may be executed.
+    pub executable_height: u64,
+    /// First height at which, passed and unexecuted, it has expired.
+    pub expires_height: u64,
+    /// Height it was executed, rejected or expired at by an `execute`.
+    pub closed_height: Option<u64>,
+}
+
+/// `GET /governance/proposals`: proposals in id order.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct ProposalList {
+    /// The page's proposals.
+    pub proposals: Vec<ProposalInfo>,
+    /// Number of proposals (with the status asked for, if any).
+    pub total_count: u64,
+    /// The request's offset, echoed.
+    pub offset: u64,
+    /// The request's limit after capping, echoed.
+    pub limit: u64,
+}
+
+/// One vote.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct VoteInfo {
+    /// Who voted.
+    #[cfg_attr(feature = "openapi", schema(value_type = String))]
+    pub voter: Address,
+    /// For (true) or against.
+    pub support: bool,
+    /// Its weight, base units.
+    #[serde(with = "decimal_u128")]
+    #[cfg_attr(feature = "openapi", schema(value_type = String))]
+    pub weight: u128,
+    /// Height of the vote.
+    pub height: u64,
+}
+
+/// One step of a proposal's life.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct TimelineEntry {
+    /// `created`, `voting_ends`, `executable`, `expires`, or how it was closed.
+    pub event: String,
+    /// Its height.
+    pub height: u64,
+}
+
+/// `GET /governance/proposal/{id}`: a proposal with its votes (a page) and timeline.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct ProposalDetail {
+    /// The proposal.
+    #[serde(flatten)]
+    pub proposal: ProposalInfo,
+    /// Its votes in the order cast, from `offset`, at most `limit`.
+    pub votes: Vec<VoteInfo>,
+    /// Its schedule and closing, in height order.
+    pub timeline: Vec<TimelineEntry>,
+}
