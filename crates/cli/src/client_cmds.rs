@@ -1,6 +1,7 @@
 //! Client subcommands: keys, status, faucet, transfer, reads of accounts, transactions and
 //! blocks, actors (`deploy`, `call`, `read`, `actor`, in [`crate::actor_cmds`]), tokens
-//! ([`crate::token_cmds`]), runners and delegations ([`crate::runner_cmds`]), and `verify`
+//! ([`crate::token_cmds`]), runners and delegations ([`crate::runner_cmds`]), jobs
+//! ([`crate::job_cmds`]), governance ([`crate::gov_cmds`]), and `verify`
 //! (fetch a proof and check it against the genesis group key), all over a node's HTTP API
 //! through `drover-client`; [`run`] dispatches them.
 //!
@@ -79,6 +80,10 @@ pub(crate) enum ClientCommand {
     /// Native tokens: create, read, transfer, approve, mint, burn, freeze.
     #[command(subcommand)]
     Token(crate::token_cmds::TokenCommand),
+    /// Chain parameters and governance: params, proposals, proposal, lock, unlock, propose,
+    /// vote, execute.
+    #[command(subcommand)]
+    Gov(crate::gov_cmds::GovCommand),
     /// Jobs bought from runners: submit, status, results, verified, cancel.
     #[command(subcommand)]
     Job(crate::job_cmds::JobCommand),
@@ -199,6 +204,7 @@ pub(crate) async fn run(cmd: ClientCommand, rpc_url: &str, json: bool) -> Result
         ClientCommand::Actor { address, view } => crate::actor_cmds::actor(&connect()?, address, view).await?,
         ClientCommand::Token(cmd) => crate::token_cmds::run(&connect()?, cmd).await?,
         ClientCommand::Job(cmd) => crate::job_cmds::run(&connect()?, cmd).await?,
+        ClientCommand::Gov(cmd) => crate::gov_cmds::run(&connect()?, cmd).await?,
         ClientCommand::Runners(args) => crate::runner_cmds::runners(&connect()?, args).await?,
         ClientCommand::Delegate(args) => crate::runner_cmds::delegate(&connect()?, args).await?,
         ClientCommand::Undelegate(args) => crate::runner_cmds::undelegate(&connect()?, args).await?,

@@ -9,6 +9,7 @@ mod bench;
 mod client_cmds;
 mod dev;
 mod devnet_cmd;
+mod gov_cmds;
 mod job_cmds;
 mod node_cmd;
 mod report;

@@ -15,6 +15,7 @@ use crate::{Client, ClientError, Wallet};
 use drover_types::{
     Address, Transaction,
     api::BasefeeInfo,
+    governance::{GOVERNANCE_ADDRESS, GovernanceCall},
     job::{JOB_DISPATCHER_ADDRESS, JobCall},
     params::{TRANSFER_CYCLES, system_call_limits},
     runner::{RUNNER_REGISTRY_ADDRESS, RegistryCall},
@@ -142,6 +143,14 @@ impl TxBuilder {
         let payload = call.message().encode();
         let (cycles, cells) = system_call_limits(payload.len(), call.max_cost());
         Self::message(Some(RUNNER_REGISTRY_ADDRESS), value, payload).cycles_limit(cycles).cells_limit(cells)
+    }
+
+    /// A call of the governance actor carrying `value` (a lock or a deposit), with limits that
+    /// cover its cost.
+    pub fn governance(call: &GovernanceCall, value: u128) -> Self {
+        let payload = call.message().encode();
+        let (cycles, cells) = system_call_limits(payload.len(), call.cost());
+        Self::message(Some(GOVERNANCE_ADDRESS), value, payload).cycles_limit(cycles).cells_limit(cells)
     }
 
     /// A call of the job dispatcher carrying `value` (a submit's escrow), with limits that cover

@@ -14,12 +14,12 @@ use drover_types::{
     Address, BlockSelector, ErrorCode, H256, Transaction,
     api::{
         AccountInfo, AccountTokens, ActorCodeInfo, ActorInfo, ActorReadRequest, ActorReadResponse, BasefeeInfo,
-        BlockInfo, ChainInfo, DelegationList, EntitlementList, FaucetRequest, FaucetResponse, HealthDetailed,
-        HeightInfo, InclusionProofInfo, JobInfo, JobResultList, Liveness, LogPage, MailboxPage, ManifestValidation,
-        MultiProofResponse, ProofRequest, ReceiptInfo, RunnerInfo, RunnerJobList, RunnerList, SignedFlowPayload,
-        SignedFlowRequest, StateProofInfo, StateSnapshot, StorageCount, StoragePage, SubmitResponse,
-        SubmitWaitResponse, SystemRunPage, TimerPage, TokenAllowance, TokenBalance, TokenInfo, TokenList,
-        TransactionInfo, UpgradePage, VerifiedResultInfo,
+        BlockInfo, ChainInfo, DelegationList, EntitlementList, FaucetRequest, FaucetResponse, GovernanceParams,
+        HealthDetailed, HeightInfo, InclusionProofInfo, JobInfo, JobResultList, Liveness, LogPage, MailboxPage,
+        ManifestValidation, MultiProofResponse, ProofRequest, ProposalDetail, ProposalList, ReceiptInfo, RunnerInfo,
+        RunnerJobList, RunnerList, SignedFlowPayload, SignedFlowRequest, StateProofInfo, StateSnapshot, StorageCount,
+        StoragePage, SubmitResponse, SubmitWaitResponse, SystemRunPage, TimerPage, TokenAllowance, TokenBalance,
+        TokenInfo, TokenList, TransactionInfo, UpgradePage, VerifiedResultInfo,
     },
     job::JOB_DISPATCHER_ADDRESS,
     submission::encode_submission,
@@ -265,6 +265,22 @@ impl Client {
                 reason: format!("the submission count is not a count record: {e}"),
             }),
         }
+    }
+
+    /// `GET /governance/params`: the chain parameters in force and their bounds.
+    pub async fn governance_params(&self) -> Result<GovernanceParams, ClientError> {
+        self.get("/governance/params").await
+    }
+
+    /// `GET /governance/proposals?status=&offset=&limit=`: one page of proposals.
+    pub async fn proposals(&self, status: Option<&str>, offset: u64, limit: u64) -> Result<ProposalList, ClientError> {
+        let status = status.map(|s| format!("&status={s}")).unwrap_or_default();
+        self.get(&format!("/governance/proposals?offset={offset}&limit={limit}{status}")).await
+    }
+
+    /// `GET /governance/proposal/{id}`; `None` for an id no proposal has.
+    pub async fn proposal(&self, id: u64) -> Result<Option<ProposalDetail>, ClientError> {
+        self.get_optional(&format!("/governance/proposal/{id}"), ErrorCode::NotFound).await
     }
 
     /// `GET /job/{job_id}`; `None` for an id that names no job.
