@@ -59,8 +59,14 @@ async fn parameters_change_by_vote_and_take_effect_on_chain() {
     ok(drover(
         &url,
         &[
-            "gov", "propose", "--change", "voting_period_blocks=10,timelock_blocks=1,execution_window_blocks=10",
-            "--description", "faster governance", "--key", &a,
+            "gov",
+            "propose",
+            "--change",
+            "voting_period_blocks=10,timelock_blocks=1,execution_window_blocks=10",
+            "--description",
+            "faster governance",
+            "--key",
+            &a,
         ],
     ));
     assert_eq!(vote_and_execute(&url, &client, 0, &[(&a, "for"), (&b, "for")], &c).await, "executed");

@@ -29,6 +29,7 @@ use drover_node::{
 use drover_state::keys;
 use drover_types::{
     Address, SecretKey, Transaction,
+    governance::{ChainParams, GOVERNANCE_ADDRESS, GovernanceCall},
     job::{JOB_DISPATCHER_ADDRESS, JobCall, JobSpec, Verification, VerificationMode, job_id},
     params::system_call_limits,
     payload::{Deploy, Manifest, Message},
@@ -291,6 +292,26 @@ fn jobs_workload() -> Vec<Transaction> {
     txs
 }
 
+/// The cycle target the governance workload votes in.
+const GOVERNED_TARGET_CYCLES: u128 = 12_000_000;
+
+/// The governance workload from dev key 8: lock weight, propose a higher cycle target, vote.
+fn governance_workload() -> Vec<Transaction> {
+    let key = SecretKey::dev(8);
+    let lock = GovernanceCall::Lock;
+    let propose = GovernanceCall::Propose {
+        changes: vec![("target_cycles".into(), GOVERNED_TARGET_CYCLES)],
+        description: "a higher cycle target".into(),
+    };
+    let vote = GovernanceCall::Vote { proposal: 0, support: true };
+    let deposit = ChainParams::default().proposal_deposit;
+    vec![
+        system_tx(&key, 0, GOVERNANCE_ADDRESS, lock.message().encode(), lock.cost(), 1_000 * MIN_RUNNER_STAKE),
+        system_tx(&key, 1, GOVERNANCE_ADDRESS, propose.message().encode(), propose.cost(), deposit),
+        system_tx(&key, 2, GOVERNANCE_ADDRESS, vote.message().encode(), vote.cost(), 0),
+    ]
+}
+
 /// The one fault a run injects once the network is up and the workloads are admitted.
 #[derive(Clone, Copy, Debug)]
 enum Fault {
@@ -304,6 +325,9 @@ enum Fault {
     Hostile,
     /// Runners register and jobs are submitted through validator 0.
     Jobs,
+    /// A governance proposal raises the cycle target: every validator applies it at the same
+    /// height.
+    Governance,
 }
 
 /// Finalized (height → block digest, state root) of one validator, up to `to`.
@@ -441,6 +465,40 @@ fn run(
                 wait_all(&context, &all, tip + 30).await;
                 Some((attacker, sent))
             }
+            Fault::Governance => {
+                let admit = |txs: Vec<Transaction>| {
+                    let running = running.clone();
+                    async move {
+                        let verdicts = intake::admit(
+                            &running.chain,
+                            &running.databases,
+                            txs.into_iter().map(|tx| tx.verify().unwrap()).collect(),
+                        )
+                        .await;
+                        assert!(verdicts.iter().all(Result::is_ok), "{verdicts:?}");
+                    }
+                };
+                admit(governance_workload()).await;
+                let tip = height(&slots[0]);
+                wait_all(&context, &all, tip + 10).await;
+                let key = drover_state::governance::state_key(&drover_state::governance::proposal_key(0));
+                let bytes = running.databases.read().await.get(&key).await.unwrap().expect("the proposal");
+                let proposal = drover_state::governance::ProposalRecord::decode(&bytes).unwrap();
+                wait_all(&context, &all, proposal.executable_height).await;
+                let execute = GovernanceCall::Execute { proposal: 0 };
+                admit(vec![system_tx(
+                    &SecretKey::dev(9),
+                    0,
+                    GOVERNANCE_ADDRESS,
+                    execute.message().encode(),
+                    execute.cost(),
+                    0,
+                )])
+                .await;
+                let tip = height(&slots[0]);
+                wait_all(&context, &all, tip + 10).await;
+                None
+            }
             Fault::Jobs => {
                 let verdicts = intake::admit(
                     &running.chain,
@@ -459,6 +517,7 @@ fn run(
         wait_all(&context, &all, tip.max(25) + 10).await;
 
         let jobs_seen = Mutex::new(BTreeMap::new());
+        let executed_at: Mutex<Option<u64>> = Mutex::new(None);
         // Safety: the same block (and state root) at every height on every validator.
         let common = slots.iter().map(height).min().unwrap();
         let first = slots[0].lock().clone().unwrap();
@@ -489,6 +548,20 @@ fn run(
                     jobs_seen.lock().entry(n).or_insert_with(|| record.assigned.clone());
                     assert_eq!(jobs_seen.lock()[&n], record.assigned, "job {n} assigned differently");
                 }
+            }
+            // The proposal was executed at the same height everywhere, and its value is in force.
+            if matches!(fault, Fault::Governance) {
+                let db = running.databases.read().await;
+                let key = drover_state::governance::state_key(&drover_state::governance::proposal_key(0));
+                let proposal =
+                    drover_state::governance::ProposalRecord::decode(&db.get(&key).await.unwrap().unwrap()).unwrap();
+                let closed = proposal.closed_height.expect("executed");
+                assert_eq!(*executed_at.lock().get_or_insert(closed), closed, "executed at different heights");
+                let params = drover_state::governance::decode_params(
+                    &db.get(&drover_state::governance::params_state_key()).await.unwrap().unwrap(),
+                )
+                .unwrap();
+                assert_eq!(u128::from(params.target_cycles), GOVERNED_TARGET_CYCLES);
             }
             // Every hostile transaction was included (its nonce used) while the chain went on.
             if let Some((attacker, sent)) = &hostile {
@@ -542,4 +615,9 @@ fn fresh_key_scans_at_the_block_limit_do_not_stall_four_validators() {
 #[test]
 fn four_validators_assign_the_same_runners_to_every_job() {
     check(Fault::Jobs);
+}
+
+#[test]
+fn four_validators_apply_a_governance_change_at_the_same_height() {
+    check(Fault::Governance);
 }

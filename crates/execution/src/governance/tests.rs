@@ -162,3 +162,31 @@ fn governed_parameters_reach_the_registry_and_the_fee_market() {
     let receipt = chain.block(&[tx]).receipts.remove(0);
     assert_eq!(receipt.error.map(|e| e.code), Some(ExecCode::RunnerStake), "the new floor");
 }
+
+#[test]
+fn a_raised_cycle_target_lets_blocks_fill_further_before_the_basefee_moves() {
+    let mut chain = chain();
+    let spinner = chain.deploy(BOB, crate::testing::example("infinite_loop"), &[], 0);
+    // A block using 15M cycles: above the 10M target, so the cycle basefee rises.
+    let spin = |chain: &mut Chain| {
+        let tx = chain.call_tx(BOB, spinner, "spin", &[], 0);
+        let outcome = chain.block(&[tx]);
+        assert!(outcome.cycles_used > 14_000_000, "{}", outcome.cycles_used);
+        outcome
+    };
+    let before = spin(&mut chain);
+    assert!(before.next_basefees.cycle > before.basefees.cycle, "above the old target the basefee rises");
+    // Let it settle back to the floor.
+    for _ in 0..8 {
+        chain.block(&[]);
+    }
+    ok(&mut chain, ALICE, &GovernanceCall::Lock, 1_000);
+    ok(&mut chain, ALICE, &propose(20_000_000), DEPOSIT);
+    ok(&mut chain, ALICE, &GovernanceCall::Vote { proposal: 0, support: true }, 0);
+    let executable = proposal(&chain, 0).executable_height;
+    advance_to(&mut chain, executable);
+    ok(&mut chain, ALICE, &GovernanceCall::Execute { proposal: 0 }, 0);
+    let after = spin(&mut chain);
+    assert_eq!(after.params.target_cycles, 20_000_000);
+    assert_eq!(after.next_basefees.cycle, after.basefees.cycle, "below the new target it holds at its floor");
+}
