@@ -139,6 +139,14 @@ chain_params! {
     unbonding_blocks: u64 = crate::runner::UNBONDING_BLOCKS, 1, 1_000_000;
     /// A runner whose last heartbeat is more than this many blocks old is unhealthy.
     heartbeat_gap_blocks: u64 = crate::runner::HEARTBEAT_GAP_BLOCKS, 5, 100_000;
+    /// Least reputation (0–100) a runner is drawn for jobs with.
+    min_selection_reputation: u8 = crate::runner::MIN_SELECTION_REPUTATION, 0, 100;
+    /// Reputation a runner gains when its result matches a job's verdict.
+    reputation_gain: u8 = crate::runner::REPUTATION_GAIN, 0, 100;
+    /// Reputation a runner loses when its result differs from a job's verdict.
+    reputation_loss_wrong: u8 = crate::runner::REPUTATION_LOSS_WRONG, 0, 100;
+    /// Reputation a runner loses when a job it was assigned fails without its result.
+    reputation_loss_silent: u8 = crate::runner::REPUTATION_LOSS_SILENT, 0, 100;
     /// Most timers fired in one block (each block examines at most eight times as many slots).
     max_timer_fires_per_block: u64 = 128, 1, 1_024;
     /// Most mailbox messages delivered in one block.

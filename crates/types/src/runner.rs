@@ -54,13 +54,13 @@ pub const INDEX_WALK_CYCLES: u64 = 10_000;
 pub const INDEX_WALK_CELLS: u64 = 1_024;
 /// Cycles of one stake-weighted draw (17 nodes and a runner record read).
 pub const DRAW_CYCLES: u64 = 8_000;
-/// Least reputation a runner is drawn with.
+/// Genesis default of the least reputation a runner is drawn with.
 pub const MIN_SELECTION_REPUTATION: u8 = 50;
-/// Reputation a runner gains when its result matches a job's verdict.
+/// Genesis default of the reputation a runner gains when its result matches a job's verdict.
 pub const REPUTATION_GAIN: u8 = 1;
-/// Reputation a runner loses when its result differs from a job's verdict.
+/// Genesis default of the reputation a runner loses when its result differs from a job's verdict.
 pub const REPUTATION_LOSS_WRONG: u8 = 10;
-/// Reputation a runner loses when a job it was assigned ends without its result.
+/// Genesis default of the reputation a runner loses when a job it was assigned ends without its result.
 pub const REPUTATION_LOSS_SILENT: u8 = 5;
 /// Cells of a runner record besides its job type names.
 pub const RUNNER_RECORD_CELLS: u64 = 256;

@@ -5,7 +5,7 @@
 //! share of the type's stake and every validator draws the same runners: the parent digest
 //! is fixed before the block and unknown before the parent is final, so a submitter cannot pick
 //! its runners by choosing when to send. A drawn runner is kept when it is healthy, has at least
-//! `MIN_SELECTION_REPUTATION`, asks at most `max_price` and has a free job slot; one that is
+//! `min_selection_reputation` (a chain parameter), asks at most `max_price` and has a free job slot; one that is
 //! unhealthy or below the reputation floor is taken out of the index (it comes back with its
 //! next heartbeat), so dead weight cannot keep failing draws. A drawn runner's weight is set
 //! aside until the attempt ends, so the draws are without replacement. At most `4 × runners`
@@ -24,7 +24,7 @@ use drover_types::{
     Address, H256,
     job::{DRAWS_PER_RUNNER, JobStatus},
     keccak256,
-    runner::{DRAW_CYCLES, Health, MIN_SELECTION_REPUTATION, RUNNER_REGISTRY_ADDRESS},
+    runner::{DRAW_CYCLES, Health, RUNNER_REGISTRY_ADDRESS},
 };
 use drover_vm::HostError;
 
@@ -82,10 +82,10 @@ pub(crate) fn assign<H: NativeHost>(
         let weight = index::weight(&candidate);
         index::adjust(host, meter, &job_type, slot, weight, false)?;
         set_aside.push((slot, weight));
-        let gap = host.params().heartbeat_gap_blocks;
+        let (gap, floor) = (host.params().heartbeat_gap_blocks, host.params().min_selection_reputation);
         let health =
             Health::at(env.height, candidate.last_heartbeat_height, candidate.paused, candidate.deregistered, gap);
-        if health != Health::Healthy || candidate.reputation < MIN_SELECTION_REPUTATION {
+        if health != Health::Healthy || candidate.reputation < floor {
             unhealthy.push(runner);
         } else if candidate.price_per_job <= record.max_price && candidate.active_jobs < candidate.max_concurrent_jobs {
             chosen.push(runner);

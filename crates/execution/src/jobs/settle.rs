@@ -25,7 +25,7 @@ use drover_state::{
 use drover_types::{
     H256,
     job::{JOB_DISPATCHER_ADDRESS, JobStatus, VerificationMode, callback_payload},
-    runner::{REPUTATION_GAIN, REPUTATION_LOSS_SILENT, REPUTATION_LOSS_WRONG, RUNNER_REGISTRY_ADDRESS},
+    runner::RUNNER_REGISTRY_ADDRESS,
 };
 use drover_vm::{HostError, OutgoingMessage};
 
@@ -89,6 +89,7 @@ pub(crate) fn settle<H: NativeHost>(
         }
         _ => None,
     };
+    let params = host.params();
     for assignment in record.assigned.clone() {
         let key = runner_key(&assignment.runner);
         let mut runner = host
@@ -98,17 +99,17 @@ pub(crate) fn settle<H: NativeHost>(
         let answer = assignment.result.and_then(|i| results.get(usize::from(i))).map(|r| &r.result);
         let paid = match (ending, answer) {
             (Ending::Completed(_), Some(answer)) if Some(answer) == verdict.as_ref() => {
-                runner.reputation = runner.reputation.saturating_add(REPUTATION_GAIN).min(100);
+                runner.reputation = runner.reputation.saturating_add(params.reputation_gain).min(100);
                 true
             }
             (Ending::Completed(_), Some(_)) => {
-                runner.reputation = runner.reputation.saturating_sub(REPUTATION_LOSS_WRONG);
+                runner.reputation = runner.reputation.saturating_sub(params.reputation_loss_wrong);
                 false
             }
             // Beaten to it by the runners that decided the job: neither paid nor blamed.
             (Ending::Completed(_), None) => false,
             (Ending::Failed, None) => {
-                runner.reputation = runner.reputation.saturating_sub(REPUTATION_LOSS_SILENT);
+                runner.reputation = runner.reputation.saturating_sub(params.reputation_loss_silent);
                 false
             }
             (Ending::Failed, Some(_)) => false,

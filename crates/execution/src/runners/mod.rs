@@ -41,8 +41,8 @@ use drover_types::{
     cbor::Writer,
     exec_error::ExecCode,
     runner::{
-        Capabilities, INITIAL_REPUTATION, MAX_PENDING_UNBONDINGS, MIN_SELECTION_REPUTATION, RUNNER_REGISTRY_ADDRESS,
-        RegistryCall, RegistryCallError,
+        Capabilities, INITIAL_REPUTATION, MAX_PENDING_UNBONDINGS, RUNNER_REGISTRY_ADDRESS, RegistryCall,
+        RegistryCallError,
     },
 };
 use drover_vm::{CallRequest, HostError, Outcome};
@@ -352,9 +352,10 @@ impl<H: NativeHost> Registry<'_, H> {
     }
 
     /// Puts a registered runner that may take jobs (not paused, reputation at least
-    /// [`MIN_SELECTION_REPUTATION`]) in the index of each of its job types it is not in yet.
+    /// the `min_selection_reputation` chain parameter) in the index of each of its job types it
+    /// is not in yet.
     fn join_indexes(&mut self, runner: &Address, record: &mut RunnerRecord) -> Result<(), HostError> {
-        if record.paused || record.deregistered || record.reputation < MIN_SELECTION_REPUTATION {
+        if record.paused || record.deregistered || record.reputation < self.host.params().min_selection_reputation {
             return Ok(());
         }
         for i in 0..record.job_types.len() {
