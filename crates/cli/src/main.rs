@@ -15,6 +15,7 @@ mod node_cmd;
 mod report;
 mod runner_cmds;
 mod runner_daemon;
+mod secrets_cmds;
 mod submission;
 mod token_cmds;
 

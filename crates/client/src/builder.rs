@@ -19,6 +19,7 @@ use drover_types::{
     job::{JOB_DISPATCHER_ADDRESS, JobCall},
     params::{TRANSFER_CYCLES, system_call_limits},
     runner::{RUNNER_REGISTRY_ADDRESS, RegistryCall},
+    secrets::{SECRETS_ADDRESS, SecretCall},
     token::{self, TOKENS_ADDRESS, TokenCall},
 };
 
@@ -143,6 +144,13 @@ impl TxBuilder {
         let payload = call.message().encode();
         let (cycles, cells) = system_call_limits(payload.len(), call.max_cost());
         Self::message(Some(RUNNER_REGISTRY_ADDRESS), value, payload).cycles_limit(cycles).cells_limit(cells)
+    }
+
+    /// A call of the secrets actor, with limits that cover its cost.
+    pub fn secrets(call: &SecretCall) -> Self {
+        let payload = call.message().encode();
+        let (cycles, cells) = system_call_limits(payload.len(), call.cost());
+        Self::message(Some(SECRETS_ADDRESS), 0, payload).cycles_limit(cycles).cells_limit(cells)
     }
 
     /// A call of the governance actor carrying `value` (a lock or a deposit), with limits that

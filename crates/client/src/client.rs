@@ -17,9 +17,9 @@ use drover_types::{
         BlockInfo, ChainInfo, DelegationList, EntitlementList, FaucetRequest, FaucetResponse, GovernanceParams,
         HealthDetailed, HeightInfo, InclusionProofInfo, JobInfo, JobResultList, Liveness, LogPage, MailboxPage,
         ManifestValidation, MultiProofResponse, ProofRequest, ProposalDetail, ProposalList, ReceiptInfo, RunnerInfo,
-        RunnerJobList, RunnerList, SignedFlowPayload, SignedFlowRequest, StateProofInfo, StateSnapshot, StorageCount,
-        StoragePage, SubmitResponse, SubmitWaitResponse, SystemRunPage, TimerPage, TokenAllowance, TokenBalance,
-        TokenInfo, TokenList, TransactionInfo, UpgradePage, VerifiedResultInfo,
+        RunnerJobList, RunnerList, SecretEnvelope, SecretList, SignedFlowPayload, SignedFlowRequest, StateProofInfo,
+        StateSnapshot, StorageCount, StoragePage, SubmitResponse, SubmitWaitResponse, SystemRunPage, TimerPage,
+        TokenAllowance, TokenBalance, TokenInfo, TokenList, TransactionInfo, UpgradePage, VerifiedResultInfo,
     },
     job::JOB_DISPATCHER_ADDRESS,
     submission::encode_submission,
@@ -265,6 +265,22 @@ impl Client {
                 reason: format!("the submission count is not a count record: {e}"),
             }),
         }
+    }
+
+    /// `GET /secrets/{owner}?offset=&limit=`: one page of an owner's secrets (never values).
+    pub async fn secrets(&self, owner: &Address, offset: u64, limit: u64) -> Result<SecretList, ClientError> {
+        self.get(&format!("/secrets/{owner}?offset={offset}&limit={limit}")).await
+    }
+
+    /// `GET /secrets/{owner}/{name}/envelope/{reader}`; `None` when the reader holds no
+    /// envelope of that secret.
+    pub async fn secret_envelope(
+        &self,
+        owner: &Address,
+        name: &str,
+        reader: &Address,
+    ) -> Result<Option<SecretEnvelope>, ClientError> {
+        self.get_optional(&format!("/secrets/{owner}/{name}/envelope/{reader}"), ErrorCode::NotFound).await
     }
 
     /// `GET /governance/params`: the chain parameters in force and their bounds.

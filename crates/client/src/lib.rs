@@ -19,6 +19,7 @@ pub mod amount;
 pub(crate) mod builder;
 mod client;
 pub(crate) mod error;
+pub mod secrets;
 pub mod verify;
 pub(crate) mod wallet;
 

@@ -87,6 +87,7 @@ mod overlay;
 mod params;
 mod rejection;
 pub mod runners;
+pub mod secrets;
 mod system;
 #[cfg(test)]
 mod testing;

@@ -10,8 +10,9 @@ use drover_types::{
     api::{
         AccountInfo, AccountTokens, ActorCodeInfo, ActorInfo, ActorReadResponse, BlockInfo, ChainInfo, DelegationList,
         EntitlementInfo, GovernanceParams, InclusionProofInfo, InclusionProofKind, JobInfo, JobResultList, LogPage,
-        MailboxPage, ProposalDetail, ProposalList, RunnerInfo, RunnerJobList, RunnerList, StateProofInfo,
-        StateSnapshot, StoragePage, SystemRunPage, TimerPage, TokenInfo, TokenList, UpgradePage, VerifiedResultInfo,
+        MailboxPage, ProposalDetail, ProposalList, RunnerInfo, RunnerJobList, RunnerList, SecretEnvelope, SecretList,
+        StateProofInfo, StateSnapshot, StoragePage, SystemRunPage, TimerPage, TokenInfo, TokenList, UpgradePage,
+        VerifiedResultInfo,
     },
     error::ApiError,
 };
@@ -255,6 +256,17 @@ pub trait Backend: Clone + Send + Sync + 'static {
 
     /// The jobs `runner` is assigned to and has not answered, in job id order, one page.
     fn runner_jobs(&self, runner: Address, page: Page) -> impl Future<Output = Result<RunnerJobList, ApiError>> + Send;
+
+    /// `owner`'s secrets (names, readers, versions), one page.
+    fn secrets(&self, owner: Address, page: Page) -> impl Future<Output = Result<SecretList, ApiError>> + Send;
+
+    /// `reader`'s envelope of `owner`'s secret `name`; `None` when there is none.
+    fn secret_envelope(
+        &self,
+        owner: Address,
+        name: String,
+        reader: Address,
+    ) -> impl Future<Output = Result<Option<SecretEnvelope>, ApiError>> + Send;
 
     /// The chain parameters in force for the next block, with their bounds.
     fn governance_params(&self) -> impl Future<Output = Result<GovernanceParams, ApiError>> + Send;

@@ -269,7 +269,7 @@ mod tests {
     use std::collections::HashMap;
 
     /// Every route the router serves.
-    const ROUTES: [(&str, &str); 57] = [
+    const ROUTES: [(&str, &str); 59] = [
         ("post", "/submit"),
         ("post", "/submit_wait"),
         ("get", "/transaction/{hash}"),
@@ -300,6 +300,8 @@ mod tests {
         ("get", "/runner/{address}/jobs"),
         ("get", "/runner/{address}/job_result_payload"),
         ("post", "/runner/{address}/job_result"),
+        ("get", "/secrets/{owner}"),
+        ("get", "/secrets/{owner}/{name}/envelope/{reader}"),
         ("get", "/governance/params"),
         ("get", "/governance/proposals"),
         ("get", "/governance/proposal/{id}"),

@@ -28,9 +28,9 @@ use drover_types::{
         AccountInfo, AccountTokens, ActorCodeInfo, ActorInfo, ActorReadResponse, BlockInfo, ChainInfo, DelegationInfo,
         DelegationList, EntitlementInfo, GovernanceParams, InclusionProofInfo, InclusionProofKind, JobInfo,
         JobResultInfo, JobResultList, LogInfo, LogPage, MailboxPage, ManifestInfo, ParamInfo, ProposalDetail,
-        ProposalList, ReceiptStatus, RunnerInfo, RunnerJobList, RunnerList, StateProofInfo, StateProofKind,
-        StateSnapshot, StorageEntryInfo, StoragePage, SystemRunInfo, SystemRunPage, TimerPage, TokenHolding, TokenInfo,
-        TokenList, UpgradePage, VerifiedResultInfo,
+        ProposalList, ReceiptStatus, RunnerInfo, RunnerJobList, RunnerList, SecretEnvelope, SecretList, StateProofInfo,
+        StateProofKind, StateSnapshot, StorageEntryInfo, StoragePage, SystemRunInfo, SystemRunPage, TimerPage,
+        TokenHolding, TokenInfo, TokenList, UpgradePage, VerifiedResultInfo,
     },
     error::ApiError,
     keccak256,
@@ -90,6 +90,8 @@ pub(crate) struct MockData {
     pub jobs: Vec<(JobInfo, Vec<JobResultInfo>, Option<VerifiedResultInfo>)>,
     /// Proposals in id order, with their votes.
     pub proposals: Vec<ProposalDetail>,
+    /// Secrets' envelopes.
+    pub envelopes: Vec<SecretEnvelope>,
 }
 
 #[derive(Clone)]
@@ -140,6 +142,7 @@ impl Default for MockBackend {
             delegations: HashMap::new(),
             jobs: Vec::new(),
             proposals: Vec::new(),
+            envelopes: Vec::new(),
         };
         Self { data: Arc::new(Mutex::new(data)), heights: Arc::new(watch::channel(0).0) }
     }
@@ -340,6 +343,35 @@ impl Backend for MockBackend {
         let total_count = open.len() as u64;
         let jobs = open.into_iter().skip(page.offset as usize).take(page.limit as usize).collect();
         Ok(RunnerJobList { address: runner, jobs, total_count, offset: page.offset, limit: page.limit })
+    }
+
+    async fn secrets(&self, owner: Address, page: Page) -> Result<SecretList, ApiError> {
+        let data = self.data.lock();
+        let mut secrets: Vec<drover_types::api::SecretInfo> = Vec::new();
+        for envelope in data.envelopes.iter().filter(|e| e.owner == owner) {
+            match secrets.iter_mut().find(|s| s.name == envelope.name) {
+                Some(secret) => secret.readers.push(envelope.reader),
+                None => secrets.push(drover_types::api::SecretInfo {
+                    name: envelope.name.clone(),
+                    version: envelope.version,
+                    readers: vec![envelope.reader],
+                    updated_height: 1,
+                }),
+            }
+        }
+        let total_count = secrets.len() as u64;
+        let secrets = secrets.into_iter().skip(page.offset as usize).take(page.limit as usize).collect();
+        Ok(SecretList { owner, secrets, total_count, offset: page.offset, limit: page.limit })
+    }
+
+    async fn secret_envelope(
+        &self,
+        owner: Address,
+        name: String,
+        reader: Address,
+    ) -> Result<Option<SecretEnvelope>, ApiError> {
+        let data = self.data.lock();
+        Ok(data.envelopes.iter().find(|e| e.owner == owner && e.name == name && e.reader == reader).cloned())
     }
 
     async fn governance_params(&self) -> Result<GovernanceParams, ApiError> {

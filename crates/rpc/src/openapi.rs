@@ -20,7 +20,7 @@ use crate::{
     extract::{ADDRESS_PATTERN, BLOCK_SELECTOR_PATTERN, HASH_PATTERN},
     routes::{
         accounts, actors, blocks, chain, entitlements, faucet, governance, health, jobs, metrics, proofs,
-        proofs::STORAGE_KEY_PATTERN, runners, state_sync, tokens, transactions,
+        proofs::STORAGE_KEY_PATTERN, runners, secrets, state_sync, tokens, transactions,
     },
 };
 use drover_types::{ErrorCode, api::ErrorBody};
@@ -88,6 +88,8 @@ pub(crate) const SWAGGER_UI_PATH: &str = "/swagger-ui";
         runners::jobs,
         runners::job_result_payload,
         runners::job_result,
+        secrets::secrets,
+        secrets::envelope,
         governance::params,
         governance::proposals,
         governance::proposal,
@@ -126,6 +128,7 @@ pub(crate) const SWAGGER_UI_PATH: &str = "/swagger-ui";
         (name = "runners", description = "Off-chain compute runners and delegations to them"),
         (name = "jobs", description = "Jobs bought from runners: spec, status, results and verdict"),
         (name = "governance", description = "Chain parameters and the proposals that change them"),
+        (name = "secrets", description = "Secrets stored as per-reader ciphertext envelopes"),
         (name = "entitlements", description = "The entitlement registry and manifest checks"),
         (name = "blocks", description = "Finalized blocks"),
         (name = "chain", description = "Chain identity and fee market"),
@@ -221,6 +224,8 @@ pub(crate) const OPERATION_ERRORS: &[(HttpMethod, &str, &[&[ErrorCode]])] = &[
         "/runner/{address}/job_result",
         &[SUBMIT_ERRORS, &[InvalidAddress, FlowTransactionMismatch, FlowSignatureMismatch]],
     ),
+    (HttpMethod::Get, "/secrets/{owner}", &[&[BadRequest, InvalidAddress]]),
+    (HttpMethod::Get, "/secrets/{owner}/{name}/envelope/{reader}", &[&[BadRequest, InvalidAddress, NotFound]]),
     (HttpMethod::Get, "/governance/params", &[]),
     (HttpMethod::Get, "/governance/proposals", &[&[BadRequest]]),
     (HttpMethod::Get, "/governance/proposal/{id}", &[&[BadRequest, NotFound]]),
@@ -341,6 +346,8 @@ pub(crate) const PATH_PARAMETER_PATTERNS: &[(&str, &str)] = &[
     ("tx_hash", HASH_PATTERN),
     ("job_id", HASH_PATTERN),
     ("id", "^[0-9]{1,20}$"),
+    ("name", "^[A-Za-z0-9._-]{1,64}$"),
+    ("reader", ADDRESS_PATTERN),
     ("selector", BLOCK_SELECTOR_PATTERN),
     ("key", STORAGE_KEY_PATTERN),
     ("key_hex", STORAGE_KEY_PATTERN),

@@ -42,6 +42,7 @@ pub mod job;
 pub mod keys;
 pub mod mailbox;
 pub mod runner;
+pub mod secrets;
 pub mod timer;
 pub mod token;
 

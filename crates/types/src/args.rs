@@ -50,6 +50,12 @@ pub struct Args<'b> {
 }
 
 impl<'b> Args<'b> {
+    /// The encoded bytes of `key`'s value, for a value no typed getter reads (checked canonical
+    /// with the whole map).
+    pub fn encoded(&self, key: &str) -> Result<&'b [u8], ArgsError> {
+        self.raw(key).ok_or_else(|| ArgsError::Missing(key.to_owned()))
+    }
+
     /// The map's keys, in canonical order.
     pub fn keys(&self) -> impl Iterator<Item = &'b str> + '_ {
         self.entries.iter().map(|(key, _)| *key)
@@ -308,6 +314,13 @@ impl ArgsBuilder {
                 w.text(value);
             }
         })
+    }
+
+    /// Puts `value`, already one canonical CBOR item, under `key`.
+    pub fn raw(mut self, key: &str, value: Vec<u8>) -> Self {
+        self.entries.retain(|(k, _)| k != key);
+        self.entries.push((key.to_owned(), value));
+        self
     }
 
     /// The canonical encoding: keys sorted by their encoded bytes (shorter keys first).

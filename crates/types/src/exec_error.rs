@@ -1,7 +1,7 @@
 //! Execution error codes (E-codes) carried in receipts of failed or reverted transactions.
 //!
 //! Ranges: E1000–E1099 pre-checks, E1100 static code validation, E1200 VM runtime / host calls,
-//! E1300 entitlements, E1400 tokens, E1500 timers and deferred work, E1600 runners and jobs, E1700 governance,
+//! E1300 entitlements, E1400 tokens, E1500 timers and deferred work, E1600 runners and jobs, E1700 governance, E1800 secrets,
 //! E1900 internal. A receipt carries `{code: "E1005", category, message, fix}`: `category` and
 //! `fix` follow from the code, so only the code and the message are stored (the canonical CBOR
 //! is `[code, message]`, e.g. `["E1005", "..."]`) and JSON input may leave them out.
@@ -192,13 +192,19 @@ exec_codes! {
     ProposalNotExecutable = 1708, "Execute after voting_ends_height (rejected proposals close) and from executable_height (passed ones apply), before they expire.";
     /// E1709: the locked weight is part of a vote still open.
     WeightInVote = 1709, "Unlock after the end of the latest vote the weight was cast in.";
+    /// E1801: a secret's name, readers or envelopes break the rules.
+    SecretRules = 1801, "Name secrets with 1-64 characters a-z A-Z 0-9 . _ -, give 1-32 readers and envelopes of at most 4,224 bytes (docs/secrets.md).";
+    /// E1802: the owner has no secret of this name.
+    UnknownSecret = 1802, "Use a name from GET /secrets/{owner}, or set the secret first.";
+    /// E1803: the address is not a reader of the secret.
+    NotAReader = 1803, "Revoke one of the readers GET /secrets/{owner} lists.";
     /// E1900: internal error.
     Internal = 1900, "Retry later; report the transaction hash if it persists.";
 }
 
 impl ExecCode {
     /// The range the code belongs to: `precheck`, `validation`, `runtime`, `entitlement`,
-    /// `token`, `timer`, `job`, `governance` or `internal`.
+    /// `token`, `timer`, `job`, `governance`, `secrets` or `internal`.
     pub const fn category(self) -> &'static str {
         match self.number() {
             1000..=1099 => "precheck",
@@ -209,6 +215,7 @@ impl ExecCode {
             1500..=1599 => "timer",
             1600..=1699 => "job",
             1700..=1799 => "governance",
+            1800..=1899 => "secrets",
             _ => "internal",
         }
     }

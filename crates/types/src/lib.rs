@@ -29,6 +29,7 @@ pub mod params;
 pub mod payload;
 pub mod receipt;
 pub mod runner;
+pub mod secrets;
 pub mod signature;
 pub mod submission;
 pub mod token;

@@ -13,6 +13,7 @@ mod jobs;
 mod pages;
 mod records;
 mod runners;
+mod secrets;
 mod tokens;
 
 pub(crate) use handle::NodeHandle;
@@ -143,6 +144,19 @@ impl Backend for NodeHandle {
 
     async fn runner_jobs(&self, runner: Address, page: Page) -> Result<RunnerJobList, ApiError> {
         self.read_runner_jobs(runner, page).await
+    }
+
+    async fn secrets(&self, owner: Address, page: Page) -> Result<drover_types::api::SecretList, ApiError> {
+        self.read_secrets(owner, page).await
+    }
+
+    async fn secret_envelope(
+        &self,
+        owner: Address,
+        name: String,
+        reader: Address,
+    ) -> Result<Option<drover_types::api::SecretEnvelope>, ApiError> {
+        self.read_secret_envelope(owner, name, reader).await
     }
 
     async fn governance_params(&self) -> Result<drover_types::api::GovernanceParams, ApiError> {

@@ -14,6 +14,7 @@ pub mod jobs;
 pub mod metrics;
 pub mod proofs;
 pub mod runners;
+pub mod secrets;
 pub mod state_sync;
 pub mod tokens;
 pub mod transactions;
@@ -57,6 +58,8 @@ pub fn routes<B: Backend>() -> Router<AppState<B>> {
         .route("/runner/{address}/jobs", get(runners::jobs::<B>))
         .route("/runner/{address}/job_result_payload", get(runners::job_result_payload::<B>))
         .route("/runner/{address}/job_result", post(runners::job_result::<B>))
+        .route("/secrets/{owner}", get(secrets::secrets::<B>))
+        .route("/secrets/{owner}/{name}/envelope/{reader}", get(secrets::envelope::<B>))
         .route("/governance/params", get(governance::params::<B>))
         .route("/governance/proposals", get(governance::proposals::<B>))
         .route("/governance/proposal/{id}", get(governance::proposal::<B>))
