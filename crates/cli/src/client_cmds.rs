@@ -80,6 +80,9 @@ pub(crate) enum ClientCommand {
     /// Native tokens: create, read, transfer, approve, mint, burn, freeze.
     #[command(subcommand)]
     Token(crate::token_cmds::TokenCommand),
+    /// Account libraries: publish, info, remove.
+    #[command(subcommand)]
+    Library(crate::library_cmds::LibraryCommand),
     /// Secrets stored encrypted on chain: set, get, list, grant, revoke, delete, pubkey.
     #[command(subcommand)]
     Secrets(crate::secrets_cmds::SecretsCommand),
@@ -209,6 +212,7 @@ pub(crate) async fn run(cmd: ClientCommand, rpc_url: &str, json: bool) -> Result
         ClientCommand::Job(cmd) => crate::job_cmds::run(&connect()?, cmd).await?,
         ClientCommand::Gov(cmd) => crate::gov_cmds::run(&connect()?, cmd).await?,
         ClientCommand::Secrets(cmd) => crate::secrets_cmds::run(&connect()?, cmd).await?,
+        ClientCommand::Library(cmd) => crate::library_cmds::run(&connect()?, cmd).await?,
         ClientCommand::Runners(args) => crate::runner_cmds::runners(&connect()?, args).await?,
         ClientCommand::Delegate(args) => crate::runner_cmds::delegate(&connect()?, args).await?,
         ClientCommand::Undelegate(args) => crate::runner_cmds::undelegate(&connect()?, args).await?,

@@ -146,6 +146,13 @@ impl TxBuilder {
         Self::message(Some(RUNNER_REGISTRY_ADDRESS), value, payload).cycles_limit(cycles).cells_limit(cells)
     }
 
+    /// A call of the library actor, with limits that cover its cost.
+    pub fn library(call: &drover_types::library::LibraryCall) -> Self {
+        let payload = call.message().encode();
+        let (cycles, cells) = system_call_limits(payload.len(), call.cost());
+        Self::message(Some(drover_types::library::LIBRARY_ADDRESS), 0, payload).cycles_limit(cycles).cells_limit(cells)
+    }
+
     /// A call of the secrets actor, with limits that cover its cost.
     pub fn secrets(call: &SecretCall) -> Self {
         let payload = call.message().encode();

@@ -267,6 +267,17 @@ impl Client {
         }
     }
 
+    /// `GET /library/{publisher}/{name}` (`?version=`); `None` when unknown (9000).
+    pub async fn library(
+        &self,
+        publisher: &Address,
+        name: &str,
+        version: Option<u32>,
+    ) -> Result<Option<drover_types::api::LibraryInfo>, ClientError> {
+        let version = version.map(|v| format!("?version={v}")).unwrap_or_default();
+        self.get_optional(&format!("/library/{publisher}/{name}{version}"), ErrorCode::LibraryNotFound).await
+    }
+
     /// `GET /secrets/{owner}?offset=&limit=`: one page of an owner's secrets (never values).
     pub async fn secrets(&self, owner: &Address, offset: u64, limit: u64) -> Result<SecretList, ClientError> {
         self.get(&format!("/secrets/{owner}?offset={offset}&limit={limit}")).await

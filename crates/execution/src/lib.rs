@@ -82,6 +82,7 @@ mod block;
 mod genesis;
 pub mod governance;
 pub mod jobs;
+pub mod libraries;
 mod native;
 mod overlay;
 mod params;

@@ -71,6 +71,9 @@ pub(crate) trait NativeHost {
     /// Hash of the transaction being executed (`None` in the block's deferred work).
     fn tx_hash(&self) -> Option<H256>;
 
+    /// Validates and compiles `code` like a deploy (E11xx); answers its hash.
+    fn compile(&mut self, code: &[u8]) -> Result<H256, HostError>;
+
     /// Whether an actor is deployed at `address`.
     fn is_actor(&mut self, address: &Address) -> Result<bool, HostError>;
 

@@ -3,16 +3,18 @@
 //!
 //! The runner registry (`0x00…01`, [`crate::runners`]), the job dispatcher (`0x00…02`,
 //! [`crate::jobs`]), secrets (`0x00…04`, [`crate::secrets`]), governance (`0x00…09`,
-//! [`crate::governance`]) and the tokens (`0x00…0c`, [`crate::tokens`]). Every other reserved address
+//! [`crate::governance`]), the tokens (`0x00…0c`, [`crate::tokens`]) and libraries (`0x00…0d`,
+//! [`crate::libraries`]). Every other reserved address
 //! `0x00…01`–`0x00…0f` holds no actor unless a family lands there: a transaction to one is
 //! refused by the payload check, a `call` finds no actor (E1211).
 
 use crate::native::NativeHost;
-use crate::{governance, jobs, runners, secrets, tokens};
+use crate::{governance, jobs, libraries, runners, secrets, tokens};
 use drover_types::{
     Address,
     governance::{GOVERNANCE_ADDRESS, GovernanceCall},
     job::{JOB_DISPATCHER_ADDRESS, JobCall},
+    library::{LIBRARY_ADDRESS, LibraryCall},
     payload::Message,
     runner::{RUNNER_REGISTRY_ADDRESS, RegistryCall},
     secrets::{SECRETS_ADDRESS, SecretCall},
@@ -22,8 +24,15 @@ use drover_vm::{CallRequest, Outcome};
 
 /// Whether `address` is a native system actor.
 pub(crate) fn is_native(address: &Address) -> bool {
-    [TOKENS_ADDRESS, RUNNER_REGISTRY_ADDRESS, JOB_DISPATCHER_ADDRESS, GOVERNANCE_ADDRESS, SECRETS_ADDRESS]
-        .contains(address)
+    [
+        TOKENS_ADDRESS,
+        RUNNER_REGISTRY_ADDRESS,
+        JOB_DISPATCHER_ADDRESS,
+        GOVERNANCE_ADDRESS,
+        SECRETS_ADDRESS,
+        LIBRARY_ADDRESS,
+    ]
+    .contains(address)
 }
 
 /// Why a transaction to the native system actor `to` with `value` is refused before it runs:
@@ -53,6 +62,9 @@ pub(crate) fn prefetch_keys(sender: &Address, to: &Address, payload: &[u8]) -> V
         SECRETS_ADDRESS => SecretCall::decode(&message.handler, &message.payload)
             .map(|call| secrets::prefetch_keys(sender, &call))
             .unwrap_or_default(),
+        LIBRARY_ADDRESS => LibraryCall::decode(&message.handler, &message.payload)
+            .map(|call| libraries::prefetch_keys(sender, &call))
+            .unwrap_or_default(),
         _ => Vec::new(),
     }
 }
@@ -65,6 +77,7 @@ pub(crate) fn call<H: NativeHost>(host: &mut H, request: &CallRequest) -> Option
         JOB_DISPATCHER_ADDRESS => Some(jobs::call(host, request)),
         GOVERNANCE_ADDRESS => Some(governance::call(host, request)),
         SECRETS_ADDRESS => Some(secrets::call(host, request)),
+        LIBRARY_ADDRESS => Some(libraries::call(host, request)),
         _ => None,
     }
 }

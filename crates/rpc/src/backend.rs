@@ -257,6 +257,21 @@ pub trait Backend: Clone + Send + Sync + 'static {
     /// The jobs `runner` is assigned to and has not answered, in job id order, one page.
     fn runner_jobs(&self, runner: Address, page: Page) -> impl Future<Output = Result<RunnerJobList, ApiError>> + Send;
 
+    /// `publisher`'s library `name` at `version` (the latest when `None`); `None` when unknown.
+    fn library(
+        &self,
+        publisher: Address,
+        name: String,
+        version: Option<u32>,
+    ) -> impl Future<Output = Result<Option<drover_types::api::LibraryInfo>, ApiError>> + Send;
+
+    /// `publisher`'s libraries (latest versions), one page.
+    fn libraries(
+        &self,
+        publisher: Address,
+        page: Page,
+    ) -> impl Future<Output = Result<drover_types::api::LibraryList, ApiError>> + Send;
+
     /// `owner`'s secrets (names, readers, versions), one page.
     fn secrets(&self, owner: Address, page: Page) -> impl Future<Output = Result<SecretList, ApiError>> + Send;
 

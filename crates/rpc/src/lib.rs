@@ -269,7 +269,7 @@ mod tests {
     use std::collections::HashMap;
 
     /// Every route the router serves.
-    const ROUTES: [(&str, &str); 59] = [
+    const ROUTES: [(&str, &str); 61] = [
         ("post", "/submit"),
         ("post", "/submit_wait"),
         ("get", "/transaction/{hash}"),
@@ -300,6 +300,8 @@ mod tests {
         ("get", "/runner/{address}/jobs"),
         ("get", "/runner/{address}/job_result_payload"),
         ("post", "/runner/{address}/job_result"),
+        ("get", "/library/{publisher}"),
+        ("get", "/library/{publisher}/{name}"),
         ("get", "/secrets/{owner}"),
         ("get", "/secrets/{owner}/{name}/envelope/{reader}"),
         ("get", "/governance/params"),

@@ -92,6 +92,8 @@ pub(crate) struct MockData {
     pub proposals: Vec<ProposalDetail>,
     /// Secrets' envelopes.
     pub envelopes: Vec<SecretEnvelope>,
+    /// Library versions.
+    pub libraries: Vec<drover_types::api::LibraryInfo>,
 }
 
 #[derive(Clone)]
@@ -143,6 +145,7 @@ impl Default for MockBackend {
             jobs: Vec::new(),
             proposals: Vec::new(),
             envelopes: Vec::new(),
+            libraries: Vec::new(),
         };
         Self { data: Arc::new(Mutex::new(data)), heights: Arc::new(watch::channel(0).0) }
     }
@@ -343,6 +346,28 @@ impl Backend for MockBackend {
         let total_count = open.len() as u64;
         let jobs = open.into_iter().skip(page.offset as usize).take(page.limit as usize).collect();
         Ok(RunnerJobList { address: runner, jobs, total_count, offset: page.offset, limit: page.limit })
+    }
+
+    async fn library(
+        &self,
+        publisher: Address,
+        name: String,
+        version: Option<u32>,
+    ) -> Result<Option<drover_types::api::LibraryInfo>, ApiError> {
+        let data = self.data.lock();
+        Ok(data
+            .libraries
+            .iter()
+            .find(|l| l.publisher == publisher && l.name == name && version.is_none_or(|v| v == l.version))
+            .cloned())
+    }
+
+    async fn libraries(&self, publisher: Address, page: Page) -> Result<drover_types::api::LibraryList, ApiError> {
+        let data = self.data.lock();
+        let all: Vec<_> = data.libraries.iter().filter(|l| l.publisher == publisher).cloned().collect();
+        let total_count = all.len() as u64;
+        let libraries = all.into_iter().skip(page.offset as usize).take(page.limit as usize).collect();
+        Ok(drover_types::api::LibraryList { publisher, libraries, total_count, offset: page.offset, limit: page.limit })
     }
 
     async fn secrets(&self, owner: Address, page: Page) -> Result<SecretList, ApiError> {

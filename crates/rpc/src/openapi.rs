@@ -19,7 +19,7 @@
 use crate::{
     extract::{ADDRESS_PATTERN, BLOCK_SELECTOR_PATTERN, HASH_PATTERN},
     routes::{
-        accounts, actors, blocks, chain, entitlements, faucet, governance, health, jobs, metrics, proofs,
+        accounts, actors, blocks, chain, entitlements, faucet, governance, health, jobs, library, metrics, proofs,
         proofs::STORAGE_KEY_PATTERN, runners, secrets, state_sync, tokens, transactions,
     },
 };
@@ -88,6 +88,8 @@ pub(crate) const SWAGGER_UI_PATH: &str = "/swagger-ui";
         runners::jobs,
         runners::job_result_payload,
         runners::job_result,
+        library::libraries,
+        library::library,
         secrets::secrets,
         secrets::envelope,
         governance::params,
@@ -129,6 +131,7 @@ pub(crate) const SWAGGER_UI_PATH: &str = "/swagger-ui";
         (name = "jobs", description = "Jobs bought from runners: spec, status, results and verdict"),
         (name = "governance", description = "Chain parameters and the proposals that change them"),
         (name = "secrets", description = "Secrets stored as per-reader ciphertext envelopes"),
+        (name = "libraries", description = "Actor code published once and run by actors in their own context"),
         (name = "entitlements", description = "The entitlement registry and manifest checks"),
         (name = "blocks", description = "Finalized blocks"),
         (name = "chain", description = "Chain identity and fee market"),
@@ -224,6 +227,8 @@ pub(crate) const OPERATION_ERRORS: &[(HttpMethod, &str, &[&[ErrorCode]])] = &[
         "/runner/{address}/job_result",
         &[SUBMIT_ERRORS, &[InvalidAddress, FlowTransactionMismatch, FlowSignatureMismatch]],
     ),
+    (HttpMethod::Get, "/library/{publisher}", &[&[BadRequest, InvalidAddress]]),
+    (HttpMethod::Get, "/library/{publisher}/{name}", &[&[BadRequest, InvalidAddress, LibraryNotFound]]),
     (HttpMethod::Get, "/secrets/{owner}", &[&[BadRequest, InvalidAddress]]),
     (HttpMethod::Get, "/secrets/{owner}/{name}/envelope/{reader}", &[&[BadRequest, InvalidAddress, NotFound]]),
     (HttpMethod::Get, "/governance/params", &[]),
@@ -348,6 +353,7 @@ pub(crate) const PATH_PARAMETER_PATTERNS: &[(&str, &str)] = &[
     ("id", "^[0-9]{1,20}$"),
     ("name", "^[A-Za-z0-9._-]{1,64}$"),
     ("reader", ADDRESS_PATTERN),
+    ("publisher", ADDRESS_PATTERN),
     ("selector", BLOCK_SELECTOR_PATTERN),
     ("key", STORAGE_KEY_PATTERN),
     ("key_hex", STORAGE_KEY_PATTERN),

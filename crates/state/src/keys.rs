@@ -25,6 +25,7 @@
 
 use drover_types::{
     Address, H256, keccak256,
+    library::LIBRARY_ADDRESS,
     runner::{JOB_DISPATCHER_ADDRESS, RUNNER_REGISTRY_ADDRESS},
     secrets::SECRETS_ADDRESS,
     token::TOKENS_ADDRESS,
@@ -163,11 +164,12 @@ pub fn storage_key(actor: &Address, user_key: &[u8]) -> Vec<u8> {
 /// System-actor storage entries stored by owner: `(system actor, tag, family prefix, item
 /// length)`. Such an entry's user key is `tag ‖ item ‖ owner (20)` and its state key
 /// `prefix ‖ spread15(owner) ‖ owner ‖ item` ([`owned_key`]).
-pub const OWNED_ENTRIES: [(Address, u8, u8, usize); 4] = [
+pub const OWNED_ENTRIES: [(Address, u8, u8, usize); 5] = [
     (TOKENS_ADDRESS, b'b', PREFIX_TOKEN, Address::LEN),
     (RUNNER_REGISTRY_ADDRESS, b'd', PREFIX_RUNNER, Address::LEN),
     (JOB_DISPATCHER_ADDRESS, b'a', PREFIX_JOB, H256::LEN),
     (SECRETS_ADDRESS, b's', PREFIX_SECRET, H256::LEN),
+    (LIBRARY_ADDRESS, b'l', PREFIX_LIBRARY, H256::LEN),
 ];
 
 /// The family prefix, owner and item of an entry stored by owner.

@@ -40,6 +40,7 @@ mod error;
 pub mod governance;
 pub mod job;
 pub mod keys;
+pub mod library;
 pub mod mailbox;
 pub mod runner;
 pub mod secrets;

@@ -1,7 +1,7 @@
 //! Execution error codes (E-codes) carried in receipts of failed or reverted transactions.
 //!
 //! Ranges: E1000–E1099 pre-checks, E1100 static code validation, E1200 VM runtime / host calls,
-//! E1300 entitlements, E1400 tokens, E1500 timers and deferred work, E1600 runners and jobs, E1700 governance, E1800 secrets,
+//! E1300 entitlements, E1400 tokens, E1500 timers and deferred work, E1600 runners and jobs, E1700 governance, E1800 secrets, E1850 libraries,
 //! E1900 internal. A receipt carries `{code: "E1005", category, message, fix}`: `category` and
 //! `fix` follow from the code, so only the code and the message are stored (the canonical CBOR
 //! is `[code, message]`, e.g. `["E1005", "..."]`) and JSON input may leave them out.
@@ -198,13 +198,17 @@ exec_codes! {
     UnknownSecret = 1802, "Use a name from GET /secrets/{owner}, or set the secret first.";
     /// E1803: the address is not a reader of the secret.
     NotAReader = 1803, "Revoke one of the readers GET /secrets/{owner} lists.";
+    /// E1851: a library name breaks the rules.
+    LibraryName = 1851, "Name libraries with 1-64 characters a-z 0-9 . _ - (docs/libraries.md).";
+    /// E1852: no such library or version, or it was removed.
+    UnknownLibrary = 1852, "Use a publisher, name and version from GET /library/{publisher}/{name} (version 0 runs the latest).";
     /// E1900: internal error.
     Internal = 1900, "Retry later; report the transaction hash if it persists.";
 }
 
 impl ExecCode {
     /// The range the code belongs to: `precheck`, `validation`, `runtime`, `entitlement`,
-    /// `token`, `timer`, `job`, `governance`, `secrets` or `internal`.
+    /// `token`, `timer`, `job`, `governance`, `secrets`, `library` or `internal`.
     pub const fn category(self) -> &'static str {
         match self.number() {
             1000..=1099 => "precheck",
@@ -215,7 +219,8 @@ impl ExecCode {
             1500..=1599 => "timer",
             1600..=1699 => "job",
             1700..=1799 => "governance",
-            1800..=1899 => "secrets",
+            1800..=1849 => "secrets",
+            1850..=1899 => "library",
             _ => "internal",
         }
     }

@@ -25,6 +25,7 @@ pub mod hash;
 pub mod hexfmt;
 pub mod job;
 pub mod keys;
+pub mod library;
 pub mod params;
 pub mod payload;
 pub mod receipt;

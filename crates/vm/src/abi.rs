@@ -68,6 +68,7 @@ pub const HOST_FUNCTIONS: &[HostFunction] = &[
     f("send", &[I32, I32, I32, I32, I32, I32, I64], &[]),
     f("call", &[I32, I32, I32, I32, I32, I32, I64], &[I32]),
     f("job_submit", &[I32, I32, I32, I64], &[I32]),
+    f("library_call", &[I32, I32, I32, I32, I32, I32, I32, I32, I64], &[I32]),
     f("return_data_len", &[], &[I32]),
     f("return_data_read", &[I32], &[]),
     // timers

@@ -145,6 +145,11 @@ impl Entitlements {
         self.0 & e.bit() != 0
     }
 
+    /// The entitlements both `self` and `other` grant (what a library runs with).
+    pub fn intersection(self, other: Entitlements) -> Entitlements {
+        Entitlements(self.0 & other.0)
+    }
+
     /// Whether every entitlement of `self` is in `other` (an upgrade may only narrow).
     pub fn is_subset_of(self, other: Entitlements) -> bool {
         self.0 & !other.0 == 0

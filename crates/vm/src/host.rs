@@ -22,7 +22,7 @@ use crate::{
     error::HostError,
     invocation::{CallContext, Outcome},
 };
-use drover_types::Address;
+use drover_types::{Address, exec_error::ExecCode};
 
 /// A synchronous call from one actor to another, as the VM hands it to [`Host::call`].
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -40,6 +40,21 @@ pub struct CallRequest {
     pub cells_limit: u64,
     /// Whether the callee runs read-only (it does when the caller does).
     pub read_only: bool,
+}
+
+/// A `library_call`: which library, and the call to run in the caller's context.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LibraryRequest {
+    /// The library's publisher.
+    pub publisher: Address,
+    /// Its name.
+    pub name: String,
+    /// The version to run; 0 for the latest.
+    pub version: u32,
+    /// The call: the caller's context (one level deeper), handler, payload and budgets.
+    pub call: CallRequest,
+    /// The caller's entitlements (the library gets these intersected with its own manifest).
+    pub entitlements: crate::Entitlements,
 }
 
 /// A message for another actor's mailbox, delivered in a later block.
@@ -110,6 +125,23 @@ pub trait Host {
     /// discard the callee's effects unless it succeeded, return its outcome. A `HostError` here
     /// (no actor, balance) traps the caller; a callee that reverts or traps does not.
     fn call(&mut self, request: CallRequest) -> Result<Outcome, HostError>;
+
+    /// Runs a library handler in the calling actor's context: `request.call.context` is the
+    /// caller's own (its `self_address`, storage and balance), the entitlements are the caller's
+    /// `entitlements` intersected with the library's manifest, and the effects are discarded
+    /// unless it succeeds. An unknown or removed library or version is an outcome that failed
+    /// (E1852), not an error. Hosts without libraries answer that for every library.
+    fn library_call(&mut self, request: LibraryRequest) -> Result<Outcome, HostError> {
+        Ok(Outcome {
+            status: crate::Status::Trap(drover_types::ExecError::new(
+                ExecCode::UnknownLibrary,
+                format!("no library {} of {}", request.name, request.publisher),
+            )),
+            result: Vec::new(),
+            cycles_used: 0,
+            cells_used: 0,
+        })
+    }
 
     /// Records a timer and returns its id (E1502 when the owner has too many pending).
     fn timer_schedule(&mut self, timer: TimerRequest) -> Result<u64, HostError>;

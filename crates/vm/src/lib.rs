@@ -35,7 +35,7 @@ mod validate;
 pub use cache::CompiledModule;
 pub use entitlements::{ENTITLEMENT_REGISTRY, Entitlement, Entitlements, manifest_problems, validate_manifest};
 pub use error::{HostError, VmError};
-pub use host::{CallRequest, Host, OutgoingMessage, StorageEntry, TimerRequest};
+pub use host::{CallRequest, Host, LibraryRequest, OutgoingMessage, StorageEntry, TimerRequest};
 pub use invocation::{CallContext, Invocation, Outcome, Status};
 pub use invoke::Vm;
 #[cfg(any(test, feature = "testing"))]

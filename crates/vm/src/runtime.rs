@@ -12,8 +12,8 @@ use crate::{
     abi::{CALL_FAILED, CALL_REVERTED, CALL_SUCCESS, HOST_FUNCTIONS, HOST_MODULE},
     entitlements::Entitlement,
     error::Abort,
-    host::{CallRequest, Host, OutgoingMessage, TimerRequest},
-    invocation::{CallContext, Invocation, Status},
+    host::{CallRequest, Host, LibraryRequest, OutgoingMessage, TimerRequest},
+    invocation::{CallContext, Invocation, Outcome, Status},
     limits::*,
     meter::*,
 };
@@ -516,6 +516,58 @@ fn job_submit(mut c: C<'_, '_>, args: i32, args_len: i32, escrow: i32, cycles: i
     call_outgoing(c, m, cycles)
 }
 
+/// Runs handler `handler` of `publisher`'s library `name` (at `version`, 0: the latest) in this
+/// actor's own context: its storage, balance and caller, with what both manifests grant.
+/// Needs no entitlement (the library can only do what this actor may). Returns like `call`.
+#[allow(clippy::too_many_arguments)]
+fn library_call(
+    mut c: C<'_, '_>,
+    publisher: i32,
+    name: i32,
+    name_len: i32,
+    version: i32,
+    handler: i32,
+    handler_len: i32,
+    payload: i32,
+    payload_len: i32,
+    cycles: i64,
+) -> HostResult<i32> {
+    let name_len = length(name_len, MAX_HANDLER_NAME_BYTES, "library name")?;
+    let handler_len = length(handler_len, MAX_HANDLER_NAME_BYTES, "handler name")?;
+    let payload_len = length(payload_len, MAX_PAYLOAD_BYTES, "payload")?;
+    charge(&mut c, CYCLES_CALL + copy_cycles(20 + name_len + handler_len + payload_len))?;
+    let publisher = read_address(&c, publisher)?;
+    let name = String::from_utf8(read(&c, name, name_len, "library name")?)
+        .map_err(|_| Abort::argument("the library name is not UTF-8"))?;
+    let handler = read_handler(&c, handler, handler_len)?;
+    let payload = read(&c, payload, payload_len, "payload")?;
+    let here = *c.data().context();
+    if here.depth >= MAX_CALL_DEPTH {
+        return Err(Abort::fail(ExecCode::CallDepth, format!("call depth would exceed {MAX_CALL_DEPTH}")).into());
+    }
+    let left = c.get_fuel()?;
+    let cycles_limit = match cycles as u64 {
+        0 => left,
+        asked => asked.min(left),
+    };
+    let request = LibraryRequest {
+        publisher,
+        name,
+        version: version as u32,
+        call: CallRequest {
+            context: CallContext { value: 0, depth: here.depth + 1, ..here },
+            handler,
+            payload,
+            cycles_limit,
+            cells_limit: c.data().cells.remaining(),
+            read_only: c.data().inv.read_only,
+        },
+        entitlements: c.data().inv.entitlements,
+    };
+    let outcome = c.data_mut().host.library_call(request).map_err(Abort::from)?;
+    finish_call(c, outcome)
+}
+
 /// Runs an outgoing call `m` with `cycles` attached (0: everything left), synchronously.
 fn call_outgoing(mut c: C<'_, '_>, m: Outgoing, cycles: i64) -> HostResult<i32> {
     if m.value > 0 {
@@ -548,6 +600,12 @@ fn call_outgoing(mut c: C<'_, '_>, m: Outgoing, cycles: i64) -> HostResult<i32> 
         read_only: c.data().inv.read_only,
     };
     let outcome = c.data_mut().host.call(request).map_err(Abort::from)?;
+    finish_call(c, outcome)
+}
+
+/// Charges a finished call's use to the caller and answers its status, its answer as return
+/// data.
+fn finish_call(mut c: C<'_, '_>, outcome: Outcome) -> HostResult<i32> {
     charge(&mut c, outcome.cycles_used)?;
     c.data_mut().cells.charge(outcome.cells_used)?;
     let (status, data) = match outcome.status {
@@ -649,6 +707,7 @@ pub(crate) fn linker<'a>(engine: &Engine) -> Result<Linker<Ctx<'a>>, wasmi::Erro
             "send" => l.func_wrap(m, f.name, send)?,
             "call" => l.func_wrap(m, f.name, call)?,
             "job_submit" => l.func_wrap(m, f.name, job_submit)?,
+            "library_call" => l.func_wrap(m, f.name, library_call)?,
             "return_data_len" => l.func_wrap(m, f.name, return_data_len)?,
             "return_data_read" => l.func_wrap(m, f.name, return_data_read)?,
             "timer_schedule" => l.func_wrap(m, f.name, timer_schedule)?,

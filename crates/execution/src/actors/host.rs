@@ -25,8 +25,8 @@ use drover_state::{
 };
 use drover_types::{Address, Event, H256, cbor::CborError, exec_error::ExecCode, governance::ChainParams};
 use drover_vm::{
-    CallRequest, CompiledModule, Entitlements, Host, HostError, Invocation, Outcome, OutgoingMessage, Status,
-    StorageEntry, TimerRequest, Vm, VmError, limits::MAX_PENDING_TIMERS_PER_ACTOR, validate_manifest,
+    CallRequest, CompiledModule, Entitlements, Host, HostError, Invocation, LibraryRequest, Outcome, OutgoingMessage,
+    Status, StorageEntry, TimerRequest, Vm, VmError, limits::MAX_PENDING_TIMERS_PER_ACTOR, validate_manifest,
 };
 use std::sync::Arc;
 
@@ -156,16 +156,21 @@ impl<'h, 'a, S: StateRead> ActorHost<'h, 'a, S> {
 
     /// The compiled module of an actor, from the VM's cache or compiled from its stored code.
     fn module(&mut self, address: &Address, record: &ActorRecord) -> Result<Arc<CompiledModule>, HostError> {
-        let key = keys::actor_code_key(address);
+        self.module_at(&record.code_hash, keys::actor_code_key(address))
+    }
+
+    /// The compiled module with hash `code_hash`, from the VM's cache or compiled from the code
+    /// stored under `key` (an actor's or a library's).
+    fn module_at(&mut self, code_hash: &H256, key: Vec<u8>) -> Result<Arc<CompiledModule>, HostError> {
         let vm = self.vm;
         let overlay = &mut *self.overlay;
         let mut failure = None;
-        let loaded = vm.load(&record.code_hash, || match overlay.get(&key) {
+        let loaded = vm.load(code_hash, || match overlay.get(&key) {
             Ok(Some(code)) => Ok(code),
-            Ok(None) => Err(HostError::internal("the actor's code is missing")),
+            Ok(None) => Err(HostError::internal("the code is missing")),
             Err(error) => {
                 failure = Some(error);
-                Err(HostError::internal("the actor's code could not be read"))
+                Err(HostError::internal("the code could not be read"))
             }
         });
         match (loaded, failure) {
@@ -328,6 +333,13 @@ impl<S: StateRead> NativeHost for ActorHost<'_, '_, S> {
         self.tx_hash
     }
 
+    fn compile(&mut self, code: &[u8]) -> Result<H256, HostError> {
+        self.vm.compile(code).map(|module| module.code_hash()).map_err(|e| {
+            let e = e.to_exec_error();
+            HostError::new(e.code, e.message)
+        })
+    }
+
     fn is_actor(&mut self, address: &Address) -> Result<bool, HostError> {
         let record = actor_record(self.overlay, address);
         Ok(self.absorb(record)?.is_some())
@@ -437,6 +449,50 @@ impl<S: StateRead> Host for ActorHost<'_, '_, S> {
             cycles_limit: request.cycles_limit,
             cells_limit: request.cells_limit,
             read_only: request.read_only,
+        };
+        let vm = self.vm;
+        let outcome = vm.invoke(&module, &invocation, self);
+        if !outcome.is_success() {
+            self.restore(saved);
+        }
+        Ok(outcome)
+    }
+
+    fn library_call(&mut self, request: LibraryRequest) -> Result<Outcome, HostError> {
+        use drover_state::library::{LibraryRecord, LibraryVersion, code_key, library_key, version_key};
+        use drover_types::library::LIBRARY_ADDRESS;
+        let LibraryRequest { publisher, name, version, call, entitlements } = request;
+        let unknown = |what: String| Outcome {
+            status: Status::Trap(drover_types::ExecError::new(ExecCode::UnknownLibrary, what)),
+            result: Vec::new(),
+            cycles_used: 0,
+            cells_used: 0,
+        };
+        let record = self.read_storage(&LIBRARY_ADDRESS, &library_key(&publisher, &name), LibraryRecord::decode)?;
+        let Some(record) = record.filter(|r| !r.removed) else {
+            return Ok(unknown(format!("{publisher} has no library {name:?} (or removed it)")));
+        };
+        let chosen = match version {
+            0 => Some(record.latest),
+            v => self.read_storage(&LIBRARY_ADDRESS, &version_key(&publisher, &name, v), LibraryVersion::decode)?,
+        };
+        let Some(chosen) = chosen else {
+            return Ok(unknown(format!("library {name:?} of {publisher} has no version {version}")));
+        };
+        let own = validate_manifest(&chosen.manifest).map_err(|e: VmError| {
+            self.fail_corrupt(corrupt(drover_state::library::state_key(&library_key(&publisher, &name)), e.to_string()))
+        })?;
+        let key = drover_state::keys::storage_key(&LIBRARY_ADDRESS, &code_key(&chosen.code_hash));
+        let module = self.module_at(&chosen.code_hash, key)?;
+        let saved = self.save();
+        let invocation = Invocation {
+            handler: &call.handler,
+            payload: &call.payload,
+            context: call.context,
+            entitlements: entitlements.intersection(own),
+            cycles_limit: call.cycles_limit,
+            cells_limit: call.cells_limit,
+            read_only: call.read_only,
         };
         let vm = self.vm;
         let outcome = vm.invoke(&module, &invocation, self);

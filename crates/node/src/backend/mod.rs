@@ -10,6 +10,7 @@ mod faucet;
 mod governance;
 mod handle;
 mod jobs;
+mod library;
 mod pages;
 mod records;
 mod runners;
@@ -144,6 +145,19 @@ impl Backend for NodeHandle {
 
     async fn runner_jobs(&self, runner: Address, page: Page) -> Result<RunnerJobList, ApiError> {
         self.read_runner_jobs(runner, page).await
+    }
+
+    async fn library(
+        &self,
+        publisher: Address,
+        name: String,
+        version: Option<u32>,
+    ) -> Result<Option<drover_types::api::LibraryInfo>, ApiError> {
+        self.read_library(publisher, name, version).await
+    }
+
+    async fn libraries(&self, publisher: Address, page: Page) -> Result<drover_types::api::LibraryList, ApiError> {
+        self.read_libraries(publisher, page).await
     }
 
     async fn secrets(&self, owner: Address, page: Page) -> Result<drover_types::api::SecretList, ApiError> {

@@ -11,6 +11,7 @@ pub mod faucet;
 pub mod governance;
 pub mod health;
 pub mod jobs;
+pub mod library;
 pub mod metrics;
 pub mod proofs;
 pub mod runners;
@@ -58,6 +59,8 @@ pub fn routes<B: Backend>() -> Router<AppState<B>> {
         .route("/runner/{address}/jobs", get(runners::jobs::<B>))
         .route("/runner/{address}/job_result_payload", get(runners::job_result_payload::<B>))
         .route("/runner/{address}/job_result", post(runners::job_result::<B>))
+        .route("/library/{publisher}", get(library::libraries::<B>))
+        .route("/library/{publisher}/{name}", get(library::library::<B>))
         .route("/secrets/{owner}", get(secrets::secrets::<B>))
         .route("/secrets/{owner}/{name}/envelope/{reader}", get(secrets::envelope::<B>))
         .route("/governance/params", get(governance::params::<B>))

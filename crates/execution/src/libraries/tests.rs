@@ -1,0 +1,105 @@
+//! Libraries end to end through `execute_block`: publish, run from an actor in its own
+//! context, the manifest intersection, pinned versions across a re-publish, removal.
+
+use crate::testing::{Chain, RICH, example};
+use drover_state::keys::storage_key;
+use drover_types::{
+    Address, TxStatus,
+    exec_error::ExecCode,
+    library::{LIBRARY_ADDRESS, LibraryCall},
+};
+
+const PUBLISHER: Address = Address([0x9b; 20]);
+const USER: Address = Address([0x05; 20]);
+
+fn publish(chain: &mut Chain, code: Vec<u8>, manifest: &[&str]) -> Option<ExecCode> {
+    let call =
+        LibraryCall::Publish { name: "fixed".into(), code, manifest: manifest.iter().map(|m| m.to_string()).collect() };
+    let tx = chain.tx(PUBLISHER, Some(LIBRARY_ADDRESS), call.message().encode(), 0);
+    chain.block(&[tx]).receipts.remove(0).error.map(|e| e.code)
+}
+
+fn input(version: u32, rest: &[u8]) -> Vec<u8> {
+    [&PUBLISHER.0[..], &version.to_le_bytes(), rest].concat()
+}
+
+fn mul_div(a: u64, b: u64, c: u64) -> Vec<u8> {
+    [a.to_le_bytes(), b.to_le_bytes(), c.to_le_bytes()].concat()
+}
+
+/// An inline library whose `mul_div` answers a constant, to tell versions apart.
+fn constant_library(answer: u64) -> Vec<u8> {
+    crate::testing::inline(&format!(
+        r#"(module
+            (import "drover" "set_result" (func $set_result (param i32 i32)))
+            (memory (export "memory") 1)
+            (func (export "mul_div")
+              (i64.store (i32.const 0) (i64.const {answer}))
+              (call $set_result (i32.const 0) (i32.const 8))))"#
+    ))
+}
+
+#[test]
+fn an_actor_runs_a_library_in_its_own_context() {
+    let mut chain = Chain::new(&[(PUBLISHER, RICH), (USER, RICH)]);
+    assert_eq!(publish(&mut chain, example("lib_fixed"), &["storage.kv"]), None);
+    let user = chain.deploy(USER, example("lib_user"), &["storage.kv"], 0);
+    let outcome = chain.call(USER, user, "compute", &input(0, &mul_div(6, 7, 2)));
+    assert_eq!(outcome.receipts[0].status, TxStatus::Success, "{:?}", outcome.receipts[0]);
+    assert_eq!(chain.state[&storage_key(&user, b"out")], 21u64.to_le_bytes().to_vec());
+    // The library writes the caller's storage, not its own.
+    let outcome = chain.call(USER, user, "memo", &input(0, b"remember me"));
+    assert_eq!(outcome.receipts[0].status, TxStatus::Success, "{:?}", outcome.receipts[0]);
+    assert_eq!(chain.state[&storage_key(&user, b"memo")], b"remember me".to_vec());
+    assert!(!chain.state.contains_key(&storage_key(&LIBRARY_ADDRESS, b"memo")));
+    // A library failure reverts the caller with the library's answer.
+    let outcome = chain.call(USER, user, "compute", &input(0, &mul_div(1, 1, 0)));
+    assert_eq!(outcome.receipts[0].revert_reason.as_deref(), Some("division by zero"));
+}
+
+#[test]
+fn a_library_gets_only_what_both_manifests_grant() {
+    let mut chain = Chain::new(&[(PUBLISHER, RICH), (USER, RICH)]);
+    // Published without storage.kv: remember cannot write even for a caller that may.
+    assert_eq!(publish(&mut chain, example("lib_fixed"), &[]), None);
+    let user = chain.deploy(USER, example("lib_user"), &["storage.kv"], 0);
+    let outcome = chain.call(USER, user, "memo", &input(0, b"x"));
+    assert_ne!(outcome.receipts[0].status, TxStatus::Success);
+    let reason = outcome.receipts[0].revert_reason.clone().unwrap_or_default();
+    assert!(reason.contains("E1301"), "{reason}");
+    assert!(!chain.state.contains_key(&storage_key(&user, b"memo")));
+}
+
+#[test]
+fn a_pinned_version_survives_a_republish_and_removal_stops_every_version() {
+    let mut chain = Chain::new(&[(PUBLISHER, RICH), (USER, RICH)]);
+    assert_eq!(publish(&mut chain, constant_library(1), &[]), None);
+    assert_eq!(publish(&mut chain, constant_library(2), &[]), None);
+    let user = chain.deploy(USER, example("lib_user"), &["storage.kv"], 0);
+    let answer = |chain: &mut Chain, version: u32| {
+        let outcome = chain.call(USER, user, "compute", &input(version, &mul_div(0, 0, 1)));
+        assert_eq!(outcome.receipts[0].status, TxStatus::Success, "{:?}", outcome.receipts[0]);
+        u64::from_le_bytes(chain.state[&storage_key(&user, b"out")].clone().try_into().unwrap())
+    };
+    assert_eq!(answer(&mut chain, 1), 1, "pinned to version 1");
+    assert_eq!(answer(&mut chain, 0), 2, "the latest");
+    let outcome = chain.call(USER, user, "compute", &input(3, &mul_div(0, 0, 1)));
+    assert!(outcome.receipts[0].revert_reason.clone().unwrap_or_default().contains("E1852"));
+    let remove = LibraryCall::Remove { name: "fixed".into() }.message().encode();
+    let tx = chain.tx(PUBLISHER, Some(LIBRARY_ADDRESS), remove.clone(), 0);
+    assert_eq!(chain.block(&[tx]).receipts[0].status, TxStatus::Success);
+    for version in [0, 1] {
+        let outcome = chain.call(USER, user, "compute", &input(version, &mul_div(0, 0, 1)));
+        assert!(outcome.receipts[0].revert_reason.clone().unwrap_or_default().contains("E1852"), "{version}");
+    }
+    let tx = chain.tx(PUBLISHER, Some(LIBRARY_ADDRESS), remove, 0);
+    assert_eq!(chain.block(&[tx]).receipts[0].error.as_ref().map(|e| e.code), Some(ExecCode::UnknownLibrary));
+}
+
+#[test]
+fn publishing_validates_like_a_deploy() {
+    let mut chain = Chain::new(&[(PUBLISHER, RICH)]);
+    assert_eq!(publish(&mut chain, b"not wasm".to_vec(), &[]), Some(ExecCode::InvalidWasm));
+    assert_eq!(publish(&mut chain, example("lib_fixed"), &["root"]), Some(ExecCode::UnknownEntitlement));
+    assert_eq!(publish(&mut chain, example("float_op"), &[]), Some(ExecCode::FloatInstruction));
+}
