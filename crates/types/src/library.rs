@@ -54,7 +54,7 @@ pub enum LibraryCallError {
     Args(#[from] ArgsError),
 }
 
-/// Why `name` is not a library name (execution answers E1901... see [`LibraryCall::check`]).
+/// Why `name` is not a library name (execution answers E1851).
 pub fn check_library_name(name: &str) -> Result<(), String> {
     let valid = !name.is_empty()
         && name.len() <= MAX_LIBRARY_NAME_BYTES
