@@ -11,6 +11,7 @@ mod dev;
 mod devnet_cmd;
 mod gov_cmds;
 mod job_cmds;
+mod job_secrets;
 mod library_cmds;
 mod node_cmd;
 mod report;

@@ -254,14 +254,20 @@ impl Daemon {
         Ok(())
     }
 
-    /// Runs `job` on its executor in the background: its result, the bytes of a deterministic
-    /// failure, or nothing (transient: tried again at a later look).
+    /// Runs `job` on its executor in the background (after opening the secrets its input
+    /// names, `job_secrets`): its result, the bytes of a deterministic failure, or nothing
+    /// (transient: tried again at a later look).
     fn start(&self, job: JobInfo) -> JoinHandle<Option<Vec<u8>>> {
         let executors = Arc::clone(&self.executors);
         let delay = Duration::from_millis(self.args.answer_delay_ms);
+        let (client, key) = (self.client.clone(), self.wallet.secret_key().clone());
         tokio::spawn(async move {
             tokio::time::sleep(delay).await;
-            match executors.run(&job.job_type, &job.input).await {
+            let ran = match crate::job_secrets::resolve(&client, &key, &job.input).await {
+                Ok(input) => executors.run(&job.job_type, &input).await,
+                Err(error) => Err(error),
+            };
+            match ran {
                 Ok(result) => Some(result),
                 Err(error) => {
                     eprintln!("runner: job {}: {error}", job.job_id);

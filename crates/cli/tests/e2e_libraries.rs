@@ -22,7 +22,20 @@ async fn a_library_is_published_run_in_the_callers_context_and_removed() {
     std::fs::write(&key, publisher.secret_key().to_hex()).unwrap();
     let key = key.to_str().unwrap();
     let actors = format!("{}/../../actors", env!("CARGO_MANIFEST_DIR"));
-    ok(drover(&url, &["library", "publish", &format!("{actors}/lib_fixed.wat"), "--name", "fixed", "--manifest", "storage.kv", "--key", key]));
+    ok(drover(
+        &url,
+        &[
+            "library",
+            "publish",
+            &format!("{actors}/lib_fixed.wat"),
+            "--name",
+            "fixed",
+            "--manifest",
+            "storage.kv",
+            "--key",
+            key,
+        ],
+    ));
     let p = publisher.address();
     let info = client.library(&p, "fixed", None).await.unwrap().expect("published");
     assert_eq!((info.version, info.manifest.as_slice(), info.removed), (1, &["storage.kv".to_owned()][..], false));

@@ -1,7 +1,7 @@
 //! End-to-end: secrets through the real node and the CLI. An owner stores a secret for two
 //! readers; each reads it back with its own key; a third account cannot; revoking a reader
 //! removes its envelope; a tampered envelope fails to open with a clear error; the chain only
-//! ever holds ciphertext.
+//! ever holds ciphertext; a job naming the secret is run by a runner that opens it.
 
 mod common;
 
@@ -67,6 +67,57 @@ async fn two_readers_read_a_secret_others_cannot_and_revoked_ones_lose_it() {
     tampered[last] ^= 1;
     let error = open(&dev_key(0).address(), "db-url", &dev_key(1), &tampered).unwrap_err();
     assert!(error.to_string().contains("does not open"), "{error}");
+
+    // A job naming the secret: the runner (a reader) opens it and its executor sees the value.
+    let log = std::fs::File::create(dir.path().join("runner.log")).unwrap();
+    let mut runner = std::process::Command::new(BIN)
+        .args(["--rpc-url", &url, "runner", "--key", &r1, "--executors", "echo"])
+        .stdout(log.try_clone().unwrap())
+        .stderr(log)
+        .spawn()
+        .unwrap();
+    let input = drover_types::args::ArgsBuilder::new()
+        .bytes("input", b"connect")
+        .raw("secrets", {
+            let mut w = drover_types::cbor::Writer::with_capacity(64);
+            w.array(1).array(2).bytes(&dev_key(0).address().0).text("db-url");
+            w.into_inner()
+        })
+        .encode();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while client.active_runners(0, 10).await.unwrap().total_count == 0 {
+        assert!(std::time::Instant::now() < deadline, "the runner did not register");
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    ok(drover(
+        &url,
+        &[
+            "--json",
+            "job",
+            "submit",
+            "--type",
+            "echo",
+            "--input-hex",
+            &hex::encode(&input),
+            "--max-price",
+            "0",
+            "--key",
+            &owner,
+        ],
+    ));
+    let job = drover_types::job::job_id(&dev_key(0).address(), 0);
+    let verdict = loop {
+        if let Some(verdict) = client.job_verified(&job).await.unwrap() {
+            break verdict;
+        }
+        assert!(std::time::Instant::now() < deadline, "the job was not answered");
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    };
+    let _ = runner.kill();
+    let _ = runner.wait();
+    let opened = drover_types::args::Args::decode(&verdict.result).unwrap();
+    assert_eq!(opened.bytes("input").unwrap(), b"connect");
+    assert_eq!(opened.map("secrets").unwrap().bytes("db-url").unwrap(), b"postgres://app:s3cret@db");
 
     // Revoke: the envelope is gone from the chain's state.
     ok(drover(&url, &["secrets", "revoke", "db-url", "--reader", &r1_address.to_hex(), "--key", &owner]));
