@@ -541,15 +541,7 @@ fn library_call(
         .map_err(|_| Abort::argument("the library name is not UTF-8"))?;
     let handler = read_handler(&c, handler, handler_len)?;
     let payload = read(&c, payload, payload_len, "payload")?;
-    let here = *c.data().context();
-    if here.depth >= MAX_CALL_DEPTH {
-        return Err(Abort::fail(ExecCode::CallDepth, format!("call depth would exceed {MAX_CALL_DEPTH}")).into());
-    }
-    let left = c.get_fuel()?;
-    let cycles_limit = match cycles as u64 {
-        0 => left,
-        asked => asked.min(left),
-    };
+    let (here, cycles_limit) = callee_budget(&mut c, cycles)?;
     let request = LibraryRequest {
         publisher,
         name,
@@ -568,21 +560,28 @@ fn library_call(
     finish_call(c, outcome)
 }
 
-/// Runs an outgoing call `m` with `cycles` attached (0: everything left), synchronously.
-fn call_outgoing(mut c: C<'_, '_>, m: Outgoing, cycles: i64) -> HostResult<i32> {
-    if m.value > 0 {
-        writable(&c, "call with value")?;
-    }
+/// The calling context and the cycles a nested call gets: `cycles`, capped at what is left (0
+/// attaches everything left; a larger request is capped, never refused); E1210 past the call
+/// depth.
+fn callee_budget(c: &mut C<'_, '_>, cycles: i64) -> HostResult<(CallContext, u64)> {
     let here = *c.data().context();
     if here.depth >= MAX_CALL_DEPTH {
         return Err(Abort::fail(ExecCode::CallDepth, format!("call depth would exceed {MAX_CALL_DEPTH}")).into());
     }
     let left = c.get_fuel()?;
-    // 0 attaches everything left; a larger request is capped, never refused.
     let cycles_limit = match cycles as u64 {
         0 => left,
         asked => asked.min(left),
     };
+    Ok((here, cycles_limit))
+}
+
+/// Runs an outgoing call `m` with `cycles` attached (0: everything left), synchronously.
+fn call_outgoing(mut c: C<'_, '_>, m: Outgoing, cycles: i64) -> HostResult<i32> {
+    if m.value > 0 {
+        writable(&c, "call with value")?;
+    }
+    let (here, cycles_limit) = callee_budget(&mut c, cycles)?;
     let request = CallRequest {
         context: CallContext {
             self_address: m.to,

@@ -29,8 +29,7 @@ async fn read<T>(
     user_key: &[u8],
     decode: impl FnOnce(&[u8]) -> Result<T, RecordError>,
 ) -> Result<Option<T>, ApiError> {
-    let bytes = db.get(&state_key(user_key)).await.map_err(NodeError::from)?;
-    Ok(bytes.map(|bytes| decode(&bytes)).transpose().map_err(NodeError::from)?)
+    super::pages::read_record(db, &state_key(user_key), decode).await
 }
 
 fn info(id: u64, record: ProposalRecord, height: u64) -> ProposalInfo {

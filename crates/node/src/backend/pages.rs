@@ -7,6 +7,16 @@ use drover_state::keys;
 use drover_types::{Address, ErrorCode, error::ApiError};
 
 // The HTTP layer checks cursor lengths before the indexes see them.
+/// One decoded record of the latest applied state, if present.
+pub(super) async fn read_record<T>(
+    db: &crate::databases::StateDb<commonware_runtime::tokio::Context>,
+    key: &Vec<u8>,
+    decode: impl FnOnce(&[u8]) -> Result<T, drover_state::RecordError>,
+) -> Result<Option<T>, drover_types::error::ApiError> {
+    let bytes = db.get(key).await.map_err(crate::error::NodeError::from)?;
+    Ok(bytes.map(|bytes| decode(&bytes)).transpose().map_err(crate::error::NodeError::from)?)
+}
+
 /// Up to `limit` records of the committed state in the key range `range`, after the key
 /// `after` (from the start of the range when `None`), in key order; `own` names the records of
 /// the range's owner (a range can hold another owner's record whose spread collides, which is
