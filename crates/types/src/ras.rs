@@ -1,0 +1,320 @@
+//! Storage relays (RAS): the delegation token and the per-request signature that authenticate a
+//! wallet's requests to the `/ras/...` owner routes and to relays.
+//!
+//! A wallet signs one **delegation token** handing a session key the right to act for it:
+//! base64url (no padding) of the canonical CBOR map `{"wallet": bytes(20), "session_key":
+//! bytes(33) (compressed secp256k1), "scope": "ras", "chain_id": uint, "audience": "drover:ras",
+//! "expires_at_ms": uint, "signature": bytes(65)}`, where `signature` is the wallet's `r ‖ s ‖ v`
+//! over keccak256 of the same map without `signature`. It travels in [`DELEGATION_HEADER`].
+//! Each request then carries [`TIMESTAMP_HEADER`] (Unix ms, within [`REQUEST_SKEW_MS`] of the
+//! verifier's clock), [`NONCE_HEADER`] (at least [`MIN_NONCE_BYTES`] random bytes as hex, never
+//! accepted twice within the window: the verifier keeps them) and [`SIGNATURE_HEADER`]: the
+//! session key's `r ‖ s ‖ v` over [`request_hash`].
+//!
+//! Verification ([`DelegationToken::verify`], [`verify_request`]) refuses, each with its own
+//! [`AuthError`]: a token that does not decode, a wrong scope, audience or chain id, an expired
+//! token or one valid for more than [`MAX_TOKEN_LIFETIME_MS`], a wallet signature that does not
+//! recover the wallet, a stale or future timestamp, a short or non-hex nonce, and a request
+//! signature that does not recover the session key. Replays are the verifier's to refuse (it
+//! holds the nonces it accepted).
+
+use crate::args::{Args, ArgsBuilder};
+use crate::keys::address_of_uncompressed;
+use crate::{Address, H256, SecretKey, Signature, keccak256};
+use base64::Engine as _;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use k256::elliptic_curve::sec1::ToEncodedPoint;
+
+/// Header carrying the delegation token.
+pub const DELEGATION_HEADER: &str = "X-DRFS-Delegation";
+/// Header carrying the request's Unix time in milliseconds.
+pub const TIMESTAMP_HEADER: &str = "X-DRFS-Timestamp";
+/// Header carrying the request's nonce (hex).
+pub const NONCE_HEADER: &str = "X-DRFS-Nonce";
+/// Header carrying the session key's signature of the request (`0x` + 65 bytes hex).
+pub const SIGNATURE_HEADER: &str = "X-DRFS-Signature";
+/// The only scope this family accepts.
+pub const TOKEN_SCOPE: &str = "ras";
+/// The only audience this family accepts.
+pub const TOKEN_AUDIENCE: &str = "drover:ras";
+/// Longest a token may be valid for, from the moment it is checked (30 days), in ms.
+pub const MAX_TOKEN_LIFETIME_MS: u64 = 30 * 24 * 60 * 60 * 1_000;
+/// Largest difference between a request's timestamp and the verifier's clock, in ms.
+pub const REQUEST_SKEW_MS: u64 = 30_000;
+/// Fewest random bytes in a request nonce.
+pub const MIN_NONCE_BYTES: usize = 16;
+/// Most bytes of a nonce (hex-decoded).
+pub const MAX_NONCE_BYTES: usize = 64;
+/// Longest token accepted, in characters of base64url.
+pub const MAX_TOKEN_CHARS: usize = 1_024;
+
+/// Why a token or a request is refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum AuthError {
+    /// No token, or one that is not base64url of the canonical map.
+    #[error("the delegation token is missing or malformed: {0}")]
+    Malformed(String),
+    /// The scope is not `ras`.
+    #[error("the delegation token's scope is not \"ras\"")]
+    Scope,
+    /// The audience is not `drover:ras`.
+    #[error("the delegation token's audience is not \"drover:ras\"")]
+    Audience,
+    /// The token is for another chain.
+    #[error("the delegation token is for chain {got}, this is chain {expected}")]
+    ChainId {
+        /// This chain.
+        expected: u64,
+        /// The token's.
+        got: u64,
+    },
+    /// The token has expired.
+    #[error("the delegation token expired")]
+    Expired,
+    /// The token is valid for longer than 30 days.
+    #[error("the delegation token is valid for more than 30 days")]
+    TooLong,
+    /// The wallet's signature does not recover the wallet.
+    #[error("the delegation token is not signed by its wallet")]
+    TokenSignature,
+    /// The session key is not a compressed secp256k1 key.
+    #[error("the delegation token's session key is not a compressed secp256k1 public key")]
+    SessionKey,
+    /// The timestamp is missing, not a number, or too far from the verifier's clock.
+    #[error("the request timestamp is missing or more than 30 s from the node's clock")]
+    Timestamp,
+    /// The nonce is missing, not hex, or shorter than 16 bytes.
+    #[error("the request nonce is missing, not hex, or not 16 to 64 bytes")]
+    Nonce,
+    /// The request signature does not recover the session key.
+    #[error("the request is not signed by the token's session key")]
+    RequestSignature,
+}
+
+/// A wallet's delegation to a session key (see the module documentation).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DelegationToken {
+    /// The wallet the session acts for.
+    pub wallet: Address,
+    /// The session's public key, compressed.
+    pub session_key: [u8; 33],
+    /// Always [`TOKEN_SCOPE`] once verified.
+    pub scope: String,
+    /// The chain it is valid on.
+    pub chain_id: u64,
+    /// Always [`TOKEN_AUDIENCE`] once verified.
+    pub audience: String,
+    /// Unix ms after which it is refused.
+    pub expires_at_ms: u64,
+    /// The wallet's signature of [`DelegationToken::signing_hash`].
+    pub signature: Signature,
+}
+
+fn unsigned_args(token: &DelegationToken) -> ArgsBuilder {
+    ArgsBuilder::new()
+        .address("wallet", &token.wallet)
+        .bytes("session_key", &token.session_key)
+        .text("scope", &token.scope)
+        .uint("chain_id", token.chain_id)
+        .text("audience", &token.audience)
+        .uint("expires_at_ms", token.expires_at_ms)
+}
+
+/// The address of a compressed secp256k1 public key, or `None` if it is not one.
+pub fn session_address(session_key: &[u8; 33]) -> Option<Address> {
+    let key = k256::PublicKey::from_sec1_bytes(session_key).ok()?;
+    Some(address_of_uncompressed(key.to_encoded_point(false).as_bytes()))
+}
+
+impl DelegationToken {
+    /// A token `wallet` signs for `session_key` on `chain_id` until `expires_at_ms`.
+    pub fn issue(wallet: &SecretKey, session_key: [u8; 33], chain_id: u64, expires_at_ms: u64) -> Self {
+        let mut token = DelegationToken {
+            wallet: wallet.address(),
+            session_key,
+            scope: TOKEN_SCOPE.to_owned(),
+            chain_id,
+            audience: TOKEN_AUDIENCE.to_owned(),
+            expires_at_ms,
+            signature: Signature::from_rsv(&[0; 65]).unwrap_or_else(|_| unreachable!("65 bytes")),
+        };
+        token.signature = wallet.sign_prehash(&token.signing_hash());
+        token
+    }
+
+    /// keccak256 of the canonical map without `signature`: what the wallet signs.
+    pub fn signing_hash(&self) -> H256 {
+        keccak256(&unsigned_args(self).encode())
+    }
+
+    /// The header value: base64url (no padding) of the canonical map.
+    pub fn encode(&self) -> String {
+        URL_SAFE_NO_PAD.encode(unsigned_args(self).bytes("signature", &self.signature.to_rsv()).encode())
+    }
+
+    /// Parses a header value (shape only; [`DelegationToken::verify`] checks the rest).
+    pub fn decode(text: &str) -> Result<Self, AuthError> {
+        if text.len() > MAX_TOKEN_CHARS {
+            return Err(AuthError::Malformed(format!("longer than {MAX_TOKEN_CHARS} characters")));
+        }
+        let bytes = URL_SAFE_NO_PAD.decode(text.trim()).map_err(|e| AuthError::Malformed(e.to_string()))?;
+        let args = Args::decode(&bytes).map_err(|e| AuthError::Malformed(e.to_string()))?;
+        let malformed = |e: crate::args::ArgsError| AuthError::Malformed(e.to_string());
+        args.only(&["scope", "wallet", "audience", "chain_id", "signature", "session_key", "expires_at_ms"])
+            .map_err(malformed)?;
+        let session_key: [u8; 33] =
+            args.bytes("session_key").map_err(malformed)?.try_into().map_err(|_| AuthError::SessionKey)?;
+        Ok(DelegationToken {
+            wallet: args.address("wallet").map_err(malformed)?,
+            session_key,
+            scope: args.text("scope").map_err(malformed)?.to_owned(),
+            chain_id: args.uint("chain_id").map_err(malformed)?,
+            audience: args.text("audience").map_err(malformed)?.to_owned(),
+            expires_at_ms: args.uint("expires_at_ms").map_err(malformed)?,
+            signature: Signature::from_rsv(args.bytes("signature").map_err(malformed)?)
+                .map_err(|_| AuthError::TokenSignature)?,
+        })
+    }
+
+    /// Checks the token for `chain_id` at `now_ms`: scope, audience, chain, lifetime, the
+    /// session key's form and the wallet's signature.
+    pub fn verify(&self, chain_id: u64, now_ms: u64) -> Result<(), AuthError> {
+        if self.scope != TOKEN_SCOPE {
+            return Err(AuthError::Scope);
+        }
+        if self.audience != TOKEN_AUDIENCE {
+            return Err(AuthError::Audience);
+        }
+        if self.chain_id != chain_id {
+            return Err(AuthError::ChainId { expected: chain_id, got: self.chain_id });
+        }
+        if self.expires_at_ms <= now_ms {
+            return Err(AuthError::Expired);
+        }
+        if self.expires_at_ms - now_ms > MAX_TOKEN_LIFETIME_MS {
+            return Err(AuthError::TooLong);
+        }
+        session_address(&self.session_key).ok_or(AuthError::SessionKey)?;
+        match self.signature.recover(&self.signing_hash()) {
+            Ok(signer) if signer == self.wallet => Ok(()),
+            _ => Err(AuthError::TokenSignature),
+        }
+    }
+}
+
+/// What the session key signs for a request: keccak256(`method ‖ " " ‖ path_and_query ‖ "\n" ‖
+/// timestamp ‖ "\n" ‖ nonce ‖ "\n" ‖ keccak256(body)`), the text parts exactly as sent, the body
+/// hash as 32 raw bytes.
+pub fn request_hash(method: &str, path_and_query: &str, timestamp: &str, nonce: &str, body: &[u8]) -> H256 {
+    let head = format!("{method} {path_and_query}\n{timestamp}\n{nonce}\n");
+    keccak256(&[head.as_bytes(), &keccak256(body).0].concat())
+}
+
+/// Checks a request made under a verified `token` at `now_ms`: the timestamp's skew, the
+/// nonce's form and the session key's signature. Returns the nonce's bytes for the verifier's
+/// replay check.
+pub fn verify_request(
+    token: &DelegationToken,
+    (method, path_and_query, body): (&str, &str, &[u8]),
+    (timestamp, nonce, signature): (&str, &str, &str),
+    now_ms: u64,
+) -> Result<Vec<u8>, AuthError> {
+    let at: u64 = timestamp.parse().map_err(|_| AuthError::Timestamp)?;
+    if at.abs_diff(now_ms) > REQUEST_SKEW_MS {
+        return Err(AuthError::Timestamp);
+    }
+    let nonce_bytes = hex::decode(nonce.trim_start_matches("0x")).map_err(|_| AuthError::Nonce)?;
+    if !(MIN_NONCE_BYTES..=MAX_NONCE_BYTES).contains(&nonce_bytes.len()) {
+        return Err(AuthError::Nonce);
+    }
+    let signature = hex::decode(signature.trim_start_matches("0x")).map_err(|_| AuthError::RequestSignature)?;
+    let signature = Signature::from_rsv(&signature).map_err(|_| AuthError::RequestSignature)?;
+    let session = session_address(&token.session_key).ok_or(AuthError::SessionKey)?;
+    match signature.recover(&request_hash(method, path_and_query, timestamp, nonce, body)) {
+        Ok(signer) if signer == session => Ok(nonce_bytes),
+        _ => Err(AuthError::RequestSignature),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const NOW: u64 = 1_800_000_000_000;
+    const CHAIN: u64 = 100;
+
+    fn session() -> (SecretKey, [u8; 33]) {
+        let key = SecretKey::dev(5);
+        let public = k256::SecretKey::from_slice(&key.to_bytes()).unwrap().public_key();
+        let compressed: [u8; 33] = public.to_encoded_point(true).as_bytes().try_into().unwrap();
+        (key, compressed)
+    }
+
+    fn token() -> DelegationToken {
+        DelegationToken::issue(&SecretKey::dev(0), session().1, CHAIN, NOW + 60_000)
+    }
+
+    #[test]
+    fn a_token_round_trips_and_verifies() {
+        let token = token();
+        let decoded = DelegationToken::decode(&token.encode()).unwrap();
+        assert_eq!(decoded, token);
+        assert_eq!(decoded.verify(CHAIN, NOW), Ok(()));
+        assert_eq!(session_address(&token.session_key), Some(SecretKey::dev(5).address()));
+    }
+
+    #[test]
+    fn every_token_refusal() {
+        let good = token();
+        let with = |change: fn(&mut DelegationToken)| {
+            let mut token = good.clone();
+            change(&mut token);
+            token.verify(CHAIN, NOW)
+        };
+        assert_eq!(with(|t| t.scope = "all".into()), Err(AuthError::Scope));
+        assert_eq!(with(|t| t.audience = "elsewhere".into()), Err(AuthError::Audience));
+        assert_eq!(good.verify(1, NOW), Err(AuthError::ChainId { expected: 1, got: CHAIN }));
+        assert_eq!(good.verify(CHAIN, NOW + 60_000), Err(AuthError::Expired));
+        let long = DelegationToken::issue(&SecretKey::dev(0), session().1, CHAIN, NOW + MAX_TOKEN_LIFETIME_MS + 1);
+        assert_eq!(long.verify(CHAIN, NOW), Err(AuthError::TooLong));
+        // A field changed after signing (a forged wallet or expiry): the signature no longer fits.
+        assert_eq!(with(|t| t.wallet = Address([9; 20])), Err(AuthError::TokenSignature));
+        assert_eq!(with(|t| t.expires_at_ms += 1), Err(AuthError::TokenSignature));
+        assert_eq!(with(|t| t.session_key = [5; 33]), Err(AuthError::SessionKey), "0x05 is no SEC1 prefix");
+        // Signed by another key for this wallet.
+        let mut other = DelegationToken::issue(&SecretKey::dev(1), session().1, CHAIN, NOW + 60_000);
+        other.wallet = SecretKey::dev(0).address();
+        assert_eq!(other.verify(CHAIN, NOW), Err(AuthError::TokenSignature));
+        for text in ["", "!!!", &"A".repeat(MAX_TOKEN_CHARS + 1), &URL_SAFE_NO_PAD.encode([0xa0])] {
+            assert!(matches!(DelegationToken::decode(text), Err(AuthError::Malformed(_))), "{text:?}");
+        }
+    }
+
+    #[test]
+    fn every_request_refusal() {
+        let token = token();
+        let (session_key, _) = session();
+        let nonce = "00112233445566778899aabbccddeeff";
+        let timestamp = NOW.to_string();
+        let sign = |key: &SecretKey, path: &str, body: &[u8]| {
+            let hash = request_hash("PUT", path, &timestamp, nonce, body);
+            format!("0x{}", hex::encode(key.sign_prehash(&hash).to_rsv()))
+        };
+        let good = sign(&session_key, "/v/1/a.txt", b"data");
+        let check = |path: &str, body: &[u8], ts: &str, nonce: &str, sig: &str, now: u64| {
+            verify_request(&token, ("PUT", path, body), (ts, nonce, sig), now)
+        };
+        assert_eq!(check("/v/1/a.txt", b"data", &timestamp, nonce, &good, NOW), Ok(hex::decode(nonce).unwrap()));
+        assert_eq!(
+            check("/v/1/a.txt", b"data", &timestamp, nonce, &good, NOW + REQUEST_SKEW_MS + 1),
+            Err(AuthError::Timestamp)
+        );
+        assert_eq!(check("/v/1/a.txt", b"data", "soon", nonce, &good, NOW), Err(AuthError::Timestamp));
+        assert_eq!(check("/v/1/a.txt", b"data", &timestamp, "00ff", &good, NOW), Err(AuthError::Nonce));
+        assert_eq!(check("/v/1/a.txt", b"data", &timestamp, "zz", &good, NOW), Err(AuthError::Nonce));
+        assert_eq!(check("/v/1/b.txt", b"data", &timestamp, nonce, &good, NOW), Err(AuthError::RequestSignature));
+        assert_eq!(check("/v/1/a.txt", b"other", &timestamp, nonce, &good, NOW), Err(AuthError::RequestSignature));
+        let by_wallet = sign(&SecretKey::dev(0), "/v/1/a.txt", b"data");
+        assert_eq!(check("/v/1/a.txt", b"data", &timestamp, nonce, &by_wallet, NOW), Err(AuthError::RequestSignature));
+    }
+}
