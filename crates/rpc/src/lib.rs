@@ -269,7 +269,7 @@ mod tests {
     use std::collections::HashMap;
 
     /// Every route the router serves.
-    const ROUTES: [(&str, &str); 61] = [
+    const ROUTES: [(&str, &str); 63] = [
         ("post", "/submit"),
         ("post", "/submit_wait"),
         ("get", "/transaction/{hash}"),
@@ -300,6 +300,8 @@ mod tests {
         ("get", "/runner/{address}/jobs"),
         ("get", "/runner/{address}/job_result_payload"),
         ("post", "/runner/{address}/job_result"),
+        ("get", "/ras/challenge"),
+        ("get", "/ras/auth/me"),
         ("get", "/library/{publisher}"),
         ("get", "/library/{publisher}/{name}"),
         ("get", "/secrets/{owner}"),

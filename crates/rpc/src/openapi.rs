@@ -20,7 +20,7 @@ use crate::{
     extract::{ADDRESS_PATTERN, BLOCK_SELECTOR_PATTERN, HASH_PATTERN},
     routes::{
         accounts, actors, blocks, chain, entitlements, faucet, governance, health, jobs, library, metrics, proofs,
-        proofs::STORAGE_KEY_PATTERN, runners, secrets, state_sync, tokens, transactions,
+        proofs::STORAGE_KEY_PATTERN, ras, runners, secrets, state_sync, tokens, transactions,
     },
 };
 use drover_types::{ErrorCode, api::ErrorBody};
@@ -88,6 +88,8 @@ pub(crate) const SWAGGER_UI_PATH: &str = "/swagger-ui";
         runners::jobs,
         runners::job_result_payload,
         runners::job_result,
+        ras::challenge,
+        ras::me,
         library::libraries,
         library::library,
         secrets::secrets,
@@ -132,6 +134,7 @@ pub(crate) const SWAGGER_UI_PATH: &str = "/swagger-ui";
         (name = "governance", description = "Chain parameters and the proposals that change them"),
         (name = "secrets", description = "Secrets stored as per-reader ciphertext envelopes"),
         (name = "libraries", description = "Actor code published once and run by actors in their own context"),
+        (name = "ras", description = "Storage relays: authentication (the rest of the family is not built yet)"),
         (name = "entitlements", description = "The entitlement registry and manifest checks"),
         (name = "blocks", description = "Finalized blocks"),
         (name = "chain", description = "Chain identity and fee market"),
@@ -227,6 +230,8 @@ pub(crate) const OPERATION_ERRORS: &[(HttpMethod, &str, &[&[ErrorCode]])] = &[
         "/runner/{address}/job_result",
         &[SUBMIT_ERRORS, &[InvalidAddress, FlowTransactionMismatch, FlowSignatureMismatch]],
     ),
+    (HttpMethod::Get, "/ras/challenge", &[]),
+    (HttpMethod::Get, "/ras/auth/me", &[&[RasTokenInvalid, RasRequestInvalid, RasReplayed]]),
     (HttpMethod::Get, "/library/{publisher}", &[&[BadRequest, InvalidAddress]]),
     (HttpMethod::Get, "/library/{publisher}/{name}", &[&[BadRequest, InvalidAddress, LibraryNotFound]]),
     (HttpMethod::Get, "/secrets/{owner}", &[&[BadRequest, InvalidAddress]]),

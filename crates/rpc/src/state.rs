@@ -52,6 +52,8 @@ pub struct AppState<B> {
     pub submit_waits: Arc<Semaphore>,
     pub submit_waits_max: usize,
     pub started_at: Instant,
+    /// Nonces of storage-relay requests accepted within the replay window.
+    pub ras_nonces: Arc<crate::routes::ras::NonceCache>,
 }
 
 impl<B: Backend> AppState<B> {
@@ -72,6 +74,7 @@ impl<B: Backend> AppState<B> {
             submit_waits: Arc::new(Semaphore::new(config.submit_waits_in_flight_max)),
             submit_waits_max: config.submit_waits_in_flight_max,
             started_at: Instant::now(),
+            ras_nonces: Arc::default(),
         }
     }
 

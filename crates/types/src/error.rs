@@ -90,6 +90,9 @@ error_codes! {
     FaucetDisabled = 8000, "faucet_disabled", 404, "The faucet is not enabled on this node.";
     FaucetForbidden = 8001, "faucet_forbidden", 403, "The faucet serves only chain ids 1 and 100.";
     LibraryNotFound = 9000, "library_not_found", 404, "No such account library.";
+    RasTokenInvalid = 9100, "ras_token_invalid", 401, "The X-DRFS-Delegation token is missing, malformed, for another scope, audience or chain, expired, valid for more than 30 days, or not signed by its wallet.";
+    RasRequestInvalid = 9101, "ras_request_invalid", 401, "The request's X-DRFS-Timestamp (within 30 s), X-DRFS-Nonce (16 to 64 bytes of hex) or X-DRFS-Signature (the session key's, over the request) is wrong.";
+    RasReplayed = 9102, "ras_replayed", 401, "This X-DRFS-Nonce was already used: sign every request with a fresh one.";
 }
 
 #[cfg(test)]

@@ -120,6 +120,16 @@ fn unsigned_args(token: &DelegationToken) -> ArgsBuilder {
         .uint("expires_at_ms", token.expires_at_ms)
 }
 
+/// The compressed public key of `key`: what a session key is named by in a token.
+pub fn session_public_key(key: &SecretKey) -> [u8; 33] {
+    let public = k256::SecretKey::from_slice(&key.to_bytes())
+        .unwrap_or_else(|_| unreachable!("a secret key is a non-zero scalar"))
+        .public_key();
+    let mut out = [0u8; 33];
+    out.copy_from_slice(public.to_encoded_point(true).as_bytes());
+    out
+}
+
 /// The address of a compressed secp256k1 public key, or `None` if it is not one.
 pub fn session_address(session_key: &[u8; 33]) -> Option<Address> {
     let key = k256::PublicKey::from_sec1_bytes(session_key).ok()?;

@@ -14,6 +14,7 @@ pub mod jobs;
 pub mod library;
 pub mod metrics;
 pub mod proofs;
+pub mod ras;
 pub mod runners;
 pub mod secrets;
 pub mod state_sync;
@@ -59,6 +60,8 @@ pub fn routes<B: Backend>() -> Router<AppState<B>> {
         .route("/runner/{address}/jobs", get(runners::jobs::<B>))
         .route("/runner/{address}/job_result_payload", get(runners::job_result_payload::<B>))
         .route("/runner/{address}/job_result", post(runners::job_result::<B>))
+        .route("/ras/challenge", get(ras::challenge::<B>))
+        .route("/ras/auth/me", get(ras::me::<B>))
         .route("/library/{publisher}", get(library::libraries::<B>))
         .route("/library/{publisher}/{name}", get(library::library::<B>))
         .route("/secrets/{owner}", get(secrets::secrets::<B>))
