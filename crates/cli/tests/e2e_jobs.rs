@@ -4,8 +4,9 @@
 //! verified result arrives in the actor's mailbox handler; the honest runners are paid, the
 //! faulty one is not and loses reputation; the rest of the escrow is refunded; every figure is
 //! read back through the API and adds up to the base unit. Then a runner is killed and a job
-//! that needs it fails at its deadline with its escrow refunded; the CLI's `job` commands; and
-//! the signed result flow refusing a wrong signer and another flow's transaction.
+//! that needs it fails at its deadline with its escrow refunded; the CLI's `job` commands; the
+//! signed result flow refusing a wrong signer and another flow's transaction; and a daemon
+//! killed right after answering that does not answer again once restarted.
 
 mod common;
 
@@ -317,5 +318,48 @@ async fn three_runners_one_faulty_verify_a_job_into_an_actors_mailbox() {
     assert_eq!(done.results_count, 1, "the daemon answered once");
     let out = ok(drover(&url, &["job", "verified", &third.to_string()]));
     assert!(out.contains('x'), "{out}");
+
+    // A daemon killed (-9) right after answering and started again does not answer twice.
+    let fourth = job_id(&submitter.address(), 2);
+    ok(drover(
+        &url,
+        &[
+            "job",
+            "submit",
+            "--type",
+            "echo",
+            "--input",
+            "y",
+            "--runners",
+            "1",
+            "--max-price",
+            "1000",
+            "--key",
+            key.to_str().unwrap(),
+        ],
+    ));
+    let assigned = until("an assignment", || async {
+        let info = client.job(&fourth).await.ok()??;
+        info.assigned_runners.first().copied()
+    })
+    .await;
+    let index = runners.iter().position(|r| r.address() == assigned).unwrap();
+    let log = dir.path().join(format!("{assigned}.log"));
+    let answered = format!("answered job {fourth}");
+    until("the answer", || async { std::fs::read_to_string(&log).ok()?.contains(&answered).then_some(()) }).await;
+    daemons[index].0.kill().unwrap();
+    daemons[index].0.wait().unwrap();
+    std::fs::rename(&log, dir.path().join("before-restart.log")).unwrap();
+    daemons[index] = start_runner(&url, dir.path(), &runners[index], &["--answer-delay-ms", "1500"]);
+    let done = until("the restarted runner's job", || async {
+        let info = client.job(&fourth).await.ok()??;
+        (info.status == "completed").then_some(info)
+    })
+    .await;
+    assert_eq!(done.results_count, 1);
+    // Give the restarted daemon a few polls: it must not post the answer again.
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let after = std::fs::read_to_string(&log).unwrap_or_default();
+    assert!(!after.contains(&answered), "answered twice: {after}");
     drop(daemons);
 }
