@@ -44,16 +44,26 @@ impl Default for NodeOptions {
     }
 }
 
-/// `count` consecutive free loopback ports (each bound then released: good enough for tests).
+/// First port `free_port_block` hands out: below the kernel's ephemeral range (32768 and up on
+/// Linux), so a port a stopped node gives up is not taken by an outgoing connection before the
+/// node restarts on it.
+const TEST_PORTS_LOW: u32 = 20_000;
+/// End (exclusive) of the ports `free_port_block` hands out.
+const TEST_PORTS_HIGH: u32 = 32_000;
+/// Blocks handed out so far by this test process (each test gets its own).
+static PORT_BLOCKS: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+
+/// `count` consecutive free loopback ports (each bound then released: good enough for tests),
+/// distinct from the blocks other tests of this process got, outside the ephemeral range.
 pub(crate) fn free_port_block(count: u16) -> u16 {
+    let span = TEST_PORTS_HIGH - TEST_PORTS_LOW - u32::from(count);
+    // Test binaries run one after another; the process id spreads them anyway.
+    let spread = (std::process::id() % 89) * 131;
     loop {
-        let first = TcpListener::bind("127.0.0.1:0").unwrap();
-        let base = first.local_addr().unwrap().port();
-        if base.checked_add(count).is_none() {
-            continue;
-        }
-        let rest: Result<Vec<_>, _> = (1..count).map(|i| TcpListener::bind(("127.0.0.1", base + i))).collect();
-        if rest.is_ok() {
+        let block = PORT_BLOCKS.fetch_add(u32::from(count.max(1)), std::sync::atomic::Ordering::SeqCst);
+        let base = (TEST_PORTS_LOW + (spread + block) % span) as u16;
+        let all: Result<Vec<_>, _> = (0..count).map(|i| TcpListener::bind(("127.0.0.1", base + i))).collect();
+        if all.is_ok() {
             return base;
         }
     }
