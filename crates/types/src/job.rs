@@ -47,6 +47,9 @@ pub const RETRY_ENTRY_CELLS: u64 = 64;
 pub const SUBMIT_RESULT_CYCLES: u64 = 60_000;
 /// Cycles of a `cancel` (settling the job).
 pub const CANCEL_CYCLES: u64 = 40_000;
+/// Cycles per byte of the stored results a `submit_result` reads and hashes to decide its job
+/// (charged as it goes: up to 16 results of 16 KiB).
+pub const RESULT_READ_CYCLES_PER_BYTE: u64 = 4;
 /// Cells of a job record besides its input.
 pub const JOB_RECORD_CELLS: u64 = 512;
 /// Cells of a stored result besides its bytes.
@@ -226,7 +229,8 @@ impl JobCall {
     }
 
     /// What a transaction's limits must cover for this call: its fixed [`cost`](Self::cost)
-    /// plus, for a submit, the most its first assignment attempt can use.
+    /// plus, for a submit, the most its first assignment attempt can use, and for a result, the
+    /// most reading the stored results can.
     pub fn max_cost(&self) -> (u64, u64) {
         let (cycles, cells) = self.cost();
         match self {
@@ -234,7 +238,12 @@ impl JobCall {
                 cycles.saturating_add(spec.runners.saturating_mul(ATTEMPT_CYCLES_PER_RUNNER)),
                 cells.saturating_add(spec.runners.saturating_mul(2 * crate::runner::INDEX_WALK_CELLS)),
             ),
-            JobCall::Cancel { .. } | JobCall::SubmitResult { .. } => (cycles, cells),
+            // Deciding reads and hashes every result stored so far, at most all of them.
+            JobCall::SubmitResult { .. } => (
+                cycles.saturating_add(MAX_RUNNERS_PER_JOB * MAX_JOB_RESULT_BYTES as u64 * RESULT_READ_CYCLES_PER_BYTE),
+                cells,
+            ),
+            JobCall::Cancel { .. } => (cycles, cells),
         }
     }
 

@@ -92,7 +92,7 @@ fn process<H: NativeHost>(host: &mut H, meter: &mut Meter, entry: DueEntry) -> R
     }
     if retry == 0 {
         meter.charge(SUBMIT_CYCLES, 0, "settling a job at its deadline")?;
-        settle::settle(host, &job, record, settle::Ending::Failed)?;
+        settle::settle(host, &job, record, settle::Ending::Failed, &[])?;
         return Ok(0);
     }
     if record.status != JobStatus::Pending {

@@ -181,7 +181,7 @@ impl<H: NativeHost> Dispatcher<'_, H> {
                 if record.status.is_final() {
                     return Err(refuse(ExecCode::JobNotOpen, format!("job {job} is {}", record.status.as_str())));
                 }
-                settle::settle(self.host, &job, record, Ending::Cancelled).map(|()| Vec::new())
+                settle::settle(self.host, &job, record, Ending::Cancelled, &[]).map(|()| Vec::new())
             }
         }
     }
@@ -280,9 +280,9 @@ impl<H: NativeHost> Dispatcher<'_, H> {
         emit(self.host, EVENT_RESULT, |w| {
             w.array(2).bytes(&job.0).bytes(&sender.0);
         });
-        match settle::decide(self.host, &job, &record)? {
-            Some(ending) => settle::settle(self.host, &job, record, ending),
-            None => {
+        match settle::decide(self.host, self.meter, &job, &record)? {
+            (Some(ending), results) => settle::settle(self.host, &job, record, ending, &results),
+            (None, _) => {
                 write(self.host, &job_key(&job), Some(record.encode()));
                 Ok(())
             }

@@ -16,7 +16,7 @@
 //! queued (mailbox full) the reserve is refunded with the rest.
 
 use super::{EVENT_ENDED, EVENT_PAID, EVENT_REFUNDED, emit, read, write};
-use crate::native::NativeHost;
+use crate::native::{Meter, NativeHost};
 use crate::runners::rewards;
 use drover_state::{
     job::{JobRecord, ResultRecord, Verdict, assigned_key, job_key, result_key},
@@ -24,10 +24,12 @@ use drover_state::{
 };
 use drover_types::{
     H256,
-    job::{JOB_DISPATCHER_ADDRESS, JobStatus, VerificationMode, callback_payload},
+    job::{JOB_DISPATCHER_ADDRESS, JobStatus, RESULT_READ_CYCLES_PER_BYTE, VerificationMode, callback_payload},
+    keccak256,
     runner::RUNNER_REGISTRY_ADDRESS,
 };
 use drover_vm::{HostError, OutgoingMessage};
+use std::collections::BTreeMap;
 
 /// How a job ends.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -40,48 +42,55 @@ pub(crate) enum Ending {
     Cancelled,
 }
 
-fn results<H: NativeHost>(host: &mut H, job: &H256, record: &JobRecord) -> Result<Vec<ResultRecord>, HostError> {
-    (0..record.results_count)
-        .map(|index| {
-            let index = u8::try_from(index).map_err(|_| HostError::internal("too many results"))?;
-            read(host, &result_key(job, index), ResultRecord::decode)?
-                .ok_or_else(|| HostError::internal(format!("job {job}: result {index} is missing")))
-        })
-        .collect()
-}
-
 /// Whether the job's results decide it now: `Some(Completed)` with the verdict, `Some(Failed)`
-/// when no verdict is possible any more, `None` to wait for more results.
-pub(crate) fn decide<H: NativeHost>(host: &mut H, job: &H256, record: &JobRecord) -> Result<Option<Ending>, HostError> {
-    let results = results(host, job, record)?;
-    // The largest group of equal results, and its first member.
-    let (mut best, mut best_index) = (0u64, 0u8);
-    for (i, result) in results.iter().enumerate() {
-        let count = results.iter().filter(|other| other.result == result.result).count() as u64;
-        if count > best {
-            (best, best_index) = (count, i as u8);
-        }
+/// when no verdict is possible any more, `None` to wait for more results. Answers the results
+/// read, for [`settle`]. Reading and hashing them is charged per byte on `meter` (a job holds up
+/// to 16 results of 16 KiB): the work is linear in their bytes, results being grouped by hash
+/// rather than compared pairwise.
+pub(crate) fn decide<H: NativeHost>(
+    host: &mut H,
+    meter: &mut Meter,
+    job: &H256,
+    record: &JobRecord,
+) -> Result<(Option<Ending>, Vec<ResultRecord>), HostError> {
+    let mut results = Vec::with_capacity(record.assigned.len());
+    // Per distinct result: how many runners gave it, and its first index.
+    let mut groups: BTreeMap<H256, (u64, u8)> = BTreeMap::new();
+    for index in 0..record.results_count {
+        let index = u8::try_from(index).map_err(|_| HostError::internal("too many results"))?;
+        let stored = read(host, &result_key(job, index), ResultRecord::decode)?
+            .ok_or_else(|| HostError::internal(format!("job {job}: result {index} is missing")))?;
+        let bytes = stored.result.len() as u64;
+        meter.charge(bytes.saturating_mul(RESULT_READ_CYCLES_PER_BYTE), 0, "reading a job's results")?;
+        groups.entry(keccak256(&stored.result)).or_insert((0, index)).0 += 1;
+        results.push(stored);
     }
+    // The largest group, the earliest on a tie.
+    let (best, best_index) =
+        groups.values().copied().max_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1))).unwrap_or((0, 0));
     let answered = results.len() as u64;
     let waiting = record.runners.saturating_sub(answered);
     let verdict = Ending::Completed(Verdict { result: best_index, consensus_count: best });
-    Ok(match record.mode {
+    let ending = match record.mode {
         VerificationMode::None => (answered > 0).then_some(verdict),
         VerificationMode::Majority if best >= record.threshold => Some(verdict),
         VerificationMode::Majority => (best + waiting < record.threshold).then_some(Ending::Failed),
         VerificationMode::Unanimous if best < answered => Some(Ending::Failed),
         VerificationMode::Unanimous => (waiting == 0).then_some(verdict),
-    })
+    };
+    Ok((ending, results))
 }
 
 /// Ends `job` (record `record`) with `ending` (see the module documentation) and saves it.
+/// `results` are the job's results as [`decide`] read them; only a completed job needs them
+/// (to compare each with the verdict), so a deadline or a cancel reads none.
 pub(crate) fn settle<H: NativeHost>(
     host: &mut H,
     job: &H256,
     mut record: JobRecord,
     ending: Ending,
+    results: &[ResultRecord],
 ) -> Result<(), HostError> {
-    let results = results(host, job, &record)?;
     let verdict = match ending {
         Ending::Completed(verdict) => {
             let result = results.get(usize::from(verdict.result)).ok_or_else(|| HostError::internal("no verdict"))?;
@@ -96,24 +105,25 @@ pub(crate) fn settle<H: NativeHost>(
             .read_storage(&RUNNER_REGISTRY_ADDRESS, &key, RunnerRecord::decode)?
             .ok_or_else(|| HostError::internal(format!("assigned runner {} has no record", assignment.runner)))?;
         runner.active_jobs = runner.active_jobs.saturating_sub(1);
+        let answered = assignment.result.is_some();
         let answer = assignment.result.and_then(|i| results.get(usize::from(i))).map(|r| &r.result);
-        let paid = match (ending, answer) {
-            (Ending::Completed(_), Some(answer)) if Some(answer) == verdict.as_ref() => {
+        let paid = match ending {
+            Ending::Completed(_) if answered && answer == verdict.as_ref() => {
                 runner.reputation = runner.reputation.saturating_add(params.reputation_gain).min(100);
                 true
             }
-            (Ending::Completed(_), Some(_)) => {
+            Ending::Completed(_) if answered => {
                 runner.reputation = runner.reputation.saturating_sub(params.reputation_loss_wrong);
                 false
             }
             // Beaten to it by the runners that decided the job: neither paid nor blamed.
-            (Ending::Completed(_), None) => false,
-            (Ending::Failed, None) => {
+            Ending::Completed(_) => false,
+            Ending::Failed if !answered => {
                 runner.reputation = runner.reputation.saturating_sub(params.reputation_loss_silent);
                 false
             }
-            (Ending::Failed, Some(_)) => false,
-            (Ending::Cancelled, answer) => answer.is_some(),
+            Ending::Failed => false,
+            Ending::Cancelled => answered,
         };
         if paid {
             record.escrow = record
