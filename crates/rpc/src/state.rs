@@ -53,7 +53,7 @@ pub struct AppState<B> {
     pub submit_waits_max: usize,
     pub started_at: Instant,
     /// Nonces of storage-relay requests accepted within the replay window.
-    pub ras_nonces: Arc<crate::routes::ras::NonceCache>,
+    pub ras_nonces: Arc<drover_types::ras::NonceCache>,
 }
 
 impl<B: Backend> AppState<B> {

@@ -246,6 +246,80 @@ pub fn verify_request(
     }
 }
 
+/// Most live nonces one wallet may hold in a [`NonceCache`]: a busy client signs thousands of
+/// requests a minute, yet no single wallet can crowd the others out.
+pub const MAX_NONCES_PER_WALLET: usize = 10_000;
+/// Most live nonces a [`NonceCache`] holds over all wallets: a memory guard (about 150 B each).
+pub const MAX_NONCES: usize = 500_000;
+/// How long an accepted nonce is remembered, in ms: twice the timestamp skew, so a request
+/// accepted at either edge of the window cannot be replayed inside it.
+pub const NONCE_TTL_MS: u64 = 2 * REQUEST_SKEW_MS;
+
+/// Why a [`NonceCache`] refused a nonce.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum ReplayError {
+    /// The wallet already used this nonce within the window.
+    #[error("this nonce was already used")]
+    Replayed,
+    /// The wallet holds [`MAX_NONCES_PER_WALLET`] live nonces.
+    #[error("this wallet signed more than {MAX_NONCES_PER_WALLET} requests within the last minute")]
+    WalletBusy,
+    /// The cache holds [`MAX_NONCES`] live nonces.
+    #[error("too many requests are live; retry shortly")]
+    Full,
+}
+
+/// The nonces a verifier accepted within the replay window, per wallet, oldest first.
+///
+/// A nonce is unique per wallet: two wallets may pick the same bytes. Each wallet holds at most
+/// [`MAX_NONCES_PER_WALLET`] live nonces, so one wallet filling its share refuses only itself;
+/// the cache as a whole holds at most [`MAX_NONCES`] (the per-IP request limit in front of the
+/// verifier keeps many fresh wallets from one client from reaching it).
+#[derive(Default)]
+pub struct NonceCache {
+    inner: std::sync::Mutex<Nonces>,
+}
+
+#[derive(Default)]
+struct Nonces {
+    seen: std::collections::HashSet<(Address, Vec<u8>)>,
+    per_wallet: std::collections::HashMap<Address, usize>,
+    order: std::collections::VecDeque<(u64, Address, Vec<u8>)>,
+}
+
+impl NonceCache {
+    /// Records `wallet`'s `nonce` at `now_ms`, first forgetting the nonces older than
+    /// [`NONCE_TTL_MS`].
+    pub fn accept(&self, wallet: Address, nonce: Vec<u8>, now_ms: u64) -> Result<(), ReplayError> {
+        let mut inner = self.inner.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let Nonces { seen, per_wallet, order } = &mut *inner;
+        while order.front().is_some_and(|(at, _, _)| at.saturating_add(NONCE_TTL_MS) < now_ms) {
+            let Some((_, old_wallet, old)) = order.pop_front() else { break };
+            seen.remove(&(old_wallet, old));
+            if let Some(count) = per_wallet.get_mut(&old_wallet) {
+                *count -= 1;
+                if *count == 0 {
+                    per_wallet.remove(&old_wallet);
+                }
+            }
+        }
+        let key = (wallet, nonce);
+        if seen.contains(&key) {
+            return Err(ReplayError::Replayed);
+        }
+        if per_wallet.get(&wallet).is_some_and(|count| *count >= MAX_NONCES_PER_WALLET) {
+            return Err(ReplayError::WalletBusy);
+        }
+        if seen.len() >= MAX_NONCES {
+            return Err(ReplayError::Full);
+        }
+        *per_wallet.entry(wallet).or_default() += 1;
+        order.push_back((now_ms, wallet, key.1.clone()));
+        seen.insert(key);
+        Ok(())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -326,5 +400,23 @@ mod tests {
         assert_eq!(check("/v/1/a.txt", b"other", &timestamp, nonce, &good, NOW), Err(AuthError::RequestSignature));
         let by_wallet = sign(&SecretKey::dev(0), "/v/1/a.txt", b"data");
         assert_eq!(check("/v/1/a.txt", b"data", &timestamp, nonce, &by_wallet, NOW), Err(AuthError::RequestSignature));
+    }
+    #[test]
+    fn a_nonce_is_refused_twice_per_wallet_and_one_busy_wallet_does_not_lock_out_others() {
+        let cache = NonceCache::default();
+        let (a, b) = (Address([1; 20]), Address([2; 20]));
+        assert_eq!(cache.accept(a, vec![7; 16], NOW), Ok(()));
+        assert_eq!(cache.accept(a, vec![7; 16], NOW), Err(ReplayError::Replayed));
+        assert_eq!(cache.accept(b, vec![7; 16], NOW), Ok(()), "nonces are per wallet");
+        for i in 1..MAX_NONCES_PER_WALLET as u64 {
+            assert_eq!(cache.accept(a, i.to_be_bytes().repeat(2), NOW), Ok(()));
+        }
+        assert_eq!(cache.accept(a, vec![8; 16], NOW), Err(ReplayError::WalletBusy));
+        assert_eq!(cache.accept(b, vec![8; 16], NOW), Ok(()), "another wallet is not locked out");
+        // Once the window has passed, the wallet's nonces are forgotten: it may sign again, and
+        // an old nonce is no longer remembered (its timestamp is refused by then anyway).
+        let later = NOW + NONCE_TTL_MS + 1;
+        assert_eq!(cache.accept(a, vec![8; 16], later), Ok(()));
+        assert_eq!(cache.accept(a, vec![7; 16], later), Ok(()));
     }
 }

@@ -4,7 +4,8 @@
 //! A request authenticates with the delegation token of [`DELEGATION_HEADER`] and the
 //! session-key signature of the other `X-DRFS-*` headers (`drover_types::ras`). The node checks
 //! the token against its chain id and clock, the request's timestamp (±30 s), nonce and
-//! signature, and refuses a nonce it has already accepted within the window ([`NonceCache`]).
+//! signature, and refuses a nonce the wallet has already used within the window
+//! ([`drover_types::ras::NonceCache`]).
 //! Every refusal is 401 with its code: 9100 for the token (missing, malformed, wrong scope,
 //! audience or chain, expired, longer than 30 days, not the wallet's), 9101 for the request
 //! (timestamp, nonce, signature), 9102 for a replay.
@@ -19,51 +20,10 @@ use drover_types::{
     ErrorCode,
     api::{RasChallenge, RasMe},
     ras::{
-        DELEGATION_HEADER, DelegationToken, NONCE_HEADER, REQUEST_SKEW_MS, SIGNATURE_HEADER, TIMESTAMP_HEADER,
-        TOKEN_AUDIENCE, verify_request,
+        DELEGATION_HEADER, DelegationToken, NONCE_HEADER, SIGNATURE_HEADER, TIMESTAMP_HEADER, TOKEN_AUDIENCE,
+        verify_request,
     },
 };
-use parking_lot::Mutex;
-use std::collections::{HashSet, VecDeque};
-
-/// Most nonces remembered at once; past it, requests are refused until old ones expire.
-pub const MAX_RAS_NONCES: usize = 100_000;
-/// How long an accepted nonce is remembered, in ms: twice the timestamp skew, so a request
-/// accepted at either edge of the window cannot be replayed inside it.
-pub const RAS_NONCE_TTL_MS: u64 = 2 * REQUEST_SKEW_MS;
-
-/// The nonces accepted within the replay window, oldest first.
-#[derive(Default)]
-pub struct NonceCache {
-    inner: Mutex<Nonces>,
-}
-
-/// The accepted nonces, as a set and in the order they came (with when).
-#[derive(Default)]
-struct Nonces {
-    seen: HashSet<Vec<u8>>,
-    order: VecDeque<(u64, Vec<u8>)>,
-}
-
-impl NonceCache {
-    /// Records `nonce` at `now_ms`; `false` when it was already there (a replay) or the cache
-    /// is full of live nonces.
-    pub fn accept(&self, nonce: Vec<u8>, now_ms: u64) -> bool {
-        let mut inner = self.inner.lock();
-        let Nonces { seen, order } = &mut *inner;
-        while order.front().is_some_and(|(at, _)| at.saturating_add(RAS_NONCE_TTL_MS) < now_ms) {
-            if let Some((_, old)) = order.pop_front() {
-                seen.remove(&old);
-            }
-        }
-        if seen.len() >= MAX_RAS_NONCES || !seen.insert(nonce.clone()) {
-            return false;
-        }
-        order.push_back((now_ms, nonce));
-        true
-    }
-}
-
 fn now_ms() -> u64 {
     std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis() as u64)
 }
@@ -89,9 +49,10 @@ pub(crate) fn authenticate<B: Backend>(
         now,
     )
     .map_err(|e| HttpError::new(ErrorCode::RasRequestInvalid, e.to_string()))?;
-    if !state.ras_nonces.accept(nonce, now) {
-        return Err(HttpError::new(ErrorCode::RasReplayed, "this nonce was already used (or too many are live)"));
-    }
+    state
+        .ras_nonces
+        .accept(token.wallet, nonce, now)
+        .map_err(|e| HttpError::new(ErrorCode::RasReplayed, e.to_string()))?;
     Ok(token)
 }
 
@@ -221,13 +182,5 @@ mod tests {
             (challenge["chain_id"].as_u64(), challenge["audience"].as_str()),
             (Some(CHAIN_ID), Some("drover:ras"))
         );
-    }
-
-    #[test]
-    fn the_nonce_cache_forgets_after_the_window() {
-        let cache = super::NonceCache::default();
-        assert!(cache.accept(vec![1], 1_000));
-        assert!(!cache.accept(vec![1], 2_000));
-        assert!(cache.accept(vec![1], 1_000 + super::RAS_NONCE_TTL_MS + 1), "forgotten after the window");
     }
 }
