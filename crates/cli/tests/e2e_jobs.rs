@@ -292,24 +292,20 @@ async fn three_runners_one_faulty_verify_a_job_into_an_actors_mailbox() {
     )
     .await;
     assert_error(code, &body, 400, 7004);
-    let result_payload = client.job_result_payload(&assigned, &third, b"x").await;
-    if let Ok(result_payload) = result_payload {
-        let wrong = submitter
-            .secret_key()
-            .sign_prehash(&H256(result_payload.message_to_sign_base64.clone().try_into().unwrap()));
-        let forged = SignedFlowRequest {
-            unsigned_transaction_base64: result_payload.unsigned_transaction_base64,
-            signature: format!("0x{}", hex::encode(wrong.to_rsv())),
-        };
-        let (code, _, body) = post_raw(
-            &url,
-            &format!("/runner/{a}/job_result"),
-            "application/json",
-            serde_json::to_vec(&forged).unwrap(),
-        )
-        .await;
-        assert_error(code, &body, 400, 7005);
-    }
+    // The runner's own result transaction, built here (the daemon may answer before a payload
+    // could be fetched), signed by someone else.
+    let result_call = JobCall::SubmitResult { job: third, result: b"x".to_vec() };
+    let result_builder = TxBuilder::job(&result_call, 0);
+    let unsigned = result_builder.build(&result_builder.fetch_context(&client, assigned).await.unwrap()).unwrap();
+    let wrong = submitter.secret_key().sign_prehash(&unsigned.signing_hash());
+    let forged = SignedFlowRequest {
+        unsigned_transaction_base64: unsigned.encode_unsigned(),
+        signature: format!("0x{}", hex::encode(wrong.to_rsv())),
+    };
+    let (code, _, body) =
+        post_raw(&url, &format!("/runner/{a}/job_result"), "application/json", serde_json::to_vec(&forged).unwrap())
+            .await;
+    assert_error(code, &body, 400, 7005);
     let done = until("the one-runner job", || async {
         let info = client.job(&third).await.ok()??;
         (info.status == "completed").then_some(info)
