@@ -401,18 +401,7 @@ impl Backend for MockBackend {
 
     async fn governance_params(&self) -> Result<GovernanceParams, ApiError> {
         let live = drover_types::governance::ChainParams::default();
-        let params = drover_types::governance::PARAMS
-            .iter()
-            .map(|spec| ParamInfo {
-                name: spec.name.to_owned(),
-                value: live.get(spec.name).unwrap_or(0),
-                default: spec.default,
-                min: spec.min,
-                max: spec.max,
-                description: spec.description.to_owned(),
-            })
-            .collect();
-        Ok(GovernanceParams { height: self.height(), params, total_locked: 0 })
+        Ok(GovernanceParams { height: self.height(), params: ParamInfo::all(&live), total_locked: 0 })
     }
 
     async fn proposals(

@@ -21,7 +21,7 @@ use drover_state::{
 use drover_types::{
     api::{GovernanceParams, ParamInfo, ProposalDetail, ProposalInfo, ProposalList, TimelineEntry, VoteInfo},
     error::ApiError,
-    governance::{PARAMS, ProposalStatus},
+    governance::ProposalStatus,
 };
 
 async fn read<T>(
@@ -78,18 +78,7 @@ impl NodeHandle {
         let db = self.0.databases.read().await;
         let live = read(&db, &params_key(), decode_params).await?.unwrap_or_else(|| self.0.chain.tip().next_params);
         let total_locked = read(&db, &total_locked_key(), decode_amount).await?.unwrap_or(0);
-        let params = PARAMS
-            .iter()
-            .map(|spec| ParamInfo {
-                name: spec.name.to_owned(),
-                value: live.get(spec.name).unwrap_or(0),
-                default: spec.default,
-                min: spec.min,
-                max: spec.max,
-                description: spec.description.to_owned(),
-            })
-            .collect();
-        Ok(GovernanceParams { height, params, total_locked })
+        Ok(GovernanceParams { height, params: ParamInfo::all(&live), total_locked })
     }
 
     pub(super) async fn read_proposals(

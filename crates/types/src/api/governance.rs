@@ -35,6 +35,23 @@ pub struct ParamInfo {
     pub description: String,
 }
 
+impl ParamInfo {
+    /// Every parameter with its value in `live`, in canonical order.
+    pub fn all(live: &crate::governance::ChainParams) -> Vec<ParamInfo> {
+        crate::governance::PARAMS
+            .iter()
+            .map(|spec| ParamInfo {
+                name: spec.name.to_owned(),
+                value: live.get(spec.name).unwrap_or(0),
+                default: spec.default,
+                min: spec.min,
+                max: spec.max,
+                description: spec.description.to_owned(),
+            })
+            .collect()
+    }
+}
+
 /// `GET /governance/params`: every parameter, in canonical order.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
