@@ -28,6 +28,7 @@ use drover_types::{
     library::LIBRARY_ADDRESS,
     runner::{JOB_DISPATCHER_ADDRESS, RUNNER_REGISTRY_ADDRESS},
     secrets::SECRETS_ADDRESS,
+    storage::STORAGE_MANAGER_ADDRESS,
     token::TOKENS_ADDRESS,
 };
 
@@ -77,7 +78,9 @@ pub const PREFIX_RUNNER: u8 = 0x07;
 pub const PREFIX_JOB: u8 = 0x08;
 /// Reserved: governance proposals, votes and parameters.
 pub const PREFIX_GOVERNANCE: u8 = 0x09;
-/// Reserved: storage relays and storage deals.
+/// Volumes, by owner: `0x0a ‖ spread15(owner) ‖ owner ‖ volume` → a marker: the storage
+/// manager's storage entries `"o" ‖ volume ‖ owner` (see [`OWNED_ENTRIES`]). The other relay and
+/// volume records are ordinary storage (see [`crate::storage`]).
 pub const PREFIX_STORAGE_RELAY: u8 = 0x0a;
 /// Reserved: secrets-manager records (sealed secrets and their access lists).
 pub const PREFIX_SECRET: u8 = 0x0b;
@@ -164,12 +167,13 @@ pub fn storage_key(actor: &Address, user_key: &[u8]) -> Vec<u8> {
 /// System-actor storage entries stored by owner: `(system actor, tag, family prefix, item
 /// length)`. Such an entry's user key is `tag ‖ item ‖ owner (20)` and its state key
 /// `prefix ‖ spread15(owner) ‖ owner ‖ item` ([`owned_key`]).
-pub const OWNED_ENTRIES: [(Address, u8, u8, usize); 5] = [
+pub const OWNED_ENTRIES: [(Address, u8, u8, usize); 6] = [
     (TOKENS_ADDRESS, b'b', PREFIX_TOKEN, Address::LEN),
     (RUNNER_REGISTRY_ADDRESS, b'd', PREFIX_RUNNER, Address::LEN),
     (JOB_DISPATCHER_ADDRESS, b'a', PREFIX_JOB, H256::LEN),
     (SECRETS_ADDRESS, b's', PREFIX_SECRET, H256::LEN),
     (LIBRARY_ADDRESS, b'l', PREFIX_LIBRARY, H256::LEN),
+    (STORAGE_MANAGER_ADDRESS, b'o', PREFIX_STORAGE_RELAY, H256::LEN),
 ];
 
 /// The family prefix, owner and item of an entry stored by owner.

@@ -44,6 +44,7 @@ pub mod library;
 pub mod mailbox;
 pub mod runner;
 pub mod secrets;
+pub mod storage;
 pub mod timer;
 pub mod token;
 

@@ -117,14 +117,14 @@ pub struct Unbonding {
     pub release_height: u64,
 }
 
-fn write_unbondings(w: &mut Writer<Vec<u8>>, entries: &[Unbonding]) {
+pub(crate) fn write_unbondings(w: &mut Writer<Vec<u8>>, entries: &[Unbonding]) {
     w.array(entries.len() as u64);
     for entry in entries {
         w.array(2).u128(entry.amount).uint(entry.release_height);
     }
 }
 
-fn read_unbondings(d: &mut Decoder<'_>) -> Result<Vec<Unbonding>, CborError> {
+pub(crate) fn read_unbondings(d: &mut Decoder<'_>) -> Result<Vec<Unbonding>, CborError> {
     let at = d.position();
     let len = d.array()?.ok_or_else(|| CborError::NonCanonical(format!("indefinite-length array at byte {at}")))?;
     let mut entries = Vec::with_capacity(usize::try_from(len).unwrap_or(usize::MAX).min(d.input().len()));

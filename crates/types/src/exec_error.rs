@@ -2,7 +2,7 @@
 //!
 //! Ranges: E1000–E1099 pre-checks, E1100 static code validation, E1200 VM runtime / host calls,
 //! E1300 entitlements, E1400 tokens, E1500 timers and deferred work, E1600 runners and jobs, E1700 governance, E1800 secrets, E1850 libraries,
-//! E1900 internal. A receipt carries `{code: "E1005", category, message, fix}`: `category` and
+//! E1900 internal, E1951 storage relays. A receipt carries `{code: "E1005", category, message, fix}`: `category` and
 //! `fix` follow from the code, so only the code and the message are stored (the canonical CBOR
 //! is `[code, message]`, e.g. `["E1005", "..."]`) and JSON input may leave them out.
 
@@ -204,11 +204,27 @@ exec_codes! {
     UnknownLibrary = 1852, "Use a publisher, name and version from GET /library/{publisher}/{name} (version 0 runs the latest).";
     /// E1900: internal error.
     Internal = 1900, "Retry later; report the transaction hash if it persists.";
+    /// E1951: a relay's stake or settings break the rules.
+    RelaySettings = 1951, "Register with a value of at least min_relay_stake, an http(s) endpoint of at most 256 bytes and a capacity of 1 byte to 1 PiB (docs/storage.md).";
+    /// E1952: the sender is not a registered relay, or is already one.
+    RelayRegistration = 1952, "Register the relay first (or once): GET /ras/relays/public lists registered relays.";
+    /// E1953: the relay still serves volumes, or has nothing matured to withdraw.
+    RelayBusy = 1953, "Deregister once no volume names the relay; withdraw after unbonding_blocks.";
+    /// E1954: the relay cannot take the volume (unknown, unhealthy, not taking writes, or full).
+    RelayUnavailable = 1954, "Pick a relay from GET /ras/write-relayers.";
+    /// E1955: a volume's name or value breaks the rules.
+    VolumeRules = 1955, "Name volumes with 1-64 characters a-z 0-9 . _ - and send at least volume_creation_fee with create (docs/storage.md).";
+    /// E1956: no such volume, or the sender may not act on it.
+    UnknownVolume = 1956, "Use a volume id from GET /ras/volumes; only its owner deletes or undeletes it, only its relay commits.";
+    /// E1957: the volume is not in a state that allows the call.
+    VolumeState = 1957, "Check the volume's status: undelete only a deleted volume within its grace, reap only a purged one, commit and deposit only to a volume not purged.";
+    /// E1958: a volume of that name already exists for the sender.
+    VolumeExists = 1958, "Pick another name, or reap the purged volume first.";
 }
 
 impl ExecCode {
     /// The range the code belongs to: `precheck`, `validation`, `runtime`, `entitlement`,
-    /// `token`, `timer`, `job`, `governance`, `secrets`, `library` or `internal`.
+    /// `token`, `timer`, `job`, `governance`, `secrets`, `library`, `storage` or `internal`.
     pub const fn category(self) -> &'static str {
         match self.number() {
             1000..=1099 => "precheck",
@@ -221,6 +237,7 @@ impl ExecCode {
             1700..=1799 => "governance",
             1800..=1849 => "secrets",
             1850..=1899 => "library",
+            1951..=1999 => "storage",
             _ => "internal",
         }
     }

@@ -163,6 +163,12 @@ chain_params! {
     timelock_blocks: u64 = 20, 1, 1_000_000;
     /// Blocks after its timelock during which a passed proposal may be executed; then it expires.
     execution_window_blocks: u64 = 1_000, 10, 1_000_000;
+    /// Least stake a storage relay registers with, base units.
+    min_relay_stake: u128 = crate::storage::MIN_RELAY_STAKE, 1, 1_000_000 * BASE_UNITS_PER_DRV;
+    /// Fee a volume's creation burns, base units.
+    volume_creation_fee: u128 = crate::storage::VOLUME_CREATION_FEE, 0, 1_000 * BASE_UNITS_PER_DRV;
+    /// Blocks a volume stays recoverable after its deposit ran out or its owner deleted it.
+    volume_grace_blocks: u64 = crate::storage::VOLUME_GRACE_BLOCKS, 10, 1_000_000;
     /// Deposit a proposal carries, base units (returned when it is closed).
     proposal_deposit: u128 = 10 * BASE_UNITS_PER_DRV, 1, 1_000_000 * BASE_UNITS_PER_DRV;
 }

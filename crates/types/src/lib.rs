@@ -33,6 +33,7 @@ pub mod receipt;
 pub mod runner;
 pub mod secrets;
 pub mod signature;
+pub mod storage;
 pub mod submission;
 pub mod token;
 pub mod transaction;
