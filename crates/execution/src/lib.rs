@@ -89,6 +89,7 @@ mod params;
 mod rejection;
 pub mod runners;
 pub mod secrets;
+pub mod storage;
 mod system;
 #[cfg(test)]
 mod testing;

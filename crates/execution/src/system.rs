@@ -3,13 +3,14 @@
 //!
 //! The runner registry (`0x00…01`, [`crate::runners`]), the job dispatcher (`0x00…02`,
 //! [`crate::jobs`]), secrets (`0x00…04`, [`crate::secrets`]), governance (`0x00…09`,
-//! [`crate::governance`]), the tokens (`0x00…0c`, [`crate::tokens`]) and libraries (`0x00…0d`,
+//! [`crate::governance`]), the storage manager and relay registry (`0x00…0a`, `0x00…0b`,
+//! [`crate::storage`]), the tokens (`0x00…0c`, [`crate::tokens`]) and libraries (`0x00…0d`,
 //! [`crate::libraries`]). Every other reserved address
 //! `0x00…01`–`0x00…0f` holds no actor unless a family lands there: a transaction to one is
 //! refused by the payload check, a `call` finds no actor (E1211).
 
 use crate::native::NativeHost;
-use crate::{governance, jobs, libraries, runners, secrets, tokens};
+use crate::{governance, jobs, libraries, runners, secrets, storage, tokens};
 use drover_types::{
     Address,
     governance::{GOVERNANCE_ADDRESS, GovernanceCall},
@@ -18,6 +19,7 @@ use drover_types::{
     payload::Message,
     runner::{RUNNER_REGISTRY_ADDRESS, RegistryCall},
     secrets::{SECRETS_ADDRESS, SecretCall},
+    storage::{RELAY_REGISTRY_ADDRESS, RelayCall, STORAGE_MANAGER_ADDRESS, StorageCall},
     token::{TOKENS_ADDRESS, TokenCall},
 };
 use drover_vm::{CallRequest, Outcome};
@@ -31,6 +33,8 @@ pub(crate) fn is_native(address: &Address) -> bool {
         GOVERNANCE_ADDRESS,
         SECRETS_ADDRESS,
         LIBRARY_ADDRESS,
+        STORAGE_MANAGER_ADDRESS,
+        RELAY_REGISTRY_ADDRESS,
     ]
     .contains(address)
 }
@@ -65,6 +69,12 @@ pub(crate) fn prefetch_keys(sender: &Address, to: &Address, payload: &[u8]) -> V
         LIBRARY_ADDRESS => LibraryCall::decode(&message.handler, &message.payload)
             .map(|call| libraries::prefetch_keys(sender, &call))
             .unwrap_or_default(),
+        STORAGE_MANAGER_ADDRESS => StorageCall::decode(&message.handler, &message.payload)
+            .map(|call| storage::volumes::prefetch_keys(sender, &call))
+            .unwrap_or_default(),
+        RELAY_REGISTRY_ADDRESS => RelayCall::decode(&message.handler, &message.payload)
+            .map(|call| storage::relays::prefetch_keys(sender, &call))
+            .unwrap_or_default(),
         _ => Vec::new(),
     }
 }
@@ -78,6 +88,8 @@ pub(crate) fn call<H: NativeHost>(host: &mut H, request: &CallRequest) -> Option
         GOVERNANCE_ADDRESS => Some(governance::call(host, request)),
         SECRETS_ADDRESS => Some(secrets::call(host, request)),
         LIBRARY_ADDRESS => Some(libraries::call(host, request)),
+        STORAGE_MANAGER_ADDRESS => Some(storage::volumes::call(host, request)),
+        RELAY_REGISTRY_ADDRESS => Some(storage::relays::call(host, request)),
         _ => None,
     }
 }

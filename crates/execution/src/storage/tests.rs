@@ -1,0 +1,285 @@
+//! The relay registry and the storage manager through `execute_block`: the lifecycle of a relay
+//! and of a volume, rent, refusals, and conservation of every base unit.
+
+use crate::testing::{Chain, RICH, balance};
+use drover_state::storage::{
+    RelayRecord, RelayTotals, VolumeRecord, VolumeTotals, decode_revocation, relay_key, relay_state_key,
+    revocation_key, totals_key, volume_key, volume_state_key,
+};
+use drover_types::{
+    Address, H256, Receipt, TxStatus,
+    exec_error::ExecCode,
+    governance::ChainParams,
+    storage::{
+        RELAY_REGISTRY_ADDRESS, RelayCall, RelaySettings, STORAGE_MANAGER_ADDRESS, StorageCall, VolumeStatus, volume_id,
+    },
+};
+
+const RELAY: Address = Address([0x0b; 20]);
+const OWNER: Address = Address([0x0e; 20]);
+const OTHER: Address = Address([0x0f; 20]);
+const STAKE: u128 = drover_types::storage::MIN_RELAY_STAKE;
+const PRICE: u128 = 2;
+
+fn params() -> ChainParams {
+    ChainParams::default()
+}
+
+fn settings() -> RelaySettings {
+    RelaySettings {
+        endpoint: "http://127.0.0.1:9000".into(),
+        capacity_bytes: 1_000,
+        price_per_byte_block: PRICE,
+        write: true,
+        read: true,
+        public: true,
+    }
+}
+
+fn relay_call(chain: &mut Chain, sender: Address, call: &RelayCall, value: u128) -> Receipt {
+    let tx = chain.tx(sender, Some(RELAY_REGISTRY_ADDRESS), call.message().encode(), value);
+    chain.block(&[tx]).receipts.remove(0)
+}
+
+fn storage_call(chain: &mut Chain, sender: Address, call: &StorageCall, value: u128) -> Receipt {
+    let tx = chain.tx(sender, Some(STORAGE_MANAGER_ADDRESS), call.message().encode(), value);
+    chain.block(&[tx]).receipts.remove(0)
+}
+
+fn ok(receipt: Receipt) {
+    assert_eq!(receipt.status, TxStatus::Success, "{:?}", receipt.error);
+}
+
+fn code(receipt: Receipt) -> Option<ExecCode> {
+    receipt.error.map(|e| e.code)
+}
+
+fn relay(chain: &Chain, address: Address) -> Option<RelayRecord> {
+    chain.state.get(&relay_state_key(&relay_key(&address))).map(|b| RelayRecord::decode(b).unwrap())
+}
+
+fn volume(chain: &Chain, id: H256) -> Option<VolumeRecord> {
+    chain.state.get(&volume_state_key(&volume_key(&id))).map(|b| VolumeRecord::decode(b).unwrap())
+}
+
+fn volume_totals(chain: &Chain) -> VolumeTotals {
+    chain.state.get(&volume_state_key(&totals_key())).map(|b| VolumeTotals::decode(b).unwrap()).unwrap_or_default()
+}
+
+fn relay_totals(chain: &Chain) -> RelayTotals {
+    chain.state.get(&relay_state_key(&totals_key())).map(|b| RelayTotals::decode(b).unwrap()).unwrap_or_default()
+}
+
+/// Every base unit the two actors hold is accounted for by their records.
+fn assert_conserved(chain: &Chain, relays: &[Address]) {
+    assert_eq!(balance(&chain.state, STORAGE_MANAGER_ADDRESS), volume_totals(chain).deposits, "deposits");
+    let held: u128 = relays
+        .iter()
+        .filter_map(|r| relay(chain, *r))
+        .map(|r| r.stake + r.unbonding.iter().map(|u| u.amount).sum::<u128>())
+        .sum();
+    assert_eq!(balance(&chain.state, RELAY_REGISTRY_ADDRESS), held, "stakes");
+}
+
+fn skip(chain: &mut Chain, blocks: u64) {
+    for _ in 0..blocks {
+        chain.block(&[]);
+    }
+}
+
+/// Executes empty blocks until the next block is at `height`.
+fn skip_to(chain: &mut Chain, height: u64) {
+    while chain.height < height {
+        chain.block(&[]);
+    }
+}
+
+fn registered_chain() -> Chain {
+    let mut chain = Chain::new(&[(RELAY, RICH), (OWNER, RICH), (OTHER, RICH)]);
+    ok(relay_call(&mut chain, RELAY, &RelayCall::Register(settings()), STAKE));
+    chain
+}
+
+#[test]
+fn a_relay_registers_updates_deregisters_and_withdraws() {
+    let mut chain = Chain::new(&[(RELAY, RICH), (OTHER, RICH)]);
+    assert_eq!(
+        code(relay_call(&mut chain, RELAY, &RelayCall::Register(settings()), STAKE - 1)),
+        Some(ExecCode::RelaySettings)
+    );
+    let bad = RelaySettings { endpoint: "ftp://x".into(), ..settings() };
+    assert_eq!(code(relay_call(&mut chain, RELAY, &RelayCall::Register(bad), STAKE)), Some(ExecCode::RelaySettings));
+    ok(relay_call(&mut chain, RELAY, &RelayCall::Register(settings()), STAKE));
+    ok(relay_call(&mut chain, OTHER, &RelayCall::Register(settings()), STAKE));
+    assert_eq!(
+        code(relay_call(&mut chain, RELAY, &RelayCall::Register(settings()), STAKE)),
+        Some(ExecCode::RelayRegistration)
+    );
+    assert_eq!(relay_totals(&chain), RelayTotals { relays: 2, capacity_bytes: 2_000, stake: 2 * STAKE });
+    let bigger = RelaySettings { capacity_bytes: 5_000, ..settings() };
+    ok(relay_call(&mut chain, RELAY, &RelayCall::Update(bigger), 10));
+    assert_eq!(relay(&chain, RELAY).unwrap().stake, STAKE + 10);
+    assert_eq!(relay_totals(&chain).capacity_bytes, 6_000);
+    ok(relay_call(&mut chain, RELAY, &RelayCall::Heartbeat, 0));
+    assert_eq!(relay(&chain, RELAY).unwrap().last_heartbeat_height, chain.height - 1);
+    assert_conserved(&chain, &[RELAY, OTHER]);
+
+    // The first relay leaves: the last one takes its slot; its stake unbonds.
+    ok(relay_call(&mut chain, RELAY, &RelayCall::Deregister, 0));
+    assert_eq!(relay(&chain, OTHER).unwrap().slot, Some(0));
+    assert_eq!(relay_totals(&chain), RelayTotals { relays: 1, capacity_bytes: 1_000, stake: STAKE });
+    assert_eq!(code(relay_call(&mut chain, RELAY, &RelayCall::Heartbeat, 0)), Some(ExecCode::RelayRegistration));
+    assert_eq!(code(relay_call(&mut chain, RELAY, &RelayCall::Withdraw, 0)), Some(ExecCode::RelayBusy), "not matured");
+    assert_conserved(&chain, &[RELAY, OTHER]);
+    skip(&mut chain, params().unbonding_blocks);
+    let before = balance(&chain.state, RELAY);
+    let receipt = relay_call(&mut chain, RELAY, &RelayCall::Withdraw, 0);
+    let fee = receipt.fee.total();
+    ok(receipt);
+    assert_eq!(balance(&chain.state, RELAY), before + STAKE + 10 - fee);
+    assert_conserved(&chain, &[RELAY, OTHER]);
+}
+
+#[test]
+fn a_volume_pays_rent_for_its_committed_size_and_is_reaped_with_its_deposit_left() {
+    let mut chain = registered_chain();
+    let fee = params().volume_creation_fee;
+    let create = StorageCall::Create { name: "photos".into(), relay: RELAY, public: false };
+    // 100 bytes at 2 per byte-block cost 200 a block; deposit 1,000 + 50 pays 5 blocks.
+    ok(storage_call(&mut chain, OWNER, &create, fee + 1_050));
+    let id = volume_id(&OWNER, "photos");
+    let created = volume(&chain, id).unwrap();
+    assert_eq!((created.rent.deposit, created.rent.price_per_byte_block, created.owner), (1_050, PRICE, OWNER));
+    assert_eq!(relay(&chain, RELAY).unwrap().volumes, 1);
+    assert_eq!(volume_totals(&chain).fees_burned, fee);
+    assert_eq!(code(storage_call(&mut chain, OWNER, &create, fee)), Some(ExecCode::VolumeExists));
+    assert_conserved(&chain, &[RELAY]);
+
+    // Only the volume's relay commits.
+    let commit = StorageCall::Commit { volume: id, root: H256([7; 32]), size_bytes: 100 };
+    assert_eq!(code(storage_call(&mut chain, OTHER, &commit, 0)), Some(ExecCode::UnknownVolume));
+    let too_big = StorageCall::Commit { volume: id, root: H256([7; 32]), size_bytes: 1_001 };
+    assert_eq!(code(storage_call(&mut chain, RELAY, &too_big, 0)), Some(ExecCode::RelayUnavailable));
+    let relay_before = balance(&chain.state, RELAY);
+    let receipt = storage_call(&mut chain, RELAY, &commit, 0);
+    let commit_fee = receipt.fee.total();
+    ok(receipt);
+    let committed_at = chain.height - 1;
+    let record = volume(&chain, id).unwrap();
+    assert_eq!((record.root, record.rent.size_bytes, record.committed_height), (H256([7; 32]), 100, committed_at));
+    assert_eq!(record.rent_paid, 0, "an empty volume owed nothing before the commit");
+    assert_eq!(relay(&chain, RELAY).unwrap().used_bytes, 100);
+    assert_eq!(balance(&chain.state, RELAY), relay_before - commit_fee);
+
+    // Two blocks later a deposit settles two blocks of rent (400) to the relay.
+    skip(&mut chain, 1);
+    ok(storage_call(&mut chain, OTHER, &StorageCall::Deposit { volume: id }, 10));
+    let record = volume(&chain, id).unwrap();
+    assert_eq!((record.rent_paid, record.rent.deposit), (400, 1_050 - 400 + 10));
+    assert_eq!(relay(&chain, RELAY).unwrap().earned, 400);
+    assert_conserved(&chain, &[RELAY]);
+
+    // Left alone, the deposit runs out (3 more blocks), then the grace passes: purged.
+    let paid_until = record.rent.paid_until().unwrap();
+    assert_eq!(paid_until, record.rent.settled_height + 3);
+    skip_to(&mut chain, paid_until);
+    assert_eq!(record.rent.status_at(chain.height, params().volume_grace_blocks), VolumeStatus::Grace);
+    assert_eq!(
+        code(storage_call(&mut chain, OTHER, &StorageCall::Reap { volume: id }, 0)),
+        Some(ExecCode::VolumeState),
+        "still in grace"
+    );
+    let grace_end = paid_until + params().volume_grace_blocks;
+    skip_to(&mut chain, grace_end);
+    assert_eq!(code(storage_call(&mut chain, OWNER, &commit, 0)), Some(ExecCode::UnknownVolume), "not its relay");
+    assert_eq!(code(storage_call(&mut chain, RELAY, &commit, 0)), Some(ExecCode::VolumeState), "purged");
+    assert_eq!(
+        code(relay_call(&mut chain, RELAY, &RelayCall::Deregister, 0)),
+        Some(ExecCode::RelayBusy),
+        "a volume still names it"
+    );
+    let owner_before = balance(&chain.state, OWNER);
+    ok(storage_call(&mut chain, OTHER, &StorageCall::Reap { volume: id }, 0));
+    // 660 left: 3 blocks (600) paid, 60 back to the owner.
+    assert_eq!(balance(&chain.state, OWNER), owner_before + 60);
+    assert_eq!(relay(&chain, RELAY).unwrap().earned, 1_000);
+    assert_eq!(volume(&chain, id), None);
+    let totals = volume_totals(&chain);
+    assert_eq!((totals.volumes, totals.bytes, totals.deposits, totals.rent_paid), (0, 0, 0, 1_000));
+    assert_eq!((relay(&chain, RELAY).unwrap().volumes, relay(&chain, RELAY).unwrap().used_bytes), (0, 0));
+    assert_conserved(&chain, &[RELAY]);
+    ok(relay_call(&mut chain, RELAY, &RelayCall::Deregister, 0));
+}
+
+#[test]
+fn an_owner_deletes_and_undeletes_within_the_grace() {
+    let mut chain = registered_chain();
+    let fee = params().volume_creation_fee;
+    ok(storage_call(&mut chain, OWNER, &StorageCall::Create { name: "v".into(), relay: RELAY, public: true }, fee + 5));
+    let id = volume_id(&OWNER, "v");
+    assert_eq!(
+        code(storage_call(&mut chain, OTHER, &StorageCall::Delete { volume: id }, 0)),
+        Some(ExecCode::UnknownVolume)
+    );
+    assert_eq!(
+        code(storage_call(&mut chain, OWNER, &StorageCall::Undelete { volume: id }, 0)),
+        Some(ExecCode::VolumeState),
+        "not deleted"
+    );
+    ok(storage_call(&mut chain, OWNER, &StorageCall::Delete { volume: id }, 0));
+    let deleted = volume(&chain, id).unwrap();
+    assert_eq!(deleted.rent.status_at(chain.height, params().volume_grace_blocks), VolumeStatus::Deleted);
+    assert_eq!(
+        code(storage_call(&mut chain, OWNER, &StorageCall::Delete { volume: id }, 0)),
+        Some(ExecCode::VolumeState)
+    );
+    ok(storage_call(&mut chain, OWNER, &StorageCall::Undelete { volume: id }, 0));
+    assert_eq!(volume(&chain, id).unwrap().rent.deleted_height, None);
+    // Deleted again and left past the grace: purged, then reaped with the whole deposit back
+    // (it never held bytes, so it never owed rent).
+    ok(storage_call(&mut chain, OWNER, &StorageCall::Delete { volume: id }, 0));
+    skip(&mut chain, params().volume_grace_blocks);
+    assert_eq!(
+        code(storage_call(&mut chain, OWNER, &StorageCall::Undelete { volume: id }, 0)),
+        Some(ExecCode::VolumeState),
+        "too late"
+    );
+    let before = balance(&chain.state, OWNER);
+    let receipt = storage_call(&mut chain, OWNER, &StorageCall::Reap { volume: id }, 0);
+    let reap_fee = receipt.fee.total();
+    ok(receipt);
+    assert_eq!(balance(&chain.state, OWNER), before + 5 - reap_fee);
+    assert_conserved(&chain, &[RELAY]);
+}
+
+#[test]
+fn volume_refusals_and_revocation() {
+    let mut chain = registered_chain();
+    let fee = params().volume_creation_fee;
+    let create = |name: &str, relay| StorageCall::Create { name: name.into(), relay, public: false };
+    assert_eq!(code(storage_call(&mut chain, OWNER, &create("Bad Name", RELAY), fee)), Some(ExecCode::VolumeRules));
+    assert_eq!(code(storage_call(&mut chain, OWNER, &create("v", RELAY), fee - 1)), Some(ExecCode::VolumeRules));
+    assert_eq!(code(storage_call(&mut chain, OWNER, &create("v", OTHER), fee)), Some(ExecCode::RelayUnavailable));
+    let unknown = StorageCall::Deposit { volume: H256([1; 32]) };
+    assert_eq!(code(storage_call(&mut chain, OWNER, &unknown, 1)), Some(ExecCode::UnknownVolume));
+    assert_eq!(
+        code(storage_call(&mut chain, OWNER, &StorageCall::Delete { volume: H256([1; 32]) }, 1)),
+        Some(ExecCode::WasmTrap),
+        "delete takes no value"
+    );
+    // A relay that stopped taking writes, or stopped heartbeating, takes no new volume.
+    ok(relay_call(&mut chain, RELAY, &RelayCall::Update(RelaySettings { write: false, ..settings() }), 0));
+    assert_eq!(code(storage_call(&mut chain, OWNER, &create("v", RELAY), fee)), Some(ExecCode::RelayUnavailable));
+    ok(relay_call(&mut chain, RELAY, &RelayCall::Update(settings()), 0));
+    skip(&mut chain, params().heartbeat_gap_blocks + 1);
+    assert_eq!(code(storage_call(&mut chain, OWNER, &create("v", RELAY), fee)), Some(ExecCode::RelayUnavailable));
+    ok(relay_call(&mut chain, RELAY, &RelayCall::Heartbeat, 0));
+    ok(storage_call(&mut chain, OWNER, &create("v", RELAY), fee));
+    assert_eq!(volume_totals(&chain).volumes, 1, "refusals created nothing");
+    assert_conserved(&chain, &[RELAY]);
+
+    let session_key = [2u8; 33];
+    ok(storage_call(&mut chain, OWNER, &StorageCall::Revoke { session_key }, 0));
+    let marker = chain.state.get(&volume_state_key(&revocation_key(&OWNER, &session_key))).unwrap();
+    assert_eq!(decode_revocation(marker), Ok(chain.height - 1));
+}
