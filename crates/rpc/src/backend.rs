@@ -10,9 +10,9 @@ use drover_types::{
     api::{
         AccountInfo, AccountTokens, ActorCodeInfo, ActorInfo, ActorReadResponse, BlockInfo, ChainInfo, DelegationList,
         EntitlementInfo, GovernanceParams, InclusionProofInfo, InclusionProofKind, JobInfo, JobResultList, LogPage,
-        MailboxPage, ProposalDetail, ProposalList, RunnerInfo, RunnerJobList, RunnerList, SecretEnvelope, SecretList,
-        StateProofInfo, StateSnapshot, StoragePage, SystemRunPage, TimerPage, TokenInfo, TokenList, UpgradePage,
-        VerifiedResultInfo,
+        MailboxPage, ProposalDetail, ProposalList, RasAccountBalance, RasStats, RelayHealth, RelayInfo, RelayList,
+        RunnerInfo, RunnerJobList, RunnerList, SecretEnvelope, SecretList, StateProofInfo, StateSnapshot, StoragePage,
+        SystemRunPage, TimerPage, TokenInfo, TokenList, UpgradePage, VerifiedResultInfo, VolumeInfo, VolumeList,
     },
     error::ApiError,
 };
@@ -103,6 +103,25 @@ pub struct ActorCall {
     pub max_cycles: u64,
     /// Cells budget, within the node's cap.
     pub max_cells: u64,
+}
+
+/// Which registered relays a relay list keeps (`/ras/relays/public`, `/ras/write-relayers`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RelayFilter {
+    /// Those listed publicly (`public`).
+    Public,
+    /// Those a new volume can go to: taking writes, healthy, with free capacity.
+    Writable,
+}
+
+impl RelayFilter {
+    /// Whether `relay` is on this list (every relay given is registered).
+    pub fn keeps(self, relay: &RelayInfo) -> bool {
+        match self {
+            RelayFilter::Public => relay.public,
+            RelayFilter::Writable => relay.write && relay.health == RelayHealth::Healthy && relay.free_bytes > 0,
+        }
+    }
 }
 
 /// Everything the HTTP API reads from or hands to the node; see the module documentation.
@@ -302,6 +321,29 @@ pub trait Backend: Clone + Send + Sync + 'static {
         address: Address,
         page: Page,
     ) -> impl Future<Output = Result<AccountTokens, ApiError>> + Send;
+
+    /// Storage-relay totals: the relay registry's and the storage manager's (zeros when absent).
+    fn ras_stats(&self) -> impl Future<Output = Result<RasStats, ApiError>> + Send;
+
+    /// Registered relays that `filter` keeps, in listing-slot order, one page.
+    fn ras_relays(&self, filter: RelayFilter, page: Page) -> impl Future<Output = Result<RelayList, ApiError>> + Send;
+
+    /// A volume's record, rent settled virtually to the latest height; `None` when no volume
+    /// has this id (never reaped). Who may see it is the route's to decide.
+    fn ras_volume(&self, id: H256) -> impl Future<Output = Result<Option<VolumeInfo>, ApiError>> + Send;
+
+    /// `owner`'s volumes in volume-id order, one page.
+    fn ras_volumes(&self, owner: Address, page: Page) -> impl Future<Output = Result<VolumeList, ApiError>> + Send;
+
+    /// `wallet`'s balance and what its volumes hold and cost (a bounded number of them).
+    fn ras_account(&self, wallet: Address) -> impl Future<Output = Result<RasAccountBalance, ApiError>> + Send;
+
+    /// The height at which `wallet` revoked `session_key`; `None` when it did not.
+    fn ras_revocation(
+        &self,
+        wallet: Address,
+        session_key: [u8; 33],
+    ) -> impl Future<Output = Result<Option<u64>, ApiError>> + Send;
 
     /// Latest finalized height (0 before the first block).
     fn height(&self) -> u64;

@@ -53,8 +53,8 @@ use axum::{
 use drover_types::ErrorCode;
 use error::HttpError;
 use limits::{
-    GLOBAL_RATE_LIMIT_PER_SEC_DEFAULT, MAX_REQUEST_BYTES, REQUEST_TIMEOUT_MS, STATE_SYNC_RATE_PER_SEC_DEFAULT,
-    SUBMIT_WAITS_IN_FLIGHT_MAX,
+    GLOBAL_RATE_LIMIT_PER_SEC_DEFAULT, MAX_REQUEST_BYTES, RAS_PUBLIC_RATE_PER_SEC, REQUEST_TIMEOUT_MS,
+    STATE_SYNC_RATE_PER_SEC_DEFAULT, SUBMIT_WAITS_IN_FLIGHT_MAX,
 };
 use state::AppState;
 use std::time::Duration;
@@ -80,6 +80,9 @@ pub struct RpcConfig {
     pub global_rate_limit_per_sec: u32,
     /// Requests per second accepted from one client IP on the state-sync routes.
     pub state_sync_rate_per_sec: u32,
+    /// Requests per second accepted from one client IP on the public storage-relay reads
+    /// ([`limits::RAS_PUBLIC_RATE_PER_SEC`]; not read from the environment).
+    pub ras_public_rate_per_sec: u32,
     /// Serve `/api-docs/openapi.json` and `/swagger-ui`.
     pub dev_mode: bool,
     /// Longest time from a request to its answer, in milliseconds
@@ -95,6 +98,7 @@ impl Default for RpcConfig {
         Self {
             global_rate_limit_per_sec: GLOBAL_RATE_LIMIT_PER_SEC_DEFAULT,
             state_sync_rate_per_sec: STATE_SYNC_RATE_PER_SEC_DEFAULT,
+            ras_public_rate_per_sec: RAS_PUBLIC_RATE_PER_SEC,
             dev_mode: false,
             request_timeout_ms: REQUEST_TIMEOUT_MS,
             submit_waits_in_flight_max: SUBMIT_WAITS_IN_FLIGHT_MAX,
@@ -269,7 +273,7 @@ mod tests {
     use std::collections::HashMap;
 
     /// Every route the router serves.
-    const ROUTES: [(&str, &str); 63] = [
+    const ROUTES: [(&str, &str); 76] = [
         ("post", "/submit"),
         ("post", "/submit_wait"),
         ("get", "/transaction/{hash}"),
@@ -302,6 +306,19 @@ mod tests {
         ("post", "/runner/{address}/job_result"),
         ("get", "/ras/challenge"),
         ("get", "/ras/auth/me"),
+        ("get", "/ras/stats"),
+        ("get", "/ras/relays/public"),
+        ("get", "/ras/write-relayers"),
+        ("get", "/ras/billing/summary"),
+        ("get", "/ras/revocations/{wallet}/{session_key}"),
+        ("get", "/ras/accounts/balance"),
+        ("get", "/ras/volumes"),
+        ("post", "/ras/volumes"),
+        ("get", "/ras/volumes/{volume_id}"),
+        ("post", "/ras/volumes/{volume_id}/delete"),
+        ("post", "/ras/volumes/{volume_id}/undelete"),
+        ("post", "/ras/volumes/{volume_id}/deposit"),
+        ("post", "/ras/revoke"),
         ("get", "/library/{publisher}"),
         ("get", "/library/{publisher}/{name}"),
         ("get", "/secrets/{owner}"),
@@ -358,7 +375,10 @@ mod tests {
             let uri = path
                 .replace("{hash}", &"0".repeat(64))
                 .replace("{address}", &key(0).address().to_hex())
-                .replace("{selector}", "latest");
+                .replace("{selector}", "latest")
+                .replace("{volume_id}", &"0".repeat(64))
+                .replace("{wallet}", &key(0).address().to_hex())
+                .replace("{session_key}", &"02".repeat(33));
             let request =
                 Request::builder().method(method.to_uppercase().as_str()).uri(&uri).body(Body::empty()).unwrap();
             let answer = send(&app, request).await;
@@ -484,6 +504,7 @@ mod tests {
             Ok(RpcConfig {
                 global_rate_limit_per_sec: 100,
                 state_sync_rate_per_sec: 5,
+                ras_public_rate_per_sec: 20,
                 dev_mode: false,
                 request_timeout_ms: 30_000,
                 submit_waits_in_flight_max: 256,

@@ -13,7 +13,10 @@
 use crate::pagination::Page;
 use crate::{
     RpcConfig,
-    backend::{ActorCall, Backend, ChainHealth, FaucetSettings, IncludedTransaction, OperationsRequest, StateQuery},
+    backend::{
+        ActorCall, Backend, ChainHealth, FaucetSettings, IncludedTransaction, OperationsRequest, RelayFilter,
+        StateQuery,
+    },
     router,
 };
 use axum::{
@@ -28,9 +31,10 @@ use drover_types::{
         AccountInfo, AccountTokens, ActorCodeInfo, ActorInfo, ActorReadResponse, BlockInfo, ChainInfo, DelegationInfo,
         DelegationList, EntitlementInfo, GovernanceParams, InclusionProofInfo, InclusionProofKind, JobInfo,
         JobResultInfo, JobResultList, LogInfo, LogPage, MailboxPage, ManifestInfo, ParamInfo, ProposalDetail,
-        ProposalList, ReceiptStatus, RunnerInfo, RunnerJobList, RunnerList, SecretEnvelope, SecretList, StateProofInfo,
-        StateProofKind, StateSnapshot, StorageEntryInfo, StoragePage, SystemRunInfo, SystemRunPage, TimerPage,
-        TokenHolding, TokenInfo, TokenList, UpgradePage, VerifiedResultInfo,
+        ProposalList, RasAccountBalance, RasStats, ReceiptStatus, RelayInfo, RelayList, RunnerInfo, RunnerJobList,
+        RunnerList, SecretEnvelope, SecretList, StateProofInfo, StateProofKind, StateSnapshot, StorageEntryInfo,
+        StoragePage, SystemRunInfo, SystemRunPage, TimerPage, TokenHolding, TokenInfo, TokenList, UpgradePage,
+        VerifiedResultInfo, VolumeInfo, VolumeList,
     },
     error::ApiError,
     keccak256,
@@ -94,6 +98,14 @@ pub(crate) struct MockData {
     pub envelopes: Vec<SecretEnvelope>,
     /// Library versions.
     pub libraries: Vec<drover_types::api::LibraryInfo>,
+    /// Registered storage relays, in listing-slot order.
+    pub relays: Vec<RelayInfo>,
+    /// Volumes (as the node would serve them at the tip).
+    pub volumes: Vec<VolumeInfo>,
+    /// Revoked session keys by (wallet, key), with the height.
+    pub revocations: HashMap<(Address, [u8; 33]), u64>,
+    /// Creation fees burned, for `/ras/stats` (the other totals are sums over the lists).
+    pub volume_fees_burned: u128,
 }
 
 #[derive(Clone)]
@@ -146,6 +158,10 @@ impl Default for MockBackend {
             proposals: Vec::new(),
             envelopes: Vec::new(),
             libraries: Vec::new(),
+            relays: Vec::new(),
+            volumes: Vec::new(),
+            revocations: HashMap::new(),
+            volume_fees_burned: 0,
         };
         Self { data: Arc::new(Mutex::new(data)), heights: Arc::new(watch::channel(0).0) }
     }
@@ -444,6 +460,63 @@ impl Backend for MockBackend {
         let total_count = held.len() as u64;
         let tokens = held.into_iter().skip(page.offset as usize).take(page.limit as usize).collect();
         Ok(AccountTokens { address, tokens, total_count, offset: page.offset, limit: page.limit })
+    }
+
+    async fn ras_stats(&self) -> Result<RasStats, ApiError> {
+        let data = self.data.lock();
+        Ok(RasStats {
+            height: data.blocks.len() as u64 - 1,
+            relays: data.relays.len() as u64,
+            capacity_bytes: data.relays.iter().map(|r| r.capacity_bytes).sum(),
+            relay_stake: data.relays.iter().map(|r| r.stake).sum(),
+            volumes: data.volumes.len() as u64,
+            bytes: data.volumes.iter().map(|v| v.size_bytes).sum(),
+            deposits: data.volumes.iter().map(|v| v.deposit).sum(),
+            rent_paid: data.volumes.iter().map(|v| v.rent_paid).sum(),
+            fees_burned: data.volume_fees_burned,
+        })
+    }
+
+    async fn ras_relays(&self, filter: RelayFilter, page: Page) -> Result<RelayList, ApiError> {
+        let data = self.data.lock();
+        let kept: Vec<_> = data.relays.iter().filter(|r| filter.keeps(r)).cloned().collect();
+        let total_count = kept.len() as u64;
+        let relays = kept.into_iter().skip(page.offset as usize).take(page.limit as usize).collect();
+        Ok(RelayList { relays, total_count, offset: page.offset, limit: page.limit })
+    }
+
+    async fn ras_volume(&self, id: H256) -> Result<Option<VolumeInfo>, ApiError> {
+        Ok(self.data.lock().volumes.iter().find(|v| v.volume_id == id).cloned())
+    }
+
+    async fn ras_volumes(&self, owner: Address, page: Page) -> Result<VolumeList, ApiError> {
+        let data = self.data.lock();
+        let mut owned: Vec<_> = data.volumes.iter().filter(|v| v.owner == owner).cloned().collect();
+        owned.sort_by_key(|v| v.volume_id);
+        let total_count = owned.len() as u64;
+        let volumes = owned.into_iter().skip(page.offset as usize).take(page.limit as usize).collect();
+        Ok(VolumeList { volumes, total_count, offset: page.offset, limit: page.limit })
+    }
+
+    async fn ras_account(&self, wallet: Address) -> Result<RasAccountBalance, ApiError> {
+        let data = self.data.lock();
+        let owned: Vec<_> = data.volumes.iter().filter(|v| v.owner == wallet).collect();
+        Ok(RasAccountBalance {
+            wallet,
+            balance: data.accounts.get(&wallet).map_or(0, |a| a.balance),
+            volumes: owned.len() as u64,
+            deposits: owned.iter().map(|v| v.deposit).sum(),
+            rent_per_block: owned
+                .iter()
+                .filter(|v| v.status == drover_types::storage::VolumeStatus::Active)
+                .map(|v| v.rent_per_block)
+                .sum(),
+            truncated: false,
+        })
+    }
+
+    async fn ras_revocation(&self, wallet: Address, session_key: [u8; 33]) -> Result<Option<u64>, ApiError> {
+        Ok(self.data.lock().revocations.get(&(wallet, session_key)).copied())
     }
 
     fn height(&self) -> u64 {

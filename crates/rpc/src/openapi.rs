@@ -90,6 +90,19 @@ pub(crate) const SWAGGER_UI_PATH: &str = "/swagger-ui";
         runners::job_result,
         ras::challenge,
         ras::me,
+        ras::stats,
+        ras::public_relays,
+        ras::write_relayers,
+        ras::billing_summary,
+        ras::revocation,
+        ras::balance,
+        ras::volumes,
+        ras::volume,
+        ras::create,
+        ras::delete,
+        ras::undelete,
+        ras::deposit,
+        ras::revoke,
         library::libraries,
         library::library,
         secrets::secrets,
@@ -134,7 +147,7 @@ pub(crate) const SWAGGER_UI_PATH: &str = "/swagger-ui";
         (name = "governance", description = "Chain parameters and the proposals that change them"),
         (name = "secrets", description = "Secrets stored as per-reader ciphertext envelopes"),
         (name = "libraries", description = "Actor code published once and run by actors in their own context"),
-        (name = "ras", description = "Storage relays: authentication (the rest of the family is not built yet)"),
+        (name = "ras", description = "Storage relays: authentication, relays, volumes, billing and the volume transactions"),
         (name = "entitlements", description = "The entitlement registry and manifest checks"),
         (name = "blocks", description = "Finalized blocks"),
         (name = "chain", description = "Chain identity and fee market"),
@@ -231,7 +244,28 @@ pub(crate) const OPERATION_ERRORS: &[(HttpMethod, &str, &[&[ErrorCode]])] = &[
         &[SUBMIT_ERRORS, &[InvalidAddress, FlowTransactionMismatch, FlowSignatureMismatch]],
     ),
     (HttpMethod::Get, "/ras/challenge", &[]),
-    (HttpMethod::Get, "/ras/auth/me", &[&[RasTokenInvalid, RasRequestInvalid, RasReplayed]]),
+    (HttpMethod::Get, "/ras/auth/me", &[RAS_AUTH_ERRORS]),
+    (HttpMethod::Get, "/ras/stats", &[]),
+    (HttpMethod::Get, "/ras/relays/public", &[&[BadRequest]]),
+    (HttpMethod::Get, "/ras/write-relayers", &[&[BadRequest]]),
+    (HttpMethod::Get, "/ras/billing/summary", &[]),
+    (HttpMethod::Get, "/ras/revocations/{wallet}/{session_key}", &[&[BadRequest, InvalidAddress]]),
+    (HttpMethod::Get, "/ras/accounts/balance", &[RAS_AUTH_ERRORS]),
+    (HttpMethod::Get, "/ras/volumes", &[RAS_AUTH_ERRORS, &[BadRequest]]),
+    (HttpMethod::Get, "/ras/volumes/{volume_id}", &[RAS_AUTH_ERRORS, &[BadRequest, RasVolumeNotFound]]),
+    (HttpMethod::Post, "/ras/volumes", &[SUBMIT_ERRORS, RAS_AUTH_ERRORS, &[RasTransactionMismatch]]),
+    (HttpMethod::Post, "/ras/volumes/{volume_id}/delete", &[SUBMIT_ERRORS, RAS_AUTH_ERRORS, &[RasTransactionMismatch]]),
+    (
+        HttpMethod::Post,
+        "/ras/volumes/{volume_id}/undelete",
+        &[SUBMIT_ERRORS, RAS_AUTH_ERRORS, &[RasTransactionMismatch]],
+    ),
+    (
+        HttpMethod::Post,
+        "/ras/volumes/{volume_id}/deposit",
+        &[SUBMIT_ERRORS, RAS_AUTH_ERRORS, &[RasTransactionMismatch]],
+    ),
+    (HttpMethod::Post, "/ras/revoke", &[SUBMIT_ERRORS, RAS_AUTH_ERRORS, &[RasTransactionMismatch]]),
     (HttpMethod::Get, "/library/{publisher}", &[&[BadRequest, InvalidAddress]]),
     (HttpMethod::Get, "/library/{publisher}/{name}", &[&[BadRequest, InvalidAddress, LibraryNotFound]]),
     (HttpMethod::Get, "/secrets/{owner}", &[&[BadRequest, InvalidAddress]]),
@@ -264,6 +298,9 @@ pub(crate) const OPERATION_ERRORS: &[(HttpMethod, &str, &[&[ErrorCode]])] = &[
     (HttpMethod::Get, "/proof/receipt/{tx_hash}", &[&[BadRequest, NotFound]]),
     (HttpMethod::Post, "/proof/multi", &[&[BadRequest]]),
 ];
+
+/// Refusals of the storage-relay authentication (`routes::ras::authenticate`).
+const RAS_AUTH_ERRORS: &[ErrorCode] = &[RasTokenInvalid, RasRequestInvalid, RasReplayed];
 
 /// Refusals of a state proof: a bad address (3001) or storage key or height (1001), or a state
 /// the node cannot prove (1002: nothing finalized yet, or a height other than the latest).
@@ -362,7 +399,13 @@ pub(crate) const PATH_PARAMETER_PATTERNS: &[(&str, &str)] = &[
     ("selector", BLOCK_SELECTOR_PATTERN),
     ("key", STORAGE_KEY_PATTERN),
     ("key_hex", STORAGE_KEY_PATTERN),
+    ("wallet", ADDRESS_PATTERN),
+    ("session_key", SESSION_KEY_PATTERN),
+    ("volume_id", HASH_PATTERN),
 ];
+
+/// What `routes::ras` takes as a session key: a compressed secp256k1 key, 33 bytes of hex.
+pub(crate) const SESSION_KEY_PATTERN: &str = "^(0[xX])?[0-9a-fA-F]{66}$";
 
 /// Format of integer query parameters: every one is a Rust `u64`, which utoipa documents as
 /// `int64` (at most 2^63 - 1) although the node takes values up to 2^64 - 1.

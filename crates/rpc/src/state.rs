@@ -7,7 +7,7 @@ use crate::{
     backend::Backend,
     limits::{
         FAUCET_RATE_LIMIT_WINDOW_MS, FAUCET_REQUESTS_PER_MINUTE_DEFAULT, GLOBAL_RATE_LIMIT_WINDOW_MS,
-        STATE_SYNC_RATE_LIMIT_WINDOW_MS,
+        RAS_PUBLIC_RATE_LIMIT_WINDOW_MS, STATE_SYNC_RATE_LIMIT_WINDOW_MS,
     },
     metrics::RpcMetrics,
     rate_limit::window::{PerClient, SlidingWindow},
@@ -48,6 +48,8 @@ pub struct AppState<B> {
     pub metrics: Arc<RpcMetrics>,
     pub faucet_limiter: Arc<SlidingWindow>,
     pub state_sync_limiter: Arc<PerClient>,
+    /// The public storage-relay reads, per client IP.
+    pub ras_limiter: Arc<PerClient>,
     /// One permit per `/submit_wait` wait allowed in flight.
     pub submit_waits: Arc<Semaphore>,
     pub submit_waits_max: usize,
@@ -70,6 +72,10 @@ impl<B: Backend> AppState<B> {
             state_sync_limiter: Arc::new(PerClient::new(
                 config.state_sync_rate_per_sec,
                 Duration::from_millis(STATE_SYNC_RATE_LIMIT_WINDOW_MS),
+            )),
+            ras_limiter: Arc::new(PerClient::new(
+                config.ras_public_rate_per_sec,
+                Duration::from_millis(RAS_PUBLIC_RATE_LIMIT_WINDOW_MS),
             )),
             submit_waits: Arc::new(Semaphore::new(config.submit_waits_in_flight_max)),
             submit_waits_max: config.submit_waits_in_flight_max,

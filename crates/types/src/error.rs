@@ -1,4 +1,4 @@
-//! The registry of API error codes (1000–9000).
+//! The registry of API error codes (1000–9104).
 //!
 //! Every error body the node serves is `{"code": <int>, "error": "<snake_case_name>",
 //! "message": "<text>"}` with the HTTP status registered here. Codes the spec names keep the
@@ -90,9 +90,11 @@ error_codes! {
     FaucetDisabled = 8000, "faucet_disabled", 404, "The faucet is not enabled on this node.";
     FaucetForbidden = 8001, "faucet_forbidden", 403, "The faucet serves only chain ids 1 and 100.";
     LibraryNotFound = 9000, "library_not_found", 404, "No such account library.";
-    RasTokenInvalid = 9100, "ras_token_invalid", 401, "The X-DRFS-Delegation token is missing, malformed, for another scope, audience or chain, expired, valid for more than 30 days, or not signed by its wallet.";
+    RasTokenInvalid = 9100, "ras_token_invalid", 401, "The X-DRFS-Delegation token is missing, malformed, for another scope, audience or chain, expired, valid for more than 30 days, not signed by its wallet, or for a session key its wallet revoked.";
     RasRequestInvalid = 9101, "ras_request_invalid", 401, "The request's X-DRFS-Timestamp (within 30 s), X-DRFS-Nonce (16 to 64 bytes of hex) or X-DRFS-Signature (the session key's, over the request) is wrong.";
     RasReplayed = 9102, "ras_replayed", 401, "This X-DRFS-Nonce was already used: sign every request with a fresh one.";
+    RasVolumeNotFound = 9103, "ras_volume_not_found", 404, "No volume with this id that the authenticated wallet owns or holds as its relay (the same answer whether or not someone else's volume has this id).";
+    RasTransactionMismatch = 9104, "ras_transaction_mismatch", 400, "The transaction is not this route's storage-manager call (another destination, handler, volume, or a value on a call that takes none), is unsigned, or is not signed by the authenticated wallet.";
 }
 
 #[cfg(test)]

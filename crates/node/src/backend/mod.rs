@@ -15,6 +15,7 @@ mod pages;
 mod records;
 mod runners;
 mod secrets;
+mod storage;
 mod tokens;
 
 pub(crate) use handle::NodeHandle;
@@ -385,6 +386,34 @@ impl Backend for NodeHandle {
         let (Some(record), Some(code)) = (record, code) else { return Ok(None) };
         let record = ActorRecord::decode(&record).map_err(NodeError::from)?;
         Ok(Some(ActorCodeInfo { address, code_hash: record.code_hash, size: code.len() as u64, code }))
+    }
+
+    async fn ras_stats(&self) -> Result<drover_types::api::RasStats, ApiError> {
+        self.read_ras_stats().await
+    }
+
+    async fn ras_relays(
+        &self,
+        filter: drover_rpc::backend::RelayFilter,
+        page: Page,
+    ) -> Result<drover_types::api::RelayList, ApiError> {
+        self.read_ras_relays(filter, page).await
+    }
+
+    async fn ras_volume(&self, id: H256) -> Result<Option<drover_types::api::VolumeInfo>, ApiError> {
+        self.read_ras_volume(id).await
+    }
+
+    async fn ras_volumes(&self, owner: Address, page: Page) -> Result<drover_types::api::VolumeList, ApiError> {
+        self.read_ras_volumes(owner, page).await
+    }
+
+    async fn ras_account(&self, wallet: Address) -> Result<drover_types::api::RasAccountBalance, ApiError> {
+        self.read_ras_account(wallet).await
+    }
+
+    async fn ras_revocation(&self, wallet: Address, session_key: [u8; 33]) -> Result<Option<u64>, ApiError> {
+        self.read_ras_revocation(wallet, session_key).await
     }
 
     fn height(&self) -> u64 {

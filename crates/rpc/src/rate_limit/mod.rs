@@ -6,10 +6,11 @@
 //! accepted request leaves the window is exactly when the next slot frees; it is reported in
 //! whole seconds (rounded up, at least one) as `Retry-After`.
 //!
-//! Three limiters exist: the global one in front of every route (`RPC_GLOBAL_RATE_LIMIT_PER_SEC`
-//! per second), the faucet's (node-wide, per minute) and the state-sync one, which is a
+//! Four limiters exist: the global one in front of every route (`RPC_GLOBAL_RATE_LIMIT_PER_SEC`
+//! per second), the faucet's (node-wide, per minute), the state-sync one, which is a
 //! [`PerClient`] set of windows keyed by client IP (`STATE_SYNC_RATE_PER_SEC` per second, on
-//! `/state/snapshot` and `/state/operations`). Refusals are 429 with code 1004 and are counted in
+//! `/state/snapshot` and `/state/operations`), and the public storage-relay reads' one, per client
+//! IP too (`RAS_PUBLIC_RATE_PER_SEC`, label `ras`). Refusals are 429 with code 1004 and are counted in
 //! `drover_rpc_rate_limited_total{limiter}`, as are the refusals of the cap on `/submit_wait`
 //! waits in flight (`limiter="submit_waits"`; a cap, not a rate, enforced by that route).
 
@@ -32,6 +33,12 @@ pub(crate) fn check_faucet<B: Backend>(state: &AppState<B>) -> Result<(), HttpEr
 /// Takes a slot of `client`'s state-sync window or builds its 429 (and counts it).
 pub(crate) fn check_client<B: Backend>(state: &AppState<B>, client: IpAddr) -> Result<(), HttpError> {
     state.state_sync_limiter.try_acquire(client).map_err(|wait| refused(&state.metrics, Limiter::StateSync, wait))
+}
+
+/// Takes a slot of `client`'s window of the public storage-relay reads or builds its 429 (and
+/// counts it).
+pub(crate) fn check_ras<B: Backend>(state: &AppState<B>, client: IpAddr) -> Result<(), HttpError> {
+    state.ras_limiter.try_acquire(client).map_err(|wait| refused(&state.metrics, Limiter::Ras, wait))
 }
 
 /// Counts a refusal of `limiter` and builds its 429.

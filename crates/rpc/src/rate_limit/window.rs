@@ -15,6 +15,8 @@ pub enum Limiter {
     Global,
     Faucet,
     StateSync,
+    /// The public storage-relay reads, per client IP.
+    Ras,
     /// The cap on `/submit_wait` waits in flight.
     SubmitWaits,
 }
@@ -25,6 +27,7 @@ impl Limiter {
             Limiter::Global => "global",
             Limiter::Faucet => "faucet",
             Limiter::StateSync => "state_sync",
+            Limiter::Ras => "ras",
             Limiter::SubmitWaits => "submit_waits",
         }
     }

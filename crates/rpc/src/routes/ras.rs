@@ -1,29 +1,63 @@
-//! Storage relays (RAS), the part served so far: `GET /ras/challenge` and `GET /ras/auth/me`,
-//! and the authentication every owner route will use (`authenticate`).
+//! Storage relays (RAS): `/ras/...`.
 //!
-//! A request authenticates with the delegation token of [`DELEGATION_HEADER`] and the
-//! session-key signature of the other `X-DRFS-*` headers (`drover_types::ras`). The node checks
-//! the token against its chain id and clock, the request's timestamp (±30 s), nonce and
-//! signature, and refuses a nonce the wallet has already used within the window
-//! ([`drover_types::ras::NonceCache`]).
-//! Every refusal is 401 with its code: 9100 for the token (missing, malformed, wrong scope,
-//! audience or chain, expired, longer than 30 days, not the wallet's), 9101 for the request
-//! (timestamp, nonce, signature), 9102 for a replay.
+//! # Authentication
+//!
+//! A request to an owner route authenticates with the delegation token of
+//! [`DELEGATION_HEADER`] and the session-key signature of the other `X-DRFS-*` headers
+//! (`drover_types::ras`). The node checks the token against its chain id and clock, the
+//! request's timestamp (±30 s), nonce and signature, that the wallet has not revoked the session
+//! key on chain (the storage manager's revocation marker), and refuses a nonce the wallet has
+//! already used within the window ([`drover_types::ras::NonceCache`]). Every refusal is 401 with
+//! its code: 9100 for the token (missing, malformed, wrong scope, audience or chain, expired,
+//! longer than 30 days, not the wallet's, revoked), 9101 for the request (timestamp, nonce,
+//! signature), 9102 for a replay.
+//!
+//! # Routes
+//!
+//! Public, without a token, limited per client IP ([`crate::limits::RAS_PUBLIC_RATE_PER_SEC`], 429
+//! code 1004):
+//! `GET /ras/stats`, `/ras/relays/public`, `/ras/write-relayers`, `/ras/billing/summary` and
+//! `/ras/revocations/{wallet}/{session_key}`. The relay lists walk the registry's listing slots:
+//! O(registered relays), which the stake each relay bonds bounds.
+//!
+//! Authenticated: `GET /ras/challenge` (no token needed), `/ras/auth/me`,
+//! `/ras/accounts/balance`, `/ras/volumes`, `/ras/volumes/{volume_id}` (its owner or its relay;
+//! anyone else gets the 404 of an unknown id, 9103, so a private volume's existence never
+//! leaks), and the transaction routes `POST /ras/volumes` (create),
+//! `/ras/volumes/{volume_id}/delete|undelete|deposit` and `/ras/revoke`: each takes a signed
+//! transaction, checks that it is this route's storage-manager call signed by the
+//! authenticated wallet (400, 9104, otherwise) and admits it exactly like `/submit`.
 
-use crate::{backend::Backend, error::HttpError, extract::RawBody, state::AppState};
+use crate::{
+    backend::{Backend, RelayFilter},
+    error::HttpError,
+    extract::{HashParam, RawBody, json_body, parse_address},
+    pagination::Page,
+    rate_limit,
+    routes::{state_sync::ClientIp, transactions::submit_one},
+    state::AppState,
+};
 use axum::{
     Json,
-    extract::State,
+    extract::{FromRequest, Path, Request, State},
     http::{HeaderMap, Method, Uri},
+    response::Response,
 };
+use bytes::Bytes;
 use drover_types::{
-    ErrorCode,
-    api::{RasChallenge, RasMe},
+    Address, ErrorCode, Transaction,
+    api::{
+        BillingSummary, RasAccountBalance, RasChallenge, RasMe, RasStats, RasTransactionRequest, RelayList,
+        RevocationInfo, SubmitResponse, VolumeInfo, VolumeList,
+    },
+    payload::Message,
     ras::{
         DELEGATION_HEADER, DelegationToken, NONCE_HEADER, SIGNATURE_HEADER, TIMESTAMP_HEADER, TOKEN_AUDIENCE,
         verify_request,
     },
+    storage::{STORAGE_MANAGER_ADDRESS, StorageCall},
 };
+
 fn now_ms() -> u64 {
     std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis() as u64)
 }
@@ -32,8 +66,9 @@ fn header<'h>(headers: &'h HeaderMap, name: &str) -> &'h str {
     headers.get(name).and_then(|v| v.to_str().ok()).unwrap_or_default()
 }
 
-/// Authenticates an owner-route request: the token, the request's signature, the nonce.
-pub(crate) fn authenticate<B: Backend>(
+/// Authenticates an owner-route request: the token, the request's signature, the session key
+/// not revoked on chain, the nonce.
+pub(crate) async fn authenticate<B: Backend>(
     state: &AppState<B>,
     (method, uri, headers, body): (&Method, &Uri, &HeaderMap, &[u8]),
 ) -> Result<DelegationToken, HttpError> {
@@ -49,11 +84,38 @@ pub(crate) fn authenticate<B: Backend>(
         now,
     )
     .map_err(|e| HttpError::new(ErrorCode::RasRequestInvalid, e.to_string()))?;
+    // Only a request the session key signed costs a state read.
+    if let Some(height) = state.backend.ras_revocation(token.wallet, token.session_key).await? {
+        return Err(HttpError::new(
+            ErrorCode::RasTokenInvalid,
+            format!("the delegation token's session key was revoked by its wallet at height {height}"),
+        ));
+    }
     state
         .ras_nonces
         .accept(token.wallet, nonce, now)
         .map_err(|e| HttpError::new(ErrorCode::RasReplayed, e.to_string()))?;
     Ok(token)
+}
+
+/// An authenticated request ([`authenticate`]) and its body: the last extractor of an owner
+/// route.
+pub struct Authenticated {
+    /// The verified token: whom the request acts for.
+    pub token: DelegationToken,
+    /// The request body, as signed.
+    pub body: Bytes,
+}
+
+impl<B: Backend> FromRequest<AppState<B>> for Authenticated {
+    type Rejection = HttpError;
+
+    async fn from_request(request: Request, state: &AppState<B>) -> Result<Self, Self::Rejection> {
+        let (method, uri, headers) = (request.method().clone(), request.uri().clone(), request.headers().clone());
+        let RawBody(body) = RawBody::from_request(request, state).await?;
+        let token = authenticate(state, (&method, &uri, &headers, &body)).await?;
+        Ok(Self { token, body })
+    }
 }
 
 /// `GET /ras/challenge`: what a client needs to build its token and requests.
@@ -86,28 +148,362 @@ pub async fn challenge<B: Backend>(State(state): State<AppState<B>>) -> Json<Ras
         X-DRFS-Signature (docs/storage.md); 401 with 9100 (token), 9101 (request) or 9102 (replay) otherwise.",
     responses((status = 200, description = "The wallet and session.", body = RasMe))
 )]
-pub async fn me<B: Backend>(
-    State(state): State<AppState<B>>,
-    method: Method,
-    uri: Uri,
-    headers: HeaderMap,
-    RawBody(body): RawBody,
-) -> Result<Json<RasMe>, HttpError> {
-    let token = authenticate(&state, (&method, &uri, &headers, &body))?;
-    Ok(Json(RasMe {
+pub async fn me(Authenticated { token, .. }: Authenticated) -> Json<RasMe> {
+    Json(RasMe {
         wallet: token.wallet,
         session_key: format!("0x{}", hex::encode(token.session_key)),
         expires_at_ms: token.expires_at_ms,
+    })
+}
+
+/// `GET /ras/stats`: the family's totals.
+#[utoipa::path(
+    get,
+    path = "/ras/stats",
+    tag = "ras",
+    summary = "Storage-relay totals",
+    description = "Registered relays with their capacity and stake, volumes not yet reaped with their bytes and \
+        deposits, rent paid and creation fees burned, at the latest finalized height. No token; limited per \
+        client IP.",
+    responses((status = 200, description = "The totals.", body = RasStats))
+)]
+pub async fn stats<B: Backend>(
+    State(state): State<AppState<B>>,
+    ClientIp(client): ClientIp,
+) -> Result<Json<RasStats>, HttpError> {
+    rate_limit::check_ras(&state, client)?;
+    Ok(Json(state.backend.ras_stats().await?))
+}
+
+/// `GET /ras/relays/public`: one page of the relays listed publicly.
+#[utoipa::path(
+    get,
+    path = "/ras/relays/public",
+    tag = "ras",
+    summary = "Publicly listed relays",
+    description = "Registered relays that asked to be listed, whatever their health, in the registry's slot \
+        order (a walk over every registered relay: their stake bounds how many there are). No token; limited \
+        per client IP.",
+    params(
+        ("offset" = Option<u64>, Query, description = "Relays to skip (default 0)."),
+        ("limit" = Option<u64>, Query, description = "Page size (default 50, at most 1,000)."),
+    ),
+    responses((status = 200, description = "The list envelope with `relays`.", body = RelayList))
+)]
+pub async fn public_relays<B: Backend>(
+    State(state): State<AppState<B>>,
+    ClientIp(client): ClientIp,
+    page: Page,
+) -> Result<Json<RelayList>, HttpError> {
+    rate_limit::check_ras(&state, client)?;
+    Ok(Json(state.backend.ras_relays(RelayFilter::Public, page).await?))
+}
+
+/// `GET /ras/write-relayers`: one page of the relays a new volume can go to.
+#[utoipa::path(
+    get,
+    path = "/ras/write-relayers",
+    tag = "ras",
+    summary = "Relays taking new volumes",
+    description = "Registered relays that take writes, are healthy and have free capacity, in the registry's \
+        slot order (a walk over every registered relay). No token; limited per client IP.",
+    params(
+        ("offset" = Option<u64>, Query, description = "Relays to skip (default 0)."),
+        ("limit" = Option<u64>, Query, description = "Page size (default 50, at most 1,000)."),
+    ),
+    responses((status = 200, description = "The list envelope with `relays`.", body = RelayList))
+)]
+pub async fn write_relayers<B: Backend>(
+    State(state): State<AppState<B>>,
+    ClientIp(client): ClientIp,
+    page: Page,
+) -> Result<Json<RelayList>, HttpError> {
+    rate_limit::check_ras(&state, client)?;
+    Ok(Json(state.backend.ras_relays(RelayFilter::Writable, page).await?))
+}
+
+/// `GET /ras/billing/summary`: the volumes' totals.
+#[utoipa::path(
+    get,
+    path = "/ras/billing/summary",
+    tag = "ras",
+    summary = "Storage billing totals",
+    description = "Volumes not yet reaped, their bytes and deposits (as of each one's last settlement), rent \
+        paid to relays and creation fees burned, all time. No token; limited per client IP.",
+    responses((status = 200, description = "The totals.", body = BillingSummary))
+)]
+pub async fn billing_summary<B: Backend>(
+    State(state): State<AppState<B>>,
+    ClientIp(client): ClientIp,
+) -> Result<Json<BillingSummary>, HttpError> {
+    rate_limit::check_ras(&state, client)?;
+    Ok(Json(BillingSummary::from(&state.backend.ras_stats().await?)))
+}
+
+/// A compressed session key: 33 bytes of hex, `0x` optional (1001 otherwise).
+fn parse_session_key(text: &str) -> Result<[u8; 33], HttpError> {
+    let bytes = text.strip_prefix("0x").or_else(|| text.strip_prefix("0X")).unwrap_or(text);
+    hex::decode(bytes).ok().and_then(|bytes| <[u8; 33]>::try_from(bytes).ok()).ok_or_else(|| {
+        HttpError::new(ErrorCode::BadRequest, format!("a session key is 33 bytes of hex (compressed): {text:?}"))
+    })
+}
+
+/// `GET /ras/revocations/{wallet}/{session_key}`: whether a wallet revoked a session key.
+#[utoipa::path(
+    get,
+    path = "/ras/revocations/{wallet}/{session_key}",
+    tag = "ras",
+    summary = "Whether a wallet revoked a session key",
+    description = "What relays check before honouring a delegation token (the chain's revocation marker; the \
+        node refuses revoked tokens itself). No token; limited per client IP: cache the answer briefly.",
+    params(
+        ("wallet" = String, Path, description = "The wallet: 20 bytes of hex."),
+        ("session_key" = String, Path, description = "The session key, compressed: 33 bytes of hex."),
+    ),
+    responses((status = 200, description = "The revocation, if any.", body = RevocationInfo))
+)]
+pub async fn revocation<B: Backend>(
+    State(state): State<AppState<B>>,
+    ClientIp(client): ClientIp,
+    Path((wallet, session_key)): Path<(String, String)>,
+) -> Result<Json<RevocationInfo>, HttpError> {
+    let (wallet, session_key) = (parse_address(&wallet)?, parse_session_key(&session_key)?);
+    rate_limit::check_ras(&state, client)?;
+    let height = state.backend.ras_revocation(wallet, session_key).await?;
+    Ok(Json(RevocationInfo {
+        wallet,
+        session_key: format!("0x{}", hex::encode(session_key)),
+        revoked: height.is_some(),
+        height,
     }))
+}
+
+/// `GET /ras/accounts/balance`: the wallet's balance and what its volumes hold and cost.
+#[utoipa::path(
+    get,
+    path = "/ras/accounts/balance",
+    tag = "ras",
+    summary = "The authenticated wallet's balance and storage costs",
+    description = "Its DRV balance, its volumes, the sum of their deposits (rent settled to the latest height) \
+        and what its active volumes cost per block. At most 1,000 volumes are summed (`truncated` says when \
+        the wallet has more). Authenticated (docs/storage.md).",
+    responses((status = 200, description = "The balance.", body = RasAccountBalance))
+)]
+pub async fn balance<B: Backend>(
+    State(state): State<AppState<B>>,
+    Authenticated { token, .. }: Authenticated,
+) -> Result<Json<RasAccountBalance>, HttpError> {
+    Ok(Json(state.backend.ras_account(token.wallet).await?))
+}
+
+/// `GET /ras/volumes`: one page of the wallet's volumes.
+#[utoipa::path(
+    get,
+    path = "/ras/volumes",
+    tag = "ras",
+    summary = "The authenticated wallet's volumes",
+    description = "Its volumes not yet reaped, in volume-id order, each at the latest height. Authenticated \
+        (docs/storage.md): sign the path with its query.",
+    params(
+        ("offset" = Option<u64>, Query, description = "Volumes to skip (default 0)."),
+        ("limit" = Option<u64>, Query, description = "Page size (default 50, at most 1,000)."),
+    ),
+    responses((status = 200, description = "The list envelope with `volumes`.", body = VolumeList))
+)]
+pub async fn volumes<B: Backend>(
+    State(state): State<AppState<B>>,
+    page: Page,
+    Authenticated { token, .. }: Authenticated,
+) -> Result<Json<VolumeList>, HttpError> {
+    Ok(Json(state.backend.ras_volumes(token.wallet, page).await?))
+}
+
+/// The 404 of a volume the wallet may not see: the same for an unknown id and for someone
+/// else's volume, public or private (it names no id, so the bodies are byte for byte equal).
+fn volume_not_found() -> HttpError {
+    HttpError::new(ErrorCode::RasVolumeNotFound, "no such volume owned or held by the authenticated wallet")
+}
+
+/// `GET /ras/volumes/{volume_id}`: a volume, for its owner or its relay.
+#[utoipa::path(
+    get,
+    path = "/ras/volumes/{volume_id}",
+    tag = "ras",
+    summary = "A volume, for its owner or its relay",
+    description = "The volume at the latest height when the authenticated wallet owns it or is its relay; 404 \
+        (9103) otherwise, the same answer for an unknown id and for anyone else's volume.",
+    params(("volume_id" = String, Path, description = "The volume: 32 bytes of hex.")),
+    responses((status = 200, description = "The volume.", body = VolumeInfo))
+)]
+pub async fn volume<B: Backend>(
+    State(state): State<AppState<B>>,
+    HashParam(id): HashParam,
+    Authenticated { token, .. }: Authenticated,
+) -> Result<Json<VolumeInfo>, HttpError> {
+    match state.backend.ras_volume(id).await? {
+        Some(volume) if volume.owner == token.wallet || volume.relay == token.wallet => Ok(Json(volume)),
+        _ => Err(volume_not_found()),
+    }
+}
+
+/// The signed transaction of a transaction route's body, if it is a call of the storage manager
+/// that `expected` takes, signed by `wallet` (9104 otherwise; 1001 when the body is not the JSON).
+fn storage_transaction(
+    wallet: Address,
+    body: &[u8],
+    expected: impl FnOnce(&StorageCall) -> bool,
+    what: &str,
+) -> Result<Transaction, HttpError> {
+    let request: RasTransactionRequest = json_body(body)?;
+    let mismatch = |why: String| HttpError::new(ErrorCode::RasTransactionMismatch, why);
+    let tx = Transaction::decode(&request.transaction_base64)
+        .map_err(|e| mismatch(format!("transaction_base64 is not a transaction: {e}")))?;
+    let call = Some(&tx)
+        .filter(|tx| tx.to == Some(STORAGE_MANAGER_ADDRESS))
+        .and_then(|tx| Message::decode(&tx.payload).ok())
+        .and_then(|message| StorageCall::decode(&message.handler, &message.payload).ok())
+        .filter(|call| expected(call))
+        .ok_or_else(|| mismatch(format!("the transaction is not {what}")))?;
+    if tx.value != 0 && !call.takes_value() {
+        return Err(mismatch(format!("a {} carries no value; the transaction carries {}", call.handler(), tx.value)));
+    }
+    match tx.recover_sender() {
+        Ok(sender) if sender == wallet => Ok(tx),
+        Ok(sender) => {
+            Err(mismatch(format!("the transaction is signed by {sender}, not by the authenticated wallet {wallet}")))
+        }
+        Err(e) => Err(mismatch(format!("the transaction's signature does not recover a sender: {e}"))),
+    }
+}
+
+/// Admits a transaction route's transaction like `/submit` once [`storage_transaction`] took it.
+async fn submit_storage<B: Backend>(
+    state: &AppState<B>,
+    Authenticated { token, body }: Authenticated,
+    expected: impl FnOnce(&StorageCall) -> bool,
+    what: &str,
+) -> Result<Response, HttpError> {
+    let tx = storage_transaction(token.wallet, &body, expected, what)?;
+    submit_one(&state.backend, &tx).await
+}
+
+/// `POST /ras/volumes`: admits the wallet's signed `create` like `/submit`.
+#[utoipa::path(
+    post,
+    path = "/ras/volumes",
+    tag = "ras",
+    summary = "Create a volume (a signed transaction)",
+    description = "Takes the wallet's signed `create` of the storage manager (value: the creation fee plus the \
+        first deposit); refuses another call or a transaction the authenticated wallet did not sign (9104), \
+        then answers like `/submit`. Authenticated (docs/storage.md).",
+    request_body(content = RasTransactionRequest, content_type = "application/json"),
+    responses((status = 200, description = "Accepted into the mempool; the record of `/submit`.", body = SubmitResponse))
+)]
+pub async fn create<B: Backend>(State(state): State<AppState<B>>, auth: Authenticated) -> Result<Response, HttpError> {
+    let is_create = |call: &StorageCall| matches!(call, StorageCall::Create { .. });
+    submit_storage(&state, auth, is_create, "a create of the storage manager").await
+}
+
+/// `POST /ras/volumes/{volume_id}/delete`: admits the owner's signed `delete` like `/submit`.
+#[utoipa::path(
+    post,
+    path = "/ras/volumes/{volume_id}/delete",
+    tag = "ras",
+    summary = "Delete a volume (a signed transaction)",
+    description = "Takes the wallet's signed `delete` of this volume (no value); refuses another call, another \
+        volume or a transaction the authenticated wallet did not sign (9104), then answers like `/submit`. \
+        Authenticated (docs/storage.md).",
+    params(("volume_id" = String, Path, description = "The volume: 32 bytes of hex.")),
+    request_body(content = RasTransactionRequest, content_type = "application/json"),
+    responses((status = 200, description = "Accepted into the mempool; the record of `/submit`.", body = SubmitResponse))
+)]
+pub async fn delete<B: Backend>(
+    State(state): State<AppState<B>>,
+    HashParam(id): HashParam,
+    auth: Authenticated,
+) -> Result<Response, HttpError> {
+    let is_delete = |call: &StorageCall| matches!(call, StorageCall::Delete { volume } if *volume == id);
+    submit_storage(&state, auth, is_delete, &format!("a delete of volume {id}")).await
+}
+
+/// `POST /ras/volumes/{volume_id}/undelete`: admits the owner's signed `undelete` like `/submit`.
+#[utoipa::path(
+    post,
+    path = "/ras/volumes/{volume_id}/undelete",
+    tag = "ras",
+    summary = "Undelete a volume (a signed transaction)",
+    description = "Takes the wallet's signed `undelete` of this volume (no value); refuses another call, another \
+        volume or a transaction the authenticated wallet did not sign (9104), then answers like `/submit`. \
+        Authenticated (docs/storage.md).",
+    params(("volume_id" = String, Path, description = "The volume: 32 bytes of hex.")),
+    request_body(content = RasTransactionRequest, content_type = "application/json"),
+    responses((status = 200, description = "Accepted into the mempool; the record of `/submit`.", body = SubmitResponse))
+)]
+pub async fn undelete<B: Backend>(
+    State(state): State<AppState<B>>,
+    HashParam(id): HashParam,
+    auth: Authenticated,
+) -> Result<Response, HttpError> {
+    let is_undelete = |call: &StorageCall| matches!(call, StorageCall::Undelete { volume } if *volume == id);
+    submit_storage(&state, auth, is_undelete, &format!("an undelete of volume {id}")).await
+}
+
+/// `POST /ras/volumes/{volume_id}/deposit`: admits the wallet's signed `deposit` like `/submit`.
+#[utoipa::path(
+    post,
+    path = "/ras/volumes/{volume_id}/deposit",
+    tag = "ras",
+    summary = "Top a volume's deposit up (a signed transaction)",
+    description = "Takes the wallet's signed `deposit` to this volume (the value is added to its deposit); \
+        refuses another call, another volume or a transaction the authenticated wallet did not sign (9104), \
+        then answers like `/submit`. Authenticated (docs/storage.md).",
+    params(("volume_id" = String, Path, description = "The volume: 32 bytes of hex.")),
+    request_body(content = RasTransactionRequest, content_type = "application/json"),
+    responses((status = 200, description = "Accepted into the mempool; the record of `/submit`.", body = SubmitResponse))
+)]
+pub async fn deposit<B: Backend>(
+    State(state): State<AppState<B>>,
+    HashParam(id): HashParam,
+    auth: Authenticated,
+) -> Result<Response, HttpError> {
+    let is_deposit = |call: &StorageCall| matches!(call, StorageCall::Deposit { volume } if *volume == id);
+    submit_storage(&state, auth, is_deposit, &format!("a deposit to volume {id}")).await
+}
+
+/// `POST /ras/revoke`: admits the wallet's signed `revoke` like `/submit`.
+#[utoipa::path(
+    post,
+    path = "/ras/revoke",
+    tag = "ras",
+    summary = "Revoke a session key (a signed transaction)",
+    description = "Takes the wallet's signed `revoke` of the storage manager (no value): once included, the \
+        node (401, 9100) and relays refuse the wallet's tokens for that session key. Refuses another call or \
+        a transaction the authenticated wallet did not sign (9104), then answers like `/submit`. \
+        Authenticated (docs/storage.md).",
+    request_body(content = RasTransactionRequest, content_type = "application/json"),
+    responses((status = 200, description = "Accepted into the mempool; the record of `/submit`.", body = SubmitResponse))
+)]
+pub async fn revoke<B: Backend>(State(state): State<AppState<B>>, auth: Authenticated) -> Result<Response, HttpError> {
+    let is_revoke = |call: &StorageCall| matches!(call, StorageCall::Revoke { .. });
+    submit_storage(&state, auth, is_revoke, "a revoke of the storage manager").await
 }
 
 #[cfg(test)]
 mod tests {
     use crate::mock::*;
-    use axum::{body::Body, http::Request};
+    use axum::{body::Body, extract::ConnectInfo, http::Request};
+    use base64::Engine as _;
     use drover_types::{
-        ErrorCode, SecretKey,
+        Address, ErrorCode, H256, SecretKey, Transaction,
+        api::{RelayHealth, RelayInfo, VolumeInfo},
+        payload::Message,
         ras::{DelegationToken, request_hash, session_public_key},
+        storage::{STORAGE_MANAGER_ADDRESS, StorageCall, VolumeStatus},
+    };
+    use serde_json::json;
+    use std::{
+        net::SocketAddr,
+        sync::atomic::{AtomicU64, Ordering},
     };
 
     fn session() -> (SecretKey, [u8; 33]) {
@@ -120,17 +516,44 @@ mod tests {
         super::now_ms()
     }
 
-    /// A signed `GET /ras/auth/me` with `token`, stamped `at`, with `nonce`, signed by `signer`.
-    fn request(token: &str, at: u64, nonce: &str, signer: &SecretKey) -> Request<Body> {
-        let hash = request_hash("GET", "/ras/auth/me", &at.to_string(), nonce, b"");
+    /// A nonce no other request of the test binary uses.
+    fn fresh_nonce() -> String {
+        static NEXT: AtomicU64 = AtomicU64::new(1);
+        format!("{:032x}", NEXT.fetch_add(1, Ordering::Relaxed))
+    }
+
+    /// A request with `token`, stamped `at`, with `nonce`, signed by `signer`.
+    fn signed_with(
+        (method, path, body): (&str, &str, &[u8]),
+        token: &str,
+        at: u64,
+        nonce: &str,
+        signer: &SecretKey,
+    ) -> Request<Body> {
+        let hash = request_hash(method, path, &at.to_string(), nonce, body);
         let signature = format!("0x{}", hex::encode(signer.sign_prehash(&hash).to_rsv()));
-        Request::get("/ras/auth/me")
+        Request::builder()
+            .method(method)
+            .uri(path)
+            .header("Content-Type", "application/json")
             .header("X-DRFS-Delegation", token)
             .header("X-DRFS-Timestamp", at.to_string())
             .header("X-DRFS-Nonce", nonce)
             .header("X-DRFS-Signature", signature)
-            .body(Body::empty())
+            .body(Body::from(body.to_vec()))
             .unwrap()
+    }
+
+    /// A request of dev key `wallet`'s session, valid now.
+    fn signed(method: &str, path: &str, body: &[u8], wallet: &SecretKey) -> Request<Body> {
+        let (session_key, session_public) = session();
+        let token = DelegationToken::issue(wallet, session_public, CHAIN_ID, now() + 60_000);
+        signed_with((method, path, body), &token.encode(), now(), &fresh_nonce(), &session_key)
+    }
+
+    /// A signed `GET /ras/auth/me`.
+    fn me(token: &str, at: u64, nonce: &str, signer: &SecretKey) -> Request<Body> {
+        signed_with(("GET", "/ras/auth/me", b""), token, at, nonce, signer)
     }
 
     #[tokio::test]
@@ -140,40 +563,37 @@ mod tests {
         let wallet = key(0);
         let token = DelegationToken::issue(&wallet, session_public, CHAIN_ID, now() + 60_000);
         let nonce = "0123456789abcdef0123456789abcdef";
-        let answer = send(&app, request(&token.encode(), now(), nonce, &session_key)).await;
+        let answer = send(&app, me(&token.encode(), now(), nonce, &session_key)).await;
         assert_eq!(answer.status, 200, "{}", answer.json());
         assert_eq!(answer.json()["wallet"], wallet.address().to_hex());
         // The same nonce again: a replay.
-        send(&app, request(&token.encode(), now(), nonce, &session_key))
-            .await
-            .assert_error(401, ErrorCode::RasReplayed);
+        send(&app, me(&token.encode(), now(), nonce, &session_key)).await.assert_error(401, ErrorCode::RasReplayed);
 
-        let fresh = |n: u8| format!("{n:02x}").repeat(16);
-        send(&app, request("", now(), &fresh(1), &session_key)).await.assert_error(401, ErrorCode::RasTokenInvalid);
+        send(&app, me("", now(), &fresh_nonce(), &session_key)).await.assert_error(401, ErrorCode::RasTokenInvalid);
         let other_chain = DelegationToken::issue(&wallet, session_public, CHAIN_ID + 1, now() + 60_000);
-        send(&app, request(&other_chain.encode(), now(), &fresh(2), &session_key))
+        send(&app, me(&other_chain.encode(), now(), &fresh_nonce(), &session_key))
             .await
             .assert_error(401, ErrorCode::RasTokenInvalid);
         let expired = DelegationToken::issue(&wallet, session_public, CHAIN_ID, now() - 1);
-        send(&app, request(&expired.encode(), now(), &fresh(3), &session_key))
+        send(&app, me(&expired.encode(), now(), &fresh_nonce(), &session_key))
             .await
             .assert_error(401, ErrorCode::RasTokenInvalid);
         let mut elsewhere = token.clone();
         elsewhere.audience = "another:service".into();
         elsewhere.signature = wallet.sign_prehash(&elsewhere.signing_hash());
-        send(&app, request(&elsewhere.encode(), now(), &fresh(4), &session_key))
+        send(&app, me(&elsewhere.encode(), now(), &fresh_nonce(), &session_key))
             .await
             .assert_error(401, ErrorCode::RasTokenInvalid);
         let mut forged = token.clone();
         forged.wallet = key(1).address();
-        send(&app, request(&forged.encode(), now(), &fresh(5), &session_key))
+        send(&app, me(&forged.encode(), now(), &fresh_nonce(), &session_key))
             .await
             .assert_error(401, ErrorCode::RasTokenInvalid);
         // Signed by another key than the session's, or stamped long ago.
-        send(&app, request(&token.encode(), now(), &fresh(6), &wallet))
+        send(&app, me(&token.encode(), now(), &fresh_nonce(), &wallet))
             .await
             .assert_error(401, ErrorCode::RasRequestInvalid);
-        send(&app, request(&token.encode(), now() - 120_000, &fresh(7), &session_key))
+        send(&app, me(&token.encode(), now() - 120_000, &fresh_nonce(), &session_key))
             .await
             .assert_error(401, ErrorCode::RasRequestInvalid);
 
@@ -182,5 +602,323 @@ mod tests {
             (challenge["chain_id"].as_u64(), challenge["audience"].as_str()),
             (Some(CHAIN_ID), Some("drover:ras"))
         );
+    }
+
+    #[tokio::test]
+    async fn a_revoked_session_key_is_refused_with_9100() {
+        let backend = MockBackend::default();
+        let app = app(&backend);
+        let wallet = key(0);
+        assert_eq!(send(&app, signed("GET", "/ras/auth/me", b"", &wallet)).await.status, 200);
+        backend.data.lock().revocations.insert((wallet.address(), session().1), 12);
+        let refused = send(&app, signed("GET", "/ras/auth/me", b"", &wallet)).await;
+        refused.assert_error(401, ErrorCode::RasTokenInvalid);
+        assert!(refused.json()["message"].as_str().unwrap().contains("revoked"), "{}", refused.json());
+        // Another wallet's token for the same session key is not affected.
+        assert_eq!(send(&app, signed("GET", "/ras/auth/me", b"", &key(1))).await.status, 200);
+    }
+
+    fn relay(n: u8, health: RelayHealth, (write, public): (bool, bool), free_bytes: u64) -> RelayInfo {
+        RelayInfo {
+            address: Address([n; 20]),
+            endpoint: format!("http://127.0.0.1:{}", 7000 + u16::from(n)),
+            capacity_bytes: 100,
+            used_bytes: 100 - free_bytes,
+            free_bytes,
+            price_per_byte_block: 2,
+            write,
+            read: true,
+            public,
+            health,
+            stake: u128::from(u64::MAX) + 1,
+            volumes: 1,
+            earned: 3,
+            registered_height: 1,
+            last_heartbeat_height: 2,
+        }
+    }
+
+    fn volume(owner: Address, name: &str, relay: Address, public: bool) -> VolumeInfo {
+        VolumeInfo {
+            volume_id: drover_types::storage::volume_id(&owner, name),
+            owner,
+            name: name.into(),
+            relay,
+            relay_endpoint: Some("http://127.0.0.1:7001".into()),
+            public,
+            status: VolumeStatus::Active,
+            created_height: 1,
+            root: H256::ZERO,
+            committed_height: 0,
+            size_bytes: 10,
+            price_per_byte_block: 2,
+            deposit: 1_000,
+            rent_per_block: 20,
+            paid_until_height: Some(51),
+            rent_paid: 0,
+            deleted_height: None,
+            purge_height: Some(151),
+        }
+    }
+
+    fn backend() -> MockBackend {
+        MockBackend::with(|data| {
+            data.relays = vec![
+                relay(1, RelayHealth::Healthy, (true, true), 50),
+                relay(2, RelayHealth::Unhealthy, (true, true), 50),
+                relay(3, RelayHealth::Healthy, (true, false), 0),
+                relay(4, RelayHealth::Healthy, (false, true), 10),
+                relay(5, RelayHealth::Healthy, (true, false), 1),
+            ];
+            let (me, other) = (key(0).address(), key(1).address());
+            data.volumes = vec![
+                volume(me, "photos", Address([1; 20]), false),
+                volume(me, "site", Address([5; 20]), true),
+                VolumeInfo { status: VolumeStatus::Grace, ..volume(me, "old", Address([1; 20]), false) },
+                volume(other, "secret", Address([5; 20]), false),
+                volume(other, "open", Address([1; 20]), true),
+            ];
+            data.volume_fees_burned = 50;
+        })
+    }
+
+    fn from(uri: &str, ip: [u8; 4]) -> Request<Body> {
+        let mut request = Request::get(uri).body(Body::empty()).unwrap();
+        request.extensions_mut().insert(ConnectInfo(SocketAddr::from((ip, 5000))));
+        request
+    }
+
+    #[tokio::test]
+    async fn public_aggregates_and_relay_lists() {
+        let app = app(&backend());
+        let stats = get(&app, "/ras/stats").await.json();
+        assert_eq!(
+            stats,
+            json!({
+                "height": 0, "relays": 5, "capacity_bytes": 500,
+                "relay_stake": (5 * (u128::from(u64::MAX) + 1)).to_string(),
+                "volumes": 5, "bytes": 50, "deposits": "5000", "rent_paid": "0", "fees_burned": "50",
+            })
+        );
+        let billing = get(&app, "/ras/billing/summary").await.json();
+        assert_eq!(
+            billing,
+            json!({"height": 0, "volumes": 5, "bytes": 50, "deposits": "5000", "rent_paid": "0", "fees_burned": "50"})
+        );
+
+        let addresses = |list: &serde_json::Value| -> Vec<String> {
+            list["relays"].as_array().unwrap().iter().map(|r| r["address"].as_str().unwrap().to_owned()).collect()
+        };
+        let hex = |n: u8| Address([n; 20]).to_hex();
+        // Public whatever the health, in slot order.
+        let public = get(&app, "/ras/relays/public").await.json();
+        assert_eq!(addresses(&public), [hex(1), hex(2), hex(4)]);
+        assert_eq!((public["total_count"].clone(), public["limit"].clone()), (json!(3), json!(50)));
+        let page = get(&app, "/ras/relays/public?offset=1&limit=1").await.json();
+        assert_eq!((addresses(&page), page["total_count"].clone()), (vec![hex(2)], json!(3)));
+        assert_eq!(page["relays"][0]["health"], json!("unhealthy"));
+        assert_eq!(page["relays"][0]["stake"], json!((u128::from(u64::MAX) + 1).to_string()));
+        // Writable: taking writes, healthy, with free bytes.
+        let writable = get(&app, "/ras/write-relayers").await.json();
+        assert_eq!(addresses(&writable), [hex(1), hex(5)]);
+        get(&app, "/ras/write-relayers?limit=ten").await.assert_error(400, ErrorCode::BadRequest);
+    }
+
+    #[tokio::test]
+    async fn revocations_are_public() {
+        let wallet = key(0).address();
+        let revoked = [2u8; 33];
+        let backend = MockBackend::with(|data| {
+            data.revocations.insert((wallet, revoked), 9);
+        });
+        let app = app(&backend);
+        let path = |key: &[u8]| format!("/ras/revocations/{}/0x{}", wallet.to_hex(), hex::encode(key));
+        let answer = get(&app, &path(&revoked)).await.json();
+        assert_eq!(
+            answer,
+            json!({"wallet": wallet.to_hex(), "session_key": format!("0x{}", "02".repeat(33)), "revoked": true, "height": 9})
+        );
+        let answer = get(&app, &path(&[3; 33])).await.json();
+        assert_eq!((answer["revoked"].clone(), answer["height"].clone()), (json!(false), json!(null)));
+        get(&app, &path(&[3; 32])).await.assert_error(400, ErrorCode::BadRequest);
+        get(&app, &format!("/ras/revocations/0x12/{}", "02".repeat(33)))
+            .await
+            .assert_error(400, ErrorCode::InvalidAddress);
+    }
+
+    #[tokio::test]
+    async fn public_reads_are_limited_per_client_ip_with_retry_after() {
+        let config = crate::RpcConfig { ras_public_rate_per_sec: 2, ..crate::RpcConfig::default() };
+        let app = api(backend(), config);
+        let revocation = format!("/ras/revocations/{}/{}", key(0).address().to_hex(), "02".repeat(33));
+        assert_eq!(send(&app, from("/ras/stats", [127, 0, 0, 1])).await.status, 200);
+        assert_eq!(send(&app, from(&revocation, [127, 0, 0, 1])).await.status, 200);
+        for uri in ["/ras/relays/public", "/ras/write-relayers", "/ras/billing/summary", "/ras/stats", &revocation] {
+            let refused = send(&app, from(uri, [127, 0, 0, 1])).await;
+            refused.assert_error(429, ErrorCode::RateLimited);
+            assert_eq!(refused.header(axum::http::header::RETRY_AFTER), Some("1"));
+        }
+        // Another client is not held back, nor are other routes.
+        assert_eq!(send(&app, from("/ras/relays/public", [127, 0, 0, 2])).await.status, 200);
+        assert_eq!(send(&app, from("/ras/challenge", [127, 0, 0, 1])).await.status, 200);
+        let metrics = get(&app, "/metrics").await.text();
+        assert!(metrics.contains(r#"drover_rpc_rate_limited_total{limiter="ras"} 5"#), "{metrics}");
+    }
+
+    #[tokio::test]
+    async fn a_wallet_reads_its_balance_and_volumes() {
+        let app = app(&backend());
+        let wallet = key(0);
+        let balance = send(&app, signed("GET", "/ras/accounts/balance", b"", &wallet)).await;
+        assert_eq!(balance.status, 200, "{}", balance.json());
+        assert_eq!(
+            balance.json(),
+            json!({
+                "wallet": wallet.address().to_hex(), "balance": "1000000000000", "volumes": 3,
+                "deposits": "3000", "rent_per_block": "40", "truncated": false,
+            })
+        );
+        let list = send(&app, signed("GET", "/ras/volumes?offset=1&limit=1", b"", &wallet)).await.json();
+        assert_eq!(
+            (list["total_count"].clone(), list["offset"].clone(), list["limit"].clone()),
+            (json!(3), json!(1), json!(1))
+        );
+        assert_eq!(list["volumes"].as_array().unwrap().len(), 1);
+        assert_eq!(list["volumes"][0]["owner"], json!(wallet.address().to_hex()));
+        // The query is part of what is signed.
+        let (session_key, session_public) = session();
+        let token = DelegationToken::issue(&wallet, session_public, CHAIN_ID, now() + 60_000).encode();
+        let hash = request_hash("GET", "/ras/volumes", &now().to_string(), &fresh_nonce(), b"");
+        let mut tampered =
+            signed_with(("GET", "/ras/volumes?limit=1", b""), &token, now(), &fresh_nonce(), &session_key);
+        tampered.headers_mut().insert(
+            "X-DRFS-Signature",
+            format!("0x{}", hex::encode(session_key.sign_prehash(&hash).to_rsv())).parse().unwrap(),
+        );
+        send(&app, tampered).await.assert_error(401, ErrorCode::RasRequestInvalid);
+        send(&app, Request::get("/ras/volumes").body(Body::empty()).unwrap())
+            .await
+            .assert_error(401, ErrorCode::RasTokenInvalid);
+    }
+
+    #[tokio::test]
+    async fn a_volume_is_seen_by_its_owner_and_its_relay_only_and_never_leaks() {
+        let (me, other) = (key(0).address(), key(1).address());
+        let relay = key(2);
+        let backend = MockBackend::with(|data| {
+            data.volumes =
+                vec![volume(me, "photos", relay.address(), false), volume(other, "open", relay.address(), true)];
+        });
+        let app = app(&backend);
+        let path =
+            |owner: &Address, name: &str| format!("/ras/volumes/{}", drover_types::storage::volume_id(owner, name));
+        let mine = send(&app, signed("GET", &path(&me, "photos"), b"", &key(0))).await;
+        assert_eq!(mine.status, 200, "{}", mine.json());
+        assert_eq!(mine.json()["name"], json!("photos"));
+        assert_eq!(mine.json()["status"], json!("active"));
+        // Its relay, authenticated as itself, sees both.
+        let held = send(&app, signed("GET", &path(&me, "photos"), b"", &relay)).await;
+        assert_eq!(held.status, 200);
+        assert_eq!(send(&app, signed("GET", &path(&other, "open"), b"", &relay)).await.status, 200);
+
+        // Someone else's volume, public or private, and an unknown id: the very same answer.
+        let private = send(&app, signed("GET", &path(&me, "photos"), b"", &key(1))).await;
+        let public = send(&app, signed("GET", &path(&other, "open"), b"", &key(0))).await;
+        let unknown = send(&app, signed("GET", &path(&me, "nothing"), b"", &key(1))).await;
+        for answer in [&private, &public, &unknown] {
+            answer.assert_error(404, ErrorCode::RasVolumeNotFound);
+        }
+        assert_eq!(private.body, unknown.body);
+        assert_eq!(public.body, unknown.body);
+        send(&app, signed("GET", "/ras/volumes/0x12", b"", &key(0))).await.assert_error(400, ErrorCode::BadRequest);
+    }
+
+    /// `call` to the storage manager from dev key `signer`, with `value`, as a route's body.
+    fn body_of(call: &StorageCall, value: u128, signer: &SecretKey) -> Vec<u8> {
+        body_of_tx(&storage_tx(call, value).sign(signer))
+    }
+
+    fn storage_tx(call: &StorageCall, value: u128) -> Transaction {
+        Transaction {
+            to: Some(STORAGE_MANAGER_ADDRESS),
+            value,
+            cycles_limit: 1_000_000,
+            cells_limit: 10_000,
+            payload: call.message().encode(),
+            ..transfer(CHAIN_ID, 0)
+        }
+    }
+
+    fn body_of_tx(tx: &Transaction) -> Vec<u8> {
+        let encoded = base64::engine::general_purpose::STANDARD.encode(tx.encode());
+        serde_json::to_vec(&json!({ "transaction_base64": encoded })).unwrap()
+    }
+
+    #[tokio::test]
+    async fn transaction_routes_admit_the_wallets_own_call_like_submit() {
+        let backend = MockBackend::default();
+        let app = app(&backend);
+        let wallet = key(0);
+        let id = H256([4; 32]);
+        let create = StorageCall::Create { name: "photos".into(), relay: Address([1; 20]), public: false };
+        let post_signed = |path: &str, body: Vec<u8>, signer: &SecretKey| signed("POST", path, &body, signer);
+
+        let answer = send(&app, post_signed("/ras/volumes", body_of(&create, 5_000, &wallet), &wallet)).await;
+        assert_eq!(answer.status, 200, "{}", answer.json());
+        assert_eq!(answer.json()["accepted"], json!(1));
+        let delete = format!("/ras/volumes/{id}/delete");
+        let deleting = body_of(&StorageCall::Delete { volume: id }, 0, &wallet);
+        assert_eq!(send(&app, post_signed(&delete, deleting.clone(), &wallet)).await.status, 200);
+        for (route, call, value) in
+            [("undelete", StorageCall::Undelete { volume: id }, 0), ("deposit", StorageCall::Deposit { volume: id }, 7)]
+        {
+            let path = format!("/ras/volumes/{id}/{route}");
+            let answer = send(&app, post_signed(&path, body_of(&call, value, &wallet), &wallet)).await;
+            assert_eq!(answer.status, 200, "{route}: {}", answer.json());
+        }
+        let revoke = body_of(&StorageCall::Revoke { session_key: session().1 }, 0, &wallet);
+        assert_eq!(send(&app, post_signed("/ras/revoke", revoke, &wallet)).await.status, 200);
+        let submitted = backend.data.lock().submitted.clone();
+        assert_eq!(submitted.len(), 5);
+        assert!(submitted.iter().all(|tx| tx.sender == wallet.address()));
+        let handlers: Vec<String> =
+            submitted.iter().map(|tx| Message::decode(&tx.tx.payload).unwrap().handler).collect();
+        assert_eq!(handlers, ["create", "delete", "undelete", "deposit", "revoke"]);
+
+        // Refused with 9104: another wallet's signature, another call, another volume, a value
+        // where none is taken, an unsigned or undecodable transaction, another destination.
+        let mismatches = [
+            ("/ras/volumes", body_of(&create, 5_000, &key(1))),
+            ("/ras/volumes", deleting.clone()),
+            (delete.as_str(), body_of(&StorageCall::Delete { volume: H256([5; 32]) }, 0, &wallet)),
+            (delete.as_str(), body_of(&StorageCall::Undelete { volume: id }, 0, &wallet)),
+            (delete.as_str(), body_of(&StorageCall::Delete { volume: id }, 1, &wallet)),
+            (delete.as_str(), body_of_tx(&storage_tx(&StorageCall::Delete { volume: id }, 0))),
+            (delete.as_str(), serde_json::to_vec(&json!({"transaction_base64": "AAEC"})).unwrap()),
+            (
+                delete.as_str(),
+                body_of_tx(
+                    &Transaction { to: Some(Address([9; 20])), ..storage_tx(&StorageCall::Delete { volume: id }, 0) }
+                        .sign(&wallet),
+                ),
+            ),
+            ("/ras/revoke", body_of(&StorageCall::Reap { volume: id }, 0, &wallet)),
+        ];
+        for (path, body) in mismatches {
+            let answer = send(&app, post_signed(path, body, &wallet)).await;
+            answer.assert_error(400, ErrorCode::RasTransactionMismatch);
+        }
+        send(&app, post_signed(&delete, b"{".to_vec(), &wallet)).await.assert_error(400, ErrorCode::BadRequest);
+        // Unauthenticated: 401 before anything is read.
+        let unsigned = Request::post("/ras/volumes").body(Body::from(body_of(&create, 1, &wallet))).unwrap();
+        send(&app, unsigned).await.assert_error(401, ErrorCode::RasTokenInvalid);
+        assert_eq!(backend.data.lock().submitted.len(), 5, "nothing refused reached the mempool");
+
+        // The mempool's refusals come back as /submit's.
+        let stale = Transaction { nonce: 0, ..storage_tx(&create, 5_000) }.sign(&key(1));
+        backend.data.lock().accounts.get_mut(&key(1).address()).unwrap().nonce = 3;
+        send(&app, post_signed("/ras/volumes", body_of_tx(&stale), &key(1)))
+            .await
+            .assert_error(400, ErrorCode::NonceTooLow);
     }
 }

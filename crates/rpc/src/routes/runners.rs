@@ -20,17 +20,16 @@
 
 use crate::{
     backend::Backend,
-    error::{HttpError, outcome_response},
+    error::HttpError,
     extract::{AddressParam, ApiQuery, RawBody, json_body, parse_hash},
     pagination::Page,
     routes::{
         chain::{SUGGESTED_TIP_PER_CELL, SUGGESTED_TIP_PER_CYCLE, suggested_max_fee},
-        transactions::submit_response,
+        transactions::submit_one,
     },
     state::AppState,
-    submission::admit,
 };
-use axum::{Json, extract::State, http::HeaderMap, response::Response};
+use axum::{Json, extract::State, response::Response};
 use base64::{Engine, prelude::BASE64_STANDARD};
 use drover_types::{
     Address, ErrorCode, Signature, Transaction,
@@ -41,7 +40,6 @@ use drover_types::{
     params::system_call_limits,
     payload::Message,
     runner::{RUNNER_REGISTRY_ADDRESS, RegistryCall},
-    submission::encode_submission,
 };
 
 /// `GET /runners/active`: one page of the healthy runners.
@@ -218,9 +216,7 @@ async fn admit_flow<B: Backend>(
             ));
         }
     }
-    let admission = admit(&state.backend, &HeaderMap::new(), encode_submission(&[tx]).into()).await?;
-    let refusal = admission.refusal().map(|err| err.code);
-    Ok(outcome_response(refusal, submit_response(&admission), &admission.concealer))
+    submit_one(&state.backend, &tx).await
 }
 
 /// `POST /runner/{address}/heartbeat`: admits the runner's signed heartbeat like `/submit`.

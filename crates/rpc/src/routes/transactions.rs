@@ -22,8 +22,9 @@ use crate::{
 };
 use axum::{Json, extract::State, http::HeaderMap, response::Response};
 use drover_types::{
-    ErrorCode,
+    ErrorCode, Transaction,
     api::{ReceiptInfo, SubmitResponse, SubmitResult, SubmitWaitResponse, SubmitWaitResult, TransactionInfo},
+    submission::encode_submission,
 };
 use serde::Deserialize;
 use std::time::Duration;
@@ -81,6 +82,16 @@ pub(crate) fn submit_response(admission: &Admission) -> SubmitResponse {
         error: refusal.map(|err| err.code.name().to_owned()),
         message: refusal.map(|err| err.message.clone()),
     }
+}
+
+/// Admits one signed transaction exactly like a `/submit` of it alone and answers the same
+/// record and status: what the signed runner flows and the storage-relay transaction routes
+/// answer once they have checked the transaction is theirs.
+pub(crate) async fn submit_one<B: Backend>(backend: &B, tx: &Transaction) -> Result<Response, HttpError> {
+    let body = encode_submission(std::slice::from_ref(tx));
+    let admission = admit(backend, &HeaderMap::new(), body.into()).await?;
+    let refusal = admission.refusal().map(|err| err.code);
+    Ok(outcome_response(refusal, submit_response(&admission), &admission.concealer))
 }
 
 /// Query of `/submit_wait`, kept as text so a bad value gets 2015 rather than a generic 1001.

@@ -30,6 +30,7 @@ mod ras;
 mod runners;
 mod secrets;
 mod state_sync;
+mod storage;
 mod tokens;
 mod transactions;
 
@@ -50,6 +51,7 @@ pub use ras::*;
 pub use runners::*;
 pub use secrets::*;
 pub use state_sync::*;
+pub use storage::*;
 pub use tokens::*;
 pub use transactions::*;
 

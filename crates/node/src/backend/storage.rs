@@ -1,0 +1,420 @@
+//! Storage-relay reads for the API: the relay registry's (`0x…0b`) and the storage manager's
+//! (`0x…0a`) records in the latest applied state, decoded into the `drover_types::api` storage
+//! records (layout: `drover_state::storage`).
+//!
+//! Everything is as of the latest finalized height `tip` under the chain parameters in force
+//! (the governance record, else the tip's): a volume's status is [`Rent::status_at`] the tip,
+//! its deposit what is left once the rent of every block up to the tip is paid, settled
+//! virtually on a copy of its record exactly as the next call on it would settle
+//! (`drover_execution::storage`: never past a deleted volume's purge height).
+//!
+//! Costs: the totals are two lookups; the relay lists walk the listing slots (two lookups per
+//! registered relay: deregistered relays leave the slots and each registered one bonds at least
+//! `min_relay_stake`, which bounds them); a volume is two lookups (its record and its relay's,
+//! for the endpoint); a wallet's volume list scans its markers (one key range laid out by
+//! owner) and reads the records of the page; the account summary reads at most
+//! [`RAS_ACCOUNT_VOLUMES_MAX`] volumes. All reads of one request happen under one read lock
+//! and see one state.
+
+use super::{
+    handle::NodeHandle,
+    pages::{read_record, scan},
+};
+use crate::databases::StateDb;
+use crate::error::NodeError;
+use commonware_runtime::tokio;
+use drover_rpc::{backend::RelayFilter, limits::RAS_ACCOUNT_VOLUMES_MAX, pagination::Page};
+use drover_state::{
+    Account, decode_address, decode_count,
+    governance::{decode_params, params_state_key},
+    keys::account_key,
+    storage::{
+        RelayRecord, RelayTotals, VolumeRecord, VolumeTotals, decode_revocation, relay_count_key, relay_key,
+        relay_slot_key, relay_state_key, revocation_key, totals_key, volume_entry, volume_key, volume_state_key,
+        volumes_range,
+    },
+};
+use drover_types::{
+    Address, H256,
+    api::{RasAccountBalance, RasStats, RelayHealth, RelayInfo, RelayList, VolumeInfo, VolumeList},
+    error::ApiError,
+    storage::{Rent, VolumeStatus},
+};
+use std::collections::HashMap;
+
+/// What a read is computed at: the tip's height and the parameters that decide health and
+/// status.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct At {
+    /// The latest finalized height.
+    pub height: u64,
+    /// `volume_grace_blocks` in force.
+    pub grace_blocks: u64,
+    /// `heartbeat_gap_blocks` in force.
+    pub gap_blocks: u64,
+}
+
+/// The rent account as the next call on the volume would find it after settling, and what
+/// that settlement pays: every block up to `at.height` (inclusive), never past a deleted
+/// volume's purge height.
+pub(super) fn settled(rent: &Rent, at: At) -> (Rent, u128) {
+    let next = at.height.saturating_add(1);
+    let until = rent.deleted_height.map_or(next, |deleted| next.min(deleted.saturating_add(at.grace_blocks)));
+    let mut rent = *rent;
+    let paid = rent.settle(until);
+    (rent, paid)
+}
+
+/// The height from which the volume is purged: its deletion's or its deposit's end plus the
+/// grace; `None` while its rent is free and it is not deleted.
+pub(super) fn purge_height(rent: &Rent, grace_blocks: u64) -> Option<u64> {
+    rent.deleted_height.or_else(|| rent.paid_until()).map(|end| end.saturating_add(grace_blocks))
+}
+
+/// The API record of volume `id` at `at`; `relay_endpoint` is its relay's, if it has a record.
+pub(super) fn volume_info(id: H256, record: VolumeRecord, relay_endpoint: Option<String>, at: At) -> VolumeInfo {
+    let (now, paid) = settled(&record.rent, at);
+    VolumeInfo {
+        volume_id: id,
+        owner: record.owner,
+        name: record.name,
+        relay: record.relay,
+        relay_endpoint,
+        public: record.public,
+        status: record.rent.status_at(at.height, at.grace_blocks),
+        created_height: record.created_height,
+        root: record.root,
+        committed_height: record.committed_height,
+        size_bytes: record.rent.size_bytes,
+        price_per_byte_block: record.rent.price_per_byte_block,
+        deposit: now.deposit,
+        rent_per_block: record.rent.per_block(),
+        paid_until_height: record.rent.paid_until(),
+        rent_paid: record.rent_paid.saturating_add(paid),
+        deleted_height: record.rent.deleted_height,
+        purge_height: purge_height(&record.rent, at.grace_blocks),
+    }
+}
+
+/// The API record of relay `address` at `at`.
+pub(super) fn relay_info(address: Address, record: RelayRecord, at: At) -> RelayInfo {
+    let health = if record.deregistered {
+        RelayHealth::Deregistered
+    } else if record.healthy(at.height, at.gap_blocks) {
+        RelayHealth::Healthy
+    } else {
+        RelayHealth::Unhealthy
+    };
+    let settings = record.settings;
+    RelayInfo {
+        address,
+        endpoint: settings.endpoint,
+        capacity_bytes: settings.capacity_bytes,
+        used_bytes: record.used_bytes,
+        free_bytes: settings.capacity_bytes.saturating_sub(record.used_bytes),
+        price_per_byte_block: settings.price_per_byte_block,
+        write: settings.write,
+        read: settings.read,
+        public: settings.public,
+        health,
+        stake: record.stake,
+        volumes: record.volumes,
+        earned: record.earned,
+        registered_height: record.registered_height,
+        last_heartbeat_height: record.last_heartbeat_height,
+    }
+}
+
+/// The totals record of `/ras/stats` (absent records count as zeros).
+pub(super) fn stats(height: u64, relays: RelayTotals, volumes: VolumeTotals) -> RasStats {
+    RasStats {
+        height,
+        relays: relays.relays,
+        capacity_bytes: relays.capacity_bytes,
+        relay_stake: relays.stake,
+        volumes: volumes.volumes,
+        bytes: volumes.bytes,
+        deposits: volumes.deposits,
+        rent_paid: volumes.rent_paid,
+        fees_burned: volumes.fees_burned,
+    }
+}
+
+/// Sums of a wallet's volumes for `/ras/accounts/balance`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(super) struct VolumeSums {
+    /// Volumes counted.
+    pub volumes: u64,
+    /// Their deposits, settled to the tip.
+    pub deposits: u128,
+    /// The rent per block of those active at the tip.
+    pub rent_per_block: u128,
+}
+
+impl VolumeSums {
+    /// Counts one volume at `at`.
+    pub(super) fn add(&mut self, rent: &Rent, at: At) {
+        self.volumes += 1;
+        self.deposits = self.deposits.saturating_add(settled(rent, at).0.deposit);
+        if rent.status_at(at.height, at.grace_blocks) == VolumeStatus::Active {
+            self.rent_per_block = self.rent_per_block.saturating_add(rent.per_block());
+        }
+    }
+}
+
+type Db = StateDb<tokio::Context>;
+
+async fn relay_record(db: &Db, relay: &Address) -> Result<Option<RelayRecord>, ApiError> {
+    read_record(db, &relay_state_key(&relay_key(relay)), RelayRecord::decode).await
+}
+
+async fn volume_record(db: &Db, id: &H256) -> Result<Option<VolumeRecord>, ApiError> {
+    read_record(db, &volume_state_key(&volume_key(id)), VolumeRecord::decode).await
+}
+
+/// The volume `id` (known to exist: listed by a marker) with its relay's endpoint, looked up once
+/// per relay in `endpoints`.
+async fn listed_volume(
+    db: &Db,
+    id: H256,
+    at: At,
+    endpoints: &mut HashMap<Address, Option<String>>,
+) -> Result<VolumeInfo, ApiError> {
+    let record = volume_record(db, &id)
+        .await?
+        .ok_or_else(|| NodeError::missing(format!("storage manager: volume {id} listed without a record")))?;
+    let endpoint = match endpoints.get(&record.relay) {
+        Some(endpoint) => endpoint.clone(),
+        None => {
+            let endpoint = relay_record(db, &record.relay).await?.map(|relay| relay.settings.endpoint);
+            endpoints.insert(record.relay, endpoint.clone());
+            endpoint
+        }
+    };
+    Ok(volume_info(id, record, endpoint, at))
+}
+
+/// The ids of `owner`'s volumes in id order, at most `limit`, and whether more follow.
+async fn owned_volumes(db: &Db, owner: Address, limit: u64) -> Result<(Vec<H256>, bool), ApiError> {
+    let own = |key: &[u8], _| volume_entry(key).filter(|(o, _)| *o == owner).map(|(_, id)| id);
+    Ok(scan(db, &volumes_range(&owner), None, limit, own).await.map_err(NodeError::from)?)
+}
+
+impl NodeHandle {
+    /// The tip and the parameters in force, read under `db`'s lock.
+    async fn ras_at(&self, db: &Db) -> Result<At, ApiError> {
+        let tip = self.0.chain.tip();
+        let params = read_record(db, &params_state_key(), decode_params).await?.unwrap_or(tip.next_params);
+        Ok(At { height: tip.height, grace_blocks: params.volume_grace_blocks, gap_blocks: params.heartbeat_gap_blocks })
+    }
+
+    pub(super) async fn read_ras_stats(&self) -> Result<RasStats, ApiError> {
+        let height = self.0.chain.tip().height;
+        let db = self.0.databases.read().await;
+        let relays = read_record(&db, &relay_state_key(&totals_key()), RelayTotals::decode).await?;
+        let volumes = read_record(&db, &volume_state_key(&totals_key()), VolumeTotals::decode).await?;
+        Ok(stats(height, relays.unwrap_or_default(), volumes.unwrap_or_default()))
+    }
+
+    pub(super) async fn read_ras_relays(&self, filter: RelayFilter, page: Page) -> Result<RelayList, ApiError> {
+        let db = self.0.databases.read().await;
+        let at = self.ras_at(&db).await?;
+        let count = read_record(&db, &relay_state_key(&relay_count_key()), decode_count).await?.unwrap_or(0);
+        let mut relays = Vec::new();
+        let mut total_count = 0u64;
+        for slot in 0..count {
+            let address = read_record(&db, &relay_state_key(&relay_slot_key(slot)), decode_address)
+                .await?
+                .ok_or_else(|| NodeError::missing("relay registry: an empty slot below the count"))?;
+            let record = relay_record(&db, &address)
+                .await?
+                .ok_or_else(|| NodeError::missing("relay registry: a listed relay without a record"))?;
+            let relay = relay_info(address, record, at);
+            if !filter.keeps(&relay) {
+                continue;
+            }
+            total_count += 1;
+            if total_count > page.offset && (relays.len() as u64) < page.limit {
+                relays.push(relay);
+            }
+        }
+        Ok(RelayList { relays, total_count, offset: page.offset, limit: page.limit })
+    }
+
+    pub(super) async fn read_ras_volume(&self, id: H256) -> Result<Option<VolumeInfo>, ApiError> {
+        let db = self.0.databases.read().await;
+        let at = self.ras_at(&db).await?;
+        let Some(record) = volume_record(&db, &id).await? else {
+            return Ok(None);
+        };
+        let endpoint = relay_record(&db, &record.relay).await?.map(|relay| relay.settings.endpoint);
+        Ok(Some(volume_info(id, record, endpoint, at)))
+    }
+
+    pub(super) async fn read_ras_volumes(&self, owner: Address, page: Page) -> Result<VolumeList, ApiError> {
+        let db = self.0.databases.read().await;
+        let at = self.ras_at(&db).await?;
+        let (ids, _) = owned_volumes(&db, owner, u64::MAX).await?;
+        let total_count = ids.len() as u64;
+        let mut endpoints = HashMap::new();
+        let mut volumes = Vec::new();
+        let skip = usize::try_from(page.offset).unwrap_or(usize::MAX);
+        let take = usize::try_from(page.limit).unwrap_or(usize::MAX);
+        for id in ids.into_iter().skip(skip).take(take) {
+            volumes.push(listed_volume(&db, id, at, &mut endpoints).await?);
+        }
+        Ok(VolumeList { volumes, total_count, offset: page.offset, limit: page.limit })
+    }
+
+    pub(super) async fn read_ras_account(&self, wallet: Address) -> Result<RasAccountBalance, ApiError> {
+        let db = self.0.databases.read().await;
+        let at = self.ras_at(&db).await?;
+        let account = read_record(&db, &account_key(&wallet), Account::decode).await?.unwrap_or_default();
+        let (ids, truncated) = owned_volumes(&db, wallet, RAS_ACCOUNT_VOLUMES_MAX).await?;
+        let mut sums = VolumeSums::default();
+        for id in ids {
+            let record = volume_record(&db, &id)
+                .await?
+                .ok_or_else(|| NodeError::missing(format!("storage manager: volume {id} listed without a record")))?;
+            sums.add(&record.rent, at);
+        }
+        Ok(RasAccountBalance {
+            wallet,
+            balance: account.balance,
+            volumes: sums.volumes,
+            deposits: sums.deposits,
+            rent_per_block: sums.rent_per_block,
+            truncated,
+        })
+    }
+
+    pub(super) async fn read_ras_revocation(
+        &self,
+        wallet: Address,
+        session_key: [u8; 33],
+    ) -> Result<Option<u64>, ApiError> {
+        let db = self.0.databases.read().await;
+        read_record(&db, &volume_state_key(&revocation_key(&wallet, &session_key)), decode_revocation).await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use drover_types::storage::RelaySettings;
+
+    const AT: At = At { height: 20, grace_blocks: 10, gap_blocks: 5 };
+
+    fn rent(size_bytes: u64, deposit: u128, settled_height: u64) -> Rent {
+        Rent { size_bytes, price_per_byte_block: 3, deposit, settled_height, deleted_height: None }
+    }
+
+    fn record(rent: Rent) -> VolumeRecord {
+        VolumeRecord {
+            owner: Address([1; 20]),
+            name: "photos".into(),
+            relay: Address([2; 20]),
+            public: false,
+            created_height: 4,
+            root: H256([5; 32]),
+            committed_height: 6,
+            rent,
+            rent_paid: 100,
+        }
+    }
+
+    #[test]
+    fn a_volume_is_settled_virtually_to_the_tip() {
+        // 10 bytes at 3: 30 per block; settled to 15 with 600 left: paid until 35.
+        let info = volume_info(H256([9; 32]), record(rent(10, 600, 15)), Some("http://r".into()), AT);
+        // Blocks 15..=20 are due at the tip: 6 blocks, 180.
+        assert_eq!((info.deposit, info.rent_paid, info.rent_per_block), (420, 280, 30));
+        assert_eq!((info.paid_until_height, info.purge_height), (Some(35), Some(45)));
+        assert_eq!((info.status, info.deleted_height), (VolumeStatus::Active, None));
+        assert_eq!(info.relay_endpoint.as_deref(), Some("http://r"));
+        assert_eq!((info.size_bytes, info.price_per_byte_block, info.root), (10, 3, H256([5; 32])));
+        // What is left plus what was paid is what the record holds plus what it had paid.
+        assert_eq!(info.deposit + info.rent_paid, 600 + 100);
+    }
+
+    #[test]
+    fn arrears_stop_at_the_deposit_and_deleted_volumes_at_their_purge() {
+        // Ran out at 17: grace at the tip, only 2 blocks paid.
+        let info = volume_info(H256::ZERO, record(rent(10, 60, 15)), None, AT);
+        assert_eq!(
+            (info.status, info.deposit, info.rent_paid, info.paid_until_height),
+            (VolumeStatus::Grace, 0, 160, Some(17))
+        );
+        assert_eq!(info.purge_height, Some(27));
+        // Ran out long ago: purged.
+        let info = volume_info(H256::ZERO, record(rent(10, 0, 5)), None, AT);
+        assert_eq!((info.status, info.purge_height), (VolumeStatus::Purged, Some(15)));
+        // Deleted at 8 with deposit for ever: rent stops at the purge (18), not at the tip.
+        let deleted = Rent { deleted_height: Some(8), ..rent(10, 1_000_000, 5) };
+        let (now, paid) = settled(&deleted, AT);
+        assert_eq!((now.settled_height, paid), (18, 13 * 30));
+        let info = volume_info(H256::ZERO, record(deleted), None, AT);
+        assert_eq!((info.status, info.deleted_height, info.purge_height), (VolumeStatus::Purged, Some(8), Some(18)));
+        let info = volume_info(H256::ZERO, record(deleted), None, At { height: 12, ..AT });
+        assert_eq!((info.status, info.deposit), (VolumeStatus::Deleted, 1_000_000 - 8 * 30));
+        // Free (no bytes yet): active for ever, nothing to purge.
+        let info = volume_info(H256::ZERO, record(rent(0, 50, 4)), None, AT);
+        assert_eq!(
+            (info.status, info.deposit, info.paid_until_height, info.purge_height),
+            (VolumeStatus::Active, 50, None, None)
+        );
+    }
+
+    #[test]
+    fn relays_health_and_free_bytes() {
+        let relay = |last_heartbeat_height, deregistered, used_bytes| RelayRecord {
+            stake: 7,
+            settings: RelaySettings {
+                endpoint: "http://127.0.0.1:7000".into(),
+                capacity_bytes: 100,
+                price_per_byte_block: 2,
+                write: true,
+                read: false,
+                public: true,
+            },
+            registered_height: 1,
+            last_heartbeat_height,
+            deregistered,
+            unbonding: Vec::new(),
+            slot: Some(0),
+            volumes: 3,
+            used_bytes,
+            earned: 9,
+        };
+        let info = relay_info(Address([4; 20]), relay(15, false, 40), AT);
+        assert_eq!((info.health, info.free_bytes, info.used_bytes, info.stake), (RelayHealth::Healthy, 60, 40, 7));
+        assert!(RelayFilter::Writable.keeps(&info) && RelayFilter::Public.keeps(&info));
+        let late = relay_info(Address([4; 20]), relay(14, false, 40), AT);
+        assert_eq!(late.health, RelayHealth::Unhealthy);
+        assert!(!RelayFilter::Writable.keeps(&late) && RelayFilter::Public.keeps(&late));
+        let full = relay_info(Address([4; 20]), relay(20, false, 120), AT);
+        assert_eq!(full.free_bytes, 0);
+        assert!(!RelayFilter::Writable.keeps(&full));
+        assert_eq!(relay_info(Address([4; 20]), relay(20, true, 0), AT).health, RelayHealth::Deregistered);
+    }
+
+    #[test]
+    fn account_sums_and_totals() {
+        let mut sums = VolumeSums::default();
+        sums.add(&rent(10, 600, 15), AT);
+        sums.add(&rent(10, 60, 15), AT);
+        sums.add(&Rent { deleted_height: Some(19), ..rent(1, 90, 15) }, AT);
+        // 420 + 0 + (90 - 6 × 3); only the first is active.
+        assert_eq!(sums, VolumeSums { volumes: 3, deposits: 420 + 72, rent_per_block: 30 });
+        let stats = stats(
+            7,
+            RelayTotals { relays: 1, capacity_bytes: 2, stake: 3 },
+            VolumeTotals { volumes: 4, bytes: 5, deposits: 6, rent_paid: 7, fees_burned: 8 },
+        );
+        assert_eq!(
+            (stats.height, stats.relays, stats.capacity_bytes, stats.relay_stake, stats.volumes, stats.bytes),
+            (7, 1, 2, 3, 4, 5)
+        );
+        assert_eq!((stats.deposits, stats.rent_paid, stats.fees_burned), (6, 7, 8));
+    }
+}
