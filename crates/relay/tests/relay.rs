@@ -1,0 +1,418 @@
+//! The relay end to end over 127.0.0.1: a server with a fake chain ([`Directory`]) driven by
+//! [`RelayClient`] and by hand-made requests where a client would never send them (replays,
+//! tampered signatures, missing tokens).
+
+use drover_relay::api::RelayErrorCode;
+use drover_relay::commit::{CommitError, CommitLoop, Committer};
+use drover_relay::server::{Directory, DirectoryError, Relay, RelayConfig, VolumeInfo, VolumeStatus};
+use drover_relay::{ClientError, RelayClient};
+use drover_types::ras::{DelegationToken, request_hash, session_public_key};
+use drover_types::{Address, H256, SecretKey, keccak256};
+use parking_lot::Mutex;
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::Arc;
+use tokio::sync::oneshot;
+
+const CHAIN_ID: u64 = 100;
+const RELAY: Address = Address([0xee; 20]);
+
+fn owner() -> SecretKey {
+    SecretKey::dev(0)
+}
+
+fn stranger() -> SecretKey {
+    SecretKey::dev(1)
+}
+
+fn private_volume() -> H256 {
+    keccak256(b"private")
+}
+
+fn public_volume() -> H256 {
+    keccak256(b"public")
+}
+
+fn grace_volume() -> H256 {
+    keccak256(b"grace")
+}
+
+fn elsewhere_volume() -> H256 {
+    keccak256(b"elsewhere")
+}
+
+fn unknown_volume() -> H256 {
+    keccak256(b"unknown")
+}
+
+/// The chain as the relay sees it.
+#[derive(Clone, Default)]
+struct Chain {
+    volumes: Arc<Mutex<HashMap<H256, VolumeInfo>>>,
+    revoked: Arc<Mutex<Vec<[u8; 33]>>>,
+    down: Arc<Mutex<bool>>,
+}
+
+impl Chain {
+    fn standard() -> Self {
+        let chain = Chain::default();
+        let info = |public, relay, status| VolumeInfo { owner: owner().address(), public, relay, status };
+        let mut volumes = chain.volumes.lock();
+        volumes.insert(private_volume(), info(false, RELAY, VolumeStatus::Active));
+        volumes.insert(public_volume(), info(true, RELAY, VolumeStatus::Active));
+        volumes.insert(grace_volume(), info(false, RELAY, VolumeStatus::Grace));
+        volumes.insert(elsewhere_volume(), info(true, Address([1; 20]), VolumeStatus::Active));
+        drop(volumes);
+        chain
+    }
+}
+
+impl Directory for Chain {
+    async fn volume(&self, id: H256) -> Result<Option<VolumeInfo>, DirectoryError> {
+        if *self.down.lock() {
+            return Err(DirectoryError("node unreachable".into()));
+        }
+        Ok(self.volumes.lock().get(&id).copied())
+    }
+
+    async fn session_revoked(&self, _wallet: Address, session_key: [u8; 33]) -> Result<bool, DirectoryError> {
+        Ok(self.revoked.lock().contains(&session_key))
+    }
+}
+
+/// A committer that records every call.
+#[derive(Clone, Default)]
+struct Recorder {
+    calls: Arc<Mutex<Vec<(H256, H256, u64)>>>,
+}
+
+impl Committer for Recorder {
+    async fn commit(&self, volume: H256, root: H256, size_bytes: u64) -> Result<(), CommitError> {
+        self.calls.lock().push((volume, root, size_bytes));
+        Ok(())
+    }
+}
+
+/// A running relay.
+struct Running {
+    url: String,
+    chain: Chain,
+    store: Arc<drover_relay::Store>,
+    stop: oneshot::Sender<()>,
+    served: tokio::task::JoinHandle<Result<(), drover_relay::RelayError>>,
+}
+
+impl Running {
+    async fn start(dir: &Path, capacity_bytes: u64) -> Running {
+        let chain = Chain::standard();
+        let mut config = RelayConfig::new(dir, CHAIN_ID, RELAY, capacity_bytes);
+        // Every request asks the chain, so the tests can change it between requests.
+        config.directory_cache_ttl = std::time::Duration::ZERO;
+        let relay = Relay::open(config, chain.clone()).unwrap();
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("http://{}", listener.local_addr().unwrap());
+        let (stop, stopped) = oneshot::channel::<()>();
+        let store = relay.store();
+        let served = tokio::spawn(relay.serve(listener, async move {
+            let _ = stopped.await;
+        }));
+        Running { url, chain, store, stop, served }
+    }
+
+    fn client(&self, wallet: SecretKey) -> RelayClient {
+        RelayClient::new(&self.url, CHAIN_ID, wallet).unwrap()
+    }
+
+    fn anonymous(&self) -> RelayClient {
+        RelayClient::anonymous(&self.url).unwrap()
+    }
+
+    async fn stop(self) {
+        drop(self.store);
+        let _ = self.stop.send(());
+        self.served.await.unwrap().unwrap();
+    }
+}
+
+fn now_ms() -> u64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_millis() as u64
+}
+
+/// A request signed by hand: `(header, value)` pairs for `method path` with `body`.
+struct Signer {
+    wallet: SecretKey,
+    session: SecretKey,
+    chain_id: u64,
+}
+
+impl Signer {
+    fn new(wallet: SecretKey) -> Self {
+        Signer { wallet, session: SecretKey::dev(9), chain_id: CHAIN_ID }
+    }
+
+    fn headers(&self, method: &str, path: &str, nonce: &str, body: &[u8]) -> Vec<(&'static str, String)> {
+        let token =
+            DelegationToken::issue(&self.wallet, session_public_key(&self.session), self.chain_id, now_ms() + 60_000);
+        let timestamp = now_ms().to_string();
+        let hash = request_hash(method, path, &timestamp, nonce, body);
+        let signature = format!("0x{}", hex::encode(self.session.sign_prehash(&hash).to_rsv()));
+        vec![
+            ("X-DRFS-Delegation", token.encode()),
+            ("X-DRFS-Timestamp", timestamp),
+            ("X-DRFS-Nonce", nonce.to_owned()),
+            ("X-DRFS-Signature", signature),
+        ]
+    }
+}
+
+async fn raw(
+    method: reqwest::Method,
+    url: &str,
+    headers: &[(&'static str, String)],
+    body: Vec<u8>,
+) -> (u16, serde_json::Value, Vec<u8>) {
+    let mut request = reqwest::Client::new().request(method, url).body(body);
+    for (name, value) in headers {
+        request = request.header(*name, value);
+    }
+    let response = request.send().await.unwrap();
+    let status = response.status().as_u16();
+    let bytes = response.bytes().await.unwrap().to_vec();
+    let json = serde_json::from_slice(&bytes).unwrap_or(serde_json::Value::Null);
+    (status, json, bytes)
+}
+
+fn assert_code(answer: &(u16, serde_json::Value, Vec<u8>), code: RelayErrorCode) {
+    assert_eq!(answer.0, code.http_status(), "{}", answer.1);
+    assert_eq!(answer.1["code"], code.code(), "{}", answer.1);
+    assert_eq!(answer.1["error"], code.name(), "{}", answer.1);
+}
+
+#[tokio::test]
+async fn the_owner_uses_a_private_volume_and_nobody_else_learns_it_exists() {
+    let dir = tempfile::tempdir().unwrap();
+    let relay = Running::start(dir.path(), u64::MAX).await;
+    let owner = relay.client(owner());
+    let volume = private_volume();
+
+    let put = owner.put(volume, "notes/a b.txt", b"first".to_vec()).await.unwrap();
+    assert_eq!(put.content_hash, keccak256(b"first"));
+    owner.put(volume, "notes/ü/2", b"second".to_vec()).await.unwrap();
+    owner.put(volume, "top", Vec::new()).await.unwrap();
+    assert_eq!(owner.get(volume, "notes/a b.txt").await.unwrap(), b"first");
+    assert_eq!(owner.get(volume, "top").await.unwrap(), b"");
+    let page = owner.list(volume, "notes/", None, 1).await.unwrap();
+    assert_eq!(page.entries.len(), 1);
+    assert_eq!(page.entries[0].key, "notes/a b.txt");
+    assert_eq!(page.next_after.as_deref(), Some("notes/a b.txt"));
+    let all = owner.list_all(volume, "notes/").await.unwrap();
+    assert_eq!(all.iter().map(|e| e.key.as_str()).collect::<Vec<_>>(), ["notes/a b.txt", "notes/ü/2"]);
+    let info = owner.info(volume).await.unwrap();
+    assert_eq!((info.volume_id, info.objects, info.size_bytes), (volume, 3, 11));
+    assert_eq!(info.root, relay.store.summary(volume).root);
+
+    // Sealed objects: the relay holds ciphertext only.
+    owner.put_sealed(volume, "secret", b"plain words").await.unwrap();
+    assert_ne!(owner.get(volume, "secret").await.unwrap(), b"plain words");
+    assert_eq!(owner.get_sealed(volume, "secret").await.unwrap(), b"plain words");
+
+    let deleted = owner.delete(volume, "top").await.unwrap();
+    assert_eq!(deleted.root, relay.store.summary(volume).root);
+    assert!(matches!(owner.get(volume, "top").await, Err(ClientError::NotFound(m)) if m == "no such object"));
+    assert!(matches!(owner.delete(volume, "top").await, Err(ClientError::NotFound(_))));
+
+    // Everyone else gets exactly what an unknown volume gets.
+    let unknown_message = match owner.get(unknown_volume(), "notes/a b.txt").await {
+        Err(ClientError::NotFound(message)) => message,
+        other => panic!("{other:?}"),
+    };
+    let stranger = relay.client(stranger());
+    let anonymous = relay.anonymous();
+    for result in [
+        stranger.get(volume, "notes/a b.txt").await,
+        anonymous.get(volume, "notes/a b.txt").await,
+        owner.get(elsewhere_volume(), "x").await,
+    ] {
+        assert!(matches!(&result, Err(ClientError::NotFound(m)) if *m == unknown_message), "{result:?}");
+    }
+    assert!(
+        matches!(stranger.put(volume, "x", b"y".to_vec()).await, Err(ClientError::NotFound(m)) if m == unknown_message)
+    );
+    assert!(matches!(stranger.delete(volume, "top").await, Err(ClientError::NotFound(m)) if m == unknown_message));
+    assert!(matches!(stranger.info(volume).await, Err(ClientError::NotFound(m)) if m == unknown_message));
+    assert!(matches!(stranger.list(volume, "", None, 10).await, Err(ClientError::NotFound(m)) if m == unknown_message));
+    // Byte for byte, also with a stranger's valid signed request.
+    let path = format!("/v1/volumes/{volume}/objects/top");
+    let unknown_path = format!("/v1/volumes/{}/objects/top", unknown_volume());
+    let signed = Signer::new(SecretKey::dev(1)).headers("GET", &path, &"01".repeat(16), b"");
+    let private = raw(reqwest::Method::GET, &format!("{}{path}", relay.url), &signed, Vec::new()).await;
+    let unknown = raw(reqwest::Method::GET, &format!("{}{unknown_path}", relay.url), &[], Vec::new()).await;
+    assert_eq!((private.0, &private.2), (404, &unknown.2));
+    assert_code(&unknown, RelayErrorCode::NotFound);
+    // A grace-period volume reads but takes no writes.
+    assert!(matches!(owner.put(grace_volume(), "x", b"y".to_vec()).await, Err(ClientError::Forbidden(_))));
+    assert!(matches!(owner.get(grace_volume(), "x").await, Err(ClientError::NotFound(m)) if m == "no such object"));
+
+    // Invalid keys never leave the client; the relay refuses them too.
+    assert!(matches!(owner.put(volume, "a/../b", b"x".to_vec()).await, Err(ClientError::Key(_))));
+    let bad = raw(reqwest::Method::GET, &format!("{}/v1/volumes/{volume}/objects/a%00b", relay.url), &[], vec![]).await;
+    assert_code(&bad, RelayErrorCode::BadRequest);
+    relay.stop().await;
+}
+
+#[tokio::test]
+async fn replays_tampered_signatures_and_bad_tokens_are_refused_with_their_codes() {
+    let dir = tempfile::tempdir().unwrap();
+    let relay = Running::start(dir.path(), u64::MAX).await;
+    relay.client(owner()).put(private_volume(), "a", b"data".to_vec()).await.unwrap();
+    let path = format!("/v1/volumes/{}/objects/a", private_volume());
+    let url = format!("{}{path}", relay.url);
+    let signer = Signer::new(owner());
+
+    let headers = signer.headers("GET", &path, &"aa".repeat(16), b"");
+    let first = raw(reqwest::Method::GET, &url, &headers, Vec::new()).await;
+    assert_eq!((first.0, first.2.as_slice()), (200, &b"data"[..]));
+    let replay = raw(reqwest::Method::GET, &url, &headers, Vec::new()).await;
+    assert_code(&replay, RelayErrorCode::RasReplayed);
+
+    let mut tampered = signer.headers("GET", &path, &"bb".repeat(16), b"");
+    // One hex digit of r changed.
+    let signature = &mut tampered[3].1;
+    let digit = if signature.as_bytes()[10] == b'0' { "1" } else { "0" };
+    signature.replace_range(10..11, digit);
+    assert_code(&raw(reqwest::Method::GET, &url, &tampered, Vec::new()).await, RelayErrorCode::RasRequestInvalid);
+    // Signed for another path, or with another body than sent.
+    let other_path =
+        signer.headers("GET", &format!("/v1/volumes/{}/objects/b", private_volume()), &"cc".repeat(16), b"");
+    assert_code(&raw(reqwest::Method::GET, &url, &other_path, Vec::new()).await, RelayErrorCode::RasRequestInvalid);
+    let put_headers = signer.headers("PUT", &path, &"dd".repeat(16), b"signed body");
+    let swapped = raw(reqwest::Method::PUT, &url, &put_headers, b"other body".to_vec()).await;
+    assert_code(&swapped, RelayErrorCode::RasRequestInvalid);
+    assert_eq!(relay.client(owner()).get(private_volume(), "a").await.unwrap(), b"data", "nothing was written");
+
+    // On a public volume, a write without a valid token is 401 9100 (a private one says 404).
+    let public_url = format!("{}/v1/volumes/{}/objects/a", relay.url, public_volume());
+    assert_code(&raw(reqwest::Method::PUT, &public_url, &[], b"x".to_vec()).await, RelayErrorCode::RasTokenInvalid);
+    let other_chain = Signer { chain_id: CHAIN_ID + 1, ..Signer::new(owner()) };
+    let public_path = format!("/v1/volumes/{}/objects/a", public_volume());
+    let headers = other_chain.headers("PUT", &public_path, &"ee".repeat(16), b"x");
+    assert_code(
+        &raw(reqwest::Method::PUT, &public_url, &headers, b"x".to_vec()).await,
+        RelayErrorCode::RasTokenInvalid,
+    );
+    let headers = other_chain.headers("GET", &path, &"ff".repeat(16), b"");
+    assert_code(&raw(reqwest::Method::GET, &url, &headers, Vec::new()).await, RelayErrorCode::NotFound);
+
+    // A body where none belongs, beyond the small-body limit.
+    let headers = signer.headers("DELETE", &path, &"12".repeat(16), &[0; 5_000]);
+    assert_code(&raw(reqwest::Method::DELETE, &url, &headers, vec![0; 5_000]).await, RelayErrorCode::ObjectTooLarge);
+    relay.stop().await;
+}
+
+#[tokio::test]
+async fn a_public_volume_is_read_by_anyone_and_written_by_its_owner_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let relay = Running::start(dir.path(), u64::MAX).await;
+    let volume = public_volume();
+    relay.client(owner()).put(volume, "index.html", b"<p>hi</p>".to_vec()).await.unwrap();
+
+    let anonymous = relay.anonymous();
+    assert_eq!(anonymous.get(volume, "index.html").await.unwrap(), b"<p>hi</p>");
+    assert_eq!(anonymous.list_all(volume, "").await.unwrap().len(), 1);
+    assert_eq!(anonymous.info(volume).await.unwrap().objects, 1);
+    let plain =
+        raw(reqwest::Method::GET, &format!("{}/v1/volumes/{volume}/objects/index.html", relay.url), &[], vec![]).await;
+    assert_eq!((plain.0, plain.2.as_slice()), (200, &b"<p>hi</p>"[..]));
+
+    let stranger = relay.client(stranger());
+    assert_eq!(stranger.get(volume, "index.html").await.unwrap(), b"<p>hi</p>");
+    assert!(matches!(stranger.put(volume, "index.html", b"defaced".to_vec()).await, Err(ClientError::Forbidden(_))));
+    assert!(matches!(stranger.delete(volume, "index.html").await, Err(ClientError::Forbidden(_))));
+    assert!(matches!(anonymous.put(volume, "x", b"y".to_vec()).await, Err(ClientError::NoWallet)));
+    assert_eq!(anonymous.get(volume, "index.html").await.unwrap(), b"<p>hi</p>");
+
+    let health = anonymous.health().await.unwrap();
+    assert_eq!((health.relay, health.volumes, health.bytes), (RELAY, 1, 9));
+    relay.stop().await;
+}
+
+#[tokio::test]
+async fn a_put_beyond_capacity_is_refused_with_507() {
+    let dir = tempfile::tempdir().unwrap();
+    let relay = Running::start(dir.path(), 1_000).await;
+    let owner = relay.client(owner());
+    owner.put(private_volume(), "a", vec![1; 600]).await.unwrap();
+    let refused = owner.put(public_volume(), "b", vec![2; 600]).await;
+    assert!(matches!(refused, Err(ClientError::Capacity(_))), "{refused:?}");
+    owner.put(private_volume(), "a", vec![1; 1_000]).await.unwrap();
+    assert!(matches!(owner.put(private_volume(), "c", vec![3]).await, Err(ClientError::Capacity(_))));
+    owner.delete(private_volume(), "a").await.unwrap();
+    owner.put(public_volume(), "b", vec![2; 600]).await.unwrap();
+    let too_large = owner.put(private_volume(), "huge", vec![0; drover_relay::store::MAX_OBJECT_BYTES + 1]).await;
+    assert!(matches!(too_large, Err(ClientError::TooLarge(_))), "{too_large:?}");
+    relay.stop().await;
+}
+
+#[tokio::test]
+async fn a_restarted_relay_serves_what_it_stored_and_commits_each_root_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let recorder = Recorder::default();
+    let first_root = {
+        let relay = Running::start(dir.path(), u64::MAX).await;
+        let owner = relay.client(owner());
+        owner.put(private_volume(), "kept", b"across restarts".to_vec()).await.unwrap();
+        let mut commits = CommitLoop::open(relay.store.clone(), recorder.clone()).unwrap();
+        assert_eq!(commits.round().await.committed, [private_volume()]);
+        assert!(commits.round().await.committed.is_empty(), "nothing changed");
+        let root = owner.info(private_volume()).await.unwrap().root;
+        drop(commits);
+        drop(owner);
+        relay.stop().await;
+        root
+    };
+    assert_eq!(*recorder.calls.lock(), [(private_volume(), first_root, 15)]);
+
+    let relay = Running::start(dir.path(), u64::MAX).await;
+    let owner = relay.client(owner());
+    assert_eq!(owner.get(private_volume(), "kept").await.unwrap(), b"across restarts");
+    let mut commits = CommitLoop::open(relay.store.clone(), recorder.clone()).unwrap();
+    assert!(commits.round().await.committed.is_empty(), "committed before the restart");
+    owner.put(public_volume(), "new", b"1".to_vec()).await.unwrap();
+    owner.put(private_volume(), "kept", b"changed".to_vec()).await.unwrap();
+    let report = commits.round().await;
+    let mut changed = vec![public_volume(), private_volume()];
+    changed.sort();
+    assert_eq!(report.committed, changed, "in volume id order");
+    let calls = recorder.calls.lock().clone();
+    assert_eq!(calls.len(), 3);
+    let private_root = owner.info(private_volume()).await.unwrap().root;
+    assert!(calls.contains(&(private_volume(), private_root, 7)));
+    assert_ne!(private_root, first_root);
+    drop(commits);
+    relay.stop().await;
+}
+
+#[tokio::test]
+async fn a_revoked_session_is_refused_and_an_unreachable_chain_is_a_503() {
+    let dir = tempfile::tempdir().unwrap();
+    let relay = Running::start(dir.path(), u64::MAX).await;
+    relay.client(owner()).put(private_volume(), "a", b"data".to_vec()).await.unwrap();
+    let signer = Signer::new(owner());
+    relay.chain.revoked.lock().push(session_public_key(&signer.session));
+
+    let path = format!("/v1/volumes/{}/objects/a", private_volume());
+    let headers = signer.headers("GET", &path, &"31".repeat(16), b"");
+    let private = raw(reqwest::Method::GET, &format!("{}{path}", relay.url), &headers, Vec::new()).await;
+    assert_code(&private, RelayErrorCode::NotFound);
+    let public_path = format!("/v1/volumes/{}/objects/a", public_volume());
+    let headers = signer.headers("PUT", &public_path, &"32".repeat(16), b"x");
+    let public = raw(reqwest::Method::PUT, &format!("{}{public_path}", relay.url), &headers, b"x".to_vec()).await;
+    assert_code(&public, RelayErrorCode::RasTokenInvalid);
+    assert!(public.1["message"].as_str().unwrap().contains("revoked"));
+    assert_eq!(relay.client(owner()).get(private_volume(), "a").await.unwrap(), b"data", "other sessions still work");
+
+    *relay.chain.down.lock() = true;
+    let unavailable = raw(reqwest::Method::GET, &format!("{}{public_path}", relay.url), &[], Vec::new()).await;
+    assert_code(&unavailable, RelayErrorCode::Unavailable);
+    relay.stop().await;
+}
