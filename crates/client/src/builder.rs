@@ -20,6 +20,7 @@ use drover_types::{
     params::{TRANSFER_CYCLES, system_call_limits},
     runner::{RUNNER_REGISTRY_ADDRESS, RegistryCall},
     secrets::{SECRETS_ADDRESS, SecretCall},
+    storage::{RELAY_REGISTRY_ADDRESS, RelayCall, STORAGE_MANAGER_ADDRESS, StorageCall},
     token::{self, TOKENS_ADDRESS, TokenCall},
 };
 
@@ -174,6 +175,22 @@ impl TxBuilder {
         let payload = call.message().encode();
         let (cycles, cells) = system_call_limits(payload.len(), call.max_cost());
         Self::message(Some(JOB_DISPATCHER_ADDRESS), value, payload).cycles_limit(cycles).cells_limit(cells)
+    }
+
+    /// A call of the storage manager carrying `value` (a creation's fee and first deposit, or a
+    /// deposit), with limits that cover its cost.
+    pub fn storage(call: &StorageCall, value: u128) -> Self {
+        let payload = call.message().encode();
+        let (cycles, cells) = system_call_limits(payload.len(), call.cost());
+        Self::message(Some(STORAGE_MANAGER_ADDRESS), value, payload).cycles_limit(cycles).cells_limit(cells)
+    }
+
+    /// A call of the relay registry carrying `value` (a registration's stake, or stake added by
+    /// an update), with limits that cover its cost.
+    pub fn relay(call: &RelayCall, value: u128) -> Self {
+        let payload = call.message().encode();
+        let (cycles, cells) = system_call_limits(payload.len(), call.cost());
+        Self::message(Some(RELAY_REGISTRY_ADDRESS), value, payload).cycles_limit(cycles).cells_limit(cells)
     }
 
     /// A message to `to` (an actor or system actor), or a deploy when `to` is `None`, with an
@@ -442,6 +459,34 @@ mod tests {
         let builder = TxBuilder::transfer(TO, 0).max_fee_per_cycle(1).max_fee_per_cell(1).tip_per_cycle(0);
         assert!(builder.needs_fees());
         assert!(!builder.tip_per_cell(0).needs_fees());
+    }
+
+    #[test]
+    fn storage_and_relay_calls_cover_their_cost() {
+        use drover_types::{
+            payload::Message,
+            storage::{RelaySettings, StorageCall},
+        };
+        let create = StorageCall::Create { name: "photos".into(), relay: TO, public: true };
+        let tx = TxBuilder::storage(&create, 5).build(&context()).unwrap();
+        assert_eq!((tx.to, tx.value), (Some(STORAGE_MANAGER_ADDRESS), 5));
+        let message = Message::decode(&tx.payload).unwrap();
+        assert_eq!(StorageCall::decode(&message.handler, &message.payload), Ok(create.clone()));
+        assert_eq!((tx.cycles_limit, tx.cells_limit), system_call_limits(tx.payload.len(), create.cost()));
+
+        let register = RelayCall::Register(RelaySettings {
+            endpoint: "http://127.0.0.1:7000".into(),
+            capacity_bytes: 1 << 30,
+            price_per_byte_block: 1,
+            write: true,
+            read: true,
+            public: true,
+        });
+        let tx = TxBuilder::relay(&register, 9).build(&context()).unwrap();
+        assert_eq!((tx.to, tx.value), (Some(RELAY_REGISTRY_ADDRESS), 9));
+        let message = Message::decode(&tx.payload).unwrap();
+        assert_eq!(RelayCall::decode(&message.handler, &message.payload), Ok(register.clone()));
+        assert_eq!((tx.cycles_limit, tx.cells_limit), system_call_limits(tx.payload.len(), register.cost()));
     }
 
     #[test]

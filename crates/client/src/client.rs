@@ -10,16 +10,19 @@
 
 use crate::builder::FeeSuggestion;
 use crate::error::{ClientError, excerpt};
+use crate::ras::RasSigner;
 use drover_types::{
     Address, BlockSelector, ErrorCode, H256, Transaction,
     api::{
         AccountInfo, AccountTokens, ActorCodeInfo, ActorInfo, ActorReadRequest, ActorReadResponse, BasefeeInfo,
-        BlockInfo, ChainInfo, DelegationList, EntitlementList, FaucetRequest, FaucetResponse, GovernanceParams,
-        HealthDetailed, HeightInfo, InclusionProofInfo, JobInfo, JobResultList, Liveness, LogPage, MailboxPage,
-        ManifestValidation, MultiProofResponse, ProofRequest, ProposalDetail, ProposalList, ReceiptInfo, RunnerInfo,
-        RunnerJobList, RunnerList, SecretEnvelope, SecretList, SignedFlowPayload, SignedFlowRequest, StateProofInfo,
-        StateSnapshot, StorageCount, StoragePage, SubmitResponse, SubmitWaitResponse, SystemRunPage, TimerPage,
-        TokenAllowance, TokenBalance, TokenInfo, TokenList, TransactionInfo, UpgradePage, VerifiedResultInfo,
+        BillingSummary, BlockInfo, ChainInfo, DelegationList, EntitlementList, FaucetRequest, FaucetResponse,
+        GovernanceParams, HealthDetailed, HeightInfo, InclusionProofInfo, JobInfo, JobResultList, Liveness, LogPage,
+        MailboxPage, ManifestValidation, MultiProofResponse, ProofRequest, ProposalDetail, ProposalList,
+        RasAccountBalance, RasChallenge, RasMe, RasStats, RasTransactionRequest, ReceiptInfo, RelayList,
+        RevocationInfo, RunnerInfo, RunnerJobList, RunnerList, SecretEnvelope, SecretList, SignedFlowPayload,
+        SignedFlowRequest, StateProofInfo, StateSnapshot, StorageCount, StoragePage, SubmitResponse,
+        SubmitWaitResponse, SystemRunPage, TimerPage, TokenAllowance, TokenBalance, TokenInfo, TokenList,
+        TransactionInfo, UpgradePage, VerifiedResultInfo, VolumeInfo, VolumeList,
     },
     job::JOB_DISPATCHER_ADDRESS,
     submission::encode_submission,
@@ -40,6 +43,8 @@ pub(crate) const POOL_IDLE_TIMEOUT_SECS: u64 = 5;
 
 /// Media type of a submission body.
 const CBOR_MEDIA_TYPE: &str = "application/cbor";
+/// Media type of a JSON request body.
+const JSON_MEDIA_TYPE: &str = "application/json";
 
 /// A client of one node's HTTP API. Cheap to clone (clones share one connection pool).
 #[derive(Clone, Debug)]
@@ -292,6 +297,142 @@ impl Client {
         reader: &Address,
     ) -> Result<Option<SecretEnvelope>, ClientError> {
         self.get_optional(&format!("/secrets/{owner}/{name}/envelope/{reader}"), ErrorCode::NotFound).await
+    }
+
+    /// `GET /ras/challenge`: the chain id and audience a delegation token names, and the node's
+    /// clock.
+    pub async fn ras_challenge(&self) -> Result<RasChallenge, ClientError> {
+        self.get("/ras/challenge").await
+    }
+
+    /// `GET /ras/stats`: the storage relays' and volumes' totals.
+    pub async fn ras_stats(&self) -> Result<RasStats, ClientError> {
+        self.get("/ras/stats").await
+    }
+
+    /// `GET /ras/relays/public?offset=&limit=`: one page of the publicly listed relays.
+    pub async fn ras_public_relays(&self, offset: u64, limit: u64) -> Result<RelayList, ClientError> {
+        self.get(&format!("/ras/relays/public?offset={offset}&limit={limit}")).await
+    }
+
+    /// `GET /ras/write-relayers?offset=&limit=`: one page of the relays a new volume can go to.
+    pub async fn ras_write_relayers(&self, offset: u64, limit: u64) -> Result<RelayList, ClientError> {
+        self.get(&format!("/ras/write-relayers?offset={offset}&limit={limit}")).await
+    }
+
+    /// `GET /ras/billing/summary`: the volumes' totals.
+    pub async fn ras_billing_summary(&self) -> Result<BillingSummary, ClientError> {
+        self.get("/ras/billing/summary").await
+    }
+
+    /// `GET /ras/revocations/{wallet}/{session_key}`: whether `wallet` revoked `session_key`.
+    pub async fn ras_revocation(
+        &self,
+        wallet: &Address,
+        session_key: &[u8; 33],
+    ) -> Result<RevocationInfo, ClientError> {
+        self.get(&format!("/ras/revocations/{wallet}/0x{}", hex::encode(session_key))).await
+    }
+
+    /// A request to an owner route, signed by `signer`'s session (`path` is what the node routes,
+    /// query included, and is what is signed).
+    async fn ras_send<T: DeserializeOwned>(
+        &self,
+        signer: &RasSigner,
+        method: reqwest::Method,
+        path: &str,
+        body: Option<Vec<u8>>,
+    ) -> Result<T, ClientError> {
+        let url = self.url(path);
+        let bytes = body.as_deref().unwrap_or_default();
+        let headers = signer.headers(method.as_str(), path, bytes);
+        let mut request = self.http.request(method, &url);
+        for (name, value) in headers.pairs() {
+            request = request.header(name, value);
+        }
+        if let Some(body) = body {
+            request = request.header(CONTENT_TYPE, JSON_MEDIA_TYPE).body(body);
+        }
+        self.send_json(&url, request).await
+    }
+
+    /// `GET /ras/auth/me`: whom `signer`'s requests authenticate as.
+    pub async fn ras_me(&self, signer: &RasSigner) -> Result<RasMe, ClientError> {
+        self.ras_send(signer, reqwest::Method::GET, "/ras/auth/me", None).await
+    }
+
+    /// `GET /ras/accounts/balance`: the wallet's balance and what its volumes hold and cost.
+    pub async fn ras_balance(&self, signer: &RasSigner) -> Result<RasAccountBalance, ClientError> {
+        self.ras_send(signer, reqwest::Method::GET, "/ras/accounts/balance", None).await
+    }
+
+    /// `GET /ras/volumes?offset=&limit=`: one page of the wallet's volumes.
+    pub async fn ras_volumes(&self, signer: &RasSigner, offset: u64, limit: u64) -> Result<VolumeList, ClientError> {
+        let path = format!("/ras/volumes?offset={offset}&limit={limit}");
+        self.ras_send(signer, reqwest::Method::GET, &path, None).await
+    }
+
+    /// `GET /ras/volumes/{volume_id}`: a volume the wallet owns or holds as its relay; `None`
+    /// otherwise (9103: unknown, or someone else's).
+    pub async fn ras_volume(&self, signer: &RasSigner, volume: &H256) -> Result<Option<VolumeInfo>, ClientError> {
+        let path = format!("/ras/volumes/{volume}");
+        match self.ras_send(signer, reqwest::Method::GET, &path, None).await {
+            Ok(info) => Ok(Some(info)),
+            Err(err) if err.is_not_found_with(&[ErrorCode::RasVolumeNotFound]) => Ok(None),
+            Err(err) => Err(err),
+        }
+    }
+
+    async fn ras_transaction(
+        &self,
+        signer: &RasSigner,
+        path: &str,
+        tx: &Transaction,
+    ) -> Result<SubmitResponse, ClientError> {
+        // A record of one base64 string always serializes.
+        let body = serde_json::to_vec(&RasTransactionRequest { transaction_base64: tx.encode() }).unwrap_or_default();
+        self.ras_send(signer, reqwest::Method::POST, path, Some(body)).await
+    }
+
+    /// `POST /ras/volumes`: the wallet's signed `create` (build it with
+    /// [`TxBuilder::storage`](crate::TxBuilder::storage)); answers like [`Client::submit`].
+    pub async fn ras_create_volume(&self, signer: &RasSigner, tx: &Transaction) -> Result<SubmitResponse, ClientError> {
+        self.ras_transaction(signer, "/ras/volumes", tx).await
+    }
+
+    /// `POST /ras/volumes/{volume_id}/delete`: the owner's signed `delete` of `volume`.
+    pub async fn ras_delete_volume(
+        &self,
+        signer: &RasSigner,
+        volume: &H256,
+        tx: &Transaction,
+    ) -> Result<SubmitResponse, ClientError> {
+        self.ras_transaction(signer, &format!("/ras/volumes/{volume}/delete"), tx).await
+    }
+
+    /// `POST /ras/volumes/{volume_id}/undelete`: the owner's signed `undelete` of `volume`.
+    pub async fn ras_undelete_volume(
+        &self,
+        signer: &RasSigner,
+        volume: &H256,
+        tx: &Transaction,
+    ) -> Result<SubmitResponse, ClientError> {
+        self.ras_transaction(signer, &format!("/ras/volumes/{volume}/undelete"), tx).await
+    }
+
+    /// `POST /ras/volumes/{volume_id}/deposit`: the wallet's signed `deposit` to `volume`.
+    pub async fn ras_deposit(
+        &self,
+        signer: &RasSigner,
+        volume: &H256,
+        tx: &Transaction,
+    ) -> Result<SubmitResponse, ClientError> {
+        self.ras_transaction(signer, &format!("/ras/volumes/{volume}/deposit"), tx).await
+    }
+
+    /// `POST /ras/revoke`: the wallet's signed `revoke` of a session key.
+    pub async fn ras_revoke(&self, signer: &RasSigner, tx: &Transaction) -> Result<SubmitResponse, ClientError> {
+        self.ras_transaction(signer, "/ras/revoke", tx).await
     }
 
     /// `GET /governance/params`: the chain parameters in force and their bounds.
@@ -948,6 +1089,216 @@ mod tests {
         // A route the node does not serve: axum's bare 404, not an absence.
         let (status, _) = unexpected(client.account(&KNOWN).await.unwrap_err());
         assert_eq!(status, 404);
+    }
+
+    /// The token a request carries, if its `X-DRFS-*` headers verify as the node checks them.
+    fn ras_check(
+        method: &axum::http::Method,
+        uri: &axum::http::Uri,
+        headers: &HeaderMap,
+        body: &[u8],
+    ) -> Result<drover_types::ras::DelegationToken, String> {
+        use drover_types::ras::{DelegationToken, verify_request};
+        let header = |name: &str| headers.get(name).and_then(|v| v.to_str().ok()).unwrap_or_default().to_owned();
+        let now = crate::ras::now_ms();
+        let token = DelegationToken::decode(&header("X-DRFS-Delegation")).map_err(|e| e.to_string())?;
+        token.verify(100, now).map_err(|e| e.to_string())?;
+        let path = uri.path_and_query().map_or(uri.path(), |p| p.as_str());
+        let (timestamp, nonce, signature) =
+            (header("X-DRFS-Timestamp"), header("X-DRFS-Nonce"), header("X-DRFS-Signature"));
+        verify_request(&token, (method.as_str(), path, body), (&timestamp, &nonce, &signature), now)
+            .map_err(|e| format!("{e} ({} {path})", method.as_str()))?;
+        Ok(token)
+    }
+
+    fn ras_volume_record(owner: Address) -> drover_types::api::VolumeInfo {
+        drover_types::api::VolumeInfo {
+            volume_id: drover_types::storage::volume_id(&owner, "photos"),
+            owner,
+            name: "photos".into(),
+            relay: KNOWN,
+            relay_endpoint: None,
+            public: false,
+            status: drover_types::storage::VolumeStatus::Active,
+            created_height: 1,
+            root: H256::ZERO,
+            committed_height: 0,
+            size_bytes: 0,
+            price_per_byte_block: 1,
+            deposit: u128::from(u64::MAX) + 1,
+            rent_per_block: 0,
+            paid_until_height: None,
+            rent_paid: 0,
+            deleted_height: None,
+            purge_height: None,
+        }
+    }
+
+    /// Every `/ras/...` route: owner routes verify the request's signature and echo what they
+    /// were asked (the wallet, the query, the transaction's handler and path).
+    async fn ras_route(method: axum::http::Method, uri: axum::http::Uri, headers: HeaderMap, body: Bytes) -> Response {
+        use drover_types::api::*;
+        let path = uri.path().to_owned();
+        let zero = |height| RasStats {
+            height,
+            relays: 0,
+            capacity_bytes: 0,
+            relay_stake: 0,
+            volumes: 0,
+            bytes: 0,
+            deposits: 0,
+            rent_paid: 0,
+            fees_burned: 0,
+        };
+        match path.as_str() {
+            "/ras/stats" => return Json(zero(42)).into_response(),
+            "/ras/billing/summary" => return Json(BillingSummary::from(&zero(43))).into_response(),
+            "/ras/relays/public" | "/ras/write-relayers" => {
+                let query = uri.query().unwrap_or_default().to_owned();
+                let list = RelayList {
+                    relays: Vec::new(),
+                    total_count: 0,
+                    offset: 0,
+                    limit: if path.contains("public") { 1 } else { 2 },
+                };
+                assert_eq!(query, "offset=0&limit=5");
+                return Json(list).into_response();
+            }
+            _ if path.starts_with("/ras/revocations/") => {
+                let parts: Vec<&str> = path.split('/').collect();
+                return Json(RevocationInfo {
+                    wallet: parts[3].parse().unwrap(),
+                    session_key: parts[4].to_owned(),
+                    revoked: true,
+                    height: Some(4),
+                })
+                .into_response();
+            }
+            _ => {}
+        }
+        let token = match ras_check(&method, &uri, &headers, &body) {
+            Ok(token) => token,
+            Err(why) => return error(StatusCode::UNAUTHORIZED, ErrorCode::RasRequestInvalid, &why),
+        };
+        let wallet = token.wallet;
+        match (method.as_str(), path.as_str()) {
+            ("GET", "/ras/auth/me") => Json(RasMe {
+                wallet,
+                session_key: format!("0x{}", hex::encode(token.session_key)),
+                expires_at_ms: token.expires_at_ms,
+            })
+            .into_response(),
+            ("GET", "/ras/accounts/balance") => Json(RasAccountBalance {
+                wallet,
+                balance: 7,
+                volumes: 1,
+                deposits: 2,
+                rent_per_block: 3,
+                truncated: false,
+            })
+            .into_response(),
+            ("GET", "/ras/volumes") => {
+                assert_eq!(uri.query(), Some("offset=1&limit=2"));
+                Json(VolumeList { volumes: vec![ras_volume_record(wallet)], total_count: 1, offset: 1, limit: 2 })
+                    .into_response()
+            }
+            ("GET", _) => {
+                let record = ras_volume_record(wallet);
+                if path == format!("/ras/volumes/{}", record.volume_id) {
+                    Json(record).into_response()
+                } else {
+                    error(StatusCode::NOT_FOUND, ErrorCode::RasVolumeNotFound, "no such volume")
+                }
+            }
+            ("POST", _) => {
+                let request: RasTransactionRequest = serde_json::from_slice(&body).unwrap();
+                let tx = Transaction::decode(&request.transaction_base64).unwrap();
+                assert_eq!(tx.recover_sender(), Ok(wallet));
+                let handler = drover_types::payload::Message::decode(&tx.payload).unwrap().handler;
+                let response = SubmitResponse {
+                    results: vec![SubmitResult::accepted(tx.hash())],
+                    accepted: 1,
+                    rejected: 0,
+                    code: None,
+                    error: None,
+                    message: Some(format!("{handler} {path}")),
+                };
+                Json(response).into_response()
+            }
+            _ => error(StatusCode::METHOD_NOT_ALLOWED, ErrorCode::BadRequest, "no"),
+        }
+    }
+
+    async fn serve_ras() -> String {
+        let router = Router::new().fallback(ras_route);
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let address = listener.local_addr().unwrap();
+        tokio::spawn(async move { axum::serve(listener, router).await });
+        format!("http://{address}")
+    }
+
+    #[tokio::test]
+    async fn storage_relay_routes_are_typed_and_signed() {
+        use drover_types::storage::StorageCall;
+        let client = Client::new(&serve_ras().await).unwrap();
+        let wallet = Wallet::new(drover_types::SecretKey::dev(0));
+        let signer = RasSigner::issue(wallet.secret_key(), drover_types::SecretKey::dev(7), 100);
+
+        assert_eq!(client.ras_stats().await.unwrap().height, 42);
+        assert_eq!(client.ras_billing_summary().await.unwrap().height, 43);
+        assert_eq!(client.ras_public_relays(0, 5).await.unwrap().limit, 1);
+        assert_eq!(client.ras_write_relayers(0, 5).await.unwrap().limit, 2);
+        let revocation = client.ras_revocation(&KNOWN, &[2; 33]).await.unwrap();
+        assert_eq!(
+            (revocation.wallet, revocation.session_key, revocation.height),
+            (KNOWN, format!("0x{}", "02".repeat(33)), Some(4))
+        );
+
+        let me = client.ras_me(&signer).await.unwrap();
+        assert_eq!(
+            (me.wallet, me.session_key),
+            (wallet.address(), format!("0x{}", hex::encode(signer.session_public_key())))
+        );
+        assert_eq!(client.ras_balance(&signer).await.unwrap().balance, 7);
+        let list = client.ras_volumes(&signer, 1, 2).await.unwrap();
+        assert_eq!(list.volumes[0].deposit, u128::from(u64::MAX) + 1);
+        let id = list.volumes[0].volume_id;
+        assert_eq!(client.ras_volume(&signer, &id).await.unwrap().map(|v| v.name), Some("photos".to_owned()));
+        assert_eq!(client.ras_volume(&signer, &H256([1; 32])).await.unwrap(), None);
+
+        let context = TxContext { chain_id: 100, ..TxContext::default() };
+        let sign = |call: &StorageCall, value| TxBuilder::storage(call, value).sign(&context, &wallet).unwrap();
+        let created = client
+            .ras_create_volume(
+                &signer,
+                &sign(&StorageCall::Create { name: "photos".into(), relay: KNOWN, public: false }, 5),
+            )
+            .await
+            .unwrap();
+        assert_eq!(created.message.as_deref(), Some("create /ras/volumes"));
+        let answers = [
+            client.ras_delete_volume(&signer, &id, &sign(&StorageCall::Delete { volume: id }, 0)).await.unwrap(),
+            client.ras_undelete_volume(&signer, &id, &sign(&StorageCall::Undelete { volume: id }, 0)).await.unwrap(),
+            client.ras_deposit(&signer, &id, &sign(&StorageCall::Deposit { volume: id }, 9)).await.unwrap(),
+            client
+                .ras_revoke(&signer, &sign(&StorageCall::Revoke { session_key: signer.session_public_key() }, 0))
+                .await
+                .unwrap(),
+        ];
+        let messages: Vec<String> = answers.into_iter().map(|a| a.message.unwrap()).collect();
+        assert_eq!(
+            messages,
+            [
+                format!("delete /ras/volumes/{id}/delete"),
+                format!("undelete /ras/volumes/{id}/undelete"),
+                format!("deposit /ras/volumes/{id}/deposit"),
+                "revoke /ras/revoke".to_owned(),
+            ]
+        );
+        // A session for another chain is refused, as the node refuses it.
+        let elsewhere = RasSigner::issue(wallet.secret_key(), drover_types::SecretKey::dev(7), 7);
+        let refused = client.ras_me(&elsewhere).await.unwrap_err();
+        assert_eq!((refused.status(), refused.error_code()), (Some(401), Some(ErrorCode::RasRequestInvalid)));
     }
 
     /// A loopback URL where nothing listens.

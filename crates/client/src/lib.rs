@@ -7,6 +7,8 @@
 //! - [`TxBuilder`] completes a transaction from the chain (chain id, nonce, fee suggestions)
 //!   and signs it; its building step is pure, so it works and tests without a node.
 //! - [`amount`] parses and prints native amounts (`1500`, `1.5drv`) exactly.
+//! - [`ras`] signs requests to the storage-relay routes (delegation token, session-key
+//!   signature), for the node's `/ras/...` routes and for relays.
 //! - [`verify`] checks the node's proofs (state, transactions, receipts) against the network's
 //!   group public key alone: certificate, block digest, root, Merkle proof, value. The block
 //!   codec and proof formats come from `drover-block`, which the node uses too, so both sides
@@ -19,6 +21,7 @@ pub mod amount;
 pub(crate) mod builder;
 mod client;
 pub(crate) mod error;
+pub mod ras;
 pub mod secrets;
 pub mod verify;
 pub(crate) mod wallet;
