@@ -26,5 +26,5 @@ pub use client::{ClientError, RelayClient};
 pub use commit::{CommitError, CommitLoop, Committer};
 pub use crypt::{CryptError, VolumeKey};
 pub use manifest::{EMPTY_ROOT, Manifest};
-pub use server::{Directory, DirectoryError, Relay, RelayConfig, RelayError, VolumeInfo, VolumeStatus, serve};
+pub use server::{Directory, DirectoryError, Relay, RelayConfig, RelayError, VolumeInfo, serve};
 pub use store::{Store, StoreError};

@@ -49,7 +49,7 @@ use drover_types::api::ErrorBody;
 use drover_types::ras::{
     DELEGATION_HEADER, DelegationToken, NONCE_HEADER, NonceCache, SIGNATURE_HEADER, TIMESTAMP_HEADER, verify_request,
 };
-use drover_types::{Address, H256};
+use drover_types::{Address, H256, storage::VolumeStatus};
 use futures::StreamExt;
 use parking_lot::Mutex;
 use serde::Deserialize;
@@ -75,17 +75,6 @@ pub const RETRY_AFTER_SECS: u64 = 1;
 /// The message of every 404 about a volume: a private volume answers it byte for byte.
 const UNKNOWN_VOLUME: &str = "no such volume on this relay";
 
-/// Where a volume stands on chain.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum VolumeStatus {
-    /// Paid: read and written.
-    Active,
-    /// Its deposit ran out: read-only until it is topped up.
-    Grace,
-    /// Its owner deleted it (still recoverable): read-only.
-    Deleted,
-}
-
 /// What the chain says about a volume.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct VolumeInfo {
@@ -95,7 +84,8 @@ pub struct VolumeInfo {
     pub public: bool,
     /// The relay that holds it.
     pub relay: Address,
-    /// Its status.
+    /// Its status on chain: written only while `Active`, read while `Grace` or `Deleted`
+    /// (a `Purged` volume is answered as unknown).
     pub status: VolumeStatus,
 }
 
@@ -324,7 +314,7 @@ impl<D: Directory> Shared<D> {
                 info
             }
         };
-        Ok(info.filter(|info| info.relay == self.config.relay_address))
+        Ok(info.filter(|info| info.relay == self.config.relay_address && info.status != VolumeStatus::Purged))
     }
 
     async fn revoked(&self, token: &DelegationToken) -> Result<bool, Failure> {

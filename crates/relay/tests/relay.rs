@@ -4,9 +4,10 @@
 
 use drover_relay::api::RelayErrorCode;
 use drover_relay::commit::{CommitError, CommitLoop, Committer};
-use drover_relay::server::{Directory, DirectoryError, Relay, RelayConfig, VolumeInfo, VolumeStatus};
+use drover_relay::server::{Directory, DirectoryError, Relay, RelayConfig, VolumeInfo};
 use drover_relay::{ClientError, RelayClient};
 use drover_types::ras::{DelegationToken, request_hash, session_public_key};
+use drover_types::storage::VolumeStatus;
 use drover_types::{Address, H256, SecretKey, keccak256};
 use parking_lot::Mutex;
 use std::collections::HashMap;
