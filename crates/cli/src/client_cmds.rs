@@ -83,6 +83,9 @@ pub(crate) enum ClientCommand {
     /// Account libraries: publish, info, remove.
     #[command(subcommand)]
     Library(crate::library_cmds::LibraryCommand),
+    /// Storage volumes on chain and their objects at relays: volume, put, get, ls, rm, stats.
+    #[command(subcommand)]
+    Storage(crate::storage_cmds::StorageCommand),
     /// Secrets stored encrypted on chain: set, get, list, grant, revoke, delete, pubkey.
     #[command(subcommand)]
     Secrets(crate::secrets_cmds::SecretsCommand),
@@ -212,6 +215,7 @@ pub(crate) async fn run(cmd: ClientCommand, rpc_url: &str, json: bool) -> Result
         ClientCommand::Job(cmd) => crate::job_cmds::run(&connect()?, cmd).await?,
         ClientCommand::Gov(cmd) => crate::gov_cmds::run(&connect()?, cmd).await?,
         ClientCommand::Secrets(cmd) => crate::secrets_cmds::run(&connect()?, cmd).await?,
+        ClientCommand::Storage(cmd) => crate::storage_cmds::run(&connect()?, cmd).await?,
         ClientCommand::Library(cmd) => crate::library_cmds::run(&connect()?, cmd).await?,
         ClientCommand::Runners(args) => crate::runner_cmds::runners(&connect()?, args).await?,
         ClientCommand::Delegate(args) => crate::runner_cmds::delegate(&connect()?, args).await?,

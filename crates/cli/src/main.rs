@@ -14,10 +14,12 @@ mod job_cmds;
 mod job_secrets;
 mod library_cmds;
 mod node_cmd;
+mod relay_daemon;
 mod report;
 mod runner_cmds;
 mod runner_daemon;
 mod secrets_cmds;
+mod storage_cmds;
 mod submission;
 mod token_cmds;
 
@@ -49,6 +51,8 @@ enum Command {
     Init(node_cmd::InitArgs),
     /// Run the reference runner daemon: register if needed, then keep heartbeating.
     Runner(runner_daemon::RunnerArgs),
+    /// Run the reference storage relay: register or update, serve objects, commit roots.
+    Relay(relay_daemon::RelayArgs),
     /// Measure a node under load.
     #[command(subcommand)]
     Bench(bench::BenchCommand),
@@ -65,6 +69,7 @@ fn main() -> anyhow::Result<()> {
         Command::Init(args) => node_cmd::run_init(args),
         Command::Bench(cmd) => bench::run(cmd, &cli.rpc_url),
         Command::Runner(args) => in_runtime(runner_daemon::run(args, &cli.rpc_url)),
+        Command::Relay(args) => in_runtime(relay_daemon::run(args, &cli.rpc_url)),
         Command::Client(cmd) => in_runtime(client_cmds::run(cmd, &cli.rpc_url, cli.json)),
     }
 }

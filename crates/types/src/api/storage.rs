@@ -95,6 +95,17 @@ pub enum RelayHealth {
     Deregistered,
 }
 
+impl RelayHealth {
+    /// The text form.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RelayHealth::Healthy => "healthy",
+            RelayHealth::Unhealthy => "unhealthy",
+            RelayHealth::Deregistered => "deregistered",
+        }
+    }
+}
+
 /// A relay, in `GET /ras/relays/public` and `GET /ras/write-relayers`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]

@@ -1,0 +1,187 @@
+//! End-to-end: storage relays with real processes. A `drover relay` registers and serves; an
+//! owner creates a private volume through the node's `/ras` routes (the CLI), puts and gets a
+//! file through the relay (sealed client side: the relay holds only ciphertext); the relay
+//! commits the manifest root the node then records; another wallet's token and a replayed
+//! request are refused; the relay killed (-9) and started again still serves the file; the
+//! public aggregates count it; the owner deletes and undeletes the volume.
+
+mod common;
+
+use common::*;
+use drover_client::Wallet;
+use drover_client::ras::{RasSigner, now_ms};
+use drover_relay::{ClientError, RelayClient};
+use drover_types::{H256, SecretKey, storage::VolumeStatus, storage::volume_id};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command};
+use std::time::{Duration, Instant};
+
+/// A running `drover relay`, stopped by PID (SIGKILL) when dropped.
+struct Daemon(Child);
+
+impl Drop for Daemon {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn key_file(dir: &Path, wallet: &Wallet) -> PathBuf {
+    let key = dir.join(format!("{}.key", wallet.address()));
+    std::fs::write(&key, wallet.secret_key().to_hex()).unwrap();
+    key
+}
+
+fn start_relay(url: &str, dir: &Path, key: &Path, listen: &str, run: u32) -> Daemon {
+    let log = std::fs::File::create(dir.join(format!("relay-{run}.log"))).unwrap();
+    let child = Command::new(BIN)
+        .args(["--rpc-url", url, "relay", "--key"])
+        .arg(key)
+        .arg("--dir")
+        .arg(dir.join("relay-data"))
+        .args(["--listen", listen, "--capacity", "10000000", "--price", "1"])
+        .args(["--heartbeat-blocks", "5", "--commit-interval-ms", "300"])
+        .stdout(log.try_clone().unwrap())
+        .stderr(log)
+        .spawn()
+        .unwrap();
+    Daemon(child)
+}
+
+async fn until<T, F: std::future::Future<Output = Option<T>>>(what: &str, mut probe: impl FnMut() -> F) -> T {
+    let deadline = Instant::now() + Duration::from_secs(90);
+    loop {
+        if let Some(value) = probe().await {
+            return value;
+        }
+        assert!(Instant::now() < deadline, "timed out waiting for {what}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+/// A signed GET of the relay, with the given nonce: `(status, body)`.
+async fn signed_get(relay_url: &str, signer: &RasSigner, path: &str, nonce: &[u8]) -> (u16, serde_json::Value) {
+    let headers = signer.headers_at("GET", path, b"", now_ms(), nonce);
+    let mut request = reqwest::Client::new().get(format!("{relay_url}{path}"));
+    for (name, value) in headers.pairs() {
+        request = request.header(name, value);
+    }
+    let response = request.send().await.unwrap();
+    let status = response.status().as_u16();
+    (status, response.json().await.unwrap_or(serde_json::Value::Null))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_relay_stores_a_private_volume_commits_its_root_and_survives_a_restart() {
+    let node = TestNode::start(NodeOptions::default()).await;
+    let url = node.url.clone();
+    let client = node.client();
+    let chain_id = client.chain_info().await.unwrap().chain_id;
+    let dir = tempfile::tempdir().unwrap();
+    let (relay_wallet, owner, stranger) = (Wallet::new(dev_key(3)), Wallet::new(dev_key(4)), Wallet::new(dev_key(5)));
+    let relay_key = key_file(dir.path(), &relay_wallet);
+    let owner_key = key_file(dir.path(), &owner);
+    let owner_key = owner_key.to_str().unwrap();
+    let listen = format!("127.0.0.1:{}", free_port_block(1));
+    let relay_url = format!("http://{listen}");
+    let mut relay = start_relay(&url, dir.path(), &relay_key, &listen, 1);
+
+    // The relay registers and is offered to new volumes.
+    let listed = until("the relay to take volumes", || async {
+        let list = client.ras_write_relayers(0, 10).await.ok()?;
+        list.relays.into_iter().find(|r| r.address == relay_wallet.address())
+    })
+    .await;
+    assert_eq!((listed.endpoint.as_str(), listed.capacity_bytes), (relay_url.as_str(), 10_000_000));
+
+    // A private volume, created through POST /ras/volumes by the CLI.
+    let relay_address = relay_wallet.address().to_string();
+    ok(drover(
+        &url,
+        &["storage", "volume", "create", "notes", "--relay", &relay_address, "--deposit", "1drv", "--key", owner_key],
+    ));
+    let id = volume_id(&owner.address(), "notes");
+    let volume = id.to_string();
+
+    // Put and get a file through the relay.
+    let plaintext = b"the launch code is 0000".repeat(100);
+    let file = dir.path().join("secret.txt");
+    std::fs::write(&file, &plaintext).unwrap();
+    ok(drover(&url, &["storage", "put", &volume, "docs/secret.txt", file.to_str().unwrap(), "--key", owner_key]));
+    let back = dir.path().join("back.txt");
+    ok(drover(
+        &url,
+        &["storage", "get", "notes", "docs/secret.txt", "--out", back.to_str().unwrap(), "--key", owner_key],
+    ));
+    assert_eq!(std::fs::read(&back).unwrap(), plaintext);
+    let listing = ok(drover(&url, &["storage", "ls", &volume, "--key", owner_key]));
+    assert!(listing.contains("docs/secret.txt"), "{listing}");
+
+    // The relay holds ciphertext only.
+    let as_owner = RelayClient::new(&relay_url, chain_id, owner.secret_key().clone()).unwrap();
+    let stored = as_owner.get(id, "docs/secret.txt").await.unwrap();
+    assert_ne!(stored, plaintext);
+    assert!(!stored.windows(11).any(|w| w == b"launch code"), "no plaintext at the relay");
+    assert_eq!(as_owner.get_sealed(id, "docs/secret.txt").await.unwrap(), plaintext);
+
+    // The relay commits its manifest root; the node records exactly it.
+    let at_relay = as_owner.info(id).await.unwrap();
+    let owner_session = RasSigner::issue(owner.secret_key(), SecretKey::random(), chain_id);
+    let committed = until("the root to be committed", || async {
+        let info = client.ras_volume(&owner_session, &id).await.ok()??;
+        (info.root == at_relay.root).then_some(info)
+    })
+    .await;
+    assert_eq!(committed.size_bytes, at_relay.size_bytes);
+    assert_eq!(committed.status, VolumeStatus::Active);
+    assert!(committed.rent_per_block > 0, "rent follows the committed size");
+
+    // Another wallet's token: the same 404 as a volume that does not exist, at the relay and
+    // at the node.
+    let as_stranger = RelayClient::new(&relay_url, chain_id, stranger.secret_key().clone()).unwrap();
+    assert!(matches!(as_stranger.get(id, "docs/secret.txt").await, Err(ClientError::NotFound(_))));
+    assert!(matches!(as_stranger.get(H256([9; 32]), "docs/secret.txt").await, Err(ClientError::NotFound(_))));
+    let stranger_session = RasSigner::issue(stranger.secret_key(), SecretKey::random(), chain_id);
+    let path = format!("/v1/volumes/{id}/objects/docs/secret.txt");
+    let unknown = format!("/v1/volumes/{}/objects/docs/secret.txt", H256([9; 32]));
+    let fresh = |n: u8| [n; 16];
+    let (status, body) = signed_get(&relay_url, &stranger_session, &path, &fresh(1)).await;
+    let (unknown_status, unknown_body) = signed_get(&relay_url, &stranger_session, &unknown, &fresh(2)).await;
+    assert_eq!((status, &body), (unknown_status, &unknown_body), "a private volume does not show");
+    assert_eq!(status, 404);
+    assert_eq!(client.ras_volume(&stranger_session, &id).await.unwrap(), None);
+
+    // A replayed request is refused.
+    let (status, _) = signed_get(&relay_url, &owner_session, &path, &fresh(3)).await;
+    assert_eq!(status, 200);
+    let (status, body) = signed_get(&relay_url, &owner_session, &path, &fresh(3)).await;
+    assert_eq!((status, body["code"].as_u64()), (401, Some(9102)), "{body}");
+
+    // Killed (-9) and started again over the same directory, the relay still serves the file.
+    let _ = relay.0.kill();
+    let _ = relay.0.wait();
+    relay = start_relay(&url, dir.path(), &relay_key, &listen, 2);
+    let again = until("the restarted relay", || async { as_owner.get_sealed(id, "docs/secret.txt").await.ok() }).await;
+    assert_eq!(again, plaintext);
+
+    // The public aggregates count the relay, the volume and its bytes.
+    let stats = client.ras_stats().await.unwrap();
+    assert_eq!((stats.relays, stats.volumes, stats.bytes), (1, 1, at_relay.size_bytes));
+    assert!(stats.deposits > 0 && stats.fees_burned > 0, "{stats:?}");
+    let public = client.ras_public_relays(0, 10).await.unwrap();
+    assert_eq!(public.total_count, 1);
+
+    // The owner deletes the volume, then takes it back within the grace.
+    ok(drover(&url, &["storage", "volume", "delete", "notes", "--key", owner_key]));
+    let info = client.ras_volume(&owner_session, &id).await.unwrap().unwrap();
+    assert_eq!(info.status, VolumeStatus::Deleted);
+    // (The relay caches what the chain says for a moment.)
+    until("the relay to refuse writes", || async {
+        matches!(as_owner.put_sealed(id, "more.txt", b"x").await, Err(ClientError::Forbidden(_))).then_some(())
+    })
+    .await;
+    ok(drover(&url, &["storage", "volume", "undelete", &volume, "--key", owner_key]));
+    let info = client.ras_volume(&owner_session, &id).await.unwrap().unwrap();
+    assert_eq!(info.status, VolumeStatus::Active);
+    drop(relay);
+}
