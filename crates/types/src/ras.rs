@@ -419,4 +419,29 @@ mod tests {
         assert_eq!(cache.accept(a, vec![8; 16], later), Ok(()));
         assert_eq!(cache.accept(a, vec![7; 16], later), Ok(()));
     }
+
+    /// The example of `docs/storage.md`, byte for byte.
+    #[test]
+    fn the_documented_example() {
+        let token =
+            DelegationToken::issue(&SecretKey::dev(0), session_public_key(&SecretKey::dev(1)), 100, 1_900_000_000_000);
+        assert_eq!(
+            hex::encode(unsigned_args(&token).encode()),
+            "a66573636f7065637261736677616c6c657454d0def2131c85136a1c65d8692cf6c523b76f06a16861756469656e63656a\
+             64726f7665723a72617368636861696e5f696418646b73657373696f6e5f6b657958210269409005768c46617bc1e0862d\
+             936a22d27e1aabc30ecfe868571f1dac856dd36d657870697265735f61745f6d731b000001ba60d33800"
+        );
+        assert_eq!(
+            token.signing_hash().to_string(),
+            "0x1b061eb49051e57a51272b565172742c5c3e077898ecfbea53eb567aefe02f09"
+        );
+        assert_eq!(
+            token.encode(),
+            "p2VzY29wZWNyYXNmd2FsbGV0VNDe8hMchRNqHGXYaSz2xSO3bwahaGF1ZGllbmNlamRyb3ZlcjpyYXNoY2hhaW5faWQYZGlzaWdu\
+             YXR1cmVYQTg6g2Dgw1xCVpjSTGvfH5OgcNGpshYIkTkXqbt9PbfONE4ZtKOCWmGtCQaunJaF2TeapIFkC34-LEva9UhQrbkBa3Nl\
+             c3Npb25fa2V5WCECaUCQBXaMRmF7weCGLZNqItJ-GqvDDs_oaFcfHayFbdNtZXhwaXJlc19hdF9tcxsAAAG6YNM4AA"
+        );
+        let hash = request_hash("GET", "/ras/auth/me", "1899999990000", "00112233445566778899aabbccddeeff", b"");
+        assert_eq!(hash.to_string(), "0x06702b21168d172b45a04b14705f34ac3f4ff4be93d6b79256affd497f8c9ac5");
+    }
 }
