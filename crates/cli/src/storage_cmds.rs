@@ -185,6 +185,19 @@ async fn session(client: &Client, wallet: &Wallet) -> Result<RasSigner> {
     Ok(RasSigner::issue(wallet.secret_key(), SecretKey::random(), chain_id))
 }
 
+/// The key file's wallet, a session for it, and its volume `volume` as the node records it.
+async fn owned_volume(client: &Client, key: &std::path::Path, volume: &str) -> Result<(Wallet, RasSigner, VolumeInfo)> {
+    let wallet = Wallet::load(key)?;
+    let id = parse_volume(volume, Some(&wallet))?;
+    let signer = session(client, &wallet).await?;
+    let info = client
+        .ras_volume(&signer, &id)
+        .await
+        .context("cannot read the volume")?
+        .ok_or_else(|| anyhow!("{} has no volume {id}", wallet.address()))?;
+    Ok((wallet, signer, info))
+}
+
 fn volume_text(text: &mut Text, volume: &VolumeInfo) {
     text.field("volume", volume.volume_id)
         .field("name", &volume.name)
@@ -350,14 +363,7 @@ async fn volume(client: &Client, command: VolumeCommand) -> Result<Report> {
             return Report::new(text, &list);
         }
         VolumeCommand::Info { volume, key } => {
-            let wallet = Wallet::load(&key)?;
-            let id = parse_volume(&volume, Some(&wallet))?;
-            let signer = session(client, &wallet).await?;
-            let info = client
-                .ras_volume(&signer, &id)
-                .await
-                .context("cannot read the volume")?
-                .ok_or_else(|| anyhow!("{} has no volume {id}", wallet.address()))?;
+            let (_, _, info) = owned_volume(client, &key, &volume).await?;
             volume_text(&mut text, &info);
             return Report::new(text, &info);
         }
@@ -473,14 +479,7 @@ async fn relay_client(client: &Client, volume: &str, access: &Access) -> Result<
         let relay = RelayClient::anonymous(url).context("invalid --relay-url")?;
         return Ok((relay, VolumeInfoLite { volume_id: id, public: true }));
     };
-    let wallet = Wallet::load(key)?;
-    let id = parse_volume(volume, Some(&wallet))?;
-    let signer = session(client, &wallet).await?;
-    let info = client
-        .ras_volume(&signer, &id)
-        .await
-        .context("cannot read the volume")?
-        .ok_or_else(|| anyhow!("{} has no volume {id}", wallet.address()))?;
+    let (wallet, signer, info) = owned_volume(client, key, volume).await?;
     let url = match (&access.relay_url, &info.relay_endpoint) {
         (Some(url), _) => url.clone(),
         (None, Some(endpoint)) => endpoint.clone(),
@@ -488,7 +487,7 @@ async fn relay_client(client: &Client, volume: &str, access: &Access) -> Result<
     };
     let relay = RelayClient::new(&url, signer.token().chain_id, wallet.secret_key().clone())
         .with_context(|| format!("invalid relay endpoint {url}"))?;
-    Ok((relay, VolumeInfoLite { volume_id: id, public: info.public }))
+    Ok((relay, VolumeInfoLite { volume_id: info.volume_id, public: info.public }))
 }
 
 /// What object commands need to know of a volume.

@@ -22,7 +22,7 @@ use drover_types::{
     payload::{Deploy, Manifest, Message},
 };
 use std::process::{Child, Command};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 const PRICE: u128 = 1_000;
 
@@ -50,17 +50,6 @@ fn start_runner(url: &str, dir: &std::path::Path, wallet: &Wallet, extra: &[&str
         .spawn()
         .unwrap();
     Daemon(child)
-}
-
-async fn until<T, F: std::future::Future<Output = Option<T>>>(what: &str, mut probe: impl FnMut() -> F) -> T {
-    let deadline = Instant::now() + Duration::from_secs(90);
-    loop {
-        if let Some(value) = probe().await {
-            return value;
-        }
-        assert!(Instant::now() < deadline, "timed out waiting for {what}");
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
 }
 
 async fn send(client: &Client, wallet: &Wallet, builder: TxBuilder) -> (Transaction, drover_types::api::ReceiptInfo) {

@@ -14,7 +14,6 @@ use drover_relay::{ClientError, RelayClient};
 use drover_types::{H256, SecretKey, storage::VolumeStatus, storage::volume_id};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command};
-use std::time::{Duration, Instant};
 
 /// A running `drover relay`, stopped by PID (SIGKILL) when dropped.
 struct Daemon(Child);
@@ -46,17 +45,6 @@ fn start_relay(url: &str, dir: &Path, key: &Path, listen: &str, run: u32) -> Dae
         .spawn()
         .unwrap();
     Daemon(child)
-}
-
-async fn until<T, F: std::future::Future<Output = Option<T>>>(what: &str, mut probe: impl FnMut() -> F) -> T {
-    let deadline = Instant::now() + Duration::from_secs(90);
-    loop {
-        if let Some(value) = probe().await {
-            return value;
-        }
-        assert!(Instant::now() < deadline, "timed out waiting for {what}");
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
 }
 
 /// A signed GET of the relay, with the given nonce: `(status, body)`.
@@ -170,6 +158,51 @@ async fn a_relay_stores_a_private_volume_commits_its_root_and_survives_a_restart
     assert!(stats.deposits > 0 && stats.fees_burned > 0, "{stats:?}");
     let public = client.ras_public_relays(0, 10).await.unwrap();
     assert_eq!(public.total_count, 1);
+
+    // A public volume: anyone reads it through the relay, with no key at all.
+    let page = dir.path().join("index.html");
+    std::fs::write(&page, "<p>hello, anyone</p>").unwrap();
+    ok(drover(
+        &url,
+        &[
+            "storage",
+            "volume",
+            "create",
+            "site",
+            "--relay",
+            &relay_address,
+            "--public",
+            "--deposit",
+            "1drv",
+            "--key",
+            owner_key,
+        ],
+    ));
+    let site = volume_id(&owner.address(), "site").to_string();
+    ok(drover(&url, &["storage", "put", "site", "index.html", page.to_str().unwrap(), "--key", owner_key]));
+    let read = ok(drover(&url, &["storage", "get", &site, "index.html", "--relay-url", &relay_url]));
+    assert!(read.contains("<p>hello, anyone</p>"), "{read}");
+    let out = drover(&url, &["storage", "put", &site, "x", page.to_str().unwrap(), "--relay-url", &relay_url]);
+    assert!(!out.status.success(), "no key, no writes");
+
+    // A revoked session key is refused from its block on, by the node and by the relay (which
+    // caches what the chain says for a moment).
+    let revoked = RasSigner::issue(owner.secret_key(), SecretKey::random(), chain_id);
+    let (status, _) = signed_get(&relay_url, &revoked, &path, &rand::random::<[u8; 16]>()).await;
+    assert_eq!(status, 200);
+    let session_key = format!("0x{}", hex::encode(revoked.session_public_key()));
+    ok(drover(&url, &["storage", "revoke", &session_key, "--key", owner_key]));
+    // (A leaked session key is the usual reason to revoke one: the relay then answers it like
+    // a stranger, with the 404 of an unknown volume.)
+    let refused = until("the relay to refuse the revoked session", || async {
+        let (status, body) = signed_get(&relay_url, &revoked, &path, &rand::random::<[u8; 16]>()).await;
+        (status == 404).then_some(body)
+    })
+    .await;
+    assert_eq!(refused, unknown_body);
+    let at_node = client.ras_me(&revoked).await.unwrap_err();
+    assert!(at_node.to_string().contains("revoked"), "{at_node}");
+    assert!(client.ras_me(&owner_session).await.is_ok(), "other sessions of the wallet still work");
 
     // The owner deletes the volume, then takes it back within the grace.
     ok(drover(&url, &["storage", "volume", "delete", "notes", "--key", owner_key]));

@@ -17,7 +17,7 @@
 //! Rent is settled lazily (whenever the volume is touched, never by a per-block walk): only
 //! whole paid blocks advance `settled_height`, so a deposit topped up after running out pays
 //! the arrears first. The volume's state at any height follows from its record
-//! ([`VolumeStatus::at`]): `active` while paid, `grace` for `volume_grace_blocks` after its
+//! ([`Rent::status_at`]): `active` while paid, `grace` for `volume_grace_blocks` after its
 //! deposit ran out, `deleted` for `volume_grace_blocks` after its owner deleted it (undeletable
 //! meanwhile), then `purged`: gone, its relay free to drop the bytes and anyone may `reap` it
 //! (the record is removed and what is left of the deposit goes back to the owner).

@@ -341,3 +341,18 @@ pub(crate) fn ok(out: std::process::Output) -> String {
     assert!(out.status.success(), "{stdout}{}", String::from_utf8_lossy(&out.stderr));
     stdout
 }
+
+/// Polls `probe` every 100 ms until it answers `Some`, for at most 90 s.
+pub(crate) async fn until<T, F: std::future::Future<Output = Option<T>>>(
+    what: &str,
+    mut probe: impl FnMut() -> F,
+) -> T {
+    let deadline = Instant::now() + Duration::from_secs(90);
+    loop {
+        if let Some(value) = probe().await {
+            return value;
+        }
+        assert!(Instant::now() < deadline, "timed out waiting for {what}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
