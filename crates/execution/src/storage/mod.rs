@@ -12,6 +12,7 @@
 //! deposit returns to the owner when the volume is reaped. The tests sum them after sequences.
 //!
 //! [`VolumeTotals::deposits`]: drover_state::storage::VolumeTotals
+//! [`STORAGE_MANAGER_ADDRESS`]: drover_types::storage::STORAGE_MANAGER_ADDRESS
 
 pub mod relays;
 #[cfg(test)]

@@ -98,7 +98,7 @@ pub(crate) async fn authenticate<B: Backend>(
     Ok(token)
 }
 
-/// An authenticated request ([`authenticate`]) and its body: the last extractor of an owner
+/// An authenticated request (`authenticate`) and its body: the last extractor of an owner
 /// route.
 pub struct Authenticated {
     /// The verified token: whom the request acts for.
