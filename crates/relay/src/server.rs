@@ -71,6 +71,12 @@ pub const MAX_SMALL_BODY_BYTES: usize = 4_096;
 pub const DEFAULT_LIST_LIMIT: usize = 100;
 /// Seconds a client is told to wait when the chain cannot be reached.
 pub const RETRY_AFTER_SECS: u64 = 1;
+/// Default of [`RelayConfig::max_concurrent_uploads`]: with [`MAX_OBJECT_BYTES`] each, the most
+/// memory uploads hold at once is 512 MiB.
+pub const MAX_CONCURRENT_UPLOADS: usize = 8;
+/// Default of [`RelayConfig::upload_slot_wait`]: how long an upload waits for a slot before
+/// it is answered 503.
+pub const UPLOAD_SLOT_WAIT: Duration = Duration::from_secs(5);
 
 /// The message of every 404 about a volume: a private volume answers it byte for byte.
 const UNKNOWN_VOLUME: &str = "no such volume on this relay";
@@ -124,6 +130,10 @@ pub struct RelayConfig {
     pub capacity_bytes: u64,
     /// How long directory answers are reused.
     pub directory_cache_ttl: Duration,
+    /// Uploads (PUT bodies) read at once; the others wait `upload_slot_wait`, then 503.
+    pub max_concurrent_uploads: usize,
+    /// How long an upload waits for a slot.
+    pub upload_slot_wait: Duration,
 }
 
 impl RelayConfig {
@@ -135,6 +145,8 @@ impl RelayConfig {
             relay_address,
             capacity_bytes,
             directory_cache_ttl: DIRECTORY_CACHE_TTL,
+            max_concurrent_uploads: MAX_CONCURRENT_UPLOADS,
+            upload_slot_wait: UPLOAD_SLOT_WAIT,
         }
     }
 }
@@ -162,6 +174,8 @@ struct Shared<D> {
     volumes: TtlCache<H256, Option<VolumeInfo>>,
     revocations: TtlCache<(Address, [u8; 33]), bool>,
     nonces: NonceCache,
+    /// One permit per upload body being read or stored.
+    uploads: Arc<tokio::sync::Semaphore>,
 }
 
 impl<D: Directory> Relay<D> {
@@ -169,6 +183,7 @@ impl<D: Directory> Relay<D> {
     pub fn open(config: RelayConfig, directory: D) -> Result<Self, RelayError> {
         let store = Arc::new(Store::open(&config.dir, config.capacity_bytes)?);
         let ttl = config.directory_cache_ttl;
+        let uploads = Arc::new(tokio::sync::Semaphore::new(config.max_concurrent_uploads.max(1)));
         Ok(Relay {
             shared: Arc::new(Shared {
                 config,
@@ -177,6 +192,7 @@ impl<D: Directory> Relay<D> {
                 volumes: TtlCache::new(ttl),
                 revocations: TtlCache::new(ttl),
                 nonces: NonceCache::default(),
+                uploads,
             }),
         })
     }
@@ -291,6 +307,8 @@ struct Authorized {
     volume: H256,
     info: VolumeInfo,
     body: Bytes,
+    /// An upload's slot, held until its write is done.
+    _upload: Option<tokio::sync::OwnedSemaphorePermit>,
 }
 
 fn now_ms() -> u64 {
@@ -356,7 +374,7 @@ impl<D: Directory> Shared<D> {
             .map_err(|e| token_error(e.to_string()));
         let info = self.volume_info(id).await?.ok_or_else(Failure::unknown_volume)?;
         if access == Access::Read && info.public {
-            return Ok(Authorized { volume: id, info, body: Bytes::new() });
+            return Ok(Authorized { volume: id, info, body: Bytes::new(), _upload: None });
         }
         if let Ok(owner_token) = &token
             && owner_token.wallet == info.owner
@@ -380,6 +398,15 @@ impl<D: Directory> Shared<D> {
             return Err(Failure::new(RelayErrorCode::Forbidden, format!("the volume takes no writes: {why}")));
         }
 
+        // Bodies are held whole in memory until stored: only so many at once.
+        let upload = if limit == MAX_OBJECT_BYTES {
+            let slot = tokio::time::timeout(self.config.upload_slot_wait, self.uploads.clone().acquire_owned()).await;
+            Some(slot.ok().and_then(Result::ok).ok_or_else(|| {
+                Failure::new(RelayErrorCode::Unavailable, "the relay is busy with other uploads; retry shortly")
+            })?)
+        } else {
+            None
+        };
         let body = read_body(body, limit, declared).await?;
         let path = uri.path_and_query().map_or(uri.path(), |p| p.as_str());
         let nonce = verify_request(
@@ -392,7 +419,7 @@ impl<D: Directory> Shared<D> {
         self.nonces
             .accept(token.wallet, nonce, now)
             .map_err(|e| Failure::new(RelayErrorCode::RasReplayed, e.to_string()))?;
-        Ok(Authorized { volume: id, info, body })
+        Ok(Authorized { volume: id, info, body, _upload: upload })
     }
 }
 

@@ -105,8 +105,13 @@ struct Running {
 
 impl Running {
     async fn start(dir: &Path, capacity_bytes: u64) -> Running {
+        Self::start_with(dir, capacity_bytes, |_| {}).await
+    }
+
+    async fn start_with(dir: &Path, capacity_bytes: u64, tweak: impl FnOnce(&mut RelayConfig)) -> Running {
         let chain = Chain::standard();
         let mut config = RelayConfig::new(dir, CHAIN_ID, RELAY, capacity_bytes);
+        tweak(&mut config);
         // Every request asks the chain, so the tests can change it between requests.
         config.directory_cache_ttl = std::time::Duration::ZERO;
         let relay = Relay::open(config, chain.clone()).unwrap();
@@ -415,5 +420,55 @@ async fn a_revoked_session_is_refused_and_an_unreachable_chain_is_a_503() {
     *relay.chain.down.lock() = true;
     let unavailable = raw(reqwest::Method::GET, &format!("{}{public_path}", relay.url), &[], Vec::new()).await;
     assert_code(&unavailable, RelayErrorCode::Unavailable);
+    relay.stop().await;
+}
+
+#[tokio::test]
+async fn uploads_past_the_concurrency_cap_wait_for_a_slot_then_get_503() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let dir = tempfile::tempdir().unwrap();
+    let relay = Running::start_with(dir.path(), u64::MAX, |config| {
+        config.max_concurrent_uploads = 1;
+        config.upload_slot_wait = std::time::Duration::from_millis(200);
+    })
+    .await;
+    let signer = Signer::new(owner());
+    let path = format!("/v1/volumes/{}/objects/slow.bin", private_volume());
+    let body = vec![7u8; 1_024];
+    // The first upload sends half its body and holds the only slot meanwhile.
+    let mut slow = tokio::net::TcpStream::connect(relay.url.trim_start_matches("http://")).await.unwrap();
+    let mut head = format!("PUT {path} HTTP/1.1\r\nHost: relay\r\nContent-Length: {}\r\n", body.len());
+    for (name, value) in signer.headers("PUT", &path, &"11".repeat(16), &body) {
+        head.push_str(&format!("{name}: {value}\r\n"));
+    }
+    head.push_str("Connection: close\r\n\r\n");
+    slow.write_all(head.as_bytes()).await.unwrap();
+    slow.write_all(&body[..512]).await.unwrap();
+    // Until the slot is taken, a second upload would get it: wait for the first to hold it.
+    let second_path = format!("/v1/volumes/{}/objects/other.bin", private_volume());
+    let mut attempt = 0u8;
+    let busy = loop {
+        attempt += 1;
+        let nonce = format!("{attempt:02x}").repeat(16);
+        let answer = raw(
+            reqwest::Method::PUT,
+            &format!("{}{second_path}", relay.url),
+            &signer.headers("PUT", &second_path, &nonce, b"x"),
+            b"x".to_vec(),
+        )
+        .await;
+        if answer.0 == 503 {
+            break answer;
+        }
+        assert_eq!(answer.0, 200, "{}", answer.1);
+    };
+    assert_code(&busy, RelayErrorCode::Unavailable);
+    // The first finishes: stored whole, and the slot is free again.
+    slow.write_all(&body[512..]).await.unwrap();
+    let mut response = Vec::new();
+    slow.read_to_end(&mut response).await.unwrap();
+    assert!(response.starts_with(b"HTTP/1.1 200"), "{}", String::from_utf8_lossy(&response));
+    assert_eq!(relay.client(owner()).get(private_volume(), "slow.bin").await.unwrap(), body);
+    relay.client(owner()).put(private_volume(), "after.bin", b"y".to_vec()).await.unwrap();
     relay.stop().await;
 }
