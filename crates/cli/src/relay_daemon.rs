@@ -7,7 +7,9 @@
 //! - the `drover_relay` HTTP server on `--listen` stores and serves the objects under `--dir`;
 //! - the commit loop, every `--commit-interval-ms`, commits each changed volume's manifest
 //!   root and size on chain (`commit` at `0x…0a`), which is what its rent follows;
-//! - a heartbeat goes out every `--heartbeat-blocks` blocks (the chain's gap is 50).
+//! - a heartbeat goes out every `--heartbeat-blocks` blocks (the chain's gap is 50);
+//! - the sweep, every `--sweep-interval-ms`, drops the bytes of volumes the chain has purged
+//!   (or reaped) once it has said so for `--sweep-confirm-ms` (`drover_relay::sweep`).
 //!
 //! The relay learns who owns a volume, whether it is public and its status by asking the node
 //! as itself (`GET /ras/volumes/{id}` answers a volume's relay as well as its owner), and
@@ -21,7 +23,9 @@ use clap::Args;
 use drover_client::amount::parse_amount;
 use drover_client::ras::{RasSigner, now_ms};
 use drover_client::{Client, TxBuilder, Wallet};
-use drover_relay::{CommitError, CommitLoop, Committer, Directory, DirectoryError, Relay, RelayConfig, VolumeInfo};
+use drover_relay::{
+    CommitError, CommitLoop, Committer, Directory, DirectoryError, Relay, RelayConfig, Sweeper, VolumeInfo,
+};
 use drover_types::{
     Address, H256, SecretKey,
     exec_error::ExecCode,
@@ -72,6 +76,12 @@ pub(crate) struct RelayArgs {
     /// Commit changed volumes' roots this often, in milliseconds.
     #[arg(long, default_value_t = 10_000)]
     commit_interval_ms: u64,
+    /// Look for volumes the chain has purged this often, in milliseconds.
+    #[arg(long, default_value_t = drover_relay::sweep::DEFAULT_SWEEP_INTERVAL.as_millis() as u64)]
+    sweep_interval_ms: u64,
+    /// Drop a volume's bytes once the chain has said it is gone for this long, in milliseconds.
+    #[arg(long, default_value_t = drover_relay::sweep::DEFAULT_CONFIRM_AFTER.as_millis() as u64)]
+    sweep_confirm_ms: u64,
 }
 
 /// Sends the relay's transactions one at a time, each waiting for its block.
@@ -110,6 +120,15 @@ struct NodeDirectory {
 }
 
 impl NodeDirectory {
+    fn new(client: &Client, wallet: &Wallet, chain_id: u64) -> Self {
+        NodeDirectory {
+            client: client.clone(),
+            wallet: wallet.secret_key().clone(),
+            chain_id,
+            signer: parking_lot::Mutex::new(RasSigner::issue(wallet.secret_key(), SecretKey::random(), chain_id)),
+        }
+    }
+
     /// The relay's session, renewed before its token expires.
     fn signer(&self) -> RasSigner {
         let mut signer = self.signer.lock();
@@ -184,16 +203,19 @@ pub(crate) async fn run(args: RelayArgs, rpc_url: &str) -> Result<()> {
             _ = term.recv() => return Ok(()),
         }
     };
-    let directory = NodeDirectory {
-        client: client.clone(),
-        wallet: wallet.secret_key().clone(),
-        chain_id,
-        signer: parking_lot::Mutex::new(RasSigner::issue(wallet.secret_key(), SecretKey::random(), chain_id)),
-    };
-    let server = Relay::open(RelayConfig::new(&args.dir, chain_id, relay, args.capacity), directory)
-        .with_context(|| format!("cannot open the relay's directory {}", args.dir.display()))?;
+    let server = Relay::open(
+        RelayConfig::new(&args.dir, chain_id, relay, args.capacity),
+        NodeDirectory::new(&client, &wallet, chain_id),
+    )
+    .with_context(|| format!("cannot open the relay's directory {}", args.dir.display()))?;
     let commits = CommitLoop::open(server.store(), NodeCommitter(Arc::clone(&sender)))
         .context("cannot open the relay's commit record")?;
+    let sweeper = Sweeper::new(
+        server.store(),
+        NodeDirectory::new(&client, &wallet, chain_id),
+        relay,
+        Duration::from_millis(args.sweep_confirm_ms),
+    );
     let listener = tokio::net::TcpListener::bind(args.listen)
         .await
         .with_context(|| format!("cannot listen on {}", args.listen))?;
@@ -206,6 +228,8 @@ pub(crate) async fn run(args: RelayArgs, rpc_url: &str) -> Result<()> {
     let serving = tokio::spawn(server.serve(listener, until_stopped(stopped.clone())));
     let committing =
         tokio::spawn(commits.run(Duration::from_millis(args.commit_interval_ms), until_stopped(stopped.clone())));
+    let sweeping =
+        tokio::spawn(sweeper.run(Duration::from_millis(args.sweep_interval_ms), until_stopped(stopped.clone())));
     let heartbeats = tokio::spawn(heartbeat_loop(Arc::clone(&sender), args.heartbeat_blocks, until_stopped(stopped)));
     tokio::select! {
         _ = tokio::signal::ctrl_c() => {}
@@ -214,6 +238,7 @@ pub(crate) async fn run(args: RelayArgs, rpc_url: &str) -> Result<()> {
     let _ = stop.send(true);
     let served = serving.await.context("the server task failed")?;
     let _ = committing.await;
+    let _ = sweeping.await;
     heartbeats.abort();
     served.context("the relay server failed")?;
     println!("relay {relay} stopped");

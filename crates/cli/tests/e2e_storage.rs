@@ -3,7 +3,8 @@
 //! file through the relay (sealed client side: the relay holds only ciphertext); the relay
 //! commits the manifest root the node then records; another wallet's token and a replayed
 //! request are refused; the relay killed (-9) and started again still serves the file; the
-//! public aggregates count it; the owner deletes and undeletes the volume.
+//! public aggregates count it; the owner deletes and undeletes the volume; a public volume is
+//! read with no key, deleted, purged past its grace, dropped by the relay and reaped.
 
 mod common;
 
@@ -40,6 +41,7 @@ fn start_relay(url: &str, dir: &Path, key: &Path, listen: &str, run: u32) -> Dae
         .arg(dir.join("relay-data"))
         .args(["--listen", listen, "--capacity", "10000000", "--price", "1"])
         .args(["--heartbeat-blocks", "5", "--commit-interval-ms", "300"])
+        .args(["--sweep-interval-ms", "200", "--sweep-confirm-ms", "0"])
         .stdout(log.try_clone().unwrap())
         .stderr(log)
         .spawn()
@@ -216,5 +218,23 @@ async fn a_relay_stores_a_private_volume_commits_its_root_and_survives_a_restart
     ok(drover(&url, &["storage", "volume", "undelete", &volume, "--key", owner_key]));
     let info = client.ras_volume(&owner_session, &id).await.unwrap().unwrap();
     assert_eq!(info.status, VolumeStatus::Active);
+
+    // The public volume is deleted and left past its grace: purged on chain, its bytes dropped
+    // by the relay's sweep, then reaped with the rest of its deposit back to the owner.
+    let site_id = volume_id(&owner.address(), "site");
+    ok(drover(&url, &["storage", "volume", "delete", "site", "--key", owner_key]));
+    until("the volume to be purged", || async {
+        let info = client.ras_volume(&owner_session, &site_id).await.ok()??;
+        (info.status == VolumeStatus::Purged).then_some(())
+    })
+    .await;
+    let site_dir = dir.path().join("relay-data").join("volumes").join(hex::encode(site_id.0));
+    until("the relay to drop the purged volume", || async { (!site_dir.exists()).then_some(()) }).await;
+    assert!(dir.path().join("relay-data").join("volumes").join(hex::encode(id.0)).exists(), "the other stays");
+    let before = client.account(&owner.address()).await.unwrap().unwrap().balance;
+    ok(drover(&url, &["storage", "volume", "reap", "site", "--key", owner_key]));
+    assert!(client.account(&owner.address()).await.unwrap().unwrap().balance > before, "the deposit came back");
+    assert_eq!(client.ras_volume(&owner_session, &site_id).await.unwrap(), None);
+    assert_eq!(client.ras_stats().await.unwrap().volumes, 1);
     drop(relay);
 }

@@ -6,7 +6,7 @@
 //! a 32-byte root anyone holding the manifest can recompute ([`manifest`]), serves them over HTTP
 //! to wallets that authenticate with the RAS delegation token and per-request signature
 //! ([`server`]), and periodically reports each changed volume's root and size on chain
-//! ([`commit`]). [`client`] is what `drover storage put|get|ls|rm` calls, and [`crypt`] seals the
+//! ([`commit`]); [`sweep`] drops the bytes of volumes the chain has purged. [`client`] is what `drover storage put|get|ls|rm` calls, and [`crypt`] seals the
 //! objects of private volumes on the client so the relay only ever holds ciphertext.
 //!
 //! The chain stays out of this crate: the server asks a [`server::Directory`] who owns a volume
@@ -21,6 +21,7 @@ pub mod crypt;
 pub mod manifest;
 pub mod server;
 pub mod store;
+pub mod sweep;
 
 pub use client::{ClientError, RelayClient};
 pub use commit::{CommitError, CommitLoop, Committer};
@@ -28,3 +29,4 @@ pub use crypt::{CryptError, VolumeKey};
 pub use manifest::{EMPTY_ROOT, Manifest};
 pub use server::{Directory, DirectoryError, Relay, RelayConfig, RelayError, VolumeInfo, serve};
 pub use store::{Store, StoreError};
+pub use sweep::{SweepReport, Sweeper};

@@ -472,3 +472,38 @@ async fn uploads_past_the_concurrency_cap_wait_for_a_slot_then_get_503() {
     relay.client(owner()).put(private_volume(), "after.bin", b"y".to_vec()).await.unwrap();
     relay.stop().await;
 }
+
+#[tokio::test]
+async fn the_sweep_drops_a_volume_only_once_the_chain_has_said_for_long_enough_that_it_is_gone() {
+    use drover_relay::Sweeper;
+    use std::time::Duration;
+    let dir = tempfile::tempdir().unwrap();
+    let relay = Running::start(dir.path(), u64::MAX).await;
+    let owner = relay.client(owner());
+    owner.put(private_volume(), "a.txt", b"kept".to_vec()).await.unwrap();
+    owner.put(public_volume(), "b.txt", b"dropped".to_vec()).await.unwrap();
+    let chain = relay.chain.clone();
+
+    // Alive on chain: kept. A failed lookup: kept, whatever the chain said before.
+    let mut patient = Sweeper::new(relay.store.clone(), chain.clone(), RELAY, Duration::from_secs(3_600));
+    assert_eq!(patient.round().await.unwrap().kept, 2);
+    *chain.down.lock() = true;
+    assert_eq!(patient.round().await.unwrap().unknown, 2);
+    *chain.down.lock() = false;
+
+    // Purged on chain: pending until the chain has said so for `confirm_after`.
+    chain.volumes.lock().get_mut(&public_volume()).unwrap().status = VolumeStatus::Purged;
+    let report = patient.round().await.unwrap();
+    assert_eq!((report.kept, report.pending, report.dropped), (1, 1, 0));
+    assert!(relay.store.volumes().contains(&public_volume()), "not dropped yet (though no longer served)");
+    let mut prompt = Sweeper::new(relay.store.clone(), chain.clone(), RELAY, Duration::ZERO);
+    let report = prompt.round().await.unwrap();
+    assert_eq!((report.kept, report.dropped), (1, 1));
+    assert_eq!(relay.store.volumes(), vec![private_volume()]);
+    assert_eq!(owner.get(private_volume(), "a.txt").await.unwrap(), b"kept");
+    // Reaped (unknown to the chain) or held by another relay count as gone too.
+    chain.volumes.lock().remove(&private_volume());
+    assert_eq!(prompt.round().await.unwrap().dropped, 1);
+    assert!(relay.store.volumes().is_empty());
+    relay.stop().await;
+}
