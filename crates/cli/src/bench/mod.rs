@@ -25,6 +25,7 @@ mod proofs;
 mod reads;
 mod recover;
 mod state;
+mod storage;
 mod sync;
 mod tokens;
 mod transfers;
@@ -92,6 +93,9 @@ pub(crate) enum BenchCommand {
     /// Jobs completed per second end to end (three runner daemons, majority 2, callbacks) and
     /// the submission→callback latency.
     Jobs(jobs::JobArgs),
+    /// Sealed objects put and got per second through a relay daemon, and how long its roots
+    /// take to reach the chain.
+    Storage(storage::StorageArgs),
 }
 
 pub(crate) fn run(command: BenchCommand, rpc_url: &str) -> anyhow::Result<()> {
@@ -108,6 +112,7 @@ pub(crate) fn run(command: BenchCommand, rpc_url: &str) -> anyhow::Result<()> {
             BenchCommand::State(args) => state::state(args).await,
             BenchCommand::Reads(args) => reads::reads(args).await,
             BenchCommand::Jobs(args) => jobs::jobs(args).await,
+            BenchCommand::Storage(args) => storage::storage(args).await,
         }
     })
 }
