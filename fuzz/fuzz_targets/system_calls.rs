@@ -1,9 +1,14 @@
 //! System-actor calls: the argument-map decoder (`Args`, nested maps and text arrays included)
-//! and the token and runner-registry call decoders must never panic or allocate beyond the
+//! and the token, runner-registry, relay-registry and storage-manager call decoders must never panic or allocate beyond the
 //! input, and a call that decodes re-encodes to exactly its bytes (one encoding per call).
 #![no_main]
 
-use drover_types::{args::Args, runner::RegistryCall, token::TokenCall};
+use drover_types::{
+    args::Args,
+    runner::RegistryCall,
+    storage::{RelayCall, StorageCall},
+    token::TokenCall,
+};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
@@ -26,6 +31,16 @@ fuzz_target!(|data: &[u8]| {
     let registry = RegistryCall::HANDLERS;
     let handler = registry[usize::from(selector) % registry.len()];
     if let Ok(call) = RegistryCall::decode(handler, payload) {
+        assert_eq!(call.encode_args(), payload, "{handler}");
+    }
+    let relays = RelayCall::HANDLERS;
+    let handler = relays[usize::from(selector) % relays.len()];
+    if let Ok(call) = RelayCall::decode(handler, payload) {
+        assert_eq!(call.encode_args(), payload, "{handler}");
+    }
+    let volumes = StorageCall::HANDLERS;
+    let handler = volumes[usize::from(selector) % volumes.len()];
+    if let Ok(call) = StorageCall::decode(handler, payload) {
         assert_eq!(call.encode_args(), payload, "{handler}");
     }
 });
