@@ -1,7 +1,7 @@
 //! The relay registry and the storage manager through `execute_block`: the lifecycle of a relay
 //! and of a volume, rent, refusals, and conservation of every base unit.
 
-use crate::testing::{Chain, RICH, balance};
+use crate::testing::{Chain, RICH, balance, read_once};
 use drover_state::storage::{
     RelayRecord, RelayTotals, VolumeRecord, VolumeTotals, decode_revocation, relay_key, relay_state_key,
     revocation_key, totals_key, volume_key, volume_state_key,
@@ -282,4 +282,83 @@ fn volume_refusals_and_revocation() {
     ok(storage_call(&mut chain, OWNER, &StorageCall::Revoke { session_key }, 0));
     let marker = chain.state.get(&volume_state_key(&revocation_key(&OWNER, &session_key))).unwrap();
     assert_eq!(decode_revocation(marker), Ok(chain.height - 1));
+}
+
+/// Keys a transaction of `sender` with `call` reads beyond an empty block's, once applied.
+fn reads_of(chain: &mut Chain, sender: Address, to: Address, payload: Vec<u8>, value: u128) -> usize {
+    let env = chain.env();
+    let (_, baseline) = read_once(&chain.state, &env, &[]);
+    let tx = chain.tx(sender, Some(to), payload, value);
+    let (outcome, reads) = read_once(&chain.state, &env, std::slice::from_ref(&tx));
+    assert_eq!(outcome.receipts[0].status, TxStatus::Success, "{:?}", outcome.receipts[0].error);
+    chain.block(&[tx]);
+    reads - baseline
+}
+
+/// What each storage call reads, on a volume `name` of `owner`.
+fn call_reads(chain: &mut Chain, owner: Address, name: &str) -> Vec<usize> {
+    let fee = params().volume_creation_fee;
+    let id = volume_id(&owner, name);
+    let volume_call = |call: StorageCall| call.message().encode();
+    let relay_call = |call: RelayCall| call.message().encode();
+    vec![
+        reads_of(
+            chain,
+            owner,
+            STORAGE_MANAGER_ADDRESS,
+            volume_call(StorageCall::Create { name: name.into(), relay: RELAY, public: false }),
+            fee + 1_000_000,
+        ),
+        reads_of(
+            chain,
+            RELAY,
+            STORAGE_MANAGER_ADDRESS,
+            volume_call(StorageCall::Commit { volume: id, root: H256([1; 32]), size_bytes: 10 }),
+            0,
+        ),
+        reads_of(chain, owner, STORAGE_MANAGER_ADDRESS, volume_call(StorageCall::Deposit { volume: id }), 5),
+        reads_of(chain, owner, STORAGE_MANAGER_ADDRESS, volume_call(StorageCall::Delete { volume: id }), 0),
+        reads_of(chain, owner, STORAGE_MANAGER_ADDRESS, volume_call(StorageCall::Undelete { volume: id }), 0),
+        reads_of(chain, RELAY, RELAY_REGISTRY_ADDRESS, relay_call(RelayCall::Heartbeat), 0),
+    ]
+}
+
+#[test]
+fn a_calls_work_does_not_grow_with_the_number_of_relays_and_volumes() {
+    // Rent is settled lazily and every record is a point lookup: each call reads the same keys
+    // whatever the state holds, which is what its fixed price is for.
+    let others: Vec<Address> =
+        (0..100u8).map(|i| Address([i, 0xaa, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1])).collect();
+    let mut balances: Vec<(Address, u128)> = others.iter().map(|a| (*a, RICH)).collect();
+    balances.extend([(RELAY, RICH), (OWNER, RICH)]);
+    let mut chain = Chain::new(&balances);
+    ok(relay_call(
+        &mut chain,
+        RELAY,
+        &RelayCall::Register(RelaySettings { capacity_bytes: 1 << 40, ..settings() }),
+        STAKE,
+    ));
+    let small = call_reads(&mut chain, OWNER, "first");
+
+    // A hundred more relays, and a hundred more volumes held by this one.
+    let fee = params().volume_creation_fee;
+    let registrations: Vec<_> = others
+        .iter()
+        .map(|a| chain.tx(*a, Some(RELAY_REGISTRY_ADDRESS), RelayCall::Register(settings()).message().encode(), STAKE))
+        .collect();
+    chain.block(&registrations);
+    let creations: Vec<_> = others
+        .iter()
+        .map(|a| {
+            let call = StorageCall::Create { name: "bulk".into(), relay: RELAY, public: true };
+            chain.tx(*a, Some(STORAGE_MANAGER_ADDRESS), call.message().encode(), fee + 1_000)
+        })
+        .collect();
+    chain.block(&creations);
+    assert_eq!((relay_totals(&chain).relays, volume_totals(&chain).volumes), (101, 101));
+    let large = call_reads(&mut chain, OWNER, "second");
+    assert_eq!(small, large, "create, commit, deposit, delete, undelete, heartbeat");
+    assert!(large.iter().all(|reads| *reads <= 8), "{large:?}");
+    let relays: Vec<Address> = others.iter().copied().chain([RELAY]).collect();
+    assert_conserved(&chain, &relays);
 }
