@@ -36,7 +36,7 @@
 //! before the request signature and the nonce have been accepted.
 
 use crate::api::{DeleteResponse, HealthResponse, ListResponse, PutResponse, RelayErrorCode, VolumeResponse};
-use crate::store::{MAX_KEY_BYTES, MAX_LIST_LIMIT, MAX_OBJECT_BYTES, Store, StoreError, validate_key};
+use crate::store::{MAX_KEY_BYTES, MAX_LIST_LIMIT, MAX_OBJECT_BYTES, ObjectReader, Store, StoreError, validate_key};
 use axum::body::Body;
 use axum::extract::rejection::{PathRejection, QueryRejection};
 use axum::extract::{OriginalUri, Path, Query, State};
@@ -447,6 +447,38 @@ async fn blocking<T: Send + 'static>(f: impl FnOnce() -> Result<T, StoreError> +
     tokio::task::spawn_blocking(f).await.map_err(Failure::internal)?.map_err(Failure::from_store)
 }
 
+/// Reads the next chunk of `reader` on a blocking thread; hands the reader back with it.
+async fn blocking_chunk(mut reader: ObjectReader) -> Result<(ObjectReader, Option<Vec<u8>>), Failure> {
+    tokio::task::spawn_blocking(move || {
+        let chunk = reader.next_chunk();
+        chunk.map(|chunk| (reader, chunk))
+    })
+    .await
+    .map_err(Failure::internal)?
+    .map_err(Failure::from_store)
+}
+
+/// An object's bytes as a body stream: `first`, then the rest of `reader` one chunk at a time,
+/// so a response holds one chunk in memory whatever the object's size.
+fn object_stream(
+    first: Option<Vec<u8>>,
+    reader: ObjectReader,
+) -> impl futures::Stream<Item = Result<Bytes, std::io::Error>> + Send {
+    futures::stream::unfold((first, Some(reader)), |(pending, reader)| async move {
+        if let Some(bytes) = pending {
+            return Some((Ok(Bytes::from(bytes)), (None, reader)));
+        }
+        match blocking_chunk(reader?).await {
+            Ok((reader, Some(bytes))) => Some((Ok(Bytes::from(bytes)), (None, Some(reader)))),
+            Ok((_, None)) => None,
+            Err(failure) => {
+                tracing::error!(message = %failure.message, "an object's chunk could not be read; the response is cut short");
+                Some((Err(std::io::Error::other(failure.message)), (None, None)))
+            }
+        }
+    })
+}
+
 fn bad_path(rejection: PathRejection) -> Failure {
     Failure::new(RelayErrorCode::BadRequest, format!("bad path: {rejection}"))
 }
@@ -534,13 +566,18 @@ async fn get_object<D: Directory>(
     let key = checked_key(key)?;
     let access = shared.authorize(Access::Read, &volume, (&method, &uri, &headers), body).await?;
     let (store, id) = (shared.store.clone(), access.volume);
-    let object = blocking(move || store.get(id, &key))
+    let reader = blocking(move || store.open_object(id, &key))
         .await?
         .ok_or_else(|| Failure::new(RelayErrorCode::NotFound, "no such object"))?;
-    let mut response = Response::new(Body::from(object.bytes));
+    let (size, content_hash) = (reader.size, reader.content_hash);
+    // The first chunk is read before answering, so a damaged object is a 500; a later damaged
+    // chunk ends the stream early (the client's content-hash check catches it).
+    let (reader, first) = blocking_chunk(reader).await?;
+    let mut response = Response::new(Body::from_stream(object_stream(first, reader)));
     let response_headers = response.headers_mut();
     response_headers.insert(header::CONTENT_TYPE, HeaderValue::from_static("application/octet-stream"));
-    if let Ok(etag) = HeaderValue::from_str(&format!("\"{}\"", object.content_hash)) {
+    response_headers.insert(header::CONTENT_LENGTH, HeaderValue::from(size));
+    if let Ok(etag) = HeaderValue::from_str(&format!("\"{}\"", content_hash)) {
         response_headers.insert(header::ETAG, etag);
     }
     if !access.info.public {

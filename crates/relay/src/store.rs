@@ -207,6 +207,36 @@ pub struct Object {
     pub content_hash: H256,
 }
 
+/// An object being read chunk by chunk ([`Store::open_object`]); its chunks stay on disk until
+/// it is dropped.
+pub struct ObjectReader {
+    store: Arc<Store>,
+    volume: H256,
+    key: String,
+    chunks: Vec<H256>,
+    next: usize,
+    /// The object's size in bytes.
+    pub size: u64,
+    /// keccak256 of the object.
+    pub content_hash: H256,
+}
+
+impl ObjectReader {
+    /// The next chunk's bytes (checked against its hash), or `None` after the last.
+    pub fn next_chunk(&mut self) -> Result<Option<Vec<u8>>, StoreError> {
+        let Some(chunk) = self.chunks.get(self.next) else { return Ok(None) };
+        let data = self.store.read_chunk(self.volume, &self.key, chunk)?;
+        self.next += 1;
+        Ok(Some(data))
+    }
+}
+
+impl Drop for ObjectReader {
+    fn drop(&mut self) {
+        self.store.release(&self.chunks);
+    }
+}
+
 /// One page of a listing.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ListPage {
@@ -458,18 +488,44 @@ impl Store {
         };
         let mut bytes = Vec::with_capacity(usize::try_from(entry.size).unwrap_or(0));
         for chunk in &entry.chunks {
-            let corrupt = || StoreError::Corrupt { volume, key: key.to_owned(), chunk: *chunk };
-            let data = match fs::read(self.chunk_path(chunk)) {
-                Ok(data) => data,
-                Err(e) if e.kind() == io::ErrorKind::NotFound => return Err(corrupt()),
-                Err(e) => return Err(io_error(&self.chunk_path(chunk))(e)),
-            };
-            if keccak256(&data) != *chunk {
-                return Err(corrupt());
-            }
-            bytes.extend_from_slice(&data);
+            bytes.extend_from_slice(&self.read_chunk(volume, key, chunk)?);
         }
         Ok(Some(Object { bytes, content_hash: entry.content_hash }))
+    }
+
+    /// Opens `key` of `volume` for reading chunk by chunk ([`ObjectReader`]), so a reader holds
+    /// one chunk in memory at a time whatever the object's size.
+    pub fn open_object(self: &Arc<Self>, volume: H256, key: &str) -> Result<Option<ObjectReader>, StoreError> {
+        validate_key(key)?;
+        let Some(handle) = self.volume_handle(volume, false) else { return Ok(None) };
+        let vol = handle.lock();
+        let Some(entry) = vol.manifest.get(key).cloned() else { return Ok(None) };
+        // Referenced under the manifest's lock, so no delete can collect them before the reader
+        // is dropped.
+        self.reference(&entry.chunks);
+        Ok(Some(ObjectReader {
+            store: Arc::clone(self),
+            volume,
+            key: key.to_owned(),
+            size: entry.size,
+            content_hash: entry.content_hash,
+            chunks: entry.chunks,
+            next: 0,
+        }))
+    }
+
+    /// The bytes of `chunk` of `key` in `volume`, checked against its name.
+    fn read_chunk(&self, volume: H256, key: &str, chunk: &H256) -> Result<Vec<u8>, StoreError> {
+        let corrupt = || StoreError::Corrupt { volume, key: key.to_owned(), chunk: *chunk };
+        let data = match fs::read(self.chunk_path(chunk)) {
+            Ok(data) => data,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Err(corrupt()),
+            Err(e) => return Err(io_error(&self.chunk_path(chunk))(e)),
+        };
+        if keccak256(&data) != *chunk {
+            return Err(corrupt());
+        }
+        Ok(data)
     }
 
     /// Deletes `key` of `volume`. Returns the volume after the delete, or `None` if there was no
@@ -764,6 +820,35 @@ mod tests {
         for dots in ["..", "../x", "a/../b", "a/..", ".", "a/./b"] {
             assert_eq!(validate_key(dots), Err(KeyError::DotSegment), "{dots:?}");
         }
+    }
+
+    #[test]
+    fn an_object_reads_chunk_by_chunk_and_its_chunks_outlive_a_delete_until_the_reader_drops() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Arc::new(Store::open(dir.path(), UNLIMITED).unwrap());
+        let big: Vec<u8> = (0..CHUNK_BYTES * 2 + 17).map(|i| (i % 253) as u8).collect();
+        store.put(vol(1), "big", &big).unwrap();
+        let mut reader = store.open_object(vol(1), "big").unwrap().unwrap();
+        assert_eq!((reader.size, reader.content_hash), (big.len() as u64, keccak256(&big)));
+        let first = reader.next_chunk().unwrap().unwrap();
+        assert_eq!(first.len(), CHUNK_BYTES);
+        // Deleted meanwhile: the reader still reads every chunk.
+        store.delete(vol(1), "big").unwrap();
+        let mut read = first;
+        while let Some(chunk) = reader.next_chunk().unwrap() {
+            read.extend(chunk);
+        }
+        assert_eq!(read, big);
+        let chunk_files = || {
+            std::fs::read_dir(dir.path().join("chunks"))
+                .unwrap()
+                .flat_map(|d| std::fs::read_dir(d.unwrap().path()).unwrap())
+                .count()
+        };
+        assert_eq!(chunk_files(), 3);
+        drop(reader);
+        assert_eq!(chunk_files(), 0, "collected once the reader is gone");
+        assert!(store.open_object(vol(1), "big").unwrap().is_none());
     }
 
     #[test]

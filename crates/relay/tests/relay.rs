@@ -507,3 +507,18 @@ async fn the_sweep_drops_a_volume_only_once_the_chain_has_said_for_long_enough_t
     assert!(relay.store.volumes().is_empty());
     relay.stop().await;
 }
+
+#[tokio::test]
+async fn an_object_of_several_chunks_is_streamed_whole_with_its_length() {
+    let dir = tempfile::tempdir().unwrap();
+    let relay = Running::start(dir.path(), u64::MAX).await;
+    let big: Vec<u8> = (0..drover_relay::store::CHUNK_BYTES * 2 + 5).map(|i| (i % 241) as u8).collect();
+    relay.client(owner()).put(public_volume(), "big.bin", big.clone()).await.unwrap();
+    let url = format!("{}/v1/volumes/{}/objects/big.bin", relay.url, public_volume());
+    let response = reqwest::get(&url).await.unwrap();
+    assert_eq!(response.status(), 200);
+    assert_eq!(response.content_length(), Some(big.len() as u64));
+    assert_eq!(response.bytes().await.unwrap().to_vec(), big);
+    assert_eq!(relay.anonymous().get(public_volume(), "big.bin").await.unwrap(), big, "the client's hash check holds");
+    relay.stop().await;
+}
