@@ -6,31 +6,21 @@
 //! proposer a deposit). A proposal's votes are numbered too: one lookup per vote in the page.
 //! All reads of one request happen under one read lock and see one state.
 
-use super::handle::NodeHandle;
-use crate::databases::StateDb;
+use super::{handle::NodeHandle, pages::read_storage};
 use crate::error::NodeError;
-use commonware_runtime::tokio;
 use drover_rpc::pagination::Page;
 use drover_state::{
-    RecordError, decode_count,
+    decode_count,
     governance::{
         Closed, ProposalRecord, VoteRecord, decode_amount, decode_params, params_key, proposal_count_key, proposal_key,
-        state_key, total_locked_key, vote_key,
+        total_locked_key, vote_key,
     },
 };
 use drover_types::{
     api::{GovernanceParams, ParamInfo, ProposalDetail, ProposalInfo, ProposalList, TimelineEntry, VoteInfo},
     error::ApiError,
-    governance::ProposalStatus,
+    governance::{GOVERNANCE_ADDRESS, ProposalStatus},
 };
-
-async fn read<T>(
-    db: &StateDb<tokio::Context>,
-    user_key: &[u8],
-    decode: impl FnOnce(&[u8]) -> Result<T, RecordError>,
-) -> Result<Option<T>, ApiError> {
-    super::pages::read_record(db, &state_key(user_key), decode).await
-}
 
 fn info(id: u64, record: ProposalRecord, height: u64) -> ProposalInfo {
     ProposalInfo {
@@ -76,8 +66,11 @@ impl NodeHandle {
     pub(super) async fn read_governance_params(&self) -> Result<GovernanceParams, ApiError> {
         let height = self.0.chain.tip().height;
         let db = self.0.databases.read().await;
-        let live = read(&db, &params_key(), decode_params).await?.unwrap_or_else(|| self.0.chain.tip().next_params);
-        let total_locked = read(&db, &total_locked_key(), decode_amount).await?.unwrap_or(0);
+        let live = read_storage(&db, &GOVERNANCE_ADDRESS, &params_key(), decode_params)
+            .await?
+            .unwrap_or_else(|| self.0.chain.tip().next_params);
+        let total_locked =
+            read_storage(&db, &GOVERNANCE_ADDRESS, &total_locked_key(), decode_amount).await?.unwrap_or(0);
         Ok(GovernanceParams { height, params: ParamInfo::all(&live), total_locked })
     }
 
@@ -88,7 +81,7 @@ impl NodeHandle {
     ) -> Result<ProposalList, ApiError> {
         let height = self.0.chain.tip().height;
         let db = self.0.databases.read().await;
-        let count = read(&db, &proposal_count_key(), decode_count).await?.unwrap_or(0);
+        let count = read_storage(&db, &GOVERNANCE_ADDRESS, &proposal_count_key(), decode_count).await?.unwrap_or(0);
         let offset = usize::try_from(page.offset).unwrap_or(usize::MAX);
         let limit = usize::try_from(page.limit).unwrap_or(usize::MAX);
         let mut proposals = Vec::new();
@@ -99,7 +92,7 @@ impl NodeHandle {
             Some(_) => Box::new(0..count),
         };
         for id in ids {
-            let record = read(&db, &proposal_key(id), ProposalRecord::decode)
+            let record = read_storage(&db, &GOVERNANCE_ADDRESS, &proposal_key(id), ProposalRecord::decode)
                 .await?
                 .ok_or_else(|| NodeError::missing("governance: a proposal below the count"))?;
             if status.is_some_and(|s| record.status(height) != s) {
@@ -117,12 +110,13 @@ impl NodeHandle {
     pub(super) async fn read_proposal(&self, id: u64, page: Page) -> Result<Option<ProposalDetail>, ApiError> {
         let height = self.0.chain.tip().height;
         let db = self.0.databases.read().await;
-        let Some(record) = read(&db, &proposal_key(id), ProposalRecord::decode).await? else {
+        let Some(record) = read_storage(&db, &GOVERNANCE_ADDRESS, &proposal_key(id), ProposalRecord::decode).await?
+        else {
             return Ok(None);
         };
         let mut votes = Vec::new();
         for seq in (page.offset..record.votes).take(usize::try_from(page.limit).unwrap_or(usize::MAX)) {
-            let vote = read(&db, &vote_key(id, seq), VoteRecord::decode)
+            let vote = read_storage(&db, &GOVERNANCE_ADDRESS, &vote_key(id, seq), VoteRecord::decode)
                 .await?
                 .ok_or_else(|| NodeError::missing("governance: a vote below the count"))?;
             votes.push(VoteInfo { voter: vote.voter, support: vote.support, weight: vote.weight, height: vote.height });

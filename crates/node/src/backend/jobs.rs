@@ -6,33 +6,26 @@
 //! bounded by its `max_concurrent_jobs`; each is then one job lookup. All reads of one request
 //! happen under one read lock and see one state.
 
-use super::{handle::NodeHandle, pages::scan};
+use super::{
+    handle::NodeHandle,
+    pages::{read_storage, scan},
+};
 use crate::databases::StateDb;
 use crate::error::NodeError;
 use commonware_runtime::tokio;
 use drover_rpc::pagination::Page;
-use drover_state::{
-    RecordError,
-    job::{JobRecord, ResultRecord, assigned_entry, assigned_range, job_key, result_key, state_key},
-};
+use drover_state::job::{JobRecord, ResultRecord, assigned_entry, assigned_range, job_key, result_key};
 use drover_types::{
     Address, H256,
     api::{CallbackInfo, JobInfo, JobResultInfo, JobResultList, RunnerJobList, VerificationInfo, VerifiedResultInfo},
     error::ApiError,
+    job::JOB_DISPATCHER_ADDRESS,
 };
-
-async fn read<T>(
-    db: &StateDb<tokio::Context>,
-    user_key: &[u8],
-    decode: impl FnOnce(&[u8]) -> Result<T, RecordError>,
-) -> Result<Option<T>, ApiError> {
-    super::pages::read_record(db, &state_key(user_key), decode).await
-}
 
 async fn results(db: &StateDb<tokio::Context>, job: &H256, count: u64) -> Result<Vec<ResultRecord>, ApiError> {
     let mut results = Vec::new();
     for index in 0..count.min(u64::from(u8::MAX)) {
-        let record = read(db, &result_key(job, index as u8), ResultRecord::decode)
+        let record = read_storage(db, &JOB_DISPATCHER_ADDRESS, &result_key(job, index as u8), ResultRecord::decode)
             .await?
             .ok_or_else(|| NodeError::missing("job dispatcher: a result below the count"))?;
         results.push(record);
@@ -65,12 +58,14 @@ fn info(job_id: H256, record: JobRecord) -> JobInfo {
 impl NodeHandle {
     pub(super) async fn read_job(&self, job: H256) -> Result<Option<JobInfo>, ApiError> {
         let db = self.0.databases.read().await;
-        Ok(read(&db, &job_key(&job), JobRecord::decode).await?.map(|record| info(job, record)))
+        Ok(read_storage(&db, &JOB_DISPATCHER_ADDRESS, &job_key(&job), JobRecord::decode)
+            .await?
+            .map(|record| info(job, record)))
     }
 
     pub(super) async fn read_job_results(&self, job: H256, page: Page) -> Result<Option<JobResultList>, ApiError> {
         let db = self.0.databases.read().await;
-        let Some(record) = read(&db, &job_key(&job), JobRecord::decode).await? else {
+        let Some(record) = read_storage(&db, &JOB_DISPATCHER_ADDRESS, &job_key(&job), JobRecord::decode).await? else {
             return Ok(None);
         };
         let all = results(&db, &job, record.results_count).await?;
@@ -91,15 +86,16 @@ impl NodeHandle {
 
     pub(super) async fn read_job_verified(&self, job: H256) -> Result<Option<Option<VerifiedResultInfo>>, ApiError> {
         let db = self.0.databases.read().await;
-        let Some(record) = read(&db, &job_key(&job), JobRecord::decode).await? else {
+        let Some(record) = read_storage(&db, &JOB_DISPATCHER_ADDRESS, &job_key(&job), JobRecord::decode).await? else {
             return Ok(None);
         };
         let (Some(verdict), Some(height)) = (record.verdict, record.finished_height) else {
             return Ok(Some(None));
         };
-        let result = read(&db, &result_key(&job, verdict.result), ResultRecord::decode)
-            .await?
-            .ok_or_else(|| NodeError::missing("job dispatcher: the verdict's result"))?;
+        let result =
+            read_storage(&db, &JOB_DISPATCHER_ADDRESS, &result_key(&job, verdict.result), ResultRecord::decode)
+                .await?
+                .ok_or_else(|| NodeError::missing("job dispatcher: the verdict's result"))?;
         Ok(Some(Some(VerifiedResultInfo {
             job_id: job,
             result: result.result,
@@ -122,7 +118,7 @@ impl NodeHandle {
             if jobs.len() as u64 >= page.limit {
                 break;
             }
-            let record = read(&db, &job_key(&job), JobRecord::decode)
+            let record = read_storage(&db, &JOB_DISPATCHER_ADDRESS, &job_key(&job), JobRecord::decode)
                 .await?
                 .ok_or_else(|| NodeError::missing("job dispatcher: an assignment without its job"))?;
             jobs.push(info(job, record));

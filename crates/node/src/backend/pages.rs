@@ -17,6 +17,17 @@ pub(super) async fn read_record<T>(
     Ok(bytes.map(|bytes| decode(&bytes)).transpose().map_err(crate::error::NodeError::from)?)
 }
 
+/// The decoded record under the storage entry `user_key` of the system actor `actor`, if
+/// present: how every family's records are read.
+pub(super) async fn read_storage<T>(
+    db: &crate::databases::StateDb<commonware_runtime::tokio::Context>,
+    actor: &drover_types::Address,
+    user_key: &[u8],
+    decode: impl FnOnce(&[u8]) -> Result<T, drover_state::RecordError>,
+) -> Result<Option<T>, drover_types::error::ApiError> {
+    read_record(db, &drover_state::keys::storage_key(actor, user_key), decode).await
+}
+
 /// Up to `limit` records of the committed state in the key range `range`, after the key
 /// `after` (from the start of the range when `None`), in key order; `own` names the records of
 /// the range's owner (a range can hold another owner's record whose spread collides, which is

@@ -7,32 +7,25 @@
 //! request costs what that holder holds, whatever the number of holders. All reads of one
 //! request happen under one read lock and see one state.
 
-use super::{handle::NodeHandle, pages::scan};
-use crate::databases::StateDb;
+use super::{
+    handle::NodeHandle,
+    pages::{read_storage, scan},
+};
 use crate::error::NodeError;
-use commonware_runtime::tokio;
 use drover_rpc::pagination::Page;
 use drover_state::{
     RecordError, decode_address, decode_count,
     token::{
         Holding, TokenRecord, allowance_key, decode_amount, holding_entry, holding_key, holdings_range, record_key,
-        state_key, token_by_seq_key, token_count_key,
+        token_by_seq_key, token_count_key,
     },
 };
 use drover_types::{
     Address,
     api::{AccountTokens, TokenHolding, TokenInfo, TokenList},
     error::ApiError,
+    token::TOKENS_ADDRESS,
 };
-
-/// One decoded record of the tokens actor, if present.
-async fn read<T>(
-    db: &StateDb<tokio::Context>,
-    user_key: &[u8],
-    decode: impl FnOnce(&[u8]) -> Result<T, RecordError>,
-) -> Result<Option<T>, ApiError> {
-    super::pages::read_record(db, &state_key(user_key), decode).await
-}
 
 fn info(token_id: Address, record: TokenRecord) -> TokenInfo {
     TokenInfo {
@@ -57,14 +50,14 @@ fn missing(what: &str) -> ApiError {
 impl NodeHandle {
     pub(super) async fn read_tokens(&self, page: Page) -> Result<TokenList, ApiError> {
         let db = self.0.databases.read().await;
-        let total_count = read(&db, &token_count_key(), decode_count).await?.unwrap_or(0);
+        let total_count = read_storage(&db, &TOKENS_ADDRESS, &token_count_key(), decode_count).await?.unwrap_or(0);
         let end = total_count.min(page.offset.saturating_add(page.limit));
         let mut tokens = Vec::new();
         for seq in page.offset..end {
-            let id = read(&db, &token_by_seq_key(seq), decode_address)
+            let id = read_storage(&db, &TOKENS_ADDRESS, &token_by_seq_key(seq), decode_address)
                 .await?
                 .ok_or_else(|| missing("a gap in creation order"))?;
-            let record = read(&db, &record_key(&id), TokenRecord::decode)
+            let record = read_storage(&db, &TOKENS_ADDRESS, &record_key(&id), TokenRecord::decode)
                 .await?
                 .ok_or_else(|| missing("a listed token without a record"))?;
             tokens.push(info(id, record));
@@ -74,7 +67,9 @@ impl NodeHandle {
 
     pub(super) async fn read_token(&self, id: Address) -> Result<Option<TokenInfo>, ApiError> {
         let db = self.0.databases.read().await;
-        Ok(read(&db, &record_key(&id), TokenRecord::decode).await?.map(|record| info(id, record)))
+        Ok(read_storage(&db, &TOKENS_ADDRESS, &record_key(&id), TokenRecord::decode)
+            .await?
+            .map(|record| info(id, record)))
     }
 
     /// `user_key`'s amount under token `id`; `None` when the token does not exist.
@@ -85,10 +80,10 @@ impl NodeHandle {
         amount: impl FnOnce(&[u8]) -> Result<u128, RecordError>,
     ) -> Result<Option<u128>, ApiError> {
         let db = self.0.databases.read().await;
-        if read(&db, &record_key(&id), |_| Ok(())).await?.is_none() {
+        if read_storage(&db, &TOKENS_ADDRESS, &record_key(&id), |_| Ok(())).await?.is_none() {
             return Ok(None);
         }
-        Ok(Some(read(&db, &user_key, amount).await?.unwrap_or(0)))
+        Ok(Some(read_storage(&db, &TOKENS_ADDRESS, &user_key, amount).await?.unwrap_or(0)))
     }
 
     pub(super) async fn read_token_balance(&self, id: Address, holder: Address) -> Result<Option<u128>, ApiError> {
@@ -125,7 +120,7 @@ impl NodeHandle {
             if total_count <= page.offset || tokens.len() as u64 >= page.limit {
                 continue;
             }
-            let record = read(&db, &record_key(&token_id), TokenRecord::decode)
+            let record = read_storage(&db, &TOKENS_ADDRESS, &record_key(&token_id), TokenRecord::decode)
                 .await?
                 .ok_or_else(|| missing("a held token without a record"))?;
             tokens.push(TokenHolding {
