@@ -65,6 +65,16 @@ async fn balance_of(client: &Client, address: Address) -> u128 {
     client.account(&address).await.unwrap().map_or(0, |a| a.balance)
 }
 
+/// Submits an echo job of `input` asking one runner through the CLI; answers the runner the
+/// chain assigns to `job`.
+async fn submit_to_one_runner(client: &Client, url: &str, key: &std::path::Path, input: &str, job: &H256) -> Address {
+    let key = key.to_str().unwrap();
+    let args =
+        ["job", "submit", "--type", "echo", "--input", input, "--runners", "1", "--max-price", "1000", "--key", key];
+    ok(drover(url, &args));
+    until("an assignment", || async { client.job(job).await.ok()??.assigned_runners.first().copied() }).await
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn three_runners_one_faulty_verify_a_job_into_an_actors_mailbox() {
     let node = TestNode::start(NodeOptions::default()).await;
@@ -242,28 +252,7 @@ async fn three_runners_one_faulty_verify_a_job_into_an_actors_mailbox() {
 
     // The signed result flow refuses a wrong signer and another flow's transaction.
     let third = job_id(&submitter.address(), 1);
-    ok(drover(
-        &url,
-        &[
-            "job",
-            "submit",
-            "--type",
-            "echo",
-            "--input",
-            "x",
-            "--runners",
-            "1",
-            "--max-price",
-            "1000",
-            "--key",
-            key.to_str().unwrap(),
-        ],
-    ));
-    let assigned = until("an assignment", || async {
-        let info = client.job(&third).await.ok()??;
-        info.assigned_runners.first().copied()
-    })
-    .await;
+    let assigned = submit_to_one_runner(&client, &url, &key, "x", &third).await;
     let runner = runners.iter().find(|r| r.address() == assigned).unwrap();
     let a = assigned.to_hex();
     let payload = client.heartbeat_payload(&assigned).await.unwrap();
@@ -306,28 +295,7 @@ async fn three_runners_one_faulty_verify_a_job_into_an_actors_mailbox() {
 
     // A daemon killed (-9) right after answering and started again does not answer twice.
     let fourth = job_id(&submitter.address(), 2);
-    ok(drover(
-        &url,
-        &[
-            "job",
-            "submit",
-            "--type",
-            "echo",
-            "--input",
-            "y",
-            "--runners",
-            "1",
-            "--max-price",
-            "1000",
-            "--key",
-            key.to_str().unwrap(),
-        ],
-    ));
-    let assigned = until("an assignment", || async {
-        let info = client.job(&fourth).await.ok()??;
-        info.assigned_runners.first().copied()
-    })
-    .await;
+    let assigned = submit_to_one_runner(&client, &url, &key, "y", &fourth).await;
     let index = runners.iter().position(|r| r.address() == assigned).unwrap();
     let log = dir.path().join(format!("{assigned}.log"));
     let answered = format!("answered job {fourth}");
