@@ -215,17 +215,25 @@ impl RelayClient {
     pub async fn get(&self, volume: H256, key: &str) -> Result<Vec<u8>, ClientError> {
         validate_key(key)?;
         let response = self.send(Method::GET, object_path(volume, key), Bytes::new()).await?;
-        let announced = response
+        // The relay names the object's hash; an answer without one, or longer than any object,
+        // is not taken (a relay is not trusted with the bytes it serves).
+        let expected = response
             .headers()
             .get(reqwest::header::ETAG)
             .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.trim_matches('"').parse::<H256>().ok());
-        let bytes = response.bytes().await?.to_vec();
-        if let Some(expected) = announced {
-            let got = keccak256(&bytes);
-            if got != expected {
-                return Err(ClientError::Integrity { expected, got });
+            .and_then(|v| v.trim_matches('"').parse::<H256>().ok())
+            .ok_or_else(|| ClientError::Response("the object comes without its content hash (ETag)".into()))?;
+        let mut response = response;
+        let mut bytes = Vec::new();
+        while let Some(chunk) = response.chunk().await? {
+            if bytes.len() + chunk.len() > MAX_OBJECT_BYTES {
+                return Err(ClientError::Response(format!("the object is longer than {MAX_OBJECT_BYTES} bytes")));
             }
+            bytes.extend_from_slice(&chunk);
+        }
+        let got = keccak256(&bytes);
+        if got != expected {
+            return Err(ClientError::Integrity { expected, got });
         }
         Ok(bytes)
     }

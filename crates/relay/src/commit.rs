@@ -23,7 +23,7 @@
 use crate::store::{COMMITTED_FILE, Store, StoreError, VolumeSummary};
 use drover_types::H256;
 use drover_types::args::{Args, ArgsBuilder, ArgsError};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
@@ -134,8 +134,9 @@ impl<C: Committer> CommitLoop<C> {
                 return RoundReport::default();
             }
         };
-        self.committed.retain(|volume, _| current.iter().any(|(v, _)| v == volume));
-        self.refused.retain(|volume, _| current.iter().any(|(v, _)| v == volume));
+        let stored: HashSet<H256> = current.iter().map(|(volume, _)| *volume).collect();
+        self.committed.retain(|volume, _| stored.contains(volume));
+        self.refused.retain(|volume, _| stored.contains(volume));
 
         let mut report = RoundReport::default();
         for (volume, summary) in current {

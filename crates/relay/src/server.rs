@@ -77,6 +77,9 @@ pub const MAX_CONCURRENT_UPLOADS: usize = 8;
 /// Default of [`RelayConfig::upload_slot_wait`]: how long an upload waits for a slot before
 /// it is answered 503.
 pub const UPLOAD_SLOT_WAIT: Duration = Duration::from_secs(5);
+/// Default of [`RelayConfig::upload_body_timeout`]: an upload's body must arrive within this
+/// (64 MiB at about 0.5 MiB/s), so a trickled body cannot hold a slot for long.
+pub const UPLOAD_BODY_TIMEOUT: Duration = Duration::from_secs(120);
 
 /// The message of every 404 about a volume: a private volume answers it byte for byte.
 const UNKNOWN_VOLUME: &str = "no such volume on this relay";
@@ -134,6 +137,8 @@ pub struct RelayConfig {
     pub max_concurrent_uploads: usize,
     /// How long an upload waits for a slot.
     pub upload_slot_wait: Duration,
+    /// How long an upload's body may take to arrive once it holds a slot.
+    pub upload_body_timeout: Duration,
 }
 
 impl RelayConfig {
@@ -147,6 +152,7 @@ impl RelayConfig {
             directory_cache_ttl: DIRECTORY_CACHE_TTL,
             max_concurrent_uploads: MAX_CONCURRENT_UPLOADS,
             upload_slot_wait: UPLOAD_SLOT_WAIT,
+            upload_body_timeout: UPLOAD_BODY_TIMEOUT,
         }
     }
 }
@@ -407,7 +413,17 @@ impl<D: Directory> Shared<D> {
         } else {
             None
         };
-        let body = read_body(body, limit, declared).await?;
+        let body = match upload {
+            Some(_) => tokio::time::timeout(self.config.upload_body_timeout, read_body(body, limit, declared))
+                .await
+                .map_err(|_| {
+                Failure::new(
+                    RelayErrorCode::BadRequest,
+                    format!("the body did not arrive within {} s", self.config.upload_body_timeout.as_secs()),
+                )
+            })??,
+            None => read_body(body, limit, declared).await?,
+        };
         let path = uri.path_and_query().map_or(uri.path(), |p| p.as_str());
         let nonce = verify_request(
             &token,

@@ -522,3 +522,31 @@ async fn an_object_of_several_chunks_is_streamed_whole_with_its_length() {
     assert_eq!(relay.anonymous().get(public_volume(), "big.bin").await.unwrap(), big, "the client's hash check holds");
     relay.stop().await;
 }
+
+#[tokio::test]
+async fn a_trickled_upload_is_cut_off_and_frees_its_slot() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let dir = tempfile::tempdir().unwrap();
+    let relay = Running::start_with(dir.path(), u64::MAX, |config| {
+        config.max_concurrent_uploads = 1;
+        config.upload_body_timeout = std::time::Duration::from_millis(300);
+    })
+    .await;
+    let signer = Signer::new(owner());
+    let path = format!("/v1/volumes/{}/objects/slow.bin", private_volume());
+    let body = vec![7u8; 1_024];
+    let mut slow = tokio::net::TcpStream::connect(relay.url.trim_start_matches("http://")).await.unwrap();
+    let mut head = format!("PUT {path} HTTP/1.1\r\nHost: relay\r\nContent-Length: {}\r\n", body.len());
+    for (name, value) in signer.headers("PUT", &path, &"22".repeat(16), &body) {
+        head.push_str(&format!("{name}: {value}\r\n"));
+    }
+    head.push_str("Connection: close\r\n\r\n");
+    slow.write_all(head.as_bytes()).await.unwrap();
+    slow.write_all(&body[..10]).await.unwrap();
+    // The rest never comes: the relay answers 400 once the body is late.
+    let mut response = Vec::new();
+    slow.read_to_end(&mut response).await.unwrap();
+    assert!(response.starts_with(b"HTTP/1.1 400"), "{}", String::from_utf8_lossy(&response));
+    relay.client(owner()).put(private_volume(), "after.bin", b"y".to_vec()).await.unwrap();
+    relay.stop().await;
+}
