@@ -218,15 +218,19 @@ impl ChainParams {
             .encode()
     }
 
-    /// Strict decode: exactly one value per parameter, each fitting its field.
+    /// Strict decode: at most one value per known parameter, each fitting its field; a parameter
+    /// the record does not hold (added after it was written) takes its default.
     pub fn decode(bytes: &[u8]) -> Result<ChainParams, ArgsError> {
         let args = Args::decode(bytes)?;
         let names: Vec<&str> = PARAMS.iter().map(|spec| spec.name).collect();
         args.only(&names)?;
         let mut params = ChainParams::default();
         for spec in PARAMS {
+            // A parameter added by a later release is absent from a record written before it:
+            // it takes its default, so an upgraded node still reads the chain's record.
+            let Some(value) = args.opt_u128(spec.name)? else { continue };
             params
-                .assign(spec.name, args.u128(spec.name)?)
+                .assign(spec.name, value)
                 .map_err(|_| ArgsError::Invalid { key: spec.name.to_owned(), expected: "a value its field holds" })?;
         }
         Ok(params)
@@ -421,6 +425,22 @@ mod tests {
         let params = ChainParams::default();
         assert_eq!(ChainParams::decode(&params.encode()), Ok(params));
         assert_eq!(params.get("target_cycles"), Some(10_000_000));
+    }
+
+    #[test]
+    fn a_record_written_before_a_parameter_existed_reads_with_its_default() {
+        let mut params = ChainParams::default();
+        params.target_cycles = 20_000_000;
+        // The record as a release without `volume_grace_blocks` wrote it.
+        let older = PARAMS
+            .iter()
+            .filter(|spec| spec.name != "volume_grace_blocks")
+            .fold(ArgsBuilder::new(), |args, spec| args.u128(spec.name, params.get(spec.name).unwrap_or(0)))
+            .encode();
+        assert_eq!(ChainParams::decode(&older), Ok(params), "the rest as stored, the new one at its default");
+        // A name no release knows is still refused.
+        let unknown = ArgsBuilder::new().u128("no_such_parameter", 1).encode();
+        assert!(ChainParams::decode(&unknown).is_err());
     }
 
     #[test]
