@@ -2,8 +2,9 @@
 //! decoded into the `drover_types::api` governance records.
 //!
 //! Parameters are one record. Proposals are numbered slots: a page without a status filter
-//! costs one lookup per proposal in it; with a filter, one per proposal made (each cost its
-//! proposer a deposit). A proposal's votes are numbered too: one lookup per vote in the page.
+//! costs one lookup per proposal in it; with a filter (a status follows from the height, so no
+//! index can hold it), one per proposal among the latest [`STATUS_FILTER_WINDOW`], whatever the
+//! number ever made. A proposal's votes are numbered too: one lookup per vote in the page.
 //! All reads of one request happen under one read lock and see one state.
 
 use super::{handle::NodeHandle, pages::read_storage};
@@ -21,6 +22,20 @@ use drover_types::{
     error::ApiError,
     governance::{GOVERNANCE_ADDRESS, ProposalStatus},
 };
+
+/// Most recent proposals a status filter looks through: a filtered page costs at most this many
+/// lookups however many proposals the chain holds.
+pub(super) const STATUS_FILTER_WINDOW: u64 = 1_024;
+
+/// The proposal ids a listing reads: only the page's without a filter (the status is known
+/// once read, so a filter reads the latest [`STATUS_FILTER_WINDOW`]).
+fn examined(count: u64, filtered: bool, page: &Page) -> std::ops::Range<u64> {
+    if filtered {
+        count.saturating_sub(STATUS_FILTER_WINDOW)..count
+    } else {
+        page.offset.min(count)..page.offset.saturating_add(page.limit).min(count)
+    }
+}
 
 fn info(id: u64, record: ProposalRecord, height: u64) -> ProposalInfo {
     ProposalInfo {
@@ -86,12 +101,7 @@ impl NodeHandle {
         let limit = usize::try_from(page.limit).unwrap_or(usize::MAX);
         let mut proposals = Vec::new();
         let mut total_count = 0u64;
-        let ids: Box<dyn Iterator<Item = u64> + Send> = match status {
-            // Without a filter only the page's proposals are read.
-            None => Box::new((page.offset..count).take(limit)),
-            Some(_) => Box::new(0..count),
-        };
-        for id in ids {
+        for id in examined(count, status.is_some(), &page) {
             let record = read_storage(&db, &GOVERNANCE_ADDRESS, &proposal_key(id), ProposalRecord::decode)
                 .await?
                 .ok_or_else(|| NodeError::missing("governance: a proposal below the count"))?;
@@ -123,5 +133,22 @@ impl NodeHandle {
         }
         let timeline = timeline(&record);
         Ok(Some(ProposalDetail { proposal: info(id, record, height), votes, timeline }))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_listing_reads_the_page_or_at_most_the_filter_window() {
+        let page = |offset, limit| Page { offset, limit };
+        assert_eq!(examined(10, false, &page(2, 3)), 2..5);
+        assert_eq!(examined(10, false, &page(8, 50)), 8..10);
+        assert_eq!(examined(10, false, &page(20, 5)), 10..10);
+        assert_eq!(examined(10, true, &page(0, 1)), 0..10);
+        let many = 1_000_000;
+        let window = examined(many, true, &page(0, 50));
+        assert_eq!((window.start, window.end - window.start), (many - STATUS_FILTER_WINDOW, STATUS_FILTER_WINDOW));
     }
 }

@@ -45,7 +45,8 @@ pub struct ProposalQuery {
     path = "/governance/proposals",
     tag = "governance",
     summary = "Proposals",
-    description = "Proposals in id order, optionally only those with one status.",
+    description = "Proposals in id order, optionally only those with one status (a status filter looks through \
+        the 1,024 latest proposals).",
     params(
         ("status" = Option<String>, Query, description = "voting, passed, rejected, executed or expired."),
         ("offset" = Option<u64>, Query, description = "Proposals to skip (default 0)."),
