@@ -453,20 +453,27 @@ impl Rent {
         })
     }
 
+    /// The first height at which the volume is purged: its deletion's or its deposit's end
+    /// plus `grace_blocks`; `None` while its rent is free and it is not deleted.
+    pub fn purge_height(&self, grace_blocks: u64) -> Option<u64> {
+        self.deleted_height.or_else(|| self.paid_until()).map(|end| end.saturating_add(grace_blocks))
+    }
+
     /// The status at `height` with a grace of `grace_blocks`.
     pub fn status_at(&self, height: u64, grace_blocks: u64) -> VolumeStatus {
-        if let Some(deleted) = self.deleted_height {
-            return if height < deleted.saturating_add(grace_blocks) {
-                VolumeStatus::Deleted
-            } else {
-                VolumeStatus::Purged
-            };
-        }
-        match self.paid_until() {
-            Some(until) if height >= until.saturating_add(grace_blocks) => VolumeStatus::Purged,
-            Some(until) if height >= until => VolumeStatus::Grace,
+        match self.purge_height(grace_blocks) {
+            Some(purge) if height >= purge => VolumeStatus::Purged,
+            _ if self.deleted_height.is_some() => VolumeStatus::Deleted,
+            _ if self.paid_until().is_some_and(|until| height >= until) => VolumeStatus::Grace,
             _ => VolumeStatus::Active,
         }
+    }
+
+    /// Settles the rent of the blocks before `height` as a call in that block does: like
+    /// [`Rent::settle`], but a deleted volume pays nothing past its purge height.
+    pub fn settle_before(&mut self, height: u64, grace_blocks: u64) -> u128 {
+        let until = self.deleted_height.map_or(height, |deleted| height.min(deleted.saturating_add(grace_blocks)));
+        self.settle(until)
     }
 
     /// Settles the rent of the blocks before `height`: takes what whole blocks the deposit

@@ -318,9 +318,7 @@ impl<H: NativeHost> Manager<'_, H> {
     /// Pays the rent due before this block (never past the purge of a deleted volume) from the
     /// deposit to the relay.
     fn settle(&mut self, open: &mut Open) -> Result<(), HostError> {
-        let grace = self.host.params().volume_grace_blocks;
-        let until = open.record.rent.deleted_height.map_or(self.height, |d| self.height.min(d.saturating_add(grace)));
-        let paid = open.record.rent.settle(until);
+        let paid = open.record.rent.settle_before(self.height, self.host.params().volume_grace_blocks);
         if paid == 0 {
             return Ok(());
         }

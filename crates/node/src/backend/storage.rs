@@ -58,17 +58,9 @@ pub(super) struct At {
 /// that settlement pays: every block up to `at.height` (inclusive), never past a deleted
 /// volume's purge height.
 pub(super) fn settled(rent: &Rent, at: At) -> (Rent, u128) {
-    let next = at.height.saturating_add(1);
-    let until = rent.deleted_height.map_or(next, |deleted| next.min(deleted.saturating_add(at.grace_blocks)));
     let mut rent = *rent;
-    let paid = rent.settle(until);
+    let paid = rent.settle_before(at.height.saturating_add(1), at.grace_blocks);
     (rent, paid)
-}
-
-/// The height from which the volume is purged: its deletion's or its deposit's end plus the
-/// grace; `None` while its rent is free and it is not deleted.
-pub(super) fn purge_height(rent: &Rent, grace_blocks: u64) -> Option<u64> {
-    rent.deleted_height.or_else(|| rent.paid_until()).map(|end| end.saturating_add(grace_blocks))
 }
 
 /// The API record of volume `id` at `at`; `relay_endpoint` is its relay's, if it has a record.
@@ -92,7 +84,7 @@ pub(super) fn volume_info(id: H256, record: VolumeRecord, relay_endpoint: Option
         paid_until_height: record.rent.paid_until(),
         rent_paid: record.rent_paid.saturating_add(paid),
         deleted_height: record.rent.deleted_height,
-        purge_height: purge_height(&record.rent, at.grace_blocks),
+        purge_height: record.rent.purge_height(at.grace_blocks),
     }
 }
 
