@@ -429,8 +429,7 @@ mod tests {
 
     #[test]
     fn a_record_written_before_a_parameter_existed_reads_with_its_default() {
-        let mut params = ChainParams::default();
-        params.target_cycles = 20_000_000;
+        let params = ChainParams { target_cycles: 20_000_000, ..ChainParams::default() };
         // The record as a release without `volume_grace_blocks` wrote it.
         let older = PARAMS
             .iter()
