@@ -71,6 +71,21 @@ fn a_library_gets_only_what_both_manifests_grant() {
 }
 
 #[test]
+fn a_library_gets_no_more_than_its_caller_may() {
+    let mut chain = Chain::new(&[(PUBLISHER, RICH), (USER, RICH)]);
+    // Published with storage.kv, called by an actor without it: the library cannot write.
+    assert_eq!(publish(&mut chain, example("lib_fixed"), &["storage.kv"]), None);
+    let (deploy, user) = chain.deploy_tx(USER, example("lib_user"), &[], b"", 0);
+    let deployed = chain.block(&[deploy]);
+    assert_eq!(deployed.receipts[0].status, TxStatus::Success, "{:?}", deployed.receipts[0]);
+    let outcome = chain.call(USER, user, "memo", &input(0, b"x"));
+    assert_ne!(outcome.receipts[0].status, TxStatus::Success);
+    let reason = outcome.receipts[0].revert_reason.clone().unwrap_or_default();
+    assert!(reason.contains("E1301"), "{reason}");
+    assert!(!chain.state.contains_key(&storage_key(&user, b"memo")));
+}
+
+#[test]
 fn a_pinned_version_survives_a_republish_and_removal_stops_every_version() {
     let mut chain = Chain::new(&[(PUBLISHER, RICH), (USER, RICH)]);
     assert_eq!(publish(&mut chain, constant_library(1), &[]), None);
