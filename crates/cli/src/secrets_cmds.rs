@@ -163,6 +163,9 @@ pub(crate) async fn run(client: &Client, command: SecretsCommand) -> Result<Repo
                 let reader = reader_key(reader)?;
                 envelopes.push((reader.address(), seal(&owner, &name, &reader, &value)));
             }
+            // One envelope per reader, in address order (as the chain keeps them).
+            envelopes.sort_by_key(|(reader, _)| *reader);
+            envelopes.dedup_by_key(|(reader, _)| *reader);
             text.field("secret", &name).field("readers", envelopes.len());
             (SecretCall::Set { name, envelopes }, sending)
         }

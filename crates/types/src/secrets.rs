@@ -124,6 +124,11 @@ impl SecretCall {
                 if envelopes.is_empty() || envelopes.len() > MAX_READERS {
                     return Err(format!("a secret has 1 to {MAX_READERS} readers; got {}", envelopes.len()));
                 }
+                // The stored reader list is searched by bisection: it must be sorted and unique
+                // whatever built the call (the canonical decoder already guarantees it).
+                if envelopes.windows(2).any(|pair| pair[0].0 >= pair[1].0) {
+                    return Err("readers are listed once each, in address order".into());
+                }
                 envelopes.iter().try_for_each(|(reader, envelope)| check_envelope(reader, envelope))
             }
             SecretCall::Grant { reader, envelope, .. } => check_envelope(reader, envelope),
@@ -258,5 +263,13 @@ mod tests {
         assert!(SecretCall::Set { name: "k".into(), envelopes: many }.check().is_err());
         let big = SecretCall::Grant { name: "k".into(), reader, envelope: vec![0; MAX_ENVELOPE_BYTES + 1] };
         assert!(big.check().is_err());
+        let (a, b) = (Address([1; 20]), Address([2; 20]));
+        let set = |readers: &[Address]| SecretCall::Set {
+            name: "k".into(),
+            envelopes: readers.iter().map(|r| (*r, vec![1])).collect(),
+        };
+        assert!(set(&[a, b]).check().is_ok());
+        assert!(set(&[b, a]).check().is_err(), "out of order");
+        assert!(set(&[a, a]).check().is_err(), "twice");
     }
 }
