@@ -18,7 +18,7 @@ use drover_client::amount::parse_amount;
 use drover_client::{Client, TxBuilder, Wallet};
 use drover_types::{
     H256,
-    job::{Callback, JobCall, JobSpec, Verification, VerificationMode, job_id},
+    job::{Callback, JobCall, JobLimits, JobSpec, Verification, VerificationMode, job_id},
 };
 use std::path::PathBuf;
 
@@ -125,7 +125,7 @@ fn spec(args: &SubmitArgs) -> Result<JobSpec> {
         timeout_blocks: args.timeout_blocks,
         callback: None::<Callback>,
     };
-    spec.check().map_err(anyhow::Error::msg)?;
+    spec.check(&JobLimits::CAPS).map_err(anyhow::Error::msg)?;
     Ok(spec)
 }
 

@@ -82,7 +82,11 @@ fn main() {
     let env = BlockEnv { chain_id: 1, height: 2, timestamp_ms: 0, proposer: Address([0x99; 20]), parent: H256::ZERO };
     let balances: Vec<_> = (1..=SENDERS).map(|n| (sender(n), 1u128 << 100)).collect();
     let mut state = State::new();
-    apply(&mut state, genesis_writes(&balances, &FeeParams::default()).expect("genesis"));
+    apply(
+        &mut state,
+        genesis_writes(&balances, &FeeParams::default(), &FeeParams::default().genesis_chain_params())
+            .expect("genesis"),
+    );
 
     // One token, given to every sender.
     let creator = sender(1);

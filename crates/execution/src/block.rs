@@ -400,9 +400,14 @@ fn run_block<S: StateRead>(
             error: result.error,
         });
     }
-    let next_basefees = next_basefees(params, basefees, cycles_used, cells_used);
-    overlay.put(basefees_key(), Some(next_basefees.encode()));
     let next_params = overlay.record(&params_state_key(), decode_params)?.unwrap_or(chain_params);
+    // A floor this block raised holds from the next block, like every other change.
+    let next = next_basefees(params, basefees, cycles_used, cells_used);
+    let next_basefees = Basefees {
+        cycle: next.cycle.max(next_params.min_basefee_cycle),
+        cell: next.cell.max(next_params.min_basefee_cell),
+    };
+    overlay.put(basefees_key(), Some(next_basefees.encode()));
     let (writes, accounts) = overlay.into_changes();
     let outcome = BlockOutcome {
         writes,
@@ -911,7 +916,7 @@ mod tests {
         let key = SecretKey::dev(0);
         let sender = key.address();
         let mut state = State::new();
-        apply(&mut state, genesis_writes(&[(sender, RICH)], &params()).unwrap());
+        apply(&mut state, genesis_writes(&[(sender, RICH)], &params(), &params().genesis_chain_params()).unwrap());
         let tx = transfer_tx(0, address(2), 77).sign(&key).verify().unwrap();
         let hash = tx.hash;
         let outcome = run(&state, address(9), &[tx]);

@@ -6,7 +6,7 @@ use drover_state::{
     governance::params_state_key,
     keys::{account_key, basefees_key},
 };
-use drover_types::Address;
+use drover_types::{Address, governance::ChainParams};
 use std::collections::BTreeMap;
 
 /// Why a genesis cannot be built.
@@ -21,14 +21,35 @@ pub enum GenesisError {
     /// The allocations sum to more than `u128::MAX` base units.
     #[error("the allocations sum to more than u128::MAX base units")]
     SupplyOverflow,
+    /// A chain parameter the genesis sets is unknown, out of its field's range, or a fee
+    /// parameter (set under `fees`).
+    #[error("{0}")]
+    ChainParam(String),
+}
+
+/// The chain parameters a genesis starts with: the defaults, `fees`'s targets and floors, and
+/// the genesis's other `values` by name.
+pub fn genesis_params(fees: &FeeParams, values: &BTreeMap<String, u128>) -> Result<ChainParams, GenesisError> {
+    let fee_names = ["target_cycles", "target_cells", "min_basefee_cycle", "min_basefee_cell"];
+    if let Some(name) = values.keys().find(|name| fee_names.contains(&name.as_str())) {
+        return Err(GenesisError::ChainParam(format!("{name} is a fee parameter: set it under `fees`")));
+    }
+    fees.genesis_chain_params()
+        .with_genesis_values(values.iter().map(|(name, value)| (name.as_str(), *value)))
+        .map_err(|e| GenesisError::ChainParam(e.to_string()))
 }
 
 /// Key-value writes of the genesis state, sorted by key: the initial basefees, the chain
-/// parameters (governed from then on) and one account (nonce 0) per non-zero allocation. The node applies them before block 1's transactions.
+/// parameters `chain_params` ([`genesis_params`], governed from then on) and one account
+/// (nonce 0) per non-zero allocation. The node applies them before block 1's transactions.
 ///
 /// The total supply must fit in u128: every later credit moves existing units, so no balance can
 /// overflow afterwards. Zero allocations create nothing, since an empty account is not stored.
-pub fn genesis_writes(allocations: &[(Address, u128)], params: &FeeParams) -> Result<Writes, GenesisError> {
+pub fn genesis_writes(
+    allocations: &[(Address, u128)],
+    params: &FeeParams,
+    chain_params: &ChainParams,
+) -> Result<Writes, GenesisError> {
     params.validate()?;
     let mut balances = BTreeMap::new();
     let mut supply = 0u128;
@@ -39,10 +60,7 @@ pub fn genesis_writes(allocations: &[(Address, u128)], params: &FeeParams) -> Re
         supply = supply.checked_add(balance).ok_or(GenesisError::SupplyOverflow)?;
     }
     let basefees = Basefees { cycle: params.initial_basefee_cycle, cell: params.initial_basefee_cell };
-    let mut writes = vec![
-        (basefees_key(), Some(basefees.encode())),
-        (params_state_key(), Some(params.genesis_chain_params().encode())),
-    ];
+    let mut writes = vec![(basefees_key(), Some(basefees.encode())), (params_state_key(), Some(chain_params.encode()))];
     writes.extend(
         balances
             .into_iter()
@@ -61,7 +79,8 @@ mod tests {
     #[test]
     fn writes_basefees_then_accounts_in_key_order() {
         let allocations = [(Address([9; 20]), 5), (Address([1; 20]), 7), (Address([4; 20]), 0)];
-        let writes = genesis_writes(&allocations, &FeeParams::default()).unwrap();
+        let writes =
+            genesis_writes(&allocations, &FeeParams::default(), &FeeParams::default().genesis_chain_params()).unwrap();
         let mut expected = vec![
             (basefees_key(), Some(Basefees { cycle: 1, cell: 1 }.encode())),
             (params_state_key(), Some(FeeParams::default().genesis_chain_params().encode())),
@@ -75,13 +94,32 @@ mod tests {
     #[test]
     fn refuses_duplicates_overflow_and_bad_params() {
         let params = FeeParams::default();
+        let chain = params.genesis_chain_params();
         let twice = [(Address([1; 20]), 1), (Address([1; 20]), 2)];
-        assert_eq!(genesis_writes(&twice, &params), Err(GenesisError::DuplicateAllocation(Address([1; 20]))));
+        assert_eq!(genesis_writes(&twice, &params, &chain), Err(GenesisError::DuplicateAllocation(Address([1; 20]))));
         let too_much = [(Address([1; 20]), u128::MAX), (Address([2; 20]), 1)];
-        assert_eq!(genesis_writes(&too_much, &params), Err(GenesisError::SupplyOverflow));
+        assert_eq!(genesis_writes(&too_much, &params, &chain), Err(GenesisError::SupplyOverflow));
         let all = [(Address([1; 20]), u128::MAX)];
-        assert!(genesis_writes(&all, &params).is_ok());
+        assert!(genesis_writes(&all, &params, &chain).is_ok());
         let bad = FeeParams { target_cells: 0, ..params };
-        assert_eq!(genesis_writes(&[], &bad), Err(GenesisError::Params(FeeParamsError::ZeroTarget(Meter::Cells))));
+        assert_eq!(
+            genesis_writes(&[], &bad, &chain),
+            Err(GenesisError::Params(FeeParamsError::ZeroTarget(Meter::Cells)))
+        );
+    }
+
+    #[test]
+    fn a_genesis_sets_any_chain_parameter_but_the_fee_ones_by_name() {
+        let fees = FeeParams::default();
+        let values = BTreeMap::from([("voting_period_blocks".to_owned(), 3), ("max_code_bytes".to_owned(), 4_096)]);
+        let params = genesis_params(&fees, &values).unwrap();
+        assert_eq!((params.voting_period_blocks, params.max_code_bytes), (3, 4_096), "outside the vote bounds too");
+        assert_eq!(params.target_cycles, fees.target_cycles);
+        let fee = BTreeMap::from([("target_cycles".to_owned(), 5)]);
+        assert!(matches!(genesis_params(&fees, &fee), Err(GenesisError::ChainParam(_))));
+        let unknown = BTreeMap::from([("no_such".to_owned(), 5)]);
+        assert!(matches!(genesis_params(&fees, &unknown), Err(GenesisError::ChainParam(_))));
+        let too_big = BTreeMap::from([("reputation_gain".to_owned(), 300)]);
+        assert!(matches!(genesis_params(&fees, &too_big), Err(GenesisError::ChainParam(_))));
     }
 }

@@ -9,7 +9,7 @@
 //! # How the node drives it
 //!
 //! ```text
-//! genesis:   genesis_writes(allocations, params)          → apply before block 1
+//! genesis:   genesis_writes(allocations, fees, params)    → apply before block 1
 //! propose:   (selection, outcome) = build_block(vm, env, params, &reader, candidates)
 //! verify:    outcome = execute_block(vm, env, params, &reader, txs)
 //!            validate_block_limits(params, outcome.cycles_used, outcome.cells_used)?
@@ -106,7 +106,7 @@ pub use block::{
     validate_block_limits,
 };
 pub use drover_state::Basefees;
-pub use genesis::{GenesisError, genesis_writes};
+pub use genesis::{GenesisError, genesis_params, genesis_writes};
 pub use overlay::{Entry, NextKeyQuery, ReadFault, StateError, StateRead};
 pub use params::{
     BLOCK_LIMIT_TARGET_MULTIPLE, FeeParams, FeeParamsError, GENESIS_INITIAL_BASEFEE_CELL,

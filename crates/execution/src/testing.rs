@@ -58,7 +58,8 @@ pub(crate) fn env(proposer: Address) -> BlockEnv {
 /// The genesis state with these balances and the default fee parameters.
 pub(crate) fn genesis(balances: &[(Address, u128)]) -> State {
     let mut state = State::new();
-    let writes = genesis_writes(balances, &FeeParams::default()).expect("valid genesis");
+    let fees = FeeParams::default();
+    let writes = genesis_writes(balances, &fees, &fees.genesis_chain_params()).expect("valid genesis");
     apply(&mut state, writes);
     state
 }

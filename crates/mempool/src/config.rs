@@ -16,9 +16,11 @@ pub const DEFAULT_MAX_PER_SENDER: usize = 1_024;
 pub const DEFAULT_MAX_NONCE_GAP: u64 = 1_024;
 /// Default time a transaction may stay pending, in seconds.
 pub const DEFAULT_TTL_SECS: u64 = 600;
-/// Default largest `cycles_limit` of one transaction: the genesis block limit (2 × 10,000,000).
+/// Largest `cycles_limit` of one transaction until the node sets the chain's block limit
+/// ([`Mempool::set_tx_limits`](crate::Mempool::set_tx_limits)): the default genesis's (2 × 10,000,000).
 pub const DEFAULT_MAX_TX_CYCLES: u64 = 20_000_000;
-/// Default largest `cells_limit` of one transaction: the genesis block limit (2 × 500,000).
+/// Largest `cells_limit` of one transaction until the node sets the chain's block limit: the
+/// default genesis's (2 × 500,000).
 pub const DEFAULT_MAX_TX_CELLS: u64 = 1_000_000;
 
 /// Limits of a [`Mempool`](crate::Mempool).
@@ -35,7 +37,7 @@ pub struct Config {
     /// [`Mempool::evict_stale`]: crate::Mempool::evict_stale
     pub ttl: Duration,
     /// Largest `cycles_limit` admitted: a transaction above the block limit could never be
-    /// proposed.
+    /// proposed. It follows the chain's limit ([`Mempool::set_tx_limits`](crate::Mempool::set_tx_limits)).
     pub max_tx_cycles: u64,
     /// Largest `cells_limit` admitted, for the same reason.
     pub max_tx_cells: u64,

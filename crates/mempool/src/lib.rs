@@ -67,6 +67,14 @@ impl Mempool {
         Self { pool: Arc::new(Mutex::new(Pool::new(config))) }
     }
 
+    /// Sets the largest `cycles_limit` and `cells_limit` admitted: the chain's block limits, which
+    /// governance may change (the node sets them from every finalized block's parameters).
+    pub fn set_tx_limits(&self, max_tx_cycles: u64, max_tx_cells: u64) {
+        let mut pool = self.pool.lock();
+        pool.config.max_tx_cycles = max_tx_cycles;
+        pool.config.max_tx_cells = max_tx_cells;
+    }
+
     /// Admits a verified transaction (rules and codes in [`rules`]). The caller has
     /// checked the chain id and signature and read `sender`'s account in the latest finalized
     /// state; `now` is the admission time the time to live counts from.

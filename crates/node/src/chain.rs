@@ -157,7 +157,7 @@ impl ChainShared {
     pub fn new(params: ChainParams, mempool: Mempool, indexes: Indexes, metrics: ChainMetrics, tip: Tip) -> Self {
         let ChainParams { genesis, block_interval_ms, tips_account, height_file } = params;
         let (heights, _) = watch::channel(tip.height);
-        Self {
+        let shared = Self {
             genesis,
             block_interval_ms,
             tips_account,
@@ -171,7 +171,9 @@ impl ChainShared {
             tip: Mutex::new(tip),
             snapshot: Mutex::new(None),
             heights,
-        }
+        };
+        shared.follow_limits(&tip.next_params);
+        shared
     }
 
     /// Keeps the execution record of a block until it is finalized.
@@ -221,6 +223,12 @@ impl ChainShared {
         self.genesis.fees.governed(&params)
     }
 
+    /// Admits transactions up to the block limits `params` set (governance may move them).
+    fn follow_limits(&self, params: &drover_types::governance::ChainParams) {
+        let fees = self.genesis.fees.governed(params);
+        self.mempool.set_tx_limits(fees.block_limit_cycles(), fees.block_limit_cells());
+    }
+
     /// Records the outcome of a state database read.
     pub fn record_storage(&self, ok: bool) {
         self.storage_ok.store(ok, Ordering::Relaxed);
@@ -266,7 +274,10 @@ impl ChainShared {
         }
         match db.get(&drover_state::governance::params_state_key()).await {
             Ok(Some(bytes)) => match drover_state::governance::decode_params(&bytes) {
-                Ok(params) => self.tip.lock().next_params = params,
+                Ok(params) => {
+                    self.tip.lock().next_params = params;
+                    self.follow_limits(&params);
+                }
                 Err(e) => warn!(?e, "stored chain parameters do not decode"),
             },
             Ok(None) => {}
@@ -296,6 +307,7 @@ impl ChainShared {
         }
         let next_basefees = record.as_ref().map(|r| r.next_basefees).unwrap_or_else(|| self.tip().next_basefees);
         let next_params = record.as_ref().map(|r| r.next_params).unwrap_or_else(|| self.tip().next_params);
+        self.follow_limits(&next_params);
         {
             let mut tip = self.tip.lock();
             if height >= tip.height {

@@ -121,6 +121,7 @@ pub fn generate(dir: &Path, spec: &NetworkSpec) -> anyhow::Result<Vec<PathBuf>> 
         validators: peers.iter().map(|p| p.public_key.clone()).collect(),
         identity: keys::encode_hex(polynomial.public()),
         fees: drover_execution::FeeParams::default(),
+        params: Default::default(),
         allocations,
     };
     write_yaml(&genesis_path, &genesis)?;
@@ -206,6 +207,24 @@ mod tests {
         }
         // A second generation into the same directory is refused.
         assert!(generate(dir.path(), &spec).is_err());
+    }
+
+    #[test]
+    fn a_genesis_seeds_chain_parameters_by_name() {
+        let dir = tempfile::tempdir().unwrap();
+        generate(dir.path(), &NetworkSpec::devnet()).unwrap();
+        let path = dir.path().join(GENESIS_FILE);
+        let plain = Genesis::load(&path).unwrap();
+        assert_eq!(plain.params, plain.fees.genesis_chain_params());
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(!text.contains("params"), "an empty map is not written, so older documents keep their commitment");
+        std::fs::write(&path, format!("{text}params:\n  heartbeat_gap_blocks: 7\n  max_runners_per_job: 4\n")).unwrap();
+        let seeded = Genesis::load(&path).unwrap();
+        assert_eq!((seeded.params.heartbeat_gap_blocks, seeded.params.max_runners_per_job), (7, 4));
+        assert_ne!(seeded.commitment, plain.commitment);
+        std::fs::write(&path, format!("{text}params:\n  target_cycles: 7\n")).unwrap();
+        let refused = Genesis::load(&path).unwrap_err().to_string();
+        assert!(refused.contains("params") && refused.contains("fees"), "{refused}");
     }
 
     #[test]

@@ -468,7 +468,7 @@ where
                 cycle: genesis.fees.initial_basefee_cycle,
                 cell: genesis.fees.initial_basefee_cell,
             },
-            next_params: genesis.fees.genesis_chain_params(),
+            next_params: genesis.params,
         },
     ));
 

@@ -9,7 +9,7 @@ use crate::keys::{self, Identity};
 use commonware_cryptography::{Hasher, Sha256, ed25519, sha256};
 use drover_types::Address;
 use serde::{Deserialize, Serialize};
-use std::path::Path;
+use std::{collections::BTreeMap, path::Path};
 
 /// Genesis timestamp used when the document gives none (2026-01-01T00:00:00Z).
 pub const GENESIS_TIMESTAMP_MS_DEFAULT: u64 = 1_767_225_600_000;
@@ -32,6 +32,11 @@ pub struct GenesisFile {
     /// Fee-market parameters (`docs/operations.md`, "Genesis"; defaults: `drover_execution::FeeParams::default`).
     #[serde(default)]
     pub fees: drover_execution::FeeParams,
+    /// Other chain parameters by name (`GET /governance/params` lists them), each starting at
+    /// its default when absent. Left out of the document's JSON form when empty, so documents
+    /// written before it keep their commitment.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub params: BTreeMap<String, u128>,
     /// Initial balances (default none).
     #[serde(default)]
     pub allocations: Vec<AllocationFile>,
@@ -62,6 +67,8 @@ pub struct Genesis {
     pub identity: Identity,
     /// Fee-market parameters, validated.
     pub fees: drover_execution::FeeParams,
+    /// The chain parameters block 1 starts with.
+    pub params: drover_types::governance::ChainParams,
     /// Initial balances in base units, by address.
     pub allocations: Vec<(Address, u128)>,
     /// The state writes of the allocations and fee parameters, applied with block 1.
@@ -117,13 +124,15 @@ impl Genesis {
                 .map_err(|_| field("allocations.address", format!("invalid address {}", a.address)))?;
             allocations.push((address, a.balance));
         }
-        let state = drover_execution::genesis_writes(&allocations, &fees).map_err(|e| match e {
+        let params =
+            drover_execution::genesis_params(&fees, &file.params).map_err(|e| field("params", e.to_string()))?;
+        let state = drover_execution::genesis_writes(&allocations, &fees, &params).map_err(|e| match e {
             drover_execution::GenesisError::Params(e) => field("fees", e.to_string()),
             other => field("allocations", other.to_string()),
         })?;
         let canonical = serde_json::to_vec(&file).map_err(|e| field("genesis", e.to_string()))?;
         let commitment = Sha256::hash(&[&canonical]);
-        Ok(Self { file, validators, identity, fees, allocations, state, commitment })
+        Ok(Self { file, validators, identity, fees, params, allocations, state, commitment })
     }
 
     /// Chain id of the network.

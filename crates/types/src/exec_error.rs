@@ -67,7 +67,7 @@ exec_codes! {
     /// E1102: the code imports something other than a known `drover` host function with its exact signature.
     ForbiddenImport = 1102, "Import only the host functions of module `drover` listed in docs/actors.md, with their documented signatures.";
     /// E1103: the code is larger than the deploy limit.
-    CodeTooLarge = 1103, "Shrink the module (release build, opt-level \"z\", wasm-opt) below MAX_CODE_BYTES.";
+    CodeTooLarge = 1103, "Shrink the module (release build, opt-level \"z\", wasm-opt) below the chain parameter max_code_bytes.";
     /// E1104: the memory declaration is missing, duplicated, not exported as `memory`, 64-bit, shared or above the page limit.
     MemoryDeclaration = 1104, "Declare one 32-bit memory of at most MAX_MEMORY_PAGES pages and export it as `memory`.";
     /// E1105: too many tables, or a table above the element limit.
@@ -136,7 +136,7 @@ exec_codes! {
     TokenMetadata = 1409, "Use a name of 1-64 bytes without control characters, a symbol of 1-16 characters A-Z 0-9 and 0-36 decimals.";
     /// E1501: a timer was scheduled at or below the current block height.
     TimerHeight = 1501, "Schedule timers at a height above the current block height.";
-    /// E1502: the actor already has MAX_PENDING_TIMERS_PER_ACTOR pending timers.
+    /// E1502: the actor already has `max_pending_timers_per_actor` (a chain parameter) pending timers.
     TooManyTimers = 1502, "Cancel pending timers or wait until they fire.";
     /// E1503: a due timer was dropped because its payer could not cover its maximum fee.
     TimerUnpaid = 1503, "Keep the actor funded for cycles_limit × basefee_cycle plus its cells budget × basefee_cell when its timers fire.";

@@ -130,9 +130,9 @@ chain_params! {
     /// Cells per block the cell basefee steers towards (a block may use twice as many).
     target_cells: u64 = 500_000, 10_000, 100_000_000;
     /// Floor of the cycle basefee, base units per cycle.
-    min_basefee_cycle: u128 = 1, 1, 1_000_000_000_000u128;
+    min_basefee_cycle: u128 = 1, 1, MAX_BASEFEE_FLOOR;
     /// Floor of the cell basefee, base units per cell.
-    min_basefee_cell: u128 = 1, 1, 1_000_000_000_000u128;
+    min_basefee_cell: u128 = 1, 1, MAX_BASEFEE_FLOOR;
     /// Least stake a runner registers with, base units.
     min_runner_stake: u128 = crate::runner::MIN_RUNNER_STAKE, 1, 1_000_000 * BASE_UNITS_PER_DRV;
     /// Blocks between a deregistration or undelegation and the stake being withdrawable.
@@ -155,8 +155,10 @@ chain_params! {
     mailbox_capacity_bytes: u64 = 1_048_576, 1_024, 67_108_864;
     /// Blocks a proposal is open for votes.
     voting_period_blocks: u64 = 100, 10, 1_000_000;
-    /// Votes (for and against) needed, as a percent of the weight locked when the proposal was made.
-    quorum_percent: u64 = 10, 1, 100;
+    /// Votes (for and against) needed, as a percent of the weight locked when the proposal was made
+    /// (at most half: weight that never votes again, a lost key, cannot freeze governance unless it
+    /// is a majority).
+    quorum_percent: u64 = 10, 1, 50;
     /// Votes for needed, as a percent of the votes cast (above half: a tie never passes).
     approval_percent: u64 = 51, 51, 100;
     /// Blocks between the end of a passed proposal's vote and the first block it may be executed in.
@@ -170,8 +172,27 @@ chain_params! {
     /// Blocks a volume stays recoverable after its deposit ran out or its owner deleted it.
     volume_grace_blocks: u64 = crate::storage::VOLUME_GRACE_BLOCKS, 10, 1_000_000;
     /// Deposit a proposal carries, base units (returned when it is closed).
-    proposal_deposit: u128 = 10 * BASE_UNITS_PER_DRV, 1, 1_000_000 * BASE_UNITS_PER_DRV;
+    proposal_deposit: u128 = 10 * BASE_UNITS_PER_DRV, 1, 10_000 * BASE_UNITS_PER_DRV;
+    /// Largest WebAssembly module a deploy, an upgrade or a library publish may carry, in bytes.
+    max_code_bytes: u64 = 256 * 1024, 1_024, crate::params::MAX_CODE_BYTES_CAP;
+    /// Largest value an actor may store under one key, in bytes.
+    max_storage_value_bytes: u64 = 64 * 1024, 1_024, crate::params::MAX_STORAGE_VALUE_BYTES_CAP;
+    /// Most timers one actor may have pending.
+    max_pending_timers_per_actor: u64 = 1_024, 1, 65_536;
+    /// Most runners one job may ask for.
+    max_runners_per_job: u64 = crate::job::MAX_RUNNERS_PER_JOB, 1, crate::job::MAX_RUNNERS_PER_JOB;
+    /// Longest time a job may wait for its verdict, in blocks from its submission.
+    max_job_timeout_blocks: u64 = 10_000, 10, crate::job::MAX_JOB_TIMEOUT_BLOCKS;
+    /// Largest job input, in bytes.
+    max_job_input_bytes: u64 = crate::job::MAX_JOB_INPUT_BYTES as u64, 1_024, crate::job::MAX_JOB_INPUT_BYTES as u64;
+    /// Most cycles a job's callback delivery may buy.
+    max_callback_cycles: u64 = crate::job::MAX_CALLBACK_CYCLES, 100_000, crate::job::MAX_CALLBACK_CYCLES;
 }
+
+/// Highest floor a vote may give either basefee, base units per unit: at it a transfer's 21,000
+/// cycles cost 0.21 DRV, so a raised floor can make the chain dear but never unusable (a vote
+/// to lower it again stays affordable).
+pub const MAX_BASEFEE_FLOOR: u128 = 10_000;
 
 /// Why a parameter change is refused.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -206,6 +227,20 @@ impl ChainParams {
                 return Err(ParamError::Repeated(name.clone()));
             }
             next.set(name, *value)?;
+        }
+        Ok(next)
+    }
+
+    /// These parameters with a genesis's `values`: each any value its field holds (a genesis may
+    /// start outside the bounds proposals keep to, a test network's tiny targets); an unknown
+    /// name is refused.
+    pub fn with_genesis_values<'v>(
+        &self,
+        values: impl IntoIterator<Item = (&'v str, u128)>,
+    ) -> Result<ChainParams, ParamError> {
+        let mut next = *self;
+        for (name, value) in values {
+            next.assign(name, value)?;
         }
         Ok(next)
     }

@@ -15,18 +15,55 @@ use crate::{Address, H256, keccak256};
 /// The job dispatcher system actor.
 pub use crate::runner::JOB_DISPATCHER_ADDRESS;
 
-/// Largest job input, in bytes.
+/// Largest job input any vote may allow, in bytes (the live limit is the chain parameter
+/// `max_job_input_bytes`).
 pub const MAX_JOB_INPUT_BYTES: usize = 64 * 1024;
 /// Largest result a runner submits, in bytes.
 pub const MAX_JOB_RESULT_BYTES: usize = 16 * 1024;
-/// Most runners one job asks for.
+/// Most runners any vote may let one job ask for: the dispatcher's per-block budget and a
+/// result's price are sized for it (the live limit is the chain parameter `max_runners_per_job`).
 pub const MAX_RUNNERS_PER_JOB: u64 = 16;
-/// Longest time a job may wait for its verdict, in blocks from its submission.
-pub const MAX_JOB_TIMEOUT_BLOCKS: u64 = 10_000;
+/// Longest time any vote may let a job wait for its verdict, in blocks from its submission (the
+/// live limit is the chain parameter `max_job_timeout_blocks`).
+pub const MAX_JOB_TIMEOUT_BLOCKS: u64 = 1_000_000;
 /// Longest callback handler name, in bytes.
 pub const MAX_CALLBACK_HANDLER_BYTES: usize = 64;
-/// Most cycles a callback delivery may use.
+/// Most cycles any vote may let a callback delivery use (the live limit is the chain parameter
+/// `max_callback_cycles`).
 pub const MAX_CALLBACK_CYCLES: u64 = 10_000_000;
+
+/// The bounds a job is checked against: the live chain parameters, or the caps no vote can pass.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct JobLimits {
+    /// Most runners one job asks for.
+    pub max_runners: u64,
+    /// Longest timeout, in blocks.
+    pub max_timeout_blocks: u64,
+    /// Largest input, in bytes.
+    pub max_input_bytes: u64,
+    /// Most cycles of a callback.
+    pub max_callback_cycles: u64,
+}
+
+impl JobLimits {
+    /// The caps: what a client can check without asking the chain.
+    pub const CAPS: JobLimits = JobLimits {
+        max_runners: MAX_RUNNERS_PER_JOB,
+        max_timeout_blocks: MAX_JOB_TIMEOUT_BLOCKS,
+        max_input_bytes: MAX_JOB_INPUT_BYTES as u64,
+        max_callback_cycles: MAX_CALLBACK_CYCLES,
+    };
+
+    /// The limits in force under `params`.
+    pub fn of(params: &crate::governance::ChainParams) -> JobLimits {
+        JobLimits {
+            max_runners: params.max_runners_per_job,
+            max_timeout_blocks: params.max_job_timeout_blocks,
+            max_input_bytes: params.max_job_input_bytes,
+            max_callback_cycles: params.max_callback_cycles,
+        }
+    }
+}
 
 /// Cycles of a `submit` besides its input and its first assignment attempt (charged as it
 /// goes): the record, and settling the job at its deadline.
@@ -109,27 +146,28 @@ pub struct JobSpec {
     pub job_type: String,
     /// The work's input, given to each runner.
     pub input: Vec<u8>,
-    /// How many runners run it (1–[`MAX_RUNNERS_PER_JOB`]).
+    /// How many runners run it (1–`max_runners_per_job`).
     pub runners: u64,
     /// How results become the verdict.
     pub verification: Verification,
     /// Most a runner may charge, in base units.
     pub max_price: u128,
-    /// Blocks from submission to the deadline (1–[`MAX_JOB_TIMEOUT_BLOCKS`]).
+    /// Blocks from submission to the deadline (1–`max_job_timeout_blocks`).
     pub timeout_blocks: u64,
     /// The delivery of the outcome to a submitting actor.
     pub callback: Option<Callback>,
 }
 
 impl JobSpec {
-    /// Why this spec is refused (execution answers E1609).
-    pub fn check(&self) -> Result<(), String> {
+    /// Why this spec is refused under `limits` (execution answers E1609).
+    pub fn check(&self, limits: &JobLimits) -> Result<(), String> {
+        let JobLimits { max_runners, max_timeout_blocks, max_input_bytes, max_callback_cycles } = *limits;
         crate::runner::check_job_type(&self.job_type)?;
-        if self.input.len() > MAX_JOB_INPUT_BYTES {
-            return Err(format!("the input is {} bytes; at most {MAX_JOB_INPUT_BYTES}", self.input.len()));
+        if self.input.len() as u64 > max_input_bytes {
+            return Err(format!("the input is {} bytes; at most {max_input_bytes}", self.input.len()));
         }
-        if !(1..=MAX_RUNNERS_PER_JOB).contains(&self.runners) {
-            return Err(format!("a job asks for 1 to {MAX_RUNNERS_PER_JOB} runners; got {}", self.runners));
+        if !(1..=max_runners).contains(&self.runners) {
+            return Err(format!("a job asks for 1 to {max_runners} runners; got {}", self.runners));
         }
         let Verification { mode, threshold } = self.verification;
         let valid = match mode {
@@ -149,16 +187,16 @@ impl JobSpec {
                 }
             ));
         }
-        if !(1..=MAX_JOB_TIMEOUT_BLOCKS).contains(&self.timeout_blocks) {
-            return Err(format!("timeout_blocks is 1 to {MAX_JOB_TIMEOUT_BLOCKS}; got {}", self.timeout_blocks));
+        if !(1..=max_timeout_blocks).contains(&self.timeout_blocks) {
+            return Err(format!("timeout_blocks is 1 to {max_timeout_blocks}; got {}", self.timeout_blocks));
         }
         if let Some(callback) = &self.callback {
             let name = &callback.handler;
             if name.is_empty() || name.len() > MAX_CALLBACK_HANDLER_BYTES {
                 return Err(format!("the callback handler is 1 to {MAX_CALLBACK_HANDLER_BYTES} bytes"));
             }
-            if callback.cycles == 0 || callback.cycles > MAX_CALLBACK_CYCLES {
-                return Err(format!("callback cycles are 1 to {MAX_CALLBACK_CYCLES}; got {}", callback.cycles));
+            if callback.cycles == 0 || callback.cycles > max_callback_cycles {
+                return Err(format!("callback cycles are 1 to {max_callback_cycles}; got {}", callback.cycles));
             }
         }
         Ok(())
@@ -448,11 +486,11 @@ mod tests {
 
     #[test]
     fn spec_rules() {
-        assert_eq!(spec().check(), Ok(()));
+        assert_eq!(spec().check(&JobLimits::CAPS), Ok(()));
         let with = |change: fn(&mut JobSpec)| {
             let mut spec = spec();
             change(&mut spec);
-            spec.check()
+            spec.check(&JobLimits::CAPS)
         };
         assert!(with(|s| s.runners = 0).is_err());
         assert!(with(|s| s.runners = MAX_RUNNERS_PER_JOB + 1).is_err());
@@ -467,6 +505,13 @@ mod tests {
         assert!(with(|s| s.job_type = "Echo".into()).is_err());
         assert!(with(|s| s.callback = Some(Callback { handler: String::new(), cycles: 1 })).is_err());
         assert!(with(|s| s.callback = Some(Callback { handler: "h".into(), cycles: 0 })).is_err());
+        // The live limits hold below the caps.
+        let live = JobLimits { max_runners: 2, ..JobLimits::CAPS };
+        assert!(spec().check(&live).is_err(), "3 runners above a live limit of 2");
+        let live = JobLimits { max_timeout_blocks: 5, ..JobLimits::CAPS };
+        assert!(spec().check(&live).is_err());
+        let governed = crate::governance::ChainParams { max_runners_per_job: 3, ..Default::default() };
+        assert_eq!(spec().check(&JobLimits::of(&governed)), Ok(()));
     }
 
     #[test]

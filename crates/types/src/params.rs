@@ -18,6 +18,16 @@ pub const TRANSFER_CYCLES: u64 = 21_000;
 /// read, proven or paged through.
 pub const MAX_STORAGE_KEY_BYTES: usize = 256;
 
+/// Largest WebAssembly module the VM ever accepts, in bytes: the bound on validation and
+/// compilation work. The chain parameter `max_code_bytes` (256 KiB at genesis) is the live limit
+/// and may be voted up to this.
+pub const MAX_CODE_BYTES_CAP: u64 = 1024 * 1024;
+
+/// Largest storage value the VM ever accepts, in bytes: what the API's pages and proofs are sized
+/// for. The chain parameter `max_storage_value_bytes` is the live limit and may be voted down
+/// from this.
+pub const MAX_STORAGE_VALUE_BYTES_CAP: u64 = 64 * 1024;
+
 /// Limits `(cycles, cells)` that cover exactly a system-actor call whose Message encodes to
 /// `payload_bytes` bytes and whose operation costs `cost`: the intrinsic cost of a message
 /// ([`TRANSFER_CYCLES`] plus one cycle and one cell per payload byte) plus the operation's.

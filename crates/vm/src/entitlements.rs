@@ -6,6 +6,7 @@
 //! and reveals only public state.
 
 use crate::error::VmError;
+use drover_types::governance::ChainParams;
 
 /// One entitlement: a bit in [`Entitlements`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -109,7 +110,8 @@ impl Entitlement {
                 vec![("max_payload_bytes", MAX_PAYLOAD_BYTES as u64), ("max_attached_cycles", MAX_ATTACHED_CYCLES)]
             }
             Entitlement::TimerSchedule => vec![
-                ("max_pending_timers_per_actor", MAX_PENDING_TIMERS_PER_ACTOR as u64),
+                // A chain parameter: its genesis default here, the live value where the node serves it.
+                ("max_pending_timers_per_actor", ChainParams::default().max_pending_timers_per_actor),
                 ("max_attached_cycles", MAX_ATTACHED_CYCLES),
             ],
             Entitlement::ActorCall | Entitlement::TokenUse => vec![("max_call_depth", u64::from(MAX_CALL_DEPTH))],

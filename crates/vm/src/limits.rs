@@ -4,8 +4,9 @@
 //! modules deploy and where an execution traps. Changing one is a protocol upgrade. The table in
 //! `docs/actors.md` lists them; keep the two in step.
 
-/// Largest WebAssembly module accepted at deploy, in bytes.
-pub const MAX_CODE_BYTES: usize = 256 * 1024;
+/// Largest WebAssembly module the VM validates, in bytes. The live limit of deploys, upgrades and
+/// library publishes is the chain parameter `max_code_bytes`, at most this.
+pub const MAX_CODE_BYTES: usize = drover_types::params::MAX_CODE_BYTES_CAP as usize;
 
 /// Size of one WebAssembly page, in bytes (fixed by the WebAssembly spec).
 pub const WASM_PAGE_BYTES: usize = 64 * 1024;
@@ -58,8 +59,9 @@ pub const MAX_REVERT_REASON_BYTES: usize = 1024;
 // the API bounds the keys it reads, proves and pages through by it.
 pub use drover_types::params::MAX_STORAGE_KEY_BYTES;
 
-/// Largest storage value, in bytes.
-pub const MAX_STORAGE_VALUE_BYTES: usize = 64 * 1024;
+/// Largest storage value, in bytes. The live limit is the chain parameter
+/// `max_storage_value_bytes`, at most this (the host checks it).
+pub const MAX_STORAGE_VALUE_BYTES: usize = drover_types::params::MAX_STORAGE_VALUE_BYTES_CAP as usize;
 
 /// Longest event topic, in bytes.
 pub const MAX_EVENT_TOPIC_BYTES: usize = 64;
@@ -69,9 +71,6 @@ pub const MAX_EVENT_DATA_BYTES: usize = 16 * 1024;
 
 /// Largest cycles budget an actor may attach to a mailbox message or a timer, per delivery.
 pub const MAX_ATTACHED_CYCLES: u64 = 10_000_000;
-
-/// Most pending timers one actor may have (enforced by the host, which owns the timer table).
-pub const MAX_PENDING_TIMERS_PER_ACTOR: usize = 1024;
 
 /// Compiled modules kept in the VM's cache, by count.
 pub const DEFAULT_MODULE_CACHE_ENTRIES: usize = 256;

@@ -15,9 +15,11 @@ use crate::{
     host::{CallRequest, Host, OutgoingMessage, StorageEntry, TimerRequest},
     invocation::CallContext,
     invocation::Invocation,
-    limits::MAX_PENDING_TIMERS_PER_ACTOR,
 };
 use drover_types::{Address, exec_error::ExecCode};
+
+/// Pending timers per actor the mock holds (the chain's `max_pending_timers_per_actor` at genesis).
+const MOCK_MAX_PENDING_TIMERS: usize = 1_024;
 use std::{
     collections::{BTreeMap, VecDeque},
     ops::Bound,
@@ -292,7 +294,7 @@ impl Host for MockHost {
 
     fn timer_schedule(&mut self, timer: TimerRequest) -> Result<u64, HostError> {
         let pending = self.state.timers.values().filter(|t| t.owner == timer.owner).count();
-        if pending >= MAX_PENDING_TIMERS_PER_ACTOR {
+        if pending >= MOCK_MAX_PENDING_TIMERS {
             return Err(HostError::new(ExecCode::TooManyTimers, format!("{pending} timers pending")));
         }
         self.state.next_timer_id += 1;

@@ -52,7 +52,6 @@ fn every_limit_has_its_value() {
         ("MAX_EVENT_TOPIC_BYTES", MAX_EVENT_TOPIC_BYTES as u64),
         ("MAX_EVENT_DATA_BYTES", MAX_EVENT_DATA_BYTES as u64),
         ("MAX_ATTACHED_CYCLES", MAX_ATTACHED_CYCLES),
-        ("MAX_PENDING_TIMERS_PER_ACTOR", MAX_PENDING_TIMERS_PER_ACTOR as u64),
         ("DEFAULT_MODULE_CACHE_ENTRIES", DEFAULT_MODULE_CACHE_ENTRIES as u64),
     ];
     for (name, value) in limits {

@@ -31,7 +31,7 @@ pub(crate) fn run<S: StateRead>(
     if let Err(e) = validate_manifest(&deploy.manifest.entitlements) {
         return Work::failed(e.to_exec_error());
     }
-    let module = match host.vm.compile(&deploy.code) {
+    let module = match host.compile_code(&deploy.code) {
         Ok(module) => module,
         Err(e) => return Work::failed(e.to_exec_error()),
     };

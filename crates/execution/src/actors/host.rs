@@ -26,7 +26,7 @@ use drover_state::{
 use drover_types::{Address, Event, H256, cbor::CborError, exec_error::ExecCode, governance::ChainParams};
 use drover_vm::{
     CallRequest, CompiledModule, Entitlements, Host, HostError, Invocation, LibraryRequest, Outcome, OutgoingMessage,
-    Status, StorageEntry, TimerRequest, Vm, VmError, limits::MAX_PENDING_TIMERS_PER_ACTOR, validate_manifest,
+    Status, StorageEntry, TimerRequest, Vm, VmError, validate_manifest,
 };
 use std::sync::Arc;
 
@@ -85,6 +85,19 @@ impl<'h, 'a, S: StateRead> ActorHost<'h, 'a, S> {
         params: ChainParams,
     ) -> Self {
         ActorHost { overlay, vm, basefees, env, params, tx_hash: None, events: Vec::new(), fatal: None }
+    }
+
+    /// Compiles code a deploy, an upgrade or a library publish carries, within the live
+    /// `max_code_bytes` (the VM's own bound is the cap a vote may raise it to).
+    pub(crate) fn compile_code(&self, code: &[u8]) -> Result<Arc<CompiledModule>, VmError> {
+        let limit = self.params.max_code_bytes;
+        if code.len() as u64 > limit {
+            return Err(VmError::CodeTooLarge {
+                bytes: code.len(),
+                limit: usize::try_from(limit).unwrap_or(usize::MAX),
+            });
+        }
+        self.vm.compile(code)
     }
 
     pub(crate) fn save(&self) -> Saved {
@@ -334,7 +347,7 @@ impl<S: StateRead> NativeHost for ActorHost<'_, '_, S> {
     }
 
     fn compile(&mut self, code: &[u8]) -> Result<H256, HostError> {
-        self.vm.compile(code).map(|module| module.code_hash()).map_err(|e| {
+        self.compile_code(code).map(|module| module.code_hash()).map_err(|e| {
             let e = e.to_exec_error();
             HostError::new(e.code, e.message)
         })
@@ -365,6 +378,13 @@ impl<S: StateRead> Host for ActorHost<'_, '_, S> {
     }
 
     fn storage_set(&mut self, actor: &Address, key: &[u8], value: &[u8]) -> Result<(), HostError> {
+        let limit = self.params.max_storage_value_bytes;
+        if value.len() as u64 > limit {
+            return Err(HostError::new(
+                ExecCode::HostCallArgument,
+                format!("storage value of {} bytes, above the limit of {limit} (max_storage_value_bytes)", value.len()),
+            ));
+        }
         let key = keys::storage_key(actor, key);
         let present = self.overlay.get(&key);
         if self.absorb(present)?.is_none() {
@@ -505,10 +525,11 @@ impl<S: StateRead> Host for ActorHost<'_, '_, S> {
     fn timer_schedule(&mut self, timer: TimerRequest) -> Result<u64, HostError> {
         let pending_key = keys::timer_pending_key(&timer.owner);
         let pending = self.count(&pending_key)?;
-        if pending >= MAX_PENDING_TIMERS_PER_ACTOR as u64 {
+        let limit = self.params.max_pending_timers_per_actor;
+        if pending >= limit {
             return Err(HostError::new(
                 ExecCode::TooManyTimers,
-                format!("{pending} timers pending, the limit is {MAX_PENDING_TIMERS_PER_ACTOR}"),
+                format!("{pending} timers pending, the limit is {limit} (max_pending_timers_per_actor)"),
             ));
         }
         let slot_key = keys::timer_slot_key(timer.height);

@@ -353,6 +353,42 @@ fn an_actor_may_have_at_most_1024_pending_timers() {
     assert_eq!(code_of(&chain.call(ALICE, timers, "many", &1u64.to_le_bytes()), 0), Some(ExecCode::TooManyTimers));
 }
 
+/// `put`: stores its input under the key `k`.
+const PUT: &str = r#"(module
+  (import "drover" "input_len" (func $len (result i32)))
+  (import "drover" "input_read" (func $read (param i32)))
+  (import "drover" "storage_set" (func $set (param i32 i32 i32 i32)))
+  (memory (export "memory") 2)
+  (data (i32.const 0) "k")
+  (func (export "put")
+    (call $read (i32.const 16))
+    (call $set (i32.const 0) (i32.const 1) (i32.const 16) (call $len))))"#;
+
+#[test]
+fn code_size_storage_values_and_pending_timers_follow_the_live_parameters() {
+    use drover_state::governance::params_state_key;
+    use drover_types::governance::ChainParams;
+    let mut chain = Chain::new(&[(ALICE, RICH)]);
+    let put = chain.deploy(ALICE, inline(PUT), &["storage.kv"], 0);
+    let timers = chain.deploy(ALICE, inline(MANY_TIMERS), &["timer.schedule"], 0);
+    assert_eq!(chain.call(ALICE, put, "put", &[7; 2_000]).receipts[0].status, TxStatus::Success);
+    // As if a vote had lowered the three limits.
+    let counter = example("counter");
+    let lowered = ChainParams {
+        max_code_bytes: counter.len() as u64 - 1,
+        max_storage_value_bytes: 1_024,
+        max_pending_timers_per_actor: 3,
+        ..ChainParams::default()
+    };
+    chain.state.insert(params_state_key(), lowered.encode());
+    let (deploy, _) = chain.deploy_tx(ALICE, counter, &["storage.kv"], b"", 0);
+    assert_eq!(code_of(&chain.block(&[deploy]), 0), Some(ExecCode::CodeTooLarge));
+    assert_eq!(code_of(&chain.call(ALICE, put, "put", &[7; 1_025]), 0), Some(ExecCode::HostCallArgument));
+    assert_eq!(chain.call(ALICE, put, "put", &[7; 1_024]).receipts[0].status, TxStatus::Success);
+    assert_eq!(code_of(&chain.call(ALICE, timers, "many", &4u64.to_le_bytes()), 0), Some(ExecCode::TooManyTimers));
+    assert_eq!(chain.call(ALICE, timers, "many", &3u64.to_le_bytes()).receipts[0].status, TxStatus::Success);
+}
+
 #[test]
 fn upgrades_are_owner_only_narrowing_and_recorded() {
     let mut chain = Chain::new(&[(ALICE, RICH), (BOB, RICH)]);

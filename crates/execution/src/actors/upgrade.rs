@@ -52,7 +52,7 @@ pub(crate) fn run<S: StateRead>(
             format!("the actor has {:?}; the upgrade asks for {:?}", current.ids(), new.ids()),
         ));
     }
-    let module = match host.vm.compile(&request.code) {
+    let module = match host.compile_code(&request.code) {
         Ok(module) => module,
         Err(e) => return Work::failed(e.to_exec_error()),
     };

@@ -21,8 +21,8 @@
 //! - `execute {proposal}` (anyone): after the vote (E1708 while voting). A proposal that failed
 //!   its quorum or approval is closed as rejected; one that passed is applied once its timelock
 //!   is over (E1708 before) and before it expires (closed as expired after). Applying re-checks
-//!   every change against the bounds and writes all of them at once; they are in force from the
-//!   next block. Closing returns the deposit to the proposer.
+//!   every change against the bounds and writes all of them at once, over the stored record (so
+//!   two proposals executed in one block both hold); they are in force from the next block. Closing returns the deposit to the proposer.
 
 #[cfg(test)]
 mod tests;
@@ -31,8 +31,8 @@ use crate::native::{self, Meter, NativeCall, NativeHost, Undecodable};
 use drover_state::{
     decode_count, encode_count,
     governance::{
-        Closed, LockRecord, ProposalRecord, VoteRecord, decode_amount, encode_amount, lock_key, params_key,
-        proposal_count_key, proposal_key, total_locked_key, vote_key, voted_key,
+        Closed, LockRecord, ProposalRecord, VoteRecord, decode_amount, decode_params, encode_amount, lock_key,
+        params_key, proposal_count_key, proposal_key, total_locked_key, vote_key, voted_key,
     },
 };
 use drover_types::{
@@ -79,7 +79,7 @@ pub fn prefetch_keys(sender: &Address, call: &GovernanceCall) -> Vec<Vec<u8>> {
         GovernanceCall::Vote { proposal, .. } => {
             vec![proposal_key(*proposal), lock_key(sender), voted_key(*proposal, sender)]
         }
-        GovernanceCall::Execute { proposal } => vec![proposal_key(*proposal)],
+        GovernanceCall::Execute { proposal } => vec![proposal_key(*proposal), params_key()],
     };
     user_keys.iter().map(|key| drover_state::governance::state_key(key)).collect()
 }
@@ -256,7 +256,9 @@ impl<H: NativeHost> Governance<'_, H> {
                 } else if self.height >= record.expires_height {
                     Closed::Expired
                 } else {
-                    let params = self.params()?;
+                    // The stored record, not the block's copy: another proposal executed earlier
+                    // in this block has already changed it, and its changes must stay.
+                    let params = self.read(&params_key(), decode_params)?.unwrap_or_else(|| self.host.params());
                     let next = params
                         .with_changes(&record.changes)
                         .map_err(|e| refuse(ExecCode::ProposalChanges, e.to_string()))?;

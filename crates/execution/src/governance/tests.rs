@@ -151,8 +151,13 @@ fn governed_parameters_reach_the_registry_and_the_fee_market() {
     ok(&mut chain, ALICE, &GovernanceCall::Vote { proposal: 0, support: true }, 0);
     let executable = proposal(&chain, 0).executable_height;
     advance_to(&mut chain, executable);
-    ok(&mut chain, BOB, &GovernanceCall::Execute { proposal: 0 }, 0);
+    let execute =
+        chain.tx(BOB, Some(GOVERNANCE_ADDRESS), GovernanceCall::Execute { proposal: 0 }.message().encode(), 0);
+    let executed = chain.block(&[execute]);
+    assert_eq!(executed.receipts[0].status, TxStatus::Success, "{:?}", executed.receipts[0].error);
+    assert_eq!(executed.next_basefees.cycle, 3, "the next block already prices at the raised floor");
     let next = chain.block(&[]);
+    assert_eq!(next.basefees.cycle, 3);
     assert_eq!(next.next_basefees.cycle, 3, "the basefee is held at its new floor");
     let register = RegistryCall::Register {
         rate_card: RateCard { price_per_job: 1 },
@@ -185,8 +190,41 @@ fn a_raised_cycle_target_lets_blocks_fill_further_before_the_basefee_moves() {
     ok(&mut chain, ALICE, &GovernanceCall::Vote { proposal: 0, support: true }, 0);
     let executable = proposal(&chain, 0).executable_height;
     advance_to(&mut chain, executable);
+    // Block building: two 15M-cycle calls fit under the new 40M limit, not under the old 20M.
+    let built = |chain: &mut Chain| {
+        let txs = [chain.call_tx(BOB, spinner, "spin", &[], 0), chain.call_tx(BOB, spinner, "spin", &[], 0)];
+        let (selection, _) =
+            crate::build_block(crate::testing::vm(), &chain.env(), &crate::FeeParams::default(), &chain.state, &txs)
+                .unwrap();
+        chain.nonces.insert(BOB, chain.nonces[&BOB] - 2);
+        selection.included.len()
+    };
+    assert_eq!(built(&mut chain), 1, "the old limit holds one");
     ok(&mut chain, ALICE, &GovernanceCall::Execute { proposal: 0 }, 0);
+    assert_eq!(built(&mut chain), 2, "the new limit holds both");
     let after = spin(&mut chain);
     assert_eq!(after.params.target_cycles, 20_000_000);
     assert_eq!(after.next_basefees.cycle, after.basefees.cycle, "below the new target it holds at its floor");
+}
+
+#[test]
+fn two_proposals_executed_in_one_block_both_hold() {
+    let mut chain = chain();
+    ok(&mut chain, ALICE, &GovernanceCall::Lock, 1_000);
+    ok(&mut chain, ALICE, &propose(20_000_000), DEPOSIT);
+    let timelock =
+        GovernanceCall::Propose { changes: vec![("timelock_blocks".into(), 5)], description: "quicker".into() };
+    ok(&mut chain, ALICE, &timelock, DEPOSIT);
+    ok(&mut chain, ALICE, &GovernanceCall::Vote { proposal: 0, support: true }, 0);
+    ok(&mut chain, ALICE, &GovernanceCall::Vote { proposal: 1, support: true }, 0);
+    let executable = proposal(&chain, 1).executable_height;
+    advance_to(&mut chain, executable);
+    let both = [0, 1].map(|id| {
+        chain.tx(BOB, Some(GOVERNANCE_ADDRESS), GovernanceCall::Execute { proposal: id }.message().encode(), 0)
+    });
+    let outcome = chain.block(&both);
+    assert!(outcome.receipts.iter().all(|r| r.status == TxStatus::Success), "{:?}", outcome.receipts);
+    let live = params(&chain);
+    assert_eq!((live.target_cycles, live.timelock_blocks), (20_000_000, 5), "the first execute's change stays");
+    assert_eq!(outcome.next_params, live);
 }

@@ -44,7 +44,7 @@ use drover_types::{
     Address, Event, H256,
     cbor::Writer,
     exec_error::ExecCode,
-    job::{JOB_DISPATCHER_ADDRESS, JobCall, JobCallError, JobSpec, JobStatus, job_id},
+    job::{JOB_DISPATCHER_ADDRESS, JobCall, JobCallError, JobLimits, JobSpec, JobStatus, job_id},
 };
 use drover_vm::{CallRequest, HostError, Outcome};
 use settle::Ending;
@@ -192,7 +192,7 @@ impl<H: NativeHost> Dispatcher<'_, H> {
     }
 
     fn submit(&mut self, spec: JobSpec, value: u128) -> Result<H256, HostError> {
-        spec.check().map_err(|reason| refuse(ExecCode::JobSpec, reason))?;
+        spec.check(&JobLimits::of(&self.host.params())).map_err(|reason| refuse(ExecCode::JobSpec, reason))?;
         if spec.callback.is_some() && !self.host.is_actor(&self.sender)? {
             return Err(refuse(ExecCode::CallbackNeedsActor, format!("{} is not an actor", self.sender)));
         }

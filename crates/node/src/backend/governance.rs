@@ -37,11 +37,13 @@ fn examined(count: u64, filtered: bool, page: &Page) -> std::ops::Range<u64> {
     }
 }
 
+/// The proposal as the API shows it at the finalized `height`: its status is the one a
+/// transaction in the next block meets (a vote at `voting_ends_height` is already refused).
 fn info(id: u64, record: ProposalRecord, height: u64) -> ProposalInfo {
     ProposalInfo {
         id,
         proposer: record.proposer,
-        status: record.status(height).as_str().to_owned(),
+        status: record.status(height.saturating_add(1)).as_str().to_owned(),
         changes: record.changes.iter().map(|(name, value)| (name.clone(), value.to_string())).collect(),
         description: record.description,
         votes_for: record.votes_for,
@@ -79,8 +81,9 @@ fn timeline(record: &ProposalRecord) -> Vec<TimelineEntry> {
 
 impl NodeHandle {
     pub(super) async fn read_governance_params(&self) -> Result<GovernanceParams, ApiError> {
-        let height = self.0.chain.tip().height;
         let db = self.0.databases.read().await;
+        // Read under the lock, so the height is the state's.
+        let height = self.0.chain.tip().height;
         let live = read_storage(&db, &GOVERNANCE_ADDRESS, &params_key(), decode_params)
             .await?
             .unwrap_or_else(|| self.0.chain.tip().next_params);
@@ -94,8 +97,9 @@ impl NodeHandle {
         status: Option<ProposalStatus>,
         page: Page,
     ) -> Result<ProposalList, ApiError> {
-        let height = self.0.chain.tip().height;
         let db = self.0.databases.read().await;
+        // Read under the lock, so the height is the state's.
+        let height = self.0.chain.tip().height;
         let count = read_storage(&db, &GOVERNANCE_ADDRESS, &proposal_count_key(), decode_count).await?.unwrap_or(0);
         let offset = usize::try_from(page.offset).unwrap_or(usize::MAX);
         let limit = usize::try_from(page.limit).unwrap_or(usize::MAX);
@@ -105,7 +109,7 @@ impl NodeHandle {
             let record = read_storage(&db, &GOVERNANCE_ADDRESS, &proposal_key(id), ProposalRecord::decode)
                 .await?
                 .ok_or_else(|| NodeError::missing("governance: a proposal below the count"))?;
-            if status.is_some_and(|s| record.status(height) != s) {
+            if status.is_some_and(|s| record.status(height.saturating_add(1)) != s) {
                 continue;
             }
             total_count += 1;
@@ -118,8 +122,9 @@ impl NodeHandle {
     }
 
     pub(super) async fn read_proposal(&self, id: u64, page: Page) -> Result<Option<ProposalDetail>, ApiError> {
-        let height = self.0.chain.tip().height;
         let db = self.0.databases.read().await;
+        // Read under the lock, so the height is the state's.
+        let height = self.0.chain.tip().height;
         let Some(record) = read_storage(&db, &GOVERNANCE_ADDRESS, &proposal_key(id), ProposalRecord::decode).await?
         else {
             return Ok(None);

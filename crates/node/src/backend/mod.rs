@@ -105,13 +105,22 @@ impl Backend for NodeHandle {
     }
 
     fn entitlements(&self) -> Vec<EntitlementInfo> {
+        let live = self.0.chain.tip().next_params;
         drover_vm::ENTITLEMENT_REGISTRY
             .iter()
             .map(|(id, e)| EntitlementInfo {
                 id: (*id).to_owned(),
                 description: e.description().to_owned(),
                 host_functions: e.host_functions().iter().map(|f| (*f).to_owned()).collect(),
-                params: e.params().into_iter().map(|(name, value)| (name.to_owned(), value)).collect(),
+                // A limit that is a chain parameter is shown at its live value.
+                params: e
+                    .params()
+                    .into_iter()
+                    .map(|(name, value)| {
+                        let value = live.get(name).and_then(|v| u64::try_from(v).ok()).unwrap_or(value);
+                        (name.to_owned(), value)
+                    })
+                    .collect(),
             })
             .collect()
     }
@@ -324,8 +333,8 @@ impl Backend for NodeHandle {
             Some(bytes) => drover_state::decode_count(&bytes).map_err(NodeError::from)?,
             None => 0,
         };
-        // An actor holds at most MAX_PENDING_TIMERS_PER_ACTOR timers, so skipping to the offset
-        // scans a bounded range.
+        // An actor holds at most `max_pending_timers_per_actor` timers (at most 65,536 by its
+        // bounds), so skipping to the offset scans a bounded range.
         let own = |key: &[u8], _| keys::timer_index_entry(key).filter(|(owner, _)| *owner == address).map(|(_, id)| id);
         let wanted = page.offset.saturating_add(page.limit);
         let (ids, _) =
