@@ -10,6 +10,7 @@ mod client_cmds;
 mod dev;
 mod devnet_cmd;
 mod gov_cmds;
+mod heartbeat;
 mod job_cmds;
 mod job_secrets;
 mod library_cmds;

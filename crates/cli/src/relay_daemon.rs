@@ -18,6 +18,7 @@
 //! for its block, so two never race for a nonce. A request to the node that fails is logged
 //! and tried again: the relay keeps serving while the node restarts.
 
+use crate::heartbeat::HeartbeatPace;
 use anyhow::{Context, Result, bail};
 use clap::Args;
 use drover_client::amount::parse_amount;
@@ -29,7 +30,6 @@ use drover_relay::{
 use drover_types::{
     Address, H256, SecretKey,
     exec_error::ExecCode,
-    runner::HEARTBEAT_GAP_BLOCKS,
     storage::{MIN_RELAY_STAKE, RelayCall, RelaySettings, StorageCall},
 };
 use std::{net::SocketAddr, path::PathBuf, sync::Arc, time::Duration};
@@ -70,9 +70,10 @@ pub(crate) struct RelayArgs {
     /// Take no new volumes and no writes (serve reads only).
     #[arg(long)]
     read_only: bool,
-    /// Send a heartbeat every this many blocks (below the chain's gap of 50).
-    #[arg(long, default_value_t = HEARTBEAT_GAP_BLOCKS / 5)]
-    heartbeat_blocks: u64,
+    /// Send a heartbeat every this many blocks (default a fifth of the chain's live
+    /// `heartbeat_gap_blocks`; always kept below it).
+    #[arg(long)]
+    heartbeat_blocks: Option<u64>,
     /// Commit changed volumes' roots this often, in milliseconds.
     #[arg(long, default_value_t = 10_000)]
     commit_interval_ms: u64,
@@ -174,9 +175,6 @@ impl Committer for NodeCommitter {
 
 /// Runs the relay until SIGINT or SIGTERM.
 pub(crate) async fn run(args: RelayArgs, rpc_url: &str) -> Result<()> {
-    if args.heartbeat_blocks == 0 || args.heartbeat_blocks >= HEARTBEAT_GAP_BLOCKS {
-        bail!("--heartbeat-blocks must be 1 to {}", HEARTBEAT_GAP_BLOCKS - 1);
-    }
     let settings = RelaySettings {
         endpoint: args.endpoint.clone().unwrap_or_else(|| format!("http://{}", args.listen)),
         capacity_bytes: args.capacity,
@@ -262,7 +260,12 @@ async fn register(sender: &ChainSender, settings: &RelaySettings, stake: u128) -
 }
 
 /// Sends a heartbeat every `every_blocks` blocks until `stopped`.
-async fn heartbeat_loop(sender: Arc<ChainSender>, every_blocks: u64, stopped: impl std::future::Future<Output = ()>) {
+async fn heartbeat_loop(
+    sender: Arc<ChainSender>,
+    every_blocks: Option<u64>,
+    stopped: impl std::future::Future<Output = ()>,
+) {
+    let mut pace = HeartbeatPace::new(every_blocks);
     let beat = async {
         // Registration counted as one.
         let mut last = sender.client.height().await.unwrap_or(0);
@@ -275,7 +278,7 @@ async fn heartbeat_loop(sender: Arc<ChainSender>, every_blocks: u64, stopped: im
                     continue;
                 }
             };
-            if height.saturating_sub(last) < every_blocks {
+            if height.saturating_sub(last) < pace.blocks(&sender.client).await {
                 continue;
             }
             match sender.send(TxBuilder::relay(&RelayCall::Heartbeat, 0)).await {

@@ -22,6 +22,7 @@
 //! SIGINT or SIGTERM. `--faulty` (for tests) posts a wrong result for every job, and
 //! `--answer-delay-ms` (for tests) holds each result before posting it.
 
+use crate::heartbeat::HeartbeatPace;
 use crate::report::Text;
 use crate::submission::sign_and_submit;
 use anyhow::{Context, Result, bail};
@@ -33,7 +34,7 @@ use drover_types::{
     Address, ErrorCode, H256, Transaction,
     api::{JobInfo, SignedFlowPayload, SignedFlowRequest},
     job::{JOB_DISPATCHER_ADDRESS, JobCall, MAX_JOB_RESULT_BYTES},
-    runner::{Capabilities, HEARTBEAT_GAP_BLOCKS, MIN_RUNNER_STAKE, RUNNER_REGISTRY_ADDRESS, RateCard, RegistryCall},
+    runner::{Capabilities, MIN_RUNNER_STAKE, RUNNER_REGISTRY_ADDRESS, RateCard, RegistryCall},
 };
 use std::collections::{HashMap, HashSet};
 use std::{path::PathBuf, sync::Arc, time::Duration};
@@ -43,6 +44,8 @@ use tokio::task::JoinHandle;
 const POLL_INTERVAL_MS: u64 = 250;
 /// Wait after a failed request before trying again, in milliseconds.
 const RETRY_DELAY_MS: u64 = 2_000;
+/// Largest page of `/runner/{address}/jobs` (the API's page cap).
+const RUNNER_JOBS_PAGE_MAX: u64 = 1_000;
 
 #[derive(Debug, Args)]
 pub(crate) struct RunnerArgs {
@@ -61,10 +64,11 @@ pub(crate) struct RunnerArgs {
     /// Jobs run at once.
     #[arg(long, default_value_t = 4)]
     max_concurrent_jobs: u64,
-    /// Send a heartbeat when the last one is this many blocks old (below the chain's gap of
-    /// 50, so the runner never turns unhealthy).
-    #[arg(long, default_value_t = HEARTBEAT_GAP_BLOCKS / 5)]
-    heartbeat_blocks: u64,
+    /// Send a heartbeat when the last one is this many blocks old (default a fifth of the
+    /// chain's live `heartbeat_gap_blocks`; always kept below it, so the runner never turns
+    /// unhealthy).
+    #[arg(long)]
+    heartbeat_blocks: Option<u64>,
     /// Most fuel a wasm job may ask for.
     #[arg(long, default_value_t = drover_executor::DEFAULT_WASM_MAX_FUEL)]
     wasm_max_fuel: u64,
@@ -93,6 +97,10 @@ struct Daemon {
     /// Height at which this process last sent a heartbeat: not another one until it is due
     /// again, even while the first waits for its block.
     sent_at: Option<u64>,
+    /// How many blocks old the last heartbeat may grow (below the chain's live gap).
+    pace: HeartbeatPace,
+    /// Whether the registered record was brought to this run's flags.
+    record_checked: bool,
     /// Whether transactions of an earlier run have left the mempool (see the module docs).
     settled: bool,
     /// Jobs being run.
@@ -103,9 +111,6 @@ struct Daemon {
 
 /// Runs the daemon until SIGINT or SIGTERM.
 pub(crate) async fn run(args: RunnerArgs, rpc_url: &str) -> Result<()> {
-    if args.heartbeat_blocks == 0 || args.heartbeat_blocks >= HEARTBEAT_GAP_BLOCKS {
-        bail!("--heartbeat-blocks must be 1 to {}", HEARTBEAT_GAP_BLOCKS - 1);
-    }
     let executors = Executors::new(ExecutorConfig {
         enabled: args.executors.clone(),
         wasm_max_fuel: args.wasm_max_fuel,
@@ -120,6 +125,7 @@ pub(crate) async fn run(args: RunnerArgs, rpc_url: &str) -> Result<()> {
     let client = Client::new(rpc_url).context("check --rpc-url or DROVER_RPC_URL")?;
     println!("runner {} on {} running {}", wallet.address(), client.base_url(), capabilities.job_types.join(", "));
     let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
+    let pace = HeartbeatPace::new(args.heartbeat_blocks);
     let mut daemon = Daemon {
         client,
         wallet,
@@ -127,6 +133,8 @@ pub(crate) async fn run(args: RunnerArgs, rpc_url: &str) -> Result<()> {
         capabilities,
         executors: Arc::new(executors),
         sent_at: None,
+        pace,
+        record_checked: false,
         settled: false,
         running: HashMap::new(),
         answered: HashSet::new(),
@@ -193,9 +201,13 @@ impl Daemon {
             println!("runner {runner} registered with a stake of {} base units", self.args.stake);
             return Ok(());
         };
+        if !self.record_checked {
+            self.update_record(&record).await?;
+            self.record_checked = true;
+        }
         let height = self.client.height().await.context("cannot read the chain height")?;
         let last = record.last_heartbeat_height.max(self.sent_at.unwrap_or(0));
-        if height.saturating_sub(last) >= self.args.heartbeat_blocks {
+        if height.saturating_sub(last) >= self.pace.blocks(&self.client).await {
             self.heartbeat(height).await?;
         }
         if !self.settled {
@@ -209,6 +221,27 @@ impl Daemon {
             self.settled = true;
         }
         self.jobs().await
+    }
+
+    /// Brings the registered price and capabilities to this run's flags (a restart with other
+    /// `--price`, `--executors` or `--max-concurrent-jobs`).
+    async fn update_record(&mut self, record: &drover_types::api::RunnerInfo) -> Result<()> {
+        let price =
+            (record.rate_card.price_per_job != self.args.price).then_some(RateCard { price_per_job: self.args.price });
+        let registered = (&record.capabilities.job_types, record.capabilities.max_concurrent_jobs);
+        let capabilities = (registered != (&self.capabilities.job_types, self.capabilities.max_concurrent_jobs))
+            .then(|| self.capabilities.clone());
+        if price.is_none() && capabilities.is_none() {
+            return Ok(());
+        }
+        let update = RegistryCall::Update { rate_card: price, capabilities, paused: None };
+        let builder = TxBuilder::registry(&update, 0);
+        let report = sign_and_submit(&self.client, &self.wallet, builder, Text::default(), true).await?;
+        if let Some(failure) = report.failure {
+            bail!("updating the runner's record failed: {failure}");
+        }
+        println!("runner {}: record updated to this run's price and capabilities", self.wallet.address());
+        Ok(())
     }
 
     async fn heartbeat(&mut self, height: u64) -> Result<()> {
@@ -229,7 +262,10 @@ impl Daemon {
     async fn jobs(&mut self) -> Result<()> {
         let runner = self.wallet.address();
         let limit = self.args.max_concurrent_jobs.max(1);
-        let listed = self.client.runner_jobs(&runner, 0, limit).await.context("cannot list the runner's jobs")?;
+        // Answered jobs stay listed until their answer's block: list past them, so none falls off
+        // the page and is answered twice.
+        let page = limit.saturating_add(self.answered.len() as u64).min(RUNNER_JOBS_PAGE_MAX);
+        let listed = self.client.runner_jobs(&runner, 0, page).await.context("cannot list the runner's jobs")?;
         let ids: HashSet<H256> = listed.jobs.iter().map(|job| job.job_id).collect();
         // An answer that left the list was included.
         self.answered.retain(|job| ids.contains(job));

@@ -84,7 +84,7 @@ error_codes! {
     RunnerNotFound = 7000, "runner_not_found", 404, "No such runner.";
     JobNotVerified = 7001, "job_not_verified", 404, "The job has no verified result yet (GET /job/{job_id}/status): it is pending, assigned, failed or cancelled.";
     JobNotFound = 7002, "job_not_found", 404, "No such job.";
-    RunnerNotAssigned = 7003, "runner_not_assigned", 409, "The runner is not assigned to this job, or the job no longer takes results: GET /runner/{address}/jobs lists what it may answer.";
+    RunnerNotAssigned = 7003, "runner_not_assigned", 409, "The runner is not assigned to this job, has already answered it, or the job no longer takes results: GET /runner/{address}/jobs lists what it may answer.";
     FlowTransactionMismatch = 7004, "flow_transaction_mismatch", 400, "The unsigned transaction is not the one this signed flow builds for this runner: fetch the flow's payload again and sign its message.";
     FlowSignatureMismatch = 7005, "flow_signature_mismatch", 400, "The signature does not recover the runner of the path: sign message_to_sign_base64 with the runner's key (r ‖ s ‖ v, v 0/1 or 27/28).";
     FaucetDisabled = 8000, "faucet_disabled", 404, "The faucet is not enabled on this node.";

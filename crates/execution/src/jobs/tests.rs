@@ -173,6 +173,67 @@ fn none_takes_the_first_result_and_unanimous_fails_at_the_first_difference() {
 }
 
 #[test]
+fn unanimous_pays_every_runner_when_all_agree() {
+    let mut chain = three_runners();
+    let spec = spec(3, VerificationMode::Unanimous, 3);
+    let id = submit(&mut chain, &spec);
+    let order: Vec<Address> = job(&chain, &id).unwrap().assigned.iter().map(|a| a.runner).collect();
+    let submitter = balance(&chain.state, SUBMITTER);
+    let mut fees = Vec::new();
+    for (i, r) in order.iter().enumerate() {
+        let before = balance(&chain.state, *r);
+        let receipt = ok(answer(&mut chain, *r, id, b"same"));
+        let status = job(&chain, &id).unwrap().status;
+        assert_eq!(status, if i < 2 { JobStatus::Assigned } else { JobStatus::Completed }, "all three are needed");
+        fees.push((before, receipt.fee.total()));
+    }
+    let record = job(&chain, &id).unwrap();
+    assert_eq!(record.verdict.unwrap().consensus_count, 3);
+    for (r, (before, fee)) in order.iter().zip(fees) {
+        assert_eq!(balance(&chain.state, *r), before - fee + PRICE, "each runner is paid its price");
+        assert_eq!(runner(&chain, r).reputation, INITIAL_REPUTATION + REPUTATION_GAIN);
+    }
+    assert_eq!(balance(&chain.state, SUBMITTER), submitter + escrow(&spec) - 3 * PRICE);
+    assert_eq!(balance(&chain.state, JOB_DISPATCHER_ADDRESS), 0);
+}
+
+#[test]
+fn deadlines_past_the_per_block_bound_carry_to_the_next_block() {
+    use super::deferred::MAX_DUE_ENTRIES_PER_BLOCK;
+    let mut chain = three_runners();
+    // 160 jobs submitted over four blocks, all due at the same height.
+    let jobs = 160;
+    let due = chain.height + 4 + 10;
+    let mut ids = Vec::new();
+    for _ in 0..4 {
+        let spec = JobSpec { timeout_blocks: due - chain.height, ..spec(1, VerificationMode::None, 1) };
+        let payload = JobCall::Submit(spec.clone()).message().encode();
+        let first = submissions(&chain);
+        let txs: Vec<_> = (0..jobs / 4)
+            .map(|_| chain.tx(SUBMITTER, Some(JOB_DISPATCHER_ADDRESS), payload.clone(), escrow(&spec)))
+            .collect();
+        let outcome = chain.block(&txs);
+        assert!(outcome.receipts.iter().all(|r| r.status == TxStatus::Success));
+        ids.extend((first..first + jobs / 4).map(|n| job_id(&SUBMITTER, n)));
+    }
+    let failed = |chain: &Chain| ids.iter().filter(|id| job(chain, id).unwrap().status == JobStatus::Failed).count();
+    advance_to(&mut chain, due);
+    assert_eq!(failed(&chain), 0);
+    chain.block(&[]);
+    let first = failed(&chain);
+    assert!(first > 0 && first <= MAX_DUE_ENTRIES_PER_BLOCK, "one block settles at most the bound: {first}");
+    chain.block(&[]);
+    assert_eq!(failed(&chain), jobs as usize, "the rest, in order, in the next block");
+    assert_eq!(balance(&chain.state, JOB_DISPATCHER_ADDRESS), 0, "every escrow refunded");
+}
+
+fn advance_to(chain: &mut Chain, height: u64) {
+    while chain.height < height {
+        chain.block(&[]);
+    }
+}
+
+#[test]
 fn a_job_without_a_verdict_fails_at_its_deadline_and_is_refunded() {
     let mut chain = three_runners();
     let spec = JobSpec { timeout_blocks: 3, ..spec(3, VerificationMode::Majority, 2) };

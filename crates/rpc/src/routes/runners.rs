@@ -36,7 +36,7 @@ use drover_types::{
     api::{
         DelegationList, RunnerInfo, RunnerJobList, RunnerList, SignedFlowPayload, SignedFlowRequest, SubmitResponse,
     },
-    job::{JOB_DISPATCHER_ADDRESS, JobCall, JobStatus, MAX_JOB_RESULT_BYTES},
+    job::{JOB_DISPATCHER_ADDRESS, JobCall, JobStatus, MAX_JOB_RESULT_BYTES, MAX_RUNNERS_PER_JOB},
     params::system_call_limits,
     payload::Message,
     runner::{RUNNER_REGISTRY_ADDRESS, RegistryCall},
@@ -322,6 +322,14 @@ pub async fn job_result_payload<B: Backend>(
             ),
         ));
     }
+    // A job holds at most MAX_RUNNERS_PER_JOB results, so one page holds them all.
+    let results = state.backend.job_results(job, Page { offset: 0, limit: MAX_RUNNERS_PER_JOB }).await?;
+    if results.is_some_and(|list| list.results.iter().any(|r| r.runner == runner)) {
+        return Err(HttpError::new(
+            ErrorCode::RunnerNotAssigned,
+            format!("{runner} has already answered job {job}; a job takes one result per runner"),
+        ));
+    }
     let call = JobCall::SubmitResult { job, result };
     let tx = flow_transaction(&state.backend, runner, JOB_DISPATCHER_ADDRESS, call.message().encode(), call.max_cost())
         .await?;
@@ -464,12 +472,19 @@ mod tests {
         use base64::Engine as _;
         use drover_types::{H256, Transaction};
         let runner = key(0);
+        let answer = drover_types::api::JobResultInfo {
+            runner: runner.address(),
+            result: b"out".to_vec(),
+            height: 3,
+            tx_hash: None,
+        };
         let backend = MockBackend::with(|data| {
             data.runners = vec![RunnerInfo { address: runner.address(), ..super::tests::runner(0, "healthy") }];
             data.jobs = vec![
                 (crate::routes::jobs::tests::job(1, "assigned", &[runner.address()]), Vec::new(), None),
                 (crate::routes::jobs::tests::job(2, "assigned", &[Address([7; 20])]), Vec::new(), None),
                 (crate::routes::jobs::tests::job(3, "completed", &[runner.address()]), Vec::new(), None),
+                (crate::routes::jobs::tests::job(5, "assigned", &[runner.address()]), vec![answer], None),
             ];
         });
         let app = app(&backend);
@@ -488,6 +503,8 @@ mod tests {
         // Not assigned, or the job is over: 7003; unknown job: 7002; bad query: 1001.
         get(&app, &payload_for(2)).await.assert_error(409, ErrorCode::RunnerNotAssigned);
         get(&app, &payload_for(3)).await.assert_error(409, ErrorCode::RunnerNotAssigned);
+        // Already answered: 7003 too, rather than a transaction the dispatcher refuses at a fee.
+        get(&app, &payload_for(5)).await.assert_error(409, ErrorCode::RunnerNotAssigned);
         get(&app, &payload_for(4)).await.assert_error(404, ErrorCode::JobNotFound);
         get(&app, &format!("{base}/job_result_payload?job_id=0x01")).await.assert_error(400, ErrorCode::BadRequest);
         let bad_base64 = format!("{base}/job_result_payload?job_id=0x{}&result_base64=%%%", "01".repeat(32));
