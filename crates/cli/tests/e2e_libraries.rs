@@ -81,6 +81,8 @@ async fn a_library_is_published_run_in_the_callers_context_and_removed() {
     assert_ne!(send(call("compute", 0, &args)).await.status, ReceiptStatus::Success, "the latest has no mul_div");
     let (status, body) = get_raw(&url, &format!("/library/{}/fixed?version=3", p.to_hex())).await;
     assert_error(status, &body, 404, 9000);
+    let (_, latest) = get_raw(&url, &format!("/library/{}/fixed?version=0", p.to_hex())).await;
+    assert_eq!(latest["version"], 2, "version 0 is the latest, as in library_call");
     let (status, body) = get_raw(&url, &format!("/library/{}/nope", p.to_hex())).await;
     assert_error(status, &body, 404, 9000);
     let (_, list) = get_raw(&url, &format!("/library/{}", p.to_hex())).await;

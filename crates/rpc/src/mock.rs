@@ -374,7 +374,9 @@ impl Backend for MockBackend {
         Ok(data
             .libraries
             .iter()
-            .find(|l| l.publisher == publisher && l.name == name && version.is_none_or(|v| v == l.version))
+            .find(|l| {
+                l.publisher == publisher && l.name == name && version.filter(|v| *v != 0).is_none_or(|v| v == l.version)
+            })
             .cloned())
     }
 

@@ -6,9 +6,12 @@
 //! | `"l" ‖ keccak256(name) ‖ publisher(20)` | [`LibraryRecord`]: the latest version, stored by publisher (see [`libraries_range`]) |
 //! | `"v" ‖ keccak256(name) ‖ publisher(20) ‖ version(4, BE)` | [`LibraryVersion`]: every version, kept |
 //! | `"k" ‖ code_hash(32)` | the code, raw bytes like an actor's (content-addressed: versions with the same code share it) |
+//! | `"n" ‖ publisher(20)` | the number of libraries the publisher has (removed ones included), so a listing pages without reading them all |
 //!
 //! Invariants: every version `1..=version` of a library has its record and its code; a removed
-//! library keeps its records (for history) but is never run.
+//! library keeps its records (for history) but is never run; once published again, only the
+//! versions from `live_from` on run (a removal is never undone for callers pinned to older
+//! versions).
 
 use crate::RecordError;
 use crate::keys::{PREFIX_LIBRARY, owned_entry, owned_range, storage_key};
@@ -38,6 +41,11 @@ pub fn version_key(publisher: &Address, name: &str, version: u32) -> Vec<u8> {
 /// User key of the code with hash `code_hash`.
 pub fn code_key(code_hash: &H256) -> Vec<u8> {
     [&b"k"[..], &code_hash.0].concat()
+}
+
+/// User key of the number of `publisher`'s libraries.
+pub fn count_key(publisher: &Address) -> Vec<u8> {
+    [&b"n"[..], &publisher.0].concat()
 }
 
 /// The range of `publisher`'s libraries, in name-hash order.
@@ -104,8 +112,9 @@ impl LibraryVersion {
     }
 }
 
-/// A library: `[name, version, removed, latest]` — its latest version, whether it was removed,
-/// and that version's record.
+/// A library: `[name, version, removed, latest]`, or `[name, version, removed, latest,
+/// live_from]` once it was published again after a removal — its latest version, whether it was
+/// removed, that version's record, and the first version that runs.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LibraryRecord {
     /// Its name.
@@ -116,22 +125,44 @@ pub struct LibraryRecord {
     pub removed: bool,
     /// The latest version.
     pub latest: LibraryVersion,
+    /// The first version that runs: 1, or the first version published after a removal.
+    pub live_from: u32,
 }
 
 impl LibraryRecord {
     /// Canonical CBOR, see the type's docs.
     pub fn encode(&self) -> Vec<u8> {
         let mut w = Writer::with_capacity(128 + self.name.len());
-        w.array(4).text(&self.name).uint(u64::from(self.version)).bool(self.removed);
+        // The fifth element only when it says something: a record never removed and published
+        // again encodes as before it existed.
+        let live_from = (self.live_from > 1).then_some(self.live_from);
+        w.array(4 + u64::from(live_from.is_some())).text(&self.name).uint(u64::from(self.version)).bool(self.removed);
         let mut out = w.into_inner();
         out.extend_from_slice(&self.latest.encode());
+        if let Some(live_from) = live_from {
+            let mut w = Writer::with_capacity(8);
+            w.uint(u64::from(live_from));
+            out.extend_from_slice(&w.into_inner());
+        }
         out
+    }
+
+    /// Whether version `version` runs: not removed, and published since the last removal.
+    pub fn runs(&self, version: u32) -> bool {
+        !self.removed && version >= self.live_from && version <= self.version
     }
 
     /// Strict decode.
     pub fn decode(bytes: &[u8]) -> Result<Self, RecordError> {
         Ok(decode_strict(bytes, |d| {
-            expect_array(d, 4)?;
+            let at = d.position();
+            let len = match d.array()? {
+                Some(len @ (4 | 5)) => len,
+                Some(other) => {
+                    return Err(CborError::malformed(format!("expected an array of 4 or 5 elements, found {other}")));
+                }
+                None => return Err(CborError::NonCanonical(format!("indefinite-length array at byte {at}"))),
+            };
             let name = d.str()?.to_owned();
             let version = d.u32()?;
             let removed = d.bool()?;
@@ -142,7 +173,16 @@ impl LibraryRecord {
                 manifest: read_texts(d)?,
                 published_height: d.u64()?,
             };
-            Ok(LibraryRecord { name, version, removed, latest })
+            let live_from = if len == 5 {
+                let live_from = d.u32()?;
+                if live_from <= 1 {
+                    return Err(CborError::NonCanonical("live_from of 1 is left out".into()));
+                }
+                live_from
+            } else {
+                1
+            };
+            Ok(LibraryRecord { name, version, removed, latest, live_from })
         })?)
     }
 }
@@ -160,8 +200,16 @@ mod tests {
             published_height: 4,
         };
         assert_eq!(LibraryVersion::decode(&version.encode()), Ok(version.clone()));
-        let record = LibraryRecord { name: "fixed".into(), version: 2, removed: false, latest: version };
-        assert_eq!(LibraryRecord::decode(&record.encode()), Ok(record));
+        let record = LibraryRecord { name: "fixed".into(), version: 2, removed: false, latest: version, live_from: 1 };
+        assert_eq!(LibraryRecord::decode(&record.encode()), Ok(record.clone()));
+        let again = LibraryRecord { live_from: 2, ..record.clone() };
+        assert_eq!(LibraryRecord::decode(&again.encode()), Ok(again.clone()));
+        assert_eq!(again.encode().len(), record.encode().len() + 1, "the fifth element only when above 1");
+        assert!(again.runs(2) && !again.runs(1) && !again.runs(3));
+        let mut explicit_one = record.encode();
+        explicit_one[0] = 0x85;
+        explicit_one.push(0x01);
+        assert!(LibraryRecord::decode(&explicit_one).is_err(), "one encoding per record");
         let publisher = Address([5; 20]);
         let key = state_key(&library_key(&publisher, "fixed"));
         assert!(key.starts_with(&libraries_range(&publisher)));

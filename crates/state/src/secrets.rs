@@ -5,6 +5,7 @@
 //! | --- | --- |
 //! | `"s" ‖ keccak256(name) ‖ owner(20)` | [`SecretRecord`], stored by owner (see [`secrets_range`]) |
 //! | `"e" ‖ keccak256(name) ‖ owner(20) ‖ reader(20)` | the reader's envelope (CBOR bytes) |
+//! | `"n" ‖ owner(20)` | the number of secrets the owner has, so a listing pages without reading them all |
 //!
 //! Invariants: a secret's `readers` are exactly the readers with an envelope; a secret without
 //! readers is not stored (revoking the last reader deletes it). Only ciphertext is stored.
@@ -31,6 +32,11 @@ pub fn name_hash(name: &str) -> H256 {
 /// User key of `owner`'s secret `name`.
 pub fn secret_key(owner: &Address, name: &str) -> Vec<u8> {
     [&b"s"[..], &name_hash(name).0, &owner.0].concat()
+}
+
+/// User key of the number of `owner`'s secrets.
+pub fn count_key(owner: &Address) -> Vec<u8> {
+    [&b"n"[..], &owner.0].concat()
 }
 
 /// User key of `reader`'s envelope of `owner`'s secret `name`.

@@ -25,8 +25,8 @@ pub const MAX_ENVELOPE_BYTES: usize = 4_096 + 128;
 pub const SET_CYCLES: u64 = 10_000;
 /// Cycles per envelope written or removed.
 pub const ENVELOPE_CYCLES: u64 = 2_000;
-/// Cells of a secret's record besides its readers.
-pub const SECRET_RECORD_CELLS: u64 = 128;
+/// Cells of a secret's record besides its readers, and of its owner's count of secrets.
+pub const SECRET_RECORD_CELLS: u64 = 160;
 
 /// One call of the secrets actor.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -494,10 +494,16 @@ impl<S: StateRead> Host for ActorHost<'_, '_, S> {
         };
         let chosen = match version {
             0 => Some(record.latest),
-            v => self.read_storage(&LIBRARY_ADDRESS, &version_key(&publisher, &name, v), LibraryVersion::decode)?,
+            v if record.runs(v) => {
+                self.read_storage(&LIBRARY_ADDRESS, &version_key(&publisher, &name, v), LibraryVersion::decode)?
+            }
+            _ => None,
         };
         let Some(chosen) = chosen else {
-            return Ok(unknown(format!("library {name:?} of {publisher} has no version {version}")));
+            return Ok(unknown(format!(
+                "library {name:?} of {publisher} runs versions {} to {}; not {version}",
+                record.live_from, record.version
+            )));
         };
         let own = validate_manifest(&chosen.manifest).map_err(|e: VmError| {
             self.fail_corrupt(corrupt(drover_state::library::state_key(&library_key(&publisher, &name)), e.to_string()))

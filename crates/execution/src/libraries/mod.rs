@@ -7,7 +7,8 @@
 //! - `publish {name, code, manifest}`: a name of 1–64 characters `a–z 0–9 . _ -` (E1851), code
 //!   and manifest validated exactly like a deploy's (E11xx, E1302). The first publish is
 //!   version 1; each later one the next version, every earlier version kept. Publishing after a
-//!   `remove` brings the library back.
+//!   `remove` brings the library back from the new version on: versions published before the
+//!   removal stay removed, so an actor pinned to one is not revived into running it.
 //! - `remove {name}`: the publisher's library is no longer run, in any version (E1852 unknown).
 //!
 //! Running (`library_call(publisher, name, version, handler, payload, cycles)`, version 0 = the
@@ -22,7 +23,10 @@
 mod tests;
 
 use crate::native::{self, Meter, NativeCall, NativeHost, Undecodable};
-use drover_state::library::{LibraryRecord, LibraryVersion, code_key, library_key, version_key};
+use drover_state::{
+    decode_count, encode_count,
+    library::{LibraryRecord, LibraryVersion, code_key, count_key, library_key, version_key},
+};
 use drover_types::{
     Address, Event,
     cbor::Writer,
@@ -56,7 +60,10 @@ impl NativeCall for LibraryCall {
 
 /// The state keys a transaction sending `call` from `sender` reads, for the block's prefetch.
 pub fn prefetch_keys(sender: &Address, call: &LibraryCall) -> Vec<Vec<u8>> {
-    vec![drover_state::library::state_key(&library_key(sender, call.name()))]
+    [library_key(sender, call.name()), count_key(sender)]
+        .iter()
+        .map(|key| drover_state::library::state_key(key))
+        .collect()
 }
 
 /// Runs `request` (addressed to [`LIBRARY_ADDRESS`]) on the host.
@@ -88,11 +95,21 @@ fn apply<H: NativeHost>(host: &mut H, publisher: Address, height: u64, call: Lib
                 HostError::new(e.code, e.message)
             })?;
             let code_hash = host.compile(&code)?;
-            let version = existing.map_or(1, |r| r.version.saturating_add(1));
+            let (version, live_from) = match &existing {
+                None => {
+                    let count = host.read_storage(&LIBRARY_ADDRESS, &count_key(&publisher), decode_count)?.unwrap_or(0);
+                    host.write_storage(&LIBRARY_ADDRESS, &count_key(&publisher), Some(encode_count(count + 1)));
+                    (1, 1)
+                }
+                Some(r) => {
+                    let version = r.version.saturating_add(1);
+                    (version, if r.removed { version } else { r.live_from })
+                }
+            };
             let latest = LibraryVersion { code_hash, code_size: code.len() as u64, manifest, published_height: height };
             host.write_storage(&LIBRARY_ADDRESS, &code_key(&code_hash), Some(code));
             host.write_storage(&LIBRARY_ADDRESS, &version_key(&publisher, &name, version), Some(latest.encode()));
-            let record = LibraryRecord { name: name.clone(), version, removed: false, latest };
+            let record = LibraryRecord { name: name.clone(), version, removed: false, latest, live_from };
             host.write_storage(&LIBRARY_ADDRESS, &key, Some(record.encode()));
             emit(host, EVENT_PUBLISHED, |w| {
                 w.array(4).bytes(&publisher.0).text(&name).uint(u64::from(version)).bytes(&code_hash.0);

@@ -118,3 +118,95 @@ fn publishing_validates_like_a_deploy() {
     assert_eq!(publish(&mut chain, example("lib_fixed"), &["root"]), Some(ExecCode::UnknownEntitlement));
     assert_eq!(publish(&mut chain, example("float_op"), &[]), Some(ExecCode::FloatInstruction));
 }
+
+#[test]
+fn publishing_again_after_a_removal_does_not_revive_older_versions() {
+    let mut chain = Chain::new(&[(PUBLISHER, RICH), (USER, RICH)]);
+    assert_eq!(publish(&mut chain, constant_library(1), &[]), None);
+    let user = chain.deploy(USER, example("lib_user"), &["storage.kv"], 0);
+    let remove = LibraryCall::Remove { name: "fixed".into() }.message().encode();
+    let tx = chain.tx(PUBLISHER, Some(LIBRARY_ADDRESS), remove, 0);
+    assert_eq!(chain.block(&[tx]).receipts[0].status, TxStatus::Success);
+    assert_eq!(publish(&mut chain, constant_library(2), &[]), None);
+    let outcome = chain.call(USER, user, "compute", &input(0, &mul_div(0, 0, 1)));
+    assert_eq!(outcome.receipts[0].status, TxStatus::Success, "the latest (version 2) runs");
+    assert_eq!(chain.state[&storage_key(&user, b"out")], 2u64.to_le_bytes().to_vec());
+    let pinned = chain.call(USER, user, "compute", &input(1, &mul_div(0, 0, 1)));
+    let reason = pinned.receipts[0].revert_reason.clone().unwrap_or_default();
+    assert!(reason.contains("E1852"), "version 1 was removed and stays removed: {reason}");
+    // The publisher's count: one library, however often published.
+    let count = &chain.state[&storage_key(&LIBRARY_ADDRESS, &drover_state::library::count_key(&PUBLISHER))];
+    assert_eq!(drover_state::decode_count(count), Ok(1));
+}
+
+/// A library `fixed` whose `remember` writes "memo" in its caller's storage, then reverts.
+const WRITE_THEN_REVERT: &str = r#"(module
+  (import "drover" "storage_set" (func $set (param i32 i32 i32 i32)))
+  (import "drover" "revert" (func $revert (param i32 i32)))
+  (memory (export "memory") 1)
+  (data (i32.const 0) "memo")
+  (func (export "remember")
+    (call $set (i32.const 0) (i32.const 4) (i32.const 0) (i32.const 4))
+    (call $revert (i32.const 0) (i32.const 4))))"#;
+
+/// An actor whose `go` (input: the publisher) writes "before", runs `fixed.remember`, ignores
+/// its failure and writes "after".
+const CARRY_ON: &str = r#"(module
+  (import "drover" "input_read" (func $input_read (param i32)))
+  (import "drover" "storage_set" (func $set (param i32 i32 i32 i32)))
+  (import "drover" "library_call"
+    (func $library_call (param i32 i32 i32 i32 i32 i32 i32 i32 i64) (result i32)))
+  (memory (export "memory") 1)
+  (data (i32.const 0) "fixed")
+  (data (i32.const 16) "remember")
+  (data (i32.const 32) "before")
+  (data (i32.const 48) "after")
+  (func (export "go")
+    (call $input_read (i32.const 1024))
+    (call $set (i32.const 32) (i32.const 6) (i32.const 32) (i32.const 6))
+    (drop (call $library_call (i32.const 1024) (i32.const 0) (i32.const 5) (i32.const 0)
+      (i32.const 16) (i32.const 8) (i32.const 2048) (i32.const 0) (i64.const 0)))
+    (call $set (i32.const 48) (i32.const 5) (i32.const 48) (i32.const 5))))"#;
+
+#[test]
+fn a_failed_library_call_undoes_only_its_own_writes() {
+    let mut chain = Chain::new(&[(PUBLISHER, RICH), (USER, RICH)]);
+    assert_eq!(publish(&mut chain, crate::testing::inline(WRITE_THEN_REVERT), &["storage.kv"]), None);
+    let user = chain.deploy(USER, crate::testing::inline(CARRY_ON), &["storage.kv"], 0);
+    let outcome = chain.call(USER, user, "go", &PUBLISHER.0);
+    assert_eq!(outcome.receipts[0].status, TxStatus::Success, "{:?}", outcome.receipts[0]);
+    assert!(chain.state.contains_key(&storage_key(&user, b"before")), "the caller's write before the call stays");
+    assert!(chain.state.contains_key(&storage_key(&user, b"after")), "the caller carries on");
+    assert!(!chain.state.contains_key(&storage_key(&user, b"memo")), "the library's write is undone");
+}
+
+/// A library `fixed` whose `mul_div` (input: its own publisher and a version, 24 bytes) runs
+/// itself again, reverting with the nested call's answer when that fails.
+const RECURSIVE: &str = r#"(module
+  (import "drover" "input_read" (func $input_read (param i32)))
+  (import "drover" "revert" (func $revert (param i32 i32)))
+  (import "drover" "library_call"
+    (func $library_call (param i32 i32 i32 i32 i32 i32 i32 i32 i64) (result i32)))
+  (import "drover" "return_data_len" (func $return_data_len (result i32)))
+  (import "drover" "return_data_read" (func $return_data_read (param i32)))
+  (memory (export "memory") 1)
+  (data (i32.const 0) "fixed")
+  (data (i32.const 16) "mul_div")
+  (func (export "mul_div")
+    (call $input_read (i32.const 1024))
+    (if (call $library_call (i32.const 1024) (i32.const 0) (i32.const 5) (i32.const 0)
+          (i32.const 16) (i32.const 7) (i32.const 1024) (i32.const 24) (i64.const 0))
+      (then
+        (call $return_data_read (i32.const 4096))
+        (call $revert (i32.const 4096) (call $return_data_len))))))"#;
+
+#[test]
+fn nested_library_calls_stop_at_the_call_depth_limit() {
+    let mut chain = Chain::new(&[(PUBLISHER, RICH), (USER, RICH)]);
+    assert_eq!(publish(&mut chain, crate::testing::inline(RECURSIVE), &[]), None);
+    let user = chain.deploy(USER, example("lib_user"), &["storage.kv"], 0);
+    let outcome = chain.call(USER, user, "compute", &input(0, &[&PUBLISHER.0[..], &[0; 4]].concat()));
+    assert_ne!(outcome.receipts[0].status, TxStatus::Success);
+    let reason = outcome.receipts[0].revert_reason.clone().unwrap_or_default();
+    assert!(reason.contains("E1210"), "{reason}");
+}

@@ -22,7 +22,10 @@
 mod tests;
 
 use crate::native::{self, Meter, NativeCall, NativeHost, Undecodable};
-use drover_state::secrets::{SecretRecord, encode_envelope, envelope_key, secret_key, state_key};
+use drover_state::{
+    decode_count, encode_count,
+    secrets::{SecretRecord, count_key, encode_envelope, envelope_key, secret_key, state_key},
+};
 use drover_types::{
     Address, Event,
     cbor::Writer,
@@ -56,7 +59,7 @@ impl NativeCall for SecretCall {
 
 /// The state keys a transaction sending `call` from `sender` reads, for the block's prefetch.
 pub fn prefetch_keys(sender: &Address, call: &SecretCall) -> Vec<Vec<u8>> {
-    vec![state_key(&secret_key(sender, call.name()))]
+    vec![state_key(&secret_key(sender, call.name())), state_key(&count_key(sender))]
 }
 
 /// Runs `request` (addressed to [`SECRETS_ADDRESS`]) on the host.
@@ -85,6 +88,7 @@ fn apply<H: NativeHost>(host: &mut H, owner: Address, height: u64, call: SecretC
     let name = call.name().to_owned();
     let record_key = secret_key(&owner, &name);
     let existing = host.read_storage(&SECRETS_ADDRESS, &record_key, SecretRecord::decode)?;
+    let existed = existing.is_some();
     let unknown = || refuse(ExecCode::UnknownSecret, format!("{owner} has no secret {name:?}"));
     let mut record = match (&call, existing) {
         (SecretCall::Set { .. }, existing) => {
@@ -136,6 +140,12 @@ fn apply<H: NativeHost>(host: &mut H, owner: Address, height: u64, call: SecretC
             }
             record.readers.clear();
         }
+    }
+    // The owner's count changes only when a secret appears or goes.
+    if existed == record.readers.is_empty() {
+        let count = host.read_storage(&SECRETS_ADDRESS, &count_key(&owner), decode_count)?.unwrap_or(0);
+        let count = if existed { count.saturating_sub(1) } else { count.saturating_add(1) };
+        host.write_storage(&SECRETS_ADDRESS, &count_key(&owner), (count > 0).then(|| encode_count(count)));
     }
     if record.readers.is_empty() {
         host.write_storage(&SECRETS_ADDRESS, &record_key, None);

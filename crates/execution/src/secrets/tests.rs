@@ -42,8 +42,10 @@ fn set_grant_revoke_and_delete() {
     let stored = record(&chain, "api").unwrap();
     assert_eq!((stored.version, stored.readers.clone()), (1, vec![R1, R2]));
     assert_eq!(envelope(&chain, "api", &R1), Some(vec![1; 80]), "stored as given");
+    assert_eq!(count(&chain), 1);
     // A new set replaces the readers whole.
     ok(&mut chain, &SecretCall::Set { name: "api".into(), envelopes: vec![(R1, vec![3; 80])] });
+    assert_eq!(count(&chain), 1, "the same secret");
     assert_eq!(record(&chain, "api").unwrap().readers, vec![R1]);
     assert_eq!(envelope(&chain, "api", &R2), None);
     assert_eq!(record(&chain, "api").unwrap().version, 2);
@@ -54,10 +56,18 @@ fn set_grant_revoke_and_delete() {
     refused(&mut chain, &SecretCall::Revoke { name: "api".into(), reader: R1 }, ExecCode::NotAReader);
     // Revoking the last reader deletes the secret.
     ok(&mut chain, &SecretCall::Revoke { name: "api".into(), reader: R2 });
-    assert_eq!(record(&chain, "api"), None);
+    assert_eq!((record(&chain, "api"), count(&chain)), (None, 0));
     ok(&mut chain, &SecretCall::Set { name: "db".into(), envelopes: vec![(R1, vec![5; 80]), (R2, vec![6; 80])] });
+    ok(&mut chain, &SecretCall::Set { name: "api".into(), envelopes: vec![(R1, vec![7; 80])] });
+    assert_eq!(count(&chain), 2);
     ok(&mut chain, &SecretCall::Delete { name: "db".into() });
     assert_eq!((record(&chain, "db"), envelope(&chain, "db", &R1), envelope(&chain, "db", &R2)), (None, None, None));
+    assert_eq!(count(&chain), 1, "the owner's count follows what is stored, for the API's pages");
+}
+
+fn count(chain: &Chain) -> u64 {
+    let key = drover_state::secrets::state_key(&drover_state::secrets::count_key(&OWNER));
+    chain.state.get(&key).map_or(0, |bytes| drover_state::decode_count(bytes).unwrap())
 }
 
 #[test]

@@ -1,20 +1,29 @@
 //! Library reads for the API: the library actor's records in the latest applied state.
 //!
 //! A library is one lookup (two for a pinned version); a publisher's libraries are one key
-//! range (laid out by publisher, see `drover_state::library::libraries_range`).
+//! range (laid out by publisher, see `drover_state::library::libraries_range`), of which a page
+//! reads only up to its end, the total coming from the publisher's count.
 
-use super::{handle::NodeHandle, pages::scan};
+use super::{
+    handle::NodeHandle,
+    pages::{read_storage, scan},
+};
 use crate::error::NodeError;
 use drover_rpc::pagination::Page;
-use drover_state::library::{
-    LibraryRecord, LibraryVersion, libraries_range, library_entry, library_key, state_key, version_key,
+use drover_state::{
+    decode_count,
+    library::{
+        LibraryRecord, LibraryVersion, count_key, libraries_range, library_entry, library_key, state_key, version_key,
+    },
 };
 use drover_types::{
     Address,
     api::{LibraryInfo, LibraryList},
     error::ApiError,
+    library::LIBRARY_ADDRESS,
 };
 
+/// The library as the API shows it, at `version`: removed when that version no longer runs.
 fn info(publisher: Address, record: &LibraryRecord, version: u32, chosen: LibraryVersion) -> LibraryInfo {
     LibraryInfo {
         publisher,
@@ -25,7 +34,7 @@ fn info(publisher: Address, record: &LibraryRecord, version: u32, chosen: Librar
         code_size: chosen.code_size,
         manifest: chosen.manifest,
         published_height: chosen.published_height,
-        removed: record.removed,
+        removed: !record.runs(version),
     }
 }
 
@@ -40,7 +49,8 @@ impl NodeHandle {
         let Some(record) = record.map(|b| LibraryRecord::decode(&b)).transpose().map_err(NodeError::from)? else {
             return Ok(None);
         };
-        match version {
+        // Version 0 is the latest, as in `library_call`.
+        match version.filter(|v| *v != 0) {
             None => {
                 let latest = record.latest.clone();
                 Ok(Some(info(publisher, &record, record.version, latest)))
@@ -55,15 +65,12 @@ impl NodeHandle {
 
     pub(super) async fn read_libraries(&self, publisher: Address, page: Page) -> Result<LibraryList, ApiError> {
         let db = self.0.databases.read().await;
+        let total_count = read_storage(&db, &LIBRARY_ADDRESS, &count_key(&publisher), decode_count).await?.unwrap_or(0);
         let own = |key: &[u8], value: Vec<u8>| (library_entry(key)? == publisher).then_some(value);
-        let (records, _) =
-            scan(&db, &libraries_range(&publisher), None, u64::MAX, own).await.map_err(NodeError::from)?;
-        let total_count = records.len() as u64;
+        let end = page.offset.saturating_add(page.limit);
+        let (records, _) = scan(&db, &libraries_range(&publisher), None, end, own).await.map_err(NodeError::from)?;
         let mut libraries = Vec::new();
         for value in records.into_iter().skip(usize::try_from(page.offset).unwrap_or(usize::MAX)) {
-            if libraries.len() as u64 >= page.limit {
-                break;
-            }
             let record = LibraryRecord::decode(&value).map_err(NodeError::from)?;
             let latest = record.latest.clone();
             libraries.push(info(publisher, &record, record.version, latest));

@@ -1,32 +1,38 @@
 //! Secrets reads for the API: the secrets actor's records in the latest applied state.
 //!
 //! An owner's secrets are one key range (laid out by owner, see
-//! `drover_state::secrets::secrets_range`); an envelope is one lookup after its secret's.
+//! `drover_state::secrets::secrets_range`), of which a page reads only up to its end, the total
+//! coming from the owner's count; an envelope is one lookup after its secret's.
 //! Values are never stored, so never served.
 
-use super::{handle::NodeHandle, pages::scan};
+use super::{
+    handle::NodeHandle,
+    pages::{read_storage, scan},
+};
 use crate::error::NodeError;
 use drover_rpc::pagination::Page;
-use drover_state::secrets::{
-    SecretRecord, decode_envelope, envelope_key, secret_entry, secret_key, secrets_range, state_key,
+use drover_state::{
+    decode_count,
+    secrets::{
+        SecretRecord, count_key, decode_envelope, envelope_key, secret_entry, secret_key, secrets_range, state_key,
+    },
 };
 use drover_types::{
     Address,
     api::{SecretEnvelope, SecretInfo, SecretList},
     error::ApiError,
+    secrets::SECRETS_ADDRESS,
 };
 
 impl NodeHandle {
     pub(super) async fn read_secrets(&self, owner: Address, page: Page) -> Result<SecretList, ApiError> {
         let db = self.0.databases.read().await;
+        let total_count = read_storage(&db, &SECRETS_ADDRESS, &count_key(&owner), decode_count).await?.unwrap_or(0);
         let own = |key: &[u8], value: Vec<u8>| (secret_entry(key)? == owner).then_some(value);
-        let (records, _) = scan(&db, &secrets_range(&owner), None, u64::MAX, own).await.map_err(NodeError::from)?;
-        let total_count = records.len() as u64;
+        let end = page.offset.saturating_add(page.limit);
+        let (records, _) = scan(&db, &secrets_range(&owner), None, end, own).await.map_err(NodeError::from)?;
         let mut secrets = Vec::new();
         for value in records.into_iter().skip(usize::try_from(page.offset).unwrap_or(usize::MAX)) {
-            if secrets.len() as u64 >= page.limit {
-                break;
-            }
             let record = SecretRecord::decode(&value).map_err(NodeError::from)?;
             secrets.push(SecretInfo {
                 name: record.name,

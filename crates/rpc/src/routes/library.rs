@@ -1,4 +1,4 @@
-//! Libraries: `GET /library/{publisher}/{name}` (`?version=`, default the latest) and
+//! Libraries: `GET /library/{publisher}/{name}` (`?version=`, default or 0 the latest) and
 //! `GET /library/{publisher}`.
 //!
 //! An unknown library, or a version it does not have, is 404 with 9000. A removed library is
@@ -24,7 +24,7 @@ use serde::Deserialize;
 /// Query of `GET /library/{publisher}/{name}`.
 #[derive(Debug, Deserialize)]
 pub struct VersionQuery {
-    /// A version (from 1); the latest when absent.
+    /// A version (from 1); the latest when absent or 0, as in `library_call`.
     version: Option<u32>,
 }
 
@@ -39,7 +39,7 @@ pub struct VersionQuery {
     params(
         ("publisher" = String, Path, description = "The publisher: 20 bytes of hex."),
         ("name" = String, Path, description = "The library's name."),
-        ("version" = Option<u32>, Query, description = "A version (default: the latest)."),
+        ("version" = Option<u32>, Query, description = "A version (default, or 0: the latest)."),
     ),
     responses((status = 200, description = "The library.", body = LibraryInfo))
 )]
