@@ -5,7 +5,10 @@
 //!   ceiling of compute-bound actor work;
 //! - **counter**: `increment` of `actors/counter.wat` through the in-memory `MockHost`
 //!   (instantiation, a storage read and write, the result; journaling included): calls per second
-//!   and cycles per second.
+//!   and cycles per second;
+//! - **compile**: validating and compiling (eagerly, as deploys and cache misses do) modules of
+//!   dense straight-line code near the code size limits, uncached: microseconds per module and
+//!   nanoseconds per code byte, what a call that misses the module cache costs the node.
 //!
 //! Figures go to `docs/performance.md`; nothing here asserts a time.
 
@@ -60,4 +63,40 @@ fn main() {
         cycles as f64 / elapsed / 1e6,
         cycles / u64::from(COUNTER_CALLS)
     );
+
+    for target_bytes in [64 * 1024, 256 * 1024, 1024 * 1024] {
+        let mut best = f64::MAX;
+        let mut size = 0;
+        for run in 0..COMPILE_RUNS {
+            // A distinct constant per run: a distinct hash, so the cache never answers.
+            let code = dense_module(target_bytes, run);
+            size = code.len();
+            let vm = Vm::new();
+            let start = Instant::now();
+            vm.compile(&code).expect("the dense module compiles");
+            best = best.min(start.elapsed().as_secs_f64());
+        }
+        println!(
+            "compile ({} KiB module): {:.0} µs, {:.0} ns per code byte (best of {COMPILE_RUNS})",
+            size / 1024,
+            best * 1e6,
+            best * 1e9 / size as f64
+        );
+    }
+}
+
+const COMPILE_RUNS: u64 = 5;
+
+/// A module of about `target_bytes` of straight-line code in 100-byte-ish functions bodies.
+fn dense_module(target_bytes: usize, salt: u64) -> Vec<u8> {
+    // Each step `local.get 0 i64.const 7 i64.add local.set 0` encodes to 7 bytes.
+    let steps_per_function = 2_000;
+    let functions = (target_bytes / (7 * steps_per_function)).max(1);
+    let body = "(local.set 0 (i64.add (local.get 0) (i64.const 7)))".repeat(steps_per_function);
+    let mut text = String::from("(module (memory (export \"memory\") 1)");
+    for f in 0..functions {
+        text.push_str(&format!("(func (export \"f{f}\") (local i64) (local.set 0 (i64.const {salt})) {body})"));
+    }
+    text.push(')');
+    wat::parse_str(&text).expect("the dense module assembles")
 }

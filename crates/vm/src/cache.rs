@@ -25,6 +25,12 @@ impl CompiledModule {
         self.info.code_hash
     }
 
+    /// Cycles of loading this module, charged at its first use in a transaction
+    /// ([`CYCLES_PER_CODE_BYTE_LOADED`](crate::meter::CYCLES_PER_CODE_BYTE_LOADED) per code byte).
+    pub fn load_cycles(&self) -> u64 {
+        (self.info.code_bytes as u64).saturating_mul(crate::meter::CYCLES_PER_CODE_BYTE_LOADED)
+    }
+
     /// Whether the module exports a handler of that name.
     pub fn has_handler(&self, name: &str) -> bool {
         self.info.handlers.iter().any(|h| h == name)

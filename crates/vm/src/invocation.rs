@@ -45,6 +45,10 @@ pub struct Invocation<'a> {
     pub cells_limit: u64,
     /// Any state-writing host call fails with E1206 (API 5003).
     pub read_only: bool,
+    /// Cycles the host charges for loading the module before the handler runs
+    /// ([`CompiledModule::load_cycles`](crate::CompiledModule::load_cycles) at its first use in a
+    /// transaction, else 0), taken from `cycles_limit` with the invocation price.
+    pub load_cycles: u64,
 }
 
 /// How a handler ended.

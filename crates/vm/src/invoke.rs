@@ -159,7 +159,7 @@ impl Vm {
     /// [`Status::Trap`] with its E-code, with the cycles and cells metered until then.
     pub fn invoke(&self, module: &CompiledModule, invocation: &Invocation<'_>, host: &mut dyn Host) -> Outcome {
         let limit = invocation.cycles_limit;
-        let entry = module.info.invoke_cycles();
+        let entry = module.info.invoke_cycles().saturating_add(invocation.load_cycles);
         if limit < entry {
             return Outcome::trap(
                 ExecCode::OutOfCycles,
@@ -182,17 +182,18 @@ impl Vm {
         if let Some((code, message)) = refused {
             return Outcome::trap(code, message, entry);
         }
-        self.run(module, invocation, host)
+        self.run(module, invocation, entry, host)
     }
 
-    fn run(&self, module: &CompiledModule, inv: &Invocation<'_>, host: &mut dyn Host) -> Outcome {
+    /// Runs the handler with `entry` cycles already charged (`entry ≤ inv.cycles_limit`).
+    fn run(&self, module: &CompiledModule, inv: &Invocation<'_>, entry: u64, host: &mut dyn Host) -> Outcome {
         let limit = inv.cycles_limit;
         // The module's own engine: it may be an older one than new modules get.
         let engine = module.module.engine();
         let mut store = Store::new(engine, Ctx::new(host, inv));
         store.limiter(runtime::limiter);
         let ran = store
-            .set_fuel(limit - module.info.invoke_cycles())
+            .set_fuel(limit - entry)
             .and_then(|()| runtime::linker(engine))
             .and_then(|linker| linker.instantiate_and_start(&mut store, &module.module))
             .and_then(|instance| {

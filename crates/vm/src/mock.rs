@@ -281,6 +281,7 @@ impl Host for MockHost {
             cycles_limit: request.cycles_limit,
             cells_limit: request.cells_limit,
             read_only: request.read_only,
+            load_cycles: 0,
         };
         let vm = Arc::clone(&self.vm);
         let outcome = vm.invoke(&actor.module, &invocation, self);

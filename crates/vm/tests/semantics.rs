@@ -393,6 +393,7 @@ fn invoke_refuses_depth_beyond_the_limit_directly() {
         cycles_limit: 1_000_000,
         cells_limit: 0,
         read_only: true,
+        load_cycles: 0,
     };
     let outcome = vm.invoke(&module, &invocation, &mut host);
     assert_eq!(trap_code(&outcome), ExecCode::CallDepth);

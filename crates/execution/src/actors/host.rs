@@ -28,7 +28,7 @@ use drover_vm::{
     CallRequest, CompiledModule, Entitlements, Host, HostError, Invocation, LibraryRequest, Outcome, OutgoingMessage,
     Status, StorageEntry, TimerRequest, Vm, VmError, validate_manifest,
 };
-use std::sync::Arc;
+use std::{collections::HashSet, sync::Arc};
 
 /// A corrupt-record error for `key` that is not a CBOR decoding failure.
 pub(crate) fn corrupt(key: Vec<u8>, what: impl Into<String>) -> StateError {
@@ -56,6 +56,8 @@ pub(crate) struct ActorHost<'h, 'a, S> {
     pub(crate) tx_hash: Option<H256>,
     /// Events of the current work, in emission order (rolled back with the state).
     pub(crate) events: Vec<Event>,
+    /// Code hashes of the modules this host's work has run (each paid its load price once).
+    loaded: HashSet<H256>,
     /// A read that failed, or a corrupt record, met while running: the block cannot be
     /// executed.
     pub(crate) fatal: Option<ReadError>,
@@ -84,7 +86,17 @@ impl<'h, 'a, S: StateRead> ActorHost<'h, 'a, S> {
         env: BlockEnv,
         params: ChainParams,
     ) -> Self {
-        ActorHost { overlay, vm, basefees, env, params, tx_hash: None, events: Vec::new(), fatal: None }
+        ActorHost {
+            overlay,
+            vm,
+            basefees,
+            env,
+            params,
+            tx_hash: None,
+            events: Vec::new(),
+            fatal: None,
+            loaded: HashSet::new(),
+        }
     }
 
     /// Compiles code a deploy, an upgrade or a library publish carries, within the live
@@ -165,6 +177,13 @@ impl<'h, 'a, S: StateRead> ActorHost<'h, 'a, S> {
             .ok_or_else(|| HostError::internal(format!("crediting {address} overflows")))?;
         self.overlay.set(*address, account);
         Ok(())
+    }
+
+    /// What loading `module` costs now: its load price at its first use by this host's work (a
+    /// transaction, or a block's deferred work), nothing after. Kept outside the journal: a
+    /// rolled-back call still loaded the module.
+    fn load_cycles(&mut self, module: &CompiledModule) -> u64 {
+        if self.loaded.insert(module.code_hash()) { module.load_cycles() } else { 0 }
     }
 
     /// The compiled module of an actor, from the VM's cache or compiled from its stored code.
@@ -469,6 +488,7 @@ impl<S: StateRead> Host for ActorHost<'_, '_, S> {
             cycles_limit: request.cycles_limit,
             cells_limit: request.cells_limit,
             read_only: request.read_only,
+            load_cycles: self.load_cycles(&module),
         };
         let vm = self.vm;
         let outcome = vm.invoke(&module, &invocation, self);
@@ -519,6 +539,7 @@ impl<S: StateRead> Host for ActorHost<'_, '_, S> {
             cycles_limit: call.cycles_limit,
             cells_limit: call.cells_limit,
             read_only: call.read_only,
+            load_cycles: self.load_cycles(&module),
         };
         let vm = self.vm;
         let outcome = vm.invoke(&module, &invocation, self);

@@ -389,6 +389,38 @@ fn code_size_storage_values_and_pending_timers_follow_the_live_parameters() {
     assert_eq!(chain.call(ALICE, timers, "many", &3u64.to_le_bytes()).receipts[0].status, TxStatus::Success);
 }
 
+/// An actor whose `run` does nothing, carrying `padding` bytes of data.
+fn padded(padding: usize) -> Vec<u8> {
+    inline(&format!(
+        r#"(module (memory (export "memory") 2) (data (i32.const 0) "{}") (func (export "run")))"#,
+        "x".repeat(padding)
+    ))
+}
+
+#[test]
+fn running_a_module_pays_for_loading_it_by_its_size_whatever_the_cache_holds() {
+    let mut chain = Chain::new(&[(ALICE, RICH)]);
+    let (small_code, big_code) = (padded(0), padded(100_000));
+    let small = chain.deploy(ALICE, small_code.clone(), &[], 0);
+    let big = chain.deploy(ALICE, big_code.clone(), &[], 0);
+    let used = |chain: &mut Chain, actor| {
+        let outcome = chain.call(ALICE, actor, "run", &[]);
+        assert_eq!(outcome.receipts[0].status, TxStatus::Success, "{:?}", outcome.receipts[0]);
+        outcome.receipts[0].cycles_used
+    };
+    let (first_small, first_big) = (used(&mut chain, small), used(&mut chain, big));
+    let extra = (big_code.len() - small_code.len()) as u64;
+    let instantiation = (big_code.len() as u64 / 64) - (small_code.len() as u64 / 64);
+    assert_eq!(
+        first_big - first_small,
+        extra * drover_vm::meter::CYCLES_PER_CODE_BYTE_LOADED + instantiation,
+        "compiling 100 KB costs the node some 2.6 ms: the caller pays for every byte"
+    );
+    // The VM's cache now holds the module; the charge is the same (caches differ between
+    // validators, charges may not).
+    assert_eq!(used(&mut chain, big), first_big);
+}
+
 #[test]
 fn upgrades_are_owner_only_narrowing_and_recorded() {
     let mut chain = Chain::new(&[(ALICE, RICH), (BOB, RICH)]);
