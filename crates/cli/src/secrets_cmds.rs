@@ -25,7 +25,7 @@ pub(crate) enum SecretsCommand {
     Set {
         name: String,
         /// Readers' public keys (33 bytes compressed, hex), comma-separated or repeated.
-        #[arg(long = "reader", value_delimiter = ',', required = true)]
+        #[arg(long = "reader", visible_alias = "readers", value_delimiter = ',', required = true)]
         readers: Vec<String>,
         #[arg(long)]
         file: Option<PathBuf>,
