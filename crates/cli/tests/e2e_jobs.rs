@@ -3,10 +3,10 @@
 //! An actor submits a job asking three runners with majority 2; one runner is `--faulty`; the
 //! verified result arrives in the actor's mailbox handler; the honest runners are paid, the
 //! faulty one is not and loses reputation; the rest of the escrow is refunded; every figure is
-//! read back through the API and adds up to the base unit. Then a runner is killed and a job
-//! that needs it fails at its deadline with its escrow refunded; the CLI's `job` commands; the
-//! signed result flow refusing a wrong signer and another flow's transaction; and a daemon
-//! killed right after answering that does not answer again once restarted.
+//! read back through the API and adds up to the base unit. Then a runner is killed in the middle
+//! of a job that needs it, which fails at its deadline with its escrow refunded; the CLI's `job`
+//! commands; the signed result flow refusing a wrong signer and another flow's transaction; and
+//! a daemon killed right after answering that does not answer again once restarted.
 
 mod common;
 
@@ -196,9 +196,11 @@ async fn three_runners_one_faulty_verify_a_job_into_an_actors_mailbox() {
     );
     assert_eq!(balance_of(&client, JOB_DISPATCHER_ADDRESS).await, 0);
 
-    // The faulty runner is killed: a unanimous job that needs it fails at its deadline and the
-    // submitting account gets its escrow back.
+    // The faulty runner, restarted to hold its jobs for a minute, is killed in the middle of a
+    // unanimous job that needs it: the job fails at its deadline and the submitting account
+    // gets its escrow back.
     drop(daemons.pop());
+    daemons.push(start_runner(&url, dir.path(), &runners[2], &["--faulty", "--answer-delay-ms", "60000"]));
     let submitter = Wallet::new(dev_key(1));
     let key = dir.path().join("submitter.key");
     std::fs::write(&key, submitter.secret_key().to_hex()).unwrap();
@@ -229,6 +231,14 @@ async fn three_runners_one_faulty_verify_a_job_into_an_actors_mailbox() {
     let hash: H256 = submitted["results"][0]["hash"].as_str().unwrap().parse().unwrap();
     let fee = client.receipt(&hash).await.unwrap().expect("the submit's receipt").fee;
     let second = job_id(&submitter.address(), 0);
+    until("the job's assignment", || async {
+        let info = client.job(&second).await.ok()??;
+        (info.status == "assigned").then_some(())
+    })
+    .await;
+    // The daemon polls every 250 ms: by now it is running the job (holding its answer).
+    tokio::time::sleep(Duration::from_millis(1_000)).await;
+    drop(daemons.pop());
     let failed = until("the deadline", || async {
         let info = client.job(&second).await.ok()??;
         (info.status == "failed").then_some(info)
