@@ -1,7 +1,8 @@
 //! End-to-end: governance through the real node, the CLI and the HTTP API. Accounts lock
 //! weight; a first proposal shortens governance's own periods; a second raises the cycle target
-//! and the cycle basefee floor, and `/governance/params` and `/basefee` follow from the block
-//! after its execution; then a rejected proposal, an expired one and one refused for an
+//! and the cycle basefee floor, and `/governance/params`, `/basefee`, admission and block
+//! building follow from the block after its execution (a transaction above the old block limit
+//! is refused before and included after); then a rejected proposal, an expired one and one refused for an
 //! out-of-range value.
 
 mod common;
@@ -71,6 +72,16 @@ async fn parameters_change_by_vote_and_take_effect_on_chain() {
     ));
     assert_eq!(vote_and_execute(&url, &client, 0, &[(&a, "for"), (&b, "for")], &c).await, "executed");
 
+    // A transaction above the genesis block limit (2 × 10,000,000 cycles) cannot be admitted.
+    let big_sender = Wallet::new(dev_key(6));
+    let big = || drover_client::TxBuilder::transfer(drover_types::Address([0x77; 20]), 1).cycles_limit(30_000_000);
+    let context = big().fetch_context(&client, big_sender.address()).await.unwrap();
+    let refused = client.submit(&[big().sign(&context, &big_sender).unwrap()]).await.unwrap_err();
+    assert!(
+        matches!(refused, drover_client::ClientError::Api { code: 2010, .. }),
+        "above the block limit: {refused:?}"
+    );
+
     // Raise the cycle target and the cycle basefee floor.
     ok(drover(
         &url,
@@ -88,6 +99,11 @@ async fn parameters_change_by_vote_and_take_effect_on_chain() {
     assert_eq!(basefee["basefee_cycle"], "5", "the basefee follows its new floor: {basefee}");
     let out = ok(drover(&url, &["gov", "params"]));
     assert!(out.contains("target_cycles") && out.contains("20000000"), "{out}");
+    // Admission and block building follow the new limit (2 × 20,000,000): the same transaction
+    // is admitted and included.
+    let context = big().fetch_context(&client, big_sender.address()).await.unwrap();
+    let included = client.submit_wait(&[big().sign(&context, &big_sender).unwrap()], 10_000).await.unwrap();
+    assert!(included.results[0].block_height.is_some(), "{included:?}");
 
     // Rejected: more weight against.
     ok(drover(&url, &["gov", "propose", "--change", "target_cells=600000", "--key", &c]));
