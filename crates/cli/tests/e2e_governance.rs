@@ -63,7 +63,7 @@ async fn parameters_change_by_vote_and_take_effect_on_chain() {
             "gov",
             "propose",
             "--change",
-            "voting_period_blocks=10,timelock_blocks=1,execution_window_blocks=10",
+            "voting_period_blocks=10,timelock_blocks=1,execution_window_blocks=10,max_pending_timers_per_actor=100",
             "--description",
             "faster governance",
             "--key",
@@ -71,6 +71,12 @@ async fn parameters_change_by_vote_and_take_effect_on_chain() {
         ],
     ));
     assert_eq!(vote_and_execute(&url, &client, 0, &[(&a, "for"), (&b, "for")], &c).await, "executed");
+    // The entitlement registry shows a governed limit at its live value.
+    let executed_at = client.proposal(0).await.unwrap().unwrap().proposal.closed_height.unwrap();
+    wait_for_height(&client, executed_at + 1).await;
+    let (_, registry) = get_raw(&url, "/entitlements/registry").await;
+    let timers = registry["entitlements"].as_array().unwrap().iter().find(|e| e["id"] == "timer.schedule").unwrap();
+    assert_eq!(timers["params"]["max_pending_timers_per_actor"], 100, "{timers}");
 
     // A transaction above the genesis block limit (2 × 10,000,000 cycles) cannot be admitted.
     let big_sender = Wallet::new(dev_key(6));
