@@ -193,6 +193,7 @@ async fn admit_flow<B: Backend>(
     is_flows: impl FnOnce(&Transaction) -> bool,
     what: &str,
 ) -> Result<Response, HttpError> {
+    registered(&state.backend, runner).await?;
     let request: SignedFlowRequest = json_body(body)?;
     let mismatch = |why: String| HttpError::new(ErrorCode::FlowTransactionMismatch, why);
     let unsigned = Transaction::decode(&request.unsigned_transaction_base64)
@@ -250,7 +251,7 @@ pub async fn heartbeat<B: Backend>(
     tag = "runners",
     summary = "Jobs awaiting a runner's result",
     description = "The assigned jobs this runner has not answered, in job id order, each with its spec and input: \
-        what a runner daemon polls. A runner that never registered has none.",
+        what a runner daemon polls. 404 with 7000 for an address that never registered.",
     params(
         ("address" = String, Path, description = "The runner: 20 bytes of hex."),
         ("offset" = Option<u64>, Query, description = "Jobs to skip (default 0)."),
@@ -263,6 +264,7 @@ pub async fn jobs<B: Backend>(
     AddressParam(runner): AddressParam,
     page: Page,
 ) -> Result<Json<RunnerJobList>, HttpError> {
+    registered(&state.backend, runner).await?;
     Ok(Json(state.backend.runner_jobs(runner, page).await?))
 }
 
@@ -537,6 +539,12 @@ mod tests {
         let jobs = get(&app, &format!("{base}/jobs")).await.json();
         assert_eq!(jobs["total_count"], json!(1));
         assert_eq!(jobs["jobs"][0]["job_id"], json!(H256([1; 32]).to_string()));
+        // An address that never registered: 7000, for its jobs and its flows alike.
+        let stranger = format!("/runner/{}", Address([9; 20]).to_hex());
+        get(&app, &format!("{stranger}/jobs")).await.assert_error(404, ErrorCode::RunnerNotFound);
+        post(&app, &format!("{stranger}/job_result"), "application/json", signed_request(&unsigned, &signature))
+            .await
+            .assert_error(404, ErrorCode::RunnerNotFound);
     }
 
     #[tokio::test]
