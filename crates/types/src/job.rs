@@ -285,6 +285,22 @@ impl JobCall {
         }
     }
 
+    /// What a `submit_result` transaction's limits must cover for one job, tighter than
+    /// [`max_cost`](Self::max_cost): deciding reads the results stored when it lands, which are
+    /// those stored now (`stored_bytes`), up to `pending_others` more from the job's other
+    /// runners (at most [`MAX_JOB_RESULT_BYTES`] each) and this one (`result_len`). A block
+    /// reserves a transaction's whole limit, so a limit sized for sixteen 16 KiB results (over a
+    /// million cycles) would let a block hold only some twenty results.
+    pub fn result_max_cost(result_len: usize, stored_bytes: u64, pending_others: u64) -> (u64, u64) {
+        let read = stored_bytes
+            .saturating_add(result_len as u64)
+            .saturating_add(pending_others.saturating_mul(MAX_JOB_RESULT_BYTES as u64));
+        (
+            SUBMIT_RESULT_CYCLES.saturating_add(read.saturating_mul(RESULT_READ_CYCLES_PER_BYTE)),
+            RESULT_RECORD_CELLS.saturating_add(result_len as u64),
+        )
+    }
+
     /// The canonical argument map.
     pub fn encode_args(&self) -> Vec<u8> {
         match self {
@@ -482,6 +498,19 @@ mod tests {
                 assert_eq!(decoded.is_ok(), optional, "{} with {what}: {decoded:?}", message.handler);
             }
         }
+    }
+
+    #[test]
+    fn a_results_limit_covers_what_deciding_can_read_for_its_job() {
+        // The first of three runners, a 5-byte result: its own, and two more that may land first.
+        let (cycles, cells) = JobCall::result_max_cost(5, 0, 2);
+        let read = 5 + 2 * MAX_JOB_RESULT_BYTES as u64;
+        assert_eq!(cycles, SUBMIT_RESULT_CYCLES + read * RESULT_READ_CYCLES_PER_BYTE);
+        let call = JobCall::SubmitResult { job: H256([1; 32]), result: vec![7; 5] };
+        assert_eq!(cells, call.max_cost().1);
+        assert!(cycles * 5 < call.max_cost().0, "{cycles} against the worst case {:?}", call.max_cost());
+        // The last one reads only what is stored and its own.
+        assert_eq!(JobCall::result_max_cost(5, 10, 0).0, SUBMIT_RESULT_CYCLES + 15 * RESULT_READ_CYCLES_PER_BYTE);
     }
 
     #[test]

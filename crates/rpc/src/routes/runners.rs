@@ -326,15 +326,19 @@ pub async fn job_result_payload<B: Backend>(
     }
     // A job holds at most MAX_RUNNERS_PER_JOB results, so one page holds them all.
     let results = state.backend.job_results(job, Page { offset: 0, limit: MAX_RUNNERS_PER_JOB }).await?;
-    if results.is_some_and(|list| list.results.iter().any(|r| r.runner == runner)) {
+    let results = results.map(|list| list.results).unwrap_or_default();
+    if results.iter().any(|r| r.runner == runner) {
         return Err(HttpError::new(
             ErrorCode::RunnerNotAssigned,
             format!("{runner} has already answered job {job}; a job takes one result per runner"),
         ));
     }
+    // Limits for this job as it stands: what is stored, and the other runners still to answer.
+    let stored_bytes = results.iter().map(|r| r.result.len() as u64).sum();
+    let pending_others = info.runners.saturating_sub(results.len() as u64 + 1);
+    let cost = JobCall::result_max_cost(result.len(), stored_bytes, pending_others);
     let call = JobCall::SubmitResult { job, result };
-    let tx = flow_transaction(&state.backend, runner, JOB_DISPATCHER_ADDRESS, call.message().encode(), call.max_cost())
-        .await?;
+    let tx = flow_transaction(&state.backend, runner, JOB_DISPATCHER_ADDRESS, call.message().encode(), cost).await?;
     Ok(flow_payload(&tx))
 }
 
