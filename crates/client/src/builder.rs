@@ -165,7 +165,7 @@ impl TxBuilder {
     /// cover its cost.
     pub fn governance(call: &GovernanceCall, value: u128) -> Self {
         let payload = call.message().encode();
-        let (cycles, cells) = system_call_limits(payload.len(), call.cost());
+        let (cycles, cells) = system_call_limits(payload.len(), call.max_cost());
         Self::message(Some(GOVERNANCE_ADDRESS), value, payload).cycles_limit(cycles).cells_limit(cells)
     }
 

@@ -306,9 +306,9 @@ fn governance_workload() -> Vec<Transaction> {
     let vote = GovernanceCall::Vote { proposal: 0, support: true };
     let deposit = ChainParams::default().proposal_deposit;
     vec![
-        system_tx(&key, 0, GOVERNANCE_ADDRESS, lock.message().encode(), lock.cost(), 1_000 * MIN_RUNNER_STAKE),
-        system_tx(&key, 1, GOVERNANCE_ADDRESS, propose.message().encode(), propose.cost(), deposit),
-        system_tx(&key, 2, GOVERNANCE_ADDRESS, vote.message().encode(), vote.cost(), 0),
+        system_tx(&key, 0, GOVERNANCE_ADDRESS, lock.message().encode(), lock.max_cost(), 1_000 * MIN_RUNNER_STAKE),
+        system_tx(&key, 1, GOVERNANCE_ADDRESS, propose.message().encode(), propose.max_cost(), deposit),
+        system_tx(&key, 2, GOVERNANCE_ADDRESS, vote.message().encode(), vote.max_cost(), 0),
     ]
 }
 
@@ -491,7 +491,7 @@ fn run(
                     0,
                     GOVERNANCE_ADDRESS,
                     execute.message().encode(),
-                    execute.cost(),
+                    execute.max_cost(),
                     0,
                 )])
                 .await;

@@ -35,8 +35,12 @@ pub const VOTE_CYCLES: u64 = 8_000;
 pub const EXECUTE_CYCLES: u64 = 20_000;
 /// Cells of a proposal record besides its description and changes.
 pub const PROPOSAL_CELLS: u64 = 256;
-/// Cells of a vote (its record and the voter's marker).
+/// Cells of a vote (its record, the voter's marker and lock) besides rewriting the proposal
+/// record, which is charged by its size as it runs.
 pub const VOTE_CELLS: u64 = 128;
+/// Cells of an `execute` besides the records it rewrites (the proposal's, and the parameters'
+/// when applied), which are charged by their size as it runs.
+pub const EXECUTE_CELLS: u64 = 64;
 
 macro_rules! chain_params {
     ($($(#[doc = $doc:literal])* $name:ident: $ty:ty = $default:expr, $min:expr, $max:expr;)*) => {
@@ -344,8 +348,20 @@ impl GovernanceCall {
                 (PROPOSE_CYCLES, PROPOSAL_CELLS + (description.len() + names) as u64)
             }
             GovernanceCall::Vote { .. } => (VOTE_CYCLES, VOTE_CELLS),
-            GovernanceCall::Execute { .. } => (EXECUTE_CYCLES, 1_024),
+            GovernanceCall::Execute { .. } => (EXECUTE_CYCLES, EXECUTE_CELLS),
         }
+    }
+
+    /// What a transaction's limits must cover for this call: its fixed [`cost`](Self::cost)
+    /// plus, for a vote or an execute, the largest records it may rewrite.
+    pub fn max_cost(&self) -> (u64, u64) {
+        let (cycles, cells) = self.cost();
+        let rewrites = match self {
+            GovernanceCall::Vote { .. } => max_proposal_record_bytes(),
+            GovernanceCall::Execute { .. } => max_proposal_record_bytes().saturating_add(max_params_record_bytes()),
+            _ => 0,
+        };
+        (cycles, cells.saturating_add(rewrites))
     }
 
     /// The canonical argument map.
@@ -403,6 +419,24 @@ impl GovernanceCall {
         Ok(call)
     }
 }
+
+/// The most bytes a proposal record can take: its fixed fields, the longest description and
+/// the most changes with the longest names and values.
+pub fn max_proposal_record_bytes() -> u64 {
+    let longest_name = PARAMS.iter().map(|spec| spec.name.len()).max().unwrap_or(0);
+    PROPOSAL_CELLS + (MAX_DESCRIPTION_BYTES + MAX_CHANGES * (longest_name + ENTRY_OVERHEAD_BYTES)) as u64
+}
+
+/// The most bytes the parameters record can take: every parameter at its largest value.
+pub fn max_params_record_bytes() -> u64 {
+    let entries = PARAMS.iter().map(|spec| spec.name.len() + ENTRY_OVERHEAD_BYTES).sum::<usize>();
+    // The map's head.
+    (entries + 9) as u64
+}
+
+/// Most bytes a `{name: uint}` entry takes besides the name: the name's text head (2) and a
+/// u128 as a tagged 16-byte big number (18).
+const ENTRY_OVERHEAD_BYTES: usize = 20;
 
 /// Where a proposal is, as the API reports it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -97,8 +97,8 @@ pub(crate) fn call<H: NativeHost>(host: &mut H, request: &CallRequest) -> Outcom
                 GovernanceCallError::Args(e) => Undecodable::Args(e.to_string()),
             })
         },
-        |host, call, _: &mut Meter| {
-            let mut governance = Governance { host, sender: context.caller, height: context.block_height };
+        |host, call, meter: &mut Meter| {
+            let mut governance = Governance { host, meter, sender: context.caller, height: context.block_height };
             governance.apply(call, context.value).map(|()| Vec::new())
         },
     )
@@ -110,6 +110,8 @@ fn refuse(code: ExecCode, message: impl Into<String>) -> HostError {
 
 struct Governance<'x, H> {
     host: &'x mut H,
+    /// Charged for the records a vote or an execute rewrites, by their size.
+    meter: &'x mut Meter,
     sender: Address,
     height: u64,
 }
@@ -225,7 +227,7 @@ impl<H: NativeHost> Governance<'_, H> {
                 record.votes = record.votes.saturating_add(1);
                 lock.locked_until = lock.locked_until.max(record.voting_ends_height);
                 self.write(lock_key(&sender), Some(lock.encode()));
-                self.write(proposal_key(proposal), Some(record.encode()));
+                self.rewrite(proposal_key(proposal), record.encode())?;
                 self.emit(EVENT_VOTED, |w| {
                     w.array(4).uint(proposal).bytes(&sender.0).bool(support).u128(weight);
                 });
@@ -262,12 +264,12 @@ impl<H: NativeHost> Governance<'_, H> {
                     let next = params
                         .with_changes(&record.changes)
                         .map_err(|e| refuse(ExecCode::ProposalChanges, e.to_string()))?;
-                    self.write(params_key(), Some(next.encode()));
+                    self.rewrite(params_key(), next.encode())?;
                     Closed::Executed
                 };
                 record.closed = Some(closed);
                 record.closed_height = Some(self.height);
-                self.write(proposal_key(proposal), Some(record.encode()));
+                self.rewrite(proposal_key(proposal), record.encode())?;
                 self.host.move_value(&GOVERNANCE_ADDRESS, &record.proposer, record.deposit)?;
                 let word = match closed {
                     Closed::Executed => "executed",
@@ -313,6 +315,13 @@ impl<H: NativeHost> Governance<'_, H> {
 
     fn write(&mut self, user_key: Vec<u8>, value: Option<Vec<u8>>) {
         self.host.write_storage(&GOVERNANCE_ADDRESS, &user_key, value);
+    }
+
+    /// Writes a record whose size the call's fixed price does not cover, charging its bytes.
+    fn rewrite(&mut self, user_key: Vec<u8>, value: Vec<u8>) -> Result<(), HostError> {
+        self.meter.charge(0, value.len() as u64, "rewriting a governance record")?;
+        self.write(user_key, Some(value));
+        Ok(())
     }
 
     fn emit(&mut self, topic: &str, data: impl FnOnce(&mut Writer<Vec<u8>>)) {

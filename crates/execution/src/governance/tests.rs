@@ -228,3 +228,58 @@ fn two_proposals_executed_in_one_block_both_hold() {
     assert_eq!((live.target_cycles, live.timelock_blocks), (20_000_000, 5), "the first execute's change stays");
     assert_eq!(outcome.next_params, live);
 }
+
+#[test]
+fn a_vote_pays_for_the_proposal_record_it_rewrites_and_clients_cover_the_largest() {
+    use drover_state::governance::Closed;
+    use drover_types::governance::{MAX_CHANGES, MAX_DESCRIPTION_BYTES, PARAMS, VOTE_CELLS};
+    let mut chain = chain();
+    ok(&mut chain, ALICE, &GovernanceCall::Lock, 1_000);
+    let long = GovernanceCall::Propose {
+        changes: vec![("target_cycles".into(), 20_000_000)],
+        description: "d".repeat(MAX_DESCRIPTION_BYTES),
+    };
+    ok(&mut chain, ALICE, &long, DEPOSIT);
+    let vote = ok(&mut chain, ALICE, &GovernanceCall::Vote { proposal: 0, support: true }, 0);
+    ok(&mut chain, ALICE, &propose(20_000_000), DEPOSIT);
+    let record_bytes = |chain: &Chain, id| chain.state[&state_key(&proposal_key(id))].len() as u64;
+    let long_bytes = record_bytes(&chain, 0);
+    let vote_short = ok(&mut chain, ALICE, &GovernanceCall::Vote { proposal: 1, support: true }, 0);
+    assert_eq!(
+        vote.cells_used - vote_short.cells_used,
+        long_bytes - record_bytes(&chain, 1),
+        "a vote's cells follow the size of the record it rewrites"
+    );
+    assert!(vote.cells_used >= VOTE_CELLS + long_bytes);
+
+    // The limits clients set cover the largest records there can be.
+    let longest = PARAMS.iter().max_by_key(|spec| spec.name.len()).unwrap().name;
+    let largest = ProposalRecord {
+        proposer: ALICE,
+        changes: (0..MAX_CHANGES).map(|_| (longest.to_owned(), u128::MAX)).collect(),
+        description: "d".repeat(MAX_DESCRIPTION_BYTES),
+        deposit: u128::MAX,
+        created_height: u64::MAX,
+        voting_ends_height: u64::MAX,
+        executable_height: u64::MAX,
+        expires_height: u64::MAX,
+        quorum_weight: u128::MAX,
+        approval_percent: u64::MAX,
+        votes_for: u128::MAX,
+        votes_against: u128::MAX,
+        votes: u64::MAX,
+        closed: Some(Closed::Expired),
+        closed_height: Some(u64::MAX),
+    };
+    assert!(largest.encode().len() as u64 <= drover_types::governance::max_proposal_record_bytes());
+    let widest = ChainParams::default()
+        .with_genesis_values(PARAMS.iter().map(|spec| {
+            let max = [u128::MAX, u128::from(u64::MAX), u128::from(u8::MAX)]
+                .into_iter()
+                .find(|v| ChainParams::default().with_genesis_values([(spec.name, *v)]).is_ok())
+                .unwrap();
+            (spec.name, max)
+        }))
+        .unwrap();
+    assert!(widest.encode().len() as u64 <= drover_types::governance::max_params_record_bytes());
+}
