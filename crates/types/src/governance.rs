@@ -163,6 +163,9 @@ chain_params! {
     /// (at most half: weight that never votes again, a lost key, cannot freeze governance unless it
     /// is a majority).
     quorum_percent: u64 = 10, 1, 50;
+    /// Least weight of votes (for and against) any proposal needs, base units: with little or
+    /// nothing locked, a percent of it would let a single small vote pass a proposal.
+    min_quorum_weight: u128 = 1_000 * BASE_UNITS_PER_DRV, 1, 100_000 * BASE_UNITS_PER_DRV;
     /// Votes for needed, as a percent of the votes cast (above half: a tie never passes).
     approval_percent: u64 = 51, 51, 100;
     /// Blocks between the end of a passed proposal's vote and the first block it may be executed in.

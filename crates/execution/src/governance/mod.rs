@@ -14,7 +14,7 @@
 //!   of at most 1 KiB (E1703). The proposal's schedule is fixed now from the live parameters:
 //!   votes until `created + voting_period_blocks`, executable from `voting_ends +
 //!   timelock_blocks` until `executable + execution_window_blocks`; quorum is
-//!   `quorum_percent` of the weight locked now.
+//!   `quorum_percent` of the weight locked now, and at least `min_quorum_weight`.
 //! - `vote {proposal, support}`: an open proposal (E1704 unknown, E1705 closed for votes), a
 //!   sender with locked weight (E1706) that has not voted on it (E1707); the weight counts
 //!   whole, and stays locked until the vote ends.
@@ -170,7 +170,8 @@ impl<H: NativeHost> Governance<'_, H> {
                 }
                 params.with_changes(&changes).map_err(|e| refuse(ExecCode::ProposalChanges, e.to_string()))?;
                 let total = self.read(&total_locked_key(), decode_amount)?.unwrap_or(0);
-                let quorum_weight = total.saturating_mul(u128::from(params.quorum_percent)).div_ceil(100);
+                let quorum_weight =
+                    total.saturating_mul(u128::from(params.quorum_percent)).div_ceil(100).max(params.min_quorum_weight);
                 let id = self.read(&proposal_count_key(), decode_count)?.unwrap_or(0);
                 self.write(proposal_count_key(), Some(encode_count(id.saturating_add(1))));
                 let voting_ends_height = self.height.saturating_add(params.voting_period_blocks);

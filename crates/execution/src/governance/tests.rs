@@ -14,8 +14,13 @@ const BOB: Address = Address([0xb0; 20]);
 /// The default `proposal_deposit`.
 const DEPOSIT: u128 = 10 * drover_types::params::BASE_UNITS_PER_DRV;
 
+/// A chain whose quorum floor is 1 base unit, so the tests' small locks decide by percent
+/// (`the_quorum_has_a_floor` tests the default floor).
 fn chain() -> Chain {
-    Chain::new(&[(ALICE, RICH), (BOB, RICH)])
+    let mut chain = Chain::new(&[(ALICE, RICH), (BOB, RICH)]);
+    let params = ChainParams { min_quorum_weight: 1, ..ChainParams::default() };
+    chain.state.insert(params_state_key(), params.encode());
+    chain
 }
 
 fn send(chain: &mut Chain, sender: Address, call: &GovernanceCall, value: u128) -> Receipt {
@@ -282,4 +287,22 @@ fn a_vote_pays_for_the_proposal_record_it_rewrites_and_clients_cover_the_largest
         }))
         .unwrap();
     assert!(widest.encode().len() as u64 <= drover_types::governance::max_params_record_bytes());
+}
+
+#[test]
+fn the_quorum_has_a_floor() {
+    use drover_types::params::BASE_UNITS_PER_DRV;
+    let mut chain = Chain::new(&[(ALICE, RICH), (BOB, RICH)]);
+    let floor = ChainParams::default().min_quorum_weight;
+    assert_eq!(floor, 1_000 * BASE_UNITS_PER_DRV);
+    // Nothing locked: 10 % of nothing would be a quorum of 0, and one small vote would pass.
+    ok(&mut chain, ALICE, &propose(20_000_000), DEPOSIT);
+    assert_eq!(proposal(&chain, 0).quorum_weight, floor);
+    ok(&mut chain, BOB, &GovernanceCall::Lock, 1);
+    ok(&mut chain, BOB, &GovernanceCall::Vote { proposal: 0, support: true }, 0);
+    let ends = proposal(&chain, 0).voting_ends_height;
+    advance_to(&mut chain, ends);
+    ok(&mut chain, BOB, &GovernanceCall::Execute { proposal: 0 }, 0);
+    assert_eq!(proposal(&chain, 0).closed, Some(drover_state::governance::Closed::Rejected), "below the floor");
+    assert_eq!(params(&chain).target_cycles, 10_000_000);
 }
