@@ -69,10 +69,9 @@ impl Mempool {
 
     /// Sets the largest `cycles_limit` and `cells_limit` admitted: the chain's block limits, which
     /// governance may change (the node sets them from every finalized block's parameters).
+    /// Pending transactions above lowered limits are dropped: no block could hold them any more.
     pub fn set_tx_limits(&self, max_tx_cycles: u64, max_tx_cells: u64) {
-        let mut pool = self.pool.lock();
-        pool.config.max_tx_cycles = max_tx_cycles;
-        pool.config.max_tx_cells = max_tx_cells;
+        self.pool.lock().set_tx_limits(max_tx_cycles, max_tx_cells);
     }
 
     /// Admits a verified transaction (rules and codes in [`rules`]). The caller has

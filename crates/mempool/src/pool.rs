@@ -214,6 +214,32 @@ impl Pool {
         evicted
     }
 
+    /// Sets the per-transaction limits and drops the pending transactions above them (a scan of
+    /// the pool, only when a limit is lowered, which takes a vote).
+    pub(crate) fn set_tx_limits(&mut self, max_tx_cycles: u64, max_tx_cells: u64) {
+        let lowered = max_tx_cycles < self.config.max_tx_cycles || max_tx_cells < self.config.max_tx_cells;
+        self.config.max_tx_cycles = max_tx_cycles;
+        self.config.max_tx_cells = max_tx_cells;
+        if !lowered {
+            return;
+        }
+        let above: Vec<H256> = self
+            .accounts
+            .values()
+            .flat_map(|account| account.txs.values())
+            .filter(|pending| pending.tx.tx.cycles_limit > max_tx_cycles || pending.tx.tx.cells_limit > max_tx_cells)
+            .map(|pending| pending.tx.hash)
+            .collect();
+        for hash in above {
+            if let Some(pending) = self.take_by_hash(&hash) {
+                let reason = format!(
+                    "its limits exceed the block limits now in force ({max_tx_cycles} cycles, {max_tx_cells} cells)"
+                );
+                self.record_drop(&pending, DropReason::Invalid(reason));
+            }
+        }
+    }
+
     pub(crate) fn get(&self, hash: &H256) -> Option<&VerifiedTransaction> {
         let (sender, nonce) = self.by_hash.get(hash)?;
         self.accounts.get(sender)?.txs.get(nonce).map(|pending| &pending.tx)
@@ -379,6 +405,26 @@ mod tests {
         assert_eq!(pool.next_nonce(&address(1), 2), 3);
         assert_eq!(pool.next_nonce(&address(1), 4), 5);
         assert_eq!(pool.next_nonce(&address(1), 9), 9);
+    }
+
+    #[test]
+    fn lowered_limits_drop_the_pending_transactions_above_them() {
+        let now = Instant::now();
+        let mut pool = pool();
+        let mut big = pending(1, 0, 1, now);
+        big.tx = crate::testing::seal(
+            big.tx.sender,
+            drover_types::Transaction { cycles_limit: 15_000_000, ..big.tx.tx.clone() },
+        );
+        let big_hash = big.tx.hash;
+        pool.insert(big, 0);
+        pool.insert(pending(2, 0, 1, now), 0);
+        pool.set_tx_limits(40_000_000, 2_000_000);
+        assert_eq!(pool.len(), 2, "raised: nothing dropped");
+        pool.set_tx_limits(10_000_000, 1_000_000);
+        assert_eq!(pool.len(), 1);
+        assert!(matches!(pool.dropped_reason(&big_hash), Some(DropReason::Invalid(_))));
+        pool.check_invariants().unwrap();
     }
 
     #[test]
