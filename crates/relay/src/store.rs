@@ -356,8 +356,14 @@ impl Store {
             let manifest_path = path.join(MANIFEST_FILE);
             let bytes = match fs::read(&manifest_path) {
                 Ok(bytes) => bytes,
-                // A crash between creating the directory and the first manifest: no objects.
-                Err(e) if e.kind() == io::ErrorKind::NotFound => continue,
+                // A crash between creating the directory and the first manifest, or during a
+                // volume's drop after its manifest went: no objects, so nothing to keep.
+                Err(e) if e.kind() == io::ErrorKind::NotFound => {
+                    if let Err(e) = fs::remove_dir_all(&path) {
+                        tracing::warn!(path = %path.display(), error = %e, "cannot remove an empty volume directory");
+                    }
+                    continue;
+                }
                 Err(e) => return Err(io_error(&manifest_path)(e)),
             };
             let manifest = Manifest::decode(id, &bytes)
@@ -600,21 +606,27 @@ impl Store {
     }
 
     /// Drops a whole volume (once the chain has purged it): its manifest first, so a crash
-    /// afterwards leaves only unreferenced chunks for the next open to collect. Returns whether
-    /// it held anything.
+    /// afterwards leaves only unreferenced chunks and an empty directory for the next open to
+    /// collect. Once the manifest is gone the volume is gone, in memory too; removing its
+    /// directory is then best effort. Returns whether it held anything.
     pub fn delete_volume(&self, volume: H256) -> Result<bool, StoreError> {
         let Some(handle) = self.volume_handle(volume, false) else { return Ok(false) };
         let mut vol = handle.lock();
         let dir = self.volume_dir(&volume);
         if vol.on_disk {
             let manifest = dir.join(MANIFEST_FILE);
-            fs::remove_file(&manifest).map_err(io_error(&manifest))?;
+            // Already gone (an earlier attempt got this far): the volume is as good as dropped.
+            if let Err(e) = fs::remove_file(&manifest)
+                && e.kind() != io::ErrorKind::NotFound
+            {
+                return Err(io_error(&manifest)(e));
+            }
             sync_dir(&dir)?;
         }
         if let Err(e) = fs::remove_dir_all(&dir)
             && e.kind() != io::ErrorKind::NotFound
         {
-            return Err(io_error(&dir)(e));
+            tracing::warn!(path = %dir.display(), error = %e, "a dropped volume's directory stays until the next start");
         }
         let had = !vol.manifest.is_empty();
         let emptied = std::mem::replace(&mut vol.manifest, Manifest::new(volume));
@@ -993,5 +1005,25 @@ mod tests {
         drop(store);
         let store = Store::open(dir.path(), UNLIMITED).unwrap();
         assert_eq!(store.volumes(), [vol(2)]);
+    }
+
+    #[test]
+    fn a_drop_cut_short_after_its_manifest_went_completes_now_or_at_the_next_open() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path(), UNLIMITED).unwrap();
+        store.put(vol(1), "a", b"gone").unwrap();
+        store.put(vol(2), "a", b"also gone").unwrap();
+        // An earlier attempt removed the manifest, then stopped: the drop still completes.
+        fs::remove_file(store.volume_dir(&vol(1)).join(MANIFEST_FILE)).unwrap();
+        assert!(store.delete_volume(vol(1)).unwrap());
+        assert!(!store.volume_dir(&vol(1)).exists());
+        assert_eq!((store.volumes(), store.usage().bytes), (vec![vol(2)], 9));
+        // A crash in the same place: the directory without a manifest goes at the next open.
+        fs::remove_file(store.volume_dir(&vol(2)).join(MANIFEST_FILE)).unwrap();
+        drop(store);
+        let store = Store::open(dir.path(), UNLIMITED).unwrap();
+        assert!(store.volumes().is_empty());
+        assert!(!store.volume_dir(&vol(2)).exists());
+        assert_eq!(chunk_files(dir.path()), 0, "its chunks are collected too");
     }
 }

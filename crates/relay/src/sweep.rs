@@ -14,7 +14,7 @@
 //!   not erase anything; a volume seen alive again starts over.
 
 use crate::server::Directory;
-use crate::store::{Store, StoreError};
+use crate::store::Store;
 use drover_types::{Address, H256, storage::VolumeStatus};
 use std::collections::HashMap;
 use std::future::Future;
@@ -37,6 +37,8 @@ pub struct SweepReport {
     pub dropped: usize,
     /// Volumes whose lookup failed (kept).
     pub unknown: usize,
+    /// Volumes the chain gave up whose bytes could not be dropped (tried again next round).
+    pub failed: usize,
 }
 
 /// Drops the bytes of the volumes the chain no longer gives this relay.
@@ -56,7 +58,7 @@ impl<D: Directory> Sweeper<D> {
     }
 
     /// One look at every stored volume.
-    pub async fn round(&mut self) -> Result<SweepReport, StoreError> {
+    pub async fn round(&mut self) -> SweepReport {
         let mut report = SweepReport::default();
         let stored = self.store.volumes();
         self.gone_since.retain(|volume, _| stored.contains(volume));
@@ -80,24 +82,33 @@ impl<D: Directory> Sweeper<D> {
                 continue;
             }
             let store = Arc::clone(&self.store);
-            let dir = store.dir().to_owned();
-            tokio::task::spawn_blocking(move || store.delete_volume(volume))
-                .await
-                .map_err(|e| StoreError::Io { path: dir, source: std::io::Error::other(e.to_string()) })??;
+            // One volume that cannot be dropped must not keep the sweep from the others.
+            match tokio::task::spawn_blocking(move || store.delete_volume(volume)).await {
+                Ok(Ok(_)) => {}
+                Ok(Err(error)) => {
+                    tracing::warn!(%volume, %error, "sweep: cannot drop the volume; trying again next round");
+                    report.failed += 1;
+                    continue;
+                }
+                Err(error) => {
+                    tracing::warn!(%volume, %error, "sweep: the drop did not finish; trying again next round");
+                    report.failed += 1;
+                    continue;
+                }
+            }
             self.gone_since.remove(&volume);
             tracing::info!(%volume, "sweep: the chain no longer gives this volume to the relay; its bytes are dropped");
             report.dropped += 1;
         }
-        Ok(report)
+        report
     }
 
     /// Runs a round every `interval` until `shutdown` completes.
     pub async fn run(mut self, interval: Duration, shutdown: impl Future<Output = ()>) {
         let rounds = async {
             loop {
-                if let Err(error) = self.round().await {
-                    tracing::warn!(%error, "sweep: a round failed");
-                }
+                let report = self.round().await;
+                tracing::debug!(?report, "sweep round");
                 tokio::time::sleep(interval).await;
             }
         };

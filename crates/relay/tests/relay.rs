@@ -486,24 +486,29 @@ async fn the_sweep_drops_a_volume_only_once_the_chain_has_said_for_long_enough_t
 
     // Alive on chain: kept. A failed lookup: kept, whatever the chain said before.
     let mut patient = Sweeper::new(relay.store.clone(), chain.clone(), RELAY, Duration::from_secs(3_600));
-    assert_eq!(patient.round().await.unwrap().kept, 2);
+    assert_eq!(patient.round().await.kept, 2);
     *chain.down.lock() = true;
-    assert_eq!(patient.round().await.unwrap().unknown, 2);
+    assert_eq!(patient.round().await.unknown, 2);
     *chain.down.lock() = false;
 
     // Purged on chain: pending until the chain has said so for `confirm_after`.
     chain.volumes.lock().get_mut(&public_volume()).unwrap().status = VolumeStatus::Purged;
-    let report = patient.round().await.unwrap();
+    let report = patient.round().await;
     assert_eq!((report.kept, report.pending, report.dropped), (1, 1, 0));
     assert!(relay.store.volumes().contains(&public_volume()), "not dropped yet (though no longer served)");
+    // Seen alive again: its wait starts over.
+    chain.volumes.lock().get_mut(&public_volume()).unwrap().status = VolumeStatus::Active;
+    assert_eq!(patient.round().await.kept, 2);
+    chain.volumes.lock().get_mut(&public_volume()).unwrap().status = VolumeStatus::Purged;
+    assert_eq!(patient.round().await.pending, 1);
     let mut prompt = Sweeper::new(relay.store.clone(), chain.clone(), RELAY, Duration::ZERO);
-    let report = prompt.round().await.unwrap();
+    let report = prompt.round().await;
     assert_eq!((report.kept, report.dropped), (1, 1));
     assert_eq!(relay.store.volumes(), vec![private_volume()]);
     assert_eq!(owner.get(private_volume(), "a.txt").await.unwrap(), b"kept");
-    // Reaped (unknown to the chain) or held by another relay count as gone too.
-    chain.volumes.lock().remove(&private_volume());
-    assert_eq!(prompt.round().await.unwrap().dropped, 1);
+    // Held by another relay counts as gone too (as does a volume reaped, unknown to the chain).
+    chain.volumes.lock().get_mut(&private_volume()).unwrap().relay = Address([9; 20]);
+    assert_eq!(prompt.round().await.dropped, 1);
     assert!(relay.store.volumes().is_empty());
     relay.stop().await;
 }
