@@ -30,8 +30,7 @@ pub enum GenesisError {
 /// The chain parameters a genesis starts with: the defaults, `fees`'s targets and floors, and
 /// the genesis's other `values` by name.
 pub fn genesis_params(fees: &FeeParams, values: &BTreeMap<String, u128>) -> Result<ChainParams, GenesisError> {
-    let fee_names = ["target_cycles", "target_cells", "min_basefee_cycle", "min_basefee_cell"];
-    if let Some(name) = values.keys().find(|name| fee_names.contains(&name.as_str())) {
+    if let Some(name) = values.keys().find(|name| FeeParams::CHAIN_PARAMS.contains(&name.as_str())) {
         return Err(GenesisError::ChainParam(format!("{name} is a fee parameter: set it under `fees`")));
     }
     fees.genesis_chain_params()
@@ -51,6 +50,11 @@ pub fn genesis_writes(
     chain_params: &ChainParams,
 ) -> Result<Writes, GenesisError> {
     params.validate()?;
+    // One source for the fee parameters: `chain_params` comes from `genesis_params(params, ..)`.
+    let from_fees = params.genesis_chain_params();
+    if let Some(name) = FeeParams::CHAIN_PARAMS.iter().find(|name| chain_params.get(name) != from_fees.get(name)) {
+        return Err(GenesisError::ChainParam(format!("{name} differs from the fee parameters' (genesis_params)")));
+    }
     let mut balances = BTreeMap::new();
     let mut supply = 0u128;
     for &(address, balance) in allocations {
@@ -101,6 +105,8 @@ mod tests {
         assert_eq!(genesis_writes(&too_much, &params, &chain), Err(GenesisError::SupplyOverflow));
         let all = [(Address([1; 20]), u128::MAX)];
         assert!(genesis_writes(&all, &params, &chain).is_ok());
+        let other_target = ChainParams { target_cycles: 7, ..chain };
+        assert!(matches!(genesis_writes(&[], &params, &other_target), Err(GenesisError::ChainParam(_))));
         let bad = FeeParams { target_cells: 0, ..params };
         assert_eq!(
             genesis_writes(&[], &bad, &chain),

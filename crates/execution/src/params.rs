@@ -107,8 +107,12 @@ impl FeeParams {
         Ok(())
     }
 
+    /// The chain parameters a genesis sets through its fee parameters (and not by name).
+    pub const CHAIN_PARAMS: [&'static str; 4] =
+        ["target_cycles", "target_cells", "min_basefee_cycle", "min_basefee_cell"];
+
     /// The chain parameters a genesis with these fee parameters starts from: the defaults, with
-    /// this genesis's targets and basefee floors.
+    /// this genesis's targets and basefee floors ([`CHAIN_PARAMS`](Self::CHAIN_PARAMS)).
     pub fn genesis_chain_params(&self) -> ChainParams {
         ChainParams {
             target_cycles: self.target_cycles,
