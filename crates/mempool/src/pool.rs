@@ -230,13 +230,10 @@ impl Pool {
             .filter(|pending| pending.tx.tx.cycles_limit > max_tx_cycles || pending.tx.tx.cells_limit > max_tx_cells)
             .map(|pending| pending.tx.hash)
             .collect();
+        let reason =
+            format!("its limits exceed the block limits now in force ({max_tx_cycles} cycles, {max_tx_cells} cells)");
         for hash in above {
-            if let Some(pending) = self.take_by_hash(&hash) {
-                let reason = format!(
-                    "its limits exceed the block limits now in force ({max_tx_cycles} cycles, {max_tx_cells} cells)"
-                );
-                self.record_drop(&pending, DropReason::Invalid(reason));
-            }
+            self.remove(&hash, DropReason::Invalid(reason.clone()));
         }
     }
 
@@ -417,13 +414,23 @@ mod tests {
             drover_types::Transaction { cycles_limit: 15_000_000, ..big.tx.tx.clone() },
         );
         let big_hash = big.tx.hash;
+        let mut wide = pending(3, 0, 1, now);
+        wide.tx = crate::testing::seal(
+            wide.tx.sender,
+            drover_types::Transaction { cells_limit: 900_000, ..wide.tx.tx.clone() },
+        );
+        let wide_hash = wide.tx.hash;
         pool.insert(big, 0);
+        pool.insert(wide, 0);
         pool.insert(pending(2, 0, 1, now), 0);
         pool.set_tx_limits(40_000_000, 2_000_000);
-        assert_eq!(pool.len(), 2, "raised: nothing dropped");
-        pool.set_tx_limits(10_000_000, 1_000_000);
-        assert_eq!(pool.len(), 1);
+        assert_eq!(pool.len(), 3, "raised: nothing dropped");
+        pool.set_tx_limits(10_000_000, 2_000_000);
+        assert_eq!(pool.len(), 2, "cycles lowered");
         assert!(matches!(pool.dropped_reason(&big_hash), Some(DropReason::Invalid(_))));
+        pool.set_tx_limits(10_000_000, 500_000);
+        assert_eq!(pool.len(), 1, "cells lowered");
+        assert!(matches!(pool.dropped_reason(&wide_hash), Some(DropReason::Invalid(_))));
         pool.check_invariants().unwrap();
     }
 

@@ -307,10 +307,11 @@ impl ChainShared {
         }
         let next_basefees = record.as_ref().map(|r| r.next_basefees).unwrap_or_else(|| self.tip().next_basefees);
         let next_params = record.as_ref().map(|r| r.next_params).unwrap_or_else(|| self.tip().next_params);
-        self.follow_limits(&next_params);
-        {
+        let changed_params = {
             let mut tip = self.tip.lock();
-            if height >= tip.height {
+            let newer = height >= tip.height;
+            let changed = newer && tip.next_params != next_params;
+            if newer {
                 *tip =
                     Tip { height, timestamp_ms: block.timestamp_ms, digest: Some(digest), next_basefees, next_params };
                 *self.snapshot.lock() = Some(StateSnapshot {
@@ -322,6 +323,11 @@ impl ChainShared {
                     canonical_root: block::to_h256(&block.state_root),
                 });
             }
+            changed
+        };
+        // Only a newer block moves the admission limits, and only when its parameters changed.
+        if changed_params {
+            self.follow_limits(&next_params);
         }
         self.executed.lock().retain(|_, (_, r)| r.height > height);
         self.metrics.observe_finalized(
