@@ -37,13 +37,18 @@ fn examined(count: u64, filtered: bool, page: &Page) -> std::ops::Range<u64> {
     }
 }
 
-/// The proposal as the API shows it at the finalized `height`: its status is the one a
-/// transaction in the next block meets (a vote at `voting_ends_height` is already refused).
-fn info(id: u64, record: ProposalRecord, height: u64) -> ProposalInfo {
+/// The height whose status the API shows when `tip` is finalized: the next block's, where a
+/// transaction sent now lands (at the tip `voting_ends_height - 1`, a vote is already refused).
+fn status_height(tip: u64) -> u64 {
+    tip.saturating_add(1)
+}
+
+/// The proposal as the API shows it, with its `status`.
+fn info(id: u64, record: ProposalRecord, status: ProposalStatus) -> ProposalInfo {
     ProposalInfo {
         id,
         proposer: record.proposer,
-        status: record.status(height.saturating_add(1)).as_str().to_owned(),
+        status: status.as_str().to_owned(),
         changes: record.changes.iter().map(|(name, value)| (name.clone(), value.to_string())).collect(),
         description: record.description,
         votes_for: record.votes_for,
@@ -81,15 +86,13 @@ fn timeline(record: &ProposalRecord) -> Vec<TimelineEntry> {
 
 impl NodeHandle {
     pub(super) async fn read_governance_params(&self) -> Result<GovernanceParams, ApiError> {
+        let tip = self.0.chain.tip();
         let db = self.0.databases.read().await;
-        // Read under the lock, so the height is the state's.
-        let height = self.0.chain.tip().height;
-        let live = read_storage(&db, &GOVERNANCE_ADDRESS, &params_key(), decode_params)
-            .await?
-            .unwrap_or_else(|| self.0.chain.tip().next_params);
+        let live =
+            read_storage(&db, &GOVERNANCE_ADDRESS, &params_key(), decode_params).await?.unwrap_or(tip.next_params);
         let total_locked =
             read_storage(&db, &GOVERNANCE_ADDRESS, &total_locked_key(), decode_amount).await?.unwrap_or(0);
-        Ok(GovernanceParams { height, params: ParamInfo::all(&live), total_locked })
+        Ok(GovernanceParams { height: tip.height, params: ParamInfo::all(&live), total_locked })
     }
 
     pub(super) async fn read_proposals(
@@ -97,9 +100,8 @@ impl NodeHandle {
         status: Option<ProposalStatus>,
         page: Page,
     ) -> Result<ProposalList, ApiError> {
+        let at = status_height(self.0.chain.tip().height);
         let db = self.0.databases.read().await;
-        // Read under the lock, so the height is the state's.
-        let height = self.0.chain.tip().height;
         let count = read_storage(&db, &GOVERNANCE_ADDRESS, &proposal_count_key(), decode_count).await?.unwrap_or(0);
         let offset = usize::try_from(page.offset).unwrap_or(usize::MAX);
         let limit = usize::try_from(page.limit).unwrap_or(usize::MAX);
@@ -109,12 +111,13 @@ impl NodeHandle {
             let record = read_storage(&db, &GOVERNANCE_ADDRESS, &proposal_key(id), ProposalRecord::decode)
                 .await?
                 .ok_or_else(|| NodeError::missing("governance: a proposal below the count"))?;
-            if status.is_some_and(|s| record.status(height.saturating_add(1)) != s) {
+            let now = record.status(at);
+            if status.is_some_and(|s| now != s) {
                 continue;
             }
             total_count += 1;
             if status.is_none() || (total_count as usize > offset && proposals.len() < limit) {
-                proposals.push(info(id, record, height));
+                proposals.push(info(id, record, now));
             }
         }
         let total_count = if status.is_none() { count } else { total_count };
@@ -122,9 +125,8 @@ impl NodeHandle {
     }
 
     pub(super) async fn read_proposal(&self, id: u64, page: Page) -> Result<Option<ProposalDetail>, ApiError> {
+        let at = status_height(self.0.chain.tip().height);
         let db = self.0.databases.read().await;
-        // Read under the lock, so the height is the state's.
-        let height = self.0.chain.tip().height;
         let Some(record) = read_storage(&db, &GOVERNANCE_ADDRESS, &proposal_key(id), ProposalRecord::decode).await?
         else {
             return Ok(None);
@@ -137,13 +139,38 @@ impl NodeHandle {
             votes.push(VoteInfo { voter: vote.voter, support: vote.support, weight: vote.weight, height: vote.height });
         }
         let timeline = timeline(&record);
-        Ok(Some(ProposalDetail { proposal: info(id, record, height), votes, timeline }))
+        let status = record.status(at);
+        Ok(Some(ProposalDetail { proposal: info(id, record, status), votes, timeline }))
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_proposal_shows_the_status_the_next_block_meets() {
+        let record = ProposalRecord {
+            proposer: drover_types::Address([1; 20]),
+            changes: vec![("timelock_blocks".into(), 5)],
+            description: String::new(),
+            deposit: 1,
+            created_height: 1,
+            voting_ends_height: 10,
+            executable_height: 12,
+            expires_height: 20,
+            quorum_weight: 1,
+            approval_percent: 51,
+            votes_for: 1,
+            votes_against: 0,
+            votes: 1,
+            closed: None,
+            closed_height: None,
+        };
+        assert_eq!(record.status(status_height(8)), ProposalStatus::Voting, "a vote in block 9 still counts");
+        assert_eq!(record.status(status_height(9)), ProposalStatus::Passed, "a vote in block 10 is refused");
+        assert_eq!(record.status(status_height(19)), ProposalStatus::Expired);
+    }
 
     #[test]
     fn a_listing_reads_the_page_or_at_most_the_filter_window() {
