@@ -374,9 +374,7 @@ impl Backend for MockBackend {
         Ok(data
             .libraries
             .iter()
-            .find(|l| {
-                l.publisher == publisher && l.name == name && version.filter(|v| *v != 0).is_none_or(|v| v == l.version)
-            })
+            .find(|l| l.publisher == publisher && l.name == name && version.is_none_or(|v| v == l.version))
             .cloned())
     }
 

@@ -49,8 +49,7 @@ impl NodeHandle {
         let Some(record) = record.map(|b| LibraryRecord::decode(&b)).transpose().map_err(NodeError::from)? else {
             return Ok(None);
         };
-        // Version 0 is the latest, as in `library_call`.
-        match version.filter(|v| *v != 0) {
+        match version {
             None => {
                 let latest = record.latest.clone();
                 Ok(Some(info(publisher, &record, record.version, latest)))
@@ -66,6 +65,16 @@ impl NodeHandle {
     pub(super) async fn read_libraries(&self, publisher: Address, page: Page) -> Result<LibraryList, ApiError> {
         let db = self.0.databases.read().await;
         let total_count = read_storage(&db, &LIBRARY_ADDRESS, &count_key(&publisher), decode_count).await?.unwrap_or(0);
+        // A page past the end reads nothing, however many libraries the publisher has.
+        if page.offset >= total_count {
+            return Ok(LibraryList {
+                publisher,
+                libraries: Vec::new(),
+                total_count,
+                offset: page.offset,
+                limit: page.limit,
+            });
+        }
         let own = |key: &[u8], value: Vec<u8>| (library_entry(key)? == publisher).then_some(value);
         let end = page.offset.saturating_add(page.limit);
         let (records, _) = scan(&db, &libraries_range(&publisher), None, end, own).await.map_err(NodeError::from)?;

@@ -28,6 +28,10 @@ impl NodeHandle {
     pub(super) async fn read_secrets(&self, owner: Address, page: Page) -> Result<SecretList, ApiError> {
         let db = self.0.databases.read().await;
         let total_count = read_storage(&db, &SECRETS_ADDRESS, &count_key(&owner), decode_count).await?.unwrap_or(0);
+        // A page past the end reads nothing, however many secrets the owner has.
+        if page.offset >= total_count {
+            return Ok(SecretList { owner, secrets: Vec::new(), total_count, offset: page.offset, limit: page.limit });
+        }
         let own = |key: &[u8], value: Vec<u8>| (secret_entry(key)? == owner).then_some(value);
         let end = page.offset.saturating_add(page.limit);
         let (records, _) = scan(&db, &secrets_range(&owner), None, end, own).await.map_err(NodeError::from)?;

@@ -49,7 +49,9 @@ pub async fn library<B: Backend>(
     ApiQuery(query): ApiQuery<VersionQuery>,
 ) -> Result<Json<LibraryInfo>, HttpError> {
     let publisher = parse_address(&publisher)?;
-    state.backend.library(publisher, name.clone(), query.version).await?.map(Json).ok_or_else(|| {
+    // Version 0 is the latest, as in `library_call`: the backend sees `None`.
+    let version = query.version.filter(|v| *v != 0);
+    state.backend.library(publisher, name.clone(), version).await?.map(Json).ok_or_else(|| {
         HttpError::new(ErrorCode::LibraryNotFound, format!("{publisher} has no library {name:?} at that version"))
     })
 }
