@@ -65,9 +65,9 @@ pub(crate) struct RunnerArgs {
     #[arg(long, default_value_t = 4)]
     max_concurrent_jobs: u64,
     /// Send a heartbeat when the last one is this many blocks old (default a fifth of the
-    /// chain's live `heartbeat_gap_blocks`; always kept below it, so the runner never turns
+    /// chain's live `heartbeat_gap_blocks`; at most half of it, so the runner never turns
     /// unhealthy).
-    #[arg(long)]
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
     heartbeat_blocks: Option<u64>,
     /// Most fuel a wasm job may ask for.
     #[arg(long, default_value_t = drover_executor::DEFAULT_WASM_MAX_FUEL)]
@@ -202,8 +202,12 @@ impl Daemon {
             return Ok(());
         };
         if !self.record_checked {
-            self.update_record(&record).await?;
+            // Tried once per run: a refused update must not cost a fee every look, nor hold up
+            // the heartbeats.
             self.record_checked = true;
+            if let Err(error) = self.update_record(&record).await {
+                eprintln!("runner {runner}: the record keeps its registered price and capabilities: {error:#}");
+            }
         }
         let height = self.client.height().await.context("cannot read the chain height")?;
         let last = record.last_heartbeat_height.max(self.sent_at.unwrap_or(0));
@@ -228,9 +232,15 @@ impl Daemon {
     async fn update_record(&mut self, record: &drover_types::api::RunnerInfo) -> Result<()> {
         let price =
             (record.rate_card.price_per_job != self.args.price).then_some(RateCard { price_per_job: self.args.price });
-        let registered = (&record.capabilities.job_types, record.capabilities.max_concurrent_jobs);
-        let capabilities = (registered != (&self.capabilities.job_types, self.capabilities.max_concurrent_jobs))
-            .then(|| self.capabilities.clone());
+        // Job types compare as sets: the order they were given in changes nothing on chain.
+        let sorted = |types: &[String]| {
+            let mut types = types.to_vec();
+            types.sort();
+            types
+        };
+        let registered = (sorted(&record.capabilities.job_types), record.capabilities.max_concurrent_jobs);
+        let wanted = (sorted(&self.capabilities.job_types), self.capabilities.max_concurrent_jobs);
+        let capabilities = (registered != wanted).then(|| self.capabilities.clone());
         if price.is_none() && capabilities.is_none() {
             return Ok(());
         }
@@ -294,6 +304,7 @@ impl Daemon {
     /// names, `job_secrets`): its result, the bytes of a deterministic failure, or nothing
     /// (transient: tried again at a later look).
     fn start(&self, job: JobInfo) -> JoinHandle<Option<Vec<u8>>> {
+        println!("runner {}: running job {}", self.wallet.address(), job.job_id);
         let executors = Arc::clone(&self.executors);
         let delay = Duration::from_millis(self.args.answer_delay_ms);
         let (client, key) = (self.client.clone(), self.wallet.secret_key().clone());

@@ -236,8 +236,13 @@ async fn three_runners_one_faulty_verify_a_job_into_an_actors_mailbox() {
         (info.status == "assigned").then_some(())
     })
     .await;
-    // The daemon polls every 250 ms: by now it is running the job (holding its answer).
-    tokio::time::sleep(Duration::from_millis(1_000)).await;
+    // Killed once its log says it is running the job (holding its answer for a minute).
+    let log = dir.path().join(format!("{}.log", runners[2].address()));
+    let running = format!("running job {second}");
+    until("the runner to start the job", || async {
+        std::fs::read_to_string(&log).ok().filter(|text| text.contains(&running)).map(|_| ())
+    })
+    .await;
     drop(daemons.pop());
     let failed = until("the deadline", || async {
         let info = client.job(&second).await.ok()??;
