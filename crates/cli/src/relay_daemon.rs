@@ -71,8 +71,8 @@ pub(crate) struct RelayArgs {
     #[arg(long)]
     read_only: bool,
     /// Send a heartbeat every this many blocks (default a fifth of the chain's live
-    /// `heartbeat_gap_blocks`; always kept below it).
-    #[arg(long)]
+    /// `heartbeat_gap_blocks`; at most half of it).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
     heartbeat_blocks: Option<u64>,
     /// Commit changed volumes' roots this often, in milliseconds.
     #[arg(long, default_value_t = 10_000)]
