@@ -151,12 +151,7 @@ pub(crate) async fn run(client: &Client, command: GovCommand) -> Result<Report> 
                 Some(deposit) => deposit,
                 None => {
                     let params = client.governance_params().await.context("cannot read the proposal deposit")?;
-                    params
-                        .params
-                        .iter()
-                        .find(|p| p.name == "proposal_deposit")
-                        .map(|p| p.value)
-                        .ok_or_else(|| anyhow!("the node lists no proposal_deposit"))?
+                    params.value("proposal_deposit").ok_or_else(|| anyhow!("the node lists no proposal_deposit"))?
                 }
             };
             text.field("deposit", amount_text(deposit));

@@ -373,10 +373,7 @@ async fn volume(client: &Client, command: VolumeCommand) -> Result<Report> {
                 .governance_params()
                 .await
                 .context("cannot read the volume creation fee")?
-                .params
-                .iter()
-                .find(|p| p.name == "volume_creation_fee")
-                .map(|p| p.value)
+                .value("volume_creation_fee")
                 .ok_or_else(|| anyhow!("the node does not list volume_creation_fee"))?;
             let value = fee.checked_add(deposit).ok_or_else(|| anyhow!("the deposit is too large"))?;
             text.field("volume", volume_id(&wallet.address(), &name))

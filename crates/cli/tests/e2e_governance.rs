@@ -99,7 +99,7 @@ async fn parameters_change_by_vote_and_take_effect_on_chain() {
     let executed_at = client.proposal(1).await.unwrap().unwrap().proposal.closed_height.unwrap();
     wait_for_height(&client, executed_at + 1).await;
     let params = client.governance_params().await.unwrap();
-    let value = |name: &str| params.params.iter().find(|p| p.name == name).unwrap().value;
+    let value = |name: &str| params.value(name).unwrap();
     assert_eq!((value("target_cycles"), value("min_basefee_cycle")), (20_000_000, 5));
     let (_, basefee) = get_raw(&url, "/basefee").await;
     assert_eq!(basefee["basefee_cycle"], "5", "the basefee follows its new floor: {basefee}");
@@ -124,7 +124,7 @@ async fn parameters_change_by_vote_and_take_effect_on_chain() {
     ok(drover(&url, &["gov", "execute", "3", "--key", &c]));
     assert_eq!(proposal_field(&client, 3, "status").await, "expired");
     let params = client.governance_params().await.unwrap();
-    assert_eq!(params.params.iter().find(|p| p.name == "target_cells").unwrap().value, 500_000, "neither applied");
+    assert_eq!(params.value("target_cells"), Some(500_000), "neither applied");
 
     // Out of bounds: refused when proposed, with its code.
     let out = drover(&url, &["gov", "propose", "--change", "voting_period_blocks=0", "--key", &c]);

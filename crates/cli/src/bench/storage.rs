@@ -123,14 +123,7 @@ pub(super) async fn storage(args: StorageArgs) -> anyhow::Result<()> {
     }
 
     // One private volume per owner.
-    let fee = client
-        .governance_params()
-        .await?
-        .params
-        .iter()
-        .find(|p| p.name == "volume_creation_fee")
-        .map(|p| p.value)
-        .context("no volume_creation_fee")?;
+    let fee = client.governance_params().await?.value("volume_creation_fee").context("no volume_creation_fee")?;
     let mut creations = Vec::new();
     for owner in &owners {
         let call = StorageCall::Create { name: "bench".into(), relay: relay_key.address(), public: false };

@@ -22,7 +22,8 @@
 //!   its quorum or approval is closed as rejected; one that passed is applied once its timelock
 //!   is over (E1708 before) and before it expires (closed as expired after). Applying re-checks
 //!   every change against the bounds and writes all of them at once, over the stored record (so
-//!   two proposals executed in one block both hold); they are in force from the next block. Closing returns the deposit to the proposer.
+//!   two proposals executed in one block both hold); they are in force from the next block.
+//!   Closing returns the deposit to the proposer.
 
 #[cfg(test)]
 mod tests;

@@ -66,6 +66,13 @@ pub struct GovernanceParams {
     pub total_locked: u128,
 }
 
+impl GovernanceParams {
+    /// The live value of the parameter `name`, if the node lists it.
+    pub fn value(&self, name: &str) -> Option<u128> {
+        self.params.iter().find(|p| p.name == name).map(|p| p.value)
+    }
+}
+
 /// A proposal, in `GET /governance/proposals` and `/governance/proposal/{id}`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
