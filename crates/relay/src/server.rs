@@ -36,7 +36,9 @@
 //! before the request signature and the nonce have been accepted.
 
 use crate::api::{DeleteResponse, HealthResponse, ListResponse, PutResponse, RelayErrorCode, VolumeResponse};
-use crate::store::{MAX_KEY_BYTES, MAX_LIST_LIMIT, MAX_OBJECT_BYTES, ObjectReader, Store, StoreError, validate_key};
+use crate::store::{
+    CHUNK_BYTES, MAX_KEY_BYTES, MAX_LIST_LIMIT, MAX_OBJECT_BYTES, ObjectReader, Store, StoreError, validate_key,
+};
 use axum::body::Body;
 use axum::extract::rejection::{PathRejection, QueryRejection};
 use axum::extract::{OriginalUri, Path, Query, State};
@@ -71,14 +73,17 @@ pub const MAX_SMALL_BODY_BYTES: usize = 4_096;
 pub const DEFAULT_LIST_LIMIT: usize = 100;
 /// Seconds a client is told to wait when the chain cannot be reached.
 pub const RETRY_AFTER_SECS: u64 = 1;
-/// Default of [`RelayConfig::max_concurrent_uploads`]: with [`MAX_OBJECT_BYTES`] each, the most
-/// memory uploads hold at once is 512 MiB.
-pub const MAX_CONCURRENT_UPLOADS: usize = 8;
-/// Default of [`RelayConfig::upload_slot_wait`]: how long an upload waits for a slot before
-/// it is answered 503.
+/// Default of [`RelayConfig::upload_memory_bytes`]: the most memory upload bodies hold at once
+/// (eight objects of [`MAX_OBJECT_BYTES`]).
+pub const UPLOAD_MEMORY_BYTES: usize = 8 * MAX_OBJECT_BYTES;
+/// Uploads one wallet may have in flight at once; one more is answered 503 at once, so a
+/// wallet trickling bodies cannot take the whole upload memory from the others.
+pub const UPLOADS_PER_WALLET: usize = 2;
+/// Default of [`RelayConfig::upload_slot_wait`]: how long an upload waits for its memory
+/// before it is answered 503.
 pub const UPLOAD_SLOT_WAIT: Duration = Duration::from_secs(5);
-/// Default of [`RelayConfig::upload_body_timeout`]: an upload's body must arrive within this
-/// (64 MiB at about 0.5 MiB/s), so a trickled body cannot hold a slot for long.
+/// Default of [`RelayConfig::upload_body_timeout`]: a request's body must arrive within this
+/// (64 MiB at about 0.5 MiB/s), so a trickled body cannot hold memory or a task for long.
 pub const UPLOAD_BODY_TIMEOUT: Duration = Duration::from_secs(120);
 
 /// The message of every 404 about a volume: a private volume answers it byte for byte.
@@ -133,11 +138,12 @@ pub struct RelayConfig {
     pub capacity_bytes: u64,
     /// How long directory answers are reused.
     pub directory_cache_ttl: Duration,
-    /// Uploads (PUT bodies) read at once; the others wait `upload_slot_wait`, then 503.
-    pub max_concurrent_uploads: usize,
-    /// How long an upload waits for a slot.
+    /// Bytes upload bodies may hold at once, reserved by each upload's declared length in
+    /// whole chunks; the others wait `upload_slot_wait`, then 503.
+    pub upload_memory_bytes: usize,
+    /// How long an upload waits for its memory.
     pub upload_slot_wait: Duration,
-    /// How long an upload's body may take to arrive once it holds a slot.
+    /// How long a request's body may take to arrive (an upload's, once it holds its memory).
     pub upload_body_timeout: Duration,
 }
 
@@ -150,7 +156,7 @@ impl RelayConfig {
             relay_address,
             capacity_bytes,
             directory_cache_ttl: DIRECTORY_CACHE_TTL,
-            max_concurrent_uploads: MAX_CONCURRENT_UPLOADS,
+            upload_memory_bytes: UPLOAD_MEMORY_BYTES,
             upload_slot_wait: UPLOAD_SLOT_WAIT,
             upload_body_timeout: UPLOAD_BODY_TIMEOUT,
         }
@@ -180,8 +186,10 @@ struct Shared<D> {
     volumes: TtlCache<H256, Option<VolumeInfo>>,
     revocations: TtlCache<(Address, [u8; 33]), bool>,
     nonces: NonceCache,
-    /// One permit per upload body being read or stored.
+    /// One permit per chunk of upload memory ([`RelayConfig::upload_memory_bytes`]).
     uploads: Arc<tokio::sync::Semaphore>,
+    /// Uploads in flight per wallet (at most [`UPLOADS_PER_WALLET`] each).
+    wallet_uploads: Arc<Mutex<HashMap<Address, usize>>>,
 }
 
 impl<D: Directory> Relay<D> {
@@ -189,7 +197,7 @@ impl<D: Directory> Relay<D> {
     pub fn open(config: RelayConfig, directory: D) -> Result<Self, RelayError> {
         let store = Arc::new(Store::open(&config.dir, config.capacity_bytes)?);
         let ttl = config.directory_cache_ttl;
-        let uploads = Arc::new(tokio::sync::Semaphore::new(config.max_concurrent_uploads.max(1)));
+        let uploads = Arc::new(tokio::sync::Semaphore::new((config.upload_memory_bytes / CHUNK_BYTES).max(1)));
         Ok(Relay {
             shared: Arc::new(Shared {
                 config,
@@ -199,6 +207,7 @@ impl<D: Directory> Relay<D> {
                 revocations: TtlCache::new(ttl),
                 nonces: NonceCache::default(),
                 uploads,
+                wallet_uploads: Arc::default(),
             }),
         })
     }
@@ -228,7 +237,10 @@ impl<D: Directory> Relay<D> {
     }
 
     /// Serves the API on `listener` until `shutdown` completes, then lets requests in flight
-    /// finish.
+    /// finish. Connections are driven by the node's HTTP server ([`drover_rpc::serve`]), with its
+    /// limits: a cap on open connections, a deadline for each request head, and one for each
+    /// answer's write, so a reader that stops reading cannot hold a streamed object (and its
+    /// chunks) for longer.
     pub async fn serve(
         self,
         listener: tokio::net::TcpListener,
@@ -240,7 +252,7 @@ impl<D: Directory> Relay<D> {
             dir = %self.shared.config.dir.display(),
             "relay serving"
         );
-        axum::serve(listener, self.router()).with_graceful_shutdown(shutdown).await?;
+        drover_rpc::serve(listener, self.router(), shutdown).await?;
         Ok(())
     }
 }
@@ -313,8 +325,34 @@ struct Authorized {
     volume: H256,
     info: VolumeInfo,
     body: Bytes,
-    /// An upload's slot, held until its write is done.
-    _upload: Option<tokio::sync::OwnedSemaphorePermit>,
+    /// An upload's memory and its place among its wallet's uploads, held until its write is
+    /// done.
+    _upload: Option<UploadSlot>,
+}
+
+/// What one upload holds while its body is read and stored: its memory, and one of its
+/// wallet's places.
+struct UploadSlot {
+    _memory: tokio::sync::OwnedSemaphorePermit,
+    _place: WalletPlace,
+}
+
+/// One of a wallet's [`UPLOADS_PER_WALLET`] places, given back when dropped.
+struct WalletPlace {
+    wallet: Address,
+    in_flight: Arc<Mutex<HashMap<Address, usize>>>,
+}
+
+impl Drop for WalletPlace {
+    fn drop(&mut self) {
+        let mut in_flight = self.in_flight.lock();
+        if let Some(count) = in_flight.get_mut(&self.wallet) {
+            *count -= 1;
+            if *count == 0 {
+                in_flight.remove(&self.wallet);
+            }
+        }
+    }
 }
 
 fn now_ms() -> u64 {
@@ -354,6 +392,35 @@ impl<D: Directory> Shared<D> {
         Ok(revoked)
     }
 
+    /// Reserves an upload's memory (its declared length in whole chunks, the largest object's
+    /// when undeclared; waiting up to `upload_slot_wait`) and one of its wallet's places.
+    async fn upload_slot(&self, wallet: Address, declared: Option<u64>) -> Result<UploadSlot, Failure> {
+        let busy = |why: &str| Failure::new(RelayErrorCode::Unavailable, format!("{why}; retry shortly"));
+        {
+            let mut in_flight = self.wallet_uploads.lock();
+            let count = in_flight.entry(wallet).or_default();
+            if *count >= UPLOADS_PER_WALLET {
+                return Err(busy(&format!("this wallet already has {UPLOADS_PER_WALLET} uploads in flight")));
+            }
+            *count += 1;
+        }
+        // From here the place is given back whatever happens.
+        let place = WalletPlace { wallet, in_flight: self.wallet_uploads.clone() };
+        // Never more than the whole budget, or a large upload on a small relay could never go.
+        let budget = (self.config.upload_memory_bytes / CHUNK_BYTES).max(1) as u64;
+        // A body of undeclared length (chunked) may be as large as an object can be.
+        let length = declared.unwrap_or(MAX_OBJECT_BYTES as u64);
+        let chunks = length.div_ceil(CHUNK_BYTES as u64).clamp(1, budget);
+        let chunks = u32::try_from(chunks).unwrap_or(u32::MAX);
+        let memory =
+            tokio::time::timeout(self.config.upload_slot_wait, self.uploads.clone().acquire_many_owned(chunks))
+                .await
+                .ok()
+                .and_then(Result::ok)
+                .ok_or_else(|| busy("the relay is busy with other uploads"))?;
+        Ok(UploadSlot { _memory: memory, _place: place })
+    }
+
     /// Applies the rules of the module documentation to a request for `volume`.
     async fn authorize(
         &self,
@@ -365,8 +432,8 @@ impl<D: Directory> Shared<D> {
         let id: H256 = volume.parse().map_err(|_| {
             Failure::new(RelayErrorCode::BadRequest, "a volume id is 32 bytes of hex (64 digits, optional 0x)")
         })?;
-        let limit =
-            if access == Access::Write && method == Method::PUT { MAX_OBJECT_BYTES } else { MAX_SMALL_BODY_BYTES };
+        let is_upload = access == Access::Write && method == Method::PUT;
+        let limit = if is_upload { MAX_OBJECT_BYTES } else { MAX_SMALL_BODY_BYTES };
         let declared = header(headers, header::CONTENT_LENGTH.as_str()).parse::<u64>().ok();
         if declared.is_some_and(|length| length > limit as u64) {
             return Err(too_large(limit));
@@ -404,26 +471,17 @@ impl<D: Directory> Shared<D> {
             return Err(Failure::new(RelayErrorCode::Forbidden, format!("the volume takes no writes: {why}")));
         }
 
-        // Bodies are held whole in memory until stored: only so many at once.
-        let upload = if limit == MAX_OBJECT_BYTES {
-            let slot = tokio::time::timeout(self.config.upload_slot_wait, self.uploads.clone().acquire_owned()).await;
-            Some(slot.ok().and_then(Result::ok).ok_or_else(|| {
-                Failure::new(RelayErrorCode::Unavailable, "the relay is busy with other uploads; retry shortly")
-            })?)
-        } else {
-            None
-        };
-        let body = match upload {
-            Some(_) => tokio::time::timeout(self.config.upload_body_timeout, read_body(body, limit, declared))
-                .await
-                .map_err(|_| {
+        // Bodies are held whole in memory until stored: only so much at once, and only so many
+        // uploads per wallet.
+        let upload = if is_upload { Some(self.upload_slot(token.wallet, declared).await?) } else { None };
+        let body = tokio::time::timeout(self.config.upload_body_timeout, read_body(body, limit, declared))
+            .await
+            .map_err(|_| {
                 Failure::new(
                     RelayErrorCode::BadRequest,
                     format!("the body did not arrive within {} s", self.config.upload_body_timeout.as_secs()),
                 )
-            })??,
-            None => read_body(body, limit, declared).await?,
-        };
+            })??;
         let path = uri.path_and_query().map_or(uri.path(), |p| p.as_str());
         let nonce = verify_request(
             &token,

@@ -423,52 +423,90 @@ async fn a_revoked_session_is_refused_and_an_unreachable_chain_is_a_503() {
     relay.stop().await;
 }
 
-#[tokio::test]
-async fn uploads_past_the_concurrency_cap_wait_for_a_slot_then_get_503() {
-    use tokio::io::{AsyncReadExt, AsyncWriteExt};
-    let dir = tempfile::tempdir().unwrap();
-    let relay = Running::start_with(dir.path(), u64::MAX, |config| {
-        config.max_concurrent_uploads = 1;
-        config.upload_slot_wait = std::time::Duration::from_millis(200);
-    })
-    .await;
+/// Opens a connection, sends the head of a signed PUT of `body` to `path` and its first `sent`
+/// bytes; the rest is the caller's to send, or not.
+async fn partial_put(relay: &Running, path: &str, nonce: &str, body: &[u8], sent: usize) -> tokio::net::TcpStream {
+    use tokio::io::AsyncWriteExt;
     let signer = Signer::new(owner());
-    let path = format!("/v1/volumes/{}/objects/slow.bin", private_volume());
-    let body = vec![7u8; 1_024];
-    // The first upload sends half its body and holds the only slot meanwhile.
-    let mut slow = tokio::net::TcpStream::connect(relay.url.trim_start_matches("http://")).await.unwrap();
+    let mut stream = tokio::net::TcpStream::connect(relay.url.trim_start_matches("http://")).await.unwrap();
     let mut head = format!("PUT {path} HTTP/1.1\r\nHost: relay\r\nContent-Length: {}\r\n", body.len());
-    for (name, value) in signer.headers("PUT", &path, &"11".repeat(16), &body) {
+    for (name, value) in signer.headers("PUT", path, nonce, body) {
         head.push_str(&format!("{name}: {value}\r\n"));
     }
     head.push_str("Connection: close\r\n\r\n");
-    slow.write_all(head.as_bytes()).await.unwrap();
-    slow.write_all(&body[..512]).await.unwrap();
-    // Until the slot is taken, a second upload would get it: wait for the first to hold it.
-    let second_path = format!("/v1/volumes/{}/objects/other.bin", private_volume());
-    let mut attempt = 0u8;
-    let busy = loop {
-        attempt += 1;
-        let nonce = format!("{attempt:02x}").repeat(16);
+    stream.write_all(head.as_bytes()).await.unwrap();
+    stream.write_all(&body[..sent]).await.unwrap();
+    stream
+}
+
+/// Signed PUTs of one byte until one is answered `status` (another upload is meanwhile taking
+/// its memory or place); answers that one.
+async fn put_until(relay: &Running, status: u16) -> (u16, serde_json::Value, Vec<u8>) {
+    let signer = Signer::new(owner());
+    let path = format!("/v1/volumes/{}/objects/other.bin", private_volume());
+    for attempt in 0..100u32 {
+        let nonce = format!("{attempt:08x}").repeat(4);
         let answer = raw(
             reqwest::Method::PUT,
-            &format!("{}{second_path}", relay.url),
-            &signer.headers("PUT", &second_path, &nonce, b"x"),
+            &format!("{}{path}", relay.url),
+            &signer.headers("PUT", &path, &nonce, b"x"),
             b"x".to_vec(),
         )
         .await;
-        if answer.0 == 503 {
-            break answer;
+        if answer.0 == status {
+            return answer;
         }
         assert_eq!(answer.0, 200, "{}", answer.1);
-    };
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+    panic!("no upload was answered {status}");
+}
+
+#[tokio::test]
+async fn uploads_past_the_memory_budget_wait_for_it_then_get_503() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let dir = tempfile::tempdir().unwrap();
+    let relay = Running::start_with(dir.path(), u64::MAX, |config| {
+        config.upload_memory_bytes = drover_relay::store::CHUNK_BYTES;
+        config.upload_slot_wait = std::time::Duration::from_millis(200);
+    })
+    .await;
+    let path = format!("/v1/volumes/{}/objects/slow.bin", private_volume());
+    let body = vec![7u8; 1_024];
+    // The first upload sends half its body and holds the whole budget meanwhile.
+    let mut slow = partial_put(&relay, &path, &"11".repeat(16), &body, 512).await;
+    let busy = put_until(&relay, 503).await;
     assert_code(&busy, RelayErrorCode::Unavailable);
-    // The first finishes: stored whole, and the slot is free again.
+    // The first finishes: stored whole, and the memory is free again.
     slow.write_all(&body[512..]).await.unwrap();
     let mut response = Vec::new();
     slow.read_to_end(&mut response).await.unwrap();
     assert!(response.starts_with(b"HTTP/1.1 200"), "{}", String::from_utf8_lossy(&response));
     assert_eq!(relay.client(owner()).get(private_volume(), "slow.bin").await.unwrap(), body);
+    relay.client(owner()).put(private_volume(), "after.bin", b"y".to_vec()).await.unwrap();
+    relay.stop().await;
+}
+
+#[tokio::test]
+async fn one_wallet_holds_at_most_two_uploads_at_once() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let dir = tempfile::tempdir().unwrap();
+    let relay = Running::start(dir.path(), u64::MAX).await;
+    let body = vec![5u8; 1_024];
+    let paths = [1, 2].map(|n| format!("/v1/volumes/{}/objects/held-{n}.bin", private_volume()));
+    let mut held = Vec::new();
+    for (n, path) in paths.iter().enumerate() {
+        held.push(partial_put(&relay, path, &format!("{:02x}", 0xa0 + n).repeat(16), &body, 10).await);
+    }
+    // Plenty of memory is left, but not another place for this wallet.
+    let busy = put_until(&relay, 503).await;
+    assert!(busy.1["message"].as_str().unwrap().contains("uploads in flight"), "{}", busy.1);
+    for stream in &mut held {
+        stream.write_all(&body[10..]).await.unwrap();
+        let mut response = Vec::new();
+        stream.read_to_end(&mut response).await.unwrap();
+        assert!(response.starts_with(b"HTTP/1.1 200"), "{}", String::from_utf8_lossy(&response));
+    }
     relay.client(owner()).put(private_volume(), "after.bin", b"y".to_vec()).await.unwrap();
     relay.stop().await;
 }
@@ -529,29 +567,33 @@ async fn an_object_of_several_chunks_is_streamed_whole_with_its_length() {
 }
 
 #[tokio::test]
-async fn a_trickled_upload_is_cut_off_and_frees_its_slot() {
+async fn a_trickled_body_is_cut_off_and_frees_its_memory() {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
     let dir = tempfile::tempdir().unwrap();
     let relay = Running::start_with(dir.path(), u64::MAX, |config| {
-        config.max_concurrent_uploads = 1;
+        config.upload_memory_bytes = drover_relay::store::CHUNK_BYTES;
         config.upload_body_timeout = std::time::Duration::from_millis(300);
     })
     .await;
-    let signer = Signer::new(owner());
     let path = format!("/v1/volumes/{}/objects/slow.bin", private_volume());
-    let body = vec![7u8; 1_024];
-    let mut slow = tokio::net::TcpStream::connect(relay.url.trim_start_matches("http://")).await.unwrap();
-    let mut head = format!("PUT {path} HTTP/1.1\r\nHost: relay\r\nContent-Length: {}\r\n", body.len());
-    for (name, value) in signer.headers("PUT", &path, &"22".repeat(16), &body) {
-        head.push_str(&format!("{name}: {value}\r\n"));
-    }
-    head.push_str("Connection: close\r\n\r\n");
-    slow.write_all(head.as_bytes()).await.unwrap();
-    slow.write_all(&body[..10]).await.unwrap();
+    let mut slow = partial_put(&relay, &path, &"22".repeat(16), &[7u8; 1_024], 10).await;
     // The rest never comes: the relay answers 400 once the body is late.
     let mut response = Vec::new();
     slow.read_to_end(&mut response).await.unwrap();
     assert!(response.starts_with(b"HTTP/1.1 400"), "{}", String::from_utf8_lossy(&response));
     relay.client(owner()).put(private_volume(), "after.bin", b"y".to_vec()).await.unwrap();
+    // A read's body is held to the same deadline: a declared body that never comes is cut off.
+    let signer = Signer::new(owner());
+    let read_path = format!("/v1/volumes/{}/objects/after.bin", private_volume());
+    let mut stream = tokio::net::TcpStream::connect(relay.url.trim_start_matches("http://")).await.unwrap();
+    let mut head = format!("GET {read_path} HTTP/1.1\r\nHost: relay\r\nContent-Length: 100\r\n");
+    for (name, value) in signer.headers("GET", &read_path, &"33".repeat(16), b"") {
+        head.push_str(&format!("{name}: {value}\r\n"));
+    }
+    head.push_str("Connection: close\r\n\r\n");
+    stream.write_all(head.as_bytes()).await.unwrap();
+    let mut response = Vec::new();
+    stream.read_to_end(&mut response).await.unwrap();
+    assert!(response.starts_with(b"HTTP/1.1 400"), "{}", String::from_utf8_lossy(&response));
     relay.stop().await;
 }
