@@ -214,7 +214,7 @@ impl RelayClient {
     /// The object `key` of `volume`, checked against the content hash the relay announces.
     pub async fn get(&self, volume: H256, key: &str) -> Result<Vec<u8>, ClientError> {
         validate_key(key)?;
-        let response = self.send(Method::GET, object_path(volume, key), Bytes::new()).await?;
+        let mut response = self.send(Method::GET, object_path(volume, key), Bytes::new()).await?;
         // The relay names the object's hash; an answer without one, or longer than any object,
         // is not taken (a relay is not trusted with the bytes it serves).
         let expected = response
@@ -223,7 +223,6 @@ impl RelayClient {
             .and_then(|v| v.to_str().ok())
             .and_then(|v| v.trim_matches('"').parse::<H256>().ok())
             .ok_or_else(|| ClientError::Response("the object comes without its content hash (ETag)".into()))?;
-        let mut response = response;
         let mut bytes = Vec::new();
         while let Some(chunk) = response.chunk().await? {
             if bytes.len() + chunk.len() > MAX_OBJECT_BYTES {

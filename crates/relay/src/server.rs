@@ -651,9 +651,9 @@ async fn get_object<D: Directory>(
     let response_headers = response.headers_mut();
     response_headers.insert(header::CONTENT_TYPE, HeaderValue::from_static("application/octet-stream"));
     response_headers.insert(header::CONTENT_LENGTH, HeaderValue::from(size));
-    if let Ok(etag) = HeaderValue::from_str(&format!("\"{}\"", content_hash)) {
-        response_headers.insert(header::ETAG, etag);
-    }
+    // Clients refuse an object without its hash, so it is never left out.
+    let etag = HeaderValue::from_str(&format!("\"{content_hash}\"")).map_err(Failure::internal)?;
+    response_headers.insert(header::ETAG, etag);
     if !access.info.public {
         response_headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("private, no-store"));
     }

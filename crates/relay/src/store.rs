@@ -198,7 +198,8 @@ pub struct PutOutcome {
     pub volume: VolumeSummary,
 }
 
-/// An object read back.
+/// An object read back whole (tests; the server streams with [`Store::open_object`]).
+#[cfg(test)]
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Object {
     /// Its bytes.
@@ -482,6 +483,7 @@ impl Store {
     }
 
     /// The object `key` of `volume`, or `None`. Every chunk is checked against its hash.
+    #[cfg(test)]
     pub fn get(&self, volume: H256, key: &str) -> Result<Option<Object>, StoreError> {
         validate_key(key)?;
         let Some(handle) = self.volume_handle(volume, false) else { return Ok(None) };
