@@ -167,7 +167,7 @@ impl<H: NativeHost> Manager<'_, H> {
                 }
                 self.settle(&mut open)?;
                 open.record.rent.deleted_height = Some(self.height);
-                let purge = self.height.saturating_add(self.host.params().volume_grace_blocks);
+                let purge = open.record.rent.purge_height(self.host.params().volume_grace_blocks).unwrap_or(u64::MAX);
                 emit(self.host, STORAGE_MANAGER_ADDRESS, EVENT_DELETED, |w| {
                     w.array(2).bytes(&id.0).uint(purge);
                 });
