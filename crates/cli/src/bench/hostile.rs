@@ -249,15 +249,6 @@ async fn deploy_example(
     Ok(actor)
 }
 
-async fn wait_receipt(client: &Client, tx: &Transaction, within: Duration) -> anyhow::Result<()> {
-    let deadline = Instant::now() + within;
-    while client.receipt(&tx.hash()).await?.is_none() {
-        ensure!(Instant::now() < deadline, "transaction {} was not finalized in time", tx.hash());
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    Ok(())
-}
-
 /// Keeps [`ATTACK_WINDOW`] attacking transactions pending until the deadline.
 async fn attack_with_transactions(
     client: Client,

@@ -72,18 +72,6 @@ fn job_tx(key: &SecretKey, chain_id: u64, nonce: u64, to: Address, payload: Vec<
     .sign(key)
 }
 
-/// The runner daemons, stopped by PID when dropped.
-struct Runners(Vec<Child>);
-
-impl Drop for Runners {
-    fn drop(&mut self) {
-        for child in &mut self.0 {
-            let _ = child.kill();
-            let _ = child.wait();
-        }
-    }
-}
-
 fn start_runner(exe: &Path, dir: &Path, url: &str, key: &SecretKey, index: usize) -> anyhow::Result<Child> {
     let key_file = dir.join(format!("runner-{index}.key"));
     std::fs::write(&key_file, key.to_hex())?;
@@ -128,7 +116,7 @@ pub(super) async fn jobs(args: JobArgs) -> anyhow::Result<()> {
     let senders = fund_senders(&client, &funder, chain_id, args.senders, budget, 50, &retries).await?;
     let runner_keys = fund_senders(&client, &funder, chain_id, 3, 10_000_000_000_000, 50, &retries).await?;
 
-    let runners = Runners(
+    let runners = Daemons(
         runner_keys
             .iter()
             .enumerate()

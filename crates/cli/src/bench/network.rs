@@ -96,6 +96,28 @@ pub(super) fn free_port_block(count: u32) -> anyhow::Result<u16> {
     bail!("no block of {count} free ports")
 }
 
+/// Daemons a benchmark spawned (runners, a relay), stopped by PID when dropped.
+pub(super) struct Daemons(pub(super) Vec<std::process::Child>);
+
+impl Drop for Daemons {
+    fn drop(&mut self) {
+        for child in &mut self.0 {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
+
+/// Waits until `tx` has a receipt, at most `within`.
+pub(super) async fn wait_receipt(client: &Client, tx: &Transaction, within: Duration) -> anyhow::Result<()> {
+    let deadline = Instant::now() + within;
+    while client.receipt(&tx.hash()).await?.is_none() {
+        ensure!(Instant::now() < deadline, "transaction {} was not finalized in time", tx.hash());
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    Ok(())
+}
+
 pub(super) async fn wait_height(client: &Client, height: u64, within: Duration) -> anyhow::Result<()> {
     let deadline = Instant::now() + within;
     while client.height().await.unwrap_or(0) < height {

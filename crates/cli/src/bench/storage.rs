@@ -40,16 +40,6 @@ pub(crate) struct StorageArgs {
     pub commit_interval_ms: u64,
 }
 
-/// The relay daemon, stopped by PID when dropped.
-struct RelayProcess(Child);
-
-impl Drop for RelayProcess {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
 /// Runs `work(i)` for `0..count` with `concurrency` in flight; answers each one's latency,
 /// sorted, and the wall time.
 async fn measured<F, Fut>(count: u64, concurrency: usize, work: F) -> anyhow::Result<(Vec<Duration>, Duration)>
@@ -104,7 +94,7 @@ pub(super) async fn storage(args: StorageArgs) -> anyhow::Result<()> {
     let listen = format!("127.0.0.1:{}", free_port_block(1)?);
     let capacity = (args.objects as usize * (args.size + 64) * 2).max(1 << 20);
     let log = std::fs::File::create(network.dir.path().join("relay.log"))?;
-    let _relay = RelayProcess(
+    let _relay = Daemons(vec![
         Command::new(&network.exe)
             .args(["--rpc-url", url, "relay", "--key"])
             .arg(&key_file)
@@ -115,7 +105,7 @@ pub(super) async fn storage(args: StorageArgs) -> anyhow::Result<()> {
             .stdout(log.try_clone()?)
             .stderr(log)
             .spawn()?,
-    );
+    ]);
     let deadline = Instant::now() + Duration::from_secs(120);
     while !client.ras_write_relayers(0, 10).await?.relays.iter().any(|r| r.address == relay_key.address()) {
         ensure!(Instant::now() < deadline, "the relay did not register (see relay.log)");
@@ -133,10 +123,7 @@ pub(super) async fn storage(args: StorageArgs) -> anyhow::Result<()> {
     }
     submit_until_admitted(&client, &creations, &retries).await?;
     for tx in &creations {
-        while client.receipt(&tx.hash()).await?.is_none() {
-            ensure!(Instant::now() < deadline + Duration::from_secs(60), "the volumes were not created");
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
+        wait_receipt(&client, tx, Duration::from_secs(60)).await.context("the volumes were not created")?;
     }
     let relay_url = format!("http://{listen}");
     let clients: Vec<(RelayClient, H256)> = owners
