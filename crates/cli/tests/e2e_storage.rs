@@ -184,8 +184,10 @@ async fn a_relay_stores_a_private_volume_commits_its_root_and_survives_a_restart
     ok(drover(&url, &["storage", "put", "site", "index.html", page.to_str().unwrap(), "--key", owner_key]));
     let read = ok(drover(&url, &["storage", "get", &site, "index.html", "--relay-url", &relay_url]));
     assert!(read.contains("<p>hello, anyone</p>"), "{read}");
-    let out = drover(&url, &["storage", "put", &site, "x", page.to_str().unwrap(), "--relay-url", &relay_url]);
-    assert!(!out.status.success(), "no key, no writes");
+    // No key, no writes: an unsigned PUT reaches the relay and is refused there.
+    let unsigned =
+        reqwest::Client::new().put(format!("{relay_url}/v1/volumes/{site}/objects/x")).body("x").send().await.unwrap();
+    assert_eq!(unsigned.status(), 401, "an unsigned write");
 
     // A revoked session key is refused from its block on, by the node and by the relay (which
     // caches what the chain says for a moment).
