@@ -75,10 +75,14 @@ pub(crate) struct RelayArgs {
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
     heartbeat_blocks: Option<u64>,
     /// Commit changed volumes' roots this often, in milliseconds.
-    #[arg(long, default_value_t = 10_000)]
+    #[arg(long, default_value_t = 10_000, value_parser = clap::value_parser!(u64).range(1..))]
     commit_interval_ms: u64,
     /// Look for volumes the chain has purged this often, in milliseconds.
-    #[arg(long, default_value_t = drover_relay::sweep::DEFAULT_SWEEP_INTERVAL.as_millis() as u64)]
+    #[arg(
+        long,
+        default_value_t = drover_relay::sweep::DEFAULT_SWEEP_INTERVAL.as_millis() as u64,
+        value_parser = clap::value_parser!(u64).range(1..)
+    )]
     sweep_interval_ms: u64,
     /// Drop a volume's bytes once the chain has said it is gone for this long, in milliseconds.
     #[arg(long, default_value_t = drover_relay::sweep::DEFAULT_CONFIRM_AFTER.as_millis() as u64)]
