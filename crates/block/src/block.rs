@@ -35,7 +35,9 @@ pub const MAX_BLOCK_TRANSACTIONS: usize = 16_384;
 /// Largest encoded transaction accepted inside a block, in bytes.
 pub const MAX_TRANSACTION_BYTES: usize = 512 * 1024;
 /// Largest total of transaction bytes in one block.
-pub const MAX_BLOCK_BYTES: usize = 8 * 1024 * 1024;
+pub use drover_types::params::MAX_BLOCK_BYTES;
+// Decoding may never refuse a block that validity accepts.
+const _: () = assert!(drover_types::params::MAX_TRANSACTIONS_PER_BLOCK <= MAX_BLOCK_TRANSACTIONS);
 
 /// A consensus block: the header (every field but `transactions`) and the transactions.
 #[derive(Clone, Debug, PartialEq, Eq)]

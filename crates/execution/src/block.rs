@@ -1,10 +1,13 @@
-//! Executing a block, choosing a block's transactions, and the block-level limit rule.
+//! Executing a block and choosing a block's transactions.
 //!
-//! A block runs in three phases on one journaled overlay: due timers, then mailbox deliveries
-//! (the deferred work, bounded per block, see [`actors`](crate::actors)), then the user
-//! transactions in block order. Each transaction runs inside a checkpoint: a pre-check failure
-//! or missing state rolls it back whole; an actor failure rolls back its effects but keeps its
-//! nonce and fee.
+//! A block runs in three phases on one journaled overlay: the deferred work (due timers, mailbox
+//! deliveries, the jobs' due entries; bounded per block, see [`actors`](crate::actors)), then
+//! the block's validity ([`BlockValidator`], the one transaction rule applied to every
+//! transaction before any runs: a block that breaks it is refused without executing a
+//! transaction), then the transactions in block order. Each transaction runs inside a
+//! checkpoint: an actor failure rolls back its effects but keeps its nonce and fee. The
+//! proposer's [`build_block`] applies the same validator to each candidate and leaves out the
+//! ones it refuses, so it builds only blocks [`execute_block`] accepts.
 //!
 //! # Reads
 //!
@@ -17,16 +20,12 @@
 //! without an outcome ([`BlockError`]), as does a corrupt record.
 
 use crate::{
-    FeeParams, Meter, Rejection, StateRead, Writes,
-    actors::{
-        Deferred, SystemRun, call, deploy,
-        host::{ActorHost, actor_record},
-        run_deferred, upgrade,
-    },
+    FeeParams, Meter, StateRead, Writes,
+    actors::{Deferred, SystemRun, call, deploy, host::ActorHost, run_deferred, upgrade},
     basefee::next_basefees,
+    block_validity::BlockValidator,
     overlay::{Overlay, ReadError, ReadFault, StateError},
-    rejection::RejectReason,
-    transfer::{Failure, commit, precheck, prepare, price},
+    transfer::{Failure, commit, prepare, price},
 };
 use drover_state::{
     Basefees,
@@ -37,6 +36,7 @@ use drover_types::{
     Address, Event, ExecError, FeeBreakdown, H256, Receipt, TxStatus, VerifiedTransaction,
     governance::ChainParams,
     payload::{ACTOR_UPGRADES_ADDRESS, Deploy, Message, Upgrade, actor_address},
+    validity::{self, BlockLimits, ChainContext, Intrinsic, RejectReason, Rejection},
 };
 use drover_vm::Vm;
 use std::collections::BTreeSet;
@@ -97,16 +97,36 @@ pub struct Selection {
     pub dropped: Vec<(usize, Rejection)>,
 }
 
-/// Why a block produced no outcome. Neither depends on the block's transactions: every honest
-/// node meets the same, so the node stops (corruption) or abstains (a read that failed).
+/// Why a block produced no outcome. Every honest node meets the same: it refuses an invalid
+/// block, stops on corruption and abstains when a read failed.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum BlockError {
+    /// The block breaks a validity rule (never a block [`build_block`] made).
+    #[error(transparent)]
+    Invalid(#[from] BlockInvalid),
     /// The state could not be read.
     #[error(transparent)]
     Unavailable(#[from] ReadFault),
     /// A corrupt record: fatal for the node.
     #[error(transparent)]
     Corrupt(#[from] StateError),
+}
+
+/// The validity rule a block breaks.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum BlockInvalid {
+    /// The transaction at `position` breaks the transaction rule against the state left by the
+    /// ones before it, or does not fit what the block has left.
+    #[error("transaction {position} is invalid: {rejection}")]
+    Transaction {
+        /// Its position in the block.
+        position: usize,
+        /// Which rule it breaks, and how.
+        rejection: Rejection,
+    },
+    /// Executing it would pass a block limit.
+    #[error(transparent)]
+    Meter(BlockLimitError),
 }
 
 impl From<ReadError> for BlockError {
@@ -149,7 +169,7 @@ pub fn prefetch_keys(env: &BlockEnv, txs: &[VerifiedTransaction]) -> Vec<Vec<u8>
                     actors.insert(actor_address(&tx.sender, &deploy.salt, &deploy.code));
                 }
             }
-            Some(to) if crate::system::is_native(&to) => {
+            Some(to) if validity::is_native(&to) => {
                 extra.extend(crate::system::prefetch_keys(&tx.sender, &to, &tx.tx.payload));
             }
             Some(to) if !tx.tx.payload.is_empty() => {
@@ -224,19 +244,23 @@ fn actor_tx(tx: &VerifiedTransaction) -> Result<Option<ActorTx>, Rejection> {
     }
 }
 
-/// Runs one transaction on the overlay. On `Err` the caller rolls the overlay back to before it.
+/// Runs one transaction, admitted by the block's validator with `intrinsic`, on the overlay. On
+/// `Err` the caller rolls the overlay back to before it.
 fn run_tx<S: StateRead>(
     vm: &Vm,
     env: &BlockEnv,
-    chain_params: &ChainParams,
-    basefees: &Basefees,
+    (chain, chain_params): (&ChainContext, &ChainParams),
     overlay: &mut Overlay<'_, S>,
     tx: &VerifiedTransaction,
+    intrinsic: Intrinsic,
 ) -> Result<TxResult, Failure> {
+    let basefees = &chain.basefees;
+    // The validator admitted the transaction against a floor of this balance; checking the
+    // sender again costs nothing and keeps a charge that could not be paid out of any block.
     let sender = overlay.account(tx.sender)?;
-    let intrinsic = precheck(env.chain_id, basefees, &sender, &tx.tx)?;
+    validity::check_sender(&tx.tx, sender.nonce, sender.balance)?;
     let Some(work) = actor_tx(tx)? else {
-        let prepared = prepare(overlay, env.chain_id, basefees, env.proposer, tx)?;
+        let prepared = prepare(overlay, basefees, env.proposer, tx, intrinsic)?;
         let executed = commit(overlay, prepared);
         return Ok(TxResult {
             status: TxStatus::Success,
@@ -248,17 +272,8 @@ fn run_tx<S: StateRead>(
             error: None,
         });
     };
-    if let ActorTx::Call(to, _) = &work
-        && !crate::system::is_native(to)
-        && actor_record(overlay, to)?.is_none()
-    {
-        return Err(Rejection::new(
-            RejectReason::InvalidPayload,
-            format!("{to} holds no actor: a payload to an account must be empty"),
-        )
-        .into());
-    }
-    // From here the transaction is included: its nonce is used whatever the actor does.
+    // From here the transaction is included: its nonce is used whatever the actor does (a call
+    // to an address without an actor fails with E1211 and pays its intrinsic cost).
     overlay.set(tx.sender, drover_state::Account { nonce: sender.nonce.saturating_add(1), ..sender });
     let mut host = ActorHost::new(overlay, vm, *basefees, *env, *chain_params);
     host.tx_hash = Some(tx.hash);
@@ -275,8 +290,8 @@ fn run_tx<S: StateRead>(
     let cells_used = intrinsic.cells.saturating_add(work.cells_used);
     let fee = price(&tx.tx, basefees, cycles_used, cells_used)
         .ok_or_else(|| Rejection::new(RejectReason::CostOverflow, "the fee overflows u128"))?;
-    // The pre-checks made sure the sender covers value + maximum fees, and no actor can take
-    // from the sender's balance, so the fee is covered.
+    // The sender covered value + maximum fees, and no actor can take from the sender's balance,
+    // so the fee is covered.
     let mut payer = overlay.account(tx.sender)?;
     payer.balance = payer
         .balance
@@ -285,7 +300,7 @@ fn run_tx<S: StateRead>(
     overlay.set(tx.sender, payer);
     let mut proposer = overlay.account(env.proposer)?;
     proposer.balance = proposer.balance.checked_add(fee.tip).ok_or_else(|| {
-        Rejection::new(RejectReason::CreditOverflow, format!("crediting {} would overflow its balance", env.proposer))
+        Rejection::new(RejectReason::CostOverflow, format!("crediting {} would overflow its balance", env.proposer))
     })?;
     overlay.set(env.proposer, proposer);
     Ok(TxResult {
@@ -314,12 +329,22 @@ fn deferred_phase<S: StateRead>(
     Ok(deferred)
 }
 
-/// Whether the transactions are the block's own (each gets a receipt) or candidates a proposer
-/// chooses from (those that fail a pre-check or do not fit are left out).
+/// Whether the transactions are the block's own (a verifier's: the block is invalid unless all
+/// pass) or candidates a proposer chooses from (those refused are left out).
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Mode {
     Execute,
     Build,
+}
+
+/// The validity of a whole block's transactions, decided before the first one runs.
+fn admit_all(validator: &mut BlockValidator, txs: &[VerifiedTransaction]) -> Result<Vec<Intrinsic>, BlockInvalid> {
+    txs.iter()
+        .enumerate()
+        .map(|(position, tx)| {
+            validator.admit(tx).map_err(|rejection| BlockInvalid::Transaction { position, rejection })
+        })
+        .collect()
 }
 
 /// Runs a block over `txs` in `mode`; the selection is empty in [`Mode::Execute`].
@@ -337,53 +362,55 @@ fn run_block<S: StateRead>(
     // The targets and floors in force: the governed ones.
     let params = &params.governed(&chain_params);
     let deferred = deferred_phase(vm, env, (params, &chain_params), basefees, &mut overlay)?;
+    let limits = BlockLimits { cycles: params.block_limit_cycles(), cells: params.block_limit_cells() };
+    let chain = ChainContext { chain_id: env.chain_id, basefees, limits };
+    let mut validator = BlockValidator::new(chain, (deferred.cycles_used, deferred.cells_used), &mut overlay, txs)?;
+    // A verifier decides the whole block's validity before the first transaction runs.
+    let admitted = match mode {
+        Mode::Execute => admit_all(&mut validator, txs)?,
+        Mode::Build => Vec::new(),
+    };
     let mut selection = Selection::default();
     let mut receipts = Vec::with_capacity(txs.len());
     let (mut cycles_used, mut cells_used, mut burned) = (deferred.cycles_used, deferred.cells_used, deferred.burned);
     for (position, tx) in txs.iter().enumerate() {
-        let checkpoint = overlay.checkpoint();
-        let result = match run_tx(vm, env, &chain_params, &basefees, &mut overlay, tx) {
-            Ok(result) => result,
-            Err(Failure::Halt(error)) => return Err(error.into()),
-            Err(Failure::Rejected(rejection)) => {
-                overlay.rollback(checkpoint);
-                if mode == Mode::Build {
+        let intrinsic = match admitted.get(position) {
+            Some(intrinsic) => *intrinsic,
+            None => match validator.admit(tx) {
+                Ok(intrinsic) => intrinsic,
+                Err(rejection) => {
                     selection.dropped.push((position, rejection));
                     continue;
                 }
-                TxResult {
-                    status: TxStatus::Failed,
-                    cycles_used: 0,
-                    cells_used: 0,
-                    fee: FeeBreakdown::default(),
-                    events: Vec::new(),
-                    revert_reason: None,
-                    error: Some(rejection.to_exec_error()),
+            },
+        };
+        let checkpoint = overlay.checkpoint();
+        let result = match run_tx(vm, env, (&chain, &chain_params), &mut overlay, tx, intrinsic) {
+            Ok(result) => result,
+            Err(Failure::Halt(error)) => return Err(error.into()),
+            // Unreachable for an admitted transaction; a verifier refuses the block rather than
+            // give a receipt that charges nothing.
+            Err(Failure::Rejected(rejection)) => {
+                overlay.rollback(checkpoint);
+                match mode {
+                    Mode::Execute => return Err(BlockInvalid::Transaction { position, rejection }.into()),
+                    Mode::Build => {
+                        selection.dropped.push((position, rejection));
+                        continue;
+                    }
                 }
             }
         };
+        overlay.settle();
         if mode == Mode::Build {
-            let cycles_left = params.block_limit_cycles().saturating_sub(cycles_used);
-            let cells_left = params.block_limit_cells().saturating_sub(cells_used);
-            let full = if result.cycles_used > cycles_left {
-                Some((Meter::Cycles, result.cycles_used, cycles_left))
-            } else if result.cells_used > cells_left {
-                Some((Meter::Cells, result.cells_used, cells_left))
-            } else {
-                None
-            };
-            if let Some((meter, used, left)) = full {
-                overlay.rollback(checkpoint);
-                let message = format!("the block has {left} {meter} left; the transaction needs {used}");
-                selection.dropped.push((position, Rejection::new(RejectReason::BlockFull(meter), message)));
-                continue;
-            }
             selection.included.push(position);
         }
-        overlay.settle();
         cycles_used = cycles_used.saturating_add(result.cycles_used);
         cells_used = cells_used.saturating_add(result.cells_used);
         burned = burned.saturating_add(result.fee.burned);
+        // Unreachable while every transaction keeps within its limit and the limits fit the
+        // block: the meters stop a block the moment it passes what it may use.
+        validate_block_limits(params, cycles_used, cells_used).map_err(BlockInvalid::Meter)?;
         receipts.push(Receipt {
             tx_hash: tx.hash,
             block_height: env.height,
@@ -571,77 +598,105 @@ mod tests {
     }
 
     #[test]
-    fn nonces_sequence_within_a_block() {
+    fn nonces_sequence_within_a_block_and_a_block_breaking_the_sequence_is_invalid() {
         let (alice, bob) = (address(1), address(2));
-        let state = genesis(&[(alice, RICH)]);
-        let txs = [
-            transfer(alice, 0, bob, 1),
-            transfer(alice, 1, bob, 1),
-            transfer(alice, 1, bob, 1), // replay of a nonce used just before
-            transfer(alice, 3, bob, 1), // gap
-            transfer(alice, 2, bob, 1),
-        ];
-        let outcome = run(&state, address(9), &txs);
-        assert_eq!(codes(&outcome), [None, None, Some(ExecCode::Nonce), Some(ExecCode::Nonce), None]);
-        let mut state = state;
-        apply(&mut state, outcome.writes);
+        let mut state = genesis(&[(alice, RICH)]);
+        let invalid = |state: &State, txs: &[VerifiedTransaction]| match execute_block(
+            vm(),
+            &env(address(9)),
+            &params(),
+            state,
+            txs,
+        ) {
+            Err(BlockError::Invalid(BlockInvalid::Transaction { position, rejection })) => (position, rejection.reason),
+            other => panic!("expected an invalid block, got {other:?}"),
+        };
+        let [t0, t1, t2, t3] = [0, 1, 2, 3].map(|nonce| transfer(alice, nonce, bob, 1));
+        // A nonce used just before, a gap, and nonces out of order.
+        assert_eq!(invalid(&state, &[t0.clone(), t1.clone(), t1.clone()]), (2, RejectReason::NonceTooLow));
+        assert_eq!(invalid(&state, &[t0.clone(), t1.clone(), t3.clone()]), (2, RejectReason::NonceTooHigh));
+        assert_eq!(invalid(&state, &[t1.clone(), t0.clone()]), (0, RejectReason::NonceTooHigh));
+        // The proposer keeps the sequence and leaves out the rest.
+        let candidates = [t0.clone(), t1.clone(), t1.clone(), t3.clone(), t2.clone()];
+        let (selection, built) = build_block(vm(), &env(address(9)), &params(), &state, &candidates).unwrap();
+        assert_eq!(selection.included, [0, 1, 4]);
+        assert_eq!(built, run(&state, address(9), &[t0, t1, t2]));
+        apply(&mut state, built.writes);
         assert_eq!(account(&state, alice).map(|a| a.nonce), Some(3));
+        // A finalized transaction can never be included again: its nonce is used.
+        assert_eq!(invalid(&state, &[transfer(alice, 0, bob, 1)]), (0, RejectReason::NonceTooLow));
     }
 
     #[test]
-    fn failed_transactions_change_nothing_and_pay_nothing() {
+    fn a_block_holding_an_invalid_transaction_is_refused_before_any_transaction_runs() {
         let (alice, bob, proposer) = (address(1), address(2), address(9));
-        let mut state = genesis(&[(alice, 1_000_000)]);
-        let before = state.clone();
-        let txs = [
-            verified(alice, Transaction { chain_id: 1, ..transfer_tx(0, bob, 1) }),
-            transfer(alice, 5, bob, 1),
-            verified(alice, Transaction { max_fee_per_cycle: 0, tip_per_cycle: 0, ..transfer_tx(0, bob, 1) }),
-            transfer(alice, 0, bob, 1_000_001),
-            transfer(alice, 0, bob, 1_000_000),
-            verified(alice, Transaction { cycles_limit: 1, ..transfer_tx(0, bob, 1) }),
-            verified(alice, Transaction { to: None, cells_limit: 1_000, ..transfer_tx(0, bob, 1) }),
-            verified(
-                alice,
-                Transaction { payload: b"hi".to_vec(), cycles_limit: 22_000, cells_limit: 2, ..transfer_tx(0, bob, 1) },
+        let state = genesis(&[(alice, 1_000_000)]);
+        let invalid_txs = [
+            (verified(alice, Transaction { chain_id: 1, ..transfer_tx(1, bob, 1) }), RejectReason::WrongChainId),
+            (transfer(alice, 5, bob, 1), RejectReason::NonceTooHigh),
+            (
+                verified(alice, Transaction { max_fee_per_cycle: 0, tip_per_cycle: 0, ..transfer_tx(1, bob, 1) }),
+                RejectReason::BasefeeTooLow,
             ),
-            transfer(bob, 0, alice, 0),
+            (transfer(alice, 1, bob, 1_000_001), RejectReason::InsufficientBalanceForValue),
+            // The first transfer's maximum cost (210,001) is reserved: 789,999 are left.
+            (transfer(alice, 1, bob, 789_999 - 210_000 + 1), RejectReason::InsufficientBalanceForFees),
+            (verified(alice, Transaction { cycles_limit: 1, ..transfer_tx(1, bob, 1) }), RejectReason::IntrinsicCycles),
+            (
+                verified(alice, Transaction { cycles_limit: 10u64.pow(12), ..transfer_tx(1, bob, 1) }),
+                RejectReason::AboveBlockLimit(Meter::Cycles),
+            ),
+            (
+                verified(alice, Transaction { to: None, cells_limit: 1_000, ..transfer_tx(1, bob, 1) }),
+                RejectReason::InvalidPayload,
+            ),
+            (
+                verified(
+                    alice,
+                    Transaction {
+                        payload: b"hi".to_vec(),
+                        cycles_limit: 22_000,
+                        cells_limit: 2,
+                        ..transfer_tx(1, bob, 1)
+                    },
+                ),
+                RejectReason::InvalidPayload,
+            ),
+            (transfer(alice, 1, Address::system(0x0c), 1), RejectReason::InvalidPayload),
+            (transfer(bob, 0, alice, 0), RejectReason::InsufficientBalanceForFees),
         ];
-        let outcome = run(&state, proposer, &txs);
-        use ExecCode::*;
-        let expected = [
-            ChainId,
-            Nonce,
-            BasefeeTooLow,
-            BalanceForValue,
-            BalanceForFees,
-            OutOfCycles,
-            Payload,
-            Payload,
-            BalanceForFees,
-        ];
-        assert_eq!(codes(&outcome), expected.map(Some));
-        for (index, receipt) in outcome.receipts.iter().enumerate() {
-            assert_eq!(receipt.status, TxStatus::Failed);
-            assert_eq!(receipt.index as usize, index);
-            assert_eq!((receipt.cycles_used, receipt.cells_used, receipt.fee), (0, 0, FeeBreakdown::default()));
-            assert!(receipt.events.is_empty());
+        for (tx, reason) in invalid_txs {
+            // Behind a valid transfer, so that refusing the block must not run the one before.
+            let reader = crate::testing::Recording::new(&state);
+            let verdict = execute_block(vm(), &env(proposer), &params(), &reader, &[transfer(alice, 0, bob, 1), tx]);
+            match verdict {
+                Err(BlockError::Invalid(BlockInvalid::Transaction { position: 1, rejection })) => {
+                    assert_eq!(rejection.reason, reason);
+                }
+                other => panic!("{reason:?}: expected an invalid block, got {other:?}"),
+            }
+            // Nothing ran: the recipient's and the proposer's accounts were never read.
+            assert!(!reader.read(&account_key(&proposer)), "{reason:?}");
         }
-        assert_eq!((outcome.cycles_used, outcome.cells_used, outcome.burned), (0, 0, 0));
-        // Only the basefee moves (down, an empty block); the floor keeps it at 1.
-        assert_eq!(outcome.next_basefees, Basefees { cycle: 1, cell: 1 });
-        assert!(outcome.writes.is_empty());
-        apply(&mut state, outcome.writes);
-        assert_eq!(state, before);
     }
 
     #[test]
-    fn funds_received_earlier_in_the_block_can_be_spent() {
+    fn funds_received_in_a_block_are_spent_from_the_next_one() {
         let (alice, bob, carol) = (address(1), address(2), address(3));
-        let state = genesis(&[(alice, RICH)]);
-        let txs = [transfer(bob, 0, carol, 1), transfer(alice, 0, bob, 1_000_000), transfer(bob, 0, carol, 1)];
-        let outcome = run(&state, address(9), &txs);
-        assert_eq!(codes(&outcome), [Some(ExecCode::BalanceForValue), None, None]);
+        let mut state = genesis(&[(alice, RICH)]);
+        let candidates = [transfer(alice, 0, bob, 1_000_000), transfer(bob, 0, carol, 1)];
+        // Only a sender's own transactions take from its balance within a block, so validity
+        // counts what it held when the block began.
+        let (selection, built) = build_block(vm(), &env(address(9)), &params(), &state, &candidates).unwrap();
+        assert_eq!(selection.included, [0]);
+        assert_eq!(selection.dropped[0].1.reason, RejectReason::InsufficientBalanceForValue);
+        assert!(!selection.dropped[0].1.reason.is_permanent());
+        assert!(matches!(
+            execute_block(vm(), &env(address(9)), &params(), &state, &candidates),
+            Err(BlockError::Invalid(_))
+        ));
+        apply(&mut state, built.writes);
+        assert_eq!(codes(&run(&state, address(9), &candidates[1..])), [None]);
     }
 
     #[test]
@@ -703,12 +758,11 @@ mod tests {
     }
 
     #[test]
-    fn overflow_attempts_fail_cleanly() {
+    fn overflow_attempts_are_invalid_not_wrapped() {
         let (alice, whale, proposer) = (address(1), address(2), address(9));
         // A state no genesis could produce (supply above u128::MAX), to reach the credit check.
         let mut state = genesis(&[(alice, RICH)]);
         apply(&mut state, vec![(account_key(&whale), Some(Account { nonce: 0, balance: u128::MAX }.encode()))]);
-        let before = state.clone();
         let txs = [
             transfer(alice, 0, whale, 1),
             transfer(alice, 0, address(3), u128::MAX),
@@ -725,20 +779,22 @@ mod tests {
                 Transaction { max_fee_per_cycle: u128::MAX, tip_per_cycle: u128::MAX, ..transfer_tx(0, alice, 0) },
             ),
         ];
-        let outcome = run(&state, proposer, &txs);
-        let reasons: Vec<_> = codes(&outcome);
-        assert_eq!(
-            reasons,
-            [
-                Some(ExecCode::Internal),
-                Some(ExecCode::BalanceForValue),
-                Some(ExecCode::Fees),
-                Some(ExecCode::Fees),
-                Some(ExecCode::Fees)
-            ]
-        );
-        apply(&mut state, outcome.writes);
-        assert_eq!(state, before);
+        for (tx, reason) in txs.iter().zip([
+            RejectReason::CostOverflow,
+            RejectReason::CostOverflow,
+            RejectReason::CostOverflow,
+            RejectReason::CostOverflow,
+            RejectReason::CostOverflow,
+        ]) {
+            let block = std::slice::from_ref(tx);
+            let (selection, built) = build_block(vm(), &env(proposer), &params(), &state, block).unwrap();
+            assert_eq!(selection.dropped.iter().map(|(_, r)| r.reason).collect::<Vec<_>>(), [reason], "{tx:?}");
+            assert!(built.receipts.is_empty());
+            assert!(matches!(
+                execute_block(vm(), &env(proposer), &params(), &state, block),
+                Err(BlockError::Invalid(_))
+            ));
+        }
     }
 
     #[test]
@@ -820,12 +876,12 @@ mod tests {
             verified(alice, Transaction { chain_id: 1, ..transfer_tx(2, carol, 1) }), // 3: wrong chain
             transfer(bob, 0, carol, 300_000),                                         // 4: ok
             transfer(bob, 1, carol, 500_000),                                         // 5: bob is short now
-            transfer(carol, 0, bob, 10),                                              // 6: carol got 300,002: ok
+            transfer(carol, 0, bob, 10),                                              // 6: carol held nothing
             transfer(alice, 2, carol, 1),                                             // 7: ok
             transfer(alice, 2, carol, 1),                                             // 8: nonce reused
         ];
         let (selection, built) = build_block(vm(), &env(proposer), &params(), &state, &candidates).unwrap();
-        assert_eq!(selection.included, [1, 2, 4, 6, 7]);
+        assert_eq!(selection.included, [1, 2, 4, 7]);
         let dropped: Vec<(usize, RejectReason)> =
             selection.dropped.iter().map(|(index, rejection)| (*index, rejection.reason)).collect();
         assert_eq!(
@@ -833,7 +889,9 @@ mod tests {
             [
                 (0, RejectReason::NonceTooHigh),
                 (3, RejectReason::WrongChainId),
-                (5, RejectReason::InsufficientBalanceForFees),
+                // 1,000,000 less the first transfer's value and maximum fees, 510,000.
+                (5, RejectReason::InsufficientBalanceForValue),
+                (6, RejectReason::InsufficientBalanceForValue),
                 (8, RejectReason::NonceTooLow),
             ]
         );
@@ -857,22 +915,20 @@ mod tests {
         let (index, rejection) = &selection.dropped[0];
         assert_eq!((*index, rejection.reason), (952, RejectReason::BlockFull(Meter::Cycles)));
         assert!(!rejection.reason.is_permanent());
-        // The same candidates as a block execute but break the limit.
-        let outcome = run(&state, address(9), &candidates);
-        assert_eq!(outcome.cycles_used, 960 * TRANSFER_CYCLES);
-        assert!(validate_block_limits(&params(), outcome.cycles_used, outcome.cells_used).is_err());
+        // The same candidates as a block are refused before they run: their limits do not fit.
+        match execute_block(vm(), &env(address(9)), &params(), &state, &candidates) {
+            Err(BlockError::Invalid(BlockInvalid::Transaction { position: 952, rejection })) => {
+                assert_eq!(rejection.reason, RejectReason::BlockFull(Meter::Cycles));
+            }
+            other => panic!("expected an invalid block, got {other:?}"),
+        }
     }
 
     #[test]
     fn prefetched_keys_are_all_execution_reads() {
         let (alice, bob, carol, proposer) = (address(1), address(2), address(3), address(9));
         let full = genesis(&[(alice, RICH), (bob, RICH), (address(100), 5)]);
-        let txs = [
-            transfer(alice, 0, bob, 1),
-            transfer(bob, 0, carol, 1),
-            transfer(alice, 1, carol, 1),
-            verified(bob, Transaction { to: None, ..transfer_tx(1, carol, 1) }),
-        ];
+        let txs = [transfer(alice, 0, bob, 1), transfer(bob, 0, carol, 1), transfer(alice, 1, carol, 1)];
         let keys = prefetch_keys(&env(proposer), &txs);
         let mut expected = vec![
             basefees_key(),

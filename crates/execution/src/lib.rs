@@ -11,8 +11,7 @@
 //! ```text
 //! genesis:   genesis_writes(allocations, fees, params)    → apply before block 1
 //! propose:   (selection, outcome) = build_block(vm, env, params, &reader, candidates)
-//! verify:    outcome = execute_block(vm, env, params, &reader, txs)
-//!            validate_block_limits(params, outcome.cycles_used, outcome.cells_used)?
+//! verify:    outcome = execute_block(vm, env, params, &reader, txs)?   (Invalid: refuse the block)
 //!            apply outcome.writes to the block's speculative batch
 //! ```
 //!
@@ -21,26 +20,26 @@
 //! per block. [`prefetch_keys`] names what is predictable, so that the node can read those keys
 //! together before execution starts. A read the reader cannot answer ([`ReadFault`]) ends the
 //! block without an outcome; so does a corrupt stored record ([`StateError`], fatal for the
-//! node): a transaction can never make a block invalid. [`validate_block_limits`] is the only
-//! block-level rule.
+//! node).
 //!
 //! # What a block does
 //!
 //! First the deferred work (see the `actors` module): due timers, then mailbox deliveries, then
-//! the jobs' deadlines and assignment retries (`jobs`), bounded per block, reported as [`SystemRun`]s. Then each transaction in order. A transaction passes the
-//! [`precheck`]s against the state left by the ones before it: chain id (E1007), nonce equal to
-//! the sender's next nonce (E1002), each max fee at least its basefee (E1008), each tip at most
-//! its max fee (E1008), balance covering the value (E1003) and then value + `cycles_limit ×
-//! max_fee_per_cycle + cells_limit × max_fee_per_cell` (E1004), limits covering the
-//! [intrinsic cost](intrinsic_cost) (E1005/E1006), payload form ([`check_payload`], E1009) and,
-//! for a message, a destination holding an actor (E1009). A transaction that fails gets a
-//! `Failed` receipt carrying the E-code, uses nothing, pays nothing and changes nothing — its
-//! nonce is not consumed; the proposer's [`build_block`] leaves it out.
+//! the jobs' deadlines and assignment retries (`jobs`), bounded per block, reported as
+//! [`SystemRun`]s. Then the block's validity, before any transaction runs: every transaction
+//! must pass the one validity rule (`drover_types::validity`: chain id, fee fields, limits
+//! between the intrinsic cost and the block limits, payload form for its destination, max fees
+//! at least the basefees, nonce equal to the sender's next one, balance covering value plus
+//! maximum fees) against the state left by the ones before it, and together their limits must
+//! fit what the deferred work left of the block limits (`block_validity`). A block that breaks
+//! it is [`BlockError::Invalid`]: a verifier refuses it having run none of its transactions,
+//! and the proposer's [`build_block`] never makes one (it leaves out what the rule refuses).
+//! Then each transaction in order.
 //!
 //! One that passes has its nonce incremented and pays for what it used (see below):
 //! - a plain transfer or a value deposit (empty payload) moves the value and emits one event
 //!   (address = the recipient, topic [`TRANSFER_EVENT_TOPIC`], data = canonical CBOR
-//!   `[from, to, value]`); it costs [`TRANSFER_CYCLES`](drover_types::params::TRANSFER_CYCLES) cycles and [`TRANSFER_CELLS`] cells;
+//!   `[from, to, value]`); it costs [`TRANSFER_CYCLES`](drover_types::params::TRANSFER_CYCLES) cycles and no cells;
 //! - a deploy, an actor call or an upgrade runs as described in `docs/actors.md` ("Execution")
 //!   and the `actors` module: `Success`, or `Reverted` (E1201, `revert_reason`) / `Failed`
 //!   (the E-code) with every effect rolled back and the fee still charged. Receipts carry the events of a
@@ -79,6 +78,7 @@
 pub(crate) mod actors;
 mod basefee;
 mod block;
+mod block_validity;
 mod genesis;
 pub mod governance;
 pub mod jobs;
@@ -86,7 +86,6 @@ pub mod libraries;
 mod native;
 mod overlay;
 mod params;
-mod rejection;
 pub mod runners;
 pub mod secrets;
 pub mod storage;
@@ -102,10 +101,12 @@ pub use actors::{
 };
 pub use basefee::{BASEFEE_MAX_CHANGE_DENOMINATOR, next_basefee, next_basefees};
 pub use block::{
-    BlockEnv, BlockError, BlockLimitError, BlockOutcome, Selection, build_block, execute_block, prefetch_keys,
-    validate_block_limits,
+    BlockEnv, BlockError, BlockInvalid, BlockLimitError, BlockOutcome, Selection, build_block, execute_block,
+    prefetch_keys, validate_block_limits,
 };
 pub use drover_state::Basefees;
+use drover_types::validity::Intrinsic;
+pub use drover_types::validity::{RejectReason, Rejection};
 pub use genesis::{GenesisError, genesis_params, genesis_writes};
 pub use overlay::{Entry, NextKeyQuery, ReadFault, StateError, StateRead};
 pub use params::{
@@ -113,14 +114,10 @@ pub use params::{
     GENESIS_INITIAL_BASEFEE_CYCLE, GENESIS_MIN_BASEFEE_CELL, GENESIS_MIN_BASEFEE_CYCLE, GENESIS_TARGET_CELLS,
     GENESIS_TARGET_CYCLES, Meter,
 };
-pub use rejection::{RejectReason, Rejection};
 
 /// Key-value changes to the state: the final value of each key (`None` deletes it), sorted by
 /// key, each key once.
 pub type Writes = Vec<(Vec<u8>, Option<Vec<u8>>)>;
 /// The actor engine the executor runs actors on (share one per node: it caches compiled code).
 pub use drover_vm::Vm;
-pub use transfer::{
-    Intrinsic, TRANSFER_CELLS, TRANSFER_EVENT_TOPIC, check_payload, intrinsic_cost, is_system_address, precheck, price,
-    transfer_event_data,
-};
+pub use transfer::{TRANSFER_EVENT_TOPIC, price, transfer_event_data};

@@ -40,23 +40,7 @@ pub struct FeeParams {
     pub initial_basefee_cell: u128,
 }
 
-/// One of the two resources a transaction is charged for.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Meter {
-    /// Compute (WebAssembly fuel and host calls).
-    Cycles,
-    /// Bytes written to state.
-    Cells,
-}
-
-impl std::fmt::Display for Meter {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            Meter::Cycles => "cycles",
-            Meter::Cells => "cells",
-        })
-    }
-}
+pub use drover_types::validity::Meter;
 
 /// Why fee parameters are unusable.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -5,9 +5,10 @@
 //! [`crate::jobs`]), secrets (`0x00…04`, [`crate::secrets`]), governance (`0x00…09`,
 //! [`crate::governance`]), the storage manager and relay registry (`0x00…0a`, `0x00…0b`,
 //! [`crate::storage`]), the tokens (`0x00…0c`, [`crate::tokens`]) and libraries (`0x00…0d`,
-//! [`crate::libraries`]). Every other reserved address
-//! `0x00…01`–`0x00…0f` holds no actor unless a family lands there: a transaction to one is
-//! refused by the payload check, a `call` finds no actor (E1211).
+//! [`crate::libraries`]). Which addresses these are, and the form of a call to each, is
+//! `drover_types::validity`'s to say (`is_native`, `check_payload`). Every other reserved
+//! address `0x00…01`–`0x00…0f` holds no actor unless a family lands there: a transaction to one
+//! is invalid, a `call` finds no actor (E1211).
 
 use crate::native::NativeHost;
 use crate::{governance, jobs, libraries, runners, secrets, storage, tokens};
@@ -23,28 +24,6 @@ use drover_types::{
     token::{TOKENS_ADDRESS, TokenCall},
 };
 use drover_vm::{CallRequest, Outcome};
-
-/// Whether `address` is a native system actor.
-pub(crate) fn is_native(address: &Address) -> bool {
-    [
-        TOKENS_ADDRESS,
-        RUNNER_REGISTRY_ADDRESS,
-        JOB_DISPATCHER_ADDRESS,
-        GOVERNANCE_ADDRESS,
-        SECRETS_ADDRESS,
-        LIBRARY_ADDRESS,
-        STORAGE_MANAGER_ADDRESS,
-        RELAY_REGISTRY_ADDRESS,
-    ]
-    .contains(address)
-}
-
-/// Why a transaction to the native system actor `to` with `value` is refused before it runs:
-/// the tokens actor takes no value under any handler (the registry's and the dispatcher's value
-/// rules depend on the handler and are checked when it runs).
-pub(crate) fn value_refusal(to: &Address, value: u128) -> Option<&'static str> {
-    (*to == TOKENS_ADDRESS && value > 0).then_some("a token call carries no value")
-}
 
 /// The state keys a transaction from `sender` to the native system actor `to` with `payload`
 /// reads, for the block's prefetch (none when the payload does not decode: it fails anyway).

@@ -111,6 +111,11 @@ impl<'a> Recording<'a> {
     pub(crate) fn distinct_reads(&self) -> usize {
         self.keys.borrow().len() + self.queries.borrow().len()
     }
+
+    /// Whether `key` was read.
+    pub(crate) fn read(&self, key: &[u8]) -> bool {
+        self.keys.borrow().contains(key)
+    }
 }
 
 impl crate::StateRead for Recording<'_> {
@@ -126,8 +131,10 @@ impl crate::StateRead for Recording<'_> {
 }
 
 pub(crate) const RICH: u128 = 1_000_000_000_000_000;
-pub(crate) const CYCLES_LIMIT: u64 = 15_000_000;
-pub(crate) const CELLS_LIMIT: u64 = 400_000;
+/// Limits of the harness's transactions: twenty fit one block's cycles (tests that need more
+/// say so with [`Chain::tx_with_limits`]).
+pub(crate) const CYCLES_LIMIT: u64 = 1_000_000;
+pub(crate) const CELLS_LIMIT: u64 = 40_000;
 pub(crate) const PROPOSER: Address = Address([0x99; 20]);
 
 pub(crate) fn example(name: &str) -> Vec<u8> {
@@ -168,21 +175,36 @@ impl Chain {
         }
     }
 
-    /// Executes a block (reading each key once, as over the plain state), applies it.
+    /// Builds a block of `txs`, which must all be valid, executes it (reading each key once, as
+    /// over the plain state) and applies it.
     pub(crate) fn block(&mut self, txs: &[VerifiedTransaction]) -> BlockOutcome {
         let env = self.env();
+        let (selection, built) = build_block(vm(), &env, &FeeParams::default(), &self.state, txs).unwrap();
+        assert!(selection.dropped.is_empty(), "invalid transactions: {:?}", selection.dropped);
         let full = execute_block(vm(), &env, &FeeParams::default(), &self.state, txs)
             .expect("a complete state answers everything");
+        assert_eq!(built, full, "building is executing the kept transactions");
         let (recorded, _) = read_once(&self.state, &env, txs);
         assert_eq!(recorded, full, "how the state is read must not change the outcome");
-        // The proposer's filter keeps every transaction that passes its pre-checks.
-        let (selection, _) = build_block(vm(), &env, &FeeParams::default(), &self.state, txs).unwrap();
-        // (A pre-check failure is the only receipt that uses nothing.)
-        let prechecked = full.receipts.iter().filter(|r| r.cycles_used > 0).count();
-        assert_eq!(selection.included.len(), prechecked);
         apply(&mut self.state, full.writes.clone());
         self.height += 1;
         full
+    }
+
+    /// Why the validity rule refuses `tx` as the next block's only transaction (`None`: it is
+    /// valid). A refused transaction's nonce is handed out again; the state is left as it was.
+    /// A block holding it is invalid.
+    pub(crate) fn refusal(&mut self, tx: &VerifiedTransaction) -> Option<crate::RejectReason> {
+        let env = self.env();
+        let txs = std::slice::from_ref(tx);
+        let (selection, _) = build_block(vm(), &env, &FeeParams::default(), &self.state, txs).unwrap();
+        let reason = selection.dropped.first().map(|(_, rejection)| rejection.reason);
+        if reason.is_some() {
+            let verdict = execute_block(vm(), &env, &FeeParams::default(), &self.state, txs);
+            assert!(matches!(verdict, Err(crate::BlockError::Invalid(_))), "{verdict:?}");
+            self.nonces.insert(tx.sender, tx.tx.nonce);
+        }
+        reason
     }
 
     pub(crate) fn tx(
@@ -192,14 +214,26 @@ impl Chain {
         payload: Vec<u8>,
         value: u128,
     ) -> VerifiedTransaction {
+        self.tx_with_limits(sender, to, payload, value, (CYCLES_LIMIT, CELLS_LIMIT))
+    }
+
+    /// A transaction with limits `(cycles, cells)` of its own.
+    pub(crate) fn tx_with_limits(
+        &mut self,
+        sender: Address,
+        to: Option<Address>,
+        payload: Vec<u8>,
+        value: u128,
+        (cycles_limit, cells_limit): (u64, u64),
+    ) -> VerifiedTransaction {
         let nonce = self.nonces.entry(sender).or_default();
         let tx = Transaction {
             chain_id: CHAIN_ID,
             nonce: *nonce,
             to,
             value,
-            cycles_limit: CYCLES_LIMIT,
-            cells_limit: CELLS_LIMIT,
+            cycles_limit,
+            cells_limit,
             max_fee_per_cycle: 10,
             max_fee_per_cell: 10,
             tip_per_cycle: 1,
@@ -210,6 +244,21 @@ impl Chain {
         *nonce += 1;
         // Distinct hashes for identical transactions of different senders and nonces.
         verified(sender, tx)
+    }
+
+    /// A call of the native system actor `to` with limits that cover exactly an operation
+    /// costing `cost`, as clients set them.
+    pub(crate) fn system_tx(
+        &mut self,
+        sender: Address,
+        to: Address,
+        message: Message,
+        cost: (u64, u64),
+        value: u128,
+    ) -> VerifiedTransaction {
+        let payload = message.encode();
+        let limits = drover_types::params::system_call_limits(payload.len(), cost);
+        self.tx_with_limits(sender, Some(to), payload, value, limits)
     }
 
     pub(crate) fn deploy_tx(
@@ -227,7 +276,14 @@ impl Chain {
             init: None,
         };
         let address = actor_address(&sender, &deploy.salt, &deploy.code);
-        (self.tx(sender, None, deploy.encode(), value), address)
+        let payload = deploy.encode();
+        // The harness's limits on top of the deploy's intrinsic cost, which grows with its code.
+        let bytes = payload.len() as u64;
+        let limits = (
+            CYCLES_LIMIT + bytes * drover_types::params::DEPLOY_CYCLES_PER_PAYLOAD_BYTE,
+            CELLS_LIMIT + bytes + drover_types::params::ACTOR_RECORD_CELLS,
+        );
+        (self.tx_with_limits(sender, None, payload, value, limits), address)
     }
 
     pub(crate) fn deploy(&mut self, sender: Address, code: Vec<u8>, manifest: &[&str], value: u128) -> Address {
@@ -247,6 +303,19 @@ impl Chain {
     ) -> VerifiedTransaction {
         let message = Message { handler: handler.into(), payload: payload.to_vec() };
         self.tx(sender, Some(to), message.encode(), value)
+    }
+
+    /// A call without value with limits `(cycles, cells)` of its own.
+    pub(crate) fn call_tx_with_limits(
+        &mut self,
+        sender: Address,
+        to: Address,
+        handler: &str,
+        payload: &[u8],
+        limits: (u64, u64),
+    ) -> VerifiedTransaction {
+        let message = Message { handler: handler.into(), payload: payload.to_vec() };
+        self.tx_with_limits(sender, Some(to), message.encode(), 0, limits)
     }
 
     pub(crate) fn call(&mut self, sender: Address, to: Address, handler: &str, payload: &[u8]) -> BlockOutcome {

@@ -48,14 +48,6 @@ impl Priority {
     }
 }
 
-/// The most a transaction can cost its sender: `value + cycles_limit × max_fee_per_cycle +
-/// cells_limit × max_fee_per_cell`, or `None` when that overflows `u128`.
-pub(crate) fn max_cost(tx: &Transaction) -> Option<u128> {
-    let cycles = u128::from(tx.cycles_limit).checked_mul(tx.max_fee_per_cycle)?;
-    let cells = u128::from(tx.cells_limit).checked_mul(tx.max_fee_per_cell)?;
-    tx.value.checked_add(cycles)?.checked_add(cells)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -88,21 +80,5 @@ mod tests {
         assert!(Priority::nominal(&tx, hash_of(1)) > Priority::nominal(&tx, hash_of(2)));
         let richer = transaction(0, 2, 0);
         assert!(Priority::nominal(&richer, hash_of(9)) > Priority::nominal(&tx, hash_of(1)));
-    }
-
-    #[test]
-    fn max_cost_sums_value_and_fees_and_detects_overflow() {
-        let mut tx = transaction(0, 1, 1);
-        tx.value = 5;
-        tx.cycles_limit = 21_000;
-        tx.max_fee_per_cycle = 10;
-        tx.cells_limit = 3;
-        tx.max_fee_per_cell = 2;
-        assert_eq!(max_cost(&tx), Some(5 + 210_000 + 6));
-        tx.max_fee_per_cycle = u128::MAX / 2;
-        assert_eq!(max_cost(&tx), None);
-        tx.max_fee_per_cycle = 0;
-        tx.value = u128::MAX;
-        assert_eq!(max_cost(&tx), None);
     }
 }

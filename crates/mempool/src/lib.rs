@@ -17,7 +17,7 @@
 //!   under every path (admit, replace, evict, finalize, remove, expire);
 //! - what a sender's queue reserves (value plus maximum fees) never exceeds the balance it had
 //!   when its latest transaction was admitted;
-//! - no input panics: refusals are [`ApiError`]s with the codes listed in [`rules`].
+//! - no input panics: refusals are typed [`PoolRefusal`]s, listed in [`rules`].
 //!
 //! Lifecycle calls, in the node's order:
 //! - [`Mempool::admit`] for each submitted transaction, with the sender's finalized account and
@@ -50,7 +50,7 @@ pub use dropped::{DROPPED_HISTORY_LEN, DropReason};
 pub use rules::{Admitted, SenderState};
 pub use select::SelectLimits;
 
-use drover_types::{Address, Basefees, H256, VerifiedTransaction, error::ApiError};
+use drover_types::{Address, Basefees, H256, VerifiedTransaction, admission::PoolRefusal};
 use parking_lot::Mutex;
 use pool::Pool;
 use std::{collections::HashMap, sync::Arc, time::Instant};
@@ -74,17 +74,11 @@ impl Mempool {
         self.pool.lock().set_tx_limits(max_tx_cycles, max_tx_cells);
     }
 
-    /// Admits a verified transaction (rules and codes in [`rules`]). The caller has
-    /// checked the chain id and signature and read `sender`'s account in the latest finalized
-    /// state; `now` is the admission time the time to live counts from.
-    pub fn admit(
-        &self,
-        tx: VerifiedTransaction,
-        sender: SenderState,
-        basefees: Basefees,
-        now: Instant,
-    ) -> Result<Admitted, ApiError> {
-        self.pool.lock().admit(tx, sender, basefees, now)
+    /// Admits a verified transaction (policies in [`rules`]). The caller has applied the
+    /// validity rule's parts that need no sender state and read `sender`'s account in the
+    /// latest finalized state; `now` is the admission time the time to live counts from.
+    pub fn admit(&self, tx: VerifiedTransaction, sender: SenderState, now: Instant) -> Result<Admitted, PoolRefusal> {
+        self.pool.lock().admit(tx, sender, now)
     }
 
     /// Chooses transactions for a proposal under `limits` and `basefees` (order in [`select`]).
@@ -173,7 +167,7 @@ impl Mempool {
 mod tests {
     use super::*;
     use crate::testing::{address, low_basefees, verified};
-    use drover_types::ErrorCode;
+    use drover_types::admission::PoolRefusalKind;
     use std::{
         sync::atomic::{AtomicBool, AtomicUsize, Ordering},
         thread,
@@ -186,7 +180,7 @@ mod tests {
         let clone = mempool.clone();
         let tx = verified(1, 0, 1, 0);
         let state = SenderState { nonce: 0, balance: u128::MAX };
-        assert_eq!(mempool.admit(tx.clone(), state, low_basefees(), Instant::now()), Ok(Admitted::New));
+        assert_eq!(mempool.admit(tx.clone(), state, Instant::now()), Ok(Admitted::New));
         assert!(clone.contains(&tx.hash));
         assert_eq!(clone.get(&tx.hash), Some(tx.clone()));
         assert_eq!((clone.len(), clone.sender_count(), clone.is_empty()), (1, 1, false));
@@ -205,7 +199,7 @@ mod tests {
         let state = SenderState { nonce: 0, balance: u128::MAX };
         let txs = [verified(1, 1, 1, 0), verified(1, 0, 1, 0), verified(1, 2, 5, 0), verified(2, 0, 1, 0)];
         for tx in &txs {
-            mempool.admit(tx.clone(), state, low_basefees(), Instant::now()).unwrap();
+            mempool.admit(tx.clone(), state, Instant::now()).unwrap();
         }
         assert_eq!(mempool.pending_from(&address(1), |_| true), vec![txs[1].clone(), txs[0].clone(), txs[2].clone()]);
         assert_eq!(mempool.pending_from(&address(1), |tx| tx.tx.tip_per_cycle == 5), vec![txs[2].clone()]);
@@ -218,8 +212,8 @@ mod tests {
         let start = Instant::now();
         let state = SenderState { nonce: 0, balance: u128::MAX };
         let (a, b) = (verified(1, 0, 1, 0), verified(2, 0, 1, 0));
-        mempool.admit(a.clone(), state, low_basefees(), start).unwrap();
-        mempool.admit(b.clone(), state, low_basefees(), start + Duration::from_secs(1)).unwrap();
+        mempool.admit(a.clone(), state, start).unwrap();
+        mempool.admit(b.clone(), state, start + Duration::from_secs(1)).unwrap();
         assert!(mempool.remove(&a.hash, DropReason::Invalid("E1004".into())));
         assert_eq!(mempool.evict_stale(start + Duration::from_secs(5)), 0);
         assert_eq!(mempool.evict_stale(start + Duration::from_secs(6)), 1);
@@ -265,7 +259,7 @@ mod tests {
                             let nonce = mempool.next_nonce(&address(sender), finalized);
                             let tip = u128::from(round % 7 + u64::from(sender % 5));
                             let tx = verified(sender, nonce, tip, 0);
-                            let outcome = mempool.admit(tx, state, low_basefees(), Instant::now());
+                            let outcome = mempool.admit(tx, state, Instant::now());
                             drop(chain);
                             match outcome {
                                 Ok(Admitted::New) => {
@@ -274,12 +268,13 @@ mod tests {
                                 Ok(Admitted::Replaced { .. }) => {}
                                 Err(err) => assert!(
                                     matches!(
-                                        err.code,
-                                        ErrorCode::AdmissionBusy
-                                            | ErrorCode::NonceTooLow
-                                            | ErrorCode::NonceTooHigh
-                                            | ErrorCode::AlreadyKnown
-                                            | ErrorCode::ReplacementUnderpriced
+                                        err.kind,
+                                        PoolRefusalKind::SenderFull
+                                            | PoolRefusalKind::PoolFull
+                                            | PoolRefusalKind::NonceUsed
+                                            | PoolRefusalKind::NonceGap
+                                            | PoolRefusalKind::AlreadyKnown
+                                            | PoolRefusalKind::ReplacementUnderpriced
                                     ),
                                     "{err:?}"
                                 ),

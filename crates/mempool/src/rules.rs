@@ -1,35 +1,34 @@
-//! The rules a transaction must pass to enter the pool (admission), checked in this order.
+//! The pool's admission policy, checked in this order on a transaction that already passed the
+//! validity rule's parts that need no sender state (`drover_types::validity`: form, limits,
+//! basefees; the node's intake applies them).
 //!
-//! | rule | code |
+//! | policy | refusal |
 //! | --- | --- |
-//! | same hash already pending | 2007 `already_known` |
-//! | nonce below the sender's next nonce | 2003 `nonce_too_low` |
-//! | nonce more than `max_nonce_gap` past the sender's next contiguous nonce | 2004 `nonce_too_high` |
-//! | a max fee below the basefee of its meter | 2011 `basefee_too_low` |
-//! | a tip above the max fee of its meter, a limit above the per-transaction limit, or a maximum cost overflowing `u128` | 2010 `invalid_fees` |
-//! | `cycles_limit` below [`TRANSFER_CYCLES`] | 2005 `out_of_gas` |
-//! | balance below this transaction's maximum cost plus the sender's other pending ones' | 2006 `insufficient_balance` |
-//! | same sender and nonce pending, and the tips do not rise (one strictly, neither down) | 2008 `replacement_underpriced` |
-//! | sender at `max_per_sender`, or pool at `max_transactions` with nothing cheaper to evict | 2016 `admission_busy` |
-//! | the pool's indexes disagree (an internal fault; never expected) | 2017 `admission_retry` |
+//! | same hash already pending | [`AlreadyKnown`](PoolRefusalKind::AlreadyKnown) |
+//! | nonce below the sender's next nonce | [`NonceUsed`](PoolRefusalKind::NonceUsed) |
+//! | nonce more than `max_nonce_gap` past the sender's next contiguous nonce | [`NonceGap`](PoolRefusalKind::NonceGap) |
+//! | balance below this transaction's maximum cost plus the sender's other pending ones' | [`Reserved`](PoolRefusalKind::Reserved) |
+//! | same sender and nonce pending, and the tips do not rise (one strictly, neither down) | [`ReplacementUnderpriced`](PoolRefusalKind::ReplacementUnderpriced) |
+//! | sender at `max_per_sender` | [`SenderFull`](PoolRefusalKind::SenderFull) |
+//! | pool at `max_transactions` with nothing cheaper to evict | [`PoolFull`](PoolRefusalKind::PoolFull) |
+//! | the pool's indexes disagree (an internal fault; never expected) | [`Inconsistent`](PoolRefusalKind::Inconsistent) |
 //!
 //! The sender's *next nonce* is the larger of the nonce the caller read from finalized state and
 //! the one the pool last heard of; its *next contiguous nonce* continues through the sender's
 //! pending run from there. A caller's finalized nonce newer than the pool's first prunes the
-//! sender's pending transactions below it (they can never execute).
+//! sender's pending transactions below it (they can never execute). The nonce and balance
+//! policies are the validity rule's sender part applied to the sender's state after its pending
+//! transactions: the pool may queue nonces ahead of the next one, and reserves what each
+//! pending transaction may cost.
 //!
 //! When the pool is full, a new transaction may take the room of the transaction with the lowest
 //! tips among the other senders' highest-nonce transactions, if it pays strictly more (cycle tip
 //! first, then cell tip); taking only queue tails never opens a nonce gap.
 
-use crate::{
-    account::Pending,
-    dropped::DropReason,
-    fees::{Priority, max_cost},
-    pool::Pool,
-};
+use crate::{account::Pending, dropped::DropReason, fees::Priority, pool::Pool};
 use drover_types::{
-    Basefees, ErrorCode, H256, Transaction, VerifiedTransaction, error::ApiError, params::TRANSFER_CYCLES,
+    H256, Transaction, VerifiedTransaction,
+    admission::{PoolRefusal, PoolRefusalKind},
 };
 use std::time::Instant;
 
@@ -62,16 +61,18 @@ struct Existing {
 }
 
 impl Pool {
-    /// Checks `tx` against every rule and queues it.
+    /// Checks `tx` against every policy and queues it.
     pub(crate) fn admit(
         &mut self,
         tx: VerifiedTransaction,
         state: SenderState,
-        basefees: Basefees,
         now: Instant,
-    ) -> Result<Admitted, ApiError> {
+    ) -> Result<Admitted, PoolRefusal> {
         if self.by_hash.contains_key(&tx.hash) {
-            return Err(ApiError::new(ErrorCode::AlreadyKnown, format!("transaction {} is already pending", tx.hash)));
+            return Err(PoolRefusal::new(
+                PoolRefusalKind::AlreadyKnown,
+                format!("transaction {} is already pending", tx.hash),
+            ));
         }
         let sender = tx.sender;
         let nonce = tx.tx.nonce;
@@ -91,15 +92,16 @@ impl Pool {
         });
 
         check_nonce(nonce, next_nonce, contiguous_end, self.config.max_nonce_gap)?;
-        let cost = check_fees(&tx.tx, basefees, self.config.max_tx_cycles, self.config.max_tx_cells)?;
+        // The validity rule refused a maximum cost that overflows.
+        let cost = tx.tx.max_cost().unwrap_or(u128::MAX);
         let others = reserved.saturating_sub(existing.as_ref().map_or(0, |old| old.cost));
         check_balance(state.balance, cost, others)?;
         match &existing {
             Some(old) => check_replacement(&tx.tx, old)?,
             None => {
                 if queued >= self.config.max_per_sender {
-                    return Err(ApiError::new(
-                        ErrorCode::AdmissionBusy,
+                    return Err(PoolRefusal::new(
+                        PoolRefusalKind::SenderFull,
                         format!(
                             "the sender already has {queued} pending transactions, the most the \
                              mempool holds per sender"
@@ -122,7 +124,7 @@ impl Pool {
 
     /// Frees one slot for `tx` when the pool is full, by evicting a cheaper queue tail of
     /// another sender.
-    fn make_room(&mut self, tx: &VerifiedTransaction) -> Result<(), ApiError> {
+    fn make_room(&mut self, tx: &VerifiedTransaction) -> Result<(), PoolRefusal> {
         let pending = self.len();
         if pending < self.config.max_transactions {
             return Ok(());
@@ -135,8 +137,8 @@ impl Pool {
             .filter(|(key, _)| key.tips() < incoming)
             .map(|(_, sender)| *sender);
         let Some(victim) = victim else {
-            return Err(ApiError::new(
-                ErrorCode::AdmissionBusy,
+            return Err(PoolRefusal::new(
+                PoolRefusalKind::PoolFull,
                 format!(
                     "the mempool is full ({pending} pending transactions) and no other sender's \
                      transaction pays lower tips than this one"
@@ -146,8 +148,8 @@ impl Pool {
         let nonce =
             self.accounts.get(&victim).and_then(|account| account.txs.last_key_value()).map(|(nonce, _)| *nonce);
         let Some(evicted) = nonce.and_then(|nonce| self.take(&victim, nonce)) else {
-            return Err(ApiError::new(
-                ErrorCode::AdmissionRetry,
+            return Err(PoolRefusal::new(
+                PoolRefusalKind::Inconsistent,
                 "the mempool's eviction index names a transaction it does not hold; retry the \
                  submission",
             ));
@@ -157,18 +159,18 @@ impl Pool {
     }
 }
 
-/// Rules 2003 and 2004.
-fn check_nonce(nonce: u64, next_nonce: u64, contiguous_end: u64, max_gap: u64) -> Result<(), ApiError> {
+/// The nonce policies.
+fn check_nonce(nonce: u64, next_nonce: u64, contiguous_end: u64, max_gap: u64) -> Result<(), PoolRefusal> {
     if nonce < next_nonce {
-        return Err(ApiError::new(
-            ErrorCode::NonceTooLow,
+        return Err(PoolRefusal::new(
+            PoolRefusalKind::NonceUsed,
             format!("nonce {nonce} is below the sender's next nonce {next_nonce}"),
         ));
     }
     let highest = contiguous_end.saturating_add(max_gap);
     if nonce > highest {
-        return Err(ApiError::new(
-            ErrorCode::NonceTooHigh,
+        return Err(PoolRefusal::new(
+            PoolRefusalKind::NonceGap,
             format!(
                 "nonce {nonce} is too far ahead: the sender's next nonce counting pending \
                  transactions is {contiguous_end} and the mempool accepts nonces up to {highest}"
@@ -178,63 +180,13 @@ fn check_nonce(nonce: u64, next_nonce: u64, contiguous_end: u64, max_gap: u64) -
     Ok(())
 }
 
-/// Rules 2011, 2010 and 2005; returns the transaction's maximum cost.
-fn check_fees(tx: &Transaction, basefees: Basefees, max_cycles: u64, max_cells: u64) -> Result<u128, ApiError> {
-    let invalid = |message: String| Err(ApiError::new(ErrorCode::InvalidFees, message));
-    if tx.max_fee_per_cycle < basefees.cycle {
-        return Err(ApiError::new(
-            ErrorCode::BasefeeTooLow,
-            format!("max_fee_per_cycle {} is below the current cycle basefee {}", tx.max_fee_per_cycle, basefees.cycle),
-        ));
-    }
-    if tx.max_fee_per_cell < basefees.cell {
-        return Err(ApiError::new(
-            ErrorCode::BasefeeTooLow,
-            format!("max_fee_per_cell {} is below the current cell basefee {}", tx.max_fee_per_cell, basefees.cell),
-        ));
-    }
-    if tx.tip_per_cycle > tx.max_fee_per_cycle {
-        return invalid(format!(
-            "tip_per_cycle {} exceeds max_fee_per_cycle {}",
-            tx.tip_per_cycle, tx.max_fee_per_cycle
-        ));
-    }
-    if tx.tip_per_cell > tx.max_fee_per_cell {
-        return invalid(format!("tip_per_cell {} exceeds max_fee_per_cell {}", tx.tip_per_cell, tx.max_fee_per_cell));
-    }
-    if tx.cycles_limit > max_cycles {
-        return invalid(format!("cycles_limit {} exceeds the per-transaction limit {max_cycles}", tx.cycles_limit));
-    }
-    if tx.cells_limit > max_cells {
-        return invalid(format!("cells_limit {} exceeds the per-transaction limit {max_cells}", tx.cells_limit));
-    }
-    let Some(cost) = max_cost(tx) else {
-        return invalid(
-            "value + cycles_limit × max_fee_per_cycle + cells_limit × max_fee_per_cell overflows \
-             a u128"
-                .into(),
-        );
-    };
-    if tx.cycles_limit < TRANSFER_CYCLES {
-        return Err(ApiError::new(
-            ErrorCode::OutOfGas,
-            format!(
-                "cycles_limit {} is below the intrinsic cost of a transaction, \
-                 {TRANSFER_CYCLES} cycles",
-                tx.cycles_limit
-            ),
-        ));
-    }
-    Ok(cost)
-}
-
-/// Rule 2006: `others` is what the sender's other pending transactions reserve.
-fn check_balance(balance: u128, cost: u128, others: u128) -> Result<(), ApiError> {
+/// The balance policy: `others` is what the sender's other pending transactions reserve.
+fn check_balance(balance: u128, cost: u128, others: u128) -> Result<(), PoolRefusal> {
     if others.checked_add(cost).is_some_and(|needed| needed <= balance) {
         return Ok(());
     }
-    Err(ApiError::new(
-        ErrorCode::InsufficientBalance,
+    Err(PoolRefusal::new(
+        PoolRefusalKind::Reserved,
         format!(
             "balance {balance} cannot cover the value plus maximum fees of this transaction \
              ({cost}) and of the sender's other pending transactions ({others})"
@@ -242,15 +194,15 @@ fn check_balance(balance: u128, cost: u128, others: u128) -> Result<(), ApiError
     ))
 }
 
-/// Rule 2008.
-fn check_replacement(tx: &Transaction, old: &Existing) -> Result<(), ApiError> {
+/// The replacement policy.
+fn check_replacement(tx: &Transaction, old: &Existing) -> Result<(), PoolRefusal> {
     let no_lower = tx.tip_per_cycle >= old.tip_per_cycle && tx.tip_per_cell >= old.tip_per_cell;
     let one_higher = tx.tip_per_cycle > old.tip_per_cycle || tx.tip_per_cell > old.tip_per_cell;
     if no_lower && one_higher {
         return Ok(());
     }
-    Err(ApiError::new(
-        ErrorCode::ReplacementUnderpriced,
+    Err(PoolRefusal::new(
+        PoolRefusalKind::ReplacementUnderpriced,
         format!(
             "a pending transaction with nonce {} tips {} per cycle and {} per cell; a replacement \
              must raise at least one tip and lower neither (offered {} and {})",
@@ -264,21 +216,21 @@ mod tests {
     use super::*;
     use crate::{
         config::Config,
-        testing::{address, low_basefees, rich, seal, transaction, verified},
+        testing::{address, rich, seal, transaction, verified},
     };
 
     fn pool() -> Pool {
         Pool::new(Config::default())
     }
 
-    fn admit(pool: &mut Pool, tx: VerifiedTransaction) -> Result<Admitted, ApiError> {
-        let result = pool.admit(tx, rich(), low_basefees(), Instant::now());
+    fn admit(pool: &mut Pool, tx: VerifiedTransaction) -> Result<Admitted, PoolRefusal> {
+        let result = pool.admit(tx, rich(), Instant::now());
         pool.check_invariants().unwrap();
         result
     }
 
-    fn code(result: Result<Admitted, ApiError>) -> ErrorCode {
-        result.unwrap_err().code
+    fn kind(result: Result<Admitted, PoolRefusal>) -> PoolRefusalKind {
+        result.unwrap_err().kind
     }
 
     #[test]
@@ -295,7 +247,7 @@ mod tests {
         let mut pool = pool();
         admit(&mut pool, verified(1, 0, 1, 0)).unwrap();
         let err = admit(&mut pool, verified(1, 0, 1, 0)).unwrap_err();
-        assert_eq!(err.code, ErrorCode::AlreadyKnown);
+        assert_eq!(err.kind, PoolRefusalKind::AlreadyKnown);
         assert!(err.message.contains(&verified(1, 0, 1, 0).hash.to_string()));
     }
 
@@ -303,16 +255,16 @@ mod tests {
     fn nonce_below_next_nonce_is_too_low() {
         let mut pool = pool();
         let state = SenderState { nonce: 5, ..rich() };
-        let err = pool.admit(verified(1, 3, 1, 0), state, low_basefees(), Instant::now()).unwrap_err();
-        assert_eq!(err.code, ErrorCode::NonceTooLow);
+        let err = pool.admit(verified(1, 3, 1, 0), state, Instant::now()).unwrap_err();
+        assert_eq!(err.kind, PoolRefusalKind::NonceUsed);
         assert_eq!(err.message, "nonce 3 is below the sender's next nonce 5");
-        pool.admit(verified(1, 5, 1, 0), state, low_basefees(), Instant::now()).unwrap();
-        pool.admit(verified(1, 6, 1, 0), state, low_basefees(), Instant::now()).unwrap();
+        pool.admit(verified(1, 5, 1, 0), state, Instant::now()).unwrap();
+        pool.admit(verified(1, 6, 1, 0), state, Instant::now()).unwrap();
         // A stale read of the account does not lower the nonce the pool already knows.
         pool.finalized(&[(address(1), 6)], &[]);
         let stale = SenderState { nonce: 5, ..rich() };
-        let err = pool.admit(verified(1, 5, 2, 0), stale, low_basefees(), Instant::now());
-        assert_eq!(code(err), ErrorCode::NonceTooLow);
+        let err = pool.admit(verified(1, 5, 2, 0), stale, Instant::now());
+        assert_eq!(kind(err), PoolRefusalKind::NonceUsed);
     }
 
     #[test]
@@ -320,68 +272,22 @@ mod tests {
         let mut pool = Pool::new(Config { max_nonce_gap: 2, ..Config::default() });
         admit(&mut pool, verified(1, 2, 1, 0)).unwrap();
         let err = admit(&mut pool, verified(1, 3, 1, 0)).unwrap_err();
-        assert_eq!(err.code, ErrorCode::NonceTooHigh);
+        assert_eq!(err.kind, PoolRefusalKind::NonceGap);
         assert!(err.message.contains("nonce 3"), "{}", err.message);
         admit(&mut pool, verified(1, 0, 1, 0)).unwrap();
         admit(&mut pool, verified(1, 1, 1, 0)).unwrap();
         // 0, 1, 2 pending: the next contiguous nonce is 3, so up to 5 is accepted.
         admit(&mut pool, verified(1, 5, 1, 0)).unwrap();
-        assert_eq!(code(admit(&mut pool, verified(1, 6, 1, 0))), ErrorCode::NonceTooHigh);
-        assert_eq!(code(admit(&mut pool, verified(1, u64::MAX, 1, 0))), ErrorCode::NonceTooHigh);
+        assert_eq!(kind(admit(&mut pool, verified(1, 6, 1, 0))), PoolRefusalKind::NonceGap);
+        assert_eq!(kind(admit(&mut pool, verified(1, u64::MAX, 1, 0))), PoolRefusalKind::NonceGap);
     }
 
     #[test]
     fn zero_gap_admits_only_the_next_contiguous_nonce() {
         let mut pool = Pool::new(Config { max_nonce_gap: 0, ..Config::default() });
-        assert_eq!(code(admit(&mut pool, verified(1, 1, 1, 0))), ErrorCode::NonceTooHigh);
+        assert_eq!(kind(admit(&mut pool, verified(1, 1, 1, 0))), PoolRefusalKind::NonceGap);
         admit(&mut pool, verified(1, 0, 1, 0)).unwrap();
         admit(&mut pool, verified(1, 1, 1, 0)).unwrap();
-    }
-
-    #[test]
-    fn max_fee_below_basefee_on_either_meter_is_refused() {
-        let mut pool = pool();
-        let basefees = Basefees { cycle: 101, cell: 1 };
-        let err = pool.admit(verified(1, 0, 1, 0), rich(), basefees, Instant::now()).unwrap_err();
-        assert_eq!(err.code, ErrorCode::BasefeeTooLow);
-        assert_eq!(err.message, "max_fee_per_cycle 100 is below the current cycle basefee 101");
-        let basefees = Basefees { cycle: 1, cell: 101 };
-        let err = pool.admit(verified(1, 0, 1, 0), rich(), basefees, Instant::now()).unwrap_err();
-        assert_eq!(err.message, "max_fee_per_cell 100 is below the current cell basefee 101");
-        // Equal to the basefee is enough.
-        let basefees = Basefees { cycle: 100, cell: 100 };
-        pool.admit(verified(1, 0, 0, 0), rich(), basefees, Instant::now()).unwrap();
-    }
-
-    #[test]
-    fn inconsistent_fees_are_invalid() {
-        let mut pool = pool();
-        let err = admit(&mut pool, verified(1, 0, 101, 0)).unwrap_err();
-        assert_eq!(err.code, ErrorCode::InvalidFees);
-        assert_eq!(err.message, "tip_per_cycle 101 exceeds max_fee_per_cycle 100");
-        assert_eq!(code(admit(&mut pool, verified(1, 0, 0, 101))), ErrorCode::InvalidFees);
-
-        let mut tx = transaction(0, 1, 0);
-        tx.value = u128::MAX;
-        assert_eq!(code(admit(&mut pool, seal(address(1), tx))), ErrorCode::InvalidFees);
-
-        let mut tx = transaction(0, 1, 0);
-        tx.cycles_limit = Config::default().max_tx_cycles + 1;
-        assert_eq!(code(admit(&mut pool, seal(address(1), tx))), ErrorCode::InvalidFees);
-        let mut tx = transaction(0, 1, 0);
-        tx.cells_limit = Config::default().max_tx_cells + 1;
-        assert_eq!(code(admit(&mut pool, seal(address(1), tx))), ErrorCode::InvalidFees);
-        assert_eq!(pool.len(), 0);
-    }
-
-    #[test]
-    fn cycles_limit_below_intrinsic_cost_is_out_of_gas() {
-        let mut pool = pool();
-        let mut tx = transaction(0, 1, 0);
-        tx.cycles_limit = TRANSFER_CYCLES - 1;
-        let err = admit(&mut pool, seal(address(1), tx)).unwrap_err();
-        assert_eq!(err.code, ErrorCode::OutOfGas);
-        assert!(err.message.contains("20999"), "{}", err.message);
     }
 
     #[test]
@@ -390,20 +296,20 @@ mod tests {
         // Each built transfer costs 21,000 × 100 = 2,100,000 at most.
         let state = SenderState { nonce: 0, balance: 4_200_000 };
         let now = Instant::now();
-        pool.admit(verified(1, 0, 1, 0), state, low_basefees(), now).unwrap();
-        pool.admit(verified(1, 1, 1, 0), state, low_basefees(), now).unwrap();
-        let err = pool.admit(verified(1, 2, 1, 0), state, low_basefees(), now).unwrap_err();
-        assert_eq!(err.code, ErrorCode::InsufficientBalance);
+        pool.admit(verified(1, 0, 1, 0), state, now).unwrap();
+        pool.admit(verified(1, 1, 1, 0), state, now).unwrap();
+        let err = pool.admit(verified(1, 2, 1, 0), state, now).unwrap_err();
+        assert_eq!(err.kind, PoolRefusalKind::Reserved);
         assert!(err.message.contains("(2100000)") && err.message.contains("(4200000)"), "{}", err.message);
         // A replacement does not count the transaction it replaces.
         assert_eq!(
-            pool.admit(verified(1, 1, 2, 0), state, low_basefees(), now),
+            pool.admit(verified(1, 1, 2, 0), state, now),
             Ok(Admitted::Replaced { replaced: verified(1, 1, 1, 0).hash })
         );
         let mut valuable = transaction(1, 3, 0);
         valuable.value = 1;
-        let err = pool.admit(seal(address(1), valuable), state, low_basefees(), now).unwrap_err();
-        assert_eq!(err.code, ErrorCode::InsufficientBalance);
+        let err = pool.admit(seal(address(1), valuable), state, now).unwrap_err();
+        assert_eq!(err.kind, PoolRefusalKind::Reserved);
         pool.check_invariants().unwrap();
     }
 
@@ -413,12 +319,12 @@ mod tests {
         admit(&mut pool, verified(1, 0, 5, 5)).unwrap();
         for (cycle, cell) in [(5, 4), (4, 6), (6, 4), (4, 4)] {
             let err = admit(&mut pool, verified(1, 0, cycle, cell)).unwrap_err();
-            assert_eq!(err.code, ErrorCode::ReplacementUnderpriced, "{cycle} {cell}");
+            assert_eq!(err.kind, PoolRefusalKind::ReplacementUnderpriced, "{cycle} {cell}");
         }
         // Same tips, different transaction (another value): not a raise.
         let mut same = transaction(0, 5, 5);
         same.value = 1;
-        assert_eq!(code(admit(&mut pool, seal(address(1), same))), ErrorCode::ReplacementUnderpriced);
+        assert_eq!(kind(admit(&mut pool, seal(address(1), same))), PoolRefusalKind::ReplacementUnderpriced);
 
         let first = verified(1, 0, 5, 5).hash;
         let raised = verified(1, 0, 5, 6);
@@ -434,8 +340,7 @@ mod tests {
         admit(&mut pool, verified(1, 0, 1, 0)).unwrap();
         admit(&mut pool, verified(1, 1, 1, 0)).unwrap();
         let err = admit(&mut pool, verified(1, 2, 1, 0)).unwrap_err();
-        assert_eq!(err.code, ErrorCode::AdmissionBusy);
-        assert_eq!(err.code.http_status(), 429);
+        assert_eq!(err.kind, PoolRefusalKind::SenderFull);
         admit(&mut pool, verified(1, 1, 2, 0)).unwrap();
         admit(&mut pool, verified(2, 0, 1, 0)).unwrap();
     }
@@ -449,7 +354,7 @@ mod tests {
 
         // Not strictly more than the cheapest tail (sender 1, nonce 1, tip 2).
         let err = admit(&mut pool, verified(3, 0, 2, 0)).unwrap_err();
-        assert_eq!(err.code, ErrorCode::AdmissionBusy);
+        assert_eq!(err.kind, PoolRefusalKind::PoolFull);
         assert!(err.message.contains("full (3 pending"), "{}", err.message);
 
         let incoming = verified(3, 0, 3, 0);
@@ -460,7 +365,7 @@ mod tests {
 
         // Tails are now sender 3 (3), sender 2 (5), sender 1 (9): sender 3 cannot evict itself,
         // so its next transaction must beat sender 2's tail.
-        assert_eq!(code(admit(&mut pool, verified(3, 1, 5, 0))), ErrorCode::AdmissionBusy);
+        assert_eq!(kind(admit(&mut pool, verified(3, 1, 5, 0))), PoolRefusalKind::PoolFull);
         admit(&mut pool, verified(3, 1, 5, 1)).unwrap();
         assert!(pool.get(&verified(2, 0, 5, 0).hash).is_none());
         assert_eq!((pool.len(), pool.sender_count()), (3, 2));
@@ -473,7 +378,7 @@ mod tests {
     #[test]
     fn empty_pool_with_no_capacity_is_busy() {
         let mut pool = Pool::new(Config { max_transactions: 0, ..Config::default() });
-        assert_eq!(code(admit(&mut pool, verified(1, 0, 1, 0))), ErrorCode::AdmissionBusy);
+        assert_eq!(kind(admit(&mut pool, verified(1, 0, 1, 0))), PoolRefusalKind::PoolFull);
     }
 
     #[test]
@@ -482,28 +387,21 @@ mod tests {
         admit(&mut pool, verified(1, 0, 1, 0)).unwrap();
         admit(&mut pool, verified(1, 1, 1, 0)).unwrap();
         let state = SenderState { nonce: 1, ..rich() };
-        pool.admit(verified(1, 2, 1, 0), state, low_basefees(), Instant::now()).unwrap();
+        pool.admit(verified(1, 2, 1, 0), state, Instant::now()).unwrap();
         pool.check_invariants().unwrap();
         assert_eq!(pool.len(), 2);
         assert_eq!(pool.dropped_reason(&verified(1, 0, 1, 0).hash), Some(DropReason::NonceUsed));
     }
 
     #[test]
-    fn rules_apply_in_the_documented_order() {
+    fn policies_apply_in_the_documented_order() {
         let mut pool = pool();
-        // Too low and also underpaying the basefee: the nonce rule comes first.
+        // Too low and also unaffordable: the nonce policy comes first.
         let state = SenderState { nonce: 5, balance: 0 };
-        let basefees = Basefees { cycle: 1_000, cell: 1_000 };
-        let err = pool.admit(verified(1, 0, 101, 0), state, basefees, Instant::now());
-        assert_eq!(code(err), ErrorCode::NonceTooLow);
-        // Basefee before inconsistent tips.
-        let err = pool.admit(verified(1, 5, 101, 0), state, basefees, Instant::now());
-        assert_eq!(code(err), ErrorCode::BasefeeTooLow);
-        // Inconsistent tips before the balance.
-        let err = pool.admit(verified(1, 5, 101, 0), state, low_basefees(), Instant::now());
-        assert_eq!(code(err), ErrorCode::InvalidFees);
-        let err = pool.admit(verified(1, 5, 1, 0), state, low_basefees(), Instant::now());
-        assert_eq!(code(err), ErrorCode::InsufficientBalance);
+        let err = pool.admit(verified(1, 0, 1, 0), state, Instant::now());
+        assert_eq!(kind(err), PoolRefusalKind::NonceUsed);
+        let err = pool.admit(verified(1, 5, 1, 0), state, Instant::now());
+        assert_eq!(kind(err), PoolRefusalKind::Reserved);
         pool.check_invariants().unwrap();
         assert_eq!(pool.len(), 0);
     }

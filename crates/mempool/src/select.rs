@@ -158,7 +158,7 @@ mod tests {
     fn pool_with(txs: impl IntoIterator<Item = VerifiedTransaction>) -> Pool {
         let mut pool = Pool::new(Config::default());
         for tx in txs {
-            pool.admit(tx, rich(), low_basefees(), Instant::now()).unwrap();
+            pool.admit(tx, rich(), Instant::now()).unwrap();
         }
         pool
     }
@@ -272,7 +272,7 @@ mod tests {
         small.cells_limit = 300;
         let small = seal(address(2), small);
         for tx in [big.clone(), big_next, small.clone()] {
-            pool.admit(tx, rich(), low_basefees(), Instant::now()).unwrap();
+            pool.admit(tx, rich(), Instant::now()).unwrap();
         }
         let by_cells = SelectLimits { max_cells: 500, ..UNLIMITED };
         assert_eq!(select(&pool, by_cells, low_basefees(), &HashMap::new()), hashes(&[small]));
@@ -286,7 +286,7 @@ mod tests {
         let mut compact = seal(address(2), transaction(0, 1, 0));
         compact.encoded = vec![0; 100];
         for tx in [large.clone(), compact.clone()] {
-            pool.admit(tx, rich(), low_basefees(), Instant::now()).unwrap();
+            pool.admit(tx, rich(), Instant::now()).unwrap();
         }
         let by_bytes = SelectLimits { max_bytes: 500, ..UNLIMITED };
         assert_eq!(select(&pool, by_bytes, low_basefees(), &HashMap::new()), hashes(&[compact.clone()]));
@@ -323,7 +323,7 @@ mod tests {
                 tx.tip_per_cycle = tx.tip_per_cycle.min(tx.max_fee_per_cycle);
                 tx.cells_limit = next_random(50);
                 let tx = seal(address(sender), tx);
-                pool.admit(tx, state, low_basefees(), now).unwrap();
+                pool.admit(tx, state, now).unwrap();
             }
         }
         let next: HashMap<_, _> = (0..60).step_by(7).map(|sender| (address(sender), next_random(5))).collect();

@@ -4,11 +4,15 @@
 //! or verifies, and applies the finalized one. This module fills in what a block means:
 //!
 //! * **propose**: wait for the pacing deadline, pick transactions from the mempool (skipping
-//!   those already in not-yet-finalized ancestors), drop the ones that would fail, execute the
-//!   rest, and commit the header to the resulting roots. Cancellation-safe: nothing is removed
-//!   from the mempool but transactions found invalid.
-//! * **process**: re-execute a peer's (or a replayed) block and accept it only if every header
-//!   commitment matches: transactions root, receipts root, meters, basefees and state root.
+//!   those already in not-yet-finalized ancestors), leave out the ones the block validator
+//!   refuses (the same function a verifier applies), execute the rest, and commit the header to
+//!   the resulting roots. Cancellation-safe: nothing is removed from the mempool but
+//!   transactions found permanently invalid.
+//! * **process**: refuse a peer's block that breaks the validity rule before running any of its
+//!   transactions (`drover_execution`'s block validator: every transaction valid against the
+//!   state left by the ones before it, their limits within what the deferred work left), then
+//!   re-execute it and accept it only if every header commitment matches: transactions root,
+//!   receipts root, meters, basefees and state root.
 //!   Glue itself checks the state-sync target. A candidate (not yet certified) block must also
 //!   be stamped after its parent and at most [`MAX_FUTURE_DRIFT_MS`] ahead of the local clock,
 //!   which is waited out; a block stamped further ahead is refused, never waited for.
@@ -54,8 +58,7 @@ pub use drover_block::Scheme;
 type Unmerkleized<E> = <Databases<E> as DatabaseSet<E>>::Unmerkleized;
 type Merkleized<E> = <Databases<E> as DatabaseSet<E>>::Merkleized;
 
-/// Most transactions the proposer puts in one block.
-pub const MAX_TRANSACTIONS_PER_BLOCK: usize = 4_096;
+pub use drover_types::params::MAX_TRANSACTIONS_PER_BLOCK;
 /// How far ahead of the local clock a candidate block's timestamp may be: the clock skew between
 /// validators that a verifier tolerates by waiting for its clock to reach the timestamp. A block
 /// stamped further ahead is invalid and never waited for, so no proposer can hold verifiers
@@ -104,6 +107,16 @@ fn proposal_timestamp(parent_height: u64, parent_ms: u64, now_ms: u64) -> u64 {
     now_ms.clamp(parent_ms.saturating_add(1), latest)
 }
 
+/// Rewrites the blocks a validator proposes: the seam through which the deterministic
+/// simulation makes one validator byzantine (a proposer that breaks a validity rule, lies in
+/// its header, ...), so that every rule is tested against proposers that break it. An honest
+/// validator has none.
+pub trait ProposalRewrite: Send + Sync + 'static {
+    /// The block to propose instead of `honest` (what this validator built over the same
+    /// parent), or `None` to propose `honest`.
+    fn rewrite(&self, honest: &Block) -> Option<Block>;
+}
+
 /// The application `Stateful` drives: proposes, verifies and finalizes blocks (see the module
 /// documentation).
 #[derive(Clone)]
@@ -112,13 +125,14 @@ pub struct App {
     chain: Arc<ChainShared>,
     /// The actor engine: one per node, so that compiled actor code is cached across blocks.
     vm: Arc<Vm>,
+    rewrite: Option<Arc<dyn ProposalRewrite>>,
 }
 
 impl App {
     /// The application for the chain whose genesis block is `genesis`, sharing `chain` with the
-    /// API.
-    pub fn new(genesis: Block, chain: Arc<ChainShared>) -> Self {
-        Self { genesis: Arc::new(genesis), chain, vm: Arc::new(Vm::new()) }
+    /// API; `rewrite` makes it a byzantine proposer (tests only).
+    pub fn new(genesis: Block, chain: Arc<ChainShared>, rewrite: Option<Arc<dyn ProposalRewrite>>) -> Self {
+        Self { genesis: Arc::new(genesis), chain, vm: Arc::new(Vm::new()), rewrite }
     }
 
     /// The writes laid over the parent state of the block at `height`: the genesis state for
@@ -162,6 +176,10 @@ impl App {
         match task.await {
             Ok(Ok(Ok(done))) => Some(done),
             Ok(Ok(Err(BlockError::Corrupt(e)))) => panic!("state database holds a corrupt record: {e}"),
+            Ok(Ok(Err(BlockError::Invalid(invalid)))) => {
+                warn!(height = env.height, %invalid, "refusing an invalid block");
+                None
+            }
             Ok(Ok(Err(BlockError::Unavailable(fault)))) => {
                 warn!(height = env.height, %fault, "block execution could not read its state");
                 None
@@ -346,6 +364,10 @@ where
             state_root: merkleized.root(),
             ops_root: merkleized.ops_root(),
             range: non_empty_range!(merkleized.sync_boundary(), bounds.tip.size),
+        };
+        let block = match self.rewrite.as_ref().and_then(|rewrite| rewrite.rewrite(&block)) {
+            Some(rewritten) => rewritten,
+            None => block,
         };
         self.chain.remember(block.digest(), parent.digest(), executed);
         Some(Proposed { block, merkleized })

@@ -11,7 +11,7 @@ use commonware_cryptography::sha256;
 use drover_execution::{BlockOutcome, SystemRun};
 use drover_mempool::Mempool;
 use drover_state::Basefees;
-use drover_types::{Address, Receipt, TxStatus, VerifiedTransaction, api::StateSnapshot};
+use drover_types::{Address, Receipt, VerifiedTransaction, api::StateSnapshot};
 use parking_lot::Mutex;
 use std::{
     collections::HashMap,
@@ -71,11 +71,10 @@ impl ExecutedBlock {
             ..
         } = outcome;
         let hashes: Vec<_> = transactions.iter().map(|t| t.hash).collect();
+        // Every transaction of a valid block uses its nonce, whatever its receipt says.
         let mut nonces: HashMap<Address, u64> = HashMap::new();
-        for (tx, receipt) in transactions.iter().zip(&receipts) {
-            if receipt.status != TxStatus::Failed {
-                nonces.insert(tx.sender, tx.tx.nonce.saturating_add(1));
-            }
+        for tx in &transactions {
+            nonces.insert(tx.sender, tx.tx.nonce.saturating_add(1));
         }
         let mut next_nonces: Vec<_> = nonces.into_iter().collect();
         next_nonces.sort();

@@ -288,6 +288,9 @@ pub struct StartConfig {
     pub partition_prefix: String,
     /// HTTP peers to fast-sync from when this node has no state yet.
     pub sync_peers: Option<HttpPeers>,
+    /// Rewrites this validator's proposals: `None` for every real validator; the deterministic
+    /// simulation's byzantine validators set one.
+    pub rewrite: Option<Arc<dyn crate::application::ProposalRewrite>>,
 }
 
 /// A running validator's shared parts.
@@ -344,7 +347,7 @@ where
     B: commonware_p2p::Blocker<PublicKey = ed25519::PublicKey>,
     P: commonware_p2p::Provider<PublicKey = ed25519::PublicKey>,
 {
-    let StartConfig { validator, genesis, partition_prefix, sync_peers } = config;
+    let StartConfig { validator, genesis, partition_prefix, sync_peers, rewrite } = config;
     let (scheme, participants) = signer(&validator, &genesis)?;
     let me = validator.private_key.public_key();
     let prefix = partition_prefix.as_str();
@@ -476,7 +479,7 @@ where
     let (stateful, stateful_mailbox) = Stateful::new(
         context.child("stateful"),
         StatefulConfig {
-            application: App::new(genesis_block.clone(), chain.clone()),
+            application: App::new(genesis_block.clone(), chain.clone(), rewrite),
             db_config: qmdb_config::<E>(prefix, page_cache.clone()),
             provider: (),
             marshal: (marshal_mailbox.clone(), floor),
@@ -580,7 +583,7 @@ where
         let (chain, databases) = (chain.clone(), databases.clone());
         gossip::start(&context, gossip_sender, gossip_receiver, chain.clone(), move |txs| {
             let (chain, databases) = (chain.clone(), databases.clone());
-            async move { intake::admit(&chain, &databases, txs).await.iter().filter(|r| r.is_ok()).count() }
+            async move { intake::admit(&chain, &databases, txs).await }
         })
     });
 
@@ -653,7 +656,13 @@ pub async fn run(context: tokio::Context, config: EngineConfig) -> anyhow::Resul
     let started = ::tokio::select! {
         started = start(
             context,
-            StartConfig { validator, genesis: genesis.clone(), partition_prefix: PARTITION_PREFIX.to_string(), sync_peers },
+            StartConfig {
+                validator,
+                genesis: genesis.clone(),
+                partition_prefix: PARTITION_PREFIX.to_string(),
+                sync_peers,
+                rewrite: None,
+            },
             channels,
             oracle.clone(),
             oracle,

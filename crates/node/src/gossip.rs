@@ -4,13 +4,17 @@
 //! channel, so whichever validator leads next can include it; a transaction received from a peer
 //! is admitted locally and not forwarded again (every validator is connected to every other one,
 //! so one hop reaches all). Messages use the submission envelope of `POST /submit` (canonical
-//! CBOR, 1 to 50 transactions), and every received transaction is decoded and its signature
-//! verified like a submission before admission: a peer is as untrusted as an HTTP client.
+//! CBOR, 1 to 50 transactions), and every received transaction goes the way of a submission: a
+//! peer is as untrusted as an HTTP client. It is decoded, must pass the part of the validity
+//! rule it decides alone (`drover_types::validity::check_form`: chain id, fee fields, intrinsic
+//! cost, payload form) before its signature is recovered (once), and is then admitted by the
+//! node's intake, which applies the rest of the rule and the pool's policy.
 //!
 //! Gossip is best effort. The outbound queue is bounded ([`GOSSIP_QUEUE_BATCHES`]); when it is
 //! full the batch stays only in the local mempool, which still includes it when this validator
-//! proposes. Refusals of received transactions (already known, nonce used, ...) are expected and
-//! only counted.
+//! proposes. Refusals of received transactions are counted by kind: pool refusals (already
+//! known, nonce used, a full pool) are expected between honest peers; invalid transactions are
+//! not, since every honest node checks the rule before it gossips.
 
 use crate::chain::ChainShared;
 use bytes::Bytes;
@@ -19,7 +23,9 @@ use commonware_p2p::{Receiver, Recipients, Sender};
 use commonware_runtime::{Spawner, Supervisor};
 use drover_types::{
     VerifiedTransaction,
+    admission::AdmissionError,
     submission::{decode_submission, encode_submission},
+    validity,
 };
 use rayon::prelude::*;
 use std::sync::Arc;
@@ -49,7 +55,7 @@ impl GossipHandle {
 }
 
 /// Starts the outbound and inbound gossip loops on the transactions channel and returns the
-/// handle the API publishes through. `admit` is the mempool admission the API uses.
+/// handle the API publishes through. `admit` is the node's intake, which the API uses too.
 pub(crate) fn start<E, S, R, A, F>(
     context: &E,
     mut sender: S,
@@ -62,7 +68,7 @@ where
     S: Sender<PublicKey = ed25519::PublicKey>,
     R: Receiver<PublicKey = ed25519::PublicKey>,
     A: Fn(Vec<VerifiedTransaction>) -> F + Send + 'static,
-    F: Future<Output = usize> + Send,
+    F: Future<Output = Vec<Result<(), AdmissionError>>> + Send,
 {
     let (outbound, mut queue) = mpsc::channel::<Vec<u8>>(GOSSIP_QUEUE_BATCHES);
     context.child("gossip_out").spawn(move |_| async move {
@@ -71,23 +77,38 @@ where
         }
     });
     context.child("gossip_in").spawn(move |_| async move {
+        let chain_id = chain.genesis.chain_id();
         while let Ok((peer, message)) = receiver.recv().await {
-            let txs = verify_batch(message.as_ref());
+            let (txs, malformed) = verify_batch(message.as_ref(), chain_id);
             let received = txs.len();
-            let admitted = admit(txs).await;
-            chain.metrics.observe_gossip(received, admitted);
-            debug!(?peer, received, admitted, "gossiped transactions");
+            let verdicts = admit(txs).await;
+            let admitted = verdicts.iter().filter(|verdict| verdict.is_ok()).count();
+            let invalid = malformed
+                + verdicts.iter().filter(|verdict| matches!(verdict, Err(AdmissionError::Invalid(_)))).count();
+            chain.metrics.observe_gossip(received, admitted, invalid);
+            debug!(?peer, received, admitted, invalid, "gossiped transactions");
         }
     });
     GossipHandle { outbound }
 }
 
-/// The transactions of a gossip message that decode and carry a valid signature.
-fn verify_batch(message: &[u8]) -> Vec<VerifiedTransaction> {
+/// The transactions of a gossip message that decode, pass the part of the validity rule they
+/// decide alone for chain `chain_id`, and carry a valid signature; and how many did not.
+fn verify_batch(message: &[u8], chain_id: u64) -> (Vec<VerifiedTransaction>, usize) {
     let Ok(items) = decode_submission(message) else {
-        return Vec::new();
+        return (Vec::new(), 1);
     };
-    items.into_par_iter().filter_map(|item| item.decoded.ok()?.verify().ok()).collect()
+    let total = items.len();
+    let verified: Vec<_> = items
+        .into_par_iter()
+        .filter_map(|item| {
+            let tx = item.decoded.ok()?;
+            validity::check_form(&tx, chain_id).ok()?;
+            tx.verify().ok()
+        })
+        .collect();
+    let refused = total - verified.len();
+    (verified, refused)
 }
 
 #[cfg(test)]
@@ -95,9 +116,11 @@ mod tests {
     use super::*;
     use drover_types::{Address, SecretKey, Transaction};
 
+    const CHAIN_ID: u64 = 100;
+
     fn signed(nonce: u64) -> Transaction {
         Transaction {
-            chain_id: 100,
+            chain_id: CHAIN_ID,
             nonce,
             to: Some(Address([7; 20])),
             value: 1,
@@ -121,12 +144,22 @@ mod tests {
             signature.r = [0; 32];
         }
         let batch = encode_submission(&[good.clone(), forged]);
-        let verified = verify_batch(&batch);
-        assert_eq!(verified.len(), 1);
+        let (verified, refused) = verify_batch(&batch, CHAIN_ID);
+        assert_eq!((verified.len(), refused), (1, 1));
         assert_eq!(verified[0].tx, good);
         assert_eq!(verified[0].sender, SecretKey::dev(3).address());
 
-        assert!(verify_batch(b"not cbor").is_empty());
-        assert!(verify_batch(&[0xa0]).is_empty());
+        assert_eq!(verify_batch(b"not cbor", CHAIN_ID), (Vec::new(), 1));
+        assert_eq!(verify_batch(&[0xa0], CHAIN_ID), (Vec::new(), 1));
+    }
+
+    #[test]
+    fn a_transaction_for_another_chain_never_reaches_the_pool() {
+        let other_chain = Transaction { chain_id: CHAIN_ID + 1, signature: None, ..signed(0) }.sign(&SecretKey::dev(3));
+        let no_cost_cover = Transaction { cycles_limit: 1, signature: None, ..signed(1) }.sign(&SecretKey::dev(3));
+        let batch = encode_submission(&[other_chain, no_cost_cover, signed(2)]);
+        let (verified, refused) = verify_batch(&batch, CHAIN_ID);
+        assert_eq!(refused, 2);
+        assert_eq!(verified.iter().map(|tx| tx.tx.nonce).collect::<Vec<_>>(), [2]);
     }
 }

@@ -1,21 +1,35 @@
-//! Transaction intake: mempool admission shared by the API (`/submit`, the faucet) and
+//! Transaction intake: mempool admission shared by every origin of a transaction that is not a
+//! block — the API (`/submit`, `/submit_wait`, the signed runner and relay flows, the faucet) and
 //! transaction gossip.
 //!
-//! Each transaction's payload is checked, then the destination of a message: it must hold an
-//! actor (a system actor that is not enabled is refused by the payload check already), or get
-//! one from a deploy of the same sender pending before it, in the mempool or earlier in the
-//! batch. Otherwise the message is refused (2012): accepted, it could never execute, and the
-//! proposer would drop it without a receipt. Then the limits are checked against the intrinsic
-//! cost (a deploy pays for its code, a call for its payload: more than a transfer's flat cost,
-//! which is all the mempool knows), the sender's account is read from the latest applied state
-//! (once per distinct sender in a batch: batches often carry one sender's nonce run) and the
-//! mempool decides. A failed state read is a transient refusal (2017).
+//! Each transaction passes, in order:
+//! 1. the validity rule's parts that need no sender state (`drover_types::validity::
+//!    check_stateless`: chain id, fee fields, limits between the intrinsic cost and the block
+//!    limits in force, payload form for its destination, max fees at least the next block's
+//!    basefees);
+//! 2. the destination of a message: it must hold an actor, or get one from a deploy of the same
+//!    sender pending before it, in the mempool or earlier in the batch. A call to an address
+//!    without an actor is valid (whether an actor lives there is the state's to say when it
+//!    runs, and the call then fails and pays its intrinsic cost), but it can only burn its
+//!    sender's fee, so admission refuses it as an invalid payload;
+//! 3. the pool's policy (`drover_mempool::rules`): the validity rule's sender part applied to the
+//!    sender's pending run, with the sender's account read from the latest applied state (once
+//!    per distinct sender in a batch: batches often carry one sender's nonce run).
+//!
+//! Refusals are typed ([`AdmissionError`]); a failed state read is
+//! [`AdmissionError::Unavailable`]. The API maps them to its codes; gossip counts them.
 
 use crate::error::NodeError;
 use crate::{chain::ChainShared, databases::Databases};
 use drover_mempool::SenderState;
 use drover_state::Account;
-use drover_types::{Address, ErrorCode, VerifiedTransaction, error::ApiError, payload::Deploy};
+use drover_types::{
+    Address, VerifiedTransaction,
+    admission::AdmissionError,
+    error::ApiError,
+    payload::Deploy,
+    validity::{self, BlockLimits, ChainContext, RejectReason, Rejection},
+};
 use std::{collections::HashMap, time::Instant};
 
 /// An account in the latest finalized state: from the account view (no lock), or from the
@@ -54,10 +68,22 @@ where
 }
 
 /// The address a transaction sends a message to, when that address must hold an actor: a
-/// non-empty payload to an address that is not a system actor's (`check_payload` has vetted
+/// non-empty payload to an address that is not a system actor's (the validity rule vetted
 /// those).
 fn message_destination(tx: &VerifiedTransaction) -> Option<Address> {
-    tx.tx.to.filter(|to| !tx.tx.payload.is_empty() && !drover_execution::is_system_address(to))
+    tx.tx.to.filter(|to| !tx.tx.payload.is_empty() && !validity::is_system_address(to))
+}
+
+/// What the validity rule checks transactions against at admission: the chain and the next
+/// block's basefees and limits.
+pub fn admission_context(chain: &ChainShared) -> ChainContext {
+    let tip = chain.tip();
+    let fees = chain.genesis.fees.governed(&tip.next_params);
+    ChainContext {
+        chain_id: chain.genesis.chain_id(),
+        basefees: tip.next_basefees,
+        limits: BlockLimits { cycles: fees.block_limit_cycles(), cells: fees.block_limit_cells() },
+    }
 }
 
 /// Whether a deploy of `tx`'s sender with a lower nonce is pending and creates the actor at
@@ -76,17 +102,17 @@ pub async fn admit<E>(
     chain: &ChainShared,
     databases: &Databases<E>,
     txs: Vec<VerifiedTransaction>,
-) -> Vec<Result<(), ApiError>>
+) -> Vec<Result<(), AdmissionError>>
 where
     E: commonware_runtime::Spawner + commonware_storage::Context,
 {
-    let basefees = chain.tip().next_basefees;
+    let context = admission_context(chain);
     let mut results = Vec::with_capacity(txs.len());
     let mut accounts: HashMap<Address, Account> = HashMap::new();
     let mut actors: HashMap<Address, bool> = HashMap::new();
     for tx in txs {
-        if let Err(rejection) = drover_execution::check_payload(&tx.tx) {
-            results.push(Err(ApiError::new(rejection.api_code(), rejection.message)));
+        if let Err(rejection) = validity::check_stateless(&tx.tx, &context) {
+            results.push(Err(rejection.into()));
             continue;
         }
         if let Some(to) = message_destination(&tx) {
@@ -95,46 +121,36 @@ where
                 None => match holds_actor(chain, databases, &to).await {
                     Ok(holds) => *actors.entry(to).or_insert(holds),
                     Err(e) => {
-                        results.push(Err(ApiError::new(ErrorCode::AdmissionRetry, e.message)));
+                        results.push(Err(AdmissionError::Unavailable(e.message)));
                         continue;
                     }
                 },
             };
             if !holds && !deploy_pending_for(chain, &tx, &to) {
-                results.push(Err(ApiError::new(
-                    ErrorCode::InvalidPayload,
+                results.push(Err(Rejection::new(
+                    RejectReason::InvalidPayload,
                     format!(
                         "{to} holds no actor, so a message to it can never be delivered: deploy an \
                          actor there first (or send it together with this message), or send an \
                          empty payload for a plain transfer"
                     ),
-                )));
+                )
+                .into()));
                 continue;
             }
-        }
-        let intrinsic = drover_execution::intrinsic_cost(&tx.tx);
-        if tx.tx.cycles_limit < intrinsic.cycles || tx.tx.cells_limit < intrinsic.cells {
-            results.push(Err(ApiError::new(
-                ErrorCode::OutOfGas,
-                format!(
-                    "limits of {} cycles and {} cells are below this transaction's intrinsic cost of {} cycles and {} cells",
-                    tx.tx.cycles_limit, tx.tx.cells_limit, intrinsic.cycles, intrinsic.cells
-                ),
-            )));
-            continue;
         }
         let account = match accounts.get(&tx.sender) {
             Some(account) => *account,
             None => match read_account(chain, databases, &tx.sender).await {
                 Ok(account) => *accounts.entry(tx.sender).or_insert(account.unwrap_or_default()),
                 Err(e) => {
-                    results.push(Err(ApiError::new(ErrorCode::AdmissionRetry, e.message)));
+                    results.push(Err(AdmissionError::Unavailable(e.message)));
                     continue;
                 }
             },
         };
         let sender = SenderState { nonce: account.nonce, balance: account.balance };
-        results.push(chain.mempool.admit(tx, sender, basefees, Instant::now()).map(|_| ()));
+        results.push(chain.mempool.admit(tx, sender, Instant::now()).map(drop).map_err(AdmissionError::from));
     }
     results
 }

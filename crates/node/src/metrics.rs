@@ -32,6 +32,7 @@ pub struct ChainMetrics {
     basefee_cell: Gauge,
     gossip_received: Counter,
     gossip_admitted: Counter,
+    gossip_invalid: Counter,
 }
 
 fn clamp(v: u128) -> i64 {
@@ -65,6 +66,11 @@ impl ChainMetrics {
             gossip_received: context.counter("gossip_received", "Validly signed transactions received from peers"),
             gossip_admitted: context
                 .counter("gossip_admitted", "Transactions received from peers that entered the mempool"),
+            gossip_invalid: context.counter(
+                "gossip_invalid",
+                "Transactions received from peers that break the validity rule (or do not decode): never an honest \
+                 peer's",
+            ),
         }
     }
 
@@ -84,9 +90,10 @@ impl ChainMetrics {
         self.basefee_cell.metric().set(clamp(next_basefees.cell));
     }
 
-    pub fn observe_gossip(&self, received: usize, admitted: usize) {
+    pub fn observe_gossip(&self, received: usize, admitted: usize, invalid: usize) {
         self.gossip_received.metric().inc_by(received as u64);
         self.gossip_admitted.metric().inc_by(admitted as u64);
+        self.gossip_invalid.metric().inc_by(invalid as u64);
     }
 
     /// Records one block's execution: how long it took and how many keys it read.

@@ -7,188 +7,27 @@
 //! them (every validator must assign the same runners). Every run checks that no two
 //! validators finalized different blocks at any height, that progress resumes after the fault,
 //! and that all state roots agree; each seed runs twice and must reproduce the same execution
-//! exactly (the runtime's auditor digest).
+//! exactly (the runtime's auditor digest). Byzantine validators are `byzantine.rs`'s.
 
-use commonware_consensus::marshal::{Identifier, core::Mailbox, standard::Standard};
-use commonware_consensus::types::Height;
-use commonware_cryptography::{Digestible as _, Signer as _, ed25519, sha256};
-use commonware_p2p::simulated::{self, Link};
-use commonware_runtime::{Clock as _, Handle, Runner as _, Spawner as _, Supervisor as _, deterministic};
-use commonware_utils::{NZUsize, probability};
-use drover_node::{
-    application::Scheme,
-    block::Block,
-    chain::ChainShared,
-    config::ValidatorConfig,
-    databases::Databases,
-    devnet::{self, NetworkSpec},
-    engine::{self, MAX_MESSAGE_BYTES, StartConfig},
-    genesis::Genesis,
-    intake,
+mod common;
+
+use common::{
+    Network, Slot, VALIDATORS, actor_tx, connect, disconnect, example_deploy, finalized, height, index_dir, launch,
+    lossy_link, mesh, network, runtime_config, system_tx, transfer, wait_all,
 };
+use commonware_cryptography::sha256;
+use commonware_runtime::{Clock as _, Runner as _, deterministic};
+use drover_node::intake;
 use drover_state::keys;
 use drover_types::{
     Address, SecretKey, Transaction,
     governance::{ChainParams, GOVERNANCE_ADDRESS, GovernanceCall},
     job::{JOB_DISPATCHER_ADDRESS, JobCall, JobSpec, Verification, VerificationMode, job_id},
-    params::system_call_limits,
-    payload::{Deploy, Manifest, Message},
+    payload::Message,
     runner::{Capabilities, MIN_RUNNER_STAKE, RUNNER_REGISTRY_ADDRESS, RateCard, RegistryCall},
 };
 use parking_lot::Mutex;
-use std::{
-    collections::BTreeMap,
-    path::PathBuf,
-    sync::Arc,
-    time::{Duration, UNIX_EPOCH},
-};
-
-const VALIDATORS: u32 = 4;
-/// Virtual time a run may take before the runtime aborts it.
-const RUN_TIMEOUT: Duration = Duration::from_secs(600);
-
-type Runtime = deterministic::Context;
-
-/// What the test reads from a running validator.
-#[derive(Clone)]
-struct Running {
-    chain: Arc<ChainShared>,
-    databases: Databases<Runtime>,
-    marshal: Mailbox<Scheme, Standard<Block>>,
-}
-
-/// A generated network, reused by both runs of a seed so their inputs are identical.
-struct Network {
-    _dir: tempfile::TempDir,
-    validators: Vec<ValidatorConfig>,
-    genesis: Genesis,
-}
-
-fn network() -> Network {
-    let dir = tempfile::tempdir().unwrap();
-    let spec = NetworkSpec { validators: VALIDATORS, ..NetworkSpec::devnet() };
-    devnet::generate(dir.path(), &spec).unwrap();
-    let validators: Vec<_> =
-        (0..VALIDATORS).map(|i| ValidatorConfig::load(&devnet::validator_file(dir.path(), i)).unwrap()).collect();
-    let genesis = Genesis::load(&validators[0].genesis_config_path).unwrap();
-    Network { _dir: dir, validators, genesis }
-}
-
-fn link() -> Link {
-    Link { latency: Duration::from_millis(20), jitter: Duration::from_millis(5), success_rate: probability!(0.9) }
-}
-
-async fn connect(
-    oracle: &simulated::Oracle<ed25519::PublicKey, Runtime>,
-    a: &ed25519::PublicKey,
-    b: &ed25519::PublicKey,
-) {
-    oracle.add_link(a.clone(), b.clone(), link()).await.unwrap();
-    oracle.add_link(b.clone(), a.clone(), link()).await.unwrap();
-}
-
-async fn disconnect(
-    oracle: &simulated::Oracle<ed25519::PublicKey, Runtime>,
-    a: &ed25519::PublicKey,
-    b: &ed25519::PublicKey,
-) {
-    oracle.remove_link(a.clone(), b.clone()).await.unwrap();
-    oracle.remove_link(b.clone(), a.clone()).await.unwrap();
-}
-
-/// Starts validator `index` under its own supervision subtree; `slot` receives its handles.
-async fn launch(
-    context: &Runtime,
-    oracle: &simulated::Oracle<ed25519::PublicKey, Runtime>,
-    config: ValidatorConfig,
-    genesis: Genesis,
-    index: u32,
-    slot: Arc<Mutex<Option<Running>>>,
-) -> Handle<()> {
-    let control = oracle.control(config.private_key.public_key());
-    let mut registered = Vec::new();
-    for (channel, quota) in engine::channel_quotas().into_iter().enumerate() {
-        registered.push(control.register(channel as u64, quota).await.unwrap());
-    }
-    let mut registered = registered.into_iter();
-    let channels = engine::register_channels(|_, _| registered.next().unwrap());
-    let manager = oracle.manager();
-    context.child("validator").with_attribute("index", index).spawn(move |context| async move {
-        let started = engine::start(
-            context,
-            StartConfig { validator: config, genesis, partition_prefix: format!("drover-v{index}"), sync_peers: None },
-            channels,
-            control,
-            manager,
-        )
-        .await
-        .unwrap();
-        *slot.lock() = Some(Running {
-            chain: started.chain.clone(),
-            databases: started.databases.clone(),
-            marshal: started.marshal.clone(),
-        });
-        let _ = started.consensus.await;
-    })
-}
-
-fn height(slot: &Arc<Mutex<Option<Running>>>) -> u64 {
-    slot.lock().as_ref().map_or(0, |r| r.chain.tip().height)
-}
-
-async fn wait_all(context: &Runtime, slots: &[&Arc<Mutex<Option<Running>>>], target: u64) {
-    while slots.iter().any(|s| height(s) < target) {
-        context.sleep(Duration::from_millis(100)).await;
-    }
-}
-
-fn transfer(nonce: u64) -> Transaction {
-    Transaction {
-        chain_id: devnet::DEV_CHAIN_ID,
-        nonce,
-        to: Some(Address([0x55; 20])),
-        value: 1_000,
-        cycles_limit: 21_000,
-        cells_limit: 0,
-        max_fee_per_cycle: 1_000,
-        max_fee_per_cell: 1_000,
-        tip_per_cycle: 1,
-        tip_per_cell: 0,
-        payload: Vec::new(),
-        signature: None,
-    }
-    .sign(&SecretKey::dev(0))
-}
-
-/// An example actor's deploy, with the `storage.kv` manifest both workloads need.
-fn example_deploy(name: &str) -> Deploy {
-    let path = format!("{}/../../actors/{name}.wat", env!("CARGO_MANIFEST_DIR"));
-    Deploy {
-        code: wat::parse_file(path).expect("the example compiles"),
-        manifest: Manifest { entitlements: vec!["storage.kv".into()] },
-        salt: Vec::new(),
-        init: None,
-    }
-}
-
-/// A deploy (`to` = `None`) or a call from `key`, with fees far above any basefee of the run.
-fn actor_tx(key: &SecretKey, nonce: u64, to: Option<Address>, payload: Vec<u8>, cycles_limit: u64) -> Transaction {
-    Transaction {
-        chain_id: devnet::DEV_CHAIN_ID,
-        nonce,
-        to,
-        value: 0,
-        cycles_limit,
-        cells_limit: 100_000,
-        max_fee_per_cycle: 1_000,
-        max_fee_per_cell: 1_000,
-        tip_per_cycle: 1,
-        tip_per_cell: 0,
-        payload,
-        signature: None,
-    }
-    .sign(key)
-}
+use std::{collections::BTreeMap, path::PathBuf, sync::Arc, time::Duration};
 
 /// Mints of the ledger workload: each to its own holder, an `audit` after each.
 const LEDGER_MINTS: u64 = 8;
@@ -200,7 +39,7 @@ const WORKLOAD_CYCLES_LIMIT: u64 = 2_000_000;
 /// queries from not-yet-finalized parents while proposing and verifying; any disagreement
 /// would split the state roots.
 fn ledger_workload() -> (Address, Vec<Transaction>) {
-    let deploy = example_deploy("ledger");
+    let deploy = example_deploy("ledger", &["storage.kv"]);
     let key = SecretKey::dev(1);
     let ledger = deploy.actor_address(&key.address());
     let tx =
@@ -224,7 +63,7 @@ const HOSTILE_SCAN_CYCLES_LIMIT: u64 = 19_000_000;
 /// The hostile workload from dev key 2: deploy the fresh-key reader, then scans at the block's
 /// cycle limit, each over keys nobody wrote, so every read is a database lookup.
 fn hostile_workload() -> (SecretKey, Vec<Transaction>) {
-    let deploy = example_deploy("fresh_reader");
+    let deploy = example_deploy("fresh_reader", &["storage.kv"]);
     let key = SecretKey::dev(2);
     let reader = deploy.actor_address(&key.address());
     let mut txs = vec![actor_tx(&key, 0, None, deploy.encode(), WORKLOAD_CYCLES_LIMIT)];
@@ -240,26 +79,6 @@ fn hostile_workload() -> (SecretKey, Vec<Transaction>) {
 const JOB_RUNNERS: u32 = 4;
 /// Jobs of the jobs workload, each asking for two runners.
 const JOBS: u64 = 6;
-
-/// A call of a native system actor from `key` with `value`, with limits that cover it.
-fn system_tx(key: &SecretKey, nonce: u64, to: Address, payload: Vec<u8>, cost: (u64, u64), value: u128) -> Transaction {
-    let (cycles_limit, cells_limit) = system_call_limits(payload.len(), cost);
-    Transaction {
-        chain_id: devnet::DEV_CHAIN_ID,
-        nonce,
-        to: Some(to),
-        value,
-        cycles_limit,
-        cells_limit,
-        max_fee_per_cycle: 1_000,
-        max_fee_per_cell: 1_000,
-        tip_per_cycle: 1,
-        tip_per_cell: 0,
-        payload,
-        signature: None,
-    }
-    .sign(key)
-}
 
 /// The jobs workload: runners register (stake-weighted 1:2:3:4), and dev key 7 submits jobs
 /// for two runners each. Assignment is seeded by the parent block's digest, so any validator
@@ -330,16 +149,6 @@ enum Fault {
     Governance,
 }
 
-/// Finalized (height → block digest, state root) of one validator, up to `to`.
-async fn finalized(running: &Running, to: u64) -> BTreeMap<u64, (sha256::Digest, sha256::Digest)> {
-    let mut blocks = BTreeMap::new();
-    for h in 1..=to {
-        let block = running.marshal.get_block(Identifier::Height(Height::new(h))).await.expect("finalized block");
-        blocks.insert(h, (block.digest(), block.inner().state_root));
-    }
-    blocks
-}
-
 /// One run with `fault`, checking safety and progress; returns the auditor digest and the
 /// common finalized history.
 fn run(
@@ -348,54 +157,29 @@ fn run(
     index_dirs: &[PathBuf],
     fault: Fault,
 ) -> (String, BTreeMap<u64, (sha256::Digest, sha256::Digest)>) {
-    let start_time = UNIX_EPOCH + Duration::from_millis(network.genesis.file.timestamp_ms + 1_000);
-    let config =
-        deterministic::Config::default().with_seed(seed).with_start_time(start_time).with_timeout(Some(RUN_TIMEOUT));
-    let validators = network.validators.clone();
-    let genesis = network.genesis.clone();
+    let config = runtime_config(network, seed);
     let index_dirs = index_dirs.to_vec();
     deterministic::Runner::new(config).start(|context| async move {
-        let keys: Vec<_> = validators.iter().map(|v| v.private_key.public_key()).collect();
-        let (net, oracle) = simulated::Network::new_with_peers(
-            context.child("network"),
-            simulated::Config {
-                max_size: MAX_MESSAGE_BYTES,
-                max_peers_per_set: NZUsize!(VALIDATORS as usize),
-                disconnect_on_block: true,
-                tracked_peer_sets: NZUsize!(1),
-            },
-            keys.clone(),
-        )
-        .await;
-        net.start();
-        for (i, a) in keys.iter().enumerate() {
-            for b in &keys[i + 1..] {
-                connect(&oracle, a, b).await;
-            }
-        }
-
-        let config_for = |i: usize, run: usize| {
-            let mut config = validators[i].clone();
-            // Indexes (fjall) live on the real disk; a restarted validator gets a new, empty
-            // index store because the crashed instance's store is only closed when the
-            // runtime drops it.
-            config.directory = index_dirs[i].join(format!("run-{run}"));
-            std::fs::create_dir_all(&config.directory).unwrap();
-            config
-        };
-        let slots: Vec<_> = (0..VALIDATORS).map(|_| Arc::new(Mutex::new(None))).collect();
+        let keys = network.keys();
+        let oracle = mesh(&context, &keys, lossy_link()).await;
+        let config_for = |i: usize, run: usize| network.config(i, &index_dirs[i], run);
+        let slots: Vec<Slot> = (0..VALIDATORS).map(|_| Arc::new(Mutex::new(None))).collect();
         let mut handles = Vec::new();
         for (i, slot) in slots.iter().enumerate() {
-            handles.push(launch(&context, &oracle, config_for(i, 0), genesis.clone(), i as u32, slot.clone()).await);
+            let genesis = network.genesis.clone();
+            handles.push(launch(&context, &oracle, config_for(i, 0), genesis, i as u32, slot.clone(), None).await);
         }
         let all: Vec<_> = slots.iter().collect();
         wait_all(&context, &all, 5).await;
 
         // Transactions through validator 0 (gossiped to the others).
         let running = slots[0].lock().clone().unwrap();
-        let verdicts =
-            intake::admit(&running.chain, &running.databases, (0..20).map(|n| transfer(n).verify().unwrap()).collect())
-                .await;
+        let verdicts = intake::admit(
+            &running.chain,
+            &running.databases,
+            (0..20).map(|n| transfer(0, n).verify().unwrap()).collect(),
+        )
+        .await;
         assert!(verdicts.iter().all(Result::is_ok), "{verdicts:?}");
         let (ledger, ledger_txs) = ledger_workload();
         let verdicts = intake::admit(
@@ -420,7 +204,8 @@ fn run(
                 wait_all(&context, &all[..3], at_crash + 20).await;
 
                 // Restart it: it recovers its state and catches up.
-                handles[3] = launch(&context, &oracle, config_for(3, 1), genesis.clone(), 3, slots[3].clone()).await;
+                let genesis = network.genesis.clone();
+                handles[3] = launch(&context, &oracle, config_for(3, 1), genesis, 3, slots[3].clone(), None).await;
                 let tip = height(&slots[0]);
                 wait_all(&context, &all, tip + 5).await;
                 None
@@ -444,7 +229,7 @@ fn run(
                 // Heal: progress resumes.
                 for a in &keys[..2] {
                     for b in &keys[2..] {
-                        connect(&oracle, a, b).await;
+                        connect(&oracle, a, b, lossy_link()).await;
                     }
                 }
                 let top = stalled.iter().copied().max().unwrap_or(0);
@@ -580,7 +365,7 @@ fn check(fault: Fault) {
     for seed in [1, 2] {
         let runs: Vec<_> = (0..2)
             .map(|_| {
-                let dirs: Vec<_> = (0..VALIDATORS).map(|_| tempfile::tempdir().unwrap()).collect();
+                let dirs: Vec<_> = (0..VALIDATORS).map(|_| index_dir()).collect();
                 let paths: Vec<_> = dirs.iter().map(|d| d.path().to_path_buf()).collect();
                 run(&network, seed, &paths, fault)
             })

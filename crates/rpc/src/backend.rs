@@ -7,6 +7,7 @@
 use crate::pagination::Page;
 use drover_types::{
     Address, Basefees, BlockSelector, H256, Receipt, VerifiedTransaction,
+    admission::AdmissionError,
     api::{
         AccountInfo, AccountTokens, ActorCodeInfo, ActorInfo, ActorReadResponse, BlockInfo, ChainInfo, DelegationList,
         EntitlementInfo, GovernanceParams, InclusionProofInfo, InclusionProofKind, JobInfo, JobResultList, LogPage,
@@ -130,7 +131,7 @@ pub trait Backend: Clone + Send + Sync + 'static {
     fn chain_info(&self) -> ChainInfo;
 
     /// Admits verified transactions into the mempool, one result per transaction in order.
-    fn submit(&self, txs: Vec<VerifiedTransaction>) -> impl Future<Output = Vec<Result<(), ApiError>>> + Send;
+    fn submit(&self, txs: Vec<VerifiedTransaction>) -> impl Future<Output = Vec<Result<(), AdmissionError>>> + Send;
 
     /// A transaction included in a finalized block.
     fn transaction(&self, hash: H256) -> impl Future<Output = Result<Option<IncludedTransaction>, ApiError>> + Send;

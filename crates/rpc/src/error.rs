@@ -8,6 +8,10 @@
 //! 429 or 503 always carries `Retry-After`. Refusals made on a connection, before any routing
 //! (the `server` module), are written whole by [`connection_refusal`] with the same body.
 //!
+//! Domain refusals become API codes here too, and nowhere else: [`admission_error`] maps why a
+//! transaction was not admitted (the validity rule's [`RejectReason`], the pool's
+//! [`PoolRefusalKind`]) to the spec's transaction codes.
+//!
 //! Responses built here carry their [`ErrorCode`] as a response extension, which is how
 //! [`json_payload_too_large`] tells our 413s from the plain-text one `tower-http`'s body limit
 //! produces and replaces the latter.
@@ -25,7 +29,13 @@ use axum::{
     http::{HeaderName, HeaderValue, StatusCode, header},
     response::{IntoResponse, Response},
 };
-use drover_types::{ErrorCode, api::ErrorBody, error::ApiError};
+use drover_types::{
+    ErrorCode,
+    admission::{AdmissionError, PoolRefusalKind},
+    api::ErrorBody,
+    error::ApiError,
+    validity::RejectReason,
+};
 use serde::Serialize;
 use std::{
     sync::{
@@ -34,6 +44,47 @@ use std::{
     },
     time::{SystemTime, UNIX_EPOCH},
 };
+
+/// The API code of a refusal by the validity rule.
+fn rejection_code(reason: RejectReason) -> ErrorCode {
+    match reason {
+        RejectReason::WrongChainId => ErrorCode::WrongChainId,
+        RejectReason::NonceTooLow | RejectReason::NonceExhausted => ErrorCode::NonceTooLow,
+        RejectReason::NonceTooHigh => ErrorCode::NonceTooHigh,
+        RejectReason::BasefeeTooLow => ErrorCode::BasefeeTooLow,
+        RejectReason::TipAboveMaxFee | RejectReason::CostOverflow | RejectReason::AboveBlockLimit(_) => {
+            ErrorCode::InvalidFees
+        }
+        RejectReason::InsufficientBalanceForValue | RejectReason::InsufficientBalanceForFees => {
+            ErrorCode::InsufficientBalance
+        }
+        RejectReason::IntrinsicCycles | RejectReason::IntrinsicCells => ErrorCode::OutOfGas,
+        RejectReason::InvalidPayload => ErrorCode::InvalidPayload,
+        RejectReason::BlockFull(_) => ErrorCode::AdmissionBusy,
+    }
+}
+
+/// The API code of a refusal by the pool's policy.
+fn pool_code(kind: PoolRefusalKind) -> ErrorCode {
+    match kind {
+        PoolRefusalKind::AlreadyKnown => ErrorCode::AlreadyKnown,
+        PoolRefusalKind::NonceUsed => ErrorCode::NonceTooLow,
+        PoolRefusalKind::NonceGap => ErrorCode::NonceTooHigh,
+        PoolRefusalKind::Reserved => ErrorCode::InsufficientBalance,
+        PoolRefusalKind::ReplacementUnderpriced => ErrorCode::ReplacementUnderpriced,
+        PoolRefusalKind::SenderFull | PoolRefusalKind::PoolFull => ErrorCode::AdmissionBusy,
+        PoolRefusalKind::Inconsistent => ErrorCode::AdmissionRetry,
+    }
+}
+
+/// The API error a refused admission is answered with.
+pub fn admission_error(error: AdmissionError) -> ApiError {
+    match error {
+        AdmissionError::Invalid(rejection) => ApiError::new(rejection_code(rejection.reason), rejection.message),
+        AdmissionError::Pool(refusal) => ApiError::new(pool_code(refusal.kind), refusal.message),
+        AdmissionError::Unavailable(message) => ApiError::new(ErrorCode::AdmissionRetry, message),
+    }
+}
 
 /// Header naming the request id of an internal error.
 pub const REQUEST_ID_HEADER: HeaderName = HeaderName::from_static("x-request-id");

@@ -27,6 +27,7 @@ use axum::{
 use drover_types::{
     Address, Basefees, BlockSelector, ErrorCode, FeeBreakdown, H256, Receipt, SecretKey, Transaction, TxStatus,
     VerifiedTransaction,
+    admission::{AdmissionError, PoolRefusal, PoolRefusalKind},
     api::{
         AccountInfo, AccountTokens, ActorCodeInfo, ActorInfo, ActorReadResponse, BlockInfo, ChainInfo, DelegationInfo,
         DelegationList, EntitlementInfo, GovernanceParams, InclusionProofInfo, InclusionProofKind, JobInfo,
@@ -64,7 +65,7 @@ pub(crate) struct MockData {
     /// Every transaction handed to `submit`, in order.
     pub submitted: Vec<VerifiedTransaction>,
     /// When set, `submit` refuses every transaction with this error.
-    pub submit_refusal: Option<ApiError>,
+    pub submit_refusal: Option<AdmissionError>,
     pub include_on_submit: bool,
     pub metrics: String,
     pub snapshot: Option<StateSnapshot>,
@@ -204,7 +205,7 @@ impl Backend for MockBackend {
         }
     }
 
-    async fn submit(&self, txs: Vec<VerifiedTransaction>) -> Vec<Result<(), ApiError>> {
+    async fn submit(&self, txs: Vec<VerifiedTransaction>) -> Vec<Result<(), AdmissionError>> {
         let (verdicts, admitted, include) = {
             let mut data = self.data.lock();
             let mut admitted = Vec::new();
@@ -216,10 +217,10 @@ impl Backend for MockBackend {
                         return Err(refusal.clone());
                     }
                     let Some(account) = data.accounts.get(&tx.sender) else {
-                        return Err(ApiError::new(ErrorCode::InsufficientBalance, "sender holds no funds"));
+                        return Err(PoolRefusal::new(PoolRefusalKind::Reserved, "sender holds no funds").into());
                     };
                     if tx.tx.nonce < account.nonce {
-                        return Err(ApiError::new(ErrorCode::NonceTooLow, "nonce already used"));
+                        return Err(PoolRefusal::new(PoolRefusalKind::NonceUsed, "nonce already used").into());
                     }
                     admitted.push(tx.hash);
                     data.pending.insert(tx.hash, tx);

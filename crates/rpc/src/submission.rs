@@ -7,12 +7,18 @@
 //!    6000, applies before the body is read).
 //! 3. Envelope: not canonical (6002), malformed or trailing bytes (6001), no transaction or
 //!    more than 50 (2014): the whole submission is refused.
-//! 4. Each element on its own: not a transaction (2000), another chain's id (2002), a signature
-//!    that does not recover a sender (2001). Recovery is the CPU-heavy step, so steps 3–4 run on
-//!    a blocking thread and the elements are checked in parallel on rayon's pool, keeping the
+//! 4. Each element on its own: not a transaction (2000), then the part of the validity rule the
+//!    transaction alone decides (`drover_types::validity::check_form`: chain id 2002, fee
+//!    fields, intrinsic cost, payload form), then a signature that does not recover a sender
+//!    (2001). Recovery is the CPU-heavy step and comes last, once per transaction; steps 3–4 run
+//!    on a blocking thread and the elements are checked in parallel on rayon's pool, keeping the
 //!    async workers free.
-//! 5. The survivors go to [`Backend::submit`] in one call; its verdicts are merged back so the
-//!    outcomes are in submission order.
+//! 5. The survivors go to [`Backend::submit`] in one call (which applies the whole validity rule
+//!    and the pool's policy); its verdicts are merged back so the outcomes are in submission
+//!    order, each refusal mapped to its API code by [`admission_error`].
+//!
+//! The signed runner and relay flows hand their one transaction, whose sender they recovered
+//! to check it, to [`admit_verified`]: steps 4–5 without a second recovery.
 //!
 //! An element that did not decode is identified by keccak256 of its raw bytes; for one that did,
 //! that is its transaction hash too, since the encoding is canonical.
@@ -22,7 +28,7 @@
 
 use crate::{
     backend::Backend,
-    error::{Concealer, HttpError},
+    error::{Concealer, HttpError, admission_error},
     limits::{MAX_SUBMISSION_BYTES, MAX_TRANSACTIONS_PER_SUBMISSION},
 };
 use axum::http::{HeaderMap, StatusCode, header};
@@ -33,6 +39,7 @@ use drover_types::{
     error::ApiError,
     keccak256,
     submission::{EnvelopeError, SubmissionItem, decode_submission},
+    validity,
 };
 use rayon::prelude::*;
 
@@ -86,7 +93,21 @@ pub(crate) async fn admit<B: Backend>(backend: &B, headers: &HeaderMap, body: By
     let checked = tokio::task::spawn_blocking(move || check_submission(&body, chain_id))
         .await
         .map_err(|err| HttpError::new(ErrorCode::Internal, format!("submission check did not finish: {err}")))??;
+    Ok(admit_checked(backend, checked).await)
+}
 
+/// Steps 4–5 for one transaction whose sender the caller recovered already.
+pub(crate) async fn admit_verified<B: Backend>(backend: &B, tx: VerifiedTransaction) -> Admission {
+    let chain_id = backend.chain_info().chain_id;
+    let checked = match validity::check_form(&tx.tx, chain_id) {
+        Ok(_) => Checked::Verified(Box::new(tx)),
+        Err(rejection) => Checked::Refused(tx.hash, admission_error(rejection.into())),
+    };
+    admit_checked(backend, vec![checked]).await
+}
+
+/// Step 5.
+async fn admit_checked<B: Backend>(backend: &B, checked: Vec<Checked>) -> Admission {
     let mut outcomes = Vec::with_capacity(checked.len());
     let mut admissible = Vec::new();
     for item in checked {
@@ -99,13 +120,13 @@ pub(crate) async fn admit<B: Backend>(backend: &B, headers: &HeaderMap, body: By
         }
     }
     if admissible.is_empty() {
-        return Ok(Admission { outcomes, concealer: Concealer::default() });
+        return Admission { outcomes, concealer: Concealer::default() };
     }
     let submitted = admissible.len();
     let mut verdicts = backend.submit(admissible).await.into_iter();
     let mut concealer = Concealer::default();
     for outcome in outcomes.iter_mut().filter(|o| o.verdict.is_ok()) {
-        let verdict = verdicts.next().unwrap_or_else(|| {
+        let verdict = verdicts.next().map(|verdict| verdict.map_err(admission_error)).unwrap_or_else(|| {
             Err(ApiError::new(
                 ErrorCode::Internal,
                 format!("the mempool returned fewer verdicts than the {submitted} transactions submitted"),
@@ -113,7 +134,7 @@ pub(crate) async fn admit<B: Backend>(backend: &B, headers: &HeaderMap, body: By
         });
         outcome.verdict = verdict.map_err(|error| concealer.conceal(error));
     }
-    Ok(Admission { outcomes, concealer })
+    Admission { outcomes, concealer }
 }
 
 fn check_content_type(headers: &HeaderMap) -> Result<(), HttpError> {
@@ -165,14 +186,8 @@ fn check_item(item: SubmissionItem, chain_id: u64) -> Checked {
             return Checked::Refused(hash, ApiError::new(ErrorCode::MalformedTransaction, err.to_string()));
         }
     };
-    if tx.chain_id != chain_id {
-        return Checked::Refused(
-            hash,
-            ApiError::new(
-                ErrorCode::WrongChainId,
-                format!("transaction is for chain id {}; this network's is {chain_id}", tx.chain_id),
-            ),
-        );
+    if let Err(rejection) = validity::check_form(&tx, chain_id) {
+        return Checked::Refused(hash, admission_error(rejection.into()));
     }
     match tx.verify() {
         Ok(verified) => Checked::Verified(Box::new(verified)),

@@ -42,26 +42,10 @@ macro_rules! exec_codes {
 }
 
 exec_codes! {
-    /// E1001: signature does not recover the sender.
-    Signature = 1001, "Sign the transaction's signing hash with the sender's key (RFC 6979, low-s).";
-    /// E1002: nonce is not the sender's next nonce.
-    Nonce = 1002, "Use the sender's next nonce from GET /account/{address}.";
-    /// E1003: balance cannot cover the value.
-    BalanceForValue = 1003, "Fund the sender or lower the value.";
-    /// E1004: balance cannot cover the maximum fees.
-    BalanceForFees = 1004, "Fund the sender, or lower the limits or the max fees.";
     /// E1005: out of cycles.
     OutOfCycles = 1005, "Raise cycles_limit.";
     /// E1006: out of cells.
     OutOfCells = 1006, "Raise cells_limit.";
-    /// E1007: the transaction is for another chain.
-    ChainId = 1007, "Sign for this network's chain id (GET /chain-info).";
-    /// E1008: a max fee is below the block's basefee.
-    BasefeeTooLow = 1008, "Raise max_fee_per_cycle and max_fee_per_cell to at least the current basefees (GET /basefee).";
-    /// E1009: the payload does not fit the destination (a transfer carries none).
-    Payload = 1009, "Send an empty payload to an account; deploys and actor calls need an actor-enabled network.";
-    /// E1010: tips above max fees, or limits and fees whose cost overflows.
-    Fees = 1010, "Keep each tip at or below its max fee and the worst-case cost within 2^128.";
     /// E1101: the code uses a floating-point instruction or type.
     FloatInstruction = 1101, "Build the actor without floating point (integer or fixed-point arithmetic only).";
     /// E1102: the code imports something other than a known `drover` host function with its exact signature.
@@ -362,7 +346,7 @@ mod tests {
             assert!(!code.fix().is_empty());
         }
         assert_eq!(ExecCode::OutOfCycles.as_str(), "E1005");
-        assert_eq!(ExecCode::BasefeeTooLow.as_str(), "E1008");
+        assert_eq!(ExecCode::OutOfCells.as_str(), "E1006");
         assert_eq!(ExecCode::OutOfCycles.category(), "precheck");
         assert_eq!(ExecCode::Internal.category(), "internal");
         for bad in ["", "E1099", "e1005", "1005", "E1005 ", "E01005"] {
@@ -384,10 +368,10 @@ mod tests {
             })
         );
         assert_eq!(serde_json::from_value::<ExecError>(json).unwrap(), error);
-        let minimal: ExecError = serde_json::from_str(r#"{"code":"E1002","message":"m"}"#).unwrap();
-        assert_eq!(minimal, ExecError::new(ExecCode::Nonce, "m"));
+        let minimal: ExecError = serde_json::from_str(r#"{"code":"E1006","message":"m"}"#).unwrap();
+        assert_eq!(minimal, ExecError::new(ExecCode::OutOfCells, "m"));
         assert!(serde_json::from_str::<ExecError>(r#"{"code":"E9999","message":"m"}"#).is_err());
-        assert!(serde_json::from_str::<ExecError>(r#"{"code":"E1002"}"#).is_err());
+        assert!(serde_json::from_str::<ExecError>(r#"{"code":"E1006"}"#).is_err());
     }
 
     #[test]

@@ -12,6 +12,7 @@
 //! would not have produced, so a transaction has one byte string and therefore one hash.
 
 pub mod address;
+pub mod admission;
 pub mod api;
 pub mod args;
 pub mod basefees;
@@ -37,6 +38,7 @@ pub mod storage;
 pub mod submission;
 pub mod token;
 pub mod transaction;
+pub mod validity;
 
 pub use address::Address;
 pub use basefees::Basefees;

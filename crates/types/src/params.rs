@@ -14,6 +14,22 @@ pub const BASE_UNITS_PER_DRV: u128 = 10u128.pow(DRV_DECIMALS as u32);
 /// charges it, the pool refuses a `cycles_limit` below it and the SDK sets it on transfers.
 pub const TRANSFER_CYCLES: u64 = 21_000;
 
+/// Most transactions one block may hold: a validity rule of blocks (the proposer fills no more,
+/// a verifier refuses more).
+pub const MAX_TRANSACTIONS_PER_BLOCK: usize = 4_096;
+
+/// Largest total of encoded transaction bytes in one block: a validity rule of blocks, and the
+/// bound block decoding enforces.
+pub const MAX_BLOCK_BYTES: usize = 8 * 1024 * 1024;
+
+/// Cycles a deploy or an upgrade pays per payload byte on top of [`TRANSFER_CYCLES`]: validating
+/// and compiling the code is work proportional to its size.
+pub const DEPLOY_CYCLES_PER_PAYLOAD_BYTE: u64 = 16;
+
+/// Cells a deploy or an upgrade pays on top of its payload bytes: the actor record and its keys
+/// (the payload bounds the code, manifest and history bytes written).
+pub const ACTOR_RECORD_CELLS: u64 = 256;
+
 /// Longest actor storage key, in bytes: the VM refuses longer keys, so no longer key exists to be
 /// read, proven or paged through.
 pub const MAX_STORAGE_KEY_BYTES: usize = 256;

@@ -28,12 +28,6 @@ pub(crate) mod upgrade;
 use drover_types::{Address, Event, ExecError, FeeBreakdown, TxStatus};
 use drover_vm::{Outcome, Status};
 
-/// Cycles charged per payload byte of a deploy or an upgrade, on top of the base transaction
-/// cost: validating and compiling the code is work proportional to its size.
-pub(crate) const DEPLOY_CYCLES_PER_PAYLOAD_BYTE: u64 = 16;
-/// Cells charged for an actor record and its keys on top of the payload bytes of a deploy or
-/// an upgrade (which bound the code, manifest and history bytes written).
-pub(crate) const ACTOR_RECORD_CELLS: u64 = 256;
 /// Cells budget of one timer fire or one mailbox delivery (bytes it may write).
 pub(crate) const SYSTEM_RUN_CELLS_LIMIT: u64 = 16_384;
 /// Timer slots a block examines per timer it may fire (the chain parameter

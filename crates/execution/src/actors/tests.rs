@@ -343,7 +343,8 @@ const MANY_TIMERS: &str = r#"(module
 fn an_actor_may_have_at_most_1024_pending_timers() {
     let mut chain = Chain::new(&[(ALICE, RICH)]);
     let timers = chain.deploy(ALICE, inline(MANY_TIMERS), &["timer.schedule"], 0);
-    let outcome = chain.call(ALICE, timers, "many", &1_000u64.to_le_bytes());
+    let many = chain.call_tx_with_limits(ALICE, timers, "many", &1_000u64.to_le_bytes(), (15_000_000, 400_000));
+    let outcome = chain.block(&[many]);
     assert_eq!(outcome.receipts[0].status, TxStatus::Success);
     let outcome = chain.call(ALICE, timers, "many", &25u64.to_le_bytes());
     assert_eq!(code_of(&outcome, 0), Some(ExecCode::TooManyTimers));
@@ -404,7 +405,8 @@ fn running_a_module_pays_for_loading_it_by_its_size_whatever_the_cache_holds() {
     let small = chain.deploy(ALICE, small_code.clone(), &[], 0);
     let big = chain.deploy(ALICE, big_code.clone(), &[], 0);
     let used = |chain: &mut Chain, actor| {
-        let outcome = chain.call(ALICE, actor, "run", &[]);
+        let tx = chain.call_tx_with_limits(ALICE, actor, "run", &[], (5_000_000, 40_000));
+        let outcome = chain.block(&[tx]);
         assert_eq!(outcome.receipts[0].status, TxStatus::Success, "{:?}", outcome.receipts[0]);
         outcome.receipts[0].cycles_used
     };
@@ -576,7 +578,7 @@ fn a_handler_reading_thousands_of_fresh_keys_costs_one_lookup_each() {
     // 4,000 distinct absent keys in one call: once the block used to be re-executed per key.
     let mut chain = Chain::new(&[(ALICE, RICH)]);
     let scanner = chain.deploy(ALICE, example("fresh_reader"), &["storage.kv"], 0);
-    let tx = chain.call_tx(ALICE, scanner, "scan", &4_000u32.to_le_bytes(), 0);
+    let tx = chain.call_tx_with_limits(ALICE, scanner, "scan", &4_000u32.to_le_bytes(), (15_000_000, 40_000));
     let env = chain.env();
     let (outcome, reads) = read_once(&chain.state, &env, &[tx]);
     assert_eq!(outcome.receipts[0].status, TxStatus::Success, "{:?}", outcome.receipts[0]);
@@ -586,13 +588,19 @@ fn a_handler_reading_thousands_of_fresh_keys_costs_one_lookup_each() {
 }
 
 #[test]
-fn a_message_to_an_account_or_a_disabled_system_actor_fails_its_precheck() {
+fn a_message_to_an_account_fails_and_pays_and_one_to_a_disabled_system_actor_is_invalid() {
     let mut chain = Chain::new(&[(ALICE, RICH)]);
+    // Whether an address holds an actor is the state's to say when the call runs: the call is
+    // included, fails with E1211 and pays its intrinsic cost (admission refuses it up front).
     let to_account = chain.call_tx(ALICE, BOB, "anything", &[], 0);
+    let intrinsic = drover_types::validity::intrinsic_cost(&to_account.tx);
     let outcome = chain.block(&[to_account]);
-    assert_eq!(code_of(&outcome, 0), Some(ExecCode::Payload));
-    assert_eq!(outcome.receipts[0].fee.total(), 0);
-    chain.nonces.insert(ALICE, 0);
+    assert_eq!(code_of(&outcome, 0), Some(ExecCode::NoActor));
+    assert_eq!((outcome.receipts[0].cycles_used, outcome.receipts[0].cells_used), (intrinsic.cycles, intrinsic.cells));
+    assert!(outcome.receipts[0].fee.total() > 0);
+    // A reserved address no system actor serves: invalid, whatever the state.
+    let disabled = chain.call_tx(ALICE, Address::system(0x0f), "register", &[], 0);
+    assert_eq!(chain.refusal(&disabled), Some(crate::RejectReason::InvalidPayload));
     // A value deposit to an actor is a plain transfer.
     let counter = chain.deploy(ALICE, example("counter"), &["storage.kv"], 0);
     let deposit = chain.tx(ALICE, Some(counter), Vec::new(), 77);
@@ -628,14 +636,18 @@ fn reads_never_write_and_stop_when_the_state_cannot_be_read() {
 }
 
 #[test]
-fn proposer_filter_drops_what_would_not_fit_after_running_it() {
+fn proposer_filter_drops_what_does_not_fit_before_running_it() {
     let mut chain = Chain::new(&[(ALICE, RICH)]);
     let spin = chain.deploy(ALICE, example("infinite_loop"), &[], 0);
-    // Two spins of 15M cycles each cannot share a 20M-cycle block.
-    let txs = [chain.call_tx(ALICE, spin, "spin", &[], 0), chain.call_tx(ALICE, spin, "spin", &[], 0)];
+    // Two spins of 15M cycles each cannot share a 20M-cycle block: their limits do not fit.
+    let txs = [
+        chain.call_tx_with_limits(ALICE, spin, "spin", &[], (15_000_000, 40_000)),
+        chain.call_tx_with_limits(ALICE, spin, "spin", &[], (15_000_000, 40_000)),
+    ];
     let (selection, _) = build_block(vm(), &chain.env(), &FeeParams::default(), &chain.state, &txs).unwrap();
     assert_eq!(selection.included, [0]);
     assert_eq!(selection.dropped[0].0, 1);
+    assert_eq!(selection.dropped[0].1.reason, crate::RejectReason::BlockFull(crate::Meter::Cycles));
 }
 
 /// A state whose every read fails.

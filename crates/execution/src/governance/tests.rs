@@ -173,13 +173,16 @@ fn governed_parameters_reach_the_registry_and_the_fee_market() {
     assert_eq!(receipt.error.map(|e| e.code), Some(ExecCode::RunnerStake), "the new floor");
 }
 
+/// Limits of a call of the spinner that uses 15M cycles.
+const SPIN_LIMITS: (u64, u64) = (15_000_000, 40_000);
+
 #[test]
 fn a_raised_cycle_target_lets_blocks_fill_further_before_the_basefee_moves() {
     let mut chain = chain();
     let spinner = chain.deploy(BOB, crate::testing::example("infinite_loop"), &[], 0);
     // A block using 15M cycles: above the 10M target, so the cycle basefee rises.
     let spin = |chain: &mut Chain| {
-        let tx = chain.call_tx(BOB, spinner, "spin", &[], 0);
+        let tx = chain.call_tx_with_limits(BOB, spinner, "spin", &[], SPIN_LIMITS);
         let outcome = chain.block(&[tx]);
         assert!(outcome.cycles_used > 14_000_000, "{}", outcome.cycles_used);
         outcome
@@ -197,7 +200,10 @@ fn a_raised_cycle_target_lets_blocks_fill_further_before_the_basefee_moves() {
     advance_to(&mut chain, executable);
     // Block building: two 15M-cycle calls fit under the new 40M limit, not under the old 20M.
     let built = |chain: &mut Chain| {
-        let txs = [chain.call_tx(BOB, spinner, "spin", &[], 0), chain.call_tx(BOB, spinner, "spin", &[], 0)];
+        let txs = [
+            chain.call_tx_with_limits(BOB, spinner, "spin", &[], SPIN_LIMITS),
+            chain.call_tx_with_limits(BOB, spinner, "spin", &[], SPIN_LIMITS),
+        ];
         let (selection, _) =
             crate::build_block(crate::testing::vm(), &chain.env(), &crate::FeeParams::default(), &chain.state, &txs)
                 .unwrap();

@@ -207,10 +207,10 @@ fn deadlines_past_the_per_block_bound_carry_to_the_next_block() {
     let mut ids = Vec::new();
     for _ in 0..4 {
         let spec = JobSpec { timeout_blocks: due - chain.height, ..spec(1, VerificationMode::None, 1) };
-        let payload = JobCall::Submit(spec.clone()).message().encode();
+        let call = JobCall::Submit(spec.clone());
         let first = submissions(&chain);
         let txs: Vec<_> = (0..jobs / 4)
-            .map(|_| chain.tx(SUBMITTER, Some(JOB_DISPATCHER_ADDRESS), payload.clone(), escrow(&spec)))
+            .map(|_| chain.system_tx(SUBMITTER, JOB_DISPATCHER_ADDRESS, call.message(), call.max_cost(), escrow(&spec)))
             .collect();
         let outcome = chain.block(&txs);
         assert!(outcome.receipts.iter().all(|r| r.status == TxStatus::Success));

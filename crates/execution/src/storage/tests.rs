@@ -342,16 +342,17 @@ fn a_calls_work_does_not_grow_with_the_number_of_relays_and_volumes() {
 
     // A hundred more relays, and a hundred more volumes held by this one.
     let fee = params().volume_creation_fee;
+    let register = RelayCall::Register(settings());
     let registrations: Vec<_> = others
         .iter()
-        .map(|a| chain.tx(*a, Some(RELAY_REGISTRY_ADDRESS), RelayCall::Register(settings()).message().encode(), STAKE))
+        .map(|a| chain.system_tx(*a, RELAY_REGISTRY_ADDRESS, register.message(), register.cost(), STAKE))
         .collect();
     chain.block(&registrations);
     let creations: Vec<_> = others
         .iter()
         .map(|a| {
             let call = StorageCall::Create { name: "bulk".into(), relay: RELAY, public: true };
-            chain.tx(*a, Some(STORAGE_MANAGER_ADDRESS), call.message().encode(), fee + 1_000)
+            chain.system_tx(*a, STORAGE_MANAGER_ADDRESS, call.message(), call.cost(), fee + 1_000)
         })
         .collect();
     chain.block(&creations);

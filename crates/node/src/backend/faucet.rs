@@ -44,7 +44,7 @@ impl NodeHandle {
         let mut results = self.submit(vec![verified]).await;
         match results.pop() {
             Some(Ok(())) => Ok(hash),
-            Some(Err(e)) => Err(e),
+            Some(Err(e)) => Err(drover_rpc::error::admission_error(e)),
             None => Err(NodeError::unfinished("admission returned no result").into()),
         }
     }

@@ -37,6 +37,7 @@ use drover_rpc::pagination::Page;
 use drover_state::{Account, ActorRecord, MailboxUsage, MessageRecord, TimerRecord, UpgradeRecord, keys};
 use drover_types::{
     Address, Basefees, BlockSelector, ErrorCode, H256, Receipt, VerifiedTransaction,
+    admission::AdmissionError,
     api::{
         AccountInfo, AccountTokens, ActorCodeInfo, ActorInfo, ActorReadResponse, BlockInfo, ChainInfo, DelegationList,
         EntitlementInfo, InclusionProofInfo, InclusionProofKind, JobInfo, JobResultList, LogPage, MailboxMessageInfo,
@@ -53,7 +54,7 @@ impl Backend for NodeHandle {
         self.0.chain_info.clone()
     }
 
-    async fn submit(&self, txs: Vec<VerifiedTransaction>) -> Vec<Result<(), ApiError>> {
+    async fn submit(&self, txs: Vec<VerifiedTransaction>) -> Vec<Result<(), AdmissionError>> {
         let results = intake::admit(&self.0.chain, &self.0.databases, txs.clone()).await;
         if let Some(gossip) = &self.0.gossip {
             let admitted: Vec<_> = txs.into_iter().zip(&results).filter(|(_, r)| r.is_ok()).map(|(tx, _)| tx).collect();

@@ -45,7 +45,7 @@ use axum::{
 };
 use bytes::Bytes;
 use drover_types::{
-    Address, ErrorCode, Transaction,
+    Address, ErrorCode, Transaction, VerifiedTransaction,
     api::{
         BillingSummary, RasAccountBalance, RasChallenge, RasMe, RasStats, RasTransactionRequest, RelayList,
         RevocationInfo, SubmitResponse, VolumeInfo, VolumeList,
@@ -353,7 +353,7 @@ fn storage_transaction(
     body: &[u8],
     expected: impl FnOnce(&StorageCall) -> bool,
     what: &str,
-) -> Result<Transaction, HttpError> {
+) -> Result<VerifiedTransaction, HttpError> {
     let request: RasTransactionRequest = json_body(body)?;
     let mismatch = |why: String| HttpError::new(ErrorCode::RasTransactionMismatch, why);
     let tx = Transaction::decode(&request.transaction_base64)
@@ -367,11 +367,13 @@ fn storage_transaction(
     if tx.value != 0 && !call.takes_value() {
         return Err(mismatch(format!("a {} carries no value; the transaction carries {}", call.handler(), tx.value)));
     }
-    match tx.recover_sender() {
-        Ok(sender) if sender == wallet => Ok(tx),
-        Ok(sender) => {
-            Err(mismatch(format!("the transaction is signed by {sender}, not by the authenticated wallet {wallet}")))
-        }
+    // The one recovery of this transaction: its sender is checked here and admitted as is.
+    match tx.verify() {
+        Ok(tx) if tx.sender == wallet => Ok(tx),
+        Ok(tx) => Err(mismatch(format!(
+            "the transaction is signed by {}, not by the authenticated wallet {wallet}",
+            tx.sender
+        ))),
         Err(e) => Err(mismatch(format!("the transaction's signature does not recover a sender: {e}"))),
     }
 }
@@ -384,7 +386,7 @@ async fn submit_storage<B: Backend>(
     what: &str,
 ) -> Result<Response, HttpError> {
     let tx = storage_transaction(token.wallet, &body, expected, what)?;
-    submit_one(&state.backend, &tx).await
+    Ok(submit_one(&state.backend, tx).await)
 }
 
 /// `POST /ras/volumes`: admits the wallet's signed `create` like `/submit`.

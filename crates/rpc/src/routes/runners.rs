@@ -202,12 +202,13 @@ async fn admit_flow<B: Backend>(
         return Err(mismatch(format!("the transaction is not {what} without value and signature")));
     }
     let tx = Transaction { signature: Some(parse_signature(&request.signature)?), ..unsigned };
-    match tx.recover_sender() {
-        Ok(sender) if sender == runner => {}
-        Ok(sender) => {
+    // The one recovery of this transaction: its sender is checked here and admitted as is.
+    let tx = match tx.verify() {
+        Ok(tx) if tx.sender == runner => tx,
+        Ok(tx) => {
             return Err(HttpError::new(
                 ErrorCode::FlowSignatureMismatch,
-                format!("the signature recovers {sender}, not the runner {runner}"),
+                format!("the signature recovers {}, not the runner {runner}", tx.sender),
             ));
         }
         Err(e) => {
@@ -216,8 +217,8 @@ async fn admit_flow<B: Backend>(
                 format!("the signature does not recover: {e}"),
             ));
         }
-    }
-    submit_one(&state.backend, &tx).await
+    };
+    Ok(submit_one(&state.backend, tx).await)
 }
 
 /// `POST /runner/{address}/heartbeat`: admits the runner's signed heartbeat like `/submit`.

@@ -18,13 +18,12 @@ use crate::{
     limits::{RETRY_AFTER_SECS_MIN, WAIT_TIMEOUT_MS_DEFAULT, WAIT_TIMEOUT_MS_MAX, WAIT_TIMEOUT_MS_MIN},
     rate_limit::window::Limiter,
     state::AppState,
-    submission::{Admission, admit},
+    submission::{Admission, admit, admit_verified},
 };
 use axum::{Json, extract::State, http::HeaderMap, response::Response};
 use drover_types::{
-    ErrorCode, Transaction,
+    ErrorCode, VerifiedTransaction,
     api::{ReceiptInfo, SubmitResponse, SubmitResult, SubmitWaitResponse, SubmitWaitResult, TransactionInfo},
-    submission::encode_submission,
 };
 use serde::Deserialize;
 use std::time::Duration;
@@ -84,14 +83,13 @@ pub(crate) fn submit_response(admission: &Admission) -> SubmitResponse {
     }
 }
 
-/// Admits one signed transaction exactly like a `/submit` of it alone and answers the same
-/// record and status: what the signed runner flows and the storage-relay transaction routes
-/// answer once they have checked the transaction is theirs.
-pub(crate) async fn submit_one<B: Backend>(backend: &B, tx: &Transaction) -> Result<Response, HttpError> {
-    let body = encode_submission(std::slice::from_ref(tx));
-    let admission = admit(backend, &HeaderMap::new(), body.into()).await?;
+/// Admits one signed transaction, whose sender the caller recovered, exactly like a `/submit`
+/// of it alone and answers the same record and status: what the signed runner flows and the
+/// storage-relay transaction routes answer once they have checked the transaction is theirs.
+pub(crate) async fn submit_one<B: Backend>(backend: &B, tx: VerifiedTransaction) -> Response {
+    let admission = admit_verified(backend, tx).await;
     let refusal = admission.refusal().map(|err| err.code);
-    Ok(outcome_response(refusal, submit_response(&admission), &admission.concealer))
+    outcome_response(refusal, submit_response(&admission), &admission.concealer)
 }
 
 /// Query of `/submit_wait`, kept as text so a bad value gets 2015 rather than a generic 1001.
@@ -374,7 +372,7 @@ mod tests {
     async fn internal_refusals_show_only_a_request_id() {
         let detail = "state read failed: qmdb journal /srv/drover/state/7 is torn";
         let mock = MockBackend::with(|data| {
-            data.submit_refusal = Some(drover_types::error::ApiError::new(ErrorCode::AdmissionRetry, detail));
+            data.submit_refusal = Some(drover_types::admission::AdmissionError::Unavailable(detail.into()));
         });
         for path in ["/submit", "/submit_wait?timeout_ms=100"] {
             let answer = post_cbor(&app(&mock), path, encode_submission(&[signed(0, 0), signed(1, 0)])).await;
