@@ -419,6 +419,12 @@ impl Indexes {
             batch.insert(&self.runs, key, encode_run(run));
         }
         for (index, (tx, receipt)) in entries.transactions.iter().zip(entries.receipts).enumerate() {
+            // A transaction is finalized once: a later block can never hold it again (its nonce is
+            // used), and if one ever did, what clients were told stays (rewriting the same block
+            // after a crash writes the same entry again).
+            if self.included_height(&tx.hash)?.is_some_and(|height| height != entries.height) {
+                continue;
+            }
             let index = position_index(index);
             let origin = LogOrigin::Transaction { hash: tx.hash };
             for (position, event) in receipt.events.iter().enumerate() {
@@ -443,6 +449,15 @@ impl Indexes {
     /// Height and timestamp of the latest recorded block (0, 0 before any).
     pub fn tip(&self) -> Result<(u64, u64), IndexError> {
         Ok((self.meta(META_HEIGHT)?, self.meta(META_TIMESTAMP_MS)?))
+    }
+
+    /// The height of the block that included the transaction `hash`, if one did.
+    fn included_height(&self, hash: &H256) -> Result<Option<u64>, IndexError> {
+        let Some(value) = self.transactions.get(hash.0).map_err(err)? else {
+            return Ok(None);
+        };
+        let height = value.get(..8).ok_or_else(|| IndexError("corrupt transaction entry".into()))?;
+        Ok(Some(u64::from_be_bytes(height.try_into().map_err(err)?)))
     }
 
     pub fn transaction(&self, hash: &H256) -> Result<Option<IndexedTransaction>, IndexError> {
@@ -692,6 +707,27 @@ mod tests {
             }
         }
         assert_eq!(paged, entries);
+    }
+
+    #[test]
+    fn a_finalized_transaction_keeps_its_record_and_receipt() {
+        let (_dir, indexes) = open();
+        let [first, _] = blocks();
+        first.record(&indexes);
+        // Recording the same block again (a replay after a crash) changes nothing.
+        first.record(&indexes);
+        let tx = &first.transactions[0];
+        let included = indexes.transaction(&tx.hash).unwrap().unwrap();
+        assert_eq!((included.height, included.index), (4, 0));
+        // A later block holding it again (no valid block can) cannot make it failed.
+        let failed = Receipt { status: TxStatus::Failed, ..receipt(tx, 9, 3, vec![event(ACTOR, "again")]) };
+        Block { height: 9, transactions: vec![tx.clone()], receipts: vec![failed], system_runs: Vec::new() }
+            .record(&indexes);
+        let included = indexes.transaction(&tx.hash).unwrap().unwrap();
+        assert_eq!((included.height, included.index), (4, 0));
+        assert_eq!(indexes.receipt(&tx.hash).unwrap(), Some(first.receipts[0].clone()));
+        let (entries, _) = indexes.logs(&ACTOR, None, 10).unwrap();
+        assert_eq!(topics(&entries), ["tx4"]);
     }
 
     #[test]
