@@ -9,6 +9,9 @@
 ;;   touch     payload n (u32 LE), seed (u32 LE), range (u32 LE): reads and rewrites n keys drawn
 ;;             pseudo-randomly (a 64-bit LCG seeded with `seed`) from the counters 0 .. range
 ;;             (random reads and writes over a map `fill` built)
+;;   churn     payload n (u32 LE), start (u32 LE), walks (u32 LE): removes the n entries `fill`
+;;             wrote from start, then asks storage_next for the first entry `walks` times (every
+;;             walk starts among the deletions)
 ;;   balances  payload n (u32 LE), start (u32 LE): reads the balances of the accounts
 ;;             0xbe ‖ 19-byte big-endian counter, for counters start .. start + n (what
 ;;             `drover bench transfers --recipients fresh` creates)
@@ -17,6 +20,7 @@
   (import "drover" "input_read" (func $input_read (param i32)))
   (import "drover" "storage_get" (func $get (param i32 i32 i32 i32) (result i32)))
   (import "drover" "storage_set" (func $set (param i32 i32 i32 i32)))
+  (import "drover" "storage_remove" (func $remove (param i32 i32) (result i32)))
   (import "drover" "storage_next" (func $next (param i32 i32 i32 i32 i32 i32 i32 i32) (result i64)))
   (import "drover" "self_address" (func $self (param i32)))
   (import "drover" "call" (func $call (param i32 i32 i32 i32 i32 i32 i64) (result i32)))
@@ -72,6 +76,26 @@
         (br $more)))
     (i32.store (i32.const 0) (local.get $i))
     (call $set_result (i32.const 0) (i32.const 4)))
+
+  (func (export "churn")
+    (local $i i32) (local $n i32)
+    (call $input_read (i32.const 0))
+    (local.set $n (i32.load (i32.const 0)))
+    (block $done
+      (loop $more
+        (br_if $done (i32.ge_u (local.get $i) (local.get $n)))
+        (i64.store (i32.const 16) (i64.extend_i32_u (i32.add (i32.load (i32.const 4)) (local.get $i))))
+        (drop (call $remove (i32.const 16) (i32.const 8)))
+        (local.set $i (i32.add (local.get $i) (i32.const 1)))
+        (br $more)))
+    (local.set $i (i32.const 0))
+    (block $done
+      (loop $more
+        (br_if $done (i32.ge_u (local.get $i) (i32.load (i32.const 8))))
+        (drop (call $next (i32.const 0) (i32.const 0) (i32.const 256) (i32.const 0)
+          (i32.const 512) (i32.const 256) (i32.const 768) (i32.const 256)))
+        (local.set $i (i32.add (local.get $i) (i32.const 1)))
+        (br $more))))
 
   (func (export "nest")
     (local $f i32) (local $depth i32)

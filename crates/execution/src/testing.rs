@@ -125,6 +125,73 @@ impl crate::StateRead for Recording<'_> {
     }
 }
 
+/// The cost audit's measure of a state lookup, in cycles: an operation whose lookups come to more
+/// than one per this many cycles it paid sells database work below its price. A lookup costs the
+/// node 1–5 µs on a warm cache (`docs/performance.md`), 250–1,250 cycles at the VM's measured
+/// 252 M cycles/s.
+pub(crate) const AUDIT_CYCLES_PER_LOOKUP: u64 = 500;
+
+/// What a [`Counting`] reader was asked: lookups of each kind and the bytes they answered.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Reads {
+    /// Point reads.
+    pub(crate) gets: u64,
+    /// Next-key queries.
+    pub(crate) nexts: u64,
+    /// Key and value bytes the answers carried.
+    pub(crate) bytes: u64,
+}
+
+impl Reads {
+    /// Lookups of either kind.
+    pub(crate) fn lookups(&self) -> u64 {
+        self.gets + self.nexts
+    }
+}
+
+/// A complete state that counts every lookup made of it and the bytes answered, repeated
+/// lookups included: the work a block or a read costs the node's database.
+pub(crate) struct Counting<'a> {
+    state: &'a State,
+    reads: std::cell::Cell<Reads>,
+}
+
+impl<'a> Counting<'a> {
+    pub(crate) fn new(state: &'a State) -> Self {
+        Counting { state, reads: Default::default() }
+    }
+
+    /// What was read so far.
+    pub(crate) fn reads(&self) -> Reads {
+        self.reads.get()
+    }
+
+    fn count(&self, next: bool, bytes: usize) {
+        let mut reads = self.reads.get();
+        if next {
+            reads.nexts += 1;
+        } else {
+            reads.gets += 1;
+        }
+        reads.bytes += bytes as u64;
+        self.reads.set(reads);
+    }
+}
+
+impl crate::StateRead for Counting<'_> {
+    fn get(&self, key: &[u8]) -> Result<Option<Vec<u8>>, crate::ReadFault> {
+        let value = crate::StateRead::get(self.state, key)?;
+        self.count(false, value.as_ref().map_or(0, Vec::len));
+        Ok(value)
+    }
+
+    fn next_entry(&self, query: &crate::NextKeyQuery) -> Result<Option<crate::Entry>, crate::ReadFault> {
+        let entry = crate::StateRead::next_entry(self.state, query)?;
+        self.count(true, entry.as_ref().map_or(0, |(key, value)| key.len() + value.len()));
+        Ok(entry)
+    }
+}
+
 pub(crate) const RICH: u128 = 1_000_000_000_000_000;
 pub(crate) const CYCLES_LIMIT: u64 = 15_000_000;
 pub(crate) const CELLS_LIMIT: u64 = 400_000;

@@ -689,6 +689,28 @@ fn the_bulk_benchmark_actor_fills_walks_nests_and_reads_balances() {
 }
 
 #[test]
+fn walking_from_among_deleted_entries_asks_the_state_once_per_entry() {
+    use crate::testing::{AUDIT_CYCLES_PER_LOOKUP, Counting};
+    let mut chain = Chain::new(&[(ALICE, RICH)]);
+    let bulk = chain.deploy(ALICE, example("bulk"), &["storage.kv", "actor.call"], 0);
+    let args = |n: &[u32]| n.iter().flat_map(|n| n.to_le_bytes()).collect::<Vec<u8>>();
+    let filled = chain.call(ALICE, bulk, "fill", &args(&[1_500, 0]));
+    assert_eq!(filled.receipts[0].status, TxStatus::Success);
+    // One transaction deletes the 1,500 entries and walks from the start 2,000 times: each walk
+    // used to ask the state past every deleted entry (3 million lookups).
+    let churn = chain.call_tx(ALICE, bulk, "churn", &args(&[1_500, 0, 2_000]), 0);
+    let reader = Counting::new(&chain.state);
+    let outcome =
+        execute_block(vm(), &chain.env(), &FeeParams::default(), &reader, std::slice::from_ref(&churn)).unwrap();
+    let receipt = &outcome.receipts[0];
+    assert_eq!(receipt.status, TxStatus::Success, "{:?}", receipt.error);
+    let lookups = reader.reads().lookups();
+    assert!(lookups * AUDIT_CYCLES_PER_LOOKUP <= receipt.cycles_used, "{lookups} lookups for {receipt:?}");
+    chain.block(&[churn]);
+    assert_eq!(chain.storage_count(bulk), 0);
+}
+
+#[test]
 fn cancelled_timers_are_skipped_a_bounded_number_per_block() {
     let max_examined = (super::TIMER_SLOTS_EXAMINED_PER_FIRE
         * drover_types::governance::ChainParams::default().max_timer_fires_per_block) as usize;
