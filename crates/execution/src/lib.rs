@@ -77,6 +77,8 @@
 //! same candidates takes about as long.
 
 pub(crate) mod actors;
+#[cfg(test)]
+mod audit;
 mod basefee;
 mod block;
 mod genesis;
