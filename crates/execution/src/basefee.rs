@@ -6,10 +6,12 @@
 //! b' = max(min_basefee, b + Δ)      Δ = b × clamp((U − T) / (8T), −1/8, +1/8)
 //! ```
 //!
-//! Rounding: `|Δ|` is rounded down (towards no change), except that a block above target always
-//! raises the basefee by at least 1, so that a basefee at its floor (or any small value, where
-//! `b/8 < 1`) can still climb under sustained demand. A block exactly at target leaves it
-//! unchanged. The product `b × |U − T|` can exceed 128 bits, so it is formed in 192 bits and
+//! Rounding: `|Δ|` is rounded down (towards no change), except that it is at least 1 whenever the
+//! block is off target: a block above target raises the basefee by at least 1, so that a basefee
+//! at its floor (or any small value, where `b/8 < 1`) can still climb under sustained demand, and
+//! a block below target lowers it by at least 1 (never below `min_basefee`), so that a basefee
+//! below 8, where `⌊b/8⌋ = 0`, still falls back to its floor once demand goes: from any value,
+//! empty blocks bring it down to the floor. A block exactly at target leaves it unchanged. The product `b × |U − T|` can exceed 128 bits, so it is formed in 192 bits and
 //! divided exactly; the result never overflows because `|Δ| ≤ b/8`, and `b + Δ` saturates at
 //! `u128::MAX`. With `T = 0` (refused by [`FeeParams::validate`](crate::FeeParams::validate) but
 //! still defined) any use counts as the maximal deviation.
@@ -31,7 +33,7 @@ pub fn next_basefee(basefee: u128, used: u64, target: u64, min_basefee: u128) ->
     let change = scaled_fraction(basefee, deviation, scale);
     let next = match used.cmp(&target) {
         Ordering::Greater => basefee.saturating_add(change.max(1)),
-        Ordering::Less => basefee.saturating_sub(change),
+        Ordering::Less => basefee.saturating_sub(change.max(1)),
         Ordering::Equal => basefee,
     };
     next.max(min_basefee)
@@ -112,6 +114,32 @@ mod tests {
             basefee = next_basefee(basefee, 2 * T, T, 1);
         }
         assert!(basefee > 40, "{basefee}");
+    }
+
+    #[test]
+    fn empty_blocks_bring_any_basefee_back_to_its_floor() {
+        // The basefees through 30 empty blocks, until one leaves it unchanged.
+        let fall = |mut basefee: u128, min: u128| {
+            let mut path = vec![basefee];
+            for _ in 0..30 {
+                basefee = next_basefee(basefee, 0, T, min);
+                if path.last() == Some(&basefee) {
+                    break;
+                }
+                path.push(basefee);
+            }
+            path
+        };
+        // Below 8 an eighth rounds to 0: each empty block still takes 1 off.
+        assert_eq!(fall(7, 1), [7, 6, 5, 4, 3, 2, 1]);
+        assert_eq!(fall(8, 1), [8, 7, 6, 5, 4, 3, 2, 1]);
+        assert_eq!(fall(20, 1), [20, 18, 16, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1]);
+        assert_eq!(fall(7, 3), [7, 6, 5, 4, 3]);
+        assert_eq!(next_basefee(1, 0, T, 1), 1, "the floor holds");
+        assert_eq!(next_basefee(0, 0, T, 0), 0);
+        // A block a little below target lowers a small basefee by 1 too, mirroring the rise.
+        assert_eq!(next_basefee(7, T - 1, T, 1), 6);
+        assert_eq!(next_basefee(7, T + 1, T, 1), 8);
     }
 
     #[test]

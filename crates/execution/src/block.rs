@@ -823,8 +823,9 @@ mod tests {
         let params = FeeParams { initial_basefee_cycle: 50, initial_basefee_cell: 5, ..FeeParams::default() };
         let outcome = execute_block(vm(), &env(address(9)), &params, &State::new(), &[]).unwrap();
         assert_eq!(outcome.basefees, Basefees { cycle: 50, cell: 5 });
-        assert_eq!(outcome.next_basefees, Basefees { cycle: 44, cell: 5 });
-        assert_eq!(outcome.writes, [(basefees_key(), Some(Basefees { cycle: 44, cell: 5 }.encode()))]);
+        // An eighth of 5 rounds to 0; an empty block still takes 1 off.
+        assert_eq!(outcome.next_basefees, Basefees { cycle: 44, cell: 4 });
+        assert_eq!(outcome.writes, [(basefees_key(), Some(Basefees { cycle: 44, cell: 4 }.encode()))]);
     }
 
     #[test]

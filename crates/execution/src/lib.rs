@@ -76,6 +76,8 @@
 //! same candidates takes about as long.
 
 pub(crate) mod actors;
+#[cfg(test)]
+mod audit;
 mod basefee;
 mod block;
 mod block_validity;

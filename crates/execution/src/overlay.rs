@@ -17,11 +17,27 @@
 //! [`Overlay::rollback`] undo exactly the changes made since — nested actor calls, a reverted
 //! transaction, a transaction the proposer drops for want of room. The maps are `BTreeMap`s so
 //! that writes come out in key order without depending on any hash seed.
+//!
+//! **Walks.** [`Overlay::next_entry`] answers "the next entry after K under P" from the keys the
+//! block holds and the parent's answer, which must skip every key the block deleted. Asking the
+//! parent again after each deleted key would cost one parent lookup per deletion passed, on every
+//! step of every walk: a transaction that deletes a few thousand entries and then walks from the
+//! start a few thousand times would make millions of lookups for the price of a few thousand
+//! host calls. So the overlay remembers, per prefix, the ranges of keys its walks have already
+//! covered: a range `(from, to]` means that every parent key under the prefix in it is held by
+//! the block (read, written or deleted), so a walk that reaches it continues after `to` without
+//! asking, and the parent is asked each question once per block. Keys the block holds and
+//! that have a value are indexed on their own, so the block's next live key is found without
+//! stepping over deletions either: the work of one `next_entry` is a few map lookups plus the
+//! parent lookups that extend the covered ranges, each of which passes a deletion the block
+//! paid for or ends the walk. A range rests only on keys whose slot a rollback never removes
+//! (those read from the state); a key written without being read could vanish on a rollback,
+//! so no range is recorded across one.
 
 use crate::Writes;
 use drover_state::{Account, RecordError, keys::account_key};
 use drover_types::Address;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// The state could not be read: a storage failure, or a reader that gave up (a read-only call
 /// out of time, a state that moved under it). Execution stops without an outcome.
@@ -131,6 +147,49 @@ enum Undo {
     Kv(Vec<u8>, Option<KvSlot>),
 }
 
+/// A position in one prefix's key range: before its first key, at a key, after its last key.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Pos {
+    Start,
+    Key(Vec<u8>),
+    End,
+}
+
+/// The ranges of one prefix that the block's walks have covered: `from → to` for the range
+/// `(from, to]`, each holding no parent key under the prefix that the block does not hold.
+/// Ranges never overlap or touch (touching ones are merged).
+#[derive(Default)]
+struct Covered(BTreeMap<Pos, Pos>);
+
+impl Covered {
+    /// Where a walk standing at `at` continues: the end of the range that holds what follows
+    /// `at`, or `at` itself.
+    fn skip(&self, at: Pos) -> Pos {
+        match self.0.range(..=&at).next_back() {
+            Some((_, to)) if *to > at => to.clone(),
+            _ => at,
+        }
+    }
+
+    /// Records `(from, to]` as covered, merged with the ranges it reaches.
+    fn add(&mut self, from: Pos, to: Pos) {
+        let (mut from, mut to) = (from, to);
+        if let Some((start, end)) = self.0.range(..=&from).next_back()
+            && *end >= from
+        {
+            to = to.max(end.clone());
+            from = start.clone();
+        }
+        let absorbed: Vec<Pos> = self.0.range(&from..=&to).map(|(start, _)| start.clone()).collect();
+        for start in absorbed {
+            if let Some(end) = self.0.remove(&start) {
+                to = to.max(end);
+            }
+        }
+        self.0.insert(from, to);
+    }
+}
+
 /// A position in the journal to roll back to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Checkpoint(usize);
@@ -140,12 +199,41 @@ pub(crate) struct Overlay<'a, S> {
     state: &'a S,
     accounts: BTreeMap<Address, Slot>,
     kv: BTreeMap<Vec<u8>, KvSlot>,
+    /// The keys of `kv` that currently have a value.
+    live: BTreeSet<Vec<u8>>,
+    /// Per prefix, what the block's walks have covered (see the module doc).
+    covered: BTreeMap<Vec<u8>, Covered>,
     journal: Vec<Undo>,
 }
 
 impl<'a, S: StateRead> Overlay<'a, S> {
     pub(crate) fn new(state: &'a S) -> Self {
-        Self { state, accounts: BTreeMap::new(), kv: BTreeMap::new(), journal: Vec::new() }
+        Self {
+            state,
+            accounts: BTreeMap::new(),
+            kv: BTreeMap::new(),
+            live: BTreeSet::new(),
+            covered: BTreeMap::new(),
+            journal: Vec::new(),
+        }
+    }
+
+    /// Sets the slot of `key` (`None`: the block no longer holds it), keeping `live` in step.
+    fn set_slot(&mut self, key: Vec<u8>, slot: Option<KvSlot>) {
+        match slot {
+            Some(slot) => {
+                if slot.current.is_some() {
+                    self.live.insert(key.clone());
+                } else {
+                    self.live.remove(&key);
+                }
+                self.kv.insert(key, slot);
+            }
+            None => {
+                self.live.remove(&key);
+                self.kv.remove(&key);
+            }
+        }
     }
 
     /// The account's current value (empty if it does not exist).
@@ -180,7 +268,7 @@ impl<'a, S: StateRead> Overlay<'a, S> {
             return Ok(slot.current.clone());
         }
         let value = self.state.get(key)?;
-        self.kv.insert(key.to_vec(), KvSlot { original: Some(value.clone()), current: value.clone() });
+        self.set_slot(key.to_vec(), Some(KvSlot { original: Some(value.clone()), current: value.clone() }));
         Ok(value)
     }
 
@@ -202,6 +290,11 @@ impl<'a, S: StateRead> Overlay<'a, S> {
     pub(crate) fn put(&mut self, key: Vec<u8>, value: Option<Vec<u8>>) {
         let previous = self.kv.get(&key).cloned();
         self.journal.push(Undo::Kv(key.clone(), previous));
+        if value.is_none() {
+            self.live.remove(&key);
+        } else if !self.live.contains(&key) {
+            self.live.insert(key.clone());
+        }
         match self.kv.get_mut(&key) {
             Some(slot) => slot.current = value,
             None => {
@@ -211,8 +304,8 @@ impl<'a, S: StateRead> Overlay<'a, S> {
     }
 
     /// The first entry whose key starts with `prefix` and is greater than `after`, as the block
-    /// has left the state: the parent's answer (skipping keys the block deleted) merged with
-    /// keys the block wrote.
+    /// has left the state: the block's next live key merged with the parent's next key that the
+    /// block does not hold, found past the ranges earlier walks covered (see the module doc).
     pub(crate) fn next_entry(&mut self, prefix: &[u8], after: Option<&[u8]>) -> Result<Option<Entry>, ReadError> {
         use std::ops::Bound;
         let start = match after {
@@ -220,38 +313,64 @@ impl<'a, S: StateRead> Overlay<'a, S> {
             None => Bound::Included(prefix.to_vec()),
         };
         let written = self
-            .kv
+            .live
             .range((start, Bound::Unbounded))
-            .take_while(|(key, _)| key.starts_with(prefix))
-            .find_map(|(key, slot)| slot.current.clone().map(|value| (key.clone(), value)));
-        let mut cursor = after.map(<[u8]>::to_vec);
-        let parent = loop {
-            let query = NextKeyQuery { prefix: prefix.to_vec(), after: cursor.clone() };
-            match self.state.next_entry(&query)? {
-                None => break None,
-                // A key the block holds: if it has a value, `written` holds it or a smaller
-                // key, so the parent has nothing better; a deleted key is skipped by asking
-                // again after it.
-                Some((key, _)) if self.kv.contains_key(&key) => {
-                    if self.kv.get(&key).is_some_and(|slot| slot.current.is_some()) {
-                        break None;
-                    }
-                    cursor = Some(key);
-                }
-                Some((key, value)) => {
-                    // The answer carries the value: remember it so a later get needs no fetch.
-                    self.kv.insert(
-                        key.clone(),
-                        KvSlot { original: Some(Some(value.clone())), current: Some(value.clone()) },
-                    );
-                    break Some((key, value));
-                }
-            }
-        };
-        Ok(match (written, parent) {
+            .next()
+            .filter(|key| key.starts_with(prefix))
+            .and_then(|key| Some((key.clone(), self.kv.get(key)?.current.clone()?)));
+        let mut covered = self.covered.remove(prefix).unwrap_or_default();
+        let parent = self.parent_next(prefix, after, &mut covered);
+        self.covered.insert(prefix.to_vec(), covered);
+        Ok(match (written, parent?) {
             (Some(w), Some(p)) => Some(if w.0 <= p.0 { w } else { p }),
             (w, p) => w.or(p),
         })
+    }
+
+    /// The first parent entry under `prefix` after `after` whose key the block does not hold
+    /// (`None` too when the parent's next key holds a value in the block: the block's own next
+    /// key comes first then). Each parent answer extends `covered`.
+    fn parent_next(
+        &mut self,
+        prefix: &[u8],
+        after: Option<&[u8]>,
+        covered: &mut Covered,
+    ) -> Result<Option<Entry>, ReadError> {
+        let mut at = after.map_or(Pos::Start, |after| Pos::Key(after.to_vec()));
+        loop {
+            at = covered.skip(at);
+            let cursor = match &at {
+                Pos::Start => None,
+                Pos::Key(key) => Some(key.clone()),
+                Pos::End => return Ok(None),
+            };
+            let Some((key, value)) = self.state.next_entry(&NextKeyQuery { prefix: prefix.to_vec(), after: cursor })?
+            else {
+                covered.add(at, Pos::End);
+                return Ok(None);
+            };
+            let next = Pos::Key(key.clone());
+            match self.kv.get(&key) {
+                Some(slot) => {
+                    // A slot written unread goes on a rollback, and the range with it.
+                    if slot.original.is_some() {
+                        covered.add(at, next.clone());
+                    }
+                    // A key with a value here: the block's own next key is it or a smaller one.
+                    if slot.current.is_some() {
+                        return Ok(None);
+                    }
+                    at = next;
+                }
+                None => {
+                    // The answer carries the value: remember it so a later get needs no fetch.
+                    let slot = KvSlot { original: Some(Some(value.clone())), current: Some(value.clone()) };
+                    self.set_slot(key.clone(), Some(slot));
+                    covered.add(at, next);
+                    return Ok(Some((key, value)));
+                }
+            }
+        }
     }
 
     pub(crate) fn checkpoint(&self) -> Checkpoint {
@@ -270,12 +389,7 @@ impl<'a, S: StateRead> Overlay<'a, S> {
                 Some(Undo::Account(address, None)) => {
                     self.accounts.remove(&address);
                 }
-                Some(Undo::Kv(key, Some(slot))) => {
-                    self.kv.insert(key, slot);
-                }
-                Some(Undo::Kv(key, None)) => {
-                    self.kv.remove(&key);
-                }
+                Some(Undo::Kv(key, slot)) => self.set_slot(key, slot),
                 None => break,
             }
         }
@@ -469,5 +583,123 @@ mod tests {
                 (b"\x03a5".to_vec(), b"five".to_vec()),
             ]
         );
+    }
+
+    #[test]
+    fn walks_after_deletions_ask_the_parent_once_per_deleted_key() {
+        use crate::testing::{AUDIT_CYCLES_PER_LOOKUP, Counting};
+        use drover_vm::meter::{CYCLES_STORAGE_NEXT, CYCLES_STORAGE_REMOVE};
+        // The attack: an actor holds 1,500 entries, deletes them all in one transaction, then
+        // walks from the start 3,000 times; every walk used to ask the parent past each deletion.
+        let (entries, walks) = (1_500u64, 3_000u64);
+        let prefix = b"\x03p".to_vec();
+        let state: BTreeMap<Vec<u8>, Vec<u8>> =
+            (0..entries).map(|i| ([&prefix[..], &i.to_be_bytes()].concat(), vec![1])).collect();
+        let reader = Counting::new(&state);
+        let mut overlay = Overlay::new(&reader);
+        for key in state.keys() {
+            assert!(overlay.get(key).unwrap().is_some());
+            overlay.put(key.clone(), None);
+        }
+        for _ in 0..walks {
+            assert_eq!(overlay.next_entry(&prefix, None), Ok(None));
+        }
+        let paid = entries * CYCLES_STORAGE_REMOVE + walks * CYCLES_STORAGE_NEXT;
+        let lookups = reader.reads().lookups();
+        assert!(lookups * AUDIT_CYCLES_PER_LOOKUP <= paid, "{lookups} lookups for {paid} cycles");
+        // A walk from the middle, and one after the deleted keys came back, see the right keys.
+        let middle = [&prefix[..], &700u64.to_be_bytes()].concat();
+        let checkpoint = overlay.checkpoint();
+        overlay.put(middle.clone(), Some(b"back".to_vec()));
+        assert_eq!(overlay.next_entry(&prefix, None), Ok(Some((middle.clone(), b"back".to_vec()))));
+        assert_eq!(overlay.next_entry(&prefix, Some(&middle)), Ok(None));
+        overlay.rollback(checkpoint);
+        assert_eq!(overlay.next_entry(&prefix, None), Ok(None));
+        let mut overlay = Overlay::new(&reader);
+        let checkpoint = overlay.checkpoint();
+        for key in state.keys() {
+            overlay.get(key).unwrap();
+            overlay.put(key.clone(), None);
+        }
+        overlay.next_entry(&prefix, None).unwrap();
+        overlay.rollback(checkpoint);
+        let first = state.iter().next().map(|(key, value)| (key.clone(), value.clone()));
+        assert_eq!(overlay.next_entry(&prefix, None), Ok(first));
+    }
+
+    /// One step of [`walks_agree_with_the_merged_state`]: keys and prefixes are drawn from a
+    /// small space so that writes, deletions and walks meet.
+    #[derive(Debug, Clone)]
+    enum Step {
+        /// Read then write (`None`: delete), as `storage_set` and `storage_remove` do.
+        Write(u8, Option<u8>),
+        /// Write without reading first, as system records are.
+        Blind(u8, Option<u8>),
+        Checkpoint,
+        Rollback,
+        /// Walk under prefix `0x03 ‖ p` after the key `n` (or from the start).
+        Next(u8, Option<u8>),
+    }
+
+    fn key(n: u8) -> Vec<u8> {
+        vec![0x03, b'a' + n % 3, n]
+    }
+
+    fn step() -> impl proptest::strategy::Strategy<Value = Step> {
+        use proptest::prelude::*;
+        let value = proptest::option::of(0..4u8);
+        prop_oneof![
+            (0..24u8, value.clone()).prop_map(|(k, v)| Step::Write(k, v)),
+            (0..24u8, value).prop_map(|(k, v)| Step::Blind(k, v)),
+            Just(Step::Checkpoint),
+            Just(Step::Rollback),
+            (0..3u8, proptest::option::of(0..24u8)).prop_map(|(p, after)| Step::Next(p, after)),
+            (0..3u8, proptest::option::of(0..24u8)).prop_map(|(p, after)| Step::Next(p, after)),
+        ]
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn walks_agree_with_the_merged_state(
+            parent in proptest::collection::btree_map(0..24u8, 0..4u8, 0..16),
+            steps in proptest::collection::vec(step(), 1..80),
+        ) {
+            let state: BTreeMap<Vec<u8>, Vec<u8>> = parent.iter().map(|(k, v)| (key(*k), vec![*v])).collect();
+            let mut overlay = Overlay::new(&state);
+            let mut model = state.clone();
+            let mut saved = Vec::new();
+            for step in steps {
+                match step {
+                    Step::Write(k, value) | Step::Blind(k, value) => {
+                        if matches!(step, Step::Write(..)) {
+                            proptest::prop_assert_eq!(overlay.get(&key(k)).unwrap(), model.get(&key(k)).cloned());
+                        }
+                        let value = value.map(|v| vec![v]);
+                        overlay.put(key(k), value.clone());
+                        match value {
+                            Some(value) => model.insert(key(k), value),
+                            None => model.remove(&key(k)),
+                        };
+                    }
+                    Step::Checkpoint => saved.push((overlay.checkpoint(), model.clone())),
+                    Step::Rollback => {
+                        if let Some((checkpoint, before)) = saved.pop() {
+                            overlay.rollback(checkpoint);
+                            model = before;
+                        }
+                    }
+                    Step::Next(p, after) => {
+                        let prefix = vec![0x03, b'a' + p];
+                        let after = after.map(|n| [&prefix[..], &[n]].concat());
+                        let expected = model
+                            .range(after.clone().unwrap_or_else(|| prefix.clone())..)
+                            .find(|(k, _)| Some(*k) != after.as_ref())
+                            .filter(|(k, _)| k.starts_with(&prefix))
+                            .map(|(k, v)| (k.clone(), v.clone()));
+                        proptest::prop_assert_eq!(overlay.next_entry(&prefix, after.as_deref()).unwrap(), expected);
+                    }
+                }
+            }
+        }
     }
 }

@@ -1,5 +1,7 @@
-//! Builders shared by the unit tests: addresses, transfers, in-memory states and a [`Chain`] that
-//! executes blocks of actor and system-actor transactions over one.
+//! Builders shared by the unit tests: addresses, transfers, in-memory states (read plainly, or
+//! through a reader that records or counts every lookup), a [`Chain`] that executes blocks of
+//! actor and system-actor transactions over one, and the cost audit's measure of what a block's
+//! transactions made the node do against what they paid ([`Work`], [`Chain::audit`]).
 
 use crate::{BlockEnv, BlockOutcome, FeeParams, Writes, build_block, execute_block, genesis_writes};
 use drover_state::{Account, keys};
@@ -130,6 +132,148 @@ impl crate::StateRead for Recording<'_> {
     }
 }
 
+/// The cost audit's measure of a state lookup, in cycles: an operation whose lookups come to more
+/// than one per this many cycles it paid sells database work below its price. A lookup costs the
+/// node 1–5 µs on a warm cache (`docs/performance.md`), 250–1,250 cycles at the VM's measured
+/// 252 M cycles/s.
+pub(crate) const AUDIT_CYCLES_PER_LOOKUP: u64 = 500;
+
+/// The cost audit's measure of bytes moved: an operation that reads and writes more bytes than
+/// this many per cycle it paid sells copying, encoding and hashing below its price. Moving a
+/// byte takes well under a nanosecond, a cycle some 4 ns of VM time; the VM charges a host copy
+/// one cycle per byte (`CYCLES_PER_BYTE_COPIED`) and wasm's own bulk copies one per 64 bytes.
+pub(crate) const AUDIT_BYTES_PER_CYCLE: u64 = 4;
+
+/// The cost audit's measure of growth: an operation that adds more than this many bytes to the
+/// state (and the receipts' events) per cell it paid sells storage below its price. A cell buys
+/// a byte of what a record holds; its key and bookkeeping come on top, at most some 40 bytes
+/// for a record of one byte (a 1-byte storage key under its 36 bytes of prefix and owner).
+pub(crate) const AUDIT_GROWTH_BYTES_PER_CELL: u64 = 64;
+
+/// What a [`Counting`] reader was asked: lookups of each kind and the bytes they answered.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Reads {
+    /// Point reads.
+    pub(crate) gets: u64,
+    /// Next-key queries.
+    pub(crate) nexts: u64,
+    /// Key and value bytes the answers carried.
+    pub(crate) bytes: u64,
+}
+
+impl Reads {
+    /// Lookups of either kind.
+    pub(crate) fn lookups(&self) -> u64 {
+        self.gets + self.nexts
+    }
+}
+
+/// A complete state that counts every lookup made of it and the bytes answered, repeated
+/// lookups included: the work a block or a read costs the node's database.
+pub(crate) struct Counting<'a> {
+    state: &'a State,
+    reads: std::cell::Cell<Reads>,
+}
+
+impl<'a> Counting<'a> {
+    pub(crate) fn new(state: &'a State) -> Self {
+        Counting { state, reads: Default::default() }
+    }
+
+    /// What was read so far.
+    pub(crate) fn reads(&self) -> Reads {
+        self.reads.get()
+    }
+
+    fn count(&self, next: bool, bytes: usize) {
+        let mut reads = self.reads.get();
+        if next {
+            reads.nexts += 1;
+        } else {
+            reads.gets += 1;
+        }
+        reads.bytes += bytes as u64;
+        self.reads.set(reads);
+    }
+}
+
+impl crate::StateRead for Counting<'_> {
+    fn get(&self, key: &[u8]) -> Result<Option<Vec<u8>>, crate::ReadFault> {
+        let value = crate::StateRead::get(self.state, key)?;
+        self.count(false, value.as_ref().map_or(0, Vec::len));
+        Ok(value)
+    }
+
+    fn next_entry(&self, query: &crate::NextKeyQuery) -> Result<Option<crate::Entry>, crate::ReadFault> {
+        let entry = crate::StateRead::next_entry(self.state, query)?;
+        self.count(true, entry.as_ref().map_or(0, |(key, value)| key.len() + value.len()));
+        Ok(entry)
+    }
+}
+
+/// The work a block's transactions made the node do, beyond what an empty block does, and what
+/// they paid: the cost audit's two sides.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Work {
+    /// State lookups (point reads and next-key queries).
+    pub(crate) lookups: u64,
+    /// Key and value bytes the lookups answered.
+    pub(crate) read_bytes: u64,
+    /// Key and value bytes written to the state, and topic and data bytes of the events kept.
+    pub(crate) written_bytes: u64,
+    /// Bytes the state and the kept events grew by (negative when they shrank).
+    pub(crate) growth_bytes: i64,
+    /// Cycles the transactions used (and paid for).
+    pub(crate) cycles: u64,
+    /// Cells the transactions used (and paid for).
+    pub(crate) cells: u64,
+}
+
+impl Work {
+    /// What `txs` did as a block over `state`, run on `vm`.
+    fn of_block(vm: &Vm, env: &BlockEnv, state: &State, txs: &[VerifiedTransaction]) -> (BlockOutcome, Work) {
+        let reader = Counting::new(state);
+        let outcome = execute_block(vm, env, &FeeParams::default(), &reader, txs).expect("complete state");
+        let reads = reader.reads();
+        let size = |key: &[u8], value: Option<&Vec<u8>>| value.map_or(0, |value| (key.len() + value.len()) as i64);
+        let events: u64 = outcome
+            .receipts
+            .iter()
+            .flat_map(|receipt| &receipt.events)
+            .chain(outcome.system_runs.iter().flat_map(|run| &run.events))
+            .map(|event| (event.topic.len() + event.data.len()) as u64)
+            .sum();
+        let written: u64 =
+            outcome.writes.iter().map(|(key, value)| (key.len() + value.as_ref().map_or(0, Vec::len)) as u64).sum();
+        let growth: i64 =
+            outcome.writes.iter().map(|(key, value)| size(key, value.as_ref()) - size(key, state.get(key))).sum();
+        let work = Work {
+            lookups: reads.lookups(),
+            read_bytes: reads.bytes,
+            written_bytes: written + events,
+            growth_bytes: growth + events as i64,
+            cycles: outcome.receipts.iter().map(|receipt| receipt.cycles_used).sum(),
+            cells: outcome.receipts.iter().map(|receipt| receipt.cells_used).sum(),
+        };
+        (outcome, work)
+    }
+
+    /// Panics unless the work is within the audit's measures of what was paid:
+    /// [`AUDIT_CYCLES_PER_LOOKUP`], [`AUDIT_BYTES_PER_CYCLE`], [`AUDIT_GROWTH_BYTES_PER_CELL`].
+    #[track_caller]
+    pub(crate) fn assert_paid(&self, what: &str) {
+        assert!(self.lookups * AUDIT_CYCLES_PER_LOOKUP <= self.cycles, "{what}: more lookups than paid for: {self:?}");
+        assert!(
+            self.read_bytes + self.written_bytes <= AUDIT_BYTES_PER_CYCLE * self.cycles,
+            "{what}: more bytes moved than paid for: {self:?}"
+        );
+        assert!(
+            self.growth_bytes <= (AUDIT_GROWTH_BYTES_PER_CELL * self.cells) as i64,
+            "{what}: more growth than paid for: {self:?}"
+        );
+    }
+}
+
 pub(crate) const RICH: u128 = 1_000_000_000_000_000;
 /// Limits of the harness's transactions: twenty fit one block's cycles (tests that need more
 /// say so with [`Chain::tx_with_limits`]).
@@ -205,6 +349,25 @@ impl Chain {
             self.nonces.insert(tx.sender, tx.tx.nonce);
         }
         reason
+    }
+
+    /// Executes `txs` as the next block and applies it, like [`Chain::block`] but over a
+    /// [`Counting`] reader and a VM that has compiled nothing yet (every module is read from the
+    /// state): answers the outcome and the work the transactions did beyond an empty block's.
+    pub(crate) fn audit(&mut self, txs: &[VerifiedTransaction]) -> (BlockOutcome, Work) {
+        let env = self.env();
+        let (_, empty) = Work::of_block(&Vm::new(), &env, &self.state, &[]);
+        let (outcome, full) = Work::of_block(&Vm::new(), &env, &self.state, txs);
+        apply(&mut self.state, outcome.writes.clone());
+        self.height += 1;
+        let work = Work {
+            lookups: full.lookups.saturating_sub(empty.lookups),
+            read_bytes: full.read_bytes.saturating_sub(empty.read_bytes),
+            written_bytes: full.written_bytes.saturating_sub(empty.written_bytes),
+            growth_bytes: full.growth_bytes - empty.growth_bytes,
+            ..full
+        };
+        (outcome, work)
     }
 
     pub(crate) fn tx(

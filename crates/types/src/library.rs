@@ -67,6 +67,9 @@ pub fn check_library_name(name: &str) -> Result<(), String> {
 }
 
 impl LibraryCall {
+    /// Every handler of the library actor.
+    pub const HANDLERS: [&'static str; 2] = ["publish", "remove"];
+
     /// The handler name.
     pub fn handler(&self) -> &'static str {
         match self {

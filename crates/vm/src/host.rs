@@ -115,6 +115,10 @@ pub trait Host {
     /// Balance of any address, in base units.
     fn balance(&mut self, address: &Address) -> Result<u128, HostError>;
 
+    /// Whether `address` has an account (a balance or a nonce): a `transfer` that would create
+    /// one pays for it, and the VM asks before it charges.
+    fn account_exists(&mut self, address: &Address) -> Result<bool, HostError>;
+
     /// Moves `amount` from `from` to `to` (E1212 when `from` cannot cover it).
     fn transfer(&mut self, from: &Address, to: &Address, amount: u128) -> Result<(), HostError>;
 

@@ -38,6 +38,10 @@ pub const CYCLES_EMIT: u64 = 1_000;
 pub const CYCLES_BALANCE: u64 = 1_000;
 /// `transfer`.
 pub const CYCLES_TRANSFER: u64 = 9_000;
+/// Charged on top of [`CYCLES_TRANSFER`] by a `transfer` that creates its recipient's account (a
+/// non-zero amount to an address without one): together they cost what a plain transfer
+/// transaction does, so an actor creates accounts no faster per block than transactions can.
+pub const CYCLES_NEW_ACCOUNT: u64 = drover_types::params::TRANSFER_CYCLES - CYCLES_TRANSFER;
 /// `send` (the attached budget is paid separately, by the delivery).
 pub const CYCLES_SEND: u64 = 10_000;
 /// `call`, on top of the cycles the callee uses.
@@ -50,6 +54,10 @@ pub const CYCLES_TIMER_CANCEL: u64 = 5_000;
 /// Cells charged for a mailbox message on top of its handler name and payload bytes: sender,
 /// recipient, value and budget as stored.
 pub const CELLS_MESSAGE_OVERHEAD: u64 = 64;
+/// Cells charged by a `transfer` that creates its recipient's account: the record it adds to the
+/// state for good, its 36-byte key (prefix, spread and address) and its longest value (28 bytes:
+/// a nonce and a balance of any size).
+pub const CELLS_NEW_ACCOUNT: u64 = 64;
 /// Cells charged for a timer on top of its handler name and payload bytes: owner, height, id
 /// and budget as stored.
 pub const CELLS_TIMER_OVERHEAD: u64 = 64;

@@ -243,6 +243,10 @@ impl Host for MockHost {
         Ok(self.balance_of(*address))
     }
 
+    fn account_exists(&mut self, address: &Address) -> Result<bool, HostError> {
+        Ok(self.balance_of(*address) > 0)
+    }
+
     fn transfer(&mut self, from: &Address, to: &Address, amount: u128) -> Result<(), HostError> {
         self.debit(*from, amount)?;
         self.credit(*to, amount);

@@ -386,6 +386,11 @@ fn transfer(mut c: C<'_, '_>, to: i32, amount: i32) -> HostResult<()> {
     writable(&c, "transfer")?;
     let to = read_address(&c, to)?;
     let amount = read_amount(&c, amount)?;
+    // A new account is a record the state keeps for good: the call pays for it like a write.
+    if amount > 0 && !c.data_mut().host.account_exists(&to).map_err(Abort::from)? {
+        charge(&mut c, CYCLES_NEW_ACCOUNT)?;
+        c.data_mut().cells.charge(CELLS_NEW_ACCOUNT)?;
+    }
     let actor = c.data().actor();
     c.data_mut().host.transfer(&actor, &to, amount).map_err(Abort::from)?;
     Ok(())

@@ -209,6 +209,7 @@ fn every_example_validates_except_the_float_one() {
         "deep_recursion",
         "oversize_result",
         "proxy",
+        "audit",
     ] {
         let info = validate(&actor(name)).unwrap_or_else(|e| panic!("{name}: {e}"));
         assert!(!info.handlers.is_empty(), "{name}");

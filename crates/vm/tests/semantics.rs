@@ -219,6 +219,40 @@ fn budgets_below_the_invocation_price_and_cells_limits() {
     assert_eq!(host.storage(addr(COUNTER), b"count"), None);
 }
 
+/// Transfers the 16-byte amount at input 20..36 to the address at input 0..20.
+const PAYER: &str = r#"(module
+  (import "drover" "input_read" (func $input_read (param i32)))
+  (import "drover" "transfer" (func $transfer (param i32 i32)))
+  (memory (export "memory") 1)
+  (func (export "pay")
+    (call $input_read (i32.const 0))
+    (call $transfer (i32.const 0) (i32.const 20))))"#;
+
+#[test]
+fn a_transfer_that_creates_an_account_pays_for_the_record() {
+    let mut host = host();
+    host.deploy(addr(1), &wasm(PAYER), grant(&[EconTransfer])).unwrap();
+    host.credit(addr(1), 1_000);
+    host.credit(addr(2), 1);
+    let pay = |to: u8, amount: u128| [&addr(to).0[..], &amount.to_le_bytes()].concat();
+    let existing = host.call_actor(addr(1), "pay", &pay(2, 10));
+    assert_success(&existing);
+    assert_eq!(existing.cells_used, 0);
+    let fresh = host.call_actor(addr(1), "pay", &pay(3, 10));
+    assert_success(&fresh);
+    assert_eq!(fresh.cells_used, CELLS_NEW_ACCOUNT);
+    assert_eq!(fresh.cycles_used, existing.cycles_used + CYCLES_NEW_ACCOUNT);
+    assert_eq!(CYCLES_TRANSFER + CYCLES_NEW_ACCOUNT, drover_types::params::TRANSFER_CYCLES);
+    // A zero transfer creates nothing and pays nothing more.
+    let nothing = host.call_actor(addr(1), "pay", &pay(4, 0));
+    assert_eq!((nothing.cells_used, nothing.cycles_used), (0, existing.cycles_used));
+    // Without the cells for the record, nothing moves.
+    let mut short = host.request(addr(1), "pay", &pay(5, 10));
+    short.cells_limit = CELLS_NEW_ACCOUNT - 1;
+    assert_eq!(trap_code(&host.run(short)), ExecCode::OutOfCells);
+    assert_eq!((host.balance_of(addr(5)), host.balance_of(addr(1))), (0, 980));
+}
+
 #[test]
 fn bad_pointers_trap_with_an_argument_error() {
     let code = wasm(

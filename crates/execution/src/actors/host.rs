@@ -453,6 +453,11 @@ impl<S: StateRead> Host for ActorHost<'_, '_, S> {
         Ok(self.absorb(account)?.balance)
     }
 
+    fn account_exists(&mut self, address: &Address) -> Result<bool, HostError> {
+        let account = self.overlay.account(*address);
+        Ok(!self.absorb(account)?.is_empty())
+    }
+
     fn transfer(&mut self, from: &Address, to: &Address, amount: u128) -> Result<(), HostError> {
         self.move_value(from, to, amount)
     }

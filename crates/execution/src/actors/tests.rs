@@ -701,6 +701,55 @@ fn the_bulk_benchmark_actor_fills_walks_nests_and_reads_balances() {
 }
 
 #[test]
+fn walking_from_among_deleted_entries_asks_the_state_once_per_entry() {
+    use crate::testing::{AUDIT_CYCLES_PER_LOOKUP, Counting};
+    let mut chain = Chain::new(&[(ALICE, RICH)]);
+    let bulk = chain.deploy(ALICE, example("bulk"), &["storage.kv", "actor.call"], 0);
+    let args = |n: &[u32]| n.iter().flat_map(|n| n.to_le_bytes()).collect::<Vec<u8>>();
+    let filled = chain.call(ALICE, bulk, "fill", &args(&[1_500, 0]));
+    assert_eq!(filled.receipts[0].status, TxStatus::Success);
+    // One transaction deletes the 1,500 entries and walks from the start 2,000 times: each walk
+    // used to ask the state past every deleted entry (3 million lookups).
+    let churn = chain.call_tx(ALICE, bulk, "churn", &args(&[1_500, 0, 2_000]), 0);
+    let reader = Counting::new(&chain.state);
+    let outcome =
+        execute_block(vm(), &chain.env(), &FeeParams::default(), &reader, std::slice::from_ref(&churn)).unwrap();
+    let receipt = &outcome.receipts[0];
+    assert_eq!(receipt.status, TxStatus::Success, "{:?}", receipt.error);
+    let lookups = reader.reads().lookups();
+    assert!(lookups * AUDIT_CYCLES_PER_LOOKUP <= receipt.cycles_used, "{lookups} lookups for {receipt:?}");
+    chain.block(&[churn]);
+    assert_eq!(chain.storage_count(bulk), 0);
+}
+
+#[test]
+fn accounts_an_actor_creates_are_paid_for_in_cells() {
+    use drover_vm::meter::{CELLS_NEW_ACCOUNT, CYCLES_NEW_ACCOUNT};
+    let mut chain = Chain::new(&[(ALICE, RICH)]);
+    let bulk = chain.deploy(ALICE, example("bulk"), &["storage.kv", "actor.call", "econ.transfer"], 1_000_000);
+    let args = |n: u32, start: u32| [n.to_le_bytes(), start.to_le_bytes()].concat();
+    let state_bytes = |chain: &Chain| chain.state.iter().map(|(k, v)| (k.len() + v.len()) as u64).sum::<u64>();
+    let before = state_bytes(&chain);
+    // 500 transfers of 1 to addresses without an account create 500 accounts.
+    let created = chain.call(ALICE, bulk, "pay", &args(500, 0));
+    let grown = state_bytes(&chain) - before;
+    // The same transfers again create nothing, and pay only the payload's cells.
+    let again = chain.call(ALICE, bulk, "pay", &args(500, 0));
+    let (created, again) = (&created.receipts[0], &again.receipts[0]);
+    assert_eq!((created.status, again.status), (TxStatus::Success, TxStatus::Success), "{:?}", created.error);
+    let paid_cells = created.cells_used - again.cells_used;
+    assert_eq!(paid_cells, 500 * CELLS_NEW_ACCOUNT);
+    assert_eq!(created.cycles_used - again.cycles_used, 500 * CYCLES_NEW_ACCOUNT);
+    assert!(grown <= paid_cells, "{grown} bytes of state for {paid_cells} cells");
+    let mut first = [0; 20];
+    first[0] = 0xbe;
+    assert_eq!(balance(&chain.state, Address(first)), 2);
+    // The price is the record's largest size, key included.
+    let largest = drover_state::Account { nonce: u64::MAX, balance: u128::MAX }.encode();
+    assert_eq!(CELLS_NEW_ACCOUNT, (keys::account_key(&ALICE).len() + largest.len()) as u64);
+}
+
+#[test]
 fn cancelled_timers_are_skipped_a_bounded_number_per_block() {
     let max_examined = (super::TIMER_SLOTS_EXAMINED_PER_FIRE
         * drover_types::governance::ChainParams::default().max_timer_fires_per_block) as usize;
