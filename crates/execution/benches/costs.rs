@@ -100,7 +100,13 @@ impl Timer {
 impl Driver for Timer {
     fn start(params: ChainParams) -> Self {
         let mut timer = Timer { vm: Vm::new(), state: State::new(), height: 1, nonces: BTreeMap::new() };
-        let writes = genesis_writes(&[(ALICE, RICH), (BOB, RICH)], &FeeParams::default(), &params).expect("genesis");
+        let params = cases::roomy(params);
+        let fees = FeeParams {
+            target_cycles: params.target_cycles,
+            target_cells: params.target_cells,
+            ..FeeParams::default()
+        };
+        let writes = genesis_writes(&[(ALICE, RICH), (BOB, RICH)], &fees, &params).expect("genesis");
         for (key, value) in writes {
             if let Some(value) = value {
                 timer.state.insert(key, value);

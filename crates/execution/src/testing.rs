@@ -276,9 +276,11 @@ impl Work {
 
 pub(crate) const RICH: u128 = 1_000_000_000_000_000;
 /// Limits of the harness's transactions: twenty fit one block's cycles (tests that need more
-/// say so with [`Chain::tx_with_limits`]).
+/// say so with [`Chain::tx_with_limits`], or set [`Chain::limits`]).
 pub(crate) const CYCLES_LIMIT: u64 = 1_000_000;
 pub(crate) const CELLS_LIMIT: u64 = 40_000;
+/// Limits of a transaction that has a block to itself (three quarters of its cycles).
+pub(crate) const LARGE_LIMITS: (u64, u64) = (15_000_000, 400_000);
 pub(crate) const PROPOSER: Address = Address([0x99; 20]);
 
 pub(crate) fn example(name: &str) -> Vec<u8> {
@@ -302,11 +304,13 @@ pub(crate) struct Chain {
     pub(crate) state: State,
     pub(crate) height: u64,
     pub(crate) nonces: BTreeMap<Address, u64>,
+    /// Limits `(cycles, cells)` of the transactions [`Chain::tx`] makes.
+    pub(crate) limits: (u64, u64),
 }
 
 impl Chain {
     pub(crate) fn new(balances: &[(Address, u128)]) -> Self {
-        Chain { state: genesis(balances), height: 1, nonces: BTreeMap::new() }
+        Chain { state: genesis(balances), height: 1, nonces: BTreeMap::new(), limits: (CYCLES_LIMIT, CELLS_LIMIT) }
     }
 
     pub(crate) fn env(&self) -> BlockEnv {
@@ -377,7 +381,7 @@ impl Chain {
         payload: Vec<u8>,
         value: u128,
     ) -> VerifiedTransaction {
-        self.tx_with_limits(sender, to, payload, value, (CYCLES_LIMIT, CELLS_LIMIT))
+        self.tx_with_limits(sender, to, payload, value, self.limits)
     }
 
     /// A transaction with limits `(cycles, cells)` of its own.
@@ -443,8 +447,8 @@ impl Chain {
         // The harness's limits on top of the deploy's intrinsic cost, which grows with its code.
         let bytes = payload.len() as u64;
         let limits = (
-            CYCLES_LIMIT + bytes * drover_types::params::DEPLOY_CYCLES_PER_PAYLOAD_BYTE,
-            CELLS_LIMIT + bytes + drover_types::params::ACTOR_RECORD_CELLS,
+            self.limits.0 + bytes * drover_types::params::DEPLOY_CYCLES_PER_PAYLOAD_BYTE,
+            self.limits.1 + bytes + drover_types::params::ACTOR_RECORD_CELLS,
         );
         (self.tx_with_limits(sender, None, payload, value, limits), address)
     }

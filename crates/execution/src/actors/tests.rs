@@ -704,6 +704,7 @@ fn the_bulk_benchmark_actor_fills_walks_nests_and_reads_balances() {
 fn walking_from_among_deleted_entries_asks_the_state_once_per_entry() {
     use crate::testing::{AUDIT_CYCLES_PER_LOOKUP, Counting};
     let mut chain = Chain::new(&[(ALICE, RICH)]);
+    chain.limits = crate::testing::LARGE_LIMITS;
     let bulk = chain.deploy(ALICE, example("bulk"), &["storage.kv", "actor.call"], 0);
     let args = |n: &[u32]| n.iter().flat_map(|n| n.to_le_bytes()).collect::<Vec<u8>>();
     let filled = chain.call(ALICE, bulk, "fill", &args(&[1_500, 0]));
@@ -726,6 +727,7 @@ fn walking_from_among_deleted_entries_asks_the_state_once_per_entry() {
 fn accounts_an_actor_creates_are_paid_for_in_cells() {
     use drover_vm::meter::{CELLS_NEW_ACCOUNT, CYCLES_NEW_ACCOUNT};
     let mut chain = Chain::new(&[(ALICE, RICH)]);
+    chain.limits = crate::testing::LARGE_LIMITS;
     let bulk = chain.deploy(ALICE, example("bulk"), &["storage.kv", "actor.call", "econ.transfer"], 1_000_000);
     let args = |n: u32, start: u32| [n.to_le_bytes(), start.to_le_bytes()].concat();
     let state_bytes = |chain: &Chain| chain.state.iter().map(|(k, v)| (k.len() + v.len()) as u64).sum::<u64>();

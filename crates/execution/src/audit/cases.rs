@@ -42,6 +42,17 @@ impl Default for Least {
     }
 }
 
+/// Block targets of the cases' chains: a measured block may hold many transactions at the
+/// limits a transaction with a block to itself has (the audit holds work against what each
+/// paid, not against the block's limits).
+const ROOMY_TARGET_CYCLES: u64 = 1_000_000_000;
+const ROOMY_TARGET_CELLS: u64 = 50_000_000;
+
+/// `params` with targets that hold any case's block.
+pub(crate) fn roomy(params: ChainParams) -> ChainParams {
+    ChainParams { target_cycles: ROOMY_TARGET_CYCLES, target_cells: ROOMY_TARGET_CELLS, ..params }
+}
+
 /// Builds the cases' chains and runs their blocks.
 pub(crate) trait Driver: Sized {
     /// A chain whose genesis makes `ALICE` and `BOB` rich, with `params` in force.

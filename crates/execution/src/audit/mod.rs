@@ -26,7 +26,8 @@ struct Auditor(Chain);
 impl Driver for Auditor {
     fn start(params: ChainParams) -> Self {
         let mut chain = Chain::new(&[(ALICE, RICH), (BOB, RICH)]);
-        chain.state.insert(drover_state::governance::params_state_key(), params.encode());
+        chain.limits = crate::testing::LARGE_LIMITS;
+        chain.state.insert(drover_state::governance::params_state_key(), cases::roomy(params).encode());
         Auditor(chain)
     }
 
