@@ -2,9 +2,11 @@
 //!
 //! Both are entries due at a height (`drover_state::job`), walked in key order — by height,
 //! then in scheduling order — from where the previous block stopped, like timers. A block
-//! examines at most [`MAX_DUE_ENTRIES_PER_BLOCK`] entries and only while its deferred-work
-//! budget covers the next one's most expensive case; the rest wait, in order, for the next
-//! block. An entry whose job has moved on (assigned, ended) costs one lookup and is dropped.
+//! examines at most [`MAX_DUE_ENTRIES_PER_BLOCK`] entries and only while the due entries' share
+//! of the deferred budget admits the next one at its most expensive
+//! ([`DUE_ENTRY_CYCLES_LIMIT`] cycles, 16,384 cells; [`Deferred::admit`]); the rest wait, in
+//! order, for the next block. An entry whose job has moved on (assigned, ended) costs one
+//! lookup and is dropped.
 //!
 //! A deadline fails a job that has no verdict yet ([`settle`](super::settle)); the `submit`
 //! paid for it, so it burns nothing here. A retry tries a pending job's assignment again with a
@@ -16,23 +18,19 @@
 //! block's deferred budget.
 
 use super::{assign, read, schedule_retry, settle, write};
-use crate::actors::{Deferred, SYSTEM_RUN_CELLS_LIMIT, cost};
+use crate::actors::{Deferred, Queue, cost};
 use crate::native::{Meter, NativeHost};
 use drover_state::{
     decode_count,
     job::{DueCursor, DueEntry, JobRecord, due_count_key, due_cursor_key, due_key, job_key},
 };
-use drover_types::job::{ATTEMPT_CYCLES_PER_RUNNER, JobStatus, MAX_RUNNERS_PER_JOB, RETRY_ENTRY_CELLS, SUBMIT_CYCLES};
+use drover_types::job::{
+    ATTEMPT_CYCLES_PER_RUNNER, DUE_ENTRY_CYCLES_LIMIT, JobStatus, RETRY_ENTRY_CELLS, SUBMIT_CYCLES,
+};
 use drover_vm::HostError;
 
 /// Most due entries (deadlines and retries, acted on or dropped) one block examines.
 pub(crate) const MAX_DUE_ENTRIES_PER_BLOCK: usize = 128;
-/// Cycles budget of one due entry: the larger of settling a job and one assignment attempt of
-/// the largest job.
-pub(crate) const DUE_ENTRY_CYCLES_LIMIT: u64 = {
-    let attempt = MAX_RUNNERS_PER_JOB * ATTEMPT_CYCLES_PER_RUNNER;
-    if attempt > SUBMIT_CYCLES { attempt } else { SUBMIT_CYCLES }
-};
 
 /// Walks the entries due at this block's height and before (see the module documentation).
 /// Fails only when the host met a state it cannot read (kept in the host's fatal slot).
@@ -44,15 +42,20 @@ pub(crate) fn run<H: NativeHost>(host: &mut H, deferred: &mut Deferred) -> Resul
     let stopped = 'heights: loop {
         let count = read(host, &due_count_key(at), decode_count)?.unwrap_or(0);
         while u64::from(seq) < count {
-            if examined == MAX_DUE_ENTRIES_PER_BLOCK || !deferred.fits(DUE_ENTRY_CYCLES_LIMIT) {
+            let budget = if examined < MAX_DUE_ENTRIES_PER_BLOCK {
+                deferred.admit(Queue::DueEntries, DUE_ENTRY_CYCLES_LIMIT)
+            } else {
+                None
+            };
+            let Some(budget) = budget else {
                 break 'heights Some(DueCursor { height: at, seq });
-            }
+            };
             examined += 1;
             let key = due_key(at, seq);
             let entry = read(host, &key, DueEntry::decode)?;
             write(host, &key, None);
             if let Some(entry) = entry {
-                let mut meter = Meter::new(DUE_ENTRY_CYCLES_LIMIT, SYSTEM_RUN_CELLS_LIMIT);
+                let mut meter = Meter::new(budget.cycles, budget.cells);
                 let saved = host.save();
                 let burned = match process(host, &mut meter, entry) {
                     Ok(burned) => burned,
@@ -66,7 +69,7 @@ pub(crate) fn run<H: NativeHost>(host: &mut H, deferred: &mut Deferred) -> Resul
                     }
                 };
                 let (cycles, cells) = meter.used();
-                deferred.use_budget(cycles, cells, burned);
+                deferred.use_budget(Queue::DueEntries, cycles, cells, burned);
             }
             seq += 1;
         }
