@@ -20,6 +20,8 @@
 
 pub(crate) mod call;
 #[cfg(test)]
+mod deferred_audit;
+#[cfg(test)]
 mod deferred_tests;
 pub(crate) mod deploy;
 pub(crate) mod host;
@@ -46,10 +48,10 @@ pub(crate) const ACTOR_RECORD_CELLS: u64 = 256;
 /// write).
 pub(crate) use drover_types::params::SYSTEM_RUN_CELLS_LIMIT;
 /// Timer slots a block examines per timer it may fire (the chain parameter
-/// `max_timer_fires_per_block`), fired or found cancelled: cancelled timers cost their owners
-/// when scheduled, but must not let them pile up unpaid work on one later block. The timer and
-/// delivery caps per block and the mailbox capacity are chain parameters
-/// (`drover_types::governance`).
+/// `max_timer_fires_per_block`), fired or found cancelled, each height moved on to counting as
+/// one: cancelled timers cost their owners when scheduled, but must not let them pile up unpaid
+/// work on one later block. The timer and delivery caps per block and the mailbox capacity are
+/// chain parameters (`drover_types::governance`).
 pub(crate) const TIMER_SLOTS_EXAMINED_PER_FIRE: u64 = 8;
 
 /// Topic of the event a deploy emits (address: the new actor, data: its code hash).

@@ -3,8 +3,9 @@
 //! Timers fire in key order — by height, then by scheduling order within a height (FIFO) —
 //! starting where the previous block stopped ([`TimerCursor`]; absent: at this block's height).
 //! A block fires at most `max_timer_fires_per_block` timers (a chain parameter), examines at
-//! most [`TIMER_SLOTS_EXAMINED_PER_FIRE`] times as many slots (cancelled ones included, so that timers
-//! scheduled and cancelled over many blocks cannot load one block with unpaid lookups), and
+//! most [`TIMER_SLOTS_EXAMINED_PER_FIRE`] times as many slots (cancelled ones, and each height
+//! it moves on to, included, so that timers scheduled and cancelled over many blocks, or a
+//! cursor left behind by a long backlog, cannot load one block with unpaid lookups), and
 //! fires only while the timers' share of the deferred budget admits the next timer
 //! ([`Deferred::admit`]); the rest wait, in order, for the next block, and the cursor records
 //! where.
@@ -65,6 +66,13 @@ pub(crate) fn fire_due<S: StateRead>(
         if height >= env.height {
             break None;
         }
+        // The next height's count is a slot examined too, so that a cursor left far behind
+        // (a backlog at one height that took many blocks) cannot make one block walk every
+        // height since.
+        if examined == max_examined {
+            break Some(TimerCursor { height: height + 1, seq: 0 });
+        }
+        examined += 1;
         height += 1;
         seq = 0;
     };

@@ -2,11 +2,11 @@
 //!
 //! Both are entries due at a height (`drover_state::job`), walked in key order — by height,
 //! then in scheduling order — from where the previous block stopped, like timers. A block
-//! examines at most [`MAX_DUE_ENTRIES_PER_BLOCK`] entries and only while the due entries' share
-//! of the deferred budget admits the next one at its most expensive
-//! ([`DUE_ENTRY_CYCLES_LIMIT`] cycles, 16,384 cells; [`Deferred::admit`]); the rest wait, in
-//! order, for the next block. An entry whose job has moved on (assigned, ended) costs one
-//! lookup and is dropped.
+//! examines at most [`MAX_DUE_ENTRIES_PER_BLOCK`] entries (each height it moves on to counting
+//! as one) and only while the due entries' share of the deferred budget admits the next one at
+//! its most expensive ([`DUE_ENTRY_CYCLES_LIMIT`] cycles, 16,384 cells; [`Deferred::admit`]);
+//! the rest wait, in order, for the next block. An entry whose job has moved on (assigned,
+//! ended) costs one lookup and is dropped.
 //!
 //! A deadline fails a job that has no verdict yet ([`settle`](super::settle)); the `submit`
 //! paid for it, so it burns nothing here. A retry tries a pending job's assignment again with a
@@ -32,7 +32,8 @@ use drover_types::{
 };
 use drover_vm::HostError;
 
-/// Most due entries (deadlines and retries, acted on or dropped) one block examines.
+/// Most due entries (deadlines and retries, acted on or dropped, and heights moved on to) one
+/// block examines.
 pub(crate) const MAX_DUE_ENTRIES_PER_BLOCK: usize = 128;
 
 /// Walks the entries due at this block's height and before (see the module documentation).
@@ -67,6 +68,12 @@ pub(crate) fn run<H: NativeHost>(host: &mut H, deferred: &mut Deferred) -> Resul
         if at >= height {
             break None;
         }
+        // The next height's count counts as an entry examined (as for timers: a cursor left far
+        // behind cannot make one block walk every height since).
+        if examined == MAX_DUE_ENTRIES_PER_BLOCK {
+            break Some(DueCursor { height: at + 1, seq: 0 });
+        }
+        examined += 1;
         at += 1;
         seq = 0;
     };
