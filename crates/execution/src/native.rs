@@ -133,6 +133,11 @@ impl Meter {
     pub(crate) fn used(&self) -> (u64, u64) {
         (self.cycles_used, self.cells_used)
     }
+
+    /// `(cycles, cells)` it allows: the most it can use.
+    pub(crate) fn limits(&self) -> (u64, u64) {
+        (self.cycles_limit, self.cells_limit)
+    }
 }
 
 /// A decoded call of a native system actor.

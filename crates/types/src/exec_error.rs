@@ -124,6 +124,8 @@ exec_codes! {
     TooManyTimers = 1502, "Cancel pending timers or wait until they fire.";
     /// E1503: a due timer was dropped because its payer could not cover its maximum fee.
     TimerUnpaid = 1503, "Keep the actor funded for cycles_limit × basefee_cycle plus its cells budget × basefee_cell when its timers fire.";
+    /// E1504: a message or a timer attaches more cycles than the chain parameter `max_attached_cycles`.
+    AttachedCycles = 1504, "Attach at most max_attached_cycles (GET /governance/params) to a send or a timer_schedule; split larger work over several messages or timers.";
     /// E1601: a runner's stake is below the registry's minimum.
     RunnerStake = 1601, "Register with a value of at least MIN_RUNNER_STAKE base units (docs/runners.md).";
     /// E1602: the sender is already a registered runner.
@@ -176,6 +178,8 @@ exec_codes! {
     ProposalNotExecutable = 1708, "Execute after voting_ends_height (rejected proposals close) and from executable_height (passed ones apply), before they expire.";
     /// E1709: the locked weight is part of a vote still open.
     WeightInVote = 1709, "Unlock after the end of the latest vote the weight was cast in.";
+    /// E1710: a proposal's changes would break a relation between parameters that keeps deferred work possible (max_attached_cycles and max_callback_cycles at most a quarter of target_cycles).
+    ProposalRelation = 1710, "Change the related parameters together so that max_attached_cycles and max_callback_cycles stay at most target_cycles / 4 (docs/governance.md).";
     /// E1801: a secret's name, readers or envelopes break the rules.
     SecretRules = 1801, "Name secrets with 1-64 characters a-z A-Z 0-9 . _ -, give 1-32 readers and envelopes of at most 4,224 bytes (docs/secrets.md).";
     /// E1802: the owner has no secret of this name.

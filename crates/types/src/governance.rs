@@ -10,11 +10,37 @@
 //! consensus timeouts, the sizes of keys and records.
 //!
 //! A proposal's `changes` are checked when it is made (unknown names, values out of bounds,
-//! repeats) and applied at `execute` all together; they are in force from the next block.
+//! repeats, and the [relations](ChainParams::broken_relations) between parameters, on the values
+//! they would give together) and applied at `execute` all together, checked again; they are in
+//! force from the next block.
+//!
+//! # Deferred work stays possible
+//!
+//! Each block runs its due timers, mailbox deliveries and the jobs' due entries from a budget
+//! of each meter's target, cut in four parts ([`DEFERRED_SHARE_PARTS`]): timers one, deliveries
+//! two, due entries one, a share the others cannot take. An entry runs when its reservation
+//! (its cycles and [`SYSTEM_RUN_CELLS_LIMIT`] cells) fits what its share has left. So that
+//! every accepted entry always fits an untouched share, whatever votes pass, the smallest share
+//! — a quarter of each target — must hold the largest entry:
+//!
+//! - `target_cells ≥ 4 × SYSTEM_RUN_CELLS_LIMIT` and `target_cycles ≥ 4 × DUE_ENTRY_CYCLES_LIMIT`
+//!   hold for every value in bounds ([`MIN_TARGET_CELLS`], [`MIN_TARGET_CYCLES`], asserted at
+//!   compile time);
+//! - `4 × max_attached_cycles ≤ target_cycles` and `4 × max_callback_cycles ≤ target_cycles`
+//!   relate two parameters: [`ChainParams::with_changes`] refuses a proposal that changes one
+//!   of them and leaves the relation broken ([`ParamError::Relation`], E1710), and the bounds
+//!   keep every target in bounds reachable (the least caps fit a quarter of the least target).
+//!
+//! A quarter rather than a larger fraction: deliveries' share then holds two of the largest
+//! messages, and a timer or a due entry at its largest still runs every block. An entry
+//! accepted under earlier, larger values (a vote lowered the target) is not stranded either:
+//! the actors' deferred work runs such an entry first in its share, its budget cut to the
+//! share (`drover_execution`, `docs/actors.md`).
 
 use crate::Address;
 use crate::args::{Args, ArgsBuilder, ArgsError};
-use crate::params::BASE_UNITS_PER_DRV;
+use crate::job::{DUE_ENTRY_CYCLES_LIMIT, MAX_CALLBACK_CYCLES};
+use crate::params::{BASE_UNITS_PER_DRV, DEFERRED_SHARE_PARTS, MAX_ATTACHED_CYCLES_CAP, SYSTEM_RUN_CELLS_LIMIT};
 use crate::payload::Message;
 
 /// The governance system actor.
@@ -130,9 +156,9 @@ impl ParamSpec {
 
 chain_params! {
     /// Cycles per block the cycle basefee steers towards (a block may use twice as many).
-    target_cycles: u64 = 10_000_000, 1_000_000, 1_000_000_000;
+    target_cycles: u64 = DEFAULT_TARGET_CYCLES, MIN_TARGET_CYCLES, 1_000_000_000;
     /// Cells per block the cell basefee steers towards (a block may use twice as many).
-    target_cells: u64 = 500_000, 10_000, 100_000_000;
+    target_cells: u64 = 500_000, MIN_TARGET_CELLS, 100_000_000;
     /// Floor of the cycle basefee, base units per cycle.
     min_basefee_cycle: u128 = 1, 1, MAX_BASEFEE_FLOOR;
     /// Floor of the cell basefee, base units per cell.
@@ -192,9 +218,37 @@ chain_params! {
     max_job_timeout_blocks: u64 = 10_000, 10, crate::job::MAX_JOB_TIMEOUT_BLOCKS;
     /// Largest job input, in bytes.
     max_job_input_bytes: u64 = crate::job::MAX_JOB_INPUT_BYTES as u64, 1_024, crate::job::MAX_JOB_INPUT_BYTES as u64;
-    /// Most cycles a job's callback delivery may buy.
-    max_callback_cycles: u64 = crate::job::MAX_CALLBACK_CYCLES, 100_000, crate::job::MAX_CALLBACK_CYCLES;
+    /// Most cycles a job's callback delivery may buy (at most a quarter of `target_cycles`).
+    max_callback_cycles: u64 = DEFAULT_ATTACHED_CYCLES, MIN_ATTACHED_CYCLES, MAX_CALLBACK_CYCLES;
+    /// Most cycles an actor may attach to a mailbox message or a timer (at most a quarter of
+    /// `target_cycles`).
+    max_attached_cycles: u64 = DEFAULT_ATTACHED_CYCLES, MIN_ATTACHED_CYCLES, MAX_ATTACHED_CYCLES_CAP;
 }
+
+/// Least `target_cycles` a vote may set: a quarter of it (the due entries' share) holds a due
+/// entry's whole budget.
+pub const MIN_TARGET_CYCLES: u64 = DEFERRED_SHARE_PARTS * DUE_ENTRY_CYCLES_LIMIT;
+/// Least `target_cells` a vote may set: a quarter of it (the smallest share) holds the cells of
+/// a timer fire, a delivery or a due entry.
+pub const MIN_TARGET_CELLS: u64 = DEFERRED_SHARE_PARTS * SYSTEM_RUN_CELLS_LIMIT;
+/// Least `max_attached_cycles` and `max_callback_cycles` a vote may set: enough for a handler
+/// that loads a small module and writes a few keys.
+pub const MIN_ATTACHED_CYCLES: u64 = 100_000;
+/// Genesis `target_cycles`.
+const DEFAULT_TARGET_CYCLES: u64 = 10_000_000;
+/// Genesis `max_attached_cycles` and `max_callback_cycles`: a quarter of the genesis
+/// `target_cycles`, the most the relations allow there.
+const DEFAULT_ATTACHED_CYCLES: u64 = DEFAULT_TARGET_CYCLES / DEFERRED_SHARE_PARTS;
+
+// The bounds keep deferred work possible (see the module documentation): the least target
+// holds the largest due entry and cell reservation in its smallest share, and the least caps
+// fit the least target, so no target in bounds is unreachable.
+const _: () = assert!(MIN_TARGET_CYCLES / DEFERRED_SHARE_PARTS >= DUE_ENTRY_CYCLES_LIMIT);
+const _: () = assert!(MIN_TARGET_CELLS / DEFERRED_SHARE_PARTS >= SYSTEM_RUN_CELLS_LIMIT);
+const _: () = assert!(DEFERRED_SHARE_PARTS * MIN_ATTACHED_CYCLES <= MIN_TARGET_CYCLES);
+const _: () = assert!(MIN_ATTACHED_CYCLES <= DEFAULT_ATTACHED_CYCLES && MIN_TARGET_CYCLES <= DEFAULT_TARGET_CYCLES);
+const _: () =
+    assert!(DEFAULT_ATTACHED_CYCLES <= MAX_ATTACHED_CYCLES_CAP && DEFAULT_ATTACHED_CYCLES <= MAX_CALLBACK_CYCLES);
 
 /// Highest floor a vote may give either basefee, base units per unit: at it a transfer's 21,000
 /// cycles cost 0.21 DRV, so a raised floor can make the chain dear but never unusable (a vote
@@ -223,10 +277,22 @@ pub enum ParamError {
     /// callers building changes by hand).
     #[error("{0} is changed twice")]
     Repeated(String),
+    /// The values together break a relation between parameters that keeps deferred work
+    /// possible (see the module documentation).
+    #[error("{name} = {value} is above a quarter of target_cycles ({target_cycles}): deferred work could not run it")]
+    Relation {
+        /// The parameter that must fit a quarter of the target.
+        name: &'static str,
+        /// Its value.
+        value: u64,
+        /// The cycle target it would have.
+        target_cycles: u64,
+    },
 }
 
 impl ChainParams {
-    /// These parameters with `changes` applied, all or none.
+    /// These parameters with `changes` applied, all or none, each within its bounds and the
+    /// relations they touch kept.
     pub fn with_changes(&self, changes: &[(String, u128)]) -> Result<ChainParams, ParamError> {
         let mut next = *self;
         for (i, (name, value)) in changes.iter().enumerate() {
@@ -235,7 +301,28 @@ impl ChainParams {
             }
             next.set(name, *value)?;
         }
-        Ok(next)
+        // A relation the proposal touches must hold after it (one a genesis started outside
+        // of, like its bounds, binds only the proposals that change its parameters).
+        let touches = |name: &str| changes.iter().any(|(changed, _)| changed == name || changed == "target_cycles");
+        match next
+            .broken_relations()
+            .find(|broken| matches!(broken, ParamError::Relation { name, .. } if touches(name)))
+        {
+            Some(broken) => Err(broken),
+            None => Ok(next),
+        }
+    }
+
+    /// The relations between parameters these values break (see the module documentation):
+    /// every budget an actor attaches or a callback buys must fit the smallest share of the
+    /// deferred budget, a quarter of `target_cycles`.
+    pub fn broken_relations(&self) -> impl Iterator<Item = ParamError> {
+        let target_cycles = self.target_cycles;
+        let share = target_cycles / DEFERRED_SHARE_PARTS;
+        [("max_attached_cycles", self.max_attached_cycles), ("max_callback_cycles", self.max_callback_cycles)]
+            .into_iter()
+            .filter(move |(_, value)| *value > share)
+            .map(move |(name, value)| ParamError::Relation { name, value, target_cycles })
     }
 
     /// These parameters with a genesis's `values`: each any value its field holds (a genesis may
@@ -530,6 +617,56 @@ mod tests {
         ));
         let twice = [("timelock_blocks".into(), 5), ("timelock_blocks".into(), 6)];
         assert!(matches!(params.with_changes(&twice), Err(ParamError::Repeated(_))));
+    }
+
+    #[test]
+    fn no_proposal_switches_deferred_work_off() {
+        let params = ChainParams::default();
+        assert_eq!(params.broken_relations().count(), 0, "the defaults keep the relations");
+        // Below what one timer fire, delivery or due entry reserves in a quarter of a target.
+        let below_cells = [("target_cells".into(), u128::from(4 * SYSTEM_RUN_CELLS_LIMIT - 1))];
+        assert!(matches!(params.with_changes(&below_cells), Err(ParamError::OutOfBounds { .. })));
+        let below_due = [("target_cycles".into(), u128::from(4 * DUE_ENTRY_CYCLES_LIMIT - 1))];
+        assert!(matches!(params.with_changes(&below_due), Err(ParamError::OutOfBounds { .. })));
+        // A budget above a quarter of the target, alone or with a target lowered under it.
+        let relation = |changes: &[(&str, u128)]| {
+            let changes: Vec<(String, u128)> = changes.iter().map(|(n, v)| ((*n).to_owned(), *v)).collect();
+            params.with_changes(&changes)
+        };
+        for broken in [
+            &[("max_callback_cycles", 2_500_001)][..],
+            &[("max_attached_cycles", 10_000_000)],
+            &[("target_cycles", 9_999_999)],
+            &[("target_cycles", 20_000_000), ("max_attached_cycles", 5_000_001)],
+        ] {
+            assert!(matches!(relation(broken), Err(ParamError::Relation { .. })), "{broken:?}");
+        }
+        // Changed together, they keep it.
+        let raised = relation(&[("target_cycles", 40_000_000), ("max_attached_cycles", 10_000_000)]).unwrap();
+        assert_eq!(raised.max_attached_cycles, 10_000_000);
+        let lowered = relation(&[
+            ("target_cycles", u128::from(MIN_TARGET_CYCLES)),
+            ("max_attached_cycles", u128::from(DUE_ENTRY_CYCLES_LIMIT)),
+            ("max_callback_cycles", u128::from(MIN_ATTACHED_CYCLES)),
+        ]);
+        assert!(lowered.is_ok(), "{lowered:?}");
+        assert_eq!(
+            relation(&[("max_callback_cycles", 2_500_001)]).unwrap_err().to_string(),
+            "max_callback_cycles = 2500001 is above a quarter of target_cycles (10000000): deferred work could not run it"
+        );
+    }
+
+    #[test]
+    fn a_relation_a_genesis_broke_binds_only_the_proposals_that_touch_it() {
+        let genesis = ChainParams::default().with_genesis_values([("target_cycles", 7)]).unwrap();
+        assert_eq!(genesis.broken_relations().count(), 2);
+        assert!(genesis.with_changes(&[("voting_period_blocks".into(), 20)]).is_ok());
+        assert!(matches!(
+            genesis.with_changes(&[("max_attached_cycles".into(), 100_000)]),
+            Err(ParamError::Relation { name: "max_attached_cycles", .. })
+        ));
+        let fixed = genesis.with_changes(&[("target_cycles".into(), 10_000_000)]).unwrap();
+        assert_eq!(fixed.broken_relations().count(), 0);
     }
 
     #[test]

@@ -29,7 +29,7 @@ pub const MAX_JOB_TIMEOUT_BLOCKS: u64 = 1_000_000;
 /// Longest callback handler name, in bytes.
 pub const MAX_CALLBACK_HANDLER_BYTES: usize = 64;
 /// Most cycles any vote may let a callback delivery use (the live limit is the chain parameter
-/// `max_callback_cycles`).
+/// `max_callback_cycles`, which also stays within a quarter of `target_cycles`).
 pub const MAX_CALLBACK_CYCLES: u64 = 10_000_000;
 
 /// The bounds a job is checked against: the live chain parameters, or the caps no vote can pass.
@@ -78,6 +78,12 @@ pub const DRAWS_PER_RUNNER: u64 = 4;
 pub const ATTEMPT_CYCLES_PER_RUNNER: u64 = DRAWS_PER_RUNNER
     * (crate::runner::DRAW_CYCLES + 2 * crate::runner::INDEX_WALK_CYCLES)
     + 2 * crate::runner::INDEX_WALK_CYCLES;
+/// Cycles budget of one due entry (a deadline or an assignment retry): the larger of settling
+/// a job and one assignment attempt of the largest job.
+pub const DUE_ENTRY_CYCLES_LIMIT: u64 = {
+    let attempt = MAX_RUNNERS_PER_JOB * ATTEMPT_CYCLES_PER_RUNNER;
+    if attempt > SUBMIT_CYCLES { attempt } else { SUBMIT_CYCLES }
+};
 /// Cells of a scheduled retry entry.
 pub const RETRY_ENTRY_CELLS: u64 = 64;
 /// Cycles of a `submit_result` (comparing the results, settling the job when it decides).

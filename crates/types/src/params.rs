@@ -44,6 +44,33 @@ pub const MAX_CODE_BYTES_CAP: u64 = 1024 * 1024;
 /// from this.
 pub const MAX_STORAGE_VALUE_BYTES_CAP: u64 = 64 * 1024;
 
+/// Largest cycles budget an actor may ever attach to a mailbox message or a timer. The chain
+/// parameter `max_attached_cycles` (2,500,000 at genesis) is the live limit and may be voted up
+/// to this, as long as it stays within a quarter of `target_cycles` (`governance`).
+pub const MAX_ATTACHED_CYCLES_CAP: u64 = 10_000_000;
+
+/// Cells budget of one timer fire, one mailbox delivery and one job due entry: the bytes it may
+/// write, held from its payer and reserved from the block's deferred budget.
+pub const SYSTEM_RUN_CELLS_LIMIT: u64 = 16_384;
+
+/// The block's deferred work (due timers, mailbox deliveries, the jobs' due entries) may use
+/// each meter's target, cut in this many equal parts: each queue has its own share of them
+/// ([`TIMER_SHARE_PARTS`], [`DELIVERY_SHARE_PARTS`], [`DUE_ENTRY_SHARE_PARTS`]), which the
+/// others cannot take.
+pub const DEFERRED_SHARE_PARTS: u64 = 4;
+/// Parts of the deferred budget that due timers may use.
+pub const TIMER_SHARE_PARTS: u64 = 1;
+/// Parts of the deferred budget that mailbox deliveries (messages and job callbacks) may use:
+/// the busiest queue, fed by every actor and every job.
+pub const DELIVERY_SHARE_PARTS: u64 = 2;
+/// Parts of the deferred budget that the jobs' deadlines and assignment retries may use.
+pub const DUE_ENTRY_SHARE_PARTS: u64 = 1;
+
+// The shares together are the deferred budget, each at least one part: the smallest share is a
+// quarter of a target, the rule the chain parameters' bounds keep (`governance`).
+const _: () = assert!(TIMER_SHARE_PARTS + DELIVERY_SHARE_PARTS + DUE_ENTRY_SHARE_PARTS == DEFERRED_SHARE_PARTS);
+const _: () = assert!(TIMER_SHARE_PARTS >= 1 && DELIVERY_SHARE_PARTS >= 1 && DUE_ENTRY_SHARE_PARTS >= 1);
+
 /// Limits `(cycles, cells)` that cover exactly a system-actor call whose Message encodes to
 /// `payload_bytes` bytes and whose operation costs `cost`: the intrinsic cost of a message
 /// ([`TRANSFER_CYCLES`] plus one cycle and one cell per payload byte) plus the operation's.

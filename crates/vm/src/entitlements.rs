@@ -106,13 +106,14 @@ impl Entitlement {
                 ("max_event_topic_bytes", MAX_EVENT_TOPIC_BYTES as u64),
                 ("max_event_data_bytes", MAX_EVENT_DATA_BYTES as u64),
             ],
-            Entitlement::MailboxSend => {
-                vec![("max_payload_bytes", MAX_PAYLOAD_BYTES as u64), ("max_attached_cycles", MAX_ATTACHED_CYCLES)]
-            }
+            // A chain parameter: its genesis default here, the live value where the node serves it.
+            Entitlement::MailboxSend => vec![
+                ("max_payload_bytes", MAX_PAYLOAD_BYTES as u64),
+                ("max_attached_cycles", ChainParams::default().max_attached_cycles),
+            ],
             Entitlement::TimerSchedule => vec![
-                // A chain parameter: its genesis default here, the live value where the node serves it.
                 ("max_pending_timers_per_actor", ChainParams::default().max_pending_timers_per_actor),
-                ("max_attached_cycles", MAX_ATTACHED_CYCLES),
+                ("max_attached_cycles", ChainParams::default().max_attached_cycles),
             ],
             Entitlement::ActorCall | Entitlement::TokenUse => vec![("max_call_depth", u64::from(MAX_CALL_DEPTH))],
             Entitlement::EconTransfer | Entitlement::JobSubmit => Vec::new(),

@@ -69,8 +69,10 @@ pub const MAX_EVENT_TOPIC_BYTES: usize = 64;
 /// Largest event data, in bytes.
 pub const MAX_EVENT_DATA_BYTES: usize = 16 * 1024;
 
-/// Largest cycles budget an actor may attach to a mailbox message or a timer, per delivery.
-pub const MAX_ATTACHED_CYCLES: u64 = 10_000_000;
+/// Largest cycles budget an actor may ever attach to a mailbox message or a timer, per delivery
+/// (E1504 above it). The live limit is the chain parameter `max_attached_cycles`, at most this
+/// (the host checks it).
+pub const MAX_ATTACHED_CYCLES: u64 = drover_types::params::MAX_ATTACHED_CYCLES_CAP;
 
 /// Compiled modules kept in the VM's cache, by count.
 pub const DEFAULT_MODULE_CACHE_ENTRIES: usize = 256;

@@ -185,12 +185,15 @@ fn read_key(c: &C<'_, '_>, ptr: i32, len: usize) -> Result<Vec<u8>, Abort> {
     read(c, ptr, len, "storage key")
 }
 
+/// The cycles attached to a message or a timer, within the cap no vote can pass (the host
+/// checks the live `max_attached_cycles`, which is at most this).
 fn budget(cycles: i64) -> Result<u64, Abort> {
     let cycles = cycles as u64;
     if cycles > MAX_ATTACHED_CYCLES {
-        return Err(Abort::argument(format!(
-            "attached budget of {cycles} cycles, above the limit of {MAX_ATTACHED_CYCLES}"
-        )));
+        return Err(Abort::fail(
+            ExecCode::AttachedCycles,
+            format!("attached budget of {cycles} cycles, above the cap of {MAX_ATTACHED_CYCLES}"),
+        ));
     }
     Ok(cycles)
 }

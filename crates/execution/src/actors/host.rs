@@ -269,6 +269,21 @@ impl<'h, 'a, S: StateRead> ActorHost<'h, 'a, S> {
 }
 
 impl<S: StateRead> ActorHost<'_, '_, S> {
+    /// Refuses a budget above the live `max_attached_cycles` (E1504): what an actor attaches
+    /// must fit a quarter of the block's deferred budget, the timers' share, so that no message
+    /// or timer waits behind the others for ever (`super::Deferred`). A job's callback is
+    /// bounded when the job is submitted (`max_callback_cycles`, E1609).
+    fn attachable(&self, cycles: u64) -> Result<(), HostError> {
+        let limit = self.params.max_attached_cycles;
+        if cycles > limit {
+            return Err(HostError::new(
+                ExecCode::AttachedCycles,
+                format!("attached budget of {cycles} cycles, above the limit of {limit} (max_attached_cycles)"),
+            ));
+        }
+        Ok(())
+    }
+
     /// Queues `message`, its delivery budget bought from its sender at `basefees`.
     fn queue_message(&mut self, message: OutgoingMessage, basefees: Basefees) -> Result<(), HostError> {
         let recipient = actor_record(self.overlay, &message.to);
@@ -463,6 +478,7 @@ impl<S: StateRead> Host for ActorHost<'_, '_, S> {
     }
 
     fn send(&mut self, message: OutgoingMessage) -> Result<(), HostError> {
+        self.attachable(message.cycles_limit)?;
         self.queue_message(message, self.basefees)
     }
 
@@ -555,6 +571,7 @@ impl<S: StateRead> Host for ActorHost<'_, '_, S> {
     }
 
     fn timer_schedule(&mut self, timer: TimerRequest) -> Result<u64, HostError> {
+        self.attachable(timer.cycles_limit)?;
         let pending_key = keys::timer_pending_key(&timer.owner);
         let pending = self.count(&pending_key)?;
         let limit = self.params.max_pending_timers_per_actor;

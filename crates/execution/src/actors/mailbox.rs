@@ -1,20 +1,22 @@
 //! Delivering mailbox messages at the start of a block, after the due timers.
 //!
 //! Messages are delivered in the order they were sent (one global queue, so FIFO per actor
-//! too), at most `max_deliveries_per_block` per block (a chain parameter) and only while the deferred-work budget
-//! covers the next message's cycles; the rest wait for the next block. A message sent in this
-//! block is never delivered in it: deliveries run before transactions.
+//! too), at most `max_deliveries_per_block` per block (a chain parameter) and only while the
+//! deliveries' share of the deferred budget admits the next message ([`Deferred::admit`]); the
+//! rest wait for the next block. A message sent in this block is never delivered in it:
+//! deliveries run before transactions.
 //!
 //! Exactly once: a message's records are deleted in the writes of the block that delivers it,
 //! whatever the delivery's outcome. The delivery runs with the budget the sender bought when it
-//! sent the message (`cycles_limit` and [`SYSTEM_RUN_CELLS_LIMIT`] cells, priced at the sending
-//! block's basefees and held since): the fee for what it used is burned and the rest goes back
-//! to the sender. The escrowed value goes to the recipient if the handler succeeds and back to
+//! sent the message (`cycles_limit` and [`SYSTEM_RUN_CELLS_LIMIT`](super::SYSTEM_RUN_CELLS_LIMIT)
+//! cells, priced at the sending block's basefees and held since; cut to the share if it was
+//! bought under larger limits): the fee for what it used is burned and the rest goes back to
+//! the sender. The escrowed value goes to the recipient if the handler succeeds and back to
 //! the sender otherwise. A job's callback is sent by the dispatcher but bought from the job's
 //! escrow, which is the recipient's (the submitter's): its unused budget goes to the recipient.
 
 use super::{
-    Deferred, SYSTEM_RUN_CELLS_LIMIT, SystemRun, SystemRunKind, cost,
+    Budget, Deferred, Queue, SystemRun, SystemRunKind, cost,
     host::{ActorHost, corrupt},
     settled, status_of,
 };
@@ -41,14 +43,14 @@ pub(crate) fn deliver<S: StateRead>(
             .overlay
             .record(&key, MessageRecord::decode)?
             .ok_or_else(|| ReadError::Corrupt(corrupt(key, "a queued message is missing")))?;
-        if !deferred.fits(message.cycles_limit) {
+        let Some(budget) = deferred.admit(Queue::Deliveries, message.cycles_limit) else {
             break;
-        }
+        };
         // Re-read: the previous delivery may have queued messages (moving the tail).
         let mut current = host.overlay.record(&queue_key, MailQueue::decode)?.unwrap_or(queue);
         current.head = seq + 1;
         host.overlay.put(queue_key.clone(), Some(current.encode()));
-        deliver_one(host, env, seq, message, deferred)?;
+        deliver_one(host, env, seq, message, budget, deferred)?;
     }
     Ok(())
 }
@@ -58,6 +60,7 @@ fn deliver_one<S: StateRead>(
     env: &BlockEnv,
     seq: u64,
     message: MessageRecord,
+    budget: Budget,
     deferred: &mut Deferred,
 ) -> Result<(), ReadError> {
     let from = message.from;
@@ -83,8 +86,8 @@ fn deliver_one<S: StateRead>(
         },
         handler: message.handler.clone(),
         payload: message.payload,
-        cycles_limit: message.cycles_limit,
-        cells_limit: SYSTEM_RUN_CELLS_LIMIT,
+        cycles_limit: budget.cycles,
+        cells_limit: budget.cells,
         read_only: false,
     });
     settled(host)?;

@@ -3,20 +3,23 @@
 //! Timers fire in key order — by height, then by scheduling order within a height (FIFO) —
 //! starting where the previous block stopped ([`TimerCursor`]; absent: at this block's height).
 //! A block fires at most `max_timer_fires_per_block` timers (a chain parameter), examines at
-//! most [`TIMER_SLOTS_EXAMINED_PER_FIRE`] times as many slots (cancelled ones included, so that timers
-//! scheduled and cancelled over many blocks cannot load one block with unpaid lookups), and
-//! fires only while its deferred-work budget covers the next timer's cycles; the rest wait, in
-//! order, for the next block, and the cursor records where.
+//! most [`TIMER_SLOTS_EXAMINED_PER_FIRE`] times as many slots (cancelled ones, and each height
+//! it moves on to, included, so that timers scheduled and cancelled over many blocks, or a
+//! cursor left behind by a long backlog, cannot load one block with unpaid lookups), and
+//! fires only while the timers' share of the deferred budget admits the next timer
+//! ([`Deferred::admit`]); the rest wait, in order, for the next block, and the cursor records
+//! where.
 //!
 //! Each timer is removed before it runs (it fires once, whatever happens). Its owner pays: the
-//! maximum fee `cycles_limit × basefee_cycle + SYSTEM_RUN_CELLS_LIMIT × basefee_cell` is held
-//! from the owner's balance, the handler runs, the fee for what it used is burned and the rest
+//! maximum fee of the budget it runs with (`cycles_limit × basefee_cycle +
+//! SYSTEM_RUN_CELLS_LIMIT × basefee_cell`, less if its budget was cut to the share) is held from
+//! the owner's balance, the handler runs, the fee for what it used is burned and the rest
 //! returned. An owner that cannot hold the maximum fee has its timer dropped, recorded as a
 //! [`SystemRun`] with status failed and E1503.
 
 use super::{
-    Deferred, SYSTEM_RUN_CELLS_LIMIT, SystemRun, SystemRunKind, TIMER_SLOTS_EXAMINED_PER_FIRE, cost, host::ActorHost,
-    settled, status_of,
+    Budget, Deferred, Queue, SystemRun, SystemRunKind, TIMER_SLOTS_EXAMINED_PER_FIRE, cost, host::ActorHost, settled,
+    status_of,
 };
 use crate::{BlockEnv, StateRead, overlay::ReadError};
 use drover_state::{TimerCursor, TimerRecord, decode_count, keys, timer::timer_id};
@@ -50,10 +53,11 @@ pub(crate) fn fire_due<S: StateRead>(
                 seq += 1;
                 continue;
             };
-            if fired == max_fires || !deferred.fits(timer.cycles_limit) {
+            let budget = if fired < max_fires { deferred.admit(Queue::Timers, timer.cycles_limit) } else { None };
+            let Some(budget) = budget else {
                 break 'heights Some(TimerCursor { height, seq });
-            }
-            fire(host, env, height, seq, timer, deferred)?;
+            };
+            fire(host, env, (height, seq), timer, budget, deferred)?;
             seq += 1;
             fired += 1;
         }
@@ -62,6 +66,13 @@ pub(crate) fn fire_due<S: StateRead>(
         if height >= env.height {
             break None;
         }
+        // The next height's count is a slot examined too, so that a cursor left far behind
+        // (a backlog at one height that took many blocks) cannot make one block walk every
+        // height since.
+        if examined == max_examined {
+            break Some(TimerCursor { height: height + 1, seq: 0 });
+        }
+        examined += 1;
         height += 1;
         seq = 0;
     };
@@ -69,13 +80,13 @@ pub(crate) fn fire_due<S: StateRead>(
     Ok(())
 }
 
-/// Fires one timer (already known to fit the budget).
+/// Fires timer `seq` of `height` with `budget` (what the deferred budget admitted).
 fn fire<S: StateRead>(
     host: &mut ActorHost<'_, '_, S>,
     env: &BlockEnv,
-    height: u64,
-    seq: u32,
+    (height, seq): (u64, u32),
     timer: TimerRecord,
+    budget: Budget,
     deferred: &mut Deferred,
 ) -> Result<(), ReadError> {
     let owner = timer.owner;
@@ -96,7 +107,7 @@ fn fire<S: StateRead>(
         error: None,
     };
     let basefees = host.basefees;
-    let max_fee = cost(timer.cycles_limit, SYSTEM_RUN_CELLS_LIMIT, basefees.cycle, basefees.cell);
+    let max_fee = cost(budget.cycles, budget.cells, basefees.cycle, basefees.cell);
     let balance = host.overlay.account(owner)?.balance;
     let held = match (forgotten, max_fee) {
         (Ok(()), Some(max_fee)) if max_fee <= balance => host.debit(&owner, max_fee).map(|()| max_fee),
@@ -135,8 +146,8 @@ fn fire<S: StateRead>(
         },
         handler: timer.handler,
         payload: timer.payload,
-        cycles_limit: timer.cycles_limit,
-        cells_limit: SYSTEM_RUN_CELLS_LIMIT,
+        cycles_limit: budget.cycles,
+        cells_limit: budget.cells,
         read_only: false,
     });
     // Used ≤ the limits, so the fee is at most what was held.

@@ -10,7 +10,8 @@
 //! - `unlock {amount}`: at most what is locked, and not before the end of the sender's latest
 //!   vote (E1709).
 //! - `propose {changes, description}`: a deposit (the value) of at least `proposal_deposit`
-//!   (E1702); 1 to 16 changes, each a known parameter within its bounds (E1703); a description
+//!   (E1702); 1 to 16 changes, each a known parameter within its bounds (E1703), that together
+//!   keep the relations between parameters (E1710, `drover_types::governance`); a description
 //!   of at most 1 KiB (E1703). The proposal's schedule is fixed now from the live parameters:
 //!   votes until `created + voting_period_blocks`, executable from `voting_ends +
 //!   timelock_blocks` until `executable + execution_window_blocks`; quorum is
@@ -21,9 +22,10 @@
 //! - `execute {proposal}` (anyone): after the vote (E1708 while voting). A proposal that failed
 //!   its quorum or approval is closed as rejected; one that passed is applied once its timelock
 //!   is over (E1708 before) and before it expires (closed as expired after). Applying re-checks
-//!   every change against the bounds and writes all of them at once, over the stored record (so
-//!   two proposals executed in one block both hold); they are in force from the next block.
-//!   Closing returns the deposit to the proposer.
+//!   every change against the bounds and the relations (E1703, E1710: two proposals that each
+//!   kept a relation may break it together, and the later one is then refused) and writes all
+//!   of them at once, over the stored record (so two proposals executed in one block both
+//!   hold); they are in force from the next block. Closing returns the deposit to the proposer.
 
 #[cfg(test)]
 mod tests;
@@ -42,7 +44,7 @@ use drover_types::{
     exec_error::ExecCode,
     governance::{
         ChainParams, GOVERNANCE_ADDRESS, GovernanceCall, GovernanceCallError, MAX_CHANGES, MAX_DESCRIPTION_BYTES,
-        passes,
+        ParamError, passes,
     },
 };
 use drover_vm::{CallRequest, HostError, Outcome};
@@ -109,6 +111,16 @@ fn refuse(code: ExecCode, message: impl Into<String>) -> HostError {
     HostError::new(code, message)
 }
 
+/// A proposal's changes refused: E1710 for a broken relation between parameters, E1703 for the
+/// rest.
+fn refuse_changes(error: ParamError) -> HostError {
+    let code = match error {
+        ParamError::Relation { .. } => ExecCode::ProposalRelation,
+        ParamError::Unknown(_) | ParamError::OutOfBounds { .. } | ParamError::Repeated(_) => ExecCode::ProposalChanges,
+    };
+    refuse(code, error.to_string())
+}
+
 struct Governance<'x, H> {
     host: &'x mut H,
     /// Charged for the records a vote or an execute rewrites, by their size.
@@ -169,7 +181,7 @@ impl<H: NativeHost> Governance<'_, H> {
                         format!("the description is {} bytes; at most {MAX_DESCRIPTION_BYTES}", description.len()),
                     ));
                 }
-                params.with_changes(&changes).map_err(|e| refuse(ExecCode::ProposalChanges, e.to_string()))?;
+                params.with_changes(&changes).map_err(refuse_changes)?;
                 let total = self.read(&total_locked_key(), decode_amount)?.unwrap_or(0);
                 let quorum_weight =
                     total.saturating_mul(u128::from(params.quorum_percent)).div_ceil(100).max(params.min_quorum_weight);
@@ -263,9 +275,7 @@ impl<H: NativeHost> Governance<'_, H> {
                     // The stored record, not the block's copy: another proposal executed earlier
                     // in this block has already changed it, and its changes must stay.
                     let params = self.read(&params_key(), decode_params)?.unwrap_or_else(|| self.host.params());
-                    let next = params
-                        .with_changes(&record.changes)
-                        .map_err(|e| refuse(ExecCode::ProposalChanges, e.to_string()))?;
+                    let next = params.with_changes(&record.changes).map_err(refuse_changes)?;
                     self.rewrite(params_key(), next.encode())?;
                     Closed::Executed
                 };

@@ -144,6 +144,37 @@ fn proposals_are_checked_when_made() {
 }
 
 #[test]
+fn no_proposal_or_pair_of_proposals_switches_deferred_work_off() {
+    let mut chain = chain();
+    let change = |changes: &[(&str, u128)]| GovernanceCall::Propose {
+        changes: changes.iter().map(|(name, value)| ((*name).to_owned(), *value)).collect(),
+        description: String::new(),
+    };
+    // Below the cells a timer fire, a delivery or a due entry reserves in a quarter of it.
+    refused(&mut chain, ALICE, &change(&[("target_cells", 10_000)]), DEPOSIT, ExecCode::ProposalChanges);
+    // A callback or an attached budget above a quarter of the cycle target.
+    refused(&mut chain, ALICE, &change(&[("max_callback_cycles", 10_000_000)]), DEPOSIT, ExecCode::ProposalRelation);
+    refused(&mut chain, ALICE, &change(&[("target_cycles", 9_000_000)]), DEPOSIT, ExecCode::ProposalRelation);
+    // Each of these keeps the relation alone; applied one after the other, the second would
+    // break it, so its execute is refused and the first stays in force.
+    ok(&mut chain, ALICE, &GovernanceCall::Lock, 1_000);
+    ok(&mut chain, ALICE, &change(&[("target_cycles", 40_000_000), ("max_attached_cycles", 10_000_000)]), DEPOSIT);
+    ok(&mut chain, ALICE, &change(&[("max_attached_cycles", 5_000_000), ("target_cycles", 20_000_000)]), DEPOSIT);
+    ok(&mut chain, ALICE, &change(&[("target_cycles", 10_000_000)]), DEPOSIT);
+    for id in 0..3 {
+        ok(&mut chain, ALICE, &GovernanceCall::Vote { proposal: id, support: true }, 0);
+    }
+    let executable = proposal(&chain, 2).executable_height;
+    advance_to(&mut chain, executable);
+    ok(&mut chain, BOB, &GovernanceCall::Execute { proposal: 0 }, 0);
+    refused(&mut chain, BOB, &GovernanceCall::Execute { proposal: 2 }, 0, ExecCode::ProposalRelation);
+    ok(&mut chain, BOB, &GovernanceCall::Execute { proposal: 1 }, 0);
+    let live = params(&chain);
+    assert_eq!((live.target_cycles, live.max_attached_cycles), (20_000_000, 5_000_000));
+    assert_eq!(live.broken_relations().count(), 0);
+}
+
+#[test]
 fn governed_parameters_reach_the_registry_and_the_fee_market() {
     use drover_types::runner::{Capabilities, RUNNER_REGISTRY_ADDRESS, RateCard, RegistryCall};
     let mut chain = chain();

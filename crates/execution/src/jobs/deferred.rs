@@ -2,37 +2,39 @@
 //!
 //! Both are entries due at a height (`drover_state::job`), walked in key order — by height,
 //! then in scheduling order — from where the previous block stopped, like timers. A block
-//! examines at most [`MAX_DUE_ENTRIES_PER_BLOCK`] entries and only while its deferred-work
-//! budget covers the next one's most expensive case; the rest wait, in order, for the next
-//! block. An entry whose job has moved on (assigned, ended) costs one lookup and is dropped.
+//! examines at most [`MAX_DUE_ENTRIES_PER_BLOCK`] entries (each height it moves on to counting
+//! as one) and only while the due entries' share of the deferred budget admits the next one at
+//! its most expensive ([`DUE_ENTRY_CYCLES_LIMIT`] cycles, 16,384 cells; [`Deferred::admit`]);
+//! the rest wait, in order, for the next block. An entry whose job has moved on (assigned,
+//! ended) costs one lookup and is dropped.
 //!
 //! A deadline fails a job that has no verdict yet ([`settle`](super::settle)); the `submit`
 //! paid for it, so it burns nothing here. A retry tries a pending job's assignment again with a
 //! fresh seed (this block's parent) and, if it fails again, schedules the next retry twice as
-//! far away. The submitter pays each retry like an owner pays its timer: it must hold the most
-//! the attempt can cost (`runners × ATTEMPT_CYCLES_PER_RUNNER` cycles and the entry's cells at
-//! this block's basefees), and the fee for what it used is burned; a submitter that cannot
-//! pay has its job wait for its deadline without further retries. Both count against the
-//! block's deferred budget.
+//! far away. The submitter pays each retry like an owner pays its timer: its meter holds the
+//! most the attempt can use (`runners × ATTEMPT_CYCLES_PER_RUNNER` cycles and the entry's
+//! 16,384 cells), the submitter must hold that meter's whole price at this block's basefees,
+//! and the fee for what it used is burned — also when the attempt fails (a meter exhausted, a
+//! corrupt record) and its work is undone, since the block did that work. A submitter that
+//! cannot pay has its job wait for its deadline without further retries. Both count against
+//! the block's deferred budget.
 
 use super::{assign, read, schedule_retry, settle, write};
-use crate::actors::{Deferred, SYSTEM_RUN_CELLS_LIMIT, cost};
+use crate::actors::{Budget, Deferred, Queue, cost};
 use crate::native::{Meter, NativeHost};
 use drover_state::{
     decode_count,
     job::{DueCursor, DueEntry, JobRecord, due_count_key, due_cursor_key, due_key, job_key},
 };
-use drover_types::job::{ATTEMPT_CYCLES_PER_RUNNER, JobStatus, MAX_RUNNERS_PER_JOB, RETRY_ENTRY_CELLS, SUBMIT_CYCLES};
+use drover_types::{
+    H256,
+    job::{ATTEMPT_CYCLES_PER_RUNNER, DUE_ENTRY_CYCLES_LIMIT, JobStatus, RETRY_ENTRY_CELLS, SUBMIT_CYCLES},
+};
 use drover_vm::HostError;
 
-/// Most due entries (deadlines and retries, acted on or dropped) one block examines.
+/// Most due entries (deadlines and retries, acted on or dropped, and heights moved on to) one
+/// block examines.
 pub(crate) const MAX_DUE_ENTRIES_PER_BLOCK: usize = 128;
-/// Cycles budget of one due entry: the larger of settling a job and one assignment attempt of
-/// the largest job.
-pub(crate) const DUE_ENTRY_CYCLES_LIMIT: u64 = {
-    let attempt = MAX_RUNNERS_PER_JOB * ATTEMPT_CYCLES_PER_RUNNER;
-    if attempt > SUBMIT_CYCLES { attempt } else { SUBMIT_CYCLES }
-};
 
 /// Walks the entries due at this block's height and before (see the module documentation).
 /// Fails only when the host met a state it cannot read (kept in the host's fatal slot).
@@ -44,29 +46,21 @@ pub(crate) fn run<H: NativeHost>(host: &mut H, deferred: &mut Deferred) -> Resul
     let stopped = 'heights: loop {
         let count = read(host, &due_count_key(at), decode_count)?.unwrap_or(0);
         while u64::from(seq) < count {
-            if examined == MAX_DUE_ENTRIES_PER_BLOCK || !deferred.fits(DUE_ENTRY_CYCLES_LIMIT) {
+            let budget = if examined < MAX_DUE_ENTRIES_PER_BLOCK {
+                deferred.admit(Queue::DueEntries, DUE_ENTRY_CYCLES_LIMIT)
+            } else {
+                None
+            };
+            let Some(budget) = budget else {
                 break 'heights Some(DueCursor { height: at, seq });
-            }
+            };
             examined += 1;
             let key = due_key(at, seq);
             let entry = read(host, &key, DueEntry::decode)?;
             write(host, &key, None);
             if let Some(entry) = entry {
-                let mut meter = Meter::new(DUE_ENTRY_CYCLES_LIMIT, SYSTEM_RUN_CELLS_LIMIT);
-                let saved = host.save();
-                let burned = match process(host, &mut meter, entry) {
-                    Ok(burned) => burned,
-                    Err(_) => {
-                        // A refusal here (a corrupt record, a meter exhausted) must not stop
-                        // the chain: the entry's work is undone and dropped alike on every
-                        // validator; a read failure is in the host's fatal slot and ends the
-                        // block.
-                        host.restore(saved);
-                        0
-                    }
-                };
-                let (cycles, cells) = meter.used();
-                deferred.use_budget(cycles, cells, burned);
+                let ((cycles, cells), burned) = process(host, budget, entry);
+                deferred.use_budget(Queue::DueEntries, cycles, cells, burned);
             }
             seq += 1;
         }
@@ -74,6 +68,12 @@ pub(crate) fn run<H: NativeHost>(host: &mut H, deferred: &mut Deferred) -> Resul
         if at >= height {
             break None;
         }
+        // The next height's count counts as an entry examined (as for timers: a cursor left far
+        // behind cannot make one block walk every height since).
+        if examined == MAX_DUE_ENTRIES_PER_BLOCK {
+            break Some(DueCursor { height: at + 1, seq: 0 });
+        }
+        examined += 1;
         at += 1;
         seq = 0;
     };
@@ -81,40 +81,99 @@ pub(crate) fn run<H: NativeHost>(host: &mut H, deferred: &mut Deferred) -> Resul
     Ok(())
 }
 
-/// Acts on one due entry; answers the fee it burned.
-fn process<H: NativeHost>(host: &mut H, meter: &mut Meter, entry: DueEntry) -> Result<u128, HostError> {
-    let DueEntry { job, retry } = entry;
-    let Some(mut record) = read(host, &job_key(&job), JobRecord::decode)? else {
-        return Ok(0);
+/// What a due entry asks for, once its job is read.
+enum Work {
+    /// Nothing: the job is gone or ended, or (a retry) no longer pending or its submitter
+    /// cannot pay.
+    Nothing,
+    /// Failing the job at its deadline.
+    Deadline(JobRecord),
+    /// Assignment attempt `retry`, whose submitter holds `max_fee`, the price of `meter`.
+    Retry { record: JobRecord, retry: u32, meter: Meter, max_fee: u128 },
+}
+
+/// Acts on one due entry within `budget`; answers the `(cycles, cells)` it used and the fee it
+/// burned. A refusal here (a corrupt record, a meter exhausted) must not stop the chain: the
+/// entry's work is undone and dropped alike on every validator (a read failure is in the
+/// host's fatal slot and ends the block), and a retry's submitter still pays what it used.
+fn process<H: NativeHost>(host: &mut H, budget: Budget, entry: DueEntry) -> ((u64, u64), u128) {
+    let saved = host.save();
+    let work = match prepare(host, budget, &entry) {
+        Ok(work) => work,
+        Err(_) => {
+            host.restore(saved);
+            return ((0, 0), 0);
+        }
+    };
+    match work {
+        Work::Nothing => ((0, 0), 0),
+        Work::Deadline(record) => {
+            let mut meter = Meter::new(budget.cycles, budget.cells);
+            let settled = meter
+                .charge(SUBMIT_CYCLES, 0, "settling a job at its deadline")
+                .and_then(|()| settle::settle(host, &entry.job, record, settle::Ending::Failed, &[]));
+            if settled.is_err() {
+                host.restore(saved);
+            }
+            (meter.used(), 0)
+        }
+        Work::Retry { record, retry, mut meter, max_fee } => {
+            let submitter = record.submitter;
+            if attempt(host, &mut meter, &entry.job, record, retry).is_err() {
+                host.restore(saved);
+            }
+            let (cycles, cells) = meter.used();
+            let basefees = host.basefees();
+            // Used ≤ the meter, so the fee is at most what the submitter was found to hold
+            // (and still holds: an attempt moves none of its balance, and one undone is undone).
+            let fee = cost(cycles, cells, basefees.cycle, basefees.cell).unwrap_or(max_fee).min(max_fee);
+            if host.burn(&submitter, fee).is_err() {
+                host.restore(saved);
+                return ((cycles, cells), 0);
+            }
+            ((cycles, cells), fee)
+        }
+    }
+}
+
+/// Reads what `entry` asks for (see [`Work`]); a retry's meter and price follow from its job.
+fn prepare<H: NativeHost>(host: &mut H, budget: Budget, entry: &DueEntry) -> Result<Work, HostError> {
+    let Some(record) = read(host, &job_key(&entry.job), JobRecord::decode)? else {
+        return Ok(Work::Nothing);
     };
     if record.status.is_final() {
-        return Ok(0);
+        return Ok(Work::Nothing);
     }
-    if retry == 0 {
-        meter.charge(SUBMIT_CYCLES, 0, "settling a job at its deadline")?;
-        settle::settle(host, &job, record, settle::Ending::Failed, &[])?;
-        return Ok(0);
+    if entry.retry == 0 {
+        return Ok(Work::Deadline(record));
     }
     if record.status != JobStatus::Pending {
-        return Ok(0);
+        return Ok(Work::Nothing);
     }
+    let meter = Meter::new(record.runners.saturating_mul(ATTEMPT_CYCLES_PER_RUNNER).min(budget.cycles), budget.cells);
+    let (cycles, cells) = meter.limits();
     let basefees = host.basefees();
-    let max_cycles = record.runners.saturating_mul(ATTEMPT_CYCLES_PER_RUNNER);
-    let max_fee = cost(max_cycles, RETRY_ENTRY_CELLS, basefees.cycle, basefees.cell);
     let balance = host.balance_of(&record.submitter)?;
-    let Some(max_fee) = max_fee.filter(|fee| *fee <= balance) else {
-        return Ok(0);
-    };
+    Ok(match cost(cycles, cells, basefees.cycle, basefees.cell).filter(|fee| *fee <= balance) {
+        Some(max_fee) => Work::Retry { record, retry: entry.retry, meter, max_fee },
+        None => Work::Nothing,
+    })
+}
+
+/// Assignment attempt `retry` of the pending job `job`; schedules the next one if it fails.
+fn attempt<H: NativeHost>(
+    host: &mut H,
+    meter: &mut Meter,
+    job: &H256,
+    mut record: JobRecord,
+    retry: u32,
+) -> Result<(), HostError> {
     let height = host.env().height;
-    if assign::assign(host, meter, &job, &mut record)? {
-        write(host, &job_key(&job), Some(record.encode()));
+    if assign::assign(host, meter, job, &mut record)? {
+        write(host, &job_key(job), Some(record.encode()));
     } else {
         meter.charge(0, RETRY_ENTRY_CELLS, "scheduling the next retry")?;
-        schedule_retry(host, &job, &record, height, retry.saturating_add(1))?;
+        schedule_retry(host, job, &record, height, retry.saturating_add(1))?;
     }
-    let (cycles, cells) = meter.used();
-    // Used ≤ the maximum, so the fee is at most what the submitter was found to hold.
-    let fee = cost(cycles, cells, basefees.cycle, basefees.cell).unwrap_or(max_fee).min(max_fee);
-    host.burn(&record.submitter, fee)?;
-    Ok(fee)
+    Ok(())
 }

@@ -270,6 +270,60 @@ fn a_pending_job_is_retried_until_runners_appear() {
     assert_eq!(record.assigned[0].runner, RUNNERS[0]);
 }
 
+/// A chain where `n` runners offer `echo`, each asking more than [`spec`]'s jobs pay (so every
+/// draw of an assignment attempt sets one aside and none is kept).
+fn dear_runners(n: u8) -> Chain {
+    let runners: Vec<Address> = (0..n).map(|i| Address([0x40 + i; 20])).collect();
+    let mut accounts: Vec<(Address, u128)> = runners.iter().map(|r| (*r, RICH)).collect();
+    accounts.push((SUBMITTER, RICH));
+    let mut chain = Chain::new(&accounts);
+    for r in runners {
+        let call = RegistryCall::Register {
+            rate_card: RateCard { price_per_job: PRICE + 1 },
+            capabilities: Capabilities { job_types: vec!["echo".into()], max_concurrent_jobs: 1_024 },
+        };
+        ok(send(&mut chain, r, RUNNER_REGISTRY_ADDRESS, call.message().encode(), MIN_RUNNER_STAKE));
+    }
+    chain
+}
+
+#[test]
+fn a_retry_that_exhausts_its_meter_is_undone_but_burns_what_it_used() {
+    // Sixteen runners wanted among twelve that all ask too much: an attempt sets all twelve
+    // aside and back, 24 index walks of 1,024 cells, past a retry's 16,384.
+    let mut chain = dear_runners(12);
+    let spec = spec(16, VerificationMode::None, 1);
+    let id = submit(&mut chain, &spec);
+    assert_eq!(job(&chain, &id).unwrap().status, JobStatus::Pending, "the submit's own attempt found nobody");
+    let before = balance(&chain.state, SUBMITTER);
+    let retry = chain.block(&[]);
+    assert!(retry.cycles_used > 0 && retry.cells_used > 0, "the retry used the block's deferred budget");
+    let paid = before - balance(&chain.state, SUBMITTER);
+    assert!(paid > 0, "the failed retry burns what it used");
+    assert_eq!(retry.burned, paid, "and nothing else was burned");
+    assert_eq!(job(&chain, &id).unwrap().status, JobStatus::Pending, "its work is undone");
+}
+
+#[test]
+fn a_retry_needs_a_submitter_who_holds_its_whole_meter() {
+    use drover_types::{job::ATTEMPT_CYCLES_PER_RUNNER, params::SYSTEM_RUN_CELLS_LIMIT};
+    // What the first retry burns when the submitter holds `held` (at the floor basefees, 1).
+    let retry_with = |held: u128| {
+        // Nobody offers echo: a retry finds nobody and schedules the next.
+        let mut chain = chain();
+        submit(&mut chain, &spec(1, VerificationMode::None, 1));
+        let mut account = crate::testing::account(&chain.state, SUBMITTER).unwrap();
+        account.balance = held;
+        chain.state.insert(drover_state::keys::account_key(&SUBMITTER), account.encode());
+        let retry = chain.block(&[]);
+        assert_eq!(balance(&chain.state, SUBMITTER), held - retry.burned);
+        retry.burned
+    };
+    let meter = u128::from(ATTEMPT_CYCLES_PER_RUNNER + SYSTEM_RUN_CELLS_LIMIT);
+    assert_eq!(retry_with(meter - 1), 0, "a submitter short of the meter's price is not retried");
+    assert!(retry_with(meter) > 0, "one who holds it is, and pays what the retry used");
+}
+
 #[test]
 fn cancel_pays_who_answered_and_refunds_the_rest() {
     let mut chain = three_runners();
