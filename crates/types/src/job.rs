@@ -72,11 +72,11 @@ pub const SUBMIT_CYCLES: u64 = 60_000;
 pub const SUBMIT_CYCLES_PER_INPUT_BYTE: u64 = 4;
 /// Draws per runner a job asks for, at most, in one assignment attempt.
 pub const DRAWS_PER_RUNNER: u64 = 4;
-/// Cycles of one assignment attempt per runner asked for: its draws (each setting the drawn
-/// runner's weight aside and back, two index walks), and taking at most one unhealthy runner
-/// out of the index (two more).
-pub const ATTEMPT_CYCLES_PER_RUNNER: u64 = DRAWS_PER_RUNNER
-    * (crate::runner::DRAW_CYCLES + 2 * crate::runner::INDEX_WALK_CYCLES)
+/// Cycles of one assignment attempt per runner asked for: finding the runners the job can
+/// afford (charged once per attempt, counted per runner so that the bound holds for one), its
+/// draws, and taking at most one runner that cannot take jobs out of the index (two walks).
+pub const ATTEMPT_CYCLES_PER_RUNNER: u64 = crate::runner::ELIGIBLE_CYCLES
+    + DRAWS_PER_RUNNER * crate::runner::DRAW_CYCLES
     + 2 * crate::runner::INDEX_WALK_CYCLES;
 /// Cells of a scheduled retry entry.
 pub const RETRY_ENTRY_CELLS: u64 = 64;
