@@ -88,7 +88,20 @@ async fn a_relay_stores_a_private_volume_commits_its_root_and_survives_a_restart
     let relay_address = relay_wallet.address().to_string();
     ok(drover(
         &url,
-        &["storage", "volume", "create", "notes", "--relay", &relay_address, "--deposit", "1drv", "--key", owner_key],
+        &[
+            "storage",
+            "volume",
+            "create",
+            "notes",
+            "--relay",
+            &relay_address,
+            "--deposit",
+            "1drv",
+            "--max-size",
+            "1000000",
+            "--key",
+            owner_key,
+        ],
     ));
     let id = volume_id(&owner.address(), "notes");
     let volume = id.to_string();
@@ -176,6 +189,8 @@ async fn a_relay_stores_a_private_volume_commits_its_root_and_survives_a_restart
             "--public",
             "--deposit",
             "1drv",
+            "--max-size",
+            "1000",
             "--key",
             owner_key,
         ],
@@ -184,6 +199,19 @@ async fn a_relay_stores_a_private_volume_commits_its_root_and_survives_a_restart
     ok(drover(&url, &["storage", "put", "site", "index.html", page.to_str().unwrap(), "--key", owner_key]));
     let read = ok(drover(&url, &["storage", "get", &site, "index.html", "--relay-url", &relay_url]));
     assert!(read.contains("<p>hello, anyone</p>"), "{read}");
+    // Past the 1,000 bytes the owner pays for, the relay takes no more; raised, it does.
+    let big = dir.path().join("big.html");
+    std::fs::write(&big, vec![b'x'; 1_000]).unwrap();
+    let refused = drover(&url, &["storage", "put", "site", "big.html", big.to_str().unwrap(), "--key", owner_key]);
+    assert!(!refused.status.success(), "a put past the volume's cap");
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("pays for at most 1000"), "{refused:?}");
+    ok(drover(&url, &["storage", "volume", "resize", "site", "--max-size", "4000", "--key", owner_key]));
+    // (The relay caches what the chain says for a moment.)
+    until("the relay to see the new cap", || async {
+        let put = drover(&url, &["storage", "put", "site", "big.html", big.to_str().unwrap(), "--key", owner_key]);
+        put.status.success().then_some(())
+    })
+    .await;
     // No key, no writes: an unsigned PUT reaches the relay and is refused there.
     let unsigned =
         reqwest::Client::new().put(format!("{relay_url}/v1/volumes/{site}/objects/x")).body("x").send().await.unwrap();
@@ -238,5 +266,14 @@ async fn a_relay_stores_a_private_volume_commits_its_root_and_survives_a_restart
     assert!(client.account(&owner.address()).await.unwrap().unwrap().balance > before, "the deposit came back");
     assert_eq!(client.ras_volume(&owner_session, &site_id).await.unwrap(), None);
     assert_eq!(client.ras_stats().await.unwrap().volumes, 1);
+
+    // The relay gives the last volume up: its rent stops, its owner cannot take it back, and
+    // the relay keeps serving reads through the grace.
+    ok(drover(&url, &["storage", "volume", "drop", &volume, "--key", relay_key.to_str().unwrap()]));
+    let info = client.ras_volume(&owner_session, &id).await.unwrap().unwrap();
+    assert_eq!((info.status, info.dropped, info.rent_per_block), (VolumeStatus::Deleted, true, 0));
+    let undelete = drover(&url, &["storage", "volume", "undelete", &volume, "--key", owner_key]);
+    assert!(!undelete.status.success(), "a dropped volume is not undeleted");
+    assert_eq!(as_owner.get_sealed(id, "docs/secret.txt").await.unwrap(), plaintext);
     drop(relay);
 }

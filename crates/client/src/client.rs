@@ -1124,6 +1124,11 @@ mod tests {
             root: H256::ZERO,
             committed_height: 0,
             size_bytes: 0,
+            max_size_bytes: 1 << 20,
+            billed_bytes: 0,
+            next_billed_bytes: None,
+            billed_bytes_from_height: None,
+            dropped: false,
             price_per_byte_block: 1,
             deposit: u128::from(u64::MAX) + 1,
             rent_per_block: 0,
@@ -1271,7 +1276,15 @@ mod tests {
         let created = client
             .ras_create_volume(
                 &signer,
-                &sign(&StorageCall::Create { name: "photos".into(), relay: KNOWN, public: false }, 5),
+                &sign(
+                    &StorageCall::Create {
+                        name: "photos".into(),
+                        relay: KNOWN,
+                        public: false,
+                        max_size_bytes: 1 << 20,
+                    },
+                    5,
+                ),
             )
             .await
             .unwrap();

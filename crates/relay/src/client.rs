@@ -77,8 +77,8 @@ pub enum ClientError {
     /// The object exceeds the relay's limit (413, or checked before sending).
     #[error("too large: {0}")]
     TooLarge(String),
-    /// The relay is full (507).
-    #[error("the relay is out of capacity: {0}")]
+    /// The relay is full, or the volume is (507: its objects, or the size its owner pays for).
+    #[error("no room: {0}")]
     Capacity(String),
     /// Any other refusal.
     #[error("the relay answered {status}: {message}")]

@@ -101,6 +101,8 @@ pub struct VolumeInfo {
     /// Its status on chain: written only while `Active`, read while `Grace` or `Deleted`
     /// (a `Purged` volume is answered as unknown).
     pub status: VolumeStatus,
+    /// Most bytes its owner pays for (`max_size_bytes` on chain): a write past it is refused.
+    pub max_size_bytes: u64,
 }
 
 /// The chain could not be asked.
@@ -293,7 +295,7 @@ impl Failure {
         match error {
             StoreError::Key(e) => Failure::new(RelayErrorCode::BadRequest, e.to_string()),
             e @ StoreError::TooLarge { .. } => Failure::new(RelayErrorCode::ObjectTooLarge, e.to_string()),
-            e @ (StoreError::Capacity { .. } | StoreError::TooManyObjects) => {
+            e @ (StoreError::Capacity { .. } | StoreError::TooManyObjects | StoreError::VolumeFull { .. }) => {
                 Failure::new(RelayErrorCode::CapacityExceeded, e.to_string())
             }
             e => Failure::internal(e),
@@ -672,8 +674,8 @@ async fn put_object<D: Directory>(
     let key = checked_key(key)?;
     let access = shared.authorize(Access::Write, &volume, (&method, &uri, &headers), body).await?;
     let (store, id, stored_key) = (shared.store.clone(), access.volume, key.clone());
-    let bytes = access.body;
-    let outcome = blocking(move || store.put(id, &stored_key, &bytes)).await?;
+    let (bytes, max_size_bytes) = (access.body, access.info.max_size_bytes);
+    let outcome = blocking(move || store.put(id, &stored_key, &bytes, max_size_bytes)).await?;
     tracing::debug!(volume = %id, %key, size = outcome.size, "object stored");
     Ok(Json(PutResponse { key, size: outcome.size, content_hash: outcome.content_hash, root: outcome.volume.root }))
 }

@@ -57,7 +57,14 @@ struct Chain {
 impl Chain {
     fn standard() -> Self {
         let chain = Chain::default();
-        let info = |public, relay, status| VolumeInfo { owner: owner().address(), public, relay, status };
+        // No cap but where a test sets one (a volume's owner may pay for any size).
+        let info = |public, relay, status| VolumeInfo {
+            owner: owner().address(),
+            public,
+            relay,
+            status,
+            max_size_bytes: u64::MAX,
+        };
         let mut volumes = chain.volumes.lock();
         volumes.insert(private_volume(), info(false, RELAY, VolumeStatus::Active));
         volumes.insert(public_volume(), info(true, RELAY, VolumeStatus::Active));
@@ -356,6 +363,11 @@ async fn a_put_beyond_capacity_is_refused_with_507() {
     owner.put(public_volume(), "b", vec![2; 600]).await.unwrap();
     let too_large = owner.put(private_volume(), "huge", vec![0; drover_relay::store::MAX_OBJECT_BYTES + 1]).await;
     assert!(matches!(too_large, Err(ClientError::TooLarge(_))), "{too_large:?}");
+    // Past what the owner pays for (its volume's max_size_bytes): refused the same way.
+    relay.chain.volumes.lock().get_mut(&public_volume()).unwrap().max_size_bytes = 700;
+    let unpaid = owner.put(public_volume(), "c", vec![3; 101]).await;
+    assert!(matches!(&unpaid, Err(ClientError::Capacity(m)) if m.contains("pays for at most 700")), "{unpaid:?}");
+    owner.put(public_volume(), "c", vec![3; 100]).await.unwrap();
     relay.stop().await;
 }
 

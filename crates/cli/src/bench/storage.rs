@@ -116,7 +116,13 @@ pub(super) async fn storage(args: StorageArgs) -> anyhow::Result<()> {
     let fee = client.governance_params().await?.value("volume_creation_fee").context("no volume_creation_fee")?;
     let mut creations = Vec::new();
     for owner in &owners {
-        let call = StorageCall::Create { name: "bench".into(), relay: relay_key.address(), public: false };
+        let call = StorageCall::Create {
+            name: "bench".into(),
+            relay: relay_key.address(),
+            public: false,
+            // Each volume may fill the relay: the bench measures the relay, not the owners' caps.
+            max_size_bytes: capacity as u64,
+        };
         let builder = TxBuilder::storage(&call, fee + VOLUME_DEPOSIT);
         let wallet = drover_client::Wallet::new(owner.clone());
         creations.push(builder.sign(&builder.fetch_context(&client, owner.address()).await?, &wallet)?);

@@ -651,6 +651,11 @@ mod tests {
             root: H256::ZERO,
             committed_height: 0,
             size_bytes: 10,
+            max_size_bytes: 100,
+            billed_bytes: 10,
+            next_billed_bytes: None,
+            billed_bytes_from_height: None,
+            dropped: false,
             price_per_byte_block: 2,
             deposit: 1_000,
             rent_per_block: 20,
@@ -860,7 +865,12 @@ mod tests {
         let app = app(&backend);
         let wallet = key(0);
         let id = H256([4; 32]);
-        let create = StorageCall::Create { name: "photos".into(), relay: Address([1; 20]), public: false };
+        let create = StorageCall::Create {
+            name: "photos".into(),
+            relay: Address([1; 20]),
+            public: false,
+            max_size_bytes: 1 << 20,
+        };
         let post_signed = |path: &str, body: Vec<u8>, signer: &SecretKey| signed("POST", path, &body, signer);
 
         let answer = send(&app, post_signed("/ras/volumes", body_of(&create, 5_000, &wallet), &wallet)).await;
