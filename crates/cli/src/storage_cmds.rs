@@ -525,7 +525,7 @@ async fn relay_client(client: &Client, volume: &str, access: &Access) -> Result<
         (None, Some(endpoint)) => endpoint.clone(),
         (None, None) => bail!("the volume's relay {} is not registered any more", info.relay),
     };
-    let relay = RelayClient::new(&url, signer.token().chain_id, wallet.secret_key().clone())
+    let relay = RelayClient::new(&url, &info.relay, signer.token().chain_id, wallet.secret_key().clone())
         .with_context(|| format!("invalid relay endpoint {url}"))?;
     Ok((relay, VolumeInfoLite { volume_id: info.volume_id, public: info.public }))
 }

@@ -27,6 +27,10 @@
 //! clock learns why. On a public volume, a write without a valid token is 401 9100 and a write by
 //! another wallet 403.
 //!
+//! A request is signed for this relay's audience (`relay_audience` of its on-chain address,
+//! `drover_types::ras`): one signed for the nodes or for another relay fails its signature
+//! (401, 9101), so no other verifier's traffic can be replayed here.
+//!
 //! The cheap checks come first, before the body is read or a nonce recorded: the volume id and
 //! key, the declared length, the token (before the directory lookup whatever the volume, so a
 //! stranger cannot time an unknown volume apart from a private one), the directory and the
@@ -49,7 +53,8 @@ use axum::{Json, Router};
 use bytes::Bytes;
 use drover_types::api::ErrorBody;
 use drover_types::ras::{
-    DELEGATION_HEADER, DelegationToken, NONCE_HEADER, NonceCache, SIGNATURE_HEADER, TIMESTAMP_HEADER, verify_request,
+    DELEGATION_HEADER, DelegationToken, NONCE_HEADER, NonceCache, SIGNATURE_HEADER, TIMESTAMP_HEADER, relay_audience,
+    verify_request,
 };
 use drover_types::{Address, H256, storage::VolumeStatus};
 use futures::StreamExt;
@@ -488,6 +493,7 @@ impl<D: Directory> Shared<D> {
         let nonce = verify_request(
             &token,
             (method.as_str(), path, &body),
+            &relay_audience(&self.config.relay_address),
             (header(headers, TIMESTAMP_HEADER), header(headers, NONCE_HEADER), header(headers, SIGNATURE_HEADER)),
             now,
         )

@@ -134,7 +134,10 @@ pub(super) async fn storage(args: StorageArgs) -> anyhow::Result<()> {
     let relay_url = format!("http://{listen}");
     let clients: Vec<(RelayClient, H256)> = owners
         .iter()
-        .map(|owner| Ok((RelayClient::new(&relay_url, chain_id, owner.clone())?, volume_id(&owner.address(), "bench"))))
+        .map(|owner| {
+            let relay = RelayClient::new(&relay_url, &relay_key.address(), chain_id, owner.clone())?;
+            Ok((relay, volume_id(&owner.address(), "bench")))
+        })
         .collect::<anyhow::Result<_>>()?;
     let objects: Vec<Vec<u8>> = (0..args.objects).map(|_| (0..args.size).map(|_| rand::random()).collect()).collect();
     let target = |i: u64| (&clients[i as usize % clients.len()], format!("bench/{i:08}"));
