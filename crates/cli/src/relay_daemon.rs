@@ -148,7 +148,13 @@ impl Directory for NodeDirectory {
     async fn volume(&self, id: H256) -> Result<Option<VolumeInfo>, DirectoryError> {
         let signer = self.signer();
         let volume = self.client.ras_volume(&signer, &id).await.map_err(|e| DirectoryError(e.to_string()))?;
-        Ok(volume.map(|v| VolumeInfo { owner: v.owner, public: v.public, relay: v.relay, status: v.status }))
+        Ok(volume.map(|v| VolumeInfo {
+            owner: v.owner,
+            public: v.public,
+            relay: v.relay,
+            status: v.status,
+            max_size_bytes: v.max_size_bytes,
+        }))
     }
 
     async fn session_revoked(&self, wallet: Address, session_key: [u8; 33]) -> Result<bool, DirectoryError> {

@@ -300,8 +300,8 @@ impl Daemon {
         Ok(())
     }
 
-    /// Runs `job` on its executor in the background (after opening the secrets its input
-    /// names, `job_secrets`): its result, the bytes of a deterministic failure, or nothing
+    /// Runs `job` on its executor in the background (with the secrets its input names, when
+    /// `job_secrets` allows them): its result, the bytes of a deterministic failure, or nothing
     /// (transient: tried again at a later look).
     fn start(&self, job: JobInfo) -> JoinHandle<Option<Vec<u8>>> {
         println!("runner {}: running job {}", self.wallet.address(), job.job_id);
@@ -310,11 +310,7 @@ impl Daemon {
         let (client, key) = (self.client.clone(), self.wallet.secret_key().clone());
         tokio::spawn(async move {
             tokio::time::sleep(delay).await;
-            let ran = match crate::job_secrets::resolve(&client, &key, &job.input).await {
-                Ok(input) => executors.run(&job.job_type, &input).await,
-                Err(error) => Err(error),
-            };
-            match ran {
+            match crate::job_secrets::run(&client, &key, &executors, &job).await {
                 Ok(result) => Some(result),
                 Err(error) => {
                     eprintln!("runner: job {}: {error}", job.job_id);

@@ -4,7 +4,8 @@
 //! send it through the node's authenticated `/ras/volumes...` routes (the session token is minted
 //! here from the key file, for this command only), then wait for the receipt; `volume
 //! list|info`, `balance` and `revocations` read the node; `stats` and `relays` read the public
-//! aggregates. `volume reap` and `revoke` are ordinary transactions.
+//! aggregates. `volume resize` (the owner's cap on the bytes it pays for), `volume reap`,
+//! `volume drop` (a relay giving a volume up) and `revoke` are ordinary transactions.
 //!
 //! `put|get|ls|rm` talk to the volume's relay (`drover_relay::RelayClient`), whose endpoint the
 //! node names. A private volume's objects are sealed here (AES-256-GCM under a key derived from
@@ -36,7 +37,7 @@ const RECEIPT_POLL_MS: u64 = 250;
 
 #[derive(Debug, Subcommand)]
 pub(crate) enum StorageCommand {
-    /// Volumes: create, list, info, deposit, delete, undelete, reap.
+    /// Volumes: create, list, info, resize, deposit, delete, undelete, reap, drop.
     #[command(subcommand)]
     Volume(VolumeCommand),
     /// Store a file (or standard input) as an object of a volume.
@@ -113,6 +114,18 @@ pub(crate) enum VolumeCommand {
         /// Deposit rent is paid from: base units or DRV (`1drv`).
         #[arg(long, value_parser = parse_amount, default_value_t = 0)]
         deposit: u128,
+        /// Most bytes the relay may charge rent on (it refuses writes past them).
+        #[arg(long)]
+        max_size: u64,
+        #[arg(long)]
+        key: PathBuf,
+    },
+    /// Set the most bytes a volume's relay may charge rent on: fewer at once, more from the next
+    /// rent window.
+    Resize {
+        volume: String,
+        #[arg(long)]
+        max_size: u64,
         #[arg(long)]
         key: PathBuf,
     },
@@ -154,6 +167,14 @@ pub(crate) enum VolumeCommand {
     /// Remove a purged volume; what is left of its deposit goes back to its owner.
     Reap {
         volume: String,
+        #[arg(long)]
+        key: PathBuf,
+    },
+    /// As the volume's relay (`--key`: the relay's key), stop holding it: its rent stops and it
+    /// is purged after its grace, so the relay can deregister once it is reaped.
+    Drop {
+        /// The volume's id (`0x` + 64 hex).
+        volume: H256,
         #[arg(long)]
         key: PathBuf,
     },
@@ -208,7 +229,15 @@ fn volume_text(text: &mut Text, volume: &VolumeInfo) {
         .field("status", volume.status.as_str())
         .field("root", volume.root)
         .field("size", format!("{} bytes", volume.size_bytes))
-        .field("deposit", amount_text(volume.deposit))
+        .field("max size", format!("{} bytes", volume.max_size_bytes))
+        .field("billed", format!("{} bytes", volume.billed_bytes));
+    if let (Some(bytes), Some(from)) = (volume.next_billed_bytes, volume.billed_bytes_from_height) {
+        text.field("billed next", format!("{bytes} bytes from height {from}"));
+    }
+    if volume.dropped {
+        text.field("dropped", "by its relay");
+    }
+    text.field("deposit", amount_text(volume.deposit))
         .field("rent per block", amount_text(volume.rent_per_block))
         .field("rent paid", amount_text(volume.rent_paid));
     if let Some(until) = volume.paid_until_height {
@@ -367,7 +396,7 @@ async fn volume(client: &Client, command: VolumeCommand) -> Result<Report> {
             volume_text(&mut text, &info);
             return Report::new(text, &info);
         }
-        VolumeCommand::Create { name, relay, public, deposit, key } => {
+        VolumeCommand::Create { name, relay, public, deposit, max_size, key } => {
             let wallet = Wallet::load(&key)?;
             let fee = client
                 .governance_params()
@@ -379,8 +408,22 @@ async fn volume(client: &Client, command: VolumeCommand) -> Result<Report> {
             text.field("volume", volume_id(&wallet.address(), &name))
                 .field("name", &name)
                 .field("fee", amount_text(fee))
-                .field("deposit", amount_text(deposit));
-            (wallet, StorageCall::Create { name, relay, public }, value)
+                .field("deposit", amount_text(deposit))
+                .field("max size", format!("{max_size} bytes"));
+            (wallet, StorageCall::Create { name, relay, public, max_size_bytes: max_size }, value)
+        }
+        VolumeCommand::Resize { volume, max_size, key } => {
+            let wallet = Wallet::load(&key)?;
+            let id = parse_volume(&volume, Some(&wallet))?;
+            text.field("resize", id).field("max size", format!("{max_size} bytes"));
+            let call = StorageCall::Resize { volume: id, max_size_bytes: max_size };
+            return sign_and_submit(client, &wallet, TxBuilder::storage(&call, 0), text, true).await;
+        }
+        VolumeCommand::Drop { volume, key } => {
+            let wallet = Wallet::load(&key)?;
+            text.field("drop", volume);
+            let call = StorageCall::Drop { volume };
+            return sign_and_submit(client, &wallet, TxBuilder::storage(&call, 0), text, true).await;
         }
         VolumeCommand::Deposit { volume, amount, key } => {
             let wallet = Wallet::load(&key)?;
@@ -482,7 +525,7 @@ async fn relay_client(client: &Client, volume: &str, access: &Access) -> Result<
         (None, Some(endpoint)) => endpoint.clone(),
         (None, None) => bail!("the volume's relay {} is not registered any more", info.relay),
     };
-    let relay = RelayClient::new(&url, signer.token().chain_id, wallet.secret_key().clone())
+    let relay = RelayClient::new(&url, &info.relay, signer.token().chain_id, wallet.secret_key().clone())
         .with_context(|| format!("invalid relay endpoint {url}"))?;
     Ok((relay, VolumeInfoLite { volume_id: info.volume_id, public: info.public }))
 }

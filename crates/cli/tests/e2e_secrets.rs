@@ -1,12 +1,35 @@
 //! End-to-end: secrets through the real node and the CLI. An owner stores a secret for two
 //! readers; each reads it back with its own key; a third account cannot; revoking a reader
 //! removes its envelope; a tampered envelope fails to open with a clear error; the chain only
-//! ever holds ciphertext; a job naming the secret is run by a runner that opens it.
+//! ever holds ciphertext; a job naming the secret is run by a reader that opens it for the
+//! owner's wasm job, and opens nothing for a stranger's jobs naming it.
 
 mod common;
 
 use common::*;
 use drover_client::{Wallet, secrets::open};
+
+/// A job module that returns its input with the low bit of every byte flipped.
+const FLIP_LOW_BIT: &str = r#"(module
+  (memory (export "memory") 1)
+  (func (export "alloc") (param i32) (result i32) (i32.const 1024))
+  (func (export "run") (param $ptr i32) (param $len i32) (result i64)
+    (local $i i32)
+    (block $done
+      (loop $next
+        (br_if $done (i32.ge_u (local.get $i) (local.get $len)))
+        (i32.store8 (i32.add (local.get $ptr) (local.get $i))
+          (i32.xor (i32.load8_u (i32.add (local.get $ptr) (local.get $i))) (i32.const 1)))
+        (local.set $i (i32.add (local.get $i) (i32.const 1)))
+        (br $next)))
+    (i64.or (i64.shl (i64.extend_i32_u (local.get $ptr)) (i64.const 32)) (i64.extend_i32_u (local.get $len)))))"#;
+
+/// A job module that returns its input whole (what a thief would submit).
+const RETURN_INPUT: &str = r#"(module
+  (memory (export "memory") 1)
+  (func (export "alloc") (param i32) (result i32) (i32.const 1024))
+  (func (export "run") (param $ptr i32) (param $len i32) (result i64)
+    (i64.or (i64.shl (i64.extend_i32_u (local.get $ptr)) (i64.const 32)) (i64.extend_i32_u (local.get $len)))))"#;
 
 fn key_file(dir: &std::path::Path, index: u32) -> String {
     let path = dir.join(format!("dev-{index}.key"));
@@ -68,56 +91,96 @@ async fn two_readers_read_a_secret_others_cannot_and_revoked_ones_lose_it() {
     let error = open(&dev_key(0).address(), "db-url", &dev_key(1), &tampered).unwrap_err();
     assert!(error.to_string().contains("does not open"), "{error}");
 
-    // A job naming the secret: the runner (a reader) opens it and its executor sees the value.
+    // Jobs naming the secret, run by a reader that offers echo and wasm. The owner's wasm job
+    // gets the value (its module flips the low bit of every byte it sees, so the result proves
+    // what it saw without holding the plaintext); a stranger's jobs naming the owner's secret
+    // get no plaintext, whether their executor would echo it (wasm returning its input whole)
+    // or is echo itself.
     let log = std::fs::File::create(dir.path().join("runner.log")).unwrap();
     let mut runner = std::process::Command::new(BIN)
-        .args(["--rpc-url", &url, "runner", "--key", &r1, "--executors", "echo"])
+        .args(["--rpc-url", &url, "runner", "--key", &r1, "--executors", "echo,wasm"])
         .stdout(log.try_clone().unwrap())
         .stderr(log)
         .spawn()
         .unwrap();
-    let input = drover_types::args::ArgsBuilder::new()
-        .bytes("input", b"connect")
-        .raw("secrets", {
-            let mut w = drover_types::cbor::Writer::with_capacity(64);
-            w.array(1).array(2).bytes(&dev_key(0).address().0).text("db-url");
-            w.into_inner()
-        })
-        .encode();
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(90);
     while client.active_runners(0, 10).await.unwrap().total_count == 0 {
         assert!(std::time::Instant::now() < deadline, "the runner did not register");
         tokio::time::sleep(std::time::Duration::from_millis(100)).await;
     }
-    ok(drover(
-        &url,
-        &[
-            "--json",
-            "job",
-            "submit",
-            "--type",
-            "echo",
-            "--input-hex",
-            &hex::encode(&input),
-            "--max-price",
-            "0",
-            "--key",
-            &owner,
-        ],
-    ));
-    let job = drover_types::job::job_id(&dev_key(0).address(), 0);
-    let verdict = loop {
-        if let Some(verdict) = client.job_verified(&job).await.unwrap() {
-            break verdict;
-        }
-        assert!(std::time::Instant::now() < deadline, "the job was not answered");
-        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    let naming = |job_input: &[u8]| {
+        drover_types::args::ArgsBuilder::new()
+            .bytes("input", job_input)
+            .raw("secrets", {
+                let mut w = drover_types::cbor::Writer::with_capacity(64);
+                w.array(1).array(2).bytes(&dev_key(0).address().0).text("db-url");
+                w.into_inner()
+            })
+            .encode()
     };
+    let wasm_job = |module: &str| {
+        let module = wat::parse_str(module).unwrap();
+        drover_types::args::ArgsBuilder::new()
+            .bytes("module", &module)
+            .bytes("input", b"connect")
+            .uint("fuel", 1_000_000)
+            .encode()
+    };
+    let submit = |key: &str, job_type: &str, input: &[u8]| {
+        ok(drover(
+            &url,
+            &[
+                "job",
+                "submit",
+                "--type",
+                job_type,
+                "--input-hex",
+                &hex::encode(input),
+                "--max-price",
+                "0",
+                "--key",
+                key,
+            ],
+        ));
+    };
+    submit(&owner, "wasm", &naming(&wasm_job(FLIP_LOW_BIT)));
+    submit(&stranger, "wasm", &naming(&wasm_job(RETURN_INPUT)));
+    submit(&stranger, "echo", &naming(b"connect"));
+    let jobs = [
+        drover_types::job::job_id(&dev_key(0).address(), 0),
+        drover_types::job::job_id(&dev_key(3).address(), 0),
+        drover_types::job::job_id(&dev_key(3).address(), 1),
+    ];
+    let mut verdicts = Vec::new();
+    for job in jobs {
+        verdicts.push(loop {
+            if let Some(verdict) = client.job_verified(&job).await.unwrap() {
+                break verdict.result;
+            }
+            assert!(std::time::Instant::now() < deadline, "job {job} was not answered");
+            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        });
+    }
     let _ = runner.kill();
     let _ = runner.wait();
-    let opened = drover_types::args::Args::decode(&verdict.result).unwrap();
+    let seen: Vec<u8> = verdicts[0].iter().map(|b| b ^ 1).collect();
+    let opened = drover_types::args::Args::decode(&seen).unwrap();
     assert_eq!(opened.bytes("input").unwrap(), b"connect");
     assert_eq!(opened.map("secrets").unwrap().bytes("db-url").unwrap(), b"postgres://app:s3cret@db");
+    let refusal = |verdict: &[u8]| drover_types::args::Args::decode(verdict).unwrap().text("error").unwrap().to_owned();
+    assert!(refusal(&verdicts[1]).contains("not to the job's submitter"), "{}", refusal(&verdicts[1]));
+    assert!(refusal(&verdicts[2]).contains("echo jobs are not given secrets"), "{}", refusal(&verdicts[2]));
+    // Nothing the chain holds carries the value: every transaction of every block (secrets as
+    // envelopes, jobs, results).
+    let plaintext = b"s3cret";
+    let tip = client.height().await.unwrap();
+    for height in 1..=tip {
+        let block = client.block(drover_types::BlockSelector::Height(height)).await.unwrap().unwrap();
+        for hash in block.transactions {
+            let tx = client.transaction(&hash).await.unwrap().unwrap();
+            assert!(!tx.payload.windows(plaintext.len()).any(|w| w == plaintext), "plaintext in {hash}");
+        }
+    }
 
     // Revoke: the envelope is gone from the chain's state.
     ok(drover(&url, &["secrets", "revoke", "db-url", "--reader", &r1_address.to_hex(), "--key", &owner]));

@@ -4,7 +4,9 @@
 //! commits the manifest root the node then records; another wallet's token and a replayed
 //! request are refused; the relay killed (-9) and started again still serves the file; the
 //! public aggregates count it; the owner deletes and undeletes the volume; a public volume is
-//! read with no key, deleted, purged past its grace, dropped by the relay and reaped.
+//! read with no key, takes no write past its owner's cap until the owner raises it, is
+//! deleted, purged past its grace, dropped by the relay's sweep and reaped; and the relay gives
+//! the last volume up on chain (`volume drop`).
 
 mod common;
 
@@ -12,7 +14,7 @@ use common::*;
 use drover_client::Wallet;
 use drover_client::ras::{RasSigner, now_ms};
 use drover_relay::{ClientError, RelayClient};
-use drover_types::{H256, SecretKey, storage::VolumeStatus, storage::volume_id};
+use drover_types::{Address, H256, SecretKey, ras::relay_audience, storage::VolumeStatus, storage::volume_id};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command};
 
@@ -49,9 +51,14 @@ fn start_relay(url: &str, dir: &Path, key: &Path, listen: &str, run: u32) -> Dae
     Daemon(child)
 }
 
-/// A signed GET of the relay, with the given nonce: `(status, body)`.
-async fn signed_get(relay_url: &str, signer: &RasSigner, path: &str, nonce: &[u8]) -> (u16, serde_json::Value) {
-    let headers = signer.headers_at("GET", path, b"", now_ms(), nonce);
+/// A signed GET of the relay registered as `relay`, with the given nonce: `(status, body)`.
+async fn signed_get(
+    (relay_url, relay): (&str, &Address),
+    signer: &RasSigner,
+    path: &str,
+    nonce: &[u8],
+) -> (u16, serde_json::Value) {
+    let headers = signer.headers_at(&relay_audience(relay), ("GET", path, b""), now_ms(), nonce);
     let mut request = reqwest::Client::new().get(format!("{relay_url}{path}"));
     for (name, value) in headers.pairs() {
         request = request.header(name, value);
@@ -74,6 +81,9 @@ async fn a_relay_stores_a_private_volume_commits_its_root_and_survives_a_restart
     let owner_key = owner_key.to_str().unwrap();
     let listen = format!("127.0.0.1:{}", free_port_block(1));
     let relay_url = format!("http://{listen}");
+    let relay_account = relay_wallet.address();
+    // Where signed requests go: the relay's URL, and the address they are signed for.
+    let relay_at = (relay_url.as_str(), &relay_account);
     let mut relay = start_relay(&url, dir.path(), &relay_key, &listen, 1);
 
     // The relay registers and is offered to new volumes.
@@ -88,7 +98,20 @@ async fn a_relay_stores_a_private_volume_commits_its_root_and_survives_a_restart
     let relay_address = relay_wallet.address().to_string();
     ok(drover(
         &url,
-        &["storage", "volume", "create", "notes", "--relay", &relay_address, "--deposit", "1drv", "--key", owner_key],
+        &[
+            "storage",
+            "volume",
+            "create",
+            "notes",
+            "--relay",
+            &relay_address,
+            "--deposit",
+            "1drv",
+            "--max-size",
+            "1000000",
+            "--key",
+            owner_key,
+        ],
     ));
     let id = volume_id(&owner.address(), "notes");
     let volume = id.to_string();
@@ -108,7 +131,7 @@ async fn a_relay_stores_a_private_volume_commits_its_root_and_survives_a_restart
     assert!(listing.contains("docs/secret.txt"), "{listing}");
 
     // The relay holds ciphertext only.
-    let as_owner = RelayClient::new(&relay_url, chain_id, owner.secret_key().clone()).unwrap();
+    let as_owner = RelayClient::new(&relay_url, &relay_wallet.address(), chain_id, owner.secret_key().clone()).unwrap();
     let stored = as_owner.get(id, "docs/secret.txt").await.unwrap();
     assert_ne!(stored, plaintext);
     assert!(!stored.windows(11).any(|w| w == b"launch code"), "no plaintext at the relay");
@@ -124,27 +147,30 @@ async fn a_relay_stores_a_private_volume_commits_its_root_and_survives_a_restart
     .await;
     assert_eq!(committed.size_bytes, at_relay.size_bytes);
     assert_eq!(committed.status, VolumeStatus::Active);
-    assert!(committed.rent_per_block > 0, "rent follows the committed size");
+    // Rent follows the committed size (within the owner's cap) from the next rent window.
+    let billed = committed.billed_bytes.max(committed.next_billed_bytes.unwrap_or(0));
+    assert_eq!((billed, committed.max_size_bytes), (at_relay.size_bytes, 1_000_000));
 
     // Another wallet's token: the same 404 as a volume that does not exist, at the relay and
     // at the node.
-    let as_stranger = RelayClient::new(&relay_url, chain_id, stranger.secret_key().clone()).unwrap();
+    let as_stranger =
+        RelayClient::new(&relay_url, &relay_wallet.address(), chain_id, stranger.secret_key().clone()).unwrap();
     assert!(matches!(as_stranger.get(id, "docs/secret.txt").await, Err(ClientError::NotFound(_))));
     assert!(matches!(as_stranger.get(H256([9; 32]), "docs/secret.txt").await, Err(ClientError::NotFound(_))));
     let stranger_session = RasSigner::issue(stranger.secret_key(), SecretKey::random(), chain_id);
     let path = format!("/v1/volumes/{id}/objects/docs/secret.txt");
     let unknown = format!("/v1/volumes/{}/objects/docs/secret.txt", H256([9; 32]));
     let fresh = |n: u8| [n; 16];
-    let (status, body) = signed_get(&relay_url, &stranger_session, &path, &fresh(1)).await;
-    let (unknown_status, unknown_body) = signed_get(&relay_url, &stranger_session, &unknown, &fresh(2)).await;
+    let (status, body) = signed_get(relay_at, &stranger_session, &path, &fresh(1)).await;
+    let (unknown_status, unknown_body) = signed_get(relay_at, &stranger_session, &unknown, &fresh(2)).await;
     assert_eq!((status, &body), (unknown_status, &unknown_body), "a private volume does not show");
     assert_eq!(status, 404);
     assert_eq!(client.ras_volume(&stranger_session, &id).await.unwrap(), None);
 
     // A replayed request is refused.
-    let (status, _) = signed_get(&relay_url, &owner_session, &path, &fresh(3)).await;
+    let (status, _) = signed_get(relay_at, &owner_session, &path, &fresh(3)).await;
     assert_eq!(status, 200);
-    let (status, body) = signed_get(&relay_url, &owner_session, &path, &fresh(3)).await;
+    let (status, body) = signed_get(relay_at, &owner_session, &path, &fresh(3)).await;
     assert_eq!((status, body["code"].as_u64()), (401, Some(9102)), "{body}");
 
     // Killed (-9) and started again over the same directory, the relay still serves the file.
@@ -176,6 +202,8 @@ async fn a_relay_stores_a_private_volume_commits_its_root_and_survives_a_restart
             "--public",
             "--deposit",
             "1drv",
+            "--max-size",
+            "1000",
             "--key",
             owner_key,
         ],
@@ -184,6 +212,19 @@ async fn a_relay_stores_a_private_volume_commits_its_root_and_survives_a_restart
     ok(drover(&url, &["storage", "put", "site", "index.html", page.to_str().unwrap(), "--key", owner_key]));
     let read = ok(drover(&url, &["storage", "get", &site, "index.html", "--relay-url", &relay_url]));
     assert!(read.contains("<p>hello, anyone</p>"), "{read}");
+    // Past the 1,000 bytes the owner pays for, the relay takes no more; raised, it does.
+    let big = dir.path().join("big.html");
+    std::fs::write(&big, vec![b'x'; 1_000]).unwrap();
+    let refused = drover(&url, &["storage", "put", "site", "big.html", big.to_str().unwrap(), "--key", owner_key]);
+    assert!(!refused.status.success(), "a put past the volume's cap");
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("pays for at most 1000"), "{refused:?}");
+    ok(drover(&url, &["storage", "volume", "resize", "site", "--max-size", "4000", "--key", owner_key]));
+    // (The relay caches what the chain says for a moment.)
+    until("the relay to see the new cap", || async {
+        let put = drover(&url, &["storage", "put", "site", "big.html", big.to_str().unwrap(), "--key", owner_key]);
+        put.status.success().then_some(())
+    })
+    .await;
     // No key, no writes: an unsigned PUT reaches the relay and is refused there.
     let unsigned =
         reqwest::Client::new().put(format!("{relay_url}/v1/volumes/{site}/objects/x")).body("x").send().await.unwrap();
@@ -192,14 +233,14 @@ async fn a_relay_stores_a_private_volume_commits_its_root_and_survives_a_restart
     // A revoked session key is refused from its block on, by the node and by the relay (which
     // caches what the chain says for a moment).
     let revoked = RasSigner::issue(owner.secret_key(), SecretKey::random(), chain_id);
-    let (status, _) = signed_get(&relay_url, &revoked, &path, &rand::random::<[u8; 16]>()).await;
+    let (status, _) = signed_get(relay_at, &revoked, &path, &rand::random::<[u8; 16]>()).await;
     assert_eq!(status, 200);
     let session_key = format!("0x{}", hex::encode(revoked.session_public_key()));
     ok(drover(&url, &["storage", "revoke", &session_key, "--key", owner_key]));
     // (A leaked session key is the usual reason to revoke one: the relay then answers it like
     // a stranger, with the 404 of an unknown volume.)
     let refused = until("the relay to refuse the revoked session", || async {
-        let (status, body) = signed_get(&relay_url, &revoked, &path, &rand::random::<[u8; 16]>()).await;
+        let (status, body) = signed_get(relay_at, &revoked, &path, &rand::random::<[u8; 16]>()).await;
         (status == 404).then_some(body)
     })
     .await;
@@ -238,5 +279,14 @@ async fn a_relay_stores_a_private_volume_commits_its_root_and_survives_a_restart
     assert!(client.account(&owner.address()).await.unwrap().unwrap().balance > before, "the deposit came back");
     assert_eq!(client.ras_volume(&owner_session, &site_id).await.unwrap(), None);
     assert_eq!(client.ras_stats().await.unwrap().volumes, 1);
+
+    // The relay gives the last volume up: its rent stops, its owner cannot take it back, and
+    // the relay keeps serving reads through the grace.
+    ok(drover(&url, &["storage", "volume", "drop", &volume, "--key", relay_key.to_str().unwrap()]));
+    let info = client.ras_volume(&owner_session, &id).await.unwrap().unwrap();
+    assert_eq!((info.status, info.dropped, info.rent_per_block), (VolumeStatus::Deleted, true, 0));
+    let undelete = drover(&url, &["storage", "volume", "undelete", &volume, "--key", owner_key]);
+    assert!(!undelete.status.success(), "a dropped volume is not undeleted");
+    assert_eq!(as_owner.get_sealed(id, "docs/secret.txt").await.unwrap(), plaintext);
     drop(relay);
 }

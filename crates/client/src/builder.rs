@@ -467,7 +467,7 @@ mod tests {
             payload::Message,
             storage::{RelaySettings, StorageCall},
         };
-        let create = StorageCall::Create { name: "photos".into(), relay: TO, public: true };
+        let create = StorageCall::Create { name: "photos".into(), relay: TO, public: true, max_size_bytes: 1 << 20 };
         let tx = TxBuilder::storage(&create, 5).build(&context()).unwrap();
         assert_eq!((tx.to, tx.value), (Some(STORAGE_MANAGER_ADDRESS), 5));
         let message = Message::decode(&tx.payload).unwrap();

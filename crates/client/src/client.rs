@@ -1098,7 +1098,7 @@ mod tests {
         headers: &HeaderMap,
         body: &[u8],
     ) -> Result<drover_types::ras::DelegationToken, String> {
-        use drover_types::ras::{DelegationToken, verify_request};
+        use drover_types::ras::{DelegationToken, node_audience, verify_request};
         let header = |name: &str| headers.get(name).and_then(|v| v.to_str().ok()).unwrap_or_default().to_owned();
         let now = crate::ras::now_ms();
         let token = DelegationToken::decode(&header("X-DRFS-Delegation")).map_err(|e| e.to_string())?;
@@ -1106,7 +1106,8 @@ mod tests {
         let path = uri.path_and_query().map_or(uri.path(), |p| p.as_str());
         let (timestamp, nonce, signature) =
             (header("X-DRFS-Timestamp"), header("X-DRFS-Nonce"), header("X-DRFS-Signature"));
-        verify_request(&token, (method.as_str(), path, body), (&timestamp, &nonce, &signature), now)
+        let stamps = (timestamp.as_str(), nonce.as_str(), signature.as_str());
+        verify_request(&token, (method.as_str(), path, body), &node_audience(100), stamps, now)
             .map_err(|e| format!("{e} ({} {path})", method.as_str()))?;
         Ok(token)
     }
@@ -1124,6 +1125,11 @@ mod tests {
             root: H256::ZERO,
             committed_height: 0,
             size_bytes: 0,
+            max_size_bytes: 1 << 20,
+            billed_bytes: 0,
+            next_billed_bytes: None,
+            billed_bytes_from_height: None,
+            dropped: false,
             price_per_byte_block: 1,
             deposit: u128::from(u64::MAX) + 1,
             rent_per_block: 0,
@@ -1271,7 +1277,15 @@ mod tests {
         let created = client
             .ras_create_volume(
                 &signer,
-                &sign(&StorageCall::Create { name: "photos".into(), relay: KNOWN, public: false }, 5),
+                &sign(
+                    &StorageCall::Create {
+                        name: "photos".into(),
+                        relay: KNOWN,
+                        public: false,
+                        max_size_bytes: 1 << 20,
+                    },
+                    5,
+                ),
             )
             .await
             .unwrap();

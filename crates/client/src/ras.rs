@@ -3,9 +3,11 @@
 //! A wallet signs one delegation token for a session key ([`DelegationToken::issue`]); the
 //! session key then signs every request: `X-DRFS-Timestamp` (now, Unix ms), `X-DRFS-Nonce` (16
 //! fresh random bytes, hex) and `X-DRFS-Signature` over
-//! [`request_hash`]`(method, path_and_query, timestamp, nonce, body)` (`docs/storage.md`).
-//! [`RasSigner`] holds the token and the session key and builds those headers;
-//! [`RasHeaders::pairs`] lists them for any HTTP client.
+//! [`request_hash`]`(method, path_and_query, audience, timestamp, nonce, body)`
+//! (`docs/storage.md`), the audience being the verifier the request is for: the chain's nodes
+//! ([`RasSigner::headers`]) or one relay, named by its on-chain address
+//! ([`RasSigner::relay_headers`]). [`RasSigner`] holds the token and the session key and builds
+//! those headers; [`RasHeaders::pairs`] lists them for any HTTP client.
 //!
 //! The path signed is the one the node routes: `/ras/...` with its query, exactly as sent (a
 //! base URL's own path, e.g. a proxy's prefix, is not part of it).
@@ -14,7 +16,7 @@ use drover_types::{
     Address, SecretKey,
     ras::{
         DELEGATION_HEADER, DelegationToken, MAX_TOKEN_LIFETIME_MS, NONCE_HEADER, SIGNATURE_HEADER, TIMESTAMP_HEADER,
-        request_hash, session_public_key,
+        node_audience, relay_audience, request_hash, session_public_key,
     },
 };
 
@@ -107,25 +109,34 @@ impl RasSigner {
         &self.token
     }
 
-    /// The headers of `method path_and_query` with `body`, stamped now with a fresh random nonce.
+    /// The headers of `method path_and_query` with `body` to a node of the token's chain,
+    /// stamped now with a fresh random nonce.
     pub fn headers(&self, method: &str, path_and_query: &str, body: &[u8]) -> RasHeaders {
         let nonce: [u8; NONCE_BYTES] = rand::random();
-        self.headers_at(method, path_and_query, body, now_ms(), &nonce)
+        self.headers_at(&node_audience(self.token.chain_id), (method, path_and_query, body), now_ms(), &nonce)
     }
 
-    /// The headers of a request stamped `timestamp_ms` with `nonce` (what [`RasSigner::headers`]
-    /// does with the clock and fresh randomness).
+    /// The headers of `method path_and_query` with `body` to the relay registered as `relay`
+    /// (the address the chain records for the volume, not one the relay claims), stamped now
+    /// with a fresh random nonce.
+    pub fn relay_headers(&self, relay: &Address, method: &str, path_and_query: &str, body: &[u8]) -> RasHeaders {
+        let nonce: [u8; NONCE_BYTES] = rand::random();
+        self.headers_at(&relay_audience(relay), (method, path_and_query, body), now_ms(), &nonce)
+    }
+
+    /// The headers of a request to `audience` stamped `timestamp_ms` with `nonce` (what
+    /// [`RasSigner::headers`] and [`RasSigner::relay_headers`] do with the clock and fresh
+    /// randomness).
     pub fn headers_at(
         &self,
-        method: &str,
-        path_and_query: &str,
-        body: &[u8],
+        audience: &str,
+        (method, path_and_query, body): (&str, &str, &[u8]),
         timestamp_ms: u64,
         nonce: &[u8],
     ) -> RasHeaders {
         let timestamp = timestamp_ms.to_string();
         let nonce = hex::encode(nonce);
-        let hash = request_hash(method, path_and_query, &timestamp, &nonce, body);
+        let hash = request_hash(method, path_and_query, audience, &timestamp, &nonce, body);
         let signature = format!("0x{}", hex::encode(self.session_key.sign_prehash(&hash).to_rsv()));
         RasHeaders { delegation: self.encoded.clone(), timestamp, nonce, signature }
     }
@@ -157,9 +168,11 @@ mod tests {
         let token = DelegationToken::decode(&headers.delegation).unwrap();
         assert_eq!(token, *signer.token());
         token.verify(100, now_ms()).unwrap();
+        let node = node_audience(100);
         let nonce = verify_request(
             &token,
             ("POST", "/ras/volumes?x=1", b"{}"),
+            &node,
             (&headers.timestamp, &headers.nonce, &headers.signature),
             now_ms(),
         )
@@ -175,12 +188,21 @@ mod tests {
                 verify_request(
                     &token,
                     (method, path, body),
+                    &node,
                     (&headers.timestamp, &headers.nonce, &headers.signature),
                     now_ms()
                 )
                 .is_err()
             );
         }
+        // A relay's request verifies at that relay only.
+        let relay = Address([0xee; 20]);
+        let to_relay = signer.relay_headers(&relay, "GET", "/v1/health", b"");
+        let stamps = (to_relay.timestamp.as_str(), to_relay.nonce.as_str(), to_relay.signature.as_str());
+        let at = |audience: &str| verify_request(&token, ("GET", "/v1/health", b""), audience, stamps, now_ms());
+        assert!(at(&relay_audience(&relay)).is_ok());
+        assert!(at(&relay_audience(&Address([0xef; 20]))).is_err());
+        assert!(at(&node).is_err());
         // Fresh nonces each time.
         assert_ne!(signer.headers("GET", "/ras/auth/me", b"").nonce, signer.headers("GET", "/ras/auth/me", b"").nonce);
         let names: Vec<&str> = headers.pairs().iter().map(|(name, _)| *name).collect();
@@ -193,8 +215,9 @@ mod tests {
     #[test]
     fn fixed_stamps_give_fixed_headers() {
         let signer = RasSigner::new(&SecretKey::dev(0), SecretKey::dev(7), 100, 2_000_000_000_000);
-        let a = signer.headers_at("GET", "/ras/auth/me", b"", 1_700_000_000_000, &[1; 16]);
-        let b = signer.headers_at("GET", "/ras/auth/me", b"", 1_700_000_000_000, &[1; 16]);
+        let request = ("GET", "/ras/auth/me", &b""[..]);
+        let a = signer.headers_at(&node_audience(100), request, 1_700_000_000_000, &[1; 16]);
+        let b = signer.headers_at(&node_audience(100), request, 1_700_000_000_000, &[1; 16]);
         assert_eq!(a, b);
         assert_eq!((a.timestamp.as_str(), a.nonce.as_str()), ("1700000000000", "01".repeat(16).as_str()));
     }

@@ -53,6 +53,17 @@
 //! limit, are deterministic failures; a host not on this runner's `http_allow` list, a network
 //! failure, the timeout and a non-2xx status are transient. Details: [`http`].
 //!
+//! # Secrets
+//!
+//! A runner opens the secrets a job names (`docs/secrets.md`) only for jobs whose executor keeps
+//! them out of the result ([`Executors::takes_secrets`]). That is `wasm` alone: its module gets
+//! them and decides what its output shows. With secrets, the module's input is no longer the
+//! job's `input` but the canonical CBOR map `{"input": bytes, "secrets": {name: value}}` (the
+//! job's `input`, then each secret's name as a text key and its value as a byte string), so
+//! `a2 65 "input" <bytes> 67 "secrets" a1 <name> <value>` for one secret. `echo` returns its
+//! input and `http` sends it to a server, so both refuse to be given secrets, a deterministic
+//! failure: whatever they were handed would end up on chain, or at a host the job chose.
+//!
 //! # Result of a deterministic failure
 //!
 //! The canonical CBOR map `{"error": text}`: `a1` (a map of one entry), `65 "error"` (the text
@@ -71,6 +82,9 @@ use drover_types::job::MAX_JOB_RESULT_BYTES;
 
 /// The job types this crate implements, in the order [`Executors::offers`] would list them all.
 pub const KNOWN_JOB_TYPES: &[&str] = &["echo", "wasm", "http"];
+
+/// Secrets a runner opened for a job: each name with its value, in name order.
+pub type Secrets = std::collections::BTreeMap<String, Vec<u8>>;
 
 /// Default `max_output_bytes`: the largest result the dispatcher accepts in a `submit_result`
 /// ([`MAX_JOB_RESULT_BYTES`], 16 KiB), which is also the most a runner may configure.
@@ -106,6 +120,16 @@ impl JobType {
             JobType::Echo => "echo",
             JobType::Wasm => "wasm",
             JobType::Http => "http",
+        }
+    }
+
+    /// Why this job type is not given secrets, or `None` when it is (see the crate
+    /// documentation).
+    fn refuses_secrets(self) -> Option<&'static str> {
+        match self {
+            JobType::Echo => Some("an echo job's result is its input"),
+            JobType::Http => Some("an http job sends its input to the server it names"),
+            JobType::Wasm => None,
         }
     }
 }
@@ -186,22 +210,43 @@ impl Executors {
         self.enabled.iter().map(|job_type| job_type.name().to_owned()).collect()
     }
 
+    /// Whether jobs of `job_type` may be given secrets: `wasm` only (see the crate
+    /// documentation). A runner checks it before opening any secret a job names.
+    pub fn takes_secrets(job_type: &str) -> bool {
+        JobType::parse(job_type).is_some_and(|kind| kind.refuses_secrets().is_none())
+    }
+
     /// Runs one job of type `job_type` on `input`.
     ///
     /// A job type no executor implements is a deterministic failure (no honest runner can run
     /// it); one this runner merely does not enable is transient (another runner may). Call it
     /// within a tokio runtime: `wasm` jobs run on its blocking pool, `http` jobs on its reactor.
     pub async fn run(&self, job_type: &str, input: &[u8]) -> Result<Vec<u8>, ExecutorError> {
+        self.run_with_secrets(job_type, input, &Secrets::new()).await
+    }
+
+    /// Runs one job of type `job_type` on `input` with the `secrets` its runner opened for it:
+    /// like [`Executors::run`], except that a job type that is not given secrets
+    /// ([`Executors::takes_secrets`]) refuses any (a deterministic failure).
+    pub async fn run_with_secrets(
+        &self,
+        job_type: &str,
+        input: &[u8],
+        secrets: &Secrets,
+    ) -> Result<Vec<u8>, ExecutorError> {
         let Some(kind) = JobType::parse(job_type) else {
             return Err(ExecutorError::Deterministic(format!("unknown job type {}", quoted(job_type))));
         };
+        if let Some(why) = kind.refuses_secrets().filter(|_| !secrets.is_empty()) {
+            return Err(ExecutorError::Deterministic(format!("a {job_type} job is not given secrets: {why}")));
+        }
         let not_enabled = || ExecutorError::Transient(format!("job type {job_type:?} is not enabled on this runner"));
         if !self.enabled.contains(&kind) {
             return Err(not_enabled());
         }
         match kind {
             JobType::Echo => echo::run(input, self.max_output_bytes),
-            JobType::Wasm => self.wasm.as_ref().ok_or_else(not_enabled)?.run(input).await,
+            JobType::Wasm => self.wasm.as_ref().ok_or_else(not_enabled)?.run(input, secrets).await,
             JobType::Http => self.http.as_ref().ok_or_else(not_enabled)?.run(input).await,
         }
     }
@@ -319,6 +364,46 @@ mod tests {
         assert_eq!(quoted("ab"), "\"ab\"");
         let text = format!("{}é", "a".repeat(63));
         assert_eq!(quoted(&text), format!("\"{}\"...", "a".repeat(63)));
+    }
+
+    #[tokio::test]
+    async fn only_wasm_is_given_secrets() {
+        let secrets = Secrets::from([("db-url".to_owned(), b"postgres://s3cret".to_vec())]);
+        let all = executors(&["echo", "http", "wasm"]).unwrap();
+        for job_type in ["echo", "http"] {
+            assert!(!Executors::takes_secrets(job_type));
+            let refused = all.run_with_secrets(job_type, b"hi", &secrets).await.unwrap_err();
+            assert!(matches!(&refused, ExecutorError::Deterministic(text) if text.contains("not given secrets")));
+            assert!(!String::from_utf8_lossy(&refused.result_bytes().unwrap()).contains("s3cret"));
+        }
+        assert!(!Executors::takes_secrets("gpu"));
+        // Refused even by a runner that does not enable the type: every runner posts the same.
+        let none = executors(&[]).unwrap();
+        assert!(none.run_with_secrets("echo", b"hi", &secrets).await.unwrap_err().is_deterministic());
+
+        // A wasm module gets {"input", "secrets": {name: value}}; this one returns its input
+        // whole, which shows the layout of the crate documentation.
+        assert!(Executors::takes_secrets("wasm"));
+        let module = wat::parse_str(
+            r#"(module (memory (export "memory") 1)
+                 (func (export "alloc") (param i32) (result i32) (i32.const 0))
+                 (func (export "run") (param i32 i32) (result i64) (i64.extend_i32_u (local.get 1))))"#,
+        )
+        .unwrap();
+        let input = ArgsBuilder::new().bytes("module", &module).bytes("input", b"hi").uint("fuel", 100).encode();
+        let seen = all.run_with_secrets("wasm", &input, &secrets).await.unwrap();
+        let hex = |bytes: &[u8]| bytes.iter().map(|b| format!("{b:02x}")).collect::<String>();
+        assert_eq!(
+            hex(&seen),
+            format!(
+                "a265{}42686967{}a166{}51{}",
+                hex(b"input"),
+                hex(b"secrets"),
+                hex(b"db-url"),
+                hex(b"postgres://s3cret")
+            )
+        );
+        assert_eq!(all.run_with_secrets("wasm", &input, &Secrets::new()).await.unwrap(), b"hi");
     }
 
     #[tokio::test]

@@ -33,8 +33,8 @@
 //! compiled, so one long-lived engine would grow with every job a runner takes. The job runs on
 //! tokio's blocking pool because a module may compute for as long as its fuel lasts.
 
-use crate::{ExecutorError, quoted};
-use drover_types::args::{Args, ArgsError};
+use crate::{ExecutorError, Secrets, quoted};
+use drover_types::args::{Args, ArgsBuilder, ArgsError};
 use wasmi::errors::{ErrorKind, InstantiationError, MemoryError, TableError};
 use wasmi::{CompilationMode, Config, Engine, Error, Linker, Module, Store, StoreLimits, StoreLimitsBuilder, TrapCode};
 
@@ -79,9 +79,15 @@ impl WasmExecutor {
         WasmExecutor { config: engine_config(), max_fuel, max_output_bytes }
     }
 
-    /// Runs one job whose input is the canonical CBOR map `{"fuel", "input", "module"}`.
-    pub(crate) async fn run(&self, job_input: &[u8]) -> Result<Vec<u8>, ExecutorError> {
-        let job = self.decode(job_input)?;
+    /// Runs one job whose input is the canonical CBOR map `{"fuel", "input", "module"}`; with
+    /// `secrets` (not empty), the module's input is the canonical map `{"input": the job's
+    /// input, "secrets": {name: value}}` instead (see the crate documentation).
+    pub(crate) async fn run(&self, job_input: &[u8], secrets: &Secrets) -> Result<Vec<u8>, ExecutorError> {
+        let mut job = self.decode(job_input)?;
+        if !secrets.is_empty() {
+            let opened = secrets.iter().fold(ArgsBuilder::new(), |map, (name, value)| map.bytes(name, value));
+            job.input = ArgsBuilder::new().bytes("input", &job.input).map("secrets", opened).encode();
+        }
         let config = self.config.clone();
         let max_output_bytes = self.max_output_bytes;
         tokio::task::spawn_blocking(move || execute(&config, &job, max_output_bytes))
@@ -261,7 +267,6 @@ fn deterministic(text: impl Into<String>) -> ExecutorError {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use drover_types::args::ArgsBuilder;
 
     const MAX_FUEL: u64 = 10_000_000;
     const MAX_OUTPUT_BYTES: usize = 1024;
@@ -313,7 +318,7 @@ mod tests {
     }
 
     async fn run(job_input: &[u8]) -> Result<Vec<u8>, ExecutorError> {
-        WasmExecutor::new(MAX_FUEL, MAX_OUTPUT_BYTES).run(job_input).await
+        WasmExecutor::new(MAX_FUEL, MAX_OUTPUT_BYTES).run(job_input, &Secrets::new()).await
     }
 
     fn failure(text: &str) -> Result<Vec<u8>, ExecutorError> {

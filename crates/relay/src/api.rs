@@ -31,7 +31,8 @@ pub enum RelayErrorCode {
     Forbidden,
     /// 9151 `relay_object_too_large`, 413: the body exceeds the relay's object limit.
     ObjectTooLarge,
-    /// 9152 `relay_capacity_exceeded`, 507: the relay (or the volume's object count) is full.
+    /// 9152 `relay_capacity_exceeded`, 507: the relay is full, or the volume (its object count,
+    /// or the size its owner pays for).
     CapacityExceeded,
     /// 9153 `relay_unavailable`, 503: the relay cannot reach the chain to look the volume up;
     /// retry after `Retry-After`.

@@ -3,8 +3,10 @@
 //! A [`RelayClient`] holds the wallet's key and a session key of its own, generated at random
 //! when the client is built. It issues one delegation token (the wallet hands the session key
 //! the right to act for it, [`TOKEN_LIFETIME_MS`]) and reissues it when it nears its expiry; the
-//! session key signs each request: `request_hash(method, path_and_query, timestamp, nonce, body)`
-//! with a fresh 16-byte random nonce (`drover_types::ras`).
+//! session key signs each request: `request_hash(method, path_and_query, audience, timestamp,
+//! nonce, body)` with a fresh 16-byte random nonce (`drover_types::ras`), the audience being the
+//! relay's on-chain address as the client was given it (from the volume's record on chain), so
+//! that no other relay can replay the request.
 //!
 //! The signature covers the request target **exactly as sent**, so the client builds it once and
 //! signs that: object keys and query values are percent-encoded with one rule (every byte but
@@ -24,7 +26,7 @@ use crate::store::{KeyError, MAX_LIST_LIMIT, MAX_OBJECT_BYTES, validate_key};
 use bytes::Bytes;
 use drover_types::api::ErrorBody;
 use drover_types::ras::{
-    DELEGATION_HEADER, DelegationToken, NONCE_HEADER, SIGNATURE_HEADER, TIMESTAMP_HEADER, request_hash,
+    DELEGATION_HEADER, DelegationToken, NONCE_HEADER, SIGNATURE_HEADER, TIMESTAMP_HEADER, relay_audience, request_hash,
     session_public_key,
 };
 use drover_types::{Address, H256, SecretKey, keccak256};
@@ -77,8 +79,8 @@ pub enum ClientError {
     /// The object exceeds the relay's limit (413, or checked before sending).
     #[error("too large: {0}")]
     TooLarge(String),
-    /// The relay is full (507).
-    #[error("the relay is out of capacity: {0}")]
+    /// The relay is full, or the volume is (507: its objects, or the size its owner pays for).
+    #[error("no room: {0}")]
     Capacity(String),
     /// Any other refusal.
     #[error("the relay answered {status}: {message}")]
@@ -112,6 +114,8 @@ pub enum ClientError {
 struct Auth {
     wallet: SecretKey,
     session: SecretKey,
+    /// The audience of the relay's address, which every request is signed for.
+    audience: String,
     /// The current token, encoded, and its expiry.
     token: Mutex<(String, u64)>,
 }
@@ -156,11 +160,12 @@ pub fn percent_encode(text: &str, keep_slash: bool) -> String {
 }
 
 impl RelayClient {
-    /// A client of the relay at `url` acting for `wallet` on `chain_id`, with a fresh random
-    /// session key.
-    pub fn new(url: &str, chain_id: u64, wallet: SecretKey) -> Result<Self, ClientError> {
+    /// A client of the relay registered as `relay` (the address the chain records for the
+    /// volume), reached at `url`, acting for `wallet` on `chain_id`, with a fresh random session
+    /// key.
+    pub fn new(url: &str, relay: &Address, chain_id: u64, wallet: SecretKey) -> Result<Self, ClientError> {
         let session = SecretKey::random();
-        let auth = Auth { wallet, session, token: Mutex::new((String::new(), 0)) };
+        let auth = Auth { wallet, session, audience: relay_audience(relay), token: Mutex::new((String::new(), 0)) };
         Self::build(url, chain_id, Some(auth))
     }
 
@@ -331,7 +336,7 @@ impl RelayClient {
         };
         let timestamp = now.to_string();
         let nonce = hex::encode(rand::random::<[u8; NONCE_BYTES]>());
-        let hash = request_hash(method.as_str(), path_and_query, &timestamp, &nonce, body);
+        let hash = request_hash(method.as_str(), path_and_query, &auth.audience, &timestamp, &nonce, body);
         let signature = format!("0x{}", hex::encode(auth.session.sign_prehash(&hash).to_rsv()));
         [
             (DELEGATION_HEADER, token),

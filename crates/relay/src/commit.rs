@@ -227,7 +227,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let store = Arc::new(Store::open(dir.path(), u64::MAX).unwrap());
         let volume = H256([1; 32]);
-        store.put(volume, "a", b"1").unwrap();
+        store.put(volume, "a", b"1", u64::MAX).unwrap();
         let recorder = Recorder::default();
         let mut commits = CommitLoop::open(store.clone(), recorder.clone()).unwrap();
 
@@ -238,7 +238,7 @@ mod tests {
         assert_eq!(commits.round().await.refused, [volume]);
         assert_eq!(commits.round().await, RoundReport::default(), "not retried while the root stands");
         *recorder.fail.lock() = None;
-        store.put(volume, "b", b"2").unwrap();
+        store.put(volume, "b", b"2", u64::MAX).unwrap();
         assert_eq!(commits.round().await.committed, [volume]);
         assert_eq!(commits.last_committed(&volume), Some(Committed::from(store.summary(volume))));
         assert_eq!(recorder.calls.lock().len(), 4, "two failures, one refusal, one commit");

@@ -27,6 +27,10 @@
 //! clock learns why. On a public volume, a write without a valid token is 401 9100 and a write by
 //! another wallet 403.
 //!
+//! A request is signed for this relay's audience (`relay_audience` of its on-chain address,
+//! `drover_types::ras`): one signed for the nodes or for another relay fails its signature
+//! (401, 9101), so no other verifier's traffic can be replayed here.
+//!
 //! The cheap checks come first, before the body is read or a nonce recorded: the volume id and
 //! key, the declared length, the token (before the directory lookup whatever the volume, so a
 //! stranger cannot time an unknown volume apart from a private one), the directory and the
@@ -49,7 +53,8 @@ use axum::{Json, Router};
 use bytes::Bytes;
 use drover_types::api::ErrorBody;
 use drover_types::ras::{
-    DELEGATION_HEADER, DelegationToken, NONCE_HEADER, NonceCache, SIGNATURE_HEADER, TIMESTAMP_HEADER, verify_request,
+    DELEGATION_HEADER, DelegationToken, NONCE_HEADER, NonceCache, SIGNATURE_HEADER, TIMESTAMP_HEADER, relay_audience,
+    verify_request,
 };
 use drover_types::{Address, H256, storage::VolumeStatus};
 use futures::StreamExt;
@@ -101,6 +106,8 @@ pub struct VolumeInfo {
     /// Its status on chain: written only while `Active`, read while `Grace` or `Deleted`
     /// (a `Purged` volume is answered as unknown).
     pub status: VolumeStatus,
+    /// Most bytes its owner pays for (`max_size_bytes` on chain): a write past it is refused.
+    pub max_size_bytes: u64,
 }
 
 /// The chain could not be asked.
@@ -293,7 +300,7 @@ impl Failure {
         match error {
             StoreError::Key(e) => Failure::new(RelayErrorCode::BadRequest, e.to_string()),
             e @ StoreError::TooLarge { .. } => Failure::new(RelayErrorCode::ObjectTooLarge, e.to_string()),
-            e @ (StoreError::Capacity { .. } | StoreError::TooManyObjects) => {
+            e @ (StoreError::Capacity { .. } | StoreError::TooManyObjects | StoreError::VolumeFull { .. }) => {
                 Failure::new(RelayErrorCode::CapacityExceeded, e.to_string())
             }
             e => Failure::internal(e),
@@ -486,6 +493,7 @@ impl<D: Directory> Shared<D> {
         let nonce = verify_request(
             &token,
             (method.as_str(), path, &body),
+            &relay_audience(&self.config.relay_address),
             (header(headers, TIMESTAMP_HEADER), header(headers, NONCE_HEADER), header(headers, SIGNATURE_HEADER)),
             now,
         )
@@ -672,8 +680,8 @@ async fn put_object<D: Directory>(
     let key = checked_key(key)?;
     let access = shared.authorize(Access::Write, &volume, (&method, &uri, &headers), body).await?;
     let (store, id, stored_key) = (shared.store.clone(), access.volume, key.clone());
-    let bytes = access.body;
-    let outcome = blocking(move || store.put(id, &stored_key, &bytes)).await?;
+    let (bytes, max_size_bytes) = (access.body, access.info.max_size_bytes);
+    let outcome = blocking(move || store.put(id, &stored_key, &bytes, max_size_bytes)).await?;
     tracing::debug!(volume = %id, %key, size = outcome.size, "object stored");
     Ok(Json(PutResponse { key, size: outcome.size, content_hash: outcome.content_hash, root: outcome.volume.root }))
 }

@@ -133,6 +133,14 @@ pub enum StoreError {
     /// The volume already holds [`MAX_OBJECTS_PER_VOLUME`] objects.
     #[error("the volume already holds {MAX_OBJECTS_PER_VOLUME} objects")]
     TooManyObjects,
+    /// Storing the object would take the volume past the size its owner pays for.
+    #[error("the volume would hold {size_bytes} bytes; its owner pays for at most {max_size_bytes}")]
+    VolumeFull {
+        /// The volume's size after the write.
+        size_bytes: u64,
+        /// The owner's cap (`max_size_bytes` on chain).
+        max_size_bytes: u64,
+    },
     /// A chunk of a stored object is missing or does not hash to its name: the disk lost data.
     #[error("chunk {chunk} of object {key:?} in volume {volume} is missing or corrupt")]
     Corrupt {
@@ -417,9 +425,10 @@ impl Store {
         &self.dir
     }
 
-    /// Stores `bytes` as `key` of `volume`, replacing any object of that key. Returns once the
-    /// object is durable.
-    pub fn put(&self, volume: H256, key: &str, bytes: &[u8]) -> Result<PutOutcome, StoreError> {
+    /// Stores `bytes` as `key` of `volume`, replacing any object of that key, as long as the
+    /// volume stays within `max_size_bytes` (its owner's cap: bytes past it would be stored
+    /// unpaid). Returns once the object is durable.
+    pub fn put(&self, volume: H256, key: &str, bytes: &[u8], max_size_bytes: u64) -> Result<PutOutcome, StoreError> {
         validate_key(key)?;
         if bytes.len() > MAX_OBJECT_BYTES {
             return Err(StoreError::TooLarge { size: bytes.len() as u64 });
@@ -456,6 +465,10 @@ impl Store {
             return Err(StoreError::TooManyObjects);
         }
         let old_size = old.as_ref().map_or(0, |old| old.size);
+        let size_bytes = vol.manifest.size_bytes().saturating_sub(old_size).saturating_add(entry.size);
+        if entry.size > old_size && size_bytes > max_size_bytes {
+            return Err(StoreError::VolumeFull { size_bytes, max_size_bytes });
+        }
         self.reserve(old_size, entry.size)?;
         vol.manifest.insert(key.to_owned(), entry.clone());
         if let Err(e) = self.write_manifest(&vol.manifest) {
@@ -841,7 +854,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let store = Arc::new(Store::open(dir.path(), UNLIMITED).unwrap());
         let big: Vec<u8> = (0..CHUNK_BYTES * 2 + 17).map(|i| (i % 253) as u8).collect();
-        store.put(vol(1), "big", &big).unwrap();
+        store.put(vol(1), "big", &big, u64::MAX).unwrap();
         let mut reader = store.open_object(vol(1), "big").unwrap().unwrap();
         assert_eq!((reader.size, reader.content_hash), (big.len() as u64, keccak256(&big)));
         let first = reader.next_chunk().unwrap().unwrap();
@@ -873,11 +886,11 @@ mod tests {
             let store = Store::open(dir.path(), UNLIMITED).unwrap();
             assert_eq!(store.get(vol(1), "missing").unwrap(), None);
             assert_eq!(store.summary(vol(1)), VolumeSummary::EMPTY);
-            let put = store.put(vol(1), "a.txt", b"hello").unwrap();
+            let put = store.put(vol(1), "a.txt", b"hello", u64::MAX).unwrap();
             assert_eq!(put.content_hash, keccak256(b"hello"));
             assert_eq!((put.volume.size_bytes, put.volume.objects), (5, 1));
-            store.put(vol(1), "dir/big", &big).unwrap();
-            store.put(vol(1), "dir/empty", b"").unwrap();
+            store.put(vol(1), "dir/big", &big, u64::MAX).unwrap();
+            store.put(vol(1), "dir/empty", b"", u64::MAX).unwrap();
             assert_eq!(store.get(vol(1), "a.txt").unwrap().unwrap().bytes, b"hello");
             assert_eq!(store.get(vol(1), "dir/big").unwrap().unwrap().bytes, big);
             assert_eq!(store.get(vol(1), "dir/empty").unwrap().unwrap().bytes, b"");
@@ -916,15 +929,15 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::open(dir.path(), UNLIMITED).unwrap();
         let same = vec![7u8; CHUNK_BYTES * 3];
-        store.put(vol(1), "a", &same).unwrap();
+        store.put(vol(1), "a", &same, u64::MAX).unwrap();
         assert_eq!(chunk_files(dir.path()), 1, "three identical chunks, one file");
-        store.put(vol(2), "b", &same).unwrap();
-        store.put(vol(1), "c", &same[..CHUNK_BYTES + 1]).unwrap();
+        store.put(vol(2), "b", &same, u64::MAX).unwrap();
+        store.put(vol(1), "c", &same[..CHUNK_BYTES + 1], u64::MAX).unwrap();
         assert_eq!(chunk_files(dir.path()), 2, "the 1-byte tail is the only new chunk");
         store.delete(vol(1), "a").unwrap();
         store.delete(vol(2), "b").unwrap();
         assert_eq!(chunk_files(dir.path()), 2, "c still holds both");
-        store.put(vol(1), "c", b"replaced").unwrap();
+        store.put(vol(1), "c", b"replaced", u64::MAX).unwrap();
         assert_eq!(chunk_files(dir.path()), 1, "replacing c released its chunks");
         store.delete(vol(1), "c").unwrap();
         assert_eq!(chunk_files(dir.path()), 0);
@@ -937,7 +950,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         {
             let store = Store::open(dir.path(), UNLIMITED).unwrap();
-            store.put(vol(1), "k", b"old").unwrap();
+            store.put(vol(1), "k", b"old", u64::MAX).unwrap();
         }
         // A put killed after writing its new chunk and half of a temp manifest, before the rename.
         let orphan = keccak256(b"new");
@@ -958,7 +971,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         {
             let store = Store::open(dir.path(), UNLIMITED).unwrap();
-            store.put(vol(1), "k", b"data").unwrap();
+            store.put(vol(1), "k", b"data", u64::MAX).unwrap();
             assert!(matches!(Store::open(dir.path(), UNLIMITED), Err(StoreError::Locked(_))), "one relay per dir");
         }
         let chunk = keccak256(b"data");
@@ -978,27 +991,44 @@ mod tests {
     fn capacity_counts_every_volume_and_replacements_by_their_growth() {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::open(dir.path(), 10).unwrap();
-        store.put(vol(1), "a", b"123456").unwrap();
+        store.put(vol(1), "a", b"123456", u64::MAX).unwrap();
         assert!(matches!(
-            store.put(vol(2), "b", b"12345"),
+            store.put(vol(2), "b", b"12345", u64::MAX),
             Err(StoreError::Capacity { used_bytes: 6, capacity_bytes: 10, more_bytes: 5 })
         ));
-        store.put(vol(1), "a", b"1234567890").unwrap();
-        assert!(matches!(store.put(vol(2), "b", b"1"), Err(StoreError::Capacity { .. })));
+        store.put(vol(1), "a", b"1234567890", u64::MAX).unwrap();
+        assert!(matches!(store.put(vol(2), "b", b"1", u64::MAX), Err(StoreError::Capacity { .. })));
         store.delete(vol(1), "a").unwrap();
-        store.put(vol(2), "b", b"1").unwrap();
+        store.put(vol(2), "b", b"1", u64::MAX).unwrap();
         assert_eq!(store.usage().bytes, 1);
         assert_eq!(store.volumes(), [vol(1), vol(2)], "an emptied volume keeps its (empty) manifest");
-        assert!(matches!(store.put(vol(1), "big", &vec![0; MAX_OBJECT_BYTES + 1]), Err(StoreError::TooLarge { .. })));
+        let too_big = vec![0; MAX_OBJECT_BYTES + 1];
+        assert!(matches!(store.put(vol(1), "big", &too_big, u64::MAX), Err(StoreError::TooLarge { .. })));
+    }
+
+    #[test]
+    fn a_volume_holds_no_more_than_its_owner_pays_for() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path(), UNLIMITED).unwrap();
+        store.put(vol(1), "a", b"12345", 8).unwrap();
+        assert!(matches!(
+            store.put(vol(1), "b", b"1234", 8),
+            Err(StoreError::VolumeFull { size_bytes: 9, max_size_bytes: 8 })
+        ));
+        store.put(vol(1), "b", b"123", 8).unwrap();
+        // A cap lowered below what the volume holds refuses growth, not shrinking.
+        store.put(vol(1), "a", b"1", 2).unwrap();
+        assert!(matches!(store.put(vol(1), "a", b"12", 2), Err(StoreError::VolumeFull { .. })));
+        assert_eq!(store.summary(vol(1)).size_bytes, 4);
     }
 
     #[test]
     fn a_dropped_volume_releases_its_chunks_and_bytes() {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::open(dir.path(), UNLIMITED).unwrap();
-        store.put(vol(1), "a", b"shared").unwrap();
-        store.put(vol(2), "a", b"shared").unwrap();
-        store.put(vol(1), "b", b"own").unwrap();
+        store.put(vol(1), "a", b"shared", u64::MAX).unwrap();
+        store.put(vol(2), "a", b"shared", u64::MAX).unwrap();
+        store.put(vol(1), "b", b"own", u64::MAX).unwrap();
         assert!(store.delete_volume(vol(1)).unwrap());
         assert_eq!(store.volumes(), [vol(2)]);
         assert_eq!(chunk_files(dir.path()), 1);
@@ -1013,8 +1043,8 @@ mod tests {
     fn a_drop_cut_short_after_its_manifest_went_completes_now_or_at_the_next_open() {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::open(dir.path(), UNLIMITED).unwrap();
-        store.put(vol(1), "a", b"gone").unwrap();
-        store.put(vol(2), "a", b"also gone").unwrap();
+        store.put(vol(1), "a", b"gone", u64::MAX).unwrap();
+        store.put(vol(2), "a", b"also gone", u64::MAX).unwrap();
         // An earlier attempt removed the manifest, then stopped: the drop still completes.
         fs::remove_file(store.volume_dir(&vol(1)).join(MANIFEST_FILE)).unwrap();
         assert!(store.delete_volume(vol(1)).unwrap());

@@ -6,7 +6,7 @@ use drover_relay::api::RelayErrorCode;
 use drover_relay::commit::{CommitError, CommitLoop, Committer};
 use drover_relay::server::{Directory, DirectoryError, Relay, RelayConfig, VolumeInfo};
 use drover_relay::{ClientError, RelayClient};
-use drover_types::ras::{DelegationToken, request_hash, session_public_key};
+use drover_types::ras::{DelegationToken, node_audience, relay_audience, request_hash, session_public_key};
 use drover_types::storage::VolumeStatus;
 use drover_types::{Address, H256, SecretKey, keccak256};
 use parking_lot::Mutex;
@@ -57,7 +57,14 @@ struct Chain {
 impl Chain {
     fn standard() -> Self {
         let chain = Chain::default();
-        let info = |public, relay, status| VolumeInfo { owner: owner().address(), public, relay, status };
+        // No cap but where a test sets one (a volume's owner may pay for any size).
+        let info = |public, relay, status| VolumeInfo {
+            owner: owner().address(),
+            public,
+            relay,
+            status,
+            max_size_bytes: u64::MAX,
+        };
         let mut volumes = chain.volumes.lock();
         volumes.insert(private_volume(), info(false, RELAY, VolumeStatus::Active));
         volumes.insert(public_volume(), info(true, RELAY, VolumeStatus::Active));
@@ -126,7 +133,7 @@ impl Running {
     }
 
     fn client(&self, wallet: SecretKey) -> RelayClient {
-        RelayClient::new(&self.url, CHAIN_ID, wallet).unwrap()
+        RelayClient::new(&self.url, &RELAY, CHAIN_ID, wallet).unwrap()
     }
 
     fn anonymous(&self) -> RelayClient {
@@ -149,18 +156,20 @@ struct Signer {
     wallet: SecretKey,
     session: SecretKey,
     chain_id: u64,
+    /// Who the requests are signed for: this relay, unless a test says otherwise.
+    audience: String,
 }
 
 impl Signer {
     fn new(wallet: SecretKey) -> Self {
-        Signer { wallet, session: SecretKey::dev(9), chain_id: CHAIN_ID }
+        Signer { wallet, session: SecretKey::dev(9), chain_id: CHAIN_ID, audience: relay_audience(&RELAY) }
     }
 
     fn headers(&self, method: &str, path: &str, nonce: &str, body: &[u8]) -> Vec<(&'static str, String)> {
         let token =
             DelegationToken::issue(&self.wallet, session_public_key(&self.session), self.chain_id, now_ms() + 60_000);
         let timestamp = now_ms().to_string();
-        let hash = request_hash(method, path, &timestamp, nonce, body);
+        let hash = request_hash(method, path, &self.audience, &timestamp, nonce, body);
         let signature = format!("0x{}", hex::encode(self.session.sign_prehash(&hash).to_rsv()));
         vec![
             ("X-DRFS-Delegation", token.encode()),
@@ -287,6 +296,14 @@ async fn replays_tampered_signatures_and_bad_tokens_are_refused_with_their_codes
     let digit = if signature.as_bytes()[10] == b'0' { "1" } else { "0" };
     signature.replace_range(10..11, digit);
     assert_code(&raw(reqwest::Method::GET, &url, &tampered, Vec::new()).await, RelayErrorCode::RasRequestInvalid);
+    // Signed for another relay, or for the nodes: the same request, not this relay's to take.
+    for audience in [relay_audience(&Address([0xef; 20])), node_audience(CHAIN_ID)] {
+        let elsewhere = Signer { audience, ..Signer::new(owner()) }.headers("GET", &path, &"ab".repeat(16), b"");
+        assert_code(&raw(reqwest::Method::GET, &url, &elsewhere, Vec::new()).await, RelayErrorCode::RasRequestInvalid);
+    }
+    // A client that names another relay than the one it reaches is refused the same way.
+    let misdirected = RelayClient::new(&relay.url, &Address([0xef; 20]), CHAIN_ID, owner()).unwrap();
+    assert!(matches!(misdirected.get(private_volume(), "a").await, Err(ClientError::Auth { .. })));
     // Signed for another path, or with another body than sent.
     let other_path =
         signer.headers("GET", &format!("/v1/volumes/{}/objects/b", private_volume()), &"cc".repeat(16), b"");
@@ -356,6 +373,11 @@ async fn a_put_beyond_capacity_is_refused_with_507() {
     owner.put(public_volume(), "b", vec![2; 600]).await.unwrap();
     let too_large = owner.put(private_volume(), "huge", vec![0; drover_relay::store::MAX_OBJECT_BYTES + 1]).await;
     assert!(matches!(too_large, Err(ClientError::TooLarge(_))), "{too_large:?}");
+    // Past what the owner pays for (its volume's max_size_bytes): refused the same way.
+    relay.chain.volumes.lock().get_mut(&public_volume()).unwrap().max_size_bytes = 700;
+    let unpaid = owner.put(public_volume(), "c", vec![3; 101]).await;
+    assert!(matches!(&unpaid, Err(ClientError::Capacity(m)) if m.contains("pays for at most 700")), "{unpaid:?}");
+    owner.put(public_volume(), "c", vec![3; 100]).await.unwrap();
     relay.stop().await;
 }
 

@@ -7,9 +7,9 @@
 //! | `"n"` | number of registered runners: registered and not deregistered (count record) |
 //! | `"i" ‖ slot(8, BE)` | address of the registered runner at `slot` (`0..n`) |
 //! | `"d" ‖ runner(20) ‖ delegator(20)` | [`Delegation`], stored by delegator (see [`delegations_range`]) |
-//! | `"t" ‖ len(1) ‖ job_type ‖ "n"` | number of runners in the job type's index (count record) |
-//! | `"t" ‖ len(1) ‖ job_type ‖ "s" ‖ slot(4, BE)` | address of the runner at `slot` of the index |
-//! | `"t" ‖ len(1) ‖ job_type ‖ "w" ‖ node(4, BE)` | node `1..=`[`MAX_RUNNERS_PER_JOB_TYPE`] of the index's weight tree (a u128) |
+//! | `"t" ‖ len(1) ‖ job_type ‖ "c" ‖ price(16, BE)` | number of runners in the job type's index at that price (count record) |
+//! | `"t" ‖ len(1) ‖ job_type ‖ "a" ‖ price(16, BE) ‖ slot(4, BE)` | address of the runner at `slot` of that price |
+//! | `"t" ‖ len(1) ‖ job_type ‖ "x" ‖ depth(1) ‖ prefix` | [`IndexNode`]: a node of the index's weight trie |
 //!
 //! Invariants: slots `0..n` each name a registered runner whose record's `slot` is that slot,
 //! and a deregistered runner's record has no slot (deregistration moves the last slot into the
@@ -18,11 +18,16 @@
 
 //!
 //! Each job type has an index of the runners offering it that may take jobs (registered, not
-//! paused, not found unhealthy or below the reputation floor by a draw): slots `0..n` and a
-//! Fenwick tree over the slots' weights (a runner's `stake + delegated_stake`), so a
-//! stake-weighted draw and a weight change each cost one walk of at most 17 nodes whatever the
-//! number of runners. A runner's `type_slots` says where it sits in each of its job types'
-//! indexes. A runner's `delegated_stake` is the sum of the active `amount`s of the
+//! paused, not found unhealthy, below the reputation floor or without a free job slot by a
+//! draw), ordered by price: the runners at one price sit in slots `0..n` of that price, and
+//! every runner is the leaf [`IndexKey`] `price(128 bits) ‖ slot(16 bits)` of a trie of radix 16
+//! whose nodes hold their children's total weights (a runner's `stake + delegated_stake`). The
+//! runners asking at most a job's `max_price` are the leaves left of a path, so a draw among
+//! them and a weight change each read or write at most [`INDEX_KEY_NIBBLES`] nodes, whatever the
+//! number of runners and prices. A node at `depth` (0 is the root) is named by the key's first
+//! `depth` nibbles, packed two to a byte (the last one in the high half); it exists while a
+//! runner sits below it. A runner's `type_slots` says where it sits at its price in each of its
+//! job types' indexes. A runner's `delegated_stake` is the sum of the active `amount`s of the
 //! delegations to it; the registry's account balance is the sum of every runner's `stake`,
 //! every delegation's `amount` and every pending unbonding (what the registry owes). A
 //! delegation is stored while its amount or its pending unbondings are non-zero.
@@ -56,8 +61,12 @@ pub fn runner_slot_key(slot: u64) -> Vec<u8> {
     [&b"i"[..], &slot.to_be_bytes()].concat()
 }
 
-/// Most runners one job type's index holds (the weight tree's size; a power of two).
-pub const MAX_RUNNERS_PER_JOB_TYPE: u32 = 1 << 16;
+/// Most runners one job type's index holds at one price (the slots a leaf key has room for).
+pub const MAX_RUNNERS_PER_PRICE: u32 = 1 << 16;
+/// Nibbles of an index leaf's key: 32 of price and 4 of slot, so the trie's depth.
+pub const INDEX_KEY_NIBBLES: usize = 36;
+/// Nibbles of an index key that are the price.
+pub const INDEX_PRICE_NIBBLES: usize = 32;
 
 fn type_prefix(job_type: &str) -> Vec<u8> {
     // Job types are at most 64 bytes, so the length fits one byte and no prefix of one type's
@@ -65,31 +74,135 @@ fn type_prefix(job_type: &str) -> Vec<u8> {
     [&b"t"[..], &[job_type.len() as u8], job_type.as_bytes()].concat()
 }
 
-/// User key of the number of runners in `job_type`'s index.
-pub fn type_count_key(job_type: &str) -> Vec<u8> {
-    [type_prefix(job_type), b"n".to_vec()].concat()
+/// User key of the number of runners at `price` in `job_type`'s index.
+pub fn price_count_key(job_type: &str, price: u128) -> Vec<u8> {
+    [type_prefix(job_type), b"c".to_vec(), price.to_be_bytes().to_vec()].concat()
 }
 
-/// User key of the runner at `slot` of `job_type`'s index.
-pub fn type_slot_key(job_type: &str, slot: u32) -> Vec<u8> {
-    [type_prefix(job_type), b"s".to_vec(), slot.to_be_bytes().to_vec()].concat()
+/// User key of the runner at `slot` of `price` in `job_type`'s index.
+pub fn price_slot_key(job_type: &str, price: u128, slot: u32) -> Vec<u8> {
+    [type_prefix(job_type), b"a".to_vec(), price.to_be_bytes().to_vec(), slot.to_be_bytes().to_vec()].concat()
 }
 
-/// User key of node `node` (1-based) of `job_type`'s weight tree.
-pub fn type_node_key(job_type: &str, node: u32) -> Vec<u8> {
-    [type_prefix(job_type), b"w".to_vec(), node.to_be_bytes().to_vec()].concat()
+/// User key of the node of `job_type`'s index trie above `key` at `depth` (0 for the root, up
+/// to [`INDEX_KEY_NIBBLES`] − 1): named by the key's first `depth` nibbles.
+pub fn index_node_key(job_type: &str, depth: usize, key: &IndexKey) -> Vec<u8> {
+    let prefix = key.prefix(depth);
+    [type_prefix(job_type), b"x".to_vec(), vec![depth as u8], prefix.0[..depth.div_ceil(2)].to_vec()].concat()
 }
 
-/// Canonical CBOR of a weight-tree node.
-pub fn encode_weight(weight: u128) -> Vec<u8> {
-    let mut w = Writer::with_capacity(20);
-    w.u128(weight);
-    w.into_inner()
+/// A leaf of a job type's index: a runner's price (16 bytes, big-endian) and its slot at that
+/// price (2 bytes, big-endian), read as [`INDEX_KEY_NIBBLES`] nibbles, high nibble first. Keys
+/// order by price, then slot.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct IndexKey(pub [u8; 18]);
+
+impl IndexKey {
+    /// The leaf of the runner at `slot` (below [`MAX_RUNNERS_PER_PRICE`]) of `price`.
+    pub fn new(price: u128, slot: u32) -> Self {
+        let mut bytes = [0u8; 18];
+        bytes[..16].copy_from_slice(&price.to_be_bytes());
+        // Slots are below 2^16: the two low bytes are the whole slot.
+        bytes[16..].copy_from_slice(&slot.to_be_bytes()[2..]);
+        IndexKey(bytes)
+    }
+
+    /// The price.
+    pub fn price(&self) -> u128 {
+        let mut price = [0u8; 16];
+        price.copy_from_slice(&self.0[..16]);
+        u128::from_be_bytes(price)
+    }
+
+    /// The slot.
+    pub fn slot(&self) -> u32 {
+        u32::from(u16::from_be_bytes([self.0[16], self.0[17]]))
+    }
+
+    /// Nibble `i` (from 0, high nibble first).
+    pub fn nibble(&self, i: usize) -> u8 {
+        let byte = self.0[i / 2];
+        if i.is_multiple_of(2) { byte >> 4 } else { byte & 0x0f }
+    }
+
+    /// This key with nibble `i` set to `value` (below 16).
+    pub fn with_nibble(mut self, i: usize, value: u8) -> Self {
+        let byte = &mut self.0[i / 2];
+        *byte = if i.is_multiple_of(2) { (*byte & 0x0f) | (value << 4) } else { (*byte & 0xf0) | (value & 0x0f) };
+        self
+    }
+
+    /// This key's first `depth` nibbles, the others zero: the name of a node at `depth`.
+    pub fn prefix(&self, depth: usize) -> Self {
+        let mut out = IndexKey([0; 18]);
+        let whole = depth / 2;
+        out.0[..whole].copy_from_slice(&self.0[..whole]);
+        if !depth.is_multiple_of(2) {
+            out.0[whole] = self.0[whole] & 0xf0;
+        }
+        out
+    }
 }
 
-/// Strict decode of [`encode_weight`].
-pub fn decode_weight(bytes: &[u8]) -> Result<u128, RecordError> {
-    Ok(decode_strict(bytes, decode_u128)?)
+/// A node of a job type's index trie: the total weight below each of its children (the next
+/// nibble), `[[nibble, weight], ...]` in nibble order, every weight non-zero, at least one.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct IndexNode {
+    /// `(nibble, weight)` in nibble order.
+    pub children: Vec<(u8, u128)>,
+}
+
+impl IndexNode {
+    /// The weight below `nibble` (0 when none).
+    pub fn weight(&self, nibble: u8) -> u128 {
+        self.children.iter().find(|(n, _)| *n == nibble).map_or(0, |(_, weight)| *weight)
+    }
+
+    /// Sets the weight below `nibble` (0 removes the child).
+    pub fn set(&mut self, nibble: u8, weight: u128) {
+        match self.children.binary_search_by_key(&nibble, |(n, _)| *n) {
+            Ok(i) if weight == 0 => {
+                self.children.remove(i);
+            }
+            Ok(i) => self.children[i].1 = weight,
+            Err(i) if weight > 0 => self.children.insert(i, (nibble, weight)),
+            Err(_) => {}
+        }
+    }
+
+    /// Canonical CBOR, see the type's docs.
+    pub fn encode(&self) -> Vec<u8> {
+        let mut w = Writer::with_capacity(2 + 20 * self.children.len());
+        w.array(self.children.len() as u64);
+        for (nibble, weight) in &self.children {
+            w.array(2).uint(u64::from(*nibble)).u128(*weight);
+        }
+        w.into_inner()
+    }
+
+    /// Strict decode: refuses an empty node, a nibble past 15 or out of order, and a zero weight.
+    pub fn decode(bytes: &[u8]) -> Result<Self, RecordError> {
+        Ok(decode_strict(bytes, |d| {
+            let at = d.position();
+            let len =
+                d.array()?.ok_or_else(|| CborError::NonCanonical(format!("indefinite-length array at byte {at}")))?;
+            if len == 0 || len > 16 {
+                return Err(CborError::malformed(format!("an index node has 1 to 16 children, not {len}")));
+            }
+            let mut children = Vec::with_capacity(len as usize);
+            for _ in 0..len {
+                expect_array(d, 2)?;
+                let nibble = d.u8()?;
+                let weight = decode_u128(d)?;
+                let ordered = children.last().is_none_or(|(last, _): &(u8, u128)| *last < nibble);
+                if nibble > 15 || !ordered || weight == 0 {
+                    return Err(CborError::malformed("index node children: nibbles 0-15 in order, weights above 0"));
+                }
+                children.push((nibble, weight));
+            }
+            Ok(IndexNode { children })
+        })?)
+    }
 }
 
 /// User key of `delegator`'s delegation to `runner`.
@@ -344,6 +457,35 @@ mod tests {
         let mut bytes = delegation.encode();
         bytes.push(0);
         assert!(Delegation::decode(&bytes).is_err());
+    }
+
+    #[test]
+    fn index_keys_and_nodes() {
+        let key = IndexKey::new(0x0102_0304, 0xabcd);
+        assert_eq!((key.price(), key.slot()), (0x0102_0304, 0xabcd));
+        assert_eq!((key.nibble(24), key.nibble(25), key.nibble(32), key.nibble(35)), (0, 1, 0xa, 0xd));
+        assert_eq!(key.prefix(33).0[16..], [0xa0, 0]);
+        assert_eq!(key.prefix(0), IndexKey([0; 18]));
+        assert_eq!(IndexKey([0; 18]).with_nibble(33, 7).nibble(33), 7);
+        assert!(IndexKey::new(1, 0xffff) < IndexKey::new(2, 0), "keys order by price first");
+        // Nodes at different depths above the same keys have different names.
+        let names: std::collections::HashSet<Vec<u8>> =
+            (0..INDEX_KEY_NIBBLES).map(|depth| index_node_key("echo", depth, &key)).collect();
+        assert_eq!(names.len(), INDEX_KEY_NIBBLES);
+        assert_eq!(index_node_key("echo", 3, &key), index_node_key("echo", 3, &key.with_nibble(3, 9)));
+
+        let mut node = IndexNode::default();
+        node.set(9, 5);
+        node.set(2, 7);
+        node.set(4, 0);
+        assert_eq!(node.children, vec![(2, 7), (9, 5)]);
+        assert_eq!((node.weight(9), node.weight(3)), (5, 0));
+        assert_eq!(IndexNode::decode(&node.encode()), Ok(node.clone()));
+        node.set(2, 0);
+        assert_eq!(node.children, vec![(9, 5)]);
+        for bad in [vec![], vec![(3, 1), (2, 1)], vec![(16, 1)], vec![(1, 0)]] {
+            assert!(IndexNode::decode(&IndexNode { children: bad.clone() }.encode()).is_err(), "{bad:?}");
+        }
     }
 
     #[test]

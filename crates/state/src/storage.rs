@@ -28,9 +28,9 @@ use crate::keys::{PREFIX_STORAGE_RELAY, owned_entry, owned_range, storage_key};
 use crate::runner::{Unbonding, read_unbondings, write_unbondings};
 use drover_types::{
     Address, H256,
-    cbor::{Writer, decode_fixed, decode_strict, decode_u128, expect_array, take_null},
+    cbor::{CborError, Writer, decode_fixed, decode_strict, decode_u128, expect_array, take_null},
     keccak256,
-    storage::{RELAY_REGISTRY_ADDRESS, RelaySettings, Rent, STORAGE_MANAGER_ADDRESS},
+    storage::{Growth, RELAY_REGISTRY_ADDRESS, RelaySettings, Rent, STORAGE_MANAGER_ADDRESS},
 };
 
 /// The state key of the relay registry's storage entry `user_key`.
@@ -204,7 +204,12 @@ impl RelayTotals {
 }
 
 /// A volume: `[owner, name, relay, public, created_height, root, committed_height, size_bytes,
-/// price_per_byte_block, deposit, settled_height, deleted_height | null, rent_paid]`.
+/// price_per_byte_block, deposit, settled_height, deleted_height | null, rent_paid,
+/// max_size_bytes, billed_bytes, [growth_bytes, growth_from_height] | null, dropped]`.
+///
+/// The last four came with the owner's cap; a record written before them (13 elements) decodes
+/// as one whose cap and billed bytes are its committed size (the owner agreed to nothing more),
+/// with no growth pending and not dropped. Records are always written with all 17.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct VolumeRecord {
     /// Its owner.
@@ -221,17 +226,28 @@ pub struct VolumeRecord {
     pub root: H256,
     /// Height of that commit (0 before any).
     pub committed_height: u64,
-    /// Its rent account (size, price, deposit, settlement, deletion).
+    /// Bytes its relay committed last (what the relay's capacity counts).
+    pub size_bytes: u64,
+    /// Most bytes its rent is charged on, set by its owner.
+    pub max_size_bytes: u64,
+    /// Its rent account (billed bytes, price, deposit, settlement, deletion, growth).
     pub rent: Rent,
     /// Rent paid to its relay, all time, base units.
     pub rent_paid: u128,
+    /// Whether its relay dropped it (deleted for good: no undelete, no commit).
+    pub dropped: bool,
 }
+
+/// Elements of a volume record written before the owner's cap.
+const VOLUME_FIELDS_BEFORE_CAP: u64 = 13;
+/// Elements of a volume record.
+const VOLUME_FIELDS: u64 = 17;
 
 impl VolumeRecord {
     /// Canonical CBOR, see the type's docs.
     pub fn encode(&self) -> Vec<u8> {
-        let mut w = Writer::with_capacity(192 + self.name.len());
-        w.array(13)
+        let mut w = Writer::with_capacity(224 + self.name.len());
+        w.array(VOLUME_FIELDS)
             .bytes(&self.owner.0)
             .text(&self.name)
             .bytes(&self.relay.0)
@@ -239,7 +255,7 @@ impl VolumeRecord {
             .uint(self.created_height)
             .bytes(&self.root.0)
             .uint(self.committed_height)
-            .uint(self.rent.size_bytes)
+            .uint(self.size_bytes)
             .u128(self.rent.price_per_byte_block)
             .u128(self.rent.deposit)
             .uint(self.rent.settled_height);
@@ -247,14 +263,26 @@ impl VolumeRecord {
             Some(height) => w.uint(height),
             None => w.null(),
         };
-        w.u128(self.rent_paid);
+        w.u128(self.rent_paid).uint(self.max_size_bytes).uint(self.rent.size_bytes);
+        match self.rent.growth {
+            Some(growth) => w.array(2).uint(growth.size_bytes).uint(growth.from_height),
+            None => w.null(),
+        };
+        w.bool(self.dropped);
         w.into_inner()
     }
 
-    /// Strict decode.
+    /// Strict decode (of the 17-element record, or of one written before the cap).
     pub fn decode(bytes: &[u8]) -> Result<Self, RecordError> {
         Ok(decode_strict(bytes, |d| {
-            expect_array(d, 13)?;
+            let at = d.position();
+            let len = match d.array()? {
+                Some(len @ (VOLUME_FIELDS_BEFORE_CAP | VOLUME_FIELDS)) => len,
+                Some(other) => {
+                    return Err(CborError::malformed(format!("expected an array of 13 or 17 elements, found {other}")));
+                }
+                None => return Err(CborError::NonCanonical(format!("indefinite-length array at byte {at}"))),
+            };
             let owner = Address(decode_fixed(d)?);
             let name = d.str()?.to_owned();
             let relay = Address(decode_fixed(d)?);
@@ -262,12 +290,24 @@ impl VolumeRecord {
             let created_height = d.u64()?;
             let root = H256(decode_fixed(d)?);
             let committed_height = d.u64()?;
-            let rent = Rent {
-                size_bytes: d.u64()?,
-                price_per_byte_block: decode_u128(d)?,
-                deposit: decode_u128(d)?,
-                settled_height: d.u64()?,
-                deleted_height: if take_null(d)? { None } else { Some(d.u64()?) },
+            let size_bytes = d.u64()?;
+            let price_per_byte_block = decode_u128(d)?;
+            let deposit = decode_u128(d)?;
+            let settled_height = d.u64()?;
+            let deleted_height = if take_null(d)? { None } else { Some(d.u64()?) };
+            let rent_paid = decode_u128(d)?;
+            let (max_size_bytes, billed_bytes, growth, dropped) = if len == VOLUME_FIELDS {
+                let max_size_bytes = d.u64()?;
+                let billed_bytes = d.u64()?;
+                let growth = if take_null(d)? {
+                    None
+                } else {
+                    expect_array(d, 2)?;
+                    Some(Growth { size_bytes: d.u64()?, from_height: d.u64()? })
+                };
+                (max_size_bytes, billed_bytes, growth, d.bool()?)
+            } else {
+                (size_bytes, size_bytes, None, false)
             };
             Ok(VolumeRecord {
                 owner,
@@ -277,8 +317,18 @@ impl VolumeRecord {
                 created_height,
                 root,
                 committed_height,
-                rent,
-                rent_paid: decode_u128(d)?,
+                size_bytes,
+                max_size_bytes,
+                rent: Rent {
+                    size_bytes: billed_bytes,
+                    price_per_byte_block,
+                    deposit,
+                    settled_height,
+                    deleted_height,
+                    growth,
+                },
+                rent_paid,
+                dropped,
             })
         })?)
     }
@@ -369,16 +419,32 @@ mod tests {
             created_height: 3,
             root: H256([4; 32]),
             committed_height: 5,
+            size_bytes: 12,
+            max_size_bytes: 13,
             rent: Rent {
                 size_bytes: 6,
                 price_per_byte_block: 7,
                 deposit: 8,
                 settled_height: 9,
                 deleted_height: Some(10),
+                growth: Some(Growth { size_bytes: 13, from_height: 100 }),
             },
             rent_paid: 11,
+            dropped: true,
         };
-        assert_eq!(VolumeRecord::decode(&volume.encode()), Ok(volume));
+        assert_eq!(VolumeRecord::decode(&volume.encode()), Ok(volume.clone()));
+        let plain = VolumeRecord { rent: Rent { growth: None, ..volume.rent }, dropped: false, ..volume.clone() };
+        assert_eq!(VolumeRecord::decode(&plain.encode()), Ok(plain));
+        // A record written before the cap: the 13 elements it had, in the same layout.
+        let mut w = Writer::with_capacity(160);
+        w.array(13).bytes(&[1; 20]).text("v").bytes(&[2; 20]).bool(false).uint(3).bytes(&[4; 32]).uint(5).uint(6);
+        w.u128(7).u128(8).uint(9).null().u128(11);
+        let old = VolumeRecord::decode(&w.into_inner()).unwrap();
+        assert_eq!((old.size_bytes, old.max_size_bytes, old.rent.size_bytes, old.rent.growth), (6, 6, 6, None));
+        assert!(!old.dropped);
+        let mut truncated = volume.encode();
+        truncated[0] = 0x80 | 14;
+        assert!(VolumeRecord::decode(&truncated).is_err(), "neither 13 nor 17 elements");
         let totals = VolumeTotals { volumes: 1, bytes: 2, deposits: 3, rent_paid: 4, fees_burned: 5 };
         assert_eq!(VolumeTotals::decode(&totals.encode()), Ok(totals));
         let relays = RelayTotals { relays: 1, capacity_bytes: 2, stake: 3 };

@@ -156,8 +156,8 @@ exec_codes! {
     ResultSubmitted = 1614, "Each assigned runner submits one result per job.";
     /// E1615: only the job's submitter may cancel it.
     NotSubmitter = 1615, "Send the cancel from the account or actor that submitted the job.";
-    /// E1616: a job type has as many runners as its index holds.
-    JobTypeFull = 1616, "Offer another job type: each holds at most MAX_RUNNERS_PER_JOB_TYPE registered runners.";
+    /// E1616: a job type has as many runners at one price as its index holds.
+    JobTypeFull = 1616, "Ask another price or offer another job type: each job type holds at most MAX_RUNNERS_PER_PRICE runners at one price.";
     /// E1617: a callback was asked for by a submitter that is not an actor.
     CallbackNeedsActor = 1617, "Leave out the callback when submitting from an account; poll GET /job/{job_id}/status instead.";
     /// E1701: a lock or unlock of zero, or an unlock of more than is locked.

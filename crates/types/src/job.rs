@@ -72,17 +72,20 @@ pub const SUBMIT_CYCLES: u64 = 60_000;
 pub const SUBMIT_CYCLES_PER_INPUT_BYTE: u64 = 4;
 /// Draws per runner a job asks for, at most, in one assignment attempt.
 pub const DRAWS_PER_RUNNER: u64 = 4;
-/// Cycles of one assignment attempt per runner asked for: its draws (each setting the drawn
-/// runner's weight aside and back, two index walks), and taking at most one unhealthy runner
-/// out of the index (two more).
-pub const ATTEMPT_CYCLES_PER_RUNNER: u64 = DRAWS_PER_RUNNER
-    * (crate::runner::DRAW_CYCLES + 2 * crate::runner::INDEX_WALK_CYCLES)
+/// Cycles of one assignment attempt per runner asked for: finding the runners the job can
+/// afford (charged once per attempt, counted per runner so that the bound holds for one), its
+/// draws, and taking at most one runner that cannot take jobs out of the index (two walks).
+pub const ATTEMPT_CYCLES_PER_RUNNER: u64 = crate::runner::ELIGIBLE_CYCLES
+    + DRAWS_PER_RUNNER * crate::runner::DRAW_CYCLES
     + 2 * crate::runner::INDEX_WALK_CYCLES;
+/// Cycles a retry pays before its assignment attempt: reading its due entry, the job and the
+/// submitter's balance (sixteen lookups at the cost audit's price of one per 500 cycles).
+pub const RETRY_READ_CYCLES: u64 = 8_000;
 /// Cycles budget of one due entry (a deadline or an assignment retry): the larger of settling
-/// a job and one assignment attempt of the largest job.
+/// a job and a retry of the largest job.
 pub const DUE_ENTRY_CYCLES_LIMIT: u64 = {
-    let attempt = MAX_RUNNERS_PER_JOB * ATTEMPT_CYCLES_PER_RUNNER;
-    if attempt > SUBMIT_CYCLES { attempt } else { SUBMIT_CYCLES }
+    let retry = RETRY_READ_CYCLES + MAX_RUNNERS_PER_JOB * ATTEMPT_CYCLES_PER_RUNNER;
+    if retry > SUBMIT_CYCLES { retry } else { SUBMIT_CYCLES }
 };
 /// Cells of a scheduled retry entry.
 pub const RETRY_ENTRY_CELLS: u64 = 64;

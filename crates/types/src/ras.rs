@@ -11,6 +11,17 @@
 //! accepted twice within the window: the verifier keeps them) and [`SIGNATURE_HEADER`]: the
 //! session key's `r ‖ s ‖ v` over [`request_hash`].
 //!
+//! The signed message names its **audience**, the verifier it is for, so that a request one
+//! verifier saw cannot be replayed at another (each keeps only its own nonces): a relay is
+//! [`relay_audience`] of its on-chain address, which a client takes from the chain (the volume's
+//! record), never from the relay; the nodes of a chain are [`node_audience`] of its chain id.
+//! The nodes share one audience on purpose: they serve the same records and admit the same
+//! transactions, so a request replayed from one to another reads what the wallet could read
+//! and submits a transaction the chain takes once; the audience keeps it from a relay (and a
+//! relay's from the nodes), and the token's chain id from other chains. What would make
+//! replay across relays harmful — a volume held by more than one relay — is exactly what the
+//! relay's address rules out.
+//!
 //! Verification ([`DelegationToken::verify`], [`verify_request`]) refuses, each with its own
 //! [`AuthError`]: a token that does not decode, a wrong scope, audience or chain id, an expired
 //! token or one valid for more than [`MAX_TOKEN_LIFETIME_MS`], a wallet signature that does not
@@ -86,8 +97,9 @@ pub enum AuthError {
     /// The nonce is missing, not hex, or shorter than 16 bytes.
     #[error("the request nonce is missing, not hex, or not 16 to 64 bytes")]
     Nonce,
-    /// The request signature does not recover the session key.
-    #[error("the request is not signed by the token's session key")]
+    /// The request signature does not recover the session key (a request signed for another
+    /// audience, path, body, timestamp or nonce).
+    #[error("the request is not signed by the token's session key for this verifier")]
     RequestSignature,
 }
 
@@ -212,20 +224,41 @@ impl DelegationToken {
     }
 }
 
-/// What the session key signs for a request: keccak256(`method ‖ " " ‖ path_and_query ‖ "\n" ‖
-/// timestamp ‖ "\n" ‖ nonce ‖ "\n" ‖ keccak256(body)`), the text parts exactly as sent, the body
-/// hash as 32 raw bytes.
-pub fn request_hash(method: &str, path_and_query: &str, timestamp: &str, nonce: &str, body: &[u8]) -> H256 {
-    let head = format!("{method} {path_and_query}\n{timestamp}\n{nonce}\n");
+/// The audience of the nodes of chain `chain_id`: `drover-node:` and the chain id in decimal.
+pub fn node_audience(chain_id: u64) -> String {
+    format!("drover-node:{chain_id}")
+}
+
+/// The audience of the relay registered as `relay`: `drover-relay:` and its address (`0x` and 40
+/// lower-case hex digits).
+pub fn relay_audience(relay: &Address) -> String {
+    format!("drover-relay:{}", relay.to_hex())
+}
+
+/// What the session key signs for a request to `audience`: keccak256(`method ‖ " " ‖
+/// path_and_query ‖ "\n" ‖ audience ‖ "\n" ‖ timestamp ‖ "\n" ‖ nonce ‖ "\n" ‖
+/// keccak256(body)`), the text parts exactly as sent (the audience as [`node_audience`] or
+/// [`relay_audience`] writes it), the body hash as 32 raw bytes.
+pub fn request_hash(
+    method: &str,
+    path_and_query: &str,
+    audience: &str,
+    timestamp: &str,
+    nonce: &str,
+    body: &[u8],
+) -> H256 {
+    let head = format!("{method} {path_and_query}\n{audience}\n{timestamp}\n{nonce}\n");
     keccak256(&[head.as_bytes(), &keccak256(body).0].concat())
 }
 
-/// Checks a request made under a verified `token` at `now_ms`: the timestamp's skew, the
-/// nonce's form and the session key's signature. Returns the nonce's bytes for the verifier's
-/// replay check.
+/// Checks a request made to `audience` (the verifier's own) under a verified `token` at
+/// `now_ms`: the timestamp's skew, the nonce's form and the session key's signature, which a
+/// request signed for another audience does not match. Returns the nonce's bytes for the
+/// verifier's replay check.
 pub fn verify_request(
     token: &DelegationToken,
     (method, path_and_query, body): (&str, &str, &[u8]),
+    audience: &str,
     (timestamp, nonce, signature): (&str, &str, &str),
     now_ms: u64,
 ) -> Result<Vec<u8>, AuthError> {
@@ -240,7 +273,7 @@ pub fn verify_request(
     let signature = hex::decode(signature.trim_start_matches("0x")).map_err(|_| AuthError::RequestSignature)?;
     let signature = Signature::from_rsv(&signature).map_err(|_| AuthError::RequestSignature)?;
     let session = session_address(&token.session_key).ok_or(AuthError::SessionKey)?;
-    match signature.recover(&request_hash(method, path_and_query, timestamp, nonce, body)) {
+    match signature.recover(&request_hash(method, path_and_query, audience, timestamp, nonce, body)) {
         Ok(signer) if signer == session => Ok(nonce_bytes),
         _ => Err(AuthError::RequestSignature),
     }
@@ -380,13 +413,15 @@ mod tests {
         let (session_key, _) = session();
         let nonce = "00112233445566778899aabbccddeeff";
         let timestamp = NOW.to_string();
-        let sign = |key: &SecretKey, path: &str, body: &[u8]| {
-            let hash = request_hash("PUT", path, &timestamp, nonce, body);
+        let relay = relay_audience(&Address([0xee; 20]));
+        let sign_for = |key: &SecretKey, audience: &str, path: &str, body: &[u8]| {
+            let hash = request_hash("PUT", path, audience, &timestamp, nonce, body);
             format!("0x{}", hex::encode(key.sign_prehash(&hash).to_rsv()))
         };
+        let sign = |key: &SecretKey, path: &str, body: &[u8]| sign_for(key, &relay, path, body);
         let good = sign(&session_key, "/v/1/a.txt", b"data");
         let check = |path: &str, body: &[u8], ts: &str, nonce: &str, sig: &str, now: u64| {
-            verify_request(&token, ("PUT", path, body), (ts, nonce, sig), now)
+            verify_request(&token, ("PUT", path, body), &relay, (ts, nonce, sig), now)
         };
         assert_eq!(check("/v/1/a.txt", b"data", &timestamp, nonce, &good, NOW), Ok(hex::decode(nonce).unwrap()));
         assert_eq!(
@@ -400,6 +435,19 @@ mod tests {
         assert_eq!(check("/v/1/a.txt", b"other", &timestamp, nonce, &good, NOW), Err(AuthError::RequestSignature));
         let by_wallet = sign(&SecretKey::dev(0), "/v/1/a.txt", b"data");
         assert_eq!(check("/v/1/a.txt", b"data", &timestamp, nonce, &by_wallet, NOW), Err(AuthError::RequestSignature));
+        // Signed for another relay, or for the nodes: not this relay's request.
+        for audience in [relay_audience(&Address([0xef; 20])), node_audience(CHAIN)] {
+            let elsewhere = sign_for(&session_key, &audience, "/v/1/a.txt", b"data");
+            assert_eq!(
+                check("/v/1/a.txt", b"data", &timestamp, nonce, &elsewhere, NOW),
+                Err(AuthError::RequestSignature)
+            );
+            let there =
+                verify_request(&token, ("PUT", "/v/1/a.txt", b"data"), &audience, (&timestamp, nonce, &elsewhere), NOW);
+            assert_eq!(there, Ok(hex::decode(nonce).unwrap()), "valid where it was meant to go");
+        }
+        assert_eq!(relay_audience(&Address([0xee; 20])), format!("drover-relay:0x{}", "ee".repeat(20)));
+        assert_eq!(node_audience(100), "drover-node:100");
     }
     #[test]
     fn a_nonce_is_refused_twice_per_wallet_and_one_busy_wallet_does_not_lock_out_others() {
@@ -441,7 +489,16 @@ mod tests {
              YXR1cmVYQTg6g2Dgw1xCVpjSTGvfH5OgcNGpshYIkTkXqbt9PbfONE4ZtKOCWmGtCQaunJaF2TeapIFkC34-LEva9UhQrbkBa3Nl\
              c3Npb25fa2V5WCECaUCQBXaMRmF7weCGLZNqItJ-GqvDDs_oaFcfHayFbdNtZXhwaXJlc19hdF9tcxsAAAG6YNM4AA"
         );
-        let hash = request_hash("GET", "/ras/auth/me", "1899999990000", "00112233445566778899aabbccddeeff", b"");
-        assert_eq!(hash.to_string(), "0x06702b21168d172b45a04b14705f34ac3f4ff4be93d6b79256affd497f8c9ac5");
+        let head = b"GET /ras/auth/me\ndrover-node:100\n1899999990000\n00112233445566778899aabbccddeeff\n";
+        let hash = request_hash(
+            "GET",
+            "/ras/auth/me",
+            &node_audience(100),
+            "1899999990000",
+            "00112233445566778899aabbccddeeff",
+            b"",
+        );
+        assert_eq!(hash, keccak256(&[&head[..], &keccak256(b"").0].concat()), "the message, byte for byte");
+        assert_eq!(hash.to_string(), "0x8ff0ad8d9792e0a23d4b4d446525917c35565585d19645a437814e1928861f28");
     }
 }

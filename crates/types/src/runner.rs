@@ -48,12 +48,17 @@ pub const REGISTER_CYCLES: u64 = 20_000;
 pub const CHANGE_CYCLES: u64 = 5_000;
 /// Cycles of a `heartbeat`.
 pub const HEARTBEAT_CYCLES: u64 = 2_000;
-/// Cycles of one walk of a job type's weight tree (17 nodes read and written).
-pub const INDEX_WALK_CYCLES: u64 = 10_000;
-/// Cells of one walk of a job type's weight tree.
-pub const INDEX_WALK_CELLS: u64 = 1_024;
-/// Cycles of one stake-weighted draw (17 nodes and a runner record read).
-pub const DRAW_CYCLES: u64 = 8_000;
+/// Cycles of one walk of a job type's index (36 trie nodes read and written).
+pub const INDEX_WALK_CYCLES: u64 = 22_000;
+/// Cells of one walk of a job type's index (a new price's path is 36 new nodes of about 85
+/// bytes).
+pub const INDEX_WALK_CELLS: u64 = 3_072;
+/// Cycles of finding the runners a job can afford, once per assignment attempt (the nodes on
+/// its `max_price`'s path: at most 32 read).
+pub const ELIGIBLE_CYCLES: u64 = 16_000;
+/// Cycles of one stake-weighted draw among them (at most 36 nodes, the runner's address and its
+/// record read).
+pub const DRAW_CYCLES: u64 = 18_000;
 /// Genesis default of the least reputation a runner is drawn with.
 pub const MIN_SELECTION_REPUTATION: u8 = 50;
 /// Genesis default of the reputation a runner gains when its result matches a job's verdict.
@@ -232,8 +237,8 @@ impl RegistryCall {
     }
 
     /// What a transaction's limits must cover for this call: its fixed [`cost`](Self::cost)
-    /// plus the most index work it can do (a walk of a job type's weight tree per job type it
-    /// joins, leaves or reweighs; two for one it leaves), which depends on the runner's record.
+    /// plus the most index work it can do (a walk of a job type's index per job type it joins,
+    /// leaves or reweighs; two for one it leaves), which depends on the runner's record.
     pub fn max_cost(&self) -> (u64, u64) {
         let walks = match self {
             RegistryCall::Register { capabilities, .. } => capabilities.job_types.len(),

@@ -10,17 +10,33 @@
 //! A **volume** is an owner's named container of objects held by one relay:
 //! `volume_id = keccak256(owner ‖ name)`. `create` costs the `volume_creation_fee` (burned); the
 //! rest of the call's value is the volume's **deposit**, from which rent is paid to the relay:
-//! `size_bytes × price_per_byte_block` per block, at the relay's price when the volume was
-//! created. The relay commits the volume's manifest root and size; the rent follows the size
-//! from the commit's block on.
+//! `billed bytes × price_per_byte_block` per block, at the relay's price when the volume was
+//! created. The relay commits the volume's manifest root and size; what the rent is charged on
+//! is the owner's to bound:
+//!
+//! - **The owner caps it.** `max_size_bytes`, set at `create` and changed only by the owner
+//!   (`resize`), caps the billed bytes: a relay that commits more is paid for the cap, never
+//!   more. The relay alone reports the size, so without the cap it could commit any size and
+//!   take a whole deposit at the next settlement.
+//! - **Growth waits for the next window.** Rent windows are [`RENT_WINDOW_BLOCKS`] long, aligned
+//!   on multiples of it. Billed bytes that grow (a commit, a raised cap) are charged from the
+//!   first block of the next window ([`Growth`]), so the owner sees a commit before paying for
+//!   it and can lower the cap meanwhile; a shrink is charged at once.
 //!
 //! Rent is settled lazily (whenever the volume is touched, never by a per-block walk): only
 //! whole paid blocks advance `settled_height`, so a deposit topped up after running out pays
 //! the arrears first. The volume's state at any height follows from its record
 //! ([`Rent::status_at`]): `active` while paid, `grace` for `volume_grace_blocks` after its
 //! deposit ran out, `deleted` for `volume_grace_blocks` after its owner deleted it (undeletable
-//! meanwhile), then `purged`: gone, its relay free to drop the bytes and anyone may `reap` it
-//! (the record is removed and what is left of the deposit goes back to the owner).
+//! meanwhile) or its relay dropped it, then `purged`: gone, its relay free to drop the bytes and
+//! anyone may `reap` it (the record is removed and what is left of the deposit goes back to the
+//! owner).
+//!
+//! **A relay can always leave.** A volume whose rent is zero (nothing committed, or a relay that
+//! charges nothing) never runs out of deposit, and anyone can create one for the creation fee;
+//! a relay's `deregister` waits until no volume names it. So the relay may `drop` any volume it
+//! holds: its rent stops, the owner has `volume_grace_blocks` to copy the objects out (the relay
+//! still serves reads), then it is purged and reaped like any other.
 
 use crate::args::{Args, ArgsBuilder, ArgsError};
 use crate::payload::Message;
@@ -45,6 +61,11 @@ pub const MAX_ENDPOINT_BYTES: usize = 256;
 pub const MAX_VOLUME_NAME_BYTES: usize = 64;
 /// Largest capacity a relay declares, in bytes (1 PiB).
 pub const MAX_RELAY_CAPACITY_BYTES: u64 = 1 << 50;
+/// Largest `max_size_bytes` an owner sets on a volume, in bytes (a relay's largest capacity).
+pub const MAX_VOLUME_SIZE_BYTES: u64 = MAX_RELAY_CAPACITY_BYTES;
+/// Length of a rent window, in blocks: billed bytes that grow are charged from the first block
+/// of the window after the one they grew in (windows start at multiples of it).
+pub const RENT_WINDOW_BLOCKS: u64 = 100;
 
 /// Cycles of a relay `register` (the record and the listing entry).
 pub const RELAY_REGISTER_CYCLES: u64 = 20_000;
@@ -132,7 +153,8 @@ pub enum RelayCall {
 /// One call of the storage manager.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum StorageCall {
-    /// `create {"name", "relay", "public"}`: the fee plus the first deposit as value.
+    /// `create {"name", "relay", "public", "max_size_bytes"}`: the fee plus the first deposit
+    /// as value.
     Create {
         /// 1–64 bytes of `a`–`z`, `0`–`9`, `.`, `_`, `-`.
         name: String,
@@ -140,6 +162,16 @@ pub enum StorageCall {
         relay: Address,
         /// Whether anyone may read it through the relay.
         public: bool,
+        /// Most bytes its rent is charged on (at most [`MAX_VOLUME_SIZE_BYTES`]).
+        max_size_bytes: u64,
+    },
+    /// `resize {"volume", "max_size_bytes"}`: the owner sets the most bytes the rent is charged
+    /// on (lower at once, higher from the next rent window).
+    Resize {
+        /// The volume.
+        volume: H256,
+        /// The new cap (at most [`MAX_VOLUME_SIZE_BYTES`]).
+        max_size_bytes: u64,
     },
     /// `deposit {"volume"}`: adds the value to the volume's deposit (anyone may pay).
     Deposit {
@@ -167,6 +199,12 @@ pub enum StorageCall {
     },
     /// `reap {"volume"}`: anyone removes a purged volume; the owner gets the deposit left.
     Reap {
+        /// The volume.
+        volume: H256,
+    },
+    /// `drop {"volume"}`: the volume's relay stops holding it: no more rent, purged
+    /// `volume_grace_blocks` later.
+    Drop {
         /// The volume.
         volume: H256,
     },
@@ -266,6 +304,19 @@ impl RelayCall {
     }
 }
 
+/// Why a volume's `max_size_bytes` breaks the rules (E1955).
+pub fn check_max_size(max_size_bytes: u64) -> Result<(), String> {
+    if max_size_bytes > MAX_VOLUME_SIZE_BYTES {
+        return Err(format!("a volume's max_size_bytes is at most {MAX_VOLUME_SIZE_BYTES}"));
+    }
+    Ok(())
+}
+
+/// The first height of the rent window after the one `height` is in.
+pub fn next_window(height: u64) -> u64 {
+    (height / RENT_WINDOW_BLOCKS).saturating_add(1).saturating_mul(RENT_WINDOW_BLOCKS)
+}
+
 /// Why a volume name breaks the rules (E1955).
 pub fn check_volume_name(name: &str) -> Result<(), String> {
     let valid = !name.is_empty()
@@ -285,29 +336,34 @@ pub fn volume_id(owner: &Address, name: &str) -> H256 {
 
 impl StorageCall {
     /// Every handler of the storage manager.
-    pub const HANDLERS: [&'static str; 7] = ["create", "deposit", "delete", "undelete", "commit", "reap", "revoke"];
+    pub const HANDLERS: [&'static str; 9] =
+        ["create", "resize", "deposit", "delete", "undelete", "commit", "reap", "drop", "revoke"];
 
     /// The handler name.
     pub fn handler(&self) -> &'static str {
         match self {
             StorageCall::Create { .. } => "create",
+            StorageCall::Resize { .. } => "resize",
             StorageCall::Deposit { .. } => "deposit",
             StorageCall::Delete { .. } => "delete",
             StorageCall::Undelete { .. } => "undelete",
             StorageCall::Commit { .. } => "commit",
             StorageCall::Reap { .. } => "reap",
+            StorageCall::Drop { .. } => "drop",
             StorageCall::Revoke { .. } => "revoke",
         }
     }
 
-    /// The volume the call is about (`None` for `revoke`).
+    /// The volume the call is about (`None` for `create` and `revoke`).
     pub fn volume(&self) -> Option<H256> {
         match self {
-            StorageCall::Deposit { volume }
+            StorageCall::Resize { volume, .. }
+            | StorageCall::Deposit { volume }
             | StorageCall::Delete { volume }
             | StorageCall::Undelete { volume }
             | StorageCall::Commit { volume, .. }
-            | StorageCall::Reap { volume } => Some(*volume),
+            | StorageCall::Reap { volume }
+            | StorageCall::Drop { volume } => Some(*volume),
             StorageCall::Create { .. } | StorageCall::Revoke { .. } => None,
         }
     }
@@ -330,13 +386,19 @@ impl StorageCall {
     pub fn encode_args(&self) -> Vec<u8> {
         let args = ArgsBuilder::new();
         match self {
-            StorageCall::Create { name, relay, public } => {
-                args.text("name", name).address("relay", relay).bool("public", *public)
+            StorageCall::Create { name, relay, public, max_size_bytes } => args
+                .text("name", name)
+                .address("relay", relay)
+                .bool("public", *public)
+                .uint("max_size_bytes", *max_size_bytes),
+            StorageCall::Resize { volume, max_size_bytes } => {
+                args.id("volume", volume).uint("max_size_bytes", *max_size_bytes)
             }
             StorageCall::Deposit { volume }
             | StorageCall::Delete { volume }
             | StorageCall::Undelete { volume }
-            | StorageCall::Reap { volume } => args.id("volume", volume),
+            | StorageCall::Reap { volume }
+            | StorageCall::Drop { volume } => args.id("volume", volume),
             StorageCall::Commit { volume, root, size_bytes } => {
                 args.id("volume", volume).id("root", root).uint("size_bytes", *size_bytes)
             }
@@ -356,21 +418,27 @@ impl StorageCall {
         let volume = || args.id("volume");
         Ok(match handler {
             "create" => {
-                args.only(&["name", "relay", "public"])?;
+                args.only(&["name", "relay", "public", "max_size_bytes"])?;
                 StorageCall::Create {
                     name: args.text("name")?.to_owned(),
                     relay: args.address("relay")?,
                     public: args.bool("public")?,
+                    max_size_bytes: args.uint("max_size_bytes")?,
                 }
             }
-            "deposit" | "delete" | "undelete" | "reap" => {
+            "resize" => {
+                args.only(&["volume", "max_size_bytes"])?;
+                StorageCall::Resize { volume: volume()?, max_size_bytes: args.uint("max_size_bytes")? }
+            }
+            "deposit" | "delete" | "undelete" | "reap" | "drop" => {
                 args.only(&["volume"])?;
                 let volume = volume()?;
                 match handler {
                     "deposit" => StorageCall::Deposit { volume },
                     "delete" => StorageCall::Delete { volume },
                     "undelete" => StorageCall::Undelete { volume },
-                    _ => StorageCall::Reap { volume },
+                    "reap" => StorageCall::Reap { volume },
+                    _ => StorageCall::Drop { volume },
                 }
             }
             "commit" => {
@@ -423,10 +491,21 @@ impl VolumeStatus {
     }
 }
 
+/// Billed bytes that grew and are charged from a later height (the first block of the next rent
+/// window).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Growth {
+    /// The billed bytes from `from_height` on.
+    pub size_bytes: u64,
+    /// The first block charged at them.
+    pub from_height: u64,
+}
+
 /// A volume's rent account: what its status and settlement follow from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Rent {
-    /// Bytes committed by the relay.
+    /// Bytes the rent is charged on from `settled_height` (the committed size within the owner's
+    /// cap, once in force).
     pub size_bytes: u64,
     /// Base units per byte per block, fixed at creation.
     pub price_per_byte_block: u128,
@@ -434,23 +513,34 @@ pub struct Rent {
     pub deposit: u128,
     /// Every block before this one is paid.
     pub settled_height: u64,
-    /// Height of the owner's deletion, if any.
+    /// Height of the owner's deletion (or the relay's drop), if any.
     pub deleted_height: Option<u64>,
+    /// Billed bytes that grew and are not charged yet (never below `size_bytes`).
+    pub growth: Option<Growth>,
 }
 
 impl Rent {
-    /// Base units per block (saturating: a rate past u128 is never paid).
+    /// Base units per block at the billed bytes in force (saturating: a rate past u128 is never
+    /// paid).
     pub fn per_block(&self) -> u128 {
-        u128::from(self.size_bytes).saturating_mul(self.price_per_byte_block)
+        rate(self.size_bytes, self.price_per_byte_block)
     }
 
     /// The first height the deposit does not pay for (`None` when rent is free).
     pub fn paid_until(&self) -> Option<u64> {
-        let rate = self.per_block();
-        (rate > 0).then(|| {
-            let blocks = u64::try_from(self.deposit / rate).unwrap_or(u64::MAX);
-            self.settled_height.saturating_add(blocks)
-        })
+        let now = self.per_block();
+        let blocks = |deposit: u128, rate: u128| u64::try_from(deposit / rate).unwrap_or(u64::MAX);
+        let Some(growth) = self.growth else {
+            return (now > 0).then(|| self.settled_height.saturating_add(blocks(self.deposit, now)));
+        };
+        // The blocks before the growth at today's rate, then the rest at the grown one.
+        let before = growth.from_height.saturating_sub(self.settled_height);
+        let cost_before = now.saturating_mul(u128::from(before));
+        if now > 0 && self.deposit < cost_before {
+            return Some(self.settled_height.saturating_add(blocks(self.deposit, now)));
+        }
+        let grown = rate(growth.size_bytes, self.price_per_byte_block);
+        (grown > 0).then(|| growth.from_height.saturating_add(blocks(self.deposit - cost_before, grown)))
     }
 
     /// The first height at which the volume is purged: its deletion's or its deposit's end
@@ -469,6 +559,18 @@ impl Rent {
         }
     }
 
+    /// Charges the rent on `size_bytes` from `height` (a call at that height, after settling):
+    /// fewer bytes at once, more from the first block of the next rent window ([`next_window`]).
+    /// A later change replaces a growth not charged yet.
+    pub fn bill(&mut self, size_bytes: u64, height: u64) {
+        if size_bytes <= self.size_bytes {
+            self.size_bytes = size_bytes;
+            self.growth = None;
+        } else {
+            self.growth = Some(Growth { size_bytes, from_height: next_window(height) });
+        }
+    }
+
     /// Settles the rent of the blocks before `height` as a call in that block does: like
     /// [`Rent::settle`], but a deleted volume pays nothing past its purge height.
     pub fn settle_before(&mut self, height: u64, grace_blocks: u64) -> u128 {
@@ -477,9 +579,24 @@ impl Rent {
     }
 
     /// Settles the rent of the blocks before `height`: takes what whole blocks the deposit
-    /// pays for and answers the amount taken. Unpaid blocks stay owed, so a later deposit pays
+    /// pays for and answers the amount taken; a growth due by then is charged from its height
+    /// once the blocks before it are paid. Unpaid blocks stay owed, so a later deposit pays
     /// them first.
     pub fn settle(&mut self, height: u64) -> u128 {
+        let mut paid = 0;
+        if let Some(growth) = self.growth.filter(|growth| growth.from_height <= height) {
+            paid = self.settle_flat(growth.from_height);
+            if self.settled_height < growth.from_height {
+                return paid;
+            }
+            self.size_bytes = growth.size_bytes;
+            self.growth = None;
+        }
+        paid + self.settle_flat(height)
+    }
+
+    /// [`Rent::settle`] at the billed bytes in force.
+    fn settle_flat(&mut self, height: u64) -> u128 {
         let rate = self.per_block();
         let due_blocks = height.saturating_sub(self.settled_height);
         if rate == 0 {
@@ -493,6 +610,11 @@ impl Rent {
         self.settled_height += blocks;
         paid
     }
+}
+
+/// Base units per block for `size_bytes` at `price_per_byte_block` (saturating).
+fn rate(size_bytes: u64, price_per_byte_block: u128) -> u128 {
+    u128::from(size_bytes).saturating_mul(price_per_byte_block)
 }
 
 #[cfg(test)]
@@ -514,12 +636,14 @@ mod tests {
     fn calls_round_trip_through_their_messages() {
         let volume = H256([3; 32]);
         let calls = [
-            StorageCall::Create { name: "photos".into(), relay: Address([1; 20]), public: false },
+            StorageCall::Create { name: "photos".into(), relay: Address([1; 20]), public: false, max_size_bytes: 9 },
+            StorageCall::Resize { volume, max_size_bytes: 10 },
             StorageCall::Deposit { volume },
             StorageCall::Delete { volume },
             StorageCall::Undelete { volume },
             StorageCall::Commit { volume, root: H256([4; 32]), size_bytes: 10 },
             StorageCall::Reap { volume },
+            StorageCall::Drop { volume },
             StorageCall::Revoke { session_key: [2; 33] },
         ];
         for call in calls {
@@ -558,8 +682,14 @@ mod tests {
     #[test]
     fn rent_is_paid_by_whole_blocks_and_arrears_come_first() {
         // 10 bytes at 3 per byte-block: 30 per block; 100 deposited pays 3 blocks.
-        let mut rent =
-            Rent { size_bytes: 10, price_per_byte_block: 3, deposit: 100, settled_height: 5, deleted_height: None };
+        let mut rent = Rent {
+            size_bytes: 10,
+            price_per_byte_block: 3,
+            deposit: 100,
+            settled_height: 5,
+            deleted_height: None,
+            growth: None,
+        };
         assert_eq!(rent.paid_until(), Some(8));
         assert_eq!(rent.status_at(7, 4), VolumeStatus::Active);
         assert_eq!(rent.status_at(8, 4), VolumeStatus::Grace);
@@ -578,8 +708,14 @@ mod tests {
 
     #[test]
     fn free_and_deleted_volumes() {
-        let mut rent =
-            Rent { size_bytes: 0, price_per_byte_block: 3, deposit: 0, settled_height: 1, deleted_height: None };
+        let mut rent = Rent {
+            size_bytes: 0,
+            price_per_byte_block: 3,
+            deposit: 0,
+            settled_height: 1,
+            deleted_height: None,
+            growth: None,
+        };
         assert_eq!((rent.paid_until(), rent.status_at(1_000_000, 10)), (None, VolumeStatus::Active));
         assert_eq!(rent.settle(50), 0);
         assert_eq!(rent.settled_height, 50);
@@ -589,5 +725,46 @@ mod tests {
         // A rate past u128 saturates and is never affordable.
         let huge = Rent { size_bytes: u64::MAX, price_per_byte_block: u128::MAX, deposit: u128::MAX, ..rent };
         assert_eq!(huge.per_block(), u128::MAX);
+    }
+
+    #[test]
+    fn growth_is_charged_from_the_next_window_and_a_shrink_at_once() {
+        assert_eq!((next_window(0), next_window(99), next_window(100), next_window(250)), (100, 100, 200, 300));
+        // 10 bytes at 3: 30 a block, settled at 150 with 10,000 deposited.
+        let mut rent = Rent {
+            size_bytes: 10,
+            price_per_byte_block: 3,
+            deposit: 10_000,
+            settled_height: 150,
+            deleted_height: None,
+            growth: None,
+        };
+        // Grown to 100 bytes at 150: still 30 a block until 200, then 300.
+        rent.bill(100, 150);
+        assert_eq!(rent.growth, Some(Growth { size_bytes: 100, from_height: 200 }));
+        assert_eq!(rent.per_block(), 30);
+        // 50 blocks at 30 (1,500), then 8,500 / 300 = 28 blocks: paid until 228.
+        assert_eq!(rent.paid_until(), Some(228));
+        let mut early = rent;
+        assert_eq!(early.settle(190), 40 * 30, "nothing at the grown size before its window");
+        assert_eq!((early.size_bytes, early.growth.is_some()), (10, true));
+        assert_eq!(rent.settle(210), 50 * 30 + 10 * 300);
+        assert_eq!((rent.size_bytes, rent.growth, rent.settled_height), (100, None, 210));
+        // A shrink is charged at once and cancels a growth not charged yet.
+        rent.bill(500, 210);
+        rent.bill(40, 211);
+        assert_eq!((rent.size_bytes, rent.growth), (40, None));
+        // A deposit that runs out before the growth's window: paid until then, the growth never
+        // charged, and a later settlement stops there too.
+        let mut short = Rent { size_bytes: 1, deposit: 24, settled_height: 190, growth: None, ..rent };
+        short.bill(1_000, 190);
+        assert_eq!(short.paid_until(), Some(198), "24 pays 8 of the 10 blocks before the window, at 3");
+        assert_eq!(short.settle(260), 24);
+        assert_eq!((short.settled_height, short.size_bytes, short.growth.is_some()), (198, 1, true));
+        // From nothing: a free volume that grows is charged from the window on.
+        let mut free = Rent { size_bytes: 0, deposit: 3_000, settled_height: 5, growth: None, ..rent };
+        free.bill(10, 5);
+        assert_eq!(free.paid_until(), Some(200));
+        assert_eq!(free.settle(150), 1_500);
     }
 }

@@ -116,7 +116,13 @@ pub(super) async fn storage(args: StorageArgs) -> anyhow::Result<()> {
     let fee = client.governance_params().await?.value("volume_creation_fee").context("no volume_creation_fee")?;
     let mut creations = Vec::new();
     for owner in &owners {
-        let call = StorageCall::Create { name: "bench".into(), relay: relay_key.address(), public: false };
+        let call = StorageCall::Create {
+            name: "bench".into(),
+            relay: relay_key.address(),
+            public: false,
+            // Each volume may fill the relay: the bench measures the relay, not the owners' caps.
+            max_size_bytes: capacity as u64,
+        };
         let builder = TxBuilder::storage(&call, fee + VOLUME_DEPOSIT);
         let wallet = drover_client::Wallet::new(owner.clone());
         creations.push(builder.sign(&builder.fetch_context(&client, owner.address()).await?, &wallet)?);
@@ -128,7 +134,10 @@ pub(super) async fn storage(args: StorageArgs) -> anyhow::Result<()> {
     let relay_url = format!("http://{listen}");
     let clients: Vec<(RelayClient, H256)> = owners
         .iter()
-        .map(|owner| Ok((RelayClient::new(&relay_url, chain_id, owner.clone())?, volume_id(&owner.address(), "bench"))))
+        .map(|owner| {
+            let relay = RelayClient::new(&relay_url, &relay_key.address(), chain_id, owner.clone())?;
+            Ok((relay, volume_id(&owner.address(), "bench")))
+        })
         .collect::<anyhow::Result<_>>()?;
     let objects: Vec<Vec<u8>> = (0..args.objects).map(|_| (0..args.size).map(|_| rand::random()).collect()).collect();
     let target = |i: u64| (&clients[i as usize % clients.len()], format!("bench/{i:08}"));

@@ -2,12 +2,12 @@
 //! delivery, job deadline, job retry, due entry of a job that moved on, and the walk over
 //! heights without work), a state built to make it as expensive as it can be, one block's
 //! deferred work run over it through a [`Counting`] reader, and the work it did — state lookups
-//! and bytes read — checked against what the entries paid: at least [`CYCLES_PER_LOOKUP`]
-//! cycles per lookup and one cycle per byte read. The module cache starts empty (a fresh
+//! and bytes read — checked against what the entries paid: at least the cost audit's
+//! [`AUDIT_CYCLES_PER_LOOKUP`] cycles per lookup and one cycle per byte read. The module cache starts empty (a fresh
 //! [`Vm`]), so every module is read and compiled as on a validator that never ran it.
 
 use super::{SystemRun, SystemRunKind, TIMER_SLOTS_EXAMINED_PER_FIRE};
-use crate::testing::{Chain, Counting, RICH, inline};
+use crate::testing::{AUDIT_CYCLES_PER_LOOKUP, Chain, Counting, RICH, inline};
 use crate::{BlockOutcome, FeeParams, execute_block};
 use drover_state::{encode_count, job::DueEntry, keys};
 use drover_types::{
@@ -18,12 +18,8 @@ use drover_types::{
 };
 use drover_vm::{
     Vm,
-    meter::{CYCLES_BALANCE, CYCLES_SEND, CYCLES_TIMER_CANCEL, CYCLES_TIMER_SCHEDULE},
+    meter::{CYCLES_SEND, CYCLES_TIMER_CANCEL, CYCLES_TIMER_SCHEDULE},
 };
-
-/// Least cycles each state lookup must have been paid: the price of `balance`, the cheapest
-/// host call that makes one, which `docs/performance.md` measured to cover it.
-const CYCLES_PER_LOOKUP: u64 = CYCLES_BALANCE;
 
 /// Runs the chain's next block without transactions through a [`Counting`] reader and a VM
 /// with an empty cache; answers the outcome, the lookups and the bytes read.
@@ -37,7 +33,7 @@ fn audited_block(chain: &Chain) -> (BlockOutcome, u64, u64) {
 /// Checks that `lookups` and `bytes` were paid by `paid` cycles.
 fn assert_paid(what: &str, (lookups, bytes): (u64, u64), paid: u64) {
     assert!(
-        lookups * CYCLES_PER_LOOKUP <= paid && bytes <= paid,
+        lookups * AUDIT_CYCLES_PER_LOOKUP <= paid && bytes <= paid,
         "{what}: {lookups} lookups and {bytes} bytes read for {paid} cycles paid"
     );
 }

@@ -942,7 +942,7 @@ pub(crate) mod volumes {
     use super::*;
     use drover_types::{
         H256,
-        storage::{MAX_VOLUME_NAME_BYTES, STORAGE_MANAGER_ADDRESS, StorageCall, volume_id},
+        storage::{MAX_VOLUME_NAME_BYTES, MAX_VOLUME_SIZE_BYTES, STORAGE_MANAGER_ADDRESS, StorageCall, volume_id},
     };
 
     fn name() -> String {
@@ -958,7 +958,7 @@ pub(crate) mod volumes {
     }
 
     fn create_call() -> StorageCall {
-        StorageCall::Create { name: name(), relay: BOB, public: true }
+        StorageCall::Create { name: name(), relay: BOB, public: true, max_size_bytes: MAX_VOLUME_SIZE_BYTES }
     }
 
     fn volume() -> H256 {
@@ -1011,10 +1011,28 @@ pub(crate) mod volumes {
         d.measure_calls("commit", &[tx], Least::default());
     }
 
+    pub(crate) fn resize<D: Driver>() {
+        // Rent settled over a stretch of blocks first, as every call on a volume does.
+        let mut d = created::<D>(1_000_000);
+        let later = d.height() + 20;
+        d.advance_to(later);
+        let tx = call(&mut d, ALICE, StorageCall::Resize { volume: volume(), max_size_bytes: 1 }, 0);
+        d.measure_calls("resize", &[tx], Least::default());
+    }
+
+    pub(crate) fn drop<D: Driver>() {
+        let mut d = created::<D>(1_000_000);
+        let later = d.height() + 20;
+        d.advance_to(later);
+        let tx = call(&mut d, BOB, StorageCall::Drop { volume: volume() }, 0);
+        d.measure_calls("drop", &[tx], Least::default());
+    }
+
     pub(crate) fn reap<D: Driver>() {
-        // A deposit that runs out at once: purged after the grace.
+        // A deposit that runs out as soon as rent is charged (from the next rent window): purged
+        // after the grace.
         let mut d = created::<D>(10);
-        let purged = d.height() + params().volume_grace_blocks + 2;
+        let purged = d.height() + drover_types::storage::RENT_WINDOW_BLOCKS + params().volume_grace_blocks + 2;
         d.advance_to(purged);
         let tx = call(&mut d, BOB, StorageCall::Reap { volume: volume() }, 0);
         d.measure_calls("reap", &[tx], Least::default());
@@ -1095,6 +1113,8 @@ macro_rules! case_list {
                 delete: ["delete"],
                 undelete: ["undelete"],
                 commit: ["commit"],
+                resize: ["resize"],
+                drop: ["drop"],
                 reap: ["reap"],
                 revoke: ["revoke"],
             ],

@@ -1,16 +1,21 @@
-//! Assigning runners to a job: stake-weighted draws from the job type's index.
+//! Assigning runners to a job: stake-weighted draws among the runners that can take it.
 //!
-//! Draw `k` picks the runner whose weight interval holds `u128(keccak256(parent ‖ job ‖ k)[..16])
-//! mod total` in the job type's Fenwick tree (`runners::index`), so a runner's chance is its
-//! share of the type's stake and every validator draws the same runners: the parent digest
-//! is fixed before the block and unknown before the parent is final, so a submitter cannot pick
-//! its runners by choosing when to send. A drawn runner is kept when it is healthy, has at least
-//! `min_selection_reputation` (a chain parameter), asks at most `max_price` and has a free job slot; one that is
-//! unhealthy or below the reputation floor is taken out of the index (it comes back with its
-//! next heartbeat), so dead weight cannot keep failing draws. A drawn runner's weight is set
-//! aside until the attempt ends, so the draws are without replacement. At most `4 × runners`
-//! draws and `runners` removals per attempt, each charged on the meter; a job that does not get
-//! all its runners in one attempt gets none and stays pending.
+//! The job type's index (`runners::index`) holds the runners offering the type that may take
+//! jobs, ordered by price: the runners asking at most the job's `max_price` are found once per
+//! attempt (one path of at most 32 nodes), and every draw is among them. Draw `k` picks the
+//! runner whose weight interval holds `u128(keccak256(parent ‖ job ‖ k)[..16]) mod total`, the
+//! runners drawn earlier in the attempt taken out (draws without replacement, subtracted in
+//! memory), so a runner's chance is its share of the eligible stake and every validator draws
+//! the same runners: the parent digest is fixed before the block and unknown before the parent
+//! is final, so a submitter cannot pick its runners by choosing when to send. Expensive runners
+//! are never drawn, however much stake they hold.
+//!
+//! What the index cannot know ahead is checked on the runner drawn: healthy, at least
+//! `min_selection_reputation` (a chain parameter) and a free job slot. One that fails is taken
+//! out of this job type's index (its next heartbeat puts it back once it is healthy and has a
+//! free slot), so dead or busy weight cannot keep absorbing draws. At most `4 × runners` draws
+//! and `runners` removals per attempt, each charged on the meter; a job that does not get all
+//! its runners in one attempt gets none and stays pending.
 
 use super::{EVENT_ASSIGNED, emit, write};
 use crate::native::{Meter, NativeHost};
@@ -18,13 +23,13 @@ use crate::runners::index;
 use drover_state::{
     MARKER,
     job::{Assignment, JobRecord, assigned_key},
-    runner::{RunnerRecord, runner_key},
+    runner::{IndexKey, RunnerRecord, runner_key},
 };
 use drover_types::{
     Address, H256,
     job::{DRAWS_PER_RUNNER, JobStatus},
     keccak256,
-    runner::{DRAW_CYCLES, Health, RUNNER_REGISTRY_ADDRESS},
+    runner::{DRAW_CYCLES, ELIGIBLE_CYCLES, Health, RUNNER_REGISTRY_ADDRESS},
 };
 use drover_vm::HostError;
 
@@ -46,8 +51,8 @@ pub(crate) fn draw_point(parent: &H256, job: &H256, draw: u64, total: u128) -> u
 }
 
 /// Tries to assign `record`'s runners; on success records them (status `assigned`, each
-/// runner's active jobs and assignment marker) and answers `true`. Unhealthy runners met on the
-/// way are pruned either way.
+/// runner's active jobs and assignment marker) and answers `true`. Runners that cannot take
+/// jobs now, met on the way, are pruned either way.
 pub(crate) fn assign<H: NativeHost>(
     host: &mut H,
     meter: &mut Meter,
@@ -57,45 +62,42 @@ pub(crate) fn assign<H: NativeHost>(
     let env = *host.env();
     let wanted = usize::try_from(record.runners).unwrap_or(usize::MAX);
     let job_type = record.job_type.clone();
+    let (gap, floor) = (host.params().heartbeat_gap_blocks, host.params().min_selection_reputation);
     let mut chosen: Vec<Address> = Vec::with_capacity(wanted);
-    // Every drawn runner's weight is set aside for the rest of the attempt (so the draws are
-    // without replacement, and none is wasted on a runner already seen), then put back.
-    let mut set_aside: Vec<(u32, u128)> = Vec::new();
-    let mut unhealthy: Vec<Address> = Vec::new();
+    let mut eligible: Option<index::Eligible> = None;
+    // The leaves and weights of the runners drawn so far: out of the later draws.
+    let mut drawn: Vec<(IndexKey, u128)> = Vec::new();
+    let mut unable: Vec<Address> = Vec::new();
     for draw in 0..record.runners.saturating_mul(DRAWS_PER_RUNNER) {
         if chosen.len() == wanted {
             break;
         }
-        let total = index::total(host, &job_type)?;
-        if total == 0 {
+        let eligible = match &mut eligible {
+            Some(eligible) => eligible,
+            None => {
+                meter.charge(ELIGIBLE_CYCLES, 0, "finding the runners a job can afford")?;
+                eligible.insert(index::eligible(host, &job_type, record.max_price)?)
+            }
+        };
+        let left = eligible.total.saturating_sub(drawn.iter().map(|(_, weight)| weight).sum());
+        if left == 0 {
             break;
         }
         meter.charge(DRAW_CYCLES, 0, "a runner draw")?;
-        let runner = index::find(host, &job_type, draw_point(&env.parent, job, draw, total))?;
+        let (leaf, runner) = index::draw(host, &job_type, eligible, &drawn, draw_point(&env.parent, job, draw, left))?;
         let candidate = runner_record(host, &runner)?;
-        let slot = candidate
-            .job_types
-            .iter()
-            .position(|t| *t == job_type)
-            .and_then(|i| candidate.type_slots.get(i).copied().flatten())
-            .ok_or_else(|| HostError::internal("runner index: a drawn runner without its slot"))?;
-        let weight = index::weight(&candidate);
-        index::adjust(host, meter, &job_type, slot, weight, false)?;
-        set_aside.push((slot, weight));
-        let (gap, floor) = (host.params().heartbeat_gap_blocks, host.params().min_selection_reputation);
+        drawn.push((leaf, index::weight(&candidate)));
         let health =
             Health::at(env.height, candidate.last_heartbeat_height, candidate.paused, candidate.deregistered, gap);
-        if health != Health::Healthy || candidate.reputation < floor {
-            unhealthy.push(runner);
-        } else if candidate.price_per_job <= record.max_price && candidate.active_jobs < candidate.max_concurrent_jobs {
+        let busy = candidate.active_jobs >= candidate.max_concurrent_jobs;
+        if health != Health::Healthy || candidate.reputation < floor || busy {
+            unable.push(runner);
+        } else {
             chosen.push(runner);
         }
     }
-    for (slot, weight) in set_aside {
-        index::adjust(host, meter, &job_type, slot, weight, true)?;
-    }
     // At most one runner pruned per runner asked for: what the attempt's price covers.
-    for runner in unhealthy.into_iter().take(wanted) {
+    for runner in unable.into_iter().take(wanted) {
         let mut candidate = runner_record(host, &runner)?;
         if let Some(position) = candidate.job_types.iter().position(|t| *t == job_type) {
             index::remove(host, meter, &mut candidate, position)?;

@@ -12,7 +12,7 @@
 //! paid for it, so it burns nothing here. A retry tries a pending job's assignment again with a
 //! fresh seed (this block's parent) and, if it fails again, schedules the next retry twice as
 //! far away. The submitter pays each retry like an owner pays its timer: its meter holds the
-//! most the attempt can use (`runners × ATTEMPT_CYCLES_PER_RUNNER` cycles and the entry's
+//! most the attempt can use (`RETRY_READ_CYCLES + runners × ATTEMPT_CYCLES_PER_RUNNER` cycles and the entry's
 //! 16,384 cells), the submitter must hold that meter's whole price at this block's basefees,
 //! and the fee for what it used is burned — also when the attempt fails (a meter exhausted, a
 //! corrupt record) and its work is undone, since the block did that work. A submitter that
@@ -28,7 +28,10 @@ use drover_state::{
 };
 use drover_types::{
     H256,
-    job::{ATTEMPT_CYCLES_PER_RUNNER, DUE_ENTRY_CYCLES_LIMIT, JobStatus, RETRY_ENTRY_CELLS, SUBMIT_CYCLES},
+    job::{
+        ATTEMPT_CYCLES_PER_RUNNER, DUE_ENTRY_CYCLES_LIMIT, JobStatus, RETRY_ENTRY_CELLS, RETRY_READ_CYCLES,
+        SUBMIT_CYCLES,
+    },
 };
 use drover_vm::HostError;
 
@@ -119,7 +122,10 @@ fn process<H: NativeHost>(host: &mut H, budget: Budget, entry: DueEntry) -> ((u6
         }
         Work::Retry { record, retry, mut meter, max_fee } => {
             let submitter = record.submitter;
-            if attempt(host, &mut meter, &entry.job, record, retry).is_err() {
+            let attempted = meter
+                .charge(RETRY_READ_CYCLES, 0, "reading a retried job")
+                .and_then(|()| attempt(host, &mut meter, &entry.job, record, retry));
+            if attempted.is_err() {
                 host.restore(saved);
             }
             let (cycles, cells) = meter.used();
@@ -150,7 +156,8 @@ fn prepare<H: NativeHost>(host: &mut H, budget: Budget, entry: &DueEntry) -> Res
     if record.status != JobStatus::Pending {
         return Ok(Work::Nothing);
     }
-    let meter = Meter::new(record.runners.saturating_mul(ATTEMPT_CYCLES_PER_RUNNER).min(budget.cycles), budget.cells);
+    let attempt = record.runners.saturating_mul(ATTEMPT_CYCLES_PER_RUNNER);
+    let meter = Meter::new(RETRY_READ_CYCLES.saturating_add(attempt).min(budget.cycles), budget.cells);
     let (cycles, cells) = meter.limits();
     let basefees = host.basefees();
     let balance = host.balance_of(&record.submitter)?;

@@ -6,8 +6,8 @@ use crate::testing::{Chain, RICH, balance};
 use drover_state::{
     job::{JobRecord, ResultRecord, job_key, result_key, state_key as job_state_key},
     runner::{
-        Delegation, MAX_RUNNERS_PER_JOB_TYPE, RunnerRecord, decode_weight, delegation_key, runner_key, state_key,
-        type_count_key, type_node_key,
+        Delegation, IndexKey, IndexNode, RunnerRecord, delegation_key, index_node_key, price_count_key, runner_key,
+        state_key,
     },
 };
 use drover_types::{
@@ -306,7 +306,10 @@ fn a_retry_that_exhausts_its_meter_is_undone_but_burns_what_it_used() {
 
 #[test]
 fn a_retry_needs_a_submitter_who_holds_its_whole_meter() {
-    use drover_types::{job::ATTEMPT_CYCLES_PER_RUNNER, params::SYSTEM_RUN_CELLS_LIMIT};
+    use drover_types::{
+        job::{ATTEMPT_CYCLES_PER_RUNNER, RETRY_READ_CYCLES},
+        params::SYSTEM_RUN_CELLS_LIMIT,
+    };
     // What the first retry burns when the submitter holds `held` (at the floor basefees, 1).
     let retry_with = |held: u128| {
         // Nobody offers echo: a retry finds nobody and schedules the next.
@@ -319,7 +322,7 @@ fn a_retry_needs_a_submitter_who_holds_its_whole_meter() {
         assert_eq!(balance(&chain.state, SUBMITTER), held - retry.burned);
         retry.burned
     };
-    let meter = u128::from(ATTEMPT_CYCLES_PER_RUNNER + SYSTEM_RUN_CELLS_LIMIT);
+    let meter = u128::from(RETRY_READ_CYCLES + ATTEMPT_CYCLES_PER_RUNNER + SYSTEM_RUN_CELLS_LIMIT);
     assert_eq!(retry_with(meter - 1), 0, "a submitter short of the meter's price is not retried");
     assert!(retry_with(meter) > 0, "one who holds it is, and pays what the retry used");
 }
@@ -410,11 +413,120 @@ fn selection_follows_stake_and_skips_unhealthy_runners() {
     assert_eq!(tree_total(&chain, "echo"), 4 * MIN_RUNNER_STAKE);
 }
 
+/// Registers `runner` for echo at `price` with `max_concurrent_jobs`.
+fn register_priced(chain: &mut Chain, runner: Address, stake: u128, price: u128, max_concurrent_jobs: u64) {
+    let call = RegistryCall::Register {
+        rate_card: RateCard { price_per_job: price },
+        capabilities: Capabilities { job_types: vec!["echo".into()], max_concurrent_jobs },
+    };
+    ok(send(chain, runner, RUNNER_REGISTRY_ADDRESS, call.message().encode(), stake));
+}
+
+/// `count` funded runner addresses, distinct from the other test accounts.
+fn many_runners(count: u8) -> Vec<Address> {
+    (0..count).map(|i| Address([0x70, i, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x70])).collect()
+}
+
+#[test]
+fn a_job_is_drawn_among_the_runners_it_can_afford() {
+    // Twelve runners asking ten times the job's price hold 99.8% of the stake; one cheap runner
+    // holds the rest. Drawn by stake first and filtered after, the job would spend its draws on
+    // the expensive ones and stay pending; drawn among those it can afford, it is assigned at
+    // once, in every block.
+    let expensive = many_runners(12);
+    let mut accounts: Vec<(Address, u128)> = expensive.iter().map(|r| (*r, RICH)).collect();
+    accounts.extend([(RUNNERS[0], RICH), (SUBMITTER, RICH)]);
+    let mut chain = Chain::new(&accounts);
+    for address in &expensive {
+        register_priced(&mut chain, *address, 50 * MIN_RUNNER_STAKE, 10 * PRICE, 1_024);
+    }
+    register_priced(&mut chain, RUNNERS[0], MIN_RUNNER_STAKE, PRICE, 1_024);
+    assert_eq!(tree_total(&chain, "echo"), 601 * MIN_RUNNER_STAKE);
+    for _ in 0..10 {
+        let id = submit(&mut chain, &spec(1, VerificationMode::None, 1));
+        let record = job(&chain, &id).unwrap();
+        assert_eq!(record.status, JobStatus::Assigned);
+        assert_eq!(record.assigned[0].runner, RUNNERS[0]);
+    }
+    // A job that can afford them draws among all of them, by stake.
+    let rich = JobSpec { max_price: 10 * PRICE, ..spec(3, VerificationMode::Majority, 2) };
+    let id = submit(&mut chain, &rich);
+    let record = job(&chain, &id).unwrap();
+    assert_eq!(record.assigned.len(), 3);
+    assert!(record.assigned.iter().any(|a| expensive.contains(&a.runner)), "{:?}", record.assigned);
+    // Nobody asks less than 1: a job offering less is not assigned, whatever the stake.
+    let id = submit(&mut chain, &JobSpec { max_price: PRICE - 1, ..spec(1, VerificationMode::None, 1) });
+    assert_eq!(job(&chain, &id).unwrap().status, JobStatus::Pending);
+}
+
+#[test]
+fn busy_runners_leave_the_draws_until_their_next_heartbeat() {
+    // Six runners that take one job at a time hold most of the stake; one that takes many holds
+    // the rest. Once the six are busy, draws that meet them take them out of the index, and the
+    // jobs that follow are assigned at once to the runner that has room.
+    let busy = many_runners(6);
+    let mut accounts: Vec<(Address, u128)> = busy.iter().map(|r| (*r, RICH)).collect();
+    accounts.extend([(RUNNERS[0], RICH), (SUBMITTER, RICH)]);
+    let mut chain = Chain::new(&accounts);
+    for address in &busy {
+        register_priced(&mut chain, *address, 10 * MIN_RUNNER_STAKE, PRICE, 1);
+    }
+    register_priced(&mut chain, RUNNERS[0], MIN_RUNNER_STAKE, PRICE, 1_024);
+    let one = JobSpec { timeout_blocks: 1_000, ..spec(1, VerificationMode::None, 1) };
+    let payload = JobCall::Submit(one.clone()).message().encode();
+    for _ in 0..3 {
+        let txs: Vec<_> =
+            (0..10).map(|_| chain.tx(SUBMITTER, Some(JOB_DISPATCHER_ADDRESS), payload.clone(), escrow(&one))).collect();
+        for receipt in chain.block(&txs).receipts {
+            ok(receipt);
+        }
+    }
+    for address in &busy {
+        let record = runner(&chain, address);
+        assert_eq!((record.active_jobs, record.type_slots), (1, vec![None]), "{address}");
+    }
+    assert_eq!(tree_total(&chain, "echo"), MIN_RUNNER_STAKE, "only the runner with room is drawn");
+    for _ in 0..5 {
+        let id = submit(&mut chain, &one);
+        assert_eq!(job(&chain, &id).unwrap().assigned[0].runner, RUNNERS[0]);
+    }
+    // Its job answered, a busy runner has room again; its heartbeat puts it back.
+    let first = busy[0];
+    let its_job = (0..submissions(&chain))
+        .map(|n| job_id(&SUBMITTER, n))
+        .find(|id| job(&chain, id).unwrap().assigned.first().is_some_and(|a| a.runner == first))
+        .unwrap();
+    ok(answer(&mut chain, first, its_job, b"x"));
+    ok(send(&mut chain, first, RUNNER_REGISTRY_ADDRESS, RegistryCall::Heartbeat.message().encode(), 0));
+    assert_eq!(tree_total(&chain, "echo"), 11 * MIN_RUNNER_STAKE);
+}
+
+#[test]
+fn a_price_change_moves_a_runner_in_its_indexes() {
+    let mut chain = three_runners();
+    let reprice = RegistryCall::Update {
+        rate_card: Some(RateCard { price_per_job: 2 * PRICE }),
+        capabilities: None,
+        paused: None,
+    };
+    ok(send(&mut chain, RUNNERS[1], RUNNER_REGISTRY_ADDRESS, reprice.message().encode(), 0));
+    assert_eq!(tree_total(&chain, "echo"), 3 * MIN_RUNNER_STAKE, "moved, not lost");
+    for _ in 0..10 {
+        let id = submit(&mut chain, &spec(2, VerificationMode::None, 1));
+        assert!(job(&chain, &id).unwrap().assigned.iter().all(|a| a.runner != RUNNERS[1]), "it asks too much now");
+    }
+    let rich = JobSpec { max_price: 2 * PRICE, ..spec(3, VerificationMode::Majority, 2) };
+    let id = submit(&mut chain, &rich);
+    let record = job(&chain, &id).unwrap();
+    assert!(record.assigned.iter().any(|a| a.runner == RUNNERS[1] && a.price == 2 * PRICE));
+}
+
+/// Total weight of `job_type`'s index (its trie's root).
 fn tree_total(chain: &Chain, job_type: &str) -> u128 {
     chain
         .state
-        .get(&state_key(&type_node_key(job_type, MAX_RUNNERS_PER_JOB_TYPE)))
-        .map_or(0, |b| decode_weight(b).unwrap())
+        .get(&state_key(&index_node_key(job_type, 0, &IndexKey([0; 18]))))
+        .map_or(0, |b| IndexNode::decode(b).unwrap().children.iter().map(|(_, weight)| weight).sum())
 }
 
 #[test]
@@ -432,7 +544,8 @@ fn the_index_follows_stake_delegation_pause_and_deregistration() {
     assert_eq!(tree_total(&chain, "echo"), 2 * MIN_RUNNER_STAKE + 5);
     ok(send(&mut chain, RUNNERS[1], RUNNER_REGISTRY_ADDRESS, RegistryCall::Deregister.message().encode(), 0));
     assert_eq!(tree_total(&chain, "wasm"), MIN_RUNNER_STAKE);
-    let count = |chain: &Chain| drover_state::decode_count(&chain.state[&state_key(&type_count_key("echo"))]).unwrap();
+    let count =
+        |chain: &Chain| drover_state::decode_count(&chain.state[&state_key(&price_count_key("echo", PRICE))]).unwrap();
     assert_eq!(count(&chain), 1);
     // The one left moved to slot 0 and its record says so.
     assert_eq!(runner(&chain, &RUNNERS[2]).type_slots, vec![Some(0), Some(0)]);

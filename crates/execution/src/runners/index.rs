@@ -1,19 +1,28 @@
-//! The job-type indexes of the registry: per job type, the runners that may take its jobs, with
-//! a Fenwick tree over their weights so that a stake-weighted draw and a weight change each
-//! walk at most `log2(MAX_RUNNERS_PER_JOB_TYPE) + 1` (17) nodes, whatever the number of
-//! runners (layout in `drover_state::runner`).
+//! The job-type indexes of the registry: per job type, the runners that may take its jobs,
+//! ordered by price in a weight trie, so that a draw among the runners a job can afford and a
+//! weight change each touch at most [`INDEX_KEY_NIBBLES`] (36) nodes, whatever the number of
+//! runners and prices (layout in `drover_state::runner`).
 //!
-//! Invariant: for every job type `t` and slot `s < n(t)`, the runner named at `s` lists `t` with
-//! `type_slots[i] = Some(s)`, and the tree's leaf `s` holds its weight (`stake +
-//! delegated_stake`); leaves from `n(t)` on are zero. Everything that changes a runner's weight
-//! or its place goes through this module, and every walk is charged on the call's meter first.
+//! A runner sits at the leaf `price ‖ slot` of each of its job types' tries, its slot one of
+//! `0..n` among the runners of that type at that price (the last one moves into a freed slot).
+//! Every node holds the total weight below each of its children, so the runners asking at most
+//! `max_price` are exactly the leaves left of `max_price`'s path: [`eligible`] reads that path
+//! once (at most 32 nodes) and keeps the subtrees hanging left of it, and [`draw`] picks one of
+//! those by weight and descends it to a leaf (at most 36 nodes). Draws without replacement do
+//! not write: the weights of the runners already drawn are taken off the nodes in memory.
+//!
+//! Invariant: for every job type `t`, price `p` and slot `s < n(t, p)`, the runner named at
+//! `(t, p, s)` asks `p`, lists `t` with `type_slots[i] = Some(s)`, and the trie's leaf `p ‖ s`
+//! weighs its weight (`stake + delegated_stake`); every node's child weights are the sums of
+//! the leaves below them. Everything that changes a runner's weight, price or place goes through
+//! this module, and every walk is charged on the call's meter first.
 
 use crate::native::{Meter, NativeHost};
 use drover_state::{
     decode_address, decode_count, encode_address, encode_count,
     runner::{
-        MAX_RUNNERS_PER_JOB_TYPE, RunnerRecord, decode_weight, encode_weight, runner_key, type_count_key,
-        type_node_key, type_slot_key,
+        INDEX_KEY_NIBBLES, INDEX_PRICE_NIBBLES, IndexKey, IndexNode, MAX_RUNNERS_PER_PRICE, RunnerRecord,
+        index_node_key, price_count_key, price_slot_key, runner_key,
     },
 };
 use drover_types::{
@@ -29,20 +38,31 @@ pub(crate) fn weight(record: &RunnerRecord) -> u128 {
     record.stake.saturating_add(record.delegated_stake)
 }
 
+/// The leaf of `record` in the index of its `i`-th job type, while it is there.
+pub(crate) fn leaf(record: &RunnerRecord, i: usize) -> Option<IndexKey> {
+    record.type_slots.get(i).copied().flatten().map(|slot| IndexKey::new(record.price_per_job, slot))
+}
+
 fn corrupt(what: &str) -> HostError {
     HostError::internal(format!("runner index: {what}"))
 }
 
-fn read_node<H: NativeHost>(host: &mut H, job_type: &str, node: u32) -> Result<u128, HostError> {
-    Ok(host.read_storage(&RUNNER_REGISTRY_ADDRESS, &type_node_key(job_type, node), decode_weight)?.unwrap_or(0))
+fn read_node<H: NativeHost>(
+    host: &mut H,
+    job_type: &str,
+    depth: usize,
+    key: &IndexKey,
+) -> Result<Option<IndexNode>, HostError> {
+    host.read_storage(&RUNNER_REGISTRY_ADDRESS, &index_node_key(job_type, depth, key), IndexNode::decode)
 }
 
-/// Adds `delta` to (or, with `increase` false, takes it from) leaf `slot` of `job_type`'s tree.
-pub(crate) fn adjust<H: NativeHost>(
+/// Adds `delta` to (or, with `increase` false, takes it from) leaf `key` of `job_type`'s trie:
+/// one node per depth on its path.
+fn adjust<H: NativeHost>(
     host: &mut H,
     meter: &mut Meter,
     job_type: &str,
-    slot: u32,
+    key: &IndexKey,
     delta: u128,
     increase: bool,
 ) -> Result<(), HostError> {
@@ -50,33 +70,31 @@ pub(crate) fn adjust<H: NativeHost>(
         return Ok(());
     }
     meter.charge(INDEX_WALK_CYCLES, INDEX_WALK_CELLS, "a runner index update")?;
-    let mut node = slot.checked_add(1).filter(|n| *n <= MAX_RUNNERS_PER_JOB_TYPE).ok_or_else(|| corrupt("slot"))?;
-    loop {
-        let value = read_node(host, job_type, node)?;
-        let value = if increase { value.checked_add(delta) } else { value.checked_sub(delta) }
-            .ok_or_else(|| corrupt("weight"))?;
-        let key = type_node_key(job_type, node);
-        host.write_storage(&RUNNER_REGISTRY_ADDRESS, &key, (value > 0).then(|| encode_weight(value)));
-        node += node & node.wrapping_neg();
-        if node > MAX_RUNNERS_PER_JOB_TYPE {
-            return Ok(());
-        }
+    for depth in 0..INDEX_KEY_NIBBLES {
+        let mut node = read_node(host, job_type, depth, key)?.unwrap_or_default();
+        let nibble = key.nibble(depth);
+        let old = node.weight(nibble);
+        let new = if increase { old.checked_add(delta) } else { old.checked_sub(delta) };
+        node.set(nibble, new.ok_or_else(|| corrupt("weight"))?);
+        let value = (!node.children.is_empty()).then(|| node.encode());
+        host.write_storage(&RUNNER_REGISTRY_ADDRESS, &index_node_key(job_type, depth, key), value);
     }
+    Ok(())
 }
 
-/// Moves leaf `slot` of `job_type`'s tree from `from` to `to`.
+/// Moves leaf `key` of `job_type`'s trie from `from` to `to`.
 fn set_leaf<H: NativeHost>(
     host: &mut H,
     meter: &mut Meter,
     job_type: &str,
-    slot: u32,
+    key: &IndexKey,
     from: u128,
     to: u128,
 ) -> Result<(), HostError> {
     if to >= from {
-        adjust(host, meter, job_type, slot, to - from, true)
+        adjust(host, meter, job_type, key, to - from, true)
     } else {
-        adjust(host, meter, job_type, slot, from - to, false)
+        adjust(host, meter, job_type, key, from - to, false)
     }
 }
 
@@ -88,15 +106,16 @@ pub(crate) fn reweigh<H: NativeHost>(
     old: u128,
 ) -> Result<(), HostError> {
     let new = weight(record);
-    for (job_type, slot) in record.job_types.iter().zip(&record.type_slots) {
-        if let Some(slot) = slot {
-            set_leaf(host, meter, job_type, *slot, old, new)?;
+    for (i, job_type) in record.job_types.iter().enumerate() {
+        if let Some(key) = leaf(record, i) {
+            set_leaf(host, meter, job_type, &key, old, new)?;
         }
     }
     Ok(())
 }
 
-/// Puts `runner` (its record `record`) in the index of its `i`-th job type, unless it is there.
+/// Puts `runner` (its record `record`) in the index of its `i`-th job type at its price, unless
+/// it is there.
 pub(crate) fn insert<H: NativeHost>(
     host: &mut H,
     meter: &mut Meter,
@@ -108,24 +127,26 @@ pub(crate) fn insert<H: NativeHost>(
         return Ok(());
     }
     let job_type = record.job_types.get(i).ok_or_else(|| corrupt("job type"))?.clone();
-    let count_key = type_count_key(&job_type);
+    let price = record.price_per_job;
+    let count_key = price_count_key(&job_type, price);
     let count = host.read_storage(&RUNNER_REGISTRY_ADDRESS, &count_key, decode_count)?.unwrap_or(0);
-    let slot = u32::try_from(count).ok().filter(|slot| *slot < MAX_RUNNERS_PER_JOB_TYPE).ok_or_else(|| {
+    let slot = u32::try_from(count).ok().filter(|slot| *slot < MAX_RUNNERS_PER_PRICE).ok_or_else(|| {
         HostError::new(
             ExecCode::JobTypeFull,
-            format!("job type {job_type:?} already has {MAX_RUNNERS_PER_JOB_TYPE} runners"),
+            format!("job type {job_type:?} already has {MAX_RUNNERS_PER_PRICE} runners at a price of {price}"),
         )
     })?;
-    adjust(host, meter, &job_type, slot, weight(record), true)?;
-    host.write_storage(&RUNNER_REGISTRY_ADDRESS, &type_slot_key(&job_type, slot), Some(encode_address(runner)));
+    adjust(host, meter, &job_type, &IndexKey::new(price, slot), weight(record), true)?;
+    host.write_storage(&RUNNER_REGISTRY_ADDRESS, &price_slot_key(&job_type, price, slot), Some(encode_address(runner)));
     host.write_storage(&RUNNER_REGISTRY_ADDRESS, &count_key, Some(encode_count(count + 1)));
     record.type_slots.resize(record.job_types.len(), None);
     record.type_slots[i] = Some(slot);
     Ok(())
 }
 
-/// Takes `record` out of the index of its `i`-th job type, if it is there: the last runner of
-/// the index moves into its slot (its record is rewritten).
+/// Takes `record` out of the index of its `i`-th job type, if it is there: the last runner at
+/// its price moves into its slot (that runner's record is rewritten). Call it before the
+/// record's price changes: the leaf is found by the price it was put in at.
 pub(crate) fn remove<H: NativeHost>(
     host: &mut H,
     meter: &mut Meter,
@@ -136,54 +157,127 @@ pub(crate) fn remove<H: NativeHost>(
         return Ok(());
     };
     let job_type = record.job_types.get(i).ok_or_else(|| corrupt("job type"))?.clone();
-    let count_key = type_count_key(&job_type);
+    let price = record.price_per_job;
+    let count_key = price_count_key(&job_type, price);
     let count = host.read_storage(&RUNNER_REGISTRY_ADDRESS, &count_key, decode_count)?.unwrap_or(0);
     let last = u32::try_from(count).ok().and_then(|c| c.checked_sub(1)).filter(|l| slot <= *l);
     let last = last.ok_or_else(|| corrupt("a slot past the count"))?;
     let own = weight(record);
     if slot == last {
-        adjust(host, meter, &job_type, slot, own, false)?;
+        adjust(host, meter, &job_type, &IndexKey::new(price, slot), own, false)?;
     } else {
         let moved = host
-            .read_storage(&RUNNER_REGISTRY_ADDRESS, &type_slot_key(&job_type, last), decode_address)?
+            .read_storage(&RUNNER_REGISTRY_ADDRESS, &price_slot_key(&job_type, price, last), decode_address)?
             .ok_or_else(|| corrupt("an empty slot"))?;
         let mut moved_record = host
             .read_storage(&RUNNER_REGISTRY_ADDRESS, &runner_key(&moved), RunnerRecord::decode)?
             .ok_or_else(|| corrupt("an indexed runner without a record"))?;
         let moved_weight = weight(&moved_record);
-        set_leaf(host, meter, &job_type, slot, own, moved_weight)?;
-        adjust(host, meter, &job_type, last, moved_weight, false)?;
+        set_leaf(host, meter, &job_type, &IndexKey::new(price, slot), own, moved_weight)?;
+        adjust(host, meter, &job_type, &IndexKey::new(price, last), moved_weight, false)?;
         let position = moved_record.job_types.iter().position(|t| *t == job_type).ok_or_else(|| corrupt("job type"))?;
         moved_record.type_slots[position] = Some(slot);
         host.write_storage(&RUNNER_REGISTRY_ADDRESS, &runner_key(&moved), Some(moved_record.encode()));
-        host.write_storage(&RUNNER_REGISTRY_ADDRESS, &type_slot_key(&job_type, slot), Some(encode_address(&moved)));
+        host.write_storage(
+            &RUNNER_REGISTRY_ADDRESS,
+            &price_slot_key(&job_type, price, slot),
+            Some(encode_address(&moved)),
+        );
     }
-    host.write_storage(&RUNNER_REGISTRY_ADDRESS, &type_slot_key(&job_type, last), None);
+    host.write_storage(&RUNNER_REGISTRY_ADDRESS, &price_slot_key(&job_type, price, last), None);
     host.write_storage(&RUNNER_REGISTRY_ADDRESS, &count_key, (last > 0).then(|| encode_count(u64::from(last))));
     Ok(())
 }
 
-/// Total weight of `job_type`'s index (the root of its tree).
-pub(crate) fn total<H: NativeHost>(host: &mut H, job_type: &str) -> Result<u128, HostError> {
-    read_node(host, job_type, MAX_RUNNERS_PER_JOB_TYPE)
+/// A subtree of an index: the node at `depth` above `key` (whose nibbles from `depth` on are
+/// zero), weighing `weight`.
+#[derive(Clone, Copy, Debug)]
+struct Subtree {
+    depth: usize,
+    key: IndexKey,
+    weight: u128,
 }
 
-/// The runner whose weight interval holds `target` (`0 <= target < total`): the slot `s` with
-/// `sum(leaves < s) <= target < sum(leaves <= s)`, found by one descent of the tree.
-pub(crate) fn find<H: NativeHost>(host: &mut H, job_type: &str, target: u128) -> Result<Address, HostError> {
-    let (mut position, mut left) = (0u32, target);
-    let mut step = MAX_RUNNERS_PER_JOB_TYPE;
-    while step > 0 {
-        let next = position + step;
-        if next <= MAX_RUNNERS_PER_JOB_TYPE {
-            let value = read_node(host, job_type, next)?;
-            if value <= left {
-                position = next;
-                left -= value;
+/// The runners of a job type asking at most a price: the subtrees left of that price's path, in
+/// key order, and their total weight.
+#[derive(Debug, Default)]
+pub(crate) struct Eligible {
+    subtrees: Vec<Subtree>,
+    /// The weight of the runners asking at most the price.
+    pub(crate) total: u128,
+}
+
+/// The runners of `job_type` asking at most `max_price`: one read per node on `max_price`'s
+/// path (at most [`INDEX_PRICE_NIBBLES`]).
+pub(crate) fn eligible<H: NativeHost>(host: &mut H, job_type: &str, max_price: u128) -> Result<Eligible, HostError> {
+    let path = IndexKey::new(max_price, 0);
+    let mut eligible = Eligible::default();
+    for depth in 0..INDEX_PRICE_NIBBLES {
+        let Some(node) = read_node(host, job_type, depth, &path)? else {
+            break;
+        };
+        let on_path = path.nibble(depth);
+        for (nibble, weight) in node.children.iter().copied().filter(|(nibble, _)| *nibble <= on_path) {
+            // Below the path's own nibble everything is cheaper; the path's child is followed
+            // down, except past the price's last nibble, where it holds exactly the runners at
+            // `max_price`.
+            if nibble < on_path || depth + 1 == INDEX_PRICE_NIBBLES {
+                let key = path.prefix(depth).with_nibble(depth, nibble);
+                eligible.subtrees.push(Subtree { depth: depth + 1, key, weight });
+                eligible.total = eligible.total.checked_add(weight).ok_or_else(|| corrupt("total weight"))?;
             }
         }
-        step >>= 1;
+        if node.weight(on_path) == 0 {
+            break;
+        }
     }
-    host.read_storage(&RUNNER_REGISTRY_ADDRESS, &type_slot_key(job_type, position), decode_address)?
-        .ok_or_else(|| corrupt("a draw past the last slot"))
+    Ok(eligible)
+}
+
+/// Weight of the runners in `aside` below the node at `depth` above `key`.
+fn aside_below(aside: &[(IndexKey, u128)], depth: usize, key: &IndexKey) -> u128 {
+    aside.iter().filter(|(leaf, _)| leaf.prefix(depth) == *key).map(|(_, weight)| *weight).sum()
+}
+
+/// The runner of `eligible` whose weight interval holds `target`, the runners in `aside` (their
+/// leaves and weights, all among `eligible`) taken out: `0 <= target < eligible.total − their
+/// weight`. Reads one node per depth below the subtree it falls in, then the runner's address.
+pub(crate) fn draw<H: NativeHost>(
+    host: &mut H,
+    job_type: &str,
+    eligible: &Eligible,
+    aside: &[(IndexKey, u128)],
+    target: u128,
+) -> Result<(IndexKey, Address), HostError> {
+    let past = || corrupt("a draw past the eligible weight");
+    let mut left = target;
+    let mut found = None;
+    for subtree in &eligible.subtrees {
+        let weight = subtree.weight.saturating_sub(aside_below(aside, subtree.depth, &subtree.key));
+        if left < weight {
+            found = Some(*subtree);
+            break;
+        }
+        left -= weight;
+    }
+    let Subtree { mut depth, mut key, .. } = found.ok_or_else(past)?;
+    while depth < INDEX_KEY_NIBBLES {
+        let node = read_node(host, job_type, depth, &key)?.ok_or_else(|| corrupt("a missing node"))?;
+        let mut next = None;
+        for (nibble, weight) in node.children {
+            let child = key.with_nibble(depth, nibble);
+            let weight = weight.saturating_sub(aside_below(aside, depth + 1, &child));
+            if left < weight {
+                next = Some(child);
+                break;
+            }
+            left -= weight;
+        }
+        key = next.ok_or_else(past)?;
+        depth += 1;
+    }
+    let runner = host
+        .read_storage(&RUNNER_REGISTRY_ADDRESS, &price_slot_key(job_type, key.price(), key.slot()), decode_address)?
+        .ok_or_else(|| corrupt("a leaf without a runner"))?;
+    Ok((key, runner))
 }

@@ -213,7 +213,9 @@ impl<H: NativeHost> Registry<'_, H> {
             RegistryCall::Update { rate_card, capabilities, paused } => {
                 let mut record = self.registered(&sender)?;
                 let old_weight = index::weight(&record);
-                let replace = capabilities.is_some() || paused.is_some();
+                // A runner sits in its indexes at its price: a new price moves it.
+                let new_price = rate_card.as_ref().is_some_and(|card| card.price_per_job != record.price_per_job);
+                let replace = capabilities.is_some() || paused.is_some() || new_price;
                 if replace {
                     self.leave_indexes(&mut record)?;
                 }
@@ -352,10 +354,15 @@ impl<H: NativeHost> Registry<'_, H> {
     }
 
     /// Puts a registered runner that may take jobs (not paused, reputation at least
-    /// the `min_selection_reputation` chain parameter) in the index of each of its job types it
-    /// is not in yet.
+    /// the `min_selection_reputation` chain parameter, a free job slot) in the index of each of
+    /// its job types it is not in yet.
     fn join_indexes(&mut self, runner: &Address, record: &mut RunnerRecord) -> Result<(), HostError> {
-        if record.paused || record.deregistered || record.reputation < self.host.params().min_selection_reputation {
+        let busy = record.active_jobs >= record.max_concurrent_jobs;
+        if record.paused
+            || record.deregistered
+            || busy
+            || record.reputation < self.host.params().min_selection_reputation
+        {
             return Ok(());
         }
         for i in 0..record.job_types.len() {

@@ -13,7 +13,9 @@
 //!   `heartbeat_gap_blocks` old.
 //! - `deregister`: a registered relay that no volume names any more (E1953) moves its stake to
 //!   unbonding, withdrawable `unbonding_blocks` later, and gives up its slot (the last relay moves
-//!   into it).
+//!   into it). A relay is never held here by volumes it cannot be rid of: it may `drop` any of
+//!   its volumes at the storage manager, which are then purged within `volume_grace_blocks` and
+//!   reaped by anyone.
 //! - `withdraw`: pays the matured unbondings (E1953 when none has matured).
 
 use super::{emit, overflow, read, refuse, relay_record, save_relay, undecodable};
@@ -167,7 +169,11 @@ fn apply<H: NativeHost>(
             if record.volumes > 0 {
                 return Err(refuse(
                     ExecCode::RelayBusy,
-                    format!("{} volumes still name {sender}; they must be deleted and reaped first", record.volumes),
+                    format!(
+                        "{} volumes still name {sender}; drop them (or let their owners delete them) and reap them \
+                         once purged",
+                        record.volumes
+                    ),
                 ));
             }
             if record.unbonding.len() >= MAX_PENDING_UNBONDINGS {

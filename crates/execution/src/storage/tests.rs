@@ -11,7 +11,8 @@ use drover_types::{
     exec_error::ExecCode,
     governance::ChainParams,
     storage::{
-        RELAY_REGISTRY_ADDRESS, RelayCall, RelaySettings, STORAGE_MANAGER_ADDRESS, StorageCall, VolumeStatus, volume_id,
+        Growth, MAX_RELAY_CAPACITY_BYTES, MAX_VOLUME_SIZE_BYTES, RELAY_REGISTRY_ADDRESS, RENT_WINDOW_BLOCKS, RelayCall,
+        RelaySettings, STORAGE_MANAGER_ADDRESS, StorageCall, VolumeStatus, next_window, volume_id,
     },
 };
 
@@ -144,7 +145,7 @@ fn a_relay_registers_updates_deregisters_and_withdraws() {
 fn a_volume_pays_rent_for_its_committed_size_and_is_reaped_with_its_deposit_left() {
     let mut chain = registered_chain();
     let fee = params().volume_creation_fee;
-    let create = StorageCall::Create { name: "photos".into(), relay: RELAY, public: false };
+    let create = StorageCall::Create { name: "photos".into(), relay: RELAY, public: false, max_size_bytes: 100 };
     // 100 bytes at 2 per byte-block cost 200 a block; deposit 1,000 + 50 pays 5 blocks.
     ok(storage_call(&mut chain, OWNER, &create, fee + 1_050));
     let id = volume_id(&OWNER, "photos");
@@ -166,13 +167,19 @@ fn a_volume_pays_rent_for_its_committed_size_and_is_reaped_with_its_deposit_left
     ok(receipt);
     let committed_at = chain.height - 1;
     let record = volume(&chain, id).unwrap();
-    assert_eq!((record.root, record.rent.size_bytes, record.committed_height), (H256([7; 32]), 100, committed_at));
+    assert_eq!((record.root, record.size_bytes, record.committed_height), (H256([7; 32]), 100, committed_at));
     assert_eq!(record.rent_paid, 0, "an empty volume owed nothing before the commit");
+    // The growth is charged from the next rent window on.
+    let window = next_window(committed_at);
+    assert_eq!(
+        (record.rent.size_bytes, record.rent.growth),
+        (0, Some(Growth { size_bytes: 100, from_height: window }))
+    );
     assert_eq!(relay(&chain, RELAY).unwrap().used_bytes, 100);
     assert_eq!(balance(&chain.state, RELAY), relay_before - commit_fee);
 
-    // Two blocks later a deposit settles two blocks of rent (400) to the relay.
-    skip(&mut chain, 1);
+    // Two blocks into the window a deposit settles two blocks of rent (400) to the relay.
+    skip_to(&mut chain, window + 2);
     ok(storage_call(&mut chain, OTHER, &StorageCall::Deposit { volume: id }, 10));
     let record = volume(&chain, id).unwrap();
     assert_eq!((record.rent_paid, record.rent.deposit), (400, 1_050 - 400 + 10));
@@ -215,7 +222,8 @@ fn a_volume_pays_rent_for_its_committed_size_and_is_reaped_with_its_deposit_left
 fn an_owner_deletes_and_undeletes_within_the_grace() {
     let mut chain = registered_chain();
     let fee = params().volume_creation_fee;
-    ok(storage_call(&mut chain, OWNER, &StorageCall::Create { name: "v".into(), relay: RELAY, public: true }, fee + 5));
+    let create = StorageCall::Create { name: "v".into(), relay: RELAY, public: true, max_size_bytes: 10 };
+    ok(storage_call(&mut chain, OWNER, &create, fee + 5));
     let id = volume_id(&OWNER, "v");
     assert_eq!(
         code(storage_call(&mut chain, OTHER, &StorageCall::Delete { volume: id }, 0)),
@@ -256,9 +264,17 @@ fn an_owner_deletes_and_undeletes_within_the_grace() {
 fn volume_refusals_and_revocation() {
     let mut chain = registered_chain();
     let fee = params().volume_creation_fee;
-    let create = |name: &str, relay| StorageCall::Create { name: name.into(), relay, public: false };
+    let create =
+        |name: &str, relay| StorageCall::Create { name: name.into(), relay, public: false, max_size_bytes: 10 };
     assert_eq!(code(storage_call(&mut chain, OWNER, &create("Bad Name", RELAY), fee)), Some(ExecCode::VolumeRules));
     assert_eq!(code(storage_call(&mut chain, OWNER, &create("v", RELAY), fee - 1)), Some(ExecCode::VolumeRules));
+    let uncapped = StorageCall::Create {
+        name: "v".into(),
+        relay: RELAY,
+        public: false,
+        max_size_bytes: MAX_VOLUME_SIZE_BYTES + 1,
+    };
+    assert_eq!(code(storage_call(&mut chain, OWNER, &uncapped, fee)), Some(ExecCode::VolumeRules));
     assert_eq!(code(storage_call(&mut chain, OWNER, &create("v", OTHER), fee)), Some(ExecCode::RelayUnavailable));
     let unknown = StorageCall::Deposit { volume: H256([1; 32]) };
     assert_eq!(code(storage_call(&mut chain, OWNER, &unknown, 1)), Some(ExecCode::UnknownVolume));
@@ -306,7 +322,7 @@ fn call_reads(chain: &mut Chain, owner: Address, name: &str) -> Vec<usize> {
             chain,
             owner,
             STORAGE_MANAGER_ADDRESS,
-            volume_call(StorageCall::Create { name: name.into(), relay: RELAY, public: false }),
+            volume_call(StorageCall::Create { name: name.into(), relay: RELAY, public: false, max_size_bytes: 10 }),
             fee + 1_000_000,
         ),
         reads_of(
@@ -317,9 +333,17 @@ fn call_reads(chain: &mut Chain, owner: Address, name: &str) -> Vec<usize> {
             0,
         ),
         reads_of(chain, owner, STORAGE_MANAGER_ADDRESS, volume_call(StorageCall::Deposit { volume: id }), 5),
+        reads_of(
+            chain,
+            owner,
+            STORAGE_MANAGER_ADDRESS,
+            volume_call(StorageCall::Resize { volume: id, max_size_bytes: 20 }),
+            0,
+        ),
         reads_of(chain, owner, STORAGE_MANAGER_ADDRESS, volume_call(StorageCall::Delete { volume: id }), 0),
         reads_of(chain, owner, STORAGE_MANAGER_ADDRESS, volume_call(StorageCall::Undelete { volume: id }), 0),
         reads_of(chain, RELAY, RELAY_REGISTRY_ADDRESS, relay_call(RelayCall::Heartbeat), 0),
+        reads_of(chain, RELAY, STORAGE_MANAGER_ADDRESS, volume_call(StorageCall::Drop { volume: id }), 0),
     ]
 }
 
@@ -351,15 +375,219 @@ fn a_calls_work_does_not_grow_with_the_number_of_relays_and_volumes() {
     let creations: Vec<_> = others
         .iter()
         .map(|a| {
-            let call = StorageCall::Create { name: "bulk".into(), relay: RELAY, public: true };
+            let call = StorageCall::Create { name: "bulk".into(), relay: RELAY, public: true, max_size_bytes: 10 };
             chain.system_tx(*a, STORAGE_MANAGER_ADDRESS, call.message(), call.cost(), fee + 1_000)
         })
         .collect();
     chain.block(&creations);
     assert_eq!((relay_totals(&chain).relays, volume_totals(&chain).volumes), (101, 101));
     let large = call_reads(&mut chain, OWNER, "second");
-    assert_eq!(small, large, "create, commit, deposit, delete, undelete, heartbeat");
+    assert_eq!(small, large, "create, commit, deposit, resize, delete, undelete, heartbeat, drop");
     assert!(large.iter().all(|reads| *reads <= 8), "{large:?}");
     let relays: Vec<Address> = others.iter().copied().chain([RELAY]).collect();
     assert_conserved(&chain, &relays);
+}
+
+#[test]
+fn a_relay_is_paid_for_no_more_than_the_owner_agreed_to() {
+    let mut chain = registered_chain();
+    let fee = params().volume_creation_fee;
+    let deposit = 1_000_000;
+    let create = StorageCall::Create { name: "v".into(), relay: RELAY, public: false, max_size_bytes: 100 };
+    ok(storage_call(&mut chain, OWNER, &create, fee + deposit));
+    let id = volume_id(&OWNER, "v");
+    // The attack: the relay raises its capacity as far as it goes and commits the size whose
+    // rent is the whole deposit in one block, then touches the volume again to settle.
+    let huge = RelaySettings { capacity_bytes: MAX_RELAY_CAPACITY_BYTES, ..settings() };
+    ok(relay_call(&mut chain, RELAY, &RelayCall::Update(huge), 0));
+    let size_bytes = u64::try_from(deposit / PRICE).unwrap();
+    let inflate = StorageCall::Commit { volume: id, root: H256([1; 32]), size_bytes };
+    ok(storage_call(&mut chain, RELAY, &inflate, 0));
+    ok(storage_call(&mut chain, RELAY, &inflate, 0));
+    let record = volume(&chain, id).unwrap();
+    assert_eq!((record.rent_paid, record.rent.deposit), (0, deposit), "nothing before the next window");
+    assert_eq!(record.size_bytes, size_bytes, "the relay's size is recorded as committed");
+    assert_eq!(record.rent.growth.map(|g| g.size_bytes), Some(100), "but billed within the owner's cap");
+    assert_conserved(&chain, &[RELAY]);
+
+    // Ten blocks into the window the relay has been paid for 100 bytes a block, not the deposit.
+    let window = next_window(chain.height - 1);
+    skip_to(&mut chain, window + 10);
+    ok(storage_call(&mut chain, RELAY, &inflate, 0));
+    let record = volume(&chain, id).unwrap();
+    assert_eq!(record.rent_paid, 10 * 100 * PRICE);
+    assert_eq!(relay(&chain, RELAY).unwrap().earned, 10 * 100 * PRICE);
+    assert_eq!(record.rent.status_at(chain.height, params().volume_grace_blocks), VolumeStatus::Active);
+    assert_conserved(&chain, &[RELAY]);
+
+    // The owner lowers the cap: charged at once. Only the owner resizes, within the largest cap.
+    let resize = |max_size_bytes| StorageCall::Resize { volume: id, max_size_bytes };
+    assert_eq!(code(storage_call(&mut chain, RELAY, &resize(1_000_000), 0)), Some(ExecCode::UnknownVolume));
+    assert_eq!(
+        code(storage_call(&mut chain, OWNER, &resize(MAX_VOLUME_SIZE_BYTES + 1), 0)),
+        Some(ExecCode::VolumeRules)
+    );
+    ok(storage_call(&mut chain, OWNER, &resize(10), 0));
+    let lowered_at = chain.height - 1;
+    let record = volume(&chain, id).unwrap();
+    assert_eq!((record.max_size_bytes, record.rent.size_bytes, record.rent.growth), (10, 10, None));
+    let paid_before = record.rent_paid;
+    skip(&mut chain, 5);
+    ok(storage_call(&mut chain, OTHER, &StorageCall::Deposit { volume: id }, 1));
+    let record = volume(&chain, id).unwrap();
+    assert_eq!(record.rent_paid - paid_before, u128::from(chain.height - 1 - lowered_at) * 10 * PRICE);
+
+    // Raised again: the growth waits for the next window, which the owner sees coming.
+    ok(storage_call(&mut chain, OWNER, &resize(50), 0));
+    let raised_at = chain.height - 1;
+    let record = volume(&chain, id).unwrap();
+    assert_eq!(record.rent.growth, Some(Growth { size_bytes: 50, from_height: next_window(raised_at) }));
+    assert!(next_window(raised_at) - raised_at <= RENT_WINDOW_BLOCKS);
+    assert_conserved(&chain, &[RELAY]);
+}
+
+#[test]
+fn a_relay_drops_the_volumes_nobody_pays_for_and_deregisters() {
+    let strangers: Vec<Address> =
+        (1..=3u8).map(|i| Address([0x50, i, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0])).collect();
+    let mut accounts: Vec<(Address, u128)> = strangers.iter().map(|a| (*a, RICH)).collect();
+    accounts.extend([(RELAY, RICH), (OWNER, RICH), (OTHER, RICH)]);
+    let mut chain = Chain::new(&accounts);
+    ok(relay_call(&mut chain, RELAY, &RelayCall::Register(settings()), STAKE));
+    let fee = params().volume_creation_fee;
+    // Strangers pin the relay with empty volumes, for the creation fee alone: they owe no rent,
+    // so they would never run out and be purged.
+    let pins: Vec<H256> = strangers
+        .iter()
+        .map(|stranger| {
+            let create = StorageCall::Create { name: "pin".into(), relay: RELAY, public: false, max_size_bytes: 0 };
+            ok(storage_call(&mut chain, *stranger, &create, fee));
+            volume_id(stranger, "pin")
+        })
+        .collect();
+    // And an owner who deleted hers: the relay's drop keeps her earlier purge.
+    let create = StorageCall::Create { name: "mine".into(), relay: RELAY, public: false, max_size_bytes: 0 };
+    ok(storage_call(&mut chain, OWNER, &create, fee + 7));
+    let mine = volume_id(&OWNER, "mine");
+    ok(storage_call(&mut chain, OWNER, &StorageCall::Delete { volume: mine }, 0));
+    let deleted_at = chain.height - 1;
+    assert_eq!(code(relay_call(&mut chain, RELAY, &RelayCall::Deregister, 0)), Some(ExecCode::RelayBusy));
+
+    // Only the volume's relay drops it, once.
+    assert_eq!(
+        code(storage_call(&mut chain, OTHER, &StorageCall::Drop { volume: pins[0] }, 0)),
+        Some(ExecCode::UnknownVolume)
+    );
+    for id in pins.iter().chain([&mine]) {
+        ok(storage_call(&mut chain, RELAY, &StorageCall::Drop { volume: *id }, 0));
+    }
+    let dropped_at = chain.height - 1;
+    assert_eq!(
+        code(storage_call(&mut chain, RELAY, &StorageCall::Drop { volume: pins[0] }, 0)),
+        Some(ExecCode::VolumeState)
+    );
+    let record = volume(&chain, pins[0]).unwrap();
+    assert!(record.dropped);
+    assert_eq!(record.rent.status_at(chain.height, params().volume_grace_blocks), VolumeStatus::Deleted);
+    assert_eq!(volume(&chain, mine).unwrap().rent.deleted_height, Some(deleted_at));
+    // Dropped is for good: no undelete, no commit, no resize.
+    assert_eq!(
+        code(storage_call(&mut chain, strangers[0], &StorageCall::Undelete { volume: pins[0] }, 0)),
+        Some(ExecCode::VolumeState)
+    );
+    let commit = StorageCall::Commit { volume: pins[0], root: H256([1; 32]), size_bytes: 5 };
+    assert_eq!(code(storage_call(&mut chain, RELAY, &commit, 0)), Some(ExecCode::VolumeState));
+    let resize = StorageCall::Resize { volume: pins[0], max_size_bytes: 5 };
+    assert_eq!(code(storage_call(&mut chain, strangers[0], &resize, 0)), Some(ExecCode::VolumeState));
+    assert_conserved(&chain, &[RELAY]);
+
+    // Past the grace they are purged; the relay reaps them itself and leaves.
+    skip_to(&mut chain, dropped_at + params().volume_grace_blocks);
+    let owner_before = balance(&chain.state, OWNER);
+    for id in pins.iter().chain([&mine]) {
+        ok(storage_call(&mut chain, RELAY, &StorageCall::Reap { volume: *id }, 0));
+    }
+    assert_eq!(balance(&chain.state, OWNER), owner_before + 7, "the deposit goes back to its owner");
+    assert_eq!((relay(&chain, RELAY).unwrap().volumes, volume_totals(&chain).volumes), (0, 0));
+    ok(relay_call(&mut chain, RELAY, &RelayCall::Deregister, 0));
+    assert_conserved(&chain, &[RELAY]);
+}
+
+#[test]
+fn a_free_relay_drops_a_volume_with_objects_after_a_grace() {
+    // A relay that charges nothing: its volumes never run out either. Its drop stops nothing
+    // the owner pays, and leaves the owner the grace to copy the objects out.
+    let mut chain = Chain::new(&[(RELAY, RICH), (OWNER, RICH)]);
+    ok(relay_call(
+        &mut chain,
+        RELAY,
+        &RelayCall::Register(RelaySettings { price_per_byte_block: 0, ..settings() }),
+        STAKE,
+    ));
+    let fee = params().volume_creation_fee;
+    let create = StorageCall::Create { name: "v".into(), relay: RELAY, public: true, max_size_bytes: 500 };
+    ok(storage_call(&mut chain, OWNER, &create, fee + 100));
+    let id = volume_id(&OWNER, "v");
+    ok(storage_call(&mut chain, RELAY, &StorageCall::Commit { volume: id, root: H256([2; 32]), size_bytes: 300 }, 0));
+    skip(&mut chain, 2 * RENT_WINDOW_BLOCKS);
+    let record = volume(&chain, id).unwrap();
+    assert_eq!(record.rent.status_at(chain.height, params().volume_grace_blocks), VolumeStatus::Active);
+    ok(storage_call(&mut chain, RELAY, &StorageCall::Drop { volume: id }, 0));
+    let record = volume(&chain, id).unwrap();
+    let purge = record.rent.purge_height(params().volume_grace_blocks).unwrap();
+    assert_eq!(purge, chain.height - 1 + params().volume_grace_blocks);
+    skip_to(&mut chain, purge);
+    ok(storage_call(&mut chain, OWNER, &StorageCall::Reap { volume: id }, 0));
+    assert_eq!(relay(&chain, RELAY).unwrap().used_bytes, 0);
+    ok(relay_call(&mut chain, RELAY, &RelayCall::Deregister, 0));
+    assert_conserved(&chain, &[RELAY]);
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig { cases: 12, ..Default::default() })]
+
+    /// Whatever the relay commits and the owners do, the manager holds exactly the deposits,
+    /// the registry exactly the stakes, every billed size (in force or to come) is within its
+    /// owner's cap, and the relay's counts are the sums over its volumes.
+    #[test]
+    fn deposits_stakes_and_caps_hold_for_any_sequence(
+        ops in proptest::collection::vec((0..9u8, 0..3usize, 0..2_000u64), 1..40),
+    ) {
+        let owners = [OWNER, OTHER, Address([0x0d; 20])];
+        let mut chain = Chain::new(&[(RELAY, RICH), (OWNER, RICH), (OTHER, RICH), (owners[2], RICH)]);
+        let big = RelaySettings { capacity_bytes: 1 << 20, ..settings() };
+        ok(relay_call(&mut chain, RELAY, &RelayCall::Register(big), STAKE));
+        let fee = params().volume_creation_fee;
+        let ids: Vec<H256> = owners.iter().map(|owner| volume_id(owner, "v")).collect();
+        for (op, who, n) in ops {
+            let (owner, id) = (owners[who], ids[who]);
+            let call = match op {
+                0 => (owner, StorageCall::Create { name: "v".into(), relay: RELAY, public: false, max_size_bytes: n }, fee + u128::from(n) * 40),
+                1 | 2 => (RELAY, StorageCall::Commit { volume: id, root: H256([op; 32]), size_bytes: n * 3 }, 0),
+                3 => (owner, StorageCall::Resize { volume: id, max_size_bytes: n }, 0),
+                4 => (OTHER, StorageCall::Deposit { volume: id }, u128::from(n) + 1),
+                5 => (owner, if n % 2 == 0 { StorageCall::Delete { volume: id } } else { StorageCall::Undelete { volume: id } }, 0),
+                6 => (RELAY, StorageCall::Drop { volume: id }, 0),
+                7 => (OTHER, StorageCall::Reap { volume: id }, 0),
+                _ => {
+                    skip(&mut chain, n % 60);
+                    continue;
+                }
+            };
+            storage_call(&mut chain, call.0, &call.1, call.2);
+            assert_conserved(&chain, &[RELAY]);
+            let volumes: Vec<VolumeRecord> = ids.iter().filter_map(|id| volume(&chain, *id)).collect();
+            for record in &volumes {
+                proptest::prop_assert!(record.rent.size_bytes <= record.max_size_bytes);
+                let growth = record.rent.growth.map_or(0, |g| g.size_bytes);
+                proptest::prop_assert!(growth <= record.max_size_bytes);
+                if record.dropped {
+                    proptest::prop_assert_eq!((record.rent.size_bytes, growth), (0, 0));
+                }
+            }
+            let relay_record = relay(&chain, RELAY).unwrap();
+            proptest::prop_assert_eq!(relay_record.volumes, volumes.len() as u64);
+            proptest::prop_assert_eq!(relay_record.used_bytes, volumes.iter().map(|v| v.size_bytes).sum::<u64>());
+        }
+    }
 }

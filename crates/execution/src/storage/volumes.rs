@@ -3,24 +3,36 @@
 //!
 //! # Rules
 //!
-//! - `create {name, relay, public}`: a valid name and a value of at least the
-//!   `volume_creation_fee` chain parameter (E1955), no volume of that name for the sender
-//!   (E1958), a relay that is registered, healthy, takes writes and has free capacity (E1954).
-//!   The fee is burned; the rest of the value is the deposit. The rent price is the relay's at
-//!   this height and stays the volume's.
+//! - `create {name, relay, public, max_size_bytes}`: a valid name, a cap of at most
+//!   `MAX_VOLUME_SIZE_BYTES` and a value of at least the `volume_creation_fee` chain parameter
+//!   (E1955), no volume of that name for the sender (E1958), a relay that is registered,
+//!   healthy, takes writes and has free capacity (E1954). The fee is burned; the rest of the
+//!   value is the deposit. The rent price is the relay's at this height and stays the volume's.
+//! - `resize {volume, max_size_bytes}`: the owner only (E1956) sets the cap (E1955 past the
+//!   largest) of a volume not purged or dropped (E1957). The billed bytes become the committed
+//!   size within the new cap: at once when fewer, from the next rent window when more.
 //! - `deposit {volume}`: a non-zero value (E1955) for a volume not purged (E1957; E1956 when
 //!   unknown), from anyone.
 //! - `delete` / `undelete {volume}`: the owner only (E1956); delete a volume that is active or in
-//!   grace, undelete one deleted and still in its grace (E1957).
+//!   grace, undelete one deleted by its owner and still in its grace (E1957).
 //! - `commit {volume, root, size_bytes}`: the volume's relay only (E1956), a volume not purged
-//!   (E1957), within the relay's capacity (E1954). Rent is settled at the old size first.
+//!   or dropped (E1957), within the relay's capacity (E1954). Rent is settled at the old billed
+//!   bytes first; then the billed bytes become `min(size_bytes, max_size_bytes)`, a growth from
+//!   the next rent window.
+//! - `drop {volume}`: the volume's relay only (E1956), a volume not purged or dropped (E1957).
+//!   Rent is settled and stops; the volume is deleted at this height (unless its owner deleted
+//!   it earlier) and cannot be undeleted, so it is purged `volume_grace_blocks` later and then
+//!   reaped. This is how a relay frees itself of volumes nobody pays for (nothing committed, a
+//!   free relay) before it deregisters.
 //! - `reap {volume}`: anyone, once the volume is purged (E1957): the record goes, the relay's
 //!   counts drop, the deposit left goes back to the owner.
 //! - `revoke {session_key}`: the sender's delegation tokens for that session key are refused by
 //!   the node and relays from this block on.
 //!
 //! Every call on a volume first settles its rent to the block's height (capped at its purge
-//! height): whole paid blocks move from the deposit to the relay's account.
+//! height): whole paid blocks move from the deposit to the relay's account. What a relay can be
+//! paid is therefore bounded by what the owner agreed to: at most `max_size_bytes` billed, and a
+//! growth only from the window after the owner could see it on chain.
 
 use super::{emit, overflow, read, refuse, relay_record, save_relay, undecodable};
 use crate::native::{self, Meter, NativeCall, NativeHost};
@@ -31,12 +43,16 @@ use drover_state::storage::{
 use drover_types::{
     Address, H256,
     exec_error::ExecCode,
-    storage::{Rent, STORAGE_MANAGER_ADDRESS, StorageCall, VolumeStatus, check_volume_name, volume_id},
+    storage::{Rent, STORAGE_MANAGER_ADDRESS, StorageCall, VolumeStatus, check_max_size, check_volume_name, volume_id},
 };
 use drover_vm::{CallRequest, HostError, Outcome};
 
-/// Topic of the event a creation emits: `[owner, volume, relay, deposit]`.
+/// Topic of the event a creation emits: `[owner, volume, relay, deposit, max_size_bytes]`.
 pub const EVENT_CREATED: &str = "storage.volume_created";
+/// Topic of the event a resize emits: `[volume, max_size_bytes]`.
+pub const EVENT_RESIZED: &str = "storage.volume_resized";
+/// Topic of the event a relay's drop emits: `[volume, purge_height]`.
+pub const EVENT_DROPPED: &str = "storage.volume_dropped";
 /// Topic of the event a deposit emits: `[volume, from, amount]`.
 pub const EVENT_DEPOSITED: &str = "storage.deposited";
 /// Topic of the event a deletion emits: `[volume, purge_height]`.
@@ -120,7 +136,9 @@ impl<H: NativeHost> Manager<'_, H> {
     fn apply(&mut self, call: StorageCall, value: u128) -> Result<(), HostError> {
         let sender = self.sender;
         match call {
-            StorageCall::Create { name, relay, public } => return self.create(name, relay, public, value),
+            StorageCall::Create { name, relay, public, max_size_bytes } => {
+                return self.create(name, relay, public, max_size_bytes, value);
+            }
             StorageCall::Revoke { session_key } => {
                 self.host.write_storage(
                     &STORAGE_MANAGER_ADDRESS,
@@ -140,7 +158,48 @@ impl<H: NativeHost> Manager<'_, H> {
         let state_error =
             |what: &str| refuse(ExecCode::VolumeState, format!("volume {id} is {}: {what}", status.as_str()));
         let not_owner = || refuse(ExecCode::UnknownVolume, format!("{sender} owns no volume {id}"));
+        let not_relay = || refuse(ExecCode::UnknownVolume, format!("{sender} is not the relay of volume {id}"));
+        let dropped = || refuse(ExecCode::VolumeState, format!("volume {id} was dropped by its relay"));
         match call {
+            StorageCall::Resize { max_size_bytes, .. } => {
+                if open.record.owner != sender {
+                    return Err(not_owner());
+                }
+                check_max_size(max_size_bytes).map_err(|reason| refuse(ExecCode::VolumeRules, reason))?;
+                if status == VolumeStatus::Purged {
+                    return Err(state_error("a purged volume is not resized"));
+                }
+                if open.record.dropped {
+                    return Err(dropped());
+                }
+                self.settle(&mut open)?;
+                open.record.max_size_bytes = max_size_bytes;
+                self.rebill(&mut open.record);
+                emit(self.host, STORAGE_MANAGER_ADDRESS, EVENT_RESIZED, |w| {
+                    w.array(2).bytes(&id.0).uint(max_size_bytes);
+                });
+            }
+            StorageCall::Drop { .. } => {
+                if open.record.relay != sender {
+                    return Err(not_relay());
+                }
+                if status == VolumeStatus::Purged {
+                    return Err(state_error("reap it instead"));
+                }
+                if open.record.dropped {
+                    return Err(dropped());
+                }
+                self.settle(&mut open)?;
+                open.record.dropped = true;
+                open.record.rent.size_bytes = 0;
+                open.record.rent.growth = None;
+                // An owner's earlier deletion keeps its (earlier) purge.
+                open.record.rent.deleted_height.get_or_insert(self.height);
+                let purge = open.record.rent.purge_height(self.host.params().volume_grace_blocks).unwrap_or(u64::MAX);
+                emit(self.host, STORAGE_MANAGER_ADDRESS, EVENT_DROPPED, |w| {
+                    w.array(2).bytes(&id.0).uint(purge);
+                });
+            }
             StorageCall::Deposit { .. } => {
                 if value == 0 {
                     return Err(refuse(ExecCode::VolumeRules, "a deposit carries a non-zero value"));
@@ -179,6 +238,9 @@ impl<H: NativeHost> Manager<'_, H> {
                 if status != VolumeStatus::Deleted {
                     return Err(state_error("only a deleted volume within its grace is undeleted"));
                 }
+                if open.record.dropped {
+                    return Err(dropped());
+                }
                 self.settle(&mut open)?;
                 open.record.rent.deleted_height = None;
                 emit(self.host, STORAGE_MANAGER_ADDRESS, EVENT_UNDELETED, |w| {
@@ -187,13 +249,16 @@ impl<H: NativeHost> Manager<'_, H> {
             }
             StorageCall::Commit { root, size_bytes, .. } => {
                 if open.record.relay != sender {
-                    return Err(refuse(ExecCode::UnknownVolume, format!("{sender} is not the relay of volume {id}")));
+                    return Err(not_relay());
                 }
                 if status == VolumeStatus::Purged {
                     return Err(state_error("a purged volume takes no commits"));
                 }
-                let used = open.relay.used_bytes.saturating_sub(open.record.rent.size_bytes).saturating_add(size_bytes);
-                if size_bytes > open.record.rent.size_bytes && used > open.relay.settings.capacity_bytes {
+                if open.record.dropped {
+                    return Err(dropped());
+                }
+                let used = open.relay.used_bytes.saturating_sub(open.record.size_bytes).saturating_add(size_bytes);
+                if size_bytes > open.record.size_bytes && used > open.relay.settings.capacity_bytes {
                     return Err(refuse(
                         ExecCode::RelayUnavailable,
                         format!("{size_bytes} bytes would put the relay past its capacity"),
@@ -201,9 +266,9 @@ impl<H: NativeHost> Manager<'_, H> {
                 }
                 self.settle(&mut open)?;
                 open.relay.used_bytes = used;
-                open.totals.bytes =
-                    open.totals.bytes.saturating_sub(open.record.rent.size_bytes).saturating_add(size_bytes);
-                open.record.rent.size_bytes = size_bytes;
+                open.totals.bytes = open.totals.bytes.saturating_sub(open.record.size_bytes).saturating_add(size_bytes);
+                open.record.size_bytes = size_bytes;
+                self.rebill(&mut open.record);
                 open.record.root = root;
                 open.record.committed_height = self.height;
                 emit(self.host, STORAGE_MANAGER_ADDRESS, EVENT_COMMITTED, |w| {
@@ -220,9 +285,9 @@ impl<H: NativeHost> Manager<'_, H> {
                 self.host.move_value(&STORAGE_MANAGER_ADDRESS, &owner, refund)?;
                 open.totals.deposits = open.totals.deposits.saturating_sub(refund);
                 open.totals.volumes = open.totals.volumes.saturating_sub(1);
-                open.totals.bytes = open.totals.bytes.saturating_sub(open.record.rent.size_bytes);
+                open.totals.bytes = open.totals.bytes.saturating_sub(open.record.size_bytes);
                 open.relay.volumes = open.relay.volumes.saturating_sub(1);
-                open.relay.used_bytes = open.relay.used_bytes.saturating_sub(open.record.rent.size_bytes);
+                open.relay.used_bytes = open.relay.used_bytes.saturating_sub(open.record.size_bytes);
                 self.host.write_storage(&STORAGE_MANAGER_ADDRESS, &volume_key(&id), None);
                 self.host.write_storage(&STORAGE_MANAGER_ADDRESS, &owned_volume_key(&id, &owner), None);
                 self.save_totals(&open.totals);
@@ -238,9 +303,17 @@ impl<H: NativeHost> Manager<'_, H> {
         Ok(())
     }
 
-    fn create(&mut self, name: String, relay: Address, public: bool, value: u128) -> Result<(), HostError> {
+    fn create(
+        &mut self,
+        name: String,
+        relay: Address,
+        public: bool,
+        max_size_bytes: u64,
+        value: u128,
+    ) -> Result<(), HostError> {
         let sender = self.sender;
         check_volume_name(&name).map_err(|reason| refuse(ExecCode::VolumeRules, reason))?;
+        check_max_size(max_size_bytes).map_err(|reason| refuse(ExecCode::VolumeRules, reason))?;
         let params = self.host.params();
         let fee = params.volume_creation_fee;
         let deposit = value.checked_sub(fee).ok_or_else(|| {
@@ -272,14 +345,18 @@ impl<H: NativeHost> Manager<'_, H> {
             created_height: self.height,
             root: H256::ZERO,
             committed_height: 0,
+            size_bytes: 0,
+            max_size_bytes,
             rent: Rent {
                 size_bytes: 0,
                 price_per_byte_block: relay_record.settings.price_per_byte_block,
                 deposit,
                 settled_height: self.height,
                 deleted_height: None,
+                growth: None,
             },
             rent_paid: 0,
+            dropped: false,
         };
         relay_record.volumes += 1;
         let mut totals = self.totals()?;
@@ -289,7 +366,7 @@ impl<H: NativeHost> Manager<'_, H> {
         self.host.write_storage(&STORAGE_MANAGER_ADDRESS, &owned_volume_key(&id, &sender), Some(vec![0xf6]));
         self.close(Open { id, record, relay: relay_record, totals });
         emit(self.host, STORAGE_MANAGER_ADDRESS, EVENT_CREATED, |w| {
-            w.array(4).bytes(&sender.0).bytes(&id.0).bytes(&relay.0).u128(deposit);
+            w.array(5).bytes(&sender.0).bytes(&id.0).bytes(&relay.0).u128(deposit).uint(max_size_bytes);
         });
         Ok(())
     }
@@ -309,6 +386,12 @@ impl<H: NativeHost> Manager<'_, H> {
         self.host.write_storage(&STORAGE_MANAGER_ADDRESS, &volume_key(&open.id), Some(open.record.encode()));
         self.save_totals(&open.totals);
         save_relay(self.host, &open.record.relay, &open.relay);
+    }
+
+    /// Bills `record` on its committed size within its owner's cap, from this block (fewer
+    /// bytes) or the next rent window (more); after settling.
+    fn rebill(&self, record: &mut VolumeRecord) {
+        record.rent.bill(record.size_bytes.min(record.max_size_bytes), self.height);
     }
 
     fn status(&self, record: &VolumeRecord) -> VolumeStatus {

@@ -77,10 +77,15 @@ pub(super) fn volume_info(id: H256, record: VolumeRecord, relay_endpoint: Option
         created_height: record.created_height,
         root: record.root,
         committed_height: record.committed_height,
-        size_bytes: record.rent.size_bytes,
+        size_bytes: record.size_bytes,
+        max_size_bytes: record.max_size_bytes,
+        billed_bytes: now.size_bytes,
+        next_billed_bytes: now.growth.map(|growth| growth.size_bytes),
+        billed_bytes_from_height: now.growth.map(|growth| growth.from_height),
+        dropped: record.dropped,
         price_per_byte_block: record.rent.price_per_byte_block,
         deposit: now.deposit,
-        rent_per_block: record.rent.per_block(),
+        rent_per_block: now.per_block(),
         paid_until_height: record.rent.paid_until(),
         rent_paid: record.rent_paid.saturating_add(paid),
         deleted_height: record.rent.deleted_height,
@@ -146,10 +151,12 @@ pub(super) struct VolumeSums {
 impl VolumeSums {
     /// Counts one volume at `at`.
     pub(super) fn add(&mut self, rent: &Rent, at: At) {
+        let now = settled(rent, at).0;
         self.volumes += 1;
-        self.deposits = self.deposits.saturating_add(settled(rent, at).0.deposit);
+        self.deposits = self.deposits.saturating_add(now.deposit);
         if rent.status_at(at.height, at.grace_blocks) == VolumeStatus::Active {
-            self.rent_per_block = self.rent_per_block.saturating_add(rent.per_block());
+            // At the billed bytes in force at the tip (a growth due by then included).
+            self.rent_per_block = self.rent_per_block.saturating_add(now.per_block());
         }
     }
 }
@@ -298,7 +305,7 @@ mod tests {
     const AT: At = At { height: 20, grace_blocks: 10, gap_blocks: 5 };
 
     fn rent(size_bytes: u64, deposit: u128, settled_height: u64) -> Rent {
-        Rent { size_bytes, price_per_byte_block: 3, deposit, settled_height, deleted_height: None }
+        Rent { size_bytes, price_per_byte_block: 3, deposit, settled_height, deleted_height: None, growth: None }
     }
 
     fn record(rent: Rent) -> VolumeRecord {
@@ -310,8 +317,11 @@ mod tests {
             created_height: 4,
             root: H256([5; 32]),
             committed_height: 6,
+            size_bytes: rent.size_bytes,
+            max_size_bytes: 1_000,
             rent,
             rent_paid: 100,
+            dropped: false,
         }
     }
 
@@ -327,6 +337,19 @@ mod tests {
         assert_eq!((info.size_bytes, info.price_per_byte_block, info.root), (10, 3, H256([5; 32])));
         // What is left plus what was paid is what the record holds plus what it had paid.
         assert_eq!(info.deposit + info.rent_paid, 600 + 100);
+        assert_eq!((info.max_size_bytes, info.billed_bytes, info.next_billed_bytes), (1_000, 10, None));
+        // A growth due after the tip is shown pending, and the rent stays at the old size.
+        let growing = Rent {
+            growth: Some(drover_types::storage::Growth { size_bytes: 20, from_height: 25 }),
+            ..rent(10, 600, 15)
+        };
+        let info = volume_info(H256::ZERO, record(growing), None, AT);
+        assert_eq!(
+            (info.billed_bytes, info.next_billed_bytes, info.billed_bytes_from_height),
+            (10, Some(20), Some(25))
+        );
+        // 10 blocks (15..25) at 30, then 300 left at 60: paid until 30.
+        assert_eq!((info.rent_per_block, info.paid_until_height), (30, Some(30)));
     }
 
     #[test]

@@ -4,8 +4,9 @@
 //!
 //! A request to an owner route authenticates with the delegation token of
 //! [`DELEGATION_HEADER`] and the session-key signature of the other `X-DRFS-*` headers
-//! (`drover_types::ras`). The node checks the token against its chain id and clock, the
-//! request's timestamp (±30 s), nonce and signature, that the wallet has not revoked the session
+//! (`drover_types::ras`), signed for the nodes' audience (`node_audience` of the chain id: a
+//! request signed for a relay does not pass). The node checks the token against its chain id
+//! and clock, the request's timestamp (±30 s), nonce and signature, that the wallet has not revoked the session
 //! key on chain (the storage manager's revocation marker), and refuses a nonce the wallet has
 //! already used within the window ([`drover_types::ras::NonceCache`]). Every refusal is 401 with
 //! its code: 9100 for the token (missing, malformed, wrong scope, audience or chain, expired,
@@ -53,7 +54,7 @@ use drover_types::{
     payload::Message,
     ras::{
         DELEGATION_HEADER, DelegationToken, NONCE_HEADER, SIGNATURE_HEADER, TIMESTAMP_HEADER, TOKEN_AUDIENCE,
-        verify_request,
+        node_audience, verify_request,
     },
     storage::{STORAGE_MANAGER_ADDRESS, StorageCall},
 };
@@ -74,12 +75,14 @@ pub(crate) async fn authenticate<B: Backend>(
 ) -> Result<DelegationToken, HttpError> {
     let token_error = |e: drover_types::ras::AuthError| HttpError::new(ErrorCode::RasTokenInvalid, e.to_string());
     let now = now_ms();
+    let chain_id = state.backend.chain_info().chain_id;
     let token = DelegationToken::decode(header(headers, DELEGATION_HEADER)).map_err(token_error)?;
-    token.verify(state.backend.chain_info().chain_id, now).map_err(token_error)?;
+    token.verify(chain_id, now).map_err(token_error)?;
     let path = uri.path_and_query().map_or(uri.path(), |p| p.as_str());
     let nonce = verify_request(
         &token,
         (method.as_str(), path, body),
+        &node_audience(chain_id),
         (header(headers, TIMESTAMP_HEADER), header(headers, NONCE_HEADER), header(headers, SIGNATURE_HEADER)),
         now,
     )
@@ -124,15 +127,18 @@ impl<B: Backend> FromRequest<AppState<B>> for Authenticated {
     path = "/ras/challenge",
     tag = "ras",
     summary = "Parameters for storage-relay authentication",
-    description = "The chain id and audience a delegation token must name, the node's clock (requests must be \
-        stamped within 30 s of it) and a fresh random nonce a client may use.",
+    description = "The chain id and audience a delegation token must name, the audience a request to this node \
+        is signed for, the node's clock (requests must be stamped within 30 s of it) and a fresh random nonce a \
+        client may use.",
     responses((status = 200, description = "The challenge.", body = RasChallenge))
 )]
 pub async fn challenge<B: Backend>(State(state): State<AppState<B>>) -> Json<RasChallenge> {
     let nonce: [u8; 16] = rand::random();
+    let chain_id = state.backend.chain_info().chain_id;
     Json(RasChallenge {
-        chain_id: state.backend.chain_info().chain_id,
+        chain_id,
         audience: TOKEN_AUDIENCE.to_owned(),
+        request_audience: node_audience(chain_id),
         server_time_ms: now_ms(),
         nonce: hex::encode(nonce),
     })
@@ -499,7 +505,7 @@ mod tests {
         Address, ErrorCode, H256, SecretKey, Transaction,
         api::{RelayHealth, RelayInfo, VolumeInfo},
         payload::Message,
-        ras::{DelegationToken, request_hash, session_public_key},
+        ras::{DelegationToken, node_audience, relay_audience, request_hash, session_public_key},
         storage::{STORAGE_MANAGER_ADDRESS, StorageCall, VolumeStatus},
     };
     use serde_json::json;
@@ -524,15 +530,27 @@ mod tests {
         format!("{:032x}", NEXT.fetch_add(1, Ordering::Relaxed))
     }
 
-    /// A request with `token`, stamped `at`, with `nonce`, signed by `signer`.
+    /// A request with `token`, stamped `at`, with `nonce`, signed by `signer` for the node.
     fn signed_with(
+        request: (&str, &str, &[u8]),
+        token: &str,
+        at: u64,
+        nonce: &str,
+        signer: &SecretKey,
+    ) -> Request<Body> {
+        signed_for(&node_audience(CHAIN_ID), request, token, at, nonce, signer)
+    }
+
+    /// A request with `token`, stamped `at`, with `nonce`, signed by `signer` for `audience`.
+    fn signed_for(
+        audience: &str,
         (method, path, body): (&str, &str, &[u8]),
         token: &str,
         at: u64,
         nonce: &str,
         signer: &SecretKey,
     ) -> Request<Body> {
-        let hash = request_hash(method, path, &at.to_string(), nonce, body);
+        let hash = request_hash(method, path, audience, &at.to_string(), nonce, body);
         let signature = format!("0x{}", hex::encode(signer.sign_prehash(&hash).to_rsv()));
         Request::builder()
             .method(method)
@@ -598,12 +616,25 @@ mod tests {
         send(&app, me(&token.encode(), now() - 120_000, &fresh_nonce(), &session_key))
             .await
             .assert_error(401, ErrorCode::RasRequestInvalid);
+        // Signed for a relay (or another chain's nodes): not a request to this node.
+        for audience in [relay_audience(&Address([0xee; 20])), node_audience(CHAIN_ID + 1)] {
+            let request = signed_for(
+                &audience,
+                ("GET", "/ras/auth/me", b""),
+                &token.encode(),
+                now(),
+                &fresh_nonce(),
+                &session_key,
+            );
+            send(&app, request).await.assert_error(401, ErrorCode::RasRequestInvalid);
+        }
 
         let challenge = get(&app, "/ras/challenge").await.json();
         assert_eq!(
             (challenge["chain_id"].as_u64(), challenge["audience"].as_str()),
             (Some(CHAIN_ID), Some("drover:ras"))
         );
+        assert_eq!(challenge["request_audience"], json!(node_audience(CHAIN_ID)));
     }
 
     #[tokio::test]
@@ -653,6 +684,11 @@ mod tests {
             root: H256::ZERO,
             committed_height: 0,
             size_bytes: 10,
+            max_size_bytes: 100,
+            billed_bytes: 10,
+            next_billed_bytes: None,
+            billed_bytes_from_height: None,
+            dropped: false,
             price_per_byte_block: 2,
             deposit: 1_000,
             rent_per_block: 20,
@@ -790,7 +826,8 @@ mod tests {
         // The query is part of what is signed.
         let (session_key, session_public) = session();
         let token = DelegationToken::issue(&wallet, session_public, CHAIN_ID, now() + 60_000).encode();
-        let hash = request_hash("GET", "/ras/volumes", &now().to_string(), &fresh_nonce(), b"");
+        let hash =
+            request_hash("GET", "/ras/volumes", &node_audience(CHAIN_ID), &now().to_string(), &fresh_nonce(), b"");
         let mut tampered =
             signed_with(("GET", "/ras/volumes?limit=1", b""), &token, now(), &fresh_nonce(), &session_key);
         tampered.headers_mut().insert(
@@ -862,7 +899,12 @@ mod tests {
         let app = app(&backend);
         let wallet = key(0);
         let id = H256([4; 32]);
-        let create = StorageCall::Create { name: "photos".into(), relay: Address([1; 20]), public: false };
+        let create = StorageCall::Create {
+            name: "photos".into(),
+            relay: Address([1; 20]),
+            public: false,
+            max_size_bytes: 1 << 20,
+        };
         let post_signed = |path: &str, body: Vec<u8>, signer: &SecretKey| signed("POST", path, &body, signer);
 
         let answer = send(&app, post_signed("/ras/volumes", body_of(&create, 5_000, &wallet), &wallet)).await;

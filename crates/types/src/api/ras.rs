@@ -11,6 +11,9 @@ pub struct RasChallenge {
     pub chain_id: u64,
     /// The audience a token must name (`drover:ras`).
     pub audience: String,
+    /// The audience a request to this node must be signed for (`drover-node:` and the chain id,
+    /// `drover_types::ras::node_audience`).
+    pub request_audience: String,
     /// The node's clock, Unix ms (requests are stamped within 30 s of it).
     pub server_time_ms: u64,
     /// A fresh random nonce (16 bytes, hex) a client may use for its next request.

@@ -41,6 +41,18 @@ pub struct VolumeInfo {
     pub committed_height: u64,
     /// Bytes its relay committed.
     pub size_bytes: u64,
+    /// Most bytes its rent is charged on, set by its owner (`create`, `resize`).
+    pub max_size_bytes: u64,
+    /// Bytes its rent is charged on at the latest finalized height: the committed size within
+    /// `max_size_bytes`, once in force.
+    pub billed_bytes: u64,
+    /// Billed bytes that grew and are charged from `billed_bytes_from_height` on (the next rent
+    /// window); `null` when none is pending.
+    pub next_billed_bytes: Option<u64>,
+    /// The first block charged at `next_billed_bytes`; `null` when none is pending.
+    pub billed_bytes_from_height: Option<u64>,
+    /// Whether its relay dropped it (deleted for good, rent stopped).
+    pub dropped: bool,
     /// Rent per byte per block, fixed at creation.
     #[serde(with = "decimal_u128")]
     #[cfg_attr(feature = "openapi", schema(value_type = String, example = "1"))]
@@ -50,18 +62,18 @@ pub struct VolumeInfo {
     #[serde(with = "decimal_u128")]
     #[cfg_attr(feature = "openapi", schema(value_type = String, example = "10000000"))]
     pub deposit: u128,
-    /// Rent per block at its current size: `size_bytes × price_per_byte_block`.
+    /// Rent per block at the latest finalized height: `billed_bytes × price_per_byte_block`.
     #[serde(with = "decimal_u128")]
     #[cfg_attr(feature = "openapi", schema(value_type = String, example = "0"))]
     pub rent_per_block: u128,
-    /// The first height its deposit does not pay for; `null` while its rent is free (size 0 or
-    /// price 0).
+    /// The first height its deposit does not pay for (a pending growth counted from its
+    /// height); `null` while its rent is free (nothing billed, price 0, or dropped).
     pub paid_until_height: Option<u64>,
     /// Rent paid to its relay, all time, the virtual settlement of `deposit` included.
     #[serde(with = "decimal_u128")]
     #[cfg_attr(feature = "openapi", schema(value_type = String, example = "0"))]
     pub rent_paid: u128,
-    /// Height of its owner's deletion, if deleted.
+    /// Height of its owner's deletion (or its relay's drop), if deleted.
     pub deleted_height: Option<u64>,
     /// Height from which it is purged (its relay may drop the bytes): the deletion's or the
     /// deposit's end plus the grace; `null` while neither is ahead.
