@@ -375,24 +375,12 @@ mod tests {
     use axum::http::StatusCode;
     use drover_types::{
         Address, ErrorCode,
-        api::{CapabilitiesInfo, DelegationInfo, RateCardInfo, RunnerInfo},
+        api::{DelegationInfo, RunnerInfo},
     };
     use serde_json::json;
 
     fn runner(n: u8, health: &str) -> RunnerInfo {
-        RunnerInfo {
-            address: Address([n; 20]),
-            stake: 1_000_000_000,
-            delegated_stake: u128::MAX,
-            rate_card: RateCardInfo { price_per_job: 5 },
-            capabilities: CapabilitiesInfo { job_types: vec!["echo".into()], max_concurrent_jobs: 2 },
-            health: health.into(),
-            registered_height: 1,
-            last_heartbeat_height: 2,
-            reputation: 80,
-            active_jobs: 0,
-            unbonding: Vec::new(),
-        }
+        runner_info(Address([n; 20]), health)
     }
 
     fn backend() -> MockBackend {
@@ -411,9 +399,8 @@ mod tests {
         })
     }
 
-    /// A mock where `key(0)`'s address is a registered runner.
     fn with_runner() -> MockBackend {
-        MockBackend::with(|data| data.runners = vec![RunnerInfo { address: key(0).address(), ..runner(0, "healthy") }])
+        with_registered_runner()
     }
 
     fn signed_request(unsigned: &[u8], signature: &[u8]) -> Vec<u8> {
