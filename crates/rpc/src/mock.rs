@@ -311,9 +311,9 @@ impl Backend for MockBackend {
 
     async fn active_runners(&self, page: Page) -> Result<RunnerList, ApiError> {
         let data = self.data.lock();
-        let healthy: Vec<_> = data.runners.iter().filter(|r| r.health == "healthy").cloned().collect();
-        let total_count = healthy.len() as u64;
-        let runners = healthy.into_iter().skip(page.offset as usize).take(page.limit as usize).collect();
+        let registered: Vec<_> = data.runners.iter().filter(|r| r.health != "deregistered").cloned().collect();
+        let total_count = registered.len() as u64;
+        let runners = registered.into_iter().skip(page.offset as usize).take(page.limit as usize).collect();
         Ok(RunnerList { runners, total_count, offset: page.offset, limit: page.limit })
     }
 

@@ -28,6 +28,18 @@ pub const MAX_CODE_BYTES_CAP: u64 = 1024 * 1024;
 /// from this.
 pub const MAX_STORAGE_VALUE_BYTES_CAP: u64 = 64 * 1024;
 
+/// Cycles of adding an item to a per-owner listing or removing one (`drover_state::listing`: a
+/// holder's tokens, a delegator's delegations, an owner's volumes, secrets, libraries or timers,
+/// the relays listed publicly or taking writes): at most three record reads and five writes, at
+/// the ~800 cycles per record access a token transfer is priced at (4,000 for five). A call that
+/// can make such a change pays this for each one it can make.
+pub const LISTING_CYCLES: u64 = 6_400;
+
+/// Cells of the same: a slot and a place entry written, with the count (about 150 bytes of user
+/// keys and values for an item of up to 32 bytes; a removal rewrites as much for the item it
+/// moves).
+pub const LISTING_CELLS: u64 = 160;
+
 /// Limits `(cycles, cells)` that cover exactly a system-actor call whose Message encodes to
 /// `payload_bytes` bytes and whose operation costs `cost`: the intrinsic cost of a message
 /// ([`TRANSFER_CYCLES`] plus one cycle and one cell per payload byte) plus the operation's.
