@@ -96,7 +96,7 @@ pub(crate) enum ClientCommand {
     /// Jobs bought from runners: submit, status, results, verified, cancel.
     #[command(subcommand)]
     Job(crate::job_cmds::JobCommand),
-    /// List the healthy runners, show one, or list an account's delegations.
+    /// List the registered runners (with their health), show one, or list an account's delegations.
     Runners(crate::runner_cmds::RunnersArgs),
     /// Delegate DRV to a runner (adds to its selection weight).
     Delegate(crate::runner_cmds::DelegationArgs),

@@ -1,7 +1,7 @@
 //! `drover runners`, `drover delegate`, `drover undelegate` and `drover withdraw`: the runner
 //! registry (`0x00…01`) from the command line.
 //!
-//! `runners` lists the healthy runners, or shows one with `--address` (any runner, with its
+//! `runners` lists the registered runners with their health, or shows one with `--address` (any runner, with its
 //! health and unbonding stake). Delegation commands sign one registry call with limits that cover
 //! exactly its cost and wait for its outcome unless `--no-wait`. Amounts are base units or DRV
 //! with a suffix (`1.5drv`), like every native amount.
@@ -121,11 +121,12 @@ pub(crate) async fn runners(client: &Client, args: RunnersArgs) -> Result<Report
         return Report::new(text, &list);
     }
     let list = client.active_runners(args.offset, args.limit).await.context("cannot list runners")?;
-    text.field("healthy runners", list.total_count);
+    text.field("registered runners", list.total_count);
     for runner in &list.runners {
         text.line(format!(
-            "{}  stake {}  delegated {}  {} per job  reputation {}  [{}]",
+            "{}  {}  stake {}  delegated {}  {} per job  reputation {}  [{}]",
             runner.address,
+            runner.health,
             amount_text(runner.stake),
             amount_text(runner.delegated_stake),
             amount_text(runner.rate_card.price_per_job),

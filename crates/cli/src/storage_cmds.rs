@@ -89,7 +89,8 @@ pub(crate) enum StorageCommand {
     },
     /// Totals over relays and volumes.
     Stats,
-    /// Registered relays: the public ones, or those taking new volumes (--writable).
+    /// Registered relays: the public ones, or those taking writes (--writable; a new volume needs
+    /// one that is also healthy and not full).
     Relays {
         #[arg(long)]
         writable: bool,

@@ -93,7 +93,8 @@ async fn three_runners_one_faulty_verify_a_job_into_an_actors_mailbox() {
         })
         .collect();
     until("three healthy runners", || async {
-        (client.active_runners(0, 10).await.ok()?.total_count == 3).then_some(())
+        let list = client.active_runners(0, 10).await.ok()?;
+        (list.total_count == 3 && list.runners.iter().all(|r| r.health == "healthy")).then_some(())
     })
     .await;
 

@@ -1,10 +1,23 @@
-//! End-to-end: rate limits, faucet rules, mempool capacity and the HTTP server's limits at the
-//! spec's codes.
+//! End-to-end: rate limits (and each client's share of the global one), faucet rules, mempool
+//! capacity and the HTTP server's limits at the spec's codes.
 
 mod common;
 
 use common::*;
-use drover_types::{Address, SecretKey};
+use drover_client::{TxBuilder, Wallet};
+use drover_types::{
+    Address, H256, SecretKey,
+    api::SignedFlowRequest,
+    runner::{Capabilities, MIN_RUNNER_STAKE, RateCard, RegistryCall},
+};
+use std::{
+    net::IpAddr,
+    sync::{
+        Arc,
+        atomic::{AtomicBool, AtomicU64, Ordering},
+    },
+    time::Duration,
+};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -88,6 +101,76 @@ async fn global_rate_limit_answers_429_with_retry_after() {
     let (retry, body) = limited.expect("200 requests at once must exceed 20/s");
     assert_eq!(body["code"], 1004);
     assert!(retry.parse::<u64>().unwrap() >= 1);
+}
+
+/// An HTTP client whose connections leave from `local`, a loopback address.
+fn client_from(local: [u8; 4]) -> reqwest::Client {
+    reqwest::Client::builder().local_address(IpAddr::from(local)).build().unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_flooding_client_does_not_crowd_out_another_client_or_a_runners_heartbeat() {
+    // The spec's default limit: 100 requests per second, all clients together.
+    let node = TestNode::start(NodeOptions { rate_limit_per_sec: 100, ..NodeOptions::default() }).await;
+    let runner = Wallet::new(dev_key(0));
+    let register = RegistryCall::Register {
+        rate_card: RateCard { price_per_job: 1_000 },
+        capabilities: Capabilities { job_types: vec!["echo".into()], max_concurrent_jobs: 1 },
+    };
+    let client = node.client();
+    let builder = TxBuilder::registry(&register, MIN_RUNNER_STAKE);
+    let tx = builder.sign(&builder.fetch_context(&client, runner.address()).await.unwrap(), &runner).unwrap();
+    let answer = client.submit_wait(std::slice::from_ref(&tx), 10_000).await.unwrap();
+    assert!(answer.results[0].block_height.is_some(), "{answer:?}");
+
+    // 127.0.0.1 floods `/height` on four connections.
+    let flooding = Arc::new(AtomicBool::new(true));
+    let (served, refused) = (Arc::new(AtomicU64::new(0)), Arc::new(AtomicU64::new(0)));
+    let flooders: Vec<_> = (0..4)
+        .map(|_| {
+            let (flooding, served, refused) = (flooding.clone(), served.clone(), refused.clone());
+            let (http, url) = (client_from([127, 0, 0, 1]), format!("{}/height", node.url));
+            tokio::spawn(async move {
+                while flooding.load(Ordering::Relaxed) {
+                    match http.get(&url).send().await.unwrap().status().as_u16() {
+                        200 => served.fetch_add(1, Ordering::Relaxed),
+                        429 => refused.fetch_add(1, Ordering::Relaxed),
+                        other => panic!("the flooder got {other}"),
+                    };
+                }
+            })
+        })
+        .collect();
+    tokio::time::sleep(Duration::from_millis(500)).await;
+
+    // 127.0.0.2 asks five times a second and is always served.
+    let other = client_from([127, 0, 0, 2]);
+    for _ in 0..25 {
+        let status = other.get(format!("{}/height", node.url)).send().await.unwrap().status();
+        assert_eq!(status, 200);
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    // The runner, from 127.0.0.3, gets its heartbeat through the signed flow.
+    let http = client_from([127, 0, 0, 3]);
+    let base = format!("{}/runner/{}", node.url, runner.address().to_hex());
+    let response = http.get(format!("{base}/heartbeat_payload")).send().await.unwrap();
+    assert_eq!(response.status(), 200);
+    let payload: drover_types::api::SignedFlowPayload = response.json().await.unwrap();
+    let message = H256(payload.message_to_sign_base64.clone().try_into().expect("32 bytes"));
+    let request = SignedFlowRequest {
+        unsigned_transaction_base64: payload.unsigned_transaction_base64,
+        signature: format!("0x{}", hex::encode(runner.secret_key().sign_prehash(&message).to_rsv())),
+    };
+    let response = http.post(format!("{base}/heartbeat")).json(&request).send().await.unwrap();
+    let status = response.status();
+    assert_eq!(status, 200, "{}", response.text().await.unwrap());
+
+    flooding.store(false, Ordering::Relaxed);
+    for flooder in flooders {
+        flooder.await.unwrap();
+    }
+    let (served, refused) = (served.load(Ordering::Relaxed), refused.load(Ordering::Relaxed));
+    assert!(served > 0 && refused > 0, "the flooder was served {served} times and refused {refused}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

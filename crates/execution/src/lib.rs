@@ -85,6 +85,7 @@ mod genesis;
 pub mod governance;
 pub mod jobs;
 pub mod libraries;
+mod listing;
 mod native;
 mod overlay;
 mod params;

@@ -83,6 +83,24 @@ pub(crate) fn balance(state: &State, address: Address) -> u128 {
     account(state, address).map_or(0, |account| account.balance)
 }
 
+/// The items of `listing` in slot order, after checking its invariants in `state`: every slot
+/// below the count holds an item whose place is that slot, and no slot or place of another item
+/// is stored (`drover_state::listing`).
+pub(crate) fn listed(state: &State, listing: &drover_state::listing::Listing) -> Vec<Vec<u8>> {
+    use drover_state::listing::{decode_item, decode_place};
+    let count = state.get(&listing.count_key()).map_or(0, |bytes| drover_state::decode_count(bytes).unwrap());
+    let items: Vec<Vec<u8>> = (0..count)
+        .map(|slot| {
+            let item = decode_item(&state[&listing.slot_key(slot)]).expect("a slot below the count");
+            assert_eq!(state.get(&listing.place_key(&item)).map(|b| decode_place(b).unwrap()), Some(slot));
+            item
+        })
+        .collect();
+    assert!(!state.contains_key(&listing.slot_key(count)), "a slot at the count");
+    assert!(count > 0 || !state.contains_key(&listing.count_key()), "a stored count of zero");
+    items
+}
+
 pub(crate) fn total_supply(state: &State) -> u128 {
     state
         .iter()

@@ -11,8 +11,8 @@ use drover_types::{
     api::{
         AccountInfo, AccountTokens, ActorCodeInfo, ActorInfo, ActorReadResponse, BlockInfo, ChainInfo, DelegationList,
         EntitlementInfo, GovernanceParams, InclusionProofInfo, InclusionProofKind, JobInfo, JobResultList, LogPage,
-        MailboxPage, ProposalDetail, ProposalList, RasAccountBalance, RasStats, RelayHealth, RelayInfo, RelayList,
-        RunnerInfo, RunnerJobList, RunnerList, SecretEnvelope, SecretList, StateProofInfo, StateSnapshot, StoragePage,
+        MailboxPage, ProposalDetail, ProposalList, RasAccountBalance, RasStats, RelayInfo, RelayList, RunnerInfo,
+        RunnerJobList, RunnerList, SecretEnvelope, SecretList, StateProofInfo, StateSnapshot, StoragePage,
         SystemRunPage, TimerPage, TokenInfo, TokenList, UpgradePage, VerifiedResultInfo, VolumeInfo, VolumeList,
     },
     error::ApiError,
@@ -106,12 +106,15 @@ pub struct ActorCall {
     pub max_cells: u64,
 }
 
-/// Which registered relays a relay list keeps (`/ras/relays/public`, `/ras/write-relayers`).
+/// Which registered relays a relay list holds (`/ras/relays/public`, `/ras/write-relayers`):
+/// those whose settings say so, a list the chain keeps as the settings change. Health and free
+/// capacity change without a transaction (a heartbeat ages, a volume grows), so no list is cut
+/// by them: each relay shows its own.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RelayFilter {
     /// Those listed publicly (`public`).
     Public,
-    /// Those a new volume can go to: taking writes, healthy, with free capacity.
+    /// Those taking writes (`write`); a new volume needs one that is also healthy and not full.
     Writable,
 }
 
@@ -120,7 +123,7 @@ impl RelayFilter {
     pub fn keeps(self, relay: &RelayInfo) -> bool {
         match self {
             RelayFilter::Public => relay.public,
-            RelayFilter::Writable => relay.write && relay.health == RelayHealth::Healthy && relay.free_bytes > 0,
+            RelayFilter::Writable => relay.write,
         }
     }
 }
@@ -248,7 +251,8 @@ pub trait Backend: Clone + Send + Sync + 'static {
     /// repeated id, as a deploy would refuse them.
     fn manifest_problems(&self, ids: &[String]) -> Vec<(usize, String)>;
 
-    /// Healthy runners in the registry's list order, one page (`GET /runners/active`).
+    /// Registered runners in the registry's slot order, each with its health, one page
+    /// (`GET /runners/active`).
     fn active_runners(&self, page: Page) -> impl Future<Output = Result<RunnerList, ApiError>> + Send;
 
     /// A runner's record; `None` when the address never registered.

@@ -5,15 +5,16 @@
 //! query or body is read, [`limits`] holds every limit with its unit, `submission` turns a
 //! submission into per-transaction verdicts, `rate_limit`, `metrics` and `openapi` are
 //! the cross-cutting layers. [`starting`] is what answers while the node's state is not ready,
-//! and `server` serves a router over TCP with the connection limits (connection cap,
-//! header-read and write timeouts).
+//! and `server` serves a router over TCP with the connection limits (connection cap and each
+//! client's share of it, header-read and write timeouts).
 //!
 //! Layers, outermost first: tracing, CORS (any origin; GET/POST/OPTIONS; `Content-Type`;
 //! `Retry-After` and `X-Request-Id` readable by scripts), gzip and metrics, put around the API
 //! (the start-up [`starting::Switch`] or the [`router`]) by [`layered`]; then, inside the
 //! router, the matched route's template handed back with the answer (for the metrics), the
-//! request timeout ([`limits::REQUEST_TIMEOUT_MS`]: 503, code 1003), the global rate limit, the
-//! JSON rewrite of `tower-http`'s 413, and the 1 MB request body limit. The metrics layer sits
+//! request timeout ([`limits::REQUEST_TIMEOUT_MS`]: 503, code 1003), the global rate limit (with
+//! each client's share of it), the JSON rewrite of `tower-http`'s 413, and the 1 MB request body
+//! limit. The metrics layer sits
 //! outside the limits so that their 429s, 413s and 503s are counted under their route. The
 //! layers that need no route sit outside the router because axum clones a route's whole service
 //! for every request: built once around it, they are cloned once per connection (`server`),

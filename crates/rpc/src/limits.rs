@@ -44,6 +44,12 @@ pub const RESPONSE_WRITE_TIMEOUT_MS: u64 = 30_000;
 /// `Retry-After` and `Connection: close`, and closed. The node's open-file limit must leave room
 /// for it (and for storage and p2p).
 pub const HTTP_CONNECTIONS_MAX: usize = 1_024;
+/// One client's share of [`HTTP_CONNECTIONS_MAX`], in percent of it (rounded up, at least one
+/// connection): a client (a peer IP) holding this many open connections gets another only while
+/// more than this many are free, else it is refused like a connection beyond the cap (429, code
+/// 1004). One client alone can so open all but the last share (921 of 1,024 connections, the
+/// share being 103), which stays for the clients under their share.
+pub const HTTP_CONNECTIONS_CLIENT_SHARE_PERCENT: usize = 10;
 
 /// How long a refused connection is kept open after its answer to read what the client still
 /// sends, in milliseconds: closing a socket with unread input resets it, which can destroy the
@@ -63,6 +69,14 @@ pub const MEMPOOL_DEGRADED_THRESHOLD_TXS: usize = 30_000;
 pub const GLOBAL_RATE_LIMIT_PER_SEC_DEFAULT: u32 = 100;
 /// Window of the global rate limit, in milliseconds.
 pub const GLOBAL_RATE_LIMIT_WINDOW_MS: u64 = 1_000;
+/// One client's share of the global rate limit, in percent of it (rounded up, at least one
+/// request): a client (a peer IP) that holds this many of the window's acceptances is served
+/// only while more than this many slots of the window are free. One client alone can therefore
+/// use the limit but its last share (90 of 100 requests per second at the default), and
+/// whatever it does, that last share stays for the clients under their share (runners' heartbeats
+/// and results, relays, wallets): it answers 429 with code 1004 too, counted under
+/// `limiter="global_share"`.
+pub const GLOBAL_RATE_CLIENT_SHARE_PERCENT: u32 = 10;
 
 /// Faucet requests accepted node-wide in any window of [`FAUCET_RATE_LIMIT_WINDOW_MS`] when the
 /// node's faucet settings do not say otherwise.

@@ -2,8 +2,9 @@
 //!
 //! - `drover_rpc_requests_total{route,method,status}`: every response, including 413s and 429s;
 //! - `drover_rpc_request_duration_seconds{route}`: time to the response head;
-//! - `drover_rpc_rate_limited_total{limiter}`: refusals by the global, faucet, state-sync and
-//!   public storage-relay (`ras`) limiters and by the cap on `/submit_wait` waits;
+//! - `drover_rpc_rate_limited_total{limiter}`: refusals by the global limiter (a full window:
+//!   `global`; a client at its share: `global_share`), the faucet, state-sync and public
+//!   storage-relay (`ras`) limiters and the cap on `/submit_wait` waits;
 //! - `drover_rpc_submit_waits_in_flight`: `/submit_wait` requests waiting now (set when scraped).
 //!
 //! Every label takes its value from a fixed set, never from client text, so a client cannot make

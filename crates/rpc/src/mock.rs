@@ -29,13 +29,13 @@ use drover_types::{
     VerifiedTransaction,
     admission::{AdmissionError, PoolRefusal, PoolRefusalKind},
     api::{
-        AccountInfo, AccountTokens, ActorCodeInfo, ActorInfo, ActorReadResponse, BlockInfo, ChainInfo, DelegationInfo,
-        DelegationList, EntitlementInfo, GovernanceParams, InclusionProofInfo, InclusionProofKind, JobInfo,
-        JobResultInfo, JobResultList, LogInfo, LogPage, MailboxPage, ManifestInfo, ParamInfo, ProposalDetail,
-        ProposalList, RasAccountBalance, RasStats, ReceiptStatus, RelayInfo, RelayList, RunnerInfo, RunnerJobList,
-        RunnerList, SecretEnvelope, SecretList, StateProofInfo, StateProofKind, StateSnapshot, StorageEntryInfo,
-        StoragePage, SystemRunInfo, SystemRunPage, TimerPage, TokenHolding, TokenInfo, TokenList, UpgradePage,
-        VerifiedResultInfo, VolumeInfo, VolumeList,
+        AccountInfo, AccountTokens, ActorCodeInfo, ActorInfo, ActorReadResponse, BlockInfo, CapabilitiesInfo,
+        ChainInfo, DelegationInfo, DelegationList, EntitlementInfo, GovernanceParams, InclusionProofInfo,
+        InclusionProofKind, JobInfo, JobResultInfo, JobResultList, LogInfo, LogPage, MailboxPage, ManifestInfo,
+        ParamInfo, ProposalDetail, ProposalList, RasAccountBalance, RasStats, RateCardInfo, ReceiptStatus, RelayInfo,
+        RelayList, RunnerInfo, RunnerJobList, RunnerList, SecretEnvelope, SecretList, StateProofInfo, StateProofKind,
+        StateSnapshot, StorageEntryInfo, StoragePage, SystemRunInfo, SystemRunPage, TimerPage, TokenHolding, TokenInfo,
+        TokenList, UpgradePage, VerifiedResultInfo, VolumeInfo, VolumeList,
     },
     error::ApiError,
     keccak256,
@@ -312,9 +312,9 @@ impl Backend for MockBackend {
 
     async fn active_runners(&self, page: Page) -> Result<RunnerList, ApiError> {
         let data = self.data.lock();
-        let healthy: Vec<_> = data.runners.iter().filter(|r| r.health == "healthy").cloned().collect();
-        let total_count = healthy.len() as u64;
-        let runners = healthy.into_iter().skip(page.offset as usize).take(page.limit as usize).collect();
+        let registered: Vec<_> = data.runners.iter().filter(|r| r.health != "deregistered").cloned().collect();
+        let total_count = registered.len() as u64;
+        let runners = registered.into_iter().skip(page.offset as usize).take(page.limit as usize).collect();
         Ok(RunnerList { runners, total_count, offset: page.offset, limit: page.limit })
     }
 
@@ -800,6 +800,28 @@ pub(crate) fn actor(address: Address) -> ActorInfo {
 
 pub(crate) fn key(index: u32) -> SecretKey {
     SecretKey::dev(index)
+}
+
+/// A runner at `address` in `health`.
+pub(crate) fn runner_info(address: Address, health: &str) -> RunnerInfo {
+    RunnerInfo {
+        address,
+        stake: 1_000_000_000,
+        delegated_stake: u128::MAX,
+        rate_card: RateCardInfo { price_per_job: 5 },
+        capabilities: CapabilitiesInfo { job_types: vec!["echo".into()], max_concurrent_jobs: 2 },
+        health: health.into(),
+        registered_height: 1,
+        last_heartbeat_height: 2,
+        reputation: 80,
+        active_jobs: 0,
+        unbonding: Vec::new(),
+    }
+}
+
+/// A mock where `key(0)`'s address is a registered, healthy runner.
+pub(crate) fn with_registered_runner() -> MockBackend {
+    MockBackend::with(|data| data.runners = vec![runner_info(key(0).address(), "healthy")])
 }
 
 /// A plain transfer (the paper's fee settings), unsigned.

@@ -7,6 +7,9 @@
 //!   (code 1004, `Retry-After`, `Connection: close`) and closed; the refusals themselves are
 //!   bounded in number and time (a refusal reads at most one request head for
 //!   [`REFUSAL_LINGER_MS`]), and beyond that bound a connection is closed unanswered;
+//! - a client (a peer IP) holding its share of the cap ([`HTTP_CONNECTIONS_CLIENT_SHARE_PERCENT`]
+//!   of it) gets another connection only while more than a share of the cap is free, else it is
+//!   refused the same way: one client cannot take every connection from the others;
 //! - a request head must arrive within [`HEADER_READ_TIMEOUT_MS`] of the connection's start or
 //!   of its previous answer. hyper then gives the connection up; a client that had begun a head
 //!   is answered 408 (code 1003) before the close, while a connection that merely stayed idle is
@@ -21,8 +24,8 @@
 use crate::{
     error::connection_refusal,
     limits::{
-        HEADER_READ_TIMEOUT_MS, HTTP_CONNECTIONS_MAX, REFUSAL_LINGER_MS, RESPONSE_WRITE_TIMEOUT_MS,
-        RETRY_AFTER_SECS_MIN,
+        HEADER_READ_TIMEOUT_MS, HTTP_CONNECTIONS_CLIENT_SHARE_PERCENT, HTTP_CONNECTIONS_MAX, REFUSAL_LINGER_MS,
+        RESPONSE_WRITE_TIMEOUT_MS, RETRY_AFTER_SECS_MIN,
     },
 };
 use axum::{
@@ -36,9 +39,10 @@ use hyper::{body::Incoming, server::conn::http1, service::service_fn};
 use hyper_util::rt::{TokioIo, TokioTimer};
 use std::convert::Infallible;
 use std::{
+    collections::HashMap,
     future::Future,
     io,
-    net::SocketAddr,
+    net::{IpAddr, SocketAddr},
     pin::Pin,
     sync::{Arc, Mutex, PoisonError},
     task::{Context, Poll},
@@ -65,6 +69,8 @@ const REFUSAL_READ_BYTES_MAX: usize = 16 * 1024;
 pub struct ServerLimits {
     /// Connections open at once.
     pub connections_max: usize,
+    /// One client's share of `connections_max`, in percent (rounded up, at least one).
+    pub connections_client_share_percent: usize,
     /// Time allowed for a request head, in milliseconds.
     pub header_read_timeout_ms: u64,
     /// Time an answer's write may wait for the client to read, in milliseconds.
@@ -75,6 +81,7 @@ impl Default for ServerLimits {
     fn default() -> Self {
         Self {
             connections_max: HTTP_CONNECTIONS_MAX,
+            connections_client_share_percent: HTTP_CONNECTIONS_CLIENT_SHARE_PERCENT,
             header_read_timeout_ms: HEADER_READ_TIMEOUT_MS,
             response_write_timeout_ms: RESPONSE_WRITE_TIMEOUT_MS,
         }
@@ -114,6 +121,8 @@ pub async fn serve_with(
     limits: ServerLimits,
 ) -> io::Result<()> {
     let connections = Arc::new(Semaphore::new(limits.connections_max));
+    let share = limits.connections_max.saturating_mul(limits.connections_client_share_percent).div_ceil(100).max(1);
+    let clients = ClientConnections::default();
     // Refusals are cheap but not free (a task and a socket each): bounded like connections.
     let refusals = Arc::new(Semaphore::new(limits.connections_max));
     let (closing, closing_rx) = watch::channel(false);
@@ -139,11 +148,25 @@ pub async fn serve_with(
         // algorithm hold an answer back for the client's delayed ACK. (Failing leaves the
         // default, which is only slower.)
         let _ = stream.set_nodelay(true);
-        if let Ok(permit) = connections.clone().try_acquire_owned() {
-            tokio::spawn(connection(stream, peer, api.clone(), limits, closing_rx.clone(), permit));
+        let held = clients.held(peer.ip());
+        let within_share = held < share || connections.available_permits() > share;
+        let permit = if within_share { connections.clone().try_acquire_owned().ok() } else { None };
+        if let Some(permit) = permit {
+            let slot = clients.open(peer.ip());
+            tokio::spawn(connection(stream, peer, api.clone(), limits, closing_rx.clone(), (permit, slot)));
         } else if let Ok(permit) = refusals.clone().try_acquire_owned() {
-            debug!(%peer, "HTTP connections at their cap: answering 429");
-            tokio::spawn(refuse(stream, limits.connections_max, permit));
+            let why = if within_share {
+                debug!(%peer, "HTTP connections at their cap: answering 429");
+                format!("the node serves at most {} HTTP connections at once; retry later", limits.connections_max)
+            } else {
+                debug!(%peer, held, "HTTP client at its share of the connections: answering 429");
+                format!(
+                    "this client holds {held} of the node's {} HTTP connections; the last {share} are kept for \
+                     other clients: reuse or close one",
+                    limits.connections_max
+                )
+            };
+            tokio::spawn(refuse(stream, why, permit));
         } else {
             debug!(%peer, "HTTP connection closed unanswered: connections and refusals at their caps");
         }
@@ -164,14 +187,56 @@ fn is_connection_error(e: &io::Error) -> bool {
     )
 }
 
-/// Serves one connection until it ends, holding its slot (`_permit`) meanwhile.
+/// Open connections per client IP (clients without one are not kept, so the map holds at most
+/// as many clients as there are open connections).
+#[derive(Clone, Default)]
+struct ClientConnections(Arc<Mutex<HashMap<IpAddr, usize>>>);
+
+impl ClientConnections {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<IpAddr, usize>> {
+        // Every update is one map operation: a panic cannot leave it half done.
+        self.0.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The connections `client` holds open.
+    fn held(&self, client: IpAddr) -> usize {
+        self.lock().get(&client).copied().unwrap_or(0)
+    }
+
+    /// Counts a connection of `client` until the returned slot is dropped.
+    fn open(&self, client: IpAddr) -> ClientSlot {
+        *self.lock().entry(client).or_default() += 1;
+        ClientSlot { clients: self.clone(), client }
+    }
+}
+
+/// One open connection of a client, counted in [`ClientConnections`] until dropped.
+struct ClientSlot {
+    clients: ClientConnections,
+    client: IpAddr,
+}
+
+impl Drop for ClientSlot {
+    fn drop(&mut self) {
+        let mut clients = self.clients.lock();
+        if let Some(held) = clients.get_mut(&self.client) {
+            *held -= 1;
+            if *held == 0 {
+                clients.remove(&self.client);
+            }
+        }
+    }
+}
+
+/// Serves one connection until it ends, holding its slot of the cap and of its client's share
+/// (`_slots`) meanwhile.
 async fn connection(
     stream: TcpStream,
     peer: SocketAddr,
     api: impl Api,
     limits: ServerLimits,
     mut closing: watch::Receiver<bool>,
-    _permit: OwnedSemaphorePermit,
+    _slots: (OwnedSemaphorePermit, ClientSlot),
 ) {
     let io = Watched::new(stream, Duration::from_millis(limits.response_write_timeout_ms));
     // One copy of the API per connection, not per request (cloning a layered service is a good
@@ -224,16 +289,13 @@ async fn connection(
     }
 }
 
-/// Answers a connection beyond the cap with 429 and closes it, all within a few
-/// [`REFUSAL_LINGER_MS`].
-async fn refuse(mut stream: TcpStream, connections_max: usize, _permit: OwnedSemaphorePermit) {
+/// Answers a connection beyond the cap or its client's share with 429 (saying `why`) and closes
+/// it, all within a few [`REFUSAL_LINGER_MS`].
+async fn refuse(mut stream: TcpStream, why: String, _permit: OwnedSemaphorePermit) {
     // Read the request head first: an HTTP client may treat an answer that comes before its
     // request as a broken connection.
     let _ = timeout(Duration::from_millis(REFUSAL_LINGER_MS), read_head(&mut stream)).await;
-    let error = ApiError::new(
-        ErrorCode::RateLimited,
-        format!("the node serves at most {connections_max} HTTP connections at once; retry later"),
-    );
+    let error = ApiError::new(ErrorCode::RateLimited, why);
     answer_and_close(stream, &connection_refusal(StatusCode::TOO_MANY_REQUESTS, &error, Some(RETRY_AFTER_SECS_MIN)))
         .await;
 }
@@ -398,11 +460,16 @@ mod tests {
     /// A server with `limits` over the mock node on a loopback port; it stops when the returned
     /// sender is dropped.
     async fn server(limits: ServerLimits) -> (SocketAddr, tokio::sync::oneshot::Sender<()>) {
+        server_over(MockBackend::default(), limits).await
+    }
+
+    /// [`server`] over `backend`.
+    async fn server_over(backend: MockBackend, limits: ServerLimits) -> (SocketAddr, tokio::sync::oneshot::Sender<()>) {
         let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
         let address = listener.local_addr().unwrap();
         let config = crate::RpcConfig::default();
         let http = crate::Http::new(&config);
-        let api = crate::layered(crate::router(MockBackend::default(), config, &http), &http);
+        let api = crate::layered(crate::router(backend, config, &http), &http);
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
         let shutdown = async move {
             let _ = stopped.await;
@@ -429,8 +496,28 @@ mod tests {
 
     /// Sends a GET on a connection kept alive and reads its answer (by its content-length).
     async fn get_on(stream: &mut TcpStream, path: &str) -> String {
-        let request = format!("GET {path} HTTP/1.1\r\nhost: node\r\n\r\n");
-        stream.write_all(request.as_bytes()).await.unwrap();
+        ask_on(stream, format!("GET {path} HTTP/1.1\r\nhost: node\r\n\r\n").into_bytes()).await
+    }
+
+    /// Sends a JSON POST on a connection kept alive and reads its answer.
+    async fn post_on(stream: &mut TcpStream, path: &str, body: &[u8]) -> String {
+        let head = format!(
+            "POST {path} HTTP/1.1\r\nhost: node\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n",
+            body.len()
+        );
+        ask_on(stream, [head.as_bytes(), body].concat()).await
+    }
+
+    /// A connection to `server` from the loopback address `local` (any of 127.0.0.0/8).
+    async fn connect_from(local: [u8; 4], server: SocketAddr) -> TcpStream {
+        let socket = tokio::net::TcpSocket::new_v4().unwrap();
+        socket.bind(SocketAddr::from((local, 0))).unwrap();
+        socket.connect(server).await.unwrap()
+    }
+
+    /// Sends `request` on a connection kept alive and reads its answer (by its content-length).
+    async fn ask_on(stream: &mut TcpStream, request: Vec<u8>) -> String {
+        stream.write_all(&request).await.unwrap();
         let mut answer = Vec::new();
         let mut chunk = [0u8; 4096];
         loop {
@@ -476,7 +563,10 @@ mod tests {
 
     #[tokio::test]
     async fn connections_beyond_the_cap_are_answered_429_until_one_closes() {
-        let (address, _stop) = server(ServerLimits { connections_max: 2, ..ServerLimits::default() }).await;
+        // One client: with a share of the whole cap, the share does not apply.
+        let limits =
+            ServerLimits { connections_max: 2, connections_client_share_percent: 100, ..ServerLimits::default() };
+        let (address, _stop) = server(limits).await;
         // Two connections that have been answered hold the two slots.
         let mut held = Vec::new();
         for _ in 0..2 {
@@ -510,6 +600,99 @@ mod tests {
             assert!(attempt < 1_000, "the closed connection's slot was never freed");
             tokio::time::sleep(Duration::from_millis(10)).await;
         }
+    }
+
+    /// The status code of a whole answer.
+    fn status(answer: &str) -> u16 {
+        answer.get(9..12).and_then(|code| code.parse().ok()).unwrap_or_else(|| panic!("no status: {answer}"))
+    }
+
+    #[tokio::test]
+    async fn a_client_at_its_share_of_the_connections_is_refused_and_the_others_are_not() {
+        // 10 connections, a share of 2: one client alone gets 8, the last 2 stay for others.
+        let limits =
+            ServerLimits { connections_max: 10, connections_client_share_percent: 20, ..ServerLimits::default() };
+        let (address, _stop) = server(limits).await;
+        let mut held = Vec::new();
+        for _ in 0..8 {
+            let mut stream = connect_from([127, 0, 0, 1], address).await;
+            assert_eq!(status(&get_on(&mut stream, "/health").await), 200);
+            held.push(stream);
+        }
+        let mut ninth = connect_from([127, 0, 0, 1], address).await;
+        ninth.write_all(b"GET /health HTTP/1.1\r\nhost: node\r\n\r\n").await.unwrap();
+        let answer = until_closed(&mut ninth).await;
+        assert_eq!(status(&answer), 429, "{answer}");
+        assert!(body(&answer)["message"].as_str().unwrap().contains("kept for other clients"), "{answer}");
+        // Another client gets the last two, and the first one's connections are still served.
+        for _ in 0..2 {
+            let mut stream = connect_from([127, 0, 0, 2], address).await;
+            assert_eq!(status(&get_on(&mut stream, "/health").await), 200);
+            held.push(stream);
+        }
+        assert_eq!(status(&get_on(&mut held[0], "/height").await), 200);
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_flooding_client_meets_429s_while_another_client_and_a_runner_are_served() {
+        use base64::Engine as _;
+        use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+        // The default limits: 100 requests per second for all clients, a share of 10.
+        let (address, _stop) = server_over(crate::mock::with_registered_runner(), ServerLimits::default()).await;
+        let flooding = Arc::new(AtomicBool::new(true));
+        let (served, refused) = (Arc::new(AtomicU64::new(0)), Arc::new(AtomicU64::new(0)));
+        let started = std::time::Instant::now();
+        let mut flooders = Vec::new();
+        for _ in 0..4 {
+            let (flooding, served, refused) = (flooding.clone(), served.clone(), refused.clone());
+            flooders.push(tokio::spawn(async move {
+                let mut stream = connect_from([127, 0, 0, 1], address).await;
+                while flooding.load(Ordering::Relaxed) {
+                    match status(&get_on(&mut stream, "/height").await) {
+                        200 => served.fetch_add(1, Ordering::Relaxed),
+                        429 => refused.fetch_add(1, Ordering::Relaxed),
+                        other => panic!("the flooder got {other}"),
+                    };
+                }
+            }));
+        }
+        // Let the flood fill the window first.
+        tokio::time::sleep(Duration::from_millis(500)).await;
+
+        // Another client asking 5 times a second is served every time.
+        let mut other = connect_from([127, 0, 0, 2], address).await;
+        for _ in 0..15 {
+            let answer = get_on(&mut other, "/height").await;
+            assert_eq!(status(&answer), 200, "{answer}");
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
+        // A runner's signed heartbeat goes through too.
+        let runner = crate::mock::key(0);
+        let mut runner_stream = connect_from([127, 0, 0, 3], address).await;
+        let path = format!("/runner/{}/heartbeat", runner.address().to_hex());
+        let answer = get_on(&mut runner_stream, &format!("{path}_payload")).await;
+        assert_eq!(status(&answer), 200, "{answer}");
+        let unsigned = base64::engine::general_purpose::STANDARD
+            .decode(body(&answer)["unsigned_transaction_base64"].as_str().unwrap())
+            .unwrap();
+        let tx = drover_types::Transaction::decode(&unsigned).unwrap();
+        let signature = tx.sign(&runner).signature.unwrap().to_rsv();
+        let request = serde_json::json!({
+            "unsigned_transaction_base64": base64::engine::general_purpose::STANDARD.encode(&unsigned),
+            "signature": format!("0x{}", hex::encode(signature)),
+        });
+        let answer = post_on(&mut runner_stream, &path, &serde_json::to_vec(&request).unwrap()).await;
+        assert_eq!(status(&answer), 200, "{answer}");
+
+        flooding.store(false, Ordering::Relaxed);
+        for flooder in flooders {
+            flooder.await.unwrap();
+        }
+        // The flooder was served at most 90 in any second, and refused the rest.
+        let seconds = started.elapsed().as_secs() + 1;
+        let (served, refused) = (served.load(Ordering::Relaxed), refused.load(Ordering::Relaxed));
+        assert!(refused > 0, "the flooder was never refused ({served} served)");
+        assert!(served > 0 && served <= 90 * seconds, "{served} served to the flooder in {seconds} s");
     }
 
     #[tokio::test]

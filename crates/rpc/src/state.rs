@@ -6,11 +6,11 @@ use crate::{
     RpcConfig,
     backend::Backend,
     limits::{
-        FAUCET_RATE_LIMIT_WINDOW_MS, FAUCET_REQUESTS_PER_MINUTE_DEFAULT, GLOBAL_RATE_LIMIT_WINDOW_MS,
-        RAS_PUBLIC_RATE_LIMIT_WINDOW_MS, STATE_SYNC_RATE_LIMIT_WINDOW_MS,
+        FAUCET_RATE_LIMIT_WINDOW_MS, FAUCET_REQUESTS_PER_MINUTE_DEFAULT, GLOBAL_RATE_CLIENT_SHARE_PERCENT,
+        GLOBAL_RATE_LIMIT_WINDOW_MS, RAS_PUBLIC_RATE_LIMIT_WINDOW_MS, STATE_SYNC_RATE_LIMIT_WINDOW_MS,
     },
     metrics::RpcMetrics,
-    rate_limit::window::{PerClient, SlidingWindow},
+    rate_limit::window::{PerClient, SharedWindow, SlidingWindow},
 };
 use std::{sync::Arc, time::Duration, time::Instant};
 use tokio::sync::Semaphore;
@@ -22,8 +22,9 @@ use tokio::sync::Semaphore;
 pub struct Http {
     /// Request counters and durations by route, shared by the start-up routes and the full API.
     pub metrics: Arc<RpcMetrics>,
-    /// The node-wide request limit (`RPC_GLOBAL_RATE_LIMIT_PER_SEC`), shared likewise.
-    pub global_limiter: Arc<SlidingWindow>,
+    /// The node-wide request limit (`RPC_GLOBAL_RATE_LIMIT_PER_SEC`), with each client's share
+    /// of it, shared likewise.
+    pub global_limiter: Arc<SharedWindow>,
     /// How long a request may take to be answered.
     pub request_timeout: Duration,
 }
@@ -33,9 +34,10 @@ impl Http {
     pub fn new(config: &RpcConfig) -> Self {
         Self {
             metrics: Arc::new(RpcMetrics::default()),
-            global_limiter: Arc::new(SlidingWindow::new(
+            global_limiter: Arc::new(SharedWindow::new(
                 config.global_rate_limit_per_sec,
                 Duration::from_millis(GLOBAL_RATE_LIMIT_WINDOW_MS),
+                GLOBAL_RATE_CLIENT_SHARE_PERCENT,
             )),
             request_timeout: Duration::from_millis(config.request_timeout_ms),
         }

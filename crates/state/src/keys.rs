@@ -12,12 +12,14 @@
 //! (messages, timers). Making two keys share an index prefix then takes a keccak preimage
 //! search of at least 2^48 work per key, so a lookup reads one operation.
 //!
-//! Records that are listed per owner (an actor's storage, a recipient's mailbox, an owner's
-//! timers) keep one owner's records in one key range: the range starts with the family byte and
-//! a spread of the owner, and within it records sort by a second spread (storage: of the actor
-//! and the key, so iteration order is fixed but not the keys' byte order) or by sequence number
-//! (mailbox and timers: FIFO). The owner's own bytes follow, so a key names its record without a
-//! hash lookup, and a listing skips the rare record of another owner whose spread collides.
+//! Records that are paged per owner by cursor (an actor's storage, a recipient's mailbox) keep
+//! one owner's records in one key range: the range starts with the family byte and a spread of
+//! the owner, and within it records sort by a second spread (storage: of the actor and the key,
+//! so iteration order is fixed but not the keys' byte order) or by sequence number (mailbox:
+//! FIFO). The owner's own bytes follow, so a key names its record without a hash lookup, and a
+//! listing skips the rare record of another owner whose spread collides. Records paged by
+//! offset (an owner's timers, and the system families' per-owner lists) are kept in a
+//! [`crate::listing`] too, so that an offset is a point lookup.
 //!
 //! Prefixes and layouts are part of the consensus state layout: a byte, once assigned, never
 //! changes meaning. Families not implemented yet have their byte reserved here so that no two
@@ -58,7 +60,7 @@ pub const PREFIX_ACTOR: u8 = 0x02;
 pub const PREFIX_ACTOR_STORAGE: u8 = 0x03;
 /// Mailbox: the global queue, messages, per-recipient index and usage (see [`crate::mailbox`]).
 pub const PREFIX_MAILBOX: u8 = 0x04;
-/// Timers: per-height slots, the firing cursor, per-owner counts and index (see
+/// Timers: per-height slots, the firing cursor, per-owner counts and listings (see
 /// [`crate::timer`]).
 pub const PREFIX_TIMER: u8 = 0x05;
 /// Token holdings, by holder: `0x06 ‖ spread15(holder) ‖ holder ‖ token` → a
@@ -268,19 +270,16 @@ pub fn timer_pending_key(owner: &Address) -> Vec<u8> {
     key(&[&[PREFIX_TIMER, 0x03], &spread::<14>(&[&owner.0]), &owner.0])
 }
 
-/// The prefix of `owner`'s timer listing markers (in firing order).
-pub fn timer_index_range(owner: &Address) -> Vec<u8> {
-    key(&[&[PREFIX_TIMER, 0x04], &spread::<6>(&[&owner.0])])
+/// State key of the entry `user_key` of a timer listing: `0x05 ‖ 0x05 ‖ spread14(user key) ‖
+/// user key`, so the owner's address does not choose the index prefix.
+fn timer_listing_key(user_key: &[u8]) -> Vec<u8> {
+    key(&[&[PREFIX_TIMER, 0x05], &spread::<14>(&[user_key]), user_key])
 }
 
-/// Key of the index marker of timer `id` in `owner`'s listing.
-pub fn timer_index_key(owner: &Address, id: u64) -> Vec<u8> {
-    key(&[&timer_index_range(owner), &id.to_be_bytes(), &owner.0])
-}
-
-/// The owner and timer id of a timer listing marker key, or `None` if `key` is not one.
-pub fn timer_index_entry(key: &[u8]) -> Option<(Address, u64)> {
-    owned_sequence(key, &[PREFIX_TIMER, 0x04])
+/// The listing of `owner`'s pending timers (items: timer ids, 8 bytes BE), counted by its
+/// pending-timer count ([`timer_pending_key`]); see [`crate::listing`].
+pub fn timers_listing(owner: &Address) -> crate::listing::Listing {
+    crate::listing::Listing::new(timer_listing_key, timer_pending_key(owner), b'L', &owner.0)
 }
 
 /// Key of the `seq`-th upgrade of the actor at `address`.
@@ -371,7 +370,8 @@ mod tests {
                 mailbox_entry_key(&actor, i as u64),
                 mailbox_usage_key(address),
                 timer_pending_key(address),
-                timer_index_key(&actor, (i as u64) << 32),
+                timers_listing(&actor).slot_key(i as u64),
+                timers_listing(&actor).place_key(&((i as u64) << 32).to_be_bytes()),
                 upgrade_key(&actor, i as u32),
                 message_key(i as u64),
                 timer_key(7, i as u32),
@@ -397,12 +397,6 @@ mod tests {
         assert!(marker.starts_with(&mailbox_range(&a)));
         assert_eq!(mailbox_entry(&marker), Some((a, 300)));
         assert!(mailbox_entry_key(&a, 255) < mailbox_entry_key(&a, 256), "FIFO is key order");
-
-        let timer = timer_index_key(&a, 5 << 32 | 9);
-        assert!(timer.starts_with(&timer_index_range(&a)));
-        assert_eq!(timer_index_entry(&timer), Some((a, 5 << 32 | 9)));
-        assert_eq!(timer_index_entry(&marker), None);
-        assert!(timer_index_key(&a, 5 << 32 | 9) < timer_index_key(&a, 6 << 32));
     }
 
     #[test]
@@ -421,7 +415,7 @@ mod tests {
             timer_slot_key(5),
             timer_key(5, 0),
             timer_pending_key(&a),
-            timer_index_key(&a, 1),
+            timers_listing(&a).slot_key(0),
             upgrade_key(&a, 0),
         ];
         let sorted: BTreeSet<_> = keys.iter().collect();

@@ -32,7 +32,10 @@
 //!   executor finds the next messages and the due timers by point reads, without range reads.
 //! - Tokens ([`token`]): records in the storage of the tokens system actor `0x00…0c`.
 //! - Index markers ([`MARKER`]) whose key is the information, for listing an actor's pending
-//!   messages and timers with a prefix scan.
+//!   messages with a prefix scan.
+//! - Listings ([`listing`]): an owner's items in numbered slots, so that a page of a holder's
+//!   tokens, a delegator's delegations, an owner's volumes, secrets, libraries or timers, or the
+//!   relays taking writes or listed publicly, is point lookups at any offset.
 
 mod account;
 pub mod actor;
@@ -41,6 +44,7 @@ pub mod governance;
 pub mod job;
 pub mod keys;
 pub mod library;
+pub mod listing;
 pub mod mailbox;
 pub mod runner;
 pub mod secrets;

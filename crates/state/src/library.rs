@@ -6,7 +6,8 @@
 //! | `"l" ‖ keccak256(name) ‖ publisher(20)` | [`LibraryRecord`]: the latest version, stored by publisher (see [`libraries_range`]) |
 //! | `"v" ‖ keccak256(name) ‖ publisher(20) ‖ version(4, BE)` | [`LibraryVersion`]: every version, kept |
 //! | `"k" ‖ code_hash(32)` | the code, raw bytes like an actor's (content-addressed: versions with the same code share it) |
-//! | `"n" ‖ publisher(20)` | the number of libraries the publisher has (removed ones included), so a listing pages without reading them all |
+//! | `"n" ‖ publisher(20)` | the number of libraries the publisher has (removed ones included): the count of its listing |
+//! | `"L" ‖ …` | the publisher's listing of its libraries' name hashes, in publication order ([`libraries_listing`]) |
 //!
 //! Invariants: every version `1..=version` of a library has its record and its code; a removed
 //! library keeps its records (for history) but is never run; once published again, only the
@@ -15,6 +16,7 @@
 
 use crate::RecordError;
 use crate::keys::{PREFIX_LIBRARY, owned_entry, owned_range, storage_key};
+use crate::listing::Listing;
 use drover_types::{
     Address, H256,
     cbor::{CborError, Writer, decode_fixed, decode_strict, expect_array},
@@ -30,7 +32,17 @@ pub fn state_key(user_key: &[u8]) -> Vec<u8> {
 
 /// User key of `publisher`'s library `name`.
 pub fn library_key(publisher: &Address, name: &str) -> Vec<u8> {
-    [&b"l"[..], &keccak256(name.as_bytes()).0, &publisher.0].concat()
+    hashed_library_key(publisher, &name_hash(name))
+}
+
+/// The hash a library's keys use for its name.
+pub fn name_hash(name: &str) -> H256 {
+    keccak256(name.as_bytes())
+}
+
+/// User key of `publisher`'s library whose name hashes to `name_hash` (what its listing names).
+pub fn hashed_library_key(publisher: &Address, name_hash: &H256) -> Vec<u8> {
+    [&b"l"[..], &name_hash.0, &publisher.0].concat()
 }
 
 /// User key of version `version` of `publisher`'s library `name`.
@@ -46,6 +58,14 @@ pub fn code_key(code_hash: &H256) -> Vec<u8> {
 /// User key of the number of `publisher`'s libraries.
 pub fn count_key(publisher: &Address) -> Vec<u8> {
     [&b"n"[..], &publisher.0].concat()
+}
+
+/// The listing of `publisher`'s libraries (items: name hashes), counted by [`count_key`]: a
+/// library is listed at its first `publish` and never leaves (a removed one keeps its records),
+/// so `/library/{publisher}` pages by point lookups in publication order (see
+/// [`crate::listing`]).
+pub fn libraries_listing(publisher: &Address) -> Listing {
+    Listing::new(state_key, state_key(&count_key(publisher)), b'L', &publisher.0)
 }
 
 /// The range of `publisher`'s libraries, in name-hash order.

@@ -7,6 +7,7 @@
 //! | `"n"` | number of registered runners: registered and not deregistered (count record) |
 //! | `"i" ‖ slot(8, BE)` | address of the registered runner at `slot` (`0..n`) |
 //! | `"d" ‖ runner(20) ‖ delegator(20)` | [`Delegation`], stored by delegator (see [`delegations_range`]) |
+//! | `"g" ‖ …` | each delegator's listing of the runners it has a delegation to ([`delegations_listing`]) |
 //! | `"t" ‖ len(1) ‖ job_type ‖ "c" ‖ price(16, BE)` | number of runners in the job type's index at that price (count record) |
 //! | `"t" ‖ len(1) ‖ job_type ‖ "a" ‖ price(16, BE) ‖ slot(4, BE)` | address of the runner at `slot` of that price |
 //! | `"t" ‖ len(1) ‖ job_type ‖ "x" ‖ depth(1) ‖ prefix` | [`IndexNode`]: a node of the index's weight trie |
@@ -30,10 +31,12 @@
 //! job types' indexes. A runner's `delegated_stake` is the sum of the active `amount`s of the
 //! delegations to it; the registry's account balance is the sum of every runner's `stake`,
 //! every delegation's `amount` and every pending unbonding (what the registry owes). A
-//! delegation is stored while its amount or its pending unbondings are non-zero.
+//! delegation is stored while its amount or its pending unbondings are non-zero, and listed in
+//! its delegator's listing exactly while it is stored.
 
 use crate::RecordError;
 use crate::keys::{PREFIX_RUNNER, owned_entry, owned_range, storage_key};
+use crate::listing::Listing;
 use drover_types::{
     Address,
     cbor::{CborError, Writer, decode_strict, decode_u128, expect_array, take_null},
@@ -208,6 +211,12 @@ impl IndexNode {
 /// User key of `delegator`'s delegation to `runner`.
 pub fn delegation_key(runner: &Address, delegator: &Address) -> Vec<u8> {
     [&b"d"[..], &runner.0, &delegator.0].concat()
+}
+
+/// The listing of the runners `delegator` has a delegation to (items: runner addresses), so that
+/// `/account/{address}/delegations` pages by point lookups (see [`crate::listing`]).
+pub fn delegations_listing(delegator: &Address) -> Listing {
+    Listing::counted(state_key, b'g', &delegator.0)
 }
 
 /// The range of `delegator`'s delegations, in runner order.

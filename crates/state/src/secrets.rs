@@ -5,13 +5,16 @@
 //! | --- | --- |
 //! | `"s" ‖ keccak256(name) ‖ owner(20)` | [`SecretRecord`], stored by owner (see [`secrets_range`]) |
 //! | `"e" ‖ keccak256(name) ‖ owner(20) ‖ reader(20)` | the reader's envelope (CBOR bytes) |
-//! | `"n" ‖ owner(20)` | the number of secrets the owner has, so a listing pages without reading them all |
+//! | `"n" ‖ owner(20)` | the number of secrets the owner has: the count of its listing |
+//! | `"L" ‖ …` | the owner's listing of its secrets' name hashes ([`secrets_listing`]) |
 //!
 //! Invariants: a secret's `readers` are exactly the readers with an envelope; a secret without
-//! readers is not stored (revoking the last reader deletes it). Only ciphertext is stored.
+//! readers is not stored (revoking the last reader deletes it), and a secret is in its owner's
+//! listing exactly while it is stored. Only ciphertext is stored.
 
 use crate::RecordError;
 use crate::keys::{PREFIX_SECRET, owned_entry, owned_range, storage_key};
+use crate::listing::Listing;
 use drover_types::{
     Address, H256,
     cbor::{CborError, Writer, decode_fixed, decode_strict, expect_array},
@@ -31,7 +34,12 @@ pub fn name_hash(name: &str) -> H256 {
 
 /// User key of `owner`'s secret `name`.
 pub fn secret_key(owner: &Address, name: &str) -> Vec<u8> {
-    [&b"s"[..], &name_hash(name).0, &owner.0].concat()
+    hashed_secret_key(owner, &name_hash(name))
+}
+
+/// User key of `owner`'s secret whose name hashes to `name_hash` (what its listing names).
+pub fn hashed_secret_key(owner: &Address, name_hash: &H256) -> Vec<u8> {
+    [&b"s"[..], &name_hash.0, &owner.0].concat()
 }
 
 /// User key of the number of `owner`'s secrets.
@@ -42,6 +50,12 @@ pub fn count_key(owner: &Address) -> Vec<u8> {
 /// User key of `reader`'s envelope of `owner`'s secret `name`.
 pub fn envelope_key(owner: &Address, name: &str, reader: &Address) -> Vec<u8> {
     [&b"e"[..], &name_hash(name).0, &owner.0, &reader.0].concat()
+}
+
+/// The listing of `owner`'s secrets (items: name hashes), counted by [`count_key`], so that
+/// `/secrets/{owner}` pages by point lookups (see [`crate::listing`]).
+pub fn secrets_listing(owner: &Address) -> Listing {
+    Listing::new(state_key, state_key(&count_key(owner)), b'L', &owner.0)
 }
 
 /// The range of `owner`'s secrets, in name-hash order.

@@ -9,6 +9,8 @@
 //! | `"n"` | count of registered relays |
 //! | `"s" ‖ slot(8, BE)` | the relay in that listing slot (slots `0..n`, swap-removed) |
 //! | `"t"` | [`RelayTotals`] |
+//! | `"P" ‖ …` | the listing of the registered relays with `public` ([`public_relays_listing`]) |
+//! | `"W" ‖ …` | the listing of the registered relays with `write` ([`writing_relays_listing`]) |
 //!
 //! Storage manager:
 //!
@@ -18,13 +20,17 @@
 //! | `"o" ‖ volume(32) ‖ owner(20)` | listing marker, stored by owner (see [`volumes_range`]) |
 //! | `"k" ‖ keccak256(session_key) ‖ wallet(20)` | height the wallet revoked the session key |
 //! | `"t"` | [`VolumeTotals`] |
+//! | `"L" ‖ …` | each owner's listing of its volumes not yet reaped ([`volumes_listing`]) |
 //!
 //! Invariants: a relay is in exactly one slot while registered and in none once deregistered;
 //! the totals are the sums over the records (registered relays; volumes not yet reaped); a
-//! volume's `relay` record counts it in `volumes` and its size in `used_bytes`.
+//! volume's `relay` record counts it in `volumes` and its size in `used_bytes`. A registered relay
+//! is in the public (writing) listing exactly while its settings say `public` (`write`); a
+//! volume is in its owner's listing exactly while its record exists.
 
 use crate::RecordError;
 use crate::keys::{PREFIX_STORAGE_RELAY, owned_entry, owned_range, storage_key};
+use crate::listing::Listing;
 use crate::runner::{Unbonding, read_unbondings, write_unbondings};
 use drover_types::{
     Address, H256,
@@ -71,6 +77,23 @@ pub fn volume_key(volume: &H256) -> Vec<u8> {
 /// User key of the marker listing `volume` under its `owner`.
 pub fn owned_volume_key(volume: &H256, owner: &Address) -> Vec<u8> {
     [&b"o"[..], &volume.0, &owner.0].concat()
+}
+
+/// The listing of the registered relays whose settings say `public`: `/ras/relays/public` (see
+/// [`crate::listing`]; items: relay addresses).
+pub fn public_relays_listing() -> Listing {
+    Listing::counted(relay_state_key, b'P', &[])
+}
+
+/// The listing of the registered relays whose settings say `write`: `/ras/write-relayers`
+/// (items: relay addresses).
+pub fn writing_relays_listing() -> Listing {
+    Listing::counted(relay_state_key, b'W', &[])
+}
+
+/// The listing of `owner`'s volumes not yet reaped (items: volume ids): `/ras/volumes`.
+pub fn volumes_listing(owner: &Address) -> Listing {
+    Listing::counted(volume_state_key, b'L', &owner.0)
 }
 
 /// The range of `owner`'s volume markers, in volume-id order.

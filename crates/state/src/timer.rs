@@ -9,9 +9,12 @@
 //! - [`TimerCursor`] `[height, seq]` at `0x05 ‖ 0x00`: where the previous block stopped firing
 //!   when it hit its per-block bound. Absent means no timer below the next block's height is
 //!   pending.
-//! - a count (CBOR uint) at `0x05 ‖ 0x03 ‖ owner`: the owner's pending timers (the cap).
-//! - an index marker (CBOR `null`) at `0x05 ‖ 0x04 ‖ owner ‖ id(8, BE)` for listing an actor's
-//!   timers with a prefix scan.
+//! - a count (CBOR uint) at `0x05 ‖ 0x03 ‖ spread14(owner) ‖ owner`: the owner's pending timers
+//!   (the cap), which is also the count of the owner's timer listing.
+//! - the owner's timer listing ([`crate::keys::timers_listing`], see [`crate::listing`]): the
+//!   pending timers' ids in numbered slots, at `0x05 ‖ 0x05 ‖ spread14(user key) ‖ user key`, so
+//!   that a page of an actor's timers is point lookups at any offset. `0x05 ‖ 0x04` is retired
+//!   (it held per-timer index markers, which could only be paged by reading every earlier one).
 //!
 //! A timer id is `height << 32 | seq`, so it names its key.
 

@@ -16,12 +16,16 @@
 //! | `"a" ‖ token(20) ‖ owner(20) ‖ spender(20)` | allowance, a CBOR unsigned integer |
 //! | `"n"` | number of tokens ever created (count record) |
 //! | `"i" ‖ seq(8, BE)` | id of the `seq`-th token created (creation order, for `/tokens`) |
+//! | `"h" ‖ …` | each holder's listing of the tokens it has a balance of ([`holdings_listing`]) |
 //!
-//! Invariants: a [`Holding`] is stored only while its balance is non-zero or it is frozen. The
-//! sum of all balances of a token is its `supply`. An allowance of zero is not stored.
+//! Invariants: a [`Holding`] is stored only while its balance is non-zero or it is frozen. A
+//! token is in its holder's listing exactly while the holder's balance of it is non-zero (a
+//! frozen holding without a balance is not listed). The sum of all balances of a token is its
+//! `supply`. An allowance of zero is not stored.
 
 use crate::RecordError;
 use crate::keys::storage_key;
+use crate::listing::Listing;
 use drover_types::{
     Address,
     cbor::{Writer, decode_fixed, decode_strict, decode_u128, expect_array, take_null},
@@ -56,6 +60,13 @@ pub fn token_count_key() -> Vec<u8> {
 /// User key of the id of the `seq`-th token created (from 0).
 pub fn token_by_seq_key(seq: u64) -> Vec<u8> {
     [&b"i"[..], &seq.to_be_bytes()].concat()
+}
+
+/// The listing of the tokens `holder` has a non-zero balance of (items: token ids), so that
+/// `/account/{address}/tokens` pages by point lookups whatever the holder holds (see
+/// [`crate::listing`]).
+pub fn holdings_listing(holder: &Address) -> Listing {
+    Listing::counted(state_key, b'h', &holder.0)
 }
 
 /// The range of `holder`'s holdings, in token order.
@@ -215,11 +226,19 @@ mod tests {
     #[test]
     fn user_keys_do_not_overlap() {
         let (t, a, b) = (Address([1; 20]), Address([2; 20]), Address([3; 20]));
-        let keys =
-            [record_key(&t), holding_key(&t, &a), allowance_key(&t, &a, &b), token_count_key(), token_by_seq_key(0)];
+        let listing = holdings_listing(&a);
+        let keys = [
+            record_key(&t),
+            holding_key(&t, &a),
+            allowance_key(&t, &a, &b),
+            token_count_key(),
+            token_by_seq_key(0),
+            b"h".to_vec(),
+        ];
         let firsts: std::collections::BTreeSet<u8> = keys.iter().map(|k| k[0]).collect();
         assert_eq!(firsts.len(), keys.len());
         assert_eq!(state_key(&record_key(&t)), storage_key(&TOKENS_ADDRESS, &record_key(&t)));
+        assert_eq!(listing.count_key(), state_key(&[&b"hn"[..], &a.0].concat()));
     }
 
     #[test]

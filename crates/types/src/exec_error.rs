@@ -199,7 +199,7 @@ exec_codes! {
     /// E1953: the relay still serves volumes, or has nothing matured to withdraw.
     RelayBusy = 1953, "Deregister once no volume names the relay; withdraw after unbonding_blocks.";
     /// E1954: the relay cannot take the volume (unknown, unhealthy, not taking writes, or full).
-    RelayUnavailable = 1954, "Pick a relay from GET /ras/write-relayers.";
+    RelayUnavailable = 1954, "Pick a relay from GET /ras/write-relayers that is healthy with free_bytes above 0.";
     /// E1955: a volume's name or value breaks the rules.
     VolumeRules = 1955, "Name volumes with 1-64 characters a-z 0-9 . _ - and send at least volume_creation_fee with create (docs/storage.md).";
     /// E1956: no such volume, or the sender may not act on it.

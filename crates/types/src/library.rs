@@ -8,6 +8,7 @@
 
 use crate::Address;
 use crate::args::{Args, ArgsBuilder, ArgsError};
+use crate::params::{LISTING_CELLS, LISTING_CYCLES};
 use crate::payload::Message;
 
 /// The library system actor.
@@ -90,9 +91,11 @@ impl LibraryCall {
         match self {
             LibraryCall::Publish { code, manifest, .. } => {
                 let manifest_bytes: usize = manifest.iter().map(|m| m.len() + 1).sum();
+                // The first publish also lists the library for its publisher.
                 (
-                    PUBLISH_CYCLES.saturating_add((code.len() as u64).saturating_mul(PUBLISH_CYCLES_PER_CODE_BYTE)),
-                    LIBRARY_RECORD_CELLS + (code.len() + manifest_bytes) as u64,
+                    (PUBLISH_CYCLES + LISTING_CYCLES)
+                        .saturating_add((code.len() as u64).saturating_mul(PUBLISH_CYCLES_PER_CODE_BYTE)),
+                    LIBRARY_RECORD_CELLS + LISTING_CELLS + (code.len() + manifest_bytes) as u64,
                 )
             }
             LibraryCall::Remove { .. } => (REMOVE_CYCLES, 0),

@@ -71,6 +71,18 @@ pub const DUE_ENTRY_SHARE_PARTS: u64 = 1;
 const _: () = assert!(TIMER_SHARE_PARTS + DELIVERY_SHARE_PARTS + DUE_ENTRY_SHARE_PARTS == DEFERRED_SHARE_PARTS);
 const _: () = assert!(TIMER_SHARE_PARTS >= 1 && DELIVERY_SHARE_PARTS >= 1 && DUE_ENTRY_SHARE_PARTS >= 1);
 
+/// Cycles of adding an item to a per-owner listing or removing one (`drover_state::listing`: a
+/// holder's tokens, a delegator's delegations, an owner's volumes, secrets, libraries or timers,
+/// the relays listed publicly or taking writes): at most three record reads and five writes, at
+/// the ~800 cycles per record access a token transfer is priced at (4,000 for five). A call that
+/// can make such a change pays this for each one it can make.
+pub const LISTING_CYCLES: u64 = 6_400;
+
+/// Cells of the same: a slot and a place entry written, with the count (about 150 bytes of user
+/// keys and values for an item of up to 32 bytes; a removal rewrites as much for the item it
+/// moves).
+pub const LISTING_CELLS: u64 = 160;
+
 /// Limits `(cycles, cells)` that cover exactly a system-actor call whose Message encodes to
 /// `payload_bytes` bytes and whose operation costs `cost`: the intrinsic cost of a message
 /// ([`TRANSFER_CYCLES`] plus one cycle and one cell per payload byte) plus the operation's.

@@ -15,7 +15,7 @@
 
 use crate::Address;
 use crate::args::{Args, ArgsBuilder, ArgsError};
-use crate::params::BASE_UNITS_PER_DRV;
+use crate::params::{BASE_UNITS_PER_DRV, LISTING_CELLS, LISTING_CYCLES};
 use crate::payload::Message;
 
 /// The runner registry system actor.
@@ -230,9 +230,11 @@ impl RegistryCall {
             }
             RegistryCall::Heartbeat => (HEARTBEAT_CYCLES, 0),
             RegistryCall::Deregister => (CHANGE_CYCLES, 0),
-            RegistryCall::Delegate { .. } | RegistryCall::Undelegate { .. } | RegistryCall::Withdraw { .. } => {
-                (CHANGE_CYCLES, DELEGATION_CELLS)
+            // A new delegation joins its delegator's listing; an emptied one leaves it.
+            RegistryCall::Delegate { .. } | RegistryCall::Withdraw { .. } => {
+                (CHANGE_CYCLES + LISTING_CYCLES, DELEGATION_CELLS + LISTING_CELLS)
             }
+            RegistryCall::Undelegate { .. } => (CHANGE_CYCLES, DELEGATION_CELLS),
         }
     }
 

@@ -8,6 +8,7 @@
 use crate::Address;
 use crate::args::{Args, ArgsBuilder, ArgsError};
 use crate::cbor::{CborError, Writer};
+use crate::params::{LISTING_CELLS, LISTING_CYCLES};
 use crate::payload::Message;
 use minicbor::decode::Decoder;
 
@@ -140,16 +141,20 @@ impl SecretCall {
     /// most readers a secret can have.
     pub fn cost(&self) -> (u64, u64) {
         let bytes = |envelopes: &[(Address, Vec<u8>)]| envelopes.iter().map(|(_, e)| e.len() as u64 + 64).sum::<u64>();
+        // A secret that appears (`set`) or goes (`revoke` of the last reader, `delete`) joins or
+        // leaves its owner's listing.
         match self {
             SecretCall::Set { envelopes, .. } => (
-                SET_CYCLES + ENVELOPE_CYCLES * (envelopes.len() + MAX_READERS) as u64,
-                SECRET_RECORD_CELLS + 20 * envelopes.len() as u64 + bytes(envelopes),
+                SET_CYCLES + ENVELOPE_CYCLES * (envelopes.len() + MAX_READERS) as u64 + LISTING_CYCLES,
+                SECRET_RECORD_CELLS + 20 * envelopes.len() as u64 + bytes(envelopes) + LISTING_CELLS,
             ),
             SecretCall::Grant { envelope, .. } => {
                 (SET_CYCLES + ENVELOPE_CYCLES, SECRET_RECORD_CELLS + 84 + envelope.len() as u64)
             }
-            SecretCall::Revoke { .. } => (SET_CYCLES + ENVELOPE_CYCLES, 0),
-            SecretCall::Delete { .. } => (SET_CYCLES + ENVELOPE_CYCLES * MAX_READERS as u64, 0),
+            SecretCall::Revoke { .. } => (SET_CYCLES + ENVELOPE_CYCLES + LISTING_CYCLES, LISTING_CELLS),
+            SecretCall::Delete { .. } => {
+                (SET_CYCLES + ENVELOPE_CYCLES * MAX_READERS as u64 + LISTING_CYCLES, LISTING_CELLS)
+            }
         }
     }
 

@@ -39,6 +39,7 @@
 //! still serves reads), then it is purged and reaped like any other.
 
 use crate::args::{Args, ArgsBuilder, ArgsError};
+use crate::params::{LISTING_CELLS, LISTING_CYCLES};
 use crate::payload::Message;
 use crate::{Address, H256, keccak256};
 
@@ -256,10 +257,18 @@ impl RelayCall {
 
     /// What the call costs before it runs: `(cycles, cells)`.
     pub fn cost(&self) -> (u64, u64) {
+        // Registering, updating and deregistering can each change both relay listings (public,
+        // writing).
+        let listings = (2 * LISTING_CYCLES, 2 * LISTING_CELLS);
         match self {
-            RelayCall::Register(s) => (RELAY_REGISTER_CYCLES, RELAY_RECORD_CELLS + 64 + s.endpoint.len() as u64),
-            RelayCall::Update(s) => (RELAY_CHANGE_CYCLES, RELAY_RECORD_CELLS + s.endpoint.len() as u64),
-            RelayCall::Heartbeat | RelayCall::Deregister | RelayCall::Withdraw => (RELAY_CHANGE_CYCLES, 0),
+            RelayCall::Register(s) => {
+                (RELAY_REGISTER_CYCLES + listings.0, RELAY_RECORD_CELLS + 64 + s.endpoint.len() as u64 + listings.1)
+            }
+            RelayCall::Update(s) => {
+                (RELAY_CHANGE_CYCLES + listings.0, RELAY_RECORD_CELLS + s.endpoint.len() as u64 + listings.1)
+            }
+            RelayCall::Deregister => (RELAY_CHANGE_CYCLES + listings.0, listings.1),
+            RelayCall::Heartbeat | RelayCall::Withdraw => (RELAY_CHANGE_CYCLES, 0),
         }
     }
 
@@ -376,7 +385,11 @@ impl StorageCall {
     /// What the call costs before it runs: `(cycles, cells)`.
     pub fn cost(&self) -> (u64, u64) {
         match self {
-            StorageCall::Create { name, .. } => (VOLUME_CALL_CYCLES, VOLUME_RECORD_CELLS + name.len() as u64),
+            // A created volume joins its owner's listing, a reaped one leaves it.
+            StorageCall::Create { name, .. } => {
+                (VOLUME_CALL_CYCLES + LISTING_CYCLES, VOLUME_RECORD_CELLS + LISTING_CELLS + name.len() as u64)
+            }
+            StorageCall::Reap { .. } => (VOLUME_CALL_CYCLES + LISTING_CYCLES, LISTING_CELLS),
             StorageCall::Revoke { .. } => (VOLUME_CALL_CYCLES, REVOCATION_CELLS),
             _ => (VOLUME_CALL_CYCLES, 0),
         }

@@ -14,6 +14,7 @@
 //! creator, predictable before the creating transaction lands, written like an address.
 
 use crate::args::{Args, ArgsBuilder, ArgsError};
+use crate::params::{LISTING_CELLS, LISTING_CYCLES};
 use crate::payload::Message;
 use crate::{Address, keccak256};
 
@@ -64,15 +65,22 @@ pub const RECORD_CELLS: u64 = 160;
 pub const ENTRY_CELLS: u64 = 64;
 
 /// What a call costs before it runs: `(cycles, cells)`, known before any state is read.
+///
+/// A balance that becomes non-zero or zero adds the token to its holder's listing or removes it
+/// (`drover_state::token::holdings_listing`): each call pays [`LISTING_CYCLES`] and
+/// [`LISTING_CELLS`] for every balance it can so change (two for a transfer, one for a mint, a
+/// burn or a create).
 pub fn cost(call: &TokenCall) -> (u64, u64) {
+    let listings = |n: u64| (n * LISTING_CYCLES, n * LISTING_CELLS);
+    let plus = |(cycles, cells): (u64, u64), (c, k): (u64, u64)| (cycles + c, cells + k);
     match call {
         TokenCall::Create(new) => {
-            (CREATE_CYCLES, RECORD_CELLS + (new.name.len() + new.symbol.len()) as u64 + ENTRY_CELLS)
+            plus((CREATE_CYCLES, RECORD_CELLS + (new.name.len() + new.symbol.len()) as u64 + ENTRY_CELLS), listings(1))
         }
-        TokenCall::Transfer { .. } => (TRANSFER_CYCLES, 2 * ENTRY_CELLS),
-        TokenCall::TransferFrom { .. } => (TRANSFER_FROM_CYCLES, 3 * ENTRY_CELLS),
+        TokenCall::Transfer { .. } => plus((TRANSFER_CYCLES, 2 * ENTRY_CELLS), listings(2)),
+        TokenCall::TransferFrom { .. } => plus((TRANSFER_FROM_CYCLES, 3 * ENTRY_CELLS), listings(2)),
         TokenCall::Approve { .. } => (APPROVE_CYCLES, ENTRY_CELLS),
-        TokenCall::Mint { .. } | TokenCall::Burn { .. } => (SUPPLY_CYCLES, ENTRY_CELLS),
+        TokenCall::Mint { .. } | TokenCall::Burn { .. } => plus((SUPPLY_CYCLES, ENTRY_CELLS), listings(1)),
         TokenCall::Freeze { .. } | TokenCall::Unfreeze { .. } | TokenCall::SetOwner { .. } => {
             (ADMIN_CYCLES, ENTRY_CELLS)
         }

@@ -46,8 +46,9 @@ pub const CYCLES_NEW_ACCOUNT: u64 = drover_types::params::TRANSFER_CYCLES - CYCL
 pub const CYCLES_SEND: u64 = 10_000;
 /// `call`, on top of the cycles the callee uses.
 pub const CYCLES_CALL: u64 = 10_000;
-/// `timer_schedule`.
-pub const CYCLES_TIMER_SCHEDULE: u64 = 10_000;
+/// `timer_schedule`: the timer's records, and its owner's timer listing entry, added now and
+/// removed when the timer fires or is cancelled (both changes are paid here).
+pub const CYCLES_TIMER_SCHEDULE: u64 = 10_000 + 2 * drover_types::params::LISTING_CYCLES;
 /// `timer_cancel`.
 pub const CYCLES_TIMER_CANCEL: u64 = 5_000;
 
@@ -59,8 +60,9 @@ pub const CELLS_MESSAGE_OVERHEAD: u64 = 64;
 /// a nonce and a balance of any size).
 pub const CELLS_NEW_ACCOUNT: u64 = 64;
 /// Cells charged for a timer on top of its handler name and payload bytes: owner, height, id
-/// and budget as stored.
-pub const CELLS_TIMER_OVERHEAD: u64 = 64;
+/// and budget as stored, and its owner's listing entry (added, then removed when it fires or is
+/// cancelled).
+pub const CELLS_TIMER_OVERHEAD: u64 = 64 + 2 * drover_types::params::LISTING_CELLS;
 
 /// Charged per code byte the first time a transaction runs a module: validating and compiling it
 /// when the VM's cache does not hold it (measured at about 26 ns per byte, some 9 cycles of

@@ -240,15 +240,13 @@ impl<'h, 'a, S: StateRead> ActorHost<'h, 'a, S> {
     }
 
     /// Removes a pending timer's records (not its height's count: sequence numbers are never
-    /// reused) and lowers its owner's count.
+    /// reused) and takes it off its owner's listing, which lowers the owner's count (the removal
+    /// was paid for when the timer was scheduled).
     pub(crate) fn forget_timer(&mut self, height: u64, seq: u32, owner: &Address) -> Result<(), HostError> {
         self.overlay.put(keys::timer_key(height, seq), None);
         if let Some(id) = timer_id(height, seq) {
-            self.overlay.put(keys::timer_index_key(owner, id), None);
+            crate::listing::remove(self, &keys::timers_listing(owner), &id.to_be_bytes())?;
         }
-        let pending_key = keys::timer_pending_key(owner);
-        let pending = self.count(&pending_key)?;
-        self.set_count(pending_key, pending.saturating_sub(1));
         Ok(())
     }
 
@@ -597,9 +595,9 @@ impl<S: StateRead> Host for ActorHost<'_, '_, S> {
             cycles_limit: timer.cycles_limit,
         };
         self.overlay.put(keys::timer_key(timer.height, seq), Some(record.encode()));
-        self.overlay.put(keys::timer_index_key(&timer.owner, id), Some(MARKER.to_vec()));
         self.set_count(slot_key, seq as u64 + 1);
-        self.set_count(pending_key, pending + 1);
+        // The owner's listing counts its pending timers: adding the timer raises the count.
+        crate::listing::add(self, &keys::timers_listing(&timer.owner), &id.to_be_bytes())?;
         Ok(id)
     }
 

@@ -345,7 +345,7 @@ pub(crate) mod host {
     pub(crate) fn timer_schedule<D: Driver>() {
         let (mut d, actor) = audit_actor::<D>();
         let at = (d.height() + 10) as u32;
-        run(&mut d, actor, "timer_schedule", "timer_schedule", &words(&[1_000, at, 0]), 1_000, Least::default());
+        run(&mut d, actor, "timer_schedule", "timer_schedule", &words(&[500, at, 0]), 500, Least::default());
         let input = words(&[3, at, MAX_PAYLOAD_BYTES as u32]);
         run(&mut d, actor, "timer_schedule (128 KiB payloads)", "timer_schedule", &input, 3, Least::default());
     }
@@ -353,8 +353,8 @@ pub(crate) mod host {
     pub(crate) fn timer_cancel<D: Driver>() {
         let (mut d, actor) = audit_actor::<D>();
         let at = (d.height() + 10) as u32;
-        prepare(&mut d, actor, "timer_schedule", &words(&[1_000, at, 256]));
-        run(&mut d, actor, "timer_cancel", "timer_cancel", &words(&[1_000, at]), 1_000, Least::default());
+        prepare(&mut d, actor, "timer_schedule", &words(&[500, at, 256]));
+        run(&mut d, actor, "timer_cancel", "timer_cancel", &words(&[500, at]), 500, Least::default());
     }
 }
 

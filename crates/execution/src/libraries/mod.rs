@@ -11,6 +11,10 @@
 //!   removal stay removed, so an actor pinned to one is not revived into running it.
 //! - `remove {name}`: the publisher's library is no longer run, in any version (E1852 unknown).
 //!
+//! A library joins its publisher's listing (`drover_state::library::libraries_listing`, which
+//! is also the publisher's count) at its first publish and never leaves it, so
+//! `/library/{publisher}` pages by point lookups in publication order.
+//!
 //! Running (`library_call(publisher, name, version, handler, payload, cycles)`, version 0 = the
 //! latest): the handler runs with the calling actor as `self` — its storage, its balance, its
 //! events — the caller's `caller`, `origin` and value context, and the entitlements both the
@@ -22,10 +26,10 @@
 #[cfg(test)]
 mod tests;
 
+use crate::listing;
 use crate::native::{self, Meter, NativeCall, NativeHost, Undecodable};
-use drover_state::{
-    decode_count, encode_count,
-    library::{LibraryRecord, LibraryVersion, code_key, count_key, library_key, version_key},
+use drover_state::library::{
+    LibraryRecord, LibraryVersion, code_key, count_key, libraries_listing, library_key, name_hash, version_key,
 };
 use drover_types::{
     Address, Event,
@@ -60,9 +64,11 @@ impl NativeCall for LibraryCall {
 
 /// The state keys a transaction sending `call` from `sender` reads, for the block's prefetch.
 pub fn prefetch_keys(sender: &Address, call: &LibraryCall) -> Vec<Vec<u8>> {
+    let listing = libraries_listing(sender);
     [library_key(sender, call.name()), count_key(sender)]
         .iter()
         .map(|key| drover_state::library::state_key(key))
+        .chain([listing.place_key(&name_hash(call.name()).0)])
         .collect()
 }
 
@@ -97,8 +103,8 @@ fn apply<H: NativeHost>(host: &mut H, publisher: Address, height: u64, call: Lib
             let code_hash = host.compile(&code)?;
             let (version, live_from) = match &existing {
                 None => {
-                    let count = host.read_storage(&LIBRARY_ADDRESS, &count_key(&publisher), decode_count)?.unwrap_or(0);
-                    host.write_storage(&LIBRARY_ADDRESS, &count_key(&publisher), Some(encode_count(count + 1)));
+                    // A new library joins its publisher's listing (which counts it) for good.
+                    listing::add(host, &libraries_listing(&publisher), &name_hash(&name).0)?;
                     (1, 1)
                 }
                 Some(r) => {

@@ -134,9 +134,11 @@ fn publishing_again_after_a_removal_does_not_revive_older_versions() {
     let pinned = chain.call(USER, user, "compute", &input(1, &mul_div(0, 0, 1)));
     let reason = pinned.receipts[0].revert_reason.clone().unwrap_or_default();
     assert!(reason.contains("E1852"), "version 1 was removed and stays removed: {reason}");
-    // The publisher's count: one library, however often published.
+    // The publisher's listing (which is its count): one library, however often published.
     let count = &chain.state[&storage_key(&LIBRARY_ADDRESS, &drover_state::library::count_key(&PUBLISHER))];
     assert_eq!(drover_state::decode_count(count), Ok(1));
+    let listed = crate::testing::listed(&chain.state, &drover_state::library::libraries_listing(&PUBLISHER));
+    assert_eq!(listed, [drover_state::library::name_hash("fixed").0.to_vec()]);
 }
 
 /// A library `fixed` whose `remember` writes "memo" in its caller's storage, then reverts.

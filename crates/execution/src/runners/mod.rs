@@ -20,6 +20,11 @@
 //!   when it is `runner`, and its delegation); nothing matured is E1607. At most
 //!   [`MAX_PENDING_UNBONDINGS`] unbondings wait per record (E1608), so a call's work is bounded.
 //!
+//! Listings: a delegator's listing names the runners it has a stored delegation to
+//! (`drover_state::runner::delegations_listing`), kept by `delegate` (a new delegation) and
+//! `withdraw` (one emptied), each paying for that change, so `/account/{address}/delegations`
+//! pages by point lookups.
+//!
 //! Conservation: every base unit that enters the registry's account is in exactly one of a
 //! runner's `stake`, a delegation's `amount` or a pending unbonding, and leaves only by
 //! `withdraw`; a test sums them against the account after random sequences.
@@ -29,11 +34,13 @@ pub mod rewards;
 #[cfg(test)]
 mod tests;
 
+use crate::listing;
 use crate::native::{self, Meter, NativeCall, NativeHost, Undecodable};
 use drover_state::{
     decode_address, decode_count, encode_address, encode_count,
     runner::{
-        Delegation, RunnerRecord, Unbonding, delegation_key, runner_count_key, runner_key, runner_slot_key, state_key,
+        Delegation, RunnerRecord, Unbonding, delegation_key, delegations_listing, runner_count_key, runner_key,
+        runner_slot_key, state_key,
     },
 };
 use drover_types::{
@@ -275,6 +282,7 @@ impl<H: NativeHost> Registry<'_, H> {
                 let mut record = self.registered(&runner)?;
                 let old_weight = index::weight(&record);
                 let mut delegation = self.delegation(&runner, &sender)?;
+                let stored = !delegation.is_empty();
                 rewards::settle(&mut delegation, &record);
                 if delegation.amount == 0 {
                     delegation.since_height = self.height;
@@ -288,13 +296,14 @@ impl<H: NativeHost> Registry<'_, H> {
                     .ok_or_else(|| HostError::internal("delegated stake overflows"))?;
                 index::reweigh(self.host, self.meter, &record, old_weight)?;
                 self.save(&runner, &record);
-                self.save_delegation(&runner, &sender, &delegation);
+                self.save_delegation(&runner, &sender, stored, &delegation)?;
                 self.emit(EVENT_DELEGATED, |w| {
                     w.array(3).bytes(&sender.0).bytes(&runner.0).u128(value);
                 });
             }
             RegistryCall::Undelegate { runner, amount } => {
                 let mut delegation = self.delegation(&runner, &sender)?;
+                let stored = !delegation.is_empty();
                 // The runner's record exists while a delegation to it does (it is never removed).
                 let mut record =
                     self.runner(&runner)?.ok_or_else(|| HostError::internal("a delegated runner has no record"))?;
@@ -312,7 +321,7 @@ impl<H: NativeHost> Registry<'_, H> {
                 record.delegated_stake = record.delegated_stake.saturating_sub(amount);
                 index::reweigh(self.host, self.meter, &record, old_weight)?;
                 self.save(&runner, &record);
-                self.save_delegation(&runner, &sender, &delegation);
+                self.save_delegation(&runner, &sender, stored, &delegation)?;
                 self.emit(EVENT_UNDELEGATED, |w| {
                     w.array(3).bytes(&sender.0).bytes(&runner.0).u128(amount);
                 });
@@ -320,6 +329,7 @@ impl<H: NativeHost> Registry<'_, H> {
             RegistryCall::Withdraw { runner } => {
                 let mut total = 0u128;
                 let mut delegation = self.delegation(&runner, &sender)?;
+                let stored = !delegation.is_empty();
                 let mut from_delegation = matured(&mut delegation.pending, self.height)?;
                 if let Some(mut record) = self.runner(&runner)? {
                     if runner == sender {
@@ -335,7 +345,7 @@ impl<H: NativeHost> Registry<'_, H> {
                         .ok_or_else(|| HostError::internal("withdrawal overflows"))?;
                     self.save(&runner, &record);
                 }
-                self.save_delegation(&runner, &sender, &delegation);
+                self.save_delegation(&runner, &sender, stored, &delegation)?;
                 let total =
                     total.checked_add(from_delegation).ok_or_else(|| HostError::internal("withdrawal overflows"))?;
                 if total == 0 {
@@ -420,8 +430,21 @@ impl<H: NativeHost> Registry<'_, H> {
         self.write(runner_key(runner), Some(record.encode()));
     }
 
-    fn save_delegation(&mut self, runner: &Address, delegator: &Address, delegation: &Delegation) {
-        self.write(delegation_key(runner, delegator), (!delegation.is_empty()).then(|| delegation.encode()));
+    /// Writes `delegator`'s delegation to `runner` (an empty one is removed) and, when it appears
+    /// or goes (`stored` says whether it was), lists or unlists the runner for the delegator.
+    fn save_delegation(
+        &mut self,
+        runner: &Address,
+        delegator: &Address,
+        stored: bool,
+        delegation: &Delegation,
+    ) -> Result<(), HostError> {
+        let keep = !delegation.is_empty();
+        self.write(delegation_key(runner, delegator), keep.then(|| delegation.encode()));
+        if keep != stored {
+            listing::set(self.host, &delegations_listing(delegator), &runner.0, keep)?;
+        }
+        Ok(())
     }
 
     fn read<T>(

@@ -1,10 +1,10 @@
 //! Registry rules end to end through `execute_block` (each block also read through a reader that
 //! checks every key is read once), plus a property test of stake conservation.
 
-use crate::testing::{Chain, RICH, balance};
+use crate::testing::{Chain, RICH, balance, listed};
 use drover_state::runner::{
-    Delegation, RunnerRecord, delegation_entry, delegation_key, delegations_range, runner_count_key, runner_key,
-    runner_slot_key, state_key,
+    Delegation, RunnerRecord, delegation_key, delegations_listing, runner_count_key, runner_key, runner_slot_key,
+    state_key,
 };
 use drover_types::{
     Address, ExecError, Receipt, TxStatus,
@@ -68,13 +68,14 @@ fn owed(chain: &Chain) -> u128 {
             total += record.stake + record.delegator_rewards + record.unbonding.iter().map(|u| u.amount).sum::<u128>();
         }
     }
+    // Delegations through each delegator's listing: one stored but not listed would leave the sum
+    // short of the registry's account.
     for delegator in [RUNNER, OTHER, DELEGATOR] {
-        let range = delegations_range(&delegator);
-        for (key, value) in chain.state.range(range.clone()..).take_while(|(k, _)| k.starts_with(&range)) {
-            if delegation_entry(key).is_some_and(|(d, _)| d == delegator) {
-                let d = Delegation::decode(value).unwrap();
-                total += d.amount + d.pending.iter().map(|u| u.amount).sum::<u128>();
-            }
+        for item in listed(&chain.state, &delegations_listing(&delegator)) {
+            let runner = Address::from_slice(&item).unwrap();
+            let bytes = &chain.state[&state_key(&delegation_key(&runner, &delegator))];
+            let d = Delegation::decode(bytes).unwrap();
+            total += d.amount + d.pending.iter().map(|u| u.amount).sum::<u128>();
         }
     }
     total
@@ -182,10 +183,16 @@ fn delegations_add_weight_and_unbond() {
     let receipt = ok(&mut chain, DELEGATOR, &RegistryCall::Withdraw { runner: RUNNER }, 0);
     assert_eq!(balance(&chain.state, DELEGATOR), before + 200 - receipt.fee.total());
     assert_eq!(owed(&chain), balance(&chain.state, RUNNER_REGISTRY_ADDRESS));
+    assert_eq!(listed(&chain.state, &delegations_listing(&DELEGATOR)), [RUNNER.0.to_vec()]);
     // A deregistered runner takes no new delegation, but its delegators can still leave.
     ok(&mut chain, RUNNER, &RegistryCall::Deregister, 0);
     refused(&mut chain, DELEGATOR, &RegistryCall::Delegate { runner: RUNNER }, 1, ExecCode::UnknownRunner);
     ok(&mut chain, DELEGATOR, &RegistryCall::Undelegate { runner: RUNNER, amount: 300 }, 0);
+    // Withdrawn to the last unit, the delegation goes, and leaves its delegator's listing.
+    advance(&mut chain, UNBONDING_BLOCKS);
+    ok(&mut chain, DELEGATOR, &RegistryCall::Withdraw { runner: RUNNER }, 0);
+    assert_eq!(delegation(&chain, &RUNNER, &DELEGATOR), Delegation::default());
+    assert!(listed(&chain.state, &delegations_listing(&DELEGATOR)).is_empty());
 }
 
 #[test]

@@ -15,16 +15,19 @@
 //!   (E1803 when it is not a reader); revoking the last reader deletes the secret.
 //! - `delete {name}` removes the secret and every envelope (E1802 unknown).
 //!
+//! A secret is in its owner's listing (`drover_state::secrets::secrets_listing`, which is also
+//! the owner's count) exactly while it is stored, so `/secrets/{owner}` pages by point lookups.
+//!
 //! Revocation removes the envelope from the chain's current state, not from what a reader
 //! already read or from past states: a revoked reader keeps what it decrypted (`docs/secrets.md`).
 
 #[cfg(test)]
 mod tests;
 
+use crate::listing;
 use crate::native::{self, Meter, NativeCall, NativeHost, Undecodable};
-use drover_state::{
-    decode_count, encode_count,
-    secrets::{SecretRecord, count_key, encode_envelope, envelope_key, secret_key, state_key},
+use drover_state::secrets::{
+    SecretRecord, count_key, encode_envelope, envelope_key, name_hash, secret_key, secrets_listing, state_key,
 };
 use drover_types::{
     Address, Event,
@@ -59,7 +62,11 @@ impl NativeCall for SecretCall {
 
 /// The state keys a transaction sending `call` from `sender` reads, for the block's prefetch.
 pub fn prefetch_keys(sender: &Address, call: &SecretCall) -> Vec<Vec<u8>> {
-    vec![state_key(&secret_key(sender, call.name())), state_key(&count_key(sender))]
+    vec![
+        state_key(&secret_key(sender, call.name())),
+        state_key(&count_key(sender)),
+        secrets_listing(sender).place_key(&name_hash(call.name()).0),
+    ]
 }
 
 /// Runs `request` (addressed to [`SECRETS_ADDRESS`]) on the host.
@@ -141,11 +148,9 @@ fn apply<H: NativeHost>(host: &mut H, owner: Address, height: u64, call: SecretC
             record.readers.clear();
         }
     }
-    // The owner's count changes only when a secret appears or goes.
+    // The owner's listing (and its count) changes only when a secret appears or goes.
     if existed == record.readers.is_empty() {
-        let count = host.read_storage(&SECRETS_ADDRESS, &count_key(&owner), decode_count)?.unwrap_or(0);
-        let count = if existed { count.saturating_sub(1) } else { count.saturating_add(1) };
-        host.write_storage(&SECRETS_ADDRESS, &count_key(&owner), (count > 0).then(|| encode_count(count)));
+        listing::set(host, &secrets_listing(&owner), &name_hash(&name).0, !existed)?;
     }
     if record.readers.is_empty() {
         host.write_storage(&SECRETS_ADDRESS, &record_key, None);

@@ -65,9 +65,15 @@ fn set_grant_revoke_and_delete() {
     assert_eq!(count(&chain), 1, "the owner's count follows what is stored, for the API's pages");
 }
 
+/// The owner's secrets as its listing counts them (the listing's invariants checked, and every
+/// listed secret stored).
 fn count(chain: &Chain) -> u64 {
-    let key = drover_state::secrets::state_key(&drover_state::secrets::count_key(&OWNER));
-    chain.state.get(&key).map_or(0, |bytes| drover_state::decode_count(bytes).unwrap())
+    let listed = crate::testing::listed(&chain.state, &drover_state::secrets::secrets_listing(&OWNER));
+    for item in &listed {
+        let key = drover_state::secrets::hashed_secret_key(&OWNER, &drover_types::H256(item[..].try_into().unwrap()));
+        assert!(chain.state.contains_key(&drover_state::secrets::state_key(&key)), "a listed secret is stored");
+    }
+    listed.len() as u64
 }
 
 #[test]

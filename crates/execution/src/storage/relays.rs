@@ -17,19 +17,28 @@
 //!   its volumes at the storage manager, which are then purged within `volume_grace_blocks` and
 //!   reaped by anyone.
 //! - `withdraw`: pays the matured unbondings (E1953 when none has matured).
+//!
+//! Listings: a registered relay is in the public listing while its settings say `public` and in
+//! the writing listing while they say `write` (`drover_state::storage::public_relays_listing`,
+//! `writing_relays_listing`), kept by `register`, `update` and `deregister`, which pay for the
+//! changes, so `/ras/relays/public` and `/ras/write-relayers` page by point lookups.
 
 use super::{emit, overflow, read, refuse, relay_record, save_relay, undecodable};
+use crate::listing;
 use crate::native::{self, Meter, NativeCall, NativeHost};
 use drover_state::{
     decode_address, decode_count, encode_address, encode_count,
     runner::Unbonding,
-    storage::{RelayRecord, RelayTotals, relay_count_key, relay_key, relay_slot_key, relay_state_key, totals_key},
+    storage::{
+        RelayRecord, RelayTotals, public_relays_listing, relay_count_key, relay_key, relay_slot_key, relay_state_key,
+        totals_key, writing_relays_listing,
+    },
 };
 use drover_types::{
     Address,
     exec_error::ExecCode,
     runner::MAX_PENDING_UNBONDINGS,
-    storage::{RELAY_REGISTRY_ADDRESS, RelayCall},
+    storage::{RELAY_REGISTRY_ADDRESS, RelayCall, RelaySettings},
 };
 use drover_vm::{CallRequest, HostError, Outcome};
 
@@ -125,6 +134,7 @@ fn apply<H: NativeHost>(
             totals.capacity_bytes = totals.capacity_bytes.saturating_add(settings.capacity_bytes);
             totals.stake = totals.stake.checked_add(value).ok_or_else(|| overflow("relay stake"))?;
             save_totals(host, &totals);
+            list(host, &sender, None, Some(&settings))?;
             let record = RelayRecord {
                 stake: value,
                 settings,
@@ -152,6 +162,7 @@ fn apply<H: NativeHost>(
                 .saturating_add(settings.capacity_bytes);
             totals.stake = totals.stake.checked_add(value).ok_or_else(|| overflow("relay stake"))?;
             save_totals(host, &totals);
+            list(host, &sender, Some(&record.settings), Some(&settings))?;
             record.settings = settings;
             record.stake = record.stake.checked_add(value).ok_or_else(|| overflow("relay stake"))?;
             save_relay(host, &sender, &record);
@@ -184,6 +195,7 @@ fn apply<H: NativeHost>(
             record.unbonding.push(Unbonding { amount: stake, release_height });
             record.deregistered = true;
             leave_slot(host, record.slot.take())?;
+            list(host, &sender, Some(&record.settings), None)?;
             let mut totals = totals(host)?;
             totals.relays = totals.relays.saturating_sub(1);
             totals.capacity_bytes = totals.capacity_bytes.saturating_sub(record.settings.capacity_bytes);
@@ -213,6 +225,25 @@ fn apply<H: NativeHost>(
                 w.array(2).bytes(&sender.0).u128(total);
             });
         }
+    }
+    Ok(())
+}
+
+/// Moves `relay` in or out of the public and writing listings as its settings go from `old` to
+/// `new` (`None`: not registered).
+fn list<H: NativeHost>(
+    host: &mut H,
+    relay: &Address,
+    old: Option<&RelaySettings>,
+    new: Option<&RelaySettings>,
+) -> Result<(), HostError> {
+    let flags = |settings: Option<&RelaySettings>| settings.map_or((false, false), |s| (s.public, s.write));
+    let ((was_public, was_writing), (public, writing)) = (flags(old), flags(new));
+    if was_public != public {
+        listing::set(host, &public_relays_listing(), &relay.0, public)?;
+    }
+    if was_writing != writing {
+        listing::set(host, &writing_relays_listing(), &relay.0, writing)?;
     }
     Ok(())
 }

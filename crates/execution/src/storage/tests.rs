@@ -1,10 +1,10 @@
 //! The relay registry and the storage manager through `execute_block`: the lifecycle of a relay
 //! and of a volume, rent, refusals, and conservation of every base unit.
 
-use crate::testing::{Chain, RICH, balance, read_once};
+use crate::testing::{Chain, RICH, balance, listed, read_once};
 use drover_state::storage::{
-    RelayRecord, RelayTotals, VolumeRecord, VolumeTotals, decode_revocation, relay_key, relay_state_key,
-    revocation_key, totals_key, volume_key, volume_state_key,
+    RelayRecord, RelayTotals, VolumeRecord, VolumeTotals, decode_revocation, public_relays_listing, relay_key,
+    relay_state_key, revocation_key, totals_key, volume_key, volume_state_key, volumes_listing, writing_relays_listing,
 };
 use drover_types::{
     Address, H256, Receipt, TxStatus,
@@ -258,6 +258,51 @@ fn an_owner_deletes_and_undeletes_within_the_grace() {
     ok(receipt);
     assert_eq!(balance(&chain.state, OWNER), before + 5 - reap_fee);
     assert_conserved(&chain, &[RELAY]);
+}
+
+/// The addresses a relay listing names, in slot order (its invariants checked).
+fn listed_relays(chain: &Chain, listing: &drover_state::listing::Listing) -> Vec<Address> {
+    listed(&chain.state, listing).iter().map(|item| Address::from_slice(item).unwrap()).collect()
+}
+
+#[test]
+fn relays_are_listed_by_their_settings_and_volumes_by_their_owner_while_they_exist() {
+    let mut chain = Chain::new(&[(RELAY, RICH), (OWNER, RICH), (OTHER, RICH)]);
+    ok(relay_call(&mut chain, RELAY, &RelayCall::Register(settings()), STAKE));
+    let private = RelaySettings { public: false, ..settings() };
+    ok(relay_call(&mut chain, OTHER, &RelayCall::Register(private.clone()), STAKE));
+    assert_eq!(listed_relays(&chain, &public_relays_listing()), [RELAY]);
+    assert_eq!(listed_relays(&chain, &writing_relays_listing()), [RELAY, OTHER]);
+    // Settings move a relay in and out of each listing; the last one takes a freed slot.
+    ok(relay_call(&mut chain, RELAY, &RelayCall::Update(RelaySettings { write: false, ..settings() }), 0));
+    ok(relay_call(&mut chain, OTHER, &RelayCall::Update(settings()), 0));
+    assert_eq!(listed_relays(&chain, &public_relays_listing()), [RELAY, OTHER]);
+    assert_eq!(listed_relays(&chain, &writing_relays_listing()), [OTHER]);
+    ok(relay_call(&mut chain, RELAY, &RelayCall::Deregister, 0));
+    assert_eq!(listed_relays(&chain, &public_relays_listing()), [OTHER]);
+    assert_eq!(listed_relays(&chain, &writing_relays_listing()), [OTHER]);
+
+    let fee = params().volume_creation_fee;
+    for name in ["a", "b", "c"] {
+        ok(storage_call(
+            &mut chain,
+            OWNER,
+            &StorageCall::Create { name: name.into(), relay: OTHER, public: false, max_size_bytes: 10 },
+            fee,
+        ));
+    }
+    let ids: Vec<_> = ["a", "b", "c"].iter().map(|name| volume_id(&OWNER, name)).collect();
+    let owned = |chain: &Chain| -> Vec<H256> {
+        listed(&chain.state, &volumes_listing(&OWNER)).iter().map(|item| H256(item[..].try_into().unwrap())).collect()
+    };
+    assert_eq!(owned(&chain), ids);
+    // Deleted, it stays listed through its grace; reaped, it leaves.
+    ok(storage_call(&mut chain, OWNER, &StorageCall::Delete { volume: ids[0] }, 0));
+    assert_eq!(owned(&chain), ids);
+    skip(&mut chain, params().volume_grace_blocks);
+    ok(storage_call(&mut chain, OTHER, &StorageCall::Reap { volume: ids[0] }, 0));
+    assert_eq!(owned(&chain), [ids[2], ids[1]]);
+    assert!(listed(&chain.state, &volumes_listing(&OTHER)).is_empty());
 }
 
 #[test]

@@ -33,12 +33,16 @@
 //! height): whole paid blocks move from the deposit to the relay's account. What a relay can be
 //! paid is therefore bounded by what the owner agreed to: at most `max_size_bytes` billed, and a
 //! growth only from the window after the owner could see it on chain.
+//!
+//! A volume is in its owner's listing (`drover_state::storage::volumes_listing`) from `create` to
+//! `reap`, each paying for its change, so `/ras/volumes` pages by point lookups.
 
 use super::{emit, overflow, read, refuse, relay_record, save_relay, undecodable};
+use crate::listing;
 use crate::native::{self, Meter, NativeCall, NativeHost};
 use drover_state::storage::{
     RelayRecord, VolumeRecord, VolumeTotals, encode_revocation, owned_volume_key, relay_key, relay_state_key,
-    revocation_key, totals_key, volume_key, volume_state_key,
+    revocation_key, totals_key, volume_key, volume_state_key, volumes_listing,
 };
 use drover_types::{
     Address, H256,
@@ -290,6 +294,7 @@ impl<H: NativeHost> Manager<'_, H> {
                 open.relay.used_bytes = open.relay.used_bytes.saturating_sub(open.record.size_bytes);
                 self.host.write_storage(&STORAGE_MANAGER_ADDRESS, &volume_key(&id), None);
                 self.host.write_storage(&STORAGE_MANAGER_ADDRESS, &owned_volume_key(&id, &owner), None);
+                listing::remove(self.host, &volumes_listing(&owner), &id.0)?;
                 self.save_totals(&open.totals);
                 save_relay(self.host, &open.record.relay, &open.relay);
                 emit(self.host, STORAGE_MANAGER_ADDRESS, EVENT_REAPED, |w| {
@@ -364,6 +369,7 @@ impl<H: NativeHost> Manager<'_, H> {
         totals.deposits = totals.deposits.checked_add(deposit).ok_or_else(|| overflow("deposits"))?;
         totals.fees_burned = totals.fees_burned.checked_add(fee).ok_or_else(|| overflow("fees burned"))?;
         self.host.write_storage(&STORAGE_MANAGER_ADDRESS, &owned_volume_key(&id, &sender), Some(vec![0xf6]));
+        listing::add(self.host, &volumes_listing(&sender), &id.0)?;
         self.close(Open { id, record, relay: relay_record, totals });
         emit(self.host, STORAGE_MANAGER_ADDRESS, EVENT_CREATED, |w| {
             w.array(5).bytes(&sender.0).bytes(&id.0).bytes(&relay.0).u128(deposit).uint(max_size_bytes);

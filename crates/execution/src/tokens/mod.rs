@@ -33,18 +33,25 @@
 //! protocol number clients use to set limits), charged before it runs,
 //! on top of the transaction's intrinsic cost (or the caller's `call` cost): its work is a
 //! constant number of record reads and writes (at most five), each of a key that the block
-//! prefetches for a transaction ([`prefetch_keys`]). The figures come from measurement, see
-//! `docs/tokens.md` ("Costs").
+//! prefetches for a transaction ([`prefetch_keys`]), plus, for each balance that becomes
+//! non-zero or zero, the change of its holder's listing (`drover_state::token::holdings_listing`,
+//! at most three reads and five writes, priced per change the call can make). The figures come
+//! from measurement, see `docs/tokens.md` ("Costs").
+//!
+//! Listings: a token is in its holder's listing exactly while the holder's balance of it is
+//! non-zero, so `/account/{address}/tokens` pages by point lookups however many tokens anyone
+//! sent the holder.
 
 #[cfg(test)]
 mod tests;
 
+use crate::listing;
 use crate::native::{self, NativeCall, NativeHost, Undecodable};
 use drover_state::{
     decode_count, encode_address, encode_count,
     token::{
-        Holding, TokenRecord, allowance_key, decode_amount, encode_amount, holding_key, record_key, state_key,
-        token_by_seq_key, token_count_key,
+        Holding, TokenRecord, allowance_key, decode_amount, encode_amount, holding_key, holdings_listing, record_key,
+        state_key, token_by_seq_key, token_count_key,
     },
 };
 use drover_types::{
@@ -280,8 +287,7 @@ impl<H: NativeHost> Tokens<'_, H> {
         let old = self.holding(token, holder)?;
         unfrozen(token, holder, &old)?;
         let balance = covers(token, holder, &old, amount)?;
-        self.set_holding(token, holder, Holding { balance, ..old });
-        Ok(())
+        self.set_holding(token, holder, old, Holding { balance, ..old })
     }
 
     fn credit(&mut self, token: &Address, holder: &Address, amount: u128) -> Result<(), HostError> {
@@ -292,14 +298,13 @@ impl<H: NativeHost> Tokens<'_, H> {
             .balance
             .checked_add(amount)
             .ok_or_else(|| refuse(ExecCode::TokenMaxSupply, format!("{holder}'s balance of {token} would overflow")))?;
-        self.set_holding(token, holder, Holding { balance, ..old });
-        Ok(())
+        self.set_holding(token, holder, old, Holding { balance, ..old })
     }
 
     fn set_frozen(&mut self, token: &Address, account: &Address, frozen: bool) -> Result<Vec<u8>, HostError> {
         self.owned(token)?;
         let old = self.holding(token, account)?;
-        self.set_holding(token, account, Holding { frozen, ..old });
+        self.set_holding(token, account, old, Holding { frozen, ..old })?;
         let topic = if frozen { token::EVENT_FREEZE } else { token::EVENT_UNFREEZE };
         self.emit(token, topic, |w| {
             w.array(2).bytes(&token.0).bytes(&account.0);
@@ -307,9 +312,14 @@ impl<H: NativeHost> Tokens<'_, H> {
         Ok(Vec::new())
     }
 
-    /// Writes `holder`'s new holding (an empty one is removed).
-    fn set_holding(&mut self, token: &Address, holder: &Address, new: Holding) {
+    /// Writes `holder`'s new holding in place of `old` (an empty one is removed), and lists or
+    /// unlists the token for the holder when its balance becomes non-zero or zero.
+    fn set_holding(&mut self, token: &Address, holder: &Address, old: Holding, new: Holding) -> Result<(), HostError> {
         self.write(holding_key(token, holder), (!new.is_empty()).then(|| new.encode()));
+        if (old.balance > 0) != (new.balance > 0) {
+            listing::set(self.host, &holdings_listing(holder), &token.0, new.balance > 0)?;
+        }
+        Ok(())
     }
 
     fn holding(&mut self, token: &Address, holder: &Address) -> Result<Holding, HostError> {

@@ -89,9 +89,9 @@ impl NodeHandle {
         let tip = self.0.chain.tip();
         let db = self.0.databases.read().await;
         let live =
-            read_storage(&db, &GOVERNANCE_ADDRESS, &params_key(), decode_params).await?.unwrap_or(tip.next_params);
+            read_storage(&*db, &GOVERNANCE_ADDRESS, &params_key(), decode_params).await?.unwrap_or(tip.next_params);
         let total_locked =
-            read_storage(&db, &GOVERNANCE_ADDRESS, &total_locked_key(), decode_amount).await?.unwrap_or(0);
+            read_storage(&*db, &GOVERNANCE_ADDRESS, &total_locked_key(), decode_amount).await?.unwrap_or(0);
         Ok(GovernanceParams { height: tip.height, params: ParamInfo::all(&live), total_locked })
     }
 
@@ -102,13 +102,13 @@ impl NodeHandle {
     ) -> Result<ProposalList, ApiError> {
         let at = status_height(self.0.chain.tip().height);
         let db = self.0.databases.read().await;
-        let count = read_storage(&db, &GOVERNANCE_ADDRESS, &proposal_count_key(), decode_count).await?.unwrap_or(0);
+        let count = read_storage(&*db, &GOVERNANCE_ADDRESS, &proposal_count_key(), decode_count).await?.unwrap_or(0);
         let offset = usize::try_from(page.offset).unwrap_or(usize::MAX);
         let limit = usize::try_from(page.limit).unwrap_or(usize::MAX);
         let mut proposals = Vec::new();
         let mut total_count = 0u64;
         for id in examined(count, status.is_some(), &page) {
-            let record = read_storage(&db, &GOVERNANCE_ADDRESS, &proposal_key(id), ProposalRecord::decode)
+            let record = read_storage(&*db, &GOVERNANCE_ADDRESS, &proposal_key(id), ProposalRecord::decode)
                 .await?
                 .ok_or_else(|| NodeError::missing("governance: a proposal below the count"))?;
             let now = record.status(at);
@@ -127,13 +127,13 @@ impl NodeHandle {
     pub(super) async fn read_proposal(&self, id: u64, page: Page) -> Result<Option<ProposalDetail>, ApiError> {
         let at = status_height(self.0.chain.tip().height);
         let db = self.0.databases.read().await;
-        let Some(record) = read_storage(&db, &GOVERNANCE_ADDRESS, &proposal_key(id), ProposalRecord::decode).await?
+        let Some(record) = read_storage(&*db, &GOVERNANCE_ADDRESS, &proposal_key(id), ProposalRecord::decode).await?
         else {
             return Ok(None);
         };
         let mut votes = Vec::new();
         for seq in (page.offset..record.votes).take(usize::try_from(page.limit).unwrap_or(usize::MAX)) {
-            let vote = read_storage(&db, &GOVERNANCE_ADDRESS, &vote_key(id, seq), VoteRecord::decode)
+            let vote = read_storage(&*db, &GOVERNANCE_ADDRESS, &vote_key(id, seq), VoteRecord::decode)
                 .await?
                 .ok_or_else(|| NodeError::missing("governance: a vote below the count"))?;
             votes.push(VoteInfo { voter: vote.voter, support: vote.support, weight: vote.weight, height: vote.height });

@@ -10,9 +10,8 @@ use super::{
     handle::NodeHandle,
     pages::{read_storage, scan},
 };
-use crate::databases::StateDb;
+use crate::databases::OrderedRead;
 use crate::error::NodeError;
-use commonware_runtime::tokio;
 use drover_rpc::pagination::Page;
 use drover_state::job::{JobRecord, ResultRecord, assigned_entry, assigned_range, job_key, result_key};
 use drover_types::{
@@ -22,9 +21,13 @@ use drover_types::{
     job::JOB_DISPATCHER_ADDRESS,
 };
 
-async fn results(db: &StateDb<tokio::Context>, job: &H256, count: u64) -> Result<Vec<ResultRecord>, ApiError> {
+/// The results of `job` at indexes `page.offset..` (at most `page.limit`) of its `count`.
+async fn results(db: &impl OrderedRead, job: &H256, count: u64, page: &Page) -> Result<Vec<ResultRecord>, ApiError> {
+    let count = count.min(u64::from(u8::MAX));
+    let end = count.min(page.offset.saturating_add(page.limit));
     let mut results = Vec::new();
-    for index in 0..count.min(u64::from(u8::MAX)) {
+    for index in page.offset.min(end)..end {
+        // Below `count`, which is at most u8::MAX.
         let record = read_storage(db, &JOB_DISPATCHER_ADDRESS, &result_key(job, index as u8), ResultRecord::decode)
             .await?
             .ok_or_else(|| NodeError::missing("job dispatcher: a result below the count"))?;
@@ -58,21 +61,19 @@ fn info(job_id: H256, record: JobRecord) -> JobInfo {
 impl NodeHandle {
     pub(super) async fn read_job(&self, job: H256) -> Result<Option<JobInfo>, ApiError> {
         let db = self.0.databases.read().await;
-        Ok(read_storage(&db, &JOB_DISPATCHER_ADDRESS, &job_key(&job), JobRecord::decode)
+        Ok(read_storage(&*db, &JOB_DISPATCHER_ADDRESS, &job_key(&job), JobRecord::decode)
             .await?
             .map(|record| info(job, record)))
     }
 
     pub(super) async fn read_job_results(&self, job: H256, page: Page) -> Result<Option<JobResultList>, ApiError> {
         let db = self.0.databases.read().await;
-        let Some(record) = read_storage(&db, &JOB_DISPATCHER_ADDRESS, &job_key(&job), JobRecord::decode).await? else {
+        let Some(record) = read_storage(&*db, &JOB_DISPATCHER_ADDRESS, &job_key(&job), JobRecord::decode).await? else {
             return Ok(None);
         };
-        let all = results(&db, &job, record.results_count).await?;
-        let results = all
+        let results = results(&*db, &job, record.results_count, &page)
+            .await?
             .into_iter()
-            .skip(usize::try_from(page.offset).unwrap_or(usize::MAX))
-            .take(usize::try_from(page.limit).unwrap_or(usize::MAX))
             .map(|r| JobResultInfo { runner: r.runner, result: r.result, height: r.height, tx_hash: r.tx_hash })
             .collect();
         Ok(Some(JobResultList {
@@ -86,14 +87,14 @@ impl NodeHandle {
 
     pub(super) async fn read_job_verified(&self, job: H256) -> Result<Option<Option<VerifiedResultInfo>>, ApiError> {
         let db = self.0.databases.read().await;
-        let Some(record) = read_storage(&db, &JOB_DISPATCHER_ADDRESS, &job_key(&job), JobRecord::decode).await? else {
+        let Some(record) = read_storage(&*db, &JOB_DISPATCHER_ADDRESS, &job_key(&job), JobRecord::decode).await? else {
             return Ok(None);
         };
         let (Some(verdict), Some(height)) = (record.verdict, record.finished_height) else {
             return Ok(Some(None));
         };
         let result =
-            read_storage(&db, &JOB_DISPATCHER_ADDRESS, &result_key(&job, verdict.result), ResultRecord::decode)
+            read_storage(&*db, &JOB_DISPATCHER_ADDRESS, &result_key(&job, verdict.result), ResultRecord::decode)
                 .await?
                 .ok_or_else(|| NodeError::missing("job dispatcher: the verdict's result"))?;
         Ok(Some(Some(VerifiedResultInfo {
@@ -111,14 +112,14 @@ impl NodeHandle {
             let (owner, job) = assigned_entry(key)?;
             (owner == runner).then_some(job)
         };
-        let (ids, _) = scan(&db, &assigned_range(&runner), None, u64::MAX, own).await.map_err(NodeError::from)?;
+        let (ids, _) = scan(&*db, &assigned_range(&runner), None, u64::MAX, own).await.map_err(NodeError::from)?;
         let total_count = ids.len() as u64;
         let mut jobs = Vec::new();
         for job in ids.into_iter().skip(usize::try_from(page.offset).unwrap_or(usize::MAX)) {
             if jobs.len() as u64 >= page.limit {
                 break;
             }
-            let record = read_storage(&db, &JOB_DISPATCHER_ADDRESS, &job_key(&job), JobRecord::decode)
+            let record = read_storage(&*db, &JOB_DISPATCHER_ADDRESS, &job_key(&job), JobRecord::decode)
                 .await?
                 .ok_or_else(|| NodeError::missing("job dispatcher: an assignment without its job"))?;
             jobs.push(info(job, record));

@@ -1,26 +1,23 @@
 //! Library reads for the API: the library actor's records in the latest applied state.
 //!
-//! A library is one lookup (two for a pinned version); a publisher's libraries are one key
-//! range (laid out by publisher, see `drover_state::library::libraries_range`), of which a page
-//! reads only up to its end, the total coming from the publisher's count.
+//! A library is one lookup (two for a pinned version); a publisher's libraries are its listing
+//! (`drover_state::library::libraries_listing`, in publication order): a page is the count and,
+//! per library in it, its slot and its record, whatever the publisher published.
 
 use super::{
     handle::NodeHandle,
-    pages::{read_storage, scan},
+    pages::{listed, listed_hash, read_record},
 };
+use crate::databases::OrderedRead;
 use crate::error::NodeError;
 use drover_rpc::pagination::Page;
-use drover_state::{
-    decode_count,
-    library::{
-        LibraryRecord, LibraryVersion, count_key, libraries_range, library_entry, library_key, state_key, version_key,
-    },
+use drover_state::library::{
+    LibraryRecord, LibraryVersion, hashed_library_key, libraries_listing, library_key, state_key, version_key,
 };
 use drover_types::{
     Address,
     api::{LibraryInfo, LibraryList},
     error::ApiError,
-    library::LIBRARY_ADDRESS,
 };
 
 /// The library as the API shows it, at `version`: removed when that version no longer runs.
@@ -64,26 +61,62 @@ impl NodeHandle {
 
     pub(super) async fn read_libraries(&self, publisher: Address, page: Page) -> Result<LibraryList, ApiError> {
         let db = self.0.databases.read().await;
-        let total_count = read_storage(&db, &LIBRARY_ADDRESS, &count_key(&publisher), decode_count).await?.unwrap_or(0);
-        // A page past the end reads nothing, however many libraries the publisher has.
-        if page.offset >= total_count {
-            return Ok(LibraryList {
-                publisher,
-                libraries: Vec::new(),
-                total_count,
-                offset: page.offset,
-                limit: page.limit,
-            });
-        }
-        let own = |key: &[u8], value: Vec<u8>| (library_entry(key)? == publisher).then_some(value);
-        let end = page.offset.saturating_add(page.limit);
-        let (records, _) = scan(&db, &libraries_range(&publisher), None, end, own).await.map_err(NodeError::from)?;
-        let mut libraries = Vec::new();
-        for value in records.into_iter().skip(usize::try_from(page.offset).unwrap_or(usize::MAX)) {
-            let record = LibraryRecord::decode(&value).map_err(NodeError::from)?;
-            let latest = record.latest.clone();
-            libraries.push(info(publisher, &record, record.version, latest));
-        }
-        Ok(LibraryList { publisher, libraries, total_count, offset: page.offset, limit: page.limit })
+        libraries(&*db, publisher, page).await
+    }
+}
+
+/// A page of `publisher`'s libraries (latest versions), in publication order.
+async fn libraries(db: &impl OrderedRead, publisher: Address, page: Page) -> Result<LibraryList, ApiError> {
+    let (items, total_count) = listed(db, &libraries_listing(&publisher), &page).await?;
+    let mut libraries = Vec::with_capacity(items.len());
+    for item in items {
+        let key = state_key(&hashed_library_key(&publisher, &listed_hash(&item)?));
+        let record = read_record(db, &key, LibraryRecord::decode)
+            .await?
+            .ok_or_else(|| NodeError::missing("library: a listed library without its record"))?;
+        let latest = record.latest.clone();
+        libraries.push(info(publisher, &record, record.version, latest));
+    }
+    Ok(LibraryList { publisher, libraries, total_count, offset: page.offset, limit: page.limit })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::backend::pages::tests::{Counted, LARGE, bounded_at_every_offset};
+    use drover_state::library::name_hash;
+    use drover_types::H256;
+
+    #[test]
+    fn a_page_of_libraries_reads_the_page_whatever_the_publisher_published() {
+        let publisher = Address([0x1b; 20]);
+        let name = |i: u64| format!("lib-{i}");
+        let mut db = Counted::default();
+        db.list(
+            &libraries_listing(&publisher),
+            LARGE,
+            |i| name_hash(&name(i)).0.to_vec(),
+            |i| {
+                let latest = LibraryVersion {
+                    code_hash: H256([3; 32]),
+                    code_size: 9,
+                    manifest: Vec::new(),
+                    published_height: 4,
+                };
+                let record = LibraryRecord { name: name(i), version: 1, removed: false, latest, live_from: 1 };
+                vec![(state_key(&library_key(&publisher, &name(i))), record.encode())]
+            },
+        );
+        bounded_at_every_offset(&db, 2, 1, |page| {
+            let db = &db;
+            async move {
+                let answer = libraries(db, publisher, page).await.unwrap();
+                assert_eq!(answer.total_count, LARGE);
+                if let Some(first) = answer.libraries.first() {
+                    assert_eq!(first.name, name(page.offset));
+                }
+                answer.libraries.len()
+            }
+        });
     }
 }

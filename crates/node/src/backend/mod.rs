@@ -22,6 +22,7 @@ pub(crate) use handle::NodeHandle;
 use pages::scan;
 use records::{log_info, run_info};
 
+use crate::databases::OrderedRead;
 use crate::error::NodeError;
 use crate::intake;
 use ::tokio::sync::watch;
@@ -244,7 +245,7 @@ impl Backend for NodeHandle {
             _ => None,
         };
         let (items, more) =
-            scan(&db, &keys::storage_range(&address), after, limit, own).await.map_err(NodeError::from)?;
+            scan(&*db, &keys::storage_range(&address), after, limit, own).await.map_err(NodeError::from)?;
         let next_cursor = more.then(|| items.last().map(|e| format!("0x{}", hex::encode(&e.key)))).flatten();
         Ok(Some(StoragePage { items, next_cursor, limit }))
     }
@@ -271,7 +272,7 @@ impl Backend for NodeHandle {
         let after = after.map(|seq| keys::mailbox_entry_key(&address, seq));
         let own = |key: &[u8], _| keys::mailbox_entry(key).filter(|(owner, _)| *owner == address).map(|(_, seq)| seq);
         let (seqs, more) =
-            scan(&db, &keys::mailbox_range(&address), after, limit, own).await.map_err(NodeError::from)?;
+            scan(&*db, &keys::mailbox_range(&address), after, limit, own).await.map_err(NodeError::from)?;
         let mut items = Vec::with_capacity(seqs.len());
         for seq in seqs {
             let bytes = db
@@ -327,37 +328,7 @@ impl Backend for NodeHandle {
 
     async fn actor_timers(&self, address: Address, page: Page) -> Result<Option<TimerPage>, ApiError> {
         let db = self.0.databases.read().await;
-        if db.get(&keys::actor_key(&address)).await.map_err(NodeError::from)?.is_none() {
-            return Ok(None);
-        }
-        let total = match db.get(&keys::timer_pending_key(&address)).await.map_err(NodeError::from)? {
-            Some(bytes) => drover_state::decode_count(&bytes).map_err(NodeError::from)?,
-            None => 0,
-        };
-        // An actor holds at most `max_pending_timers_per_actor` timers (at most 65,536 by its
-        // bounds), so skipping to the offset scans a bounded range.
-        let own = |key: &[u8], _| keys::timer_index_entry(key).filter(|(owner, _)| *owner == address).map(|(_, id)| id);
-        let wanted = page.offset.saturating_add(page.limit);
-        let (ids, _) =
-            scan(&db, &keys::timer_index_range(&address), None, wanted, own).await.map_err(NodeError::from)?;
-        let mut timers = Vec::new();
-        for id in ids.into_iter().skip(usize::try_from(page.offset).unwrap_or(usize::MAX)) {
-            let (height, seq) = drover_state::timer::timer_id_parts(id);
-            let bytes = db
-                .get(&keys::timer_key(height, seq))
-                .await
-                .map_err(NodeError::from)?
-                .ok_or_else(|| NodeError::missing(format!("timer {id} of {address}")))?;
-            let timer = TimerRecord::decode(&bytes).map_err(NodeError::from)?;
-            timers.push(TimerInfo {
-                id,
-                height,
-                handler: timer.handler,
-                payload: timer.payload,
-                cycles_limit: timer.cycles_limit,
-            });
-        }
-        Ok(Some(page.envelope(timers, total)))
+        timers(&*db, address, page).await
     }
 
     async fn actor_upgrades(&self, address: Address, page: Page) -> Result<Option<UpgradePage>, ApiError> {
@@ -534,5 +505,69 @@ impl Backend for NodeHandle {
                 format!("operations {start}.. at size {size} are not held (pruned or out of range): {e}"),
             )),
         }
+    }
+}
+
+/// A page of the pending timers of the actor at `address` (`None`: no actor there), in its
+/// timer listing's order: the count and, per timer of the page, its slot and its record.
+async fn timers(db: &impl OrderedRead, address: Address, page: Page) -> Result<Option<TimerPage>, ApiError> {
+    if db.get(&keys::actor_key(&address)).await.map_err(NodeError::from)?.is_none() {
+        return Ok(None);
+    }
+    let (items, total) = pages::listed(db, &keys::timers_listing(&address), &page).await?;
+    let mut timers = Vec::with_capacity(items.len());
+    for item in items {
+        let id = <[u8; 8]>::try_from(item.as_slice())
+            .map(u64::from_be_bytes)
+            .map_err(|_| NodeError::missing(format!("a timer of {address} listed without an 8-byte id")))?;
+        let (height, seq) = drover_state::timer::timer_id_parts(id);
+        let bytes = db
+            .get(&keys::timer_key(height, seq))
+            .await
+            .map_err(NodeError::from)?
+            .ok_or_else(|| NodeError::missing(format!("timer {id} of {address}")))?;
+        let timer = TimerRecord::decode(&bytes).map_err(NodeError::from)?;
+        timers.push(TimerInfo {
+            id,
+            height,
+            handler: timer.handler,
+            payload: timer.payload,
+            cycles_limit: timer.cycles_limit,
+        });
+    }
+    Ok(Some(page.envelope(timers, total)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pages::tests::{Counted, LARGE, bounded_at_every_offset};
+
+    #[test]
+    fn a_page_of_timers_reads_the_page_whatever_the_actor_has_pending() {
+        let actor = Address([0xac; 20]);
+        let mut db = Counted::default();
+        db.apply([(keys::actor_key(&actor), Some(vec![0]))]);
+        let id = |i: u64| drover_state::timer::timer_id(1_000 + i, 0).unwrap();
+        db.list(
+            &keys::timers_listing(&actor),
+            LARGE,
+            |i| id(i).to_be_bytes().to_vec(),
+            |i| {
+                let timer = TimerRecord { owner: actor, handler: "tick".into(), payload: Vec::new(), cycles_limit: 5 };
+                vec![(keys::timer_key(1_000 + i, 0), timer.encode())]
+            },
+        );
+        bounded_at_every_offset(&db, 2, 2, |page| {
+            let db = &db;
+            async move {
+                let answer = timers(db, actor, page).await.unwrap().expect("an actor");
+                assert_eq!(answer.total_count, LARGE);
+                if let Some(first) = answer.items.first() {
+                    assert_eq!((first.id, first.height), (id(page.offset), 1_000 + page.offset));
+                }
+                answer.items.len()
+            }
+        });
     }
 }

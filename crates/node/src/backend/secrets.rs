@@ -1,51 +1,29 @@
 //! Secrets reads for the API: the secrets actor's records in the latest applied state.
 //!
-//! An owner's secrets are one key range (laid out by owner, see
-//! `drover_state::secrets::secrets_range`), of which a page reads only up to its end, the total
-//! coming from the owner's count; an envelope is one lookup after its secret's.
-//! Values are never stored, so never served.
+//! An owner's secrets are its listing (`drover_state::secrets::secrets_listing`): a page is the
+//! owner's count and, per secret in it, its slot and its record, whatever the owner keeps; an
+//! envelope is one lookup after its secret's. Values are never stored, so never served.
 
 use super::{
     handle::NodeHandle,
-    pages::{read_storage, scan},
+    pages::{listed, listed_hash, read_record},
 };
+use crate::databases::OrderedRead;
 use crate::error::NodeError;
 use drover_rpc::pagination::Page;
-use drover_state::{
-    decode_count,
-    secrets::{
-        SecretRecord, count_key, decode_envelope, envelope_key, secret_entry, secret_key, secrets_range, state_key,
-    },
+use drover_state::secrets::{
+    SecretRecord, decode_envelope, envelope_key, hashed_secret_key, secret_key, secrets_listing, state_key,
 };
 use drover_types::{
     Address,
     api::{SecretEnvelope, SecretInfo, SecretList},
     error::ApiError,
-    secrets::SECRETS_ADDRESS,
 };
 
 impl NodeHandle {
     pub(super) async fn read_secrets(&self, owner: Address, page: Page) -> Result<SecretList, ApiError> {
         let db = self.0.databases.read().await;
-        let total_count = read_storage(&db, &SECRETS_ADDRESS, &count_key(&owner), decode_count).await?.unwrap_or(0);
-        // A page past the end reads nothing, however many secrets the owner has.
-        if page.offset >= total_count {
-            return Ok(SecretList { owner, secrets: Vec::new(), total_count, offset: page.offset, limit: page.limit });
-        }
-        let own = |key: &[u8], value: Vec<u8>| (secret_entry(key)? == owner).then_some(value);
-        let end = page.offset.saturating_add(page.limit);
-        let (records, _) = scan(&db, &secrets_range(&owner), None, end, own).await.map_err(NodeError::from)?;
-        let mut secrets = Vec::new();
-        for value in records.into_iter().skip(usize::try_from(page.offset).unwrap_or(usize::MAX)) {
-            let record = SecretRecord::decode(&value).map_err(NodeError::from)?;
-            secrets.push(SecretInfo {
-                name: record.name,
-                version: record.version,
-                readers: record.readers,
-                updated_height: record.updated_height,
-            });
-        }
-        Ok(SecretList { owner, secrets, total_count, offset: page.offset, limit: page.limit })
+        secrets(&*db, owner, page).await
     }
 
     pub(super) async fn read_secret_envelope(
@@ -63,5 +41,59 @@ impl NodeHandle {
         let record = SecretRecord::decode(&record).map_err(NodeError::from)?;
         let envelope = decode_envelope(&envelope).map_err(NodeError::from)?;
         Ok(Some(SecretEnvelope { owner, name, reader, version: record.version, envelope }))
+    }
+}
+
+/// A page of `owner`'s secrets, in its listing's order.
+async fn secrets(db: &impl OrderedRead, owner: Address, page: Page) -> Result<SecretList, ApiError> {
+    let (items, total_count) = listed(db, &secrets_listing(&owner), &page).await?;
+    let mut secrets = Vec::with_capacity(items.len());
+    for item in items {
+        let key = state_key(&hashed_secret_key(&owner, &listed_hash(&item)?));
+        let record = read_record(db, &key, SecretRecord::decode)
+            .await?
+            .ok_or_else(|| NodeError::missing("secrets: a listed secret without its record"))?;
+        secrets.push(SecretInfo {
+            name: record.name,
+            version: record.version,
+            readers: record.readers,
+            updated_height: record.updated_height,
+        });
+    }
+    Ok(SecretList { owner, secrets, total_count, offset: page.offset, limit: page.limit })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::backend::pages::tests::{Counted, LARGE, bounded_at_every_offset};
+    use drover_state::secrets::name_hash;
+
+    #[test]
+    fn a_page_of_secrets_reads_the_page_whatever_the_owner_keeps() {
+        let owner = Address([0x5e; 20]);
+        let name = |i: u64| format!("secret-{i}");
+        let mut db = Counted::default();
+        db.list(
+            &secrets_listing(&owner),
+            LARGE,
+            |i| name_hash(&name(i)).0.to_vec(),
+            |i| {
+                let record =
+                    SecretRecord { name: name(i), version: 1, readers: vec![Address([1; 20])], updated_height: 2 };
+                vec![(state_key(&secret_key(&owner, &name(i))), record.encode())]
+            },
+        );
+        bounded_at_every_offset(&db, 2, 1, |page| {
+            let db = &db;
+            async move {
+                let answer = secrets(db, owner, page).await.unwrap();
+                assert_eq!(answer.total_count, LARGE);
+                if let Some(first) = answer.secrets.first() {
+                    assert_eq!(first.name, name(page.offset));
+                }
+                answer.secrets.len()
+            }
+        });
     }
 }

@@ -8,30 +8,32 @@
 //! virtually on a copy of its record exactly as the next call on it would settle
 //! (`drover_execution::storage`: never past a deleted volume's purge height).
 //!
-//! Costs: the totals are two lookups; the relay lists walk the listing slots (two lookups per
-//! registered relay: deregistered relays leave the slots and each registered one bonds at least
-//! `min_relay_stake`, which bounds them); a volume is two lookups (its record and its relay's,
-//! for the endpoint); a wallet's volume list scans its markers (one key range laid out by
-//! owner) and reads the records of the page; the account summary reads at most
-//! [`RAS_ACCOUNT_VOLUMES_MAX`] volumes. All reads of one request happen under one read lock
-//! and see one state.
+//! Costs: the totals are two lookups; a relay list is a page of its listing (the public relays,
+//! the relays taking writes: `drover_state::storage::public_relays_listing`,
+//! `writing_relays_listing`), the count and two lookups per relay of the page; a volume is two
+//! lookups (its record and its relay's, for the endpoint); a wallet's volume list is a page of
+//! its listing (`volumes_listing`), the count and, per volume of the page, its slot, its record
+//! and its relay's (once per relay); the account summary reads at most
+//! [`RAS_ACCOUNT_VOLUMES_MAX`] volumes. A page costs the same whatever the number of relays or
+//! of the wallet's volumes. All reads of one request happen under one read lock and see one
+//! state.
 
 use super::{
     handle::NodeHandle,
-    pages::{read_record, scan},
+    pages::{listed, listed_address, listed_hash, read_record, scan},
 };
-use crate::databases::StateDb;
+use crate::databases::{OrderedRead, StateDb};
 use crate::error::NodeError;
 use commonware_runtime::tokio;
 use drover_rpc::{backend::RelayFilter, limits::RAS_ACCOUNT_VOLUMES_MAX, pagination::Page};
 use drover_state::{
-    Account, decode_address, decode_count,
+    Account,
     governance::{decode_params, params_state_key},
     keys::account_key,
     storage::{
-        RelayRecord, RelayTotals, VolumeRecord, VolumeTotals, decode_revocation, relay_count_key, relay_key,
-        relay_slot_key, relay_state_key, revocation_key, totals_key, volume_entry, volume_key, volume_state_key,
-        volumes_range,
+        RelayRecord, RelayTotals, VolumeRecord, VolumeTotals, decode_revocation, public_relays_listing, relay_key,
+        relay_state_key, revocation_key, totals_key, volume_entry, volume_key, volume_state_key, volumes_listing,
+        volumes_range, writing_relays_listing,
     },
 };
 use drover_types::{
@@ -163,18 +165,18 @@ impl VolumeSums {
 
 type Db = StateDb<tokio::Context>;
 
-async fn relay_record(db: &Db, relay: &Address) -> Result<Option<RelayRecord>, ApiError> {
+async fn relay_record(db: &impl OrderedRead, relay: &Address) -> Result<Option<RelayRecord>, ApiError> {
     read_record(db, &relay_state_key(&relay_key(relay)), RelayRecord::decode).await
 }
 
-async fn volume_record(db: &Db, id: &H256) -> Result<Option<VolumeRecord>, ApiError> {
+async fn volume_record(db: &impl OrderedRead, id: &H256) -> Result<Option<VolumeRecord>, ApiError> {
     read_record(db, &volume_state_key(&volume_key(id)), VolumeRecord::decode).await
 }
 
-/// The volume `id` (known to exist: listed by a marker) with its relay's endpoint, looked up once
-/// per relay in `endpoints`.
+/// The volume `id` (known to exist: listed) with its relay's endpoint, looked up once per relay
+/// in `endpoints`.
 async fn listed_volume(
-    db: &Db,
+    db: &impl OrderedRead,
     id: H256,
     at: At,
     endpoints: &mut HashMap<Address, Option<String>>,
@@ -201,7 +203,7 @@ async fn owned_volumes(db: &Db, owner: Address, limit: u64) -> Result<(Vec<H256>
 
 impl NodeHandle {
     /// The tip and the parameters in force, read under `db`'s lock.
-    async fn ras_at(&self, db: &Db) -> Result<At, ApiError> {
+    async fn ras_at(&self, db: &impl OrderedRead) -> Result<At, ApiError> {
         let tip = self.0.chain.tip();
         let params = read_record(db, &params_state_key(), decode_params).await?.unwrap_or(tip.next_params);
         Ok(At { height: tip.height, grace_blocks: params.volume_grace_blocks, gap_blocks: params.heartbeat_gap_blocks })
@@ -210,69 +212,41 @@ impl NodeHandle {
     pub(super) async fn read_ras_stats(&self) -> Result<RasStats, ApiError> {
         let height = self.0.chain.tip().height;
         let db = self.0.databases.read().await;
-        let relays = read_record(&db, &relay_state_key(&totals_key()), RelayTotals::decode).await?;
-        let volumes = read_record(&db, &volume_state_key(&totals_key()), VolumeTotals::decode).await?;
+        let relays = read_record(&*db, &relay_state_key(&totals_key()), RelayTotals::decode).await?;
+        let volumes = read_record(&*db, &volume_state_key(&totals_key()), VolumeTotals::decode).await?;
         Ok(stats(height, relays.unwrap_or_default(), volumes.unwrap_or_default()))
     }
 
     pub(super) async fn read_ras_relays(&self, filter: RelayFilter, page: Page) -> Result<RelayList, ApiError> {
         let db = self.0.databases.read().await;
-        let at = self.ras_at(&db).await?;
-        let count = read_record(&db, &relay_state_key(&relay_count_key()), decode_count).await?.unwrap_or(0);
-        let mut relays = Vec::new();
-        let mut total_count = 0u64;
-        for slot in 0..count {
-            let address = read_record(&db, &relay_state_key(&relay_slot_key(slot)), decode_address)
-                .await?
-                .ok_or_else(|| NodeError::missing("relay registry: an empty slot below the count"))?;
-            let record = relay_record(&db, &address)
-                .await?
-                .ok_or_else(|| NodeError::missing("relay registry: a listed relay without a record"))?;
-            let relay = relay_info(address, record, at);
-            if !filter.keeps(&relay) {
-                continue;
-            }
-            total_count += 1;
-            if total_count > page.offset && (relays.len() as u64) < page.limit {
-                relays.push(relay);
-            }
-        }
-        Ok(RelayList { relays, total_count, offset: page.offset, limit: page.limit })
+        let at = self.ras_at(&*db).await?;
+        relays(&*db, filter, at, page).await
     }
 
     pub(super) async fn read_ras_volume(&self, id: H256) -> Result<Option<VolumeInfo>, ApiError> {
         let db = self.0.databases.read().await;
-        let at = self.ras_at(&db).await?;
-        let Some(record) = volume_record(&db, &id).await? else {
+        let at = self.ras_at(&*db).await?;
+        let Some(record) = volume_record(&*db, &id).await? else {
             return Ok(None);
         };
-        let endpoint = relay_record(&db, &record.relay).await?.map(|relay| relay.settings.endpoint);
+        let endpoint = relay_record(&*db, &record.relay).await?.map(|relay| relay.settings.endpoint);
         Ok(Some(volume_info(id, record, endpoint, at)))
     }
 
     pub(super) async fn read_ras_volumes(&self, owner: Address, page: Page) -> Result<VolumeList, ApiError> {
         let db = self.0.databases.read().await;
-        let at = self.ras_at(&db).await?;
-        let (ids, _) = owned_volumes(&db, owner, u64::MAX).await?;
-        let total_count = ids.len() as u64;
-        let mut endpoints = HashMap::new();
-        let mut volumes = Vec::new();
-        let skip = usize::try_from(page.offset).unwrap_or(usize::MAX);
-        let take = usize::try_from(page.limit).unwrap_or(usize::MAX);
-        for id in ids.into_iter().skip(skip).take(take) {
-            volumes.push(listed_volume(&db, id, at, &mut endpoints).await?);
-        }
-        Ok(VolumeList { volumes, total_count, offset: page.offset, limit: page.limit })
+        let at = self.ras_at(&*db).await?;
+        volumes(&*db, owner, at, page).await
     }
 
     pub(super) async fn read_ras_account(&self, wallet: Address) -> Result<RasAccountBalance, ApiError> {
         let db = self.0.databases.read().await;
-        let at = self.ras_at(&db).await?;
-        let account = read_record(&db, &account_key(&wallet), Account::decode).await?.unwrap_or_default();
+        let at = self.ras_at(&*db).await?;
+        let account = read_record(&*db, &account_key(&wallet), Account::decode).await?.unwrap_or_default();
         let (ids, truncated) = owned_volumes(&db, wallet, RAS_ACCOUNT_VOLUMES_MAX).await?;
         let mut sums = VolumeSums::default();
         for id in ids {
-            let record = volume_record(&db, &id)
+            let record = volume_record(&*db, &id)
                 .await?
                 .ok_or_else(|| NodeError::missing(format!("storage manager: volume {id} listed without a record")))?;
             sums.add(&record.rent, at);
@@ -293,8 +267,37 @@ impl NodeHandle {
         session_key: [u8; 33],
     ) -> Result<Option<u64>, ApiError> {
         let db = self.0.databases.read().await;
-        read_record(&db, &volume_state_key(&revocation_key(&wallet, &session_key)), decode_revocation).await
+        read_record(&*db, &volume_state_key(&revocation_key(&wallet, &session_key)), decode_revocation).await
     }
+}
+
+/// A page of the relays on `filter`'s listing, in its order, at `at`.
+async fn relays(db: &impl OrderedRead, filter: RelayFilter, at: At, page: Page) -> Result<RelayList, ApiError> {
+    let listing = match filter {
+        RelayFilter::Public => public_relays_listing(),
+        RelayFilter::Writable => writing_relays_listing(),
+    };
+    let (items, total_count) = listed(db, &listing, &page).await?;
+    let mut relays = Vec::with_capacity(items.len());
+    for item in items {
+        let address = listed_address(&item)?;
+        let record = relay_record(db, &address)
+            .await?
+            .ok_or_else(|| NodeError::missing("relay registry: a listed relay without a record"))?;
+        relays.push(relay_info(address, record, at));
+    }
+    Ok(RelayList { relays, total_count, offset: page.offset, limit: page.limit })
+}
+
+/// A page of `owner`'s volumes, in its listing's order, at `at`.
+async fn volumes(db: &impl OrderedRead, owner: Address, at: At, page: Page) -> Result<VolumeList, ApiError> {
+    let (items, total_count) = listed(db, &volumes_listing(&owner), &page).await?;
+    let mut endpoints = HashMap::new();
+    let mut volumes = Vec::with_capacity(items.len());
+    for item in items {
+        volumes.push(listed_volume(db, listed_hash(&item)?, at, &mut endpoints).await?);
+    }
+    Ok(VolumeList { volumes, total_count, offset: page.offset, limit: page.limit })
 }
 
 #[cfg(test)]
@@ -406,11 +409,105 @@ mod tests {
         assert!(RelayFilter::Writable.keeps(&info) && RelayFilter::Public.keeps(&info));
         let late = relay_info(Address([4; 20]), relay(14, false, 40), AT);
         assert_eq!(late.health, RelayHealth::Unhealthy);
-        assert!(!RelayFilter::Writable.keeps(&late) && RelayFilter::Public.keeps(&late));
         let full = relay_info(Address([4; 20]), relay(20, false, 120), AT);
         assert_eq!(full.free_bytes, 0);
-        assert!(!RelayFilter::Writable.keeps(&full));
         assert_eq!(relay_info(Address([4; 20]), relay(20, true, 0), AT).health, RelayHealth::Deregistered);
+    }
+
+    fn numbered(i: u64) -> Address {
+        let mut bytes = [0x3e; 20];
+        bytes[12..].copy_from_slice(&i.to_be_bytes());
+        Address(bytes)
+    }
+
+    fn relay_record(public: bool) -> RelayRecord {
+        RelayRecord {
+            stake: 7,
+            settings: RelaySettings {
+                endpoint: "http://127.0.0.1:7000".into(),
+                capacity_bytes: 100,
+                price_per_byte_block: 2,
+                write: true,
+                read: true,
+                public,
+            },
+            registered_height: 1,
+            last_heartbeat_height: 18,
+            deregistered: false,
+            unbonding: Vec::new(),
+            slot: None,
+            volumes: 0,
+            used_bytes: 0,
+            earned: 0,
+        }
+    }
+
+    #[test]
+    fn a_page_of_relays_reads_the_page_whatever_the_registry_holds() {
+        use crate::backend::pages::tests::{Counted, LARGE, bounded_at_every_offset};
+        let mut db = Counted::default();
+        // Every relay takes writes; the even ones are also listed publicly.
+        db.list(
+            &writing_relays_listing(),
+            LARGE,
+            |i| numbered(i).0.to_vec(),
+            |i| vec![(relay_state_key(&relay_key(&numbered(i))), relay_record(i % 2 == 0).encode())],
+        );
+        db.list(&public_relays_listing(), LARGE / 2, |i| numbered(2 * i).0.to_vec(), |_| Vec::new());
+        bounded_at_every_offset(&db, 2, 1, |page| {
+            let db = &db;
+            async move {
+                let answer = relays(db, RelayFilter::Writable, AT, page).await.unwrap();
+                assert_eq!(answer.total_count, LARGE);
+                if let Some(first) = answer.relays.first() {
+                    assert_eq!((first.address, first.health), (numbered(page.offset), RelayHealth::Healthy));
+                }
+                answer.relays.len()
+            }
+        });
+        db.take_reads();
+        let page = Page { offset: LARGE / 2 - 3, limit: 1_000 };
+        let public = futures::executor::block_on(relays(&db, RelayFilter::Public, AT, page)).unwrap();
+        assert_eq!((public.total_count, public.relays.len()), (LARGE / 2, 3));
+        assert!(public.relays.iter().all(|relay| relay.public));
+        assert_eq!(db.take_reads(), 1 + 2 * 3);
+    }
+
+    #[test]
+    fn a_page_of_volumes_reads_the_page_whatever_the_wallet_owns() {
+        use crate::backend::pages::tests::{Counted, LARGE, bounded_at_every_offset};
+        let owner = Address([0x0e; 20]);
+        let relay = Address([2; 20]);
+        let id = |i: u64| H256(drover_state::keys::spread::<32>(&[&i.to_be_bytes()]));
+        let mut db = Counted::default();
+        db.apply([(relay_state_key(&relay_key(&relay)), Some(relay_record(true).encode()))]);
+        db.list(
+            &volumes_listing(&owner),
+            LARGE,
+            |i| id(i).0.to_vec(),
+            |i| {
+                let volume = VolumeRecord { owner, ..record(rent(10, 600, 15)) };
+                vec![
+                    (volume_state_key(&volume_key(&id(i))), volume.encode()),
+                    (volume_state_key(&drover_state::storage::owned_volume_key(&id(i), &owner)), vec![0xf6]),
+                ]
+            },
+        );
+        // One relay for every volume: its record is read once per page.
+        bounded_at_every_offset(&db, 2, 2, |page| {
+            let db = &db;
+            async move {
+                let answer = volumes(db, owner, AT, page).await.unwrap();
+                assert_eq!(answer.total_count, LARGE);
+                if let Some(first) = answer.volumes.first() {
+                    assert_eq!(
+                        (first.volume_id, first.relay_endpoint.as_deref()),
+                        (id(page.offset), Some("http://127.0.0.1:7000"))
+                    );
+                }
+                answer.volumes.len()
+            }
+        });
     }
 
     #[test]

@@ -2,21 +2,22 @@
 //! state, decoded into the `drover_types::api` token records.
 //!
 //! `/tokens` is point lookups (creation order is kept as numbered slots): a page costs
-//! `2 × limit` lookups whatever the number of tokens. A holder's tokens are one key range (see
-//! `drover_state::keys::token_holding_key`), read whole to count them and cut the page: a
-//! request costs what that holder holds, whatever the number of holders. All reads of one
-//! request happen under one read lock and see one state.
+//! `2 × limit` lookups whatever the number of tokens. A holder's tokens are its listing
+//! (`drover_state::token::holdings_listing`): a page is the listing's count and, per token in
+//! it, its slot, its holding and its record (`3 × limit + 1` lookups), whatever the holder
+//! holds. All reads of one request happen under one read lock and see one state.
 
 use super::{
     handle::NodeHandle,
-    pages::{read_storage, scan},
+    pages::{listed, listed_address, read_storage},
 };
+use crate::databases::OrderedRead;
 use crate::error::NodeError;
 use drover_rpc::pagination::Page;
 use drover_state::{
     RecordError, decode_address, decode_count,
     token::{
-        Holding, TokenRecord, allowance_key, decode_amount, holding_entry, holding_key, holdings_range, record_key,
+        Holding, TokenRecord, allowance_key, decode_amount, holding_key, holdings_listing, record_key,
         token_by_seq_key, token_count_key,
     },
 };
@@ -50,14 +51,14 @@ fn missing(what: &str) -> ApiError {
 impl NodeHandle {
     pub(super) async fn read_tokens(&self, page: Page) -> Result<TokenList, ApiError> {
         let db = self.0.databases.read().await;
-        let total_count = read_storage(&db, &TOKENS_ADDRESS, &token_count_key(), decode_count).await?.unwrap_or(0);
+        let total_count = read_storage(&*db, &TOKENS_ADDRESS, &token_count_key(), decode_count).await?.unwrap_or(0);
         let end = total_count.min(page.offset.saturating_add(page.limit));
         let mut tokens = Vec::new();
         for seq in page.offset..end {
-            let id = read_storage(&db, &TOKENS_ADDRESS, &token_by_seq_key(seq), decode_address)
+            let id = read_storage(&*db, &TOKENS_ADDRESS, &token_by_seq_key(seq), decode_address)
                 .await?
                 .ok_or_else(|| missing("a gap in creation order"))?;
-            let record = read_storage(&db, &TOKENS_ADDRESS, &record_key(&id), TokenRecord::decode)
+            let record = read_storage(&*db, &TOKENS_ADDRESS, &record_key(&id), TokenRecord::decode)
                 .await?
                 .ok_or_else(|| missing("a listed token without a record"))?;
             tokens.push(info(id, record));
@@ -67,7 +68,7 @@ impl NodeHandle {
 
     pub(super) async fn read_token(&self, id: Address) -> Result<Option<TokenInfo>, ApiError> {
         let db = self.0.databases.read().await;
-        Ok(read_storage(&db, &TOKENS_ADDRESS, &record_key(&id), TokenRecord::decode)
+        Ok(read_storage(&*db, &TOKENS_ADDRESS, &record_key(&id), TokenRecord::decode)
             .await?
             .map(|record| info(id, record)))
     }
@@ -80,10 +81,10 @@ impl NodeHandle {
         amount: impl FnOnce(&[u8]) -> Result<u128, RecordError>,
     ) -> Result<Option<u128>, ApiError> {
         let db = self.0.databases.read().await;
-        if read_storage(&db, &TOKENS_ADDRESS, &record_key(&id), |_| Ok(())).await?.is_none() {
+        if read_storage(&*db, &TOKENS_ADDRESS, &record_key(&id), |_| Ok(())).await?.is_none() {
             return Ok(None);
         }
-        Ok(Some(read_storage(&db, &TOKENS_ADDRESS, &user_key, amount).await?.unwrap_or(0)))
+        Ok(Some(read_storage(&*db, &TOKENS_ADDRESS, &user_key, amount).await?.unwrap_or(0)))
     }
 
     pub(super) async fn read_token_balance(&self, id: Address, holder: Address) -> Result<Option<u128>, ApiError> {
@@ -101,36 +102,80 @@ impl NodeHandle {
 
     pub(super) async fn read_account_tokens(&self, address: Address, page: Page) -> Result<AccountTokens, ApiError> {
         let db = self.0.databases.read().await;
-        // A holder's holdings are one key range, in token order: the page is cut from one read
-        // of the range, which also counts them.
-        let own = |key: &[u8], value: Vec<u8>| {
-            let (holder, token) = holding_entry(key)?;
-            (holder == address).then_some((token, value))
+        account_tokens(&*db, address, page).await
+    }
+}
+
+/// A page of the tokens `address` has a non-zero balance of, in its listing's order.
+async fn account_tokens(db: &impl OrderedRead, address: Address, page: Page) -> Result<AccountTokens, ApiError> {
+    let (items, total_count) = listed(db, &holdings_listing(&address), &page).await?;
+    let mut tokens = Vec::with_capacity(items.len());
+    for item in items {
+        let token_id = listed_address(&item)?;
+        let holding = read_storage(db, &TOKENS_ADDRESS, &holding_key(&token_id, &address), Holding::decode)
+            .await?
+            .ok_or_else(|| missing("a listed token without a holding"))?;
+        let record = read_storage(db, &TOKENS_ADDRESS, &record_key(&token_id), TokenRecord::decode)
+            .await?
+            .ok_or_else(|| missing("a held token without a record"))?;
+        tokens.push(TokenHolding {
+            token_id,
+            symbol: record.symbol,
+            decimals: record.decimals,
+            balance: holding.balance,
+            frozen: holding.frozen,
+        });
+    }
+    Ok(AccountTokens { address, tokens, total_count, offset: page.offset, limit: page.limit })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::backend::pages::tests::{Counted, LARGE, bounded_at_every_offset};
+    use drover_state::token::state_key;
+
+    #[test]
+    fn a_page_of_a_holders_tokens_reads_the_page_whatever_it_holds() {
+        let holder = Address([0xb0; 20]);
+        let token = |i: u64| {
+            let mut id = [0x70; 20];
+            id[12..].copy_from_slice(&i.to_be_bytes());
+            Address(id)
         };
-        let (entries, _) = scan(&db, &holdings_range(&address), None, u64::MAX, own).await.map_err(NodeError::from)?;
-        let mut tokens = Vec::new();
-        let mut total_count = 0u64;
-        for (token_id, value) in entries {
-            let holding = Holding::decode(&value).map_err(NodeError::from)?;
-            if holding.balance == 0 {
-                // A frozen holder without a balance: not a token it holds.
-                continue;
+        let mut db = Counted::default();
+        db.list(
+            &holdings_listing(&holder),
+            LARGE,
+            |i| token(i).0.to_vec(),
+            |i| {
+                let record = TokenRecord {
+                    name: "Dust".into(),
+                    symbol: format!("D{i}"),
+                    decimals: 0,
+                    supply: 1,
+                    max_supply: None,
+                    owner: holder,
+                    mintable: false,
+                    created_height: 1,
+                    creator: holder,
+                };
+                vec![
+                    (state_key(&holding_key(&token(i), &holder)), Holding { balance: 1, frozen: false }.encode()),
+                    (state_key(&record_key(&token(i))), record.encode()),
+                ]
+            },
+        );
+        bounded_at_every_offset(&db, 3, 1, |page| {
+            let db = &db;
+            async move {
+                let answer = account_tokens(db, holder, page).await.unwrap();
+                assert_eq!(answer.total_count, LARGE);
+                if let Some(first) = answer.tokens.first() {
+                    assert_eq!((first.token_id, first.balance), (token(page.offset), 1));
+                }
+                answer.tokens.len()
             }
-            total_count += 1;
-            if total_count <= page.offset || tokens.len() as u64 >= page.limit {
-                continue;
-            }
-            let record = read_storage(&db, &TOKENS_ADDRESS, &record_key(&token_id), TokenRecord::decode)
-                .await?
-                .ok_or_else(|| missing("a held token without a record"))?;
-            tokens.push(TokenHolding {
-                token_id,
-                symbol: record.symbol,
-                decimals: record.decimals,
-                balance: holding.balance,
-                frozen: holding.frozen,
-            });
-        }
-        Ok(AccountTokens { address, tokens, total_count, offset: page.offset, limit: page.limit })
+        });
     }
 }

@@ -7,7 +7,11 @@
 //! whole seconds (rounded up, at least one) as `Retry-After`.
 //!
 //! Four limiters exist: the global one in front of every route (`RPC_GLOBAL_RATE_LIMIT_PER_SEC`
-//! per second), the faucet's (node-wide, per minute), the state-sync one, which is a
+//! per second, all clients together), which is a [`SharedWindow`](window::SharedWindow): a client
+//! holding its share of it
+//! ([`GLOBAL_RATE_CLIENT_SHARE_PERCENT`](crate::limits::GLOBAL_RATE_CLIENT_SHARE_PERCENT) of the limit) is served only
+//! while more than a share is free, so one client cannot take the whole window from the others
+//! (its refusals count under `limiter="global_share"`); the faucet's (node-wide, per minute), the state-sync one, which is a
 //! [`PerClient`] set of windows keyed by client IP (`STATE_SYNC_RATE_PER_SEC` per second, on
 //! `/state/snapshot` and `/state/operations`), and the public storage-relay reads' one, per client
 //! IP too (`RAS_PUBLIC_RATE_PER_SEC`, label `ras`). Refusals are 429 with code 1004 and are counted in
@@ -18,12 +22,15 @@ pub(crate) mod window;
 
 use crate::{backend::Backend, error::HttpError, metrics::RpcMetrics, state::AppState};
 use axum::{
-    extract::Request,
+    extract::{ConnectInfo, Request},
     middleware::Next,
     response::{IntoResponse, Response},
 };
-use std::{net::IpAddr, time::Duration};
-use window::{Limiter, retry_after_secs};
+use std::{
+    net::{IpAddr, SocketAddr},
+    time::Duration,
+};
+use window::{Limiter, Refused, retry_after_secs};
 
 /// Takes a slot of the faucet's limiter, or builds its 429 (and counts it).
 pub(crate) fn check_faucet<B: Backend>(state: &AppState<B>) -> Result<(), HttpError> {
@@ -47,11 +54,25 @@ fn refused(metrics: &RpcMetrics, limiter: Limiter, wait: Duration) -> HttpError 
     HttpError::rate_limited(retry_after_secs(wait), format!("{} rate limit exceeded", limiter.label()))
 }
 
-/// The global limit on every request: runs `next` within it, or answers its 429 (part of the
-/// router's per-route layer, `route_guard` in the crate root).
+/// The global limit on every request: runs `next` within it and within the client's share of
+/// it, or answers its 429 (part of the router's per-route layer, `route_guard` in the crate
+/// root). The client is the connection's peer IP (`ConnectInfo`, set by [`crate::serve`]); a
+/// request without one (a router driven in-process) holds no share.
 pub(crate) async fn global(http: &crate::Http, request: Request, next: Next) -> Response {
-    match http.global_limiter.try_acquire() {
+    let client = request.extensions().get::<ConnectInfo<SocketAddr>>().map(|ConnectInfo(peer)| peer.ip());
+    match http.global_limiter.try_acquire(client) {
         Ok(()) => next.run(request).await,
-        Err(wait) => refused(&http.metrics, Limiter::Global, wait).into_response(),
+        Err(Refused::Full(wait)) => refused(&http.metrics, Limiter::Global, wait).into_response(),
+        Err(Refused::Share(wait)) => {
+            http.metrics.rate_limited(Limiter::GlobalShare);
+            HttpError::rate_limited(
+                retry_after_secs(wait),
+                format!(
+                    "global rate limit: this client holds its share ({} requests per window) while the rest is kept for others",
+                    http.global_limiter.share()
+                ),
+            )
+            .into_response()
+        }
     }
 }

@@ -1,5 +1,5 @@
-//! The limiters themselves: exact sliding windows, node-wide and per client (see the parent
-//! module for where each applies).
+//! The limiters themselves: exact sliding windows, node-wide, shared fairly between clients, and
+//! per client (see the parent module for where each applies).
 
 use crate::limits::RETRY_AFTER_SECS_MIN;
 use parking_lot::Mutex;
@@ -13,6 +13,8 @@ use std::{
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Limiter {
     Global,
+    /// The global window refused a client that holds its share of it (see [`SharedWindow`]).
+    GlobalShare,
     Faucet,
     StateSync,
     /// The public storage-relay reads, per client IP.
@@ -25,6 +27,7 @@ impl Limiter {
     pub const fn label(self) -> &'static str {
         match self {
             Limiter::Global => "global",
+            Limiter::GlobalShare => "global_share",
             Limiter::Faucet => "faucet",
             Limiter::StateSync => "state_sync",
             Limiter::Ras => "ras",
@@ -70,6 +73,96 @@ impl SlidingWindow {
         Err(accepted
             .front()
             .map_or(self.window, |&oldest| self.window.saturating_sub(now.saturating_duration_since(oldest))))
+    }
+}
+
+/// A [`SlidingWindow`] shared by every client, in which no one client takes the last share.
+///
+/// Each acceptance is remembered with its client, so the window knows how many of its
+/// acceptances each client holds (at most `limit` entries, whatever the number of clients). A
+/// client holding fewer than `share` is served whenever the window has a free slot; a client
+/// holding `share` or more only while more than `share` slots are free. One client alone can so
+/// take `limit - share` of the window and never the rest, which stays for the clients under
+/// their share: a client flooding the node meets 429s, the others do not (unless together they
+/// fill the window). Requests whose client is unknown count in the window but hold no share.
+#[derive(Debug)]
+pub struct SharedWindow {
+    limit: usize,
+    share: usize,
+    window: Duration,
+    state: Mutex<Shares>,
+}
+
+#[derive(Debug, Default)]
+struct Shares {
+    /// The accepted acquisitions still inside the window and their clients, oldest first.
+    accepted: VecDeque<(Instant, Option<IpAddr>)>,
+    /// How many of `accepted` each client holds (clients holding none are not kept).
+    held: HashMap<IpAddr, usize>,
+}
+
+/// Why a [`SharedWindow`] refused, and how long until a slot frees.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Refused {
+    /// The window is full.
+    Full(Duration),
+    /// The client holds its share and no more than a share of the window is free.
+    Share(Duration),
+}
+
+impl SharedWindow {
+    /// At most `limit` acquisitions in any `window`, a client holding `share_percent` % of
+    /// `limit` (rounded up, at least one) being a client at its share.
+    pub fn new(limit: u32, window: Duration, share_percent: u32) -> Self {
+        let limit = usize::try_from(limit).unwrap_or(usize::MAX);
+        let share = limit.saturating_mul(usize::try_from(share_percent).unwrap_or(usize::MAX)).div_ceil(100).max(1);
+        Self { limit, share, window, state: Mutex::default() }
+    }
+
+    /// Acceptances one client may hold and still be served when the window is busy.
+    pub fn share(&self) -> usize {
+        self.share
+    }
+
+    /// Takes a slot for `client` now, or says why not and how long until one frees.
+    pub fn try_acquire(&self, client: Option<IpAddr>) -> Result<(), Refused> {
+        self.try_acquire_at(client, Instant::now())
+    }
+
+    fn try_acquire_at(&self, client: Option<IpAddr>, now: Instant) -> Result<(), Refused> {
+        let mut state = self.state.lock();
+        let Shares { accepted, held } = &mut *state;
+        while let Some(&(at, owner)) = accepted.front() {
+            if now.saturating_duration_since(at) < self.window {
+                break;
+            }
+            accepted.pop_front();
+            if let Some(owner) = owner
+                && let Some(count) = held.get_mut(&owner)
+            {
+                *count -= 1;
+                if *count == 0 {
+                    held.remove(&owner);
+                }
+            }
+        }
+        // The next slot frees when the oldest acceptance leaves (or after a whole window when
+        // none is held: a limit of zero).
+        let wait = accepted
+            .front()
+            .map_or(self.window, |&(oldest, _)| self.window.saturating_sub(now.saturating_duration_since(oldest)));
+        let free = self.limit.saturating_sub(accepted.len());
+        if free == 0 {
+            return Err(Refused::Full(wait));
+        }
+        if let Some(client) = client {
+            if held.get(&client).copied().unwrap_or(0) >= self.share && free <= self.share {
+                return Err(Refused::Share(wait));
+            }
+            *held.entry(client).or_default() += 1;
+        }
+        accepted.push_back((now, client));
+        Ok(())
     }
 }
 
@@ -179,6 +272,50 @@ mod tests {
         assert_eq!(full.try_acquire_at(a, t0), Err(SECOND));
         assert!(full.try_acquire_at(a, t0 + SECOND).is_ok());
         assert_eq!(full.clients.lock().len(), 1);
+    }
+
+    #[test]
+    fn one_client_never_takes_the_last_share_of_the_shared_window() {
+        let limiter = SharedWindow::new(10, SECOND, 20);
+        assert_eq!(limiter.share(), 2);
+        let t0 = Instant::now();
+        let at = |ms| t0 + Duration::from_millis(ms);
+        let (flooder, other, third): (IpAddr, IpAddr, IpAddr) =
+            ([127, 0, 0, 1].into(), [127, 0, 0, 2].into(), [127, 0, 0, 3].into());
+        // Alone, the flooder takes the window but its last share.
+        for _ in 0..8 {
+            assert_eq!(limiter.try_acquire_at(Some(flooder), at(0)), Ok(()));
+        }
+        assert_eq!(limiter.try_acquire_at(Some(flooder), at(100)), Err(Refused::Share(Duration::from_millis(900))));
+        // The others, under their share, are served from what is left.
+        assert_eq!(limiter.try_acquire_at(Some(other), at(100)), Ok(()));
+        assert_eq!(limiter.try_acquire_at(Some(third), at(100)), Ok(()));
+        // Full now: everyone waits for the oldest acceptance to leave.
+        assert_eq!(limiter.try_acquire_at(Some(other), at(200)), Err(Refused::Full(Duration::from_millis(800))));
+        assert_eq!(limiter.try_acquire_at(None, at(200)), Err(Refused::Full(Duration::from_millis(800))));
+        // Once the flooder's acceptances leave the window it is served again, up to the share.
+        for _ in 0..6 {
+            assert_eq!(limiter.try_acquire_at(Some(flooder), at(1_000)), Ok(()));
+        }
+        assert!(matches!(limiter.try_acquire_at(Some(flooder), at(1_000)), Err(Refused::Share(_))));
+        assert_eq!(limiter.try_acquire_at(Some(other), at(1_000)), Ok(()));
+        // Clients that hold nothing are forgotten.
+        assert!(limiter.try_acquire_at(None, at(3_000)).is_ok());
+        assert!(limiter.state.lock().held.is_empty());
+    }
+
+    #[test]
+    fn a_share_is_at_least_one_request() {
+        let limiter = SharedWindow::new(3, SECOND, 10);
+        assert_eq!(limiter.share(), 1);
+        let t0 = Instant::now();
+        let client: IpAddr = [127, 0, 0, 1].into();
+        assert!(limiter.try_acquire_at(Some(client), t0).is_ok());
+        assert!(limiter.try_acquire_at(Some(client), t0).is_ok());
+        assert!(matches!(limiter.try_acquire_at(Some(client), t0), Err(Refused::Share(_))));
+        // Requests of no known client only count.
+        assert!(limiter.try_acquire_at(None, t0).is_ok());
+        assert!(matches!(limiter.try_acquire_at(None, t0), Err(Refused::Full(_))));
     }
 
     #[test]

@@ -187,9 +187,8 @@ pub async fn stats<B: Backend>(
     path = "/ras/relays/public",
     tag = "ras",
     summary = "Publicly listed relays",
-    description = "Registered relays that asked to be listed, whatever their health, in the registry's slot \
-        order (a walk over every registered relay: their stake bounds how many there are). No token; limited \
-        per client IP.",
+    description = "Registered relays that asked to be listed, whatever their health, in the order of the \
+        chain's listing of them (a page reads only its own relays). No token; limited per client IP.",
     params(
         ("offset" = Option<u64>, Query, description = "Relays to skip (default 0)."),
         ("limit" = Option<u64>, Query, description = "Page size (default 50, at most 1,000)."),
@@ -205,14 +204,15 @@ pub async fn public_relays<B: Backend>(
     Ok(Json(state.backend.ras_relays(RelayFilter::Public, page).await?))
 }
 
-/// `GET /ras/write-relayers`: one page of the relays a new volume can go to.
+/// `GET /ras/write-relayers`: one page of the relays that take writes.
 #[utoipa::path(
     get,
     path = "/ras/write-relayers",
     tag = "ras",
-    summary = "Relays taking new volumes",
-    description = "Registered relays that take writes, are healthy and have free capacity, in the registry's \
-        slot order (a walk over every registered relay). No token; limited per client IP.",
+    summary = "Relays taking writes",
+    description = "Registered relays whose settings take writes, in the order of the chain's listing of them (a \
+        page reads only its own relays), each with its `health` and `free_bytes`: a new volume goes to one that \
+        is `healthy` with `free_bytes` above 0 (else E1954). No token; limited per client IP.",
     params(
         ("offset" = Option<u64>, Query, description = "Relays to skip (default 0)."),
         ("limit" = Option<u64>, Query, description = "Page size (default 50, at most 1,000)."),
@@ -756,9 +756,13 @@ mod tests {
         assert_eq!((addresses(&page), page["total_count"].clone()), (vec![hex(2)], json!(3)));
         assert_eq!(page["relays"][0]["health"], json!("unhealthy"));
         assert_eq!(page["relays"][0]["stake"], json!((u128::from(u64::MAX) + 1).to_string()));
-        // Writable: taking writes, healthy, with free bytes.
+        // Taking writes, each with its health and free bytes (a new volume needs both).
         let writable = get(&app, "/ras/write-relayers").await.json();
-        assert_eq!(addresses(&writable), [hex(1), hex(5)]);
+        assert_eq!(addresses(&writable), [hex(1), hex(2), hex(3), hex(5)]);
+        assert_eq!(
+            (writable["relays"][1]["health"].clone(), writable["relays"][2]["free_bytes"].clone()),
+            (json!("unhealthy"), json!(0))
+        );
         get(&app, "/ras/write-relayers?limit=ten").await.assert_error(400, ErrorCode::BadRequest);
     }
 

@@ -42,14 +42,15 @@ use drover_types::{
     runner::{RUNNER_REGISTRY_ADDRESS, RegistryCall},
 };
 
-/// `GET /runners/active`: one page of the healthy runners.
+/// `GET /runners/active`: one page of the registered runners.
 #[utoipa::path(
     get,
     path = "/runners/active",
     tag = "runners",
-    summary = "Healthy runners",
-    description = "Runners that are registered, not paused and whose last heartbeat is within the gap; each with \
-        its stake, delegated stake, rate card, capabilities and reputation.",
+    summary = "Registered runners",
+    description = "Runners that are registered (not deregistered), in the registry's slot order, each with its \
+        `health` (`healthy`, `unhealthy` when its last heartbeat is older than the gap, `paused`), stake, delegated \
+        stake, rate card, capabilities and reputation. A page reads only its own runners.",
     params(
         ("offset" = Option<u64>, Query, description = "Runners to skip (default 0)."),
         ("limit" = Option<u64>, Query, description = "Page size (default 50, at most 1,000)."),
@@ -376,24 +377,12 @@ mod tests {
     use axum::http::StatusCode;
     use drover_types::{
         Address, ErrorCode,
-        api::{CapabilitiesInfo, DelegationInfo, RateCardInfo, RunnerInfo},
+        api::{DelegationInfo, RunnerInfo},
     };
     use serde_json::json;
 
     fn runner(n: u8, health: &str) -> RunnerInfo {
-        RunnerInfo {
-            address: Address([n; 20]),
-            stake: 1_000_000_000,
-            delegated_stake: u128::MAX,
-            rate_card: RateCardInfo { price_per_job: 5 },
-            capabilities: CapabilitiesInfo { job_types: vec!["echo".into()], max_concurrent_jobs: 2 },
-            health: health.into(),
-            registered_height: 1,
-            last_heartbeat_height: 2,
-            reputation: 80,
-            active_jobs: 0,
-            unbonding: Vec::new(),
-        }
+        runner_info(Address([n; 20]), health)
     }
 
     fn backend() -> MockBackend {
@@ -412,9 +401,8 @@ mod tests {
         })
     }
 
-    /// A mock where `key(0)`'s address is a registered runner.
     fn with_runner() -> MockBackend {
-        MockBackend::with(|data| data.runners = vec![RunnerInfo { address: key(0).address(), ..runner(0, "healthy") }])
+        with_registered_runner()
     }
 
     fn signed_request(unsigned: &[u8], signature: &[u8]) -> Vec<u8> {
@@ -555,9 +543,12 @@ mod tests {
     #[tokio::test]
     async fn runners_and_delegations() {
         let app = app(&backend());
-        let active = get(&app, "/runners/active?limit=1&offset=1").await.json();
-        assert_eq!((active["total_count"].clone(), active["limit"].clone()), (json!(2), json!(1)));
+        // Every registered runner, each with its health.
+        let active = get(&app, "/runners/active?limit=1&offset=2").await.json();
+        assert_eq!((active["total_count"].clone(), active["limit"].clone()), (json!(3), json!(1)));
         assert_eq!(active["runners"][0]["address"], json!(Address([3; 20]).to_hex()));
+        let paused = get(&app, "/runners/active?limit=1&offset=1").await.json();
+        assert_eq!(paused["runners"][0]["health"], json!("paused"));
         assert_eq!(active["runners"][0]["delegated_stake"], json!(u128::MAX.to_string()));
         assert_eq!(active["runners"][0]["rate_card"], json!({"price_per_job": "5"}));
         let one = get(&app, &format!("/runner/{}", Address([2; 20]).to_hex())).await;
