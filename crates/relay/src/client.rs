@@ -21,8 +21,8 @@
 
 use crate::api::{DeleteResponse, HealthResponse, ListResponse, PutResponse, RelayErrorCode, VolumeResponse};
 use crate::crypt::{CryptError, SEAL_OVERHEAD_BYTES, VolumeKey};
+use crate::limits::{KeyError, MAX_LIST_LIMIT, MAX_OBJECT_BYTES, validate_key};
 use crate::manifest::ListEntry;
-use crate::store::{KeyError, MAX_LIST_LIMIT, MAX_OBJECT_BYTES, validate_key};
 use bytes::Bytes;
 use drover_types::api::ErrorBody;
 use drover_types::ras::{

@@ -18,6 +18,7 @@ pub mod api;
 pub mod client;
 pub mod commit;
 pub mod crypt;
+pub mod limits;
 pub mod manifest;
 pub mod server;
 pub mod store;

@@ -33,7 +33,7 @@
 //! version or volume, unsorted or invalid keys, a chunk count that does not fit the size), so a
 //! manifest that loads is one the store wrote.
 
-use crate::store::{CHUNK_BYTES, KeyError, MAX_OBJECT_BYTES, MAX_OBJECTS_PER_VOLUME, validate_key};
+use crate::limits::{CHUNK_BYTES, KeyError, MAX_OBJECT_BYTES, MAX_OBJECTS_PER_VOLUME, validate_key};
 use drover_types::H256;
 use drover_types::cbor::{self, CborError, Writer};
 use minicbor::decode::Decoder;

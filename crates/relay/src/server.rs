@@ -40,9 +40,8 @@
 //! before the request signature and the nonce have been accepted.
 
 use crate::api::{DeleteResponse, HealthResponse, ListResponse, PutResponse, RelayErrorCode, VolumeResponse};
-use crate::store::{
-    CHUNK_BYTES, MAX_KEY_BYTES, MAX_LIST_LIMIT, MAX_OBJECT_BYTES, ObjectReader, Store, StoreError, validate_key,
-};
+use crate::limits::{CHUNK_BYTES, MAX_KEY_BYTES, MAX_LIST_LIMIT, MAX_OBJECT_BYTES, validate_key};
+use crate::store::{ObjectReader, Store, StoreError};
 use axum::body::Body;
 use axum::extract::rejection::{PathRejection, QueryRejection};
 use axum::extract::{OriginalUri, Path, Query, State};

@@ -371,7 +371,7 @@ async fn a_put_beyond_capacity_is_refused_with_507() {
     assert!(matches!(owner.put(private_volume(), "c", vec![3]).await, Err(ClientError::Capacity(_))));
     owner.delete(private_volume(), "a").await.unwrap();
     owner.put(public_volume(), "b", vec![2; 600]).await.unwrap();
-    let too_large = owner.put(private_volume(), "huge", vec![0; drover_relay::store::MAX_OBJECT_BYTES + 1]).await;
+    let too_large = owner.put(private_volume(), "huge", vec![0; drover_relay::limits::MAX_OBJECT_BYTES + 1]).await;
     assert!(matches!(too_large, Err(ClientError::TooLarge(_))), "{too_large:?}");
     // Past what the owner pays for (its volume's max_size_bytes): refused the same way.
     relay.chain.volumes.lock().get_mut(&public_volume()).unwrap().max_size_bytes = 700;
@@ -489,7 +489,7 @@ async fn uploads_past_the_memory_budget_wait_for_it_then_get_503() {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
     let dir = tempfile::tempdir().unwrap();
     let relay = Running::start_with(dir.path(), u64::MAX, |config| {
-        config.upload_memory_bytes = drover_relay::store::CHUNK_BYTES;
+        config.upload_memory_bytes = drover_relay::limits::CHUNK_BYTES;
         config.upload_slot_wait = std::time::Duration::from_millis(200);
     })
     .await;
@@ -577,7 +577,7 @@ async fn the_sweep_drops_a_volume_only_once_the_chain_has_said_for_long_enough_t
 async fn an_object_of_several_chunks_is_streamed_whole_with_its_length() {
     let dir = tempfile::tempdir().unwrap();
     let relay = Running::start(dir.path(), u64::MAX).await;
-    let big: Vec<u8> = (0..drover_relay::store::CHUNK_BYTES * 2 + 5).map(|i| (i % 241) as u8).collect();
+    let big: Vec<u8> = (0..drover_relay::limits::CHUNK_BYTES * 2 + 5).map(|i| (i % 241) as u8).collect();
     relay.client(owner()).put(public_volume(), "big.bin", big.clone()).await.unwrap();
     let url = format!("{}/v1/volumes/{}/objects/big.bin", relay.url, public_volume());
     let response = reqwest::get(&url).await.unwrap();
@@ -593,7 +593,7 @@ async fn a_trickled_body_is_cut_off_and_frees_its_memory() {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
     let dir = tempfile::tempdir().unwrap();
     let relay = Running::start_with(dir.path(), u64::MAX, |config| {
-        config.upload_memory_bytes = drover_relay::store::CHUNK_BYTES;
+        config.upload_memory_bytes = drover_relay::limits::CHUNK_BYTES;
         config.upload_body_timeout = std::time::Duration::from_millis(300);
     })
     .await;
