@@ -21,7 +21,7 @@ use cases::{ALICE, BOB, Driver, Least};
 use drover_execution::{
     BlockEnv, BlockOutcome, Entry, FeeParams, NextKeyQuery, ReadFault, StateRead, Vm, execute_block, genesis_writes,
 };
-use drover_types::{Address, Transaction, TxStatus, VerifiedTransaction, governance::ChainParams, keccak256};
+use drover_types::{Address, Transaction, TxStatus, VerifiedTransaction, chain_params::ChainParams, keccak256};
 use std::{cell::Cell, collections::BTreeMap, sync::OnceLock, time::Instant};
 
 /// Executions of each measured block; the best counts.

@@ -21,9 +21,14 @@
 
 use crate::{
     FeeParams, Meter, StateRead, Writes,
-    actors::{Deferred, SystemRun, call, deploy, host::ActorHost, run_deferred, upgrade},
+    actors::{
+        call, deploy,
+        host::{self, ActorHost},
+        mailbox, settled, timers, upgrade,
+    },
     basefee::next_basefees,
     block_validity::BlockValidator,
+    deferred::{Deferred, SystemRun},
     overlay::{Overlay, ReadError, ReadFault, StateError},
     transfer::{Failure, commit, prepare, price},
 };
@@ -34,7 +39,7 @@ use drover_state::{
 };
 use drover_types::{
     Address, Event, ExecError, FeeBreakdown, H256, Receipt, TxStatus, VerifiedTransaction,
-    governance::ChainParams,
+    chain_params::ChainParams,
     payload::{ACTOR_UPGRADES_ADDRESS, Deploy, Message, Upgrade, actor_address},
     validity::{self, BlockLimits, ChainContext, Intrinsic, RejectReason, Rejection},
 };
@@ -314,7 +319,8 @@ fn run_tx<S: StateRead>(
     })
 }
 
-/// Runs the deferred work.
+/// Runs the deferred work: due timers, mailbox deliveries, then the jobs' deadlines and
+/// assignment retries (`crate::deferred`).
 fn deferred_phase<S: StateRead>(
     vm: &Vm,
     env: &BlockEnv,
@@ -324,7 +330,13 @@ fn deferred_phase<S: StateRead>(
 ) -> Result<Deferred, ReadError> {
     let mut deferred = Deferred::new(params);
     let mut host = ActorHost::new(overlay, vm, basefees, *env, *chain_params);
-    run_deferred(&mut host, env, &mut deferred)?;
+    timers::fire_due(&mut host, env, &mut deferred)?;
+    mailbox::deliver(&mut host, env, &mut deferred)?;
+    let jobs = crate::jobs::deferred::run(&mut host, &mut deferred);
+    settled(&mut host)?;
+    // The jobs' events are not kept: their effects are in the job records.
+    host.events.clear();
+    jobs.map_err(|e| ReadError::Corrupt(host::corrupt(Vec::new(), e.to_string())))?;
     overlay.settle();
     Ok(deferred)
 }

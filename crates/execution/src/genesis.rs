@@ -6,7 +6,7 @@ use drover_state::{
     governance::params_state_key,
     keys::{account_key, basefees_key},
 };
-use drover_types::{Address, governance::ChainParams};
+use drover_types::{Address, chain_params::ChainParams};
 use std::collections::BTreeMap;
 
 /// Why a genesis cannot be built.

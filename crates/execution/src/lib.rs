@@ -81,6 +81,7 @@ mod audit;
 mod basefee;
 mod block;
 mod block_validity;
+mod deferred;
 mod genesis;
 pub mod governance;
 pub mod jobs;
@@ -98,15 +99,13 @@ mod testing;
 pub mod tokens;
 mod transfer;
 
-pub use actors::{
-    SystemRun, SystemRunKind,
-    read::{ReadFailure, ReadRequest, read_actor},
-};
+pub use actors::read::{ReadFailure, ReadRequest, read_actor};
 pub use basefee::{BASEFEE_MAX_CHANGE_DENOMINATOR, next_basefee, next_basefees};
 pub use block::{
     BlockEnv, BlockError, BlockInvalid, BlockLimitError, BlockOutcome, Selection, build_block, execute_block,
     prefetch_keys, validate_block_limits,
 };
+pub use deferred::{SystemRun, SystemRunKind};
 pub use drover_state::Basefees;
 use drover_types::validity::Intrinsic;
 pub use drover_types::validity::{RejectReason, Rejection};

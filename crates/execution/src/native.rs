@@ -66,7 +66,7 @@ pub(crate) trait NativeHost {
     fn basefees(&self) -> Basefees;
 
     /// The chain parameters in force for the block.
-    fn params(&self) -> drover_types::governance::ChainParams;
+    fn params(&self) -> drover_types::chain_params::ChainParams;
 
     /// Hash of the transaction being executed (`None` in the block's deferred work).
     fn tx_hash(&self) -> Option<H256>;

@@ -1,6 +1,6 @@
 //! Fee-market parameters and the per-block limits derived from them.
 
-use drover_types::governance::ChainParams;
+use drover_types::chain_params::ChainParams;
 use serde::{Deserialize, Serialize};
 
 /// Genesis target of cycles per block.

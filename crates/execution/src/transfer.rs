@@ -36,6 +36,11 @@ pub fn price(tx: &Transaction, basefees: &Basefees, cycles: u64, cells: u64) -> 
     Some(FeeBreakdown { burned, tip })
 }
 
+/// `cycles × cycle price + cells × cell price`, or `None` on overflow.
+pub(crate) fn cost(cycles: u64, cells: u64, cycle_price: u128, cell_price: u128) -> Option<u128> {
+    u128::from(cycles).checked_mul(cycle_price)?.checked_add(u128::from(cells).checked_mul(cell_price)?)
+}
+
 /// Canonical CBOR `[from bytes(20), to bytes(20), value]`: the data of a transfer event.
 pub fn transfer_event_data(from: &Address, to: &Address, value: u128) -> Vec<u8> {
     // Array head, two 20-byte strings with their heads, a u128 of at most 18 bytes.

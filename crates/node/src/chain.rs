@@ -44,7 +44,7 @@ pub struct ExecutedBlock {
     /// Basefees for its child.
     pub next_basefees: Basefees,
     /// Chain parameters for its child.
-    pub next_params: drover_types::governance::ChainParams,
+    pub next_params: drover_types::chain_params::ChainParams,
     /// Merkle root of the transaction hashes, as the header must carry it.
     pub transactions_root: sha256::Digest,
     /// Merkle root of the receipts, as the header must carry it.
@@ -109,7 +109,7 @@ pub struct Tip {
     /// Basefees that apply to the next block.
     pub next_basefees: Basefees,
     /// Chain parameters that apply to the next block.
-    pub next_params: drover_types::governance::ChainParams,
+    pub next_params: drover_types::chain_params::ChainParams,
 }
 
 /// What a chain is configured with.
@@ -223,7 +223,7 @@ impl ChainShared {
     }
 
     /// Admits transactions up to the block limits `params` set (governance may move them).
-    fn follow_limits(&self, params: &drover_types::governance::ChainParams) {
+    fn follow_limits(&self, params: &drover_types::chain_params::ChainParams) {
         let fees = self.genesis.fees.governed(params);
         self.mempool.set_tx_limits(fees.block_limit_cycles(), fees.block_limit_cells());
     }

@@ -68,7 +68,7 @@ pub struct Genesis {
     /// Fee-market parameters, validated.
     pub fees: drover_execution::FeeParams,
     /// The chain parameters block 1 starts with.
-    pub params: drover_types::governance::ChainParams,
+    pub params: drover_types::chain_params::ChainParams,
     /// Initial balances in base units, by address.
     pub allocations: Vec<(Address, u128)>,
     /// The state writes of the allocations and fee parameters, applied with block 1.

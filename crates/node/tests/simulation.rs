@@ -21,7 +21,8 @@ use drover_node::intake;
 use drover_state::keys;
 use drover_types::{
     Address, SecretKey, Transaction,
-    governance::{ChainParams, GOVERNANCE_ADDRESS, GovernanceCall},
+    chain_params::ChainParams,
+    governance::{GOVERNANCE_ADDRESS, GovernanceCall},
     job::{JOB_DISPATCHER_ADDRESS, JobCall, JobSpec, Verification, VerificationMode, job_id},
     payload::Message,
     runner::{Capabilities, MIN_RUNNER_STAKE, RUNNER_REGISTRY_ADDRESS, RateCard, RegistryCall},

@@ -417,7 +417,7 @@ impl Backend for MockBackend {
     }
 
     async fn governance_params(&self) -> Result<GovernanceParams, ApiError> {
-        let live = drover_types::governance::ChainParams::default();
+        let live = drover_types::chain_params::ChainParams::default();
         Ok(GovernanceParams { height: self.height(), params: ParamInfo::all(&live), total_locked: 0 })
     }
 

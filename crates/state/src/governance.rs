@@ -21,7 +21,8 @@ use crate::keys::storage_key;
 use drover_types::{
     Address,
     cbor::{Writer, decode_fixed, decode_strict, decode_u128, expect_array, take_null},
-    governance::{ChainParams, GOVERNANCE_ADDRESS, ProposalStatus, passes},
+    chain_params::ChainParams,
+    governance::{GOVERNANCE_ADDRESS, ProposalStatus, passes},
 };
 
 /// The state key of the governance actor's storage entry `user_key`.

@@ -32,7 +32,8 @@ pub const MAX_CALLBACK_HANDLER_BYTES: usize = 64;
 /// `max_callback_cycles`, which also stays within a quarter of `target_cycles`).
 pub const MAX_CALLBACK_CYCLES: u64 = 10_000_000;
 
-/// The bounds a job is checked against: the live chain parameters, or the caps no vote can pass.
+/// The bounds a job is checked against: the live chain parameters
+/// (`crate::chain_params::ChainParams::job_limits`), or the caps no vote can pass.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct JobLimits {
     /// Most runners one job asks for.
@@ -53,16 +54,6 @@ impl JobLimits {
         max_input_bytes: MAX_JOB_INPUT_BYTES as u64,
         max_callback_cycles: MAX_CALLBACK_CYCLES,
     };
-
-    /// The limits in force under `params`.
-    pub fn of(params: &crate::governance::ChainParams) -> JobLimits {
-        JobLimits {
-            max_runners: params.max_runners_per_job,
-            max_timeout_blocks: params.max_job_timeout_blocks,
-            max_input_bytes: params.max_job_input_bytes,
-            max_callback_cycles: params.max_callback_cycles,
-        }
-    }
 }
 
 /// Cycles of a `submit` besides its input and its first assignment attempt (charged as it
@@ -548,8 +539,6 @@ mod tests {
         assert!(spec().check(&live).is_err(), "3 runners above a live limit of 2");
         let live = JobLimits { max_timeout_blocks: 5, ..JobLimits::CAPS };
         assert!(spec().check(&live).is_err());
-        let governed = crate::governance::ChainParams { max_runners_per_job: 3, ..Default::default() };
-        assert_eq!(spec().check(&JobLimits::of(&governed)), Ok(()));
     }
 
     #[test]

@@ -18,6 +18,7 @@ pub mod args;
 pub mod basefees;
 pub mod block_selector;
 pub mod cbor;
+pub mod chain_params;
 pub mod error;
 pub mod event;
 pub mod exec_error;

@@ -46,7 +46,7 @@ pub const MAX_STORAGE_VALUE_BYTES_CAP: u64 = 64 * 1024;
 
 /// Largest cycles budget an actor may ever attach to a mailbox message or a timer. The chain
 /// parameter `max_attached_cycles` (2,500,000 at genesis) is the live limit and may be voted up
-/// to this, as long as it stays within a quarter of `target_cycles` (`governance`).
+/// to this, as long as it stays within a quarter of `target_cycles` (`chain_params`).
 pub const MAX_ATTACHED_CYCLES_CAP: u64 = 10_000_000;
 
 /// Cells budget of one timer fire, one mailbox delivery and one job due entry: the bytes it may
@@ -67,7 +67,7 @@ pub const DELIVERY_SHARE_PARTS: u64 = 2;
 pub const DUE_ENTRY_SHARE_PARTS: u64 = 1;
 
 // The shares together are the deferred budget, each at least one part: the smallest share is a
-// quarter of a target, the rule the chain parameters' bounds keep (`governance`).
+// quarter of a target, the rule the chain parameters' bounds keep (`chain_params`).
 const _: () = assert!(TIMER_SHARE_PARTS + DELIVERY_SHARE_PARTS + DUE_ENTRY_SHARE_PARTS == DEFERRED_SHARE_PARTS);
 const _: () = assert!(TIMER_SHARE_PARTS >= 1 && DELIVERY_SHARE_PARTS >= 1 && DUE_ENTRY_SHARE_PARTS >= 1);
 

@@ -10,7 +10,7 @@
 //!
 //! The registry's numbers ([`MIN_RUNNER_STAKE`], [`UNBONDING_BLOCKS`],
 //! [`HEARTBEAT_GAP_BLOCKS`]) are the genesis defaults of chain parameters
-//! (`crate::governance::ChainParams`): execution reads the live values from state, and
+//! (`crate::chain_params::ChainParams`): execution reads the live values from state, and
 //! governance changes them by vote.
 
 use crate::Address;

@@ -6,7 +6,7 @@
 //! and reveals only public state.
 
 use crate::error::VmError;
-use drover_types::governance::ChainParams;
+use drover_types::chain_params::ChainParams;
 
 /// One entitlement: a bit in [`Entitlements`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

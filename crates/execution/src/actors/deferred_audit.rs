@@ -6,13 +6,14 @@
 //! [`AUDIT_CYCLES_PER_LOOKUP`] cycles per lookup and one cycle per byte read. The module cache starts empty (a fresh
 //! [`Vm`]), so every module is read and compiled as on a validator that never ran it.
 
-use super::{SystemRun, SystemRunKind, TIMER_SLOTS_EXAMINED_PER_FIRE};
+use super::TIMER_SLOTS_EXAMINED_PER_FIRE;
+use crate::deferred::{SystemRun, SystemRunKind};
 use crate::testing::{AUDIT_CYCLES_PER_LOOKUP, Chain, Counting, RICH, inline};
 use crate::{BlockOutcome, FeeParams, execute_block};
 use drover_state::{encode_count, job::DueEntry, keys};
 use drover_types::{
     Address, TxStatus,
-    governance::ChainParams,
+    chain_params::ChainParams,
     job::{Callback, JobCall, JobSpec, MAX_RUNNERS_PER_JOB, SUBMIT_CYCLES, Verification, VerificationMode},
     runner::{Capabilities, MIN_RUNNER_STAKE, RUNNER_REGISTRY_ADDRESS, RateCard, RegistryCall},
 };

@@ -1,12 +1,12 @@
 //! The block's deferred work as a whole: no queue is wedged by its head or by another queue,
 //! an entry bought under larger limits still runs, and no vote can switch the work off.
 
-use super::SystemRunKind;
+use crate::deferred::SystemRunKind;
 use crate::testing::{Chain, RICH, inline};
 use drover_types::{
     Address, H256, TxStatus,
+    chain_params::ChainParams,
     exec_error::ExecCode,
-    governance::ChainParams,
     job::{Callback, JOB_DISPATCHER_ADDRESS, JobCall, JobSpec, JobStatus, Verification, VerificationMode, job_id},
     runner::{Capabilities, MIN_RUNNER_STAKE, RUNNER_REGISTRY_ADDRESS, RateCard, RegistryCall},
 };
@@ -133,7 +133,7 @@ fn a_callback_at_max_callback_cycles_is_delivered_on_a_busy_chain() {
     assert!(delivered, "the callback of {cycles} cycles waits behind the timer");
 }
 
-fn runs(outcome: &crate::BlockOutcome) -> (Vec<&super::SystemRun>, Vec<&super::SystemRun>) {
+fn runs(outcome: &crate::BlockOutcome) -> (Vec<&crate::deferred::SystemRun>, Vec<&crate::deferred::SystemRun>) {
     outcome.system_runs.iter().partition(|run| matches!(run.kind, SystemRunKind::Timer { .. }))
 }
 
@@ -209,7 +209,7 @@ fn modest(mut tx: drover_types::VerifiedTransaction) -> drover_types::VerifiedTr
 }
 
 /// A value of `spec`: one of its bounds, its default, or one in between.
-fn pick(spec: &drover_types::governance::ParamSpec, how: u8, seed: u64) -> u128 {
+fn pick(spec: &drover_types::chain_params::ParamSpec, how: u8, seed: u64) -> u128 {
     match how {
         0 => spec.min,
         1 => spec.max,
@@ -229,12 +229,12 @@ proptest::proptest! {
     #[test]
     fn deferred_work_goes_on_under_every_parameter_votes_can_set(
         proposals in proptest::collection::vec(
-            proptest::collection::vec((0..drover_types::governance::PARAMS.len(), 0..4u8, proptest::prelude::any::<u64>()), 1..4),
+            proptest::collection::vec((0..drover_types::chain_params::PARAMS.len(), 0..4u8, proptest::prelude::any::<u64>()), 1..4),
             1..5,
         )
     ) {
         use drover_state::{governance::params_state_key, job::{JobRecord, job_key, state_key}};
-        use drover_types::governance::PARAMS;
+        use drover_types::chain_params::PARAMS;
         let (mut chain, _ticker) = ticking();
         chain.state.insert(
             drover_state::keys::account_key(&SUBMITTER),

@@ -14,7 +14,6 @@
 //! through every caller, ending the whole invocation; the executor then ends the block (or the
 //! read-only call) without an outcome.
 
-use super::SYSTEM_RUN_CELLS_LIMIT;
 use crate::native::NativeHost;
 use crate::overlay::{Checkpoint, Overlay, ReadError, StateError};
 use crate::{BlockEnv, StateRead};
@@ -23,7 +22,10 @@ use drover_state::{
     encode_count, keys,
     timer::{timer_id, timer_id_parts},
 };
-use drover_types::{Address, Event, H256, cbor::CborError, exec_error::ExecCode, governance::ChainParams};
+use drover_types::{
+    Address, Event, H256, cbor::CborError, chain_params::ChainParams, exec_error::ExecCode,
+    params::SYSTEM_RUN_CELLS_LIMIT,
+};
 use drover_vm::{
     CallRequest, CompiledModule, Entitlements, Host, HostError, Invocation, LibraryRequest, Outcome, OutgoingMessage,
     Status, StorageEntry, TimerRequest, Vm, VmError, validate_manifest,

@@ -8,7 +8,7 @@
 //!
 //! Exactly once: a message's records are deleted in the writes of the block that delivers it,
 //! whatever the delivery's outcome. The delivery runs with the budget the sender bought when it
-//! sent the message (`cycles_limit` and [`SYSTEM_RUN_CELLS_LIMIT`](super::SYSTEM_RUN_CELLS_LIMIT)
+//! sent the message (`cycles_limit` and [`SYSTEM_RUN_CELLS_LIMIT`](drover_types::params::SYSTEM_RUN_CELLS_LIMIT)
 //! cells, priced at the sending block's basefees and held since; cut to the share if it was
 //! bought under larger limits): the fee for what it used is burned and the rest goes back to
 //! the sender. The escrowed value goes to the recipient if the handler succeeds and back to
@@ -16,10 +16,11 @@
 //! escrow, which is the recipient's (the submitter's): its unused budget goes to the recipient.
 
 use super::{
-    Budget, Deferred, Queue, SystemRun, SystemRunKind, cost,
     host::{ActorHost, corrupt},
     settled, status_of,
 };
+use crate::deferred::{Budget, Deferred, Queue, SystemRun, SystemRunKind};
+use crate::transfer::cost;
 use crate::{BlockEnv, StateRead, overlay::ReadError};
 use drover_state::{MailQueue, MessageRecord, keys};
 use drover_types::{FeeBreakdown, TxStatus, job::JOB_DISPATCHER_ADDRESS};

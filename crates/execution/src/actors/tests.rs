@@ -2,7 +2,7 @@
 //! through a reader that records each read, and must read every key at most once while giving
 //! the outcome of the plain complete state.
 
-use super::SystemRunKind;
+use crate::deferred::SystemRunKind;
 use crate::{
     BlockEnv, BlockOutcome, FeeParams, ReadFault, ReadRequest, build_block, execute_block, read_actor,
     testing::{CYCLES_LIMIT, Chain, RICH, apply, balance, example, inline, read_once, vm},
@@ -371,7 +371,7 @@ const PUT: &str = r#"(module
 #[test]
 fn code_size_storage_values_and_pending_timers_follow_the_live_parameters() {
     use drover_state::governance::params_state_key;
-    use drover_types::governance::ChainParams;
+    use drover_types::chain_params::ChainParams;
     let mut chain = Chain::new(&[(ALICE, RICH)]);
     let put = chain.deploy(ALICE, inline(PUT), &["storage.kv"], 0);
     let timers = chain.deploy(ALICE, inline(MANY_TIMERS), &["timer.schedule"], 0);
@@ -757,7 +757,7 @@ fn accounts_an_actor_creates_are_paid_for_in_cells() {
 #[test]
 fn cancelled_timers_are_skipped_a_bounded_number_per_block() {
     let max_examined = (super::TIMER_SLOTS_EXAMINED_PER_FIRE
-        * drover_types::governance::ChainParams::default().max_timer_fires_per_block) as usize;
+        * drover_types::chain_params::ChainParams::default().max_timer_fires_per_block) as usize;
     // 3,000 timers were scheduled at this height and all cancelled (the records are gone, the
     // count stays): three blocks share the walk.
     let mut chain = Chain::new(&[(ALICE, RICH)]);

@@ -17,10 +17,9 @@
 //! returned. An owner that cannot hold the maximum fee has its timer dropped, recorded as a
 //! [`SystemRun`] with status failed and E1503.
 
-use super::{
-    Budget, Deferred, Queue, SystemRun, SystemRunKind, TIMER_SLOTS_EXAMINED_PER_FIRE, cost, host::ActorHost, settled,
-    status_of,
-};
+use super::{TIMER_SLOTS_EXAMINED_PER_FIRE, host::ActorHost, settled, status_of};
+use crate::deferred::{Budget, Deferred, Queue, SystemRun, SystemRunKind};
+use crate::transfer::cost;
 use crate::{BlockEnv, StateRead, overlay::ReadError};
 use drover_state::{TimerCursor, TimerRecord, decode_count, keys, timer::timer_id};
 use drover_types::{ExecError, FeeBreakdown, TxStatus, exec_error::ExecCode};

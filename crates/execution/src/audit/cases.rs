@@ -14,7 +14,7 @@
 
 use drover_types::{
     Address, TxStatus, VerifiedTransaction,
-    governance::ChainParams,
+    chain_params::ChainParams,
     payload::{Deploy, Manifest, Message, actor_address},
 };
 
@@ -702,7 +702,8 @@ pub(crate) mod governance {
     //! Governance: the largest proposal, its votes and its execution.
 
     use super::*;
-    use drover_types::governance::{GOVERNANCE_ADDRESS, GovernanceCall, MAX_CHANGES, MAX_DESCRIPTION_BYTES, PARAMS};
+    use drover_types::chain_params::PARAMS;
+    use drover_types::governance::{GOVERNANCE_ADDRESS, GovernanceCall, MAX_CHANGES, MAX_DESCRIPTION_BYTES};
 
     fn params() -> ChainParams {
         ChainParams { min_quorum_weight: 1, voting_period_blocks: 10, timelock_blocks: 1, ..ChainParams::default() }

@@ -18,7 +18,7 @@ mod cases;
 
 use crate::testing::{Chain, RICH, Work};
 use cases::{ALICE, BOB, Driver, Least};
-use drover_types::{Address, TxStatus, VerifiedTransaction, governance::ChainParams};
+use drover_types::{Address, TxStatus, VerifiedTransaction, chain_params::ChainParams};
 
 /// The audit's driver: setup blocks run as in every test, measured blocks are audited.
 struct Auditor(Chain);

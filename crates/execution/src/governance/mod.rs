@@ -11,7 +11,7 @@
 //!   vote (E1709).
 //! - `propose {changes, description}`: a deposit (the value) of at least `proposal_deposit`
 //!   (E1702); 1 to 16 changes, each a known parameter within its bounds (E1703), that together
-//!   keep the relations between parameters (E1710, `drover_types::governance`); a description
+//!   keep the relations between parameters (E1710, `drover_types::chain_params`); a description
 //!   of at most 1 KiB (E1703). The proposal's schedule is fixed now from the live parameters:
 //!   votes until `created + voting_period_blocks`, executable from `voting_ends +
 //!   timelock_blocks` until `executable + execution_window_blocks`; quorum is
@@ -41,11 +41,9 @@ use drover_state::{
 use drover_types::{
     Address, Event,
     cbor::Writer,
+    chain_params::{ChainParams, ParamError},
     exec_error::ExecCode,
-    governance::{
-        ChainParams, GOVERNANCE_ADDRESS, GovernanceCall, GovernanceCallError, MAX_CHANGES, MAX_DESCRIPTION_BYTES,
-        ParamError, passes,
-    },
+    governance::{GOVERNANCE_ADDRESS, GovernanceCall, GovernanceCallError, MAX_CHANGES, MAX_DESCRIPTION_BYTES, passes},
 };
 use drover_vm::{CallRequest, HostError, Outcome};
 

@@ -5,8 +5,9 @@ use crate::testing::{Chain, RICH, balance};
 use drover_state::governance::{ProposalRecord, params_state_key, proposal_key, state_key};
 use drover_types::{
     Address, Receipt, TxStatus,
+    chain_params::ChainParams,
     exec_error::ExecCode,
-    governance::{ChainParams, GOVERNANCE_ADDRESS, GovernanceCall},
+    governance::{GOVERNANCE_ADDRESS, GovernanceCall},
 };
 
 const ALICE: Address = Address([0xa1; 20]);
@@ -274,7 +275,8 @@ fn two_proposals_executed_in_one_block_both_hold() {
 #[test]
 fn a_vote_pays_for_the_proposal_record_it_rewrites_and_clients_cover_the_largest() {
     use drover_state::governance::Closed;
-    use drover_types::governance::{MAX_CHANGES, MAX_DESCRIPTION_BYTES, PARAMS, VOTE_CELLS};
+    use drover_types::chain_params::PARAMS;
+    use drover_types::governance::{MAX_CHANGES, MAX_DESCRIPTION_BYTES, VOTE_CELLS};
     let mut chain = chain();
     ok(&mut chain, ALICE, &GovernanceCall::Lock, 1_000);
     let long = GovernanceCall::Propose {
@@ -323,7 +325,7 @@ fn a_vote_pays_for_the_proposal_record_it_rewrites_and_clients_cover_the_largest
             (spec.name, max)
         }))
         .unwrap();
-    assert!(widest.encode().len() as u64 <= drover_types::governance::max_params_record_bytes());
+    assert!(widest.encode().len() as u64 <= drover_types::chain_params::max_params_record_bytes());
 }
 
 #[test]

@@ -31,8 +31,8 @@ pub(crate) mod settle;
 #[cfg(test)]
 mod tests;
 
-use crate::actors::{SYSTEM_RUN_CELLS_LIMIT, cost};
 use crate::native::{self, Meter, NativeCall, NativeHost, Undecodable};
+use crate::transfer::cost;
 use drover_state::{
     decode_count, encode_count,
     job::{
@@ -44,7 +44,8 @@ use drover_types::{
     Address, Event, H256,
     cbor::Writer,
     exec_error::ExecCode,
-    job::{JOB_DISPATCHER_ADDRESS, JobCall, JobCallError, JobLimits, JobSpec, JobStatus, job_id},
+    job::{JOB_DISPATCHER_ADDRESS, JobCall, JobCallError, JobSpec, JobStatus, job_id},
+    params::SYSTEM_RUN_CELLS_LIMIT,
 };
 use drover_vm::{CallRequest, HostError, Outcome};
 use settle::Ending;
@@ -192,7 +193,7 @@ impl<H: NativeHost> Dispatcher<'_, H> {
     }
 
     fn submit(&mut self, spec: JobSpec, value: u128) -> Result<H256, HostError> {
-        spec.check(&JobLimits::of(&self.host.params())).map_err(|reason| refuse(ExecCode::JobSpec, reason))?;
+        spec.check(&self.host.params().job_limits()).map_err(|reason| refuse(ExecCode::JobSpec, reason))?;
         if spec.callback.is_some() && !self.host.is_actor(&self.sender)? {
             return Err(refuse(ExecCode::CallbackNeedsActor, format!("{} is not an actor", self.sender)));
         }

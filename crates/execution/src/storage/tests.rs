@@ -8,8 +8,8 @@ use drover_state::storage::{
 };
 use drover_types::{
     Address, H256, Receipt, TxStatus,
+    chain_params::ChainParams,
     exec_error::ExecCode,
-    governance::ChainParams,
     storage::{
         Growth, MAX_RELAY_CAPACITY_BYTES, MAX_VOLUME_SIZE_BYTES, RELAY_REGISTRY_ADDRESS, RENT_WINDOW_BLOCKS, RelayCall,
         RelaySettings, STORAGE_MANAGER_ADDRESS, StorageCall, VolumeStatus, next_window, volume_id,

@@ -37,8 +37,8 @@ pub struct ParamInfo {
 
 impl ParamInfo {
     /// Every parameter with its value in `live`, in canonical order.
-    pub fn all(live: &crate::governance::ChainParams) -> Vec<ParamInfo> {
-        crate::governance::PARAMS
+    pub fn all(live: &crate::chain_params::ChainParams) -> Vec<ParamInfo> {
+        crate::chain_params::PARAMS
             .iter()
             .map(|spec| ParamInfo {
                 name: spec.name.to_owned(),
