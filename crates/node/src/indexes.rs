@@ -18,9 +18,6 @@
 //! Log and run keys sort in chain order. Within a block, system runs execute before the
 //! transactions, so a log position carries a phase byte between the height and the index:
 //! [`PHASE_SYSTEM_RUN`] sorts before [`PHASE_TRANSACTION`].
-//!
-//! A node whose indexes are still in the single-file store of earlier versions
-//! ([`LEGACY_INDEX_FILE`]) has them copied over once by [`Indexes::open`].
 
 use drover_execution::{SystemRun, SystemRunKind};
 use drover_types::{
@@ -29,7 +26,6 @@ use drover_types::{
 };
 use fjall::{Database, Keyspace, KeyspaceCreateOptions, PersistMode};
 use minicbor::decode::Decoder;
-use redb::{ReadableDatabase as _, ReadableTable as _, TableDefinition};
 use std::path::Path;
 
 /// tx hash → `height (8, BE) ‖ index (4, BE) ‖ sender (20) ‖ transaction CBOR`.
@@ -65,9 +61,6 @@ const HASH_LEN: usize = 32;
 
 /// Directory of the index store inside the node's `directory`.
 pub(crate) const INDEX_DIR: &str = "indexes";
-/// File of the single-file (redb) index store of earlier versions, copied into [`INDEX_DIR`]
-/// and removed on first open.
-pub(crate) const LEGACY_INDEX_FILE: &str = "indexes.redb";
 
 #[derive(Debug, thiserror::Error)]
 #[error("index store: {0}")]
@@ -322,8 +315,6 @@ fn page<T, const N: usize>(
 
 /// Block cache of the index store. Past it, reads come from the operating system's file cache.
 pub(crate) const INDEX_CACHE_BYTES: u64 = 64 * 1024 * 1024;
-/// Rows copied per write batch when moving a legacy store over.
-const MIGRATION_BATCH_ROWS: usize = 10_000;
 
 #[derive(Clone)]
 pub struct Indexes {
@@ -340,59 +331,14 @@ impl Indexes {
         std::fs::create_dir_all(directory).map_err(err)?;
         let db = Database::builder(directory.join(INDEX_DIR)).cache_size(INDEX_CACHE_BYTES).open().map_err(err)?;
         let keyspace = |name: &str| db.keyspace(name, KeyspaceCreateOptions::default).map_err(err);
-        let indexes = Self {
+        Ok(Self {
             transactions: keyspace(TRANSACTIONS)?,
             receipts: keyspace(RECEIPTS)?,
             logs: keyspace(LOGS)?,
             runs: keyspace(RUNS)?,
             meta: keyspace(META)?,
             db,
-        };
-        let legacy = directory.join(LEGACY_INDEX_FILE);
-        if legacy.exists() {
-            indexes.migrate(&legacy)?;
-        }
-        Ok(indexes)
-    }
-
-    /// Copies a legacy redb store into this one, durably, then removes it. Interrupted, it runs
-    /// again from the start on the next open: every copy is an idempotent overwrite.
-    fn migrate(&self, legacy: &Path) -> Result<(), IndexError> {
-        let old = redb::Database::open(legacy).map_err(err)?;
-        let txn = old.begin_read().map_err(err)?;
-        let tables =
-            [(TRANSACTIONS, &self.transactions), (RECEIPTS, &self.receipts), (LOGS, &self.logs), (RUNS, &self.runs)];
-        for (name, keyspace) in tables {
-            let table = match txn.open_table(TableDefinition::<&[u8], &[u8]>::new(name)) {
-                Ok(table) => table,
-                Err(redb::TableError::TableDoesNotExist(_)) => continue,
-                Err(e) => return Err(err(e)),
-            };
-            let mut batch = self.db.batch();
-            for row in table.iter().map_err(err)? {
-                let (key, value) = row.map_err(err)?;
-                batch.insert(keyspace, key.value(), value.value());
-                if batch.len() == MIGRATION_BATCH_ROWS {
-                    std::mem::replace(&mut batch, self.db.batch()).commit().map_err(err)?;
-                }
-            }
-            batch.commit().map_err(err)?;
-        }
-        match txn.open_table(TableDefinition::<&str, u64>::new(META)) {
-            Ok(meta) => {
-                for key in [META_HEIGHT, META_TIMESTAMP_MS] {
-                    if let Some(value) = meta.get(key).map_err(err)? {
-                        self.meta.insert(key, value.value().to_be_bytes()).map_err(err)?;
-                    }
-                }
-            }
-            Err(redb::TableError::TableDoesNotExist(_)) => {}
-            Err(e) => return Err(err(e)),
-        }
-        self.db.persist(PersistMode::SyncAll).map_err(err)?;
-        drop(txn);
-        drop(old);
-        std::fs::remove_file(legacy).map_err(err)
+        })
     }
 
     fn meta(&self, key: &str) -> Result<u64, IndexError> {
@@ -788,43 +734,5 @@ mod tests {
         assert_eq!(indexes.tip().unwrap(), (5, 5_000));
         let hash = blocks[1].transactions[0].hash;
         assert_eq!(indexes.receipt(&hash).unwrap(), Some(blocks[1].receipts[0].clone()));
-    }
-
-    #[test]
-    fn a_legacy_store_is_copied_over_once_and_removed() {
-        let dir = tempfile::tempdir().expect("a temporary directory");
-        let blocks = blocks();
-        let tx = &blocks[1].transactions[0];
-        let receipt = &blocks[1].receipts[0];
-        let log_key = log_key(&ACTOR, 5, PHASE_TRANSACTION, 0, 0);
-        let log_value = LogOrigin::Transaction { hash: tx.hash }.encode(&event(ACTOR, "legacy"));
-        {
-            let legacy = redb::Database::create(dir.path().join(LEGACY_INDEX_FILE)).unwrap();
-            let txn = legacy.begin_write().unwrap();
-            {
-                let mut value = [5u64.to_be_bytes().as_slice(), &0u32.to_be_bytes(), &tx.sender.0].concat();
-                value.extend_from_slice(&tx.encoded);
-                let bytes = TableDefinition::<&[u8], &[u8]>::new;
-                txn.open_table(bytes(TRANSACTIONS)).unwrap().insert(tx.hash.0.as_slice(), value.as_slice()).unwrap();
-                txn.open_table(bytes(RECEIPTS))
-                    .unwrap()
-                    .insert(tx.hash.0.as_slice(), receipt.encode().as_slice())
-                    .unwrap();
-                txn.open_table(bytes(LOGS)).unwrap().insert(log_key.as_slice(), log_value.as_slice()).unwrap();
-                let mut meta = txn.open_table(TableDefinition::<&str, u64>::new(META)).unwrap();
-                meta.insert(META_HEIGHT, 5).unwrap();
-                meta.insert(META_TIMESTAMP_MS, 5_000).unwrap();
-            }
-            txn.commit().unwrap();
-        }
-        for _ in 0..2 {
-            let indexes = Indexes::open(dir.path()).expect("the store opens");
-            assert!(!dir.path().join(LEGACY_INDEX_FILE).exists());
-            assert_eq!(indexes.tip().unwrap(), (5, 5_000));
-            let found = indexes.transaction(&tx.hash).unwrap().expect("the transaction moved over");
-            assert_eq!((found.height, found.index, found.tx.encoded.as_slice()), (5, 0, tx.encoded.as_slice()));
-            assert_eq!(indexes.receipt(&tx.hash).unwrap().as_ref(), Some(receipt));
-            assert_eq!(topics(&indexes.logs(&ACTOR, None, 10).unwrap().0), ["legacy"]);
-        }
     }
 }
