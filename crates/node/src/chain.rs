@@ -112,8 +112,9 @@ pub struct Tip {
     pub next_params: drover_types::chain_params::ChainParams,
 }
 
-/// What a chain is configured with.
-pub struct ChainParams {
+/// How this node runs the chain: its genesis, block interval, tips account and height file
+/// (not the governed chain parameters, which are `drover_types::chain_params::ChainParams`).
+pub struct ChainConfig {
     /// The validated genesis.
     pub genesis: Genesis,
     /// Target interval between blocks, in milliseconds.
@@ -153,8 +154,8 @@ pub struct ChainShared {
 
 impl ChainShared {
     /// Shared state starting at `tip`, with no execution record.
-    pub fn new(params: ChainParams, mempool: Mempool, indexes: Indexes, metrics: ChainMetrics, tip: Tip) -> Self {
-        let ChainParams { genesis, block_interval_ms, tips_account, height_file } = params;
+    pub fn new(config: ChainConfig, mempool: Mempool, indexes: Indexes, metrics: ChainMetrics, tip: Tip) -> Self {
+        let ChainConfig { genesis, block_interval_ms, tips_account, height_file } = config;
         let (heights, _) = watch::channel(tip.height);
         let shared = Self {
             genesis,

@@ -10,7 +10,7 @@ use crate::{
     application::{App, Scheme},
     backend::NodeHandle,
     block::Block,
-    chain::{ChainParams, ChainShared, Tip},
+    chain::{ChainConfig, ChainShared, Tip},
     config::ValidatorConfig,
     databases::Databases,
     fast_sync::{FETCH_BATCH_OPS, FETCH_CONCURRENCY, HttpPeers, ProgressHook, StateOp},
@@ -454,7 +454,7 @@ where
     let indexes = Indexes::open(&validator.directory).context("cannot open the index store")?;
     let (indexed_height, indexed_timestamp_ms) = indexes.tip().context("cannot read the index store")?;
     let chain = Arc::new(ChainShared::new(
-        ChainParams {
+        ChainConfig {
             genesis: genesis.clone(),
             block_interval_ms: validator.block_interval_ms,
             tips_account: validator.tips_account,
