@@ -11,7 +11,7 @@
 //!   deterministic failure, posted as the result like any bad job, so every runner answers the
 //!   same without fetching a single envelope.
 //! - **An executor that keeps them.** Only job types whose executor is given secrets
-//!   (`drover_executor::Executors::takes_secrets`: `wasm`, whose module decides what its output
+//!   (`drover_job_executors::Executors::takes_secrets`: `wasm`, whose module decides what its output
 //!   shows) run with them; `echo` would publish them and `http` send them to a host the job
 //!   chose, so such a job is a deterministic failure too.
 //!
@@ -23,7 +23,7 @@
 //! other input is given to the executor unchanged.
 
 use drover_client::{Client, secrets::open};
-use drover_executor::{ExecutorError, Executors, Secrets};
+use drover_job_executors::{ExecutorError, Executors, Secrets};
 use drover_types::{Address, SecretKey, api::JobInfo, args::Args, secrets::check_name};
 use minicbor::decode::Decoder;
 
@@ -66,7 +66,7 @@ fn named(input: &[u8]) -> Option<Named<'_>> {
 fn refusal(job: &JobInfo, secrets: &[(Address, String)]) -> Option<String> {
     if !Executors::takes_secrets(&job.job_type) {
         // The type is quoted only when it is one of the few known names: the text goes on chain.
-        let known = drover_executor::KNOWN_JOB_TYPES.iter().find(|known| **known == job.job_type);
+        let known = drover_job_executors::KNOWN_JOB_TYPES.iter().find(|known| **known == job.job_type);
         return Some(match known {
             Some(job_type) => format!("{job_type} jobs are not given secrets; only wasm jobs are"),
             None => "jobs of this type are not given secrets; only wasm jobs are".to_owned(),

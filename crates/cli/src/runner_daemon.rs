@@ -5,7 +5,7 @@
 //! healthy: whenever its last heartbeat is `--heartbeat-blocks` old it sends one through the
 //! signed flow (`heartbeat_payload`, sign the message, `POST heartbeat`). And it works: it polls
 //! `GET /runner/{address}/jobs` (assigned jobs it has not answered), runs each on the executor
-//! of its type (`drover_executor`: echo, wasm, http) at most `--max-concurrent-jobs` at once,
+//! of its type (`drover_job_executors`: echo, wasm, http) at most `--max-concurrent-jobs` at once,
 //! and posts each result through the job-result flow. A deterministic failure (a bad job) is
 //! posted as the result `{"error": text}`, so that redundancy compares it like any result; a
 //! transient one (network, a host not allowed) posts nothing and the job is tried again.
@@ -29,7 +29,7 @@ use anyhow::{Context, Result, bail};
 use clap::Args;
 use drover_client::amount::parse_amount;
 use drover_client::{Client, TxBuilder, Wallet};
-use drover_executor::{ExecutorConfig, Executors};
+use drover_job_executors::{ExecutorConfig, Executors};
 use drover_types::{
     Address, ErrorCode, H256, Transaction,
     api::{JobInfo, SignedFlowPayload, SignedFlowRequest},
@@ -70,13 +70,13 @@ pub(crate) struct RunnerArgs {
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
     heartbeat_blocks: Option<u64>,
     /// Most fuel a wasm job may ask for.
-    #[arg(long, default_value_t = drover_executor::DEFAULT_WASM_MAX_FUEL)]
+    #[arg(long, default_value_t = drover_job_executors::DEFAULT_WASM_MAX_FUEL)]
     wasm_max_fuel: u64,
     /// Hosts (`host` or `host:port`) http jobs may fetch from, comma-separated.
     #[arg(long, value_delimiter = ',')]
     http_allow: Vec<String>,
     /// Time an http job may take, in milliseconds.
-    #[arg(long, default_value_t = drover_executor::DEFAULT_HTTP_TIMEOUT_MS)]
+    #[arg(long, default_value_t = drover_job_executors::DEFAULT_HTTP_TIMEOUT_MS)]
     http_timeout_ms: u64,
     /// Test switch: post a wrong result for every job (it loses reputation and is not paid).
     #[arg(long)]
