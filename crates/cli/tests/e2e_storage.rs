@@ -14,7 +14,9 @@ use common::*;
 use drover_client::Wallet;
 use drover_client::ras::{RasSigner, now_ms};
 use drover_relay::{ClientError, RelayClient};
-use drover_types::{Address, H256, SecretKey, ras::relay_audience, storage::VolumeStatus, storage::volume_id};
+use drover_types::{
+    Address, H256, SecretKey, storage::VolumeStatus, storage::auth::relay_audience, storage::volume_id,
+};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command};
 

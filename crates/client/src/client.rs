@@ -1097,8 +1097,8 @@ mod tests {
         uri: &axum::http::Uri,
         headers: &HeaderMap,
         body: &[u8],
-    ) -> Result<drover_types::ras::DelegationToken, String> {
-        use drover_types::ras::{DelegationToken, node_audience, verify_request};
+    ) -> Result<drover_types::storage::auth::DelegationToken, String> {
+        use drover_types::storage::auth::{DelegationToken, node_audience, verify_request};
         let header = |name: &str| headers.get(name).and_then(|v| v.to_str().ok()).unwrap_or_default().to_owned();
         let now = crate::ras::now_ms();
         let token = DelegationToken::decode(&header("X-DRFS-Delegation")).map_err(|e| e.to_string())?;

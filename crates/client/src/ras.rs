@@ -14,7 +14,7 @@
 
 use drover_types::{
     Address, SecretKey,
-    ras::{
+    storage::auth::{
         DELEGATION_HEADER, DelegationToken, MAX_TOKEN_LIFETIME_MS, NONCE_HEADER, SIGNATURE_HEADER, TIMESTAMP_HEADER,
         node_audience, relay_audience, request_hash, session_public_key,
     },
@@ -157,7 +157,7 @@ pub fn request_headers(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use drover_types::ras::verify_request;
+    use drover_types::storage::auth::verify_request;
 
     #[test]
     fn headers_verify_as_the_node_checks_them() {

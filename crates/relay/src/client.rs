@@ -4,7 +4,7 @@
 //! when the client is built. It issues one delegation token (the wallet hands the session key
 //! the right to act for it, [`TOKEN_LIFETIME_MS`]) and reissues it when it nears its expiry; the
 //! session key signs each request: `request_hash(method, path_and_query, audience, timestamp,
-//! nonce, body)` with a fresh 16-byte random nonce (`drover_types::ras`), the audience being the
+//! nonce, body)` with a fresh 16-byte random nonce (`drover_types::storage::auth`), the audience being the
 //! relay's on-chain address as the client was given it (from the volume's record on chain), so
 //! that no other relay can replay the request.
 //!
@@ -25,7 +25,7 @@ use crate::limits::{KeyError, MAX_LIST_LIMIT, MAX_OBJECT_BYTES, validate_key};
 use crate::manifest::ListEntry;
 use bytes::Bytes;
 use drover_types::api::ErrorBody;
-use drover_types::ras::{
+use drover_types::storage::auth::{
     DELEGATION_HEADER, DelegationToken, NONCE_HEADER, SIGNATURE_HEADER, TIMESTAMP_HEADER, relay_audience, request_hash,
     session_public_key,
 };

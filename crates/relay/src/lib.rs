@@ -1,10 +1,10 @@
-//! The reference storage relay (RAS) as a library: what a relay stores, how it serves it, how it
+//! The reference storage relay as a library: what a relay stores, how it serves it, how it
 //! reports it on chain, and what a client calls to use it.
 //!
 //! A relay keeps the objects of the storage volumes it serves on local disk ([`store`]: chunks
 //! addressed by their keccak256, one manifest per volume), commits to each volume's contents with
 //! a 32-byte root anyone holding the manifest can recompute ([`manifest`]), serves them over HTTP
-//! to wallets that authenticate with the RAS delegation token and per-request signature
+//! to wallets that authenticate with the storage delegation token and per-request signature
 //! ([`server`]), and periodically reports each changed volume's root and size on chain
 //! ([`commit`]); [`sweep`] drops the bytes of volumes the chain has purged. [`client`] is what `drover storage put|get|ls|rm` calls, and [`crypt`] seals the
 //! objects of private volumes on the client so the relay only ever holds ciphertext.

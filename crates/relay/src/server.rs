@@ -28,7 +28,7 @@
 //! another wallet 403.
 //!
 //! A request is signed for this relay's audience (`relay_audience` of its on-chain address,
-//! `drover_types::ras`): one signed for the nodes or for another relay fails its signature
+//! `drover_types::storage::auth`): one signed for the nodes or for another relay fails its signature
 //! (401, 9101), so no other verifier's traffic can be replayed here.
 //!
 //! The cheap checks come first, before the body is read or a nonce recorded: the volume id and
@@ -51,7 +51,7 @@ use axum::routing::get;
 use axum::{Json, Router};
 use bytes::Bytes;
 use drover_types::api::ErrorBody;
-use drover_types::ras::{
+use drover_types::storage::auth::{
     DELEGATION_HEADER, DelegationToken, NONCE_HEADER, NonceCache, SIGNATURE_HEADER, TIMESTAMP_HEADER, relay_audience,
     verify_request,
 };

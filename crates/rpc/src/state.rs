@@ -57,7 +57,7 @@ pub struct AppState<B> {
     pub submit_waits_max: usize,
     pub started_at: Instant,
     /// Nonces of storage-relay requests accepted within the replay window.
-    pub ras_nonces: Arc<drover_types::ras::NonceCache>,
+    pub ras_nonces: Arc<drover_types::storage::auth::NonceCache>,
 }
 
 impl<B: Backend> AppState<B> {

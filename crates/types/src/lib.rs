@@ -30,7 +30,6 @@ pub mod keys;
 pub mod library;
 pub mod params;
 pub mod payload;
-pub mod ras;
 pub mod receipt;
 pub mod runner;
 pub mod secrets;

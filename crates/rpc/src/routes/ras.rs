@@ -4,11 +4,11 @@
 //!
 //! A request to an owner route authenticates with the delegation token of
 //! [`DELEGATION_HEADER`] and the session-key signature of the other `X-DRFS-*` headers
-//! (`drover_types::ras`), signed for the nodes' audience (`node_audience` of the chain id: a
+//! (`drover_types::storage::auth`), signed for the nodes' audience (`node_audience` of the chain id: a
 //! request signed for a relay does not pass). The node checks the token against its chain id
 //! and clock, the request's timestamp (±30 s), nonce and signature, that the wallet has not revoked the session
 //! key on chain (the storage manager's revocation marker), and refuses a nonce the wallet has
-//! already used within the window ([`drover_types::ras::NonceCache`]). Every refusal is 401 with
+//! already used within the window ([`drover_types::storage::auth::NonceCache`]). Every refusal is 401 with
 //! its code: 9100 for the token (missing, malformed, wrong scope, audience or chain, expired,
 //! longer than 30 days, not the wallet's, revoked), 9101 for the request (timestamp, nonce,
 //! signature), 9102 for a replay.
@@ -52,7 +52,7 @@ use drover_types::{
         RevocationInfo, SubmitResponse, VolumeInfo, VolumeList,
     },
     payload::Message,
-    ras::{
+    storage::auth::{
         DELEGATION_HEADER, DelegationToken, NONCE_HEADER, SIGNATURE_HEADER, TIMESTAMP_HEADER, TOKEN_AUDIENCE,
         node_audience, verify_request,
     },
@@ -73,7 +73,8 @@ pub(crate) async fn authenticate<B: Backend>(
     state: &AppState<B>,
     (method, uri, headers, body): (&Method, &Uri, &HeaderMap, &[u8]),
 ) -> Result<DelegationToken, HttpError> {
-    let token_error = |e: drover_types::ras::AuthError| HttpError::new(ErrorCode::RasTokenInvalid, e.to_string());
+    let token_error =
+        |e: drover_types::storage::auth::AuthError| HttpError::new(ErrorCode::RasTokenInvalid, e.to_string());
     let now = now_ms();
     let chain_id = state.backend.chain_info().chain_id;
     let token = DelegationToken::decode(header(headers, DELEGATION_HEADER)).map_err(token_error)?;
@@ -505,7 +506,7 @@ mod tests {
         Address, ErrorCode, H256, SecretKey, Transaction,
         api::{RelayHealth, RelayInfo, VolumeInfo},
         payload::Message,
-        ras::{DelegationToken, node_audience, relay_audience, request_hash, session_public_key},
+        storage::auth::{DelegationToken, node_audience, relay_audience, request_hash, session_public_key},
         storage::{STORAGE_MANAGER_ADDRESS, StorageCall, VolumeStatus},
     };
     use serde_json::json;

@@ -26,11 +26,11 @@ mod jobs;
 mod library;
 mod pages;
 mod proofs;
-mod ras;
 mod runners;
 mod secrets;
 mod state_sync;
 mod storage;
+mod storage_auth;
 mod tokens;
 mod transactions;
 
@@ -47,11 +47,11 @@ pub use jobs::*;
 pub use library::*;
 pub use pages::*;
 pub use proofs::*;
-pub use ras::*;
 pub use runners::*;
 pub use secrets::*;
 pub use state_sync::*;
 pub use storage::*;
+pub use storage_auth::*;
 pub use tokens::*;
 pub use transactions::*;
 

@@ -1,5 +1,5 @@
-//! Storage relays (RAS): the volume, relay, aggregate and account records of `/ras/...` (the
-//! authentication records are in `ras`).
+//! Storage: the volume, relay, aggregate and account records of `/ras/...` (the authentication
+//! records are in `storage_auth`).
 //!
 //! Amounts are decimal strings of base units; addresses, hashes and keys are `0x` hex. Every
 //! figure is as of the latest finalized height, rent settled virtually up to it (see

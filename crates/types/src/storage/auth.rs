@@ -1,5 +1,5 @@
-//! Storage relays (RAS): the delegation token and the per-request signature that authenticate a
-//! wallet's requests to the `/ras/...` owner routes and to relays.
+//! Storage authentication: the delegation token and the per-request signature that authenticate
+//! a wallet's requests to the storage family's owner routes (`/ras/...`) and to relays.
 //!
 //! A wallet signs one **delegation token** handing a session key the right to act for it:
 //! base64url (no padding) of the canonical CBOR map `{"wallet": bytes(20), "session_key":

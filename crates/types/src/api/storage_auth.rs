@@ -1,4 +1,4 @@
-//! Storage relays (RAS): `GET /ras/challenge` and `GET /ras/auth/me`.
+//! Storage authentication: `GET /ras/challenge` and `GET /ras/auth/me`.
 
 use crate::Address;
 use serde::{Deserialize, Serialize};
@@ -12,7 +12,7 @@ pub struct RasChallenge {
     /// The audience a token must name (`drover:ras`).
     pub audience: String,
     /// The audience a request to this node must be signed for (`drover-node:` and the chain id,
-    /// `drover_types::ras::node_audience`).
+    /// `drover_types::storage::auth::node_audience`).
     pub request_audience: String,
     /// The node's clock, Unix ms (requests are stamped within 30 s of it).
     pub server_time_ms: u64,

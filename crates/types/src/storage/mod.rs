@@ -1,5 +1,7 @@
-//! Storage relays (RAS) on chain: the relay registry at [`RELAY_REGISTRY_ADDRESS`] and the
-//! storage manager at [`STORAGE_MANAGER_ADDRESS`], their calls, rules and rent arithmetic.
+//! The storage family on chain: the relay registry at [`RELAY_REGISTRY_ADDRESS`] and the
+//! storage manager at [`STORAGE_MANAGER_ADDRESS`], their calls, rules and rent arithmetic; how a
+//! wallet authenticates to the family's owner routes and to relays is [`auth`]. (The API spec
+//! calls the family RAS: its routes stay under `/ras/...` and its headers `X-DRFS-*`.)
 //!
 //! A **relay** registers with a stake (the call's value, at least the `min_relay_stake` chain
 //! parameter), a public endpoint, a capacity, a price per byte-block and its roles (takes writes,
@@ -37,6 +39,8 @@
 //! a relay's `deregister` waits until no volume names it. So the relay may `drop` any volume it
 //! holds: its rent stops, the owner has `volume_grace_blocks` to copy the objects out (the relay
 //! still serves reads), then it is purged and reaped like any other.
+
+pub mod auth;
 
 use crate::args::{Args, ArgsBuilder, ArgsError};
 use crate::params::{LISTING_CELLS, LISTING_CYCLES};
