@@ -1,15 +1,36 @@
 //! System-actor calls: the argument-map decoder (`Args`, nested maps and text arrays included)
-//! and the token, runner-registry, relay-registry and storage-manager call decoders must never panic or allocate beyond the
-//! input, and a call that decodes re-encodes to exactly its bytes (one encoding per call).
+//! and the call decoder of every system actor on the registry's list
+//! (`drover_types::system_actors`) must never panic or allocate beyond the input, and a call
+//! that decodes re-encodes to exactly its bytes (one encoding per call).
 #![no_main]
 
 use drover_types::{
     args::Args,
-    runner::RegistryCall,
-    storage::{RelayCall, StorageCall},
-    token::TokenCall,
+    system_actors::{self, SystemActorVisitor, Visit},
+    system_call::SystemCall,
 };
 use libfuzzer_sys::fuzz_target;
+
+/// Decodes the payload as a call of one handler of each actor (chosen by the selector) and
+/// checks that what decodes re-encodes to the same bytes.
+struct RoundTrip<'a> {
+    selector: u8,
+    payload: &'a [u8],
+}
+
+impl SystemActorVisitor for RoundTrip<'_> {
+    type Output = ();
+}
+
+impl<C: SystemCall> Visit<C> for RoundTrip<'_> {
+    fn visit(&mut self) {
+        let handler = C::HANDLERS[usize::from(self.selector) % C::HANDLERS.len()];
+        if let Ok(call) = C::decode(handler, self.payload) {
+            assert_eq!(call.handler(), handler, "{}", C::NAME);
+            assert_eq!(call.encode_args(), self.payload, "{} {handler}", C::NAME);
+        }
+    }
+}
 
 fuzz_target!(|data: &[u8]| {
     drover_fuzz::alloc::bound_to_input(data.len());
@@ -24,14 +45,5 @@ fuzz_target!(|data: &[u8]| {
         }
     }
     // Whatever decodes as one of a system actor's calls re-encodes to exactly its bytes.
-    macro_rules! round_trips {
-        ($($call:ty),*) => {$(
-            let handlers = <$call>::HANDLERS;
-            let handler = handlers[usize::from(selector) % handlers.len()];
-            if let Ok(call) = <$call>::decode(handler, payload) {
-                assert_eq!(call.encode_args(), payload, "{handler}");
-            }
-        )*};
-    }
-    round_trips!(TokenCall, RegistryCall, RelayCall, StorageCall);
+    system_actors::visit_all(&mut RoundTrip { selector, payload });
 });

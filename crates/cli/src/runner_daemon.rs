@@ -30,6 +30,7 @@ use clap::Args;
 use drover_client::amount::parse_amount;
 use drover_client::{Client, TxBuilder, Wallet};
 use drover_job_executors::{ExecutorConfig, Executors};
+use drover_types::system_call::SystemCall;
 use drover_types::{
     Address, ErrorCode, H256, Transaction,
     api::{JobInfo, SignedFlowPayload, SignedFlowRequest},

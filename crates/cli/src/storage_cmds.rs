@@ -21,6 +21,7 @@ use drover_client::amount::parse_amount;
 use drover_client::ras::RasSigner;
 use drover_client::{Client, TxBuilder, Wallet};
 use drover_relay::RelayClient;
+use drover_types::system_call::SystemCall;
 use drover_types::{
     H256, SecretKey,
     api::{ReceiptStatus, RelayInfo, SubmitStatus, VolumeInfo},

@@ -14,6 +14,7 @@ use anyhow::{Context, Result, anyhow};
 use clap::{Args, Subcommand};
 use drover_client::amount::{format_token, parse_token_amount};
 use drover_client::{Client, TxBuilder, Wallet};
+use drover_types::system_call::SystemCall;
 use drover_types::{
     Address,
     api::TokenInfo,

@@ -12,6 +12,7 @@ mod common;
 
 use common::*;
 use drover_client::{Client, TxBuilder, Wallet};
+use drover_types::system_call::SystemCall;
 use drover_types::{
     Address, H256, Transaction,
     api::{ReceiptStatus, SignedFlowRequest},

@@ -9,6 +9,7 @@ use common::*;
 use drover_client::{TxBuilder, Wallet, verify};
 use drover_node::{devnet::GENESIS_FILE, genesis::Genesis};
 use drover_state::token::{Holding, holding_key};
+use drover_types::system_call::SystemCall;
 use drover_types::{
     Address, Transaction,
     api::{ReceiptStatus, TokenInfo},

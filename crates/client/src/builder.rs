@@ -12,6 +12,7 @@
 //! tip above the max fee is refused, as is a transaction whose worst-case cost overflows.
 
 use crate::{Client, ClientError, Wallet};
+use drover_types::system_call::SystemCall;
 use drover_types::{
     Address, Transaction,
     api::BasefeeInfo,
@@ -21,7 +22,7 @@ use drover_types::{
     runner::{RUNNER_REGISTRY_ADDRESS, RegistryCall},
     secrets::{SECRETS_ADDRESS, SecretCall},
     storage::{RELAY_REGISTRY_ADDRESS, RelayCall, STORAGE_MANAGER_ADDRESS, StorageCall},
-    token::{self, TOKENS_ADDRESS, TokenCall},
+    token::{TOKENS_ADDRESS, TokenCall},
 };
 
 /// Fee values to fall back on, in base units per cycle and per cell.
@@ -132,10 +133,10 @@ impl TxBuilder {
     }
 
     /// A call of the tokens system actor, with limits that cover exactly its cost: the
-    /// intrinsic cost of its payload plus the operation's ([`token::cost`]).
+    /// intrinsic cost of its payload plus the operation's ([`SystemCall::cost`]).
     pub fn token(call: &TokenCall) -> Self {
         let payload = call.message().encode();
-        let (cycles, cells) = system_call_limits(payload.len(), token::cost(call));
+        let (cycles, cells) = system_call_limits(payload.len(), call.cost());
         Self::message(Some(TOKENS_ADDRESS), 0, payload).cycles_limit(cycles).cells_limit(cells)
     }
 

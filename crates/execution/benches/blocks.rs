@@ -8,10 +8,11 @@
 //! Figures go to `docs/performance.md`; nothing here asserts a time.
 
 use drover_execution::{BlockEnv, FeeParams, Vm, execute_block, genesis_writes};
+use drover_types::system_call::SystemCall;
 use drover_types::{
     Address, H256, Transaction, VerifiedTransaction, keccak256,
     params::{TRANSFER_CYCLES, system_call_limits},
-    token::{NewToken, TOKENS_ADDRESS, TokenCall, cost, token_id},
+    token::{NewToken, TOKENS_ADDRESS, TokenCall, token_id},
 };
 use std::{collections::BTreeMap, time::Instant};
 
@@ -52,7 +53,7 @@ fn tx(from: Address, nonce: u64, to: Address, payload: Vec<u8>, cycles: u64, cel
 
 fn token_tx(from: Address, nonce: u64, call: &TokenCall) -> VerifiedTransaction {
     let payload = call.message().encode();
-    let (cycles, cells) = system_call_limits(payload.len(), cost(call));
+    let (cycles, cells) = system_call_limits(payload.len(), call.cost());
     tx(from, nonce, TOKENS_ADDRESS, payload, cycles, cells)
 }
 

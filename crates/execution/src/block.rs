@@ -158,7 +158,7 @@ pub struct BlockLimitError {
 /// The keys a block over these transactions predictably reads, sorted and without duplicates:
 /// the basefees; the accounts of the proposer, every sender and every recipient; the actor
 /// record of each call's destination, each deploy's new address and each upgrade's actor; the
-/// records a call of a native system actor names (`system::prefetch_keys`); the timer cursor,
+/// records a call of a native system actor names (`system_actors::prefetch_keys`); the timer cursor,
 /// this height's timer count and the mail queue. Execution reads the rest when
 /// it needs them (storage, code on a cache miss, callees, mailbox and timer records).
 pub fn prefetch_keys(env: &BlockEnv, txs: &[VerifiedTransaction]) -> Vec<Vec<u8>> {
@@ -175,7 +175,9 @@ pub fn prefetch_keys(env: &BlockEnv, txs: &[VerifiedTransaction]) -> Vec<Vec<u8>
                 }
             }
             Some(to) if validity::is_native(&to) => {
-                extra.extend(crate::system::prefetch_keys(&tx.sender, &to, &tx.tx.payload));
+                if let Ok(message) = Message::decode(&tx.tx.payload) {
+                    extra.extend(crate::system_actors::prefetch_keys(&tx.sender, &to, &message));
+                }
             }
             Some(to) if !tx.tx.payload.is_empty() => {
                 actors.insert(to);

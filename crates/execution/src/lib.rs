@@ -93,7 +93,7 @@ mod params;
 pub mod runners;
 pub mod secrets;
 pub mod storage;
-mod system;
+mod system_actors;
 #[cfg(test)]
 mod testing;
 pub mod tokens;

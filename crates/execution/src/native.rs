@@ -1,8 +1,9 @@
-//! What every native system actor shares: the host it works on ([`NativeHost`]) and how a call
-//! to one runs ([`run`]).
+//! What every native system actor shares: the host it works on ([`NativeHost`]), what the
+//! executor does with its calls ([`SystemActor`], implemented beside each actor's handlers) and
+//! how a call to one runs ([`run`]).
 //!
-//! A native system actor (tokens at `0x00…0c`, the runner registry at `0x00…01`) is reached
-//! through the host's `call` like a wasm actor (`crate::system` routes it), and [`run`] gives it
+//! A native system actor (the list is `drover_types::system_actors`) is reached through the
+//! host's `call` like a wasm actor (`crate::system_actors` routes it), and [`run`] gives it
 //! the same contract: the call is decoded (an unknown handler is E1205, arguments that do not
 //! decode E1202), its fixed cost is charged against the limits left (E1005/E1006, using what
 //! was left), a writing handler refuses a read-only call (E1206), value is moved from the
@@ -11,8 +12,12 @@
 
 use crate::BlockEnv;
 use drover_state::{Basefees, RecordError, keys::storage_key};
-use drover_types::{Address, Event, ExecError, H256, exec_error::ExecCode};
-use drover_vm::{CallRequest, HostError, Outcome, OutgoingMessage, Status};
+use drover_types::{
+    Address, Event, ExecError, H256,
+    exec_error::ExecCode,
+    system_call::{SystemCall, SystemCallError},
+};
+use drover_vm::{CallContext, CallRequest, HostError, Outcome, OutgoingMessage, Status};
 
 /// What a native system actor needs from the block's host: its state, its events, value
 /// moves, and rollback. The actor host implements it; a state read the host cannot answer, or a
@@ -140,37 +145,28 @@ impl Meter {
     }
 }
 
-/// A decoded call of a native system actor.
-pub(crate) trait NativeCall {
-    /// The handler name.
-    fn handler(&self) -> &'static str;
-    /// What it costs before it runs: `(cycles, cells)`.
-    fn cost(&self) -> (u64, u64);
-    /// Whether it changes state (refused under a read-only call).
-    fn writes(&self) -> bool;
-    /// Whether it may carry value.
-    fn takes_value(&self) -> bool;
+/// What the executor does with a system actor's calls: implemented by each call type beside its
+/// handlers (`crate::tokens`, `crate::runners`, ...).
+pub(crate) trait SystemActor: SystemCall {
+    /// The state keys a transaction sending this call from `sender` reads, for the block's
+    /// prefetch.
+    fn prefetch_keys(&self, sender: &Address) -> Vec<Vec<u8>>;
+
+    /// Runs the call for `context` on `host`: it is decoded, charged its fixed cost, allowed to
+    /// write and its value already moved to the actor (`native::run`), so this applies the rules
+    /// and charges on `meter` the work it finds it must do. Answers the result bytes; a failure
+    /// is rolled back by the caller.
+    fn apply<H: NativeHost>(self, host: &mut H, context: &CallContext, meter: &mut Meter)
+    -> Result<Vec<u8>, HostError>;
 }
 
-/// Why a call did not decode: its handler is unknown, or its arguments are not the handler's.
-pub(crate) enum Undecodable {
-    Handler(String),
-    Args(String),
-}
-
-/// Runs `request`, addressed to the system actor `actor`: decodes it with `decode`, then, once
-/// charged and checked, `apply`s it (charging what it finds it must do on the meter). A failure
-/// anywhere restores the state to before the call.
-pub(crate) fn run<H: NativeHost, C: NativeCall>(
-    host: &mut H,
-    actor: Address,
-    request: &CallRequest,
-    decode: impl FnOnce(&str, &[u8]) -> Result<C, Undecodable>,
-    apply: impl FnOnce(&mut H, C, &mut Meter) -> Result<Vec<u8>, HostError>,
-) -> Outcome {
+/// Runs `request`, addressed to the system actor whose calls are `C`: decodes it, then, once
+/// charged and checked, [applies](SystemActor::apply) it (charging what it finds it must do on
+/// the meter). A failure anywhere restores the state to before the call.
+pub(crate) fn run<H: NativeHost, C: SystemActor>(host: &mut H, request: &CallRequest) -> Outcome {
     let saved = host.save();
     let mut meter = Meter::new(request.cycles_limit, request.cells_limit);
-    let result = charged(host, actor, request, &mut meter, decode, apply);
+    let result = charged::<H, C>(host, request, &mut meter);
     let (cycles_used, cells_used) = meter.used();
     let status = match result {
         Ok(result) => return Outcome { status: Status::Success, result, cycles_used, cells_used },
@@ -180,18 +176,16 @@ pub(crate) fn run<H: NativeHost, C: NativeCall>(
     Outcome { status, result: Vec::new(), cycles_used, cells_used }
 }
 
-fn charged<H: NativeHost, C: NativeCall>(
+fn charged<H: NativeHost, C: SystemActor>(
     host: &mut H,
-    actor: Address,
     request: &CallRequest,
     meter: &mut Meter,
-    decode: impl FnOnce(&str, &[u8]) -> Result<C, Undecodable>,
-    apply: impl FnOnce(&mut H, C, &mut Meter) -> Result<Vec<u8>, HostError>,
 ) -> Result<Vec<u8>, HostError> {
-    let call = decode(&request.handler, &request.payload).map_err(|error| match error {
-        Undecodable::Handler(message) => HostError::new(ExecCode::HandlerNotFound, message),
-        Undecodable::Args(message) => {
-            HostError::new(ExecCode::WasmTrap, format!("bad arguments to {actor}: {message}"))
+    let actor = C::ADDRESS;
+    let call = C::decode(&request.handler, &request.payload).map_err(|error| match error {
+        SystemCallError::Handler { .. } => HostError::new(ExecCode::HandlerNotFound, error.to_string()),
+        SystemCallError::Args(error) => {
+            HostError::new(ExecCode::WasmTrap, format!("bad arguments to {actor}: {error}"))
         }
     })?;
     let value = request.context.value;
@@ -204,5 +198,5 @@ fn charged<H: NativeHost, C: NativeCall>(
         return Err(HostError::new(ExecCode::ReadOnlyViolation, format!("{} of {actor} writes state", call.handler())));
     }
     host.move_value(&request.context.caller, &actor, value)?;
-    apply(host, call, meter)
+    call.apply(host, &request.context, meter)
 }

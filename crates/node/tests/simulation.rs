@@ -19,6 +19,7 @@ use commonware_cryptography::sha256;
 use commonware_runtime::{Clock as _, Runner as _, deterministic};
 use drover_node::intake;
 use drover_state::keys;
+use drover_types::system_call::SystemCall;
 use drover_types::{
     Address, SecretKey, Transaction,
     chain_params::ChainParams,

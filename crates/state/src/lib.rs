@@ -30,7 +30,10 @@
 //!   history ([`UpgradeRecord`]) at `0x0d`.
 //! - Mailbox ([`mailbox`]) at `0x04` and timers ([`timer`]) at `0x05`, laid out so that the
 //!   executor finds the next messages and the due timers by point reads, without range reads.
-//! - Tokens ([`token`]): records in the storage of the tokens system actor `0x00…0c`.
+//! - The system actors' records (`drover_types::system_actors` lists the actors): each family's in
+//!   the storage of its actor's address, so the storage proofs cover them: the runner registry
+//!   ([`runner`]), jobs ([`job`]), secrets ([`secrets`]), governance ([`governance`]), the storage
+//!   manager and relay registry ([`storage`]), tokens ([`token`]) and libraries ([`library`]).
 //! - Index markers ([`MARKER`]) whose key is the information, for listing an actor's pending
 //!   messages with a prefix scan.
 //! - Listings ([`listing`]): an owner's items in numbered slots, so that a page of a holder's

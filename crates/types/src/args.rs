@@ -1,7 +1,7 @@
 //! Arguments of a native system-actor handler: a canonical CBOR map with text keys.
 //!
-//! A Message to a system actor (tokens at `0x00…0c`, and the families after it) carries its
-//! arguments as one canonical CBOR map: text keys, `u128` amounts as CBOR unsigned integers (tag 2
+//! A Message to a system actor (any of `crate::system_actors`) carries its arguments as one
+//! canonical CBOR map: text keys, `u128` amounts as CBOR unsigned integers (tag 2
 //! above 2^64-1), addresses as `bytes(20)`, optional keys left out. [`Args`] decodes such a map
 //! once and hands out typed values by key; [`ArgsBuilder`] writes one with its keys in canonical
 //! order whatever order they were given in, so clients and the executor agree on the bytes.

@@ -7,9 +7,9 @@
 //! whose vote ended, applying its changes when it [passed](passes) and its timelock is over.
 
 use crate::Address;
-use crate::args::{Args, ArgsBuilder, ArgsError};
+use crate::args::{Args, ArgsBuilder};
 use crate::chain_params::{ENTRY_OVERHEAD_BYTES, PARAMS, max_params_record_bytes};
-use crate::payload::Message;
+use crate::system_call::{SystemCall, SystemCallError};
 
 /// The governance system actor.
 pub const GOVERNANCE_ADDRESS: Address = Address::system(0x09);
@@ -68,50 +68,7 @@ pub enum GovernanceCall {
     },
 }
 
-/// Why a Message is not a governance call.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum GovernanceCallError {
-    /// No such handler (E1205).
-    #[error("governance has no handler {0:?}; it has {handlers}", handlers = GovernanceCall::HANDLERS.join(", "))]
-    Handler(String),
-    /// The arguments are not the handler's (E1202).
-    #[error(transparent)]
-    Args(#[from] ArgsError),
-}
-
 impl GovernanceCall {
-    /// Every handler of the governance actor.
-    pub const HANDLERS: [&'static str; 5] = ["lock", "unlock", "propose", "vote", "execute"];
-
-    /// The handler name.
-    pub fn handler(&self) -> &'static str {
-        match self {
-            GovernanceCall::Lock => "lock",
-            GovernanceCall::Unlock { .. } => "unlock",
-            GovernanceCall::Propose { .. } => "propose",
-            GovernanceCall::Vote { .. } => "vote",
-            GovernanceCall::Execute { .. } => "execute",
-        }
-    }
-
-    /// Whether the call may carry value (a lock, a deposit).
-    pub fn takes_value(&self) -> bool {
-        matches!(self, GovernanceCall::Lock | GovernanceCall::Propose { .. })
-    }
-
-    /// What the call costs: `(cycles, cells)`.
-    pub fn cost(&self) -> (u64, u64) {
-        match self {
-            GovernanceCall::Lock | GovernanceCall::Unlock { .. } => (LOCK_CYCLES, 64),
-            GovernanceCall::Propose { changes, description } => {
-                let names: usize = changes.iter().map(|(name, _)| name.len() + 17).sum();
-                (PROPOSE_CYCLES, PROPOSAL_CELLS + (description.len() + names) as u64)
-            }
-            GovernanceCall::Vote { .. } => (VOTE_CYCLES, VOTE_CELLS),
-            GovernanceCall::Execute { .. } => (EXECUTE_CYCLES, EXECUTE_CELLS),
-        }
-    }
-
     /// What a transaction's limits must cover for this call: its fixed [`cost`](Self::cost)
     /// plus, for a vote or an execute, the largest records it may rewrite.
     pub fn max_cost(&self) -> (u64, u64) {
@@ -123,9 +80,46 @@ impl GovernanceCall {
         };
         (cycles, cells.saturating_add(rewrites))
     }
+}
+
+impl SystemCall for GovernanceCall {
+    const ADDRESS: Address = GOVERNANCE_ADDRESS;
+    const NAME: &'static str = "governance";
+
+    /// Every handler of the governance actor.
+    const HANDLERS: &'static [&'static str] = &["lock", "unlock", "propose", "vote", "execute"];
+
+    /// The handler name.
+    fn handler(&self) -> &'static str {
+        match self {
+            GovernanceCall::Lock => "lock",
+            GovernanceCall::Unlock { .. } => "unlock",
+            GovernanceCall::Propose { .. } => "propose",
+            GovernanceCall::Vote { .. } => "vote",
+            GovernanceCall::Execute { .. } => "execute",
+        }
+    }
+
+    /// Whether the call may carry value (a lock, a deposit).
+    fn takes_value(&self) -> bool {
+        matches!(self, GovernanceCall::Lock | GovernanceCall::Propose { .. })
+    }
+
+    /// What the call costs: `(cycles, cells)`.
+    fn cost(&self) -> (u64, u64) {
+        match self {
+            GovernanceCall::Lock | GovernanceCall::Unlock { .. } => (LOCK_CYCLES, 64),
+            GovernanceCall::Propose { changes, description } => {
+                let names: usize = changes.iter().map(|(name, _)| name.len() + 17).sum();
+                (PROPOSE_CYCLES, PROPOSAL_CELLS + (description.len() + names) as u64)
+            }
+            GovernanceCall::Vote { .. } => (VOTE_CYCLES, VOTE_CELLS),
+            GovernanceCall::Execute { .. } => (EXECUTE_CYCLES, EXECUTE_CELLS),
+        }
+    }
 
     /// The canonical argument map.
-    pub fn encode_args(&self) -> Vec<u8> {
+    fn encode_args(&self) -> Vec<u8> {
         let args = ArgsBuilder::new();
         match self {
             GovernanceCall::Lock => args,
@@ -140,13 +134,8 @@ impl GovernanceCall {
         .encode()
     }
 
-    /// The Message a transaction to [`GOVERNANCE_ADDRESS`] carries for this call.
-    pub fn message(&self) -> Message {
-        Message { handler: self.handler().to_owned(), payload: self.encode_args() }
-    }
-
     /// Decodes a call from its handler and argument map.
-    pub fn decode(handler: &str, payload: &[u8]) -> Result<GovernanceCall, GovernanceCallError> {
+    fn decode(handler: &str, payload: &[u8]) -> Result<Self, SystemCallError> {
         let args = Args::decode(payload)?;
         let call = match handler {
             "lock" => {
@@ -174,7 +163,7 @@ impl GovernanceCall {
                 args.only(&["proposal"])?;
                 GovernanceCall::Execute { proposal: args.uint("proposal")? }
             }
-            other => return Err(GovernanceCallError::Handler(other.to_owned())),
+            other => return Err(SystemCallError::unknown_handler::<Self>(other)),
         };
         Ok(call)
     }
@@ -250,7 +239,7 @@ mod tests {
             let message = call.message();
             assert_eq!(GovernanceCall::decode(&message.handler, &message.payload), Ok(call));
         }
-        assert!(matches!(GovernanceCall::decode("mint", &[0xa0]), Err(GovernanceCallError::Handler(_))));
+        assert!(matches!(GovernanceCall::decode("mint", &[0xa0]), Err(SystemCallError::Handler { .. })));
     }
 
     #[test]

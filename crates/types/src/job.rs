@@ -9,7 +9,7 @@
 //! wire form, shared by clients and the executor.
 
 use crate::args::{Args, ArgsBuilder, ArgsError};
-use crate::payload::Message;
+use crate::system_call::{SystemCall, SystemCallError};
 use crate::{Address, H256, keccak256};
 
 /// The job dispatcher system actor.
@@ -227,45 +227,7 @@ pub enum JobCall {
     },
 }
 
-/// Why a Message is not a dispatcher call.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum JobCallError {
-    /// No such handler (E1205).
-    #[error("the job dispatcher has no handler {0:?}; it has {handlers}", handlers = JobCall::HANDLERS.join(", "))]
-    Handler(String),
-    /// The arguments are not the handler's (E1202).
-    #[error(transparent)]
-    Args(#[from] ArgsError),
-}
-
 impl JobCall {
-    /// Every handler of the dispatcher.
-    pub const HANDLERS: [&'static str; 3] = ["submit", "cancel", "submit_result"];
-
-    /// The handler name.
-    pub fn handler(&self) -> &'static str {
-        match self {
-            JobCall::Submit(_) => "submit",
-            JobCall::Cancel { .. } => "cancel",
-            JobCall::SubmitResult { .. } => "submit_result",
-        }
-    }
-
-    /// What the call costs before it runs: `(cycles, cells)`.
-    pub fn cost(&self) -> (u64, u64) {
-        match self {
-            JobCall::Submit(spec) => {
-                let input = spec.input.len() as u64;
-                let cycles = SUBMIT_CYCLES.saturating_add(input.saturating_mul(SUBMIT_CYCLES_PER_INPUT_BYTE));
-                (cycles, JOB_RECORD_CELLS.saturating_add(input))
-            }
-            JobCall::Cancel { .. } => (CANCEL_CYCLES, 0),
-            JobCall::SubmitResult { result, .. } => {
-                (SUBMIT_RESULT_CYCLES, RESULT_RECORD_CELLS.saturating_add(result.len() as u64))
-            }
-        }
-    }
-
     /// What a transaction's limits must cover for this call: its fixed [`cost`](Self::cost)
     /// plus, for a submit, the most its first assignment attempt can use, and for a result, the
     /// most reading the stored results can.
@@ -300,9 +262,41 @@ impl JobCall {
             RESULT_RECORD_CELLS.saturating_add(result_len as u64),
         )
     }
+}
+
+impl SystemCall for JobCall {
+    const ADDRESS: Address = JOB_DISPATCHER_ADDRESS;
+    const NAME: &'static str = "the job dispatcher";
+
+    /// Every handler of the dispatcher.
+    const HANDLERS: &'static [&'static str] = &["submit", "cancel", "submit_result"];
+
+    /// The handler name.
+    fn handler(&self) -> &'static str {
+        match self {
+            JobCall::Submit(_) => "submit",
+            JobCall::Cancel { .. } => "cancel",
+            JobCall::SubmitResult { .. } => "submit_result",
+        }
+    }
+
+    /// What the call costs before it runs: `(cycles, cells)`.
+    fn cost(&self) -> (u64, u64) {
+        match self {
+            JobCall::Submit(spec) => {
+                let input = spec.input.len() as u64;
+                let cycles = SUBMIT_CYCLES.saturating_add(input.saturating_mul(SUBMIT_CYCLES_PER_INPUT_BYTE));
+                (cycles, JOB_RECORD_CELLS.saturating_add(input))
+            }
+            JobCall::Cancel { .. } => (CANCEL_CYCLES, 0),
+            JobCall::SubmitResult { result, .. } => {
+                (SUBMIT_RESULT_CYCLES, RESULT_RECORD_CELLS.saturating_add(result.len() as u64))
+            }
+        }
+    }
 
     /// The canonical argument map.
-    pub fn encode_args(&self) -> Vec<u8> {
+    fn encode_args(&self) -> Vec<u8> {
         match self {
             JobCall::Submit(spec) => {
                 let verification = ArgsBuilder::new()
@@ -329,13 +323,8 @@ impl JobCall {
         }
     }
 
-    /// The Message a transaction to [`JOB_DISPATCHER_ADDRESS`] carries for this call.
-    pub fn message(&self) -> Message {
-        Message { handler: self.handler().to_owned(), payload: self.encode_args() }
-    }
-
     /// Decodes a call from its handler and argument map.
-    pub fn decode(handler: &str, payload: &[u8]) -> Result<JobCall, JobCallError> {
+    fn decode(handler: &str, payload: &[u8]) -> Result<Self, SystemCallError> {
         let args = Args::decode(payload)?;
         let call = match handler {
             "submit" => {
@@ -398,9 +387,13 @@ impl JobCall {
                 }
                 JobCall::SubmitResult { job: args.id("job")?, result: result.to_vec() }
             }
-            other => return Err(JobCallError::Handler(other.to_owned())),
+            other => return Err(SystemCallError::unknown_handler::<Self>(other)),
         };
         Ok(call)
+    }
+
+    fn takes_value(&self) -> bool {
+        matches!(self, JobCall::Submit(_))
     }
 }
 
@@ -481,7 +474,7 @@ mod tests {
             let message = call.message();
             assert_eq!(JobCall::decode(&message.handler, &message.payload), Ok(call));
         }
-        assert!(matches!(JobCall::decode("steal", &[0xa0]), Err(JobCallError::Handler(_))));
+        assert!(matches!(JobCall::decode("steal", &[0xa0]), Err(SystemCallError::Handler { .. })));
         let oversize = JobCall::SubmitResult { job, result: vec![0; MAX_JOB_RESULT_BYTES + 1] }.message();
         assert!(JobCall::decode(&oversize.handler, &oversize.payload).is_err());
     }

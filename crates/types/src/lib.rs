@@ -36,6 +36,8 @@ pub mod secrets;
 pub mod signature;
 pub mod storage;
 pub mod submission;
+pub mod system_actors;
+pub mod system_call;
 pub mod token;
 pub mod transaction;
 pub mod validity;

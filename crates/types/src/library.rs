@@ -7,9 +7,9 @@
 //! form, shared by clients and the executor.
 
 use crate::Address;
-use crate::args::{Args, ArgsBuilder, ArgsError};
+use crate::args::{Args, ArgsBuilder};
 use crate::params::{LISTING_CELLS, LISTING_CYCLES};
-use crate::payload::Message;
+use crate::system_call::{SystemCall, SystemCallError};
 
 /// The library system actor.
 pub const LIBRARY_ADDRESS: Address = Address::system(0x0d);
@@ -44,17 +44,6 @@ pub enum LibraryCall {
     },
 }
 
-/// Why a Message is not a library call.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum LibraryCallError {
-    /// No such handler (E1205).
-    #[error("the library actor has no handler {0:?}; it has publish, remove")]
-    Handler(String),
-    /// The arguments are not the handler's (E1202).
-    #[error(transparent)]
-    Args(#[from] ArgsError),
-}
-
 /// Why `name` is not a library name (execution answers E1851).
 pub fn check_library_name(name: &str) -> Result<(), String> {
     let valid = !name.is_empty()
@@ -68,26 +57,31 @@ pub fn check_library_name(name: &str) -> Result<(), String> {
 }
 
 impl LibraryCall {
-    /// Every handler of the library actor.
-    pub const HANDLERS: [&'static str; 2] = ["publish", "remove"];
-
-    /// The handler name.
-    pub fn handler(&self) -> &'static str {
-        match self {
-            LibraryCall::Publish { .. } => "publish",
-            LibraryCall::Remove { .. } => "remove",
-        }
-    }
-
     /// The library's name.
     pub fn name(&self) -> &str {
         match self {
             LibraryCall::Publish { name, .. } | LibraryCall::Remove { name } => name,
         }
     }
+}
+
+impl SystemCall for LibraryCall {
+    const ADDRESS: Address = LIBRARY_ADDRESS;
+    const NAME: &'static str = "the library actor";
+
+    /// Every handler of the library actor.
+    const HANDLERS: &'static [&'static str] = &["publish", "remove"];
+
+    /// The handler name.
+    fn handler(&self) -> &'static str {
+        match self {
+            LibraryCall::Publish { .. } => "publish",
+            LibraryCall::Remove { .. } => "remove",
+        }
+    }
 
     /// What the call costs before it runs: `(cycles, cells)`.
-    pub fn cost(&self) -> (u64, u64) {
+    fn cost(&self) -> (u64, u64) {
         match self {
             LibraryCall::Publish { code, manifest, .. } => {
                 let manifest_bytes: usize = manifest.iter().map(|m| m.len() + 1).sum();
@@ -103,7 +97,7 @@ impl LibraryCall {
     }
 
     /// The canonical argument map.
-    pub fn encode_args(&self) -> Vec<u8> {
+    fn encode_args(&self) -> Vec<u8> {
         match self {
             LibraryCall::Publish { name, code, manifest } => {
                 ArgsBuilder::new().text("name", name).bytes("code", code).texts("manifest", manifest).encode()
@@ -112,13 +106,8 @@ impl LibraryCall {
         }
     }
 
-    /// The Message a transaction to [`LIBRARY_ADDRESS`] carries for this call.
-    pub fn message(&self) -> Message {
-        Message { handler: self.handler().to_owned(), payload: self.encode_args() }
-    }
-
     /// Decodes a call from its handler and argument map.
-    pub fn decode(handler: &str, payload: &[u8]) -> Result<LibraryCall, LibraryCallError> {
+    fn decode(handler: &str, payload: &[u8]) -> Result<Self, SystemCallError> {
         let args = Args::decode(payload)?;
         match handler {
             "publish" => {
@@ -133,8 +122,12 @@ impl LibraryCall {
                 args.only(&["name"])?;
                 Ok(LibraryCall::Remove { name: args.text("name")?.to_owned() })
             }
-            other => Err(LibraryCallError::Handler(other.to_owned())),
+            other => Err(SystemCallError::unknown_handler::<Self>(other)),
         }
+    }
+
+    fn takes_value(&self) -> bool {
+        false
     }
 }
 

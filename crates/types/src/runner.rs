@@ -16,7 +16,7 @@
 use crate::Address;
 use crate::args::{Args, ArgsBuilder, ArgsError};
 use crate::params::{BASE_UNITS_PER_DRV, LISTING_CELLS, LISTING_CYCLES};
-use crate::payload::Message;
+use crate::system_call::{SystemCall, SystemCallError};
 
 /// The runner registry system actor.
 pub const RUNNER_REGISTRY_ADDRESS: Address = Address::system(0x01);
@@ -163,17 +163,6 @@ pub enum RegistryCall {
     },
 }
 
-/// Why a Message is not a registry call.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum RegistryCallError {
-    /// No such handler (E1205).
-    #[error("the runner registry has no handler {0:?}; it has {handlers}", handlers = RegistryCall::HANDLERS.join(", "))]
-    Handler(String),
-    /// The arguments are not the handler's (E1202).
-    #[error(transparent)]
-    Args(#[from] ArgsError),
-}
-
 fn rate_card_args(card: &RateCard) -> ArgsBuilder {
     ArgsBuilder::new().u128("price_per_job", card.price_per_job)
 }
@@ -198,46 +187,6 @@ fn read_capabilities(args: &Args<'_>) -> Result<Capabilities, ArgsError> {
 }
 
 impl RegistryCall {
-    /// Every handler of the registry.
-    pub const HANDLERS: [&'static str; 7] =
-        ["register", "update", "heartbeat", "deregister", "delegate", "undelegate", "withdraw"];
-
-    /// The handler name.
-    pub fn handler(&self) -> &'static str {
-        match self {
-            RegistryCall::Register { .. } => "register",
-            RegistryCall::Update { .. } => "update",
-            RegistryCall::Heartbeat => "heartbeat",
-            RegistryCall::Deregister => "deregister",
-            RegistryCall::Delegate { .. } => "delegate",
-            RegistryCall::Undelegate { .. } => "undelegate",
-            RegistryCall::Withdraw { .. } => "withdraw",
-        }
-    }
-
-    /// Whether the call may carry value (stake or a delegation); the others refuse it.
-    pub fn takes_value(&self) -> bool {
-        matches!(self, RegistryCall::Register { .. } | RegistryCall::Update { .. } | RegistryCall::Delegate { .. })
-    }
-
-    /// What the call costs before it runs: `(cycles, cells)`.
-    pub fn cost(&self) -> (u64, u64) {
-        let names = |c: &Capabilities| c.job_types.iter().map(|t| t.len() as u64).sum::<u64>();
-        match self {
-            RegistryCall::Register { capabilities, .. } => (REGISTER_CYCLES, RUNNER_RECORD_CELLS + names(capabilities)),
-            RegistryCall::Update { capabilities, .. } => {
-                (CHANGE_CYCLES, RUNNER_RECORD_CELLS + capabilities.as_ref().map_or(0, names))
-            }
-            RegistryCall::Heartbeat => (HEARTBEAT_CYCLES, 0),
-            RegistryCall::Deregister => (CHANGE_CYCLES, 0),
-            // A new delegation joins its delegator's listing; an emptied one leaves it.
-            RegistryCall::Delegate { .. } | RegistryCall::Withdraw { .. } => {
-                (CHANGE_CYCLES + LISTING_CYCLES, DELEGATION_CELLS + LISTING_CELLS)
-            }
-            RegistryCall::Undelegate { .. } => (CHANGE_CYCLES, DELEGATION_CELLS),
-        }
-    }
-
     /// What a transaction's limits must cover for this call: its fixed [`cost`](Self::cost)
     /// plus the most index work it can do (a walk of a job type's index per job type it joins,
     /// leaves or reweighs; two for one it leaves), which depends on the runner's record.
@@ -254,9 +203,54 @@ impl RegistryCall {
         let (cycles, cells) = self.cost();
         (cycles + walks * INDEX_WALK_CYCLES, cells + walks * INDEX_WALK_CELLS)
     }
+}
+
+impl SystemCall for RegistryCall {
+    const ADDRESS: Address = RUNNER_REGISTRY_ADDRESS;
+    const NAME: &'static str = "the runner registry";
+
+    /// Every handler of the registry.
+    const HANDLERS: &'static [&'static str] =
+        &["register", "update", "heartbeat", "deregister", "delegate", "undelegate", "withdraw"];
+
+    /// The handler name.
+    fn handler(&self) -> &'static str {
+        match self {
+            RegistryCall::Register { .. } => "register",
+            RegistryCall::Update { .. } => "update",
+            RegistryCall::Heartbeat => "heartbeat",
+            RegistryCall::Deregister => "deregister",
+            RegistryCall::Delegate { .. } => "delegate",
+            RegistryCall::Undelegate { .. } => "undelegate",
+            RegistryCall::Withdraw { .. } => "withdraw",
+        }
+    }
+
+    /// Whether the call may carry value (stake or a delegation); the others refuse it.
+    fn takes_value(&self) -> bool {
+        matches!(self, RegistryCall::Register { .. } | RegistryCall::Update { .. } | RegistryCall::Delegate { .. })
+    }
+
+    /// What the call costs before it runs: `(cycles, cells)`.
+    fn cost(&self) -> (u64, u64) {
+        let names = |c: &Capabilities| c.job_types.iter().map(|t| t.len() as u64).sum::<u64>();
+        match self {
+            RegistryCall::Register { capabilities, .. } => (REGISTER_CYCLES, RUNNER_RECORD_CELLS + names(capabilities)),
+            RegistryCall::Update { capabilities, .. } => {
+                (CHANGE_CYCLES, RUNNER_RECORD_CELLS + capabilities.as_ref().map_or(0, names))
+            }
+            RegistryCall::Heartbeat => (HEARTBEAT_CYCLES, 0),
+            RegistryCall::Deregister => (CHANGE_CYCLES, 0),
+            // A new delegation joins its delegator's listing; an emptied one leaves it.
+            RegistryCall::Delegate { .. } | RegistryCall::Withdraw { .. } => {
+                (CHANGE_CYCLES + LISTING_CYCLES, DELEGATION_CELLS + LISTING_CELLS)
+            }
+            RegistryCall::Undelegate { .. } => (CHANGE_CYCLES, DELEGATION_CELLS),
+        }
+    }
 
     /// The canonical argument map.
-    pub fn encode_args(&self) -> Vec<u8> {
+    fn encode_args(&self) -> Vec<u8> {
         let args = ArgsBuilder::new();
         let args = match self {
             RegistryCall::Register { rate_card, capabilities } => {
@@ -283,13 +277,8 @@ impl RegistryCall {
         args.encode()
     }
 
-    /// The Message a transaction to [`RUNNER_REGISTRY_ADDRESS`] carries for this call.
-    pub fn message(&self) -> Message {
-        Message { handler: self.handler().to_owned(), payload: self.encode_args() }
-    }
-
     /// Decodes a call from its handler and argument map.
-    pub fn decode(handler: &str, payload: &[u8]) -> Result<RegistryCall, RegistryCallError> {
+    fn decode(handler: &str, payload: &[u8]) -> Result<Self, SystemCallError> {
         let args = Args::decode(payload)?;
         let call = match handler {
             "register" => {
@@ -324,7 +313,7 @@ impl RegistryCall {
                 args.only(&["amount", "runner"])?;
                 RegistryCall::Undelegate { runner: args.address("runner")?, amount: args.u128("amount")? }
             }
-            other => return Err(RegistryCallError::Handler(other.to_owned())),
+            other => return Err(SystemCallError::unknown_handler::<Self>(other)),
         };
         Ok(call)
     }
@@ -394,9 +383,9 @@ mod tests {
             let message = call.message();
             assert_eq!(RegistryCall::decode(&message.handler, &message.payload), Ok(call));
         }
-        assert!(matches!(RegistryCall::decode("steal", &[0xa0]), Err(RegistryCallError::Handler(_))));
+        assert!(matches!(RegistryCall::decode("steal", &[0xa0]), Err(SystemCallError::Handler { .. })));
         let with_extra = ArgsBuilder::new().bool("x", true).encode();
-        assert!(matches!(RegistryCall::decode("heartbeat", &with_extra), Err(RegistryCallError::Args(_))));
+        assert!(matches!(RegistryCall::decode("heartbeat", &with_extra), Err(SystemCallError::Args(_))));
     }
 
     #[test]

@@ -9,7 +9,7 @@ use crate::Address;
 use crate::args::{Args, ArgsBuilder, ArgsError};
 use crate::cbor::{CborError, Writer};
 use crate::params::{LISTING_CELLS, LISTING_CYCLES};
-use crate::payload::Message;
+use crate::system_call::{SystemCall, SystemCallError};
 use minicbor::decode::Decoder;
 
 /// The secrets system actor.
@@ -63,17 +63,6 @@ pub enum SecretCall {
     },
 }
 
-/// Why a Message is not a secrets call.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum SecretCallError {
-    /// No such handler (E1205).
-    #[error("the secrets actor has no handler {0:?}; it has {handlers}", handlers = SecretCall::HANDLERS.join(", "))]
-    Handler(String),
-    /// The arguments are not the handler's (E1202).
-    #[error(transparent)]
-    Args(#[from] ArgsError),
-}
-
 /// Why a secret's name, readers or envelopes are refused (execution answers E1801).
 pub fn check_name(name: &str) -> Result<(), String> {
     let valid = !name.is_empty()
@@ -94,19 +83,6 @@ fn check_envelope(reader: &Address, envelope: &[u8]) -> Result<(), String> {
 }
 
 impl SecretCall {
-    /// Every handler of the secrets actor.
-    pub const HANDLERS: [&'static str; 4] = ["set", "grant", "revoke", "delete"];
-
-    /// The handler name.
-    pub fn handler(&self) -> &'static str {
-        match self {
-            SecretCall::Set { .. } => "set",
-            SecretCall::Grant { .. } => "grant",
-            SecretCall::Revoke { .. } => "revoke",
-            SecretCall::Delete { .. } => "delete",
-        }
-    }
-
     /// The secret the call is about.
     pub fn name(&self) -> &str {
         match self {
@@ -136,10 +112,28 @@ impl SecretCall {
             SecretCall::Revoke { .. } | SecretCall::Delete { .. } => Ok(()),
         }
     }
+}
+
+impl SystemCall for SecretCall {
+    const ADDRESS: Address = SECRETS_ADDRESS;
+    const NAME: &'static str = "the secrets actor";
+
+    /// Every handler of the secrets actor.
+    const HANDLERS: &'static [&'static str] = &["set", "grant", "revoke", "delete"];
+
+    /// The handler name.
+    fn handler(&self) -> &'static str {
+        match self {
+            SecretCall::Set { .. } => "set",
+            SecretCall::Grant { .. } => "grant",
+            SecretCall::Revoke { .. } => "revoke",
+            SecretCall::Delete { .. } => "delete",
+        }
+    }
 
     /// What the call costs before it runs: `(cycles, cells)` — a `delete` is priced for the
     /// most readers a secret can have.
-    pub fn cost(&self) -> (u64, u64) {
+    fn cost(&self) -> (u64, u64) {
         let bytes = |envelopes: &[(Address, Vec<u8>)]| envelopes.iter().map(|(_, e)| e.len() as u64 + 64).sum::<u64>();
         // A secret that appears (`set`) or goes (`revoke` of the last reader, `delete`) joins or
         // leaves its owner's listing.
@@ -159,7 +153,7 @@ impl SecretCall {
     }
 
     /// The canonical argument map.
-    pub fn encode_args(&self) -> Vec<u8> {
+    fn encode_args(&self) -> Vec<u8> {
         let args = ArgsBuilder::new().text("name", self.name());
         match self {
             SecretCall::Set { envelopes, .. } => args.raw("envelopes", encode_envelopes(envelopes)),
@@ -170,13 +164,8 @@ impl SecretCall {
         .encode()
     }
 
-    /// The Message a transaction to [`SECRETS_ADDRESS`] carries for this call.
-    pub fn message(&self) -> Message {
-        Message { handler: self.handler().to_owned(), payload: self.encode_args() }
-    }
-
     /// Decodes a call from its handler and argument map.
-    pub fn decode(handler: &str, payload: &[u8]) -> Result<SecretCall, SecretCallError> {
+    fn decode(handler: &str, payload: &[u8]) -> Result<Self, SystemCallError> {
         let args = Args::decode(payload)?;
         let name = || Ok::<_, ArgsError>(args.text("name")?.to_owned());
         let call = match handler {
@@ -204,9 +193,13 @@ impl SecretCall {
                 args.only(&["name"])?;
                 SecretCall::Delete { name: name()? }
             }
-            other => return Err(SecretCallError::Handler(other.to_owned())),
+            other => return Err(SystemCallError::unknown_handler::<Self>(other)),
         };
         Ok(call)
+    }
+
+    fn takes_value(&self) -> bool {
+        false
     }
 }
 
@@ -254,7 +247,7 @@ mod tests {
             let message = call.message();
             assert_eq!(SecretCall::decode(&message.handler, &message.payload), Ok(call));
         }
-        assert!(matches!(SecretCall::decode("read", &[0xa0]), Err(SecretCallError::Handler(_))));
+        assert!(matches!(SecretCall::decode("read", &[0xa0]), Err(SystemCallError::Handler { .. })));
     }
 
     #[test]

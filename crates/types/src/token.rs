@@ -8,14 +8,14 @@
 //! executor [`decode`](TokenCall::decode)s them with it, so the wire form is defined once.
 //!
 //! Each call costs a fixed number of cycles and cells on top of the transaction's intrinsic
-//! cost ([`cost`]): the executor charges exactly this, and clients set limits from it.
+//! cost ([`SystemCall::cost`]): the executor charges exactly this, and clients set limits from it.
 //!
 //! A token's id is `last20(keccak256(0x0c ‖ creator ‖ symbol))` ([`token_id`]): one symbol per
 //! creator, predictable before the creating transaction lands, written like an address.
 
-use crate::args::{Args, ArgsBuilder, ArgsError};
+use crate::args::{Args, ArgsBuilder};
 use crate::params::{LISTING_CELLS, LISTING_CYCLES};
-use crate::payload::Message;
+use crate::system_call::{SystemCall, SystemCallError};
 use crate::{Address, keccak256};
 
 /// The tokens system actor.
@@ -63,30 +63,6 @@ pub const BALANCE_CYCLES: u64 = 1_000;
 pub const RECORD_CELLS: u64 = 160;
 /// Cells of one holding (key and value) or one allowance.
 pub const ENTRY_CELLS: u64 = 64;
-
-/// What a call costs before it runs: `(cycles, cells)`, known before any state is read.
-///
-/// A balance that becomes non-zero or zero adds the token to its holder's listing or removes it
-/// (`drover_state::token::holdings_listing`): each call pays [`LISTING_CYCLES`] and
-/// [`LISTING_CELLS`] for every balance it can so change (two for a transfer, one for a mint, a
-/// burn or a create).
-pub fn cost(call: &TokenCall) -> (u64, u64) {
-    let listings = |n: u64| (n * LISTING_CYCLES, n * LISTING_CELLS);
-    let plus = |(cycles, cells): (u64, u64), (c, k): (u64, u64)| (cycles + c, cells + k);
-    match call {
-        TokenCall::Create(new) => {
-            plus((CREATE_CYCLES, RECORD_CELLS + (new.name.len() + new.symbol.len()) as u64 + ENTRY_CELLS), listings(1))
-        }
-        TokenCall::Transfer { .. } => plus((TRANSFER_CYCLES, 2 * ENTRY_CELLS), listings(2)),
-        TokenCall::TransferFrom { .. } => plus((TRANSFER_FROM_CYCLES, 3 * ENTRY_CELLS), listings(2)),
-        TokenCall::Approve { .. } => (APPROVE_CYCLES, ENTRY_CELLS),
-        TokenCall::Mint { .. } | TokenCall::Burn { .. } => plus((SUPPLY_CYCLES, ENTRY_CELLS), listings(1)),
-        TokenCall::Freeze { .. } | TokenCall::Unfreeze { .. } | TokenCall::SetOwner { .. } => {
-            (ADMIN_CYCLES, ENTRY_CELLS)
-        }
-        TokenCall::Balance { .. } => (BALANCE_CYCLES, 0),
-    }
-}
 
 /// `last20(keccak256(0x0c ‖ creator ‖ symbol))`: the id of the token `creator` creates with
 /// `symbol`.
@@ -215,53 +191,7 @@ pub enum TokenCall {
     },
 }
 
-/// A handler the tokens actor does not have.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("the tokens actor has no handler {0:?}; it has {handlers}", handlers = TokenCall::HANDLERS.join(", "))]
-pub struct UnknownHandler(pub String);
-
-/// Why a Message is not a token call.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum TokenCallError {
-    /// No such handler (E1205).
-    #[error(transparent)]
-    Handler(#[from] UnknownHandler),
-    /// The arguments are not the handler's (E1202).
-    #[error(transparent)]
-    Args(#[from] ArgsError),
-}
-
 impl TokenCall {
-    /// Every handler of the tokens actor.
-    pub const HANDLERS: [&'static str; 10] = [
-        "create",
-        "transfer",
-        "approve",
-        "transfer_from",
-        "mint",
-        "burn",
-        "freeze",
-        "unfreeze",
-        "set_owner",
-        "balance",
-    ];
-
-    /// The handler name.
-    pub fn handler(&self) -> &'static str {
-        match self {
-            TokenCall::Create(_) => "create",
-            TokenCall::Transfer { .. } => "transfer",
-            TokenCall::Approve { .. } => "approve",
-            TokenCall::TransferFrom { .. } => "transfer_from",
-            TokenCall::Mint { .. } => "mint",
-            TokenCall::Burn { .. } => "burn",
-            TokenCall::Freeze { .. } => "freeze",
-            TokenCall::Unfreeze { .. } => "unfreeze",
-            TokenCall::SetOwner { .. } => "set_owner",
-            TokenCall::Balance { .. } => "balance",
-        }
-    }
-
     /// The token a call acts on (`None` for `create`).
     pub fn token(&self) -> Option<Address> {
         match self {
@@ -277,9 +207,45 @@ impl TokenCall {
             | TokenCall::Balance { token, .. } => Some(*token),
         }
     }
+}
+
+impl SystemCall for TokenCall {
+    const ADDRESS: Address = TOKENS_ADDRESS;
+    const NAME: &'static str = "the tokens actor";
+    const VALUE_REFUSED_AT_ADMISSION: bool = true;
+
+    /// Every handler of the tokens actor.
+    const HANDLERS: &'static [&'static str] = &[
+        "create",
+        "transfer",
+        "approve",
+        "transfer_from",
+        "mint",
+        "burn",
+        "freeze",
+        "unfreeze",
+        "set_owner",
+        "balance",
+    ];
+
+    /// The handler name.
+    fn handler(&self) -> &'static str {
+        match self {
+            TokenCall::Create(_) => "create",
+            TokenCall::Transfer { .. } => "transfer",
+            TokenCall::Approve { .. } => "approve",
+            TokenCall::TransferFrom { .. } => "transfer_from",
+            TokenCall::Mint { .. } => "mint",
+            TokenCall::Burn { .. } => "burn",
+            TokenCall::Freeze { .. } => "freeze",
+            TokenCall::Unfreeze { .. } => "unfreeze",
+            TokenCall::SetOwner { .. } => "set_owner",
+            TokenCall::Balance { .. } => "balance",
+        }
+    }
 
     /// The canonical argument map.
-    pub fn encode_args(&self) -> Vec<u8> {
+    fn encode_args(&self) -> Vec<u8> {
         let args = ArgsBuilder::new();
         let args = match self {
             TokenCall::Create(new) => {
@@ -312,14 +278,9 @@ impl TokenCall {
         args.encode()
     }
 
-    /// The Message a transaction to [`TOKENS_ADDRESS`] carries for this call.
-    pub fn message(&self) -> Message {
-        Message { handler: self.handler().to_owned(), payload: self.encode_args() }
-    }
-
     /// Decodes a call from its handler and argument map. Refuses unknown handlers, unknown,
     /// missing or mistyped arguments; the metadata rules are checked by execution (E1409).
-    pub fn decode(handler: &str, payload: &[u8]) -> Result<TokenCall, TokenCallError> {
+    fn decode(handler: &str, payload: &[u8]) -> Result<Self, SystemCallError> {
         let args = Args::decode(payload)?;
         let token = || args.address("token");
         let call = match handler {
@@ -372,15 +333,49 @@ impl TokenCall {
                 args.only(&["owner", "token"])?;
                 TokenCall::SetOwner { token: token()?, owner: args.address("owner")? }
             }
-            other => return Err(UnknownHandler(other.to_owned()).into()),
+            other => return Err(SystemCallError::unknown_handler::<Self>(other)),
         };
         Ok(call)
+    }
+
+    /// What a call costs before it runs: `(cycles, cells)`, known before any state is read.
+    ///
+    /// A balance that becomes non-zero or zero adds the token to its holder's listing or removes it
+    /// (`drover_state::token::holdings_listing`): each call pays [`LISTING_CYCLES`] and
+    /// [`LISTING_CELLS`] for every balance it can so change (two for a transfer, one for a mint, a
+    /// burn or a create).
+    fn cost(&self) -> (u64, u64) {
+        let listings = |n: u64| (n * LISTING_CYCLES, n * LISTING_CELLS);
+        let plus = |(cycles, cells): (u64, u64), (c, k): (u64, u64)| (cycles + c, cells + k);
+        match self {
+            TokenCall::Create(new) => plus(
+                (CREATE_CYCLES, RECORD_CELLS + (new.name.len() + new.symbol.len()) as u64 + ENTRY_CELLS),
+                listings(1),
+            ),
+            TokenCall::Transfer { .. } => plus((TRANSFER_CYCLES, 2 * ENTRY_CELLS), listings(2)),
+            TokenCall::TransferFrom { .. } => plus((TRANSFER_FROM_CYCLES, 3 * ENTRY_CELLS), listings(2)),
+            TokenCall::Approve { .. } => (APPROVE_CYCLES, ENTRY_CELLS),
+            TokenCall::Mint { .. } | TokenCall::Burn { .. } => plus((SUPPLY_CYCLES, ENTRY_CELLS), listings(1)),
+            TokenCall::Freeze { .. } | TokenCall::Unfreeze { .. } | TokenCall::SetOwner { .. } => {
+                (ADMIN_CYCLES, ENTRY_CELLS)
+            }
+            TokenCall::Balance { .. } => (BALANCE_CYCLES, 0),
+        }
+    }
+
+    fn takes_value(&self) -> bool {
+        false
+    }
+
+    fn writes(&self) -> bool {
+        !matches!(self, TokenCall::Balance { .. })
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::args::ArgsError;
 
     fn calls() -> Vec<TokenCall> {
         let (token, a, b) = (Address([1; 20]), Address([2; 20]), Address([3; 20]));
@@ -419,17 +414,17 @@ mod tests {
     #[test]
     fn unknown_handlers_and_foreign_arguments_are_refused() {
         let transfer = TokenCall::Transfer { token: Address([1; 20]), to: Address([2; 20]), amount: 1 }.message();
-        assert!(matches!(TokenCall::decode("steal", &transfer.payload), Err(TokenCallError::Handler(_))));
+        assert!(matches!(TokenCall::decode("steal", &transfer.payload), Err(SystemCallError::Handler { .. })));
         // A transfer's arguments do not make a burn (extra "to").
         assert!(matches!(
             TokenCall::decode("burn", &transfer.payload),
-            Err(TokenCallError::Args(ArgsError::Unknown { .. }))
+            Err(SystemCallError::Args(ArgsError::Unknown { .. }))
         ));
         assert!(matches!(
             TokenCall::decode("approve", &transfer.payload),
-            Err(TokenCallError::Args(ArgsError::Unknown { .. }))
+            Err(SystemCallError::Args(ArgsError::Unknown { .. }))
         ));
-        assert!(matches!(TokenCall::decode("transfer", &[0xa0]), Err(TokenCallError::Args(ArgsError::Missing(_)))));
+        assert!(matches!(TokenCall::decode("transfer", &[0xa0]), Err(SystemCallError::Args(ArgsError::Missing(_)))));
     }
 
     #[test]

@@ -26,15 +26,10 @@
 
 use crate::{
     Address, Basefees, Transaction,
-    governance::{GOVERNANCE_ADDRESS, GovernanceCall},
-    job::{JOB_DISPATCHER_ADDRESS, JobCall},
-    library::{LIBRARY_ADDRESS, LibraryCall},
     params::{ACTOR_RECORD_CELLS, DEPLOY_CYCLES_PER_PAYLOAD_BYTE, TRANSFER_CYCLES},
     payload::{ACTOR_UPGRADES_ADDRESS, Deploy, Message, UPGRADE_HANDLER, Upgrade},
-    runner::{RUNNER_REGISTRY_ADDRESS, RegistryCall},
-    secrets::{SECRETS_ADDRESS, SecretCall},
-    storage::{RELAY_REGISTRY_ADDRESS, RelayCall, STORAGE_MANAGER_ADDRESS, StorageCall},
-    token::{TOKENS_ADDRESS, TokenCall},
+    system_actors::{self, SystemActorVisitor, Visit},
+    system_call::SystemCall,
 };
 
 /// One of the two resources a transaction is charged for.
@@ -308,26 +303,30 @@ pub fn is_system_address(address: &Address) -> bool {
 
 /// Whether `address` is a native system actor, served by the executor itself.
 pub fn is_native(address: &Address) -> bool {
-    native_call_form(address, "", &[]).is_some()
+    system_actors::is_system_actor(address)
 }
 
-/// Whether `handler` and `arguments` are a well-formed call of the native system actor at
-/// `address` (`None` when no native actor lives there).
-fn native_call_form(address: &Address, handler: &str, arguments: &[u8]) -> Option<Result<(), String>> {
-    fn form<T, E: std::fmt::Display>(decoded: Result<T, E>) -> Result<(), String> {
-        decoded.map(drop).map_err(|e| e.to_string())
+/// The form check of a call of a native system actor: its handler and arguments decode as one
+/// of the actor's calls, and it carries no value where the actor refuses value outright.
+struct CallForm<'a> {
+    handler: &'a str,
+    arguments: &'a [u8],
+    value: u128,
+}
+
+impl SystemActorVisitor for CallForm<'_> {
+    type Output = Result<(), String>;
+}
+
+impl<C: SystemCall> Visit<C> for CallForm<'_> {
+    fn visit(&mut self) -> Result<(), String> {
+        C::decode(self.handler, self.arguments)
+            .map_err(|why| format!("not a call of the system actor {}: {why}", C::ADDRESS))?;
+        if C::VALUE_REFUSED_AT_ADMISSION && self.value > 0 {
+            return Err(format!("a call of {} carries no value", C::NAME));
+        }
+        Ok(())
     }
-    Some(match *address {
-        TOKENS_ADDRESS => form(TokenCall::decode(handler, arguments)),
-        RUNNER_REGISTRY_ADDRESS => form(RegistryCall::decode(handler, arguments)),
-        JOB_DISPATCHER_ADDRESS => form(JobCall::decode(handler, arguments)),
-        GOVERNANCE_ADDRESS => form(GovernanceCall::decode(handler, arguments)),
-        SECRETS_ADDRESS => form(SecretCall::decode(handler, arguments)),
-        LIBRARY_ADDRESS => form(LibraryCall::decode(handler, arguments)),
-        STORAGE_MANAGER_ADDRESS => form(StorageCall::decode(handler, arguments)),
-        RELAY_REGISTRY_ADDRESS => form(RelayCall::decode(handler, arguments)),
-        _ => return None,
-    })
 }
 
 /// Whether the payload has the form its destination calls for (`docs/protocol.md`,
@@ -336,8 +335,9 @@ fn native_call_form(address: &Address, handler: &str, arguments: &[u8]) -> Optio
 /// - a reserved system address: a Message, never an empty payload (value sent there without a
 ///   call would sit at an address no record tracks);
 /// - the actor-upgrades address: an [`Upgrade`] under handler [`UPGRADE_HANDLER`], without value;
-/// - a native system actor: a Message whose handler and arguments decode as one of its calls
-///   (what the arguments mean is checked when it runs: E1202), and no value to the tokens actor;
+/// - a native system actor ([`system_actors`]): a Message whose handler and arguments decode as
+///   one of its calls (what the arguments mean is checked when it runs: E1202), and no value
+///   where the actor refuses it ([`SystemCall::VALUE_REFUSED_AT_ADMISSION`]: the tokens);
 /// - any other reserved address: refused (no actor is enabled there);
 /// - any other address: an empty payload (a transfer) or a Message (a call; whether an actor
 ///   lives there is the state's to say when it runs).
@@ -371,19 +371,25 @@ pub fn check_payload(tx: &Transaction) -> Result<(), Rejection> {
             .map(drop)
             .map_err(|e| invalid(format!("an upgrade's payload must be an Upgrade: {e}")));
     }
-    match native_call_form(&to, &message.handler, &message.payload) {
+    let mut form = CallForm { handler: &message.handler, arguments: &message.payload, value: tx.value };
+    match system_actors::visit(&to, &mut form) {
         None => Err(invalid(format!("the system actor {to} is not enabled"))),
-        Some(Err(why)) => Err(invalid(format!("not a call of the system actor {to}: {why}"))),
-        Some(Ok(())) if to == TOKENS_ADDRESS && tx.value > 0 => {
-            Err(invalid("a token call carries no value".to_owned()))
-        }
-        Some(Ok(())) => Ok(()),
+        Some(form) => form.map_err(invalid),
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::{
+        governance::GOVERNANCE_ADDRESS,
+        job::JOB_DISPATCHER_ADDRESS,
+        library::LIBRARY_ADDRESS,
+        runner::RUNNER_REGISTRY_ADDRESS,
+        secrets::SECRETS_ADDRESS,
+        storage::{RELAY_REGISTRY_ADDRESS, STORAGE_MANAGER_ADDRESS},
+        token::{TOKENS_ADDRESS, TokenCall},
+    };
 
     const CHAIN_ID: u64 = 100;
     const BASEFEES: Basefees = Basefees { cycle: 8, cell: 1 };

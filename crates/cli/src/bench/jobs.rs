@@ -17,6 +17,7 @@
 
 use super::*;
 use drover_types::job::{Callback, JobCall, JobSpec, Verification, VerificationMode, job_id};
+use drover_types::system_call::SystemCall;
 use std::path::Path;
 
 /// How often the watcher looks at the in-flight jobs and the height.

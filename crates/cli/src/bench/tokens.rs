@@ -7,7 +7,8 @@
 //! costlier case). The figure is the ratio of the two throughputs.
 
 use super::*;
-use drover_types::token::{NewToken, TOKENS_ADDRESS, TokenCall, cost};
+use drover_types::system_call::SystemCall;
+use drover_types::token::{NewToken, TOKENS_ADDRESS, TokenCall};
 
 #[derive(Args)]
 pub(crate) struct TokenArgs {
@@ -31,7 +32,7 @@ pub(crate) struct TokenArgs {
 /// A signed token call with limits that cover exactly its cost.
 fn token_tx(key: &SecretKey, chain_id: u64, nonce: u64, call: &TokenCall) -> Transaction {
     let payload = call.message().encode();
-    let (cycles, cells) = drover_types::params::system_call_limits(payload.len(), cost(call));
+    let (cycles, cells) = drover_types::params::system_call_limits(payload.len(), call.cost());
     bench_tx(key, chain_id, nonce, Some(TOKENS_ADDRESS), 0, payload, cycles, cells)
 }
 

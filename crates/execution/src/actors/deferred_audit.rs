@@ -11,6 +11,7 @@ use crate::deferred::{SystemRun, SystemRunKind};
 use crate::testing::{AUDIT_CYCLES_PER_LOOKUP, Chain, Counting, RICH, inline};
 use crate::{BlockOutcome, FeeParams, execute_block};
 use drover_state::{encode_count, job::DueEntry, keys};
+use drover_types::system_call::SystemCall;
 use drover_types::{
     Address, TxStatus,
     chain_params::ChainParams,

@@ -3,6 +3,7 @@
 
 use crate::deferred::SystemRunKind;
 use crate::testing::{Chain, RICH, inline};
+use drover_types::system_call::SystemCall;
 use drover_types::{
     Address, H256, TxStatus,
     chain_params::ChainParams,

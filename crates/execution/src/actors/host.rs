@@ -6,8 +6,9 @@
 //! same `call`, so a transaction, a timer fire and a delivery all get the VM contract's
 //! atomicity from one place.
 //!
-//! A call to a native system actor (the runner registry at `0x00…01`, the tokens at `0x00…0c`) goes to its module instead of the
-//! VM, through the same `call`, so transactions and actors reach it alike.
+//! A call to a native system actor (`drover_types::system_actors` lists them) goes to its
+//! handlers (`crate::system_actors`) instead of the VM, through the same `call`, so transactions
+//! and actors reach it alike.
 //!
 //! A read the state cannot answer (a [`ReadFault`](crate::ReadFault)) or a corrupt record is
 //! kept in [`ActorHost::fatal`] and fails the operation with E1900, which the VM propagates
@@ -484,7 +485,7 @@ impl<S: StateRead> Host for ActorHost<'_, '_, S> {
 
     fn call(&mut self, request: CallRequest) -> Result<Outcome, HostError> {
         let callee = request.context.self_address;
-        if let Some(outcome) = crate::system::call(self, &request) {
+        if let Some(outcome) = crate::system_actors::call(self, &request) {
             return Ok(outcome);
         }
         let record = actor_record(self.overlay, &callee);

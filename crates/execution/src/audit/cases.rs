@@ -12,6 +12,7 @@
 //! actor pays `CYCLES_CALL` (10,000) where a transaction pays 21,000, less than a factor of two
 //! apart, inside the audit's margins.
 
+use drover_types::system_call::SystemCall;
 use drover_types::{
     Address, TxStatus, VerifiedTransaction,
     chain_params::ChainParams,

@@ -30,7 +30,7 @@
 #[cfg(test)]
 mod tests;
 
-use crate::native::{self, Meter, NativeCall, NativeHost, Undecodable};
+use crate::native::{Meter, NativeHost, SystemActor};
 use drover_state::{
     decode_count, encode_count,
     governance::{
@@ -43,9 +43,9 @@ use drover_types::{
     cbor::Writer,
     chain_params::{ChainParams, ParamError},
     exec_error::ExecCode,
-    governance::{GOVERNANCE_ADDRESS, GovernanceCall, GovernanceCallError, MAX_CHANGES, MAX_DESCRIPTION_BYTES, passes},
+    governance::{GOVERNANCE_ADDRESS, GovernanceCall, MAX_CHANGES, MAX_DESCRIPTION_BYTES, passes},
 };
-use drover_vm::{CallRequest, HostError, Outcome};
+use drover_vm::{CallContext, HostError};
 
 /// Topic of the event a proposal emits: `[id, proposer]`.
 pub const EVENT_PROPOSED: &str = "governance.proposed";
@@ -54,55 +54,28 @@ pub const EVENT_VOTED: &str = "governance.voted";
 /// Topic of the event a closing emits: `[id, "executed" | "rejected" | "expired"]`.
 pub const EVENT_CLOSED: &str = "governance.closed";
 
-impl NativeCall for GovernanceCall {
-    fn handler(&self) -> &'static str {
-        GovernanceCall::handler(self)
+impl SystemActor for GovernanceCall {
+    fn prefetch_keys(&self, sender: &Address) -> Vec<Vec<u8>> {
+        let user_keys = match self {
+            GovernanceCall::Lock | GovernanceCall::Unlock { .. } => vec![lock_key(sender), total_locked_key()],
+            GovernanceCall::Propose { .. } => vec![proposal_count_key(), total_locked_key()],
+            GovernanceCall::Vote { proposal, .. } => {
+                vec![proposal_key(*proposal), lock_key(sender), voted_key(*proposal, sender)]
+            }
+            GovernanceCall::Execute { proposal } => vec![proposal_key(*proposal), params_key()],
+        };
+        user_keys.iter().map(|key| drover_state::governance::state_key(key)).collect()
     }
 
-    fn cost(&self) -> (u64, u64) {
-        GovernanceCall::cost(self)
+    fn apply<H: NativeHost>(
+        self,
+        host: &mut H,
+        context: &CallContext,
+        meter: &mut Meter,
+    ) -> Result<Vec<u8>, HostError> {
+        let mut governance = Governance { host, meter, sender: context.caller, height: context.block_height };
+        governance.apply(self, context.value).map(|()| Vec::new())
     }
-
-    fn writes(&self) -> bool {
-        true
-    }
-
-    fn takes_value(&self) -> bool {
-        GovernanceCall::takes_value(self)
-    }
-}
-
-/// The state keys a transaction sending `call` from `sender` reads, for the block's prefetch.
-pub fn prefetch_keys(sender: &Address, call: &GovernanceCall) -> Vec<Vec<u8>> {
-    let user_keys = match call {
-        GovernanceCall::Lock | GovernanceCall::Unlock { .. } => vec![lock_key(sender), total_locked_key()],
-        GovernanceCall::Propose { .. } => vec![proposal_count_key(), total_locked_key()],
-        GovernanceCall::Vote { proposal, .. } => {
-            vec![proposal_key(*proposal), lock_key(sender), voted_key(*proposal, sender)]
-        }
-        GovernanceCall::Execute { proposal } => vec![proposal_key(*proposal), params_key()],
-    };
-    user_keys.iter().map(|key| drover_state::governance::state_key(key)).collect()
-}
-
-/// Runs `request` (addressed to [`GOVERNANCE_ADDRESS`]) on the host.
-pub(crate) fn call<H: NativeHost>(host: &mut H, request: &CallRequest) -> Outcome {
-    let context = request.context;
-    native::run(
-        host,
-        GOVERNANCE_ADDRESS,
-        request,
-        |handler, payload| {
-            GovernanceCall::decode(handler, payload).map_err(|error| match error {
-                GovernanceCallError::Handler(_) => Undecodable::Handler(error.to_string()),
-                GovernanceCallError::Args(e) => Undecodable::Args(e.to_string()),
-            })
-        },
-        |host, call, meter: &mut Meter| {
-            let mut governance = Governance { host, meter, sender: context.caller, height: context.block_height };
-            governance.apply(call, context.value).map(|()| Vec::new())
-        },
-    )
 }
 
 fn refuse(code: ExecCode, message: impl Into<String>) -> HostError {

@@ -3,6 +3,7 @@
 
 use crate::testing::{Chain, RICH, balance};
 use drover_state::governance::{ProposalRecord, params_state_key, proposal_key, state_key};
+use drover_types::system_call::SystemCall;
 use drover_types::{
     Address, Receipt, TxStatus,
     chain_params::ChainParams,

@@ -31,7 +31,7 @@ pub(crate) mod settle;
 #[cfg(test)]
 mod tests;
 
-use crate::native::{self, Meter, NativeCall, NativeHost, Undecodable};
+use crate::native::{Meter, NativeHost, SystemActor};
 use crate::transfer::cost;
 use drover_state::{
     decode_count, encode_count,
@@ -44,10 +44,10 @@ use drover_types::{
     Address, Event, H256,
     cbor::Writer,
     exec_error::ExecCode,
-    job::{JOB_DISPATCHER_ADDRESS, JobCall, JobCallError, JobSpec, JobStatus, job_id},
+    job::{JOB_DISPATCHER_ADDRESS, JobCall, JobSpec, JobStatus, job_id},
     params::SYSTEM_RUN_CELLS_LIMIT,
 };
-use drover_vm::{CallRequest, HostError, Outcome};
+use drover_vm::{CallContext, HostError};
 use settle::Ending;
 
 /// Topic of the event a submission emits: `[job, submitter, escrow]`.
@@ -64,51 +64,24 @@ pub const EVENT_PAID: &str = "job.paid";
 /// Topic of the event the refund of a job's escrow emits: `[job, submitter, amount]`.
 pub const EVENT_REFUNDED: &str = "job.refunded";
 
-impl NativeCall for JobCall {
-    fn handler(&self) -> &'static str {
-        JobCall::handler(self)
+impl SystemActor for JobCall {
+    fn prefetch_keys(&self, sender: &Address) -> Vec<Vec<u8>> {
+        let user_keys = match self {
+            JobCall::Submit(_) => vec![submissions_key(sender)],
+            JobCall::Cancel { job } | JobCall::SubmitResult { job, .. } => vec![job_key(job)],
+        };
+        user_keys.iter().map(|key| state_key(key)).collect()
     }
 
-    fn cost(&self) -> (u64, u64) {
-        JobCall::cost(self)
+    fn apply<H: NativeHost>(
+        self,
+        host: &mut H,
+        context: &CallContext,
+        meter: &mut Meter,
+    ) -> Result<Vec<u8>, HostError> {
+        let mut dispatcher = Dispatcher { host, meter, sender: context.caller };
+        dispatcher.apply(self, context.value)
     }
-
-    fn writes(&self) -> bool {
-        true
-    }
-
-    fn takes_value(&self) -> bool {
-        matches!(self, JobCall::Submit(_))
-    }
-}
-
-/// The state keys a transaction sending `call` from `sender` reads, for the block's prefetch.
-pub fn prefetch_keys(sender: &Address, call: &JobCall) -> Vec<Vec<u8>> {
-    let user_keys = match call {
-        JobCall::Submit(_) => vec![submissions_key(sender)],
-        JobCall::Cancel { job } | JobCall::SubmitResult { job, .. } => vec![job_key(job)],
-    };
-    user_keys.iter().map(|key| state_key(key)).collect()
-}
-
-/// Runs `request` (addressed to [`JOB_DISPATCHER_ADDRESS`]) on the host.
-pub(crate) fn call<H: NativeHost>(host: &mut H, request: &CallRequest) -> Outcome {
-    let context = request.context;
-    native::run(
-        host,
-        JOB_DISPATCHER_ADDRESS,
-        request,
-        |handler, payload| {
-            JobCall::decode(handler, payload).map_err(|error| match error {
-                JobCallError::Handler(_) => Undecodable::Handler(error.to_string()),
-                JobCallError::Args(e) => Undecodable::Args(e.to_string()),
-            })
-        },
-        |host, call, meter| {
-            let mut dispatcher = Dispatcher { host, meter, sender: context.caller };
-            dispatcher.apply(call, context.value)
-        },
-    )
 }
 
 fn refuse(code: ExecCode, message: impl Into<String>) -> HostError {

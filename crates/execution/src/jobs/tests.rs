@@ -10,6 +10,7 @@ use drover_state::{
         state_key,
     },
 };
+use drover_types::system_call::SystemCall;
 use drover_types::{
     Address, H256, Receipt, TxStatus,
     exec_error::ExecCode,

@@ -27,7 +27,7 @@
 mod tests;
 
 use crate::listing;
-use crate::native::{self, Meter, NativeCall, NativeHost, Undecodable};
+use crate::native::{Meter, NativeHost, SystemActor};
 use drover_state::library::{
     LibraryRecord, LibraryVersion, code_key, count_key, libraries_listing, library_key, name_hash, version_key,
 };
@@ -35,58 +35,33 @@ use drover_types::{
     Address, Event,
     cbor::Writer,
     exec_error::ExecCode,
-    library::{LIBRARY_ADDRESS, LibraryCall, LibraryCallError, check_library_name},
+    library::{LIBRARY_ADDRESS, LibraryCall, check_library_name},
 };
-use drover_vm::{CallRequest, HostError, Outcome};
+use drover_vm::{CallContext, HostError};
 
 /// Topic of the event a publish emits: `[publisher, name, version, code_hash]`.
 pub const EVENT_PUBLISHED: &str = "library.published";
 /// Topic of the event a removal emits: `[publisher, name]`.
 pub const EVENT_REMOVED: &str = "library.removed";
 
-impl NativeCall for LibraryCall {
-    fn handler(&self) -> &'static str {
-        LibraryCall::handler(self)
+impl SystemActor for LibraryCall {
+    fn prefetch_keys(&self, sender: &Address) -> Vec<Vec<u8>> {
+        let listing = libraries_listing(sender);
+        [library_key(sender, self.name()), count_key(sender)]
+            .iter()
+            .map(|key| drover_state::library::state_key(key))
+            .chain([listing.place_key(&name_hash(self.name()).0)])
+            .collect()
     }
 
-    fn cost(&self) -> (u64, u64) {
-        LibraryCall::cost(self)
+    fn apply<H: NativeHost>(
+        self,
+        host: &mut H,
+        context: &CallContext,
+        _meter: &mut Meter,
+    ) -> Result<Vec<u8>, HostError> {
+        apply(host, context.caller, context.block_height, self).map(|()| Vec::new())
     }
-
-    fn writes(&self) -> bool {
-        true
-    }
-
-    fn takes_value(&self) -> bool {
-        false
-    }
-}
-
-/// The state keys a transaction sending `call` from `sender` reads, for the block's prefetch.
-pub fn prefetch_keys(sender: &Address, call: &LibraryCall) -> Vec<Vec<u8>> {
-    let listing = libraries_listing(sender);
-    [library_key(sender, call.name()), count_key(sender)]
-        .iter()
-        .map(|key| drover_state::library::state_key(key))
-        .chain([listing.place_key(&name_hash(call.name()).0)])
-        .collect()
-}
-
-/// Runs `request` (addressed to [`LIBRARY_ADDRESS`]) on the host.
-pub(crate) fn call<H: NativeHost>(host: &mut H, request: &CallRequest) -> Outcome {
-    let context = request.context;
-    native::run(
-        host,
-        LIBRARY_ADDRESS,
-        request,
-        |handler, payload| {
-            LibraryCall::decode(handler, payload).map_err(|error| match error {
-                LibraryCallError::Handler(_) => Undecodable::Handler(error.to_string()),
-                LibraryCallError::Args(e) => Undecodable::Args(e.to_string()),
-            })
-        },
-        |host, call, _: &mut Meter| apply(host, context.caller, context.block_height, call).map(|()| Vec::new()),
-    )
 }
 
 fn apply<H: NativeHost>(host: &mut H, publisher: Address, height: u64, call: LibraryCall) -> Result<(), HostError> {

@@ -3,6 +3,7 @@
 
 use crate::testing::{Chain, RICH, example};
 use drover_state::keys::storage_key;
+use drover_types::system_call::SystemCall;
 use drover_types::{
     Address, TxStatus,
     exec_error::ExecCode,

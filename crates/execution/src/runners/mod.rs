@@ -1,7 +1,7 @@
 //! The runner registry: the native system actor at [`RUNNER_REGISTRY_ADDRESS`].
 //!
 //! Reached like the tokens actor (a transaction's Message or an actor's `call`, through
-//! `system::run`); the sender is the runner or the delegator. Value sent with
+//! `native::run`); the sender is the runner or the delegator. Value sent with
 //! `register`, `update` or `delegate` moves into the registry's own account, which holds every
 //! stake, delegation and pending unbonding; `withdraw` pays matured unbondings back from it.
 //!
@@ -35,7 +35,7 @@ pub mod rewards;
 mod tests;
 
 use crate::listing;
-use crate::native::{self, Meter, NativeCall, NativeHost, Undecodable};
+use crate::native::{Meter, NativeHost, SystemActor};
 use drover_state::{
     decode_address, decode_count, encode_address, encode_count,
     runner::{
@@ -47,12 +47,9 @@ use drover_types::{
     Address, Event,
     cbor::Writer,
     exec_error::ExecCode,
-    runner::{
-        Capabilities, INITIAL_REPUTATION, MAX_PENDING_UNBONDINGS, RUNNER_REGISTRY_ADDRESS, RegistryCall,
-        RegistryCallError,
-    },
+    runner::{Capabilities, INITIAL_REPUTATION, MAX_PENDING_UNBONDINGS, RUNNER_REGISTRY_ADDRESS, RegistryCall},
 };
-use drover_vm::{CallRequest, HostError, Outcome};
+use drover_vm::{CallContext, HostError};
 
 /// Topic of the event a registration emits.
 pub const EVENT_REGISTERED: &str = "runner.registered";
@@ -67,56 +64,31 @@ pub const EVENT_UNDELEGATED: &str = "runner.undelegated";
 /// Topic of the event a withdrawal emits.
 pub const EVENT_WITHDRAWN: &str = "runner.withdrawn";
 
-impl NativeCall for RegistryCall {
-    fn handler(&self) -> &'static str {
-        RegistryCall::handler(self)
+impl SystemActor for RegistryCall {
+    fn prefetch_keys(&self, sender: &Address) -> Vec<Vec<u8>> {
+        let user_keys = match self {
+            RegistryCall::Register { .. } => vec![runner_key(sender), runner_count_key()],
+            RegistryCall::Update { .. } | RegistryCall::Heartbeat | RegistryCall::Deregister => {
+                vec![runner_key(sender)]
+            }
+            RegistryCall::Delegate { runner }
+            | RegistryCall::Undelegate { runner, .. }
+            | RegistryCall::Withdraw { runner } => {
+                vec![runner_key(runner), delegation_key(runner, sender)]
+            }
+        };
+        user_keys.iter().map(|key| state_key(key)).collect()
     }
 
-    fn cost(&self) -> (u64, u64) {
-        RegistryCall::cost(self)
+    fn apply<H: NativeHost>(
+        self,
+        host: &mut H,
+        context: &CallContext,
+        meter: &mut Meter,
+    ) -> Result<Vec<u8>, HostError> {
+        let mut registry = Registry { host, meter, sender: context.caller, height: context.block_height };
+        registry.apply(self, context.value).map(|()| Vec::new())
     }
-
-    fn writes(&self) -> bool {
-        true
-    }
-
-    fn takes_value(&self) -> bool {
-        RegistryCall::takes_value(self)
-    }
-}
-
-/// The state keys a transaction sending `call` from `sender` reads, for the block's prefetch.
-pub fn prefetch_keys(sender: &Address, call: &RegistryCall) -> Vec<Vec<u8>> {
-    let user_keys = match call {
-        RegistryCall::Register { .. } => vec![runner_key(sender), runner_count_key()],
-        RegistryCall::Update { .. } | RegistryCall::Heartbeat | RegistryCall::Deregister => vec![runner_key(sender)],
-        RegistryCall::Delegate { runner }
-        | RegistryCall::Undelegate { runner, .. }
-        | RegistryCall::Withdraw { runner } => {
-            vec![runner_key(runner), delegation_key(runner, sender)]
-        }
-    };
-    user_keys.iter().map(|key| state_key(key)).collect()
-}
-
-/// Runs `request` (addressed to [`RUNNER_REGISTRY_ADDRESS`]) on the host.
-pub(crate) fn call<H: NativeHost>(host: &mut H, request: &CallRequest) -> Outcome {
-    let context = request.context;
-    native::run(
-        host,
-        RUNNER_REGISTRY_ADDRESS,
-        request,
-        |handler, payload| {
-            RegistryCall::decode(handler, payload).map_err(|error| match error {
-                RegistryCallError::Handler(_) => Undecodable::Handler(error.to_string()),
-                RegistryCallError::Args(e) => Undecodable::Args(e.to_string()),
-            })
-        },
-        |host, call, meter| {
-            let mut registry = Registry { host, meter, sender: context.caller, height: context.block_height };
-            registry.apply(call, context.value).map(|()| Vec::new())
-        },
-    )
 }
 
 /// One call's view of the registry, as `sender`.

@@ -6,6 +6,7 @@ use drover_state::runner::{
     Delegation, RunnerRecord, delegation_key, delegations_listing, runner_count_key, runner_key, runner_slot_key,
     state_key,
 };
+use drover_types::system_call::SystemCall;
 use drover_types::{
     Address, ExecError, Receipt, TxStatus,
     exec_error::ExecCode,

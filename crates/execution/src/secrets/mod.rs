@@ -25,7 +25,7 @@
 mod tests;
 
 use crate::listing;
-use crate::native::{self, Meter, NativeCall, NativeHost, Undecodable};
+use crate::native::{Meter, NativeHost, SystemActor};
 use drover_state::secrets::{
     SecretRecord, count_key, encode_envelope, envelope_key, name_hash, secret_key, secrets_listing, state_key,
 };
@@ -33,57 +33,32 @@ use drover_types::{
     Address, Event,
     cbor::Writer,
     exec_error::ExecCode,
-    secrets::{MAX_READERS, SECRETS_ADDRESS, SecretCall, SecretCallError},
+    secrets::{MAX_READERS, SECRETS_ADDRESS, SecretCall},
 };
-use drover_vm::{CallRequest, HostError, Outcome};
+use drover_vm::{CallContext, HostError};
 
 /// Topic of the event a change of a secret emits: `[owner, name, version]` (never the value).
 pub const EVENT_CHANGED: &str = "secrets.changed";
 /// Topic of the event a deletion emits: `[owner, name]`.
 pub const EVENT_DELETED: &str = "secrets.deleted";
 
-impl NativeCall for SecretCall {
-    fn handler(&self) -> &'static str {
-        SecretCall::handler(self)
+impl SystemActor for SecretCall {
+    fn prefetch_keys(&self, sender: &Address) -> Vec<Vec<u8>> {
+        vec![
+            state_key(&secret_key(sender, self.name())),
+            state_key(&count_key(sender)),
+            secrets_listing(sender).place_key(&name_hash(self.name()).0),
+        ]
     }
 
-    fn cost(&self) -> (u64, u64) {
-        SecretCall::cost(self)
+    fn apply<H: NativeHost>(
+        self,
+        host: &mut H,
+        context: &CallContext,
+        _meter: &mut Meter,
+    ) -> Result<Vec<u8>, HostError> {
+        apply(host, context.caller, context.block_height, self).map(|()| Vec::new())
     }
-
-    fn writes(&self) -> bool {
-        true
-    }
-
-    fn takes_value(&self) -> bool {
-        false
-    }
-}
-
-/// The state keys a transaction sending `call` from `sender` reads, for the block's prefetch.
-pub fn prefetch_keys(sender: &Address, call: &SecretCall) -> Vec<Vec<u8>> {
-    vec![
-        state_key(&secret_key(sender, call.name())),
-        state_key(&count_key(sender)),
-        secrets_listing(sender).place_key(&name_hash(call.name()).0),
-    ]
-}
-
-/// Runs `request` (addressed to [`SECRETS_ADDRESS`]) on the host.
-pub(crate) fn call<H: NativeHost>(host: &mut H, request: &CallRequest) -> Outcome {
-    let context = request.context;
-    native::run(
-        host,
-        SECRETS_ADDRESS,
-        request,
-        |handler, payload| {
-            SecretCall::decode(handler, payload).map_err(|error| match error {
-                SecretCallError::Handler(_) => Undecodable::Handler(error.to_string()),
-                SecretCallError::Args(e) => Undecodable::Args(e.to_string()),
-            })
-        },
-        |host, call, _: &mut Meter| apply(host, context.caller, context.block_height, call).map(|()| Vec::new()),
-    )
 }
 
 fn refuse(code: ExecCode, message: impl Into<String>) -> HostError {

@@ -3,6 +3,7 @@
 
 use crate::testing::{Chain, RICH};
 use drover_state::secrets::{SecretRecord, decode_envelope, envelope_key, secret_key, state_key};
+use drover_types::system_call::SystemCall;
 use drover_types::{
     Address, Receipt, TxStatus,
     exec_error::ExecCode,

@@ -22,23 +22,11 @@ pub mod volumes;
 use crate::native::NativeHost;
 use drover_state::storage::RelayRecord;
 use drover_state::{RecordError, storage::relay_key};
-use drover_types::{
-    Address, Event,
-    cbor::Writer,
-    exec_error::ExecCode,
-    storage::{RELAY_REGISTRY_ADDRESS, StorageCallError},
-};
+use drover_types::{Address, Event, cbor::Writer, exec_error::ExecCode, storage::RELAY_REGISTRY_ADDRESS};
 use drover_vm::HostError;
 
 fn refuse(code: ExecCode, message: impl Into<String>) -> HostError {
     HostError::new(code, message)
-}
-
-fn undecodable(error: StorageCallError) -> crate::native::Undecodable {
-    match error {
-        StorageCallError::Handler { .. } => crate::native::Undecodable::Handler(error.to_string()),
-        StorageCallError::Args(e) => crate::native::Undecodable::Args(e.to_string()),
-    }
 }
 
 fn read<H: NativeHost, T>(

@@ -23,9 +23,9 @@
 //! `writing_relays_listing`), kept by `register`, `update` and `deregister`, which pay for the
 //! changes, so `/ras/relays/public` and `/ras/write-relayers` page by point lookups.
 
-use super::{emit, overflow, read, refuse, relay_record, save_relay, undecodable};
+use super::{emit, overflow, read, refuse, relay_record, save_relay};
 use crate::listing;
-use crate::native::{self, Meter, NativeCall, NativeHost};
+use crate::native::{Meter, NativeHost, SystemActor};
 use drover_state::{
     decode_address, decode_count, encode_address, encode_count,
     runner::Unbonding,
@@ -40,7 +40,7 @@ use drover_types::{
     runner::MAX_PENDING_UNBONDINGS,
     storage::{RELAY_REGISTRY_ADDRESS, RelayCall, RelaySettings},
 };
-use drover_vm::{CallRequest, HostError, Outcome};
+use drover_vm::{CallContext, HostError};
 
 /// Topic of the event a registration emits: `[relay, stake]`.
 pub const EVENT_REGISTERED: &str = "relay.registered";
@@ -51,45 +51,23 @@ pub const EVENT_DEREGISTERED: &str = "relay.deregistered";
 /// Topic of the event a withdrawal emits: `[relay, amount]`.
 pub const EVENT_WITHDRAWN: &str = "relay.withdrawn";
 
-impl NativeCall for RelayCall {
-    fn handler(&self) -> &'static str {
-        RelayCall::handler(self)
+impl SystemActor for RelayCall {
+    fn prefetch_keys(&self, sender: &Address) -> Vec<Vec<u8>> {
+        let mut keys = vec![relay_key(sender)];
+        if matches!(self, RelayCall::Register(_) | RelayCall::Update(_) | RelayCall::Deregister) {
+            keys.extend([relay_count_key(), totals_key()]);
+        }
+        keys.iter().map(|key| relay_state_key(key)).collect()
     }
 
-    fn cost(&self) -> (u64, u64) {
-        RelayCall::cost(self)
+    fn apply<H: NativeHost>(
+        self,
+        host: &mut H,
+        context: &CallContext,
+        _meter: &mut Meter,
+    ) -> Result<Vec<u8>, HostError> {
+        apply(host, context.caller, context.block_height, self, context.value).map(|()| Vec::new())
     }
-
-    fn writes(&self) -> bool {
-        true
-    }
-
-    fn takes_value(&self) -> bool {
-        RelayCall::takes_value(self)
-    }
-}
-
-/// The state keys a transaction sending `call` from `sender` reads, for the block's prefetch.
-pub fn prefetch_keys(sender: &Address, call: &RelayCall) -> Vec<Vec<u8>> {
-    let mut keys = vec![relay_key(sender)];
-    if matches!(call, RelayCall::Register(_) | RelayCall::Update(_) | RelayCall::Deregister) {
-        keys.extend([relay_count_key(), totals_key()]);
-    }
-    keys.iter().map(|key| relay_state_key(key)).collect()
-}
-
-/// Runs `request` (addressed to [`RELAY_REGISTRY_ADDRESS`]) on the host.
-pub(crate) fn call<H: NativeHost>(host: &mut H, request: &CallRequest) -> Outcome {
-    let context = request.context;
-    native::run(
-        host,
-        RELAY_REGISTRY_ADDRESS,
-        request,
-        |handler, payload| RelayCall::decode(handler, payload).map_err(undecodable),
-        |host, call, _: &mut Meter| {
-            apply(host, context.caller, context.block_height, call, context.value).map(|()| Vec::new())
-        },
-    )
 }
 
 fn registered<H: NativeHost>(host: &mut H, relay: &Address) -> Result<RelayRecord, HostError> {

@@ -6,6 +6,7 @@ use drover_state::storage::{
     RelayRecord, RelayTotals, VolumeRecord, VolumeTotals, decode_revocation, public_relays_listing, relay_key,
     relay_state_key, revocation_key, totals_key, volume_key, volume_state_key, volumes_listing, writing_relays_listing,
 };
+use drover_types::system_call::SystemCall;
 use drover_types::{
     Address, H256, Receipt, TxStatus,
     chain_params::ChainParams,

@@ -37,9 +37,9 @@
 //! A volume is in its owner's listing (`drover_state::storage::volumes_listing`) from `create` to
 //! `reap`, each paying for its change, so `/ras/volumes` pages by point lookups.
 
-use super::{emit, overflow, read, refuse, relay_record, save_relay, undecodable};
+use super::{emit, overflow, read, refuse, relay_record, save_relay};
 use crate::listing;
-use crate::native::{self, Meter, NativeCall, NativeHost};
+use crate::native::{Meter, NativeHost, SystemActor};
 use drover_state::storage::{
     RelayRecord, VolumeRecord, VolumeTotals, encode_revocation, owned_volume_key, relay_key, relay_state_key,
     revocation_key, totals_key, volume_key, volume_state_key, volumes_listing,
@@ -49,7 +49,7 @@ use drover_types::{
     exec_error::ExecCode,
     storage::{Rent, STORAGE_MANAGER_ADDRESS, StorageCall, VolumeStatus, check_max_size, check_volume_name, volume_id},
 };
-use drover_vm::{CallRequest, HostError, Outcome};
+use drover_vm::{CallContext, HostError};
 
 /// Topic of the event a creation emits: `[owner, volume, relay, deposit, max_size_bytes]`.
 pub const EVENT_CREATED: &str = "storage.volume_created";
@@ -72,53 +72,31 @@ pub const EVENT_RENT_PAID: &str = "storage.rent_paid";
 /// Topic of the event a revocation emits: `[wallet, session_key]`.
 pub const EVENT_REVOKED: &str = "storage.session_revoked";
 
-impl NativeCall for StorageCall {
-    fn handler(&self) -> &'static str {
-        StorageCall::handler(self)
+impl SystemActor for StorageCall {
+    fn prefetch_keys(&self, sender: &Address) -> Vec<Vec<u8>> {
+        let volume = match self {
+            StorageCall::Create { name, relay, .. } => {
+                return vec![
+                    volume_state_key(&volume_key(&volume_id(sender, name))),
+                    volume_state_key(&totals_key()),
+                    relay_state_key(&relay_key(relay)),
+                ];
+            }
+            StorageCall::Revoke { .. } => return Vec::new(),
+            other => other.volume(),
+        };
+        volume.map(|id| vec![volume_state_key(&volume_key(&id)), volume_state_key(&totals_key())]).unwrap_or_default()
     }
 
-    fn cost(&self) -> (u64, u64) {
-        StorageCall::cost(self)
+    fn apply<H: NativeHost>(
+        self,
+        host: &mut H,
+        context: &CallContext,
+        _meter: &mut Meter,
+    ) -> Result<Vec<u8>, HostError> {
+        let mut manager = Manager { host, sender: context.caller, height: context.block_height };
+        manager.apply(self, context.value).map(|()| Vec::new())
     }
-
-    fn writes(&self) -> bool {
-        true
-    }
-
-    fn takes_value(&self) -> bool {
-        StorageCall::takes_value(self)
-    }
-}
-
-/// The state keys a transaction sending `call` from `sender` reads, for the block's prefetch.
-pub fn prefetch_keys(sender: &Address, call: &StorageCall) -> Vec<Vec<u8>> {
-    let volume = match call {
-        StorageCall::Create { name, relay, .. } => {
-            return vec![
-                volume_state_key(&volume_key(&volume_id(sender, name))),
-                volume_state_key(&totals_key()),
-                relay_state_key(&relay_key(relay)),
-            ];
-        }
-        StorageCall::Revoke { .. } => return Vec::new(),
-        other => other.volume(),
-    };
-    volume.map(|id| vec![volume_state_key(&volume_key(&id)), volume_state_key(&totals_key())]).unwrap_or_default()
-}
-
-/// Runs `request` (addressed to [`STORAGE_MANAGER_ADDRESS`]) on the host.
-pub(crate) fn call<H: NativeHost>(host: &mut H, request: &CallRequest) -> Outcome {
-    let context = request.context;
-    native::run(
-        host,
-        STORAGE_MANAGER_ADDRESS,
-        request,
-        |handler, payload| StorageCall::decode(handler, payload).map_err(undecodable),
-        |host, call, _: &mut Meter| {
-            let mut manager = Manager { host, sender: context.caller, height: context.block_height };
-            manager.apply(call, context.value).map(|()| Vec::new())
-        },
-    )
 }
 
 /// One call's view of the storage manager, as `sender`.

@@ -29,11 +29,11 @@
 //!
 //! # Costs
 //!
-//! Each operation costs a fixed number of cycles and cells (`drover_types::token::cost`, a
+//! Each operation costs a fixed number of cycles and cells (`SystemCall::cost` of `TokenCall`, a
 //! protocol number clients use to set limits), charged before it runs,
 //! on top of the transaction's intrinsic cost (or the caller's `call` cost): its work is a
 //! constant number of record reads and writes (at most five), each of a key that the block
-//! prefetches for a transaction ([`prefetch_keys`]), plus, for each balance that becomes
+//! prefetches for a transaction ([`SystemActor::prefetch_keys`]), plus, for each balance that becomes
 //! non-zero or zero, the change of its holder's listing (`drover_state::token::holdings_listing`,
 //! at most three reads and five writes, priced per change the call can make). The figures come
 //! from measurement, see `docs/tokens.md` ("Costs").
@@ -46,7 +46,7 @@
 mod tests;
 
 use crate::listing;
-use crate::native::{self, NativeCall, NativeHost, Undecodable};
+use crate::native::{Meter, NativeHost, SystemActor};
 use drover_state::{
     decode_count, encode_address, encode_count,
     token::{
@@ -58,70 +58,48 @@ use drover_types::{
     Address, Event,
     cbor::Writer,
     exec_error::ExecCode,
-    token::{self, NewToken, TOKENS_ADDRESS, TokenCall, TokenCallError, cost},
+    token::{self, NewToken, TOKENS_ADDRESS, TokenCall},
 };
-use drover_vm::{CallRequest, HostError, Outcome};
+use drover_vm::{CallContext, HostError};
 
-/// The state keys a transaction sending `call` from `sender` reads, for the block's prefetch.
-pub fn prefetch_keys(sender: &Address, call: &TokenCall) -> Vec<Vec<u8>> {
-    let mut user_keys = Vec::with_capacity(5);
-    match call {
-        TokenCall::Create(new) => {
-            user_keys.push(record_key(&token::token_id(sender, &new.symbol)));
-            user_keys.push(token_count_key());
-            user_keys.push(holding_key(&token::token_id(sender, &new.symbol), sender));
+impl SystemActor for TokenCall {
+    fn prefetch_keys(&self, sender: &Address) -> Vec<Vec<u8>> {
+        let mut user_keys = Vec::with_capacity(5);
+        match self {
+            TokenCall::Create(new) => {
+                user_keys.push(record_key(&token::token_id(sender, &new.symbol)));
+                user_keys.push(token_count_key());
+                user_keys.push(holding_key(&token::token_id(sender, &new.symbol), sender));
+            }
+            TokenCall::Transfer { token, to, .. } | TokenCall::Mint { token, to, .. } => {
+                user_keys.extend([holding_key(token, sender), holding_key(token, to)]);
+            }
+            TokenCall::TransferFrom { token, from, to, .. } => {
+                user_keys.extend([
+                    holding_key(token, from),
+                    holding_key(token, to),
+                    allowance_key(token, from, sender),
+                ]);
+            }
+            TokenCall::Approve { token, spender, .. } => user_keys.push(allowance_key(token, sender, spender)),
+            TokenCall::Burn { token, .. } => user_keys.push(holding_key(token, sender)),
+            TokenCall::Freeze { token, account }
+            | TokenCall::Unfreeze { token, account }
+            | TokenCall::Balance { token, account } => user_keys.push(holding_key(token, account)),
+            TokenCall::SetOwner { .. } => {}
         }
-        TokenCall::Transfer { token, to, .. } | TokenCall::Mint { token, to, .. } => {
-            user_keys.extend([holding_key(token, sender), holding_key(token, to)]);
-        }
-        TokenCall::TransferFrom { token, from, to, .. } => {
-            user_keys.extend([holding_key(token, from), holding_key(token, to), allowance_key(token, from, sender)]);
-        }
-        TokenCall::Approve { token, spender, .. } => user_keys.push(allowance_key(token, sender, spender)),
-        TokenCall::Burn { token, .. } => user_keys.push(holding_key(token, sender)),
-        TokenCall::Freeze { token, account }
-        | TokenCall::Unfreeze { token, account }
-        | TokenCall::Balance { token, account } => user_keys.push(holding_key(token, account)),
-        TokenCall::SetOwner { .. } => {}
-    }
-    user_keys.extend(call.token().map(|token| record_key(&token)));
-    user_keys.iter().map(|key| state_key(key)).collect()
-}
-
-impl NativeCall for TokenCall {
-    fn handler(&self) -> &'static str {
-        TokenCall::handler(self)
+        user_keys.extend(self.token().map(|token| record_key(&token)));
+        user_keys.iter().map(|key| state_key(key)).collect()
     }
 
-    fn cost(&self) -> (u64, u64) {
-        cost(self)
+    fn apply<H: NativeHost>(
+        self,
+        host: &mut H,
+        context: &CallContext,
+        _meter: &mut Meter,
+    ) -> Result<Vec<u8>, HostError> {
+        Tokens { host, sender: context.caller, height: context.block_height }.apply(self)
     }
-
-    fn writes(&self) -> bool {
-        !matches!(self, TokenCall::Balance { .. })
-    }
-
-    fn takes_value(&self) -> bool {
-        false
-    }
-}
-
-/// Runs `request` (addressed to [`TOKENS_ADDRESS`]) on the host: the native counterpart of a VM
-/// invocation, with the same outcome shape and rollback on failure (see `native::run`).
-pub(crate) fn call<H: NativeHost>(host: &mut H, request: &CallRequest) -> Outcome {
-    let (sender, height) = (request.context.caller, request.context.block_height);
-    native::run(
-        host,
-        TOKENS_ADDRESS,
-        request,
-        |handler, payload| {
-            TokenCall::decode(handler, payload).map_err(|error| match error {
-                TokenCallError::Handler(e) => Undecodable::Handler(e.to_string()),
-                TokenCallError::Args(e) => Undecodable::Args(e.to_string()),
-            })
-        },
-        |host, call, _| Tokens { host, sender, height }.apply(call),
-    )
 }
 
 /// One call's view of the token state, as `sender`.

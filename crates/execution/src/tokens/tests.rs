@@ -6,12 +6,13 @@ use crate::testing::{Chain, RICH, State, example, listed};
 use drover_state::token::{
     Holding, TokenRecord, decode_amount, holding_entry, holding_key, holdings_listing, record_key, state_key,
 };
+use drover_types::system_call::SystemCall;
 use drover_types::{
     Address, ExecError, Receipt, TxStatus,
     args::ArgsBuilder,
     exec_error::ExecCode,
     payload::Message,
-    token::{NewToken, TOKENS_ADDRESS, TokenCall, cost, token_id},
+    token::{NewToken, TOKENS_ADDRESS, TokenCall, token_id},
 };
 use proptest::prelude::*;
 
@@ -111,7 +112,7 @@ fn create_mints_to_the_creator_and_answers_the_id() {
     assert_eq!(held(&chain, &ALICE), [id]);
     // The receipt's cost is the transaction's intrinsic cost plus the operation's.
     let message = gold(1_000, Some(10_000), true).message().encode();
-    assert_eq!(receipt.cycles_used, 21_000 + message.len() as u64 + cost(&gold(1_000, Some(10_000), true)).0);
+    assert_eq!(receipt.cycles_used, 21_000 + message.len() as u64 + gold(1_000, Some(10_000), true).cost().0);
 
     refused(&mut chain, ALICE, &gold(1, None, false), ExecCode::TokenSymbolTaken);
     // Another creator may use the same symbol: another id.
@@ -288,10 +289,10 @@ fn bad_arguments_unknown_handlers_value_and_short_limits_are_refused() {
     let message = call.message().encode();
     let intrinsic = 21_000 + message.len() as u64;
     let mut tx = chain.tx(ALICE, Some(TOKENS_ADDRESS), message, 0);
-    tx.tx.cycles_limit = intrinsic + cost(&call).0 - 1;
+    tx.tx.cycles_limit = intrinsic + call.cost().0 - 1;
     let receipt = chain.block(&[tx]).receipts.remove(0);
     assert_eq!(receipt.error.map(|e| e.code), Some(ExecCode::OutOfCycles));
-    assert_eq!(receipt.cycles_used, intrinsic + cost(&call).0 - 1);
+    assert_eq!(receipt.cycles_used, intrinsic + call.cost().0 - 1);
     assert_eq!(balance(&chain, &token, &BOB), 0);
 }
 

@@ -45,6 +45,7 @@ use axum::{
     response::Response,
 };
 use bytes::Bytes;
+use drover_types::system_call::SystemCall;
 use drover_types::{
     Address, ErrorCode, Transaction, VerifiedTransaction,
     api::{
@@ -508,6 +509,7 @@ mod tests {
         payload::Message,
         storage::auth::{DelegationToken, node_audience, relay_audience, request_hash, session_public_key},
         storage::{STORAGE_MANAGER_ADDRESS, StorageCall, VolumeStatus},
+        system_call::SystemCall,
     };
     use serde_json::json;
     use std::{

@@ -31,6 +31,7 @@ use crate::{
 };
 use axum::{Json, extract::State, response::Response};
 use base64::{Engine, prelude::BASE64_STANDARD};
+use drover_types::system_call::SystemCall;
 use drover_types::{
     Address, ErrorCode, Signature, Transaction,
     api::{

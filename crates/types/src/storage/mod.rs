@@ -44,7 +44,7 @@ pub mod auth;
 
 use crate::args::{Args, ArgsBuilder, ArgsError};
 use crate::params::{LISTING_CELLS, LISTING_CYCLES};
-use crate::payload::Message;
+use crate::system_call::{SystemCall, SystemCallError};
 use crate::{Address, H256, keccak256};
 
 /// The storage manager system actor (volumes).
@@ -221,30 +221,15 @@ pub enum StorageCall {
     },
 }
 
-/// Why a Message is not a call of the relay registry or the storage manager.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum StorageCallError {
-    /// No such handler (E1205).
-    #[error("{actor} has no handler {handler:?}; it has {handlers}")]
-    Handler {
-        /// The actor called.
-        actor: &'static str,
-        /// The handler asked for.
-        handler: String,
-        /// The handlers it has.
-        handlers: String,
-    },
-    /// The arguments are not the handler's (E1202).
-    #[error(transparent)]
-    Args(#[from] ArgsError),
-}
+impl SystemCall for RelayCall {
+    const ADDRESS: Address = RELAY_REGISTRY_ADDRESS;
+    const NAME: &'static str = "the relay registry";
 
-impl RelayCall {
     /// Every handler of the relay registry.
-    pub const HANDLERS: [&'static str; 5] = ["register", "update", "heartbeat", "deregister", "withdraw"];
+    const HANDLERS: &'static [&'static str] = &["register", "update", "heartbeat", "deregister", "withdraw"];
 
     /// The handler name.
-    pub fn handler(&self) -> &'static str {
+    fn handler(&self) -> &'static str {
         match self {
             RelayCall::Register(_) => "register",
             RelayCall::Update(_) => "update",
@@ -255,12 +240,12 @@ impl RelayCall {
     }
 
     /// Whether it may carry value (the stake).
-    pub fn takes_value(&self) -> bool {
+    fn takes_value(&self) -> bool {
         matches!(self, RelayCall::Register(_) | RelayCall::Update(_))
     }
 
     /// What the call costs before it runs: `(cycles, cells)`.
-    pub fn cost(&self) -> (u64, u64) {
+    fn cost(&self) -> (u64, u64) {
         // Registering, updating and deregistering can each change both relay listings (public,
         // writing).
         let listings = (2 * LISTING_CYCLES, 2 * LISTING_CELLS);
@@ -277,20 +262,15 @@ impl RelayCall {
     }
 
     /// The canonical argument map.
-    pub fn encode_args(&self) -> Vec<u8> {
+    fn encode_args(&self) -> Vec<u8> {
         match self {
             RelayCall::Register(s) | RelayCall::Update(s) => s.args().encode(),
             RelayCall::Heartbeat | RelayCall::Deregister | RelayCall::Withdraw => ArgsBuilder::new().encode(),
         }
     }
 
-    /// The Message a transaction to [`RELAY_REGISTRY_ADDRESS`] carries for this call.
-    pub fn message(&self) -> Message {
-        Message { handler: self.handler().to_owned(), payload: self.encode_args() }
-    }
-
     /// Decodes a call from its handler and argument map.
-    pub fn decode(handler: &str, payload: &[u8]) -> Result<RelayCall, StorageCallError> {
+    fn decode(handler: &str, payload: &[u8]) -> Result<Self, SystemCallError> {
         let args = Args::decode(payload)?;
         Ok(match handler {
             "register" | "update" => {
@@ -307,11 +287,7 @@ impl RelayCall {
                 }
             }
             other => {
-                return Err(StorageCallError::Handler {
-                    actor: "the relay registry",
-                    handler: other.to_owned(),
-                    handlers: Self::HANDLERS.join(", "),
-                });
+                return Err(SystemCallError::unknown_handler::<Self>(other));
             }
         })
     }
@@ -348,25 +324,6 @@ pub fn volume_id(owner: &Address, name: &str) -> H256 {
 }
 
 impl StorageCall {
-    /// Every handler of the storage manager.
-    pub const HANDLERS: [&'static str; 9] =
-        ["create", "resize", "deposit", "delete", "undelete", "commit", "reap", "drop", "revoke"];
-
-    /// The handler name.
-    pub fn handler(&self) -> &'static str {
-        match self {
-            StorageCall::Create { .. } => "create",
-            StorageCall::Resize { .. } => "resize",
-            StorageCall::Deposit { .. } => "deposit",
-            StorageCall::Delete { .. } => "delete",
-            StorageCall::Undelete { .. } => "undelete",
-            StorageCall::Commit { .. } => "commit",
-            StorageCall::Reap { .. } => "reap",
-            StorageCall::Drop { .. } => "drop",
-            StorageCall::Revoke { .. } => "revoke",
-        }
-    }
-
     /// The volume the call is about (`None` for `create` and `revoke`).
     pub fn volume(&self) -> Option<H256> {
         match self {
@@ -380,14 +337,38 @@ impl StorageCall {
             StorageCall::Create { .. } | StorageCall::Revoke { .. } => None,
         }
     }
+}
+
+impl SystemCall for StorageCall {
+    const ADDRESS: Address = STORAGE_MANAGER_ADDRESS;
+    const NAME: &'static str = "the storage manager";
+
+    /// Every handler of the storage manager.
+    const HANDLERS: &'static [&'static str] =
+        &["create", "resize", "deposit", "delete", "undelete", "commit", "reap", "drop", "revoke"];
+
+    /// The handler name.
+    fn handler(&self) -> &'static str {
+        match self {
+            StorageCall::Create { .. } => "create",
+            StorageCall::Resize { .. } => "resize",
+            StorageCall::Deposit { .. } => "deposit",
+            StorageCall::Delete { .. } => "delete",
+            StorageCall::Undelete { .. } => "undelete",
+            StorageCall::Commit { .. } => "commit",
+            StorageCall::Reap { .. } => "reap",
+            StorageCall::Drop { .. } => "drop",
+            StorageCall::Revoke { .. } => "revoke",
+        }
+    }
 
     /// Whether it may carry value (the fee and deposit).
-    pub fn takes_value(&self) -> bool {
+    fn takes_value(&self) -> bool {
         matches!(self, StorageCall::Create { .. } | StorageCall::Deposit { .. })
     }
 
     /// What the call costs before it runs: `(cycles, cells)`.
-    pub fn cost(&self) -> (u64, u64) {
+    fn cost(&self) -> (u64, u64) {
         match self {
             // A created volume joins its owner's listing, a reaped one leaves it.
             StorageCall::Create { name, .. } => {
@@ -400,7 +381,7 @@ impl StorageCall {
     }
 
     /// The canonical argument map.
-    pub fn encode_args(&self) -> Vec<u8> {
+    fn encode_args(&self) -> Vec<u8> {
         let args = ArgsBuilder::new();
         match self {
             StorageCall::Create { name, relay, public, max_size_bytes } => args
@@ -424,13 +405,8 @@ impl StorageCall {
         .encode()
     }
 
-    /// The Message a transaction to [`STORAGE_MANAGER_ADDRESS`] carries for this call.
-    pub fn message(&self) -> Message {
-        Message { handler: self.handler().to_owned(), payload: self.encode_args() }
-    }
-
     /// Decodes a call from its handler and argument map.
-    pub fn decode(handler: &str, payload: &[u8]) -> Result<StorageCall, StorageCallError> {
+    fn decode(handler: &str, payload: &[u8]) -> Result<Self, SystemCallError> {
         let args = Args::decode(payload)?;
         let volume = || args.id("volume");
         Ok(match handler {
@@ -471,11 +447,7 @@ impl StorageCall {
                 StorageCall::Revoke { session_key }
             }
             other => {
-                return Err(StorageCallError::Handler {
-                    actor: "the storage manager",
-                    handler: other.to_owned(),
-                    handlers: Self::HANDLERS.join(", "),
-                });
+                return Err(SystemCallError::unknown_handler::<Self>(other));
             }
         })
     }
@@ -677,8 +649,8 @@ mod tests {
             let message = call.message();
             assert_eq!(RelayCall::decode(&message.handler, &message.payload), Ok(call));
         }
-        assert!(matches!(StorageCall::decode("steal", &[0xa0]), Err(StorageCallError::Handler { .. })));
-        assert!(matches!(RelayCall::decode("heartbeat", &[0xa1, 0x61, 0x78, 0x01]), Err(StorageCallError::Args(_))));
+        assert!(matches!(StorageCall::decode("steal", &[0xa0]), Err(SystemCallError::Handler { .. })));
+        assert!(matches!(RelayCall::decode("heartbeat", &[0xa1, 0x61, 0x78, 0x01]), Err(SystemCallError::Args(_))));
     }
 
     #[test]
