@@ -15,7 +15,7 @@ use drover_types::{Address, Receipt, VerifiedTransaction, api::StateSnapshot};
 use parking_lot::Mutex;
 use std::{
     collections::HashMap,
-    path::PathBuf,
+    path::{Path, PathBuf},
     sync::{
         Arc,
         atomic::{AtomicBool, Ordering},
@@ -153,7 +153,7 @@ pub struct ChainShared {
 
 impl ChainShared {
     /// Shared state starting at `tip`, with no execution record.
-    pub fn new(params: ChainParams, mempool: Mempool, indexes: Indexes, metrics: ChainMetrics, tip: Tip) -> Self {
+    fn new(params: ChainParams, mempool: Mempool, indexes: Indexes, metrics: ChainMetrics, tip: Tip) -> Self {
         let ChainParams { genesis, block_interval_ms, tips_account, height_file } = params;
         let (heights, _) = watch::channel(tip.height);
         let shared = Self {
@@ -173,6 +173,30 @@ impl ChainShared {
         };
         shared.follow_limits(&tip.next_params);
         shared
+    }
+
+    /// The chain state of a validator whose indexes live in `directory`: the tip starts where
+    /// the indexes end, with the genesis basefees and parameters in force until
+    /// [`ChainShared::refresh_basefees`] reads the stored ones; the pool starts empty, with
+    /// `mempool`'s limits; metrics register under `metrics`.
+    pub fn open(
+        params: ChainParams,
+        mempool: drover_mempool::Config,
+        directory: &Path,
+        metrics: &impl commonware_runtime::Metrics,
+    ) -> anyhow::Result<Self> {
+        use anyhow::Context as _;
+        let indexes = Indexes::open(directory).context("cannot open the index store")?;
+        let (height, timestamp_ms) = indexes.tip().context("cannot read the index store")?;
+        let fees = &params.genesis.fees;
+        let tip = Tip {
+            height,
+            timestamp_ms,
+            digest: None,
+            next_basefees: Basefees { cycle: fees.initial_basefee_cycle, cell: fees.initial_basefee_cell },
+            next_params: params.genesis.params,
+        };
+        Ok(Self::new(params, Mempool::new(mempool), indexes, ChainMetrics::new(metrics), tip))
     }
 
     /// Keeps the execution record of a block until it is finalized.
