@@ -28,7 +28,7 @@ use drover_client::{
 use drover_node::{devnet::GENESIS_FILE, genesis::Genesis};
 use drover_state::{Account, keys};
 use drover_types::{
-    Address, H256, Receipt, SecretKey, Transaction,
+    Address, Event, H256, Receipt, SecretKey, Transaction,
     api::{InclusionProofInfo, StateProofInfo, WaitStatus},
     exec_error::{ExecCode, ExecError},
     governance::{GovernanceCall, PARAMS},
@@ -43,7 +43,6 @@ use drover_types::{
     secrets::SecretCall,
     storage::{RelayCall, RelaySettings, StorageCall, volume_id},
     token::{NewToken, TOKENS_ADDRESS, TokenCall, token_id},
-    Event,
 };
 use serde_json::{Value, json};
 use std::path::PathBuf;
@@ -73,9 +72,14 @@ fn write_or_compare(name: &str, computed: &Value) {
         std::fs::write(&path, serde_json::to_string_pretty(computed).unwrap() + "\n").unwrap();
         return;
     }
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}; regenerate with {REGENERATE_ENV}=1", path.display()));
+    let text = std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("{}: {e}; regenerate with {REGENERATE_ENV}=1", path.display()));
     let stored: Value = serde_json::from_str(&text).unwrap();
-    assert!(stored == *computed, "{} differs from what the Rust code computes; regenerate with {REGENERATE_ENV}=1", path.display());
+    assert!(
+        stored == *computed,
+        "{} differs from what the Rust code computes; regenerate with {REGENERATE_ENV}=1",
+        path.display()
+    );
 }
 
 /// One system call: what the TypeScript test rebuilds it from, and the bytes and limits.
@@ -92,20 +96,29 @@ fn call(family: &str, input: Value, to: Address, message: Message, cost: (u64, u
 fn calls() -> Vec<Value> {
     let (a, b, c) = (addr(0x11), addr(0x22), addr(0x33));
     let big = u128::MAX - 5;
-    let token = |input: Value, t: TokenCall| call("tokens", input, TOKENS_ADDRESS, t.message(), drover_types::token::cost(&t));
+    let token =
+        |input: Value, t: TokenCall| call("tokens", input, TOKENS_ADDRESS, t.message(), drover_types::token::cost(&t));
     let registry = |input: Value, r: RegistryCall| {
         call("runners", input, drover_types::runner::RUNNER_REGISTRY_ADDRESS, r.message(), r.max_cost())
     };
-    let job = |input: Value, j: JobCall| call("jobs", input, drover_types::job::JOB_DISPATCHER_ADDRESS, j.message(), j.max_cost());
+    let job = |input: Value, j: JobCall| {
+        call("jobs", input, drover_types::job::JOB_DISPATCHER_ADDRESS, j.message(), j.max_cost())
+    };
     let gov = |input: Value, g: GovernanceCall| {
         call("governance", input, drover_types::governance::GOVERNANCE_ADDRESS, g.message(), g.max_cost())
     };
-    let lib = |input: Value, l: LibraryCall| call("libraries", input, drover_types::library::LIBRARY_ADDRESS, l.message(), l.cost());
-    let sec = |input: Value, s: SecretCall| call("secrets", input, drover_types::secrets::SECRETS_ADDRESS, s.message(), s.cost());
+    let lib = |input: Value, l: LibraryCall| {
+        call("libraries", input, drover_types::library::LIBRARY_ADDRESS, l.message(), l.cost())
+    };
+    let sec = |input: Value, s: SecretCall| {
+        call("secrets", input, drover_types::secrets::SECRETS_ADDRESS, s.message(), s.cost())
+    };
     let sto = |input: Value, s: StorageCall| {
         call("storage", input, drover_types::storage::STORAGE_MANAGER_ADDRESS, s.message(), s.cost())
     };
-    let rel = |input: Value, r: RelayCall| call("relays", input, drover_types::storage::RELAY_REGISTRY_ADDRESS, r.message(), r.cost());
+    let rel = |input: Value, r: RelayCall| {
+        call("relays", input, drover_types::storage::RELAY_REGISTRY_ADDRESS, r.message(), r.cost())
+    };
     let job_hash = H256([0x44; 32]);
     let caps = Capabilities { job_types: vec!["echo".into(), "wasm".into()], max_concurrent_jobs: 4 };
     let settings = RelaySettings {
@@ -149,25 +162,50 @@ fn calls() -> Vec<Value> {
                 mintable: false,
             }),
         ),
-        token(json!({"call": "transfer", "token": a.to_hex(), "to": b.to_hex(), "amount": big.to_string()}), TokenCall::Transfer { token: a, to: b, amount: big }),
-        token(json!({"call": "approve", "token": a.to_hex(), "spender": b.to_hex(), "amount": "7"}), TokenCall::Approve { token: a, spender: b, amount: 7 }),
+        token(
+            json!({"call": "transfer", "token": a.to_hex(), "to": b.to_hex(), "amount": big.to_string()}),
+            TokenCall::Transfer { token: a, to: b, amount: big },
+        ),
+        token(
+            json!({"call": "approve", "token": a.to_hex(), "spender": b.to_hex(), "amount": "7"}),
+            TokenCall::Approve { token: a, spender: b, amount: 7 },
+        ),
         token(
             json!({"call": "transfer_from", "token": a.to_hex(), "from": b.to_hex(), "to": c.to_hex(), "amount": "18446744073709551616"}),
             TokenCall::TransferFrom { token: a, from: b, to: c, amount: 1 << 64 },
         ),
-        token(json!({"call": "mint", "token": a.to_hex(), "to": c.to_hex(), "amount": "10"}), TokenCall::Mint { token: a, to: c, amount: 10 }),
+        token(
+            json!({"call": "mint", "token": a.to_hex(), "to": c.to_hex(), "amount": "10"}),
+            TokenCall::Mint { token: a, to: c, amount: 10 },
+        ),
         token(json!({"call": "burn", "token": a.to_hex(), "amount": "3"}), TokenCall::Burn { token: a, amount: 3 }),
-        token(json!({"call": "freeze", "token": a.to_hex(), "account": b.to_hex()}), TokenCall::Freeze { token: a, account: b }),
-        token(json!({"call": "unfreeze", "token": a.to_hex(), "account": b.to_hex()}), TokenCall::Unfreeze { token: a, account: b }),
-        token(json!({"call": "set_owner", "token": a.to_hex(), "owner": c.to_hex()}), TokenCall::SetOwner { token: a, owner: c }),
-        token(json!({"call": "balance", "token": a.to_hex(), "account": b.to_hex()}), TokenCall::Balance { token: a, account: b }),
+        token(
+            json!({"call": "freeze", "token": a.to_hex(), "account": b.to_hex()}),
+            TokenCall::Freeze { token: a, account: b },
+        ),
+        token(
+            json!({"call": "unfreeze", "token": a.to_hex(), "account": b.to_hex()}),
+            TokenCall::Unfreeze { token: a, account: b },
+        ),
+        token(
+            json!({"call": "set_owner", "token": a.to_hex(), "owner": c.to_hex()}),
+            TokenCall::SetOwner { token: a, owner: c },
+        ),
+        token(
+            json!({"call": "balance", "token": a.to_hex(), "account": b.to_hex()}),
+            TokenCall::Balance { token: a, account: b },
+        ),
         registry(
             json!({"call": "register", "price_per_job": "1000", "job_types": ["echo", "wasm"], "max_concurrent_jobs": 4}),
             RegistryCall::Register { rate_card: RateCard { price_per_job: 1000 }, capabilities: caps.clone() },
         ),
         registry(
             json!({"call": "update", "price_per_job": "5", "paused": true}),
-            RegistryCall::Update { rate_card: Some(RateCard { price_per_job: 5 }), capabilities: None, paused: Some(true) },
+            RegistryCall::Update {
+                rate_card: Some(RateCard { price_per_job: 5 }),
+                capabilities: None,
+                paused: Some(true),
+            },
         ),
         registry(
             json!({"call": "update", "job_types": ["echo", "wasm"], "max_concurrent_jobs": 4}),
@@ -176,7 +214,10 @@ fn calls() -> Vec<Value> {
         registry(json!({"call": "heartbeat"}), RegistryCall::Heartbeat),
         registry(json!({"call": "deregister"}), RegistryCall::Deregister),
         registry(json!({"call": "delegate", "runner": a.to_hex()}), RegistryCall::Delegate { runner: a }),
-        registry(json!({"call": "undelegate", "runner": a.to_hex(), "amount": "9"}), RegistryCall::Undelegate { runner: a, amount: 9 }),
+        registry(
+            json!({"call": "undelegate", "runner": a.to_hex(), "amount": "9"}),
+            RegistryCall::Undelegate { runner: a, amount: 9 },
+        ),
         registry(json!({"call": "withdraw", "runner": a.to_hex()}), RegistryCall::Withdraw { runner: a }),
         job(
             json!({"call": "submit", "job_type": "echo", "input": "0x68656c6c6f", "runners": 3, "mode": "majority", "threshold": 2, "max_price": "1000", "timeout_blocks": 100, "callback": {"handler": "on_job", "cycles": 500000}}),
@@ -208,7 +249,10 @@ fn calls() -> Vec<Value> {
                 description: "longer votes".into(),
             },
         ),
-        gov(json!({"call": "vote", "proposal": 3, "support": true}), GovernanceCall::Vote { proposal: 3, support: true }),
+        gov(
+            json!({"call": "vote", "proposal": 3, "support": true}),
+            GovernanceCall::Vote { proposal: 3, support: true },
+        ),
         gov(json!({"call": "execute", "proposal": 3}), GovernanceCall::Execute { proposal: 3 }),
         lib(
             json!({"call": "publish", "name": "fixed", "code": "0x0061736d01000000", "manifest": ["storage.kv"]}),
@@ -227,7 +271,10 @@ fn calls() -> Vec<Value> {
             json!({"call": "grant", "name": "db-password", "reader": b.to_hex(), "envelope": "0x0104"}),
             SecretCall::Grant { name: "db-password".into(), reader: b, envelope: vec![1, 4] },
         ),
-        sec(json!({"call": "revoke", "name": "db-password", "reader": b.to_hex()}), SecretCall::Revoke { name: "db-password".into(), reader: b }),
+        sec(
+            json!({"call": "revoke", "name": "db-password", "reader": b.to_hex()}),
+            SecretCall::Revoke { name: "db-password".into(), reader: b },
+        ),
         sec(json!({"call": "delete", "name": "db-password"}), SecretCall::Delete { name: "db-password".into() }),
         sto(
             json!({"call": "create", "name": "notes", "relay": b.to_hex(), "public": false, "max_size_bytes": "1000000"}),
@@ -250,8 +297,22 @@ fn calls() -> Vec<Value> {
             json!({"call": "revoke", "session_key": hex0x(&session_public_key(&SecretKey::dev(1)))}),
             StorageCall::Revoke { session_key: session_public_key(&SecretKey::dev(1)) },
         ),
-        rel({ let mut i = settings_json.clone(); i["call"] = json!("register"); i }, RelayCall::Register(settings.clone())),
-        rel({ let mut i = settings_json; i["call"] = json!("update"); i }, RelayCall::Update(settings)),
+        rel(
+            {
+                let mut i = settings_json.clone();
+                i["call"] = json!("register");
+                i
+            },
+            RelayCall::Register(settings.clone()),
+        ),
+        rel(
+            {
+                let mut i = settings_json;
+                i["call"] = json!("update");
+                i
+            },
+            RelayCall::Update(settings),
+        ),
         rel(json!({"call": "heartbeat"}), RelayCall::Heartbeat),
         rel(json!({"call": "deregister"}), RelayCall::Deregister),
         rel(json!({"call": "withdraw"}), RelayCall::Withdraw),
@@ -293,7 +354,11 @@ fn deterministic() -> Value {
         })
     })
     .collect();
-    let upgrade = Upgrade { actor: addr(0x99), code: code.clone(), manifest: Manifest { entitlements: vec!["storage.kv".into()] } };
+    let upgrade = Upgrade {
+        actor: addr(0x99),
+        code: code.clone(),
+        manifest: Manifest { entitlements: vec!["storage.kv".into()] },
+    };
     let messages: Vec<Value> = [("ping", b"hello".to_vec()), ("", Vec::new())]
         .into_iter()
         .map(|(h, p)| json!({"handler": h, "payload": hex0x(&p), "encoded": hex0x(&Message { handler: h.into(), payload: p }.encode())}))
@@ -337,7 +402,14 @@ fn deterministic() -> Value {
     };
 
     let reader = SecretKey::dev(1);
-    let envelope = seal_with(&sender, "db-password", &ReaderKey::of(&reader), b"hunter2", &SecretKey::from_bytes(&[7; 32]).unwrap(), [1; 12]);
+    let envelope = seal_with(
+        &sender,
+        "db-password",
+        &ReaderKey::of(&reader),
+        b"hunter2",
+        &SecretKey::from_bytes(&[7; 32]).unwrap(),
+        [1; 12],
+    );
 
     let receipt = Receipt {
         tx_hash: H256([0xab; 32]),
@@ -454,10 +526,16 @@ fn run_case(case: &Value, identities: &Value) -> &'static str {
     let identity = verify::parse_identity(identities[case["identity"].as_str().unwrap()].as_str().unwrap()).unwrap();
     let proof = case["proof"].clone();
     match case["verify"].as_str().unwrap() {
-        "account" => outcome(verify::verify_account(&serde_json::from_value::<StateProofInfo>(proof).unwrap(), &identity)),
-        "storage" => outcome(verify::verify_storage(&serde_json::from_value::<StateProofInfo>(proof).unwrap(), &identity)),
+        "account" => {
+            outcome(verify::verify_account(&serde_json::from_value::<StateProofInfo>(proof).unwrap(), &identity))
+        }
+        "storage" => {
+            outcome(verify::verify_storage(&serde_json::from_value::<StateProofInfo>(proof).unwrap(), &identity))
+        }
         "tx" => outcome(verify::verify_tx(&serde_json::from_value::<InclusionProofInfo>(proof).unwrap(), &identity)),
-        "receipt" => outcome(verify::verify_receipt(&serde_json::from_value::<InclusionProofInfo>(proof).unwrap(), &identity)),
+        "receipt" => {
+            outcome(verify::verify_receipt(&serde_json::from_value::<InclusionProofInfo>(proof).unwrap(), &identity))
+        }
         other => panic!("unknown verifier {other}"),
     }
 }
@@ -477,14 +555,27 @@ fn state_cases(name: &str, verify: &str, proof: &StateProofInfo) -> Vec<(String,
         f(&mut p);
         out.push((format!("{name}: {label}"), verify_kind(verify), serde_json::to_value(&p).unwrap()));
     };
-    tamper("value", &|p| p.value = Some(p.value.clone().map_or(b"forged".to_vec(), |mut v| { *v.last_mut().unwrap() ^= 1; v })));
+    tamper("value", &|p| {
+        p.value = Some(p.value.clone().map_or(b"forged".to_vec(), |mut v| {
+            *v.last_mut().unwrap() ^= 1;
+            v
+        }))
+    });
     tamper("address", &|p| p.address = Address([0x5a; 20]));
     tamper("key", &|p| p.key[5] ^= 1);
-    tamper("proof node", &|p| { let at = p.proof.len() / 2; p.proof[at] ^= 1 });
-    tamper("proof length", &|p| { p.proof.pop(); });
+    tamper("proof node", &|p| {
+        let at = p.proof.len() / 2;
+        p.proof[at] ^= 1
+    });
+    tamper("proof length", &|p| {
+        p.proof.pop();
+    });
     tamper("state_root field", &|p| p.state_root.0[0] ^= 1);
     tamper("height field", &|p| p.height += 1);
-    tamper("block header", &|p| { let at = p.header.len() - 60; p.header[at] ^= 1 });
+    tamper("block header", &|p| {
+        let at = p.header.len() - 60;
+        p.header[at] ^= 1
+    });
     tamper("certificate", &|p| flip_hex(&mut p.finalization, 0));
     tamper("certificate not hex", &|p| p.finalization.push('z'));
     out
@@ -497,10 +588,16 @@ fn inclusion_cases(name: &str, verify: &str, proof: &InclusionProofInfo) -> Vec<
         f(&mut p);
         out.push((format!("{name}: {label}"), verify_kind(verify), serde_json::to_value(&p).unwrap()));
     };
-    tamper("encoded", &|p| { let at = p.encoded.len() - 3; p.encoded[at] ^= 1 });
+    tamper("encoded", &|p| {
+        let at = p.encoded.len() - 3;
+        p.encoded[at] ^= 1
+    });
     tamper("tx_hash", &|p| p.tx_hash.0[0] ^= 1);
     tamper("index", &|p| p.index += 1);
-    tamper("sibling", &|p| { let last = p.proof.len() - 1; p.proof[last] ^= 1 });
+    tamper("sibling", &|p| {
+        let last = p.proof.len() - 1;
+        p.proof[last] ^= 1
+    });
     tamper("root field", &|p| p.root.0[0] ^= 1);
     tamper("height field", &|p| p.height += 1);
     tamper("block header", &|p| p.header[3] ^= 1);
