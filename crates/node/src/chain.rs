@@ -112,6 +112,8 @@ pub struct Tip {
     pub next_params: drover_types::governance::ChainParams,
 }
 
+pub use crate::accounts::ACCOUNT_CACHE_ENTRIES_DEFAULT;
+
 /// What a chain is configured with.
 pub struct ChainParams {
     /// The validated genesis.
@@ -122,6 +124,8 @@ pub struct ChainParams {
     pub tips_account: Address,
     /// Where to persist the last finalized height, if anywhere.
     pub height_file: Option<PathBuf>,
+    /// Accounts the account view caches.
+    pub account_cache_entries: usize,
 }
 
 /// Chain state shared by the application, the HTTP backend and the engine; see the module
@@ -139,7 +143,7 @@ pub struct ChainShared {
     pub indexes: Indexes,
     /// Chain metrics for `/metrics`.
     pub metrics: ChainMetrics,
-    /// Every account of the finalized state, for reads that must not wait for a commit.
+    /// The accounts of the finalized state read most, for reads that must not wait for a commit.
     pub accounts: crate::accounts::AccountView,
     height_file: Option<PathBuf>,
     executed: Mutex<HashMap<sha256::Digest, (sha256::Digest, Arc<ExecutedBlock>)>>,
@@ -154,7 +158,7 @@ pub struct ChainShared {
 impl ChainShared {
     /// Shared state starting at `tip`, with no execution record.
     fn new(params: ChainParams, mempool: Mempool, indexes: Indexes, metrics: ChainMetrics, tip: Tip) -> Self {
-        let ChainParams { genesis, block_interval_ms, tips_account, height_file } = params;
+        let ChainParams { genesis, block_interval_ms, tips_account, height_file, account_cache_entries } = params;
         let (heights, _) = watch::channel(tip.height);
         let shared = Self {
             genesis,
@@ -163,7 +167,7 @@ impl ChainShared {
             mempool,
             indexes,
             metrics,
-            accounts: crate::accounts::AccountView::default(),
+            accounts: crate::accounts::AccountView::new(account_cache_entries),
             height_file,
             executed: Mutex::new(HashMap::new()),
             storage_ok: AtomicBool::new(true),

@@ -463,6 +463,7 @@ where
             block_interval_ms: validator.block_interval_ms,
             tips_account: validator.tips_account,
             height_file: validator.height_file.clone(),
+            account_cache_entries: validator.account_cache_entries,
         },
         validator.mempool.clone(),
         &validator.directory,
@@ -511,16 +512,6 @@ where
         chain.start_at(height, timestamp_ms);
     }
     chain.refresh_basefees(&databases).await;
-    context.child("account_view").spawn({
-        let (chain, databases) = (chain.clone(), databases.clone());
-        move |_| async move {
-            let started = std::time::Instant::now();
-            match crate::accounts::warm_up(&chain.accounts, &databases).await {
-                Ok(()) => info!(accounts = chain.accounts.len(), elapsed = ?started.elapsed(), "account view ready"),
-                Err(e) => warn!(?e, "account view warm-up failed: account reads keep using the database"),
-            }
-        }
-    });
 
     // Consensus.
     let engine = simplex::Engine::new(

@@ -357,6 +357,7 @@ impl Node {
             block_interval_ms: BLOCK_INTERVAL_MS,
             tips_account: Address([0x7e; 20]),
             height_file: None,
+            account_cache_entries: drover_node::chain::ACCOUNT_CACHE_ENTRIES_DEFAULT,
         };
         let scope = context.child(name);
         let chain = Arc::new(
