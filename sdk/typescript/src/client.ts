@@ -26,7 +26,7 @@ export type Schemas = components['schemas'];
 /** Every route: method name → `[HTTP method, path template]`. */
 export const ROUTES = {
   submit: ['POST', '/submit'],
-  submitWait: ['POST', '/submit_wait'],
+  submitAndWait: ['POST', '/submit_wait'],
   transaction: ['GET', '/transaction/{hash}'],
   receipt: ['GET', '/transaction/{hash}/receipt'],
   pendingTransaction: ['GET', '/mempool/transaction/{hash}'],
@@ -262,7 +262,7 @@ export class DroverClient {
 
   /** `POST /submit_wait`: admits, then waits up to `timeoutMs` (100–10,000) for the receipts. */
   async submitAndWait(txs: Transaction[], timeoutMs = 10_000): Promise<Schemas['SubmitWaitResponse']> {
-    return (await this.request(ROUTES.submitWait, {
+    return (await this.request(ROUTES.submitAndWait, {
       body: encodeSubmission(txs),
       contentType: 'application/cbor',
       query: { timeout_ms: timeoutMs },
