@@ -11,8 +11,13 @@
 // not base64 (`format: byte`): the u128 fields of `crates/types/src/api` (JSON integers for
 // native amounts, decimal strings for basefees and token amounts).
 //
-//   node scripts/openapi-types.mjs           write both files
-//   node scripts/openapi-types.mjs --check   exit 1 when they differ from what is committed
+//   node scripts/openapi-types.mjs                    write both files from openapi.json
+//   node scripts/openapi-types.mjs --from <node url>  first replace openapi.json by what the node
+//                                                     serves (a `drover dev` node), then write both
+//   node scripts/openapi-types.mjs --check            exit 1 when they differ from what is committed
+//
+// The unit tests check that the generated files are what this makes of openapi.json; the
+// end-to-end test, that openapi.json is what a node of this repository serves.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import openapiTS, { astToString } from 'openapi-typescript';
@@ -146,8 +151,19 @@ export async function generate(document) {
   return { typesFile, shapesFile };
 }
 
+/** The document a node serves (dev mode), written as openapi.json is kept: indented, sorted as served. */
+async function fetchDocument(nodeUrl) {
+  const response = await fetch(`${nodeUrl.replace(/\/+$/, '')}/api-docs/openapi.json`);
+  if (!response.ok) throw new Error(`${nodeUrl} answered ${response.status} for its OpenAPI document (is it a dev-mode node?)`);
+  const document = await response.json();
+  writeFileSync(`${root}/openapi.json`, `${JSON.stringify(document, null, 2)}\n`);
+  return document;
+}
+
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const document = JSON.parse(readFileSync(`${root}/openapi.json`, 'utf8'));
+  const from = process.argv.indexOf('--from');
+  const document =
+    from === -1 ? JSON.parse(readFileSync(`${root}/openapi.json`, 'utf8')) : await fetchDocument(process.argv[from + 1] ?? '');
   const { typesFile, shapesFile } = await generate(document);
   const targets = [
     [`${root}/src/generated/openapi.ts`, typesFile],
