@@ -12,7 +12,7 @@
  * owner routes sign each request with a {@link RasSigner}; a browser may send those headers to any
  * node (the node's CORS policy allows them).
  */
-import { type Address, type Hash, type BytesLike, bytesOf, toBase64, toHex, utf8, normalizeAddress } from './bytes.js';
+import { type Hash, type BytesLike, bytesOf, toBase64, toHex, utf8, normalizeAddress } from './bytes.js';
 import { type FeeSuggestion, type TxContext, type TxRequest, buildTransaction, needsFees } from './builder.js';
 import type { components } from './generated/openapi.js';
 import { parseJson, stringifyJson, withAmounts } from './json.js';
@@ -270,22 +270,22 @@ export class DroverClient {
   }
 
   /** `GET /transaction/{hash}`: the transaction, pending or included; null when unknown. */
-  async transaction(hash: Hash): Promise<Schemas['TransactionInfo'] | null> {
+  async transaction(hash: string): Promise<Schemas['TransactionInfo'] | null> {
     return (await this.request(ROUTES.transaction, { params: { hash }, notFoundIsNull: true })) as Schemas['TransactionInfo'] | null;
   }
 
   /** `GET /transaction/{hash}/receipt`: null until the transaction is in a finalized block. */
-  async receipt(hash: Hash): Promise<Schemas['ReceiptInfo'] | null> {
+  async receipt(hash: string): Promise<Schemas['ReceiptInfo'] | null> {
     return (await this.request(ROUTES.receipt, { params: { hash }, notFoundIsNull: true })) as Schemas['ReceiptInfo'] | null;
   }
 
   /** `GET /mempool/transaction/{hash}`: a transaction still in the mempool; null otherwise. */
-  async pendingTransaction(hash: Hash): Promise<Schemas['TransactionInfo'] | null> {
+  async pendingTransaction(hash: string): Promise<Schemas['TransactionInfo'] | null> {
     return (await this.request(ROUTES.pendingTransaction, { params: { hash }, notFoundIsNull: true })) as Schemas['TransactionInfo'] | null;
   }
 
   /** Polls the receipt of `hash` every `pollMs` until it is final or `timeoutMs` passes (then throws). */
-  async waitForReceipt(hash: Hash, options: { timeoutMs?: number; pollMs?: number } = {}): Promise<Schemas['ReceiptInfo']> {
+  async waitForReceipt(hash: string, options: { timeoutMs?: number; pollMs?: number } = {}): Promise<Schemas['ReceiptInfo']> {
     const deadline = Date.now() + (options.timeoutMs ?? 60_000);
     for (;;) {
       const receipt = await this.receipt(hash);
@@ -304,7 +304,7 @@ export class DroverClient {
   }
 
   /** The sender's next nonce: its account's nonce, 0 for an address without state. */
-  async nextNonce(address: Address): Promise<bigint> {
+  async nextNonce(address: string): Promise<bigint> {
     const account = await this.account(address);
     return account ? BigInt(account.nonce) : 0n;
   }
@@ -316,7 +316,7 @@ export class DroverClient {
   }
 
   /** Asks the node for what `request` leaves open (only that, concurrently). */
-  async context(request: TxRequest, sender: Address): Promise<TxContext> {
+  async context(request: TxRequest, sender: string): Promise<TxContext> {
     const zero: FeeSuggestion = { maxFeePerCycle: 0n, maxFeePerCell: 0n, tipPerCycle: 0n, tipPerCell: 0n };
     const [chainId, nonce, fees] = await Promise.all([
       request.chainId ?? this.chainId(),
@@ -349,24 +349,24 @@ export class DroverClient {
   // --- Accounts and actors ----------------------------------------------------------------
 
   /** `GET /account/{address}`: nonce and balance; null for an address without state. */
-  async account(address: Address): Promise<Schemas['AccountInfo'] | null> {
+  async account(address: string): Promise<Schemas['AccountInfo'] | null> {
     return (await this.request(ROUTES.account, { params: { address }, notFoundIsNull: true })) as Schemas['AccountInfo'] | null;
   }
 
   /** The balance of `address` in base units (0 without state). */
-  async balance(address: Address): Promise<bigint> {
+  async balance(address: string): Promise<bigint> {
     return (await this.account(address))?.balance ?? 0n;
   }
 
-  async actor(address: Address): Promise<Schemas['ActorInfo'] | null> {
+  async actor(address: string): Promise<Schemas['ActorInfo'] | null> {
     return (await this.request(ROUTES.actor, { params: { address }, notFoundIsNull: true })) as Schemas['ActorInfo'] | null;
   }
 
-  async actorCode(address: Address): Promise<Schemas['ActorCodeInfo'] | null> {
+  async actorCode(address: string): Promise<Schemas['ActorCodeInfo'] | null> {
     return (await this.request(ROUTES.actorCode, { params: { address }, notFoundIsNull: true })) as Schemas['ActorCodeInfo'] | null;
   }
 
-  async actorManifest(address: Address): Promise<Schemas['ManifestInfo'] | null> {
+  async actorManifest(address: string): Promise<Schemas['ManifestInfo'] | null> {
     return (await this.request(ROUTES.actorManifest, { params: { address }, notFoundIsNull: true })) as Schemas['ManifestInfo'] | null;
   }
 
@@ -376,37 +376,37 @@ export class DroverClient {
   }
 
   /** `actorRead` with raw argument bytes (base64 on the wire). */
-  async readActor(actor: Address, handler: string, payload: BytesLike = new Uint8Array(), options: { from?: Address; maxCycles?: number } = {}): Promise<Schemas['ActorReadResponse']> {
+  async readActor(actor: string, handler: string, payload: BytesLike = new Uint8Array(), options: { from?: string; maxCycles?: number } = {}): Promise<Schemas['ActorReadResponse']> {
     return this.actorRead({ actor, handler, payload: toBase64(bytesOf(payload)), from: options.from ?? null, max_cycles: options.maxCycles ?? null } as Schemas['ActorReadRequest']);
   }
 
-  async actorUpgradeHistory(address: Address, page: PageQuery = {}): Promise<Schemas['Paginated_UpgradeInfo']> {
+  async actorUpgradeHistory(address: string, page: PageQuery = {}): Promise<Schemas['Paginated_UpgradeInfo']> {
     return (await this.request(ROUTES.actorUpgradeHistory, { params: { address }, query: { ...page } })) as Schemas['Paginated_UpgradeInfo'];
   }
 
-  async actorStorage(address: Address, page: CursorQuery = {}): Promise<Schemas['CursorPage_StorageEntryInfo']> {
+  async actorStorage(address: string, page: CursorQuery = {}): Promise<Schemas['CursorPage_StorageEntryInfo']> {
     return (await this.request(ROUTES.actorStorage, { params: { address }, query: { ...page } })) as Schemas['CursorPage_StorageEntryInfo'];
   }
 
-  async actorStorageCount(address: Address): Promise<Schemas['StorageCount']> {
+  async actorStorageCount(address: string): Promise<Schemas['StorageCount']> {
     return (await this.request(ROUTES.actorStorageCount, { params: { address } })) as Schemas['StorageCount'];
   }
 
-  async actorMailbox(address: Address, page: CursorQuery = {}): Promise<Schemas['CursorPage_MailboxMessageInfo']> {
+  async actorMailbox(address: string, page: CursorQuery = {}): Promise<Schemas['CursorPage_MailboxMessageInfo']> {
     return (await this.request(ROUTES.actorMailbox, { params: { address }, query: { ...page } })) as Schemas['CursorPage_MailboxMessageInfo'];
   }
 
-  async actorTimers(address: Address, page: PageQuery = {}): Promise<Schemas['Paginated_TimerInfo']> {
+  async actorTimers(address: string, page: PageQuery = {}): Promise<Schemas['Paginated_TimerInfo']> {
     return (await this.request(ROUTES.actorTimers, { params: { address }, query: { ...page } })) as Schemas['Paginated_TimerInfo'];
   }
 
   /** `GET /actor/{address}/logs`: one page of the actor's events (history; see {@link streamLogs}). */
-  async actorLogs(address: Address, page: CursorQuery = {}): Promise<Schemas['CursorPage_LogInfo']> {
+  async actorLogs(address: string, page: CursorQuery = {}): Promise<Schemas['CursorPage_LogInfo']> {
     return (await this.request(ROUTES.actorLogs, { params: { address }, query: { ...page } })) as Schemas['CursorPage_LogInfo'];
   }
 
   /** `GET /actor/{address}/runs`: one page of the actor's runs (transactions, timers, deliveries). */
-  async actorRuns(address: Address, page: CursorQuery = {}): Promise<Schemas['CursorPage_SystemRunInfo']> {
+  async actorRuns(address: string, page: CursorQuery = {}): Promise<Schemas['CursorPage_SystemRunInfo']> {
     return (await this.request(ROUTES.actorRuns, { params: { address }, query: { ...page } })) as Schemas['CursorPage_SystemRunInfo'];
   }
 
@@ -416,19 +416,19 @@ export class DroverClient {
     return (await this.request(ROUTES.tokens, { query: { ...page } })) as Schemas['TokenList'];
   }
 
-  async token(tokenId: Address): Promise<Schemas['TokenInfo'] | null> {
+  async token(tokenId: string): Promise<Schemas['TokenInfo'] | null> {
     return (await this.request(ROUTES.token, { params: { token_id: tokenId }, notFoundIsNull: true })) as Schemas['TokenInfo'] | null;
   }
 
-  async tokenBalance(tokenId: Address, holder: Address): Promise<Schemas['TokenBalance']> {
+  async tokenBalance(tokenId: string, holder: string): Promise<Schemas['TokenBalance']> {
     return (await this.request(ROUTES.tokenBalance, { params: { token_id: tokenId, address: holder } })) as Schemas['TokenBalance'];
   }
 
-  async tokenAllowance(tokenId: Address, owner: Address, spender: Address): Promise<Schemas['TokenAllowance']> {
+  async tokenAllowance(tokenId: string, owner: string, spender: string): Promise<Schemas['TokenAllowance']> {
     return (await this.request(ROUTES.tokenAllowance, { params: { token_id: tokenId, owner, spender } })) as Schemas['TokenAllowance'];
   }
 
-  async accountTokens(address: Address, page: PageQuery = {}): Promise<Schemas['AccountTokens']> {
+  async accountTokens(address: string, page: PageQuery = {}): Promise<Schemas['AccountTokens']> {
     return (await this.request(ROUTES.accountTokens, { params: { address }, query: { ...page } })) as Schemas['AccountTokens'];
   }
 
@@ -438,53 +438,53 @@ export class DroverClient {
     return (await this.request(ROUTES.activeRunners, { query: { ...page } })) as Schemas['RunnerList'];
   }
 
-  async runner(address: Address): Promise<Schemas['RunnerInfo'] | null> {
+  async runner(address: string): Promise<Schemas['RunnerInfo'] | null> {
     return (await this.request(ROUTES.runner, { params: { address }, notFoundIsNull: true })) as Schemas['RunnerInfo'] | null;
   }
 
-  async delegations(address: Address, page: PageQuery = {}): Promise<Schemas['DelegationList']> {
+  async delegations(address: string, page: PageQuery = {}): Promise<Schemas['DelegationList']> {
     return (await this.request(ROUTES.delegations, { params: { address }, query: { ...page } })) as Schemas['DelegationList'];
   }
 
-  async runnerJobs(address: Address, page: PageQuery = {}): Promise<Schemas['RunnerJobList']> {
+  async runnerJobs(address: string, page: PageQuery = {}): Promise<Schemas['RunnerJobList']> {
     return (await this.request(ROUTES.runnerJobs, { params: { address }, query: { ...page } })) as Schemas['RunnerJobList'];
   }
 
   /** Signed flow, step 1: the heartbeat transaction the node built for `runner`. */
-  async heartbeatPayload(runner: Address): Promise<Schemas['SignedFlowPayload']> {
+  async heartbeatPayload(runner: string): Promise<Schemas['SignedFlowPayload']> {
     return (await this.request(ROUTES.heartbeatPayload, { params: { address: runner } })) as Schemas['SignedFlowPayload'];
   }
 
   /** Signed flow, step 2: posts the signed heartbeat (see `signFlowPayload`). */
-  async postHeartbeat(runner: Address, signed: Schemas['SignedFlowRequest']): Promise<Schemas['SubmitResponse']> {
+  async postHeartbeat(runner: string, signed: Schemas['SignedFlowRequest']): Promise<Schemas['SubmitResponse']> {
     return (await this.request(ROUTES.postHeartbeat, { params: { address: runner }, json: signed })) as Schemas['SubmitResponse'];
   }
 
-  async jobResultPayload(runner: Address, job: Hash, result: BytesLike): Promise<Schemas['SignedFlowPayload']> {
+  async jobResultPayload(runner: string, job: string, result: BytesLike): Promise<Schemas['SignedFlowPayload']> {
     return (await this.request(ROUTES.jobResultPayload, {
       params: { address: runner },
       query: { job_id: job, result_base64: toBase64(bytesOf(result)) },
     })) as Schemas['SignedFlowPayload'];
   }
 
-  async postJobResult(runner: Address, signed: Schemas['SignedFlowRequest']): Promise<Schemas['SubmitResponse']> {
+  async postJobResult(runner: string, signed: Schemas['SignedFlowRequest']): Promise<Schemas['SubmitResponse']> {
     return (await this.request(ROUTES.postJobResult, { params: { address: runner }, json: signed })) as Schemas['SubmitResponse'];
   }
 
-  async job(jobId: Hash): Promise<Schemas['JobInfo'] | null> {
+  async job(jobId: string): Promise<Schemas['JobInfo'] | null> {
     return (await this.request(ROUTES.job, { params: { job_id: jobId }, notFoundIsNull: true })) as Schemas['JobInfo'] | null;
   }
 
-  async jobStatus(jobId: Hash): Promise<Schemas['JobStatusInfo'] | null> {
+  async jobStatus(jobId: string): Promise<Schemas['JobStatusInfo'] | null> {
     return (await this.request(ROUTES.jobStatus, { params: { job_id: jobId }, notFoundIsNull: true })) as Schemas['JobStatusInfo'] | null;
   }
 
-  async jobResults(jobId: Hash, page: PageQuery = {}): Promise<Schemas['JobResultList']> {
+  async jobResults(jobId: string, page: PageQuery = {}): Promise<Schemas['JobResultList']> {
     return (await this.request(ROUTES.jobResults, { params: { job_id: jobId }, query: { ...page } })) as Schemas['JobResultList'];
   }
 
   /** The verdict of a completed job; null until there is one. */
-  async jobVerified(jobId: Hash): Promise<Schemas['VerifiedResultInfo'] | null> {
+  async jobVerified(jobId: string): Promise<Schemas['VerifiedResultInfo'] | null> {
     return (await this.request(ROUTES.jobVerified, { params: { job_id: jobId }, notFoundIsNull: true })) as Schemas['VerifiedResultInfo'] | null;
   }
 
@@ -515,7 +515,7 @@ export class DroverClient {
     return (await this.request(ROUTES.rasBillingSummary)) as Schemas['BillingSummary'];
   }
 
-  async rasRevocation(wallet: Address, sessionKey: BytesLike): Promise<Schemas['RevocationInfo']> {
+  async rasRevocation(wallet: string, sessionKey: BytesLike): Promise<Schemas['RevocationInfo']> {
     return (await this.request(ROUTES.rasRevocation, { params: { wallet, session_key: toHex(bytesOf(sessionKey)) } })) as Schemas['RevocationInfo'];
   }
 
@@ -528,7 +528,7 @@ export class DroverClient {
   }
 
   /** A volume the session's wallet owns (or relays); null otherwise, whether or not it exists. */
-  async rasVolume(signer: RasSigner, volumeId: Hash): Promise<Schemas['VolumeInfo'] | null> {
+  async rasVolume(signer: RasSigner, volumeId: string): Promise<Schemas['VolumeInfo'] | null> {
     return (await this.request(ROUTES.rasVolume, { ras: signer, params: { volume_id: volumeId }, notFoundIsNull: true })) as Schemas['VolumeInfo'] | null;
   }
 
@@ -541,15 +541,15 @@ export class DroverClient {
     return this.#rasTransaction(ROUTES.rasCreateVolume, signer, tx);
   }
 
-  rasDeleteVolume(signer: RasSigner, volumeId: Hash, tx: Transaction): Promise<Schemas['SubmitResponse']> {
+  rasDeleteVolume(signer: RasSigner, volumeId: string, tx: Transaction): Promise<Schemas['SubmitResponse']> {
     return this.#rasTransaction(ROUTES.rasDeleteVolume, signer, tx, { volume_id: volumeId });
   }
 
-  rasUndeleteVolume(signer: RasSigner, volumeId: Hash, tx: Transaction): Promise<Schemas['SubmitResponse']> {
+  rasUndeleteVolume(signer: RasSigner, volumeId: string, tx: Transaction): Promise<Schemas['SubmitResponse']> {
     return this.#rasTransaction(ROUTES.rasUndeleteVolume, signer, tx, { volume_id: volumeId });
   }
 
-  rasDeposit(signer: RasSigner, volumeId: Hash, tx: Transaction): Promise<Schemas['SubmitResponse']> {
+  rasDeposit(signer: RasSigner, volumeId: string, tx: Transaction): Promise<Schemas['SubmitResponse']> {
     return this.#rasTransaction(ROUTES.rasDeposit, signer, tx, { volume_id: volumeId });
   }
 
@@ -559,20 +559,20 @@ export class DroverClient {
 
   // --- Libraries, secrets, governance -----------------------------------------------------
 
-  async libraries(publisher: Address, page: PageQuery = {}): Promise<Schemas['LibraryList']> {
+  async libraries(publisher: string, page: PageQuery = {}): Promise<Schemas['LibraryList']> {
     return (await this.request(ROUTES.libraries, { params: { publisher }, query: { ...page } })) as Schemas['LibraryList'];
   }
 
-  async library(publisher: Address, name: string, version?: number): Promise<Schemas['LibraryInfo'] | null> {
+  async library(publisher: string, name: string, version?: number): Promise<Schemas['LibraryInfo'] | null> {
     return (await this.request(ROUTES.library, { params: { publisher, name }, query: { version }, notFoundIsNull: true })) as Schemas['LibraryInfo'] | null;
   }
 
-  async secrets(owner: Address, page: PageQuery = {}): Promise<Schemas['SecretList']> {
+  async secrets(owner: string, page: PageQuery = {}): Promise<Schemas['SecretList']> {
     return (await this.request(ROUTES.secrets, { params: { owner }, query: { ...page } })) as Schemas['SecretList'];
   }
 
   /** A reader's envelope of `owner`'s secret `name` (open it with `openSecret`); null when it holds none. */
-  async secretEnvelope(owner: Address, name: string, reader: Address): Promise<Schemas['SecretEnvelope'] | null> {
+  async secretEnvelope(owner: string, name: string, reader: string): Promise<Schemas['SecretEnvelope'] | null> {
     return (await this.request(ROUTES.secretEnvelope, { params: { owner, name, reader }, notFoundIsNull: true })) as Schemas['SecretEnvelope'] | null;
   }
 
@@ -604,7 +604,7 @@ export class DroverClient {
   }
 
   /** `GET /block/{selector}`: `latest`, a height or a block hash; null when not held. */
-  async block(selector: 'latest' | number | bigint | Hash): Promise<Schemas['BlockInfo'] | null> {
+  async block(selector: 'latest' | number | bigint | string): Promise<Schemas['BlockInfo'] | null> {
     return (await this.request(ROUTES.block, { params: { selector: String(selector) }, notFoundIsNull: true })) as Schemas['BlockInfo'] | null;
   }
 
@@ -635,7 +635,7 @@ export class DroverClient {
   }
 
   /** `POST /faucet`: development funds for `address` (chain ids 1 and 100 only). */
-  async faucet(address: Address): Promise<Schemas['FaucetResponse']> {
+  async faucet(address: string): Promise<Schemas['FaucetResponse']> {
     return (await this.request(ROUTES.faucet, { json: { address: normalizeAddress(address) } })) as Schemas['FaucetResponse'];
   }
 
@@ -652,28 +652,28 @@ export class DroverClient {
   }
 
   /** `GET /state/{actor}/{key_hex}`: a storage value with its proof. */
-  async stateValue(actor: Address, key: BytesLike): Promise<Schemas['StateProofInfo']> {
+  async stateValue(actor: string, key: BytesLike): Promise<Schemas['StateProofInfo']> {
     return (await this.request(ROUTES.stateValue, { params: { actor, key_hex: toHex(bytesOf(key)) } })) as Schemas['StateProofInfo'];
   }
 
-  async proofAccount(address: Address, height?: number): Promise<Schemas['StateProofInfo']> {
+  async proofAccount(address: string, height?: number): Promise<Schemas['StateProofInfo']> {
     return (await this.request(ROUTES.proofAccount, { params: { address }, query: { height } })) as Schemas['StateProofInfo'];
   }
 
-  async proofActor(address: Address, height?: number): Promise<Schemas['StateProofInfo']> {
+  async proofActor(address: string, height?: number): Promise<Schemas['StateProofInfo']> {
     return (await this.request(ROUTES.proofActor, { params: { address }, query: { height } })) as Schemas['StateProofInfo'];
   }
 
-  async proofStorage(address: Address, key: BytesLike, height?: number): Promise<Schemas['StateProofInfo']> {
+  async proofStorage(address: string, key: BytesLike, height?: number): Promise<Schemas['StateProofInfo']> {
     return (await this.request(ROUTES.proofStorage, { params: { address, key: toHex(bytesOf(key)) }, query: { height } })) as Schemas['StateProofInfo'];
   }
 
   /** Inclusion proof of a transaction; null while it is not in a finalized block. */
-  async proofTx(hash: Hash): Promise<Schemas['InclusionProofInfo'] | null> {
+  async proofTx(hash: string): Promise<Schemas['InclusionProofInfo'] | null> {
     return (await this.request(ROUTES.proofTx, { params: { tx_hash: hash }, notFoundIsNull: true })) as Schemas['InclusionProofInfo'] | null;
   }
 
-  async proofReceipt(hash: Hash): Promise<Schemas['InclusionProofInfo'] | null> {
+  async proofReceipt(hash: string): Promise<Schemas['InclusionProofInfo'] | null> {
     return (await this.request(ROUTES.proofReceipt, { params: { tx_hash: hash }, notFoundIsNull: true })) as Schemas['InclusionProofInfo'] | null;
   }
 
@@ -733,7 +733,7 @@ export class DroverClient {
    * An actor's events: its history first (oldest first), then new events as they are finalized,
    * by following the log's cursor (polling every `pollMs`); stops when `signal` aborts.
    */
-  async *streamLogs(actor: Address, options: { pollMs?: number; signal?: AbortSignal; limit?: number } = {}): AsyncGenerator<Schemas['CursorPage_LogInfo']['items'][number]> {
+  async *streamLogs(actor: string, options: { pollMs?: number; signal?: AbortSignal; limit?: number } = {}): AsyncGenerator<Schemas['CursorPage_LogInfo']['items'][number]> {
     // The last page has no next cursor: keep the last cursor seen and skip what was yielded after it.
     let cursor: string | undefined;
     let seen = 0;

@@ -27,6 +27,18 @@ import { StateProofError, verifyStateProof } from './qmdb.js';
 
 export { parseIdentity } from './certificate.js';
 
+/**
+ * The `identity` of a genesis file's text (`genesis.yaml`: the network's group public key, hex),
+ * checked to be a group key: what a client trusts and passes to the verifiers. Only the top-level
+ * `identity:` line is read (plain or quoted hex, as the node writes it), so no YAML parser is needed.
+ */
+export function genesisIdentity(genesisYaml: string): string {
+  const match = /^identity:[ \t]*(['"]?)([0-9a-fA-F]+)\1[ \t]*$/m.exec(genesisYaml);
+  if (!match) throw new Error('the genesis file has no top-level `identity: <hex>` line');
+  parseIdentity(match[2]!);
+  return match[2]!;
+}
+
 /** Which check refused a proof (the Rust `VerifyError` variant). */
 export type VerifyErrorKind =
   | 'Certificate'
