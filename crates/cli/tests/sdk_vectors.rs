@@ -9,6 +9,8 @@
 //!   storage slot, transaction, receipt) with the genesis group key, each also tampered with in
 //!   every part, and the outcome `drover_client::verify` gives each case (`ok` or the
 //!   `VerifyError` variant). Checked here on every run; the TypeScript verifier must agree.
+//! - `actors.json`: example actors of `actors/` compiled to WebAssembly, with their manifests, for
+//!   the TypeScript end-to-end test to deploy (it has no WAT compiler). Recomputed on every run.
 //!
 //! Regenerate both (the second starts a devnet, about a minute in a debug build) when a wire form
 //! changes on purpose, and say why in the commit:
@@ -498,6 +500,21 @@ fn base64_url_decode(text: &str) -> Vec<u8> {
 #[test]
 fn sdk_vectors_match_the_rust_implementation() {
     write_or_compare("sdk.json", &deterministic());
+}
+
+/// The example actors the TypeScript end-to-end test deploys, compiled from `actors/*.wat`.
+fn actors() -> Value {
+    let compiled = |name: &str, manifest: &[&str]| {
+        let path = format!("{}/../../actors/{name}.wat", env!("CARGO_MANIFEST_DIR"));
+        let code = wat::parse_file(&path).unwrap_or_else(|e| panic!("{path} compiles: {e}"));
+        json!({"source": format!("actors/{name}.wat"), "code": hex0x(&code), "manifest": manifest})
+    };
+    json!({"counter": compiled("counter", &["storage.kv"])})
+}
+
+#[test]
+fn sdk_actors_match_their_sources() {
+    write_or_compare("actors.json", &actors());
 }
 
 // --- Proofs ------------------------------------------------------------------------------------
