@@ -12,8 +12,9 @@
 //! - `actors.json`: example actors of `actors/` compiled to WebAssembly, with their manifests, for
 //!   the TypeScript end-to-end test to deploy (it has no WAT compiler). Recomputed on every run.
 //!
-//! Regenerate both (the second starts a devnet, about a minute in a debug build) when a wire form
-//! changes on purpose, and say why in the commit:
+//! Regenerate them (`proofs.json` starts a devnet, about a minute in a debug build) when a wire
+//! form or an example actor changes on purpose, and say why in the commit; a test name as filter
+//! rewrites only its file (`sdk_actors` for `actors.json`):
 //!
 //! ```text
 //! DROVER_SDK_VECTORS_REGENERATE=1 cargo test -p drover --test sdk_vectors
