@@ -68,6 +68,10 @@ pub struct ValidatorFile {
     /// Mempool limits (defaults suit a devnet and a benchmark burst of 100,000 transfers).
     #[serde(default, skip_serializing_if = "MempoolFile::is_default")]
     pub mempool: MempoolFile,
+    /// Serve the block explorer at `/explorer` (default false; development mode always serves
+    /// it).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub explorer: bool,
 }
 
 /// The `mempool` section: limits of the transaction pool; an absent field takes its default.
@@ -178,6 +182,8 @@ pub struct ValidatorConfig {
     pub worker_threads: usize,
     /// Mempool limits, defaults filled in.
     pub mempool: drover_mempool::Config,
+    /// Serve the block explorer at `/explorer`.
+    pub explorer: bool,
 }
 
 /// A validated faucet configuration.
@@ -327,6 +333,7 @@ impl ValidatorConfig {
             block_interval_ms: file.block_interval_ms,
             worker_threads,
             mempool,
+            explorer: file.explorer,
         })
     }
 }
