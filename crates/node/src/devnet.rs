@@ -229,6 +229,21 @@ mod tests {
     }
 
     #[test]
+    fn the_explorer_is_off_unless_the_config_turns_it_on() {
+        let dir = tempfile::tempdir().unwrap();
+        let paths = generate(dir.path(), &NetworkSpec::devnet()).unwrap();
+        let text = std::fs::read_to_string(&paths[0]).unwrap();
+        assert!(!text.contains("explorer"), "generated configs leave it to development mode");
+        assert!(!ValidatorConfig::load(&paths[0]).unwrap().explorer);
+        let path = dir.path().join("explorer.yaml");
+        std::fs::write(&path, format!("{text}explorer: true\n")).unwrap();
+        assert!(ValidatorConfig::load(&path).unwrap().explorer);
+        std::fs::write(&path, format!("{text}explorer: yes please\n")).unwrap();
+        let err = ValidatorConfig::load(&path).err().expect("must fail").to_string();
+        assert!(err.contains("explorer"), "{err}");
+    }
+
+    #[test]
     fn bad_config_fields_are_named() {
         let dir = tempfile::tempdir().unwrap();
         let paths = generate(dir.path(), &NetworkSpec::devnet()).unwrap();

@@ -113,6 +113,13 @@ before(async () => {
   const token = await drover('token', 'create', '--key', keyFile, '--name', 'Gold', '--symbol', 'GLD', '--decimals', '2', '--supply', '1000GLD');
   assert.equal(token.status, 'success');
   sent.token = token.token;
+  for (const args of [
+    ['gov', 'lock', '--amount', '1000drv'],
+    ['gov', 'propose', '--change', 'target_cycles=20000000', '--description', 'fuller blocks'],
+    ['gov', 'vote', '0', '--support', 'for'],
+  ]) {
+    assert.equal((await drover(...args, '--key', keyFile)).status, 'success', args.join(' '));
+  }
 
   browser = await chromium.launch({
     executablePath: CHROMIUM,
@@ -140,6 +147,11 @@ async function open(route = '') {
   page.errors = errors;
   await page.goto(`${url}/explorer/#${route}`);
   return page;
+}
+
+/** Waits until the page shows `route` (its location's hash). */
+async function waitForRoute(page, route) {
+  await page.waitForFunction((hash) => location.hash === hash, `#${route}`);
 }
 
 async function search(page, text) {
@@ -173,7 +185,7 @@ test('home shows the chain live: height, charts, mempool, health, new blocks wit
 test('search finds a transfer and its receipt, verified', async () => {
   const page = await open();
   await search(page, sent.transfer);
-  await page.waitForURL(`**/explorer/#/tx/${sent.transfer}`);
+  await waitForRoute(page, `/tx/${sent.transfer}`);
   assert.equal(await page.getByTestId('receipt-status').innerText(), 'success');
   assert.match(await page.getByTestId('fee').innerText(), /DRV$/);
   await page.locator('[data-testid=verify][data-state=verified]').waitFor();
@@ -199,7 +211,7 @@ test('the account page shows the balance, history and a verified mark', async ()
   assert.equal(again.status, 'success');
   const page = await open();
   await search(page, sent.recipient);
-  await page.waitForURL(`**/explorer/#/address/${sent.recipient}`);
+  await waitForRoute(page, `/address/${sent.recipient}`);
   assert.equal(await page.getByTestId('balance').innerText(), '2 DRV');
   await page.locator('[data-testid=verify][data-state=verified]').waitFor();
   assert.match(await page.getByTestId('verify').innerText(), /Verified: balance and nonce proven at block \d+/);
@@ -260,7 +272,7 @@ test('the actor page shows its summary and verified storage; a tampered storage 
 test('search by height opens the block; every other page renders real data', async () => {
   const page = await open();
   await search(page, '1');
-  await page.waitForURL('**/explorer/#/block/1');
+  await waitForRoute(page, '/block/1');
   await page.getByRole('heading', { name: 'Block 1' }).waitFor();
 
   await page.goto(`${url}/explorer/#/blocks`);
@@ -276,7 +288,16 @@ test('search by height opens the block; every other page renders real data', asy
   await page.getByText('No healthy runners.').waitFor();
 
   await page.goto(`${url}/explorer/#/governance`);
-  await page.locator('table tbody tr').first().waitFor();
+  await page.getByRole('cell', { name: 'target_cycles' }).first().waitFor();
+  await page.getByRole('link', { name: '#0', exact: true }).click();
+  await page.getByRole('heading', { name: 'Proposal #0' }).waitFor();
+  await page.getByText('fuller blocks').waitFor();
+  await page.getByRole('heading', { name: 'Votes', exact: true }).locator('..').getByRole('cell', { name: 'for', exact: true }).waitFor();
+
+  await page.goto(`${url}/explorer/#/runner/${sent.sender}`);
+  await page.getByRole('heading', { name: 'Runner not found' }).waitFor();
+  await page.goto(`${url}/explorer/#/job/0x${'11'.repeat(32)}`);
+  await page.getByRole('heading', { name: 'Job not found' }).waitFor();
 
   await page.goto(`${url}/explorer/#/storage`);
   await page.getByText('Rent paid to relays').waitFor();
