@@ -73,9 +73,6 @@ export function blockLink(height: unknown): Node | string {
   return link(`/block/${String(height)}`, String(height));
 }
 
-/** Base units per DRV. */
-export const BASE_UNITS_PER_DRV = 1_000_000_000n;
-
 /** An amount of base units with `decimals` places, grouped: `1,234.5`. */
 export function amount(value: unknown, decimals: number): string {
   let units: bigint;

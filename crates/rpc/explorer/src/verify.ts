@@ -8,7 +8,7 @@
  * The one thing trusted is the network's group public key. The explorer pins it per network
  * (keyed by genesis hash) in the browser's storage: on first visit it takes the node's
  * `/chain-info` `identity` (trust on first use), and the user may replace it with the
- * `identity` of the genesis file (the key icon in the header). If the node later reports
+ * `identity` of the genesis file (the Trust page, `#/trust`). If the node later reports
  * another key, the pinned one is kept and the page warns.
  */
 import { type Json, get, postJson } from './api.js';

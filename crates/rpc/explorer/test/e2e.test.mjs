@@ -164,6 +164,17 @@ async function screenshot(page, name) {
   if (out) await page.screenshot({ path: join(out, name), fullPage: false });
 }
 
+/** Sends `count` transfers from the test's key without waiting (consecutive nonces); their hashes. */
+async function burst(count) {
+  const { nonce } = await (await fetch(`${url}/account/${sent.sender}`)).json();
+  const hashes = [];
+  for (let i = 0; i < count; i++) {
+    const to = `0x${'7a'.repeat(19)}${i.toString(16).padStart(2, '0')}`;
+    hashes.push((await drover('transfer', '--key', sent.key, '--to', to, '--amount', '0.01drv', '--nonce', String(nonce + i))).hash);
+  }
+  return hashes;
+}
+
 test('home shows the chain live: height, charts, mempool, health, new blocks without reload', async () => {
   const page = await open();
   const height = page.getByTestId('height');
@@ -177,6 +188,9 @@ test('home shows the chain live: height, charts, mempool, health, new blocks wit
   await page.waitForFunction(() => /txs$/.test(document.querySelector('[data-testid=mempool]')?.textContent ?? ''));
   assert.equal(await page.getByTestId('health').innerText(), 'ok');
   assert.match(await page.getByTestId('block-age').innerText(), /ago$/);
+  // Transactions sent now appear under "Latest transactions" without a reload.
+  const hashes = await burst(6);
+  await page.locator(`a[href="#/tx/${hashes[hashes.length - 1]}"]`).waitFor();
   await screenshot(page, 'explorer-home.png');
   assert.deepEqual(page.errors, []);
   await page.context().close();
