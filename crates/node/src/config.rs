@@ -72,6 +72,10 @@ pub struct ValidatorFile {
     /// 100,000; the others are read from the state database).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub account_cache_entries: Option<usize>,
+    /// Serve the block explorer at `/explorer` (default false; development mode always serves
+    /// it).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub explorer: bool,
 }
 
 /// The `mempool` section: limits of the transaction pool; an absent field takes its default.
@@ -184,6 +188,8 @@ pub struct ValidatorConfig {
     pub mempool: drover_mempool::Config,
     /// Accounts the account view caches, at least 1.
     pub account_cache_entries: usize,
+    /// Serve the block explorer at `/explorer`.
+    pub explorer: bool,
 }
 
 /// A validated faucet configuration.
@@ -339,6 +345,7 @@ impl ValidatorConfig {
             worker_threads,
             mempool,
             account_cache_entries,
+            explorer: file.explorer,
         })
     }
 }

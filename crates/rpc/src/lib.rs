@@ -24,6 +24,7 @@
 
 pub mod backend;
 pub mod error;
+pub(crate) mod explorer;
 pub(crate) mod extract;
 pub mod limits;
 pub(crate) mod metrics;
@@ -85,8 +86,11 @@ pub struct RpcConfig {
     /// Requests per second accepted from one client IP on the public storage-relay reads
     /// ([`limits::RAS_PUBLIC_RATE_PER_SEC`]; not read from the environment).
     pub ras_public_rate_per_sec: u32,
-    /// Serve `/api-docs/openapi.json` and `/swagger-ui`.
+    /// Serve `/api-docs/openapi.json`, `/swagger-ui` and the block explorer (`/explorer`).
     pub dev_mode: bool,
+    /// Serve the block explorer (`/explorer`) outside development mode too (the validator
+    /// config's `explorer`; not read from the environment).
+    pub explorer: bool,
     /// Longest time from a request to its answer, in milliseconds
     /// ([`limits::REQUEST_TIMEOUT_MS`]; not read from the environment).
     pub request_timeout_ms: u64,
@@ -102,6 +106,7 @@ impl Default for RpcConfig {
             state_sync_rate_per_sec: STATE_SYNC_RATE_PER_SEC_DEFAULT,
             ras_public_rate_per_sec: RAS_PUBLIC_RATE_PER_SEC,
             dev_mode: false,
+            explorer: false,
             request_timeout_ms: REQUEST_TIMEOUT_MS,
             submit_waits_in_flight_max: SUBMIT_WAITS_IN_FLIGHT_MAX,
         }
@@ -198,6 +203,9 @@ pub fn router<B: Backend>(backend: B, config: RpcConfig, http: &Http) -> Router 
         routes::routes::<B>().fallback(error::unknown_route).method_not_allowed_fallback(error::method_not_allowed);
     if config.dev_mode {
         api = api.merge(openapi::swagger_ui());
+    }
+    if config.dev_mode || config.explorer {
+        api = api.merge(explorer::routes());
     }
     api.layer(DefaultBodyLimit::max(MAX_REQUEST_BYTES))
         .layer(RequestBodyLimitLayer::new(MAX_REQUEST_BYTES))
@@ -546,6 +554,7 @@ mod tests {
                 state_sync_rate_per_sec: 5,
                 ras_public_rate_per_sec: 20,
                 dev_mode: false,
+                explorer: false,
                 request_timeout_ms: 30_000,
                 submit_waits_in_flight_max: 256,
             })
