@@ -1764,6 +1764,12 @@ export interface components {
             chain_id: number;
             /** @description Digest of the genesis block, which commits to the genesis document. */
             genesis_hash: string;
+            /**
+             * @description The network's group public key (hex of its codec encoding, as the genesis file's
+             *     `identity`): what finalization certificates verify against. A light client should pin
+             *     it from the genesis file; taking it from a node trusts that node on first use.
+             */
+            identity: string;
             /** @description Network name from the genesis file. */
             network: string;
             /** @description Version of the node software. */
