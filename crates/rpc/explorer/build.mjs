@@ -16,7 +16,7 @@ import { fileURLToPath } from 'node:url';
 const here = dirname(fileURLToPath(import.meta.url));
 
 /** The packages the bundle may contain, each shipped with its licence file. */
-const THIRD_PARTY = ['@noble/curves', '@noble/hashes', 'cbor2', '@cto.af/wtf8'];
+const THIRD_PARTY = ['@noble/curves', '@noble/hashes', 'cbor2', '@cto.af/wtf8', 'lossless-json'];
 
 /** Where a package keeps its licence. */
 const LICENCE_FILES = ['LICENSE', 'LICENSE.md', 'LICENSE.txt'];
@@ -24,7 +24,7 @@ const LICENCE_FILES = ['LICENSE', 'LICENSE.md', 'LICENSE.txt'];
 const ownDependencies = {
   name: 'own-dependencies',
   setup(build) {
-    build.onResolve({ filter: /^(@noble\/|@cto\.af\/|cbor2)/ }, (args) => {
+    build.onResolve({ filter: /^(@noble\/|@cto\.af\/|cbor2|lossless-json)/ }, (args) => {
       if (args.pluginData === 'own') return undefined;
       return build.resolve(args.path, { kind: args.kind, resolveDir: here, pluginData: 'own' });
     });
