@@ -73,6 +73,7 @@ fn print_banner(validator: &ValidatorConfig) {
     println!();
     println!("Drover devnet (chain id {})", devnet::DEV_CHAIN_ID);
     println!("  RPC:        {url}");
+    println!("  Explorer:   {url}/explorer/");
     println!("  Swagger UI: {url}/swagger-ui");
     println!("  OpenAPI:    {url}/api-docs/openapi.json");
     println!();

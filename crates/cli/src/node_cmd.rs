@@ -72,7 +72,8 @@ pub(crate) fn run_init(args: InitArgs) -> anyhow::Result<()> {
 pub(crate) fn run_node(args: NodeArgs) -> anyhow::Result<()> {
     let validator = ValidatorConfig::load(&args.config)?;
     let progress = (!args.sync_from.is_empty()).then(sync_progress_bar);
-    run_validator(validator, drover_rpc::RpcConfig::from_env(), args.sync_from, progress)
+    let rpc = drover_rpc::RpcConfig { explorer: validator.explorer, ..drover_rpc::RpcConfig::from_env() };
+    run_validator(validator, rpc, args.sync_from, progress)
 }
 
 /// A progress bar of fetched state operations (drawn only on a terminal).

@@ -130,6 +130,9 @@ async fn every_proof_kind_verifies_and_tampering_is_rejected() {
     let mut node = TestNode::start(NodeOptions::default()).await;
     let client = node.client();
     let identity = identity(&node);
+    // `/chain-info` names the genesis file's group key (what a browser pins on first use).
+    let info = client.chain_info().await.unwrap();
+    assert_eq!(drover_node::keys::parse_identity(&info.identity).unwrap(), identity);
     let key = dev_key(2);
     let to = SecretKey::random().address();
     let nonce = client.account(&key.address()).await.unwrap().unwrap().nonce;

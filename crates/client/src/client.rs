@@ -766,7 +766,13 @@ mod tests {
     }
 
     fn chain_info() -> ChainInfo {
-        ChainInfo { chain_id: 100, network: "devnet".into(), genesis_hash: H256([1; 32]), version: "0.1.0".into() }
+        ChainInfo {
+            chain_id: 100,
+            network: "devnet".into(),
+            genesis_hash: H256([1; 32]),
+            identity: "ab".repeat(96),
+            version: "0.1.0".into(),
+        }
     }
 
     fn block(height: u64) -> BlockInfo {

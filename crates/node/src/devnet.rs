@@ -159,6 +159,8 @@ pub fn generate(dir: &Path, spec: &NetworkSpec) -> anyhow::Result<Vec<PathBuf>> 
             block_interval_ms: spec.block_interval_ms,
             worker_threads: None,
             mempool: Default::default(),
+            account_cache_entries: None,
+            explorer: false,
         };
         let path = validator_file(dir, i as u32);
         write_yaml(&path, &file)?;
@@ -225,6 +227,21 @@ mod tests {
         std::fs::write(&path, format!("{text}params:\n  target_cycles: 7\n")).unwrap();
         let refused = Genesis::load(&path).unwrap_err().to_string();
         assert!(refused.contains("params") && refused.contains("fees"), "{refused}");
+    }
+
+    #[test]
+    fn the_explorer_is_off_unless_the_config_turns_it_on() {
+        let dir = tempfile::tempdir().unwrap();
+        let paths = generate(dir.path(), &NetworkSpec::devnet()).unwrap();
+        let text = std::fs::read_to_string(&paths[0]).unwrap();
+        assert!(!text.contains("explorer"), "generated configs leave it to development mode");
+        assert!(!ValidatorConfig::load(&paths[0]).unwrap().explorer);
+        let path = dir.path().join("explorer.yaml");
+        std::fs::write(&path, format!("{text}explorer: true\n")).unwrap();
+        assert!(ValidatorConfig::load(&path).unwrap().explorer);
+        std::fs::write(&path, format!("{text}explorer: yes please\n")).unwrap();
+        let err = ValidatorConfig::load(&path).err().expect("must fail").to_string();
+        assert!(err.contains("explorer"), "{err}");
     }
 
     #[test]

@@ -8,8 +8,9 @@
 //! and `server` serves a router over TCP with the connection limits (connection cap and each
 //! client's share of it, header-read and write timeouts).
 //!
-//! Layers, outermost first: tracing, CORS (any origin; GET/POST/OPTIONS; `Content-Type`;
-//! `Retry-After` and `X-Request-Id` readable by scripts), gzip and metrics, put around the API
+//! Layers, outermost first: tracing, CORS (any origin; GET/POST/OPTIONS; `Content-Type` and the
+//! `/ras` request headers `X-DRFS-*`; `Retry-After` and `X-Request-Id` readable by scripts), gzip
+//! and metrics, put around the API
 //! (the start-up [`starting::Switch`] or the [`router`]) by [`layered`]; then, inside the
 //! router, the matched route's template handed back with the answer (for the metrics), the
 //! request timeout ([`limits::REQUEST_TIMEOUT_MS`]: 503, code 1003), the global rate limit (with
@@ -23,6 +24,7 @@
 
 pub mod backend;
 pub mod error;
+pub(crate) mod explorer;
 pub(crate) mod extract;
 pub mod limits;
 pub(crate) mod metrics;
@@ -84,8 +86,11 @@ pub struct RpcConfig {
     /// Requests per second accepted from one client IP on the public storage-relay reads
     /// ([`limits::RAS_PUBLIC_RATE_PER_SEC`]; not read from the environment).
     pub ras_public_rate_per_sec: u32,
-    /// Serve `/api-docs/openapi.json` and `/swagger-ui`.
+    /// Serve `/api-docs/openapi.json`, `/swagger-ui` and the block explorer (`/explorer`).
     pub dev_mode: bool,
+    /// Serve the block explorer (`/explorer`) outside development mode too (the validator
+    /// config's `explorer`; not read from the environment).
+    pub explorer: bool,
     /// Longest time from a request to its answer, in milliseconds
     /// ([`limits::REQUEST_TIMEOUT_MS`]; not read from the environment).
     pub request_timeout_ms: u64,
@@ -101,6 +106,7 @@ impl Default for RpcConfig {
             state_sync_rate_per_sec: STATE_SYNC_RATE_PER_SEC_DEFAULT,
             ras_public_rate_per_sec: RAS_PUBLIC_RATE_PER_SEC,
             dev_mode: false,
+            explorer: false,
             request_timeout_ms: REQUEST_TIMEOUT_MS,
             submit_waits_in_flight_max: SUBMIT_WAITS_IN_FLIGHT_MAX,
         }
@@ -198,6 +204,9 @@ pub fn router<B: Backend>(backend: B, config: RpcConfig, http: &Http) -> Router 
     if config.dev_mode {
         api = api.merge(openapi::swagger_ui());
     }
+    if config.dev_mode || config.explorer {
+        api = api.merge(explorer::routes());
+    }
     api.layer(DefaultBodyLimit::max(MAX_REQUEST_BYTES))
         .layer(RequestBodyLimitLayer::new(MAX_REQUEST_BYTES))
         .layer(map_response(error::json_payload_too_large))
@@ -240,14 +249,28 @@ pub fn layered(api: impl Api, http: &Http) -> impl Api {
         .service(api)
 }
 
-/// Browser wallets and dashboards call the API from any origin. Every CORS header is the same
-/// whatever the request's origin and preflight headers, so responses carry no `Vary` (which
-/// would also cost three header values on every response).
+/// Request headers a page may send: `Content-Type` (JSON and CBOR bodies) and the four headers
+/// that authenticate a `/ras` owner request (delegation token, timestamp, nonce, signature).
+const CORS_ALLOWED_HEADERS: [&str; 5] = [
+    "content-type",
+    drover_types::storage::auth::DELEGATION_HEADER,
+    drover_types::storage::auth::TIMESTAMP_HEADER,
+    drover_types::storage::auth::NONCE_HEADER,
+    drover_types::storage::auth::SIGNATURE_HEADER,
+];
+
+/// Browser wallets and dashboards call the API from any origin, every route included (the `/ras`
+/// owner routes are authenticated by their signed headers, not by cookies, so any origin may send
+/// them). Every CORS header is the same whatever the request's origin and preflight headers, so
+/// responses carry no `Vary` (which would also cost three header values on every response).
 fn cors() -> CorsLayer {
     CorsLayer::new()
         .allow_origin(Any)
         .allow_methods([Method::GET, Method::POST, Method::OPTIONS])
-        .allow_headers([header::CONTENT_TYPE])
+        .allow_headers(CORS_ALLOWED_HEADERS.map(|name| {
+            axum::http::HeaderName::from_bytes(name.as_bytes())
+                .unwrap_or_else(|_| unreachable!("{name} is a header name"))
+        }))
         .expose_headers([header::RETRY_AFTER, error::REQUEST_ID_HEADER])
         .vary([])
 }
@@ -486,6 +509,30 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn cors_lets_a_page_send_the_ras_headers() {
+        let app = app(&MockBackend::default());
+        // What a browser asks before a signed `POST /ras/volumes` with a JSON body.
+        let asked = "content-type,x-drfs-delegation,x-drfs-nonce,x-drfs-signature,x-drfs-timestamp";
+        let preflight = Request::builder()
+            .method("OPTIONS")
+            .uri("/ras/volumes")
+            .header(header::ORIGIN, "https://wallet.example")
+            .header(header::ACCESS_CONTROL_REQUEST_METHOD, "POST")
+            .header(header::ACCESS_CONTROL_REQUEST_HEADERS, asked)
+            .body(Body::empty())
+            .unwrap();
+        let answer = send(&app, preflight).await;
+        assert!(answer.status.is_success());
+        assert_eq!(answer.header(header::ACCESS_CONTROL_ALLOW_ORIGIN), Some("*"));
+        let allowed = answer.header(header::ACCESS_CONTROL_ALLOW_HEADERS).unwrap_or_default().to_ascii_lowercase();
+        for name in asked.split(',') {
+            assert!(allowed.split(',').any(|a| a.trim() == name), "{name} not allowed: {allowed}");
+        }
+        // Only those: a header the API does not read is not allowed.
+        assert!(!allowed.contains("authorization"), "{allowed}");
+    }
+
+    #[tokio::test]
     async fn responses_are_gzipped_on_request() {
         let app = app(&MockBackend::default());
         let request = Request::get("/metrics").header(header::ACCEPT_ENCODING, "gzip").body(Body::empty()).unwrap();
@@ -507,6 +554,7 @@ mod tests {
                 state_sync_rate_per_sec: 5,
                 ras_public_rate_per_sec: 20,
                 dev_mode: false,
+                explorer: false,
                 request_timeout_ms: 30_000,
                 submit_waits_in_flight_max: 256,
             })

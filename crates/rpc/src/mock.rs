@@ -47,6 +47,8 @@ use tower::ServiceExt;
 
 /// Chain id of the mock network (the dev chain, which the faucet serves).
 pub(crate) const CHAIN_ID: u64 = 100;
+/// The group key `/chain-info` reports (the mock signs no certificates, so any hex serves).
+pub(crate) const MOCK_IDENTITY: &str = "0x5eed";
 /// Delay between admission and inclusion with `include_on_submit`.
 const INCLUSION_DELAY: Duration = Duration::from_millis(20);
 
@@ -201,6 +203,7 @@ impl Backend for MockBackend {
             chain_id: self.data.lock().chain_id,
             network: "drover-test".to_owned(),
             genesis_hash: block(0).hash,
+            identity: MOCK_IDENTITY.to_owned(),
             version: "0.1.0-test".to_owned(),
         }
     }

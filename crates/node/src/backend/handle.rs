@@ -53,6 +53,7 @@ impl NodeHandle {
             chain_id: chain.genesis.chain_id(),
             network: chain.genesis.network().to_string(),
             genesis_hash: to_h256(&genesis_digest),
+            identity: crate::keys::encode_hex(&chain.genesis.identity),
             version: env!("CARGO_PKG_VERSION").to_string(),
         };
         let prover = Prover::new(chain.clone(), marshal.clone(), databases.clone());

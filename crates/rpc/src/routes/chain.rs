@@ -63,6 +63,7 @@ mod tests {
         assert_eq!(body["chain_id"], CHAIN_ID);
         assert_eq!(body["network"], "drover-test");
         assert_eq!(body["genesis_hash"], block(0).hash.to_hex());
+        assert_eq!(body["identity"], MOCK_IDENTITY);
         assert_eq!(body["version"], "0.1.0-test");
     }
 

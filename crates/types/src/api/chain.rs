@@ -14,6 +14,10 @@ pub struct ChainInfo {
     /// Digest of the genesis block, which commits to the genesis document.
     #[cfg_attr(feature = "openapi", schema(value_type = String))]
     pub genesis_hash: H256,
+    /// The network's group public key (hex of its codec encoding, as the genesis file's
+    /// `identity`): what finalization certificates verify against. A light client should pin
+    /// it from the genesis file; taking it from a node trusts that node on first use.
+    pub identity: String,
     /// Version of the node software.
     pub version: String,
 }
