@@ -28,9 +28,10 @@ use crate::{
     },
     basefee::next_basefees,
     block_validity::BlockValidator,
+    charge::{self, Failure},
     deferred::{Deferred, SystemRun},
     overlay::{Overlay, ReadError, ReadFault, StateError},
-    transfer::{Failure, commit, prepare, price},
+    transfer::{commit, prepare},
 };
 use drover_state::{
     Basefees,
@@ -294,21 +295,7 @@ fn run_tx<S: StateRead>(
     }
     let cycles_used = intrinsic.cycles.saturating_add(work.cycles_used);
     let cells_used = intrinsic.cells.saturating_add(work.cells_used);
-    let fee = price(&tx.tx, basefees, cycles_used, cells_used)
-        .ok_or_else(|| Rejection::new(RejectReason::CostOverflow, "the fee overflows u128"))?;
-    // The sender covered value + maximum fees, and no actor can take from the sender's balance,
-    // so the fee is covered.
-    let mut payer = overlay.account(tx.sender)?;
-    payer.balance = payer
-        .balance
-        .checked_sub(fee.total())
-        .ok_or_else(|| Rejection::new(RejectReason::InsufficientBalanceForFees, "balance cannot cover the fee"))?;
-    overlay.set(tx.sender, payer);
-    let mut proposer = overlay.account(env.proposer)?;
-    proposer.balance = proposer.balance.checked_add(fee.tip).ok_or_else(|| {
-        Rejection::new(RejectReason::CostOverflow, format!("crediting {} would overflow its balance", env.proposer))
-    })?;
-    overlay.set(env.proposer, proposer);
+    let fee = charge::pay(overlay, &tx.tx, tx.sender, (basefees, env.proposer), (cycles_used, cells_used))?;
     Ok(TxResult {
         events: if work.status == TxStatus::Success { events } else { Vec::new() },
         status: work.status,

@@ -81,6 +81,7 @@ mod audit;
 mod basefee;
 mod block;
 mod block_validity;
+mod charge;
 mod deferred;
 mod genesis;
 pub mod governance;
@@ -120,6 +121,7 @@ pub use params::{
 /// Key-value changes to the state: the final value of each key (`None` deletes it), sorted by
 /// key, each key once.
 pub type Writes = Vec<(Vec<u8>, Option<Vec<u8>>)>;
+pub use charge::price;
 /// The actor engine the executor runs actors on (share one per node: it caches compiled code).
 pub use drover_vm::Vm;
-pub use transfer::{TRANSFER_EVENT_TOPIC, price, transfer_event_data};
+pub use transfer::{TRANSFER_EVENT_TOPIC, transfer_event_data};

@@ -1,20 +1,22 @@
-//! One transaction's state transition: pricing, and the staged balance changes of a transfer.
+//! A plain transfer (or value deposit): the staged balance changes of a transaction without actor
+//! work.
 //!
 //! Whether a transaction is valid is decided before it runs, by the one validity rule
 //! (`drover_types::validity`, applied to the block by [`BlockValidator`](crate::block_validity)).
 //! A transfer is then [prepared](prepare) against the block's overlay without changing it: the
-//! fee is priced and the new values of the (at most three) accounts it touches — sender,
-//! recipient, proposer, which may coincide — are computed with checked arithmetic. Only a fully
-//! prepared transfer is [committed](commit), so a failure at any step leaves the state exactly
-//! as it was.
+//! fee is priced (`crate::charge`) and the new values of the (at most three) accounts it
+//! touches — sender, recipient, proposer, which may coincide — are computed with checked
+//! arithmetic. Only a fully prepared transfer is [committed](commit), so a failure at any step
+//! leaves the state exactly as it was.
 
 use crate::{
     StateRead,
-    overlay::{Overlay, ReadError, StateError},
+    charge::{Failure, price},
+    overlay::{Overlay, ReadError},
 };
 use drover_state::{Account, Basefees};
 use drover_types::{
-    Address, Event, FeeBreakdown, Transaction, VerifiedTransaction,
+    Address, Event, FeeBreakdown, VerifiedTransaction,
     cbor::Writer,
     validity::{Intrinsic, RejectReason, Rejection},
 };
@@ -22,57 +24,12 @@ use drover_types::{
 /// Topic of the event a transfer emits.
 pub const TRANSFER_EVENT_TOPIC: &str = "transfer";
 
-/// What a transaction pays for `cycles` and `cells` at the block's basefees, given that it passed
-/// the validity rule's basefee and tip checks: per unit, the basefee (burned) plus the tip capped at
-/// `max_fee − basefee` (to the proposer).
-pub fn price(tx: &Transaction, basefees: &Basefees, cycles: u64, cells: u64) -> Option<FeeBreakdown> {
-    let cycle_tip = tx.tip_per_cycle.min(tx.max_fee_per_cycle.checked_sub(basefees.cycle)?);
-    let cell_tip = tx.tip_per_cell.min(tx.max_fee_per_cell.checked_sub(basefees.cell)?);
-    let (cycles, cells) = (u128::from(cycles), u128::from(cells));
-    let burned = cycles.checked_mul(basefees.cycle)?.checked_add(cells.checked_mul(basefees.cell)?)?;
-    let tip = cycles.checked_mul(cycle_tip)?.checked_add(cells.checked_mul(cell_tip)?)?;
-    // The total is what the sender is debited, so it must fit as well.
-    burned.checked_add(tip)?;
-    Some(FeeBreakdown { burned, tip })
-}
-
-/// `cycles × cycle price + cells × cell price`, or `None` on overflow.
-pub(crate) fn cost(cycles: u64, cells: u64, cycle_price: u128, cell_price: u128) -> Option<u128> {
-    u128::from(cycles).checked_mul(cycle_price)?.checked_add(u128::from(cells).checked_mul(cell_price)?)
-}
-
 /// Canonical CBOR `[from bytes(20), to bytes(20), value]`: the data of a transfer event.
 pub fn transfer_event_data(from: &Address, to: &Address, value: u128) -> Vec<u8> {
     // Array head, two 20-byte strings with their heads, a u128 of at most 18 bytes.
     let mut writer = Writer::with_capacity(1 + 2 * 21 + 18);
     writer.array(3).bytes(&from.0).bytes(&to.0).u128(value);
     writer.into_inner()
-}
-
-/// Why a transaction could not be prepared.
-pub(crate) enum Failure {
-    /// It broke a rule: it gets a `Failed` receipt (or is dropped by the proposer's filter).
-    Rejected(Rejection),
-    /// The state could not be read, or is corrupt: the whole block has no outcome.
-    Halt(ReadError),
-}
-
-impl From<ReadError> for Failure {
-    fn from(error: ReadError) -> Self {
-        Failure::Halt(error)
-    }
-}
-
-impl From<Rejection> for Failure {
-    fn from(rejection: Rejection) -> Self {
-        Failure::Rejected(rejection)
-    }
-}
-
-impl From<StateError> for Failure {
-    fn from(error: StateError) -> Self {
-        Failure::Halt(ReadError::Corrupt(error))
-    }
 }
 
 /// What a successful transaction reports in its receipt.
@@ -177,36 +134,6 @@ pub(crate) fn commit<S: StateRead>(overlay: &mut Overlay<'_, S>, prepared: Prepa
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::testing::{address, transfer_tx};
-
-    const BASEFEES: Basefees = Basefees { cycle: 8, cell: 1 };
-
-    fn valid() -> Transaction {
-        transfer_tx(3, address(2), 1_000)
-    }
-
-    #[test]
-    fn tip_is_capped_by_max_fee_minus_basefee() {
-        // Room of 2 above the basefee: a tip of 5 pays 2.
-        let tx = Transaction { max_fee_per_cycle: 10, tip_per_cycle: 5, ..valid() };
-        assert_eq!(price(&tx, &BASEFEES, 21_000, 0), Some(FeeBreakdown { burned: 168_000, tip: 42_000 }));
-        // A tip within the room is paid in full.
-        let tx = Transaction { max_fee_per_cycle: 10, tip_per_cycle: 1, ..valid() };
-        assert_eq!(price(&tx, &BASEFEES, 21_000, 0), Some(FeeBreakdown { burned: 168_000, tip: 21_000 }));
-        // Cells are priced on their own market.
-        let tx = Transaction { max_fee_per_cell: 4, tip_per_cell: 4, ..valid() };
-        assert_eq!(price(&tx, &BASEFEES, 0, 100), Some(FeeBreakdown { burned: 100, tip: 300 }));
-        // Only what is used is charged.
-        assert_eq!(price(&valid(), &BASEFEES, 0, 0), Some(FeeBreakdown::default()));
-    }
-
-    #[test]
-    fn price_refuses_overflow_and_fees_below_basefee() {
-        let tx = Transaction { max_fee_per_cycle: u128::MAX, tip_per_cycle: u128::MAX, ..valid() };
-        assert_eq!(price(&tx, &BASEFEES, 2, 0), None);
-        let below = Transaction { max_fee_per_cycle: 7, ..valid() };
-        assert_eq!(price(&below, &BASEFEES, 1, 0), None);
-    }
 
     #[test]
     fn transfer_event_data_is_canonical_cbor() {

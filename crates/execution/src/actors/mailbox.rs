@@ -19,8 +19,8 @@ use super::{
     host::{ActorHost, corrupt},
     settled, status_of,
 };
+use crate::charge::cost;
 use crate::deferred::{Budget, Deferred, Queue, SystemRun, SystemRunKind};
-use crate::transfer::cost;
 use crate::{BlockEnv, StateRead, overlay::ReadError};
 use drover_state::{MailQueue, MessageRecord, keys};
 use drover_types::{FeeBreakdown, TxStatus, job::JOB_DISPATCHER_ADDRESS};

@@ -18,8 +18,8 @@
 //! [`SystemRun`] with status failed and E1503.
 
 use super::{TIMER_SLOTS_EXAMINED_PER_FIRE, host::ActorHost, settled, status_of};
+use crate::charge::cost;
 use crate::deferred::{Budget, Deferred, Queue, SystemRun, SystemRunKind};
-use crate::transfer::cost;
 use crate::{BlockEnv, StateRead, overlay::ReadError};
 use drover_state::{TimerCursor, TimerRecord, decode_count, keys, timer::timer_id};
 use drover_types::{ExecError, FeeBreakdown, TxStatus, exec_error::ExecCode};

@@ -20,9 +20,9 @@
 //! the block's deferred budget.
 
 use super::{assign, read, schedule_retry, settle, write};
+use crate::charge::cost;
 use crate::deferred::{Budget, Deferred, Queue};
 use crate::native::{Meter, NativeHost};
-use crate::transfer::cost;
 use drover_state::{
     decode_count,
     job::{DueCursor, DueEntry, JobRecord, due_count_key, due_cursor_key, due_key, job_key},

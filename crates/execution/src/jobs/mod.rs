@@ -31,8 +31,8 @@ pub(crate) mod settle;
 #[cfg(test)]
 mod tests;
 
+use crate::charge::cost;
 use crate::native::{Meter, NativeHost, SystemActor};
-use crate::transfer::cost;
 use drover_state::{
     decode_count, encode_count,
     job::{
