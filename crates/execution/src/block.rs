@@ -42,7 +42,7 @@ use drover_types::{
     Address, Event, ExecError, FeeBreakdown, H256, Receipt, TxStatus, VerifiedTransaction,
     chain_params::ChainParams,
     payload::{ACTOR_UPGRADES_ADDRESS, Deploy, Message, Upgrade, actor_address},
-    validity::{self, BlockLimits, ChainContext, Intrinsic, RejectReason, Rejection},
+    validity::{self, ActorWork, BlockLimits, ChainContext, Intrinsic, Rejection},
 };
 use drover_vm::Vm;
 use std::collections::BTreeSet;
@@ -227,46 +227,23 @@ struct TxResult {
     error: Option<ExecError>,
 }
 
-/// What a transaction that is not a plain transfer does (forms checked by the validity rule).
-enum ActorTx {
-    Deploy(Deploy),
-    Upgrade(Upgrade),
-    Call(Address, Message),
-}
-
-/// The actor work of `tx`, or `None` for a transfer or value deposit (empty payload).
-fn actor_tx(tx: &VerifiedTransaction) -> Result<Option<ActorTx>, Rejection> {
-    let invalid = |e: drover_types::cbor::CborError| Rejection::new(RejectReason::InvalidPayload, e.to_string());
-    match tx.tx.to {
-        None => Deploy::decode(&tx.tx.payload).map(|d| Some(ActorTx::Deploy(d))).map_err(invalid),
-        Some(_) if tx.tx.payload.is_empty() => Ok(None),
-        Some(to) => {
-            let message = Message::decode(&tx.tx.payload).map_err(invalid)?;
-            if to == ACTOR_UPGRADES_ADDRESS {
-                Upgrade::decode(&message.payload).map(|request| Some(ActorTx::Upgrade(request))).map_err(invalid)
-            } else {
-                Ok(Some(ActorTx::Call(to, message)))
-            }
-        }
-    }
-}
-
-/// Runs one transaction, admitted by the block's validator with `intrinsic`, on the overlay. On
-/// `Err` the caller rolls the overlay back to before it.
+/// Runs one transaction, admitted by the block's validator with `intrinsic` and the actor work the
+/// rule decoded from its payload (`None`: a transfer), on the overlay. On `Err` the caller rolls
+/// the overlay back to before it.
 fn run_tx<S: StateRead>(
     vm: &Vm,
     env: &BlockEnv,
     (chain, chain_params): (&ChainContext, &ChainParams),
     overlay: &mut Overlay<'_, S>,
     tx: &VerifiedTransaction,
-    intrinsic: Intrinsic,
+    (intrinsic, work): (Intrinsic, Option<ActorWork>),
 ) -> Result<TxResult, Failure> {
     let basefees = &chain.basefees;
     // The validator admitted the transaction against a floor of this balance; checking the
     // sender again costs nothing and keeps a charge that could not be paid out of any block.
     let sender = overlay.account(tx.sender)?;
     validity::check_sender(&tx.tx, sender.nonce, sender.balance)?;
-    let Some(work) = actor_tx(tx)? else {
+    let Some(work) = work else {
         let prepared = prepare(overlay, basefees, env.proposer, tx, intrinsic)?;
         let executed = commit(overlay, prepared);
         return Ok(TxResult {
@@ -285,9 +262,9 @@ fn run_tx<S: StateRead>(
     let mut host = ActorHost::new(overlay, vm, *basefees, *env, *chain_params);
     host.tx_hash = Some(tx.hash);
     let work = match work {
-        ActorTx::Deploy(d) => deploy::run(&mut host, env, tx, d, intrinsic),
-        ActorTx::Upgrade(request) => upgrade::run(&mut host, env, tx, request),
-        ActorTx::Call(to, message) => call::run(&mut host, env, tx, to, message, intrinsic),
+        ActorWork::Deploy(d) => deploy::run(&mut host, env, tx, d, intrinsic),
+        ActorWork::Upgrade(request) => upgrade::run(&mut host, env, tx, request),
+        ActorWork::Call(to, message) => call::run(&mut host, env, tx, to, message, intrinsic),
     };
     let events = std::mem::take(&mut host.events);
     if let Some(error) = host.fatal.take() {
@@ -338,7 +315,10 @@ enum Mode {
 }
 
 /// The validity of a whole block's transactions, decided before the first one runs.
-fn admit_all(validator: &mut BlockValidator, txs: &[VerifiedTransaction]) -> Result<Vec<Intrinsic>, BlockInvalid> {
+fn admit_all(
+    validator: &mut BlockValidator,
+    txs: &[VerifiedTransaction],
+) -> Result<Vec<(Intrinsic, Option<ActorWork>)>, BlockInvalid> {
     txs.iter()
         .enumerate()
         .map(|(position, tx)| {
@@ -366,18 +346,20 @@ fn run_block<S: StateRead>(
     let chain = ChainContext { chain_id: env.chain_id, basefees, limits };
     let mut validator = BlockValidator::new(chain, (deferred.cycles_used, deferred.cells_used), &mut overlay, txs)?;
     // A verifier decides the whole block's validity before the first transaction runs.
-    let admitted = match mode {
+    // (A builder admits each candidate just before it runs.)
+    let mut admitted = match mode {
         Mode::Execute => admit_all(&mut validator, txs)?,
         Mode::Build => Vec::new(),
-    };
+    }
+    .into_iter();
     let mut selection = Selection::default();
     let mut receipts = Vec::with_capacity(txs.len());
     let (mut cycles_used, mut cells_used, mut burned) = (deferred.cycles_used, deferred.cells_used, deferred.burned);
     for (position, tx) in txs.iter().enumerate() {
-        let intrinsic = match admitted.get(position) {
-            Some(intrinsic) => *intrinsic,
+        let checked = match admitted.next() {
+            Some(checked) => checked,
             None => match validator.admit(tx) {
-                Ok(intrinsic) => intrinsic,
+                Ok(checked) => checked,
                 Err(rejection) => {
                     selection.dropped.push((position, rejection));
                     continue;
@@ -385,7 +367,7 @@ fn run_block<S: StateRead>(
             },
         };
         let checkpoint = overlay.checkpoint();
-        let result = match run_tx(vm, env, (&chain, &chain_params), &mut overlay, tx, intrinsic) {
+        let result = match run_tx(vm, env, (&chain, &chain_params), &mut overlay, tx, checked) {
             Ok(result) => result,
             Err(Failure::Halt(error)) => return Err(error.into()),
             // Unreachable for an admitted transaction; a verifier refuses the block rather than
@@ -513,6 +495,7 @@ mod tests {
     };
     use drover_state::Account;
     use drover_types::params::TRANSFER_CYCLES;
+    use drover_types::validity::RejectReason;
     use drover_types::{Event, SecretKey, Transaction, exec_error::ExecCode};
 
     const RICH: u128 = 1_000_000_000_000;

@@ -35,7 +35,7 @@ use crate::{
 use drover_types::{
     Address, VerifiedTransaction,
     params::{MAX_BLOCK_BYTES, MAX_TRANSACTIONS_PER_BLOCK},
-    validity::{self, ChainContext, Intrinsic, Meter, RejectReason, Rejection},
+    validity::{self, ActorWork, ChainContext, Intrinsic, Meter, RejectReason, Rejection},
 };
 use std::collections::HashMap;
 
@@ -86,11 +86,12 @@ impl BlockValidator {
     }
 
     /// Admits `tx`, one of the transactions the validator was made for, as the block's next
-    /// transaction, or refuses it and changes nothing.
-    pub(crate) fn admit(&mut self, tx: &VerifiedTransaction) -> Result<Intrinsic, Rejection> {
+    /// transaction, or refuses it and changes nothing. Answers its intrinsic cost and the actor
+    /// work the rule decoded from its payload, for the block to run.
+    pub(crate) fn admit(&mut self, tx: &VerifiedTransaction) -> Result<(Intrinsic, Option<ActorWork>), Rejection> {
         // A sender the validator was not made for holds nothing: refused on its balance.
         let projected = self.senders.get(&tx.sender).copied().unwrap_or(Projected { nonce: 0, balance: 0 });
-        let intrinsic = validity::check(&tx.tx, &self.chain, projected.nonce, projected.balance)?;
+        let admitted = validity::check(&tx.tx, &self.chain, projected.nonce, projected.balance)?;
         let full = |meter: Meter, message: String| Rejection::new(RejectReason::BlockFull(meter), message);
         if self.transactions_left == 0 {
             return Err(full(Meter::Cycles, format!("the block holds {MAX_TRANSACTIONS_PER_BLOCK} transactions")));
@@ -125,7 +126,7 @@ impl BlockValidator {
             tx.sender,
             Projected { nonce: projected.nonce.saturating_add(1), balance: projected.balance.saturating_sub(cost) },
         );
-        Ok(intrinsic)
+        Ok(admitted)
     }
 }
 

@@ -164,6 +164,11 @@ pub struct BlockLimits {
 
 /// Part 1 of the rule: what `tx` and the chain id decide. Returns the intrinsic cost.
 pub fn check_form(tx: &Transaction, chain_id: u64) -> Result<Intrinsic, Rejection> {
+    form(tx, chain_id).map(|(intrinsic, _)| intrinsic)
+}
+
+/// [`check_form`], answering the actor work it decoded as well.
+fn form(tx: &Transaction, chain_id: u64) -> Result<(Intrinsic, Option<ActorWork>), Rejection> {
     if tx.chain_id != chain_id {
         return Err(Rejection::new(
             RejectReason::WrongChainId,
@@ -186,7 +191,7 @@ pub fn check_form(tx: &Transaction, chain_id: u64) -> Result<Intrinsic, Rejectio
             "value + cycles_limit × max_fee_per_cycle + cells_limit × max_fee_per_cell overflows u128",
         ));
     }
-    check_payload(tx)?;
+    let work = check_payload(tx)?;
     let intrinsic = intrinsic_cost(tx);
     if tx.cycles_limit < intrinsic.cycles {
         return Err(Rejection::new(
@@ -200,7 +205,7 @@ pub fn check_form(tx: &Transaction, chain_id: u64) -> Result<Intrinsic, Rejectio
             format!("cells_limit {} is below the intrinsic cost of {} cells", tx.cells_limit, intrinsic.cells),
         ));
     }
-    Ok(intrinsic)
+    Ok((intrinsic, work))
 }
 
 /// Part 2 of the rule: each limit at most the block limit of its meter.
@@ -282,18 +287,29 @@ pub struct ChainContext {
 /// checks before the pool applies the sender part to the sender's pending run). Returns the
 /// intrinsic cost.
 pub fn check_stateless(tx: &Transaction, chain: &ChainContext) -> Result<Intrinsic, Rejection> {
-    let intrinsic = check_form(tx, chain.chain_id)?;
+    stateless(tx, chain).map(|(intrinsic, _)| intrinsic)
+}
+
+/// [`check_stateless`], answering the decoded actor work as well.
+fn stateless(tx: &Transaction, chain: &ChainContext) -> Result<(Intrinsic, Option<ActorWork>), Rejection> {
+    let checked = form(tx, chain.chain_id)?;
     check_limits(tx, chain.limits)?;
     check_basefees(tx, &chain.basefees)?;
-    Ok(intrinsic)
+    Ok(checked)
 }
 
 /// The whole rule, parts 1 to 4 in order, for a sender whose next nonce is `nonce` and whose
-/// balance is `balance`. Returns the intrinsic cost.
-pub fn check(tx: &Transaction, chain: &ChainContext, nonce: u64, balance: u128) -> Result<Intrinsic, Rejection> {
-    let intrinsic = check_stateless(tx, chain)?;
+/// balance is `balance`. Returns the intrinsic cost and the actor work (`None`: a transfer),
+/// decoded once here so that whoever runs the transaction does not decode its payload again.
+pub fn check(
+    tx: &Transaction,
+    chain: &ChainContext,
+    nonce: u64,
+    balance: u128,
+) -> Result<(Intrinsic, Option<ActorWork>), Rejection> {
+    let checked = stateless(tx, chain)?;
     check_sender(tx, nonce, balance)?;
-    Ok(intrinsic)
+    Ok(checked)
 }
 
 /// Whether `address` is one of the reserved system addresses `0x00…01`–`0x00…0f`.
@@ -329,8 +345,21 @@ impl<C: SystemCall> Visit<C> for CallForm<'_> {
     }
 }
 
+/// What a valid transaction asks of an actor, as the rule decoded its payload
+/// ([`check_payload`]; `None` there for a transfer or a value deposit): handed to whoever runs
+/// the transaction, which so decodes the payload once.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ActorWork {
+    /// A deploy (`to` = null).
+    Deploy(Deploy),
+    /// An upgrade, sent to the actor-upgrades address.
+    Upgrade(Upgrade),
+    /// A Message to the address: an actor's or a native system actor's handler.
+    Call(Address, Message),
+}
+
 /// Whether the payload has the form its destination calls for (`docs/protocol.md`,
-/// "Payloads"):
+/// "Payloads"), answering the actor work it asks for, decoded (`None`: a transfer):
 /// - `to` = null: a Deploy;
 /// - a reserved system address: a Message, never an empty payload (value sent there without a
 ///   call would sit at an address no record tracks);
@@ -341,11 +370,11 @@ impl<C: SystemCall> Visit<C> for CallForm<'_> {
 /// - any other reserved address: refused (no actor is enabled there);
 /// - any other address: an empty payload (a transfer) or a Message (a call; whether an actor
 ///   lives there is the state's to say when it runs).
-pub fn check_payload(tx: &Transaction) -> Result<(), Rejection> {
+pub fn check_payload(tx: &Transaction) -> Result<Option<ActorWork>, Rejection> {
     let invalid = |message: String| Rejection::new(RejectReason::InvalidPayload, message);
     let Some(to) = tx.to else {
         return Deploy::decode(&tx.payload)
-            .map(drop)
+            .map(|deploy| Some(ActorWork::Deploy(deploy)))
             .map_err(|e| invalid(format!("a deploy's payload must be a Deploy: {e}")));
     };
     let system = is_system_address(&to);
@@ -353,12 +382,12 @@ pub fn check_payload(tx: &Transaction) -> Result<(), Rejection> {
         if system {
             return Err(invalid(format!("{to} is a system address: it takes calls (a Message), not plain transfers")));
         }
-        return Ok(());
+        return Ok(None);
     }
     let message =
         Message::decode(&tx.payload).map_err(|e| invalid(format!("a payload to an address must be a Message: {e}")))?;
     if !system {
-        return Ok(());
+        return Ok(Some(ActorWork::Call(to, message)));
     }
     if to == ACTOR_UPGRADES_ADDRESS {
         if message.handler != UPGRADE_HANDLER {
@@ -368,13 +397,13 @@ pub fn check_payload(tx: &Transaction) -> Result<(), Rejection> {
             return Err(invalid("an upgrade carries no value".to_owned()));
         }
         return Upgrade::decode(&message.payload)
-            .map(drop)
+            .map(|upgrade| Some(ActorWork::Upgrade(upgrade)))
             .map_err(|e| invalid(format!("an upgrade's payload must be an Upgrade: {e}")));
     }
     let mut form = CallForm { handler: &message.handler, arguments: &message.payload, value: tx.value };
     match system_actors::visit(&to, &mut form) {
         None => Err(invalid(format!("the system actor {to} is not enabled"))),
-        Some(form) => form.map_err(invalid),
+        Some(form) => form.map(|()| Some(ActorWork::Call(to, message))).map_err(invalid),
     }
 }
 
@@ -426,7 +455,7 @@ mod tests {
 
     #[test]
     fn a_plain_transfer_passes_with_its_intrinsic_cost() {
-        assert_eq!(check(&valid(), &CHAIN, NONCE, BALANCE), Ok(Intrinsic { cycles: 21_000, cells: 0 }));
+        assert_eq!(check(&valid(), &CHAIN, NONCE, BALANCE), Ok((Intrinsic { cycles: 21_000, cells: 0 }, None)));
     }
 
     #[test]
@@ -563,6 +592,31 @@ mod tests {
             assert!(is_native(&native) && is_system_address(&native), "{native}");
         }
         assert!(!is_native(&ACTOR_UPGRADES_ADDRESS) && !is_native(&Address([2; 20])));
+    }
+
+    #[test]
+    fn the_rule_answers_the_actor_work_it_decoded() {
+        // A transfer asks no actor work; a call, a deploy and an upgrade come back decoded.
+        assert_eq!(check_payload(&valid()), Ok(None));
+        let to = Address([7; 20]);
+        assert_eq!(
+            check_payload(&call(to, "ping", vec![1, 2])),
+            Ok(Some(ActorWork::Call(to, Message { handler: "ping".into(), payload: vec![1, 2] })))
+        );
+        let heartbeat = call(RUNNER_REGISTRY_ADDRESS, "heartbeat", vec![0xa0]);
+        let message = Message { handler: "heartbeat".into(), payload: vec![0xa0] };
+        assert_eq!(
+            check(&heartbeat, &CHAIN, NONCE, BALANCE).map(|(_, work)| work),
+            Ok(Some(ActorWork::Call(RUNNER_REGISTRY_ADDRESS, message)))
+        );
+        let deploy =
+            Deploy { code: vec![0, 0x61, 0x73, 0x6d], manifest: Default::default(), salt: vec![1], init: None };
+        let tx = Transaction { to: None, payload: deploy.encode(), ..valid() };
+        assert_eq!(check_payload(&tx), Ok(Some(ActorWork::Deploy(deploy))));
+        let upgrade =
+            Upgrade { code: vec![0, 0x61, 0x73, 0x6d], actor: Address([8; 20]), manifest: Default::default() };
+        let tx = call(ACTOR_UPGRADES_ADDRESS, UPGRADE_HANDLER, upgrade.encode());
+        assert_eq!(check_payload(&tx), Ok(Some(ActorWork::Upgrade(upgrade))));
     }
 
     #[test]
