@@ -18,7 +18,10 @@
 //! answers each read the executor makes when it makes it, by a lookup through the parent (which
 //! merges its ancestors' diffs over the database) or in the database itself. The lock is held
 //! for the whole execution so that every read sees the same state; it is a read lock, so only
-//! the apply of a finalized block waits, for at most one block's execution. The executor is
+//! the apply of a finalized block waits, for at most one block's execution. No proposer or
+//! sender chooses how long that is: a block is refused before any transaction runs unless the
+//! limits of its transactions fit the block's (`drover_execution`'s block validator), so its
+//! execution is bounded by the block limits whatever a byzantine leader proposes. The executor is
 //! synchronous (the VM calls its host synchronously), so each lookup is driven to completion in
 //! place: QMDB's reads need no other task to make progress (page-cache fetches are driven by
 //! their waiters), under the tokio runtime and the deterministic one alike. Each lookup runs

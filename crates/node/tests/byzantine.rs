@@ -57,9 +57,9 @@ use std::{
 /// Seeds each attack runs over.
 const SEEDS: u64 = 20;
 /// Heights the honest validators finalize while the attacker is armed.
-const ATTACK_HEIGHTS: u64 = 14;
+const ATTACK_HEIGHTS: u64 = 10;
 /// Honest transfers validator 0 takes, one every [`LOAD_INTERVAL`].
-const LOAD_TRANSFERS: u64 = 30;
+const LOAD_TRANSFERS: u64 = 20;
 const LOAD_INTERVAL: Duration = Duration::from_millis(130);
 /// Dev key of the honest load.
 const LOAD_KEY: u32 = 0;
