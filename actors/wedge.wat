@@ -1,10 +1,11 @@
 ;; Wedge: tries to starve the mailbox by keeping busy every share of the block's deferred work
 ;; it can reach, with timers and messages at the largest budget (`drover bench hostile`).
-;; Every handler reads its input as n (u32 LE), cycles (u32 LE).
+;; Every handler reads its input as n (u32 LE), cycles (u32 LE), and for the timers until (u32 LE).
 ;;   arm    schedules n timers `tick` at the next height, each with a budget of `cycles` and
 ;;          this same input
-;;   tick   schedules itself again at the next height with the same budget, then burns its
-;;          budget: a timer that fires in every block for ever (n is ignored)
+;;   tick   schedules itself again at the next height with the same budget while that height
+;;          is below `until`, then burns its budget: a timer that fires in every block until
+;;          then (n is ignored), so the load stops by itself
 ;;   flood  sends this actor n `burn` messages, each with a budget of `cycles`
 ;;   burn   uses its budget
 ;; The actor pays every budget from its balance (send it value first). A burn stops 20,000
@@ -20,15 +21,19 @@
   (memory (export "memory") 1)
   (data (i32.const 16) "tick")
   (data (i32.const 24) "burn")
-  ;; 0..8 input; 32..52 self; 64..80 zero value
+  ;; 0..12 input; 32..52 self; 64..80 zero value
 
   (func $burn
     (loop $more
       (br_if $more (i64.gt_s (call $cycles_left) (i64.const 20000)))))
 
   (func $tick_next_block
-    (drop (call $schedule (i64.add (call $block_height) (i64.const 1)) (i32.const 16) (i32.const 4)
-      (i32.const 0) (i32.const 8) (i64.extend_i32_u (i32.load (i32.const 4))))))
+    (local $next i64)
+    (local.set $next (i64.add (call $block_height) (i64.const 1)))
+    (if (i64.lt_u (local.get $next) (i64.extend_i32_u (i32.load (i32.const 8))))
+      (then
+        (drop (call $schedule (local.get $next) (i32.const 16) (i32.const 4)
+          (i32.const 0) (i32.const 12) (i64.extend_i32_u (i32.load (i32.const 4))))))))
 
   (func (export "arm")
     (local $i i32)

@@ -141,24 +141,28 @@ fn alarm_rings_at_its_height_and_can_be_disarmed() {
 }
 
 #[test]
-fn wedge_ticks_in_every_block_and_floods_its_mailbox_using_each_budget() {
+fn wedge_ticks_in_every_block_until_its_end_and_floods_its_mailbox_using_each_budget() {
     let mut host = host_with("wedge", 0x0c, &[TimerSchedule, MailboxSend]);
-    let input = |n: u32, cycles: u32| [n.to_le_bytes(), cycles.to_le_bytes()].concat();
+    let input = |w: &[u32]| w.iter().flat_map(|w| w.to_le_bytes()).collect::<Vec<u8>>();
     // A run stops burning 20,000 cycles short of its budget, so that it succeeds.
     let burned = |outcome: &drover_vm::Outcome, budget: u64| {
         assert_success(outcome);
         assert!(outcome.cycles_used + 20_000 >= budget && outcome.cycles_used <= budget, "{outcome:?}");
     };
     host.block_height = 10;
-    assert_success(&host.call_actor(addr(0x0c), "arm", &input(3, 500_000)));
+    assert_success(&host.call_actor(addr(0x0c), "arm", &input(&[3, 500_000, 14])));
     for height in 11..14 {
         let fired = host.advance_to(height);
         assert_eq!(fired.len(), 3, "at {height}");
         fired.iter().for_each(|outcome| burned(outcome, 500_000));
-        assert_eq!(host.state.timers.len(), 3, "each tick scheduled the next");
-        assert!(host.state.timers.values().all(|t| t.height == height + 1 && t.cycles_limit == 500_000));
+        if height + 1 < 14 {
+            assert_eq!(host.state.timers.len(), 3, "each tick scheduled the next");
+            assert!(host.state.timers.values().all(|t| t.height == height + 1 && t.cycles_limit == 500_000));
+        }
     }
-    assert_success(&host.call_actor(addr(0x0c), "flood", &input(5, 300_000)));
+    assert!(host.state.timers.is_empty(), "no tick is scheduled at its end height");
+    assert!(host.advance_to(20).is_empty());
+    assert_success(&host.call_actor(addr(0x0c), "flood", &input(&[5, 300_000])));
     assert_eq!(host.state.mailbox.len(), 5);
     assert!(host.state.mailbox.iter().all(|m| m.to == addr(0x0c) && m.handler == "burn" && m.cycles_limit == 300_000));
     host.deliver_mailbox().iter().for_each(|outcome| burned(outcome, 300_000));
