@@ -10,12 +10,17 @@ use crate::{
     backend::Backend,
     error::HttpError,
     extract::{RawBody, json_body, parse_address},
+    openapi::errors,
     rate_limit,
     state::AppState,
 };
 use axum::{Json, extract::State};
-use drover_types::{ErrorCode, api::FaucetResponse};
+use drover_types::{
+    ErrorCode,
+    api::{FaucetResponse, paths},
+};
 use serde::Deserialize;
+use utoipa_axum::{router::OpenApiRouter, routes};
 
 /// Chain ids the faucet serves (spec: 1 and 100).
 pub const FAUCET_CHAIN_IDS: [u64; 2] = [1, 100];
@@ -26,17 +31,23 @@ struct FaucetBody {
     address: String,
 }
 
+/// This family's routes, as their handlers' `#[utoipa::path]` declare them (see [`super`]).
+pub(crate) fn router<B: Backend>() -> OpenApiRouter<AppState<B>> {
+    OpenApiRouter::new().routes(routes!(faucet))
+}
+
 /// `POST /faucet`: sends the drip to an address (8000 when the faucet is disabled, 8001 on a chain
 /// other than 1 or 100, 1004 past the rate limit).
 #[utoipa::path(
     post,
-    path = "/faucet",
+    path = paths::FAUCET,
     tag = "faucet",
     summary = "Request funds (development networks only)",
     description = "Sends the node's drip amount to `address`. Node-wide limit: 5 requests per \
         minute by default.",
     request_body(content = drover_types::api::FaucetRequest, content_type = "application/json"),
-    responses((status = 200, description = "Funding transaction sent.", body = FaucetResponse))
+    responses((status = 200, description = "Funding transaction sent.", body = FaucetResponse)),
+    extensions(("x-errors" = json!(errors(&[ErrorCode::BadRequest, ErrorCode::InvalidAddress, ErrorCode::FaucetDisabled, ErrorCode::FaucetForbidden])))),
 )]
 pub async fn faucet<B: Backend>(
     State(state): State<AppState<B>>,

@@ -16,6 +16,7 @@ use crate::{
     error::HttpError,
     extract::ApiQuery,
     limits::STATE_OPERATIONS_MAX,
+    openapi::errors,
     rate_limit,
     state::AppState,
 };
@@ -25,9 +26,13 @@ use axum::{
     http::{header, request::Parts},
     response::IntoResponse,
 };
-use drover_types::{ErrorCode, api::StateSnapshot};
+use drover_types::{
+    ErrorCode,
+    api::{StateSnapshot, paths},
+};
 use serde::Deserialize;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use utoipa_axum::{router::OpenApiRouter, routes};
 
 /// The TCP peer's IP; requests that did not come over a socket (in-process tests) share the
 /// unspecified address.
@@ -46,17 +51,23 @@ impl<S: Send + Sync> FromRequestParts<S> for ClientIp {
     }
 }
 
+/// This family's routes, as their handlers' `#[utoipa::path]` declare them (see [`super`]).
+pub(crate) fn router<B: Backend>() -> OpenApiRouter<AppState<B>> {
+    OpenApiRouter::new().routes(routes!(snapshot)).routes(routes!(operations))
+}
+
 /// `GET /state/snapshot`: the latest state-sync checkpoint (404 before there is one); rate-limited
 /// per client IP.
 #[utoipa::path(
     get,
-    path = "/state/snapshot",
+    path = paths::STATE_SNAPSHOT,
     tag = "state-sync",
     summary = "The latest state-sync checkpoint",
     description = "Recorded automatically for every finalized block. Rate-limited per client IP.",
     responses(
         (status = 200, description = "The checkpoint: replay `range_start..op_count` against `ops_root`.", body = StateSnapshot),
-    )
+    ),
+    extensions(("x-errors" = json!(errors(&[ErrorCode::NotFound])))),
 )]
 pub async fn snapshot<B: Backend>(
     State(state): State<AppState<B>>,
@@ -113,7 +124,7 @@ impl OperationsQuery {
 /// per client IP.
 #[utoipa::path(
     get,
-    path = "/state/operations",
+    path = paths::STATE_OPERATIONS,
     tag = "state-sync",
     summary = "A batch of state operations with a range proof",
     description = "Binary codec batch (docs/state-sync.md) proven against the ops root at `size`: \
@@ -123,7 +134,8 @@ impl OperationsQuery {
     params(OperationsQuery),
     responses(
         (status = 200, description = "The encoded batch, at most 8 MiB.", content_type = "application/octet-stream", body = Vec<u8>),
-    )
+    ),
+    extensions(("x-errors" = json!(errors(&[ErrorCode::BadRequest, ErrorCode::NotFound])))),
 )]
 pub async fn operations<B: Backend>(
     State(state): State<AppState<B>>,

@@ -16,6 +16,7 @@ use crate::{
     error::{HttpError, outcome_response},
     extract::{ApiQuery, HashParam, RawBody},
     limits::{RETRY_AFTER_SECS_MIN, WAIT_TIMEOUT_MS_DEFAULT, WAIT_TIMEOUT_MS_MAX, WAIT_TIMEOUT_MS_MIN},
+    openapi::{SUBMIT_ERRORS, errors},
     rate_limit::window::Limiter,
     state::AppState,
     submission::{Admission, admit, admit_verified},
@@ -23,11 +24,12 @@ use crate::{
 use axum::{Json, extract::State, http::HeaderMap, response::Response};
 use drover_types::{
     ErrorCode, VerifiedTransaction,
-    api::{ReceiptInfo, SubmitResponse, SubmitResult, SubmitWaitResponse, SubmitWaitResult, TransactionInfo},
+    api::{ReceiptInfo, SubmitResponse, SubmitResult, SubmitWaitResponse, SubmitWaitResult, TransactionInfo, paths},
 };
 use serde::Deserialize;
 use std::time::Duration;
 use tokio::time::{Instant, timeout_at};
+use utoipa_axum::{router::OpenApiRouter, routes};
 
 /// Body of `POST /submit` and `/submit_wait` as the document shows it: raw bytes of the
 /// canonical CBOR envelope `{"Transactions": [tx, ...]}`.
@@ -35,10 +37,20 @@ use tokio::time::{Instant, timeout_at};
 #[schema(value_type = String, format = Binary)]
 pub struct SubmissionBytes(pub Vec<u8>);
 
+/// This family's routes, as their handlers' `#[utoipa::path]` declare them (see [`super`]).
+pub(crate) fn router<B: Backend>() -> OpenApiRouter<AppState<B>> {
+    OpenApiRouter::new()
+        .routes(routes!(submit))
+        .routes(routes!(submit_wait))
+        .routes(routes!(transaction))
+        .routes(routes!(receipt))
+        .routes(routes!(mempool_transaction))
+}
+
 /// `POST /submit`: decodes a CBOR submission and admits each transaction on its own.
 #[utoipa::path(
     post,
-    path = "/submit",
+    path = paths::SUBMIT,
     tag = "transactions",
     summary = "Submit a batch of signed transactions",
     description = "Body: canonical CBOR `{\"Transactions\": [tx, ...]}` holding 1 to 50 signed \
@@ -51,7 +63,8 @@ pub struct SubmissionBytes(pub Vec<u8>);
     responses(
         (status = 200, description = "At least one transaction accepted.", body = SubmitResponse),
         (status = 415, description = "`1001 bad_request`: Content-Type is neither application/cbor nor application/octet-stream.", body = drover_types::api::ErrorBody),
-    )
+    ),
+    extensions(("x-errors" = json!(errors(SUBMIT_ERRORS)))),
 )]
 pub async fn submit<B: Backend>(
     State(state): State<AppState<B>>,
@@ -121,7 +134,7 @@ fn wait_timeout(query: &WaitQuery) -> Result<Duration, HttpError> {
 /// `POST /submit_wait`: admits like `/submit`, then waits up to `timeout_ms` for the receipts.
 #[utoipa::path(
     post,
-    path = "/submit_wait",
+    path = paths::SUBMIT_WAIT,
     tag = "transactions",
     summary = "Submit a batch and wait for its receipts",
     description = "Same body and admission as `/submit`; then waits until every accepted \
@@ -137,7 +150,8 @@ fn wait_timeout(query: &WaitQuery) -> Result<Duration, HttpError> {
         (status = 200, description = "At least one transaction accepted.", body = SubmitWaitResponse),
         (status = 415, description = "`1001 bad_request`: Content-Type is neither application/cbor nor application/octet-stream.", body = drover_types::api::ErrorBody),
         (status = 429, description = "`1004 rate_limited`: the global rate limit, or 256 waits (`SUBMIT_WAITS_IN_FLIGHT_MAX`) already in flight; nothing was admitted. `2016 admission_busy`: the mempool is full.", body = drover_types::api::ErrorBody),
-    )
+    ),
+    extensions(("x-errors" = json!(errors(&[SUBMIT_ERRORS, &[ErrorCode::InvalidWaitTimeout]].concat())))),
 )]
 pub async fn submit_wait<B: Backend>(
     State(state): State<AppState<B>>,
@@ -218,13 +232,14 @@ fn not_found<B: Backend>(state: &AppState<B>, what: &str, hash: drover_types::H2
 /// `GET /transaction/{hash}`: a transaction of a finalized block, or one still pending.
 #[utoipa::path(
     get,
-    path = "/transaction/{hash}",
+    path = paths::TRANSACTION,
     tag = "transactions",
     summary = "A transaction by hash",
     description = "An included transaction (`status` `included`, with `block_height` and \
         `index`), or else one still in the mempool (`status` `pending`).",
     params(("hash" = String, Path, description = "Transaction hash, 32 bytes of hex (`0x` optional).")),
-    responses((status = 200, description = "The transaction.", body = TransactionInfo))
+    responses((status = 200, description = "The transaction.", body = TransactionInfo)),
+    extensions(("x-errors" = json!(errors(&[ErrorCode::BadRequest, ErrorCode::NotFound])))),
 )]
 pub async fn transaction<B: Backend>(
     State(state): State<AppState<B>>,
@@ -244,11 +259,12 @@ pub async fn transaction<B: Backend>(
 /// included).
 #[utoipa::path(
     get,
-    path = "/transaction/{hash}/receipt",
+    path = paths::TRANSACTION_RECEIPT,
     tag = "transactions",
     summary = "The receipt of an included transaction",
     params(("hash" = String, Path, description = "Transaction hash, 32 bytes of hex (`0x` optional).")),
-    responses((status = 200, description = "The receipt; 404 until the transaction is in a finalized block.", body = ReceiptInfo))
+    responses((status = 200, description = "The receipt; 404 until the transaction is in a finalized block.", body = ReceiptInfo)),
+    extensions(("x-errors" = json!(errors(&[ErrorCode::BadRequest, ErrorCode::NotFound])))),
 )]
 pub async fn receipt<B: Backend>(
     State(state): State<AppState<B>>,
@@ -261,11 +277,12 @@ pub async fn receipt<B: Backend>(
 /// `GET /mempool/transaction/{hash}`: a transaction still pending in the mempool.
 #[utoipa::path(
     get,
-    path = "/mempool/transaction/{hash}",
+    path = paths::MEMPOOL_TRANSACTION,
     tag = "transactions",
     summary = "A transaction still pending in the mempool",
     params(("hash" = String, Path, description = "Transaction hash, 32 bytes of hex (`0x` optional).")),
-    responses((status = 200, description = "The pending transaction (`status` `pending`).", body = TransactionInfo))
+    responses((status = 200, description = "The pending transaction (`status` `pending`).", body = TransactionInfo)),
+    extensions(("x-errors" = json!(errors(&[ErrorCode::BadRequest, ErrorCode::NotFound])))),
 )]
 pub async fn mempool_transaction<B: Backend>(
     State(state): State<AppState<B>>,
