@@ -374,13 +374,13 @@ pub async fn read<B: Backend>(
 
 #[cfg(test)]
 mod tests {
-    use crate::{limits::MAX_STORAGE_KEY_BYTES, mock::*};
+    use crate::{backend::actors::mock::ActorsMock, limits::MAX_STORAGE_KEY_BYTES, mock::*};
     use axum::http::StatusCode;
     use drover_types::{Address, ErrorCode};
 
     #[tokio::test]
     async fn read_requests_take_exactly_one_payload_form_within_the_caps() {
-        let mock = MockBackend::with(|data| data.actors.push(actor(Address([0xac; 20]))));
+        let mock = MockBackend::with(|data: &mut ActorsMock| data.actors.push(actor(Address([0xac; 20]))));
         let app = app(&mock);
         let read = |body: serde_json::Value| {
             let app = app.clone();
@@ -434,7 +434,7 @@ mod tests {
     /// said object; the handler takes any JSON value). A `null` payload form counts as absent.
     #[tokio::test]
     async fn reads_take_integral_numbers_any_json_payload_and_null_as_absent() {
-        let mock = MockBackend::with(|data| data.actors.push(actor(Address([0xac; 20]))));
+        let mock = MockBackend::with(|data: &mut ActorsMock| data.actors.push(actor(Address([0xac; 20]))));
         let app = app(&mock);
         let read = |body: serde_json::Value| {
             let app = app.clone();
@@ -480,7 +480,7 @@ mod tests {
     /// any string, answered 400), and the cursors it hands out are among them.
     #[tokio::test]
     async fn documented_cursor_patterns_are_what_each_list_takes() {
-        let mock = MockBackend::with(|data| data.actors.push(actor(Address([0xac; 20]))));
+        let mock = MockBackend::with(|data: &mut ActorsMock| data.actors.push(actor(Address([0xac; 20]))));
         // Hundreds of requests: no global limit in the way.
         let config = crate::RpcConfig { global_rate_limit_per_sec: 1_000_000, ..crate::RpcConfig::default() };
         let app = crate::mock::api(mock, config);
@@ -525,7 +525,7 @@ mod tests {
     /// Offsets are u64 up to u64::MAX, as the document now says (it said int64).
     #[tokio::test]
     async fn offsets_span_u64() {
-        let mock = MockBackend::with(|data| data.actors.push(actor(Address([0xac; 20]))));
+        let mock = MockBackend::with(|data: &mut ActorsMock| data.actors.push(actor(Address([0xac; 20]))));
         let app = app(&mock);
         let timers = "/actor/0xacacacacacacacacacacacacacacacacacacacac/timers";
         let page = get(&app, &format!("{timers}?offset=18446744073709551615&limit=18446744073709551615")).await;
@@ -536,7 +536,7 @@ mod tests {
 
     #[tokio::test]
     async fn storage_pages_and_upgrade_history() {
-        let mock = MockBackend::with(|data| data.actors.push(actor(Address([0xac; 20]))));
+        let mock = MockBackend::with(|data: &mut ActorsMock| data.actors.push(actor(Address([0xac; 20]))));
         let app = app(&mock);
         let base = "/actors/0xacacacacacacacacacacacacacacacacacacacac/storage";
         let page = get(&app, base).await.json();
@@ -611,7 +611,7 @@ mod tests {
             LogInfo { message_seq: Some(4), from: Some(sender), ..item(LogOrigin::Delivery) },
             LogInfo { tx_hash: Some(H256([0xab; 32])), tx_index: Some(0), ..item(LogOrigin::Transaction) },
         ];
-        let mock = MockBackend::with(|data| {
+        let mock = MockBackend::with(|data: &mut ActorsMock| {
             data.actors.push(actor(echo));
             data.logs.insert(echo, logs);
         });
@@ -685,7 +685,7 @@ mod tests {
             error: Some(ExecErrorInfo::from(&unpaid)),
             ..fired.clone()
         };
-        let mock = MockBackend::with(|data| {
+        let mock = MockBackend::with(|data: &mut ActorsMock| {
             data.actors.push(actor(alarm));
             data.runs.insert(alarm, vec![fired, delivered, dropped]);
         });
@@ -730,7 +730,7 @@ mod tests {
 
     #[tokio::test]
     async fn summary_code_and_manifest_of_an_actor() {
-        let mock = MockBackend::with(|data| data.actors.push(actor(Address([0xac; 20]))));
+        let mock = MockBackend::with(|data: &mut ActorsMock| data.actors.push(actor(Address([0xac; 20]))));
         let app = app(&mock);
         let body = get(&app, "/actor/0xacacacacacacacacacacacacacacacacacacacac").await.json();
         assert_eq!(body["code_hash"], drover_types::keccak256(&[0, 0x61, 0x73, 0x6d]).to_hex());

@@ -54,13 +54,14 @@ pub async fn block<B: Backend>(
 
 #[cfg(test)]
 mod tests {
+    use crate::backend::chain::mock::ChainMock;
     use crate::mock::*;
     use axum::http::StatusCode;
     use drover_types::ErrorCode;
 
     #[tokio::test]
     async fn height_and_block_selectors() {
-        let mock = MockBackend::with(|data| data.blocks.extend([block(1), block(2)]));
+        let mock = MockBackend::with(|data: &mut ChainMock| data.blocks.extend([block(1), block(2)]));
         let app = app(&mock);
         assert_eq!(get(&app, "/height").await.json(), serde_json::json!({"height": 2}));
 

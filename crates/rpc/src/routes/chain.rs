@@ -63,6 +63,7 @@ pub async fn basefee<B: Backend>(State(state): State<AppState<B>>) -> Json<Basef
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::backend::chain::mock::ChainMock;
     use crate::mock::*;
 
     #[tokio::test]
@@ -76,7 +77,7 @@ mod tests {
 
     #[tokio::test]
     async fn basefee_values_are_decimal_strings() {
-        let mock = MockBackend::with(|data| data.basefees.cell = u128::MAX);
+        let mock = MockBackend::with(|data: &mut ChainMock| data.basefees.cell = u128::MAX);
         let body = get(&app(&mock), "/basefee").await.json();
         assert_eq!(
             body,

@@ -73,7 +73,10 @@ pub async fn faucet<B: Backend>(
 
 #[cfg(test)]
 mod tests {
-    use crate::{backend::FaucetSettings, mock::*};
+    use crate::{
+        backend::{FaucetSettings, chain::mock::ChainMock, faucet::mock::FaucetMock},
+        mock::*,
+    };
     use axum::http::{StatusCode, header};
     use drover_types::{ErrorCode, keccak256};
 
@@ -99,7 +102,7 @@ mod tests {
 
     #[tokio::test]
     async fn disabled_faucet_is_8000_whatever_the_body() {
-        let app = app(&MockBackend::with(|data| data.faucet = None));
+        let app = app(&MockBackend::with(|data: &mut FaucetMock| data.faucet = None));
         post(&app, "/faucet", "application/json", request(&key(9).address().to_hex()))
             .await
             .assert_error(404, ErrorCode::FaucetDisabled);
@@ -109,12 +112,12 @@ mod tests {
     #[tokio::test]
     async fn other_chains_are_403_8001() {
         for chain_id in [1, 100] {
-            let app = app(&MockBackend::with(|data| data.chain_id = chain_id));
+            let app = app(&MockBackend::with(|data: &mut ChainMock| data.chain_id = chain_id));
             let answer = post(&app, "/faucet", "application/json", request(&key(9).address().to_hex())).await;
             assert_eq!(answer.status, StatusCode::OK, "chain {chain_id}");
         }
         for chain_id in [0, 2, 99, 101] {
-            let app = app(&MockBackend::with(|data| data.chain_id = chain_id));
+            let app = app(&MockBackend::with(|data: &mut ChainMock| data.chain_id = chain_id));
             post(&app, "/faucet", "application/json", request(&key(9).address().to_hex()))
                 .await
                 .assert_error(403, ErrorCode::FaucetForbidden);
@@ -134,8 +137,9 @@ mod tests {
 
     #[tokio::test]
     async fn node_wide_limit_per_minute_with_retry_after() {
-        let mock =
-            MockBackend::with(|data| data.faucet = Some(FaucetSettings { drip_amount: 1, requests_per_minute: 2 }));
+        let mock = MockBackend::with(|data: &mut FaucetMock| {
+            data.faucet = Some(FaucetSettings { drip_amount: 1, requests_per_minute: 2 })
+        });
         let app = app(&mock);
         // Refused requests do not use up the quota.
         post(&app, "/faucet", "application/json", request("0x1234")).await.assert_error(400, ErrorCode::InvalidAddress);
@@ -157,7 +161,7 @@ mod tests {
 
     #[tokio::test]
     async fn default_quota_is_five_per_minute() {
-        let mock = MockBackend::with(|data| {
+        let mock = MockBackend::with(|data: &mut FaucetMock| {
             data.faucet = Some(FaucetSettings {
                 drip_amount: 1,
                 requests_per_minute: crate::limits::FAUCET_REQUESTS_PER_MINUTE_DEFAULT,

@@ -116,6 +116,7 @@ pub async fn proposal<B: Backend>(
 
 #[cfg(test)]
 mod tests {
+    use crate::backend::governance::mock::GovernanceMock;
     use crate::mock::*;
     use drover_types::{
         Address, ErrorCode,
@@ -149,7 +150,9 @@ mod tests {
 
     #[tokio::test]
     async fn params_proposals_and_errors() {
-        let backend = MockBackend::with(|data| data.proposals = vec![proposal(0, "voting"), proposal(1, "executed")]);
+        let backend = MockBackend::with(|data: &mut GovernanceMock| {
+            data.proposals = vec![proposal(0, "voting"), proposal(1, "executed")]
+        });
         let app = app(&backend);
         let params = get(&app, "/governance/params").await.json();
         assert_eq!(params["params"][0]["name"], "target_cycles");

@@ -78,6 +78,7 @@ pub async fn ready<B: Backend>(state: State<AppState<B>>) -> Json<HealthDetailed
 
 #[cfg(test)]
 mod tests {
+    use crate::backend::chain::mock::ChainMock;
     use crate::mock::*;
     use axum::http::StatusCode;
 
@@ -90,7 +91,7 @@ mod tests {
 
     #[tokio::test]
     async fn detailed_record() {
-        let mock = MockBackend::with(|data| {
+        let mock = MockBackend::with(|data: &mut ChainMock| {
             data.health.block_height = 12;
             data.health.mempool_transaction_count = 29_999;
             data.health.mempool_account_count = 17;
@@ -117,7 +118,7 @@ mod tests {
 
     #[tokio::test]
     async fn degraded_from_exactly_30_000_pending() {
-        let mock = MockBackend::with(|data| data.health.mempool_transaction_count = 30_000);
+        let mock = MockBackend::with(|data: &mut ChainMock| data.health.mempool_transaction_count = 30_000);
         let body = get(&app(&mock), "/health/detailed").await.json();
         assert_eq!(body["status"], "degraded");
         assert_eq!(body["components"], serde_json::json!({"storage": "ok", "mempool": "degraded", "rpc": "ok"}));
@@ -126,7 +127,7 @@ mod tests {
 
     #[tokio::test]
     async fn degraded_when_storage_is_not_answering() {
-        let mock = MockBackend::with(|data| data.health.storage_ok = false);
+        let mock = MockBackend::with(|data: &mut ChainMock| data.health.storage_ok = false);
         let body = get(&app(&mock), "/health/ready").await.json();
         assert_eq!(body["status"], "degraded");
         assert_eq!(body["components"]["storage"], "degraded");

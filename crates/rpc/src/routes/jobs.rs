@@ -118,6 +118,7 @@ pub async fn verified<B: Backend>(
 
 #[cfg(test)]
 pub(crate) mod tests {
+    use crate::backend::jobs::mock::JobsMock;
     use crate::mock::*;
     use drover_types::{
         Address, ErrorCode, H256,
@@ -158,7 +159,7 @@ pub(crate) mod tests {
             total_runners: 2,
             height: 6,
         };
-        let backend = MockBackend::with(|data| {
+        let backend = MockBackend::with(|data: &mut JobsMock| {
             data.jobs = vec![
                 (job(1, "completed", &runners), vec![result.clone()], Some(verdict)),
                 (job(2, "assigned", &runners), vec![result], None),

@@ -372,20 +372,29 @@ pub async fn multi<B: Backend>(
 
 #[cfg(test)]
 mod tests {
-    use crate::{backend::StateQuery, mock::*};
+    use crate::{
+        backend::{
+            IncludedTransaction, StateQuery, chain::mock::ChainMock, proofs::mock::ProofsMock,
+            transactions::mock::TransactionsMock,
+        },
+        mock::*,
+    };
     use axum::http::StatusCode;
     use drover_types::{Address, ErrorCode};
     use serde_json::json;
 
     /// A mock with one finalized block above genesis and one included transaction.
     fn mock() -> MockBackend {
-        MockBackend::with(|data| {
-            data.blocks.push(block(1));
-            let tx = verified(0, 0);
+        let tx = verified(0, 0);
+        let mock = MockBackend::with(|chain: &mut ChainMock| chain.blocks.push(block(1)));
+        mock.edit(|data: &mut TransactionsMock| {
             data.receipts.insert(tx.hash, success_receipt(&tx, 1, 0));
-            data.included.insert(tx.hash, crate::backend::IncludedTransaction { tx, block_height: 1, index: 0 });
+            data.included.insert(tx.hash, IncludedTransaction { tx, block_height: 1, index: 0 });
+        });
+        mock.edit(|data: &mut ProofsMock| {
             data.storage.insert((Address([7; 20]), b"k".to_vec()), b"v".to_vec());
-        })
+        });
+        mock
     }
 
     #[tokio::test]
@@ -550,7 +559,7 @@ mod tests {
         assert_eq!(results[6]["code"], ErrorCode::BadRequest.code());
         assert_eq!(results[7]["code"], ErrorCode::BadRequest.code());
         // Both state proofs came from one backend call, so they prove the same block.
-        let batches = mock.data.lock().proof_batches.clone();
+        let batches = mock.part::<ProofsMock>().lock().proof_batches.clone();
         assert_eq!(batches, vec![(vec![StateQuery::Account(address), StateQuery::Storage(address, vec![1])], None)]);
 
         // A height the node cannot prove fails the state items only.

@@ -538,6 +538,7 @@ pub async fn revoke<B: Backend>(State(state): State<AppState<B>>, auth: Authenti
 
 #[cfg(test)]
 mod tests {
+    use crate::backend::{accounts::mock::AccountsMock, ras::mock::RasMock, transactions::mock::TransactionsMock};
     use crate::mock::*;
     use axum::{body::Body, extract::ConnectInfo, http::Request};
     use base64::Engine as _;
@@ -683,7 +684,7 @@ mod tests {
         let app = app(&backend);
         let wallet = key(0);
         assert_eq!(send(&app, signed("GET", "/ras/auth/me", b"", &wallet)).await.status, 200);
-        backend.data.lock().revocations.insert((wallet.address(), session().1), 12);
+        backend.part::<RasMock>().lock().revocations.insert((wallet.address(), session().1), 12);
         let refused = send(&app, signed("GET", "/ras/auth/me", b"", &wallet)).await;
         refused.assert_error(401, ErrorCode::RasTokenInvalid);
         assert!(refused.json()["message"].as_str().unwrap().contains("revoked"), "{}", refused.json());
@@ -740,7 +741,7 @@ mod tests {
     }
 
     fn backend() -> MockBackend {
-        MockBackend::with(|data| {
+        MockBackend::with(|data: &mut RasMock| {
             data.relays = vec![
                 relay(1, RelayHealth::Healthy, (true, true), 50),
                 relay(2, RelayHealth::Unhealthy, (true, true), 50),
@@ -810,7 +811,7 @@ mod tests {
     async fn revocations_are_public() {
         let wallet = key(0).address();
         let revoked = [2u8; 33];
-        let backend = MockBackend::with(|data| {
+        let backend = MockBackend::with(|data: &mut RasMock| {
             data.revocations.insert((wallet, revoked), 9);
         });
         let app = app(&backend);
@@ -888,7 +889,7 @@ mod tests {
     async fn a_volume_is_seen_by_its_owner_and_its_relay_only_and_never_leaks() {
         let (me, other) = (key(0).address(), key(1).address());
         let relay = key(2);
-        let backend = MockBackend::with(|data| {
+        let backend = MockBackend::with(|data: &mut RasMock| {
             data.volumes =
                 vec![volume(me, "photos", relay.address(), false), volume(other, "open", relay.address(), true)];
         });
@@ -966,7 +967,7 @@ mod tests {
         }
         let revoke = body_of(&StorageCall::Revoke { session_key: session().1 }, 0, &wallet);
         assert_eq!(send(&app, post_signed("/ras/revoke", revoke, &wallet)).await.status, 200);
-        let submitted = backend.data.lock().submitted.clone();
+        let submitted = backend.part::<TransactionsMock>().lock().submitted.clone();
         assert_eq!(submitted.len(), 5);
         assert!(submitted.iter().all(|tx| tx.sender == wallet.address()));
         let handlers: Vec<String> =
@@ -1000,11 +1001,11 @@ mod tests {
         // Unauthenticated: 401 before anything is read.
         let unsigned = Request::post("/ras/volumes").body(Body::from(body_of(&create, 1, &wallet))).unwrap();
         send(&app, unsigned).await.assert_error(401, ErrorCode::RasTokenInvalid);
-        assert_eq!(backend.data.lock().submitted.len(), 5, "nothing refused reached the mempool");
+        assert_eq!(backend.part::<TransactionsMock>().lock().submitted.len(), 5, "nothing refused reached the mempool");
 
         // The mempool's refusals come back as /submit's.
         let stale = Transaction { nonce: 0, ..storage_tx(&create, 5_000) }.sign(&key(1));
-        backend.data.lock().accounts.get_mut(&key(1).address()).unwrap().nonce = 3;
+        backend.part::<AccountsMock>().lock().accounts.get_mut(&key(1).address()).unwrap().nonce = 3;
         send(&app, post_signed("/ras/volumes", body_of_tx(&stale), &key(1)))
             .await
             .assert_error(400, ErrorCode::NonceTooLow);

@@ -397,6 +397,11 @@ pub async fn job_result<B: Backend>(
 
 #[cfg(test)]
 mod tests {
+    use crate::backend::{
+        jobs::mock::JobsMock,
+        runners::mock::{RunnersMock, runner_info, with_registered_runner},
+        transactions::mock::TransactionsMock,
+    };
     use crate::mock::*;
     use axum::http::StatusCode;
     use drover_types::{
@@ -410,7 +415,7 @@ mod tests {
     }
 
     fn backend() -> MockBackend {
-        MockBackend::with(|data| {
+        MockBackend::with(|data: &mut RunnersMock| {
             data.runners = vec![runner(1, "healthy"), runner(2, "paused"), runner(3, "healthy")];
             data.delegations.insert(
                 Address([9; 20]),
@@ -480,7 +485,7 @@ mod tests {
         let answer = post(&app, &path, "application/json", signed_request(&unsigned, &legacy)).await;
         assert_eq!(answer.status, StatusCode::OK);
         assert_eq!(answer.json()["accepted"], json!(1));
-        assert_eq!(backend.data.lock().submitted.len(), 1);
+        assert_eq!(backend.part::<TransactionsMock>().lock().submitted.len(), 1);
 
         let stranger = format!("/runner/{}/heartbeat_payload", Address([4; 20]).to_hex());
         get(&app, &stranger).await.assert_error(404, ErrorCode::RunnerNotFound);
@@ -497,8 +502,10 @@ mod tests {
             height: 3,
             tx_hash: None,
         };
-        let backend = MockBackend::with(|data| {
+        let backend = MockBackend::with(|data: &mut RunnersMock| {
             data.runners = vec![RunnerInfo { address: runner.address(), ..super::tests::runner(0, "healthy") }];
+        });
+        backend.edit(|data: &mut JobsMock| {
             data.jobs = vec![
                 (crate::routes::jobs::tests::job(1, "assigned", &[runner.address()]), Vec::new(), None),
                 (crate::routes::jobs::tests::job(2, "assigned", &[Address([7; 20])]), Vec::new(), None),
@@ -550,7 +557,7 @@ mod tests {
 
         let answer = post(&app, &path, "application/json", signed_request(&unsigned, &signature)).await;
         assert_eq!(answer.status, StatusCode::OK, "{}", answer.json());
-        let submitted = backend.data.lock().submitted.clone();
+        let submitted = backend.part::<TransactionsMock>().lock().submitted.clone();
         assert_eq!(submitted.len(), 1);
         assert_eq!(submitted[0].sender, runner.address());
         let jobs = get(&app, &format!("{base}/jobs")).await.json();

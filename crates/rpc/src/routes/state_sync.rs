@@ -150,7 +150,10 @@ pub async fn operations<B: Backend>(
 
 #[cfg(test)]
 mod tests {
-    use crate::{backend::OperationsRequest, mock::*};
+    use crate::{
+        backend::{OperationsRequest, state_sync::mock::StateSyncMock},
+        mock::*,
+    };
     use axum::{
         body::Body,
         extract::ConnectInfo,
@@ -182,7 +185,7 @@ mod tests {
         let app = app(&mock);
         get(&app, "/state/snapshot").await.assert_error(404, ErrorCode::NotFound);
 
-        mock.data.lock().snapshot = Some(snapshot());
+        mock.part::<StateSyncMock>().lock().snapshot = Some(snapshot());
         let body = get(&app, "/state/snapshot").await.json();
         assert_eq!(body["height"], 9);
         assert_eq!(body["range_start"], 4);
@@ -193,7 +196,7 @@ mod tests {
 
     #[tokio::test]
     async fn operations_requests_are_checked_then_served_as_bytes() {
-        let mock = MockBackend::with(|data| data.snapshot = Some(snapshot()));
+        let mock = MockBackend::with(|data: &mut StateSyncMock| data.snapshot = Some(snapshot()));
         let app = app(&mock);
         let answer = send(&app, from("/state/operations?size=100&start=4&max=10", [127, 0, 0, 1])).await;
         assert_eq!(answer.status, StatusCode::OK);
@@ -201,7 +204,7 @@ mod tests {
         let answer = send(&app, from("/state/operations?size=100&start=4&boundary=true", [127, 0, 0, 2])).await;
         assert_eq!(answer.status, StatusCode::OK);
         assert_eq!(
-            mock.data.lock().operations_requests,
+            mock.part::<StateSyncMock>().lock().operations_requests,
             vec![
                 OperationsRequest::Operations { size: 100, start: 4, max: 10 },
                 OperationsRequest::Boundary { size: 100, start: 4 },
@@ -233,7 +236,7 @@ mod tests {
 
     #[tokio::test]
     async fn limited_per_client_ip_with_retry_after() {
-        let mock = MockBackend::with(|data| data.snapshot = Some(snapshot()));
+        let mock = MockBackend::with(|data: &mut StateSyncMock| data.snapshot = Some(snapshot()));
         let app = app(&mock);
         for _ in 0..5 {
             assert_eq!(send(&app, from("/state/snapshot", [127, 0, 0, 1])).await.status, StatusCode::OK);

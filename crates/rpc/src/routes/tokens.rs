@@ -141,6 +141,7 @@ pub async fn account_tokens<B: Backend>(
 
 #[cfg(test)]
 mod tests {
+    use crate::backend::tokens::mock::TokensMock;
     use crate::mock::*;
     use axum::http::StatusCode;
     use drover_types::{Address, ErrorCode, api::TokenInfo};
@@ -162,7 +163,7 @@ mod tests {
     }
 
     fn backend() -> MockBackend {
-        MockBackend::with(|data| {
+        MockBackend::with(|data: &mut TokensMock| {
             data.tokens = (1..=3).map(gold).collect();
             data.token_balances.insert((Address([1; 20]), Address([0xbb; 20])), 2_500);
             data.token_allowances.insert((Address([1; 20]), Address([0xbb; 20]), Address([0xcc; 20])), 7);

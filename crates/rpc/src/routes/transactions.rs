@@ -299,6 +299,7 @@ pub async fn mempool_transaction<B: Backend>(
 mod tests {
     use super::*;
     use crate::backend::IncludedTransaction;
+    use crate::backend::{accounts::mock::AccountsMock, transactions::mock::TransactionsMock};
     use crate::mock::*;
     use axum::{
         body::Body,
@@ -328,7 +329,7 @@ mod tests {
         for (result, tx) in body["results"].as_array().unwrap().iter().zip(&txs) {
             assert_eq!(result, &serde_json::json!({"hash": tx.hash().to_hex(), "status": "accepted"}));
         }
-        let submitted = mock.data.lock().submitted.iter().map(|tx| tx.hash).collect::<Vec<_>>();
+        let submitted = mock.part::<TransactionsMock>().lock().submitted.iter().map(|tx| tx.hash).collect::<Vec<_>>();
         assert_eq!(submitted, txs.iter().map(Transaction::hash).collect::<Vec<_>>());
     }
 
@@ -370,7 +371,10 @@ mod tests {
         refused.assert_error(429, ErrorCode::RateLimited);
         assert_eq!(refused.header(header::RETRY_AFTER), Some("1"));
         assert!(refused.json()["message"].as_str().unwrap().contains("/submit_wait"));
-        assert!(!mock.data.lock().submitted.iter().any(|tx| tx.hash == third.hash()), "a refused wait admits nothing");
+        assert!(
+            !mock.part::<TransactionsMock>().lock().submitted.iter().any(|tx| tx.hash == third.hash()),
+            "a refused wait admits nothing"
+        );
         // /submit is not capped.
         assert_eq!(submit(&mock, encode_submission(&[signed(2, 1)])).await.status, StatusCode::OK);
 
@@ -388,7 +392,7 @@ mod tests {
     #[tokio::test]
     async fn internal_refusals_show_only_a_request_id() {
         let detail = "state read failed: qmdb journal /srv/drover/state/7 is torn";
-        let mock = MockBackend::with(|data| {
+        let mock = MockBackend::with(|data: &mut TransactionsMock| {
             data.submit_refusal = Some(drover_types::admission::AdmissionError::Unavailable(detail.into()));
         });
         for path in ["/submit", "/submit_wait?timeout_ms=100"] {
@@ -459,7 +463,7 @@ mod tests {
         }
         assert_eq!(results[3], serde_json::json!({"hash": good.hash().to_hex(), "status": "accepted"}));
         // Only the survivor reached the mempool.
-        assert_eq!(mock.data.lock().submitted.len(), 1);
+        assert_eq!(mock.part::<TransactionsMock>().lock().submitted.len(), 1);
     }
 
     #[tokio::test]
@@ -476,7 +480,7 @@ mod tests {
     #[tokio::test]
     async fn mempool_refusals_are_per_transaction() {
         let mock = MockBackend::default();
-        mock.data.lock().accounts.values_mut().for_each(|account| account.nonce = 5);
+        mock.part::<AccountsMock>().lock().accounts.values_mut().for_each(|account| account.nonce = 5);
         let answer = submit(&mock, encode_submission(&[signed(0, 4)])).await;
         answer.assert_error(400, ErrorCode::NonceTooLow);
         let answer = submit(&mock, encode_submission(&[signed(0, 4), signed(0, 5)])).await;
@@ -497,7 +501,7 @@ mod tests {
         assert_eq!(body["results"][0]["status"], "accepted");
         // The forged copy recovers some unrelated key, which the mempool knows nothing of.
         assert_eq!(body["results"][1]["code"], ErrorCode::InsufficientBalance.code());
-        let submitted = mock.data.lock().submitted.clone();
+        let submitted = mock.part::<TransactionsMock>().lock().submitted.clone();
         assert_eq!(submitted[0].sender, key(0).address());
         assert_eq!(submitted[1].hash, forged.hash());
         assert_ne!(submitted[1].sender, key(0).address());
@@ -513,7 +517,7 @@ mod tests {
             let answer = submit(&mock, encode_submission(&[tx])).await;
             answer.assert_error(400, ErrorCode::InvalidSignature);
         }
-        assert!(mock.data.lock().submitted.is_empty());
+        assert!(mock.part::<TransactionsMock>().lock().submitted.is_empty());
     }
 
     #[tokio::test]
@@ -535,7 +539,7 @@ mod tests {
         for (body, code) in cases {
             submit(&mock, body).await.assert_error(400, code);
         }
-        assert!(mock.data.lock().submitted.is_empty());
+        assert!(mock.part::<TransactionsMock>().lock().submitted.is_empty());
         // 50 is still fine.
         let fifty: Vec<_> = (0..50).map(|nonce| signed(0, nonce)).collect();
         let answer = submit(&mock, encode_submission(&fifty)).await;
@@ -561,12 +565,12 @@ mod tests {
             .unwrap();
         send(&app, with_length).await.assert_error(413, ErrorCode::PayloadTooLarge);
         post_cbor(&app, "/submit", huge).await.assert_error(413, ErrorCode::PayloadTooLarge);
-        assert!(mock.data.lock().submitted.is_empty());
+        assert!(mock.part::<TransactionsMock>().lock().submitted.is_empty());
     }
 
     #[tokio::test]
     async fn submit_wait_reports_receipts() {
-        let mock = MockBackend::with(|data| data.include_on_submit = true);
+        let mock = MockBackend::with(|data: &mut TransactionsMock| data.include_on_submit = true);
         let txs = [signed(0, 0), signed(1, 0)];
         let mut items: Vec<_> = txs.iter().map(Transaction::encode).collect();
         items.push(transfer(7, 0).sign(&key(2)).encode());
@@ -601,7 +605,7 @@ mod tests {
         failed.status = drover_types::TxStatus::Reverted;
         failed.revert_reason = Some("insufficient allowance".to_owned());
         failed.error = Some(drover_types::ExecError::new(drover_types::exec_error::ExecCode::OutOfCycles, "ran out"));
-        mock.data.lock().receipts.insert(tx.hash, failed);
+        mock.part::<TransactionsMock>().lock().receipts.insert(tx.hash, failed);
         let answer = post_cbor(&app(&mock), "/submit_wait", encode_submission(std::slice::from_ref(&tx.tx))).await;
         let result = &answer.json()["results"][0];
         assert_eq!(result["status"], "reverted");
@@ -645,7 +649,7 @@ mod tests {
                 post_cbor(&app, &format!("/submit_wait?timeout_ms={bad}"), encode_submission(&[signed(0, 0)])).await;
             answer.assert_error(400, ErrorCode::InvalidWaitTimeout);
         }
-        assert!(mock.data.lock().submitted.is_empty());
+        assert!(mock.part::<TransactionsMock>().lock().submitted.is_empty());
         assert_eq!(wait_timeout(&WaitQuery { timeout_ms: None }), Ok(Duration::from_millis(5_000)));
         assert_eq!(wait_timeout(&WaitQuery { timeout_ms: Some("100".into()) }), Ok(Duration::from_millis(100)));
         assert_eq!(wait_timeout(&WaitQuery { timeout_ms: Some("10000".into()) }), Ok(Duration::from_secs(10)));
@@ -655,7 +659,10 @@ mod tests {
     async fn lookups_of_a_dropped_transaction_say_why() {
         let mock = MockBackend::default();
         let dropped = verified(2, 0);
-        mock.data.lock().dropped.insert(dropped.hash, "expired: pending longer than the mempool's time to live".into());
+        mock.part::<TransactionsMock>()
+            .lock()
+            .dropped
+            .insert(dropped.hash, "expired: pending longer than the mempool's time to live".into());
         let app = app(&mock);
         for path in ["/mempool/transaction/{}", "/transaction/{}", "/transaction/{}/receipt"] {
             let answer = get(&app, &path.replace("{}", &dropped.hash.to_string())).await;
@@ -673,7 +680,8 @@ mod tests {
         let pending = verified(0, 0);
         let included = verified(1, 0);
         {
-            let mut data = mock.data.lock();
+            let part = mock.part::<TransactionsMock>();
+            let mut data = part.lock();
             data.pending.insert(pending.hash, pending.clone());
             data.receipts.insert(included.hash, success_receipt(&included, 4, 2));
             data.included
