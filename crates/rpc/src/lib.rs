@@ -36,6 +36,8 @@ pub(crate) mod state;
 pub(crate) mod submission;
 
 #[cfg(test)]
+mod client_contract;
+#[cfg(test)]
 mod mock;
 
 pub use backend::Backend;
@@ -263,7 +265,7 @@ fn timed_out(limit: Duration) -> Response {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::mock::*;
     use axum::{
@@ -300,7 +302,7 @@ mod tests {
     }
 
     /// The operations of `document`, as path and lowercase methods.
-    fn documented(document: &utoipa::openapi::OpenApi) -> BTreeMap<String, BTreeSet<String>> {
+    pub(crate) fn documented(document: &utoipa::openapi::OpenApi) -> BTreeMap<String, BTreeSet<String>> {
         let json = serde_json::to_value(document).unwrap();
         json["paths"]
             .as_object()

@@ -116,37 +116,9 @@ pub async fn proposal<B: Backend>(
 
 #[cfg(test)]
 mod tests {
-    use crate::backend::governance::mock::GovernanceMock;
+    use crate::backend::governance::mock::{GovernanceMock, proposal};
     use crate::mock::*;
-    use drover_types::{
-        Address, ErrorCode,
-        api::{ProposalDetail, ProposalInfo},
-    };
-
-    fn proposal(id: u64, status: &str) -> ProposalDetail {
-        ProposalDetail {
-            proposal: ProposalInfo {
-                id,
-                proposer: Address([1; 20]),
-                changes: [("target_cycles".to_owned(), "20000000".to_owned())].into(),
-                description: "fuller blocks".into(),
-                status: status.into(),
-                votes_for: 5,
-                votes_against: 1,
-                votes_count: 2,
-                quorum_weight: 1,
-                approval_percent: 51,
-                deposit: 10,
-                created_height: 1,
-                voting_ends_height: 101,
-                executable_height: 121,
-                expires_height: 1_121,
-                closed_height: None,
-            },
-            votes: Vec::new(),
-            timeline: Vec::new(),
-        }
-    }
+    use drover_types::ErrorCode;
 
     #[tokio::test]
     async fn params_proposals_and_errors() {

@@ -117,36 +117,13 @@ pub async fn verified<B: Backend>(
 }
 
 #[cfg(test)]
-pub(crate) mod tests {
-    use crate::backend::jobs::mock::JobsMock;
+mod tests {
+    use crate::backend::jobs::mock::{JobsMock, job};
     use crate::mock::*;
     use drover_types::{
         Address, ErrorCode, H256,
-        api::{JobInfo, JobResultInfo, VerificationInfo, VerifiedResultInfo},
+        api::{JobResultInfo, VerifiedResultInfo},
     };
-
-    /// A job record for the mock.
-    pub(crate) fn job(id: u8, status: &str, runners: &[Address]) -> JobInfo {
-        JobInfo {
-            job_id: H256([id; 32]),
-            submitter: Address([9; 20]),
-            job_type: "echo".into(),
-            input: b"in".to_vec(),
-            runners: runners.len() as u64,
-            verification: VerificationInfo { mode: "majority".into(), threshold: 2 },
-            max_price: 10,
-            timeout_blocks: 20,
-            callback: None,
-            escrow: 30,
-            callback_reserve: 0,
-            status: status.into(),
-            assigned_runners: runners.to_vec(),
-            results_count: 0,
-            submitted_height: 3,
-            deadline_height: 23,
-            finished_height: None,
-        }
-    }
 
     #[tokio::test]
     async fn jobs_their_results_and_verdicts() {

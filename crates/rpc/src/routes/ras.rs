@@ -538,13 +538,17 @@ pub async fn revoke<B: Backend>(State(state): State<AppState<B>>, auth: Authenti
 
 #[cfg(test)]
 mod tests {
-    use crate::backend::{accounts::mock::AccountsMock, ras::mock::RasMock, transactions::mock::TransactionsMock};
+    use crate::backend::{
+        accounts::mock::AccountsMock,
+        ras::mock::{RasMock, relay, volume},
+        transactions::mock::TransactionsMock,
+    };
     use crate::mock::*;
     use axum::{body::Body, extract::ConnectInfo, http::Request};
     use base64::Engine as _;
     use drover_types::{
         Address, ErrorCode, H256, SecretKey, Transaction,
-        api::{RelayHealth, RelayInfo, VolumeInfo},
+        api::{RelayHealth, VolumeInfo},
         payload::Message,
         ras::{DelegationToken, node_audience, relay_audience, request_hash, session_public_key},
         storage::{STORAGE_MANAGER_ADDRESS, StorageCall, VolumeStatus},
@@ -690,54 +694,6 @@ mod tests {
         assert!(refused.json()["message"].as_str().unwrap().contains("revoked"), "{}", refused.json());
         // Another wallet's token for the same session key is not affected.
         assert_eq!(send(&app, signed("GET", "/ras/auth/me", b"", &key(1))).await.status, 200);
-    }
-
-    fn relay(n: u8, health: RelayHealth, (write, public): (bool, bool), free_bytes: u64) -> RelayInfo {
-        RelayInfo {
-            address: Address([n; 20]),
-            endpoint: format!("http://127.0.0.1:{}", 7000 + u16::from(n)),
-            capacity_bytes: 100,
-            used_bytes: 100 - free_bytes,
-            free_bytes,
-            price_per_byte_block: 2,
-            write,
-            read: true,
-            public,
-            health,
-            stake: u128::from(u64::MAX) + 1,
-            volumes: 1,
-            earned: 3,
-            registered_height: 1,
-            last_heartbeat_height: 2,
-        }
-    }
-
-    fn volume(owner: Address, name: &str, relay: Address, public: bool) -> VolumeInfo {
-        VolumeInfo {
-            volume_id: drover_types::storage::volume_id(&owner, name),
-            owner,
-            name: name.into(),
-            relay,
-            relay_endpoint: Some("http://127.0.0.1:7001".into()),
-            public,
-            status: VolumeStatus::Active,
-            created_height: 1,
-            root: H256::ZERO,
-            committed_height: 0,
-            size_bytes: 10,
-            max_size_bytes: 100,
-            billed_bytes: 10,
-            next_billed_bytes: None,
-            billed_bytes_from_height: None,
-            dropped: false,
-            price_per_byte_block: 2,
-            deposit: 1_000,
-            rent_per_block: 20,
-            paid_until_height: Some(51),
-            rent_paid: 0,
-            deleted_height: None,
-            purge_height: Some(151),
-        }
     }
 
     fn backend() -> MockBackend {

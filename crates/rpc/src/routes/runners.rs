@@ -398,7 +398,7 @@ pub async fn job_result<B: Backend>(
 #[cfg(test)]
 mod tests {
     use crate::backend::{
-        jobs::mock::JobsMock,
+        jobs::mock::{JobsMock, job},
         runners::mock::{RunnersMock, runner_info, with_registered_runner},
         transactions::mock::TransactionsMock,
     };
@@ -507,10 +507,10 @@ mod tests {
         });
         backend.edit(|data: &mut JobsMock| {
             data.jobs = vec![
-                (crate::routes::jobs::tests::job(1, "assigned", &[runner.address()]), Vec::new(), None),
-                (crate::routes::jobs::tests::job(2, "assigned", &[Address([7; 20])]), Vec::new(), None),
-                (crate::routes::jobs::tests::job(3, "completed", &[runner.address()]), Vec::new(), None),
-                (crate::routes::jobs::tests::job(5, "assigned", &[runner.address()]), vec![answer], None),
+                (job(1, "assigned", &[runner.address()]), Vec::new(), None),
+                (job(2, "assigned", &[Address([7; 20])]), Vec::new(), None),
+                (job(3, "completed", &[runner.address()]), Vec::new(), None),
+                (job(5, "assigned", &[runner.address()]), vec![answer], None),
             ];
         });
         let app = app(&backend);

@@ -151,7 +151,10 @@ pub async fn operations<B: Backend>(
 #[cfg(test)]
 mod tests {
     use crate::{
-        backend::{OperationsRequest, state_sync::mock::StateSyncMock},
+        backend::{
+            OperationsRequest,
+            state_sync::mock::{StateSyncMock, snapshot},
+        },
         mock::*,
     };
     use axum::{
@@ -159,19 +162,8 @@ mod tests {
         extract::ConnectInfo,
         http::{Request, StatusCode, header},
     };
-    use drover_types::{ErrorCode, H256, api::StateSnapshot};
+    use drover_types::{ErrorCode, H256};
     use std::net::SocketAddr;
-
-    fn snapshot() -> StateSnapshot {
-        StateSnapshot {
-            height: 9,
-            block_hash: H256([9; 32]),
-            range_start: 4,
-            op_count: 100,
-            ops_root: H256([1; 32]),
-            canonical_root: H256([2; 32]),
-        }
-    }
 
     fn from(uri: &str, ip: [u8; 4]) -> Request<Body> {
         let mut request = Request::get(uri).body(Body::empty()).unwrap();

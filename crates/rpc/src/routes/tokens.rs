@@ -141,26 +141,11 @@ pub async fn account_tokens<B: Backend>(
 
 #[cfg(test)]
 mod tests {
-    use crate::backend::tokens::mock::TokensMock;
+    use crate::backend::tokens::mock::{TokensMock, gold};
     use crate::mock::*;
     use axum::http::StatusCode;
-    use drover_types::{Address, ErrorCode, api::TokenInfo};
+    use drover_types::{Address, ErrorCode};
     use serde_json::json;
-
-    fn gold(n: u8) -> TokenInfo {
-        TokenInfo {
-            token_id: Address([n; 20]),
-            name: "Gold".into(),
-            symbol: format!("GLD{n}"),
-            decimals: 18,
-            supply: u128::MAX,
-            max_supply: None,
-            owner: Address([0xaa; 20]),
-            mintable: true,
-            created_height: 3,
-            creator: Address([0xaa; 20]),
-        }
-    }
 
     fn backend() -> MockBackend {
         MockBackend::with(|data: &mut TokensMock| {

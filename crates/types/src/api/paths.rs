@@ -194,7 +194,10 @@ pub const PROOF_MULTI: &str = "/proof/multi";
 /// `template` with its `{name}` segments replaced, in order, by `values`. A template names as
 /// many parameters as its route takes, so a caller passes exactly that many; a missing value
 /// leaves its segment as written (the server then refuses the path), an extra one is ignored.
-pub fn fill(template: &str, values: &[&dyn Display]) -> String {
+///
+/// The values are `Sync` so that a future holding the array across an `.await` (a client call
+/// written `self.get(&fill(..., &[id])).await`) stays `Send`.
+pub fn fill(template: &str, values: &[&(dyn Display + Sync)]) -> String {
     let mut values = values.iter();
     let mut path = String::with_capacity(template.len() + 64);
     for (index, segment) in template.split('/').enumerate() {

@@ -3,7 +3,10 @@
 use super::*;
 use crate::backend::ChainBackend;
 use crate::mock::MockBackend;
-use drover_types::api::ParamInfo;
+use drover_types::{
+    Address,
+    api::{ParamInfo, ProposalInfo},
+};
 
 #[derive(Default)]
 pub(crate) struct GovernanceMock {
@@ -37,5 +40,31 @@ impl GovernanceBackend for MockBackend {
 
     async fn proposal(&self, id: u64, _page: Page) -> Result<Option<ProposalDetail>, ApiError> {
         Ok(self.part::<GovernanceMock>().lock().proposals.iter().find(|p| p.proposal.id == id).cloned())
+    }
+}
+
+/// Proposal `id` in `status`: one change of `target_cycles`, no votes.
+pub(crate) fn proposal(id: u64, status: &str) -> ProposalDetail {
+    ProposalDetail {
+        proposal: ProposalInfo {
+            id,
+            proposer: Address([1; 20]),
+            changes: [("target_cycles".to_owned(), "20000000".to_owned())].into(),
+            description: "fuller blocks".into(),
+            status: status.into(),
+            votes_for: 5,
+            votes_against: 1,
+            votes_count: 2,
+            quorum_weight: 1,
+            approval_percent: 51,
+            deposit: 10,
+            created_height: 1,
+            voting_ends_height: 101,
+            executable_height: 121,
+            expires_height: 1_121,
+            closed_height: None,
+        },
+        votes: Vec::new(),
+        timeline: Vec::new(),
     }
 }

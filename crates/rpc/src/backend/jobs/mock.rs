@@ -3,7 +3,7 @@
 
 use super::*;
 use crate::mock::MockBackend;
-use drover_types::api::JobResultInfo;
+use drover_types::api::{JobResultInfo, VerificationInfo};
 
 #[derive(Default)]
 pub(crate) struct JobsMock {
@@ -60,5 +60,28 @@ impl JobBackend for MockBackend {
         let total_count = open.len() as u64;
         let jobs = open.into_iter().skip(page.offset as usize).take(page.limit as usize).collect();
         Ok(RunnerJobList { address: runner, jobs, total_count, offset: page.offset, limit: page.limit })
+    }
+}
+
+/// A job record for the mock.
+pub(crate) fn job(id: u8, status: &str, runners: &[Address]) -> JobInfo {
+    JobInfo {
+        job_id: H256([id; 32]),
+        submitter: Address([9; 20]),
+        job_type: "echo".into(),
+        input: b"in".to_vec(),
+        runners: runners.len() as u64,
+        verification: VerificationInfo { mode: "majority".into(), threshold: 2 },
+        max_price: 10,
+        timeout_blocks: 20,
+        callback: None,
+        escrow: 30,
+        callback_reserve: 0,
+        status: status.into(),
+        assigned_runners: runners.to_vec(),
+        results_count: 0,
+        submitted_height: 3,
+        deadline_height: 23,
+        finished_height: None,
     }
 }

@@ -4,6 +4,7 @@
 use super::*;
 use crate::backend::{ChainBackend, accounts::mock::AccountsMock};
 use crate::mock::MockBackend;
+use drover_types::{api::RelayHealth, storage::VolumeStatus};
 use std::collections::HashMap;
 
 #[derive(Default)]
@@ -80,5 +81,55 @@ impl RasBackend for MockBackend {
 
     async fn ras_revocation(&self, wallet: Address, session_key: [u8; 33]) -> Result<Option<u64>, ApiError> {
         Ok(self.part::<RasMock>().lock().revocations.get(&(wallet, session_key)).copied())
+    }
+}
+
+/// Relay `n`.
+pub(crate) fn relay(n: u8, health: RelayHealth, (write, public): (bool, bool), free_bytes: u64) -> RelayInfo {
+    RelayInfo {
+        address: Address([n; 20]),
+        endpoint: format!("http://127.0.0.1:{}", 7000 + u16::from(n)),
+        capacity_bytes: 100,
+        used_bytes: 100 - free_bytes,
+        free_bytes,
+        price_per_byte_block: 2,
+        write,
+        read: true,
+        public,
+        health,
+        stake: u128::from(u64::MAX) + 1,
+        volumes: 1,
+        earned: 3,
+        registered_height: 1,
+        last_heartbeat_height: 2,
+    }
+}
+
+/// `owner`'s volume `name` on `relay`.
+pub(crate) fn volume(owner: Address, name: &str, relay: Address, public: bool) -> VolumeInfo {
+    VolumeInfo {
+        volume_id: drover_types::storage::volume_id(&owner, name),
+        owner,
+        name: name.into(),
+        relay,
+        relay_endpoint: Some("http://127.0.0.1:7001".into()),
+        public,
+        status: VolumeStatus::Active,
+        created_height: 1,
+        root: H256::ZERO,
+        committed_height: 0,
+        size_bytes: 10,
+        max_size_bytes: 100,
+        billed_bytes: 10,
+        next_billed_bytes: None,
+        billed_bytes_from_height: None,
+        dropped: false,
+        price_per_byte_block: 2,
+        deposit: 1_000,
+        rent_per_block: 20,
+        paid_until_height: Some(51),
+        rent_paid: 0,
+        deleted_height: None,
+        purge_height: Some(151),
     }
 }

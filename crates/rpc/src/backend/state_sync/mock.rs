@@ -3,7 +3,7 @@
 
 use super::*;
 use crate::mock::MockBackend;
-use drover_types::ErrorCode;
+use drover_types::{ErrorCode, H256};
 
 #[derive(Default)]
 pub(crate) struct StateSyncMock {
@@ -32,5 +32,17 @@ impl StateSyncBackend for MockBackend {
         }
         data.operations_requests.push(request);
         Ok(format!("{request:?}").into_bytes())
+    }
+}
+
+/// A checkpoint at height 9 of 100 operations from operation 4.
+pub(crate) fn snapshot() -> StateSnapshot {
+    StateSnapshot {
+        height: 9,
+        block_hash: H256([9; 32]),
+        range_start: 4,
+        op_count: 100,
+        ops_root: H256([1; 32]),
+        canonical_root: H256([2; 32]),
     }
 }

@@ -63,3 +63,19 @@ impl TokenBackend for MockBackend {
         Ok(AccountTokens { address, tokens, total_count, offset: page.offset, limit: page.limit })
     }
 }
+
+/// Token `n`: `GLD{n}`, 18 decimals, the largest supply, owned by `0xaa…aa`.
+pub(crate) fn gold(n: u8) -> TokenInfo {
+    TokenInfo {
+        token_id: Address([n; 20]),
+        name: "Gold".into(),
+        symbol: format!("GLD{n}"),
+        decimals: 18,
+        supply: u128::MAX,
+        max_supply: None,
+        owner: Address([0xaa; 20]),
+        mintable: true,
+        created_height: 3,
+        creator: Address([0xaa; 20]),
+    }
+}
