@@ -70,8 +70,7 @@ pub struct BlockOutcome {
     pub receipts: Vec<Receipt>,
     /// Timer fires and mailbox deliveries, in execution order (before the transactions).
     pub system_runs: Vec<SystemRun>,
-    /// Cycles used by the block: its deferred work and its included transactions (those that
-    /// failed a pre-check use none).
+    /// Cycles used by the block: its deferred work and its transactions.
     pub cycles_used: u64,
     /// Cells used by the block, likewise.
     pub cells_used: u64,
@@ -220,7 +219,7 @@ struct TxResult {
     error: Option<ExecError>,
 }
 
-/// What a transaction that is not a plain transfer does (forms checked by the pre-checks).
+/// What a transaction that is not a plain transfer does (forms checked by the validity rule).
 enum ActorTx {
     Deploy(Deploy),
     Upgrade(Upgrade),
@@ -455,10 +454,11 @@ fn run_block<S: StateRead>(
 /// Executes a block on `state` (the parent block's post-state, with the genesis writes applied
 /// before block 1): deferred work, then `txs` in order.
 ///
-/// Never fails because of a transaction: one that fails a pre-check gets a `Failed` receipt and
-/// changes nothing; one whose actor reverts or traps is rolled back and pays. Fails with
-/// [`BlockError`] when the state cannot be read or holds a corrupt record. The block limits are
-/// not checked here: see [`validate_block_limits`].
+/// Refuses the block ([`BlockError::Invalid`]) before any transaction runs when one breaks the
+/// validity rule against the state left by the ones before it, or their limits do not fit what
+/// the deferred work left of the block limits. A transaction whose actor reverts or traps is
+/// rolled back and pays. Fails with [`BlockError::Unavailable`] or [`BlockError::Corrupt`] when
+/// the state cannot be read or holds a corrupt record.
 pub fn execute_block(
     vm: &Vm,
     env: &BlockEnv,
@@ -470,11 +470,11 @@ pub fn execute_block(
 }
 
 /// The proposer's block: runs the block's deferred work, then walks `candidates` in order,
-/// keeping each one that passes its pre-checks after the ones kept before it and fits in what
-/// the block limits leave, and dropping the others with the reason. A transaction whose actor
-/// reverts or traps is kept: it pays. Returns the selection and the outcome of the block made
-/// of the kept transactions — exactly what [`execute_block`] gives over them (dropped
-/// candidates leave no trace), with no `Failed` pre-check receipt — in one pass.
+/// keeping each one the block validator admits after the ones kept before it (the validity
+/// rule, and limits that fit what the block has left) and dropping the others with the reason.
+/// A transaction whose actor reverts or traps is kept: it pays. Returns the selection and the
+/// outcome of the block made of the kept transactions — exactly what [`execute_block`] gives
+/// over them (dropped candidates leave no trace) — in one pass.
 ///
 /// Fails like [`execute_block`].
 pub fn build_block(

@@ -23,7 +23,7 @@ use drover_types::{
 pub const TRANSFER_EVENT_TOPIC: &str = "transfer";
 
 /// What a transaction pays for `cycles` and `cells` at the block's basefees, given that it passed
-/// the basefee and tip pre-checks: per unit, the basefee (burned) plus the tip capped at
+/// the validity rule's basefee and tip checks: per unit, the basefee (burned) plus the tip capped at
 /// `max_fee − basefee` (to the proposer).
 pub fn price(tx: &Transaction, basefees: &Basefees, cycles: u64, cells: u64) -> Option<FeeBreakdown> {
     let cycle_tip = tx.tip_per_cycle.min(tx.max_fee_per_cycle.checked_sub(basefees.cycle)?);

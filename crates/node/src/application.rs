@@ -466,6 +466,8 @@ where
         _captured: (),
         _readers: <Self::Databases as DatabaseSet<E>>::Readers,
     ) {
+        // The block's accounts are in the database now: the view may evict them.
+        self.chain.accounts.block_applied();
         let now = Self::now_ms(&context);
         // Logged here, once the block is final, so a proposal that never makes it says nothing.
         if let Some(executed) = self.chain.executed(&block.digest()) {

@@ -15,7 +15,7 @@ use drover_types::{Address, Receipt, VerifiedTransaction, api::StateSnapshot};
 use parking_lot::Mutex;
 use std::{
     collections::HashMap,
-    path::PathBuf,
+    path::{Path, PathBuf},
     sync::{
         Arc,
         atomic::{AtomicBool, Ordering},
@@ -112,6 +112,8 @@ pub struct Tip {
     pub next_params: drover_types::governance::ChainParams,
 }
 
+pub use crate::accounts::ACCOUNT_CACHE_ENTRIES_DEFAULT;
+
 /// What a chain is configured with.
 pub struct ChainParams {
     /// The validated genesis.
@@ -122,6 +124,8 @@ pub struct ChainParams {
     pub tips_account: Address,
     /// Where to persist the last finalized height, if anywhere.
     pub height_file: Option<PathBuf>,
+    /// Accounts the account view caches.
+    pub account_cache_entries: usize,
 }
 
 /// Chain state shared by the application, the HTTP backend and the engine; see the module
@@ -139,7 +143,7 @@ pub struct ChainShared {
     pub indexes: Indexes,
     /// Chain metrics for `/metrics`.
     pub metrics: ChainMetrics,
-    /// Every account of the finalized state, for reads that must not wait for a commit.
+    /// The accounts of the finalized state read most, for reads that must not wait for a commit.
     pub accounts: crate::accounts::AccountView,
     height_file: Option<PathBuf>,
     executed: Mutex<HashMap<sha256::Digest, (sha256::Digest, Arc<ExecutedBlock>)>>,
@@ -153,8 +157,8 @@ pub struct ChainShared {
 
 impl ChainShared {
     /// Shared state starting at `tip`, with no execution record.
-    pub fn new(params: ChainParams, mempool: Mempool, indexes: Indexes, metrics: ChainMetrics, tip: Tip) -> Self {
-        let ChainParams { genesis, block_interval_ms, tips_account, height_file } = params;
+    fn new(params: ChainParams, mempool: Mempool, indexes: Indexes, metrics: ChainMetrics, tip: Tip) -> Self {
+        let ChainParams { genesis, block_interval_ms, tips_account, height_file, account_cache_entries } = params;
         let (heights, _) = watch::channel(tip.height);
         let shared = Self {
             genesis,
@@ -163,7 +167,7 @@ impl ChainShared {
             mempool,
             indexes,
             metrics,
-            accounts: crate::accounts::AccountView::default(),
+            accounts: crate::accounts::AccountView::new(account_cache_entries),
             height_file,
             executed: Mutex::new(HashMap::new()),
             storage_ok: AtomicBool::new(true),
@@ -173,6 +177,30 @@ impl ChainShared {
         };
         shared.follow_limits(&tip.next_params);
         shared
+    }
+
+    /// The chain state of a validator whose indexes live in `directory`: the tip starts where
+    /// the indexes end, with the genesis basefees and parameters in force until
+    /// [`ChainShared::refresh_basefees`] reads the stored ones; the pool starts empty, with
+    /// `mempool`'s limits; metrics register under `metrics`.
+    pub fn open(
+        params: ChainParams,
+        mempool: drover_mempool::Config,
+        directory: &Path,
+        metrics: &impl commonware_runtime::Metrics,
+    ) -> anyhow::Result<Self> {
+        use anyhow::Context as _;
+        let indexes = Indexes::open(directory).context("cannot open the index store")?;
+        let (height, timestamp_ms) = indexes.tip().context("cannot read the index store")?;
+        let fees = &params.genesis.fees;
+        let tip = Tip {
+            height,
+            timestamp_ms,
+            digest: None,
+            next_basefees: Basefees { cycle: fees.initial_basefee_cycle, cell: fees.initial_basefee_cell },
+            next_params: params.genesis.params,
+        };
+        Ok(Self::new(params, Mempool::new(mempool), indexes, ChainMetrics::new(metrics), tip))
     }
 
     /// Keeps the execution record of a block until it is finalized.

@@ -68,6 +68,10 @@ pub struct ValidatorFile {
     /// Mempool limits (defaults suit a devnet and a benchmark burst of 100,000 transfers).
     #[serde(default, skip_serializing_if = "MempoolFile::is_default")]
     pub mempool: MempoolFile,
+    /// Accounts kept in memory for reads that must not wait for a block's commit (default
+    /// 100,000; the others are read from the state database).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub account_cache_entries: Option<usize>,
 }
 
 /// The `mempool` section: limits of the transaction pool; an absent field takes its default.
@@ -178,6 +182,8 @@ pub struct ValidatorConfig {
     pub worker_threads: usize,
     /// Mempool limits, defaults filled in.
     pub mempool: drover_mempool::Config,
+    /// Accounts the account view caches, at least 1.
+    pub account_cache_entries: usize,
 }
 
 /// A validated faucet configuration.
@@ -311,6 +317,11 @@ impl ValidatorConfig {
         if mempool.max_transactions == 0 || mempool.max_per_sender == 0 {
             return Err(field("mempool", "capacities must be at least 1"));
         }
+        let account_cache_entries = match file.account_cache_entries {
+            Some(0) => return Err(field("account_cache_entries", "must be at least 1")),
+            Some(n) => n,
+            None => crate::accounts::ACCOUNT_CACHE_ENTRIES_DEFAULT,
+        };
         Ok(Self {
             rpc_addr,
             directory: resolve(&file.directory),
@@ -327,6 +338,29 @@ impl ValidatorConfig {
             block_interval_ms: file.block_interval_ms,
             worker_threads,
             mempool,
+            account_cache_entries,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::devnet::{self, NetworkSpec};
+
+    #[test]
+    fn the_account_cache_size_has_a_default_and_is_at_least_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = devnet::generate(dir.path(), &NetworkSpec::devnet()).unwrap().remove(0);
+        let written = std::fs::read_to_string(&path).unwrap();
+        assert_eq!(
+            ValidatorConfig::load(&path).unwrap().account_cache_entries,
+            crate::accounts::ACCOUNT_CACHE_ENTRIES_DEFAULT
+        );
+        std::fs::write(&path, format!("{written}account_cache_entries: 5000\n")).unwrap();
+        assert_eq!(ValidatorConfig::load(&path).unwrap().account_cache_entries, 5_000);
+        std::fs::write(&path, format!("{written}account_cache_entries: 0\n")).unwrap();
+        let refused = ValidatorConfig::load(&path).err().expect("refused").to_string();
+        assert!(refused.contains("account_cache_entries"), "{refused}");
     }
 }

@@ -159,6 +159,7 @@ pub fn generate(dir: &Path, spec: &NetworkSpec) -> anyhow::Result<Vec<PathBuf>> 
             block_interval_ms: spec.block_interval_ms,
             worker_threads: None,
             mempool: Default::default(),
+            account_cache_entries: None,
         };
         let path = validator_file(dir, i as u32);
         write_yaml(&path, &file)?;

@@ -10,16 +10,13 @@ use crate::{
     application::{App, Scheme},
     backend::NodeHandle,
     block::Block,
-    chain::{ChainParams, ChainShared, Tip},
+    chain::{ChainParams, ChainShared},
     config::ValidatorConfig,
     databases::Databases,
     fast_sync::{FETCH_BATCH_OPS, FETCH_CONCURRENCY, HttpPeers, ProgressHook, StateOp},
     genesis::Genesis,
-    gossip, height_file,
-    indexes::Indexes,
-    intake,
+    gossip, height_file, intake,
     keys::NAMESPACE,
-    metrics::ChainMetrics,
     sync_source::AttachedState,
 };
 use anyhow::{Context as _, anyhow, ensure};
@@ -61,7 +58,6 @@ use commonware_utils::{
     ordered::{Map, Set},
 };
 use drover_block::proof::{STATE_MAX_KEY_BYTES, STATE_MAX_VALUE_BYTES};
-use drover_mempool::Mempool;
 use std::{
     num::{NonZeroU64, NonZeroUsize},
     sync::Arc,
@@ -138,7 +134,10 @@ fn archive_config<C>(prefix: &str, name: &str, page_cache: CacheRef, codec_confi
     }
 }
 
-pub(crate) fn qmdb_config<E: Spawner + commonware_storage::Context>(
+/// The state database's configuration, its partitions named after `prefix`. Nothing in it
+/// changes the roots a block commits to; tests that run the application without the engine
+/// open their state database with it too.
+pub fn qmdb_config<E: Spawner + commonware_storage::Context>(
     prefix: &str,
     page_cache: CacheRef,
 ) -> <Databases<E> as DatabaseSet<E>>::Config {
@@ -167,6 +166,16 @@ pub(crate) fn qmdb_config<E: Spawner + commonware_storage::Context>(
         init_buffer: IO_BUFFER,
         init_concurrency: (),
     }
+}
+
+/// The genesis block of `genesis`, as every validator must build it (its digest is block 1's
+/// parent): never executed, it commits to the genesis document and to the empty state
+/// database, and names the first validator in key order as its leader.
+pub fn genesis_block<E: crate::databases::Bounds>(genesis: &Genesis) -> anyhow::Result<Block> {
+    let initial = <Databases<E> as DatabaseSet<E>>::initial_sync_targets();
+    let participants = Set::from_iter_dedup(genesis.validators.iter().cloned());
+    let leader = participants.iter().next().cloned().ok_or_else(|| anyhow!("genesis has no validator"))?;
+    Ok(Block::genesis(leader, genesis.commitment, genesis.file.timestamp_ms, initial.root, initial.range))
 }
 
 /// Most finalized blocks the indexes can be ahead of the state after a crash (marshal's window
@@ -401,10 +410,7 @@ where
             .context("cannot open the blocks archive")?;
 
     // Genesis.
-    let initial = <Databases<E> as DatabaseSet<E>>::initial_sync_targets();
-    let leader = participants.iter().next().cloned().ok_or_else(|| anyhow!("genesis has no validator"))?;
-    let genesis_block =
-        Block::genesis(leader, genesis.commitment, genesis.file.timestamp_ms, initial.root, initial.range);
+    let genesis_block = genesis_block::<E>(&genesis)?;
     let genesis_digest = genesis_block.digest();
 
     // Startup plan: a node without state given peers fast-syncs to their latest finalized block
@@ -451,29 +457,18 @@ where
     .await;
 
     // Chain state shared by the application and the API.
-    let indexes = Indexes::open(&validator.directory).context("cannot open the index store")?;
-    let (indexed_height, indexed_timestamp_ms) = indexes.tip().context("cannot read the index store")?;
-    let chain = Arc::new(ChainShared::new(
+    let chain = Arc::new(ChainShared::open(
         ChainParams {
             genesis: genesis.clone(),
             block_interval_ms: validator.block_interval_ms,
             tips_account: validator.tips_account,
             height_file: validator.height_file.clone(),
+            account_cache_entries: validator.account_cache_entries,
         },
-        Mempool::new(validator.mempool.clone()),
-        indexes,
-        ChainMetrics::new(&context.child("chain")),
-        Tip {
-            height: indexed_height,
-            timestamp_ms: indexed_timestamp_ms,
-            digest: None,
-            next_basefees: drover_state::Basefees {
-                cycle: genesis.fees.initial_basefee_cycle,
-                cell: genesis.fees.initial_basefee_cell,
-            },
-            next_params: genesis.params,
-        },
-    ));
+        validator.mempool.clone(),
+        &validator.directory,
+        &context.child("chain"),
+    )?);
 
     let attached = AttachedState::<E>::new(sync_peers, state_op_codec_config::<E>());
     let (stateful, stateful_mailbox) = Stateful::new(
@@ -517,16 +512,6 @@ where
         chain.start_at(height, timestamp_ms);
     }
     chain.refresh_basefees(&databases).await;
-    context.child("account_view").spawn({
-        let (chain, databases) = (chain.clone(), databases.clone());
-        move |_| async move {
-            let started = std::time::Instant::now();
-            match crate::accounts::warm_up(&chain.accounts, &databases).await {
-                Ok(()) => info!(accounts = chain.accounts.len(), elapsed = ?started.elapsed(), "account view ready"),
-                Err(e) => warn!(?e, "account view warm-up failed: account reads keep using the database"),
-            }
-        }
-    });
 
     // Consensus.
     let engine = simplex::Engine::new(

@@ -20,7 +20,7 @@
 //! [`AdmissionError::Unavailable`]. The API maps them to its codes; gossip counts them.
 
 use crate::error::NodeError;
-use crate::{chain::ChainShared, databases::Databases};
+use crate::{accounts::Lookup, chain::ChainShared, databases::Databases};
 use drover_mempool::SenderState;
 use drover_state::Account;
 use drover_types::{
@@ -32,8 +32,8 @@ use drover_types::{
 };
 use std::{collections::HashMap, time::Instant};
 
-/// An account in the latest finalized state: from the account view (no lock), or from the
-/// database while the view is warming up.
+/// An account in the latest finalized state: from the account view (no lock) when it holds
+/// it, otherwise from the database (one lookup), which the view then keeps.
 pub async fn read_account<E>(
     chain: &ChainShared,
     databases: &Databases<E>,
@@ -42,17 +42,15 @@ pub async fn read_account<E>(
 where
     E: commonware_runtime::Spawner + commonware_storage::Context,
 {
-    if let crate::accounts::Lookup::Known(account) = chain.accounts.get(address) {
-        return Ok(account);
-    }
-    let key = drover_state::keys::account_key(address);
-    let db = databases.read().await;
-    let read = db.get(&key).await;
-    chain.record_storage(read.is_ok());
-    match read.map_err(NodeError::from)? {
-        Some(bytes) => Ok(Some(Account::decode(&bytes).map_err(NodeError::from)?)),
-        None => Ok(None),
-    }
+    let lookup = chain.accounts.get(address);
+    chain.metrics.observe_account_read(matches!(lookup, Lookup::Miss(_)));
+    let ticket = match lookup {
+        Lookup::Known(account) => return Ok(account),
+        Lookup::Miss(ticket) => ticket,
+    };
+    let read = chain.accounts.read_missed(databases, address, ticket).await;
+    chain.record_storage(!matches!(read, Err(NodeError::State(_))));
+    Ok(read?)
 }
 
 /// Whether `address` holds an actor in the latest applied state.

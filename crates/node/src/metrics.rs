@@ -1,6 +1,7 @@
 //! Chain metrics (Prometheus, through the runtime's registry): finalized height, finalization
-//! latency, transactions finalized, mempool size, the two basefees, transaction gossip, and
-//! what executing blocks costs (time per block, state lookups).
+//! latency, transactions finalized, mempool size, the two basefees, transaction gossip, what
+//! executing blocks costs (time per block, state lookups), and how many account reads the
+//! account view answered.
 //! Consensus (views, peers), p2p and state-sync progress come from the Commonware crates'
 //! own metrics in the same registry.
 //!
@@ -24,6 +25,8 @@ pub struct ChainMetrics {
     execution: Histogram,
     capture: Histogram,
     lookups: Counter,
+    account_reads: Counter,
+    account_misses: Counter,
     height: Gauge,
     finalization_latency: Histogram,
     transactions: Counter,
@@ -53,6 +56,11 @@ impl ChainMetrics {
                 EXECUTION_BUCKETS_SECONDS,
             ),
             lookups: context.counter("state_lookups", "State database lookups made by block execution"),
+            account_reads: context.counter("account_reads", "Account reads of the API and admission"),
+            account_misses: context.counter(
+                "account_read_misses",
+                "Account reads the account view did not hold, each a state database lookup",
+            ),
             height: context.gauge("height", "Latest finalized block height"),
             finalization_latency: context.histogram(
                 "finalization_latency_seconds",
@@ -100,6 +108,14 @@ impl ChainMetrics {
     pub fn observe_execution(&self, seconds: f64, lookups: u64) {
         self.execution.metric().observe(seconds);
         self.lookups.metric().inc_by(lookups);
+    }
+
+    /// Records one account read, and whether the account view missed it.
+    pub fn observe_account_read(&self, missed: bool) {
+        self.account_reads.metric().inc();
+        if missed {
+            self.account_misses.metric().inc();
+        }
     }
 
     /// Records how long recording a finalized block (indexes, account view) took.

@@ -8,8 +8,9 @@
 //! and `server` serves a router over TCP with the connection limits (connection cap and each
 //! client's share of it, header-read and write timeouts).
 //!
-//! Layers, outermost first: tracing, CORS (any origin; GET/POST/OPTIONS; `Content-Type`;
-//! `Retry-After` and `X-Request-Id` readable by scripts), gzip and metrics, put around the API
+//! Layers, outermost first: tracing, CORS (any origin; GET/POST/OPTIONS; `Content-Type` and the
+//! `/ras` request headers `X-DRFS-*`; `Retry-After` and `X-Request-Id` readable by scripts), gzip
+//! and metrics, put around the API
 //! (the start-up [`starting::Switch`] or the [`router`]) by [`layered`]; then, inside the
 //! router, the matched route's template handed back with the answer (for the metrics), the
 //! request timeout ([`limits::REQUEST_TIMEOUT_MS`]: 503, code 1003), the global rate limit (with
@@ -242,14 +243,28 @@ pub fn layered(api: impl Api, http: &Http) -> impl Api {
         .service(api)
 }
 
-/// Browser wallets and dashboards call the API from any origin. Every CORS header is the same
-/// whatever the request's origin and preflight headers, so responses carry no `Vary` (which
-/// would also cost three header values on every response).
+/// Request headers a page may send: `Content-Type` (JSON and CBOR bodies) and the four headers
+/// that authenticate a `/ras` owner request (delegation token, timestamp, nonce, signature).
+const CORS_ALLOWED_HEADERS: [&str; 5] = [
+    "content-type",
+    drover_types::ras::DELEGATION_HEADER,
+    drover_types::ras::TIMESTAMP_HEADER,
+    drover_types::ras::NONCE_HEADER,
+    drover_types::ras::SIGNATURE_HEADER,
+];
+
+/// Browser wallets and dashboards call the API from any origin, every route included (the `/ras`
+/// owner routes are authenticated by their signed headers, not by cookies, so any origin may send
+/// them). Every CORS header is the same whatever the request's origin and preflight headers, so
+/// responses carry no `Vary` (which would also cost three header values on every response).
 fn cors() -> CorsLayer {
     CorsLayer::new()
         .allow_origin(Any)
         .allow_methods([Method::GET, Method::POST, Method::OPTIONS])
-        .allow_headers([header::CONTENT_TYPE])
+        .allow_headers(CORS_ALLOWED_HEADERS.map(|name| {
+            axum::http::HeaderName::from_bytes(name.as_bytes())
+                .unwrap_or_else(|_| unreachable!("{name} is a header name"))
+        }))
         .expose_headers([header::RETRY_AFTER, error::REQUEST_ID_HEADER])
         .vary([])
 }
@@ -449,6 +464,30 @@ pub(crate) mod tests {
         // Scripts may read when to retry and the id of an internal error.
         let exposed = answer.header(header::ACCESS_CONTROL_EXPOSE_HEADERS).unwrap_or_default().to_ascii_lowercase();
         assert!(exposed.contains("retry-after") && exposed.contains("x-request-id"), "{exposed}");
+    }
+
+    #[tokio::test]
+    async fn cors_lets_a_page_send_the_ras_headers() {
+        let app = app(&MockBackend::default());
+        // What a browser asks before a signed `POST /ras/volumes` with a JSON body.
+        let asked = "content-type,x-drfs-delegation,x-drfs-nonce,x-drfs-signature,x-drfs-timestamp";
+        let preflight = Request::builder()
+            .method("OPTIONS")
+            .uri("/ras/volumes")
+            .header(header::ORIGIN, "https://wallet.example")
+            .header(header::ACCESS_CONTROL_REQUEST_METHOD, "POST")
+            .header(header::ACCESS_CONTROL_REQUEST_HEADERS, asked)
+            .body(Body::empty())
+            .unwrap();
+        let answer = send(&app, preflight).await;
+        assert!(answer.status.is_success());
+        assert_eq!(answer.header(header::ACCESS_CONTROL_ALLOW_ORIGIN), Some("*"));
+        let allowed = answer.header(header::ACCESS_CONTROL_ALLOW_HEADERS).unwrap_or_default().to_ascii_lowercase();
+        for name in asked.split(',') {
+            assert!(allowed.split(',').any(|a| a.trim() == name), "{name} not allowed: {allowed}");
+        }
+        // Only those: a header the API does not read is not allowed.
+        assert!(!allowed.contains("authorization"), "{allowed}");
     }
 
     #[tokio::test]

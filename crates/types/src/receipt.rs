@@ -23,9 +23,9 @@ pub enum TxStatus {
     Success,
     /// The actor reverted (its `revert` host call): effects rolled back, fee charged.
     Reverted,
-    /// A pre-check failed at execution time (nothing applied, nothing charged), or execution
-    /// failed — a trap, a refusal of a system actor, limits run out (effects rolled back, fee
-    /// charged). The receipt's `error` says which.
+    /// Execution failed — a trap, a refusal of a system actor, limits run out, a call to an
+    /// address without an actor (effects rolled back, fee charged). The receipt's `error` says
+    /// which. (A transaction that breaks the validity rule never gets a receipt.)
     Failed,
 }
 

@@ -199,6 +199,12 @@ pub(super) async fn fund_senders(
     Ok(senders)
 }
 
+/// The node's Prometheus counter `name` (with its `_total` suffix), 0 before it first counts.
+pub(super) async fn counter(client: &Client, name: &str) -> anyhow::Result<u64> {
+    let metrics = client.metrics().await?;
+    Ok(metrics.lines().find_map(|line| line.strip_prefix(name)?.strip_prefix(' ')?.parse().ok()).unwrap_or(0))
+}
+
 pub(super) fn percentile(sorted: &[Duration], p: f64) -> Duration {
     if sorted.is_empty() {
         return Duration::ZERO;

@@ -5,7 +5,9 @@
 //! `--connections` keep-alive connections each send requests back to back for `--seconds`, for a
 //! random one of those accounts each time, with the rate limit lifted (as `wrk` would: a minimal
 //! HTTP/1.1 client, so the load generator costs little of the machine the node shares). The
-//! second run does the same while transfers are offered at `--write-rate` per second.
+//! second run does the same while transfers are offered at `--write-rate` per second. Each run
+//! reports the share of requests the node's account view did not hold (each a state database
+//! lookup): with more accounts than the view caches, most of a uniform random read's.
 
 use super::*;
 use tokio::io::{AsyncBufReadExt as _, AsyncReadExt as _, AsyncWriteExt as _, BufReader};
@@ -72,29 +74,37 @@ pub(super) async fn reads(args: ReadArgs) -> anyhow::Result<()> {
     run_load(&client, std::slice::from_ref(&client), sign(0, args.accounts), create).await?;
 
     let address = network.urls[0].trim_start_matches("http://").to_owned();
+    let misses = counter(&client, ACCOUNT_MISSES).await?;
     let idle = read_run(&address, args.accounts, args.connections, args.seconds).await?;
-    report("idle chain", &idle, args.seconds);
+    let misses = counter(&client, ACCOUNT_MISSES).await? - misses;
+    report("idle chain", &idle, args.seconds, misses);
 
     // The same reads while transfers to fresh addresses fill blocks.
     let writes = sign(args.accounts, write_txs);
     let load = Load { batch: 50, concurrency: 4, rate: Some(args.write_rate) };
     let (clients, writer) = ([client.clone()], client.clone());
     let writing = tokio::spawn(async move { run_load(&writer, &clients, writes, load).await });
+    let misses = counter(&client, ACCOUNT_MISSES).await?;
     let busy = read_run(&address, args.accounts, args.connections, args.seconds).await?;
+    let misses = counter(&client, ACCOUNT_MISSES).await? - misses;
     let written = writing.await??;
-    report(&format!("while {:.0} transfers/s finalize", written.throughput()), &busy, args.seconds);
+    report(&format!("while {:.0} transfers/s finalize", written.throughput()), &busy, args.seconds, misses);
     Ok(())
 }
 
-fn report(what: &str, latencies: &[Duration], seconds: u64) {
+/// The node's count of account reads its account view did not hold.
+const ACCOUNT_MISSES: &str = "chain_account_read_misses_total";
+
+fn report(what: &str, latencies: &[Duration], seconds: u64, misses: u64) {
     let us = |d: Duration| d.as_secs_f64() * 1e6;
     println!(
-        "GET /account, {what}: {:.0} requests/s, p50 {:.0} µs, p99 {:.0} µs, max {:.0} µs ({} requests)",
+        "GET /account, {what}: {:.0} requests/s, p50 {:.0} µs, p99 {:.0} µs, max {:.0} µs ({} requests, {:.0} % read from the database)",
         latencies.len() as f64 / seconds as f64,
         us(percentile(latencies, 0.50)),
         us(percentile(latencies, 0.99)),
         us(latencies.last().copied().unwrap_or_default()),
-        latencies.len()
+        latencies.len(),
+        misses as f64 * 100.0 / latencies.len().max(1) as f64
     );
 }
 

@@ -133,7 +133,7 @@ pub(super) async fn state(args: StateArgs) -> anyhow::Result<()> {
     if args.accounts > 0 {
         wait_basefee(&client, &floor).await?;
         let exec_before = execution_seconds(&client).await?;
-        let lookups_before = state_lookups(&client).await?;
+        let lookups_before = counter(&client, "chain_state_lookups_total").await?;
         let reads: Vec<Transaction> = (0..BALANCE_TXS)
             .map(|i| {
                 let start = (i * args.accounts / BALANCE_TXS) as u32;
@@ -155,7 +155,7 @@ pub(super) async fn state(args: StateArgs) -> anyhow::Result<()> {
             .collect();
         let report = run_load(&client, &clients, reads, one_at_a_time()).await?;
         let exec = execution_seconds(&client).await? - exec_before;
-        let lookups = state_lookups(&client).await? - lookups_before;
+        let lookups = counter(&client, "chain_state_lookups_total").await? - lookups_before;
         println!(
             "\naccount reads over {} accounts: {} lookups in {} blocks, {:.1} µs of block execution per lookup",
             args.accounts,
@@ -289,12 +289,6 @@ async fn ensure_succeeded(client: &Client, txs: &[Transaction]) -> anyhow::Resul
 /// One connection submitting batches of 20, as fast as admitted.
 fn one_at_a_time() -> Load {
     Load { batch: 20, concurrency: 1, rate: None }
-}
-
-/// The node's count of state lookups by block execution so far (`chain_state_lookups`).
-async fn state_lookups(client: &Client) -> anyhow::Result<u64> {
-    let metrics = client.metrics().await?;
-    Ok(metrics.lines().find_map(|line| line.strip_prefix("chain_state_lookups_total ")?.parse().ok()).unwrap_or(0))
 }
 
 /// Deploys the `bulk` actor from `deployer` (whose next nonce is `nonce`) and waits for it.

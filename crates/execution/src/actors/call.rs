@@ -31,7 +31,7 @@ pub(crate) fn run<S: StateRead>(
         },
         handler: message.handler,
         payload: message.payload,
-        // The pre-checks made sure the limits cover the intrinsic cost.
+        // The validity rule made sure the limits cover the intrinsic cost.
         cycles_limit: tx.tx.cycles_limit.saturating_sub(intrinsic.cycles),
         cells_limit: tx.tx.cells_limit.saturating_sub(intrinsic.cells),
         read_only: false,

@@ -56,7 +56,7 @@ pub(crate) fn run<S: StateRead>(
     };
     host.overlay.put(keys::actor_key(&address), Some(record.encode()));
     host.overlay.put(keys::actor_code_key(&address), Some(deploy.code));
-    // The pre-checks made sure the sender covers the value.
+    // The validity rule made sure the sender covers the value.
     if let Err(e) = host.move_value(&tx.sender, &address, tx.tx.value) {
         host.restore(saved);
         return Work::failed(e.into());

@@ -224,21 +224,7 @@ pub(crate) async fn finalized_block(running: &Running, height: u64) -> Option<Bl
 
 /// A transfer of 1,000 base units from dev key `key` with `nonce`, to an address of its own.
 pub(crate) fn transfer(key: u32, nonce: u64) -> Transaction {
-    Transaction {
-        chain_id: devnet::DEV_CHAIN_ID,
-        nonce,
-        to: Some(Address([0x55; 20])),
-        value: 1_000,
-        cycles_limit: 21_000,
-        cells_limit: 0,
-        max_fee_per_cycle: 1_000,
-        max_fee_per_cell: 1_000,
-        tip_per_cycle: 1,
-        tip_per_cell: 0,
-        payload: Vec::new(),
-        signature: None,
-    }
-    .sign(&SecretKey::dev(key))
+    signed(&SecretKey::dev(key), nonce, Some(Address([0x55; 20])), 1_000, (21_000, 0), Vec::new())
 }
 
 /// An example actor's deploy with `entitlements`.
@@ -252,45 +238,19 @@ pub(crate) fn example_deploy(name: &str, entitlements: &[&str]) -> Deploy {
     }
 }
 
-/// A deploy (`to` = `None`) or a call from `key`, with fees far above any basefee of a run.
-pub(crate) fn actor_tx(
+/// A transaction from `key` with fees far above any basefee of a run, signed.
+fn signed(
     key: &SecretKey,
     nonce: u64,
     to: Option<Address>,
+    value: u128,
+    (cycles_limit, cells_limit): (u64, u64),
     payload: Vec<u8>,
-    cycles_limit: u64,
 ) -> Transaction {
     Transaction {
         chain_id: devnet::DEV_CHAIN_ID,
         nonce,
         to,
-        value: 0,
-        cycles_limit,
-        cells_limit: 100_000,
-        max_fee_per_cycle: 1_000,
-        max_fee_per_cell: 1_000,
-        tip_per_cycle: 1,
-        tip_per_cell: 0,
-        payload,
-        signature: None,
-    }
-    .sign(key)
-}
-
-/// A call of a native system actor from `key` with `value`, with limits that cover it.
-pub(crate) fn system_tx(
-    key: &SecretKey,
-    nonce: u64,
-    to: Address,
-    payload: Vec<u8>,
-    cost: (u64, u64),
-    value: u128,
-) -> Transaction {
-    let (cycles_limit, cells_limit) = system_call_limits(payload.len(), cost);
-    Transaction {
-        chain_id: devnet::DEV_CHAIN_ID,
-        nonce,
-        to: Some(to),
         value,
         cycles_limit,
         cells_limit,
@@ -302,4 +262,28 @@ pub(crate) fn system_tx(
         signature: None,
     }
     .sign(key)
+}
+
+/// A deploy (`to` = `None`) or a call from `key`.
+pub(crate) fn actor_tx(
+    key: &SecretKey,
+    nonce: u64,
+    to: Option<Address>,
+    payload: Vec<u8>,
+    cycles_limit: u64,
+) -> Transaction {
+    signed(key, nonce, to, 0, (cycles_limit, 100_000), payload)
+}
+
+/// A call of a native system actor from `key` with `value`, with limits that cover it.
+pub(crate) fn system_tx(
+    key: &SecretKey,
+    nonce: u64,
+    to: Address,
+    payload: Vec<u8>,
+    cost: (u64, u64),
+    value: u128,
+) -> Transaction {
+    let limits = system_call_limits(payload.len(), cost);
+    signed(key, nonce, Some(to), value, limits, payload)
 }

@@ -85,7 +85,7 @@ pub enum WaitStatus {
     Success,
     /// Included; execution reverted.
     Reverted,
-    /// Included; a pre-check failed at execution time.
+    /// Included; execution failed (see the receipt's `error`).
     Failed,
     /// Admitted, but no receipt before the timeout.
     Pending,
@@ -396,8 +396,8 @@ pub enum ReceiptStatus {
     Success,
     /// The actor reverted (E1201, see `revert_reason`): effects rolled back, fee charged.
     Reverted,
-    /// Failed with the E-code in `error` (a trap, a limit, a refused host call, or a pre-check at
-    /// execution time): effects rolled back.
+    /// Failed with the E-code in `error` (a trap, a limit, a refused host call): effects rolled
+    /// back, fee charged.
     Failed,
 }
 

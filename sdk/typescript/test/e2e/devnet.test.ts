@@ -1,0 +1,210 @@
+// The SDK against a real `drover dev` node (started by ./devnet.ts): the OpenAPI document it
+// serves is the one the types were generated from; a new key is funded by the faucet and sends a
+// transfer; a token is created and transferred; an actor is deployed at its predicted address and
+// called; a runner registers and signs its heartbeat flow; a RAS session authenticates; lists page
+// and blocks stream; and every proof of what happened verifies against the genesis group key,
+// while tampered ones are refused.
+import { readFileSync } from 'node:fs';
+import { beforeAll, describe, expect, inject, it } from 'vitest';
+import * as sdk from '../../src/index.js';
+import { DroverApiError, DroverClient, VerifyError, Wallet } from '../../src/index.js';
+
+const { url, identity } = inject('devnet');
+const client = new DroverClient(url);
+const read = (path: string) => JSON.parse(readFileSync(new URL(path, import.meta.url), 'utf8'));
+const counter = read('../../../vectors/actors.json').counter;
+/** Another network's group key (from the proof vectors). */
+const foreignIdentity: string = read('../../../vectors/proofs.json').identities.foreign;
+
+const alice = Wallet.generate();
+const bob = Wallet.generate();
+let drip: bigint;
+
+/** Sends `request` from `wallet`, waits for its receipt and checks it succeeded. */
+async function succeed(wallet: Wallet, request: sdk.TxRequest) {
+  const sent = await client.send(wallet, request);
+  expect(sent.result.status, JSON.stringify(sent.result, (_k, v) => (typeof v === 'bigint' ? String(v) : v))).toBe('success');
+  const receipt = await client.waitForReceipt(sent.hash, { timeoutMs: 30_000 });
+  expect(receipt.status).toBe('success');
+  return { ...sent, receipt };
+}
+
+function refusal(check: () => unknown): string {
+  try {
+    check();
+  } catch (e) {
+    if (e instanceof VerifyError) return e.kind;
+    throw e;
+  }
+  return 'accepted';
+}
+
+beforeAll(async () => {
+  const funded = await client.faucet(alice.address);
+  expect(funded.address).toBe(alice.address);
+  await client.waitForReceipt(funded.tx_hash, { timeoutMs: 30_000 });
+  drip = funded.amount;
+});
+
+describe('against a live devnet', () => {
+  it('serves the OpenAPI document the SDK types were generated from', async () => {
+    const served = await (await fetch(`${url}/api-docs/openapi.json`)).json();
+    const committed = read('../../openapi.json');
+    // On a difference: `npm run openapi:types -- --from <node url>` rewrites openapi.json and the types.
+    expect(served).toEqual(committed);
+  });
+
+  it('funds a new key from the faucet and sends a transfer', async () => {
+    expect(drip).toBeGreaterThan(0n);
+    const before = await client.account(alice.address);
+    expect(before?.balance).toBe(drip);
+    const { hash, transaction, receipt } = await succeed(alice, sdk.transferRequest(bob.address, 12_345n));
+    expect(transaction.chainId).toBe(await client.chainId());
+    expect(receipt.tx_hash).toBe(hash);
+    expect(receipt.from).toBe(alice.address);
+    expect(await client.balance(bob.address)).toBe(12_345n);
+    expect(await client.balance(alice.address)).toBe(drip - 12_345n - receipt.fee);
+
+    const included = await client.transaction(hash);
+    expect(included?.status).toBe('included');
+    expect(included?.value).toBe(12_345n);
+    expect(await client.receipt(`0x${'00'.repeat(32)}`)).toBeNull();
+  });
+
+  it('proves the transfer: account, transaction and receipt verify against the genesis key', async () => {
+    const account = sdk.verifyAccount(await client.proofAccount(bob.address), identity);
+    expect(account.address).toBe(bob.address);
+    expect(account.account).toEqual({ nonce: 0n, balance: 12_345n });
+
+    const absent = sdk.verifyAccount(await client.proofAccount(Wallet.generate().address), identity);
+    expect(absent.account).toBeNull();
+
+    // The certified block is the one the node lists at that height.
+    const block = await client.block(account.block.height);
+    expect(block?.hash).toBe(account.block.hash);
+  });
+
+  it('refuses a tampered proof and another network\'s key', async () => {
+    const proof = await client.proofAccount(bob.address);
+    expect(refusal(() => sdk.verifyAccount(proof, identity))).toBe('accepted');
+    // A balance the node did not prove: the record bytes change, the proof no longer holds.
+    const record = sdk.fromBase64(proof.value!);
+    record[record.length - 1]! ^= 1;
+    expect(refusal(() => sdk.verifyAccount({ ...proof, value: sdk.toBase64(record) }, identity))).toBe('ProofMismatch');
+    expect(refusal(() => sdk.verifyAccount({ ...proof, height: proof.height + 1 }, identity))).toBe('FieldMismatch');
+    const flipped = proof.finalization.slice(0, -1) + (proof.finalization.endsWith('0') ? '1' : '0');
+    expect(refusal(() => sdk.verifyAccount({ ...proof, finalization: flipped }, identity))).toBe('Certificate');
+    expect(refusal(() => sdk.verifyAccount(proof, foreignIdentity))).toBe('Certificate');
+    expect(refusal(() => sdk.verifyStorage(proof, identity))).toBe('WrongKind');
+  });
+
+  it('creates a token and transfers it (tokens actor), and proves the balance', async () => {
+    const symbol = 'SDK';
+    const created = await succeed(alice, sdk.systemCallRequest(sdk.tokens.create({ name: 'SDK test', symbol, decimals: 2, initialSupply: 1_000_000n, mintable: false })));
+    const token = sdk.tokenId(alice.address, symbol);
+    expect(created.receipt.events.length).toBeGreaterThan(0);
+    expect((await client.token(token))?.supply).toBe(1_000_000n);
+    await succeed(alice, sdk.systemCallRequest(sdk.tokens.transfer(token, bob.address, 250n)));
+    expect((await client.tokenBalance(token, bob.address)).balance).toBe(250n);
+    expect((await client.tokenBalance(token, alice.address)).balance).toBe(1_000_000n - 250n);
+    const holdings = await client.accountTokens(bob.address);
+    expect(holdings.tokens.map((t) => [t.token_id, t.balance])).toEqual([[token, 250n]]);
+
+    // The tokens actor keeps a holder's balance under `b ‖ token ‖ holder`: [balance, frozen].
+    const key = sdk.concat(Uint8Array.of(0x62), sdk.addressBytes(token), sdk.addressBytes(bob.address));
+    const proven = sdk.verifyStorage(await client.proofStorage(sdk.SYSTEM.tokens, key), identity);
+    expect(sdk.decodeCanonical(proven.value!)).toEqual([250, false]);
+  });
+
+  it('deploys an actor at its predicted address and calls it; its storage is proven', async () => {
+    const salt = sdk.randomBytes(8);
+    const deploy: sdk.Deploy = { code: counter.code, manifest: counter.manifest, salt };
+    const predicted = sdk.actorAddress(alice.address, salt, counter.code);
+    const deployed = await succeed(alice, sdk.deployRequest(deploy));
+    expect(deployed.receipt.to ?? null).toBeNull();
+    const actor = await client.actor(predicted);
+    expect(actor?.address).toBe(predicted);
+    expect((await client.actorManifest(predicted))?.entitlements).toEqual(counter.manifest);
+    expect(sdk.toHex(sdk.fromBase64((await client.actorCode(predicted))!.code))).toBe(counter.code);
+
+    await succeed(alice, sdk.actorCallRequest(predicted, { handler: 'increment', payload: new Uint8Array() }));
+    await succeed(alice, sdk.actorCallRequest(predicted, { handler: 'increment', payload: new Uint8Array() }));
+    const got = await client.readActor(predicted, 'get');
+    expect(got.status).toBe('success');
+    expect(sdk.fromBase64(got.result)).toEqual(Uint8Array.of(2, 0, 0, 0, 0, 0, 0, 0));
+
+    const slot = sdk.verifyStorage(await client.proofStorage(predicted, sdk.utf8('count')), identity);
+    expect(slot.value).toEqual(Uint8Array.of(2, 0, 0, 0, 0, 0, 0, 0));
+    const record = sdk.verifyActor(await client.proofActor(predicted), identity);
+    expect(record.value).not.toBeNull();
+    const entries = [];
+    for await (const entry of client.paginateCursor((page) => client.actorStorage(predicted, page), 1)) entries.push(entry);
+    expect(entries.map((e) => [e.key, sdk.toHex(sdk.fromBase64(e.value))])).toEqual([[sdk.toHex(sdk.utf8('count')), '0x0200000000000000']]);
+    expect((await client.actorStorageCount(predicted)).count).toBe(1);
+  });
+
+  it('proves a transaction and its receipt', async () => {
+    const { hash, transaction } = await succeed(alice, sdk.transferRequest(bob.address, 1n));
+    const tx = sdk.verifyTx((await client.proofTx(hash))!, identity);
+    expect(tx.hash).toBe(hash);
+    expect(tx.tx).toEqual(transaction);
+    const receipt = sdk.verifyReceipt((await client.proofReceipt(hash))!, identity);
+    expect(receipt.receipt.txHash).toBe(hash);
+    expect(receipt.receipt.status).toBe('success');
+    expect(receipt.block.height).toBe(tx.block.height);
+    const multi = sdk.verifyMulti(await client.proofMulti([{ kind: 'account', address: bob.address }, { kind: 'tx', tx_hash: hash }]), identity);
+    expect(multi.map((m) => (m instanceof VerifyError ? m.kind : m.kind))).toEqual(['account', 'tx']);
+  });
+
+  it('registers a runner and signs the node-built heartbeat (signed flow)', async () => {
+    const runner = Wallet.generate();
+    await succeed(alice, sdk.transferRequest(runner.address, 10n * sdk.BASE_UNITS_PER_DRV));
+    await succeed(runner, sdk.systemCallRequest(sdk.runners.register(1_000n, { jobTypes: ['echo'], maxConcurrentJobs: 1 }), sdk.BASE_UNITS_PER_DRV));
+    const registered = await client.runner(runner.address);
+    expect(registered?.stake).toBe(sdk.BASE_UNITS_PER_DRV);
+    const before = registered!.last_heartbeat_height;
+
+    const payload = await client.heartbeatPayload(runner.address);
+    // A payload for another call is refused before anything is signed.
+    expect(() => sdk.signFlowPayload(payload, sdk.runners.deregister(), runner)).toThrow();
+    const posted = await client.postHeartbeat(runner.address, sdk.signFlowPayload(payload, sdk.heartbeatCall(), runner));
+    expect(posted.accepted).toBe(1);
+    await client.waitForReceipt(posted.results[0]!.hash, { timeoutMs: 30_000 });
+    expect((await client.runner(runner.address))!.last_heartbeat_height).toBeGreaterThan(before);
+    const active = [];
+    for await (const r of client.paginate((page) => client.activeRunners(page), (p) => p.runners, 10)) active.push(r.address);
+    expect(active).toContain(runner.address);
+  });
+
+  it('authenticates a RAS session with a delegation token and signed requests', async () => {
+    const signer = sdk.RasSigner.issue(alice, await client.chainId());
+    const me = await client.rasMe(signer);
+    expect(me.wallet).toBe(alice.address);
+    expect(me.session_key).toBe(sdk.toHex(signer.sessionPublicKey));
+    expect((await client.rasVolumes(signer)).volumes).toEqual([]);
+    // A session of another wallet's token, signed by a key it does not delegate, is refused.
+    const forged = new sdk.RasSigner(signer.token, Wallet.generate());
+    await expect(client.rasMe(forged)).rejects.toBeInstanceOf(DroverApiError);
+  });
+
+  it('answers refusals as typed errors', async () => {
+    const poor = Wallet.generate();
+    const refused = client.send(poor, sdk.transferRequest(bob.address, 1n));
+    await expect(refused).rejects.toBeInstanceOf(DroverApiError);
+    await expect(client.readActor(bob.address, 'get')).rejects.toMatchObject({ status: 404 });
+  });
+
+  it('streams finalized blocks and pages the token list', async () => {
+    const from = await client.height();
+    const controller = new AbortController();
+    const heights: bigint[] = [];
+    for await (const block of client.streamBlocks(from, { signal: controller.signal, pollMs: 50 })) {
+      heights.push(BigInt(block.height));
+      if (heights.length === 3) controller.abort();
+    }
+    expect(heights).toEqual([BigInt(from), BigInt(from + 1), BigInt(from + 2)]);
+    const all = [];
+    for await (const token of client.paginate((page) => client.tokens(page), (p) => p.tokens, 1)) all.push(token.symbol);
+    expect(all).toContain('SDK');
+  });
+});
