@@ -258,6 +258,8 @@ async fn transactions(client: &Client, mock: &MockBackend) -> H256 {
     let answer = client.submit_wait(std::slice::from_ref(&waited), 5_000).await.unwrap();
     let result = &answer.results[0];
     assert_eq!((result.hash, result.status, result.block_height), (waited.hash(), WaitStatus::Success, Some(2)));
+    // Later steps submit too; their transactions stay pending so the chain stays at height 2.
+    mock.edit(|data: &mut TransactionsMock| data.include_on_submit = false);
     let included = client.transaction(&waited.hash()).await.unwrap().unwrap();
     assert_eq!(included.block_height, Some(2));
     let receipt = client.receipt(&waited.hash()).await.unwrap().unwrap();
