@@ -10,7 +10,8 @@
 //! derives `utoipa::ToSchema`.
 //!
 //! One module per endpoint family, mirroring `drover-rpc`'s `routes/`; every record is
-//! re-exported here, so users name them `drover_types::api::X`.
+//! re-exported here, so users name them `drover_types::api::X`. [`paths`] holds every route's path
+//! template, written once for both sides.
 
 mod accounts;
 mod actors;
@@ -25,6 +26,7 @@ mod health;
 mod jobs;
 mod library;
 mod pages;
+pub mod paths;
 mod proofs;
 mod ras;
 mod runners;
