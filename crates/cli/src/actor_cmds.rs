@@ -207,6 +207,7 @@ pub(crate) async fn read(client: &Client, args: ReadArgs) -> Result<Report> {
             max_cycles: args.max_cycles,
             max_cells: None,
             from: None,
+            trace: None,
         })
         .await
         .context("the read was refused")?;

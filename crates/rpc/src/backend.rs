@@ -104,6 +104,8 @@ pub struct ActorCall {
     pub max_cycles: u64,
     /// Cells budget, within the node's cap.
     pub max_cells: u64,
+    /// Whether to answer the execution's trace.
+    pub trace: bool,
 }
 
 /// Which registered relays a relay list holds (`/ras/relays/public`, `/ras/write-relayers`):

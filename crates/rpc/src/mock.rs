@@ -662,6 +662,7 @@ impl Backend for MockBackend {
             state_root: H256([0; 32]),
             revert_reason: None,
             error: None,
+            trace: None,
         })
     }
 
