@@ -4,7 +4,7 @@
 //! - `arm(height: u64 LE [++ peer: 20 bytes])` schedules `ring` at `height`; answers the timer id.
 //! - `disarm` cancels the armed timer; answers 1 if one was pending, else 0 (one byte).
 //! - `ring` (the timer) records the height it fired at and sends `noted` to the peer (this actor
-//!   when none was given), delivered at the start of a later block.
+//!   when none was given), delivered with the block's mailbox deliveries.
 //! - `noted` records the height it was delivered at and who sent it.
 //! - `status` answers `rang_at` ++ `noted_at` (u64 LE each, 0 until it happened) ++ the sender of
 //!   the last note (20 bytes, zeros until then).

@@ -1,5 +1,5 @@
 //! Vault: keeps native tokens for its depositors, as an ordinary token holder (`docs/tokens.md`,
-//! "Actors"). Manifest: `storage.kv`, `token.use`.
+//! "Actors"). Manifest: `storage.kv`, `token.use`, `events.emit`.
 //!
 //! - `deposit(token: 20 bytes ++ amount: u128 LE)` takes `amount` of `token` from the caller,
 //!   who approved the vault for at least that much, and credits the caller's share; answers the
