@@ -44,6 +44,7 @@ async fn read(client: &Client, actor: Address, handler: &str) -> ActorReadRespon
             max_cycles: None,
             max_cells: None,
             from: None,
+            trace: None,
         })
         .await
         .unwrap_or_else(|e| panic!("read {handler}: {e}"))

@@ -100,7 +100,7 @@ mod transfer;
 
 pub use actors::{
     SystemRun, SystemRunKind,
-    read::{ReadFailure, ReadRequest, read_actor},
+    read::{ReadFailure, ReadRequest, read_actor, read_actor_traced},
 };
 pub use basefee::{BASEFEE_MAX_CHANGE_DENOMINATOR, next_basefee, next_basefees};
 pub use block::{

@@ -294,6 +294,7 @@ async fn actors(client: &Client) {
         max_cycles: None,
         max_cells: None,
         from: None,
+        trace: None,
     };
     let answer = client.actor_read(&request).await.unwrap();
     assert_eq!((answer.status, answer.result.as_slice()), (ReceiptStatus::Success, &b"hi"[..]));

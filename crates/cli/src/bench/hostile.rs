@@ -973,6 +973,7 @@ async fn attack_with_reads(
             max_cycles: None,
             max_cells: None,
             from: None,
+            trace: None,
         };
         match client.actor_read(&request).await {
             Ok(_) => tally.sent.fetch_add(1, Ordering::Relaxed),

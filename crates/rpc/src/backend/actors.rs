@@ -27,6 +27,8 @@ pub struct ActorCall {
     pub max_cycles: u64,
     /// Cells budget, within the node's cap.
     pub max_cells: u64,
+    /// Whether to answer the execution's trace.
+    pub trace: bool,
 }
 
 /// What the HTTP API reads from (or hands to) the node for this family; see [`super`].

@@ -339,6 +339,7 @@ fn checked(request: ActorReadRequest) -> Result<ActorCall, HttpError> {
         caller: request.from.unwrap_or(Address::ZERO),
         max_cycles: budget(request.max_cycles, READ_MAX_CYCLES, "max_cycles")?,
         max_cells: budget(request.max_cells, READ_MAX_CELLS, "max_cells")?,
+        trace: request.trace.unwrap_or(false),
     })
 }
 
@@ -422,6 +423,14 @@ mod tests {
             .await
             .assert_error(400, ErrorCode::InvalidAddress);
         read(serde_json::json!({"actor": actor, "handler": "get", "payload_text": "", "extra": 1}))
+            .await
+            .assert_error(400, ErrorCode::BadRequest);
+        // A trace is asked for with a boolean, and the answer carries the field either way.
+        let traced =
+            read(serde_json::json!({"actor": actor, "handler": "get", "payload_text": "", "trace": true})).await;
+        assert_eq!(traced.status, StatusCode::OK, "{}", traced.text());
+        assert!(traced.json().get("trace").is_some());
+        read(serde_json::json!({"actor": actor, "handler": "get", "payload_text": "", "trace": "yes"}))
             .await
             .assert_error(400, ErrorCode::BadRequest);
         read(serde_json::json!({"actor": "0x0000000000000000000000000000000000000abc", "handler": "get", "payload_text": ""}))

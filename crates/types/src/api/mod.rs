@@ -34,6 +34,7 @@ mod secrets;
 mod state_sync;
 mod storage;
 mod tokens;
+mod trace;
 mod transactions;
 
 pub use accounts::*;
@@ -55,6 +56,7 @@ pub use secrets::*;
 pub use state_sync::*;
 pub use storage::*;
 pub use tokens::*;
+pub use trace::*;
 pub use transactions::*;
 
 #[cfg(test)]
@@ -225,6 +227,7 @@ mod tests {
             max_cycles: Some(7),
             max_cells: None,
             from: None,
+            trace: None,
         };
         let value = serde_json::to_value(&request).unwrap();
         assert_eq!(value["max_cycles"], json!(7));

@@ -140,6 +140,7 @@ impl ActorBackend for MockBackend {
             state_root: H256([0; 32]),
             revert_reason: None,
             error: None,
+            trace: None,
         })
     }
 }
