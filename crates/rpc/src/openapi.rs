@@ -19,7 +19,10 @@
 //! `/swagger-ui` only when `DROVER_DEV_MODE` is set; otherwise both paths are unknown routes.
 
 use crate::extract::{ADDRESS_PATTERN, BLOCK_SELECTOR_PATTERN, HASH_PATTERN};
-use drover_types::{ErrorCode, api::ErrorBody};
+use drover_types::{
+    ErrorCode,
+    api::{ErrorBody, TraceStep},
+};
 use std::collections::BTreeMap;
 use utoipa::{
     Modify, Number, OpenApi,
@@ -53,7 +56,9 @@ pub(crate) const SWAGGER_UI_PATH: &str = "/swagger-ui";
             `internal error (request id <id>)` and `X-Request-Id` carries the id under which the \
             node logged the detail."
     ),
-    components(schemas(ErrorBody)),
+    // `TraceStep` nests `CallTrace`, which holds steps: utoipa stops collecting at the cycle, so
+    // the step schema is registered here.
+    components(schemas(ErrorBody, TraceStep)),
     tags(
         (name = "transactions", description = "Submission, transactions and receipts"),
         (name = "accounts", description = "Account state"),
@@ -539,5 +544,30 @@ mod tests {
         ] {
             assert!(json["components"]["schemas"][schema].is_object(), "schema {schema} missing");
         }
+    }
+
+    /// Every `$ref` names a schema the document holds: a generator refuses a document with one
+    /// that does not (a recursive type is where utoipa's collection stops).
+    #[test]
+    fn every_reference_resolves() {
+        fn walk(value: &serde_json::Value, schemas: &serde_json::Value, dangling: &mut Vec<String>) {
+            match value {
+                serde_json::Value::Object(map) => {
+                    if let Some(serde_json::Value::String(target)) = map.get("$ref")
+                        && let Some(name) = target.strip_prefix("#/components/schemas/")
+                        && !schemas[name].is_object()
+                    {
+                        dangling.push(target.clone());
+                    }
+                    map.values().for_each(|v| walk(v, schemas, dangling));
+                }
+                serde_json::Value::Array(items) => items.iter().for_each(|v| walk(v, schemas, dangling)),
+                _ => {}
+            }
+        }
+        let json = document();
+        let mut dangling = Vec::new();
+        walk(&json, &json["components"]["schemas"], &mut dangling);
+        assert!(dangling.is_empty(), "references to missing schemas: {dangling:?}");
     }
 }
