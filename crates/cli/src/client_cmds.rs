@@ -408,7 +408,8 @@ async fn verify(client: &Client, what: VerifyCommand) -> Result<Report> {
                 drover_types::hexfmt::decode(&key).with_context(|| format!("storage key is not hex: {key:?}"))?;
             let identity = trusted_identity(&trust.genesis)?;
             let proof = client.proof_storage(&address, &slot, None).await.context("cannot fetch the proof")?;
-            let verified = verify::verify_storage(&proof, &identity, &address, &slot).context("the proof does not verify")?;
+            let verified =
+                verify::verify_storage(&proof, &identity, &address, &slot).context("the proof does not verify")?;
             text.field("address", address).field("key", format!("0x{}", hex::encode(&slot)));
             let value = state_value_text(&mut text, verified.value.as_deref());
             let key = format!("0x{}", hex::encode(&slot));

@@ -189,10 +189,7 @@ async fn every_proof_kind_verifies_and_tampering_is_rejected() {
     let verified = verify_receipt(&proof, &identity, &hash).unwrap();
     assert_eq!(verified.receipt.tx_hash, hash);
     assert_inclusion_rejected(&proof, &identity, move |p, i| verify_receipt(p, i, &hash).map(|_| ()));
-    assert_eq!(
-        verify_receipt(&proof, &identity, &other),
-        Err(VerifyError::WrongTx { expected: other, proven: hash })
-    );
+    assert_eq!(verify_receipt(&proof, &identity, &other), Err(VerifyError::WrongTx { expected: other, proven: hash }));
     // In a multi-proof, each item is bound to its own request: swapped answers are refused.
     let swapped = drover_types::api::MultiProofResponse {
         results: vec![drover_types::api::MultiProofItem::Proof(drover_types::api::ProofInfo::State(account_proof))],

@@ -697,15 +697,25 @@ async fn capture_proofs() -> Value {
     cases.extend(inclusion_cases("transaction", &Requested::Tx(transfer_hash), &tx));
     cases.extend(inclusion_cases("receipt", &Requested::Receipt(transfer_hash), &receipt));
     // Another network's key, and a proof of another kind than the verifier expects.
-    cases.push(Case::new("account: another network's key".into(), &Requested::Account(bob), &account).with_identity("foreign"));
+    cases.push(
+        Case::new("account: another network's key".into(), &Requested::Account(bob), &account).with_identity("foreign"),
+    );
     cases.push(Case::new("account proof given as storage".into(), &Requested::Storage(bob, Vec::new()), &account));
     cases.push(Case::new("transaction proof given as receipt".into(), &Requested::Receipt(transfer_hash), &tx));
     // A valid proof of another record than the one asked for: what a dishonest node substitutes.
     let alice_account = Requested::Account(alice.address());
     cases.push(Case::new("account: proof of another account".into(), &alice_account, &account));
     let other_key = [&[b'b'][..], &token.0, &alice.address().0].concat();
-    cases.push(Case::new("token balance: proof of another key".into(), &Requested::Storage(TOKENS_ADDRESS, other_key), &balance));
-    cases.push(Case::new("absent slot: proof of another actor".into(), &Requested::Storage(addr(0x43), b"missing".to_vec()), &no_slot));
+    cases.push(Case::new(
+        "token balance: proof of another key".into(),
+        &Requested::Storage(TOKENS_ADDRESS, other_key),
+        &balance,
+    ));
+    cases.push(Case::new(
+        "absent slot: proof of another actor".into(),
+        &Requested::Storage(addr(0x43), b"missing".to_vec()),
+        &no_slot,
+    ));
     let other_tx = txs[1].hash();
     cases.push(Case::new("transaction: proof of another transaction".into(), &Requested::Tx(other_tx), &tx));
     cases.push(Case::new("receipt: proof of another transaction's".into(), &Requested::Receipt(other_tx), &receipt));

@@ -346,7 +346,10 @@ pub fn verify_state_proof(
             (StateProofKind::Storage, address, Some(slot), keys::storage_key(address, slot))
         }
         Requested::Tx(_) | Requested::Receipt(_) => {
-            return Err(VerifyError::WrongKind { expected: requested.kind_name(), actual: state_kind_name(proof.kind) });
+            return Err(VerifyError::WrongKind {
+                expected: requested.kind_name(),
+                actual: state_kind_name(proof.kind),
+            });
         }
     };
     if proof.kind != kind {
@@ -390,7 +393,11 @@ pub fn verify_account(
 
 /// Verifies an actor-record proof (`/proof/actor/{address}`) of `address`; the record bytes are
 /// returned as proven (their layout is the actor engine's).
-pub fn verify_actor(proof: &StateProofInfo, identity: &Identity, address: &Address) -> Result<VerifiedState, VerifyError> {
+pub fn verify_actor(
+    proof: &StateProofInfo,
+    identity: &Identity,
+    address: &Address,
+) -> Result<VerifiedState, VerifyError> {
     verify_state_proof(proof, identity, &Requested::Actor(*address))
 }
 
@@ -555,7 +562,10 @@ mod tests {
         let identity = identity();
         let mut proof = state_proof(StateProofKind::Account);
         proof.finalization = "zz".to_owned();
-        assert!(matches!(verify_account(&proof, &identity, &Address([1; 20])), Err(VerifyError::CertificateEncoding(_))));
+        assert!(matches!(
+            verify_account(&proof, &identity, &Address([1; 20])),
+            Err(VerifyError::CertificateEncoding(_))
+        ));
         proof.finalization = "0x0102".to_owned();
         assert!(matches!(
             verify_account(&proof, &identity, &Address([1; 20])),
@@ -579,7 +589,11 @@ mod tests {
             finalization: "00".to_owned(),
         };
         assert!(matches!(
-            verify_receipt(&InclusionProofInfo { kind: InclusionProofKind::Tx, ..receipt.clone() }, &identity, &H256::ZERO),
+            verify_receipt(
+                &InclusionProofInfo { kind: InclusionProofKind::Tx, ..receipt.clone() },
+                &identity,
+                &H256::ZERO
+            ),
             Err(VerifyError::WrongKind { .. })
         ));
         // A transaction whose bytes do not hash to the asked hash is refused first.
@@ -629,7 +643,9 @@ mod tests {
         let bad = ProofRequest { kind: "balance".to_owned(), ..storage };
         assert!(Requested::from_request(&bad).is_err());
         // A proof answering a request that names nothing is refused, not matched to a guess.
-        let response = MultiProofResponse { results: vec![MultiProofItem::Proof(ProofInfo::State(state_proof(StateProofKind::Account)))] };
+        let response = MultiProofResponse {
+            results: vec![MultiProofItem::Proof(ProofInfo::State(state_proof(StateProofKind::Account)))],
+        };
         assert!(matches!(&verify_multi(&response, &identity(), &[bad])[..], [Err(VerifyError::InvalidRequest(_))]));
     }
 
