@@ -487,7 +487,7 @@ async fn verify(client: &Client, what: VerifyCommand) -> Result<Report> {
         VerifyCommand::Account { address, trust } => {
             let identity = trusted_identity(&trust.genesis)?;
             let proof = client.proof_account(&address, None).await.context("cannot fetch the proof")?;
-            let verified = verify::verify_account(&proof, &identity).context("the proof does not verify")?;
+            let verified = verify::verify_account(&proof, &identity, &address).context("the proof does not verify")?;
             text.field("address", address);
             match verified.account {
                 Some(account) => text.field("nonce", account.nonce).field("balance", amount_text(account.balance)),
@@ -501,7 +501,7 @@ async fn verify(client: &Client, what: VerifyCommand) -> Result<Report> {
         VerifyCommand::Actor { address, trust } => {
             let identity = trusted_identity(&trust.genesis)?;
             let proof = client.proof_actor(&address, None).await.context("cannot fetch the proof")?;
-            let verified = verify::verify_actor(&proof, &identity).context("the proof does not verify")?;
+            let verified = verify::verify_actor(&proof, &identity, &address).context("the proof does not verify")?;
             text.field("address", address);
             let value = state_value_text(&mut text, verified.value.as_deref());
             ("actor", verified.block, serde_json::json!({"address": address, "value": value}))
@@ -511,7 +511,8 @@ async fn verify(client: &Client, what: VerifyCommand) -> Result<Report> {
                 drover_types::hexfmt::decode(&key).with_context(|| format!("storage key is not hex: {key:?}"))?;
             let identity = trusted_identity(&trust.genesis)?;
             let proof = client.proof_storage(&address, &slot, None).await.context("cannot fetch the proof")?;
-            let verified = verify::verify_storage(&proof, &identity).context("the proof does not verify")?;
+            let verified =
+                verify::verify_storage(&proof, &identity, &address, &slot).context("the proof does not verify")?;
             text.field("address", address).field("key", format!("0x{}", hex::encode(&slot)));
             let value = state_value_text(&mut text, verified.value.as_deref());
             let key = format!("0x{}", hex::encode(&slot));
@@ -524,7 +525,7 @@ async fn verify(client: &Client, what: VerifyCommand) -> Result<Report> {
                 .await
                 .context("cannot fetch the proof")?
                 .with_context(|| format!("no finalized block includes transaction {hash}"))?;
-            let verified = verify::verify_tx(&proof, &identity).context("the proof does not verify")?;
+            let verified = verify::verify_tx(&proof, &identity, &hash).context("the proof does not verify")?;
             text.field("hash", hash).field("index", verified.index);
             text.field("nonce", verified.tx.nonce).field("value", amount_text(verified.tx.value));
             if let Some(to) = verified.tx.to {
@@ -541,14 +542,14 @@ async fn verify(client: &Client, what: VerifyCommand) -> Result<Report> {
                 .await
                 .context("cannot fetch the proof")?
                 .with_context(|| format!("no finalized block includes transaction {hash}"))?;
-            let verified = verify::verify_receipt(&proof, &identity).context("the proof does not verify")?;
+            let verified = verify::verify_receipt(&proof, &identity, &hash).context("the proof does not verify")?;
             let receipt = ReceiptInfo::from(&verified.receipt);
             receipt_text(&mut text, &receipt);
             ("receipt", verified.block, serde_json::to_value(&receipt).context("cannot encode the receipt")?)
         }
     };
     text.field("proven at", format!("block {} ({})", block.height, block.hash));
-    text.field("verified", "certificate, block digest, root and proof check out");
+    text.field("verified", "certificate, block digest, root, requested record and proof check out");
     Report::new(text, &VerifiedRecord { kind, verified: true, height: block.height, block_hash: block.hash, value })
 }
 
