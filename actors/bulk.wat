@@ -9,9 +9,10 @@
 ;;   touch     payload n (u32 LE), seed (u32 LE), range (u32 LE): reads and rewrites n keys drawn
 ;;             pseudo-randomly (a 64-bit LCG seeded with `seed`) from the counters 0 .. range
 ;;             (random reads and writes over a map `fill` built)
-;;   churn     payload n (u32 LE), start (u32 LE), walks (u32 LE): removes the n entries `fill`
-;;             wrote from start, then asks storage_next for the first entry `walks` times (every
-;;             walk starts among the deletions)
+;;   churn     payload n (u32 LE), start (u32 LE), walks (u32 LE), optional undo (u32 LE): removes
+;;             the n entries `fill` wrote from start, then asks storage_next for the first entry
+;;             `walks` times (every walk starts among the deletions); reverts at the end when undo
+;;             is not 0 (the entries come back, ready for the next churn)
 ;;   balances  payload n (u32 LE), start (u32 LE): reads the balances of the accounts
 ;;             0xbe ‖ 19-byte big-endian counter, for counters start .. start + n (what
 ;;             `drover bench transfers --recipients fresh` creates)
@@ -29,9 +30,11 @@
   (import "drover" "balance_of" (func $balance_of (param i32 i32)))
   (import "drover" "transfer" (func $transfer (param i32 i32)))
   (import "drover" "set_result" (func $set_result (param i32 i32)))
+  (import "drover" "revert" (func $revert (param i32 i32)))
   (memory (export "memory") 1)
   (data (i32.const 200) "nest")
-  ;; 0..12 input; 16..24 key; 32..52 self / address; 64..80 zero value; 96..104 child input;
+  (data (i32.const 208) "undone")
+  ;; 0..16 input; 16..24 key; 32..52 self / address; 64..80 zero value; 96..104 child input;
   ;; 128..144 balance; 144..160 amount; 256..512 cursor; 512..768 key buffer; 768..1024 value buffer
 
   (func (export "fill")
@@ -98,7 +101,8 @@
         (drop (call $next (i32.const 0) (i32.const 0) (i32.const 256) (i32.const 0)
           (i32.const 512) (i32.const 256) (i32.const 768) (i32.const 256)))
         (local.set $i (i32.add (local.get $i) (i32.const 1)))
-        (br $more))))
+        (br $more)))
+    (if (i32.load (i32.const 12)) (then (call $revert (i32.const 208) (i32.const 6)))))
 
   (func (export "nest")
     (local $f i32) (local $depth i32)

@@ -15,9 +15,11 @@
 
 extern crate alloc;
 
+pub mod args;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod mock;
 pub mod sys;
+pub mod tokens;
 
 use alloc::{string::String, vec, vec::Vec};
 
@@ -54,18 +56,19 @@ pub type HandlerResult = Result<Vec<u8>, Revert>;
 /// }
 /// ```
 ///
-/// On wasm32 each becomes `#[no_mangle] extern "C" fn name()`; natively it is an ordinary
-/// `fn name()` (no symbol clash with the platform's libraries, and a revert may
+/// Each function takes the input bytes and returns a [`HandlerResult`] (written as the caller
+/// names it in scope). On wasm32 each becomes `#[no_mangle] extern "C" fn name()`; natively it
+/// is an ordinary `fn name()` (no symbol clash with the platform's libraries, and a revert may
 /// unwind through it) for `mock::run`.
 #[macro_export]
 macro_rules! handlers {
-    ($($(#[$meta:meta])* fn $name:ident($input:ident : &[u8]) -> HandlerResult $body:block)*) => {
+    ($($(#[$meta:meta])* fn $name:ident($input:ident : &[u8]) -> $result:ty $body:block)*) => {
         $(
             $(#[$meta])*
             #[cfg(target_arch = "wasm32")]
             #[unsafe(no_mangle)]
             pub extern "C" fn $name() {
-                fn handler($input: &[u8]) -> $crate::HandlerResult $body
+                fn handler($input: &[u8]) -> $result $body
                 $crate::dispatch(handler)
             }
 
@@ -75,7 +78,7 @@ macro_rules! handlers {
             // where `pub` reaches no further.
             #[allow(unreachable_pub)]
             pub fn $name() {
-                fn handler($input: &[u8]) -> $crate::HandlerResult $body
+                fn handler($input: &[u8]) -> $result $body
                 $crate::dispatch(handler)
             }
         )*
@@ -305,6 +308,17 @@ pub enum CallResult {
     Failed(Vec<u8>),
 }
 
+impl CallResult {
+    /// The callee's result, or its revert reason or failure as this handler's [`Revert`]: a
+    /// handler that cannot go on without the call writes `call(..).into_result()?`.
+    pub fn into_result(self) -> Result<Vec<u8>, Revert> {
+        match self {
+            CallResult::Success(data) => Ok(data),
+            CallResult::Reverted(data) | CallResult::Failed(data) => Err(Revert(data)),
+        }
+    }
+}
+
 /// Calls `handler` of `to` in this transaction (entitlement `actor.call`, plus `econ.transfer`
 /// when `value` is not 0). `cycles` = 0 attaches every cycle left.
 pub fn call(to: &Address, handler: &str, payload: &[u8], value: u128, cycles: u64) -> CallResult {
@@ -328,8 +342,19 @@ pub fn call(to: &Address, handler: &str, payload: &[u8], value: u128, cycles: u6
     }
 }
 
+/// The job dispatcher's address (`0x00…02`): it calls back a submitting actor's handler with
+/// `{job_id, result, status}` when a job it named a callback for ends.
+pub const JOB_DISPATCHER: Address = system_address(0x02);
+
+/// A native system actor's address: 19 zero bytes and its number.
+pub(crate) const fn system_address(n: u8) -> Address {
+    let mut a = [0; 20];
+    a[19] = n;
+    Address(a)
+}
+
 /// Submits a job to the runners (entitlement `job.submit`): `args` is the dispatcher's `submit`
-/// argument map (docs/runners.md), `escrow` pays the runners and the callback, `cycles` = 0
+/// argument map (docs/runners.md; build it with [`args::Args`]), `escrow` pays the runners and the callback, `cycles` = 0
 /// attaches every cycle left. On success the result holds the 32-byte job id.
 pub fn job_submit(args: &[u8], escrow: u128, cycles: u64) -> CallResult {
     let escrow = escrow.to_le_bytes();

@@ -148,3 +148,70 @@ fn value_messages_calls_and_timers_reach_the_host() {
     assert!(timer::cancel(id));
     assert!(!timer::cancel(id));
 }
+
+#[test]
+fn argument_maps_are_the_bytes_the_node_writes() {
+    use drover_types::args::ArgsBuilder;
+    let token = Address([7; 20]);
+    let to = Address([9; 20]);
+    for amount in [0, 23, 24, 255, 256, 65_536, u64::MAX as u128, u64::MAX as u128 + 1, u128::MAX] {
+        let ours = args::Args::new().address("to", &to).uint("amount", amount).address("token", &token).encode();
+        let node = ArgsBuilder::new()
+            .address("token", &drover_types::Address(token.0))
+            .address("to", &drover_types::Address(to.0))
+            .u128("amount", amount)
+            .encode();
+        assert_eq!(ours, node, "amount {amount}");
+        let decoded = drover_types::args::Args::decode(&ours).unwrap();
+        assert_eq!(decoded.u128("amount").unwrap(), amount);
+        let mut answer = drover_types::cbor::Writer::with_capacity(24);
+        answer.u128(amount);
+        assert_eq!(args::decode_uint(&answer.into_inner()), Some(amount));
+    }
+    let nested = args::Args::new()
+        .text("job_type", "echo")
+        .bytes("input", b"hi")
+        .bool("flag", true)
+        .map("verification", args::Args::new().text("mode", "none"))
+        .text("job_type", "wasm")
+        .encode();
+    let node = ArgsBuilder::new()
+        .text("job_type", "wasm")
+        .bytes("input", b"hi")
+        .bool("flag", true)
+        .map("verification", ArgsBuilder::new().text("mode", "none"))
+        .encode();
+    assert_eq!(nested, node);
+    for bad in [&[][..], &[0x18], &[0x01, 0x00], &[0x61, b'a'], &[0xc2, 0x51, 0], &[0xc3, 0x41, 1]] {
+        assert_eq!(args::decode_uint(bad), None, "{bad:?}");
+    }
+}
+
+#[test]
+fn token_helpers_call_the_tokens_actor_and_revert_with_its_answer() {
+    use alloc::string::String;
+    mock::reset();
+    let calls = alloc::rc::Rc::new(core::cell::RefCell::new(alloc::vec::Vec::new()));
+    let seen = calls.clone();
+    mock::with(|env| {
+        env.on_call = Some(alloc::boxed::Box::new(move |to, handler, payload, value| {
+            seen.borrow_mut().push((to, String::from(handler), payload.to_vec(), value));
+            match handler {
+                "balance" => (0, alloc::vec![0x19, 0x01, 0x00]),
+                "transfer" => (2, b"E1402: short".to_vec()),
+                _ => (0, vec![]),
+            }
+        }));
+    });
+    let token = Address([5; 20]);
+    assert_eq!(tokens::balance(&token, &Address([1; 20])), Ok(256));
+    assert_eq!(tokens::transfer(&token, &Address([2; 20]), 3), Err(Revert(b"E1402: short".to_vec())));
+    assert_eq!(tokens::approve(&token, &Address([2; 20]), 3), Ok(()));
+    let calls = calls.borrow();
+    assert!(calls.iter().all(|(to, _, _, value)| *to == tokens::TOKENS && *value == 0));
+    let expected = drover_types::args::ArgsBuilder::new()
+        .address("token", &drover_types::Address(token.0))
+        .address("account", &drover_types::Address([1; 20]))
+        .encode();
+    assert_eq!(calls[0].2, expected);
+}

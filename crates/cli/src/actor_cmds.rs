@@ -1,13 +1,17 @@
 //! Actor commands: `deploy`, `upgrade`, `call`, `read` and `actor`, over the same HTTP API and
 //! report rendering as the other client commands.
 //!
-//! `deploy` and `upgrade` take WebAssembly in binary or text form (`.wat`, compiled here).
+//! `deploy` and `upgrade` take WebAssembly in binary or text form (`.wat`, compiled here), or a
+//! Rust actor crate's directory, built first (`crate::actor_dev`), whose `manifest.json` is the
+//! manifest unless `--manifest` gives one. `actor ADDRESS [VIEW]` shows an actor; `actor new`,
+//! `build` and `address` are `crate::actor_dev`'s.
 //! `call` and `read` take the handler's input as `--payload-json`, `--payload-text` (`--text`)
 //! or `--payload-hex` (`--hex`): at most one, none means empty. JSON has no short form because
 //! `--json` is the global switch for JSON output. Transactions are signed from a key file like
 //! `transfer`, with generous limits by default: unused limits are not charged.
 
 use crate::{
+    actor_dev::load_code,
     report::{Report, Text, amount_text, status_text},
     submission::sign_and_submit,
 };
@@ -17,8 +21,8 @@ use drover_client::amount::parse_amount;
 use drover_client::{Client, TxBuilder, Wallet};
 use drover_types::Address;
 use drover_types::api::{
-    ActorReadRequest, LogInfo, LogOrigin, MailboxMessageInfo, Paginated, ReceiptStatus, RunKind, StorageEntryInfo,
-    SystemRunInfo, TimerInfo, UpgradeInfo,
+    ActorReadRequest, CallTrace, LogInfo, LogOrigin, MailboxMessageInfo, Paginated, ReceiptStatus, RunKind,
+    StorageEntryInfo, SystemRunInfo, TimerInfo, TraceStep, TracedValue, UpgradeInfo,
 };
 use drover_types::payload::{ACTOR_UPGRADES_ADDRESS, Deploy, Manifest, Message, Upgrade};
 use std::path::PathBuf;
@@ -62,9 +66,10 @@ impl Input {
 /// How a transaction is signed and sent.
 #[derive(Debug, Args)]
 pub(crate) struct Sending {
-    /// Key file of the sending account.
+    /// Key file of the sending account (default: `DROVER_KEY`, then the project's
+    /// `.drover/config.toml`).
     #[arg(long)]
-    key: PathBuf,
+    key: Option<PathBuf>,
     /// Cycles limit.
     #[arg(long, default_value_t = ACTOR_CYCLES_LIMIT_DEFAULT)]
     cycles: u64,
@@ -78,9 +83,10 @@ pub(crate) struct Sending {
 
 #[derive(Debug, Args)]
 pub(crate) struct DeployArgs {
-    /// WebAssembly module: binary (.wasm) or text (.wat).
+    /// WebAssembly module: binary (.wasm) or text (.wat), or a Rust actor crate's directory.
     file: PathBuf,
-    /// Entitlement ids, comma-separated (e.g. storage.kv,econ.transfer).
+    /// Entitlement ids, comma-separated (e.g. storage.kv,econ.transfer); for a crate directory,
+    /// its manifest.json unless given.
     #[arg(long, value_delimiter = ',')]
     manifest: Vec<String>,
     /// Salt (UTF-8, at most 32 bytes): the same code deployed twice needs two salts.
@@ -98,7 +104,8 @@ pub(crate) struct DeployArgs {
 #[derive(Debug, Args)]
 pub(crate) struct UpgradeArgs {
     actor: Address,
-    /// The new WebAssembly module: binary (.wasm) or text (.wat).
+    /// The new WebAssembly module: binary (.wasm) or text (.wat), or a Rust actor crate's
+    /// directory.
     file: PathBuf,
     /// The new entitlement ids, comma-separated: a subset of the actor's current ones.
     #[arg(long, value_delimiter = ',')]
@@ -129,6 +136,13 @@ pub(crate) struct ReadArgs {
     /// Cycles budget (default: the node's cap).
     #[arg(long)]
     max_cycles: Option<u64>,
+    /// The caller (and origin) the handler sees (default: the zero address).
+    #[arg(long)]
+    from: Option<Address>,
+    /// Show what the handler did: each handler entered with its cycles and cells, the keys it
+    /// read, its nested calls, and where it reverted or failed.
+    #[arg(long)]
+    trace: bool,
 }
 
 /// What `actor` shows.
@@ -144,33 +158,41 @@ pub(crate) enum ActorView {
     History,
 }
 
-/// A module from a `.wasm` file, or compiled from a `.wat` file.
-fn load_code(file: &std::path::Path) -> Result<Vec<u8>> {
-    let code = std::fs::read(file).with_context(|| format!("cannot read {}", file.display()))?;
-    if file.extension().is_some_and(|e| e == "wat") {
-        return Ok(wat::parse_bytes(&code)
-            .with_context(|| format!("{} is not valid WebAssembly text", file.display()))?
-            .into_owned());
-    }
-    Ok(code)
+/// `drover actor`: show one actor, or develop one.
+#[derive(Debug, Args)]
+#[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
+pub(crate) struct ActorArgs {
+    #[command(subcommand)]
+    pub(crate) develop: Option<crate::actor_dev::ActorDevCommand>,
+    /// The actor to show.
+    #[arg(required = true)]
+    pub(crate) address: Option<Address>,
+    /// What to show of it.
+    #[arg(value_enum, default_value = "summary")]
+    pub(crate) view: ActorView,
 }
 
 pub(crate) async fn deploy(client: &Client, args: DeployArgs) -> Result<Report> {
     let code = load_code(&args.file)?;
+    let entitlements = match (args.manifest.is_empty() && args.file.is_dir(), args.manifest) {
+        (true, _) => crate::actor_dev::crate_manifest(&args.file)?.unwrap_or_default(),
+        (false, given) => given,
+    };
     let init = args.init.map(|handler| args.input.bytes().map(|payload| Message { handler, payload })).transpose()?;
-    let deploy =
-        Deploy { code, manifest: Manifest { entitlements: args.manifest }, salt: args.salt.into_bytes(), init };
-    let wallet = Wallet::load(&args.sending.key)?;
+    let deploy = Deploy { code, manifest: Manifest { entitlements }, salt: args.salt.into_bytes(), init };
+    let wallet = crate::project::wallet(args.sending.key.as_deref())?;
     let actor = deploy.actor_address(&wallet.address());
     let mut text = Text::default();
-    text.field("actor", actor).field("code bytes", deploy.code.len());
+    text.field("actor", actor)
+        .field("code bytes", deploy.code.len())
+        .field("manifest", deploy.manifest.entitlements.join(", "));
     send(client, &wallet, TxBuilder::message(None, 0, deploy.encode()), &args.sending, text).await
 }
 
 pub(crate) async fn upgrade(client: &Client, args: UpgradeArgs) -> Result<Report> {
     let upgrade =
         Upgrade { actor: args.actor, code: load_code(&args.file)?, manifest: Manifest { entitlements: args.manifest } };
-    let wallet = Wallet::load(&args.sending.key)?;
+    let wallet = crate::project::wallet(args.sending.key.as_deref())?;
     let mut text = Text::default();
     text.field("actor", args.actor)
         .field("new code hash", drover_types::keccak256(&upgrade.code))
@@ -181,7 +203,7 @@ pub(crate) async fn upgrade(client: &Client, args: UpgradeArgs) -> Result<Report
 
 pub(crate) async fn call(client: &Client, args: CallArgs) -> Result<Report> {
     let payload = Message { handler: args.handler.clone(), payload: args.input.bytes()? }.encode();
-    let wallet = Wallet::load(&args.sending.key)?;
+    let wallet = crate::project::wallet(args.sending.key.as_deref())?;
     let mut text = Text::default();
     text.field("actor", args.actor).field("handler", &args.handler);
     if args.value > 0 {
@@ -206,7 +228,8 @@ pub(crate) async fn read(client: &Client, args: ReadArgs) -> Result<Report> {
             payload_json: None,
             max_cycles: args.max_cycles,
             max_cells: None,
-            from: None,
+            from: args.from,
+            trace: args.trace.then_some(true),
         })
         .await
         .context("the read was refused")?;
@@ -223,11 +246,106 @@ pub(crate) async fn read(client: &Client, args: ReadArgs) -> Result<Report> {
     if let Some(reason) = &answer.revert_reason {
         text.field("revert reason", reason);
     }
+    if let Some(trace) = &answer.trace {
+        text.line("trace:");
+        if let Some(call) = &trace.call {
+            trace_lines(&mut text, call, 1);
+        }
+        if trace.omitted_steps > 0 {
+            text.line(format!("  ({} more steps not shown)", trace.omitted_steps));
+        }
+    }
     let mut report = Report::new(text, &answer)?;
     if answer.status != ReceiptStatus::Success {
         report.failure = Some(format!("the handler ended {}", status_text(answer.status)));
     }
     Ok(report)
+}
+
+/// A traced value: its bytes in hex (the head, if cut), its length, and its text when printable.
+fn traced_value(value: &TracedValue) -> String {
+    let mut out = format!("0x{}", hex::encode(&value.head));
+    if (value.head.len() as u64) < value.len {
+        out.push('…');
+    }
+    out.push_str(&format!(" ({} bytes", value.len));
+    if let Ok(text) = std::str::from_utf8(&value.head)
+        && !text.is_empty()
+        && text.chars().all(|c| !c.is_control())
+    {
+        out.push_str(&format!(", {text:?}"));
+    }
+    out.push(')');
+    out
+}
+
+/// One line per handler entered and per step, indented by depth.
+fn trace_lines(text: &mut Text, call: &CallTrace, depth: usize) {
+    let indent = "  ".repeat(depth);
+    let handler = match &call.library {
+        Some(library) => format!("library {library}::{}", call.handler),
+        None => call.handler.clone(),
+    };
+    let mut line = format!(
+        "{indent}{} {handler}: {}, {} cycles, {} cells",
+        call.actor,
+        status_text(call.status),
+        call.cycles_used,
+        call.cells_used
+    );
+    if call.value > 0 {
+        line.push_str(&format!(", value {}", amount_text(call.value)));
+    }
+    if let Some(reason) = &call.revert_reason {
+        line.push_str(&format!(" — reverted: {reason:?}"));
+    }
+    if let Some(error) = &call.error {
+        line.push_str(&format!(" — {}: {}", error.code, error.message));
+    }
+    text.line(line);
+    // Keys in hex, and as text when they are (as most keys actors choose are).
+    let key = |key: &[u8]| match std::str::from_utf8(key) {
+        Ok(text) if !text.is_empty() && text.chars().all(|c| c.is_ascii_graphic()) => {
+            format!("0x{} ({text:?})", hex::encode(key))
+        }
+        _ => format!("0x{}", hex::encode(key)),
+    };
+    for step in &call.steps {
+        let line = match step {
+            TraceStep::StorageGet { key: k, value } => {
+                format!("read {} -> {}", key(k), value.as_ref().map_or_else(|| "absent".to_owned(), traced_value))
+            }
+            TraceStep::StorageNext { after, key: found, value } => format!(
+                "next after {} -> {}",
+                after.as_deref().map_or_else(|| "the start".to_owned(), key),
+                match (found, value) {
+                    (Some(k), Some(v)) => format!("{} = {}", key(k), traced_value(v)),
+                    _ => "the end".to_owned(),
+                }
+            ),
+            TraceStep::StorageSet { key: k, value } => format!("write {} = {}", key(k), traced_value(value)),
+            TraceStep::StorageRemove { key: k, present } => {
+                format!("remove {} ({})", key(k), if *present { "was present" } else { "was absent" })
+            }
+            TraceStep::Event { topic, data } => format!("event {topic:?} {}", traced_value(data)),
+            TraceStep::Transfer { to, amount } => format!("transfer {} to {to}", amount_text(*amount)),
+            TraceStep::Send { to, handler, payload_len, value, cycles } => format!(
+                "send {handler} to {to} ({payload_len} payload bytes, value {}, {cycles} cycles)",
+                amount_text(*value)
+            ),
+            TraceStep::TimerSchedule { height, handler, cycles } => {
+                format!("timer {handler} at height {height} ({cycles} cycles)")
+            }
+            TraceStep::TimerCancel { id, cancelled } => {
+                format!("cancel timer {id} ({})", if *cancelled { "cancelled" } else { "none pending" })
+            }
+            TraceStep::Call { call: nested } => {
+                trace_lines(text, nested, depth + 1);
+                continue;
+            }
+        };
+        text.line(format!("{indent}  {line}"));
+    }
 }
 
 pub(crate) async fn actor(client: &Client, address: Address, view: ActorView) -> Result<Report> {

@@ -38,8 +38,12 @@ pub(crate) enum ClientCommand {
     Status,
     /// Fund an address from the node's faucet (development networks only).
     Faucet {
-        /// Address to fund (40 hex digits, 0x optional).
-        address: Address,
+        /// Address to fund (40 hex digits, 0x optional; default: the default key's).
+        address: Option<Address>,
+        /// Key file whose address is funded when no address is given (default: `DROVER_KEY`,
+        /// then the project's `.drover/config.toml`).
+        #[arg(long, conflicts_with = "address")]
+        key: Option<PathBuf>,
     },
     /// Send native currency from a key file's account.
     Transfer(TransferArgs),
@@ -59,7 +63,7 @@ pub(crate) enum ClientCommand {
         #[arg(default_value = "latest", value_parser = parse_block_selector)]
         selector: BlockSelector,
     },
-    /// Deploy an actor (WebAssembly binary or text) from a key file's account.
+    /// Deploy an actor (WebAssembly binary or text, or a Rust actor crate's directory).
     Deploy(crate::actor_cmds::DeployArgs),
     /// Replace an actor's code (owner only; the manifest may only narrow).
     Upgrade(crate::actor_cmds::UpgradeArgs),
@@ -67,13 +71,9 @@ pub(crate) enum ClientCommand {
     Call(crate::actor_cmds::CallArgs),
     /// Run an actor's handler read-only (no transaction, nothing written).
     Read(crate::actor_cmds::ReadArgs),
-    /// Show an actor: summary, code, storage, logs, runs (timer fires and deliveries), mailbox,
-    /// timers or upgrade history.
-    Actor {
-        address: Address,
-        #[arg(value_enum, default_value = "summary")]
-        view: crate::actor_cmds::ActorView,
-    },
+    /// Show an actor (`actor ADDRESS [VIEW]`: summary, code, storage, logs, runs, mailbox,
+    /// timers or history), or develop one in Rust: `actor new`, `actor build`, `actor address`.
+    Actor(crate::actor_cmds::ActorArgs),
     /// Fetch a proof and print the value only if it verifies against the genesis group key.
     #[command(subcommand)]
     Verify(VerifyCommand),
@@ -161,19 +161,38 @@ pub(crate) enum KeysCommand {
         #[arg(long)]
         out: Option<PathBuf>,
     },
-    /// Show the address of a key file.
+    /// Show the address of a key file, and where the default key comes from.
     Show {
-        /// Key file: 64 hex digits, 0x optional (an Ethereum private key works).
+        /// Key file: 64 hex digits, 0x optional, as an Ethereum private key (default: `DROVER_KEY`,
+        /// then the project's `.drover/config.toml`).
         #[arg(long)]
+        key: Option<PathBuf>,
+    },
+    /// Write a key file from an Ethereum private key or a BIP-39 mnemonic read from standard
+    /// input (never from the command line, which shells keep in their history).
+    Import {
+        /// Write the key to this new file (mode 0600).
+        #[arg(long)]
+        out: PathBuf,
+        /// For a mnemonic: the account index of the Ethereum path m/44'/60'/0'/0/INDEX (the
+        /// accounts wallets list first).
+        #[arg(long, default_value_t = 0)]
+        index: u32,
+    },
+    /// Make a key file the default for commands run in this directory and below
+    /// (`.drover/config.toml`).
+    Use {
+        /// The key file (a relative path is kept relative to this directory).
         key: PathBuf,
     },
 }
 
 #[derive(Debug, Args)]
 pub(crate) struct TransferArgs {
-    /// Key file of the sending account.
+    /// Key file of the sending account (default: `DROVER_KEY`, then the project's
+    /// `.drover/config.toml`).
     #[arg(long)]
-    key: PathBuf,
+    key: Option<PathBuf>,
     /// Receiving address.
     #[arg(long)]
     to: Address,
@@ -200,7 +219,13 @@ pub(crate) async fn run(cmd: ClientCommand, rpc_url: &str, json: bool) -> Result
     let report = match cmd {
         ClientCommand::Keys(keys) => keys_command(keys)?,
         ClientCommand::Status => status(&connect()?).await?,
-        ClientCommand::Faucet { address } => faucet(&connect()?, address).await?,
+        ClientCommand::Faucet { address, key } => {
+            let address = match address {
+                Some(address) => address,
+                None => crate::project::wallet(key.as_deref())?.address(),
+            };
+            faucet(&connect()?, address).await?
+        }
         ClientCommand::Transfer(args) => transfer(&connect()?, args).await?,
         ClientCommand::Account { address } => account(&connect()?, address).await?,
         ClientCommand::Tx { hash } => transaction(&connect()?, hash).await?,
@@ -210,7 +235,11 @@ pub(crate) async fn run(cmd: ClientCommand, rpc_url: &str, json: bool) -> Result
         ClientCommand::Upgrade(args) => crate::actor_cmds::upgrade(&connect()?, args).await?,
         ClientCommand::Call(args) => crate::actor_cmds::call(&connect()?, args).await?,
         ClientCommand::Read(args) => crate::actor_cmds::read(&connect()?, args).await?,
-        ClientCommand::Actor { address, view } => crate::actor_cmds::actor(&connect()?, address, view).await?,
+        ClientCommand::Actor(args) => match (args.develop, args.address) {
+            (Some(command), _) => crate::actor_dev::run(&connect()?, command).await?,
+            (None, Some(address)) => crate::actor_cmds::actor(&connect()?, address, args.view).await?,
+            (None, None) => bail!("give an actor's address, or new, build or address"),
+        },
         ClientCommand::Token(cmd) => crate::token_cmds::run(&connect()?, cmd).await?,
         ClientCommand::Job(cmd) => crate::job_cmds::run(&connect()?, cmd).await?,
         ClientCommand::Gov(cmd) => crate::gov_cmds::run(&connect()?, cmd).await?,
@@ -267,12 +296,67 @@ fn keys_command(cmd: KeysCommand) -> Result<Report> {
             Report::new(text, &record)
         }
         KeysCommand::Show { key } => {
-            let wallet = Wallet::load(&key)?;
+            let source = crate::project::default_key(key.as_deref())?;
+            let wallet =
+                Wallet::load(source.path()).with_context(|| format!("cannot load the key {}", source.describe()))?;
             let mut text = Text::default();
-            text.field("address", wallet.address());
+            text.field("address", wallet.address()).field("key file", source.describe());
+            Report::new(text, &KeyAddress { address: wallet.address() })
+        }
+        KeysCommand::Import { out, index } => {
+            let mut secret = String::new();
+            std::io::Read::read_to_string(
+                &mut std::io::Read::take(std::io::stdin(), SECRET_INPUT_MAX_BYTES),
+                &mut secret,
+            )
+            .context("cannot read the key from standard input")?;
+            let wallet = import_key(&secret, index)?;
+            wallet.save(&out)?;
+            let mut text = Text::default();
+            text.field("address", wallet.address()).field("key file", out.display());
+            Report::new(text, &NewKey { address: wallet.address(), private_key: None, key_file: Some(&out) })
+        }
+        KeysCommand::Use { key } => {
+            let wallet = Wallet::load(&key).with_context(|| format!("cannot load the key {}", key.display()))?;
+            let cwd = std::env::current_dir().context("cannot read the working directory")?;
+            let existing = cwd.join(crate::project::PROJECT_DIR).join(crate::project::CONFIG_FILE);
+            let mut config = if existing.is_file() {
+                crate::project::ProjectConfig::load(&existing)?
+            } else {
+                crate::project::ProjectConfig::default()
+            };
+            config.key = Some(key.clone());
+            let path = config.save(&cwd)?;
+            let mut text = Text::default();
+            text.field("address", wallet.address()).field("key file", key.display()).field("config", path.display());
             Report::new(text, &KeyAddress { address: wallet.address() })
         }
     }
+}
+
+/// Most bytes `keys import` reads from standard input: a mnemonic of 24 words is under 250.
+const SECRET_INPUT_MAX_BYTES: u64 = 1_024;
+/// Words of the shortest BIP-39 mnemonic.
+const MNEMONIC_WORDS_MIN: usize = 12;
+
+/// A wallet from an Ethereum private key (64 hex digits, `0x` optional) or a BIP-39 mnemonic
+/// (English), derived at m/44'/60'/0'/0/`index` as Ethereum wallets do.
+fn import_key(secret: &str, index: u32) -> Result<Wallet> {
+    let words: Vec<&str> = secret.split_whitespace().collect();
+    if words.len() < MNEMONIC_WORDS_MIN {
+        if index != 0 {
+            bail!("--index is for mnemonics; a private key is one account");
+        }
+        return Wallet::from_hex(secret.trim()).context("not a private key (64 hex digits) nor a mnemonic");
+    }
+    let phrase = words.join(" ").to_lowercase();
+    let mnemonic = bip39::Mnemonic::parse_in_normalized(bip39::Language::English, &phrase)
+        .map_err(|e| anyhow::anyhow!("not a valid BIP-39 mnemonic: {e}"))?;
+    let path: bip32::DerivationPath =
+        format!("m/44'/60'/0'/0/{index}").parse().map_err(|e| anyhow::anyhow!("bad account index: {e}"))?;
+    let key = bip32::XPrv::derive_from_path(mnemonic.to_seed(""), &path)
+        .map_err(|e| anyhow::anyhow!("cannot derive the key: {e}"))?;
+    Wallet::from_hex(&hex::encode(key.private_key().to_bytes())).context("the derived key is not valid")
 }
 
 #[derive(Serialize)]
@@ -310,17 +394,36 @@ async fn status(client: &Client) -> Result<Report> {
     Report::new(text, &StatusRecord { chain_info: &info, height, health: &health })
 }
 
+/// How long `faucet` waits for its transaction to be included, in ms.
+const FAUCET_WAIT_MS: u64 = 30_000;
+/// How often `faucet` looks for the receipt, in ms.
+const FAUCET_POLL_MS: u64 = 100;
+
+/// Funds `address` and waits until the funding is in a finalized block, so that the next
+/// command can spend it.
 async fn faucet(client: &Client, address: Address) -> Result<Report> {
     let funded = client.faucet(&address).await.with_context(|| format!("the faucet did not fund {address}"))?;
     let mut text = Text::default();
     text.field("funded", funded.address)
         .field("amount", amount_text(funded.amount))
         .field("transaction", funded.tx_hash);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_millis(FAUCET_WAIT_MS);
+    loop {
+        if let Some(receipt) = client.receipt(&funded.tx_hash).await.context("cannot read the funding's receipt")? {
+            text.field("block", receipt.block_height);
+            break;
+        }
+        if std::time::Instant::now() >= deadline {
+            text.line(format!("Not included yet; check with: drover tx {}", funded.tx_hash));
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(FAUCET_POLL_MS)).await;
+    }
     Report::new(text, &funded)
 }
 
 async fn transfer(client: &Client, args: TransferArgs) -> Result<Report> {
-    let wallet = Wallet::load(&args.key)?;
+    let wallet = crate::project::wallet(args.key.as_deref())?;
     let mut builder = TxBuilder::transfer(args.to, args.amount);
     if let Some(fee) = args.max_fee_per_cycle {
         builder = builder.max_fee_per_cycle(fee);
@@ -384,7 +487,7 @@ async fn verify(client: &Client, what: VerifyCommand) -> Result<Report> {
         VerifyCommand::Account { address, trust } => {
             let identity = trusted_identity(&trust.genesis)?;
             let proof = client.proof_account(&address, None).await.context("cannot fetch the proof")?;
-            let verified = verify::verify_account(&proof, &identity).context("the proof does not verify")?;
+            let verified = verify::verify_account(&proof, &identity, &address).context("the proof does not verify")?;
             text.field("address", address);
             match verified.account {
                 Some(account) => text.field("nonce", account.nonce).field("balance", amount_text(account.balance)),
@@ -398,7 +501,7 @@ async fn verify(client: &Client, what: VerifyCommand) -> Result<Report> {
         VerifyCommand::Actor { address, trust } => {
             let identity = trusted_identity(&trust.genesis)?;
             let proof = client.proof_actor(&address, None).await.context("cannot fetch the proof")?;
-            let verified = verify::verify_actor(&proof, &identity).context("the proof does not verify")?;
+            let verified = verify::verify_actor(&proof, &identity, &address).context("the proof does not verify")?;
             text.field("address", address);
             let value = state_value_text(&mut text, verified.value.as_deref());
             ("actor", verified.block, serde_json::json!({"address": address, "value": value}))
@@ -408,7 +511,8 @@ async fn verify(client: &Client, what: VerifyCommand) -> Result<Report> {
                 drover_types::hexfmt::decode(&key).with_context(|| format!("storage key is not hex: {key:?}"))?;
             let identity = trusted_identity(&trust.genesis)?;
             let proof = client.proof_storage(&address, &slot, None).await.context("cannot fetch the proof")?;
-            let verified = verify::verify_storage(&proof, &identity).context("the proof does not verify")?;
+            let verified =
+                verify::verify_storage(&proof, &identity, &address, &slot).context("the proof does not verify")?;
             text.field("address", address).field("key", format!("0x{}", hex::encode(&slot)));
             let value = state_value_text(&mut text, verified.value.as_deref());
             let key = format!("0x{}", hex::encode(&slot));
@@ -421,7 +525,7 @@ async fn verify(client: &Client, what: VerifyCommand) -> Result<Report> {
                 .await
                 .context("cannot fetch the proof")?
                 .with_context(|| format!("no finalized block includes transaction {hash}"))?;
-            let verified = verify::verify_tx(&proof, &identity).context("the proof does not verify")?;
+            let verified = verify::verify_tx(&proof, &identity, &hash).context("the proof does not verify")?;
             text.field("hash", hash).field("index", verified.index);
             text.field("nonce", verified.tx.nonce).field("value", amount_text(verified.tx.value));
             if let Some(to) = verified.tx.to {
@@ -438,14 +542,14 @@ async fn verify(client: &Client, what: VerifyCommand) -> Result<Report> {
                 .await
                 .context("cannot fetch the proof")?
                 .with_context(|| format!("no finalized block includes transaction {hash}"))?;
-            let verified = verify::verify_receipt(&proof, &identity).context("the proof does not verify")?;
+            let verified = verify::verify_receipt(&proof, &identity, &hash).context("the proof does not verify")?;
             let receipt = ReceiptInfo::from(&verified.receipt);
             receipt_text(&mut text, &receipt);
             ("receipt", verified.block, serde_json::to_value(&receipt).context("cannot encode the receipt")?)
         }
     };
     text.field("proven at", format!("block {} ({})", block.height, block.hash));
-    text.field("verified", "certificate, block digest, root and proof check out");
+    text.field("verified", "certificate, block digest, root, requested record and proof check out");
     Report::new(text, &VerifiedRecord { kind, verified: true, height: block.height, block_hash: block.hash, value })
 }
 
@@ -563,29 +667,44 @@ mod tests {
         assert!(matches!(parse(&["read", ADDRESS, "get"]), Ok(ClientCommand::Read(_))));
         assert!(matches!(parse(&["read", ADDRESS, "echo", "--text", "hi"]), Ok(ClientCommand::Read(_))));
         assert!(parse(&["read", ADDRESS, "echo", "--text", "hi", "--hex", "00"]).is_err());
-        assert!(matches!(
-            parse(&["actor", ADDRESS, "storage"]),
-            Ok(ClientCommand::Actor { view: crate::actor_cmds::ActorView::Storage, .. })
-        ));
+        let view_of = |args: &[&str]| match parse(args) {
+            Ok(ClientCommand::Actor(crate::actor_cmds::ActorArgs { develop: None, address: Some(_), view })) => {
+                Some(view)
+            }
+            _ => None,
+        };
         for (view, expected) in [
+            ("storage", crate::actor_cmds::ActorView::Storage),
             ("logs", crate::actor_cmds::ActorView::Logs),
             ("runs", crate::actor_cmds::ActorView::Runs),
             ("mailbox", crate::actor_cmds::ActorView::Mailbox),
             ("timers", crate::actor_cmds::ActorView::Timers),
         ] {
+            assert_eq!(view_of(&["actor", ADDRESS, view]), Some(expected));
+        }
+        assert_eq!(view_of(&["actor", ADDRESS]), Some(crate::actor_cmds::ActorView::Summary));
+        // The development subcommands take the place of the address.
+        for args in [
+            &["actor", "new", "counter"][..],
+            &["actor", "build"],
+            &["actor", "build", "some/dir"],
+            &["actor", "address", "--salt", "s"],
+            &["actor", "address", "code.wat", "--sender", ADDRESS],
+        ] {
             assert!(
-                matches!(parse(&["actor", ADDRESS, view]), Ok(ClientCommand::Actor { view, .. }) if view == expected)
+                matches!(parse(args), Ok(ClientCommand::Actor(crate::actor_cmds::ActorArgs { develop: Some(_), .. }))),
+                "{args:?}"
             );
         }
-        assert!(matches!(
-            parse(&["actor", ADDRESS]),
-            Ok(ClientCommand::Actor { view: crate::actor_cmds::ActorView::Summary, .. })
-        ));
+        assert!(parse(&["deploy", "."]).is_ok(), "a crate directory, the key and manifest by default");
         for bad in [
             &["read", ADDRESS, "get", "--payload-text", "a", "--payload-hex", "00"][..],
             &["read", "0x12", "get"],
             &["actor", ADDRESS, "nonsense"],
-            &["call", ADDRESS, "increment"],
+            &["actor"],
+            &["actor", "new"],
+            &["actor", "address", "--sender", ADDRESS, "--key", "k"],
+            &["call", ADDRESS],
         ] {
             assert!(parse(bad).is_err(), "{bad:?}");
         }
@@ -639,8 +758,9 @@ mod tests {
             &["block", "-3"],
             &["block", "latest", "extra"],
             &["faucet", ""],
-            &["keys", "show"],
+            &["faucet", ADDRESS, "--key", "k"],
             &["keys", "rotate"],
+            &["keys", "import"],
         ] {
             assert!(parse(args).is_err(), "{args:?}");
         }
@@ -673,7 +793,7 @@ mod tests {
         assert!(keys_command(KeysCommand::New { out: Some(path.clone()) }).is_err());
         assert_eq!(Wallet::load(&path).unwrap().address(), wallet.address());
 
-        let shown = keys_command(KeysCommand::Show { key: path }).unwrap();
+        let shown = keys_command(KeysCommand::Show { key: Some(path) }).unwrap();
         assert!(shown.json.contains(&wallet.address().to_string()));
 
         let printed = keys_command(KeysCommand::New { out: None }).unwrap();
@@ -685,12 +805,31 @@ mod tests {
     }
 
     #[test]
+    fn imports_ethereum_private_keys_and_mnemonics() {
+        // Hardhat's and Anvil's well-known development mnemonic: its first two accounts.
+        let phrase = "test test test test test test test test test test test junk";
+        assert_eq!(import_key(phrase, 0).unwrap().address().to_string(), "0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266");
+        assert_eq!(
+            import_key(&format!("  {}\n", phrase.to_uppercase()), 1).unwrap().address().to_string(),
+            "0x70997970c51812dc3a010c7d01b50e0d17dc79c8"
+        );
+        let key = "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80";
+        assert_eq!(
+            import_key(&format!("{key}\n"), 0).unwrap().address().to_string(),
+            "0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266"
+        );
+        assert!(import_key(key, 1).is_err(), "an index is for mnemonics");
+        assert!(import_key("test test test test test test test test test test test test", 0).is_err(), "checksum");
+        assert!(import_key("not a key", 0).is_err());
+    }
+
+    #[test]
     fn keys_show_reports_bad_files() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("bad");
         std::fs::write(&path, "not a key").unwrap();
-        let err = keys_command(KeysCommand::Show { key: path }).err().unwrap();
+        let err = keys_command(KeysCommand::Show { key: Some(path) }).err().unwrap();
         assert!(format!("{err:#}").contains("invalid secret key"), "{err:#}");
-        assert!(keys_command(KeysCommand::Show { key: dir.path().join("missing") }).is_err());
+        assert!(keys_command(KeysCommand::Show { key: Some(dir.path().join("missing")) }).is_err());
     }
 }

@@ -13,7 +13,7 @@ use crate::{
 use anyhow::{Context, Result, anyhow, bail};
 use clap::{Args, Subcommand};
 use drover_client::amount::parse_amount;
-use drover_client::{Client, TxBuilder, Wallet};
+use drover_client::{Client, TxBuilder};
 use drover_types::governance::GovernanceCall;
 use std::path::PathBuf;
 
@@ -82,9 +82,10 @@ pub(crate) enum GovCommand {
 /// How a governance call is signed and sent.
 #[derive(Debug, Args)]
 pub(crate) struct GovSending {
-    /// Key file of the sending account.
+    /// Key file of the sending account (default: `DROVER_KEY`, then the project's
+    /// `.drover/config.toml`).
     #[arg(long)]
-    key: PathBuf,
+    key: Option<PathBuf>,
     /// Only submit; do not wait for the outcome.
     #[arg(long)]
     no_wait: bool,
@@ -171,6 +172,6 @@ pub(crate) async fn run(client: &Client, command: GovCommand) -> Result<Report> 
             (GovernanceCall::Execute { proposal: id }, 0, sending)
         }
     };
-    let wallet = Wallet::load(&sending.key)?;
+    let wallet = crate::project::wallet(sending.key.as_deref())?;
     sign_and_submit(client, &wallet, TxBuilder::governance(&call, value), text, !sending.no_wait).await
 }

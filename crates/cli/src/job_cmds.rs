@@ -15,7 +15,7 @@ use crate::{
 use anyhow::{Context, Result, anyhow, bail};
 use clap::{Args, Subcommand};
 use drover_client::amount::parse_amount;
-use drover_client::{Client, TxBuilder, Wallet};
+use drover_client::{Client, TxBuilder};
 use drover_types::{
     H256,
     job::{Callback, JobCall, JobLimits, JobSpec, Verification, VerificationMode, job_id},
@@ -85,9 +85,10 @@ pub(crate) struct SubmitArgs {
 /// How a dispatcher call is signed and sent.
 #[derive(Debug, Args)]
 pub(crate) struct JobSending {
-    /// Key file of the sending account.
+    /// Key file of the sending account (default: `DROVER_KEY`, then the project's
+    /// `.drover/config.toml`).
     #[arg(long)]
-    key: PathBuf,
+    key: Option<PathBuf>,
     /// Only submit; do not wait for the outcome.
     #[arg(long)]
     no_wait: bool,
@@ -139,7 +140,7 @@ pub(crate) async fn run(client: &Client, command: JobCommand) -> Result<Report> 
             if escrow < least {
                 bail!("--escrow must be at least runners × max price = {}", amount_text(least));
             }
-            let wallet = Wallet::load(&args.sending.key)?;
+            let wallet = crate::project::wallet(args.sending.key.as_deref())?;
             let seq = client.job_submissions(&wallet.address()).await.context("cannot read the submission count")?;
             let job = job_id(&wallet.address(), seq);
             text.field("job", job).field("escrow", amount_text(escrow));
@@ -186,7 +187,7 @@ pub(crate) async fn run(client: &Client, command: JobCommand) -> Result<Report> 
             Report::new(text, &verdict)
         }
         JobCommand::Cancel { job, sending } => {
-            let wallet = Wallet::load(&sending.key)?;
+            let wallet = crate::project::wallet(sending.key.as_deref())?;
             text.field("cancel", job);
             let call = JobCall::Cancel { job };
             sign_and_submit(client, &wallet, TxBuilder::job(&call, 0), text, !sending.no_wait).await

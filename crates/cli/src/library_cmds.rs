@@ -9,7 +9,7 @@ use crate::{
 };
 use anyhow::{Context, Result, anyhow};
 use clap::{Args, Subcommand};
-use drover_client::{Client, TxBuilder, Wallet};
+use drover_client::{Client, TxBuilder};
 use drover_types::{Address, library::LibraryCall};
 use std::path::PathBuf;
 
@@ -45,9 +45,9 @@ pub(crate) enum LibraryCommand {
 /// How a library call is signed and sent.
 #[derive(Debug, Args)]
 pub(crate) struct LibrarySending {
-    /// Key file of the publisher.
+    /// Key file of the publisher (default: `DROVER_KEY`, then the project's `.drover/config.toml`).
     #[arg(long)]
-    key: PathBuf,
+    key: Option<PathBuf>,
     /// Only submit; do not wait for the outcome.
     #[arg(long)]
     no_wait: bool,
@@ -86,6 +86,6 @@ pub(crate) async fn run(client: &Client, command: LibraryCommand) -> Result<Repo
             (LibraryCall::Remove { name }, sending)
         }
     };
-    let wallet = Wallet::load(&sending.key)?;
+    let wallet = crate::project::wallet(sending.key.as_deref())?;
     sign_and_submit(client, &wallet, TxBuilder::library(&call), text, !sending.no_wait).await
 }

@@ -1,10 +1,12 @@
 //! The `drover` binary: validator node, local devnet, network generation and client commands.
 //!
 //! Node commands (`dev`, `devnet`, `node`, `init`) run or prepare validators; client commands talk to a
-//! node's HTTP API (`--rpc-url`, default `http://127.0.0.1:4000`). `bench` drives load at a
-//! node and reports figures.
+//! node's HTTP API (`--rpc-url`, else `DROVER_RPC_URL`, else the project's `.drover/config.toml`,
+//! else `http://127.0.0.1:4000`: see [`project`]). `bench` drives load at a node and reports
+//! figures. `actor new|build|address` work on Rust actor crates ([`actor_dev`]).
 
 mod actor_cmds;
+mod actor_dev;
 mod bench;
 mod client_cmds;
 mod dev;
@@ -15,6 +17,7 @@ mod job_cmds;
 mod job_secrets;
 mod library_cmds;
 mod node_cmd;
+mod project;
 mod relay_daemon;
 mod report;
 mod runner_cmds;
@@ -30,9 +33,10 @@ use std::path::PathBuf;
 #[derive(Parser)]
 #[command(name = "drover", version, about = "Drover validator node and client")]
 struct Cli {
-    /// HTTP API of the node that client commands talk to.
-    #[arg(long, global = true, env = "DROVER_RPC_URL", default_value = "http://127.0.0.1:4000")]
-    rpc_url: String,
+    /// HTTP API of the node that client commands talk to (default: `rpc_url` in the project's
+    /// `.drover/config.toml`, else http://127.0.0.1:4000).
+    #[arg(long, global = true, env = "DROVER_RPC_URL")]
+    rpc_url: Option<String>,
     /// Print raw JSON records instead of human-readable output.
     #[arg(long, global = true)]
     json: bool,
@@ -68,10 +72,10 @@ fn main() -> anyhow::Result<()> {
         Command::Devnet(args) => devnet_cmd::run(args),
         Command::Node(args) => node_cmd::run_node(args),
         Command::Init(args) => node_cmd::run_init(args),
-        Command::Bench(cmd) => bench::run(cmd, &cli.rpc_url),
-        Command::Runner(args) => in_runtime(runner_daemon::run(args, &cli.rpc_url)),
-        Command::Relay(args) => in_runtime(relay_daemon::run(args, &cli.rpc_url)),
-        Command::Client(cmd) => in_runtime(client_cmds::run(cmd, &cli.rpc_url, cli.json)),
+        Command::Bench(cmd) => bench::run(cmd, &project::rpc_url(cli.rpc_url)?),
+        Command::Runner(args) => in_runtime(runner_daemon::run(args, &project::rpc_url(cli.rpc_url)?)),
+        Command::Relay(args) => in_runtime(relay_daemon::run(args, &project::rpc_url(cli.rpc_url)?)),
+        Command::Client(cmd) => in_runtime(client_cmds::run(cmd, &project::rpc_url(cli.rpc_url)?, cli.json)),
     }
 }
 

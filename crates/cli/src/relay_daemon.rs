@@ -43,9 +43,10 @@ const TOKEN_RENEW_MARGIN_MS: u64 = 5 * 60 * 1_000;
 
 #[derive(Debug, Args)]
 pub(crate) struct RelayArgs {
-    /// Key file of the relay's account.
+    /// Key file of the relay's account (default: `DROVER_KEY`, then the project's
+    /// `.drover/config.toml`).
     #[arg(long)]
-    key: PathBuf,
+    key: Option<PathBuf>,
     /// Directory of the relay's objects and manifests (created if missing).
     #[arg(long)]
     dir: PathBuf,
@@ -194,7 +195,7 @@ pub(crate) async fn run(args: RelayArgs, rpc_url: &str) -> Result<()> {
         public: !args.unlisted,
     };
     settings.check().map_err(anyhow::Error::msg).context("invalid --endpoint or --capacity")?;
-    let wallet = Wallet::load(&args.key)?;
+    let wallet = crate::project::wallet(args.key.as_deref())?;
     let relay = wallet.address();
     let client = Client::new(rpc_url).context("check --rpc-url or DROVER_RPC_URL")?;
     let sender = Arc::new(ChainSender { client: client.clone(), wallet: wallet.clone(), turn: Default::default() });

@@ -13,7 +13,7 @@ use crate::{
 use anyhow::{Context, Result, anyhow};
 use clap::Args;
 use drover_client::amount::parse_amount;
-use drover_client::{Client, TxBuilder, Wallet};
+use drover_client::{Client, TxBuilder};
 use drover_types::{Address, api::RunnerInfo, runner::RegistryCall};
 use std::path::PathBuf;
 
@@ -55,9 +55,10 @@ pub(crate) struct WithdrawArgs {
 /// How a registry call is signed and sent.
 #[derive(Debug, Args)]
 pub(crate) struct RegistrySending {
-    /// Key file of the sending account.
+    /// Key file of the sending account (default: `DROVER_KEY`, then the project's
+    /// `.drover/config.toml`).
     #[arg(long)]
-    key: PathBuf,
+    key: Option<PathBuf>,
     /// Only submit; do not wait for the outcome.
     #[arg(long)]
     no_wait: bool,
@@ -168,7 +169,7 @@ async fn send(
     value: u128,
     describe: impl FnOnce(&mut Text),
 ) -> Result<Report> {
-    let wallet = Wallet::load(&sending.key)?;
+    let wallet = crate::project::wallet(sending.key.as_deref())?;
     let mut text = Text::default();
     describe(&mut text);
     sign_and_submit(client, &wallet, TxBuilder::registry(call, value), text, !sending.no_wait).await

@@ -50,9 +50,10 @@ const RUNNER_JOBS_PAGE_MAX: u64 = 1_000;
 
 #[derive(Debug, Args)]
 pub(crate) struct RunnerArgs {
-    /// Key file of the runner's account.
+    /// Key file of the runner's account (default: `DROVER_KEY`, then the project's
+    /// `.drover/config.toml`).
     #[arg(long)]
-    key: PathBuf,
+    key: Option<PathBuf>,
     /// Stake to register with when not registered: base units or DRV (`1.5drv`).
     #[arg(long, value_parser = parse_amount, default_value_t = MIN_RUNNER_STAKE)]
     stake: u128,
@@ -122,7 +123,7 @@ pub(crate) async fn run(args: RunnerArgs, rpc_url: &str) -> Result<()> {
     .context("invalid --executors")?;
     let capabilities = Capabilities { job_types: executors.offers(), max_concurrent_jobs: args.max_concurrent_jobs };
     capabilities.check().map_err(anyhow::Error::msg).context("invalid --executors or --max-concurrent-jobs")?;
-    let wallet = Wallet::load(&args.key)?;
+    let wallet = crate::project::wallet(args.key.as_deref())?;
     let client = Client::new(rpc_url).context("check --rpc-url or DROVER_RPC_URL")?;
     println!("runner {} on {} running {}", wallet.address(), client.base_url(), capabilities.job_types.join(", "));
     let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;

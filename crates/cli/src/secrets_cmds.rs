@@ -14,7 +14,7 @@ use crate::{
 use anyhow::{Context, Result, anyhow, bail};
 use clap::{Args, Subcommand};
 use drover_client::secrets::{ReaderKey, open, seal};
-use drover_client::{Client, TxBuilder, Wallet};
+use drover_client::{Client, TxBuilder};
 use drover_types::{Address, secrets::SecretCall};
 use std::io::Read;
 use std::path::PathBuf;
@@ -36,9 +36,10 @@ pub(crate) enum SecretsCommand {
     Get {
         owner: Address,
         name: String,
-        /// Your key file (a reader of the secret).
+        /// Your key file (a reader of the secret) (default: `DROVER_KEY`, then the project's
+        /// `.drover/config.toml`).
         #[arg(long)]
-        key: PathBuf,
+        key: Option<PathBuf>,
         /// Write the value here instead of standard output.
         #[arg(long)]
         out: Option<PathBuf>,
@@ -79,17 +80,18 @@ pub(crate) enum SecretsCommand {
     },
     /// Print the public key (compressed, hex) of a key file: what a reader hands owners.
     Pubkey {
+        /// Key file (default: `DROVER_KEY`, then the project's `.drover/config.toml`).
         #[arg(long)]
-        key: PathBuf,
+        key: Option<PathBuf>,
     },
 }
 
 /// How a secrets call is signed and sent.
 #[derive(Debug, Args)]
 pub(crate) struct SecretSending {
-    /// Key file of the owner.
+    /// Key file of the owner (default: `DROVER_KEY`, then the project's `.drover/config.toml`).
     #[arg(long)]
-    key: PathBuf,
+    key: Option<PathBuf>,
     /// Only submit; do not wait for the outcome.
     #[arg(long)]
     no_wait: bool,
@@ -115,7 +117,7 @@ pub(crate) async fn run(client: &Client, command: SecretsCommand) -> Result<Repo
     let mut text = Text::default();
     let (call, sending) = match command {
         SecretsCommand::Pubkey { key } => {
-            let wallet = Wallet::load(&key)?;
+            let wallet = crate::project::wallet(key.as_deref())?;
             let public = hex::encode(ReaderKey::of(wallet.secret_key()).to_compressed());
             text.field("address", wallet.address()).field("public key", format!("0x{public}"));
             return Report::new(
@@ -133,7 +135,7 @@ pub(crate) async fn run(client: &Client, command: SecretsCommand) -> Result<Repo
             return Report::new(text, &list);
         }
         SecretsCommand::Get { owner, name, key, out } => {
-            let wallet = Wallet::load(&key)?;
+            let wallet = crate::project::wallet(key.as_deref())?;
             let envelope = client
                 .secret_envelope(&owner, &name, &wallet.address())
                 .await
@@ -156,7 +158,7 @@ pub(crate) async fn run(client: &Client, command: SecretsCommand) -> Result<Repo
             );
         }
         SecretsCommand::Set { name, readers, file, sending } => {
-            let owner = Wallet::load(&sending.key)?.address();
+            let owner = crate::project::wallet(sending.key.as_deref())?.address();
             let value = value_from(file.as_ref())?;
             let mut envelopes = Vec::new();
             for reader in &readers {
@@ -170,7 +172,7 @@ pub(crate) async fn run(client: &Client, command: SecretsCommand) -> Result<Repo
             (SecretCall::Set { name, envelopes }, sending)
         }
         SecretsCommand::Grant { name, reader, file, sending } => {
-            let wallet = Wallet::load(&sending.key)?;
+            let wallet = crate::project::wallet(sending.key.as_deref())?;
             let owner = wallet.address();
             let value = match file {
                 Some(path) => value_from(Some(&path))?,
@@ -198,6 +200,6 @@ pub(crate) async fn run(client: &Client, command: SecretsCommand) -> Result<Repo
     if let Err(reason) = call.check() {
         bail!("{reason}");
     }
-    let wallet = Wallet::load(&sending.key)?;
+    let wallet = crate::project::wallet(sending.key.as_deref())?;
     sign_and_submit(client, &wallet, TxBuilder::secrets(&call), text, !sending.no_wait).await
 }

@@ -78,15 +78,17 @@ pub(crate) enum StorageCommand {
     },
     /// The wallet's balance, volumes, deposits and rent per block.
     Balance {
+        /// Key file (default: `DROVER_KEY`, then the project's `.drover/config.toml`).
         #[arg(long)]
-        key: PathBuf,
+        key: Option<PathBuf>,
     },
     /// Refuse, from now on, every delegation token of the wallet for a session key.
     Revoke {
         /// The session key (33 bytes compressed, hex).
         session_key: String,
+        /// Key file (default: `DROVER_KEY`, then the project's `.drover/config.toml`).
         #[arg(long)]
-        key: PathBuf,
+        key: Option<PathBuf>,
     },
     /// Totals over relays and volumes.
     Stats,
@@ -119,8 +121,9 @@ pub(crate) enum VolumeCommand {
         /// Most bytes the relay may charge rent on (it refuses writes past them).
         #[arg(long)]
         max_size: u64,
+        /// Key file (default: `DROVER_KEY`, then the project's `.drover/config.toml`).
         #[arg(long)]
-        key: PathBuf,
+        key: Option<PathBuf>,
     },
     /// Set the most bytes a volume's relay may charge rent on: fewer at once, more from the next
     /// rent window.
@@ -128,8 +131,9 @@ pub(crate) enum VolumeCommand {
         volume: String,
         #[arg(long)]
         max_size: u64,
+        /// Key file (default: `DROVER_KEY`, then the project's `.drover/config.toml`).
         #[arg(long)]
-        key: PathBuf,
+        key: Option<PathBuf>,
     },
     /// The wallet's volumes.
     List {
@@ -137,48 +141,55 @@ pub(crate) enum VolumeCommand {
         offset: u64,
         #[arg(long, default_value_t = 50)]
         limit: u64,
+        /// Key file (default: `DROVER_KEY`, then the project's `.drover/config.toml`).
         #[arg(long)]
-        key: PathBuf,
+        key: Option<PathBuf>,
     },
     /// One volume (by id, or by name for the key's wallet).
     Info {
         volume: String,
+        /// Key file (default: `DROVER_KEY`, then the project's `.drover/config.toml`).
         #[arg(long)]
-        key: PathBuf,
+        key: Option<PathBuf>,
     },
     /// Add to a volume's deposit.
     Deposit {
         volume: String,
         #[arg(value_parser = parse_amount)]
         amount: u128,
+        /// Key file (default: `DROVER_KEY`, then the project's `.drover/config.toml`).
         #[arg(long)]
-        key: PathBuf,
+        key: Option<PathBuf>,
     },
     /// Delete a volume (undeletable during its grace).
     Delete {
         volume: String,
+        /// Key file (default: `DROVER_KEY`, then the project's `.drover/config.toml`).
         #[arg(long)]
-        key: PathBuf,
+        key: Option<PathBuf>,
     },
     /// Take back a deletion still in its grace.
     Undelete {
         volume: String,
+        /// Key file (default: `DROVER_KEY`, then the project's `.drover/config.toml`).
         #[arg(long)]
-        key: PathBuf,
+        key: Option<PathBuf>,
     },
     /// Remove a purged volume; what is left of its deposit goes back to its owner.
     Reap {
         volume: String,
+        /// Key file (default: `DROVER_KEY`, then the project's `.drover/config.toml`).
         #[arg(long)]
-        key: PathBuf,
+        key: Option<PathBuf>,
     },
     /// As the volume's relay (`--key`: the relay's key), stop holding it: its rent stops and it
     /// is purged after its grace, so the relay can deregister once it is reaped.
     Drop {
         /// The volume's id (`0x` + 64 hex).
         volume: H256,
+        /// Key file (default: `DROVER_KEY`, then the project's `.drover/config.toml`).
         #[arg(long)]
-        key: PathBuf,
+        key: Option<PathBuf>,
     },
 }
 
@@ -209,8 +220,12 @@ async fn session(client: &Client, wallet: &Wallet) -> Result<RasSigner> {
 }
 
 /// The key file's wallet, a session for it, and its volume `volume` as the node records it.
-async fn owned_volume(client: &Client, key: &std::path::Path, volume: &str) -> Result<(Wallet, RasSigner, VolumeInfo)> {
-    let wallet = Wallet::load(key)?;
+async fn owned_volume(
+    client: &Client,
+    key: Option<&std::path::Path>,
+    volume: &str,
+) -> Result<(Wallet, RasSigner, VolumeInfo)> {
+    let wallet = crate::project::wallet(key)?;
     let id = parse_volume(volume, Some(&wallet))?;
     let signer = session(client, &wallet).await?;
     let info = client
@@ -326,7 +341,7 @@ pub(crate) async fn run(client: &Client, command: StorageCommand) -> Result<Repo
             Report::new(text, &answer)
         }
         StorageCommand::Balance { key } => {
-            let wallet = Wallet::load(&key)?;
+            let wallet = crate::project::wallet(key.as_deref())?;
             let signer = session(client, &wallet).await?;
             let balance = client.ras_balance(&signer).await.context("cannot read the storage balance")?;
             text.field("wallet", balance.wallet)
@@ -340,7 +355,7 @@ pub(crate) async fn run(client: &Client, command: StorageCommand) -> Result<Repo
             let bytes = hex::decode(session_key.trim_start_matches("0x")).context("a session key is hex")?;
             let session_key: [u8; 33] =
                 bytes.try_into().map_err(|_| anyhow!("a session key is 33 bytes (compressed secp256k1)"))?;
-            let wallet = Wallet::load(&key)?;
+            let wallet = crate::project::wallet(key.as_deref())?;
             text.field("revoke", format!("0x{}", hex::encode(session_key)));
             sign_and_submit(client, &wallet, TxBuilder::storage(&StorageCall::Revoke { session_key }, 0), text, true)
                 .await
@@ -377,7 +392,7 @@ async fn volume(client: &Client, command: VolumeCommand) -> Result<Report> {
     let mut text = Text::default();
     let (wallet, call, value) = match command {
         VolumeCommand::List { offset, limit, key } => {
-            let wallet = Wallet::load(&key)?;
+            let wallet = crate::project::wallet(key.as_deref())?;
             let signer = session(client, &wallet).await?;
             let list = client.ras_volumes(&signer, offset, limit).await.context("cannot list the volumes")?;
             text.field("owner", wallet.address()).field("volumes", list.total_count);
@@ -394,12 +409,12 @@ async fn volume(client: &Client, command: VolumeCommand) -> Result<Report> {
             return Report::new(text, &list);
         }
         VolumeCommand::Info { volume, key } => {
-            let (_, _, info) = owned_volume(client, &key, &volume).await?;
+            let (_, _, info) = owned_volume(client, key.as_deref(), &volume).await?;
             volume_text(&mut text, &info);
             return Report::new(text, &info);
         }
         VolumeCommand::Create { name, relay, public, deposit, max_size, key } => {
-            let wallet = Wallet::load(&key)?;
+            let wallet = crate::project::wallet(key.as_deref())?;
             let fee = client
                 .governance_params()
                 .await
@@ -415,38 +430,38 @@ async fn volume(client: &Client, command: VolumeCommand) -> Result<Report> {
             (wallet, StorageCall::Create { name, relay, public, max_size_bytes: max_size }, value)
         }
         VolumeCommand::Resize { volume, max_size, key } => {
-            let wallet = Wallet::load(&key)?;
+            let wallet = crate::project::wallet(key.as_deref())?;
             let id = parse_volume(&volume, Some(&wallet))?;
             text.field("resize", id).field("max size", format!("{max_size} bytes"));
             let call = StorageCall::Resize { volume: id, max_size_bytes: max_size };
             return sign_and_submit(client, &wallet, TxBuilder::storage(&call, 0), text, true).await;
         }
         VolumeCommand::Drop { volume, key } => {
-            let wallet = Wallet::load(&key)?;
+            let wallet = crate::project::wallet(key.as_deref())?;
             text.field("drop", volume);
             let call = StorageCall::Drop { volume };
             return sign_and_submit(client, &wallet, TxBuilder::storage(&call, 0), text, true).await;
         }
         VolumeCommand::Deposit { volume, amount, key } => {
-            let wallet = Wallet::load(&key)?;
+            let wallet = crate::project::wallet(key.as_deref())?;
             let id = parse_volume(&volume, Some(&wallet))?;
             text.field("volume", id).field("deposit", amount_text(amount));
             (wallet, StorageCall::Deposit { volume: id }, amount)
         }
         VolumeCommand::Delete { volume, key } => {
-            let wallet = Wallet::load(&key)?;
+            let wallet = crate::project::wallet(key.as_deref())?;
             let id = parse_volume(&volume, Some(&wallet))?;
             text.field("delete", id);
             (wallet, StorageCall::Delete { volume: id }, 0)
         }
         VolumeCommand::Undelete { volume, key } => {
-            let wallet = Wallet::load(&key)?;
+            let wallet = crate::project::wallet(key.as_deref())?;
             let id = parse_volume(&volume, Some(&wallet))?;
             text.field("undelete", id);
             (wallet, StorageCall::Undelete { volume: id }, 0)
         }
         VolumeCommand::Reap { volume, key } => {
-            let wallet = Wallet::load(&key)?;
+            let wallet = crate::project::wallet(key.as_deref())?;
             let id = parse_volume(&volume, Some(&wallet))?;
             text.field("reap", id);
             return sign_and_submit(
@@ -521,7 +536,7 @@ async fn relay_client(client: &Client, volume: &str, access: &Access) -> Result<
         let relay = RelayClient::anonymous(url).context("invalid --relay-url")?;
         return Ok((relay, VolumeInfoLite { volume_id: id, public: true }));
     };
-    let (wallet, signer, info) = owned_volume(client, key, volume).await?;
+    let (wallet, signer, info) = owned_volume(client, Some(key), volume).await?;
     let url = match (&access.relay_url, &info.relay_endpoint) {
         (Some(url), _) => url.clone(),
         (None, Some(endpoint)) => endpoint.clone(),

@@ -13,7 +13,7 @@ use crate::{
 use anyhow::{Context, Result, anyhow};
 use clap::{Args, Subcommand};
 use drover_client::amount::{format_token, parse_token_amount};
-use drover_client::{Client, TxBuilder, Wallet};
+use drover_client::{Client, TxBuilder};
 use drover_types::system_call::SystemCall;
 use drover_types::{
     Address,
@@ -150,9 +150,10 @@ pub(crate) struct CreateArgs {
 /// How a token call is signed and sent.
 #[derive(Debug, Args)]
 pub(crate) struct TokenSending {
-    /// Key file of the sending account.
+    /// Key file of the sending account (default: `DROVER_KEY`, then the project's
+    /// `.drover/config.toml`).
     #[arg(long)]
-    key: PathBuf,
+    key: Option<PathBuf>,
     /// Only submit; do not wait for the outcome.
     #[arg(long)]
     no_wait: bool,
@@ -294,7 +295,7 @@ fn info_text(text: &mut Text, info: &TokenInfo) {
 }
 
 async fn create(client: &Client, args: CreateArgs) -> Result<Report> {
-    let wallet = Wallet::load(&args.sending.key)?;
+    let wallet = crate::project::wallet(args.sending.key.as_deref())?;
     let units = |text: &str| {
         parse_token_amount(text, &args.symbol, args.decimals)
             .with_context(|| format!("{text:?} is not an amount of base units or whole {}", args.symbol))
@@ -317,7 +318,7 @@ async fn create(client: &Client, args: CreateArgs) -> Result<Report> {
 }
 
 async fn send(client: &Client, sending: &TokenSending, info: &TokenInfo, call: TokenCall) -> Result<Report> {
-    let wallet = Wallet::load(&sending.key)?;
+    let wallet = crate::project::wallet(sending.key.as_deref())?;
     let mut text = Text::default();
     text.field("token", format!("{} ({})", info.symbol, info.token_id)).field("call", call.handler());
     match &call {

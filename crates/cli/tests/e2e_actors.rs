@@ -44,6 +44,7 @@ async fn read(client: &Client, actor: Address, handler: &str) -> ActorReadRespon
             max_cycles: None,
             max_cells: None,
             from: None,
+            trace: None,
         })
         .await
         .unwrap_or_else(|e| panic!("read {handler}: {e}"))
@@ -136,7 +137,7 @@ async fn a_deployed_counter_counts_reverts_cleanly_and_refuses_unknown_handlers(
     assert_eq!(third.cycles_used, second.cycles_used);
     let identity = Genesis::load(&node.dir.path().join(GENESIS_FILE)).unwrap().identity;
     let proof = client.proof_storage(&actor, b"count", None).await.unwrap();
-    let proven = verify::verify_storage(&proof, &identity).expect("the storage proof verifies");
+    let proven = verify::verify_storage(&proof, &identity, &actor, b"count").expect("the storage proof verifies");
     assert_eq!(proven.value, Some(3u64.to_le_bytes().to_vec()));
 
     // Read-only calls see the same state and change nothing.
@@ -163,7 +164,7 @@ async fn a_deployed_counter_counts_reverts_cleanly_and_refuses_unknown_handlers(
         post_read(serde_json::json!({"actor": key.address(), "handler": "get", "payload_text": ""})).await;
     assert_error(status, &body, 404, 5000);
     let proof = client.proof_storage(&actor, b"count", None).await.unwrap();
-    let proven = verify::verify_storage(&proof, &identity).expect("the storage proof verifies");
+    let proven = verify::verify_storage(&proof, &identity, &actor, b"count").expect("the storage proof verifies");
     assert_eq!(proven.value, Some(3u64.to_le_bytes().to_vec()));
 
     // Its storage, listed in pages, and its (empty) upgrade history.

@@ -165,6 +165,7 @@ async fn read_only_calls_at_their_budget_do_not_stop_blocks() {
                     max_cycles: None,
                     max_cells: None,
                     from: None,
+                    trace: None,
                 };
                 match client.actor_read(&request).await {
                     Ok(answer) => {

@@ -1,14 +1,15 @@
 //! End-to-end: proofs served by a live node verify with the genesis group key alone, for every
 //! kind; tampering with any part (value, key, proof node, root, header field, certificate,
-//! group key) is rejected; proofs taken before a restart still verify after it; a multi-proof
+//! group key) is rejected, and so is a valid proof of another record than the one asked for
+//! (another account, key or transaction); proofs taken before a restart still verify after it; a multi-proof
 //! mixes valid and invalid items; `drover verify` prints only verified values.
 
 mod common;
 
 use common::*;
 use drover_client::verify::{
-    Identity, Verified, VerifyError, verify_account, verify_actor, verify_multi, verify_receipt, verify_storage,
-    verify_tx,
+    Identity, Requested, Verified, VerifyError, verify_account, verify_actor, verify_multi, verify_receipt,
+    verify_storage, verify_tx,
 };
 use drover_node::{devnet::GENESIS_FILE, genesis::Genesis};
 use drover_types::{
@@ -80,7 +81,7 @@ fn tampered_state(proof: &StateProofInfo) -> Vec<(&'static str, StateProofInfo)>
 fn assert_state_rejected(
     proof: &StateProofInfo,
     identity: &Identity,
-    check: fn(&StateProofInfo, &Identity) -> Result<(), VerifyError>,
+    check: impl Fn(&StateProofInfo, &Identity) -> Result<(), VerifyError>,
 ) {
     check(proof, identity).expect("the untouched proof verifies");
     for (what, tampered) in tampered_state(proof) {
@@ -92,7 +93,7 @@ fn assert_state_rejected(
 fn assert_inclusion_rejected(
     proof: &InclusionProofInfo,
     identity: &Identity,
-    check: fn(&InclusionProofInfo, &Identity) -> Result<(), VerifyError>,
+    check: impl Fn(&InclusionProofInfo, &Identity) -> Result<(), VerifyError>,
 ) {
     check(proof, identity).expect("the untouched proof verifies");
     let mut cases: Vec<(&str, InclusionProofInfo)> = Vec::new();
@@ -142,41 +143,59 @@ async fn every_proof_kind_verifies_and_tampering_is_rejected() {
 
     // Account present: the proven record is the account the API reports.
     let proof = client.proof_account(&to, None).await.unwrap();
-    let verified = verify_account(&proof, &identity).unwrap();
+    let verified = verify_account(&proof, &identity, &to).unwrap();
     assert_eq!(verified.account.map(|a| a.balance), Some(12_345));
     assert_eq!(verified.address, to);
-    assert_state_rejected(&proof, &identity, |p, i| verify_account(p, i).map(|_| ()));
+    let account_proof = proof.clone();
+    assert_state_rejected(&proof, &identity, move |p, i| verify_account(p, i, &to).map(|_| ()));
+    // A valid, certified proof of another account than the one asked for is refused.
+    let sender = key.address();
+    assert!(matches!(verify_account(&proof, &identity, &sender), Err(VerifyError::WrongKey { .. })));
 
     // Account absent: an exclusion proof.
     let nobody = SecretKey::random().address();
     let proof = client.proof_account(&nobody, None).await.unwrap();
     assert_eq!(proof.value, None);
-    assert_eq!(verify_account(&proof, &identity).unwrap().account, None);
-    assert_state_rejected(&proof, &identity, |p, i| verify_account(p, i).map(|_| ()));
+    assert_eq!(verify_account(&proof, &identity, &nobody).unwrap().account, None);
+    assert_state_rejected(&proof, &identity, move |p, i| verify_account(p, i, &nobody).map(|_| ()));
 
     // Actors and their storage: no actor exists yet, so both are proven absent.
     let proof = client.proof_actor(&to, None).await.unwrap();
-    assert_eq!(verify_actor(&proof, &identity).unwrap().value, None);
-    assert_state_rejected(&proof, &identity, |p, i| verify_actor(p, i).map(|_| ()));
+    assert_eq!(verify_actor(&proof, &identity, &to).unwrap().value, None);
+    assert_state_rejected(&proof, &identity, move |p, i| verify_actor(p, i, &to).map(|_| ()));
+    assert!(matches!(verify_actor(&proof, &identity, &nobody), Err(VerifyError::WrongKey { .. })));
     let proof = client.proof_storage(&to, b"counter", None).await.unwrap();
-    let verified = verify_storage(&proof, &identity).unwrap();
+    let verified = verify_storage(&proof, &identity, &to, b"counter").unwrap();
     assert_eq!((verified.value, verified.storage_key), (None, Some(b"counter".to_vec())));
-    assert_state_rejected(&proof, &identity, |p, i| verify_storage(p, i).map(|_| ()));
+    assert_state_rejected(&proof, &identity, move |p, i| verify_storage(p, i, &to, b"counter").map(|_| ()));
     let value = client.state_value(&to, b"counter").await.unwrap();
-    assert!(verify_storage(&value, &identity).is_ok());
+    assert!(verify_storage(&value, &identity, &to, b"counter").is_ok());
+    // Another key of the same actor, or the same key of another actor, is not the one asked for.
+    assert!(matches!(verify_storage(&proof, &identity, &to, b"balance"), Err(VerifyError::WrongKey { .. })));
+    assert!(matches!(verify_storage(&proof, &identity, &nobody, b"counter"), Err(VerifyError::WrongKey { .. })));
     // A proof of one kind is not accepted as another.
-    assert!(matches!(verify_account(&proof, &identity), Err(VerifyError::WrongKind { .. })));
+    assert!(matches!(verify_account(&proof, &identity, &to), Err(VerifyError::WrongKind { .. })));
 
     // Transaction and receipt inclusion.
     let hash = tx.hash();
     let proof = client.proof_tx(&hash).await.unwrap().unwrap();
-    let verified = verify_tx(&proof, &identity).unwrap();
+    let verified = verify_tx(&proof, &identity, &hash).unwrap();
     assert_eq!((verified.tx.to, verified.tx.value), (Some(to), 12_345));
-    assert_inclusion_rejected(&proof, &identity, |p, i| verify_tx(p, i).map(|_| ()));
+    assert_inclusion_rejected(&proof, &identity, move |p, i| verify_tx(p, i, &hash).map(|_| ()));
+    // A valid proof of another transaction than the one asked for is refused.
+    let other = drover_types::keccak256(b"another transaction");
+    assert_eq!(verify_tx(&proof, &identity, &other), Err(VerifyError::WrongTx { expected: other, proven: hash }));
     let proof = client.proof_receipt(&hash).await.unwrap().unwrap();
-    let verified = verify_receipt(&proof, &identity).unwrap();
+    let verified = verify_receipt(&proof, &identity, &hash).unwrap();
     assert_eq!(verified.receipt.tx_hash, hash);
-    assert_inclusion_rejected(&proof, &identity, |p, i| verify_receipt(p, i).map(|_| ()));
+    assert_inclusion_rejected(&proof, &identity, move |p, i| verify_receipt(p, i, &hash).map(|_| ()));
+    assert_eq!(verify_receipt(&proof, &identity, &other), Err(VerifyError::WrongTx { expected: other, proven: hash }));
+    // In a multi-proof, each item is bound to its own request: swapped answers are refused.
+    let swapped = drover_types::api::MultiProofResponse {
+        results: vec![drover_types::api::MultiProofItem::Proof(drover_types::api::ProofInfo::State(account_proof))],
+    };
+    let asked = [Requested::Account(sender).to_request()];
+    assert!(matches!(&verify_multi(&swapped, &identity, &asked)[..], [Err(VerifyError::WrongKey { .. })]));
     assert!(client.proof_tx(&drover_types::keccak256(b"none")).await.unwrap().is_none());
 
     // Only the latest state is provable; an old height is a clear 404.
@@ -206,13 +225,13 @@ async fn proofs_verify_after_a_restart_and_multi_mixes_items() {
     node.wait_ready(height).await;
     let client = node.client();
     // Proofs taken before the restart stand on their own.
-    assert_eq!(verify_account(&account, &identity).unwrap().account.map(|a| a.balance), Some(777));
-    assert!(verify_receipt(&receipt, &identity).is_ok());
+    assert_eq!(verify_account(&account, &identity, &to).unwrap().account.map(|a| a.balance), Some(777));
+    assert!(verify_receipt(&receipt, &identity, &tx.hash()).is_ok());
     // The restarted node serves proofs again, of the same facts.
     let again = client.proof_account(&to, None).await.unwrap();
-    assert_eq!(verify_account(&again, &identity).unwrap().account.map(|a| a.balance), Some(777));
+    assert_eq!(verify_account(&again, &identity, &to).unwrap().account.map(|a| a.balance), Some(777));
     let again = client.proof_receipt(&tx.hash()).await.unwrap().unwrap();
-    assert_eq!(verify_receipt(&again, &identity).unwrap().block.hash, receipt.block_hash);
+    assert_eq!(verify_receipt(&again, &identity, &tx.hash()).unwrap().block.hash, receipt.block_hash);
 
     let request = |kind: &str, address: Option<String>, key: Option<&str>, tx_hash: Option<String>| ProofRequest {
         kind: kind.to_owned(),
@@ -230,7 +249,7 @@ async fn proofs_verify_after_a_restart_and_multi_mixes_items() {
         request("balance", Some(to.to_hex()), None, None),
     ];
     let response = client.proof_multi(&requests, None).await.unwrap();
-    let results = verify_multi(&response, &identity);
+    let results = verify_multi(&response, &identity, &requests);
     assert_eq!(results.len(), requests.len());
     assert!(matches!(&results[0], Ok(Verified::Account(a)) if a.account.map(|a| a.balance) == Some(777)));
     assert!(matches!(&results[1], Err(VerifyError::Refused { code: 3001, .. })), "{:?}", results[1]);

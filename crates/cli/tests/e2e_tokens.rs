@@ -214,7 +214,7 @@ async fn tokens_from_creation_to_proof_and_restart() {
     let identity = Genesis::load(&node.dir.path().join(GENESIS_FILE)).unwrap().identity;
     let key = holding_key(&gld, &bob.address());
     let proof = node.client().proof_storage(&TOKENS_ADDRESS, &key, None).await.unwrap();
-    let verified = verify::verify_storage(&proof, &identity).unwrap();
+    let verified = verify::verify_storage(&proof, &identity, &TOKENS_ADDRESS, &key).unwrap();
     let proven = Holding::decode(&verified.value.expect("a holding")).unwrap();
     assert_eq!(proven.balance, balance(&node, &gld, &bob.address()).await);
     let out = ok(drover(

@@ -7,8 +7,11 @@
 //!   file, so a change to any wire form fails until the file (and the SDK) follow.
 //! - `proofs.json`: proofs a live devnet served (account, absent account, token balance, absent
 //!   storage slot, transaction, receipt) with the genesis group key, each also tampered with in
-//!   every part, and the outcome `drover_client::verify` gives each case (`ok` or the
-//!   `VerifyError` variant). Checked here on every run; the TypeScript verifier must agree.
+//!   every part or checked against another request than the one it answers (another account,
+//!   storage key or transaction), and the outcome `drover_client::verify` gives each case (`ok`
+//!   or the `VerifyError` variant). Each case names the verifier and the request (a `/proof/multi`
+//!   request item) it is checked against. Checked here on every run; the TypeScript verifier must
+//!   agree.
 //! - `actors.json`: example actors of `actors/` compiled to WebAssembly, with their manifests, for
 //!   the TypeScript end-to-end test to deploy (it has no WAT compiler). Recomputed on every run.
 //!
@@ -26,13 +29,13 @@ use common::*;
 use drover_client::{
     FeeSuggestion, TxBuilder, TxContext,
     secrets::{ReaderKey, seal_with},
-    verify::{self, VerifyError},
+    verify::{self, Requested, VerifyError},
 };
 use drover_node::{devnet::GENESIS_FILE, genesis::Genesis};
 use drover_state::{Account, keys};
 use drover_types::{
     Address, Event, H256, Receipt, SecretKey, Transaction,
-    api::{InclusionProofInfo, StateProofInfo, WaitStatus},
+    api::{InclusionProofInfo, ProofRequest, StateProofInfo, WaitStatus},
     chain_params::PARAMS,
     exec_error::{ExecCode, ExecError},
     governance::GovernanceCall,
@@ -540,25 +543,27 @@ fn outcome<T>(result: Result<T, VerifyError>) -> &'static str {
         Err(VerifyError::Proof(_)) => "ProofMismatch",
         Err(VerifyError::Record(_)) => "Record",
         Err(VerifyError::RecordMismatch(_)) => "RecordMismatch",
+        Err(VerifyError::WrongTx { .. }) => "WrongTx",
         Err(VerifyError::Refused { .. }) => "Refused",
+        Err(VerifyError::InvalidRequest(_)) => "InvalidRequest",
+        Err(VerifyError::Unanswered { .. }) => "Unanswered",
     }
 }
 
 fn run_case(case: &Value, identities: &Value) -> &'static str {
     let identity = verify::parse_identity(identities[case["identity"].as_str().unwrap()].as_str().unwrap()).unwrap();
     let proof = case["proof"].clone();
-    match case["verify"].as_str().unwrap() {
-        "account" => {
-            outcome(verify::verify_account(&serde_json::from_value::<StateProofInfo>(proof).unwrap(), &identity))
+    let request: ProofRequest = serde_json::from_value(case["request"].clone()).unwrap();
+    let state = || serde_json::from_value::<StateProofInfo>(proof.clone()).unwrap();
+    let inclusion = || serde_json::from_value::<InclusionProofInfo>(proof.clone()).unwrap();
+    match (case["verify"].as_str().unwrap(), Requested::from_request(&request).unwrap()) {
+        ("account", Requested::Account(address)) => outcome(verify::verify_account(&state(), &identity, &address)),
+        ("storage", Requested::Storage(address, key)) => {
+            outcome(verify::verify_storage(&state(), &identity, &address, &key))
         }
-        "storage" => {
-            outcome(verify::verify_storage(&serde_json::from_value::<StateProofInfo>(proof).unwrap(), &identity))
-        }
-        "tx" => outcome(verify::verify_tx(&serde_json::from_value::<InclusionProofInfo>(proof).unwrap(), &identity)),
-        "receipt" => {
-            outcome(verify::verify_receipt(&serde_json::from_value::<InclusionProofInfo>(proof).unwrap(), &identity))
-        }
-        other => panic!("unknown verifier {other}"),
+        ("tx", Requested::Tx(hash)) => outcome(verify::verify_tx(&inclusion(), &identity, &hash)),
+        ("receipt", Requested::Receipt(hash)) => outcome(verify::verify_receipt(&inclusion(), &identity, &hash)),
+        (other, request) => panic!("verifier {other} cannot take {request:?}"),
     }
 }
 
@@ -570,12 +575,12 @@ fn flip_hex(text: &mut String, from_end: usize) {
 }
 
 /// The served proof and each tampering of it, labelled.
-fn state_cases(name: &str, verify: &str, proof: &StateProofInfo) -> Vec<(String, &'static str, Value)> {
-    let mut out = vec![(name.to_owned(), verify_kind(verify), serde_json::to_value(proof).unwrap())];
+fn state_cases(name: &str, request: &Requested, proof: &StateProofInfo) -> Vec<Case> {
+    let mut out = vec![Case::new(name.to_owned(), request, proof)];
     let mut tamper = |label: &str, f: &dyn Fn(&mut StateProofInfo)| {
         let mut p = proof.clone();
         f(&mut p);
-        out.push((format!("{name}: {label}"), verify_kind(verify), serde_json::to_value(&p).unwrap()));
+        out.push(Case::new(format!("{name}: {label}"), request, &p));
     };
     tamper("value", &|p| {
         p.value = Some(p.value.clone().map_or(b"forged".to_vec(), |mut v| {
@@ -603,12 +608,12 @@ fn state_cases(name: &str, verify: &str, proof: &StateProofInfo) -> Vec<(String,
     out
 }
 
-fn inclusion_cases(name: &str, verify: &str, proof: &InclusionProofInfo) -> Vec<(String, &'static str, Value)> {
-    let mut out = vec![(name.to_owned(), verify_kind(verify), serde_json::to_value(proof).unwrap())];
+fn inclusion_cases(name: &str, request: &Requested, proof: &InclusionProofInfo) -> Vec<Case> {
+    let mut out = vec![Case::new(name.to_owned(), request, proof)];
     let mut tamper = |label: &str, f: &dyn Fn(&mut InclusionProofInfo)| {
         let mut p = proof.clone();
         f(&mut p);
-        out.push((format!("{name}: {label}"), verify_kind(verify), serde_json::to_value(&p).unwrap()));
+        out.push(Case::new(format!("{name}: {label}"), request, &p));
     };
     tamper("encoded", &|p| {
         let at = p.encoded.len() - 3;
@@ -627,12 +632,20 @@ fn inclusion_cases(name: &str, verify: &str, proof: &InclusionProofInfo) -> Vec<
     out
 }
 
-fn verify_kind(verify: &str) -> &'static str {
-    match verify {
-        "account" => "account",
-        "storage" => "storage",
-        "tx" => "tx",
-        _ => "receipt",
+/// One vector: a proof, the verifier it goes to (the request's kind) and the request it is checked
+/// against, under the network's own key.
+struct Case(Value);
+
+impl Case {
+    fn new(name: String, request: &Requested, proof: &impl serde::Serialize) -> Self {
+        let request = request.to_request();
+        Self(json!({"name": name, "verify": request.kind, "request": request, "identity": "network",
+            "proof": serde_json::to_value(proof).unwrap()}))
+    }
+
+    fn with_identity(mut self, identity: &str) -> Self {
+        self.0["identity"] = json!(identity);
+        self
     }
 }
 
@@ -672,29 +685,46 @@ async fn capture_proofs() -> Value {
     let transfer_hash = txs[0].hash();
 
     let account = client.proof_account(&bob, None).await.unwrap();
-    let absent = client.proof_account(&SecretKey::dev(9).address(), None).await.unwrap();
     let balance_key = [&[b'b'][..], &token.0, &bob.0].concat();
     let balance = client.proof_storage(&TOKENS_ADDRESS, &balance_key, None).await.unwrap();
     let no_slot = client.proof_storage(&addr(0x42), b"missing", None).await.unwrap();
     let tx = client.proof_tx(&transfer_hash).await.unwrap().unwrap();
     let receipt = client.proof_receipt(&transfer_hash).await.unwrap().unwrap();
 
+    let absent_address = SecretKey::dev(9).address();
+    let absent = client.proof_account(&absent_address, None).await.unwrap();
     let mut cases = Vec::new();
-    cases.extend(state_cases("account", "account", &account));
-    cases.extend(state_cases("absent account", "account", &absent));
-    cases.extend(state_cases("token balance", "storage", &balance));
-    cases.extend(state_cases("absent slot", "storage", &no_slot));
-    cases.extend(inclusion_cases("transaction", "tx", &tx));
-    cases.extend(inclusion_cases("receipt", "receipt", &receipt));
-    let identities = json!({"network": identity_hex(&identity), "foreign": identity_hex(&foreign)});
-    let mut out: Vec<Value> = cases
-        .into_iter()
-        .map(|(name, verify, proof)| json!({"name": name, "verify": verify, "identity": "network", "proof": proof}))
-        .collect();
+    cases.extend(state_cases("account", &Requested::Account(bob), &account));
+    cases.extend(state_cases("absent account", &Requested::Account(absent_address), &absent));
+    cases.extend(state_cases("token balance", &Requested::Storage(TOKENS_ADDRESS, balance_key.clone()), &balance));
+    cases.extend(state_cases("absent slot", &Requested::Storage(addr(0x42), b"missing".to_vec()), &no_slot));
+    cases.extend(inclusion_cases("transaction", &Requested::Tx(transfer_hash), &tx));
+    cases.extend(inclusion_cases("receipt", &Requested::Receipt(transfer_hash), &receipt));
     // Another network's key, and a proof of another kind than the verifier expects.
-    out.push(json!({"name": "account: another network's key", "verify": "account", "identity": "foreign", "proof": serde_json::to_value(&account).unwrap()}));
-    out.push(json!({"name": "account proof given as storage", "verify": "storage", "identity": "network", "proof": serde_json::to_value(&account).unwrap()}));
-    out.push(json!({"name": "transaction proof given as receipt", "verify": "receipt", "identity": "network", "proof": serde_json::to_value(&tx).unwrap()}));
+    cases.push(
+        Case::new("account: another network's key".into(), &Requested::Account(bob), &account).with_identity("foreign"),
+    );
+    cases.push(Case::new("account proof given as storage".into(), &Requested::Storage(bob, Vec::new()), &account));
+    cases.push(Case::new("transaction proof given as receipt".into(), &Requested::Receipt(transfer_hash), &tx));
+    // A valid proof of another record than the one asked for: what a dishonest node substitutes.
+    let alice_account = Requested::Account(alice.address());
+    cases.push(Case::new("account: proof of another account".into(), &alice_account, &account));
+    let other_key = [&[b'b'][..], &token.0, &alice.address().0].concat();
+    cases.push(Case::new(
+        "token balance: proof of another key".into(),
+        &Requested::Storage(TOKENS_ADDRESS, other_key),
+        &balance,
+    ));
+    cases.push(Case::new(
+        "absent slot: proof of another actor".into(),
+        &Requested::Storage(addr(0x43), b"missing".to_vec()),
+        &no_slot,
+    ));
+    let other_tx = txs[1].hash();
+    cases.push(Case::new("transaction: proof of another transaction".into(), &Requested::Tx(other_tx), &tx));
+    cases.push(Case::new("receipt: proof of another transaction's".into(), &Requested::Receipt(other_tx), &receipt));
+    let identities = json!({"network": identity_hex(&identity), "foreign": identity_hex(&foreign)});
+    let mut out: Vec<Value> = cases.into_iter().map(|case| case.0).collect();
     for case in &mut out {
         let expect = run_case(case, &identities);
         case["expect"] = json!(expect);
@@ -719,5 +749,16 @@ async fn proof_vectors_verify_as_recorded() {
     for name in ["account", "absent account", "token balance", "absent slot", "transaction", "receipt"] {
         let case = cases.iter().find(|c| c["name"] == name).unwrap();
         assert_eq!(case["expect"], "ok", "{name}");
+    }
+    // ...and none is accepted for another record than the one asked for.
+    for (name, refusal) in [
+        ("account: proof of another account", "WrongKey"),
+        ("token balance: proof of another key", "WrongKey"),
+        ("absent slot: proof of another actor", "WrongKey"),
+        ("transaction: proof of another transaction", "WrongTx"),
+        ("receipt: proof of another transaction's", "WrongTx"),
+    ] {
+        let case = cases.iter().find(|c| c["name"] == name).unwrap_or_else(|| panic!("no case {name}"));
+        assert_eq!(case["expect"], refusal, "{name}");
     }
 }

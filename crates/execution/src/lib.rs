@@ -100,7 +100,7 @@ mod testing;
 pub mod tokens;
 mod transfer;
 
-pub use actors::read::{ReadFailure, ReadRequest, read_actor};
+pub use actors::read::{ReadFailure, ReadRequest, read_actor, read_actor_traced};
 pub use basefee::{BASEFEE_MAX_CHANGE_DENOMINATOR, next_basefee, next_basefees};
 pub use block::{
     BlockEnv, BlockError, BlockInvalid, BlockLimitError, BlockOutcome, Selection, build_block, execute_block,

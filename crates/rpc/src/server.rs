@@ -638,7 +638,8 @@ mod tests {
         use base64::Engine as _;
         use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
         // The default limits: 100 requests per second for all clients, a share of 10.
-        let (address, _stop) = server_over(crate::mock::with_registered_runner(), ServerLimits::default()).await;
+        let (address, _stop) =
+            server_over(crate::backend::runners::mock::with_registered_runner(), ServerLimits::default()).await;
         let flooding = Arc::new(AtomicBool::new(true));
         let (served, refused) = (Arc::new(AtomicU64::new(0)), Arc::new(AtomicU64::new(0)));
         let started = std::time::Instant::now();

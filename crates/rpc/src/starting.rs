@@ -18,7 +18,7 @@ use axum::{
 };
 use drover_types::{
     ErrorCode,
-    api::{ComponentsHealth, HealthDetailed, HealthStatus},
+    api::{ComponentsHealth, HealthDetailed, HealthStatus, paths},
 };
 use std::{
     convert::Infallible,
@@ -50,11 +50,11 @@ pub fn starting_router(metrics: MetricsSource) -> Router {
         })
     };
     Router::new()
-        .route("/health", get(health))
-        .route("/health/detailed", get(detailed))
-        .route("/health/ready", get(detailed))
+        .route(paths::HEALTH, get(health))
+        .route(paths::HEALTH_DETAILED, get(detailed))
+        .route(paths::HEALTH_READY, get(detailed))
         .route(
-            "/metrics",
+            paths::METRICS,
             get(move || {
                 let text = metrics();
                 async move { ([(header::CONTENT_TYPE, METRICS_CONTENT_TYPE)], text) }

@@ -40,4 +40,4 @@ pub use invocation::{CallContext, Invocation, Outcome, Status};
 pub use invoke::Vm;
 #[cfg(any(test, feature = "testing"))]
 pub use mock::MockHost;
-pub use validate::{CodeInfo, validate};
+pub use validate::{CodeInfo, check_code_limit, validate, validate_deploy};

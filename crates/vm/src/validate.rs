@@ -84,6 +84,26 @@ pub fn validate(code: &[u8]) -> Result<CodeInfo, VmError> {
     Ok(CodeInfo { code_hash: keccak256(code), code_bytes: code.len(), ..info })
 }
 
+/// Refuses a module above the chain's live `max_code_bytes` (E1103). [`validate`] holds every
+/// module to the VM's own cap ([`MAX_CODE_BYTES`], the most a vote may raise the parameter to);
+/// a deploy, an upgrade or a library publish is held to the parameter in force as well.
+pub fn check_code_limit(code: &[u8], max_code_bytes: u64) -> Result<(), VmError> {
+    if code.len() as u64 > max_code_bytes {
+        return Err(VmError::CodeTooLarge {
+            bytes: code.len(),
+            limit: usize::try_from(max_code_bytes).unwrap_or(usize::MAX),
+        });
+    }
+    Ok(())
+}
+
+/// Everything a deploy decides about `code` on a chain whose `max_code_bytes` is given: the live
+/// size limit, then [`validate`]. What `drover actor build` checks a module against.
+pub fn validate_deploy(code: &[u8], max_code_bytes: u64) -> Result<CodeInfo, VmError> {
+    check_code_limit(code, max_code_bytes)?;
+    validate(code)
+}
+
 /// Refuses a section that declares more entries than it has bytes. wasmparser's validator
 /// reserves room for a section's declared count before reading a single entry, so a few
 /// hundred bytes claiming a million imports would reserve tens of megabytes. Every entry of
@@ -380,6 +400,16 @@ mod tests {
         let info = validate(EMPTY_MODULE).unwrap();
         assert_eq!(info.code_hash, keccak256(EMPTY_MODULE));
         assert!(info.handlers.is_empty());
+    }
+
+    #[test]
+    fn a_deploy_is_held_to_the_live_code_limit_too() {
+        let len = EMPTY_MODULE.len() as u64;
+        assert_eq!(validate_deploy(EMPTY_MODULE, len).unwrap(), validate(EMPTY_MODULE).unwrap());
+        let refused = validate_deploy(EMPTY_MODULE, len - 1).unwrap_err();
+        assert_eq!(refused, VmError::CodeTooLarge { bytes: EMPTY_MODULE.len(), limit: EMPTY_MODULE.len() - 1 });
+        assert_eq!(refused.to_exec_error().code, ExecCode::CodeTooLarge);
+        assert!(matches!(validate_deploy(b"\0asm\x02", 1_000), Err(VmError::InvalidWasm(_))));
     }
 
     /// Records the largest single allocation of the current thread, so a test can bound what

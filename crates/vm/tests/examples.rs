@@ -141,6 +141,59 @@ fn alarm_rings_at_its_height_and_can_be_disarmed() {
 }
 
 #[test]
+fn wedge_ticks_in_every_block_until_its_end_and_floods_its_mailbox_using_each_budget() {
+    let mut host = host_with("wedge", 0x0c, &[TimerSchedule, MailboxSend]);
+    let input = |w: &[u32]| w.iter().flat_map(|w| w.to_le_bytes()).collect::<Vec<u8>>();
+    // A run stops burning 20,000 cycles short of its budget, so that it succeeds.
+    let burned = |outcome: &drover_vm::Outcome, budget: u64| {
+        assert_success(outcome);
+        assert!(outcome.cycles_used + 20_000 >= budget && outcome.cycles_used <= budget, "{outcome:?}");
+    };
+    host.block_height = 10;
+    assert_success(&host.call_actor(addr(0x0c), "arm", &input(&[3, 500_000, 14])));
+    for height in 11..14 {
+        let fired = host.advance_to(height);
+        assert_eq!(fired.len(), 3, "at {height}");
+        fired.iter().for_each(|outcome| burned(outcome, 500_000));
+        if height + 1 < 14 {
+            assert_eq!(host.state.timers.len(), 3, "each tick scheduled the next");
+            assert!(host.state.timers.values().all(|t| t.height == height + 1 && t.cycles_limit == 500_000));
+        }
+    }
+    assert!(host.state.timers.is_empty(), "no tick is scheduled at its end height");
+    assert!(host.advance_to(20).is_empty());
+    assert_success(&host.call_actor(addr(0x0c), "flood", &input(&[5, 300_000])));
+    assert_eq!(host.state.mailbox.len(), 5);
+    assert!(host.state.mailbox.iter().all(|m| m.to == addr(0x0c) && m.handler == "burn" && m.cycles_limit == 300_000));
+    host.deliver_mailbox().iter().for_each(|outcome| burned(outcome, 300_000));
+}
+
+#[test]
+fn courier_records_the_heights_its_messages_were_sent_and_delivered_at() {
+    let mut host = host_with("courier", 0x0d, &[StorageKv, MailboxSend]);
+    host.block_height = 20;
+    assert_success(&host.call_actor(addr(0x0d), "post", &7u64.to_le_bytes()));
+    assert_eq!(host.state.mailbox.len(), 1);
+    assert_eq!(host.state.mailbox[0].cycles_limit, 100_000);
+    host.block_height = 23;
+    host.deliver_mailbox().iter().for_each(assert_success);
+    let record = host.storage(addr(0x0d), &7u64.to_le_bytes()).expect("the arrival is recorded");
+    assert_eq!((u64_le(&record[..8]), u64_le(&record[8..])), (20, 23));
+}
+
+#[test]
+fn bulk_churn_deletes_its_entries_or_with_undo_reverts_and_leaves_them() {
+    let mut host = host_with("bulk", 0x0e, &[StorageKv, ActorCall]);
+    let words = |w: &[u32]| w.iter().flat_map(|w| w.to_le_bytes()).collect::<Vec<u8>>();
+    assert_success(&host.call_actor(addr(0x0e), "fill", &words(&[50, 0])));
+    let undone = host.call_actor(addr(0x0e), "churn", &words(&[50, 0, 20, 1]));
+    assert_eq!(undone.status, Status::Revert { reason: b"undone".to_vec() });
+    assert_eq!(host.state.storage.len(), 50, "the entries came back");
+    assert_success(&host.call_actor(addr(0x0e), "churn", &words(&[50, 0, 20])));
+    assert!(host.state.storage.is_empty());
+}
+
+#[test]
 fn float_actor_is_refused_at_deploy() {
     let err = validate(&actor("float_op")).unwrap_err();
     assert_eq!(err.code(), ExecCode::FloatInstruction);
@@ -210,6 +263,9 @@ fn every_example_validates_except_the_float_one() {
         "oversize_result",
         "proxy",
         "audit",
+        "bulk",
+        "wedge",
+        "courier",
     ] {
         let info = validate(&actor(name)).unwrap_or_else(|e| panic!("{name}: {e}"));
         assert!(!info.handlers.is_empty(), "{name}");

@@ -26,6 +26,7 @@ const sent = await client.send(me, transferRequest(friend, parseDrv('1.5drv')), 
 const receipt = await client.waitForReceipt(sent.hash);
 console.log(`${sent.hash}: ${receipt.status} in block ${receipt.block_height}, fee ${formatDrv(receipt.fee)}`);
 
-// 5. Verify the balance: the node's proof is checked against the finalization certificate.
-const proven = verifyAccount(await client.proofAccount(friend), identity);
+// 5. Verify the balance: the node's proof is checked against the finalization certificate, and
+//    to be the proof of the account asked about (a node cannot answer with another's).
+const proven = verifyAccount(await client.proofAccount(friend), identity, friend);
 console.log(`${friend} holds ${formatDrv(proven.account?.balance ?? 0n)} (verified at height ${proven.block.height})`);

@@ -28,19 +28,19 @@ pub(super) async fn time_proof(
     let check: Box<dyn FnOnce() -> Result<(), verify::VerifyError>> = match kind {
         "account" | "account (absent)" => {
             let proof = client.proof_account(&address, None).await?;
-            Box::new(move || verify::verify_account(&proof, identity).map(|_| ()))
+            Box::new(move || verify::verify_account(&proof, identity, &address).map(|_| ()))
         }
         "storage (absent)" => {
             let proof = client.proof_storage(&address, b"slot", None).await?;
-            Box::new(move || verify::verify_storage(&proof, identity).map(|_| ()))
+            Box::new(move || verify::verify_storage(&proof, identity, &address, b"slot").map(|_| ()))
         }
         "tx" => {
             let proof = client.proof_tx(&hash).await?.context("transaction not included")?;
-            Box::new(move || verify::verify_tx(&proof, identity).map(|_| ()))
+            Box::new(move || verify::verify_tx(&proof, identity, &hash).map(|_| ()))
         }
         _ => {
             let proof = client.proof_receipt(&hash).await?.context("transaction not included")?;
-            Box::new(move || verify::verify_receipt(&proof, identity).map(|_| ()))
+            Box::new(move || verify::verify_receipt(&proof, identity, &hash).map(|_| ()))
         }
     };
     let fetched = start.elapsed();

@@ -24,7 +24,11 @@ use drover_state::{
     timer::{timer_id, timer_id_parts},
 };
 use drover_types::{
-    Address, Event, H256, cbor::CborError, chain_params::ChainParams, exec_error::ExecCode,
+    Address, Event, H256,
+    api::{TraceStep, TracedValue},
+    cbor::CborError,
+    chain_params::ChainParams,
+    exec_error::ExecCode,
     params::SYSTEM_RUN_CELLS_LIMIT,
 };
 use drover_vm::{
@@ -64,6 +68,8 @@ pub(crate) struct ActorHost<'h, 'a, S> {
     /// A read that failed, or a corrupt record, met while running: the block cannot be
     /// executed.
     pub(crate) fatal: Option<ReadError>,
+    /// Records the execution when a trace was asked for (read-only calls only).
+    pub(crate) tracer: Option<super::trace::Tracer>,
 }
 
 /// A rollback point of state and events.
@@ -99,19 +105,21 @@ impl<'h, 'a, S: StateRead> ActorHost<'h, 'a, S> {
             events: Vec::new(),
             fatal: None,
             loaded: HashSet::new(),
+            tracer: None,
+        }
+    }
+
+    /// Records a step of the running handler when tracing (built only then).
+    fn trace(&mut self, step: impl FnOnce() -> TraceStep) {
+        if let Some(tracer) = &mut self.tracer {
+            tracer.step(step());
         }
     }
 
     /// Compiles code a deploy, an upgrade or a library publish carries, within the live
     /// `max_code_bytes` (the VM's own bound is the cap a vote may raise it to).
     pub(crate) fn compile_code(&self, code: &[u8]) -> Result<Arc<CompiledModule>, VmError> {
-        let limit = self.params.max_code_bytes;
-        if code.len() as u64 > limit {
-            return Err(VmError::CodeTooLarge {
-                bytes: code.len(),
-                limit: usize::try_from(limit).unwrap_or(usize::MAX),
-            });
-        }
+        drover_vm::check_code_limit(code, self.params.max_code_bytes)?;
         self.vm.compile(code)
     }
 
@@ -409,10 +417,12 @@ impl<S: StateRead> NativeHost for ActorHost<'_, '_, S> {
 impl<S: StateRead> Host for ActorHost<'_, '_, S> {
     fn storage_get(&mut self, actor: &Address, key: &[u8]) -> Result<Option<Vec<u8>>, HostError> {
         let value = self.overlay.get(&keys::storage_key(actor, key));
-        self.absorb(value)
+        let value = self.absorb(value)?;
+        self.trace(|| TraceStep::StorageGet { key: key.to_vec(), value: value.as_deref().map(TracedValue::of) });
+        Ok(value)
     }
 
-    fn storage_set(&mut self, actor: &Address, key: &[u8], value: &[u8]) -> Result<(), HostError> {
+    fn storage_set(&mut self, actor: &Address, user_key: &[u8], value: &[u8]) -> Result<(), HostError> {
         let limit = self.params.max_storage_value_bytes;
         if value.len() as u64 > limit {
             return Err(HostError::new(
@@ -420,46 +430,43 @@ impl<S: StateRead> Host for ActorHost<'_, '_, S> {
                 format!("storage value of {} bytes, above the limit of {limit} (max_storage_value_bytes)", value.len()),
             ));
         }
-        let key = keys::storage_key(actor, key);
+        let key = keys::storage_key(actor, user_key);
         let present = self.overlay.get(&key);
         if self.absorb(present)?.is_none() {
             self.count_storage_entries(actor, true)?;
         }
         self.overlay.put(key, Some(value.to_vec()));
+        self.trace(|| TraceStep::StorageSet { key: user_key.to_vec(), value: TracedValue::of(value) });
         Ok(())
     }
 
-    fn storage_remove(&mut self, actor: &Address, key: &[u8]) -> Result<bool, HostError> {
-        let key = keys::storage_key(actor, key);
+    fn storage_remove(&mut self, actor: &Address, user_key: &[u8]) -> Result<bool, HostError> {
+        let key = keys::storage_key(actor, user_key);
         let present = self.overlay.get(&key);
         let present = self.absorb(present)?.is_some();
         if present {
             self.overlay.put(key, None);
             self.count_storage_entries(actor, false)?;
         }
+        self.trace(|| TraceStep::StorageRemove { key: user_key.to_vec(), present });
         Ok(present)
     }
 
     fn storage_next(&mut self, actor: &Address, after: Option<&[u8]>) -> Result<Option<StorageEntry>, HostError> {
-        let range = keys::storage_range(actor);
-        let mut cursor = after.map(|after| keys::storage_key(actor, after));
-        loop {
-            let entry = self.overlay.next_entry(&range, cursor.as_deref());
-            let Some((key, value)) = self.absorb(entry)? else {
-                return Ok(None);
-            };
-            match keys::storage_entry(&key) {
-                Some((owner, user_key)) if owner == *actor => return Ok(Some((user_key.to_vec(), value))),
-                // Another actor whose spread collides (a 2^56 search to arrange on purpose).
-                _ => cursor = Some(key),
-            }
-        }
+        let entry = self.next_storage_entry(actor, after)?;
+        self.trace(|| TraceStep::StorageNext {
+            after: after.map(<[u8]>::to_vec),
+            key: entry.as_ref().map(|(key, _)| key.clone()),
+            value: entry.as_ref().map(|(_, value)| TracedValue::of(value)),
+        });
+        Ok(entry)
     }
 
     fn emit(&mut self, actor: &Address, topic: &[u8], data: &[u8]) -> Result<(), HostError> {
         // Receipts carry topics as text.
         let topic = String::from_utf8(topic.to_vec())
             .map_err(|_| HostError::new(ExecCode::HostCallArgument, "event topic is not UTF-8"))?;
+        self.trace(|| TraceStep::Event { topic: topic.clone(), data: TracedValue::of(data) });
         self.events.push(Event { address: *actor, topic, data: data.to_vec() });
         Ok(())
     }
@@ -475,15 +482,87 @@ impl<S: StateRead> Host for ActorHost<'_, '_, S> {
     }
 
     fn transfer(&mut self, from: &Address, to: &Address, amount: u128) -> Result<(), HostError> {
-        self.move_value(from, to, amount)
+        self.move_value(from, to, amount)?;
+        self.trace(|| TraceStep::Transfer { to: *to, amount });
+        Ok(())
     }
 
     fn send(&mut self, message: OutgoingMessage) -> Result<(), HostError> {
         self.attachable(message.cycles_limit)?;
-        self.queue_message(message, self.basefees)
+        let step = TraceStep::Send {
+            to: message.to,
+            handler: message.handler.clone(),
+            payload_len: message.payload.len() as u64,
+            value: message.value,
+            cycles: message.cycles_limit,
+        };
+        self.queue_message(message, self.basefees)?;
+        self.trace(|| step);
+        Ok(())
     }
 
     fn call(&mut self, request: CallRequest) -> Result<Outcome, HostError> {
+        let Some(tracer) = &mut self.tracer else {
+            return self.run_call(request);
+        };
+        let context = &request.context;
+        tracer.enter(context.self_address, &request.handler, None, context.value);
+        let result = self.run_call(request);
+        if let Some(tracer) = &mut self.tracer {
+            tracer.exit(&result);
+        }
+        result
+    }
+
+    fn library_call(&mut self, request: LibraryRequest) -> Result<Outcome, HostError> {
+        let Some(tracer) = &mut self.tracer else {
+            return self.run_library_call(request);
+        };
+        tracer.enter(request.publisher, &request.call.handler, Some(&request.name), 0);
+        let result = self.run_library_call(request);
+        if let Some(tracer) = &mut self.tracer {
+            tracer.exit(&result);
+        }
+        result
+    }
+
+    fn timer_schedule(&mut self, timer: TimerRequest) -> Result<u64, HostError> {
+        let step = TraceStep::TimerSchedule {
+            height: timer.height,
+            handler: timer.handler.clone(),
+            cycles: timer.cycles_limit,
+        };
+        let id = self.schedule_timer(timer)?;
+        self.trace(|| step);
+        Ok(id)
+    }
+
+    fn timer_cancel(&mut self, owner: &Address, id: u64) -> Result<bool, HostError> {
+        let cancelled = self.cancel_timer(owner, id)?;
+        self.trace(|| TraceStep::TimerCancel { id, cancelled });
+        Ok(cancelled)
+    }
+}
+
+/// The host calls behind [`Host`]'s, untraced.
+impl<S: StateRead> ActorHost<'_, '_, S> {
+    fn next_storage_entry(&mut self, actor: &Address, after: Option<&[u8]>) -> Result<Option<StorageEntry>, HostError> {
+        let range = keys::storage_range(actor);
+        let mut cursor = after.map(|after| keys::storage_key(actor, after));
+        loop {
+            let entry = self.overlay.next_entry(&range, cursor.as_deref());
+            let Some((key, value)) = self.absorb(entry)? else {
+                return Ok(None);
+            };
+            match keys::storage_entry(&key) {
+                Some((owner, user_key)) if owner == *actor => return Ok(Some((user_key.to_vec(), value))),
+                // Another actor whose spread collides (a 2^56 search to arrange on purpose).
+                _ => cursor = Some(key),
+            }
+        }
+    }
+
+    fn run_call(&mut self, request: CallRequest) -> Result<Outcome, HostError> {
         let callee = request.context.self_address;
         if let Some(outcome) = crate::system_actors::call(self, &request) {
             return Ok(outcome);
@@ -520,7 +599,7 @@ impl<S: StateRead> Host for ActorHost<'_, '_, S> {
         Ok(outcome)
     }
 
-    fn library_call(&mut self, request: LibraryRequest) -> Result<Outcome, HostError> {
+    fn run_library_call(&mut self, request: LibraryRequest) -> Result<Outcome, HostError> {
         use drover_state::library::{LibraryRecord, LibraryVersion, code_key, library_key, version_key};
         use drover_types::library::LIBRARY_ADDRESS;
         let LibraryRequest { publisher, name, version, call, entitlements } = request;
@@ -571,7 +650,7 @@ impl<S: StateRead> Host for ActorHost<'_, '_, S> {
         Ok(outcome)
     }
 
-    fn timer_schedule(&mut self, timer: TimerRequest) -> Result<u64, HostError> {
+    fn schedule_timer(&mut self, timer: TimerRequest) -> Result<u64, HostError> {
         self.attachable(timer.cycles_limit)?;
         let pending_key = keys::timer_pending_key(&timer.owner);
         let pending = self.count(&pending_key)?;
@@ -604,7 +683,7 @@ impl<S: StateRead> Host for ActorHost<'_, '_, S> {
         Ok(id)
     }
 
-    fn timer_cancel(&mut self, owner: &Address, id: u64) -> Result<bool, HostError> {
+    fn cancel_timer(&mut self, owner: &Address, id: u64) -> Result<bool, HostError> {
         let (height, seq) = timer_id_parts(id);
         // A fired timer's record is gone, so it cannot be cancelled twice or after firing.
         let timer = self.overlay.record(&keys::timer_key(height, seq), TimerRecord::decode);

@@ -30,6 +30,7 @@ pub(crate) mod read;
 #[cfg(test)]
 mod tests;
 pub(crate) mod timers;
+pub(crate) mod trace;
 pub(crate) mod upgrade;
 
 use drover_types::{ExecError, TxStatus};

@@ -6,14 +6,17 @@
 //! calls, which fail the whole read; running out of `max_cycles` / `max_cells` is E1005 / E1006
 //! (the API answers 5004); a missing handler is E1205 (5002). State is read on demand through
 //! the caller's [`StateRead`], which may give up (a [`ReadFault`]): the read then has no outcome.
+//! [`read_actor_traced`] runs the same read and also answers its trace (see `super::trace`),
+//! which observes the run without changing it.
 
 use super::host::{ActorHost, actor_record};
+use super::trace::Tracer;
 use crate::{
     BlockEnv, ReadFault, StateError, StateRead,
     overlay::{Overlay, ReadError},
 };
 use drover_state::Basefees;
-use drover_types::Address;
+use drover_types::{Address, api::ExecutionTrace};
 use drover_vm::{CallContext, CallRequest, Outcome, Vm};
 
 /// A read-only call.
@@ -66,6 +69,29 @@ pub fn read_actor(
     state: &impl StateRead,
     request: &ReadRequest,
 ) -> Result<Outcome, ReadFailure> {
+    run_read(vm, env, basefees, state, request, None).map(|(outcome, _)| outcome)
+}
+
+/// [`read_actor`], with the trace of the run.
+pub fn read_actor_traced(
+    vm: &Vm,
+    env: &BlockEnv,
+    basefees: Basefees,
+    state: &impl StateRead,
+    request: &ReadRequest,
+) -> Result<(Outcome, ExecutionTrace), ReadFailure> {
+    let (outcome, tracer) = run_read(vm, env, basefees, state, request, Some(Tracer::default()))?;
+    Ok((outcome, tracer.map(Tracer::finish).unwrap_or_default()))
+}
+
+fn run_read(
+    vm: &Vm,
+    env: &BlockEnv,
+    basefees: Basefees,
+    state: &impl StateRead,
+    request: &ReadRequest,
+    tracer: Option<Tracer>,
+) -> Result<(Outcome, Option<Tracer>), ReadFailure> {
     let mut overlay = Overlay::new(state);
     if actor_record(&mut overlay, &request.actor)?.is_none() {
         return Err(ReadFailure::NoActor(request.actor));
@@ -73,6 +99,7 @@ pub fn read_actor(
     let params =
         overlay.record(&drover_state::governance::params_state_key(), drover_state::governance::decode_params)?;
     let mut host = ActorHost::new(&mut overlay, vm, basefees, *env, params.unwrap_or_default());
+    host.tracer = tracer;
     let outcome = host.run(CallRequest {
         context: CallContext {
             self_address: request.actor,
@@ -91,6 +118,6 @@ pub fn read_actor(
     });
     match host.fatal.take() {
         Some(error) => Err(error.into()),
-        None => Ok(outcome),
+        None => Ok((outcome, host.tracer.take())),
     }
 }

@@ -639,6 +639,53 @@ fn reads_never_write_and_stop_when_the_state_cannot_be_read() {
 }
 
 #[test]
+fn a_traced_read_ends_and_meters_like_an_untraced_one_and_shows_its_calls() {
+    use drover_types::api::{ReceiptStatus, TraceStep};
+    let mut chain = Chain::new(&[(ALICE, RICH)]);
+    let counter = chain.deploy(ALICE, example("counter"), &["storage.kv"], 0);
+    chain.call(ALICE, counter, "increment", &[]);
+    let deep = chain.deploy(ALICE, example("deep_recursion"), &["actor.call"], 0);
+    let env = chain.env();
+    let basefees = Basefees { cycle: 1, cell: 1 };
+    let request = |actor, handler: &str| ReadRequest {
+        actor,
+        handler: handler.into(),
+        payload: Vec::new(),
+        caller: ALICE,
+        max_cycles: 5_000_000,
+        max_cells: 100_000,
+    };
+
+    let get = request(counter, "get");
+    let (outcome, trace) = crate::read_actor_traced(vm(), &env, basefees, &chain.state, &get).unwrap();
+    assert_eq!(outcome, read_actor(vm(), &env, basefees, &chain.state, &get).unwrap());
+    let root = trace.call.expect("the handler ran");
+    assert_eq!((root.actor, root.handler.as_str(), root.status), (counter, "get", ReceiptStatus::Success));
+    assert_eq!((root.cycles_used, root.cells_used), (outcome.cycles_used, outcome.cells_used));
+    assert!(
+        matches!(&root.steps[..], [TraceStep::StorageGet { key, value: Some(v) }] if key == b"count" && v.len == 8),
+        "{:?}",
+        root.steps
+    );
+
+    // Self-calls down to the depth limit: one frame per level, each within its caller, and
+    // the same outcome as the untraced read.
+    let descend = request(deep, "descend");
+    let (outcome, trace) = crate::read_actor_traced(vm(), &env, basefees, &chain.state, &descend).unwrap();
+    assert_eq!(outcome, read_actor(vm(), &env, basefees, &chain.state, &descend).unwrap());
+    let mut frame = trace.call.expect("the handler ran");
+    assert_eq!(frame.cycles_used, outcome.cycles_used);
+    let mut levels = 0u32;
+    while let Some(TraceStep::Call { call: nested }) = frame.steps.first() {
+        assert!(nested.cycles_used < frame.cycles_used, "a callee's cycles are within its caller's");
+        frame = nested.clone();
+        levels += 1;
+    }
+    assert_eq!(levels, drover_vm::limits::MAX_CALL_DEPTH, "every level down to the limit");
+    assert_eq!(trace.omitted_steps, 0);
+}
+
+#[test]
 fn proposer_filter_drops_what_does_not_fit_before_running_it() {
     let mut chain = Chain::new(&[(ALICE, RICH)]);
     let spin = chain.deploy(ALICE, example("infinite_loop"), &[], 0);

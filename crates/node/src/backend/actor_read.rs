@@ -10,7 +10,7 @@ use crate::{
     proofs::{PAIRING_ATTEMPTS_MAX, PAIRING_RETRY_MS},
     reads::{CommittedReader, Interrupt, READ_TIME_BUDGET_MS, StateStamp},
 };
-use drover_execution::{BlockEnv, ReadFailure, ReadRequest, read_actor};
+use drover_execution::{BlockEnv, ReadFailure, ReadRequest, read_actor, read_actor_traced};
 use drover_rpc::backend::ActorCall;
 use drover_types::{Address, ErrorCode, api::ActorReadResponse, error::ApiError};
 use std::sync::Arc;
@@ -43,7 +43,7 @@ impl NodeHandle {
             max_cycles: call.max_cycles,
             max_cells: call.max_cells,
         };
-        let request = Arc::new(request);
+        let (request, traced) = (Arc::new(request), call.trace);
         let basefees = self.0.chain.tip().next_basefees;
         let deadline = crate::reads::read_deadline();
         let mut restarts = 0u32;
@@ -63,13 +63,18 @@ impl NodeHandle {
                 .reads
                 .run(move || {
                     let reader = CommittedReader::new(&inner.databases, &runtime, stamp, deadline);
-                    let result = read_actor(&inner.vm, &env, basefees, &reader, &request);
+                    let result = if traced {
+                        read_actor_traced(&inner.vm, &env, basefees, &reader, &request)
+                            .map(|(outcome, trace)| (outcome, Some(trace)))
+                    } else {
+                        read_actor(&inner.vm, &env, basefees, &reader, &request).map(|outcome| (outcome, None))
+                    };
                     (result, reader.interrupt(), reader.stamp())
                 })
                 .await
                 .map_err(|busy| ApiError::new(ErrorCode::RateLimited, busy.to_string()))?;
             match (result, interrupt) {
-                (Ok(outcome), _) => {
+                (Ok((outcome, trace)), _) => {
                     // The answers hold at the state the read ended at (see `reads`).
                     let height = if answered_at == stamp {
                         Some(block.height)
@@ -79,7 +84,7 @@ impl NodeHandle {
                     // A state the answers hold at is a finalized one: it has a block.
                     let height = height
                         .ok_or_else(|| NodeError::unfinished("the state a read ended at has no block near the tip"))?;
-                    return read_response(outcome, height, to_h256(&answered_at.root));
+                    return read_response(outcome, trace, height, to_h256(&answered_at.root));
                 }
                 (Err(ReadFailure::NoActor(address)), _) => {
                     return Err(ApiError::new(ErrorCode::ActorNotFound, format!("address {address} holds no actor")));

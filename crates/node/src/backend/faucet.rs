@@ -2,16 +2,23 @@
 
 use super::handle::NodeHandle;
 use crate::error::NodeError;
-use drover_rpc::backend::Backend;
+use drover_rpc::backend::{FaucetBackend, FaucetSettings, TransactionBackend};
 use drover_types::{Address, ErrorCode, H256, Transaction, error::ApiError};
 
 /// Cycles limit the faucet puts on its transfers (exactly a transfer's cost).
 const FAUCET_CYCLES_LIMIT: u64 = drover_types::params::TRANSFER_CYCLES;
 
-impl NodeHandle {
+impl FaucetBackend for NodeHandle {
+    fn faucet(&self) -> Option<FaucetSettings> {
+        self.0
+            .faucet
+            .as_ref()
+            .map(|f| FaucetSettings { drip_amount: f.drip_amount, requests_per_minute: f.requests_per_minute })
+    }
+
     /// Sends `address` the faucet's drip: an ordinary transfer from the faucet account, one at a
     /// time so concurrent requests get consecutive nonces.
-    pub(super) async fn drip(&self, address: Address) -> Result<H256, ApiError> {
+    async fn fund(&self, address: Address) -> Result<H256, ApiError> {
         let faucet = self
             .0
             .faucet

@@ -9,6 +9,7 @@
 
 use super::{handle::NodeHandle, pages::read_storage};
 use crate::error::NodeError;
+use drover_rpc::backend::GovernanceBackend;
 use drover_rpc::pagination::Page;
 use drover_state::{
     decode_count,
@@ -84,8 +85,8 @@ fn timeline(record: &ProposalRecord) -> Vec<TimelineEntry> {
     entries.into_iter().map(|(event, height)| TimelineEntry { event: event.to_owned(), height }).collect()
 }
 
-impl NodeHandle {
-    pub(super) async fn read_governance_params(&self) -> Result<GovernanceParams, ApiError> {
+impl GovernanceBackend for NodeHandle {
+    async fn governance_params(&self) -> Result<GovernanceParams, ApiError> {
         let tip = self.0.chain.tip();
         let db = self.0.databases.read().await;
         let live =
@@ -95,11 +96,7 @@ impl NodeHandle {
         Ok(GovernanceParams { height: tip.height, params: ParamInfo::all(&live), total_locked })
     }
 
-    pub(super) async fn read_proposals(
-        &self,
-        status: Option<ProposalStatus>,
-        page: Page,
-    ) -> Result<ProposalList, ApiError> {
+    async fn proposals(&self, status: Option<ProposalStatus>, page: Page) -> Result<ProposalList, ApiError> {
         let at = status_height(self.0.chain.tip().height);
         let db = self.0.databases.read().await;
         let count = read_storage(&*db, &GOVERNANCE_ADDRESS, &proposal_count_key(), decode_count).await?.unwrap_or(0);
@@ -124,7 +121,7 @@ impl NodeHandle {
         Ok(ProposalList { proposals, total_count, offset: page.offset, limit: page.limit })
     }
 
-    pub(super) async fn read_proposal(&self, id: u64, page: Page) -> Result<Option<ProposalDetail>, ApiError> {
+    async fn proposal(&self, id: u64, page: Page) -> Result<Option<ProposalDetail>, ApiError> {
         let at = status_height(self.0.chain.tip().height);
         let db = self.0.databases.read().await;
         let Some(record) = read_storage(&*db, &GOVERNANCE_ADDRESS, &proposal_key(id), ProposalRecord::decode).await?

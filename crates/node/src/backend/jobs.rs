@@ -12,6 +12,7 @@ use super::{
 };
 use crate::databases::OrderedRead;
 use crate::error::NodeError;
+use drover_rpc::backend::JobBackend;
 use drover_rpc::pagination::Page;
 use drover_state::job::{JobRecord, ResultRecord, assigned_entry, assigned_range, job_key, result_key};
 use drover_types::{
@@ -58,15 +59,15 @@ fn info(job_id: H256, record: JobRecord) -> JobInfo {
     }
 }
 
-impl NodeHandle {
-    pub(super) async fn read_job(&self, job: H256) -> Result<Option<JobInfo>, ApiError> {
+impl JobBackend for NodeHandle {
+    async fn job(&self, job: H256) -> Result<Option<JobInfo>, ApiError> {
         let db = self.0.databases.read().await;
         Ok(read_storage(&*db, &JOB_DISPATCHER_ADDRESS, &job_key(&job), JobRecord::decode)
             .await?
             .map(|record| info(job, record)))
     }
 
-    pub(super) async fn read_job_results(&self, job: H256, page: Page) -> Result<Option<JobResultList>, ApiError> {
+    async fn job_results(&self, job: H256, page: Page) -> Result<Option<JobResultList>, ApiError> {
         let db = self.0.databases.read().await;
         let Some(record) = read_storage(&*db, &JOB_DISPATCHER_ADDRESS, &job_key(&job), JobRecord::decode).await? else {
             return Ok(None);
@@ -85,7 +86,7 @@ impl NodeHandle {
         }))
     }
 
-    pub(super) async fn read_job_verified(&self, job: H256) -> Result<Option<Option<VerifiedResultInfo>>, ApiError> {
+    async fn job_verified(&self, job: H256) -> Result<Option<Option<VerifiedResultInfo>>, ApiError> {
         let db = self.0.databases.read().await;
         let Some(record) = read_storage(&*db, &JOB_DISPATCHER_ADDRESS, &job_key(&job), JobRecord::decode).await? else {
             return Ok(None);
@@ -106,7 +107,7 @@ impl NodeHandle {
         })))
     }
 
-    pub(super) async fn read_runner_jobs(&self, runner: Address, page: Page) -> Result<RunnerJobList, ApiError> {
+    async fn runner_jobs(&self, runner: Address, page: Page) -> Result<RunnerJobList, ApiError> {
         let db = self.0.databases.read().await;
         let own = |key: &[u8], _: Vec<u8>| {
             let (owner, job) = assigned_entry(key)?;

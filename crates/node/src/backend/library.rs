@@ -10,6 +10,7 @@ use super::{
 };
 use crate::databases::OrderedRead;
 use crate::error::NodeError;
+use drover_rpc::backend::LibraryBackend;
 use drover_rpc::pagination::Page;
 use drover_state::library::{
     LibraryRecord, LibraryVersion, hashed_library_key, libraries_listing, library_key, state_key, version_key,
@@ -35,8 +36,8 @@ fn info(publisher: Address, record: &LibraryRecord, version: u32, chosen: Librar
     }
 }
 
-impl NodeHandle {
-    pub(super) async fn read_library(
+impl LibraryBackend for NodeHandle {
+    async fn library(
         &self,
         publisher: Address,
         name: String,
@@ -59,7 +60,7 @@ impl NodeHandle {
         }
     }
 
-    pub(super) async fn read_libraries(&self, publisher: Address, page: Page) -> Result<LibraryList, ApiError> {
+    async fn libraries(&self, publisher: Address, page: Page) -> Result<LibraryList, ApiError> {
         let db = self.0.databases.read().await;
         libraries(&*db, publisher, page).await
     }

@@ -10,7 +10,10 @@ use drover_execution::SystemRunKind;
 use drover_types::exec_error::ExecCode;
 use drover_types::{
     ErrorCode, H256,
-    api::{ActorReadResponse, BlockInfo, ExecErrorInfo, LogInfo, LogOrigin, ReceiptStatus, RunKind, SystemRunInfo},
+    api::{
+        ActorReadResponse, BlockInfo, ExecErrorInfo, ExecutionTrace, LogInfo, LogOrigin, ReceiptStatus, RunKind,
+        SystemRunInfo,
+    },
     error::ApiError,
 };
 use drover_vm::{Outcome, Status};
@@ -18,6 +21,7 @@ use drover_vm::{Outcome, Status};
 /// The API answer for a read-only call's outcome; the refusals the spec names become errors.
 pub(super) fn read_response(
     outcome: Outcome,
+    trace: Option<ExecutionTrace>,
     block_height: u64,
     state_root: H256,
 ) -> Result<ActorReadResponse, ApiError> {
@@ -46,6 +50,7 @@ pub(super) fn read_response(
         block_height,
         state_root,
         revert_reason,
+        trace,
     })
 }
 

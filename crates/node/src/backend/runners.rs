@@ -16,6 +16,7 @@ use super::{
 };
 use crate::databases::OrderedRead;
 use crate::error::NodeError;
+use drover_rpc::backend::RunnerBackend;
 use drover_rpc::pagination::Page;
 use drover_state::{
     decode_address, decode_count,
@@ -53,14 +54,14 @@ fn info(address: Address, record: RunnerRecord, (height, gap_blocks): (u64, u64)
     }
 }
 
-impl NodeHandle {
-    pub(super) async fn read_active_runners(&self, page: Page) -> Result<RunnerList, ApiError> {
+impl RunnerBackend for NodeHandle {
+    async fn active_runners(&self, page: Page) -> Result<RunnerList, ApiError> {
         let tip = self.0.chain.tip();
         let db = self.0.databases.read().await;
         registered_runners(&*db, (tip.height, tip.next_params.heartbeat_gap_blocks), page).await
     }
 
-    pub(super) async fn read_runner(&self, address: Address) -> Result<Option<RunnerInfo>, ApiError> {
+    async fn runner(&self, address: Address) -> Result<Option<RunnerInfo>, ApiError> {
         let tip = self.0.chain.tip();
         let height = (tip.height, tip.next_params.heartbeat_gap_blocks);
         let [record] = self.read_keys([state_key(&runner_key(&address))]).await?;
@@ -68,7 +69,7 @@ impl NodeHandle {
         Ok(record.map(|record| info(address, record, height)))
     }
 
-    pub(super) async fn read_delegations(&self, address: Address, page: Page) -> Result<DelegationList, ApiError> {
+    async fn delegations(&self, address: Address, page: Page) -> Result<DelegationList, ApiError> {
         let db = self.0.databases.read().await;
         delegations(&*db, address, page).await
     }

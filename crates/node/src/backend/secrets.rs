@@ -10,6 +10,7 @@ use super::{
 };
 use crate::databases::OrderedRead;
 use crate::error::NodeError;
+use drover_rpc::backend::SecretBackend;
 use drover_rpc::pagination::Page;
 use drover_state::secrets::{
     SecretRecord, decode_envelope, envelope_key, hashed_secret_key, secret_key, secrets_listing, state_key,
@@ -20,13 +21,13 @@ use drover_types::{
     error::ApiError,
 };
 
-impl NodeHandle {
-    pub(super) async fn read_secrets(&self, owner: Address, page: Page) -> Result<SecretList, ApiError> {
+impl SecretBackend for NodeHandle {
+    async fn secrets(&self, owner: Address, page: Page) -> Result<SecretList, ApiError> {
         let db = self.0.databases.read().await;
         secrets(&*db, owner, page).await
     }
 
-    pub(super) async fn read_secret_envelope(
+    async fn secret_envelope(
         &self,
         owner: Address,
         name: String,

@@ -25,6 +25,7 @@ use super::{
 use crate::databases::{OrderedRead, StateDb};
 use crate::error::NodeError;
 use commonware_runtime::tokio;
+use drover_rpc::backend::RasBackend;
 use drover_rpc::{backend::RelayFilter, limits::RAS_ACCOUNT_VOLUMES_MAX, pagination::Page};
 use drover_state::{
     Account,
@@ -201,15 +202,8 @@ async fn owned_volumes(db: &Db, owner: Address, limit: u64) -> Result<(Vec<H256>
     Ok(scan(db, &volumes_range(&owner), None, limit, own).await.map_err(NodeError::from)?)
 }
 
-impl NodeHandle {
-    /// The tip and the parameters in force, read under `db`'s lock.
-    async fn ras_at(&self, db: &impl OrderedRead) -> Result<At, ApiError> {
-        let tip = self.0.chain.tip();
-        let params = read_record(db, &params_state_key(), decode_params).await?.unwrap_or(tip.next_params);
-        Ok(At { height: tip.height, grace_blocks: params.volume_grace_blocks, gap_blocks: params.heartbeat_gap_blocks })
-    }
-
-    pub(super) async fn read_ras_stats(&self) -> Result<RasStats, ApiError> {
+impl RasBackend for NodeHandle {
+    async fn ras_stats(&self) -> Result<RasStats, ApiError> {
         let height = self.0.chain.tip().height;
         let db = self.0.databases.read().await;
         let relays = read_record(&*db, &relay_state_key(&totals_key()), RelayTotals::decode).await?;
@@ -217,13 +211,13 @@ impl NodeHandle {
         Ok(stats(height, relays.unwrap_or_default(), volumes.unwrap_or_default()))
     }
 
-    pub(super) async fn read_ras_relays(&self, filter: RelayFilter, page: Page) -> Result<RelayList, ApiError> {
+    async fn ras_relays(&self, filter: RelayFilter, page: Page) -> Result<RelayList, ApiError> {
         let db = self.0.databases.read().await;
         let at = self.ras_at(&*db).await?;
         relays(&*db, filter, at, page).await
     }
 
-    pub(super) async fn read_ras_volume(&self, id: H256) -> Result<Option<VolumeInfo>, ApiError> {
+    async fn ras_volume(&self, id: H256) -> Result<Option<VolumeInfo>, ApiError> {
         let db = self.0.databases.read().await;
         let at = self.ras_at(&*db).await?;
         let Some(record) = volume_record(&*db, &id).await? else {
@@ -233,13 +227,13 @@ impl NodeHandle {
         Ok(Some(volume_info(id, record, endpoint, at)))
     }
 
-    pub(super) async fn read_ras_volumes(&self, owner: Address, page: Page) -> Result<VolumeList, ApiError> {
+    async fn ras_volumes(&self, owner: Address, page: Page) -> Result<VolumeList, ApiError> {
         let db = self.0.databases.read().await;
         let at = self.ras_at(&*db).await?;
         volumes(&*db, owner, at, page).await
     }
 
-    pub(super) async fn read_ras_account(&self, wallet: Address) -> Result<RasAccountBalance, ApiError> {
+    async fn ras_account(&self, wallet: Address) -> Result<RasAccountBalance, ApiError> {
         let db = self.0.databases.read().await;
         let at = self.ras_at(&*db).await?;
         let account = read_record(&*db, &account_key(&wallet), Account::decode).await?.unwrap_or_default();
@@ -261,13 +255,18 @@ impl NodeHandle {
         })
     }
 
-    pub(super) async fn read_ras_revocation(
-        &self,
-        wallet: Address,
-        session_key: [u8; 33],
-    ) -> Result<Option<u64>, ApiError> {
+    async fn ras_revocation(&self, wallet: Address, session_key: [u8; 33]) -> Result<Option<u64>, ApiError> {
         let db = self.0.databases.read().await;
         read_record(&*db, &volume_state_key(&revocation_key(&wallet, &session_key)), decode_revocation).await
+    }
+}
+
+impl NodeHandle {
+    /// The tip and the parameters in force, read under `db`'s lock.
+    async fn ras_at(&self, db: &impl OrderedRead) -> Result<At, ApiError> {
+        let tip = self.0.chain.tip();
+        let params = read_record(db, &params_state_key(), decode_params).await?.unwrap_or(tip.next_params);
+        Ok(At { height: tip.height, grace_blocks: params.volume_grace_blocks, gap_blocks: params.heartbeat_gap_blocks })
     }
 }
 

@@ -13,6 +13,7 @@ use super::{
 };
 use crate::databases::OrderedRead;
 use crate::error::NodeError;
+use drover_rpc::backend::TokenBackend;
 use drover_rpc::pagination::Page;
 use drover_state::{
     RecordError, decode_address, decode_count,
@@ -48,8 +49,8 @@ fn missing(what: &str) -> ApiError {
     NodeError::missing(format!("token state: {what}")).into()
 }
 
-impl NodeHandle {
-    pub(super) async fn read_tokens(&self, page: Page) -> Result<TokenList, ApiError> {
+impl TokenBackend for NodeHandle {
+    async fn tokens(&self, page: Page) -> Result<TokenList, ApiError> {
         let db = self.0.databases.read().await;
         let total_count = read_storage(&*db, &TOKENS_ADDRESS, &token_count_key(), decode_count).await?.unwrap_or(0);
         let end = total_count.min(page.offset.saturating_add(page.limit));
@@ -66,13 +67,28 @@ impl NodeHandle {
         Ok(TokenList { tokens, total_count, offset: page.offset, limit: page.limit })
     }
 
-    pub(super) async fn read_token(&self, id: Address) -> Result<Option<TokenInfo>, ApiError> {
+    async fn token(&self, id: Address) -> Result<Option<TokenInfo>, ApiError> {
         let db = self.0.databases.read().await;
         Ok(read_storage(&*db, &TOKENS_ADDRESS, &record_key(&id), TokenRecord::decode)
             .await?
             .map(|record| info(id, record)))
     }
 
+    async fn token_balance(&self, id: Address, holder: Address) -> Result<Option<u128>, ApiError> {
+        self.read_token_amount(id, holding_key(&id, &holder), |bytes| Holding::decode(bytes).map(|h| h.balance)).await
+    }
+
+    async fn token_allowance(&self, id: Address, owner: Address, spender: Address) -> Result<Option<u128>, ApiError> {
+        self.read_token_amount(id, allowance_key(&id, &owner, &spender), decode_amount).await
+    }
+
+    async fn account_tokens(&self, address: Address, page: Page) -> Result<AccountTokens, ApiError> {
+        let db = self.0.databases.read().await;
+        account_tokens(&*db, address, page).await
+    }
+}
+
+impl NodeHandle {
     /// `user_key`'s amount under token `id`; `None` when the token does not exist.
     pub(super) async fn read_token_amount(
         &self,
@@ -85,24 +101,6 @@ impl NodeHandle {
             return Ok(None);
         }
         Ok(Some(read_storage(&*db, &TOKENS_ADDRESS, &user_key, amount).await?.unwrap_or(0)))
-    }
-
-    pub(super) async fn read_token_balance(&self, id: Address, holder: Address) -> Result<Option<u128>, ApiError> {
-        self.read_token_amount(id, holding_key(&id, &holder), |bytes| Holding::decode(bytes).map(|h| h.balance)).await
-    }
-
-    pub(super) async fn read_token_allowance(
-        &self,
-        id: Address,
-        owner: Address,
-        spender: Address,
-    ) -> Result<Option<u128>, ApiError> {
-        self.read_token_amount(id, allowance_key(&id, &owner, &spender), decode_amount).await
-    }
-
-    pub(super) async fn read_account_tokens(&self, address: Address, page: Page) -> Result<AccountTokens, ApiError> {
-        let db = self.0.databases.read().await;
-        account_tokens(&*db, address, page).await
     }
 }
 

@@ -1,18 +1,28 @@
 //! Accounts: `GET /account/{address}`.
 
-use crate::{backend::Backend, error::HttpError, extract::AddressParam, state::AppState};
+use crate::{backend::Backend, error::HttpError, extract::AddressParam, openapi::errors, state::AppState};
 use axum::{Json, extract::State};
-use drover_types::{ErrorCode, api::AccountInfo};
+use drover_types::{
+    ErrorCode,
+    api::{AccountInfo, paths},
+};
+use utoipa_axum::{router::OpenApiRouter, routes};
+
+/// This family's routes, as their handlers' `#[utoipa::path]` declare them (see [`super`]).
+pub(crate) fn router<B: Backend>() -> OpenApiRouter<AppState<B>> {
+    OpenApiRouter::new().routes(routes!(account))
+}
 
 /// `GET /account/{address}`: nonce and balance (404 with 3000 when the address holds no state).
 #[utoipa::path(
     get,
-    path = "/account/{address}",
+    path = paths::ACCOUNT,
     tag = "accounts",
     summary = "Nonce and balance of an address",
     description = "State at the latest finalized block. `balance` is in base units (1 DRV = 10^9).",
     params(("address" = String, Path, description = "20 bytes of hex, `0x` optional, any case.")),
-    responses((status = 200, description = "The account.", body = AccountInfo))
+    responses((status = 200, description = "The account.", body = AccountInfo)),
+    extensions(("x-errors" = json!(errors(&[ErrorCode::InvalidAddress, ErrorCode::AccountNotFound])))),
 )]
 pub async fn account<B: Backend>(
     State(state): State<AppState<B>>,

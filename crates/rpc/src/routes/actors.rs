@@ -18,6 +18,7 @@ use crate::{
     error::HttpError,
     extract::{AddressParam, ApiQuery, RawBody, json_body, parse_address},
     limits::{MAX_STORAGE_KEY_BYTES, PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX, READ_MAX_CELLS, READ_MAX_CYCLES},
+    openapi::errors,
     pagination::Page,
     state::AppState,
 };
@@ -27,24 +28,42 @@ use drover_types::{
     api::{
         ActorCodeInfo, ActorInfo, ActorReadRequest, ActorReadResponse, CursorPage, LogInfo, LogPage,
         MailboxMessageInfo, MailboxPage, ManifestInfo, Paginated, StorageCount, StorageEntryInfo, StoragePage,
-        SystemRunInfo, SystemRunPage, TimerInfo, TimerPage, UpgradeInfo, UpgradePage,
+        SystemRunInfo, SystemRunPage, TimerInfo, TimerPage, UpgradeInfo, UpgradePage, paths,
     },
 };
 use serde::Deserialize;
+use utoipa_axum::{router::OpenApiRouter, routes};
 
 fn no_actor(address: Address) -> HttpError {
     HttpError::new(ErrorCode::ActorNotFound, format!("address {address} holds no actor"))
 }
 
+/// This family's routes, as their handlers' `#[utoipa::path]` declare them (see [`super`]).
+pub(crate) fn router<B: Backend>() -> OpenApiRouter<AppState<B>> {
+    OpenApiRouter::new()
+        .routes(routes!(actor))
+        .routes(routes!(code))
+        .routes(routes!(manifest))
+        .routes(routes!(read))
+        .routes(routes!(upgrade_history))
+        .routes(routes!(storage))
+        .routes(routes!(storage_count))
+        .routes(routes!(mailbox))
+        .routes(routes!(timers))
+        .routes(routes!(logs))
+        .routes(routes!(runs))
+}
+
 /// `GET /actor/{address}`: the actor's summary (404 with 5000 when it holds no actor).
 #[utoipa::path(
     get,
-    path = "/actor/{address}",
+    path = paths::ACTOR,
     tag = "actors",
     summary = "An actor's summary",
     description = "Code hash, owner, balance, nonce, mailbox count and bytes, deploy height, upgrades and manifest, at the latest finalized block.",
     params(("address" = String, Path, description = "20 bytes of hex, `0x` optional, any case.")),
-    responses((status = 200, description = "The actor.", body = ActorInfo))
+    responses((status = 200, description = "The actor.", body = ActorInfo)),
+    extensions(("x-errors" = json!(errors(&[ErrorCode::InvalidAddress, ErrorCode::ActorNotFound])))),
 )]
 pub async fn actor<B: Backend>(
     State(state): State<AppState<B>>,
@@ -56,11 +75,12 @@ pub async fn actor<B: Backend>(
 /// `GET /actor/{address}/code`: the actor's WebAssembly code and its hash.
 #[utoipa::path(
     get,
-    path = "/actor/{address}/code",
+    path = paths::ACTOR_CODE,
     tag = "actors",
     summary = "An actor's WebAssembly code",
     params(("address" = String, Path, description = "20 bytes of hex, `0x` optional, any case.")),
-    responses((status = 200, description = "The code (base64) with its hash and size.", body = ActorCodeInfo))
+    responses((status = 200, description = "The code (base64) with its hash and size.", body = ActorCodeInfo)),
+    extensions(("x-errors" = json!(errors(&[ErrorCode::InvalidAddress, ErrorCode::ActorNotFound])))),
 )]
 pub async fn code<B: Backend>(
     State(state): State<AppState<B>>,
@@ -72,11 +92,12 @@ pub async fn code<B: Backend>(
 /// `GET /actor/{address}/manifest`: the entitlements the actor is granted.
 #[utoipa::path(
     get,
-    path = "/actor/{address}/manifest",
+    path = paths::ACTOR_MANIFEST,
     tag = "actors",
     summary = "An actor's entitlements manifest",
     params(("address" = String, Path, description = "20 bytes of hex, `0x` optional, any case.")),
-    responses((status = 200, description = "The manifest.", body = ManifestInfo))
+    responses((status = 200, description = "The manifest.", body = ManifestInfo)),
+    extensions(("x-errors" = json!(errors(&[ErrorCode::InvalidAddress, ErrorCode::ActorNotFound])))),
 )]
 pub async fn manifest<B: Backend>(
     State(state): State<AppState<B>>,
@@ -119,7 +140,7 @@ impl CursorQuery {
 /// `GET /actors/{address}/storage`: a page of the actor's storage entries, in storage order.
 #[utoipa::path(
     get,
-    path = "/actors/{address}/storage",
+    path = paths::ACTOR_STORAGE,
     tag = "actors",
     summary = "An actor's storage, a page at a time in storage order",
     params(
@@ -127,7 +148,8 @@ impl CursorQuery {
         ("cursor" = Option<String>, Query, pattern = "^(0[xX])?([0-9a-fA-F]{2}){0,256}$", description = "The previous page's `next_cursor` (a storage key in hex); absent for the first page."),
         ("limit" = Option<u64>, Query, description = "Items per page: default 50, capped at 1,000."),
     ),
-    responses((status = 200, description = "Entries after the cursor and the next cursor.", body = CursorPage<StorageEntryInfo>))
+    responses((status = 200, description = "Entries after the cursor and the next cursor.", body = CursorPage<StorageEntryInfo>)),
+    extensions(("x-errors" = json!(errors(&[ErrorCode::BadRequest, ErrorCode::InvalidAddress, ErrorCode::ActorNotFound])))),
 )]
 pub async fn storage<B: Backend>(
     State(state): State<AppState<B>>,
@@ -144,12 +166,13 @@ pub async fn storage<B: Backend>(
 /// `GET /actors/{address}/storage/count`: how many storage entries the actor holds.
 #[utoipa::path(
     get,
-    path = "/actors/{address}/storage/count",
+    path = paths::ACTOR_STORAGE_COUNT,
     tag = "actors",
     summary = "How many storage entries an actor holds",
     description = "Kept in the state as entries are added and removed, so it is exact and needs no scan.",
     params(("address" = String, Path, description = "20 bytes of hex, `0x` optional, any case.")),
-    responses((status = 200, description = "The entry count in the latest finalized state.", body = StorageCount))
+    responses((status = 200, description = "The entry count in the latest finalized state.", body = StorageCount)),
+    extensions(("x-errors" = json!(errors(&[ErrorCode::InvalidAddress, ErrorCode::ActorNotFound])))),
 )]
 pub async fn storage_count<B: Backend>(
     State(state): State<AppState<B>>,
@@ -163,7 +186,7 @@ pub async fn storage_count<B: Backend>(
 /// order.
 #[utoipa::path(
     get,
-    path = "/actors/{address}/mailbox",
+    path = paths::ACTOR_MAILBOX,
     tag = "actors",
     summary = "Messages waiting for an actor, a page at a time in delivery order",
     params(
@@ -171,7 +194,8 @@ pub async fn storage_count<B: Backend>(
         ("cursor" = Option<String>, Query, pattern = "^[0-9]{1,19}$", description = "The previous page's `next_cursor` (a queue position); absent for the first page."),
         ("limit" = Option<u64>, Query, description = "Items per page: default 50, capped at 1,000."),
     ),
-    responses((status = 200, description = "Pending messages after the cursor and the next cursor.", body = CursorPage<MailboxMessageInfo>))
+    responses((status = 200, description = "Pending messages after the cursor and the next cursor.", body = CursorPage<MailboxMessageInfo>)),
+    extensions(("x-errors" = json!(errors(&[ErrorCode::BadRequest, ErrorCode::InvalidAddress, ErrorCode::ActorNotFound])))),
 )]
 pub async fn mailbox<B: Backend>(
     State(state): State<AppState<B>>,
@@ -194,7 +218,7 @@ pub const LOG_CURSOR_BYTES: usize = 17;
 /// `GET /actor/{address}/logs`: a page of the actor's events, in chain order.
 #[utoipa::path(
     get,
-    path = "/actor/{address}/logs",
+    path = paths::ACTOR_LOGS,
     tag = "actors",
     summary = "Events an actor emitted, a page at a time in chain order",
     description = "Topic, data, block height and origin of each event of the actor's successful executions (reverted parts emit nothing): a transaction (`tx_hash`, `tx_index`), a timer fire (`timer_id`) or a mailbox delivery (`message_seq`, `from`). Within a block, timer fires and deliveries ran first, so their events come first.",
@@ -203,7 +227,8 @@ pub const LOG_CURSOR_BYTES: usize = 17;
         ("cursor" = Option<String>, Query, pattern = "^(0[xX])?[0-9a-fA-F]{34}$", description = "The previous page's `next_cursor` (17 bytes of hex); absent for the first page."),
         ("limit" = Option<u64>, Query, description = "Items per page: default 50, capped at 1,000."),
     ),
-    responses((status = 200, description = "Events after the cursor and the next cursor.", body = CursorPage<LogInfo>))
+    responses((status = 200, description = "Events after the cursor and the next cursor.", body = CursorPage<LogInfo>)),
+    extensions(("x-errors" = json!(errors(&[ErrorCode::BadRequest, ErrorCode::InvalidAddress, ErrorCode::ActorNotFound])))),
 )]
 pub async fn logs<B: Backend>(
     State(state): State<AppState<B>>,
@@ -222,7 +247,7 @@ pub const RUN_CURSOR_BYTES: usize = 12;
 /// order.
 #[utoipa::path(
     get,
-    path = "/actor/{address}/runs",
+    path = paths::ACTOR_RUNS,
     tag = "actors",
     summary = "An actor's timer fires and mailbox deliveries, a page at a time in chain order",
     description = "Handlers of the actor that blocks ran before their transactions: timer fires (`timer_id`) and deliveries (`message_seq`, `from`), with status, metering, fee, revert reason, E-code and number of events. A timer dropped because the actor could not pay its maximum fee is `failed` with E1503.",
@@ -231,7 +256,8 @@ pub const RUN_CURSOR_BYTES: usize = 12;
         ("cursor" = Option<String>, Query, pattern = "^(0[xX])?[0-9a-fA-F]{24}$", description = "The previous page's `next_cursor` (12 bytes of hex); absent for the first page."),
         ("limit" = Option<u64>, Query, description = "Items per page: default 50, capped at 1,000."),
     ),
-    responses((status = 200, description = "Runs after the cursor and the next cursor.", body = CursorPage<SystemRunInfo>))
+    responses((status = 200, description = "Runs after the cursor and the next cursor.", body = CursorPage<SystemRunInfo>)),
+    extensions(("x-errors" = json!(errors(&[ErrorCode::BadRequest, ErrorCode::InvalidAddress, ErrorCode::ActorNotFound])))),
 )]
 pub async fn runs<B: Backend>(
     State(state): State<AppState<B>>,
@@ -245,7 +271,7 @@ pub async fn runs<B: Backend>(
 /// `GET /actor/{address}/timers`: a page of the actor's pending timers, in firing order.
 #[utoipa::path(
     get,
-    path = "/actor/{address}/timers",
+    path = paths::ACTOR_TIMERS,
     tag = "actors",
     summary = "An actor's pending timers, in firing order",
     params(
@@ -253,7 +279,8 @@ pub async fn runs<B: Backend>(
         ("offset" = Option<u64>, Query, description = "Timers to skip (default 0)."),
         ("limit" = Option<u64>, Query, description = "Page size (default 50, capped at 1,000).")
     ),
-    responses((status = 200, description = "The list envelope: id, height, handler, payload and cycles budget of each pending timer in the page.", body = Paginated<TimerInfo>))
+    responses((status = 200, description = "The list envelope: id, height, handler, payload and cycles budget of each pending timer in the page.", body = Paginated<TimerInfo>)),
+    extensions(("x-errors" = json!(errors(&[ErrorCode::InvalidAddress, ErrorCode::ActorNotFound])))),
 )]
 pub async fn timers<B: Backend>(
     State(state): State<AppState<B>>,
@@ -266,7 +293,7 @@ pub async fn timers<B: Backend>(
 /// `GET /actor/{address}/upgrade-history`: a page of the actor's upgrades, oldest first.
 #[utoipa::path(
     get,
-    path = "/actor/{address}/upgrade-history",
+    path = paths::ACTOR_UPGRADE_HISTORY,
     tag = "actors",
     summary = "An actor's upgrades, oldest first",
     params(
@@ -274,7 +301,8 @@ pub async fn timers<B: Backend>(
         ("offset" = Option<u64>, Query, description = "Upgrades to skip (default 0)."),
         ("limit" = Option<u64>, Query, description = "Page size (default 50, capped at 1,000).")
     ),
-    responses((status = 200, description = "The list envelope: height, old and new code hash and transaction of each upgrade in the page.", body = Paginated<UpgradeInfo>))
+    responses((status = 200, description = "The list envelope: height, old and new code hash and transaction of each upgrade in the page.", body = Paginated<UpgradeInfo>)),
+    extensions(("x-errors" = json!(errors(&[ErrorCode::InvalidAddress, ErrorCode::ActorNotFound])))),
 )]
 pub async fn upgrade_history<B: Backend>(
     State(state): State<AppState<B>>,
@@ -311,6 +339,7 @@ fn checked(request: ActorReadRequest) -> Result<ActorCall, HttpError> {
         caller: request.from.unwrap_or(Address::ZERO),
         max_cycles: budget(request.max_cycles, READ_MAX_CYCLES, "max_cycles")?,
         max_cells: budget(request.max_cells, READ_MAX_CELLS, "max_cells")?,
+        trace: request.trace.unwrap_or(false),
     })
 }
 
@@ -318,12 +347,13 @@ fn checked(request: ActorReadRequest) -> Result<ActorCall, HttpError> {
 /// for a missing handler, a write and an exhausted budget).
 #[utoipa::path(
     post,
-    path = "/actor/read",
+    path = paths::ACTOR_READ,
     tag = "actors",
     summary = "Run a handler read-only",
     description = "Runs the handler on the latest finalized state; nothing is written. Exactly one payload form.",
     request_body(content = ActorReadRequest, content_type = "application/json"),
-    responses((status = 200, description = "The handler's result and metering, with the state it read.", body = ActorReadResponse))
+    responses((status = 200, description = "The handler's result and metering, with the state it read.", body = ActorReadResponse)),
+    extensions(("x-errors" = json!(errors(&[ErrorCode::BadRequest, ErrorCode::InvalidAddress, ErrorCode::ActorNotFound, ErrorCode::InvalidActorRequest, ErrorCode::HandlerNotFound, ErrorCode::ReadOnlyViolation, ErrorCode::ReadLimitsExceeded])))),
 )]
 pub async fn read<B: Backend>(
     State(state): State<AppState<B>>,
@@ -345,13 +375,13 @@ pub async fn read<B: Backend>(
 
 #[cfg(test)]
 mod tests {
-    use crate::{limits::MAX_STORAGE_KEY_BYTES, mock::*};
+    use crate::{backend::actors::mock::ActorsMock, limits::MAX_STORAGE_KEY_BYTES, mock::*};
     use axum::http::StatusCode;
     use drover_types::{Address, ErrorCode};
 
     #[tokio::test]
     async fn read_requests_take_exactly_one_payload_form_within_the_caps() {
-        let mock = MockBackend::with(|data| data.actors.push(actor(Address([0xac; 20]))));
+        let mock = MockBackend::with(|data: &mut ActorsMock| data.actors.push(actor(Address([0xac; 20]))));
         let app = app(&mock);
         let read = |body: serde_json::Value| {
             let app = app.clone();
@@ -395,6 +425,14 @@ mod tests {
         read(serde_json::json!({"actor": actor, "handler": "get", "payload_text": "", "extra": 1}))
             .await
             .assert_error(400, ErrorCode::BadRequest);
+        // A trace is asked for with a boolean, and the answer carries the field either way.
+        let traced =
+            read(serde_json::json!({"actor": actor, "handler": "get", "payload_text": "", "trace": true})).await;
+        assert_eq!(traced.status, StatusCode::OK, "{}", traced.text());
+        assert!(traced.json().get("trace").is_some());
+        read(serde_json::json!({"actor": actor, "handler": "get", "payload_text": "", "trace": "yes"}))
+            .await
+            .assert_error(400, ErrorCode::BadRequest);
         read(serde_json::json!({"actor": "0x0000000000000000000000000000000000000abc", "handler": "get", "payload_text": ""}))
             .await
             .assert_error(404, ErrorCode::ActorNotFound);
@@ -405,7 +443,7 @@ mod tests {
     /// said object; the handler takes any JSON value). A `null` payload form counts as absent.
     #[tokio::test]
     async fn reads_take_integral_numbers_any_json_payload_and_null_as_absent() {
-        let mock = MockBackend::with(|data| data.actors.push(actor(Address([0xac; 20]))));
+        let mock = MockBackend::with(|data: &mut ActorsMock| data.actors.push(actor(Address([0xac; 20]))));
         let app = app(&mock);
         let read = |body: serde_json::Value| {
             let app = app.clone();
@@ -440,7 +478,7 @@ mod tests {
 
     /// The `pattern` a route documents for `cursor`.
     fn cursor_pattern(route: &str) -> regex::Regex {
-        let doc = serde_json::to_value(<crate::openapi::ApiDoc as utoipa::OpenApi>::openapi()).unwrap();
+        let doc = serde_json::to_value(crate::routes::routes::<MockBackend>().1).unwrap();
         let parameters = doc["paths"][route]["get"]["parameters"].as_array().cloned().unwrap_or_default();
         let cursor = parameters.iter().find(|p| p["name"] == "cursor").unwrap_or_else(|| panic!("{route}: no cursor"));
         regex::Regex::new(cursor["schema"]["pattern"].as_str().unwrap_or_else(|| panic!("{route}: no pattern")))
@@ -451,7 +489,7 @@ mod tests {
     /// any string, answered 400), and the cursors it hands out are among them.
     #[tokio::test]
     async fn documented_cursor_patterns_are_what_each_list_takes() {
-        let mock = MockBackend::with(|data| data.actors.push(actor(Address([0xac; 20]))));
+        let mock = MockBackend::with(|data: &mut ActorsMock| data.actors.push(actor(Address([0xac; 20]))));
         // Hundreds of requests: no global limit in the way.
         let config = crate::RpcConfig { global_rate_limit_per_sec: 1_000_000, ..crate::RpcConfig::default() };
         let app = crate::mock::api(mock, config);
@@ -496,7 +534,7 @@ mod tests {
     /// Offsets are u64 up to u64::MAX, as the document now says (it said int64).
     #[tokio::test]
     async fn offsets_span_u64() {
-        let mock = MockBackend::with(|data| data.actors.push(actor(Address([0xac; 20]))));
+        let mock = MockBackend::with(|data: &mut ActorsMock| data.actors.push(actor(Address([0xac; 20]))));
         let app = app(&mock);
         let timers = "/actor/0xacacacacacacacacacacacacacacacacacacacac/timers";
         let page = get(&app, &format!("{timers}?offset=18446744073709551615&limit=18446744073709551615")).await;
@@ -507,7 +545,7 @@ mod tests {
 
     #[tokio::test]
     async fn storage_pages_and_upgrade_history() {
-        let mock = MockBackend::with(|data| data.actors.push(actor(Address([0xac; 20]))));
+        let mock = MockBackend::with(|data: &mut ActorsMock| data.actors.push(actor(Address([0xac; 20]))));
         let app = app(&mock);
         let base = "/actors/0xacacacacacacacacacacacacacacacacacacacac/storage";
         let page = get(&app, base).await.json();
@@ -582,7 +620,7 @@ mod tests {
             LogInfo { message_seq: Some(4), from: Some(sender), ..item(LogOrigin::Delivery) },
             LogInfo { tx_hash: Some(H256([0xab; 32])), tx_index: Some(0), ..item(LogOrigin::Transaction) },
         ];
-        let mock = MockBackend::with(|data| {
+        let mock = MockBackend::with(|data: &mut ActorsMock| {
             data.actors.push(actor(echo));
             data.logs.insert(echo, logs);
         });
@@ -656,7 +694,7 @@ mod tests {
             error: Some(ExecErrorInfo::from(&unpaid)),
             ..fired.clone()
         };
-        let mock = MockBackend::with(|data| {
+        let mock = MockBackend::with(|data: &mut ActorsMock| {
             data.actors.push(actor(alarm));
             data.runs.insert(alarm, vec![fired, delivered, dropped]);
         });
@@ -701,7 +739,7 @@ mod tests {
 
     #[tokio::test]
     async fn summary_code_and_manifest_of_an_actor() {
-        let mock = MockBackend::with(|data| data.actors.push(actor(Address([0xac; 20]))));
+        let mock = MockBackend::with(|data: &mut ActorsMock| data.actors.push(actor(Address([0xac; 20]))));
         let app = app(&mock);
         let body = get(&app, "/actor/0xacacacacacacacacacacacacacacacacacacacac").await.json();
         assert_eq!(body["code_hash"], drover_types::keccak256(&[0, 0x61, 0x73, 0x6d]).to_hex());

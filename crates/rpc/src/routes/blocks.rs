@@ -1,20 +1,27 @@
 //! Blocks: `GET /height` and `GET /block/{selector}` (a block hash, a decimal height or
 //! `latest`).
 
-use crate::{backend::Backend, error::HttpError, extract::BlockSelectorParam, state::AppState};
+use crate::{backend::Backend, error::HttpError, extract::BlockSelectorParam, openapi::errors, state::AppState};
 use axum::{Json, extract::State};
 use drover_types::{
     BlockSelector, ErrorCode,
-    api::{BlockInfo, HeightInfo},
+    api::{BlockInfo, HeightInfo, paths},
 };
+use utoipa_axum::{router::OpenApiRouter, routes};
+
+/// This family's routes, as their handlers' `#[utoipa::path]` declare them (see [`super`]).
+pub(crate) fn router<B: Backend>() -> OpenApiRouter<AppState<B>> {
+    OpenApiRouter::new().routes(routes!(height)).routes(routes!(block))
+}
 
 /// `GET /height`: the latest finalized height.
 #[utoipa::path(
     get,
-    path = "/height",
+    path = paths::HEIGHT,
     tag = "blocks",
     summary = "Latest finalized height",
-    responses((status = 200, description = "The height (0 before the first block).", body = HeightInfo))
+    responses((status = 200, description = "The height (0 before the first block).", body = HeightInfo)),
+    extensions(("x-errors" = json!(errors(&[])))),
 )]
 pub async fn height<B: Backend>(State(state): State<AppState<B>>) -> Json<HeightInfo> {
     Json(HeightInfo { height: state.backend.height() })
@@ -24,11 +31,12 @@ pub async fn height<B: Backend>(State(state): State<AppState<B>>) -> Json<Height
 /// 4000 when there is no such block).
 #[utoipa::path(
     get,
-    path = "/block/{selector}",
+    path = paths::BLOCK,
     tag = "blocks",
     summary = "A finalized block by hash, height or `latest`",
     params(("selector" = String, Path, description = "Block hash (32 bytes of hex), decimal height, or `latest`.")),
-    responses((status = 200, description = "The block header with its transaction hashes.", body = BlockInfo))
+    responses((status = 200, description = "The block header with its transaction hashes.", body = BlockInfo)),
+    extensions(("x-errors" = json!(errors(&[ErrorCode::BlockNotFound, ErrorCode::InvalidBlockSelector])))),
 )]
 pub async fn block<B: Backend>(
     State(state): State<AppState<B>>,
@@ -46,13 +54,14 @@ pub async fn block<B: Backend>(
 
 #[cfg(test)]
 mod tests {
+    use crate::backend::chain::mock::ChainMock;
     use crate::mock::*;
     use axum::http::StatusCode;
     use drover_types::ErrorCode;
 
     #[tokio::test]
     async fn height_and_block_selectors() {
-        let mock = MockBackend::with(|data| data.blocks.extend([block(1), block(2)]));
+        let mock = MockBackend::with(|data: &mut ChainMock| data.blocks.extend([block(1), block(2)]));
         let app = app(&mock);
         assert_eq!(get(&app, "/height").await.json(), serde_json::json!({"height": 2}));
 

@@ -4,9 +4,10 @@
 //! basefee can rise by at most 1/8 per block, so doubling keeps a transaction admissible through
 //! about six consecutive full blocks, and unused headroom is never charged.
 
-use crate::{backend::Backend, state::AppState};
+use crate::{backend::Backend, openapi::errors, state::AppState};
 use axum::{Json, extract::State};
-use drover_types::api::{BasefeeInfo, ChainInfo};
+use drover_types::api::{BasefeeInfo, ChainInfo, paths};
+use utoipa_axum::{router::OpenApiRouter, routes};
 
 /// Suggested tip per cycle, in base units: the smallest non-zero tip, enough to be ordered
 /// ahead of untipped transactions.
@@ -14,13 +15,19 @@ pub const SUGGESTED_TIP_PER_CYCLE: u128 = 1;
 /// Suggested tip per cell, in base units, chosen like [`SUGGESTED_TIP_PER_CYCLE`].
 pub const SUGGESTED_TIP_PER_CELL: u128 = 1;
 
+/// This family's routes, as their handlers' `#[utoipa::path]` declare them (see [`super`]).
+pub(crate) fn router<B: Backend>() -> OpenApiRouter<AppState<B>> {
+    OpenApiRouter::new().routes(routes!(chain_info)).routes(routes!(basefee))
+}
+
 /// `GET /chain-info`: chain id, network name, genesis hash and node version.
 #[utoipa::path(
     get,
-    path = "/chain-info",
+    path = paths::CHAIN_INFO,
     tag = "chain",
     summary = "Chain id, network name, genesis hash and node version",
-    responses((status = 200, description = "Chain identity.", body = ChainInfo))
+    responses((status = 200, description = "Chain identity.", body = ChainInfo)),
+    extensions(("x-errors" = json!(errors(&[])))),
 )]
 pub async fn chain_info<B: Backend>(State(state): State<AppState<B>>) -> Json<ChainInfo> {
     Json(state.backend.chain_info())
@@ -33,12 +40,13 @@ pub(crate) fn suggested_max_fee(basefee: u128, tip: u128) -> u128 {
 /// `GET /basefee`: the next block's basefees and the suggested fees, as decimal strings.
 #[utoipa::path(
     get,
-    path = "/basefee",
+    path = paths::BASEFEE,
     tag = "chain",
     summary = "Basefees of the next block and suggested fees",
     description = "Decimal strings, in base units per cycle / per cell. \
         `suggested_max_fee_* = 2 × basefee_* + suggested_tip_*`.",
-    responses((status = 200, description = "Basefees and suggestions.", body = BasefeeInfo))
+    responses((status = 200, description = "Basefees and suggestions.", body = BasefeeInfo)),
+    extensions(("x-errors" = json!(errors(&[])))),
 )]
 pub async fn basefee<B: Backend>(State(state): State<AppState<B>>) -> Json<BasefeeInfo> {
     let fees = state.backend.basefees();
@@ -55,6 +63,7 @@ pub async fn basefee<B: Backend>(State(state): State<AppState<B>>) -> Json<Basef
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::backend::chain::mock::{ChainMock, MOCK_IDENTITY};
     use crate::mock::*;
 
     #[tokio::test]
@@ -69,7 +78,7 @@ mod tests {
 
     #[tokio::test]
     async fn basefee_values_are_decimal_strings() {
-        let mock = MockBackend::with(|data| data.basefees.cell = u128::MAX);
+        let mock = MockBackend::with(|data: &mut ChainMock| data.basefees.cell = u128::MAX);
         let body = get(&app(&mock), "/basefee").await.json();
         assert_eq!(
             body,

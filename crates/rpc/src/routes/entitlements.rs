@@ -11,20 +11,28 @@ use crate::{
     backend::Backend,
     error::HttpError,
     extract::{RawBody, json_body},
+    openapi::errors,
     pagination::Page,
     state::AppState,
 };
 use axum::{Json, extract::State};
-use drover_types::api::{EntitlementList, ManifestProblem, ManifestValidation};
+use drover_types::ErrorCode;
+use drover_types::api::{EntitlementList, ManifestProblem, ManifestValidation, paths};
 use serde_json::Value;
+use utoipa_axum::{router::OpenApiRouter, routes};
 
 /// The manifest key that lists entitlement ids.
 const ENTITLEMENTS_KEY: &str = "entitlements";
 
+/// This family's routes, as their handlers' `#[utoipa::path]` declare them (see [`super`]).
+pub(crate) fn router<B: Backend>() -> OpenApiRouter<AppState<B>> {
+    OpenApiRouter::new().routes(routes!(registry)).routes(routes!(validate_manifest))
+}
+
 /// `GET /entitlements/registry`: one page of the entitlement registry.
 #[utoipa::path(
     get,
-    path = "/entitlements/registry",
+    path = paths::ENTITLEMENTS_REGISTRY,
     tag = "entitlements",
     summary = "The entitlement registry",
     description = "Every entitlement id a manifest may list, with what it unlocks, the host functions that need \
@@ -33,7 +41,8 @@ const ENTITLEMENTS_KEY: &str = "entitlements";
         ("offset" = Option<u64>, Query, description = "Entitlements to skip (default 0)."),
         ("limit" = Option<u64>, Query, description = "Page size (default 50, at most 1,000)."),
     ),
-    responses((status = 200, description = "The list envelope with `entitlements`.", body = EntitlementList))
+    responses((status = 200, description = "The list envelope with `entitlements`.", body = EntitlementList)),
+    extensions(("x-errors" = json!(errors(&[ErrorCode::BadRequest])))),
 )]
 pub async fn registry<B: Backend>(State(state): State<AppState<B>>, page: Page) -> Json<EntitlementList> {
     let all = state.backend.entitlements();
@@ -49,13 +58,14 @@ pub async fn registry<B: Backend>(State(state): State<AppState<B>>, page: Page) 
 /// `POST /entitlements/validate-manifest`: every problem a deploy would find in a manifest.
 #[utoipa::path(
     post,
-    path = "/entitlements/validate-manifest",
+    path = paths::ENTITLEMENTS_VALIDATE_MANIFEST,
     tag = "entitlements",
     summary = "Check a manifest against the registry",
     description = "Takes `{\"entitlements\": [id, ...]}` and answers `valid` with every problem in order: unknown \
         or repeated ids, elements that are not strings, unknown keys. A body that is not JSON is 400.",
     request_body(content = Object, description = "A manifest: `{\"entitlements\": [\"storage.kv\", ...]}`.", content_type = "application/json"),
-    responses((status = 200, description = "The verdict.", body = ManifestValidation))
+    responses((status = 200, description = "The verdict.", body = ManifestValidation)),
+    extensions(("x-errors" = json!(errors(&[ErrorCode::BadRequest])))),
 )]
 pub async fn validate_manifest<B: Backend>(
     State(state): State<AppState<B>>,

@@ -10,12 +10,17 @@ use crate::{
     backend::Backend,
     error::HttpError,
     extract::{RawBody, json_body, parse_address},
+    openapi::errors,
     rate_limit,
     state::AppState,
 };
 use axum::{Json, extract::State};
-use drover_types::{ErrorCode, api::FaucetResponse};
+use drover_types::{
+    ErrorCode,
+    api::{FaucetResponse, paths},
+};
 use serde::Deserialize;
+use utoipa_axum::{router::OpenApiRouter, routes};
 
 /// Chain ids the faucet serves (spec: 1 and 100).
 pub const FAUCET_CHAIN_IDS: [u64; 2] = [1, 100];
@@ -26,17 +31,23 @@ struct FaucetBody {
     address: String,
 }
 
+/// This family's routes, as their handlers' `#[utoipa::path]` declare them (see [`super`]).
+pub(crate) fn router<B: Backend>() -> OpenApiRouter<AppState<B>> {
+    OpenApiRouter::new().routes(routes!(faucet))
+}
+
 /// `POST /faucet`: sends the drip to an address (8000 when the faucet is disabled, 8001 on a chain
 /// other than 1 or 100, 1004 past the rate limit).
 #[utoipa::path(
     post,
-    path = "/faucet",
+    path = paths::FAUCET,
     tag = "faucet",
     summary = "Request funds (development networks only)",
     description = "Sends the node's drip amount to `address`. Node-wide limit: 5 requests per \
         minute by default.",
     request_body(content = drover_types::api::FaucetRequest, content_type = "application/json"),
-    responses((status = 200, description = "Funding transaction sent.", body = FaucetResponse))
+    responses((status = 200, description = "Funding transaction sent.", body = FaucetResponse)),
+    extensions(("x-errors" = json!(errors(&[ErrorCode::BadRequest, ErrorCode::InvalidAddress, ErrorCode::FaucetDisabled, ErrorCode::FaucetForbidden])))),
 )]
 pub async fn faucet<B: Backend>(
     State(state): State<AppState<B>>,
@@ -62,7 +73,10 @@ pub async fn faucet<B: Backend>(
 
 #[cfg(test)]
 mod tests {
-    use crate::{backend::FaucetSettings, mock::*};
+    use crate::{
+        backend::{FaucetSettings, chain::mock::ChainMock, faucet::mock::FaucetMock},
+        mock::*,
+    };
     use axum::http::{StatusCode, header};
     use drover_types::{ErrorCode, keccak256};
 
@@ -88,7 +102,7 @@ mod tests {
 
     #[tokio::test]
     async fn disabled_faucet_is_8000_whatever_the_body() {
-        let app = app(&MockBackend::with(|data| data.faucet = None));
+        let app = app(&MockBackend::with(|data: &mut FaucetMock| data.faucet = None));
         post(&app, "/faucet", "application/json", request(&key(9).address().to_hex()))
             .await
             .assert_error(404, ErrorCode::FaucetDisabled);
@@ -98,12 +112,12 @@ mod tests {
     #[tokio::test]
     async fn other_chains_are_403_8001() {
         for chain_id in [1, 100] {
-            let app = app(&MockBackend::with(|data| data.chain_id = chain_id));
+            let app = app(&MockBackend::with(|data: &mut ChainMock| data.chain_id = chain_id));
             let answer = post(&app, "/faucet", "application/json", request(&key(9).address().to_hex())).await;
             assert_eq!(answer.status, StatusCode::OK, "chain {chain_id}");
         }
         for chain_id in [0, 2, 99, 101] {
-            let app = app(&MockBackend::with(|data| data.chain_id = chain_id));
+            let app = app(&MockBackend::with(|data: &mut ChainMock| data.chain_id = chain_id));
             post(&app, "/faucet", "application/json", request(&key(9).address().to_hex()))
                 .await
                 .assert_error(403, ErrorCode::FaucetForbidden);
@@ -123,8 +137,9 @@ mod tests {
 
     #[tokio::test]
     async fn node_wide_limit_per_minute_with_retry_after() {
-        let mock =
-            MockBackend::with(|data| data.faucet = Some(FaucetSettings { drip_amount: 1, requests_per_minute: 2 }));
+        let mock = MockBackend::with(|data: &mut FaucetMock| {
+            data.faucet = Some(FaucetSettings { drip_amount: 1, requests_per_minute: 2 })
+        });
         let app = app(&mock);
         // Refused requests do not use up the quota.
         post(&app, "/faucet", "application/json", request("0x1234")).await.assert_error(400, ErrorCode::InvalidAddress);
@@ -146,7 +161,7 @@ mod tests {
 
     #[tokio::test]
     async fn default_quota_is_five_per_minute() {
-        let mock = MockBackend::with(|data| {
+        let mock = MockBackend::with(|data: &mut FaucetMock| {
             data.faucet = Some(FaucetSettings {
                 drip_amount: 1,
                 requests_per_minute: crate::limits::FAUCET_REQUESTS_PER_MINUTE_DEFAULT,

@@ -6,27 +6,36 @@
 //! `passed`, `rejected`, `executed`, `expired`; anything else is 400); one proposal carries a
 //! page of its votes (`?offset=&limit=`) and its timeline. An unknown id is 404 (1002).
 
-use crate::{backend::Backend, error::HttpError, extract::ApiQuery, pagination::Page, state::AppState};
+use crate::{
+    backend::Backend, error::HttpError, extract::ApiQuery, openapi::errors, pagination::Page, state::AppState,
+};
 use axum::{
     Json,
     extract::{Path, State},
 };
 use drover_types::{
     ErrorCode,
-    api::{GovernanceParams, ProposalDetail, ProposalList},
+    api::{GovernanceParams, ProposalDetail, ProposalList, paths},
     governance::ProposalStatus,
 };
 use serde::Deserialize;
+use utoipa_axum::{router::OpenApiRouter, routes};
+
+/// This family's routes, as their handlers' `#[utoipa::path]` declare them (see [`super`]).
+pub(crate) fn router<B: Backend>() -> OpenApiRouter<AppState<B>> {
+    OpenApiRouter::new().routes(routes!(params)).routes(routes!(proposals)).routes(routes!(proposal))
+}
 
 /// `GET /governance/params`: the live chain parameters and their bounds.
 #[utoipa::path(
     get,
-    path = "/governance/params",
+    path = paths::GOVERNANCE_PARAMS,
     tag = "governance",
     summary = "Chain parameters",
     description = "Every parameter execution reads from state, with the value in force for the next block, its \
         genesis default and the bounds a proposal must stay within; and the weight locked for voting.",
-    responses((status = 200, description = "The parameters.", body = GovernanceParams))
+    responses((status = 200, description = "The parameters.", body = GovernanceParams)),
+    extensions(("x-errors" = json!(errors(&[])))),
 )]
 pub async fn params<B: Backend>(State(state): State<AppState<B>>) -> Result<Json<GovernanceParams>, HttpError> {
     Ok(Json(state.backend.governance_params().await?))
@@ -42,7 +51,7 @@ pub struct ProposalQuery {
 /// `GET /governance/proposals`: one page of proposals.
 #[utoipa::path(
     get,
-    path = "/governance/proposals",
+    path = paths::GOVERNANCE_PROPOSALS,
     tag = "governance",
     summary = "Proposals",
     description = "Proposals in id order, optionally only those with one status (a status filter looks through \
@@ -52,7 +61,8 @@ pub struct ProposalQuery {
         ("offset" = Option<u64>, Query, description = "Proposals to skip (default 0)."),
         ("limit" = Option<u64>, Query, description = "Page size (default 50, at most 1,000)."),
     ),
-    responses((status = 200, description = "The list envelope with `proposals`.", body = ProposalList))
+    responses((status = 200, description = "The list envelope with `proposals`.", body = ProposalList)),
+    extensions(("x-errors" = json!(errors(&[ErrorCode::BadRequest])))),
 )]
 pub async fn proposals<B: Backend>(
     State(state): State<AppState<B>>,
@@ -76,7 +86,7 @@ pub async fn proposals<B: Backend>(
 /// `GET /governance/proposal/{id}`: a proposal, a page of its votes and its timeline.
 #[utoipa::path(
     get,
-    path = "/governance/proposal/{id}",
+    path = paths::GOVERNANCE_PROPOSAL,
     tag = "governance",
     summary = "A proposal",
     description = "The proposal with its tally, a page of its votes in the order cast and its timeline (made, vote \
@@ -86,7 +96,8 @@ pub async fn proposals<B: Backend>(
         ("offset" = Option<u64>, Query, description = "Votes to skip (default 0)."),
         ("limit" = Option<u64>, Query, description = "Votes per page (default 50, at most 1,000)."),
     ),
-    responses((status = 200, description = "The proposal.", body = ProposalDetail))
+    responses((status = 200, description = "The proposal.", body = ProposalDetail)),
+    extensions(("x-errors" = json!(errors(&[ErrorCode::BadRequest, ErrorCode::NotFound])))),
 )]
 pub async fn proposal<B: Backend>(
     State(state): State<AppState<B>>,
@@ -105,40 +116,15 @@ pub async fn proposal<B: Backend>(
 
 #[cfg(test)]
 mod tests {
+    use crate::backend::governance::mock::{GovernanceMock, proposal};
     use crate::mock::*;
-    use drover_types::{
-        Address, ErrorCode,
-        api::{ProposalDetail, ProposalInfo},
-    };
-
-    fn proposal(id: u64, status: &str) -> ProposalDetail {
-        ProposalDetail {
-            proposal: ProposalInfo {
-                id,
-                proposer: Address([1; 20]),
-                changes: [("target_cycles".to_owned(), "20000000".to_owned())].into(),
-                description: "fuller blocks".into(),
-                status: status.into(),
-                votes_for: 5,
-                votes_against: 1,
-                votes_count: 2,
-                quorum_weight: 1,
-                approval_percent: 51,
-                deposit: 10,
-                created_height: 1,
-                voting_ends_height: 101,
-                executable_height: 121,
-                expires_height: 1_121,
-                closed_height: None,
-            },
-            votes: Vec::new(),
-            timeline: Vec::new(),
-        }
-    }
+    use drover_types::ErrorCode;
 
     #[tokio::test]
     async fn params_proposals_and_errors() {
-        let backend = MockBackend::with(|data| data.proposals = vec![proposal(0, "voting"), proposal(1, "executed")]);
+        let backend = MockBackend::with(|data: &mut GovernanceMock| {
+            data.proposals = vec![proposal(0, "voting"), proposal(1, "executed")]
+        });
         let app = app(&backend);
         let params = get(&app, "/governance/params").await.json();
         assert_eq!(params["params"][0]["name"], "target_cycles");

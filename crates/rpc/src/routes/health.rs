@@ -6,17 +6,24 @@
 //! is degraded when any component is. `synced` is always `true` (spec): sync is judged from
 //! `block_height` and the age of `last_block_timestamp`.
 
-use crate::{backend::Backend, limits::MEMPOOL_DEGRADED_THRESHOLD_TXS, state::AppState};
+use crate::{backend::Backend, limits::MEMPOOL_DEGRADED_THRESHOLD_TXS, openapi::errors, state::AppState};
 use axum::{Json, extract::State};
-use drover_types::api::{ComponentsHealth, HealthDetailed, HealthStatus, Liveness};
+use drover_types::api::{ComponentsHealth, HealthDetailed, HealthStatus, Liveness, paths};
+use utoipa_axum::{router::OpenApiRouter, routes};
+
+/// This family's routes, as their handlers' `#[utoipa::path]` declare them (see [`super`]).
+pub(crate) fn router<B: Backend>() -> OpenApiRouter<AppState<B>> {
+    OpenApiRouter::new().routes(routes!(health)).routes(routes!(detailed)).routes(routes!(ready))
+}
 
 /// `GET /health`: always `ok`; reads no state.
 #[utoipa::path(
     get,
-    path = "/health",
+    path = paths::HEALTH,
     tag = "health",
     summary = "Liveness",
-    responses((status = 200, description = "`{\"status\": \"ok\"}` whenever the HTTP server answers.", body = Liveness))
+    responses((status = 200, description = "`{\"status\": \"ok\"}` whenever the HTTP server answers.", body = Liveness)),
+    extensions(("x-errors" = json!(errors(&[])))),
 )]
 pub async fn health() -> Json<Liveness> {
     Json(Liveness { status: HealthStatus::Ok })
@@ -29,10 +36,11 @@ fn status(ok: bool) -> HealthStatus {
 /// `GET /health/detailed`: the node's and each component's status, height and mempool figures.
 #[utoipa::path(
     get,
-    path = "/health/detailed",
+    path = paths::HEALTH_DETAILED,
     tag = "health",
     summary = "Component-level health",
-    responses((status = 200, description = "Health record; `degraded` at 30,000 pending transactions or more.", body = HealthDetailed))
+    responses((status = 200, description = "Health record; `degraded` at 30,000 pending transactions or more.", body = HealthDetailed)),
+    extensions(("x-errors" = json!(errors(&[])))),
 )]
 pub async fn detailed<B: Backend>(State(state): State<AppState<B>>) -> Json<HealthDetailed> {
     let chain = state.backend.health();
@@ -58,10 +66,11 @@ pub async fn detailed<B: Backend>(State(state): State<AppState<B>>) -> Json<Heal
 /// `GET /health/ready`: the same record as `/health/detailed`.
 #[utoipa::path(
     get,
-    path = "/health/ready",
+    path = paths::HEALTH_READY,
     tag = "health",
     summary = "Alias of /health/detailed",
-    responses((status = 200, description = "Same record as /health/detailed.", body = HealthDetailed))
+    responses((status = 200, description = "Same record as /health/detailed.", body = HealthDetailed)),
+    extensions(("x-errors" = json!(errors(&[])))),
 )]
 pub async fn ready<B: Backend>(state: State<AppState<B>>) -> Json<HealthDetailed> {
     detailed(state).await
@@ -69,6 +78,7 @@ pub async fn ready<B: Backend>(state: State<AppState<B>>) -> Json<HealthDetailed
 
 #[cfg(test)]
 mod tests {
+    use crate::backend::chain::mock::ChainMock;
     use crate::mock::*;
     use axum::http::StatusCode;
 
@@ -81,7 +91,7 @@ mod tests {
 
     #[tokio::test]
     async fn detailed_record() {
-        let mock = MockBackend::with(|data| {
+        let mock = MockBackend::with(|data: &mut ChainMock| {
             data.health.block_height = 12;
             data.health.mempool_transaction_count = 29_999;
             data.health.mempool_account_count = 17;
@@ -108,7 +118,7 @@ mod tests {
 
     #[tokio::test]
     async fn degraded_from_exactly_30_000_pending() {
-        let mock = MockBackend::with(|data| data.health.mempool_transaction_count = 30_000);
+        let mock = MockBackend::with(|data: &mut ChainMock| data.health.mempool_transaction_count = 30_000);
         let body = get(&app(&mock), "/health/detailed").await.json();
         assert_eq!(body["status"], "degraded");
         assert_eq!(body["components"], serde_json::json!({"storage": "ok", "mempool": "degraded", "rpc": "ok"}));
@@ -117,7 +127,7 @@ mod tests {
 
     #[tokio::test]
     async fn degraded_when_storage_is_not_answering() {
-        let mock = MockBackend::with(|data| data.health.storage_ok = false);
+        let mock = MockBackend::with(|data: &mut ChainMock| data.health.storage_ok = false);
         let body = get(&app(&mock), "/health/ready").await.json();
         assert_eq!(body["status"], "degraded");
         assert_eq!(body["components"]["storage"], "degraded");

@@ -5,12 +5,15 @@
 //! failed, cancelled) has no `verified` result: 404 with 7001. Runners submit results through
 //! the signed flow of `routes::runners`.
 
-use crate::{backend::Backend, error::HttpError, extract::HashParam, pagination::Page, state::AppState};
+use crate::{
+    backend::Backend, error::HttpError, extract::HashParam, openapi::errors, pagination::Page, state::AppState,
+};
 use axum::{Json, extract::State};
 use drover_types::{
     ErrorCode, H256,
-    api::{JobInfo, JobResultList, JobStatusInfo, VerifiedResultInfo},
+    api::{JobInfo, JobResultList, JobStatusInfo, VerifiedResultInfo, paths},
 };
+use utoipa_axum::{router::OpenApiRouter, routes};
 
 fn unknown(job: H256) -> HttpError {
     HttpError::new(ErrorCode::JobNotFound, format!("no job has id {job}"))
@@ -20,16 +23,22 @@ async fn job_info<B: Backend>(backend: &B, job: H256) -> Result<JobInfo, HttpErr
     backend.job(job).await?.ok_or_else(|| unknown(job))
 }
 
+/// This family's routes, as their handlers' `#[utoipa::path]` declare them (see [`super`]).
+pub(crate) fn router<B: Backend>() -> OpenApiRouter<AppState<B>> {
+    OpenApiRouter::new().routes(routes!(job)).routes(routes!(status)).routes(routes!(results)).routes(routes!(verified))
+}
+
 /// `GET /job/{job_id}`: the job spec and where it is.
 #[utoipa::path(
     get,
-    path = "/job/{job_id}",
+    path = paths::JOB,
     tag = "jobs",
     summary = "A job",
     description = "The job as submitted (type, input, runners, verification, max price, timeout, callback) with its \
         submitter, escrow, status, assigned runners and heights.",
     params(("job_id" = String, Path, description = "The job: 32 bytes of hex.")),
-    responses((status = 200, description = "The job.", body = JobInfo))
+    responses((status = 200, description = "The job.", body = JobInfo)),
+    extensions(("x-errors" = json!(errors(&[ErrorCode::BadRequest, ErrorCode::JobNotFound])))),
 )]
 pub async fn job<B: Backend>(
     State(state): State<AppState<B>>,
@@ -41,11 +50,12 @@ pub async fn job<B: Backend>(
 /// `GET /job/{job_id}/status`: where a job is.
 #[utoipa::path(
     get,
-    path = "/job/{job_id}/status",
+    path = paths::JOB_STATUS,
     tag = "jobs",
     summary = "A job's status",
     params(("job_id" = String, Path, description = "The job: 32 bytes of hex.")),
-    responses((status = 200, description = "Its status, runners and number of results.", body = JobStatusInfo))
+    responses((status = 200, description = "Its status, runners and number of results.", body = JobStatusInfo)),
+    extensions(("x-errors" = json!(errors(&[ErrorCode::BadRequest, ErrorCode::JobNotFound])))),
 )]
 pub async fn status<B: Backend>(
     State(state): State<AppState<B>>,
@@ -63,7 +73,7 @@ pub async fn status<B: Backend>(
 /// `GET /job/{job_id}/results`: one page of a job's results.
 #[utoipa::path(
     get,
-    path = "/job/{job_id}/results",
+    path = paths::JOB_RESULTS,
     tag = "jobs",
     summary = "A job's submitted results",
     description = "Every result runners submitted, in submission order, each with its runner, block and transaction.",
@@ -72,7 +82,8 @@ pub async fn status<B: Backend>(
         ("offset" = Option<u64>, Query, description = "Results to skip (default 0)."),
         ("limit" = Option<u64>, Query, description = "Page size (default 50, at most 1,000)."),
     ),
-    responses((status = 200, description = "The list envelope with `results`.", body = JobResultList))
+    responses((status = 200, description = "The list envelope with `results`.", body = JobResultList)),
+    extensions(("x-errors" = json!(errors(&[ErrorCode::BadRequest, ErrorCode::JobNotFound])))),
 )]
 pub async fn results<B: Backend>(
     State(state): State<AppState<B>>,
@@ -85,13 +96,14 @@ pub async fn results<B: Backend>(
 /// `GET /job/{job_id}/verified`: a completed job's verdict.
 #[utoipa::path(
     get,
-    path = "/job/{job_id}/verified",
+    path = paths::JOB_VERIFIED,
     tag = "jobs",
     summary = "A job's verified result",
     description = "The result its verification decided, with how many runners agreed; 404 with 7001 until the job \
         is completed (a failed or cancelled job never has one).",
     params(("job_id" = String, Path, description = "The job: 32 bytes of hex.")),
-    responses((status = 200, description = "The verdict.", body = VerifiedResultInfo))
+    responses((status = 200, description = "The verdict.", body = VerifiedResultInfo)),
+    extensions(("x-errors" = json!(errors(&[ErrorCode::BadRequest, ErrorCode::JobNotFound, ErrorCode::JobNotVerified])))),
 )]
 pub async fn verified<B: Backend>(
     State(state): State<AppState<B>>,
@@ -105,35 +117,13 @@ pub async fn verified<B: Backend>(
 }
 
 #[cfg(test)]
-pub(crate) mod tests {
+mod tests {
+    use crate::backend::jobs::mock::{JobsMock, job};
     use crate::mock::*;
     use drover_types::{
         Address, ErrorCode, H256,
-        api::{JobInfo, JobResultInfo, VerificationInfo, VerifiedResultInfo},
+        api::{JobResultInfo, VerifiedResultInfo},
     };
-
-    /// A job record for the mock.
-    pub(crate) fn job(id: u8, status: &str, runners: &[Address]) -> JobInfo {
-        JobInfo {
-            job_id: H256([id; 32]),
-            submitter: Address([9; 20]),
-            job_type: "echo".into(),
-            input: b"in".to_vec(),
-            runners: runners.len() as u64,
-            verification: VerificationInfo { mode: "majority".into(), threshold: 2 },
-            max_price: 10,
-            timeout_blocks: 20,
-            callback: None,
-            escrow: 30,
-            callback_reserve: 0,
-            status: status.into(),
-            assigned_runners: runners.to_vec(),
-            results_count: 0,
-            submitted_height: 3,
-            deadline_height: 23,
-            finished_height: None,
-        }
-    }
 
     #[tokio::test]
     async fn jobs_their_results_and_verdicts() {
@@ -146,7 +136,7 @@ pub(crate) mod tests {
             total_runners: 2,
             height: 6,
         };
-        let backend = MockBackend::with(|data| {
+        let backend = MockBackend::with(|data: &mut JobsMock| {
             data.jobs = vec![
                 (job(1, "completed", &runners), vec![result.clone()], Some(verdict)),
                 (job(2, "assigned", &runners), vec![result], None),

@@ -8,6 +8,7 @@ use crate::{
     backend::Backend,
     error::HttpError,
     extract::{AddressParam, ApiQuery, parse_address},
+    openapi::errors,
     pagination::Page,
     state::AppState,
 };
@@ -17,9 +18,10 @@ use axum::{
 };
 use drover_types::{
     ErrorCode,
-    api::{LibraryInfo, LibraryList},
+    api::{LibraryInfo, LibraryList, paths},
 };
 use serde::Deserialize;
+use utoipa_axum::{router::OpenApiRouter, routes};
 
 /// Query of `GET /library/{publisher}/{name}`.
 #[derive(Debug, Deserialize)]
@@ -28,10 +30,15 @@ pub struct VersionQuery {
     version: Option<u32>,
 }
 
+/// This family's routes, as their handlers' `#[utoipa::path]` declare them (see [`super`]).
+pub(crate) fn router<B: Backend>() -> OpenApiRouter<AppState<B>> {
+    OpenApiRouter::new().routes(routes!(libraries)).routes(routes!(library))
+}
+
 /// `GET /library/{publisher}/{name}`: one library version.
 #[utoipa::path(
     get,
-    path = "/library/{publisher}/{name}",
+    path = paths::LIBRARY,
     tag = "libraries",
     summary = "A library",
     description = "The library's latest version, or the one asked for: code hash and size, manifest, height. 404 \
@@ -41,7 +48,8 @@ pub struct VersionQuery {
         ("name" = String, Path, description = "The library's name."),
         ("version" = Option<u32>, Query, description = "A version (default, or 0: the latest)."),
     ),
-    responses((status = 200, description = "The library.", body = LibraryInfo))
+    responses((status = 200, description = "The library.", body = LibraryInfo)),
+    extensions(("x-errors" = json!(errors(&[ErrorCode::BadRequest, ErrorCode::InvalidAddress, ErrorCode::LibraryNotFound])))),
 )]
 pub async fn library<B: Backend>(
     State(state): State<AppState<B>>,
@@ -59,7 +67,7 @@ pub async fn library<B: Backend>(
 /// `GET /library/{publisher}`: one page of a publisher's libraries.
 #[utoipa::path(
     get,
-    path = "/library/{publisher}",
+    path = paths::LIBRARIES,
     tag = "libraries",
     summary = "A publisher's libraries",
     params(
@@ -67,7 +75,8 @@ pub async fn library<B: Backend>(
         ("offset" = Option<u64>, Query, description = "Libraries to skip (default 0)."),
         ("limit" = Option<u64>, Query, description = "Page size (default 50, at most 1,000)."),
     ),
-    responses((status = 200, description = "The list envelope with `libraries`.", body = LibraryList))
+    responses((status = 200, description = "The list envelope with `libraries`.", body = LibraryList)),
+    extensions(("x-errors" = json!(errors(&[ErrorCode::BadRequest, ErrorCode::InvalidAddress])))),
 )]
 pub async fn libraries<B: Backend>(
     State(state): State<AppState<B>>,

@@ -2,21 +2,27 @@
 //! text format 0.0.4. OpenMetrics `# EOF` markers from the node's part are dropped, since the
 //! exposition goes on after it.
 
-use crate::{backend::Backend, error::HttpError, state::AppState};
+use crate::{backend::Backend, error::HttpError, openapi::errors, state::AppState};
 use axum::{
     extract::State,
     http::header,
     response::{IntoResponse, Response},
 };
-use drover_types::ErrorCode;
+use drover_types::{ErrorCode, api::paths};
+use utoipa_axum::{router::OpenApiRouter, routes};
 
 /// Content type of the exposition.
 pub const METRICS_CONTENT_TYPE: &str = "text/plain; version=0.0.4; charset=utf-8";
 
+/// This family's routes, as their handlers' `#[utoipa::path]` declare them (see [`super`]).
+pub(crate) fn router<B: Backend>() -> OpenApiRouter<AppState<B>> {
+    OpenApiRouter::new().routes(routes!(metrics))
+}
+
 /// `GET /metrics`: the node's metrics, then the HTTP layer's, in Prometheus text format.
 #[utoipa::path(
     get,
-    path = "/metrics",
+    path = paths::METRICS,
     tag = "health",
     summary = "Prometheus metrics",
     description = "Text format 0.0.4: node metrics (consensus, storage, mempool, chain) then \
@@ -25,7 +31,8 @@ pub const METRICS_CONTENT_TYPE: &str = "text/plain; version=0.0.4; charset=utf-8
         and `drover_rpc_submit_waits_in_flight`. \
         `route` is a route template (`unmatched` for paths no route serves) and `method` a \
         standard method name (`other` for any other), so clients cannot add series.",
-    responses((status = 200, description = "Prometheus text.", body = String, content_type = "text/plain"))
+    responses((status = 200, description = "Prometheus text.", body = String, content_type = "text/plain")),
+    extensions(("x-errors" = json!(errors(&[])))),
 )]
 pub async fn metrics<B: Backend>(State(state): State<AppState<B>>) -> Result<Response, HttpError> {
     let node = state.backend.metrics();

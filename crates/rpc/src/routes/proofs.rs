@@ -17,6 +17,7 @@ use crate::{
     error::{Concealer, HttpError},
     extract::{AddressParam, ApiQuery, HashParam, RawBody, json_body, parse_address, parse_hash},
     limits::{MAX_STORAGE_KEY_BYTES, MULTI_PROOF_REQUESTS_MAX},
+    openapi::errors,
     state::AppState,
 };
 use axum::{
@@ -29,7 +30,7 @@ use drover_types::{
     Address, ErrorCode, H256,
     api::{
         ErrorBody, InclusionProofInfo, InclusionProofKind, MultiProofItem, MultiProofResponse, ProofInfo, ProofRequest,
-        StateProofInfo,
+        StateProofInfo, paths,
     },
     error::ApiError,
 };
@@ -38,6 +39,7 @@ use utoipa::{
     PartialSchema, ToSchema,
     openapi::{ArrayBuilder, RefOr, Schema, schema::Ref},
 };
+use utoipa_axum::{router::OpenApiRouter, routes};
 
 /// Query of the state-proof routes.
 #[derive(Debug, Default, Deserialize, utoipa::IntoParams)]
@@ -48,10 +50,9 @@ pub struct ProofQuery {
     pub height: Option<u64>,
 }
 
-/// What [`parse_storage_key`] accepts, as the OpenAPI `pattern` of storage key parameters: whole
-/// bytes of hex, at most [`MAX_STORAGE_KEY_BYTES`] of them. The bound is written out (a pattern is a
-/// literal); a test fails if it and the constant disagree.
-pub const STORAGE_KEY_PATTERN: &str = "^(0[xX])?([0-9a-fA-F]{2}){0,256}$";
+/// Refusals of a state proof: a bad address (3001) or storage key or height (1001), or a state
+/// the node cannot prove (1002: nothing finalized yet, or a height other than the latest).
+const STATE_PROOF_ERRORS: &[ErrorCode] = &[ErrorCode::BadRequest, ErrorCode::InvalidAddress, ErrorCode::NotFound];
 
 /// Parses an actor storage key written as hex (`0x` optional, any case; `0x` alone is the empty
 /// key), at most [`MAX_STORAGE_KEY_BYTES`] bytes (1001 otherwise).
@@ -108,16 +109,29 @@ async fn one_inclusion_proof<B: Backend>(
         .ok_or_else(|| HttpError::new(ErrorCode::NotFound, format!("no finalized block includes transaction {hash}")))
 }
 
+/// This family's routes, as their handlers' `#[utoipa::path]` declare them (see [`super`]).
+pub(crate) fn router<B: Backend>() -> OpenApiRouter<AppState<B>> {
+    OpenApiRouter::new()
+        .routes(routes!(state_value))
+        .routes(routes!(account))
+        .routes(routes!(actor))
+        .routes(routes!(storage))
+        .routes(routes!(tx))
+        .routes(routes!(receipt))
+        .routes(routes!(multi))
+}
+
 /// `GET /proof/account/{address}`: the account record (or its absence) proven against a finalized
 /// state root.
 #[utoipa::path(
     get,
-    path = "/proof/account/{address}",
+    path = paths::PROOF_ACCOUNT,
     tag = "proofs",
     summary = "An account (or its absence) proven against a finalized state root",
     description = "`value` is the account record (canonical CBOR `[nonce, balance]`), or `null` with an exclusion proof.",
     params(("address" = String, Path, description = "20 bytes of hex, `0x` optional, any case."), ProofQuery),
-    responses((status = 200, description = "The proof with the block and its finalization certificate.", body = StateProofInfo))
+    responses((status = 200, description = "The proof with the block and its finalization certificate.", body = StateProofInfo)),
+    extensions(("x-errors" = json!(errors(STATE_PROOF_ERRORS)))),
 )]
 pub async fn account<B: Backend>(
     State(state): State<AppState<B>>,
@@ -131,11 +145,12 @@ pub async fn account<B: Backend>(
 /// root.
 #[utoipa::path(
     get,
-    path = "/proof/actor/{address}",
+    path = paths::PROOF_ACTOR,
     tag = "proofs",
     summary = "An actor record (or its absence) proven against a finalized state root",
     params(("address" = String, Path, description = "20 bytes of hex, `0x` optional, any case."), ProofQuery),
-    responses((status = 200, description = "The proof with the block and its finalization certificate.", body = StateProofInfo))
+    responses((status = 200, description = "The proof with the block and its finalization certificate.", body = StateProofInfo)),
+    extensions(("x-errors" = json!(errors(STATE_PROOF_ERRORS)))),
 )]
 pub async fn actor<B: Backend>(
     State(state): State<AppState<B>>,
@@ -149,7 +164,7 @@ pub async fn actor<B: Backend>(
 /// state root.
 #[utoipa::path(
     get,
-    path = "/proof/storage/{address}/{key}",
+    path = paths::PROOF_STORAGE,
     tag = "proofs",
     summary = "An actor storage slot (or its absence) proven against a finalized state root",
     params(
@@ -157,7 +172,8 @@ pub async fn actor<B: Backend>(
         ("key" = String, Path, description = "The actor's storage key: hex, `0x` optional, at most 256 bytes."),
         ProofQuery,
     ),
-    responses((status = 200, description = "The proof with the block and its finalization certificate.", body = StateProofInfo))
+    responses((status = 200, description = "The proof with the block and its finalization certificate.", body = StateProofInfo)),
+    extensions(("x-errors" = json!(errors(STATE_PROOF_ERRORS)))),
 )]
 pub async fn storage<B: Backend>(
     State(state): State<AppState<B>>,
@@ -170,7 +186,7 @@ pub async fn storage<B: Backend>(
 /// `GET /state/{actor}/{key_hex}`: a storage value together with its proof.
 #[utoipa::path(
     get,
-    path = "/state/{actor}/{key_hex}",
+    path = paths::STATE_VALUE,
     tag = "proofs",
     summary = "An actor storage value together with its proof",
     description = "The same record as `/proof/storage/{address}/{key}`: `value` (base64, `null` when unset) with its proof.",
@@ -179,7 +195,8 @@ pub async fn storage<B: Backend>(
         ("key_hex" = String, Path, description = "The actor's storage key: hex, `0x` optional, at most 256 bytes."),
         ProofQuery,
     ),
-    responses((status = 200, description = "The value and its proof.", body = StateProofInfo))
+    responses((status = 200, description = "The value and its proof.", body = StateProofInfo)),
+    extensions(("x-errors" = json!(errors(STATE_PROOF_ERRORS)))),
 )]
 pub async fn state_value<B: Backend>(
     State(state): State<AppState<B>>,
@@ -192,11 +209,12 @@ pub async fn state_value<B: Backend>(
 /// `GET /proof/tx/{tx_hash}`: a transaction proven in its block's transactions root.
 #[utoipa::path(
     get,
-    path = "/proof/tx/{tx_hash}",
+    path = paths::PROOF_TX,
     tag = "proofs",
     summary = "A transaction proven in its block's transactions root",
     params(("tx_hash" = String, Path, description = "Transaction hash: 32 bytes of hex.")),
-    responses((status = 200, description = "The transaction, its inclusion proof, the block and its certificate.", body = InclusionProofInfo))
+    responses((status = 200, description = "The transaction, its inclusion proof, the block and its certificate.", body = InclusionProofInfo)),
+    extensions(("x-errors" = json!(errors(&[ErrorCode::BadRequest, ErrorCode::NotFound])))),
 )]
 pub async fn tx<B: Backend>(
     State(state): State<AppState<B>>,
@@ -208,11 +226,12 @@ pub async fn tx<B: Backend>(
 /// `GET /proof/receipt/{tx_hash}`: a receipt proven in its block's receipts root.
 #[utoipa::path(
     get,
-    path = "/proof/receipt/{tx_hash}",
+    path = paths::PROOF_RECEIPT,
     tag = "proofs",
     summary = "A receipt proven in its block's receipts root",
     params(("tx_hash" = String, Path, description = "Transaction hash: 32 bytes of hex.")),
-    responses((status = 200, description = "The receipt, its inclusion proof, the block and its certificate.", body = InclusionProofInfo))
+    responses((status = 200, description = "The receipt, its inclusion proof, the block and its certificate.", body = InclusionProofInfo)),
+    extensions(("x-errors" = json!(errors(&[ErrorCode::BadRequest, ErrorCode::NotFound])))),
 )]
 pub async fn receipt<B: Backend>(
     State(state): State<AppState<B>>,
@@ -283,14 +302,15 @@ fn error_item(concealer: &mut Concealer, error: &ApiError) -> MultiProofItem {
 /// alone.
 #[utoipa::path(
     post,
-    path = "/proof/multi",
+    path = paths::PROOF_MULTI,
     tag = "proofs",
     summary = "Several proofs in one request",
     description = "Body: a JSON list of 1 to 32 requests `{\"kind\": \"account\"|\"actor\"|\"storage\"|\"tx\"|\"receipt\", \"address\", \"key\", \"tx_hash\"}`. \
         Results come in request order, each a proof or an error body; the state proofs all prove the same block's post-state.",
     params(ProofQuery),
     request_body(content = MultiProofRequests, content_type = "application/json"),
-    responses((status = 200, description = "One result per request, in order.", body = MultiProofResponse))
+    responses((status = 200, description = "One result per request, in order.", body = MultiProofResponse)),
+    extensions(("x-errors" = json!(errors(&[ErrorCode::BadRequest])))),
 )]
 pub async fn multi<B: Backend>(
     State(state): State<AppState<B>>,
@@ -352,20 +372,29 @@ pub async fn multi<B: Backend>(
 
 #[cfg(test)]
 mod tests {
-    use crate::{backend::StateQuery, mock::*};
+    use crate::{
+        backend::{
+            IncludedTransaction, StateQuery, chain::mock::ChainMock, proofs::mock::ProofsMock,
+            transactions::mock::TransactionsMock,
+        },
+        mock::*,
+    };
     use axum::http::StatusCode;
     use drover_types::{Address, ErrorCode};
     use serde_json::json;
 
     /// A mock with one finalized block above genesis and one included transaction.
     fn mock() -> MockBackend {
-        MockBackend::with(|data| {
-            data.blocks.push(block(1));
-            let tx = verified(0, 0);
+        let tx = verified(0, 0);
+        let mock = MockBackend::with(|chain: &mut ChainMock| chain.blocks.push(block(1)));
+        mock.edit(|data: &mut TransactionsMock| {
             data.receipts.insert(tx.hash, success_receipt(&tx, 1, 0));
-            data.included.insert(tx.hash, crate::backend::IncludedTransaction { tx, block_height: 1, index: 0 });
+            data.included.insert(tx.hash, IncludedTransaction { tx, block_height: 1, index: 0 });
+        });
+        mock.edit(|data: &mut ProofsMock| {
             data.storage.insert((Address([7; 20]), b"k".to_vec()), b"v".to_vec());
-        })
+        });
+        mock
     }
 
     #[tokio::test]
@@ -434,7 +463,7 @@ mod tests {
     /// document and answered 400).
     #[test]
     fn storage_key_pattern_is_what_the_parser_takes() {
-        let pattern = regex::Regex::new(super::STORAGE_KEY_PATTERN).unwrap();
+        let pattern = regex::Regex::new(crate::openapi::STORAGE_KEY_PATTERN).unwrap();
         let max = crate::limits::MAX_STORAGE_KEY_BYTES;
         for bytes in [0, 1, 2, max - 1, max, max + 1] {
             for digits in
@@ -530,7 +559,7 @@ mod tests {
         assert_eq!(results[6]["code"], ErrorCode::BadRequest.code());
         assert_eq!(results[7]["code"], ErrorCode::BadRequest.code());
         // Both state proofs came from one backend call, so they prove the same block.
-        let batches = mock.data.lock().proof_batches.clone();
+        let batches = mock.part::<ProofsMock>().lock().proof_batches.clone();
         assert_eq!(batches, vec![(vec![StateQuery::Account(address), StateQuery::Storage(address, vec![1])], None)]);
 
         // A height the node cannot prove fails the state items only.

@@ -33,6 +33,7 @@ use crate::{
     backend::{Backend, RelayFilter},
     error::HttpError,
     extract::{HashParam, RawBody, json_body, parse_address},
+    openapi::{SUBMIT_ERRORS, errors},
     pagination::Page,
     rate_limit,
     routes::{state_sync::ClientIp, transactions::submit_one},
@@ -50,7 +51,7 @@ use drover_types::{
     Address, ErrorCode, Transaction, VerifiedTransaction,
     api::{
         BillingSummary, RasAccountBalance, RasChallenge, RasMe, RasStats, RasTransactionRequest, RelayList,
-        RevocationInfo, SubmitResponse, VolumeInfo, VolumeList,
+        RevocationInfo, SubmitResponse, VolumeInfo, VolumeList, paths,
     },
     payload::Message,
     storage::auth::{
@@ -59,6 +60,7 @@ use drover_types::{
     },
     storage::{STORAGE_MANAGER_ADDRESS, StorageCall},
 };
+use utoipa_axum::{router::OpenApiRouter, routes};
 
 fn now_ms() -> u64 {
     std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis() as u64)
@@ -123,16 +125,40 @@ impl<B: Backend> FromRequest<AppState<B>> for Authenticated {
     }
 }
 
+/// Refusals of the storage-relay authentication ([`authenticate`]).
+const RAS_AUTH_ERRORS: &[ErrorCode] =
+    &[ErrorCode::RasTokenInvalid, ErrorCode::RasRequestInvalid, ErrorCode::RasReplayed];
+
+/// This family's routes, as their handlers' `#[utoipa::path]` declare them (see [`super`]).
+pub(crate) fn router<B: Backend>() -> OpenApiRouter<AppState<B>> {
+    OpenApiRouter::new()
+        .routes(routes!(challenge))
+        .routes(routes!(me))
+        .routes(routes!(stats))
+        .routes(routes!(public_relays))
+        .routes(routes!(write_relayers))
+        .routes(routes!(billing_summary))
+        .routes(routes!(revocation))
+        .routes(routes!(balance))
+        .routes(routes!(volumes, create))
+        .routes(routes!(volume))
+        .routes(routes!(delete))
+        .routes(routes!(undelete))
+        .routes(routes!(deposit))
+        .routes(routes!(revoke))
+}
+
 /// `GET /ras/challenge`: what a client needs to build its token and requests.
 #[utoipa::path(
     get,
-    path = "/ras/challenge",
+    path = paths::RAS_CHALLENGE,
     tag = "ras",
     summary = "Parameters for storage-relay authentication",
     description = "The chain id and audience a delegation token must name, the audience a request to this node \
         is signed for, the node's clock (requests must be stamped within 30 s of it) and a fresh random nonce a \
         client may use.",
-    responses((status = 200, description = "The challenge.", body = RasChallenge))
+    responses((status = 200, description = "The challenge.", body = RasChallenge)),
+    extensions(("x-errors" = json!(errors(&[])))),
 )]
 pub async fn challenge<B: Backend>(State(state): State<AppState<B>>) -> Json<RasChallenge> {
     let nonce: [u8; 16] = rand::random();
@@ -149,12 +175,13 @@ pub async fn challenge<B: Backend>(State(state): State<AppState<B>>) -> Json<Ras
 /// `GET /ras/auth/me`: who a valid request authenticates as.
 #[utoipa::path(
     get,
-    path = "/ras/auth/me",
+    path = paths::RAS_AUTH_ME,
     tag = "ras",
     summary = "The wallet a request authenticates as",
     description = "Checks the X-DRFS-Delegation token and the request's X-DRFS-Timestamp, X-DRFS-Nonce and \
         X-DRFS-Signature (docs/storage.md); 401 with 9100 (token), 9101 (request) or 9102 (replay) otherwise.",
-    responses((status = 200, description = "The wallet and session.", body = RasMe))
+    responses((status = 200, description = "The wallet and session.", body = RasMe)),
+    extensions(("x-errors" = json!(errors(RAS_AUTH_ERRORS)))),
 )]
 pub async fn me(Authenticated { token, .. }: Authenticated) -> Json<RasMe> {
     Json(RasMe {
@@ -167,13 +194,14 @@ pub async fn me(Authenticated { token, .. }: Authenticated) -> Json<RasMe> {
 /// `GET /ras/stats`: the family's totals.
 #[utoipa::path(
     get,
-    path = "/ras/stats",
+    path = paths::RAS_STATS,
     tag = "ras",
     summary = "Storage-relay totals",
     description = "Registered relays with their capacity and stake, volumes not yet reaped with their bytes and \
         deposits, rent paid and creation fees burned, at the latest finalized height. No token; limited per \
         client IP.",
-    responses((status = 200, description = "The totals.", body = RasStats))
+    responses((status = 200, description = "The totals.", body = RasStats)),
+    extensions(("x-errors" = json!(errors(&[])))),
 )]
 pub async fn stats<B: Backend>(
     State(state): State<AppState<B>>,
@@ -186,7 +214,7 @@ pub async fn stats<B: Backend>(
 /// `GET /ras/relays/public`: one page of the relays listed publicly.
 #[utoipa::path(
     get,
-    path = "/ras/relays/public",
+    path = paths::RAS_RELAYS_PUBLIC,
     tag = "ras",
     summary = "Publicly listed relays",
     description = "Registered relays that asked to be listed, whatever their health, in the order of the \
@@ -195,7 +223,8 @@ pub async fn stats<B: Backend>(
         ("offset" = Option<u64>, Query, description = "Relays to skip (default 0)."),
         ("limit" = Option<u64>, Query, description = "Page size (default 50, at most 1,000)."),
     ),
-    responses((status = 200, description = "The list envelope with `relays`.", body = RelayList))
+    responses((status = 200, description = "The list envelope with `relays`.", body = RelayList)),
+    extensions(("x-errors" = json!(errors(&[ErrorCode::BadRequest])))),
 )]
 pub async fn public_relays<B: Backend>(
     State(state): State<AppState<B>>,
@@ -209,7 +238,7 @@ pub async fn public_relays<B: Backend>(
 /// `GET /ras/write-relayers`: one page of the relays that take writes.
 #[utoipa::path(
     get,
-    path = "/ras/write-relayers",
+    path = paths::RAS_WRITE_RELAYERS,
     tag = "ras",
     summary = "Relays taking writes",
     description = "Registered relays whose settings take writes, in the order of the chain's listing of them (a \
@@ -219,7 +248,8 @@ pub async fn public_relays<B: Backend>(
         ("offset" = Option<u64>, Query, description = "Relays to skip (default 0)."),
         ("limit" = Option<u64>, Query, description = "Page size (default 50, at most 1,000)."),
     ),
-    responses((status = 200, description = "The list envelope with `relays`.", body = RelayList))
+    responses((status = 200, description = "The list envelope with `relays`.", body = RelayList)),
+    extensions(("x-errors" = json!(errors(&[ErrorCode::BadRequest])))),
 )]
 pub async fn write_relayers<B: Backend>(
     State(state): State<AppState<B>>,
@@ -233,12 +263,13 @@ pub async fn write_relayers<B: Backend>(
 /// `GET /ras/billing/summary`: the volumes' totals.
 #[utoipa::path(
     get,
-    path = "/ras/billing/summary",
+    path = paths::RAS_BILLING_SUMMARY,
     tag = "ras",
     summary = "Storage billing totals",
     description = "Volumes not yet reaped, their bytes and deposits (as of each one's last settlement), rent \
         paid to relays and creation fees burned, all time. No token; limited per client IP.",
-    responses((status = 200, description = "The totals.", body = BillingSummary))
+    responses((status = 200, description = "The totals.", body = BillingSummary)),
+    extensions(("x-errors" = json!(errors(&[])))),
 )]
 pub async fn billing_summary<B: Backend>(
     State(state): State<AppState<B>>,
@@ -259,7 +290,7 @@ fn parse_session_key(text: &str) -> Result<[u8; 33], HttpError> {
 /// `GET /ras/revocations/{wallet}/{session_key}`: whether a wallet revoked a session key.
 #[utoipa::path(
     get,
-    path = "/ras/revocations/{wallet}/{session_key}",
+    path = paths::RAS_REVOCATION,
     tag = "ras",
     summary = "Whether a wallet revoked a session key",
     description = "What relays check before honouring a delegation token (the chain's revocation marker; the \
@@ -268,7 +299,8 @@ fn parse_session_key(text: &str) -> Result<[u8; 33], HttpError> {
         ("wallet" = String, Path, description = "The wallet: 20 bytes of hex."),
         ("session_key" = String, Path, description = "The session key, compressed: 33 bytes of hex."),
     ),
-    responses((status = 200, description = "The revocation, if any.", body = RevocationInfo))
+    responses((status = 200, description = "The revocation, if any.", body = RevocationInfo)),
+    extensions(("x-errors" = json!(errors(&[ErrorCode::BadRequest, ErrorCode::InvalidAddress])))),
 )]
 pub async fn revocation<B: Backend>(
     State(state): State<AppState<B>>,
@@ -289,13 +321,14 @@ pub async fn revocation<B: Backend>(
 /// `GET /ras/accounts/balance`: the wallet's balance and what its volumes hold and cost.
 #[utoipa::path(
     get,
-    path = "/ras/accounts/balance",
+    path = paths::RAS_ACCOUNT_BALANCE,
     tag = "ras",
     summary = "The authenticated wallet's balance and storage costs",
     description = "Its DRV balance, its volumes, the sum of their deposits (rent settled to the latest height) \
         and what its active volumes cost per block. At most 1,000 volumes are summed (`truncated` says when \
         the wallet has more). Authenticated (docs/storage.md).",
-    responses((status = 200, description = "The balance.", body = RasAccountBalance))
+    responses((status = 200, description = "The balance.", body = RasAccountBalance)),
+    extensions(("x-errors" = json!(errors(RAS_AUTH_ERRORS)))),
 )]
 pub async fn balance<B: Backend>(
     State(state): State<AppState<B>>,
@@ -307,7 +340,7 @@ pub async fn balance<B: Backend>(
 /// `GET /ras/volumes`: one page of the wallet's volumes.
 #[utoipa::path(
     get,
-    path = "/ras/volumes",
+    path = paths::RAS_VOLUMES,
     tag = "ras",
     summary = "The authenticated wallet's volumes",
     description = "Its volumes not yet reaped, in volume-id order, each at the latest height. Authenticated \
@@ -316,7 +349,8 @@ pub async fn balance<B: Backend>(
         ("offset" = Option<u64>, Query, description = "Volumes to skip (default 0)."),
         ("limit" = Option<u64>, Query, description = "Page size (default 50, at most 1,000)."),
     ),
-    responses((status = 200, description = "The list envelope with `volumes`.", body = VolumeList))
+    responses((status = 200, description = "The list envelope with `volumes`.", body = VolumeList)),
+    extensions(("x-errors" = json!(errors(&[RAS_AUTH_ERRORS, &[ErrorCode::BadRequest]].concat())))),
 )]
 pub async fn volumes<B: Backend>(
     State(state): State<AppState<B>>,
@@ -335,13 +369,14 @@ fn volume_not_found() -> HttpError {
 /// `GET /ras/volumes/{volume_id}`: a volume, for its owner or its relay.
 #[utoipa::path(
     get,
-    path = "/ras/volumes/{volume_id}",
+    path = paths::RAS_VOLUME,
     tag = "ras",
     summary = "A volume, for its owner or its relay",
     description = "The volume at the latest height when the authenticated wallet owns it or is its relay; 404 \
         (9103) otherwise, the same answer for an unknown id and for anyone else's volume.",
     params(("volume_id" = String, Path, description = "The volume: 32 bytes of hex.")),
-    responses((status = 200, description = "The volume.", body = VolumeInfo))
+    responses((status = 200, description = "The volume.", body = VolumeInfo)),
+    extensions(("x-errors" = json!(errors(&[RAS_AUTH_ERRORS, &[ErrorCode::BadRequest, ErrorCode::RasVolumeNotFound]].concat())))),
 )]
 pub async fn volume<B: Backend>(
     State(state): State<AppState<B>>,
@@ -400,14 +435,15 @@ async fn submit_storage<B: Backend>(
 /// `POST /ras/volumes`: admits the wallet's signed `create` like `/submit`.
 #[utoipa::path(
     post,
-    path = "/ras/volumes",
+    path = paths::RAS_VOLUMES,
     tag = "ras",
     summary = "Create a volume (a signed transaction)",
     description = "Takes the wallet's signed `create` of the storage manager (value: the creation fee plus the \
         first deposit); refuses another call or a transaction the authenticated wallet did not sign (9104), \
         then answers like `/submit`. Authenticated (docs/storage.md).",
     request_body(content = RasTransactionRequest, content_type = "application/json"),
-    responses((status = 200, description = "Accepted into the mempool; the record of `/submit`.", body = SubmitResponse))
+    responses((status = 200, description = "Accepted into the mempool; the record of `/submit`.", body = SubmitResponse)),
+    extensions(("x-errors" = json!(errors(&[SUBMIT_ERRORS, RAS_AUTH_ERRORS, &[ErrorCode::RasTransactionMismatch]].concat())))),
 )]
 pub async fn create<B: Backend>(State(state): State<AppState<B>>, auth: Authenticated) -> Result<Response, HttpError> {
     let is_create = |call: &StorageCall| matches!(call, StorageCall::Create { .. });
@@ -417,7 +453,7 @@ pub async fn create<B: Backend>(State(state): State<AppState<B>>, auth: Authenti
 /// `POST /ras/volumes/{volume_id}/delete`: admits the owner's signed `delete` like `/submit`.
 #[utoipa::path(
     post,
-    path = "/ras/volumes/{volume_id}/delete",
+    path = paths::RAS_VOLUME_DELETE,
     tag = "ras",
     summary = "Delete a volume (a signed transaction)",
     description = "Takes the wallet's signed `delete` of this volume (no value); refuses another call, another \
@@ -425,7 +461,8 @@ pub async fn create<B: Backend>(State(state): State<AppState<B>>, auth: Authenti
         Authenticated (docs/storage.md).",
     params(("volume_id" = String, Path, description = "The volume: 32 bytes of hex.")),
     request_body(content = RasTransactionRequest, content_type = "application/json"),
-    responses((status = 200, description = "Accepted into the mempool; the record of `/submit`.", body = SubmitResponse))
+    responses((status = 200, description = "Accepted into the mempool; the record of `/submit`.", body = SubmitResponse)),
+    extensions(("x-errors" = json!(errors(&[SUBMIT_ERRORS, RAS_AUTH_ERRORS, &[ErrorCode::RasTransactionMismatch]].concat())))),
 )]
 pub async fn delete<B: Backend>(
     State(state): State<AppState<B>>,
@@ -439,7 +476,7 @@ pub async fn delete<B: Backend>(
 /// `POST /ras/volumes/{volume_id}/undelete`: admits the owner's signed `undelete` like `/submit`.
 #[utoipa::path(
     post,
-    path = "/ras/volumes/{volume_id}/undelete",
+    path = paths::RAS_VOLUME_UNDELETE,
     tag = "ras",
     summary = "Undelete a volume (a signed transaction)",
     description = "Takes the wallet's signed `undelete` of this volume (no value); refuses another call, another \
@@ -447,7 +484,8 @@ pub async fn delete<B: Backend>(
         Authenticated (docs/storage.md).",
     params(("volume_id" = String, Path, description = "The volume: 32 bytes of hex.")),
     request_body(content = RasTransactionRequest, content_type = "application/json"),
-    responses((status = 200, description = "Accepted into the mempool; the record of `/submit`.", body = SubmitResponse))
+    responses((status = 200, description = "Accepted into the mempool; the record of `/submit`.", body = SubmitResponse)),
+    extensions(("x-errors" = json!(errors(&[SUBMIT_ERRORS, RAS_AUTH_ERRORS, &[ErrorCode::RasTransactionMismatch]].concat())))),
 )]
 pub async fn undelete<B: Backend>(
     State(state): State<AppState<B>>,
@@ -461,7 +499,7 @@ pub async fn undelete<B: Backend>(
 /// `POST /ras/volumes/{volume_id}/deposit`: admits the wallet's signed `deposit` like `/submit`.
 #[utoipa::path(
     post,
-    path = "/ras/volumes/{volume_id}/deposit",
+    path = paths::RAS_VOLUME_DEPOSIT,
     tag = "ras",
     summary = "Top a volume's deposit up (a signed transaction)",
     description = "Takes the wallet's signed `deposit` to this volume (the value is added to its deposit); \
@@ -469,7 +507,8 @@ pub async fn undelete<B: Backend>(
         then answers like `/submit`. Authenticated (docs/storage.md).",
     params(("volume_id" = String, Path, description = "The volume: 32 bytes of hex.")),
     request_body(content = RasTransactionRequest, content_type = "application/json"),
-    responses((status = 200, description = "Accepted into the mempool; the record of `/submit`.", body = SubmitResponse))
+    responses((status = 200, description = "Accepted into the mempool; the record of `/submit`.", body = SubmitResponse)),
+    extensions(("x-errors" = json!(errors(&[SUBMIT_ERRORS, RAS_AUTH_ERRORS, &[ErrorCode::RasTransactionMismatch]].concat())))),
 )]
 pub async fn deposit<B: Backend>(
     State(state): State<AppState<B>>,
@@ -483,7 +522,7 @@ pub async fn deposit<B: Backend>(
 /// `POST /ras/revoke`: admits the wallet's signed `revoke` like `/submit`.
 #[utoipa::path(
     post,
-    path = "/ras/revoke",
+    path = paths::RAS_REVOKE,
     tag = "ras",
     summary = "Revoke a session key (a signed transaction)",
     description = "Takes the wallet's signed `revoke` of the storage manager (no value): once included, the \
@@ -491,7 +530,8 @@ pub async fn deposit<B: Backend>(
         a transaction the authenticated wallet did not sign (9104), then answers like `/submit`. \
         Authenticated (docs/storage.md).",
     request_body(content = RasTransactionRequest, content_type = "application/json"),
-    responses((status = 200, description = "Accepted into the mempool; the record of `/submit`.", body = SubmitResponse))
+    responses((status = 200, description = "Accepted into the mempool; the record of `/submit`.", body = SubmitResponse)),
+    extensions(("x-errors" = json!(errors(&[SUBMIT_ERRORS, RAS_AUTH_ERRORS, &[ErrorCode::RasTransactionMismatch]].concat())))),
 )]
 pub async fn revoke<B: Backend>(State(state): State<AppState<B>>, auth: Authenticated) -> Result<Response, HttpError> {
     let is_revoke = |call: &StorageCall| matches!(call, StorageCall::Revoke { .. });
@@ -500,12 +540,17 @@ pub async fn revoke<B: Backend>(State(state): State<AppState<B>>, auth: Authenti
 
 #[cfg(test)]
 mod tests {
+    use crate::backend::{
+        accounts::mock::AccountsMock,
+        ras::mock::{RasMock, relay, volume},
+        transactions::mock::TransactionsMock,
+    };
     use crate::mock::*;
     use axum::{body::Body, extract::ConnectInfo, http::Request};
     use base64::Engine as _;
     use drover_types::{
         Address, ErrorCode, H256, SecretKey, Transaction,
-        api::{RelayHealth, RelayInfo, VolumeInfo},
+        api::{RelayHealth, VolumeInfo},
         payload::Message,
         storage::auth::{DelegationToken, node_audience, relay_audience, request_hash, session_public_key},
         storage::{STORAGE_MANAGER_ADDRESS, StorageCall, VolumeStatus},
@@ -646,7 +691,7 @@ mod tests {
         let app = app(&backend);
         let wallet = key(0);
         assert_eq!(send(&app, signed("GET", "/ras/auth/me", b"", &wallet)).await.status, 200);
-        backend.data.lock().revocations.insert((wallet.address(), session().1), 12);
+        backend.part::<RasMock>().lock().revocations.insert((wallet.address(), session().1), 12);
         let refused = send(&app, signed("GET", "/ras/auth/me", b"", &wallet)).await;
         refused.assert_error(401, ErrorCode::RasTokenInvalid);
         assert!(refused.json()["message"].as_str().unwrap().contains("revoked"), "{}", refused.json());
@@ -654,56 +699,8 @@ mod tests {
         assert_eq!(send(&app, signed("GET", "/ras/auth/me", b"", &key(1))).await.status, 200);
     }
 
-    fn relay(n: u8, health: RelayHealth, (write, public): (bool, bool), free_bytes: u64) -> RelayInfo {
-        RelayInfo {
-            address: Address([n; 20]),
-            endpoint: format!("http://127.0.0.1:{}", 7000 + u16::from(n)),
-            capacity_bytes: 100,
-            used_bytes: 100 - free_bytes,
-            free_bytes,
-            price_per_byte_block: 2,
-            write,
-            read: true,
-            public,
-            health,
-            stake: u128::from(u64::MAX) + 1,
-            volumes: 1,
-            earned: 3,
-            registered_height: 1,
-            last_heartbeat_height: 2,
-        }
-    }
-
-    fn volume(owner: Address, name: &str, relay: Address, public: bool) -> VolumeInfo {
-        VolumeInfo {
-            volume_id: drover_types::storage::volume_id(&owner, name),
-            owner,
-            name: name.into(),
-            relay,
-            relay_endpoint: Some("http://127.0.0.1:7001".into()),
-            public,
-            status: VolumeStatus::Active,
-            created_height: 1,
-            root: H256::ZERO,
-            committed_height: 0,
-            size_bytes: 10,
-            max_size_bytes: 100,
-            billed_bytes: 10,
-            next_billed_bytes: None,
-            billed_bytes_from_height: None,
-            dropped: false,
-            price_per_byte_block: 2,
-            deposit: 1_000,
-            rent_per_block: 20,
-            paid_until_height: Some(51),
-            rent_paid: 0,
-            deleted_height: None,
-            purge_height: Some(151),
-        }
-    }
-
     fn backend() -> MockBackend {
-        MockBackend::with(|data| {
+        MockBackend::with(|data: &mut RasMock| {
             data.relays = vec![
                 relay(1, RelayHealth::Healthy, (true, true), 50),
                 relay(2, RelayHealth::Unhealthy, (true, true), 50),
@@ -773,7 +770,7 @@ mod tests {
     async fn revocations_are_public() {
         let wallet = key(0).address();
         let revoked = [2u8; 33];
-        let backend = MockBackend::with(|data| {
+        let backend = MockBackend::with(|data: &mut RasMock| {
             data.revocations.insert((wallet, revoked), 9);
         });
         let app = app(&backend);
@@ -851,7 +848,7 @@ mod tests {
     async fn a_volume_is_seen_by_its_owner_and_its_relay_only_and_never_leaks() {
         let (me, other) = (key(0).address(), key(1).address());
         let relay = key(2);
-        let backend = MockBackend::with(|data| {
+        let backend = MockBackend::with(|data: &mut RasMock| {
             data.volumes =
                 vec![volume(me, "photos", relay.address(), false), volume(other, "open", relay.address(), true)];
         });
@@ -929,7 +926,7 @@ mod tests {
         }
         let revoke = body_of(&StorageCall::Revoke { session_key: session().1 }, 0, &wallet);
         assert_eq!(send(&app, post_signed("/ras/revoke", revoke, &wallet)).await.status, 200);
-        let submitted = backend.data.lock().submitted.clone();
+        let submitted = backend.part::<TransactionsMock>().lock().submitted.clone();
         assert_eq!(submitted.len(), 5);
         assert!(submitted.iter().all(|tx| tx.sender == wallet.address()));
         let handlers: Vec<String> =
@@ -963,11 +960,11 @@ mod tests {
         // Unauthenticated: 401 before anything is read.
         let unsigned = Request::post("/ras/volumes").body(Body::from(body_of(&create, 1, &wallet))).unwrap();
         send(&app, unsigned).await.assert_error(401, ErrorCode::RasTokenInvalid);
-        assert_eq!(backend.data.lock().submitted.len(), 5, "nothing refused reached the mempool");
+        assert_eq!(backend.part::<TransactionsMock>().lock().submitted.len(), 5, "nothing refused reached the mempool");
 
         // The mempool's refusals come back as /submit's.
         let stale = Transaction { nonce: 0, ..storage_tx(&create, 5_000) }.sign(&key(1));
-        backend.data.lock().accounts.get_mut(&key(1).address()).unwrap().nonce = 3;
+        backend.part::<AccountsMock>().lock().accounts.get_mut(&key(1).address()).unwrap().nonce = 3;
         send(&app, post_signed("/ras/volumes", body_of_tx(&stale), &key(1)))
             .await
             .assert_error(400, ErrorCode::NonceTooLow);

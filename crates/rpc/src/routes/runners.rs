@@ -22,6 +22,7 @@ use crate::{
     backend::Backend,
     error::HttpError,
     extract::{AddressParam, ApiQuery, RawBody, json_body, parse_hash},
+    openapi::{SUBMIT_ERRORS, errors},
     pagination::Page,
     routes::{
         chain::{SUGGESTED_TIP_PER_CELL, SUGGESTED_TIP_PER_CYCLE, suggested_max_fee},
@@ -36,17 +37,32 @@ use drover_types::{
     Address, ErrorCode, Signature, Transaction,
     api::{
         DelegationList, RunnerInfo, RunnerJobList, RunnerList, SignedFlowPayload, SignedFlowRequest, SubmitResponse,
+        paths,
     },
     job::{JOB_DISPATCHER_ADDRESS, JobCall, JobStatus, MAX_JOB_RESULT_BYTES, MAX_RUNNERS_PER_JOB},
     params::system_call_limits,
     payload::Message,
     runner::{RUNNER_REGISTRY_ADDRESS, RegistryCall},
 };
+use utoipa_axum::{router::OpenApiRouter, routes};
+
+/// This family's routes, as their handlers' `#[utoipa::path]` declare them (see [`super`]).
+pub(crate) fn router<B: Backend>() -> OpenApiRouter<AppState<B>> {
+    OpenApiRouter::new()
+        .routes(routes!(active))
+        .routes(routes!(runner))
+        .routes(routes!(heartbeat_payload))
+        .routes(routes!(heartbeat))
+        .routes(routes!(delegations))
+        .routes(routes!(jobs))
+        .routes(routes!(job_result_payload))
+        .routes(routes!(job_result))
+}
 
 /// `GET /runners/active`: one page of the registered runners.
 #[utoipa::path(
     get,
-    path = "/runners/active",
+    path = paths::RUNNERS_ACTIVE,
     tag = "runners",
     summary = "Registered runners",
     description = "Runners that are registered (not deregistered), in the registry's slot order, each with its \
@@ -56,7 +72,8 @@ use drover_types::{
         ("offset" = Option<u64>, Query, description = "Runners to skip (default 0)."),
         ("limit" = Option<u64>, Query, description = "Page size (default 50, at most 1,000)."),
     ),
-    responses((status = 200, description = "The list envelope with `runners`.", body = RunnerList))
+    responses((status = 200, description = "The list envelope with `runners`.", body = RunnerList)),
+    extensions(("x-errors" = json!(errors(&[ErrorCode::BadRequest])))),
 )]
 pub async fn active<B: Backend>(State(state): State<AppState<B>>, page: Page) -> Result<Json<RunnerList>, HttpError> {
     Ok(Json(state.backend.active_runners(page).await?))
@@ -65,11 +82,12 @@ pub async fn active<B: Backend>(State(state): State<AppState<B>>, page: Page) ->
 /// `GET /runner/{address}`: a runner's record (404 with 7000 if it never registered).
 #[utoipa::path(
     get,
-    path = "/runner/{address}",
+    path = paths::RUNNER,
     tag = "runners",
     summary = "A runner's record",
     params(("address" = String, Path, description = "The runner: 20 bytes of hex.")),
-    responses((status = 200, description = "The runner.", body = RunnerInfo))
+    responses((status = 200, description = "The runner.", body = RunnerInfo)),
+    extensions(("x-errors" = json!(errors(&[ErrorCode::InvalidAddress, ErrorCode::RunnerNotFound])))),
 )]
 pub async fn runner<B: Backend>(
     State(state): State<AppState<B>>,
@@ -86,7 +104,7 @@ pub async fn runner<B: Backend>(
 /// `GET /account/{address}/delegations`: one page of an account's delegations.
 #[utoipa::path(
     get,
-    path = "/account/{address}/delegations",
+    path = paths::ACCOUNT_DELEGATIONS,
     tag = "runners",
     summary = "An account's delegations to runners",
     description = "Active delegations and those still unbonding, in runner order; an account without any gets an \
@@ -96,7 +114,8 @@ pub async fn runner<B: Backend>(
         ("offset" = Option<u64>, Query, description = "Delegations to skip (default 0)."),
         ("limit" = Option<u64>, Query, description = "Page size (default 50, at most 1,000)."),
     ),
-    responses((status = 200, description = "The list envelope with `delegations`.", body = DelegationList))
+    responses((status = 200, description = "The list envelope with `delegations`.", body = DelegationList)),
+    extensions(("x-errors" = json!(errors(&[ErrorCode::BadRequest, ErrorCode::InvalidAddress])))),
 )]
 pub async fn delegations<B: Backend>(
     State(state): State<AppState<B>>,
@@ -152,14 +171,15 @@ async fn registered<B: Backend>(backend: &B, runner: Address) -> Result<RunnerIn
 /// `GET /runner/{address}/heartbeat_payload`: the runner's heartbeat transaction, to sign.
 #[utoipa::path(
     get,
-    path = "/runner/{address}/heartbeat_payload",
+    path = paths::RUNNER_HEARTBEAT_PAYLOAD,
     tag = "runners",
     summary = "The heartbeat transaction a runner signs",
     description = "Built by the node: the runner's next nonce, the suggested fees, limits that cover the call. Sign \
         `message_to_sign_base64` (the 32-byte signing hash) and post it with `unsigned_transaction_base64` to \
         `/runner/{address}/heartbeat`.",
     params(("address" = String, Path, description = "The runner: 20 bytes of hex.")),
-    responses((status = 200, description = "The payload to sign.", body = SignedFlowPayload))
+    responses((status = 200, description = "The payload to sign.", body = SignedFlowPayload)),
+    extensions(("x-errors" = json!(errors(&[ErrorCode::InvalidAddress, ErrorCode::RunnerNotFound])))),
 )]
 pub async fn heartbeat_payload<B: Backend>(
     State(state): State<AppState<B>>,
@@ -226,7 +246,7 @@ async fn admit_flow<B: Backend>(
 /// `POST /runner/{address}/heartbeat`: admits the runner's signed heartbeat like `/submit`.
 #[utoipa::path(
     post,
-    path = "/runner/{address}/heartbeat",
+    path = paths::RUNNER_HEARTBEAT,
     tag = "runners",
     summary = "Submit a runner's signed heartbeat",
     description = "Takes the flow's unsigned transaction and the runner's signature of its message; refuses a \
@@ -234,7 +254,8 @@ async fn admit_flow<B: Backend>(
         answers like `/submit`.",
     params(("address" = String, Path, description = "The runner: 20 bytes of hex.")),
     request_body(content = SignedFlowRequest, content_type = "application/json"),
-    responses((status = 200, description = "Accepted into the mempool; the record of `/submit`.", body = SubmitResponse))
+    responses((status = 200, description = "Accepted into the mempool; the record of `/submit`.", body = SubmitResponse)),
+    extensions(("x-errors" = json!(errors(&[SUBMIT_ERRORS, &[ErrorCode::InvalidAddress, ErrorCode::FlowTransactionMismatch, ErrorCode::FlowSignatureMismatch]].concat())))),
 )]
 pub async fn heartbeat<B: Backend>(
     State(state): State<AppState<B>>,
@@ -250,7 +271,7 @@ pub async fn heartbeat<B: Backend>(
 /// answered.
 #[utoipa::path(
     get,
-    path = "/runner/{address}/jobs",
+    path = paths::RUNNER_JOBS,
     tag = "runners",
     summary = "Jobs awaiting a runner's result",
     description = "The assigned jobs this runner has not answered, in job id order, each with its spec and input: \
@@ -260,7 +281,8 @@ pub async fn heartbeat<B: Backend>(
         ("offset" = Option<u64>, Query, description = "Jobs to skip (default 0)."),
         ("limit" = Option<u64>, Query, description = "Page size (default 50, at most 1,000)."),
     ),
-    responses((status = 200, description = "The list envelope with `jobs`.", body = RunnerJobList))
+    responses((status = 200, description = "The list envelope with `jobs`.", body = RunnerJobList)),
+    extensions(("x-errors" = json!(errors(&[ErrorCode::BadRequest, ErrorCode::InvalidAddress])))),
 )]
 pub async fn jobs<B: Backend>(
     State(state): State<AppState<B>>,
@@ -283,7 +305,7 @@ pub struct JobResultQuery {
 /// `GET /runner/{address}/job_result_payload`: the runner's result transaction, to sign.
 #[utoipa::path(
     get,
-    path = "/runner/{address}/job_result_payload",
+    path = paths::RUNNER_JOB_RESULT_PAYLOAD,
     tag = "runners",
     summary = "The result transaction a runner signs",
     description = "Built by the node for a runner assigned to the job (7002 unknown job, 7003 not assigned or the \
@@ -295,7 +317,8 @@ pub struct JobResultQuery {
         ("job_id" = String, Query, description = "The job: 32 bytes of hex."),
         ("result_base64" = String, Query, description = "The result, base64 (at most 16 KiB decoded)."),
     ),
-    responses((status = 200, description = "The payload to sign.", body = SignedFlowPayload))
+    responses((status = 200, description = "The payload to sign.", body = SignedFlowPayload)),
+    extensions(("x-errors" = json!(errors(&[ErrorCode::BadRequest, ErrorCode::InvalidAddress, ErrorCode::RunnerNotFound, ErrorCode::JobNotFound, ErrorCode::RunnerNotAssigned])))),
 )]
 pub async fn job_result_payload<B: Backend>(
     State(state): State<AppState<B>>,
@@ -348,7 +371,7 @@ pub async fn job_result_payload<B: Backend>(
 /// `POST /runner/{address}/job_result`: admits the runner's signed result like `/submit`.
 #[utoipa::path(
     post,
-    path = "/runner/{address}/job_result",
+    path = paths::RUNNER_JOB_RESULT,
     tag = "runners",
     summary = "Submit a runner's signed job result",
     description = "Takes the flow's unsigned transaction and the runner's signature of its message; refuses a \
@@ -356,7 +379,8 @@ pub async fn job_result_payload<B: Backend>(
         the runner (7005); then answers like `/submit`.",
     params(("address" = String, Path, description = "The runner: 20 bytes of hex.")),
     request_body(content = SignedFlowRequest, content_type = "application/json"),
-    responses((status = 200, description = "Accepted into the mempool; the record of `/submit`.", body = SubmitResponse))
+    responses((status = 200, description = "Accepted into the mempool; the record of `/submit`.", body = SubmitResponse)),
+    extensions(("x-errors" = json!(errors(&[SUBMIT_ERRORS, &[ErrorCode::InvalidAddress, ErrorCode::FlowTransactionMismatch, ErrorCode::FlowSignatureMismatch]].concat())))),
 )]
 pub async fn job_result<B: Backend>(
     State(state): State<AppState<B>>,
@@ -374,6 +398,11 @@ pub async fn job_result<B: Backend>(
 
 #[cfg(test)]
 mod tests {
+    use crate::backend::{
+        jobs::mock::{JobsMock, job},
+        runners::mock::{RunnersMock, runner_info, with_registered_runner},
+        transactions::mock::TransactionsMock,
+    };
     use crate::mock::*;
     use axum::http::StatusCode;
     use drover_types::{
@@ -387,7 +416,7 @@ mod tests {
     }
 
     fn backend() -> MockBackend {
-        MockBackend::with(|data| {
+        MockBackend::with(|data: &mut RunnersMock| {
             data.runners = vec![runner(1, "healthy"), runner(2, "paused"), runner(3, "healthy")];
             data.delegations.insert(
                 Address([9; 20]),
@@ -457,7 +486,7 @@ mod tests {
         let answer = post(&app, &path, "application/json", signed_request(&unsigned, &legacy)).await;
         assert_eq!(answer.status, StatusCode::OK);
         assert_eq!(answer.json()["accepted"], json!(1));
-        assert_eq!(backend.data.lock().submitted.len(), 1);
+        assert_eq!(backend.part::<TransactionsMock>().lock().submitted.len(), 1);
 
         let stranger = format!("/runner/{}/heartbeat_payload", Address([4; 20]).to_hex());
         get(&app, &stranger).await.assert_error(404, ErrorCode::RunnerNotFound);
@@ -474,13 +503,15 @@ mod tests {
             height: 3,
             tx_hash: None,
         };
-        let backend = MockBackend::with(|data| {
+        let backend = MockBackend::with(|data: &mut RunnersMock| {
             data.runners = vec![RunnerInfo { address: runner.address(), ..super::tests::runner(0, "healthy") }];
+        });
+        backend.edit(|data: &mut JobsMock| {
             data.jobs = vec![
-                (crate::routes::jobs::tests::job(1, "assigned", &[runner.address()]), Vec::new(), None),
-                (crate::routes::jobs::tests::job(2, "assigned", &[Address([7; 20])]), Vec::new(), None),
-                (crate::routes::jobs::tests::job(3, "completed", &[runner.address()]), Vec::new(), None),
-                (crate::routes::jobs::tests::job(5, "assigned", &[runner.address()]), vec![answer], None),
+                (job(1, "assigned", &[runner.address()]), Vec::new(), None),
+                (job(2, "assigned", &[Address([7; 20])]), Vec::new(), None),
+                (job(3, "completed", &[runner.address()]), Vec::new(), None),
+                (job(5, "assigned", &[runner.address()]), vec![answer], None),
             ];
         });
         let app = app(&backend);
@@ -527,7 +558,7 @@ mod tests {
 
         let answer = post(&app, &path, "application/json", signed_request(&unsigned, &signature)).await;
         assert_eq!(answer.status, StatusCode::OK, "{}", answer.json());
-        let submitted = backend.data.lock().submitted.clone();
+        let submitted = backend.part::<TransactionsMock>().lock().submitted.clone();
         assert_eq!(submitted.len(), 1);
         assert_eq!(submitted[0].sender, runner.address());
         let jobs = get(&app, &format!("{base}/jobs")).await.json();

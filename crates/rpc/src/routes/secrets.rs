@@ -7,6 +7,7 @@ use crate::{
     backend::Backend,
     error::HttpError,
     extract::{AddressParam, parse_address},
+    openapi::errors,
     pagination::Page,
     state::AppState,
 };
@@ -16,14 +17,20 @@ use axum::{
 };
 use drover_types::{
     ErrorCode,
-    api::{SecretEnvelope, SecretList},
+    api::{SecretEnvelope, SecretList, paths},
     secrets::check_name,
 };
+use utoipa_axum::{router::OpenApiRouter, routes};
+
+/// This family's routes, as their handlers' `#[utoipa::path]` declare them (see [`super`]).
+pub(crate) fn router<B: Backend>() -> OpenApiRouter<AppState<B>> {
+    OpenApiRouter::new().routes(routes!(secrets)).routes(routes!(envelope))
+}
 
 /// `GET /secrets/{owner}`: one page of an owner's secrets.
 #[utoipa::path(
     get,
-    path = "/secrets/{owner}",
+    path = paths::SECRETS,
     tag = "secrets",
     summary = "An owner's secrets (names and readers, never values)",
     params(
@@ -31,7 +38,8 @@ use drover_types::{
         ("offset" = Option<u64>, Query, description = "Secrets to skip (default 0)."),
         ("limit" = Option<u64>, Query, description = "Page size (default 50, at most 1,000)."),
     ),
-    responses((status = 200, description = "The list envelope with `secrets`.", body = SecretList))
+    responses((status = 200, description = "The list envelope with `secrets`.", body = SecretList)),
+    extensions(("x-errors" = json!(errors(&[ErrorCode::BadRequest, ErrorCode::InvalidAddress])))),
 )]
 pub async fn secrets<B: Backend>(
     State(state): State<AppState<B>>,
@@ -44,7 +52,7 @@ pub async fn secrets<B: Backend>(
 /// `GET /secrets/{owner}/{name}/envelope/{reader}`: one reader's envelope.
 #[utoipa::path(
     get,
-    path = "/secrets/{owner}/{name}/envelope/{reader}",
+    path = paths::SECRET_ENVELOPE,
     tag = "secrets",
     summary = "One reader's envelope of a secret",
     description = "The reader's ciphertext of the owner's secret; only the reader's key opens it (docs/secrets.md).",
@@ -53,7 +61,8 @@ pub async fn secrets<B: Backend>(
         ("name" = String, Path, description = "The secret's name: 1 to 64 characters of a-z A-Z 0-9 . _ -."),
         ("reader" = String, Path, description = "The reader: 20 bytes of hex."),
     ),
-    responses((status = 200, description = "The envelope.", body = SecretEnvelope))
+    responses((status = 200, description = "The envelope.", body = SecretEnvelope)),
+    extensions(("x-errors" = json!(errors(&[ErrorCode::BadRequest, ErrorCode::InvalidAddress, ErrorCode::NotFound])))),
 )]
 pub async fn envelope<B: Backend>(
     State(state): State<AppState<B>>,

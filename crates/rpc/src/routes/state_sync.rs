@@ -16,6 +16,7 @@ use crate::{
     error::HttpError,
     extract::ApiQuery,
     limits::STATE_OPERATIONS_MAX,
+    openapi::errors,
     rate_limit,
     state::AppState,
 };
@@ -25,9 +26,13 @@ use axum::{
     http::{header, request::Parts},
     response::IntoResponse,
 };
-use drover_types::{ErrorCode, api::StateSnapshot};
+use drover_types::{
+    ErrorCode,
+    api::{StateSnapshot, paths},
+};
 use serde::Deserialize;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use utoipa_axum::{router::OpenApiRouter, routes};
 
 /// The TCP peer's IP; requests that did not come over a socket (in-process tests) share the
 /// unspecified address.
@@ -46,17 +51,23 @@ impl<S: Send + Sync> FromRequestParts<S> for ClientIp {
     }
 }
 
+/// This family's routes, as their handlers' `#[utoipa::path]` declare them (see [`super`]).
+pub(crate) fn router<B: Backend>() -> OpenApiRouter<AppState<B>> {
+    OpenApiRouter::new().routes(routes!(snapshot)).routes(routes!(operations))
+}
+
 /// `GET /state/snapshot`: the latest state-sync checkpoint (404 before there is one); rate-limited
 /// per client IP.
 #[utoipa::path(
     get,
-    path = "/state/snapshot",
+    path = paths::STATE_SNAPSHOT,
     tag = "state-sync",
     summary = "The latest state-sync checkpoint",
     description = "Recorded automatically for every finalized block. Rate-limited per client IP.",
     responses(
         (status = 200, description = "The checkpoint: replay `range_start..op_count` against `ops_root`.", body = StateSnapshot),
-    )
+    ),
+    extensions(("x-errors" = json!(errors(&[ErrorCode::NotFound])))),
 )]
 pub async fn snapshot<B: Backend>(
     State(state): State<AppState<B>>,
@@ -113,7 +124,7 @@ impl OperationsQuery {
 /// per client IP.
 #[utoipa::path(
     get,
-    path = "/state/operations",
+    path = paths::STATE_OPERATIONS,
     tag = "state-sync",
     summary = "A batch of state operations with a range proof",
     description = "Binary codec batch (docs/state-sync.md) proven against the ops root at `size`: \
@@ -123,7 +134,8 @@ impl OperationsQuery {
     params(OperationsQuery),
     responses(
         (status = 200, description = "The encoded batch, at most 8 MiB.", content_type = "application/octet-stream", body = Vec<u8>),
-    )
+    ),
+    extensions(("x-errors" = json!(errors(&[ErrorCode::BadRequest, ErrorCode::NotFound])))),
 )]
 pub async fn operations<B: Backend>(
     State(state): State<AppState<B>>,
@@ -138,25 +150,20 @@ pub async fn operations<B: Backend>(
 
 #[cfg(test)]
 mod tests {
-    use crate::{backend::OperationsRequest, mock::*};
+    use crate::{
+        backend::{
+            OperationsRequest,
+            state_sync::mock::{StateSyncMock, snapshot},
+        },
+        mock::*,
+    };
     use axum::{
         body::Body,
         extract::ConnectInfo,
         http::{Request, StatusCode, header},
     };
-    use drover_types::{ErrorCode, H256, api::StateSnapshot};
+    use drover_types::{ErrorCode, H256};
     use std::net::SocketAddr;
-
-    fn snapshot() -> StateSnapshot {
-        StateSnapshot {
-            height: 9,
-            block_hash: H256([9; 32]),
-            range_start: 4,
-            op_count: 100,
-            ops_root: H256([1; 32]),
-            canonical_root: H256([2; 32]),
-        }
-    }
 
     fn from(uri: &str, ip: [u8; 4]) -> Request<Body> {
         let mut request = Request::get(uri).body(Body::empty()).unwrap();
@@ -170,7 +177,7 @@ mod tests {
         let app = app(&mock);
         get(&app, "/state/snapshot").await.assert_error(404, ErrorCode::NotFound);
 
-        mock.data.lock().snapshot = Some(snapshot());
+        mock.part::<StateSyncMock>().lock().snapshot = Some(snapshot());
         let body = get(&app, "/state/snapshot").await.json();
         assert_eq!(body["height"], 9);
         assert_eq!(body["range_start"], 4);
@@ -181,7 +188,7 @@ mod tests {
 
     #[tokio::test]
     async fn operations_requests_are_checked_then_served_as_bytes() {
-        let mock = MockBackend::with(|data| data.snapshot = Some(snapshot()));
+        let mock = MockBackend::with(|data: &mut StateSyncMock| data.snapshot = Some(snapshot()));
         let app = app(&mock);
         let answer = send(&app, from("/state/operations?size=100&start=4&max=10", [127, 0, 0, 1])).await;
         assert_eq!(answer.status, StatusCode::OK);
@@ -189,7 +196,7 @@ mod tests {
         let answer = send(&app, from("/state/operations?size=100&start=4&boundary=true", [127, 0, 0, 2])).await;
         assert_eq!(answer.status, StatusCode::OK);
         assert_eq!(
-            mock.data.lock().operations_requests,
+            mock.part::<StateSyncMock>().lock().operations_requests,
             vec![
                 OperationsRequest::Operations { size: 100, start: 4, max: 10 },
                 OperationsRequest::Boundary { size: 100, start: 4 },
@@ -221,7 +228,7 @@ mod tests {
 
     #[tokio::test]
     async fn limited_per_client_ip_with_retry_after() {
-        let mock = MockBackend::with(|data| data.snapshot = Some(snapshot()));
+        let mock = MockBackend::with(|data: &mut StateSyncMock| data.snapshot = Some(snapshot()));
         let app = app(&mock);
         for _ in 0..5 {
             assert_eq!(send(&app, from("/state/snapshot", [127, 0, 0, 1])).await.status, StatusCode::OK);

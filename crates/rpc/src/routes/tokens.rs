@@ -9,30 +9,43 @@ use crate::{
     backend::Backend,
     error::HttpError,
     extract::{AddressParam, AddressParams},
+    openapi::errors,
     pagination::Page,
     state::AppState,
 };
 use axum::{Json, extract::State};
 use drover_types::{
     Address, ErrorCode,
-    api::{AccountTokens, TokenAllowance, TokenBalance, TokenInfo, TokenList},
+    api::{AccountTokens, TokenAllowance, TokenBalance, TokenInfo, TokenList, paths},
 };
+use utoipa_axum::{router::OpenApiRouter, routes};
 
 fn unknown(id: &Address) -> HttpError {
     HttpError::new(ErrorCode::NotFound, format!("no token has the id {id}"))
 }
 
+/// This family's routes, as their handlers' `#[utoipa::path]` declare them (see [`super`]).
+pub(crate) fn router<B: Backend>() -> OpenApiRouter<AppState<B>> {
+    OpenApiRouter::new()
+        .routes(routes!(tokens))
+        .routes(routes!(token))
+        .routes(routes!(balance))
+        .routes(routes!(allowance))
+        .routes(routes!(account_tokens))
+}
+
 /// `GET /tokens`: one page of tokens in creation order.
 #[utoipa::path(
     get,
-    path = "/tokens",
+    path = paths::TOKENS,
     tag = "tokens",
     summary = "Tokens in creation order",
     params(
         ("offset" = Option<u64>, Query, description = "Tokens to skip (default 0)."),
         ("limit" = Option<u64>, Query, description = "Page size (default 50, at most 1,000)."),
     ),
-    responses((status = 200, description = "The list envelope with `tokens`.", body = TokenList))
+    responses((status = 200, description = "The list envelope with `tokens`.", body = TokenList)),
+    extensions(("x-errors" = json!(errors(&[ErrorCode::BadRequest])))),
 )]
 pub async fn tokens<B: Backend>(State(state): State<AppState<B>>, page: Page) -> Result<Json<TokenList>, HttpError> {
     Ok(Json(state.backend.tokens(page).await?))
@@ -41,12 +54,13 @@ pub async fn tokens<B: Backend>(State(state): State<AppState<B>>, page: Page) ->
 /// `GET /token/{token_id}`: a token's metadata and supply (404 with 1002 for an unknown id).
 #[utoipa::path(
     get,
-    path = "/token/{token_id}",
+    path = paths::TOKEN,
     tag = "tokens",
     summary = "A token's metadata and supply",
     description = "Amounts are decimal strings of base units.",
     params(("token_id" = String, Path, description = "The token id: 20 bytes of hex.")),
-    responses((status = 200, description = "The token.", body = TokenInfo))
+    responses((status = 200, description = "The token.", body = TokenInfo)),
+    extensions(("x-errors" = json!(errors(&[ErrorCode::InvalidAddress, ErrorCode::NotFound])))),
 )]
 pub async fn token<B: Backend>(
     State(state): State<AppState<B>>,
@@ -58,7 +72,7 @@ pub async fn token<B: Backend>(
 /// `GET /token/{token_id}/balance/{address}`: a holder's balance (`"0"` if it never held any).
 #[utoipa::path(
     get,
-    path = "/token/{token_id}/balance/{address}",
+    path = paths::TOKEN_BALANCE,
     tag = "tokens",
     summary = "A holder's balance of a token",
     description = "`\"0\"` for an address that never held the token.",
@@ -66,7 +80,8 @@ pub async fn token<B: Backend>(
         ("token_id" = String, Path, description = "The token id: 20 bytes of hex."),
         ("address" = String, Path, description = "The holder: 20 bytes of hex."),
     ),
-    responses((status = 200, description = "The balance.", body = TokenBalance))
+    responses((status = 200, description = "The balance.", body = TokenBalance)),
+    extensions(("x-errors" = json!(errors(&[ErrorCode::InvalidAddress, ErrorCode::NotFound])))),
 )]
 pub async fn balance<B: Backend>(
     State(state): State<AppState<B>>,
@@ -80,7 +95,7 @@ pub async fn balance<B: Backend>(
 /// `GET /token/{token_id}/allowance/{owner}/{spender}`: what a spender may still move.
 #[utoipa::path(
     get,
-    path = "/token/{token_id}/allowance/{owner}/{spender}",
+    path = paths::TOKEN_ALLOWANCE,
     tag = "tokens",
     summary = "What a spender may still move of an owner's tokens",
     params(
@@ -88,7 +103,8 @@ pub async fn balance<B: Backend>(
         ("owner" = String, Path, description = "The holder who approved: 20 bytes of hex."),
         ("spender" = String, Path, description = "The spender: 20 bytes of hex."),
     ),
-    responses((status = 200, description = "The allowance.", body = TokenAllowance))
+    responses((status = 200, description = "The allowance.", body = TokenAllowance)),
+    extensions(("x-errors" = json!(errors(&[ErrorCode::InvalidAddress, ErrorCode::NotFound])))),
 )]
 pub async fn allowance<B: Backend>(
     State(state): State<AppState<B>>,
@@ -102,7 +118,7 @@ pub async fn allowance<B: Backend>(
 /// `GET /account/{address}/tokens`: one page of the tokens an address holds.
 #[utoipa::path(
     get,
-    path = "/account/{address}/tokens",
+    path = paths::ACCOUNT_TOKENS,
     tag = "tokens",
     summary = "The tokens an address holds",
     description = "Every token the address has a non-zero balance of, with the balance; an address holding none \
@@ -112,7 +128,8 @@ pub async fn allowance<B: Backend>(
         ("offset" = Option<u64>, Query, description = "Holdings to skip (default 0)."),
         ("limit" = Option<u64>, Query, description = "Page size (default 50, at most 1,000)."),
     ),
-    responses((status = 200, description = "The list envelope with `tokens`.", body = AccountTokens))
+    responses((status = 200, description = "The list envelope with `tokens`.", body = AccountTokens)),
+    extensions(("x-errors" = json!(errors(&[ErrorCode::BadRequest, ErrorCode::InvalidAddress])))),
 )]
 pub async fn account_tokens<B: Backend>(
     State(state): State<AppState<B>>,
@@ -124,28 +141,14 @@ pub async fn account_tokens<B: Backend>(
 
 #[cfg(test)]
 mod tests {
+    use crate::backend::tokens::mock::{TokensMock, gold};
     use crate::mock::*;
     use axum::http::StatusCode;
-    use drover_types::{Address, ErrorCode, api::TokenInfo};
+    use drover_types::{Address, ErrorCode};
     use serde_json::json;
 
-    fn gold(n: u8) -> TokenInfo {
-        TokenInfo {
-            token_id: Address([n; 20]),
-            name: "Gold".into(),
-            symbol: format!("GLD{n}"),
-            decimals: 18,
-            supply: u128::MAX,
-            max_supply: None,
-            owner: Address([0xaa; 20]),
-            mintable: true,
-            created_height: 3,
-            creator: Address([0xaa; 20]),
-        }
-    }
-
     fn backend() -> MockBackend {
-        MockBackend::with(|data| {
+        MockBackend::with(|data: &mut TokensMock| {
             data.tokens = (1..=3).map(gold).collect();
             data.token_balances.insert((Address([1; 20]), Address([0xbb; 20])), 2_500);
             data.token_allowances.insert((Address([1; 20]), Address([0xbb; 20]), Address([0xcc; 20])), 7);

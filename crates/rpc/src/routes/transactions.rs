@@ -16,6 +16,7 @@ use crate::{
     error::{HttpError, outcome_response},
     extract::{ApiQuery, HashParam, RawBody},
     limits::{RETRY_AFTER_SECS_MIN, WAIT_TIMEOUT_MS_DEFAULT, WAIT_TIMEOUT_MS_MAX, WAIT_TIMEOUT_MS_MIN},
+    openapi::{SUBMIT_ERRORS, errors},
     rate_limit::window::Limiter,
     state::AppState,
     submission::{Admission, admit, admit_verified},
@@ -23,11 +24,12 @@ use crate::{
 use axum::{Json, extract::State, http::HeaderMap, response::Response};
 use drover_types::{
     ErrorCode, VerifiedTransaction,
-    api::{ReceiptInfo, SubmitResponse, SubmitResult, SubmitWaitResponse, SubmitWaitResult, TransactionInfo},
+    api::{ReceiptInfo, SubmitResponse, SubmitResult, SubmitWaitResponse, SubmitWaitResult, TransactionInfo, paths},
 };
 use serde::Deserialize;
 use std::time::Duration;
 use tokio::time::{Instant, timeout_at};
+use utoipa_axum::{router::OpenApiRouter, routes};
 
 /// Body of `POST /submit` and `/submit_wait` as the document shows it: raw bytes of the
 /// canonical CBOR envelope `{"Transactions": [tx, ...]}`.
@@ -35,10 +37,20 @@ use tokio::time::{Instant, timeout_at};
 #[schema(value_type = String, format = Binary)]
 pub struct SubmissionBytes(pub Vec<u8>);
 
+/// This family's routes, as their handlers' `#[utoipa::path]` declare them (see [`super`]).
+pub(crate) fn router<B: Backend>() -> OpenApiRouter<AppState<B>> {
+    OpenApiRouter::new()
+        .routes(routes!(submit))
+        .routes(routes!(submit_wait))
+        .routes(routes!(transaction))
+        .routes(routes!(receipt))
+        .routes(routes!(mempool_transaction))
+}
+
 /// `POST /submit`: decodes a CBOR submission and admits each transaction on its own.
 #[utoipa::path(
     post,
-    path = "/submit",
+    path = paths::SUBMIT,
     tag = "transactions",
     summary = "Submit a batch of signed transactions",
     description = "Body: canonical CBOR `{\"Transactions\": [tx, ...]}` holding 1 to 50 signed \
@@ -51,7 +63,8 @@ pub struct SubmissionBytes(pub Vec<u8>);
     responses(
         (status = 200, description = "At least one transaction accepted.", body = SubmitResponse),
         (status = 415, description = "`1001 bad_request`: Content-Type is neither application/cbor nor application/octet-stream.", body = drover_types::api::ErrorBody),
-    )
+    ),
+    extensions(("x-errors" = json!(errors(SUBMIT_ERRORS)))),
 )]
 pub async fn submit<B: Backend>(
     State(state): State<AppState<B>>,
@@ -121,7 +134,7 @@ fn wait_timeout(query: &WaitQuery) -> Result<Duration, HttpError> {
 /// `POST /submit_wait`: admits like `/submit`, then waits up to `timeout_ms` for the receipts.
 #[utoipa::path(
     post,
-    path = "/submit_wait",
+    path = paths::SUBMIT_WAIT,
     tag = "transactions",
     summary = "Submit a batch and wait for its receipts",
     description = "Same body and admission as `/submit`; then waits until every accepted \
@@ -137,7 +150,8 @@ fn wait_timeout(query: &WaitQuery) -> Result<Duration, HttpError> {
         (status = 200, description = "At least one transaction accepted.", body = SubmitWaitResponse),
         (status = 415, description = "`1001 bad_request`: Content-Type is neither application/cbor nor application/octet-stream.", body = drover_types::api::ErrorBody),
         (status = 429, description = "`1004 rate_limited`: the global rate limit, or 256 waits (`SUBMIT_WAITS_IN_FLIGHT_MAX`) already in flight; nothing was admitted. `2016 admission_busy`: the mempool is full.", body = drover_types::api::ErrorBody),
-    )
+    ),
+    extensions(("x-errors" = json!(errors(&[SUBMIT_ERRORS, &[ErrorCode::InvalidWaitTimeout]].concat())))),
 )]
 pub async fn submit_wait<B: Backend>(
     State(state): State<AppState<B>>,
@@ -218,13 +232,14 @@ fn not_found<B: Backend>(state: &AppState<B>, what: &str, hash: drover_types::H2
 /// `GET /transaction/{hash}`: a transaction of a finalized block, or one still pending.
 #[utoipa::path(
     get,
-    path = "/transaction/{hash}",
+    path = paths::TRANSACTION,
     tag = "transactions",
     summary = "A transaction by hash",
     description = "An included transaction (`status` `included`, with `block_height` and \
         `index`), or else one still in the mempool (`status` `pending`).",
     params(("hash" = String, Path, description = "Transaction hash, 32 bytes of hex (`0x` optional).")),
-    responses((status = 200, description = "The transaction.", body = TransactionInfo))
+    responses((status = 200, description = "The transaction.", body = TransactionInfo)),
+    extensions(("x-errors" = json!(errors(&[ErrorCode::BadRequest, ErrorCode::NotFound])))),
 )]
 pub async fn transaction<B: Backend>(
     State(state): State<AppState<B>>,
@@ -244,11 +259,12 @@ pub async fn transaction<B: Backend>(
 /// included).
 #[utoipa::path(
     get,
-    path = "/transaction/{hash}/receipt",
+    path = paths::TRANSACTION_RECEIPT,
     tag = "transactions",
     summary = "The receipt of an included transaction",
     params(("hash" = String, Path, description = "Transaction hash, 32 bytes of hex (`0x` optional).")),
-    responses((status = 200, description = "The receipt; 404 until the transaction is in a finalized block.", body = ReceiptInfo))
+    responses((status = 200, description = "The receipt; 404 until the transaction is in a finalized block.", body = ReceiptInfo)),
+    extensions(("x-errors" = json!(errors(&[ErrorCode::BadRequest, ErrorCode::NotFound])))),
 )]
 pub async fn receipt<B: Backend>(
     State(state): State<AppState<B>>,
@@ -261,11 +277,12 @@ pub async fn receipt<B: Backend>(
 /// `GET /mempool/transaction/{hash}`: a transaction still pending in the mempool.
 #[utoipa::path(
     get,
-    path = "/mempool/transaction/{hash}",
+    path = paths::MEMPOOL_TRANSACTION,
     tag = "transactions",
     summary = "A transaction still pending in the mempool",
     params(("hash" = String, Path, description = "Transaction hash, 32 bytes of hex (`0x` optional).")),
-    responses((status = 200, description = "The pending transaction (`status` `pending`).", body = TransactionInfo))
+    responses((status = 200, description = "The pending transaction (`status` `pending`).", body = TransactionInfo)),
+    extensions(("x-errors" = json!(errors(&[ErrorCode::BadRequest, ErrorCode::NotFound])))),
 )]
 pub async fn mempool_transaction<B: Backend>(
     State(state): State<AppState<B>>,
@@ -282,6 +299,7 @@ pub async fn mempool_transaction<B: Backend>(
 mod tests {
     use super::*;
     use crate::backend::IncludedTransaction;
+    use crate::backend::{accounts::mock::AccountsMock, transactions::mock::TransactionsMock};
     use crate::mock::*;
     use axum::{
         body::Body,
@@ -311,7 +329,7 @@ mod tests {
         for (result, tx) in body["results"].as_array().unwrap().iter().zip(&txs) {
             assert_eq!(result, &serde_json::json!({"hash": tx.hash().to_hex(), "status": "accepted"}));
         }
-        let submitted = mock.data.lock().submitted.iter().map(|tx| tx.hash).collect::<Vec<_>>();
+        let submitted = mock.part::<TransactionsMock>().lock().submitted.iter().map(|tx| tx.hash).collect::<Vec<_>>();
         assert_eq!(submitted, txs.iter().map(Transaction::hash).collect::<Vec<_>>());
     }
 
@@ -353,7 +371,10 @@ mod tests {
         refused.assert_error(429, ErrorCode::RateLimited);
         assert_eq!(refused.header(header::RETRY_AFTER), Some("1"));
         assert!(refused.json()["message"].as_str().unwrap().contains("/submit_wait"));
-        assert!(!mock.data.lock().submitted.iter().any(|tx| tx.hash == third.hash()), "a refused wait admits nothing");
+        assert!(
+            !mock.part::<TransactionsMock>().lock().submitted.iter().any(|tx| tx.hash == third.hash()),
+            "a refused wait admits nothing"
+        );
         // /submit is not capped.
         assert_eq!(submit(&mock, encode_submission(&[signed(2, 1)])).await.status, StatusCode::OK);
 
@@ -371,7 +392,7 @@ mod tests {
     #[tokio::test]
     async fn internal_refusals_show_only_a_request_id() {
         let detail = "state read failed: qmdb journal /srv/drover/state/7 is torn";
-        let mock = MockBackend::with(|data| {
+        let mock = MockBackend::with(|data: &mut TransactionsMock| {
             data.submit_refusal = Some(drover_types::admission::AdmissionError::Unavailable(detail.into()));
         });
         for path in ["/submit", "/submit_wait?timeout_ms=100"] {
@@ -442,7 +463,7 @@ mod tests {
         }
         assert_eq!(results[3], serde_json::json!({"hash": good.hash().to_hex(), "status": "accepted"}));
         // Only the survivor reached the mempool.
-        assert_eq!(mock.data.lock().submitted.len(), 1);
+        assert_eq!(mock.part::<TransactionsMock>().lock().submitted.len(), 1);
     }
 
     #[tokio::test]
@@ -459,7 +480,7 @@ mod tests {
     #[tokio::test]
     async fn mempool_refusals_are_per_transaction() {
         let mock = MockBackend::default();
-        mock.data.lock().accounts.values_mut().for_each(|account| account.nonce = 5);
+        mock.part::<AccountsMock>().lock().accounts.values_mut().for_each(|account| account.nonce = 5);
         let answer = submit(&mock, encode_submission(&[signed(0, 4)])).await;
         answer.assert_error(400, ErrorCode::NonceTooLow);
         let answer = submit(&mock, encode_submission(&[signed(0, 4), signed(0, 5)])).await;
@@ -480,7 +501,7 @@ mod tests {
         assert_eq!(body["results"][0]["status"], "accepted");
         // The forged copy recovers some unrelated key, which the mempool knows nothing of.
         assert_eq!(body["results"][1]["code"], ErrorCode::InsufficientBalance.code());
-        let submitted = mock.data.lock().submitted.clone();
+        let submitted = mock.part::<TransactionsMock>().lock().submitted.clone();
         assert_eq!(submitted[0].sender, key(0).address());
         assert_eq!(submitted[1].hash, forged.hash());
         assert_ne!(submitted[1].sender, key(0).address());
@@ -496,7 +517,7 @@ mod tests {
             let answer = submit(&mock, encode_submission(&[tx])).await;
             answer.assert_error(400, ErrorCode::InvalidSignature);
         }
-        assert!(mock.data.lock().submitted.is_empty());
+        assert!(mock.part::<TransactionsMock>().lock().submitted.is_empty());
     }
 
     #[tokio::test]
@@ -518,7 +539,7 @@ mod tests {
         for (body, code) in cases {
             submit(&mock, body).await.assert_error(400, code);
         }
-        assert!(mock.data.lock().submitted.is_empty());
+        assert!(mock.part::<TransactionsMock>().lock().submitted.is_empty());
         // 50 is still fine.
         let fifty: Vec<_> = (0..50).map(|nonce| signed(0, nonce)).collect();
         let answer = submit(&mock, encode_submission(&fifty)).await;
@@ -544,12 +565,12 @@ mod tests {
             .unwrap();
         send(&app, with_length).await.assert_error(413, ErrorCode::PayloadTooLarge);
         post_cbor(&app, "/submit", huge).await.assert_error(413, ErrorCode::PayloadTooLarge);
-        assert!(mock.data.lock().submitted.is_empty());
+        assert!(mock.part::<TransactionsMock>().lock().submitted.is_empty());
     }
 
     #[tokio::test]
     async fn submit_wait_reports_receipts() {
-        let mock = MockBackend::with(|data| data.include_on_submit = true);
+        let mock = MockBackend::with(|data: &mut TransactionsMock| data.include_on_submit = true);
         let txs = [signed(0, 0), signed(1, 0)];
         let mut items: Vec<_> = txs.iter().map(Transaction::encode).collect();
         items.push(transfer(7, 0).sign(&key(2)).encode());
@@ -584,7 +605,7 @@ mod tests {
         failed.status = drover_types::TxStatus::Reverted;
         failed.revert_reason = Some("insufficient allowance".to_owned());
         failed.error = Some(drover_types::ExecError::new(drover_types::exec_error::ExecCode::OutOfCycles, "ran out"));
-        mock.data.lock().receipts.insert(tx.hash, failed);
+        mock.part::<TransactionsMock>().lock().receipts.insert(tx.hash, failed);
         let answer = post_cbor(&app(&mock), "/submit_wait", encode_submission(std::slice::from_ref(&tx.tx))).await;
         let result = &answer.json()["results"][0];
         assert_eq!(result["status"], "reverted");
@@ -628,7 +649,7 @@ mod tests {
                 post_cbor(&app, &format!("/submit_wait?timeout_ms={bad}"), encode_submission(&[signed(0, 0)])).await;
             answer.assert_error(400, ErrorCode::InvalidWaitTimeout);
         }
-        assert!(mock.data.lock().submitted.is_empty());
+        assert!(mock.part::<TransactionsMock>().lock().submitted.is_empty());
         assert_eq!(wait_timeout(&WaitQuery { timeout_ms: None }), Ok(Duration::from_millis(5_000)));
         assert_eq!(wait_timeout(&WaitQuery { timeout_ms: Some("100".into()) }), Ok(Duration::from_millis(100)));
         assert_eq!(wait_timeout(&WaitQuery { timeout_ms: Some("10000".into()) }), Ok(Duration::from_secs(10)));
@@ -638,7 +659,10 @@ mod tests {
     async fn lookups_of_a_dropped_transaction_say_why() {
         let mock = MockBackend::default();
         let dropped = verified(2, 0);
-        mock.data.lock().dropped.insert(dropped.hash, "expired: pending longer than the mempool's time to live".into());
+        mock.part::<TransactionsMock>()
+            .lock()
+            .dropped
+            .insert(dropped.hash, "expired: pending longer than the mempool's time to live".into());
         let app = app(&mock);
         for path in ["/mempool/transaction/{}", "/transaction/{}", "/transaction/{}/receipt"] {
             let answer = get(&app, &path.replace("{}", &dropped.hash.to_string())).await;
@@ -656,7 +680,8 @@ mod tests {
         let pending = verified(0, 0);
         let included = verified(1, 0);
         {
-            let mut data = mock.data.lock();
+            let part = mock.part::<TransactionsMock>();
+            let mut data = part.lock();
             data.pending.insert(pending.hash, pending.clone());
             data.receipts.insert(included.hash, success_receipt(&included, 4, 2));
             data.included

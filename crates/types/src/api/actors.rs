@@ -293,6 +293,10 @@ pub struct ActorReadRequest {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "openapi", schema(value_type = Option<String>, pattern = "^(0[xX])?[0-9a-fA-F]{40}$"))]
     pub from: Option<Address>,
+    /// Answer the execution's trace too: each handler entered, what it spent, the keys it read,
+    /// its nested calls and where it stopped (default `false`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trace: Option<bool>,
 }
 
 /// `POST /actor/read` answer.
@@ -319,4 +323,7 @@ pub struct ActorReadResponse {
     pub revert_reason: Option<String>,
     /// The execution error when the read did not succeed, as in receipts (E1206 for a write).
     pub error: Option<ExecErrorInfo>,
+    /// The execution's trace, when the request asked for it (`null` otherwise).
+    #[serde(default)]
+    pub trace: Option<super::ExecutionTrace>,
 }

@@ -10,7 +10,8 @@
 //! derives `utoipa::ToSchema`.
 //!
 //! One module per endpoint family, mirroring `drover-rpc`'s `routes/`; every record is
-//! re-exported here, so users name them `drover_types::api::X`.
+//! re-exported here, so users name them `drover_types::api::X`. [`paths`] holds every route's path
+//! template, written once for both sides.
 
 mod accounts;
 mod actors;
@@ -25,6 +26,7 @@ mod health;
 mod jobs;
 mod library;
 mod pages;
+pub mod paths;
 mod proofs;
 mod runners;
 mod secrets;
@@ -32,6 +34,7 @@ mod state_sync;
 mod storage;
 mod storage_auth;
 mod tokens;
+mod trace;
 mod transactions;
 
 pub use accounts::*;
@@ -53,6 +56,7 @@ pub use state_sync::*;
 pub use storage::*;
 pub use storage_auth::*;
 pub use tokens::*;
+pub use trace::*;
 pub use transactions::*;
 
 #[cfg(test)]
@@ -223,6 +227,7 @@ mod tests {
             max_cycles: Some(7),
             max_cells: None,
             from: None,
+            trace: None,
         };
         let value = serde_json::to_value(&request).unwrap();
         assert_eq!(value["max_cycles"], json!(7));

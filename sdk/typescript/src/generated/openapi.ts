@@ -1564,6 +1564,11 @@ export interface components {
             payload_json?: unknown;
             /** @description Input for the handler as UTF-8 text (may be empty). */
             payload_text?: string | null;
+            /**
+             * @description Answer the execution's trace too: each handler entered, what it spent, the keys it read,
+             *     its nested calls and where it stopped (default `false`).
+             */
+            trace?: boolean | null;
         } & ({
             /** Format: byte */
             payload: string;
@@ -1602,6 +1607,7 @@ export interface components {
             state_root: string;
             /** @description `success`, `reverted` (the handler called revert) or `failed` (it trapped). */
             status: components["schemas"]["ReceiptStatus"];
+            trace?: null | components["schemas"]["ExecutionTrace"];
         };
         /**
          * @description `GET /basefee`: basefees of the next block and suggested fee settings, as decimal strings
@@ -1728,6 +1734,34 @@ export interface components {
              * @description Consensus view in which the block was proposed.
              */
             view: number;
+        };
+        /** @description One handler run: the outermost one or a nested call. */
+        CallTrace: {
+            /** @description The actor whose handler ran (for a library call, the library's publisher). */
+            actor: string;
+            /**
+             * Format: int64
+             * @description Cells it used, nested calls included.
+             */
+            cells_used: number;
+            /**
+             * Format: int64
+             * @description Cycles it used, nested calls included.
+             */
+            cycles_used: number;
+            error?: null | components["schemas"]["ExecErrorInfo"];
+            /** @description The handler. */
+            handler: string;
+            /** @description The library's name, for a `library_call` (`null` otherwise). */
+            library?: string | null;
+            /** @description Its revert reason (`reverted` only). */
+            revert_reason?: string | null;
+            /** @description How it ended: `success`, `reverted` or `failed`. */
+            status: components["schemas"]["ReceiptStatus"];
+            /** @description What it did, in order. */
+            steps: components["schemas"]["TraceStep"][];
+            /** @description Value sent with the call, base units. */
+            value: bigint;
         };
         /** @description The delivery of a job's outcome to the actor that submitted it. */
         CallbackInfo: {
@@ -2077,6 +2111,15 @@ export interface components {
             fix: string;
             /** @description What happened in this instance. */
             message: string;
+        };
+        /** @description A traced execution: the outermost handler, and the steps that did not fit. */
+        ExecutionTrace: {
+            call?: null | components["schemas"]["CallTrace"];
+            /**
+             * Format: int64
+             * @description Steps beyond [`TRACE_STEPS_MAX`], not shown.
+             */
+            omitted_steps: number;
         };
         /** @description `POST /faucet` request. */
         FaucetRequest: {
@@ -3590,6 +3633,109 @@ export interface components {
              * @description Number of tokens ever created.
              */
             total_count: number;
+        };
+        /** @description A host call of a traced handler. */
+        TraceStep: {
+            /** @description The key (hex). */
+            key: string;
+            /** @enum {string} */
+            op: "storage_get";
+            value?: null | components["schemas"]["TracedValue"];
+        } | {
+            /** @description The cursor (hex), `null` from the start. */
+            after?: string | null;
+            /** @description The key found (hex), `null` at the end. */
+            key?: string | null;
+            /** @enum {string} */
+            op: "storage_next";
+            value?: null | components["schemas"]["TracedValue"];
+        } | {
+            /** @description The key (hex). */
+            key: string;
+            /** @enum {string} */
+            op: "storage_set";
+            /** @description The value written. */
+            value: components["schemas"]["TracedValue"];
+        } | {
+            /** @description The key (hex). */
+            key: string;
+            /** @enum {string} */
+            op: "storage_remove";
+            /** @description Whether it held a value. */
+            present: boolean;
+        } | {
+            /** @description Its data. */
+            data: components["schemas"]["TracedValue"];
+            /** @enum {string} */
+            op: "event";
+            /** @description Its topic. */
+            topic: string;
+        } | {
+            /** @description Base units. */
+            amount: bigint;
+            /** @enum {string} */
+            op: "transfer";
+            /** @description The recipient. */
+            to: string;
+        } | {
+            /**
+             * Format: int64
+             * @description Cycles attached to the delivery.
+             */
+            cycles: number;
+            /** @description Its handler. */
+            handler: string;
+            /** @enum {string} */
+            op: "send";
+            /**
+             * Format: int64
+             * @description Payload bytes.
+             */
+            payload_len: number;
+            /** @description The recipient actor. */
+            to: string;
+            /** @description Value sent, base units. */
+            value: bigint;
+        } | {
+            /**
+             * Format: int64
+             * @description Cycles attached.
+             */
+            cycles: number;
+            /** @description The handler it runs. */
+            handler: string;
+            /**
+             * Format: int64
+             * @description Height it fires at.
+             */
+            height: number;
+            /** @enum {string} */
+            op: "timer_schedule";
+        } | {
+            /** @description Whether one was pending. */
+            cancelled: boolean;
+            /**
+             * Format: int64
+             * @description The timer's id.
+             */
+            id: number;
+            /** @enum {string} */
+            op: "timer_cancel";
+        } | {
+            /** @description The callee's frame. */
+            call: components["schemas"]["CallTrace"];
+            /** @enum {string} */
+            op: "call";
+        };
+        /** @description A value as a trace shows it: its first [`TRACE_VALUE_BYTES_MAX`] bytes and its length. */
+        TracedValue: {
+            /** @description The first bytes (hex). */
+            head: string;
+            /**
+             * Format: int64
+             * @description The whole value's length, in bytes.
+             */
+            len: number;
         };
         /**
          * @description `GET /transaction/{hash}` and `GET /mempool/transaction/{hash}`: the transaction-array fields

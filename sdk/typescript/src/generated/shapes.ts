@@ -28,7 +28,8 @@ export const SCHEMA_SHAPES: Record<string, { amounts: string[]; nested: Record<s
     "amounts": [],
     "nested": {
       "error": "ExecErrorInfo",
-      "status": "ReceiptStatus"
+      "status": "ReceiptStatus",
+      "trace": "ExecutionTrace"
     }
   },
   "BasefeeInfo": {
@@ -56,6 +57,18 @@ export const SCHEMA_SHAPES: Record<string, { amounts: string[]; nested: Record<s
       "basefee_cycle"
     ],
     "nested": {}
+  },
+  "CallTrace": {
+    "amounts": [
+      "value"
+    ],
+    "nested": {
+      "error": "ExecErrorInfo",
+      "status": "ReceiptStatus",
+      "steps": [
+        "TraceStep"
+      ]
+    }
   },
   "ComponentsHealth": {
     "amounts": [],
@@ -138,6 +151,12 @@ export const SCHEMA_SHAPES: Record<string, { amounts: string[]; nested: Record<s
       "entitlements": [
         "EntitlementInfo"
       ]
+    }
+  },
+  "ExecutionTrace": {
+    "amounts": [],
+    "nested": {
+      "call": "CallTrace"
     }
   },
   "FaucetResponse": {
@@ -439,6 +458,17 @@ export const SCHEMA_SHAPES: Record<string, { amounts: string[]; nested: Record<s
       "tokens": [
         "TokenInfo"
       ]
+    }
+  },
+  "TraceStep": {
+    "amounts": [
+      "amount",
+      "value"
+    ],
+    "nested": {
+      "value": "TracedValue",
+      "data": "TracedValue",
+      "call": "CallTrace"
     }
   },
   "TransactionInfo": {

@@ -6,16 +6,22 @@
  * 1. **certificate**: the finalization decodes and its threshold signature verifies;
  * 2. **block**: SHA-256 of the served header is the certified digest, and the header decodes;
  * 3. **root**: the response's height, block hash and root equal the certified header's;
- * 4. **proof**: the QMDB proof verifies against the header's `state_root` for the key derived
- *    here from the request (never taken from the response), or the binary Merkle proof against
- *    `transactions_root` / `receipts_root`;
- * 5. **value**: the proven bytes decode as the promised record.
+ * 4. **request**: the proof is about the record the caller asked for: every verifier takes the
+ *    request (the address, storage key or transaction hash, or a `/proof/multi` request item), the
+ *    state key is derived here from it (never taken from the response), and a valid proof of
+ *    another record (another account, key or transaction a dishonest node substitutes) is refused
+ *    (`WrongKey`, `WrongTx`);
+ * 5. **proof**: the QMDB proof verifies against the header's `state_root` for that key, or the
+ *    binary Merkle proof against `transactions_root` / `receipts_root`;
+ * 6. **value**: the proven bytes decode as the promised record.
+ *
+ * A multi-proof is bound the same way, item by item, to the list of requests it answers.
  *
  * A refusal is a {@link VerifyError} whose `kind` names the step (the same kinds the Rust
  * verifier's `VerifyError` variants have, which the shared vectors check).
  */
 import { sha256 } from '@noble/hashes/sha2.js';
-import { type Address, type BytesLike, type Hash, addressBytes, bytesOf, concat, equalBytes, fromBase64, normalizeAddress, toHex } from '../bytes.js';
+import { type Address, type BytesLike, type Hash, addressBytes, bytesOf, concat, equalBytes, fromBase64, hashBytes, normalizeAddress, toHex } from '../bytes.js';
 import { decodeCanonical, toBigInt, toBytes, toText } from '../cbor.js';
 import type { Schemas } from '../client.js';
 import { keccak256 } from '../keys.js';
@@ -48,11 +54,14 @@ export type VerifyErrorKind =
   | 'FieldMismatch'
   | 'WrongKind'
   | 'WrongKey'
+  | 'WrongTx'
   | 'ProofMalformed'
   | 'ProofMismatch'
   | 'Record'
   | 'RecordMismatch'
-  | 'Refused';
+  | 'Refused'
+  | 'InvalidRequest'
+  | 'Unanswered';
 
 /** Why a proof was not accepted. */
 export class VerifyError extends Error {
@@ -121,6 +130,36 @@ export interface VerifiedReceipt {
 
 type StateProof = Schemas['StateProofInfo'];
 type InclusionProof = Schemas['InclusionProofInfo'];
+/** A `/proof/multi` request item: what a proof must be about. */
+export type ProofRequest = Schemas['ProofRequest'];
+
+/** The record a request names, parsed as the node parses it. */
+type StateRequested = { kind: 'account' | 'actor'; address: Address } | { kind: 'storage'; address: Address; key: Uint8Array };
+type Requested = StateRequested | { kind: 'tx' | 'receipt'; hash: Uint8Array };
+
+function parseRequest(request: ProofRequest): Requested {
+  const field = (value: string | null | undefined, name: string): string => {
+    if (value === null || value === undefined) throw new VerifyError('InvalidRequest', `the request does not name a record: a \`${request.kind}\` request needs \`${name}\``);
+    return value;
+  };
+  try {
+    switch (request.kind) {
+      case 'account':
+      case 'actor':
+        return { kind: request.kind, address: normalizeAddress(field(request.address, 'address')) };
+      case 'storage':
+        return { kind: 'storage', address: normalizeAddress(field(request.address, 'address')), key: bytesOf(field(request.key, 'key')) };
+      case 'tx':
+      case 'receipt':
+        return { kind: request.kind, hash: hashBytes(field(request.tx_hash, 'tx_hash')) };
+      default:
+        throw new VerifyError('InvalidRequest', `the request does not name a record: unknown proof kind ${JSON.stringify(request.kind)}`);
+    }
+  } catch (e) {
+    if (e instanceof VerifyError) throw e;
+    throw new VerifyError('InvalidRequest', `the request does not name a record: ${(e as Error).message}`);
+  }
+}
 
 // --- State keys (`drover_state::keys`) ---------------------------------------------------------
 
@@ -234,21 +273,33 @@ function identityBytes(identity: BytesLike): Uint8Array {
 
 // --- State proofs ------------------------------------------------------------------------------
 
-/** Checks any state proof (account, actor or storage) and returns the proven record bytes. */
-export function verifyStateProofInfo(proof: StateProof, identity: BytesLike): VerifiedState {
+/**
+ * Checks a state proof against what was asked: the record of `request` (an account, actor or
+ * storage request; a transaction or receipt request is a `WrongKind` refusal).
+ */
+export function verifyStateProofInfo(proof: StateProof, identity: BytesLike, request: ProofRequest): VerifiedState {
+  const parsed = parseRequest(request);
+  if ('hash' in parsed) throw new VerifyError('WrongKind', `expected a ${parsed.kind} proof, got a ${proof.kind} proof`);
+  const requested: StateRequested = parsed;
+  expectKind(proof.kind, requested.kind);
   const { header, digest } = certified(proof.header, proof.finalization, identityBytes(identity));
   same(proof.block_hash, toHex(digest), 'block_hash');
   same(proof.height, header.height, 'height');
   same(proof.state_root, toHex(header.stateRoot), 'state_root');
-  const address = normalizeAddress(proof.address);
-  let expected: Uint8Array;
-  if (proof.kind === 'account' && proof.storage_key === null) expected = accountStateKey(address);
-  else if (proof.kind === 'actor' && proof.storage_key === null) expected = actorStateKey(address);
-  else if (proof.kind === 'storage' && proof.storage_key !== null && proof.storage_key !== undefined) expected = storageStateKey(address, proof.storage_key);
-  else throw new VerifyError('FieldMismatch', 'field `storage_key` of the response disagrees with the certified block');
+  const slot = requested.kind === 'storage' ? requested.key : null;
+  const expected =
+    requested.kind === 'account' ? accountStateKey(requested.address) : requested.kind === 'actor' ? actorStateKey(requested.address) : storageStateKey(requested.address, slot!);
   const proven = bytesOf(proof.key);
   if (!equalBytes(proven, expected)) {
     throw new VerifyError('WrongKey', `the proof is for key ${toHex(proven)}, not for the requested record's key ${toHex(expected)}`);
+  }
+  // The key is bound to the request; the labels beside it must say the same.
+  if (normalizeAddress(proof.address) !== requested.address) {
+    throw new VerifyError('FieldMismatch', 'field `address` of the response disagrees with the certified block');
+  }
+  const servedSlot = proof.storage_key === null || proof.storage_key === undefined ? null : bytesOf(proof.storage_key);
+  if (servedSlot === null ? slot !== null : slot === null || !equalBytes(servedSlot, slot)) {
+    throw new VerifyError('FieldMismatch', 'field `storage_key` of the response disagrees with the certified block');
   }
   const value = proof.value === null || proof.value === undefined ? null : fromBase64(proof.value);
   try {
@@ -257,23 +308,16 @@ export function verifyStateProofInfo(proof: StateProof, identity: BytesLike): Ve
     if (e instanceof StateProofError) throw new VerifyError(e.reason === 'malformed' ? 'ProofMalformed' : 'ProofMismatch', e.message);
     throw e;
   }
-  return {
-    kind: proof.kind,
-    address,
-    storageKey: proof.storage_key === null || proof.storage_key === undefined ? null : bytesOf(proof.storage_key),
-    value,
-    block: headerOf(header, digest),
-  };
+  return { kind: requested.kind, address: requested.address, storageKey: slot, value, block: headerOf(header, digest) };
 }
 
 function expectKind(actual: string, expected: string): void {
   if (actual !== expected) throw new VerifyError('WrongKind', `expected a ${expected} proof, got a ${actual} proof`);
 }
 
-/** Verifies `/proof/account/{address}` and decodes the account. */
-export function verifyAccount(proof: StateProof, identity: BytesLike): VerifiedAccount {
-  expectKind(proof.kind, 'account');
-  const state = verifyStateProofInfo(proof, identity);
+/** Verifies `/proof/account/{address}` of `address` and decodes the account. */
+export function verifyAccount(proof: StateProof, identity: BytesLike, address: BytesLike): VerifiedAccount {
+  const state = verifyStateProofInfo(proof, identity, { kind: 'account', address: requestHex(address) });
   let account: VerifiedAccount['account'] = null;
   if (state.value) {
     try {
@@ -285,16 +329,19 @@ export function verifyAccount(proof: StateProof, identity: BytesLike): VerifiedA
   return { address: state.address, account, block: state.block };
 }
 
-/** Verifies `/proof/actor/{address}`; the record bytes are returned as proven. */
-export function verifyActor(proof: StateProof, identity: BytesLike): VerifiedState {
-  expectKind(proof.kind, 'actor');
-  return verifyStateProofInfo(proof, identity);
+/** Verifies `/proof/actor/{address}` of `address`; the record bytes are returned as proven. */
+export function verifyActor(proof: StateProof, identity: BytesLike, address: BytesLike): VerifiedState {
+  return verifyStateProofInfo(proof, identity, { kind: 'actor', address: requestHex(address) });
 }
 
-/** Verifies `/proof/storage/{address}/{key}` or `/state/{actor}/{key_hex}`. */
-export function verifyStorage(proof: StateProof, identity: BytesLike): VerifiedState {
-  expectKind(proof.kind, 'storage');
-  return verifyStateProofInfo(proof, identity);
+/** Verifies `/proof/storage/{address}/{key}` or `/state/{actor}/{key_hex}` of the actor `address`'s storage key `key`. */
+export function verifyStorage(proof: StateProof, identity: BytesLike, address: BytesLike, key: BytesLike): VerifiedState {
+  return verifyStateProofInfo(proof, identity, { kind: 'storage', address: requestHex(address), key: requestHex(key) });
+}
+
+/** A request field as hex text, as a `/proof/multi` item carries it. */
+function requestHex(value: BytesLike): string {
+  return typeof value === 'string' ? value : toHex(value);
 }
 
 // --- Inclusion proofs --------------------------------------------------------------------------
@@ -316,8 +363,23 @@ function verifyInclusion(proof: InclusionProof, kind: 'tx' | 'receipt', leaf: Ui
   return { header, digest };
 }
 
-/** Verifies `/proof/tx/{tx_hash}` and decodes the transaction. */
-export function verifyTx(proof: InclusionProof, identity: BytesLike): VerifiedTx {
+/** The proof is of the transaction asked for. */
+function expectTx(proof: InclusionProof, hash: BytesLike): void {
+  const expected = requestedHash(hash);
+  const proven = bytesOf(proof.tx_hash);
+  if (!equalBytes(proven, expected)) {
+    throw new VerifyError('WrongTx', `the proof is for transaction ${toHex(proven)}, not for the requested transaction ${toHex(expected)}`);
+  }
+}
+
+function requestedHash(hash: BytesLike): Uint8Array {
+  const requested = parseRequest({ kind: 'tx', tx_hash: requestHex(hash) });
+  return (requested as { hash: Uint8Array }).hash;
+}
+
+/** Verifies `/proof/tx/{tx_hash}` of the transaction `hash` and decodes the transaction. */
+export function verifyTx(proof: InclusionProof, identity: BytesLike, hash: BytesLike): VerifiedTx {
+  expectTx(proof, hash);
   const encoded = fromBase64(proof.encoded);
   if (!equalBytes(keccak256(encoded), bytesOf(proof.tx_hash))) {
     throw new VerifyError('RecordMismatch', 'the transaction bytes do not hash to tx_hash');
@@ -332,8 +394,9 @@ export function verifyTx(proof: InclusionProof, identity: BytesLike): VerifiedTx
   return { hash: toHex(bytesOf(proof.tx_hash)) as Hash, tx, index: proof.index, block: headerOf(header, digest) };
 }
 
-/** Verifies `/proof/receipt/{tx_hash}` and decodes the receipt. */
-export function verifyReceipt(proof: InclusionProof, identity: BytesLike): VerifiedReceipt {
+/** Verifies `/proof/receipt/{tx_hash}` of the transaction `hash`'s receipt and decodes it. */
+export function verifyReceipt(proof: InclusionProof, identity: BytesLike, hash: BytesLike): VerifiedReceipt {
+  expectTx(proof, hash);
   const encoded = fromBase64(proof.encoded);
   const { header, digest } = verifyInclusion(proof, 'receipt', sha256(encoded), identity);
   let receipt: Receipt;
@@ -356,33 +419,44 @@ export type Verified =
   | { kind: 'tx'; value: VerifiedTx }
   | { kind: 'receipt'; value: VerifiedReceipt };
 
-/** Verifies one proof of any kind (a `/proof/...` answer or an item of `/proof/multi`). */
-export function verifyProof(proof: StateProof | InclusionProof, identity: BytesLike): Verified {
-  switch (proof.kind) {
+/**
+ * Verifies one proof of any kind (a `/proof/...` answer or an item of `/proof/multi`) against the
+ * request it answers; the request, not the proof, decides which record is expected.
+ */
+export function verifyProof(proof: StateProof | InclusionProof, identity: BytesLike, request: ProofRequest): Verified {
+  const requested = parseRequest(request);
+  switch (requested.kind) {
     case 'account':
-      return { kind: 'account', value: verifyAccount(proof as StateProof, identity) };
+      return { kind: 'account', value: verifyAccount(proof as StateProof, identity, requested.address) };
     case 'actor':
-      return { kind: 'actor', value: verifyActor(proof as StateProof, identity) };
     case 'storage':
-      return { kind: 'storage', value: verifyStorage(proof as StateProof, identity) };
-    case 'tx':
-      return { kind: 'tx', value: verifyTx(proof as InclusionProof, identity) };
-    case 'receipt':
-      return { kind: 'receipt', value: verifyReceipt(proof as InclusionProof, identity) };
-    default:
-      throw new VerifyError('WrongKind', `unknown proof kind ${String((proof as { kind: unknown }).kind)}`);
+      return { kind: requested.kind, value: verifyStateProofInfo(proof as StateProof, identity, request) };
   }
+  // A state proof has no transaction to compare: refused by kind, as the Rust verifier does.
+  if (proof.kind !== 'tx' && proof.kind !== 'receipt') expectKind(proof.kind, requested.kind);
+  const inclusion = proof as InclusionProof;
+  return requested.kind === 'tx'
+    ? { kind: 'tx', value: verifyTx(inclusion, identity, requested.hash) }
+    : { kind: 'receipt', value: verifyReceipt(inclusion, identity, requested.hash) };
 }
 
-/** Verifies every item of a `/proof/multi` answer in order; an item the node refused is a `Refused` error. */
-export function verifyMulti(response: Schemas['MultiProofResponse'], identity: BytesLike): (Verified | VerifyError)[] {
-  return response.results.map((item) => {
-    const record = item as Record<string, unknown>;
+/**
+ * Verifies a `/proof/multi` answer against the requests it answers (the list sent to the node):
+ * one result per request, in order, each bound to its request. An item the node refused is a
+ * `Refused` error, one it left out `Unanswered`, a proof answering a request that names no record
+ * `InvalidRequest`; items beyond the requests answer nothing asked and are ignored.
+ */
+export function verifyMulti(response: Schemas['MultiProofResponse'], identity: BytesLike, requests: readonly ProofRequest[]): (Verified | VerifyError)[] {
+  return requests.map((request, i) => {
+    if (i >= response.results.length) {
+      return new VerifyError('Unanswered', `the node answered ${response.results.length} of ${requests.length} requests, not this one`);
+    }
+    const record = response.results[i] as Record<string, unknown>;
     if (!('kind' in record) && 'code' in record) {
       return new VerifyError('Refused', `the node answered this item with an error: ${String(record.error)} (code ${String(record.code)}): ${String(record.message)}`);
     }
     try {
-      return verifyProof(item as StateProof | InclusionProof, identity);
+      return verifyProof(record as unknown as StateProof | InclusionProof, identity, request);
     } catch (e) {
       if (e instanceof VerifyError) return e;
       throw e;

@@ -21,10 +21,10 @@ async function run(url: string, identity: string): Promise<PageReport> {
   const to = Wallet.generate().address;
   const sent = await client.send(wallet, transferRequest(to, 777n));
   const proof = await client.proofAccount(to);
-  const verified = verifyAccount(proof, identity);
+  const verified = verifyAccount(proof, identity, to);
   let tampered = 'accepted';
   try {
-    verifyAccount({ ...proof, height: proof.height + 1 }, identity);
+    verifyAccount({ ...proof, height: proof.height + 1 }, identity, to);
   } catch (e) {
     tampered = e instanceof VerifyError ? e.kind : String(e);
   }

@@ -72,11 +72,12 @@ describe('against a live devnet', () => {
   });
 
   it('proves the transfer: account, transaction and receipt verify against the genesis key', async () => {
-    const account = sdk.verifyAccount(await client.proofAccount(bob.address), identity);
+    const account = sdk.verifyAccount(await client.proofAccount(bob.address), identity, bob.address);
     expect(account.address).toBe(bob.address);
     expect(account.account).toEqual({ nonce: 0n, balance: 12_345n });
 
-    const absent = sdk.verifyAccount(await client.proofAccount(Wallet.generate().address), identity);
+    const nobody = Wallet.generate().address;
+    const absent = sdk.verifyAccount(await client.proofAccount(nobody), identity, nobody);
     expect(absent.account).toBeNull();
 
     // The certified block is the one the node lists at that height.
@@ -86,16 +87,18 @@ describe('against a live devnet', () => {
 
   it('refuses a tampered proof and another network\'s key', async () => {
     const proof = await client.proofAccount(bob.address);
-    expect(refusal(() => sdk.verifyAccount(proof, identity))).toBe('accepted');
+    expect(refusal(() => sdk.verifyAccount(proof, identity, bob.address))).toBe('accepted');
     // A balance the node did not prove: the record bytes change, the proof no longer holds.
     const record = sdk.fromBase64(proof.value!);
     record[record.length - 1]! ^= 1;
-    expect(refusal(() => sdk.verifyAccount({ ...proof, value: sdk.toBase64(record) }, identity))).toBe('ProofMismatch');
-    expect(refusal(() => sdk.verifyAccount({ ...proof, height: proof.height + 1 }, identity))).toBe('FieldMismatch');
+    expect(refusal(() => sdk.verifyAccount({ ...proof, value: sdk.toBase64(record) }, identity, bob.address))).toBe('ProofMismatch');
+    expect(refusal(() => sdk.verifyAccount({ ...proof, height: proof.height + 1 }, identity, bob.address))).toBe('FieldMismatch');
     const flipped = proof.finalization.slice(0, -1) + (proof.finalization.endsWith('0') ? '1' : '0');
-    expect(refusal(() => sdk.verifyAccount({ ...proof, finalization: flipped }, identity))).toBe('Certificate');
-    expect(refusal(() => sdk.verifyAccount(proof, foreignIdentity))).toBe('Certificate');
-    expect(refusal(() => sdk.verifyStorage(proof, identity))).toBe('WrongKind');
+    expect(refusal(() => sdk.verifyAccount({ ...proof, finalization: flipped }, identity, bob.address))).toBe('Certificate');
+    expect(refusal(() => sdk.verifyAccount(proof, foreignIdentity, bob.address))).toBe('Certificate');
+    expect(refusal(() => sdk.verifyStorage(proof, identity, bob.address, '0x01'))).toBe('WrongKind');
+    // A valid proof of another account than the one asked for.
+    expect(refusal(() => sdk.verifyAccount(proof, identity, alice.address))).toBe('WrongKey');
   });
 
   it('creates a token and transfers it (tokens actor), and proves the balance', async () => {
@@ -112,7 +115,7 @@ describe('against a live devnet', () => {
 
     // The tokens actor keeps a holder's balance under `b ‖ token ‖ holder`: [balance, frozen].
     const key = sdk.concat(Uint8Array.of(0x62), sdk.addressBytes(token), sdk.addressBytes(bob.address));
-    const proven = sdk.verifyStorage(await client.proofStorage(sdk.SYSTEM.tokens, key), identity);
+    const proven = sdk.verifyStorage(await client.proofStorage(sdk.SYSTEM.tokens, key), identity, sdk.SYSTEM.tokens, key);
     expect(sdk.decodeCanonical(proven.value!)).toEqual([250, false]);
   });
 
@@ -133,9 +136,9 @@ describe('against a live devnet', () => {
     expect(got.status).toBe('success');
     expect(sdk.fromBase64(got.result)).toEqual(Uint8Array.of(2, 0, 0, 0, 0, 0, 0, 0));
 
-    const slot = sdk.verifyStorage(await client.proofStorage(predicted, sdk.utf8('count')), identity);
+    const slot = sdk.verifyStorage(await client.proofStorage(predicted, sdk.utf8('count')), identity, predicted, sdk.utf8('count'));
     expect(slot.value).toEqual(Uint8Array.of(2, 0, 0, 0, 0, 0, 0, 0));
-    const record = sdk.verifyActor(await client.proofActor(predicted), identity);
+    const record = sdk.verifyActor(await client.proofActor(predicted), identity, predicted);
     expect(record.value).not.toBeNull();
     const entries = [];
     for await (const entry of client.paginateCursor((page) => client.actorStorage(predicted, page), 1)) entries.push(entry);
@@ -145,14 +148,15 @@ describe('against a live devnet', () => {
 
   it('proves a transaction and its receipt', async () => {
     const { hash, transaction } = await succeed(alice, sdk.transferRequest(bob.address, 1n));
-    const tx = sdk.verifyTx((await client.proofTx(hash))!, identity);
+    const tx = sdk.verifyTx((await client.proofTx(hash))!, identity, hash);
     expect(tx.hash).toBe(hash);
     expect(tx.tx).toEqual(transaction);
-    const receipt = sdk.verifyReceipt((await client.proofReceipt(hash))!, identity);
+    const receipt = sdk.verifyReceipt((await client.proofReceipt(hash))!, identity, hash);
     expect(receipt.receipt.txHash).toBe(hash);
     expect(receipt.receipt.status).toBe('success');
     expect(receipt.block.height).toBe(tx.block.height);
-    const multi = sdk.verifyMulti(await client.proofMulti([{ kind: 'account', address: bob.address }, { kind: 'tx', tx_hash: hash }]), identity);
+    const requests: sdk.ProofRequest[] = [{ kind: 'account', address: bob.address }, { kind: 'tx', tx_hash: hash }];
+    const multi = sdk.verifyMulti(await client.proofMulti(requests), identity, requests);
     expect(multi.map((m) => (m instanceof VerifyError ? m.kind : m.kind))).toEqual(['account', 'tx']);
   });
 
