@@ -3,7 +3,8 @@
 //!
 //! `deploy` and `upgrade` take WebAssembly in binary or text form (`.wat`, compiled here), or a
 //! Rust actor crate's directory, built first (`crate::actor_dev`), whose `manifest.json` is the
-//! manifest unless `--manifest` gives one. `actor ADDRESS [VIEW]` shows an actor; `actor new`,
+//! manifest unless `--manifest` gives one (for an upgrade too: an upgrade sent without one would
+//! narrow the actor to no entitlement). `actor ADDRESS [VIEW]` shows an actor; `actor new`,
 //! `build` and `address` are `crate::actor_dev`'s.
 //! `call` and `read` take the handler's input as `--payload-json`, `--payload-text` (`--text`)
 //! or `--payload-hex` (`--hex`): at most one, none means empty. JSON has no short form because
@@ -107,7 +108,8 @@ pub(crate) struct UpgradeArgs {
     /// The new WebAssembly module: binary (.wasm) or text (.wat), or a Rust actor crate's
     /// directory.
     file: PathBuf,
-    /// The new entitlement ids, comma-separated: a subset of the actor's current ones.
+    /// The new entitlement ids, comma-separated: a subset of the actor's current ones; for a
+    /// crate directory, its manifest.json unless given.
     #[arg(long, value_delimiter = ',')]
     manifest: Vec<String>,
     #[command(flatten)]
@@ -174,10 +176,7 @@ pub(crate) struct ActorArgs {
 
 pub(crate) async fn deploy(client: &Client, args: DeployArgs) -> Result<Report> {
     let code = load_code(&args.file)?;
-    let entitlements = match (args.manifest.is_empty() && args.file.is_dir(), args.manifest) {
-        (true, _) => crate::actor_dev::crate_manifest(&args.file)?.unwrap_or_default(),
-        (false, given) => given,
-    };
+    let entitlements = crate::actor_dev::entitlements(&args.file, args.manifest)?;
     let init = args.init.map(|handler| args.input.bytes().map(|payload| Message { handler, payload })).transpose()?;
     let deploy = Deploy { code, manifest: Manifest { entitlements }, salt: args.salt.into_bytes(), init };
     let wallet = crate::project::wallet(args.sending.key.as_deref())?;
@@ -190,8 +189,8 @@ pub(crate) async fn deploy(client: &Client, args: DeployArgs) -> Result<Report> 
 }
 
 pub(crate) async fn upgrade(client: &Client, args: UpgradeArgs) -> Result<Report> {
-    let upgrade =
-        Upgrade { actor: args.actor, code: load_code(&args.file)?, manifest: Manifest { entitlements: args.manifest } };
+    let entitlements = crate::actor_dev::entitlements(&args.file, args.manifest)?;
+    let upgrade = Upgrade { actor: args.actor, code: load_code(&args.file)?, manifest: Manifest { entitlements } };
     let wallet = crate::project::wallet(args.sending.key.as_deref())?;
     let mut text = Text::default();
     text.field("actor", args.actor)

@@ -234,6 +234,15 @@ pub(crate) fn crate_manifest(dir: &Path) -> Result<Option<Vec<String>>> {
     Ok(Some(file.entitlements))
 }
 
+/// The entitlement ids a deploy or upgrade of `code` sends: `given` (`--manifest`) when it names
+/// any, else, for a crate directory, its `manifest.json`'s, else none.
+pub(crate) fn entitlements(code: &Path, given: Vec<String>) -> Result<Vec<String>> {
+    if !given.is_empty() || !code.is_dir() {
+        return Ok(given);
+    }
+    Ok(crate_manifest(code)?.unwrap_or_default())
+}
+
 /// The live `max_code_bytes` and where it comes from: the node's parameters, or the genesis
 /// default when no node answers.
 async fn code_limit(client: &Client) -> (u64, String) {
@@ -380,6 +389,10 @@ mod tests {
         assert!(cargo.contains(&format!("path = \"{}\"", sdk.display())), "{cargo}");
         assert!(!cargo.contains("{{"), "every placeholder is filled: {cargo}");
         assert_eq!(crate_manifest(&target).unwrap(), Some(vec!["storage.kv".to_owned()]));
+        // A deploy or an upgrade of the crate sends its manifest unless --manifest names ids.
+        assert_eq!(entitlements(&target, Vec::new()).unwrap(), vec!["storage.kv".to_owned()]);
+        assert_eq!(entitlements(&target, vec!["a.b".into()]).unwrap(), vec!["a.b".to_owned()]);
+        assert!(entitlements(&target.join("Cargo.toml"), Vec::new()).unwrap().is_empty(), "a file has no manifest");
         // A second crate of the same name is refused rather than written over.
         assert!(new_crate("counter", Some(target), None).is_err());
         assert!(new_crate("no good", Some(dir.path().join("x")), None).is_err());

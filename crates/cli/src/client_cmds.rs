@@ -213,9 +213,15 @@ pub(crate) struct TransferArgs {
     nonce: Option<u64>,
 }
 
-/// Runs a client command against the node at `rpc_url`; `json` selects the JSON rendering.
-pub(crate) async fn run(cmd: ClientCommand, rpc_url: &str, json: bool) -> Result<()> {
-    let connect = || Client::new(rpc_url).context("check --rpc-url or DROVER_RPC_URL");
+/// Runs a client command against the node at `rpc_url` (`--rpc-url` or `DROVER_RPC_URL`, else
+/// the project's: see [`crate::project::rpc_url`]); `json` selects the JSON rendering.
+pub(crate) async fn run(cmd: ClientCommand, rpc_url: Option<String>, json: bool) -> Result<()> {
+    // Only a command that talks to a node looks for a project's config: `keys` works whatever
+    // lies above the working directory.
+    let connect = || {
+        let url = crate::project::rpc_url(rpc_url.clone())?;
+        Client::new(&url).context("check --rpc-url, DROVER_RPC_URL or the project's rpc_url")
+    };
     let report = match cmd {
         ClientCommand::Keys(keys) => keys_command(keys)?,
         ClientCommand::Status => status(&connect()?).await?,
@@ -356,7 +362,8 @@ fn import_key(secret: &str, index: u32) -> Result<Wallet> {
         format!("m/44'/60'/0'/0/{index}").parse().map_err(|e| anyhow::anyhow!("bad account index: {e}"))?;
     let key = bip32::XPrv::derive_from_path(mnemonic.to_seed(""), &path)
         .map_err(|e| anyhow::anyhow!("cannot derive the key: {e}"))?;
-    Wallet::from_hex(&hex::encode(key.private_key().to_bytes())).context("the derived key is not valid")
+    let bytes: [u8; 32] = key.private_key().to_bytes().into();
+    Ok(Wallet::new(drover_types::SecretKey::from_bytes(&bytes).context("the derived key is not valid")?))
 }
 
 #[derive(Serialize)]

@@ -75,7 +75,7 @@ fn main() -> anyhow::Result<()> {
         Command::Bench(cmd) => bench::run(cmd, &project::rpc_url(cli.rpc_url)?),
         Command::Runner(args) => in_runtime(runner_daemon::run(args, &project::rpc_url(cli.rpc_url)?)),
         Command::Relay(args) => in_runtime(relay_daemon::run(args, &project::rpc_url(cli.rpc_url)?)),
-        Command::Client(cmd) => in_runtime(client_cmds::run(cmd, &project::rpc_url(cli.rpc_url)?, cli.json)),
+        Command::Client(cmd) => in_runtime(client_cmds::run(cmd, cli.rpc_url, cli.json)),
     }
 }
 

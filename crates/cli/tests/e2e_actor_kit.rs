@@ -10,7 +10,6 @@ mod common;
 use common::*;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::time::Duration;
 
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
@@ -138,14 +137,7 @@ impl Dev {
 
     /// SIGTERM, then wait for the exit (the ports are free after).
     fn stop(mut self) {
-        let mut child = self.child.take().unwrap();
-        let status = Command::new("kill").args(["-TERM", &child.id().to_string()]).status().unwrap();
-        assert!(status.success());
-        let deadline = std::time::Instant::now() + Duration::from_secs(30);
-        while child.try_wait().unwrap().is_none() {
-            assert!(std::time::Instant::now() < deadline, "drover dev did not stop");
-            std::thread::sleep(Duration::from_millis(50));
-        }
+        terminate(self.child.take().unwrap());
     }
 }
 
@@ -185,4 +177,30 @@ async fn a_devnet_snapshot_brings_the_chain_back() {
     ok(drover(&dev.url, &["faucet", recipient]));
     assert!(client.account(&recipient_address).await.unwrap().is_some());
     dev.stop();
+}
+
+#[test]
+fn keys_work_under_a_broken_project_config_and_node_commands_name_it() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join(".drover")).unwrap();
+    std::fs::write(dir.path().join(".drover/config.toml"), "keyfile = \"x\"\n").unwrap();
+    let nested = dir.path().join("src");
+    std::fs::create_dir_all(&nested).unwrap();
+    let run = |args: &[&str]| {
+        Command::new(BIN)
+            .args(args)
+            .current_dir(&nested)
+            .env_remove("DROVER_RPC_URL")
+            .env_remove("DROVER_KEY")
+            .output()
+            .unwrap()
+    };
+    // A key needs no node, so no project config either.
+    ok(run(&["keys", "new", "--out", "fresh.key"]));
+    assert!(nested.join("fresh.key").is_file());
+    // A command that talks to a node reads the config, and says which file is wrong.
+    let refused = run(&["status"]);
+    assert!(!refused.status.success());
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(stderr.contains("config.toml") && stderr.contains("keyfile"), "{stderr}");
 }

@@ -368,6 +368,8 @@ async fn libraries(client: &Client) {
     assert_eq!(client.library(&ACTOR, "math", None).await.unwrap().unwrap().version, 2);
     assert_eq!(client.library(&ACTOR, "math", Some(2)).await.unwrap().unwrap().latest_version, 2);
     assert_eq!(client.library(&ACTOR, "math", Some(1)).await.unwrap(), None);
+    // A name is one path segment: "math#" is not read as "math" with a fragment.
+    assert_eq!(client.library(&ACTOR, "math#", None).await.unwrap(), None);
     let list = client.libraries(&ACTOR, 0, 10).await.unwrap();
     assert_eq!(list.libraries.iter().map(|l| l.name.as_str()).collect::<Vec<_>>(), ["math"]);
 }
@@ -377,6 +379,11 @@ async fn secrets(client: &Client) {
     assert_eq!(list.secrets.iter().map(|s| s.name.as_str()).collect::<Vec<_>>(), ["api-key"]);
     assert_eq!(client.secret_envelope(&ACTOR, "api-key", &HOLDER).await.unwrap().unwrap().envelope, [1, 2, 3]);
     assert_eq!(client.secret_envelope(&ACTOR, "api-key", &NOBODY).await.unwrap(), None);
+    // A name that spells another path reaches the server as a name, which it refuses (1001),
+    // not as the path to another reader's envelope.
+    let crafted = format!("api-key/envelope/{HOLDER}#");
+    let refused = client.secret_envelope(&ACTOR, &crafted, &NOBODY).await.unwrap_err();
+    assert_eq!((refused.status(), refused.error_code()), (Some(400), Some(ErrorCode::BadRequest)));
 }
 
 async fn governance(client: &Client) {

@@ -96,8 +96,8 @@ const CYCLES_PER_WALKED_ENTRY: u64 = 2_540;
 const MAP_ENTRIES: u32 = 100_000;
 /// Entries one `fill` transaction writes while the map is built.
 const FILL_PER_TX: u32 = 2_500;
-/// The largest payload an actor call may carry (`drover_vm::limits::MAX_PAYLOAD_BYTES`).
-const PAYLOAD_BYTES: u64 = 128 * 1024;
+/// The largest payload an actor call may carry.
+const PAYLOAD_BYTES: u64 = drover_vm::limits::MAX_PAYLOAD_BYTES as u64;
 /// Entries each churn deletes (and a fill writes back: 16 cells each): about as many cycles
 /// go to deleting as to walking, which makes the most walks past the most deletions.
 const CHURN_ENTRIES: u32 = 750;
@@ -117,8 +117,8 @@ const CELLS_PER_WEDGE_TIMER: u64 = 400;
 /// Cycles of one account the dust attacker creates (`transfer` to an address without an
 /// account, and its loop).
 const CYCLES_PER_DUST_ACCOUNT: u64 = 21_200;
-/// Cells one new account pays (`drover_vm::meter::CELLS_NEW_ACCOUNT`).
-const CELLS_PER_DUST_ACCOUNT: u64 = 64;
+/// Cells one new account pays.
+const CELLS_PER_DUST_ACCOUNT: u64 = drover_vm::meter::CELLS_NEW_ACCOUNT;
 /// Most accounts one dust transaction creates: transaction `n` pays the counters from
 /// `n × DUST_ACCOUNTS_MAX`, fresh addresses every time.
 const DUST_ACCOUNTS_MAX: u32 = 1_024;

@@ -178,23 +178,9 @@ impl TestNode {
         std::fs::read_to_string(self.log_path(self.runs)).unwrap_or_default()
     }
 
-    fn pid(&self) -> u32 {
-        self.child.as_ref().expect("node running").id()
-    }
-
     /// Graceful stop: SIGTERM, then wait for the exit.
     pub(crate) fn stop(&mut self) -> std::process::ExitStatus {
-        let status = Command::new("kill").args(["-TERM", &self.pid().to_string()]).status().unwrap();
-        assert!(status.success());
-        let mut child = self.child.take().unwrap();
-        let deadline = Instant::now() + Duration::from_secs(30);
-        loop {
-            if let Some(status) = child.try_wait().unwrap() {
-                return status;
-            }
-            assert!(Instant::now() < deadline, "node did not stop on SIGTERM");
-            std::thread::sleep(Duration::from_millis(50));
-        }
+        terminate(self.child.take().expect("node running"))
     }
 
     /// Hard kill: SIGKILL.
@@ -211,6 +197,20 @@ impl Drop for TestNode {
             let _ = child.kill();
             let _ = child.wait();
         }
+    }
+}
+
+/// Stops a `drover` process gracefully: SIGTERM, then its exit status (within 30 s).
+pub(crate) fn terminate(mut child: Child) -> std::process::ExitStatus {
+    let status = Command::new("kill").args(["-TERM", &child.id().to_string()]).status().unwrap();
+    assert!(status.success());
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            return status;
+        }
+        assert!(Instant::now() < deadline, "drover did not stop on SIGTERM");
+        std::thread::sleep(Duration::from_millis(50));
     }
 }
 

@@ -109,10 +109,10 @@ impl<'h, 'a, S: StateRead> ActorHost<'h, 'a, S> {
         }
     }
 
-    /// Records a step of the running handler when tracing (built only then).
+    /// Records a step of the running handler when tracing (built only when the trace keeps it).
     fn trace(&mut self, step: impl FnOnce() -> TraceStep) {
         if let Some(tracer) = &mut self.tracer {
-            tracer.step(step());
+            tracer.step(step);
         }
     }
 
@@ -489,15 +489,18 @@ impl<S: StateRead> Host for ActorHost<'_, '_, S> {
 
     fn send(&mut self, message: OutgoingMessage) -> Result<(), HostError> {
         self.attachable(message.cycles_limit)?;
-        let step = TraceStep::Send {
+        // Taken before the message moves, and only when tracing: blocks run untraced.
+        let step = self.tracer.is_some().then(|| TraceStep::Send {
             to: message.to,
             handler: message.handler.clone(),
             payload_len: message.payload.len() as u64,
             value: message.value,
             cycles: message.cycles_limit,
-        };
+        });
         self.queue_message(message, self.basefees)?;
-        self.trace(|| step);
+        if let Some(step) = step {
+            self.trace(|| step);
+        }
         Ok(())
     }
 
@@ -527,13 +530,15 @@ impl<S: StateRead> Host for ActorHost<'_, '_, S> {
     }
 
     fn timer_schedule(&mut self, timer: TimerRequest) -> Result<u64, HostError> {
-        let step = TraceStep::TimerSchedule {
+        let step = self.tracer.is_some().then(|| TraceStep::TimerSchedule {
             height: timer.height,
             handler: timer.handler.clone(),
             cycles: timer.cycles_limit,
-        };
+        });
         let id = self.schedule_timer(timer)?;
-        self.trace(|| step);
+        if let Some(step) = step {
+            self.trace(|| step);
+        }
         Ok(id)
     }
 

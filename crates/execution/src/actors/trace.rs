@@ -31,11 +31,12 @@ pub(crate) struct Tracer {
 }
 
 impl Tracer {
-    /// Records a host call of the running handler.
-    pub(crate) fn step(&mut self, step: TraceStep) {
+    /// Records a host call of the running handler, built only when it is kept: past the bound
+    /// a host call costs the tracer a count.
+    pub(crate) fn step(&mut self, step: impl FnOnce() -> TraceStep) {
         match self.open.last_mut() {
             Some(frame) if !frame.dropped && self.kept < TRACE_STEPS_MAX => {
-                frame.call.steps.push(step);
+                frame.call.steps.push(step());
                 self.kept += 1;
             }
             _ => self.omitted += 1,
@@ -110,7 +111,7 @@ mod tests {
     fn nested_frames_land_in_their_callers_steps_in_order() {
         let mut tracer = Tracer::default();
         tracer.enter(Address([1; 20]), "outer", None, 0);
-        tracer.step(TraceStep::StorageGet { key: b"k".to_vec(), value: Some(TracedValue::of(b"v")) });
+        tracer.step(|| TraceStep::StorageGet { key: b"k".to_vec(), value: Some(TracedValue::of(b"v")) });
         tracer.enter(Address([2; 20]), "inner", None, 5);
         tracer.exit(&Ok(outcome(Status::Revert { reason: b"no".to_vec() }, 70)));
         tracer.enter(Address([3; 20]), "missing", None, 0);
@@ -134,11 +135,14 @@ mod tests {
     fn steps_past_the_bound_are_counted_not_kept() {
         let mut tracer = Tracer::default();
         tracer.enter(Address([1; 20]), "outer", None, 0);
-        for _ in 0..TRACE_STEPS_MAX + 10 {
-            tracer.step(TraceStep::StorageRemove { key: vec![1], present: false });
+        for _ in 0..TRACE_STEPS_MAX {
+            tracer.step(|| TraceStep::StorageRemove { key: vec![1], present: false });
+        }
+        for _ in 0..10 {
+            tracer.step(|| unreachable!("a step past the bound is not built"));
         }
         tracer.enter(Address([2; 20]), "late", None, 0);
-        tracer.step(TraceStep::StorageRemove { key: vec![1], present: false });
+        tracer.step(|| unreachable!("a step of a frame past the bound is not built"));
         tracer.exit(&Ok(outcome(Status::Success, 1)));
         tracer.exit(&Ok(outcome(Status::Success, 2)));
         let trace = tracer.finish();

@@ -5,6 +5,7 @@
 //! Templates use the router's syntax: a `{name}` segment is a path parameter. They are grouped
 //! by endpoint family, in the order of `drover-rpc`'s `routes/` modules.
 
+use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
 use std::fmt::Display;
 
 // Transactions.
@@ -191,9 +192,20 @@ pub const PROOF_RECEIPT: &str = "/proof/receipt/{tx_hash}";
 /// `POST`: several proofs against one block.
 pub const PROOF_MULTI: &str = "/proof/multi";
 
-/// `template` with its `{name}` segments replaced, in order, by `values`. A template names as
-/// many parameters as its route takes, so a caller passes exactly that many; a missing value
-/// leaves its segment as written (the server then refuses the path), an extra one is ignored.
+/// Bytes of a path parameter written as they are: RFC 3986's unreserved characters. Any other
+/// byte (`/`, `?`, `#`, `%`, a space, non-ASCII) is percent-encoded, so a value stays inside its
+/// segment and the router's path extractor reads back exactly the value filled in.
+const SEGMENT_UNRESERVED: &AsciiSet = &NON_ALPHANUMERIC.remove(b'-').remove(b'.').remove(b'_').remove(b'~');
+
+/// `template` with its `{name}` segments replaced, in order, by `values`, each percent-encoded
+/// as one path segment (a library or secret name with a `/` or `?` cannot reach another route
+/// or add a query). A template names as many parameters as its route takes, so a caller passes
+/// exactly that many; a missing value leaves its segment as written (the server then refuses
+/// the path), an extra one is ignored.
+///
+/// A value of `.` or `..` is the one a URL cannot carry, escaped or not: URL parsers (`url`
+/// under reqwest, browsers) remove dot segments, so the request goes to the parent path, where
+/// no route answers.
 ///
 /// The values are `Sync` so that a future holding the array across an `.await` (a client call
 /// written `self.get(&fill(..., &[id])).await`) stays `Send`.
@@ -206,7 +218,7 @@ pub fn fill(template: &str, values: &[&(dyn Display + Sync)]) -> String {
         }
         let parameter = segment.starts_with('{') && segment.ends_with('}');
         match if parameter { values.next() } else { None } {
-            Some(value) => path.push_str(&value.to_string()),
+            Some(value) => path.extend(utf8_percent_encode(&value.to_string(), SEGMENT_UNRESERVED)),
             None => path.push_str(segment),
         }
     }
@@ -222,5 +234,19 @@ mod tests {
         assert_eq!(fill(TOKEN_ALLOWANCE, &[&"0xaa", &"0xbb", &7]), "/token/0xaa/allowance/0xbb/7");
         assert_eq!(fill(HEIGHT, &[]), "/height");
         assert_eq!(fill(SECRET_ENVELOPE, &[&"0x01", &"key"]), "/secrets/0x01/key/envelope/{reader}");
+    }
+
+    /// A value is one segment whatever it holds: no `/` starts another segment, no `?` or `#`
+    /// a query or fragment, and a `%` is not read as an escape.
+    #[test]
+    fn escapes_each_value_into_its_segment() {
+        assert_eq!(
+            fill(SECRET_ENVELOPE, &[&"0x01", &"k/envelope/0x02#", &"0x03"]),
+            "/secrets/0x01/k%2Fenvelope%2F0x02%23/envelope/0x03"
+        );
+        assert_eq!(fill(LIBRARY, &[&"0x01", &"math?version=1"]), "/library/0x01/math%3Fversion%3D1");
+        assert_eq!(fill(LIBRARY, &[&"0x01", &"a%2Fb é"]), "/library/0x01/a%252Fb%20%C3%A9");
+        // What names and hex values are made of is written as is.
+        assert_eq!(fill(LIBRARY, &[&"0xAb", &"my-lib_1.0~x"]), "/library/0xAb/my-lib_1.0~x");
     }
 }
