@@ -129,7 +129,7 @@ impl RelayFilter {
 }
 
 /// Everything the HTTP API reads from or hands to the node; see the module documentation.
-pub trait Backend: Clone + Send + Sync + 'static {
+pub trait Backend: crate::explorer::Explorer + crate::simulator::Simulator + Clone + Send + Sync + 'static {
     /// Chain id, network name, genesis hash and node version.
     fn chain_info(&self) -> ChainInfo;
 

@@ -107,6 +107,10 @@ pub(crate) struct MockData {
     pub revocations: HashMap<(Address, [u8; 33]), u64>,
     /// Creation fees burned, for `/ras/stats` (the other totals are sums over the lists).
     pub volume_fees_burned: u128,
+    /// History, events and the first indexed height (`crate::explorer::mock`).
+    pub explorer: crate::explorer::mock::MockExplorer,
+    /// Simulations asked and the answer (`crate::simulator::mock`).
+    pub simulator: crate::simulator::mock::MockSimulator,
 }
 
 #[derive(Clone)]
@@ -163,6 +167,8 @@ impl Default for MockBackend {
             volumes: Vec::new(),
             revocations: HashMap::new(),
             volume_fees_burned: 0,
+            explorer: Default::default(),
+            simulator: Default::default(),
         };
         Self { data: Arc::new(Mutex::new(data)), heights: Arc::new(watch::channel(0).0) }
     }
@@ -176,7 +182,7 @@ impl MockBackend {
     }
 
     /// Includes `hashes` (pending) in a new block with success receipts.
-    fn include(&self, hashes: &[H256]) {
+    pub(crate) fn include(&self, hashes: &[H256]) {
         let height = {
             let mut data = self.data.lock();
             let height = data.blocks.len() as u64;

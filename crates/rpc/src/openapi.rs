@@ -19,8 +19,9 @@
 use crate::{
     extract::{ADDRESS_PATTERN, BLOCK_SELECTOR_PATTERN, HASH_PATTERN},
     routes::{
-        accounts, actors, blocks, chain, entitlements, faucet, governance, health, jobs, library, metrics, proofs,
-        proofs::STORAGE_KEY_PATTERN, ras, runners, secrets, state_sync, tokens, transactions,
+        accounts, actors, blocks, chain, entitlements, events, faucet, governance, health, history, jobs, library,
+        metrics, proofs, proofs::STORAGE_KEY_PATTERN, ras, runners, secrets, simulate, state_sync, stream, tokens,
+        transactions,
     },
 };
 use drover_types::{ErrorCode, api::ErrorBody};
@@ -134,6 +135,14 @@ pub(crate) const SWAGGER_UI_PATH: &str = "/swagger-ui";
         proofs::tx,
         proofs::receipt,
         proofs::multi,
+        history::history,
+        history::blocks,
+        history::indexed,
+        events::events,
+        stream::blocks,
+        stream::transaction,
+        stream::events,
+        simulate::simulate,
     ),
     components(schemas(ErrorBody)),
     modifiers(&ErrorResponses, &ParameterSchemas, &ReadPayloadForms),
@@ -155,6 +164,8 @@ pub(crate) const SWAGGER_UI_PATH: &str = "/swagger-ui";
         (name = "faucet", description = "Development-network faucet"),
         (name = "state-sync", description = "State snapshots for peers that fast-sync"),
         (name = "proofs", description = "Merkle proofs for light clients, with the block and its finalization certificate"),
+        (name = "events", description = "Events across emitters, by emitter, topic and height range"),
+        (name = "streams", description = "Push streams (server-sent events): blocks, a transaction's outcome, events"),
     )
 )]
 pub(crate) struct ApiDoc;
@@ -297,6 +308,34 @@ pub(crate) const OPERATION_ERRORS: &[(HttpMethod, &str, &[&[ErrorCode]])] = &[
     (HttpMethod::Get, "/proof/tx/{tx_hash}", &[&[BadRequest, NotFound]]),
     (HttpMethod::Get, "/proof/receipt/{tx_hash}", &[&[BadRequest, NotFound]]),
     (HttpMethod::Post, "/proof/multi", &[&[BadRequest]]),
+    (HttpMethod::Get, "/account/{address}/history", &[&[BadRequest, InvalidAddress, NotIndexed]]),
+    (HttpMethod::Get, "/blocks", &[&[BadRequest, NotIndexed]]),
+    (HttpMethod::Get, "/indexed", &[]),
+    (HttpMethod::Get, "/events", &[EVENT_QUERY_ERRORS]),
+    (HttpMethod::Get, "/stream/blocks", &[&[BadRequest, NotIndexed]]),
+    (HttpMethod::Get, "/stream/tx/{hash}", &[&[BadRequest]]),
+    (HttpMethod::Get, "/stream/events", &[EVENT_QUERY_ERRORS]),
+    (HttpMethod::Post, "/simulate", &[SIMULATE_ERRORS]),
+];
+
+/// Refusals of an event filter: bad parameters, bounds (1001), an emitter that is not an
+/// address (3001), a range below the first indexed height (4002).
+const EVENT_QUERY_ERRORS: &[ErrorCode] = &[BadRequest, InvalidAddress, NotIndexed];
+
+/// Refusals of a simulation: the request's form, the transaction's (as `/submit` refuses it),
+/// and a queue of simulations already full (429, among the common codes).
+const SIMULATE_ERRORS: &[ErrorCode] = &[
+    BadRequest,
+    MalformedTransaction,
+    InvalidSignature,
+    WrongChainId,
+    NonceTooLow,
+    NonceTooHigh,
+    OutOfGas,
+    InsufficientBalance,
+    InvalidFees,
+    BasefeeTooLow,
+    InvalidPayload,
 ];
 
 /// Refusals of the storage-relay authentication (`routes::ras::authenticate`).

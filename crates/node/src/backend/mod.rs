@@ -6,6 +6,7 @@
 //! built by [`Prover`].
 
 mod actor_read;
+mod explorer;
 mod faucet;
 mod governance;
 mod handle;
@@ -15,6 +16,7 @@ mod pages;
 mod records;
 mod runners;
 mod secrets;
+mod simulator;
 mod storage;
 mod tokens;
 

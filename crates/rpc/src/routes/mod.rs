@@ -7,9 +7,11 @@ pub mod actors;
 pub mod blocks;
 pub mod chain;
 pub mod entitlements;
+pub mod events;
 pub mod faucet;
 pub mod governance;
 pub mod health;
+pub mod history;
 pub mod jobs;
 pub mod library;
 pub mod metrics;
@@ -17,7 +19,9 @@ pub mod proofs;
 pub mod ras;
 pub mod runners;
 pub mod secrets;
+pub mod simulate;
 pub mod state_sync;
+pub mod stream;
 pub mod tokens;
 pub mod transactions;
 
@@ -105,4 +109,12 @@ pub fn routes<B: Backend>() -> Router<AppState<B>> {
         .route("/proof/tx/{tx_hash}", get(proofs::tx::<B>))
         .route("/proof/receipt/{tx_hash}", get(proofs::receipt::<B>))
         .route("/proof/multi", post(proofs::multi::<B>))
+        .route("/account/{address}/history", get(history::history::<B>))
+        .route("/blocks", get(history::blocks::<B>))
+        .route("/indexed", get(history::indexed::<B>))
+        .route("/events", get(events::events::<B>))
+        .route("/stream/blocks", get(stream::blocks::<B>))
+        .route("/stream/tx/{hash}", get(stream::transaction::<B>))
+        .route("/stream/events", get(stream::events::<B>))
+        .route("/simulate", post(simulate::simulate::<B>))
 }
