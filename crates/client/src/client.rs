@@ -8,6 +8,8 @@
 //! Bodies are read up to [`RESPONSE_BYTES_MAX`] so a misbehaving server cannot exhaust memory.
 //! `/submit_wait` gets a per-request timeout long enough to cover the wait it asks for.
 
+pub(crate) mod explorer;
+
 use crate::builder::FeeSuggestion;
 use crate::error::{ClientError, excerpt};
 use crate::ras::RasSigner;
