@@ -157,6 +157,10 @@ pub const STREAM_SUBSCRIBERS_PER_CLIENT_DEFAULT: usize = 64;
 /// `closed` message saying so (a slow consumer); its client resumes with `Last-Event-ID`. While
 /// it catches up on past blocks, the stream waits for room instead.
 pub const STREAM_BUFFER_MESSAGES: usize = 1_024;
+/// Bytes of messages a stream holds for its client beyond what the connection is sending (or
+/// one message, however large: a block of 16,384 transactions encodes to about 1.1 MB), under
+/// the same rule: what the node holds for its streams is at most this per stream.
+pub const STREAM_BUFFER_BYTES: usize = 1024 * 1024;
 /// Interval of the comment line a stream sends when it has nothing to say, in seconds: proxies
 /// keep the connection, and a client that stopped reading is found by the write timeout.
 pub const STREAM_KEEPALIVE_SECS: u64 = 15;

@@ -11,13 +11,15 @@
 //!
 //! **Bounded.** At most [`RpcConfig::stream_subscribers_max`] streams in all and
 //! [`RpcConfig::stream_subscribers_per_client`] per client IP (one more is 429, code 1004).
-//! Each stream holds at most [`STREAM_BUFFER_MESSAGES`] messages beyond what its connection is
-//! writing: while it catches up it waits for room (its client sets the pace), and once caught
-//! up, a new block whose messages do not fit closes it with a `closed` message naming the last
-//! id sent (a slow consumer resumes from there). A client that stops reading altogether is cut
-//! by the connection's write timeout. Delivery holds no lock the block commit needs: it waits on
-//! the finalized-height watch and reads the indexes, and the messages of a block (the same for
-//! every block stream) are encoded once and shared.
+//! Each stream holds at most [`STREAM_BUFFER_MESSAGES`] messages and [`STREAM_BUFFER_BYTES`]
+//! bytes (or one message, however large) beyond what its connection is writing: while it
+//! catches up it waits for room (its client sets the pace), and once caught up, a new block
+//! whose messages do not fit closes it with a `closed` message naming the last id sent (a slow
+//! consumer resumes from there). A client that stops reading altogether is cut by the
+//! connection's write timeout. So the node holds at most a buffer per stream, whatever its
+//! clients do. Delivery holds no lock the block commit needs: it waits on the finalized-height
+//! watch and reads the indexes, and the message of a block near the tip (the same for every
+//! block stream) is encoded once and shared.
 //!
 //! Messages are `event: <kind>`, `id: <id>` (block and event streams), `data: <JSON>`: `block`
 //! ([`BlockSummary`] with its transaction hashes), `receipt` ([`ReceiptInfo`]) or `dropped`
@@ -34,8 +36,8 @@ use crate::{
     explorer::{EVENT_CURSOR_BYTES, Explorer},
     extract::HashParam,
     limits::{
-        EVENTS_RANGE_BLOCKS_MAX, EVENTS_SCAN_ENTRIES_MAX, STREAM_BUFFER_MESSAGES, STREAM_CATCH_UP_PAGE,
-        STREAM_KEEPALIVE_SECS,
+        EVENTS_RANGE_BLOCKS_MAX, EVENTS_SCAN_ENTRIES_MAX, STREAM_BUFFER_BYTES, STREAM_BUFFER_MESSAGES,
+        STREAM_CATCH_UP_PAGE, STREAM_KEEPALIVE_SECS,
     },
     routes::{
         events::{EventFilter, parse_event_cursor},
@@ -66,9 +68,10 @@ use std::{
 };
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc, oneshot};
 
-/// Block messages kept encoded for the streams that have yet to send them: a block is encoded
-/// once for every stream that follows the tip.
-const BLOCK_FRAMES_KEPT: usize = 64;
+/// Block messages kept encoded for the streams that have yet to send them, the newest blocks
+/// only: a block near the tip is encoded once for every stream that follows it, and a stream
+/// catching up on old blocks does not push the tip's out.
+const BLOCK_FRAMES_KEPT: u64 = 16;
 
 /// The streams open now, and the block messages they share.
 pub struct Streams {
@@ -130,19 +133,21 @@ impl Streams {
         Ok(Subscription { _permit: permit, client, streams: Arc::clone(self) })
     }
 
-    /// The message of the block at `height`, encoded once for every stream (`None`: the node
-    /// holds no such block).
-    async fn block_frame<B: Explorer>(&self, backend: &B, height: u64) -> Result<Option<Bytes>, HttpError> {
+    /// The message of the block at `height`, the tip being `tip`; a block near the tip is
+    /// encoded once for every stream (`None`: the node holds no such block).
+    async fn block_frame<B: Explorer>(&self, backend: &B, height: u64, tip: u64) -> Result<Option<Bytes>, HttpError> {
         if let Some((_, frame)) = self.frames.lock().iter().find(|(h, _)| *h == height) {
             return Ok(Some(frame.clone()));
         }
         let Some(summary) = backend.block_summary(height).await? else { return Ok(None) };
         let frame = frame("block", Some(&height.to_string()), &summary);
-        let mut frames = self.frames.lock();
-        if frames.len() == BLOCK_FRAMES_KEPT {
-            frames.pop_front();
+        if height.saturating_add(BLOCK_FRAMES_KEPT) > tip {
+            let mut frames = self.frames.lock();
+            frames.retain(|(h, _)| h.saturating_add(BLOCK_FRAMES_KEPT) > tip);
+            if !frames.iter().any(|(h, _)| *h == height) {
+                frames.push_back((height, frame.clone()));
+            }
         }
-        frames.push_back((height, frame.clone()));
         Ok(Some(frame))
     }
 }
@@ -173,12 +178,23 @@ fn failed(error: impl Into<ApiError>, last_event_id: Option<String>) -> Stop {
     Stop::Close(closed(reason, last_event_id))
 }
 
-/// Where a stream delivers: the buffer, whether the stream is caught up, and the last id sent.
+/// A message in a stream's buffer, holding its share of the buffer's bytes until it is sent.
+type Queued = (Bytes, OwnedSemaphorePermit);
+
+/// Where a stream delivers: the buffer (messages, and bytes as permits), whether the stream is
+/// caught up, and the last id sent.
 struct Outlet {
-    messages: mpsc::Sender<Bytes>,
+    messages: mpsc::Sender<Queued>,
+    bytes: Arc<Semaphore>,
     last: oneshot::Sender<Bytes>,
     live: bool,
     last_id: Option<String>,
+}
+
+/// The permits a message of `len` bytes takes from a stream's byte budget: its length, or the
+/// whole budget for a message larger than it (one message always fits).
+fn permits(len: usize) -> u32 {
+    u32::try_from(len.clamp(1, STREAM_BUFFER_BYTES)).unwrap_or(u32::MAX)
 }
 
 /// Why a stream's producer stopped.
@@ -193,22 +209,31 @@ impl Outlet {
     /// Queues one message with id `id`: waiting for room while catching up, at once when live
     /// (a full buffer then closes the stream: a slow consumer).
     async fn send(&mut self, message: Bytes, id: Option<String>) -> Result<(), Stop> {
+        let wanted = permits(message.len());
         if self.live {
-            match self.messages.try_send(message) {
+            let slow = || {
+                Stop::Close(closed(
+                    format!(
+                        "slow consumer: {STREAM_BUFFER_MESSAGES} messages or {STREAM_BUFFER_BYTES} bytes were waiting \
+                         for the client when a new block came; reconnect with Last-Event-ID to resume"
+                    ),
+                    self.last_id.clone(),
+                ))
+            };
+            let Ok(permit) = Arc::clone(&self.bytes).try_acquire_many_owned(wanted) else { return Err(slow()) };
+            match self.messages.try_send((message, permit)) {
                 Ok(()) => {}
-                Err(mpsc::error::TrySendError::Full(_)) => {
-                    return Err(Stop::Close(closed(
-                        format!(
-                            "slow consumer: {STREAM_BUFFER_MESSAGES} messages were waiting for the client when a new \
-                             block came; reconnect with Last-Event-ID to resume"
-                        ),
-                        self.last_id.clone(),
-                    )));
-                }
+                Err(mpsc::error::TrySendError::Full(_)) => return Err(slow()),
                 Err(mpsc::error::TrySendError::Closed(_)) => return Err(Stop::Gone),
             }
-        } else if self.messages.send(message).await.is_err() {
-            return Err(Stop::Gone);
+        } else {
+            let permit = tokio::select! {
+                permit = Arc::clone(&self.bytes).acquire_many_owned(wanted) => permit.map_err(|_| Stop::Gone)?,
+                () = self.messages.closed() => return Err(Stop::Gone),
+            };
+            if self.messages.send((message, permit)).await.is_err() {
+                return Err(Stop::Gone);
+            }
         }
         if id.is_some() {
             self.last_id = id;
@@ -240,14 +265,18 @@ where
     F: FnOnce(Outlet) -> Fut,
     Fut: Future<Output = ()> + Send + 'static,
 {
-    let (messages, received) = mpsc::channel(STREAM_BUFFER_MESSAGES);
+    let (messages, received) = mpsc::channel::<Queued>(STREAM_BUFFER_MESSAGES);
     let (last, last_received) = oneshot::channel();
-    tokio::spawn(produce(Outlet { messages, last, live: false, last_id: None }));
+    let bytes = Arc::new(Semaphore::new(STREAM_BUFFER_BYTES));
+    tokio::spawn(produce(Outlet { messages, bytes, last, live: false, last_id: None }));
     let keepalive = Duration::from_secs(STREAM_KEEPALIVE_SECS);
     let state = (received, Some(last_received), subscription);
     let body = futures::stream::unfold(state, move |(mut received, last, subscription)| async move {
         match tokio::time::timeout(keepalive, received.recv()).await {
-            Ok(Some(message)) => Some((Ok::<_, std::convert::Infallible>(message), (received, last, subscription))),
+            // The message leaves the buffer: its bytes are the connection's now.
+            Ok(Some((message, _permit))) => {
+                Some((Ok::<_, std::convert::Infallible>(message), (received, last, subscription)))
+            }
             Err(_) => Some((Ok(Bytes::from_static(b": keep-alive\n\n")), (received, last, subscription))),
             // The producer is done: its `closed` message, if any, is the last.
             Ok(None) => match last?.await {
@@ -299,7 +328,7 @@ fn from_height(pairs: &[(String, String)]) -> Result<Option<u64>, HttpError> {
     path = "/stream/blocks",
     tag = "streams",
     summary = "Finalized blocks as they finalize (server-sent events)",
-    description = "One `block` message per finalized block (header fields, counts, meters and transaction hashes), its `id` the height. Starts with the next block, at `from_height`, or after the height in `Last-Event-ID` (what a reconnecting client sends). A caught-up stream whose client lets 1,024 messages wait is closed with a `closed` message naming the last id sent. At most `RPC_STREAM_SUBSCRIBERS_MAX` streams in all and `RPC_STREAM_SUBSCRIBERS_PER_CLIENT` per client IP (429 beyond).",
+    description = "One `block` message per finalized block (header fields, counts, meters and transaction hashes), its `id` the height. Starts with the next block, at `from_height`, or after the height in `Last-Event-ID` (what a reconnecting client sends). A caught-up stream whose client lets 1,024 messages or 1 MiB wait is closed with a `closed` message naming the last id sent. At most `RPC_STREAM_SUBSCRIBERS_MAX` streams in all and `RPC_STREAM_SUBSCRIBERS_PER_CLIENT` per client IP (429 beyond).",
     params(
         ("from_height" = Option<u64>, Query, description = "First height to send (default: the next block)."),
         ("Last-Event-ID" = Option<String>, Header, description = "The last height received: the stream goes on after it."),
@@ -344,7 +373,7 @@ async fn follow_blocks<B: Backend>(backend: &B, streams: &Streams, outlet: &mut 
     loop {
         let tip = *heights.borrow_and_update();
         while next <= tip {
-            let frame = match streams.block_frame(backend, next).await {
+            let frame = match streams.block_frame(backend, next, tip).await {
                 Ok(Some(frame)) => frame,
                 Ok(None) => return Stop::Close(closed(format!("block {next} is not indexed"), outlet.last_id.clone())),
                 Err(e) => return failed(e, outlet.last_id.clone()),
@@ -607,6 +636,36 @@ mod tests {
         assert!(last < STREAM_BUFFER_MESSAGES as u64 + 10);
         let mut resumed = open(&app, "/stream/blocks", Some(&last.to_string())).await.unwrap();
         assert_eq!(resumed.next().await.unwrap().1, Some((last + 1).to_string()));
+    }
+
+    #[tokio::test]
+    async fn a_stream_holds_at_most_its_byte_budget() {
+        // Twenty blocks of 2,000 transactions each, about 140 KB a message, not yet announced.
+        let mock = MockBackend::with(|data| {
+            data.explorer.first_height = 1;
+            data.blocks.extend((1..=20).map(|height| {
+                let mut block = block(height);
+                block.transactions = vec![H256([height as u8; 32]); 2_000];
+                block
+            }));
+        });
+        let app = app(&mock);
+        let mut stream = open(&app, "/stream/blocks?from_height=1", None).await.unwrap();
+        // Caught up on nothing (the watch says 0), the stream is live when they all finalize.
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        mock.include(&[]);
+        let mut received = 0;
+        let closed = loop {
+            let (event, _, data) = stream.next().await.expect("a `closed` message");
+            if event == "closed" {
+                break data;
+            }
+            received += 1;
+        };
+        assert!(closed["reason"].as_str().unwrap().contains("slow consumer"), "{closed}");
+        let frame_bytes = 2_000 * 67;
+        assert!(received * frame_bytes <= STREAM_BUFFER_BYTES + frame_bytes, "{received} messages held");
+        assert!(received >= 2, "{received}");
     }
 
     #[tokio::test]
