@@ -27,11 +27,6 @@ use drover_types::api::{
 use drover_types::payload::{ACTOR_UPGRADES_ADDRESS, Deploy, Manifest, Message, Upgrade};
 use std::path::PathBuf;
 
-/// Cycles limit of actor transactions unless `--cycles` says otherwise.
-const ACTOR_CYCLES_LIMIT_DEFAULT: u64 = 5_000_000;
-/// Cells limit of actor transactions unless `--cells` says otherwise (enough for most code).
-const ACTOR_CELLS_LIMIT_DEFAULT: u64 = 400_000;
-
 /// The handler's input: at most one form (named like the API's payload forms; `--json` is the
 /// global output switch).
 #[derive(Debug, Args)]
@@ -48,7 +43,7 @@ pub(crate) struct Input {
 }
 
 impl Input {
-    fn bytes(&self) -> Result<Vec<u8>> {
+    pub(crate) fn bytes(&self) -> Result<Vec<u8>> {
         if let Some(json) = &self.payload_json {
             let value: serde_json::Value = serde_json::from_str(json).context("--payload-json is not JSON")?;
             return Ok(serde_json::to_vec(&value)?);
@@ -70,12 +65,12 @@ pub(crate) struct Sending {
     /// `.drover/config.toml`).
     #[arg(long)]
     key: Option<PathBuf>,
-    /// Cycles limit.
-    #[arg(long, default_value_t = ACTOR_CYCLES_LIMIT_DEFAULT)]
-    cycles: u64,
-    /// Cells limit.
-    #[arg(long, default_value_t = ACTOR_CELLS_LIMIT_DEFAULT)]
-    cells: u64,
+    /// Cycles limit (default: what a simulation of the transaction used, plus its margin).
+    #[arg(long)]
+    cycles: Option<u64>,
+    /// Cells limit (default: what a simulation of the transaction used, plus its margin).
+    #[arg(long)]
+    cells: Option<u64>,
     /// Only submit; do not wait for the outcome.
     #[arg(long)]
     no_wait: bool,
@@ -213,8 +208,17 @@ pub(crate) async fn call(client: &Client, args: CallArgs) -> Result<Report> {
 }
 
 async fn send(client: &Client, wallet: &Wallet, builder: TxBuilder, sending: &Sending, text: Text) -> Result<Report> {
-    let builder = builder.cycles_limit(sending.cycles).cells_limit(sending.cells);
-    sign_and_submit(client, wallet, builder, text, !sending.no_wait).await
+    let mut builder = builder;
+    if let Some(cycles) = sending.cycles {
+        builder = builder.cycles_limit(cycles);
+    }
+    if let Some(cells) = sending.cells {
+        builder = builder.cells_limit(cells);
+    }
+    match crate::explore_cmds::size_limits(client, wallet.address(), builder, text).await? {
+        Ok((builder, text)) => sign_and_submit(client, wallet, builder, text, !sending.no_wait).await,
+        Err(refused) => Ok(refused),
+    }
 }
 
 pub(crate) async fn read(client: &Client, args: ReadArgs) -> Result<Report> {

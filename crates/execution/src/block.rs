@@ -24,6 +24,7 @@ use crate::{
     actors::{Deferred, SystemRun, call, deploy, host::ActorHost, run_deferred, upgrade},
     basefee::next_basefees,
     block_validity::BlockValidator,
+    credits::Credit,
     overlay::{Overlay, ReadError, ReadFault, StateError},
     transfer::{Failure, commit, prepare, price},
 };
@@ -68,6 +69,9 @@ pub struct BlockOutcome {
     pub accounts: Vec<(Address, Option<drover_state::Account>)>,
     /// One receipt per transaction, in block order.
     pub receipts: Vec<Receipt>,
+    /// Per receipt, the value its transaction moved to accounts, in order (none unless it
+    /// succeeded): no header commits to them, the node indexes them (`crate::credits`).
+    pub credits: Vec<Vec<Credit>>,
     /// Timer fires and mailbox deliveries, in execution order (before the transactions).
     pub system_runs: Vec<SystemRun>,
     /// Cycles used by the block: its deferred work and its transactions.
@@ -196,27 +200,34 @@ pub fn prefetch_keys(env: &BlockEnv, txs: &[VerifiedTransaction]) -> Vec<Vec<u8>
 
 /// The chain parameters in force: the stored record, or the genesis's before the genesis writes
 /// exist.
-fn params_in_force<S: StateRead>(params: &FeeParams, overlay: &mut Overlay<'_, S>) -> Result<ChainParams, BlockError> {
+pub(crate) fn params_in_force<S: StateRead>(
+    params: &FeeParams,
+    overlay: &mut Overlay<'_, S>,
+) -> Result<ChainParams, BlockError> {
     let stored = overlay.record(&params_state_key(), decode_params)?;
     Ok(stored.unwrap_or_else(|| params.genesis_chain_params()))
 }
 
 /// Basefees in force for the block: the stored record, or the initial ones before the genesis
 /// writes exist.
-fn basefees_in_force<S: StateRead>(params: &FeeParams, overlay: &mut Overlay<'_, S>) -> Result<Basefees, BlockError> {
+pub(crate) fn basefees_in_force<S: StateRead>(
+    params: &FeeParams,
+    overlay: &mut Overlay<'_, S>,
+) -> Result<Basefees, BlockError> {
     let stored = overlay.record(&basefees_key(), |bytes| Ok(Basefees::decode(bytes)?))?;
     Ok(stored.unwrap_or(Basefees { cycle: params.initial_basefee_cycle, cell: params.initial_basefee_cell }))
 }
 
 /// What one included transaction reports in its receipt.
-struct TxResult {
-    status: TxStatus,
-    cycles_used: u64,
-    cells_used: u64,
-    fee: FeeBreakdown,
-    events: Vec<Event>,
-    revert_reason: Option<String>,
-    error: Option<ExecError>,
+pub(crate) struct TxResult {
+    pub(crate) status: TxStatus,
+    pub(crate) cycles_used: u64,
+    pub(crate) cells_used: u64,
+    pub(crate) fee: FeeBreakdown,
+    pub(crate) events: Vec<Event>,
+    pub(crate) credits: Vec<Credit>,
+    pub(crate) revert_reason: Option<String>,
+    pub(crate) error: Option<ExecError>,
 }
 
 /// What a transaction that is not a plain transfer does (forms checked by the validity rule).
@@ -245,7 +256,7 @@ fn actor_tx(tx: &VerifiedTransaction) -> Result<Option<ActorTx>, Rejection> {
 
 /// Runs one transaction, admitted by the block's validator with `intrinsic`, on the overlay. On
 /// `Err` the caller rolls the overlay back to before it.
-fn run_tx<S: StateRead>(
+pub(crate) fn run_tx<S: StateRead>(
     vm: &Vm,
     env: &BlockEnv,
     (chain, chain_params): (&ChainContext, &ChainParams),
@@ -267,6 +278,7 @@ fn run_tx<S: StateRead>(
             cells_used: executed.cells_used,
             fee: executed.fee,
             events: executed.events,
+            credits: tx.tx.to.and_then(|to| Credit::native(tx.sender, to, tx.tx.value)).into_iter().collect(),
             revert_reason: None,
             error: None,
         });
@@ -282,6 +294,7 @@ fn run_tx<S: StateRead>(
         ActorTx::Call(to, message) => call::run(&mut host, env, tx, to, message, intrinsic),
     };
     let events = std::mem::take(&mut host.events);
+    let credits = std::mem::take(&mut host.credits);
     if let Some(error) = host.fatal.take() {
         return Err(Failure::Halt(error));
     }
@@ -304,6 +317,7 @@ fn run_tx<S: StateRead>(
     overlay.set(env.proposer, proposer);
     Ok(TxResult {
         events: if work.status == TxStatus::Success { events } else { Vec::new() },
+        credits: if work.status == TxStatus::Success { credits } else { Vec::new() },
         status: work.status,
         cycles_used,
         cells_used,
@@ -371,6 +385,7 @@ fn run_block<S: StateRead>(
     };
     let mut selection = Selection::default();
     let mut receipts = Vec::with_capacity(txs.len());
+    let mut credits = Vec::with_capacity(txs.len());
     let (mut cycles_used, mut cells_used, mut burned) = (deferred.cycles_used, deferred.cells_used, deferred.burned);
     for (position, tx) in txs.iter().enumerate() {
         let intrinsic = match admitted.get(position) {
@@ -410,6 +425,7 @@ fn run_block<S: StateRead>(
         // Unreachable while every transaction keeps within its limit and the limits fit the
         // block: the meters stop a block the moment it passes what it may use.
         validate_block_limits(params, cycles_used, cells_used).map_err(BlockInvalid::Meter)?;
+        credits.push(result.credits);
         receipts.push(Receipt {
             tx_hash: tx.hash,
             block_height: env.height,
@@ -439,6 +455,7 @@ fn run_block<S: StateRead>(
         writes,
         accounts,
         receipts,
+        credits,
         system_runs: deferred.runs,
         cycles_used,
         cells_used,

@@ -81,6 +81,7 @@ mod audit;
 mod basefee;
 mod block;
 mod block_validity;
+mod credits;
 mod genesis;
 pub mod governance;
 pub mod jobs;
@@ -91,6 +92,7 @@ mod overlay;
 mod params;
 pub mod runners;
 pub mod secrets;
+mod simulate;
 pub mod storage;
 mod system;
 #[cfg(test)]
@@ -99,7 +101,7 @@ pub mod tokens;
 mod transfer;
 
 pub use actors::{
-    SystemRun, SystemRunKind,
+    DEPLOY_EVENT_TOPIC, SystemRun, SystemRunKind,
     read::{ReadFailure, ReadRequest, read_actor, read_actor_traced},
 };
 pub use basefee::{BASEFEE_MAX_CHANGE_DENOMINATOR, next_basefee, next_basefees};
@@ -107,6 +109,7 @@ pub use block::{
     BlockEnv, BlockError, BlockInvalid, BlockLimitError, BlockOutcome, Selection, build_block, execute_block,
     prefetch_keys, validate_block_limits,
 };
+pub use credits::{Asset, Credit};
 pub use drover_state::Basefees;
 use drover_types::validity::Intrinsic;
 pub use drover_types::validity::{RejectReason, Rejection};
@@ -117,6 +120,7 @@ pub use params::{
     GENESIS_INITIAL_BASEFEE_CYCLE, GENESIS_MIN_BASEFEE_CELL, GENESIS_MIN_BASEFEE_CYCLE, GENESIS_TARGET_CELLS,
     GENESIS_TARGET_CYCLES, Meter,
 };
+pub use simulate::{Simulation, SimulationError, simulate_transaction};
 
 /// Key-value changes to the state: the final value of each key (`None` deletes it), sorted by
 /// key, each key once.

@@ -77,6 +77,8 @@ pub(crate) const SWAGGER_UI_PATH: &str = "/swagger-ui";
         (name = "faucet", description = "Development-network faucet"),
         (name = "state-sync", description = "State snapshots for peers that fast-sync"),
         (name = "proofs", description = "Merkle proofs for light clients, with the block and its finalization certificate"),
+        (name = "events", description = "Events across emitters, by emitter, topic and height range"),
+        (name = "streams", description = "Push streams (server-sent events): blocks, a transaction's outcome, events"),
     )
 )]
 struct ApiDoc;
