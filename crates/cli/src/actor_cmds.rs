@@ -8,7 +8,9 @@
 //! `call` and `read` take the handler's input as `--payload-json`, `--payload-text` (`--text`)
 //! or `--payload-hex` (`--hex`): at most one, none means empty. JSON has no short form because
 //! `--json` is the global switch for JSON output. Transactions are signed from a key file like
-//! `transfer`, with generous limits by default: unused limits are not charged.
+//! `transfer`, with limits sized by the node's simulation of them unless `--cycles` and `--cells`
+//! are both given ([`crate::explore_cmds::size_limits`]); `--trace` prints the simulation's trace
+//! of the handlers, as `read --trace` prints a read's.
 
 use crate::{
     actor_dev::load_code,
@@ -21,8 +23,8 @@ use drover_client::amount::parse_amount;
 use drover_client::{Client, TxBuilder, Wallet};
 use drover_types::Address;
 use drover_types::api::{
-    ActorReadRequest, CallTrace, LogInfo, LogOrigin, MailboxMessageInfo, Paginated, ReceiptStatus, RunKind,
-    StorageEntryInfo, SystemRunInfo, TimerInfo, TraceStep, TracedValue, UpgradeInfo,
+    ActorReadRequest, CallTrace, ExecutionTrace, LogInfo, LogOrigin, MailboxMessageInfo, Paginated, ReceiptStatus,
+    RunKind, StorageEntryInfo, SystemRunInfo, TimerInfo, TraceStep, TracedValue, UpgradeInfo,
 };
 use drover_types::payload::{ACTOR_UPGRADES_ADDRESS, Deploy, Manifest, Message, Upgrade};
 use std::path::PathBuf;
@@ -74,6 +76,11 @@ pub(crate) struct Sending {
     /// Only submit; do not wait for the outcome.
     #[arg(long)]
     no_wait: bool,
+    /// Show what the handlers would do, from a simulation of the transaction before it is sent:
+    /// each handler entered with its cycles and cells, the keys it reads and writes, its events,
+    /// transfers and nested calls, and where it stops.
+    #[arg(long)]
+    trace: bool,
 }
 
 #[derive(Debug, Args)]
@@ -215,7 +222,7 @@ async fn send(client: &Client, wallet: &Wallet, builder: TxBuilder, sending: &Se
     if let Some(cells) = sending.cells {
         builder = builder.cells_limit(cells);
     }
-    match crate::explore_cmds::size_limits(client, wallet.address(), builder, text).await? {
+    match crate::explore_cmds::size_limits(client, wallet.address(), builder, text, sending.trace).await? {
         Ok((builder, text)) => sign_and_submit(client, wallet, builder, text, !sending.no_wait).await,
         Err(refused) => Ok(refused),
     }
@@ -251,19 +258,27 @@ pub(crate) async fn read(client: &Client, args: ReadArgs) -> Result<Report> {
         text.field("revert reason", reason);
     }
     if let Some(trace) = &answer.trace {
-        text.line("trace:");
-        if let Some(call) = &trace.call {
-            trace_lines(&mut text, call, 1);
-        }
-        if trace.omitted_steps > 0 {
-            text.line(format!("  ({} more steps not shown)", trace.omitted_steps));
-        }
+        trace_text(&mut text, trace);
     }
     let mut report = Report::new(text, &answer)?;
     if answer.status != ReceiptStatus::Success {
         report.failure = Some(format!("the handler ended {}", status_text(answer.status)));
     }
     Ok(report)
+}
+
+/// The lines of a trace (of a read or a simulation): one per handler entered and per step.
+pub(crate) fn trace_text(text: &mut Text, trace: &ExecutionTrace) {
+    text.line("trace:");
+    match &trace.call {
+        Some(call) => trace_lines(text, call, 1),
+        None => {
+            text.line("  no handler ran");
+        }
+    }
+    if trace.omitted_steps > 0 {
+        text.line(format!("  ({} more steps not shown)", trace.omitted_steps));
+    }
 }
 
 /// A traced value: its bytes in hex (the head, if cut), its length, and its text when printable.

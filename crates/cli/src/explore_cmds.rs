@@ -130,6 +130,10 @@ pub(crate) struct Sender {
     /// Cells limit (default: the block's, capped by the sender's balance).
     #[arg(long)]
     cells: Option<u64>,
+    /// Show the trace of the handlers it would run: each handler entered with its cycles and
+    /// cells, the keys it reads and writes, its events, transfers and nested calls.
+    #[arg(long)]
+    trace: bool,
 }
 
 impl Sender {
@@ -181,27 +185,29 @@ pub(crate) enum SimulateCommand {
 }
 
 /// Sizes the open limits of `builder`, sent by `sender`, from the node's simulation of it (and
-/// notes them in `text`): `Ok` with the builder to send, or `Err` with the report of a
-/// transaction the simulation found would not succeed, which is not to be sent.
+/// notes them in `text`, with the simulation's trace when `trace` asks for it): `Ok` with the
+/// builder to send, or `Err` with the report of a transaction with open limits that the
+/// simulation found would not succeed, which is not to be sent. A transaction whose limits are
+/// both set is simulated only for its trace, and sent whatever the simulation found.
 pub(crate) async fn size_limits(
     client: &Client,
     sender: Address,
     builder: TxBuilder,
     mut text: Text,
+    trace: bool,
 ) -> Result<Result<(TxBuilder, Text), Report>> {
-    if builder.limits_set() {
+    let open = !builder.limits_set();
+    if !open && !trace {
         return Ok(Ok((builder, text)));
     }
     let context = builder
         .fetch_context(client, sender)
         .await
         .context("cannot prepare the transaction (chain id, nonce or fees)")?;
-    let (builder, simulation) = builder
-        .estimate(client, sender, &context)
-        .await
-        .context("cannot simulate the transaction to size its limits")?;
-    let Some(simulation) = simulation else { return Ok(Ok((builder, text))) };
-    if simulation.status != ReceiptStatus::Success {
+    let mut request = builder.simulate_request(sender, &context)?;
+    request.trace = trace.then_some(true);
+    let simulation = client.simulate(&request).await.context("cannot simulate the transaction")?;
+    if open && simulation.status != ReceiptStatus::Success {
         simulation_text(&mut text, &simulation);
         let mut report = Report::new(text, &simulation)?;
         report.failure = Some(format!(
@@ -211,18 +217,23 @@ pub(crate) async fn size_limits(
         ));
         return Ok(Err(report));
     }
-    text.field(
-        "limits",
-        format!(
-            "{} cycles, {} cells (simulated: {} and {} used, +{}%)",
-            simulation.suggested_cycles_limit,
-            simulation.suggested_cells_limit,
-            simulation.cycles_used,
-            simulation.cells_used,
-            simulation.margin_percent
-        ),
-    );
-    Ok(Ok((builder, text)))
+    if open {
+        text.field(
+            "limits",
+            format!(
+                "{} cycles, {} cells (simulated: {} and {} used, +{}%)",
+                simulation.suggested_cycles_limit,
+                simulation.suggested_cells_limit,
+                simulation.cycles_used,
+                simulation.cells_used,
+                simulation.margin_percent
+            ),
+        );
+    }
+    if let Some(trace) = &simulation.trace {
+        crate::actor_cmds::trace_text(&mut text, trace);
+    }
+    Ok(Ok((builder.limits_from(&simulation), text)))
 }
 
 fn simulation_text(text: &mut Text, simulation: &SimulationInfo) {
@@ -247,6 +258,9 @@ fn simulation_text(text: &mut Text, simulation: &SimulationInfo) {
     text.field("events", simulation.events.len());
     for event in &simulation.events {
         text.line(format!("  {} from {}: {} bytes", event.topic, event.address, event.data.len()));
+    }
+    if let Some(trace) = &simulation.trace {
+        crate::actor_cmds::trace_text(text, trace);
     }
 }
 
@@ -277,7 +291,8 @@ pub(crate) async fn simulate(client: &Client, command: SimulateCommand) -> Resul
     }
     let from = sender.address()?;
     let context = builder.fetch_context(client, from).await.context("cannot read the chain id, nonce or fees")?;
-    let request = builder.simulate_request(from, &context)?;
+    let mut request = builder.simulate_request(from, &context)?;
+    request.trace = sender.trace.then_some(true);
     let simulation = client.simulate(&request).await.context("the node refused the simulation")?;
     let mut text = Text::default();
     text.field("from", from);

@@ -191,9 +191,12 @@ async fn history_events_streams_and_simulation() {
     assert!(called.contains("limits") && called.contains("simulated"), "{called}");
     let simulated = ok(drover(
         &url,
-        &["simulate", "call", &bulk.to_hex(), "walk", "--hex", &fill, "--from", &alice.address().to_hex()],
+        &["simulate", "call", &bulk.to_hex(), "walk", "--hex", &fill, "--from", &alice.address().to_hex(), "--trace"],
     ));
     assert!(simulated.contains("success"), "{simulated}");
+    // Its trace names the handler it entered, with what it spent.
+    let entered = format!("{bulk} walk: success, ");
+    assert!(simulated.contains("trace:") && simulated.contains(&entered), "{simulated}");
 
     // History is durable: the same after a restart.
     let before = client.history(&bob, None, 50).await.unwrap();

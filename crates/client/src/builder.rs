@@ -301,6 +301,7 @@ impl TxBuilder {
             max_fee_per_cell: Some(tx.max_fee_per_cell),
             tip_per_cycle: Some(tx.tip_per_cycle),
             tip_per_cell: Some(tx.tip_per_cell),
+            trace: None,
         })
     }
 

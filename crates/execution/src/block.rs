@@ -21,7 +21,7 @@
 
 use crate::{
     FeeParams, Meter, StateRead, Writes,
-    actors::{Deferred, SystemRun, call, deploy, host::ActorHost, run_deferred, upgrade},
+    actors::{Deferred, SystemRun, call, deploy, host::ActorHost, run_deferred, trace::Tracer, upgrade},
     basefee::next_basefees,
     block_validity::BlockValidator,
     credits::Credit,
@@ -259,11 +259,25 @@ fn actor_tx(tx: &VerifiedTransaction) -> Result<Option<ActorTx>, Rejection> {
 pub(crate) fn run_tx<S: StateRead>(
     vm: &Vm,
     env: &BlockEnv,
-    (chain, chain_params): (&ChainContext, &ChainParams),
+    chain: (&ChainContext, &ChainParams),
     overlay: &mut Overlay<'_, S>,
     tx: &VerifiedTransaction,
     intrinsic: Intrinsic,
 ) -> Result<TxResult, Failure> {
+    run_tx_traced(vm, env, chain, overlay, tx, intrinsic, None).map(|(result, _)| result)
+}
+
+/// [`run_tx`] with `tracer` watching the handlers it runs (a plain transfer runs none), given
+/// back with the result. The tracer only watches: the result is the untraced one.
+pub(crate) fn run_tx_traced<S: StateRead>(
+    vm: &Vm,
+    env: &BlockEnv,
+    (chain, chain_params): (&ChainContext, &ChainParams),
+    overlay: &mut Overlay<'_, S>,
+    tx: &VerifiedTransaction,
+    intrinsic: Intrinsic,
+    tracer: Option<Tracer>,
+) -> Result<(TxResult, Option<Tracer>), Failure> {
     let basefees = &chain.basefees;
     // The validator admitted the transaction against a floor of this balance; checking the
     // sender again costs nothing and keeps a charge that could not be paid out of any block.
@@ -272,7 +286,7 @@ pub(crate) fn run_tx<S: StateRead>(
     let Some(work) = actor_tx(tx)? else {
         let prepared = prepare(overlay, basefees, env.proposer, tx, intrinsic)?;
         let executed = commit(overlay, prepared);
-        return Ok(TxResult {
+        let result = TxResult {
             status: TxStatus::Success,
             cycles_used: executed.cycles_used,
             cells_used: executed.cells_used,
@@ -281,13 +295,15 @@ pub(crate) fn run_tx<S: StateRead>(
             credits: tx.tx.to.and_then(|to| Credit::native(tx.sender, to, tx.tx.value)).into_iter().collect(),
             revert_reason: None,
             error: None,
-        });
+        };
+        return Ok((result, tracer));
     };
     // From here the transaction is included: its nonce is used whatever the actor does (a call
     // to an address without an actor fails with E1211 and pays its intrinsic cost).
     overlay.set(tx.sender, drover_state::Account { nonce: sender.nonce.saturating_add(1), ..sender });
     let mut host = ActorHost::new(overlay, vm, *basefees, *env, *chain_params);
     host.tx_hash = Some(tx.hash);
+    host.tracer = tracer;
     let work = match work {
         ActorTx::Deploy(d) => deploy::run(&mut host, env, tx, d, intrinsic),
         ActorTx::Upgrade(request) => upgrade::run(&mut host, env, tx, request),
@@ -295,6 +311,7 @@ pub(crate) fn run_tx<S: StateRead>(
     };
     let events = std::mem::take(&mut host.events);
     let credits = std::mem::take(&mut host.credits);
+    let tracer = host.tracer.take();
     if let Some(error) = host.fatal.take() {
         return Err(Failure::Halt(error));
     }
@@ -315,7 +332,7 @@ pub(crate) fn run_tx<S: StateRead>(
         Rejection::new(RejectReason::CostOverflow, format!("crediting {} would overflow its balance", env.proposer))
     })?;
     overlay.set(env.proposer, proposer);
-    Ok(TxResult {
+    let result = TxResult {
         events: if work.status == TxStatus::Success { events } else { Vec::new() },
         credits: if work.status == TxStatus::Success { credits } else { Vec::new() },
         status: work.status,
@@ -324,7 +341,8 @@ pub(crate) fn run_tx<S: StateRead>(
         fee,
         revert_reason: work.revert_reason,
         error: work.error,
-    })
+    };
+    Ok((result, tracer))
 }
 
 /// Runs the deferred work.

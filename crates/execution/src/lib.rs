@@ -120,7 +120,7 @@ pub use params::{
     GENESIS_INITIAL_BASEFEE_CYCLE, GENESIS_MIN_BASEFEE_CELL, GENESIS_MIN_BASEFEE_CYCLE, GENESIS_TARGET_CELLS,
     GENESIS_TARGET_CYCLES, Meter,
 };
-pub use simulate::{Simulation, SimulationError, simulate_transaction};
+pub use simulate::{Simulation, SimulationError, simulate_transaction, simulate_transaction_traced};
 
 /// Key-value changes to the state: the final value of each key (`None` deletes it), sorted by
 /// key, each key once.

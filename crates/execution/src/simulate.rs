@@ -9,10 +9,13 @@
 //! changes is as unknown to a sender as the transactions ordered before its own.
 //!
 //! Bounded like a block's transaction: its own limits, which the rule keeps within the block's.
+//! [`simulate_transaction_traced`] adds the trace of the handlers it runs (`actors::trace`): the
+//! same run, watched.
 
 use crate::{
     FeeParams, StateRead,
-    block::{BlockEnv, basefees_in_force, params_in_force, run_tx},
+    actors::trace::Tracer,
+    block::{BlockEnv, basefees_in_force, params_in_force, run_tx_traced},
     block_validity::BlockValidator,
     overlay::{Overlay, ReadError, ReadFault, StateError},
     transfer::Failure,
@@ -20,6 +23,7 @@ use crate::{
 use drover_state::Basefees;
 use drover_types::{
     Event, ExecError, FeeBreakdown, TxStatus, VerifiedTransaction,
+    api::ExecutionTrace,
     validity::{BlockLimits, ChainContext, Rejection},
 };
 use drover_vm::Vm;
@@ -80,6 +84,31 @@ pub fn simulate_transaction<S: StateRead>(
     state: &S,
     tx: &VerifiedTransaction,
 ) -> Result<Simulation, SimulationError> {
+    simulate(vm, env, params, state, tx, None).map(|(simulation, _)| simulation)
+}
+
+/// [`simulate_transaction`], with the trace of the handlers the transaction runs: each handler
+/// entered with its meters, the keys it read and wrote, its events, transfers and nested calls,
+/// and where it stopped (empty for a plain transfer, which runs none).
+pub fn simulate_transaction_traced<S: StateRead>(
+    vm: &Vm,
+    env: &BlockEnv,
+    params: &FeeParams,
+    state: &S,
+    tx: &VerifiedTransaction,
+) -> Result<(Simulation, ExecutionTrace), SimulationError> {
+    let (simulation, tracer) = simulate(vm, env, params, state, tx, Some(Tracer::default()))?;
+    Ok((simulation, tracer.map(Tracer::finish).unwrap_or_default()))
+}
+
+fn simulate<S: StateRead>(
+    vm: &Vm,
+    env: &BlockEnv,
+    params: &FeeParams,
+    state: &S,
+    tx: &VerifiedTransaction,
+    tracer: Option<Tracer>,
+) -> Result<(Simulation, Option<Tracer>), SimulationError> {
     let mut overlay = Overlay::new(state);
     let read = |error: crate::BlockError| match error {
         crate::BlockError::Unavailable(fault) => SimulationError::Unavailable(fault),
@@ -96,18 +125,21 @@ pub fn simulate_transaction<S: StateRead>(
     let chain = ChainContext { chain_id: env.chain_id, basefees, limits };
     let mut validator = BlockValidator::new(chain, (0, 0), &mut overlay, std::slice::from_ref(tx))?;
     let intrinsic = validator.admit(tx).map_err(SimulationError::Refused)?;
-    match run_tx(vm, env, (&chain, &chain_params), &mut overlay, tx, intrinsic) {
-        Ok(result) => Ok(Simulation {
-            status: result.status,
-            cycles_used: result.cycles_used,
-            cells_used: result.cells_used,
-            fee: result.fee,
-            events: result.events,
-            revert_reason: result.revert_reason,
-            error: result.error,
-            basefees,
-            limits,
-        }),
+    match run_tx_traced(vm, env, (&chain, &chain_params), &mut overlay, tx, intrinsic, tracer) {
+        Ok((result, tracer)) => {
+            let simulation = Simulation {
+                status: result.status,
+                cycles_used: result.cycles_used,
+                cells_used: result.cells_used,
+                fee: result.fee,
+                events: result.events,
+                revert_reason: result.revert_reason,
+                error: result.error,
+                basefees,
+                limits,
+            };
+            Ok((simulation, tracer))
+        }
         Err(Failure::Rejected(rejection)) => Err(SimulationError::Refused(rejection)),
         Err(Failure::Halt(error)) => Err(error.into()),
     }
@@ -147,6 +179,32 @@ mod tests {
             (receipt.status, receipt.cycles_used, receipt.cells_used, receipt.fee, receipt.events)
         );
         assert!(receipt.cells_used > 0);
+    }
+
+    #[test]
+    fn a_traced_simulation_is_the_same_run_watched() {
+        let mut chain = Chain::new(&[(ALICE, RICH)]);
+        let counter = chain.deploy(ALICE, example("counter"), &["storage.kv"], 0);
+        let call = chain.call_tx(ALICE, counter, "increment", &[], 0);
+        let (traced, trace) =
+            simulate_transaction_traced(crate::testing::vm(), &chain.env(), &FeeParams::default(), &chain.state, &call)
+                .expect("a valid call");
+        assert_eq!(traced, simulate(&chain, &call).expect("a valid call"), "the trace changes nothing");
+        let root = trace.call.expect("the handler ran");
+        assert_eq!((root.actor, root.handler.as_str(), root.status), (counter, "increment", traced.status.into()));
+        assert!(root.steps.iter().any(|step| matches!(step, drover_types::api::TraceStep::StorageSet { .. })));
+        // A transfer runs no handler: its trace is empty.
+        let mut chain = Chain::new(&[(ALICE, RICH)]);
+        let transfer = chain.tx(ALICE, Some(BOB), Vec::new(), 1);
+        let (_, trace) = simulate_transaction_traced(
+            crate::testing::vm(),
+            &chain.env(),
+            &FeeParams::default(),
+            &chain.state,
+            &transfer,
+        )
+        .expect("a valid transfer");
+        assert_eq!(trace, ExecutionTrace::default());
     }
 
     #[test]

@@ -47,8 +47,8 @@ use drover_types::{
     api::{
         ActorReadRequest, DelegationInfo, Direction, HealthStatus, HistoryEntryInfo, IndexedEvent, JobResultInfo,
         LibraryInfo, LogOrigin, MultiProofItem, ProofRequest, ReceiptStatus, ReceivedBy, RelayHealth, SecretEnvelope,
-        SignedFlowPayload, SignedFlowRequest, SimulationInfo, SubmitStatus, TransactionState, VerifiedResultInfo,
-        WaitStatus,
+        SignedFlowPayload, SignedFlowRequest, SimulateRequest, SimulationInfo, SubmitStatus, TransactionState,
+        VerifiedResultInfo, WaitStatus,
     },
     storage::StorageCall,
 };
@@ -559,6 +559,7 @@ fn simulation_answer() -> SimulationInfo {
         nonce: 0,
         block_height: 2,
         state_root: H256::ZERO,
+        trace: None,
     }
 }
 
@@ -571,8 +572,11 @@ async fn simulation(client: &Client, mock: &MockBackend) {
     assert_eq!(simulated.map(|s| s.suggested_cycles_limit), Some(36_000));
     let tx = sized.build(&context).unwrap();
     assert_eq!((tx.cycles_limit, tx.cells_limit), (36_000, 12));
-    let asked = mock.read(|data: &SimulationMock| data.requests.len());
-    assert_eq!(asked, 1);
+    // Asked for, the trace comes back.
+    let request = SimulateRequest { trace: Some(true), ..sized.simulate_request(sender, &context).unwrap() };
+    assert!(client.simulate(&request).await.unwrap().trace.is_some());
+    let asked = mock.read(|data: &SimulationMock| data.requests.iter().map(|(_, trace)| *trace).collect::<Vec<_>>());
+    assert_eq!(asked, [false, true]);
 }
 
 async fn faucet(client: &Client, mock: &MockBackend) {

@@ -1,5 +1,6 @@
 //! `POST /simulate`: one transaction run as the next block's over the latest finalized state,
-//! nothing kept (`drover_execution::simulate_transaction`).
+//! nothing kept (`drover_execution::simulate_transaction`; `simulate_transaction_traced` when the
+//! request asks for the trace of the handlers it runs).
 //!
 //! Bounded like a read-only call (`crate::reads`): it runs on threads of its own at the lowest
 //! CPU priority with its own queue (a full queue is 429), reads the state one lookup at a time
@@ -19,7 +20,7 @@ use crate::{
     error::NodeError,
     reads::{CommittedReader, Interrupt, READ_TIME_BUDGET_MS},
 };
-use drover_execution::{BlockEnv, Simulation, SimulationError, simulate_transaction};
+use drover_execution::{BlockEnv, Simulation, SimulationError, simulate_transaction, simulate_transaction_traced};
 use drover_rpc::{
     backend::simulation::{Simulated, SimulationBackend, UnsignedTx},
     limits::SIMULATION_MARGIN_PERCENT,
@@ -27,7 +28,7 @@ use drover_rpc::{
 use drover_types::{
     ErrorCode, H256, Transaction, VerifiedTransaction,
     admission::AdmissionError,
-    api::{EventInfo, SimulationInfo},
+    api::{EventInfo, ExecutionTrace, SimulationInfo},
     error::ApiError,
 };
 use std::sync::Arc;
@@ -105,7 +106,7 @@ impl NodeHandle {
 }
 
 impl SimulationBackend for NodeHandle {
-    async fn simulate(&self, request: Simulated) -> Result<SimulationInfo, ApiError> {
+    async fn simulate(&self, request: Simulated, trace: bool) -> Result<SimulationInfo, ApiError> {
         let mut tx = match request {
             Simulated::Signed(tx) => tx,
             Simulated::Unsigned(unsigned) => self.fill_in(unsigned).await?,
@@ -135,13 +136,18 @@ impl SimulationBackend for NodeHandle {
                 .simulations
                 .run(move || {
                     let reader = CommittedReader::new(&inner.databases, &runtime, stamp, deadline);
-                    let result = simulate_transaction(&inner.vm, &env, &fees, &reader, &running);
+                    let result = if trace {
+                        simulate_transaction_traced(&inner.vm, &env, &fees, &reader, &running)
+                            .map(|(simulation, trace)| (simulation, Some(trace)))
+                    } else {
+                        simulate_transaction(&inner.vm, &env, &fees, &reader, &running).map(|s| (s, None))
+                    };
                     (result, reader.interrupt(), reader.stamp())
                 })
                 .await
                 .map_err(|busy| ApiError::new(ErrorCode::RateLimited, busy.to_string()))?;
             match (result, interrupt) {
-                (Ok(simulation), _) => {
+                (Ok((simulation, trace)), _) => {
                     let height = if answered_at == stamp {
                         Some(block.height)
                     } else {
@@ -150,7 +156,7 @@ impl SimulationBackend for NodeHandle {
                     let height = height.ok_or_else(|| {
                         NodeError::unfinished("the state a simulation ended at has no block near the tip")
                     })?;
-                    return Ok(info(simulation, &tx, nonce, height, to_h256(&answered_at.root)));
+                    return Ok(info(simulation, trace, &tx, nonce, height, to_h256(&answered_at.root)));
                 }
                 (Err(SimulationError::Refused(rejection)), _) => {
                     return Err(drover_rpc::error::admission_error(AdmissionError::Invalid(rejection)));
@@ -171,9 +177,10 @@ impl SimulationBackend for NodeHandle {
     }
 }
 
-/// The API answer for a simulation of `tx` (whose request said `nonce`).
+/// The API answer for a simulation of `tx` (whose request said `nonce`), with its trace if asked.
 fn info(
     simulation: Simulation,
+    trace: Option<ExecutionTrace>,
     tx: &VerifiedTransaction,
     nonce: u64,
     block_height: u64,
@@ -199,6 +206,7 @@ fn info(
         nonce,
         block_height,
         state_root,
+        trace,
     }
 }
 

@@ -45,9 +45,10 @@ pub struct UnsignedTx {
 /// What the HTTP API hands to the node for this family (see [`super`]): transactions to run at
 /// the tip without committing them.
 pub trait SimulationBackend: Send + Sync {
-    /// What `tx` would do as the next block's transaction, over the latest finalized state; a
-    /// transaction the validity rule refuses is an admission error (2xxx), as `/submit` answers.
-    fn simulate(&self, tx: Simulated) -> impl Future<Output = Result<SimulationInfo, ApiError>> + Send;
+    /// What `tx` would do as the next block's transaction, over the latest finalized state, with
+    /// the trace of the handlers it runs when `trace` is set; a transaction the validity rule
+    /// refuses is an admission error (2xxx), as `/submit` answers.
+    fn simulate(&self, tx: Simulated, trace: bool) -> impl Future<Output = Result<SimulationInfo, ApiError>> + Send;
 }
 
 #[cfg(test)]

@@ -5,9 +5,9 @@
 //! an unsigned one with its sender in `from`. The node runs it as the next block's transaction
 //! over the latest finalized state, off the commit path and bounded like `POST /actor/read`
 //! (its own threads and queue, a time budget; a full queue is 429), and answers its status,
-//! meters, fee, events, revert reason or E-code, and limits to send it with. A transaction the
-//! validity rule refuses (nonce, balance, fees, limits) is answered with the code `/submit`
-//! would give it.
+//! meters, fee, events, revert reason or E-code, limits to send it with and, when asked
+//! (`"trace": true`), the trace of the handlers it runs. A transaction the validity rule refuses
+//! (nonce, balance, fees, limits) is answered with the code `/submit` would give it.
 
 use crate::{
     backend::{Backend, Simulated, UnsignedTx},
@@ -45,7 +45,8 @@ const SIMULATE_ERRORS: &[ErrorCode] = &[
 ];
 
 /// The transaction a request describes (1001 when it mixes the two forms or names no sender,
-/// 2000 when the signed one does not decode, 2001 when its signature recovers no sender).
+/// 2000 when the signed one does not decode, 2001 when its signature recovers no sender). The
+/// request's `trace` is read by the handler.
 fn simulated(request: SimulateRequest) -> Result<Simulated, HttpError> {
     let SimulateRequest {
         transaction,
@@ -60,6 +61,7 @@ fn simulated(request: SimulateRequest) -> Result<Simulated, HttpError> {
         max_fee_per_cell,
         tip_per_cycle,
         tip_per_cell,
+        trace: _,
     } = request;
     if let Some(bytes) = transaction {
         let unsigned_fields = from.is_some()
@@ -109,7 +111,7 @@ fn simulated(request: SimulateRequest) -> Result<Simulated, HttpError> {
     path = paths::SIMULATE,
     tag = "transactions",
     summary = "What a transaction would do at the tip, and limits to send it with",
-    description = "Runs a signed transaction, or an unsigned one from `from`, as the next block's transaction over the latest finalized state, committing nothing: status, cycles and cells used, fee, events, revert reason or E-code, and `suggested_cycles_limit` / `suggested_cells_limit` (what it used plus `margin_percent`, within the block limits). Fields an unsigned transaction leaves out are filled in: the sender's next nonce, the basefees as max fees, no tip, and the block limits capped by what the sender can pay. A transaction the validity rule refuses answers the code `/submit` would. Runs on the read threads with its own queue (429 when full) and the read time budget.",
+    description = "Runs a signed transaction, or an unsigned one from `from`, as the next block's transaction over the latest finalized state, committing nothing: status, cycles and cells used, fee, events, revert reason or E-code, and `suggested_cycles_limit` / `suggested_cells_limit` (what it used plus `margin_percent`, within the block limits). Fields an unsigned transaction leaves out are filled in: the sender's next nonce, the basefees as max fees, no tip, and the block limits capped by what the sender can pay. With `\"trace\": true` (either form) it answers the trace of the handlers the transaction runs too, as `POST /actor/read` does. A transaction the validity rule refuses answers the code `/submit` would. Runs on the read threads with its own queue (429 when full) and the read time budget.",
     request_body(content = SimulateRequest, content_type = "application/json"),
     responses((status = 200, description = "What the transaction would do.", body = SimulationInfo)),
     extensions(("x-errors" = json!(errors(SIMULATE_ERRORS)))),
@@ -119,7 +121,8 @@ pub async fn simulate<B: Backend>(
     RawBody(body): RawBody,
 ) -> Result<Json<SimulationInfo>, HttpError> {
     let request: SimulateRequest = json_body(&body)?;
-    Ok(Json(state.backend.simulate(simulated(request)?).await?))
+    let trace = request.trace.unwrap_or(false);
+    Ok(Json(state.backend.simulate(simulated(request)?, trace).await?))
 }
 
 #[cfg(test)]
@@ -153,6 +156,7 @@ mod tests {
             nonce: 0,
             block_height: 3,
             state_root: H256::ZERO,
+            trace: None,
         }
     }
 
@@ -161,16 +165,18 @@ mod tests {
         let mock = MockBackend::with(|data: &mut SimulationMock| data.answer = Some(Ok(answer())));
         let app = app(&mock);
         let signed = signed(0, 0);
-        let body = serde_json::json!({ "transaction": base64::Engine::encode(&base64::engine::general_purpose::STANDARD, signed.encode()) });
+        let body = serde_json::json!({ "transaction": base64::Engine::encode(&base64::engine::general_purpose::STANDARD, signed.encode()), "trace": true });
         let answer = post(&app, "/simulate", "application/json", body.to_string()).await;
         assert_eq!(answer.status, StatusCode::OK);
         assert_eq!(answer.json()["suggested_cycles_limit"], 36_000);
+        assert!(answer.json()["trace"].is_object(), "a signed transaction may ask for its trace");
         let from = Address([9; 20]);
         let body = serde_json::json!({ "from": from.to_hex(), "to": Address([1; 20]).to_hex(), "value": 5, "payload": "AQI=" });
-        assert_eq!(post(&app, "/simulate", "application/json", body.to_string()).await.status, StatusCode::OK);
+        let answer = post(&app, "/simulate", "application/json", body.to_string()).await;
+        assert_eq!((answer.status, answer.json()["trace"].is_null()), (StatusCode::OK, true));
         let requests = mock.part::<SimulationMock>().lock().requests.split_off(0);
         match &requests[..] {
-            [Simulated::Signed(tx), Simulated::Unsigned(unsigned)] => {
+            [(Simulated::Signed(tx), true), (Simulated::Unsigned(unsigned), false)] => {
                 assert_eq!(tx.hash, signed.hash());
                 assert_eq!(
                     (unsigned.from, unsigned.value, unsigned.payload.clone(), unsigned.nonce),

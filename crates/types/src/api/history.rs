@@ -301,6 +301,11 @@ pub struct SimulateRequest {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "openapi", schema(value_type = Option<u64>))]
     pub tip_per_cell: Option<u128>,
+    /// Answer the trace of the handlers it runs too: each handler entered, what it spent, the
+    /// keys it read and wrote, its nested calls and where it stopped (default `false`; allowed
+    /// with `transaction`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trace: Option<bool>,
 }
 
 /// What a simulated transaction would do at the tip: its receipt's fields, the limits it ran
@@ -348,4 +353,8 @@ pub struct SimulationInfo {
     /// State root it ran on.
     #[cfg_attr(feature = "openapi", schema(value_type = String))]
     pub state_root: H256,
+    /// The trace of the handlers it ran, when the request asked for it (`null` otherwise; a
+    /// plain transfer runs none, so its trace has no `call`).
+    #[serde(default)]
+    pub trace: Option<super::ExecutionTrace>,
 }
