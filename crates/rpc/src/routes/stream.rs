@@ -111,11 +111,6 @@ impl Streams {
         }
     }
 
-    /// Streams open now.
-    pub fn open(&self) -> usize {
-        self.per_client.lock().values().sum()
-    }
-
     /// A place for one more stream of `client` (429, code 1004, when there is none).
     fn subscribe(self: &Arc<Self>, client: IpAddr) -> Result<Subscription, HttpError> {
         let mut per_client = self.per_client.lock();
