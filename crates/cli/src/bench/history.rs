@@ -58,6 +58,7 @@ const INDEX_TRANSFERS_PER_SEC: u64 = 5_000;
 
 pub(super) async fn history(args: HistoryArgs) -> anyhow::Result<()> {
     ensure!(args.senders > 0 && args.round > 0 && args.connections > 0, "counts must be positive");
+    ensure!(args.rate > 0 && args.stream_seconds > 0, "--rate and --stream-seconds must be positive");
     ensure!(args.subscriber_ips > 0 && args.subscriber_ips < 250, "--subscriber-ips must be 1..250");
     let per_ip = args.subscribers.div_ceil(usize::from(args.subscriber_ips)).max(1);
     let network = SpawnedNetwork::start_with_env(
@@ -129,12 +130,15 @@ pub(super) async fn history(args: HistoryArgs) -> anyhow::Result<()> {
             }),
         ),
     ];
-    for (what, path) in queries {
-        let latencies = get_run(&address, args.connections, args.seconds, Arc::new(path)).await?;
-        report(what, &latencies, args.seconds);
+    // `--transactions 0` or `--seconds 0` measures the streams alone.
+    if indexed > 0 && args.seconds > 0 {
+        for (what, path) in queries {
+            let latencies = get_run(&address, args.connections, args.seconds, Arc::new(path)).await?;
+            report(what, &latencies, args.seconds);
+        }
+        let latencies = simulate_run(&client, senders[0].address(), args.seconds).await?;
+        report("POST /simulate of a transfer", &latencies, args.seconds);
     }
-    let latencies = simulate_run(&client, senders[0].address(), args.seconds).await?;
-    report("POST /simulate of a transfer", &latencies, args.seconds);
 
     let mut next = indexed;
     let load = Load { batch: 50, concurrency: 8, rate: Some(args.rate) };
@@ -295,8 +299,11 @@ async fn follow(
         }
     }
     open.fetch_add(1, Ordering::Relaxed);
-    // The body is chunked; messages may span chunks.
-    let mut messages = String::new();
+    // The body is chunked; messages may span chunks. A message's id and timestamp are in its
+    // first line and the start of its JSON: only those are read, the buffer is compacted once
+    // a chunk (the client must cost little beside the node on the same cores).
+    let mut messages: Vec<u8> = Vec::new();
+    let mut scanned = 0;
     loop {
         line.clear();
         ensure!(read.read_line(&mut line).await? > 0, "connection closed");
@@ -304,22 +311,27 @@ async fn follow(
         if size == 0 {
             return Ok(());
         }
-        let mut chunk = vec![0; size + 2];
-        read.read_exact(&mut chunk).await?;
-        messages.push_str(std::str::from_utf8(&chunk[..size]).context("UTF-8")?);
+        let start = messages.len();
+        messages.resize(start + size + 2, 0);
+        read.read_exact(&mut messages[start..]).await?;
+        messages.truncate(start + size);
         let now_ms = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH)?.as_millis() as u64;
-        while let Some(end) = messages.find("\n\n") {
-            let message: String = messages.drain(..end + 2).collect();
-            let number = |after: &str| {
-                message
-                    .split(after)
-                    .nth(1)
-                    .and_then(|rest| rest.split(|c: char| !c.is_ascii_digit()).next())
-                    .and_then(|digits| digits.parse::<u64>().ok())
+        let mut consumed = 0;
+        while let Some(end) = messages[scanned.max(consumed)..].windows(2).position(|w| w == b"\n\n") {
+            let end = scanned.max(consumed) + end + 2;
+            let head = &messages[consumed..end.min(consumed + 512)];
+            let number = |after: &[u8]| {
+                let at = head.windows(after.len()).position(|w| w == after)? + after.len();
+                let digits: Vec<u8> = head[at..].iter().take_while(|b| b.is_ascii_digit()).copied().collect();
+                std::str::from_utf8(&digits).ok()?.parse::<u64>().ok()
             };
-            if let (Some(height), Some(stamp)) = (number("id: "), number("\"timestamp_ms\":")) {
+            if let (Some(height), Some(stamp)) = (number(b"id: "), number(b"\"timestamp_ms\":")) {
                 arrivals.lock().push((height, now_ms, stamp));
             }
+            consumed = end;
         }
+        messages.drain(..consumed);
+        // What is left is the start of a message: the next search starts near its end.
+        scanned = messages.len().saturating_sub(1);
     }
 }

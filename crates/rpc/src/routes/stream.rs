@@ -87,8 +87,13 @@ pub struct Streams {
     total: Arc<Semaphore>,
     per_client: Mutex<HashMap<IpAddr, usize>>,
     per_client_max: usize,
-    frames: Mutex<VecDeque<(u64, Bytes)>>,
+    /// The newest blocks' messages, each encoded by the first stream that needs it while the
+    /// others wait for it (many streams wake at once for every block).
+    frames: Mutex<VecDeque<(u64, Frame)>>,
 }
+
+/// A block's message, once encoded.
+type Frame = Arc<tokio::sync::OnceCell<Bytes>>;
 
 /// One open stream's place in the counts; given back when the stream ends.
 struct Subscription {
@@ -120,11 +125,6 @@ impl Streams {
         }
     }
 
-    /// Streams open now.
-    pub fn open(&self) -> usize {
-        self.per_client.lock().values().sum()
-    }
-
     /// A place for one more stream of `client` (429, code 1004, when there is none).
     fn subscribe(self: &Arc<Self>, client: IpAddr) -> Result<Subscription, HttpError> {
         let mut per_client = self.per_client.lock();
@@ -142,27 +142,44 @@ impl Streams {
         Ok(Subscription { _permit: permit, client, streams: Arc::clone(self) })
     }
 
-    /// The message of the block at `height`, the tip being `tip`; a block near the tip is
-    /// encoded once for every stream (`None`: the node holds no such block).
+    /// The message of the block at `height`, the tip being `tip`: a block near the tip is read
+    /// and encoded once, by the first stream that asks, for every stream (`None`: the node holds
+    /// no such block).
     async fn block_frame<B: HistoryBackend>(
         &self,
         backend: &B,
         height: u64,
         tip: u64,
     ) -> Result<Option<Bytes>, HttpError> {
-        if let Some((_, frame)) = self.frames.lock().iter().find(|(h, _)| *h == height) {
-            return Ok(Some(frame.clone()));
+        // `Err(None)`: no such block (not kept: it may be indexed in a moment).
+        let encode = async || -> Result<Bytes, Option<HttpError>> {
+            match backend.block_summary(height).await {
+                Ok(Some(summary)) => Ok(frame("block", Some(&height.to_string()), &summary)),
+                Ok(None) => Err(None),
+                Err(error) => Err(Some(error.into())),
+            }
+        };
+        let found = |encoded: Result<Bytes, Option<HttpError>>| match encoded {
+            Ok(frame) => Ok(Some(frame)),
+            Err(None) => Ok(None),
+            Err(Some(error)) => Err(error),
+        };
+        if height.saturating_add(BLOCK_FRAMES_KEPT) <= tip {
+            return found(encode().await);
         }
-        let Some(summary) = backend.block_summary(height).await? else { return Ok(None) };
-        let frame = frame("block", Some(&height.to_string()), &summary);
-        if height.saturating_add(BLOCK_FRAMES_KEPT) > tip {
+        let cell = {
             let mut frames = self.frames.lock();
             frames.retain(|(h, _)| h.saturating_add(BLOCK_FRAMES_KEPT) > tip);
-            if !frames.iter().any(|(h, _)| *h == height) {
-                frames.push_back((height, frame.clone()));
+            match frames.iter().find(|(h, _)| *h == height) {
+                Some((_, cell)) => Arc::clone(cell),
+                None => {
+                    let cell = Frame::default();
+                    frames.push_back((height, Arc::clone(&cell)));
+                    cell
+                }
             }
-        }
-        Ok(Some(frame))
+        };
+        found(cell.get_or_try_init(encode).await.cloned())
     }
 }
 
