@@ -9,7 +9,9 @@
 //! `call` and `read` take the handler's input as `--payload-json`, `--payload-text` (`--text`)
 //! or `--payload-hex` (`--hex`): at most one, none means empty. JSON has no short form because
 //! `--json` is the global switch for JSON output. Transactions are signed from a key file like
-//! `transfer`, with generous limits by default: unused limits are not charged.
+//! `transfer`, with limits sized by the node's simulation of them unless `--cycles` and `--cells`
+//! are both given ([`crate::explore_cmds::size_limits`]); `--trace` prints the simulation's trace
+//! of the handlers, as `read --trace` prints a read's.
 
 use crate::{
     actor_dev::load_code,
@@ -22,16 +24,11 @@ use drover_client::amount::parse_amount;
 use drover_client::{Client, TxBuilder, Wallet};
 use drover_types::Address;
 use drover_types::api::{
-    ActorReadRequest, CallTrace, LogInfo, LogOrigin, MailboxMessageInfo, Paginated, ReceiptStatus, RunKind,
-    StorageEntryInfo, SystemRunInfo, TimerInfo, TraceStep, TracedValue, UpgradeInfo,
+    ActorReadRequest, CallTrace, ExecutionTrace, LogInfo, LogOrigin, MailboxMessageInfo, Paginated, ReceiptStatus,
+    RunKind, StorageEntryInfo, SystemRunInfo, TimerInfo, TraceStep, TracedValue, UpgradeInfo,
 };
 use drover_types::payload::{ACTOR_UPGRADES_ADDRESS, Deploy, Manifest, Message, Upgrade};
 use std::path::PathBuf;
-
-/// Cycles limit of actor transactions unless `--cycles` says otherwise.
-const ACTOR_CYCLES_LIMIT_DEFAULT: u64 = 5_000_000;
-/// Cells limit of actor transactions unless `--cells` says otherwise (enough for most code).
-const ACTOR_CELLS_LIMIT_DEFAULT: u64 = 400_000;
 
 /// The handler's input: at most one form (named like the API's payload forms; `--json` is the
 /// global output switch).
@@ -49,7 +46,7 @@ pub(crate) struct Input {
 }
 
 impl Input {
-    fn bytes(&self) -> Result<Vec<u8>> {
+    pub(crate) fn bytes(&self) -> Result<Vec<u8>> {
         if let Some(json) = &self.payload_json {
             let value: serde_json::Value = serde_json::from_str(json).context("--payload-json is not JSON")?;
             return Ok(serde_json::to_vec(&value)?);
@@ -71,15 +68,20 @@ pub(crate) struct Sending {
     /// `.drover/config.toml`).
     #[arg(long)]
     key: Option<PathBuf>,
-    /// Cycles limit.
-    #[arg(long, default_value_t = ACTOR_CYCLES_LIMIT_DEFAULT)]
-    cycles: u64,
-    /// Cells limit.
-    #[arg(long, default_value_t = ACTOR_CELLS_LIMIT_DEFAULT)]
-    cells: u64,
+    /// Cycles limit (default: what a simulation of the transaction used, plus its margin).
+    #[arg(long)]
+    cycles: Option<u64>,
+    /// Cells limit (default: what a simulation of the transaction used, plus its margin).
+    #[arg(long)]
+    cells: Option<u64>,
     /// Only submit; do not wait for the outcome.
     #[arg(long)]
     no_wait: bool,
+    /// Show what the handlers would do, from a simulation of the transaction before it is sent:
+    /// each handler entered with its cycles and cells, the keys it reads and writes, its events,
+    /// transfers and nested calls, and where it stops.
+    #[arg(long)]
+    trace: bool,
 }
 
 #[derive(Debug, Args)]
@@ -212,8 +214,17 @@ pub(crate) async fn call(client: &Client, args: CallArgs) -> Result<Report> {
 }
 
 async fn send(client: &Client, wallet: &Wallet, builder: TxBuilder, sending: &Sending, text: Text) -> Result<Report> {
-    let builder = builder.cycles_limit(sending.cycles).cells_limit(sending.cells);
-    sign_and_submit(client, wallet, builder, text, !sending.no_wait).await
+    let mut builder = builder;
+    if let Some(cycles) = sending.cycles {
+        builder = builder.cycles_limit(cycles);
+    }
+    if let Some(cells) = sending.cells {
+        builder = builder.cells_limit(cells);
+    }
+    match crate::explore_cmds::size_limits(client, wallet.address(), builder, text, sending.trace).await? {
+        Ok((builder, text)) => sign_and_submit(client, wallet, builder, text, !sending.no_wait).await,
+        Err(refused) => Ok(refused),
+    }
 }
 
 pub(crate) async fn read(client: &Client, args: ReadArgs) -> Result<Report> {
@@ -246,19 +257,27 @@ pub(crate) async fn read(client: &Client, args: ReadArgs) -> Result<Report> {
         text.field("revert reason", reason);
     }
     if let Some(trace) = &answer.trace {
-        text.line("trace:");
-        if let Some(call) = &trace.call {
-            trace_lines(&mut text, call, 1);
-        }
-        if trace.omitted_steps > 0 {
-            text.line(format!("  ({} more steps not shown)", trace.omitted_steps));
-        }
+        trace_text(&mut text, trace);
     }
     let mut report = Report::new(text, &answer)?;
     if answer.status != ReceiptStatus::Success {
         report.failure = Some(format!("the handler ended {}", status_text(answer.status)));
     }
     Ok(report)
+}
+
+/// The lines of a trace (of a read or a simulation): one per handler entered and per step.
+pub(crate) fn trace_text(text: &mut Text, trace: &ExecutionTrace) {
+    text.line("trace:");
+    match &trace.call {
+        Some(call) => trace_lines(text, call, 1),
+        None => {
+            text.line("  no handler ran");
+        }
+    }
+    if trace.omitted_steps > 0 {
+        text.line(format!("  ({} more steps not shown)", trace.omitted_steps));
+    }
 }
 
 /// A traced value: its bytes in hex (the head, if cut), its length, and its text when printable.

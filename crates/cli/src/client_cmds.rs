@@ -1,7 +1,8 @@
 //! Client subcommands: keys, status, faucet, transfer, reads of accounts, transactions and
 //! blocks, actors (`deploy`, `call`, `read`, `actor`, in [`crate::actor_cmds`]), tokens
 //! ([`crate::token_cmds`]), runners and delegations ([`crate::runner_cmds`]), jobs
-//! ([`crate::job_cmds`]), governance ([`crate::gov_cmds`]), and `verify`
+//! ([`crate::job_cmds`]), governance ([`crate::gov_cmds`]), history, blocks, events, streams
+//! and simulation ([`crate::explore_cmds`]), and `verify`
 //! (fetch a proof and check it against the genesis group key), all over a node's HTTP API
 //! through `drover-client`; [`run`] dispatches them.
 //!
@@ -106,6 +107,18 @@ pub(crate) enum ClientCommand {
     Withdraw(crate::runner_cmds::WithdrawArgs),
     /// List the entitlement registry, or check a manifest file against it.
     Entitlements(crate::actor_cmds::EntitlementsArgs),
+    /// An account's transactions, sent and received, newest first.
+    History(crate::explore_cmds::HistoryArgs),
+    /// Recent finalized blocks, newest first.
+    Blocks(crate::explore_cmds::BlocksArgs),
+    /// Events across emitters, by emitter, topic and height range.
+    Events(crate::explore_cmds::EventsArgs),
+    /// Follow blocks, a transaction or events live (server-sent events, resumed when closed).
+    #[command(subcommand)]
+    Watch(crate::explore_cmds::WatchCommand),
+    /// What a transfer, a call or a deploy would do, without sending it.
+    #[command(subcommand)]
+    Simulate(crate::explore_cmds::SimulateCommand),
 }
 
 /// What `verify` proves. The node is not trusted: the value is printed only after the
@@ -257,6 +270,11 @@ pub(crate) async fn run(cmd: ClientCommand, rpc_url: Option<String>, json: bool)
         ClientCommand::Undelegate(args) => crate::runner_cmds::undelegate(&connect()?, args).await?,
         ClientCommand::Withdraw(args) => crate::runner_cmds::withdraw(&connect()?, args).await?,
         ClientCommand::Entitlements(args) => crate::actor_cmds::entitlements(&connect()?, args).await?,
+        ClientCommand::History(args) => crate::explore_cmds::history(&connect()?, args).await?,
+        ClientCommand::Blocks(args) => crate::explore_cmds::blocks(&connect()?, args).await?,
+        ClientCommand::Events(args) => crate::explore_cmds::events(&connect()?, args).await?,
+        ClientCommand::Watch(cmd) => return crate::explore_cmds::watch(&connect()?, cmd, json).await,
+        ClientCommand::Simulate(cmd) => crate::explore_cmds::simulate(&connect()?, cmd).await?,
     };
     report.print(json)
 }

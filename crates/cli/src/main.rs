@@ -11,6 +11,7 @@ mod bench;
 mod client_cmds;
 mod dev;
 mod devnet_cmd;
+mod explore_cmds;
 mod gov_cmds;
 mod heartbeat;
 mod job_cmds;

@@ -92,7 +92,9 @@ async fn the_five_minute_path_runs_as_the_page_shows_it() {
         .unwrap();
     let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
     assert!(out.status.success(), "the five-minute path failed:\n{stdout}\n{stderr}");
-    // The read answers the count, and its trace shows the key the handler read.
+    // The call's trace, from its simulation, shows the count written; the read answers it, and
+    // its trace shows the key the handler read.
+    assert!(stdout.contains(r#"write 0x636f756e74 ("count") = 0x0100000000000000"#), "{stdout}");
     assert!(stdout.contains("0x0100000000000000"), "{stdout}");
     assert!(
         stdout.contains("trace:") && stdout.contains(r#"read 0x636f756e74 ("count") -> 0x0100000000000000"#),

@@ -246,6 +246,16 @@ async fn wiped_validator_fast_syncs_and_a_backup_restores() {
         let account = nodes[3].client().account(address).await.unwrap().unwrap();
         assert_eq!(account.balance, *balance);
     }
+    // Its history, blocks and events begin after the sync: it says so, and a query below answers
+    // 4002, never an empty page; a node that synced from genesis holds them.
+    let synced = nodes[3].client().indexed_range().await.unwrap();
+    assert!(synced.first_height > 1, "{synced:?}");
+    let (status, body) = get_raw(&nodes[3].url, "/events?from_height=1&to_height=2").await;
+    assert_error(status, &body, 404, 4002);
+    let (funded_first, _) = funded[0];
+    let page = nodes[3].client().history(&funded_first, None, 10).await.unwrap();
+    assert!(page.items.is_empty() && page.first_indexed_height == synced.first_height, "{page:?}");
+    assert_eq!(nodes[1].client().history(&funded_first, None, 10).await.unwrap().items.len(), 1);
     let settled = height(&nodes[0].url).await + 3;
     assert_agree(&nodes.iter().collect::<Vec<_>>(), settled).await;
 

@@ -10,12 +10,16 @@
 //! Fee rules, per meter (cycles and cells): an unset max fee is the suggested max fee, raised to
 //! the tip if a larger tip was set; an unset tip is the suggested tip, capped at the max fee. A
 //! tip above the max fee is refused, as is a transaction whose worst-case cost overflows.
+//!
+//! Limits: what a constructor or the caller sets, else what the node's simulation of the
+//! transaction suggests ([`TxBuilder::estimate`]: what it used plus a margin), else
+//! [`TRANSFER_CYCLES`] cycles and no cells (a transfer's exact cost).
 
 use crate::{Client, ClientError, Wallet};
 use drover_types::system_call::SystemCall;
 use drover_types::{
     Address, Transaction,
-    api::BasefeeInfo,
+    api::{BasefeeInfo, SimulateRequest, SimulationInfo},
     governance::{GOVERNANCE_ADDRESS, GovernanceCall},
     job::{JOB_DISPATCHER_ADDRESS, JobCall},
     params::{TRANSFER_CYCLES, system_call_limits},
@@ -94,14 +98,25 @@ pub enum BuildError {
     CostOverflow,
 }
 
+/// Why [`TxBuilder::estimate`] could not size a transaction's limits.
+#[derive(Debug, thiserror::Error)]
+pub enum EstimateError {
+    /// The transaction cannot be built (its fees).
+    #[error(transparent)]
+    Build(#[from] BuildError),
+    /// The node refused the simulation (the transaction is invalid) or did not answer.
+    #[error(transparent)]
+    Client(#[from] ClientError),
+}
+
 /// A transaction under construction. See the module documentation for the rules.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TxBuilder {
     to: Option<Address>,
     value: u128,
     payload: Vec<u8>,
-    cycles_limit: u64,
-    cells_limit: u64,
+    cycles_limit: Option<u64>,
+    cells_limit: Option<u64>,
     chain_id: Option<u64>,
     nonce: Option<u64>,
     max_fee_per_cycle: Option<u128>,
@@ -129,7 +144,7 @@ fn meter_fees(
 impl TxBuilder {
     /// A value transfer to an account: empty payload, [`TRANSFER_CYCLES`] cycles, no cells.
     pub fn transfer(to: Address, value: u128) -> Self {
-        Self::message(Some(to), value, Vec::new())
+        Self::message(Some(to), value, Vec::new()).cycles_limit(TRANSFER_CYCLES).cells_limit(0)
     }
 
     /// A call of the tokens system actor, with limits that cover exactly its cost: the
@@ -195,14 +210,14 @@ impl TxBuilder {
     }
 
     /// A message to `to` (an actor or system actor), or a deploy when `to` is `None`, with an
-    /// encoded payload. Limits start at [`TRANSFER_CYCLES`] cycles and no cells: set them.
+    /// encoded payload. Limits start open: set them, or let [`TxBuilder::estimate`] size them.
     pub fn message(to: Option<Address>, value: u128, payload: Vec<u8>) -> Self {
         Self {
             to,
             value,
             payload,
-            cycles_limit: TRANSFER_CYCLES,
-            cells_limit: 0,
+            cycles_limit: None,
+            cells_limit: None,
             chain_id: None,
             nonce: None,
             max_fee_per_cycle: None,
@@ -214,13 +229,13 @@ impl TxBuilder {
 
     /// Sets the most cycles the transaction may use.
     pub fn cycles_limit(mut self, cycles: u64) -> Self {
-        self.cycles_limit = cycles;
+        self.cycles_limit = Some(cycles);
         self
     }
 
     /// Sets the most cells (bytes written to state) the transaction may use.
     pub fn cells_limit(mut self, cells: u64) -> Self {
-        self.cells_limit = cells;
+        self.cells_limit = Some(cells);
         self
     }
 
@@ -265,6 +280,56 @@ impl TxBuilder {
         [self.max_fee_per_cycle, self.max_fee_per_cell, self.tip_per_cycle, self.tip_per_cell].contains(&None)
     }
 
+    /// Whether both limits are set (by a constructor, the caller or an estimate).
+    pub fn limits_set(&self) -> bool {
+        self.cycles_limit.is_some() && self.cells_limit.is_some()
+    }
+
+    /// The `POST /simulate` request for this transaction sent by `sender`, its fees and nonce
+    /// as [`TxBuilder::build`] gives them, its open limits left for the node to fill in.
+    pub fn simulate_request(&self, sender: Address, context: &TxContext) -> Result<SimulateRequest, BuildError> {
+        let tx = self.build(context)?;
+        Ok(SimulateRequest {
+            transaction: None,
+            from: Some(sender),
+            to: tx.to,
+            value: Some(tx.value),
+            payload: Some(tx.payload),
+            nonce: Some(tx.nonce),
+            cycles_limit: self.cycles_limit,
+            cells_limit: self.cells_limit,
+            max_fee_per_cycle: Some(tx.max_fee_per_cycle),
+            max_fee_per_cell: Some(tx.max_fee_per_cell),
+            tip_per_cycle: Some(tx.tip_per_cycle),
+            tip_per_cell: Some(tx.tip_per_cell),
+            trace: None,
+        })
+    }
+
+    /// Sets the limits left open to those `simulation` suggests.
+    pub fn limits_from(mut self, simulation: &SimulationInfo) -> Self {
+        self.cycles_limit.get_or_insert(simulation.suggested_cycles_limit);
+        self.cells_limit.get_or_insert(simulation.suggested_cells_limit);
+        self
+    }
+
+    /// Sizes the limits left open from the node's simulation of this transaction sent by
+    /// `sender` (`POST /simulate`); answers the builder and the simulation, whose status says
+    /// whether the transaction would succeed. A builder whose limits are set is returned as is,
+    /// with no simulation.
+    pub async fn estimate(
+        self,
+        client: &Client,
+        sender: Address,
+        context: &TxContext,
+    ) -> Result<(Self, Option<SimulationInfo>), EstimateError> {
+        if self.limits_set() {
+            return Ok((self, None));
+        }
+        let simulation = client.simulate(&self.simulate_request(sender, context)?).await?;
+        Ok((self.limits_from(&simulation), Some(simulation)))
+    }
+
     /// The unsigned transaction, with unset fields taken from `context`.
     pub fn build(&self, context: &TxContext) -> Result<Transaction, BuildError> {
         let fees = &context.fees;
@@ -282,8 +347,8 @@ impl TxBuilder {
             nonce: self.nonce.unwrap_or(context.nonce),
             to: self.to,
             value: self.value,
-            cycles_limit: self.cycles_limit,
-            cells_limit: self.cells_limit,
+            cycles_limit: self.cycles_limit.unwrap_or(TRANSFER_CYCLES),
+            cells_limit: self.cells_limit.unwrap_or(0),
             max_fee_per_cycle,
             max_fee_per_cell,
             tip_per_cycle,

@@ -4,8 +4,11 @@
 //!   [`drover_types::api`], the very types the node serializes, so both sides agree on every
 //!   field. Refusals decode into [`ClientError::Api`] with the node's code and message.
 //! - [`Wallet`] holds one secp256k1 key (Ethereum-compatible key files) and signs.
-//! - [`TxBuilder`] completes a transaction from the chain (chain id, nonce, fee suggestions)
-//!   and signs it; its building step is pure, so it works and tests without a node.
+//! - [`TxBuilder`] completes a transaction from the chain (chain id, nonce, fee suggestions,
+//!   and limits from the node's simulation of it) and signs it; its building step is pure, so
+//!   it works and tests without a node.
+//! - [`Subscription`] reads a push stream (blocks, a transaction's outcome, events) as it
+//!   comes; [`EventFilter`] selects events for a query or a stream.
 //! - [`amount`] parses and prints native amounts (`1500`, `1.5drv`) exactly.
 //! - [`ras`] signs requests to the storage-relay routes (delegation token, session-key
 //!   signature), for the node's `/ras/...` routes and for relays.
@@ -26,7 +29,8 @@ pub mod secrets;
 pub mod verify;
 pub(crate) mod wallet;
 
-pub use builder::{BasefeeFieldError, BuildError, FeeSuggestion, TxBuilder, TxContext};
+pub use builder::{BasefeeFieldError, BuildError, EstimateError, FeeSuggestion, TxBuilder, TxContext};
+pub use client::history::{EventFilter, STREAM_IDLE_SECS_MAX, StreamMessage, Subscription};
 pub use client::{Client, REQUEST_TIMEOUT_SECS_DEFAULT, RESPONSE_BYTES_MAX};
 pub use drover_types::block_selector::{BlockSelector, BlockSelectorParseError};
 pub use error::ClientError;

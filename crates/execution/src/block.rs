@@ -24,11 +24,14 @@ use crate::{
     actors::{
         call, deploy,
         host::{self, ActorHost},
-        mailbox, settled, timers, upgrade,
+        mailbox, settled, timers,
+        trace::Tracer,
+        upgrade,
     },
     basefee::next_basefees,
     block_validity::BlockValidator,
     charge::{self, Failure},
+    credits::Credit,
     deferred::{Deferred, SystemRun},
     overlay::{Overlay, ReadError, ReadFault, StateError},
     transfer::{commit, prepare},
@@ -74,6 +77,9 @@ pub struct BlockOutcome {
     pub accounts: Vec<(Address, Option<drover_state::Account>)>,
     /// One receipt per transaction, in block order.
     pub receipts: Vec<Receipt>,
+    /// Per receipt, the value its transaction moved to accounts, in order (none unless it
+    /// succeeded): no header commits to them, the node indexes them (`crate::credits`).
+    pub credits: Vec<Vec<Credit>>,
     /// Timer fires and mailbox deliveries, in execution order (before the transactions).
     pub system_runs: Vec<SystemRun>,
     /// Cycles used by the block: its deferred work and its transactions.
@@ -204,40 +210,61 @@ pub fn prefetch_keys(env: &BlockEnv, txs: &[VerifiedTransaction]) -> Vec<Vec<u8>
 
 /// The chain parameters in force: the stored record, or the genesis's before the genesis writes
 /// exist.
-fn params_in_force<S: StateRead>(params: &FeeParams, overlay: &mut Overlay<'_, S>) -> Result<ChainParams, BlockError> {
+pub(crate) fn params_in_force<S: StateRead>(
+    params: &FeeParams,
+    overlay: &mut Overlay<'_, S>,
+) -> Result<ChainParams, BlockError> {
     let stored = overlay.record(&params_state_key(), decode_params)?;
     Ok(stored.unwrap_or_else(|| params.genesis_chain_params()))
 }
 
 /// Basefees in force for the block: the stored record, or the initial ones before the genesis
 /// writes exist.
-fn basefees_in_force<S: StateRead>(params: &FeeParams, overlay: &mut Overlay<'_, S>) -> Result<Basefees, BlockError> {
+pub(crate) fn basefees_in_force<S: StateRead>(
+    params: &FeeParams,
+    overlay: &mut Overlay<'_, S>,
+) -> Result<Basefees, BlockError> {
     let stored = overlay.record(&basefees_key(), |bytes| Ok(Basefees::decode(bytes)?))?;
     Ok(stored.unwrap_or(Basefees { cycle: params.initial_basefee_cycle, cell: params.initial_basefee_cell }))
 }
 
 /// What one included transaction reports in its receipt.
-struct TxResult {
-    status: TxStatus,
-    cycles_used: u64,
-    cells_used: u64,
-    fee: FeeBreakdown,
-    events: Vec<Event>,
-    revert_reason: Option<String>,
-    error: Option<ExecError>,
+pub(crate) struct TxResult {
+    pub(crate) status: TxStatus,
+    pub(crate) cycles_used: u64,
+    pub(crate) cells_used: u64,
+    pub(crate) fee: FeeBreakdown,
+    pub(crate) events: Vec<Event>,
+    pub(crate) credits: Vec<Credit>,
+    pub(crate) revert_reason: Option<String>,
+    pub(crate) error: Option<ExecError>,
 }
 
 /// Runs one transaction, admitted by the block's validator with `intrinsic` and the actor work the
 /// rule decoded from its payload (`None`: a transfer), on the overlay. On `Err` the caller rolls
 /// the overlay back to before it.
-fn run_tx<S: StateRead>(
+pub(crate) fn run_tx<S: StateRead>(
+    vm: &Vm,
+    env: &BlockEnv,
+    chain: (&ChainContext, &ChainParams),
+    overlay: &mut Overlay<'_, S>,
+    tx: &VerifiedTransaction,
+    admitted: (Intrinsic, Option<ActorWork>),
+) -> Result<TxResult, Failure> {
+    run_tx_traced(vm, env, chain, overlay, tx, admitted, None).map(|(result, _)| result)
+}
+
+/// [`run_tx`] with `tracer` watching the handlers it runs (a plain transfer runs none), given
+/// back with the result. The tracer only watches: the result is the untraced one.
+pub(crate) fn run_tx_traced<S: StateRead>(
     vm: &Vm,
     env: &BlockEnv,
     (chain, chain_params): (&ChainContext, &ChainParams),
     overlay: &mut Overlay<'_, S>,
     tx: &VerifiedTransaction,
     (intrinsic, work): (Intrinsic, Option<ActorWork>),
-) -> Result<TxResult, Failure> {
+    tracer: Option<Tracer>,
+) -> Result<(TxResult, Option<Tracer>), Failure> {
     let basefees = &chain.basefees;
     // The validator admitted the transaction against a floor of this balance; checking the
     // sender again costs nothing and keeps a charge that could not be paid out of any block.
@@ -246,42 +273,49 @@ fn run_tx<S: StateRead>(
     let Some(work) = work else {
         let prepared = prepare(overlay, basefees, env.proposer, tx, intrinsic)?;
         let executed = commit(overlay, prepared);
-        return Ok(TxResult {
+        let result = TxResult {
             status: TxStatus::Success,
             cycles_used: executed.cycles_used,
             cells_used: executed.cells_used,
             fee: executed.fee,
             events: executed.events,
+            credits: tx.tx.to.and_then(|to| Credit::native(tx.sender, to, tx.tx.value)).into_iter().collect(),
             revert_reason: None,
             error: None,
-        });
+        };
+        return Ok((result, tracer));
     };
     // From here the transaction is included: its nonce is used whatever the actor does (a call
     // to an address without an actor fails with E1211 and pays its intrinsic cost).
     overlay.set(tx.sender, drover_state::Account { nonce: sender.nonce.saturating_add(1), ..sender });
     let mut host = ActorHost::new(overlay, vm, *basefees, *env, *chain_params);
     host.tx_hash = Some(tx.hash);
+    host.tracer = tracer;
     let work = match work {
         ActorWork::Deploy(d) => deploy::run(&mut host, env, tx, d, intrinsic),
         ActorWork::Upgrade(request) => upgrade::run(&mut host, env, tx, request),
         ActorWork::Call(to, message) => call::run(&mut host, env, tx, to, message, intrinsic),
     };
     let events = std::mem::take(&mut host.events);
+    let credits = std::mem::take(&mut host.credits);
+    let tracer = host.tracer.take();
     if let Some(error) = host.fatal.take() {
         return Err(Failure::Halt(error));
     }
     let cycles_used = intrinsic.cycles.saturating_add(work.cycles_used);
     let cells_used = intrinsic.cells.saturating_add(work.cells_used);
     let fee = charge::pay(overlay, &tx.tx, tx.sender, (basefees, env.proposer), (cycles_used, cells_used))?;
-    Ok(TxResult {
+    let result = TxResult {
         events: if work.status == TxStatus::Success { events } else { Vec::new() },
+        credits: if work.status == TxStatus::Success { credits } else { Vec::new() },
         status: work.status,
         cycles_used,
         cells_used,
         fee,
         revert_reason: work.revert_reason,
         error: work.error,
-    })
+    };
+    Ok((result, tracer))
 }
 
 /// Runs the deferred work: due timers, mailbox deliveries, then the jobs' deadlines and
@@ -354,6 +388,7 @@ fn run_block<S: StateRead>(
     .into_iter();
     let mut selection = Selection::default();
     let mut receipts = Vec::with_capacity(txs.len());
+    let mut credits = Vec::with_capacity(txs.len());
     let (mut cycles_used, mut cells_used, mut burned) = (deferred.cycles_used, deferred.cells_used, deferred.burned);
     for (position, tx) in txs.iter().enumerate() {
         let checked = match admitted.next() {
@@ -393,6 +428,7 @@ fn run_block<S: StateRead>(
         // Unreachable while every transaction keeps within its limit and the limits fit the
         // block: the meters stop a block the moment it passes what it may use.
         validate_block_limits(params, cycles_used, cells_used).map_err(BlockInvalid::Meter)?;
+        credits.push(result.credits);
         receipts.push(Receipt {
             tx_hash: tx.hash,
             block_height: env.height,
@@ -422,6 +458,7 @@ fn run_block<S: StateRead>(
         writes,
         accounts,
         receipts,
+        credits,
         system_runs: deferred.runs,
         cycles_used,
         cells_used,

@@ -82,6 +82,7 @@ mod basefee;
 mod block;
 mod block_validity;
 mod charge;
+mod credits;
 mod deferred;
 mod genesis;
 pub mod governance;
@@ -93,6 +94,7 @@ mod overlay;
 mod params;
 pub mod runners;
 pub mod secrets;
+mod simulate;
 pub mod storage;
 mod system_actors;
 #[cfg(test)]
@@ -100,12 +102,16 @@ mod testing;
 pub mod tokens;
 mod transfer;
 
-pub use actors::read::{ReadFailure, ReadRequest, read_actor, read_actor_traced};
+pub use actors::{
+    DEPLOY_EVENT_TOPIC,
+    read::{ReadFailure, ReadRequest, read_actor, read_actor_traced},
+};
 pub use basefee::{BASEFEE_MAX_CHANGE_DENOMINATOR, next_basefee, next_basefees};
 pub use block::{
     BlockEnv, BlockError, BlockInvalid, BlockLimitError, BlockOutcome, Selection, build_block, execute_block,
     prefetch_keys, validate_block_limits,
 };
+pub use credits::{Asset, Credit};
 pub use deferred::{SystemRun, SystemRunKind};
 pub use drover_state::Basefees;
 use drover_types::validity::Intrinsic;
@@ -117,6 +123,7 @@ pub use params::{
     GENESIS_INITIAL_BASEFEE_CYCLE, GENESIS_MIN_BASEFEE_CELL, GENESIS_MIN_BASEFEE_CYCLE, GENESIS_TARGET_CELLS,
     GENESIS_TARGET_CYCLES, Meter,
 };
+pub use simulate::{Simulation, SimulationError, simulate_transaction, simulate_transaction_traced};
 
 /// Key-value changes to the state: the final value of each key (`None` deletes it), sorted by
 /// key, each key once.

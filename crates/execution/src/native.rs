@@ -54,6 +54,10 @@ pub(crate) trait NativeHost {
     /// Adds an event to the current work's events.
     fn emit_event(&mut self, event: Event);
 
+    /// Notes that `to` received `amount` of `token` from `from` (`None`: minted), for the
+    /// account history (`crate::credits`); rolled back like an event.
+    fn token_credited(&mut self, token: &Address, from: Option<&Address>, to: &Address, amount: u128);
+
     /// The balance of `address`.
     fn balance_of(&mut self, address: &Address) -> Result<u128, HostError>;
 

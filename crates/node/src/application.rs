@@ -453,7 +453,19 @@ where
                 timestamp_ms: block.timestamp_ms,
                 transactions: &executed.transactions,
                 receipts: &executed.receipts,
+                credits: &executed.credits,
                 system_runs: &executed.system_runs,
+                header: crate::indexes::BlockHeader {
+                    hash: crate::block::to_h256(&block.digest()),
+                    parent: crate::block::to_h256(&block.parent),
+                    proposer: block.proposer,
+                    view: block.context.round.view().get(),
+                    state_root: crate::block::to_h256(&block.state_root),
+                    cycles_used: block.cycles_used,
+                    cells_used: block.cells_used,
+                    basefee_cycle: block.basefee_cycle,
+                    basefee_cell: block.basefee_cell,
+                },
             })
             .expect("index store failed: cannot record a finalized block");
         self.chain.metrics.observe_capture(started.elapsed().as_secs_f64());
@@ -522,6 +534,7 @@ mod tests {
             writes: Vec::new(),
             accounts: Vec::new(),
             receipts: Vec::new(),
+            credits: Vec::new(),
             system_runs: Vec::new(),
             cycles_used: 21_000,
             cells_used: 0,

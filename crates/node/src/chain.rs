@@ -32,6 +32,8 @@ pub struct ExecutedBlock {
     pub transactions: Vec<VerifiedTransaction>,
     /// One receipt per transaction, in block order.
     pub receipts: Vec<Receipt>,
+    /// Per receipt, the value its transaction moved to accounts (for the account history).
+    pub credits: Vec<Vec<drover_execution::Credit>>,
     /// Timer fires and mailbox deliveries, in the order they ran (before the transactions). No
     /// header commits to them: they follow from the parent state, which the state root covers.
     pub system_runs: Vec<SystemRun>,
@@ -61,6 +63,7 @@ impl ExecutedBlock {
     pub fn new(height: u64, transactions: Vec<VerifiedTransaction>, outcome: BlockOutcome) -> Self {
         let BlockOutcome {
             receipts,
+            credits,
             system_runs,
             cycles_used,
             cells_used,
@@ -84,6 +87,7 @@ impl ExecutedBlock {
             receipts_root: block::receipts_root(&receipts),
             transactions,
             receipts,
+            credits,
             system_runs,
             cycles_used,
             cells_used,

@@ -18,8 +18,19 @@
 //! Log and run keys sort in chain order. Within a block, system runs execute before the
 //! transactions, so a log position carries a phase byte between the height and the index:
 //! [`PHASE_SYSTEM_RUN`] sorts before [`PHASE_TRANSACTION`].
+//!
+//! Account history and the block list (`history`), and event queries across emitters
+//! (`events`), are written in the same batch. They start at the first block a node records with
+//! them ([`Indexes::history_from`]): a node that fast-synced holds nothing below its sync height.
 
-use drover_execution::{SystemRun, SystemRunKind};
+mod events;
+mod history;
+
+pub(crate) use events::{EventEntry, EventFilter};
+pub(crate) use history::HISTORY_POSITION_LEN;
+pub(crate) use history::{BlockRecord, HistoryEntry, Roles};
+
+use drover_execution::{Credit, SystemRun, SystemRunKind};
 use drover_types::{
     Address, Event, ExecError, FeeBreakdown, H256, Receipt, Transaction, TxStatus, VerifiedTransaction,
     cbor::{self, CborError, Writer},
@@ -52,10 +63,20 @@ const ORIGIN_DELIVERY: u8 = 2;
 const RUNS: &str = "system_runs";
 /// Length of a run's position after the actor: height, run index.
 pub(crate) const RUN_POSITION_LEN: usize = 12;
+/// `account (20) ‖ height (8, BE) ‖ index (4, BE)` → history record (see `history`).
+const HISTORY: &str = "history";
+/// `height (8, BE)` → block record (see `history`).
+const BLOCKS: &str = "blocks";
+/// Log position → emitter (20): every event in chain order (see `events`).
+const EVENTS: &str = "events";
+/// `topic key (8) ‖ log position` → emitter (20): events by topic (see `events`).
+const TOPICS: &str = "topics";
 /// Fixed keys → u64 (BE).
 const META: &str = "meta";
 const META_HEIGHT: &str = "height";
 const META_TIMESTAMP_MS: &str = "timestamp_ms";
+/// The first height recorded with history, blocks and event queries.
+const META_HISTORY_FROM: &str = "history_from";
 /// Length of a transaction hash.
 const HASH_LEN: usize = 32;
 
@@ -76,8 +97,26 @@ pub struct BlockEntries<'a> {
     pub timestamp_ms: u64,
     pub transactions: &'a [VerifiedTransaction],
     pub receipts: &'a [Receipt],
+    /// Per receipt, the value its transaction moved to accounts.
+    pub credits: &'a [Vec<Credit>],
     /// In the order they ran.
     pub system_runs: &'a [SystemRun],
+    /// The header fields the block list shows.
+    pub header: BlockHeader,
+}
+
+/// What the block list keeps of a block's header.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BlockHeader {
+    pub hash: H256,
+    pub parent: H256,
+    pub proposer: Address,
+    pub view: u64,
+    pub state_root: H256,
+    pub cycles_used: u64,
+    pub cells_used: u64,
+    pub basefee_cycle: u128,
+    pub basefee_cell: u128,
 }
 
 /// What emitted a logged event.
@@ -266,6 +305,27 @@ fn decode_run(bytes: &[u8], height: u64, index: u32, position: [u8; RUN_POSITION
     })
 }
 
+/// A log entry from its position and its value (origin and event).
+fn decode_log(position: [u8; LOG_POSITION_LEN], value: &[u8]) -> Result<LogEntry, IndexError> {
+    let corrupt = || IndexError("corrupt log entry".into());
+    let (height, rest) = position.split_first_chunk::<8>().ok_or_else(corrupt)?;
+    let (phase, rest) = rest.split_first().ok_or_else(corrupt)?;
+    let (index, rest) = rest.split_first_chunk::<4>().ok_or_else(corrupt)?;
+    let event_index: [u8; 4] = rest.try_into().map_err(|_| corrupt())?;
+    let (origin, event) = LogOrigin::decode(value).ok_or_else(corrupt)?;
+    if origin.phase() != *phase {
+        return Err(corrupt());
+    }
+    Ok(LogEntry {
+        position,
+        height: u64::from_be_bytes(*height),
+        index: u32::from_be_bytes(*index),
+        event_index: u32::from_be_bytes(event_index),
+        origin,
+        event: Event::decode(event).map_err(err)?,
+    })
+}
+
 /// `address ‖ height ‖ phase ‖ index ‖ event index`: where an event sits in its emitter's log.
 fn log_key(address: &Address, height: u64, phase: u8, index: u32, event_index: u32) -> Vec<u8> {
     let mut key = Vec::with_capacity(Address::LEN + LOG_POSITION_LEN);
@@ -323,6 +383,10 @@ pub struct Indexes {
     receipts: Keyspace,
     logs: Keyspace,
     runs: Keyspace,
+    history: Keyspace,
+    blocks: Keyspace,
+    events: Keyspace,
+    topics: Keyspace,
     meta: Keyspace,
 }
 
@@ -336,6 +400,10 @@ impl Indexes {
             receipts: keyspace(RECEIPTS)?,
             logs: keyspace(LOGS)?,
             runs: keyspace(RUNS)?,
+            history: keyspace(HISTORY)?,
+            blocks: keyspace(BLOCKS)?,
+            events: keyspace(EVENTS)?,
+            topics: keyspace(TOPICS)?,
             meta: keyspace(META)?,
             db,
         })
@@ -354,42 +422,86 @@ impl Indexes {
     /// Records a finalized block (durably, atomically, idempotently).
     pub fn record(&self, entries: BlockEntries<'_>) -> Result<(), IndexError> {
         let mut batch = self.db.batch().durability(Some(PersistMode::SyncData));
+        let height = entries.height;
+        let mut event_count = 0u32;
         for (index, run) in entries.system_runs.iter().enumerate() {
             let index = position_index(index);
             let origin = LogOrigin::of(run.kind);
             for (position, event) in run.events.iter().enumerate() {
-                let key = log_key(&event.address, entries.height, PHASE_SYSTEM_RUN, index, position_index(position));
-                batch.insert(&self.logs, key, origin.encode(event));
+                self.write_event(&mut batch, &origin, event, (height, PHASE_SYSTEM_RUN), index, position);
+                event_count = event_count.saturating_add(1);
             }
-            let key = [run.actor.0.as_slice(), &entries.height.to_be_bytes(), &index.to_be_bytes()].concat();
+            let key = [run.actor.0.as_slice(), &height.to_be_bytes(), &index.to_be_bytes()].concat();
             batch.insert(&self.runs, key, encode_run(run));
         }
+        let no_credits = Vec::new();
         for (index, (tx, receipt)) in entries.transactions.iter().zip(entries.receipts).enumerate() {
             // A transaction is finalized once: a later block can never hold it again (its nonce is
             // used), and if one ever did, what clients were told stays (rewriting the same block
             // after a crash writes the same entry again).
-            if self.included_height(&tx.hash)?.is_some_and(|height| height != entries.height) {
+            if self.included_height(&tx.hash)?.is_some_and(|included| included != height) {
                 continue;
             }
             let index = position_index(index);
             let origin = LogOrigin::Transaction { hash: tx.hash };
             for (position, event) in receipt.events.iter().enumerate() {
-                let key = log_key(&event.address, entries.height, PHASE_TRANSACTION, index, position_index(position));
-                batch.insert(&self.logs, key, origin.encode(event));
+                self.write_event(&mut batch, &origin, event, (height, PHASE_TRANSACTION), index, position);
+                event_count = event_count.saturating_add(1);
             }
             let mut value = Vec::with_capacity(32 + tx.encoded.len());
-            value.extend_from_slice(&entries.height.to_be_bytes());
+            value.extend_from_slice(&height.to_be_bytes());
             value.extend_from_slice(&index.to_be_bytes());
             value.extend_from_slice(&tx.sender.0);
             value.extend_from_slice(&tx.encoded);
             batch.insert(&self.transactions, tx.hash.0, value);
             batch.insert(&self.receipts, tx.hash.0, receipt.encode());
+            let credits = entries.credits.get(index as usize).unwrap_or(&no_credits);
+            history::write_history(&mut batch, &self.history, (height, index), tx, receipt, credits);
         }
-        if entries.height >= self.meta(META_HEIGHT)? {
-            batch.insert(&self.meta, META_HEIGHT, entries.height.to_be_bytes());
+        let header = entries.header;
+        let block = BlockRecord {
+            height,
+            hash: header.hash,
+            parent: header.parent,
+            timestamp_ms: entries.timestamp_ms,
+            proposer: header.proposer,
+            view: header.view,
+            state_root: header.state_root,
+            cycles_used: header.cycles_used,
+            cells_used: header.cells_used,
+            basefee_cycle: header.basefee_cycle,
+            basefee_cell: header.basefee_cell,
+            transaction_count: position_index(entries.transactions.len()),
+            system_run_count: position_index(entries.system_runs.len()),
+            event_count,
+            transactions: entries.transactions.iter().map(|tx| tx.hash).collect(),
+        };
+        batch.insert(&self.blocks, height.to_be_bytes(), history::encode_block(&block));
+        if self.meta(META_HISTORY_FROM)? == 0 {
+            batch.insert(&self.meta, META_HISTORY_FROM, height.to_be_bytes());
+        }
+        if height >= self.meta(META_HEIGHT)? {
+            batch.insert(&self.meta, META_HEIGHT, height.to_be_bytes());
             batch.insert(&self.meta, META_TIMESTAMP_MS, entries.timestamp_ms.to_be_bytes());
         }
         batch.commit().map_err(err)
+    }
+
+    /// Adds an event to its emitter's log, the chain-order list and its topic's list.
+    fn write_event(
+        &self,
+        batch: &mut fjall::OwnedWriteBatch,
+        origin: &LogOrigin,
+        event: &Event,
+        (height, phase): (u64, u8),
+        index: u32,
+        position: usize,
+    ) {
+        let key = log_key(&event.address, height, phase, index, position_index(position));
+        let location = &key[Address::LEN..];
+        batch.insert(&self.events, location, event.address.0);
+        batch.insert(&self.topics, [&events::topic_key(&event.topic)[..], location].concat(), event.address.0);
+        batch.insert(&self.logs, key, origin.encode(event));
     }
 
     /// Height and timestamp of the latest recorded block (0, 0 before any).
@@ -431,25 +543,7 @@ impl Indexes {
         after: Option<[u8; LOG_POSITION_LEN]>,
         limit: usize,
     ) -> Result<(Vec<LogEntry>, bool), IndexError> {
-        page(&self.logs, &address.0, after, limit, |position, value| {
-            let corrupt = || IndexError("corrupt log entry".into());
-            let (height, rest) = position.split_first_chunk::<8>().ok_or_else(corrupt)?;
-            let (phase, rest) = rest.split_first().ok_or_else(corrupt)?;
-            let (index, rest) = rest.split_first_chunk::<4>().ok_or_else(corrupt)?;
-            let event_index: [u8; 4] = rest.try_into().map_err(|_| corrupt())?;
-            let (origin, event) = LogOrigin::decode(value).ok_or_else(corrupt)?;
-            if origin.phase() != *phase {
-                return Err(corrupt());
-            }
-            Ok(LogEntry {
-                position,
-                height: u64::from_be_bytes(*height),
-                index: u32::from_be_bytes(*index),
-                event_index: u32::from_be_bytes(event_index),
-                origin,
-                event: Event::decode(event).map_err(err)?,
-            })
-        })
+        page(&self.logs, &address.0, after, limit, decode_log)
     }
 
     /// Up to `limit` system runs of `actor` after `after` (a [`RunEntry::position`]), in chain
@@ -481,15 +575,15 @@ mod tests {
     use super::*;
     use drover_types::{SecretKey, exec_error::ExecCode};
 
-    const ACTOR: Address = Address([0xac; 20]);
-    const OTHER: Address = Address([0x0b; 20]);
+    pub(super) const ACTOR: Address = Address([0xac; 20]);
+    pub(super) const OTHER: Address = Address([0x0b; 20]);
     const SENDER: Address = Address([0x5e; 20]);
 
-    fn event(address: Address, topic: &str) -> Event {
+    pub(super) fn event(address: Address, topic: &str) -> Event {
         Event { address, topic: topic.into(), data: topic.as_bytes().to_vec() }
     }
 
-    fn transaction(nonce: u64) -> VerifiedTransaction {
+    pub(super) fn transaction(nonce: u64) -> VerifiedTransaction {
         Transaction {
             chain_id: 100,
             nonce,
@@ -509,7 +603,7 @@ mod tests {
         .expect("a signed transaction verifies")
     }
 
-    fn receipt(tx: &VerifiedTransaction, height: u64, index: u32, events: Vec<Event>) -> Receipt {
+    pub(super) fn receipt(tx: &VerifiedTransaction, height: u64, index: u32, events: Vec<Event>) -> Receipt {
         Receipt {
             tx_hash: tx.hash,
             block_height: height,
@@ -554,22 +648,41 @@ mod tests {
         }
     }
 
-    struct Block {
-        height: u64,
-        transactions: Vec<VerifiedTransaction>,
-        receipts: Vec<Receipt>,
-        system_runs: Vec<SystemRun>,
+    #[derive(Default)]
+    pub(super) struct Block {
+        pub(super) height: u64,
+        pub(super) transactions: Vec<VerifiedTransaction>,
+        pub(super) receipts: Vec<Receipt>,
+        pub(super) credits: Vec<Vec<Credit>>,
+        pub(super) system_runs: Vec<SystemRun>,
+    }
+
+    /// The header the tests record for the block at `height`.
+    pub(super) fn header(height: u64) -> BlockHeader {
+        BlockHeader {
+            hash: H256([height as u8; 32]),
+            parent: H256([height.wrapping_sub(1) as u8; 32]),
+            proposer: SENDER,
+            view: height + 3,
+            state_root: H256([0x5a; 32]),
+            cycles_used: 21_000 * height,
+            cells_used: height,
+            basefee_cycle: 7,
+            basefee_cell: u128::from(u64::MAX) + 1,
+        }
     }
 
     impl Block {
-        fn record(&self, indexes: &Indexes) {
+        pub(super) fn record(&self, indexes: &Indexes) {
             indexes
                 .record(BlockEntries {
                     height: self.height,
                     timestamp_ms: self.height * 1_000,
                     transactions: &self.transactions,
                     receipts: &self.receipts,
+                    credits: &self.credits,
                     system_runs: &self.system_runs,
+                    header: header(self.height),
                 })
                 .expect("the block is recorded");
         }
@@ -577,19 +690,20 @@ mod tests {
 
     /// Height 4: one transaction. Height 5: a timer fire (whose handler also made `OTHER` emit),
     /// a delivery and a dropped timer, then a transaction.
-    fn blocks() -> [Block; 2] {
+    pub(super) fn blocks() -> [Block; 2] {
         let (first, second) = (transaction(0), transaction(1));
         [
             Block {
                 height: 4,
                 receipts: vec![receipt(&first, 4, 0, vec![event(ACTOR, "tx4")])],
                 transactions: vec![first],
-                system_runs: Vec::new(),
+                ..Block::default()
             },
             Block {
                 height: 5,
                 receipts: vec![receipt(&second, 5, 0, vec![event(ACTOR, "tx5")])],
                 transactions: vec![second],
+                credits: Vec::new(),
                 system_runs: vec![
                     run(SystemRunKind::Timer { id: 5 << 32 }, vec![event(ACTOR, "timer"), event(OTHER, "nested")]),
                     SystemRun {
@@ -606,13 +720,13 @@ mod tests {
         ]
     }
 
-    fn open() -> (tempfile::TempDir, Indexes) {
+    pub(super) fn open() -> (tempfile::TempDir, Indexes) {
         let dir = tempfile::tempdir().expect("a temporary directory");
         let indexes = Indexes::open(dir.path()).expect("the store opens");
         (dir, indexes)
     }
 
-    fn topics(entries: &[LogEntry]) -> Vec<&str> {
+    pub(super) fn topics(entries: &[LogEntry]) -> Vec<&str> {
         entries.iter().map(|e| e.event.topic.as_str()).collect()
     }
 
@@ -667,7 +781,7 @@ mod tests {
         assert_eq!((included.height, included.index), (4, 0));
         // A later block holding it again (no valid block can) cannot make it failed.
         let failed = Receipt { status: TxStatus::Failed, ..receipt(tx, 9, 3, vec![event(ACTOR, "again")]) };
-        Block { height: 9, transactions: vec![tx.clone()], receipts: vec![failed], system_runs: Vec::new() }
+        Block { height: 9, transactions: vec![tx.clone()], receipts: vec![failed], ..Block::default() }
             .record(&indexes);
         let included = indexes.transaction(&tx.hash).unwrap().unwrap();
         assert_eq!((included.height, included.index), (4, 0));

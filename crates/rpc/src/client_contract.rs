@@ -21,12 +21,14 @@ use crate::{
         chain::mock::ChainMock,
         faucet::mock::FaucetMock,
         governance::mock::{GovernanceMock, proposal},
+        history::mock::HistoryMock,
         jobs::mock::{JobsMock, job},
         library::mock::LibrariesMock,
         proofs::mock::ProofsMock,
         ras::mock::{RasMock, relay, volume},
         runners::mock::{RunnersMock, runner_info},
         secrets::mock::SecretsMock,
+        simulation::mock::SimulationMock,
         state_sync::mock::{StateSyncMock, snapshot},
         tokens::mock::{TokensMock, gold},
         transactions::mock::TransactionsMock,
@@ -39,13 +41,14 @@ use axum::{
     extract::{MatchedPath, Request},
     middleware::{Next, from_fn},
 };
-use drover_client::{Client, ClientError, TxBuilder, Wallet, ras::RasSigner};
+use drover_client::{Client, ClientError, EventFilter, StreamMessage, TxBuilder, Wallet, ras::RasSigner};
 use drover_types::{
     Address, BlockSelector, ErrorCode, H256, SecretKey, Transaction,
     api::{
-        ActorReadRequest, DelegationInfo, HealthStatus, JobResultInfo, LibraryInfo, MultiProofItem, ProofRequest,
-        ReceiptStatus, RelayHealth, SecretEnvelope, SignedFlowPayload, SignedFlowRequest, SubmitStatus,
-        TransactionState, VerifiedResultInfo, WaitStatus,
+        ActorReadRequest, DelegationInfo, Direction, HealthStatus, HistoryEntryInfo, IndexedEvent, JobResultInfo,
+        LibraryInfo, LogOrigin, MultiProofItem, ProofRequest, ReceiptStatus, ReceivedBy, RelayHealth, SecretEnvelope,
+        SignedFlowPayload, SignedFlowRequest, SimulateRequest, SimulationInfo, SubmitStatus, TransactionState,
+        VerifiedResultInfo, WaitStatus,
     },
     storage::StorageCall,
 };
@@ -161,6 +164,12 @@ fn mock() -> MockBackend {
     mock.edit(|data: &mut ProofsMock| {
         data.storage.insert((ACTOR, b"k".to_vec()), b"v".to_vec());
     });
+    mock.edit(|data: &mut HistoryMock| {
+        data.first_height = 1;
+        data.history.insert(HOLDER, vec![history_entry(2, 0), history_entry(1, 0)]);
+        data.events = vec![indexed_event(1), indexed_event(2)];
+    });
+    mock.edit(|data: &mut SimulationMock| data.answer = Some(Ok(simulation_answer())));
     // One finalized block above genesis, so there is a state to prove.
     mock.edit(|data: &mut ChainMock| {
         data.push();
@@ -190,6 +199,8 @@ async fn every_client_method_reaches_its_route_and_decodes_the_answer() {
     storage_relays(&client).await;
     state_sync(&client).await;
     proofs(&client, included).await;
+    history(&client, included).await;
+    simulation(&client, &mock).await;
     faucet(&client, &mock).await;
 
     let document = crate::routes::routes::<MockBackend>().1;
@@ -460,6 +471,119 @@ async fn proofs(client: &Client, included: H256) {
     let multi = client.proof_multi(&requests, None).await.unwrap();
     assert_eq!(multi.results.len(), 2);
     assert!(multi.results.iter().all(|item| matches!(item, MultiProofItem::Proof(_))), "{multi:?}");
+}
+
+/// `HOLDER`'s transaction at `height`: a transfer it received.
+fn history_entry(height: u64, index: u32) -> HistoryEntryInfo {
+    HistoryEntryInfo {
+        tx_hash: H256([height as u8; 32]),
+        block_height: height,
+        index,
+        direction: Direction::Received,
+        status: ReceiptStatus::Success,
+        from: key(0).address(),
+        to: Some(HOLDER),
+        value: 5,
+        fee: 7,
+        destination: true,
+        received: vec![ReceivedBy::Transfer],
+        value_received: 5,
+        tokens_received: Vec::new(),
+    }
+}
+
+/// `ACTOR`'s `tick` event in the block at `height`.
+fn indexed_event(height: u64) -> IndexedEvent {
+    let mut cursor = [0u8; crate::backend::history::EVENT_CURSOR_BYTES];
+    cursor[..8].copy_from_slice(&height.to_be_bytes());
+    IndexedEvent {
+        address: ACTOR,
+        topic: "tick".into(),
+        data: vec![1],
+        block_height: height,
+        origin: LogOrigin::Transaction,
+        tx_hash: Some(H256([height as u8; 32])),
+        tx_index: Some(0),
+        timer_id: None,
+        message_seq: None,
+        from: None,
+        event_index: 0,
+        cursor: hex::encode(cursor),
+    }
+}
+
+/// History, blocks, events and the three streams; `included` is finalized at height 2.
+async fn history(client: &Client, included: H256) {
+    let range = client.indexed_range().await.unwrap();
+    assert_eq!((range.first_height, range.last_height), (1, 2));
+    let first = client.history(&HOLDER, None, 1).await.unwrap();
+    assert_eq!(first.items[0].block_height, 2);
+    let rest = client.history(&HOLDER, first.next_cursor.as_deref(), 1).await.unwrap();
+    assert_eq!((rest.items[0].block_height, rest.next_cursor), (1, None));
+    let blocks = client.blocks(None, 1).await.unwrap();
+    assert_eq!((blocks.items[0].height, blocks.next_cursor.as_deref()), (2, Some("2")));
+    let filter = EventFilter { emitters: vec![ACTOR], topics: vec!["tick".into()], ..EventFilter::default() };
+    let events = client.events(&filter, None, 1).await.unwrap();
+    assert_eq!((events.items[0].block_height, events.from_height, events.to_height), (1, 1, 2));
+    let rest = client.events(&filter, events.next_cursor.as_deref(), 1).await.unwrap();
+    assert_eq!((rest.items[0].block_height, rest.next_cursor), (2, None));
+
+    let mut blocks = client.stream_blocks(Some(1), None).await.unwrap();
+    match blocks.next().await.unwrap() {
+        Some(StreamMessage::Block(block)) => assert_eq!(block.height, 1),
+        other => panic!("expected block 1, got {other:?}"),
+    }
+    assert_eq!(blocks.last_event_id(), Some("1"));
+    let mut outcome = client.stream_transaction(&included).await.unwrap();
+    match outcome.next().await.unwrap() {
+        Some(StreamMessage::Receipt(receipt)) => assert_eq!(receipt.tx_hash, included),
+        other => panic!("expected the receipt, got {other:?}"),
+    }
+    let mut events = client.stream_events(&EventFilter { from_height: Some(2), ..filter }, None).await.unwrap();
+    match events.next().await.unwrap() {
+        Some(StreamMessage::Event(event)) => assert_eq!(event.block_height, 2),
+        other => panic!("expected the event of block 2, got {other:?}"),
+    }
+}
+
+/// What the mock's simulation answers: a call that used 30,000 cycles and 10 cells.
+fn simulation_answer() -> SimulationInfo {
+    SimulationInfo {
+        status: ReceiptStatus::Success,
+        error: None,
+        revert_reason: None,
+        cycles_used: 30_000,
+        cells_used: 10,
+        fee: 300_030,
+        fee_burned: 300_000,
+        fee_tip: 30,
+        events: Vec::new(),
+        cycles_limit: 1_000_000,
+        cells_limit: 100,
+        suggested_cycles_limit: 36_000,
+        suggested_cells_limit: 12,
+        margin_percent: 20,
+        nonce: 0,
+        block_height: 2,
+        state_root: H256::ZERO,
+        trace: None,
+    }
+}
+
+/// A builder with open limits sized by `POST /simulate`.
+async fn simulation(client: &Client, mock: &MockBackend) {
+    let sender = key(0).address();
+    let builder = TxBuilder::message(Some(ACTOR), 0, b"call".to_vec());
+    let context = builder.fetch_context(client, sender).await.unwrap();
+    let (sized, simulated) = builder.estimate(client, sender, &context).await.unwrap();
+    assert_eq!(simulated.map(|s| s.suggested_cycles_limit), Some(36_000));
+    let tx = sized.build(&context).unwrap();
+    assert_eq!((tx.cycles_limit, tx.cells_limit), (36_000, 12));
+    // Asked for, the trace comes back.
+    let request = SimulateRequest { trace: Some(true), ..sized.simulate_request(sender, &context).unwrap() };
+    assert!(client.simulate(&request).await.unwrap().trace.is_some());
+    let asked = mock.read(|data: &SimulationMock| data.requests.iter().map(|(_, trace)| *trace).collect::<Vec<_>>());
+    assert_eq!(asked, [false, true]);
 }
 
 async fn faucet(client: &Client, mock: &MockBackend) {

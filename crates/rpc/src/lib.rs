@@ -59,7 +59,8 @@ use drover_types::ErrorCode;
 use error::HttpError;
 use limits::{
     GLOBAL_RATE_LIMIT_PER_SEC_DEFAULT, MAX_REQUEST_BYTES, RAS_PUBLIC_RATE_PER_SEC, REQUEST_TIMEOUT_MS,
-    STATE_SYNC_RATE_PER_SEC_DEFAULT, SUBMIT_WAITS_IN_FLIGHT_MAX,
+    STATE_SYNC_RATE_PER_SEC_DEFAULT, STREAM_SUBSCRIBERS_MAX_DEFAULT, STREAM_SUBSCRIBERS_PER_CLIENT_DEFAULT,
+    SUBMIT_WAITS_IN_FLIGHT_MAX,
 };
 use state::AppState;
 use std::time::Duration;
@@ -77,6 +78,10 @@ pub const GLOBAL_RATE_LIMIT_ENV: &str = "RPC_GLOBAL_RATE_LIMIT_PER_SEC";
 pub const STATE_SYNC_RATE_ENV: &str = "STATE_SYNC_RATE_PER_SEC";
 /// Environment variable that turns development mode on (OpenAPI document and Swagger UI).
 pub const DEV_MODE_ENV: &str = "DROVER_DEV_MODE";
+/// Environment variable of the cap on push streams open at once.
+pub const STREAM_SUBSCRIBERS_MAX_ENV: &str = "RPC_STREAM_SUBSCRIBERS_MAX";
+/// Environment variable of the cap on push streams one client IP may hold.
+pub const STREAM_SUBSCRIBERS_PER_CLIENT_ENV: &str = "RPC_STREAM_SUBSCRIBERS_PER_CLIENT";
 
 /// Settings of the HTTP layer.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -99,6 +104,10 @@ pub struct RpcConfig {
     /// Most `/submit_wait` waits in flight ([`limits::SUBMIT_WAITS_IN_FLIGHT_MAX`]; not read
     /// from the environment).
     pub submit_waits_in_flight_max: usize,
+    /// Most push streams open at once (`RPC_STREAM_SUBSCRIBERS_MAX`).
+    pub stream_subscribers_max: usize,
+    /// Most push streams one client IP may hold open (`RPC_STREAM_SUBSCRIBERS_PER_CLIENT`).
+    pub stream_subscribers_per_client: usize,
 }
 
 impl Default for RpcConfig {
@@ -111,6 +120,8 @@ impl Default for RpcConfig {
             explorer: false,
             request_timeout_ms: REQUEST_TIMEOUT_MS,
             submit_waits_in_flight_max: SUBMIT_WAITS_IN_FLIGHT_MAX,
+            stream_subscribers_max: STREAM_SUBSCRIBERS_MAX_DEFAULT,
+            stream_subscribers_per_client: STREAM_SUBSCRIBERS_PER_CLIENT_DEFAULT,
         }
     }
 }
@@ -124,17 +135,28 @@ pub enum ConfigError {
     /// `STATE_SYNC_RATE_PER_SEC` is set but not a positive integer; the value found.
     #[error("{STATE_SYNC_RATE_ENV} must be a positive integer (requests per second), got {0:?}")]
     StateSyncRate(String),
+    /// `RPC_STREAM_SUBSCRIBERS_MAX` or `RPC_STREAM_SUBSCRIBERS_PER_CLIENT` is set but not a
+    /// positive integer; the variable and the value found.
+    #[error("{0} must be a positive integer (streams), got {1:?}")]
+    StreamSubscribers(&'static str, String),
 }
 
 impl RpcConfig {
     /// Reads `RPC_GLOBAL_RATE_LIMIT_PER_SEC` (unset or empty: 100), `STATE_SYNC_RATE_PER_SEC`
-    /// (unset or empty: 5) and `DROVER_DEV_MODE` (on for any non-empty value but `0` and
-    /// `false`). An invalid rate limit is logged and replaced by its default;
+    /// (unset or empty: 5), `RPC_STREAM_SUBSCRIBERS_MAX` (768), `RPC_STREAM_SUBSCRIBERS_PER_CLIENT`
+    /// (64) and `DROVER_DEV_MODE` (on for any non-empty value but `0` and `false`). An invalid
+    /// rate limit or cap is logged and replaced by its default;
     /// [`RpcConfig::try_from_env`] refuses it instead.
     pub fn from_env() -> Self {
         let rate = |name: &str, default: u32, invalid: fn(String) -> ConfigError| {
             rate_from(env_var(name), default, invalid).unwrap_or_else(|err| {
                 tracing::warn!(error = %err, "using the default rate limit");
+                default
+            })
+        };
+        let streams = |name: &'static str, default: usize| {
+            streams_from(name, env_var(name), default).unwrap_or_else(|err| {
+                tracing::warn!(error = %err, "using the default stream cap");
                 default
             })
         };
@@ -150,6 +172,11 @@ impl RpcConfig {
                 ConfigError::StateSyncRate,
             ),
             dev_mode: dev_mode_from(env_var(DEV_MODE_ENV)),
+            stream_subscribers_max: streams(STREAM_SUBSCRIBERS_MAX_ENV, STREAM_SUBSCRIBERS_MAX_DEFAULT),
+            stream_subscribers_per_client: streams(
+                STREAM_SUBSCRIBERS_PER_CLIENT_ENV,
+                STREAM_SUBSCRIBERS_PER_CLIENT_DEFAULT,
+            ),
             ..Self::default()
         }
     }
@@ -172,8 +199,29 @@ impl RpcConfig {
                 ConfigError::StateSyncRate,
             )?,
             dev_mode: dev_mode_from(lookup(DEV_MODE_ENV)),
+            stream_subscribers_max: streams_from(
+                STREAM_SUBSCRIBERS_MAX_ENV,
+                lookup(STREAM_SUBSCRIBERS_MAX_ENV),
+                STREAM_SUBSCRIBERS_MAX_DEFAULT,
+            )?,
+            stream_subscribers_per_client: streams_from(
+                STREAM_SUBSCRIBERS_PER_CLIENT_ENV,
+                lookup(STREAM_SUBSCRIBERS_PER_CLIENT_ENV),
+                STREAM_SUBSCRIBERS_PER_CLIENT_DEFAULT,
+            )?,
             ..Self::default()
         })
+    }
+}
+
+/// A positive stream cap; unset or blank gives `default`.
+fn streams_from(name: &'static str, value: Option<String>, default: usize) -> Result<usize, ConfigError> {
+    match value {
+        None => Ok(default),
+        Some(text) if text.trim().is_empty() => Ok(default),
+        Some(text) => {
+            text.trim().parse::<usize>().ok().filter(|cap| *cap > 0).ok_or(ConfigError::StreamSubscribers(name, text))
+        }
     }
 }
 
@@ -376,6 +424,13 @@ pub(crate) mod tests {
                 .replace("{session_key}", &"02".repeat(33));
             let request =
                 Request::builder().method(method.to_uppercase().as_str()).uri(&uri).body(Body::empty()).unwrap();
+            if path.starts_with("/stream/") {
+                // A stream's body does not end: its answer's head is enough.
+                use tower::ServiceExt as _;
+                let answer = app.clone().oneshot(request).await.unwrap();
+                assert_eq!(answer.status(), StatusCode::OK, "{method} {uri}");
+                continue;
+            }
             let answer = send(&app, request).await;
             assert_ne!(answer.status, StatusCode::METHOD_NOT_ALLOWED, "{method} {uri}");
             if answer.status == StatusCode::NOT_FOUND {
@@ -523,6 +578,8 @@ pub(crate) mod tests {
                 explorer: false,
                 request_timeout_ms: 30_000,
                 submit_waits_in_flight_max: 256,
+                stream_subscribers_max: 768,
+                stream_subscribers_per_client: 64,
             })
         );
         assert_eq!(config(&[(GLOBAL_RATE_LIMIT_ENV, "")]).map(|c| c.global_rate_limit_per_sec), Ok(100));
@@ -544,6 +601,18 @@ pub(crate) mod tests {
     fn state_sync_rate_must_be_positive() {
         assert_eq!(config(&[(STATE_SYNC_RATE_ENV, "20")]).map(|c| c.state_sync_rate_per_sec), Ok(20));
         assert_eq!(config(&[(STATE_SYNC_RATE_ENV, "0")]), Err(ConfigError::StateSyncRate("0".to_owned())));
+    }
+
+    #[test]
+    fn stream_caps_must_be_positive() {
+        let caps = config(&[(STREAM_SUBSCRIBERS_MAX_ENV, "2000"), (STREAM_SUBSCRIBERS_PER_CLIENT_ENV, "200")]).unwrap();
+        assert_eq!((caps.stream_subscribers_max, caps.stream_subscribers_per_client), (2_000, 200));
+        for bad in ["0", "-1", "many"] {
+            assert_eq!(
+                config(&[(STREAM_SUBSCRIBERS_PER_CLIENT_ENV, bad)]),
+                Err(ConfigError::StreamSubscribers(STREAM_SUBSCRIBERS_PER_CLIENT_ENV, bad.to_owned()))
+            );
+        }
     }
 
     #[test]

@@ -128,3 +128,46 @@ pub const READ_MAX_CELLS: u64 = 1_000_000;
 /// Smallest `Retry-After` sent with a 429, in seconds (the header has whole-second resolution,
 /// and 0 would invite an immediate retry that is bound to fail).
 pub const RETRY_AFTER_SECS_MIN: u64 = 1;
+
+/// Most emitter addresses one `GET /events` may name; more are refused (400).
+pub const EVENTS_EMITTERS_MAX: usize = 16;
+/// Most topics one `GET /events` may name; more are refused (400).
+pub const EVENTS_TOPICS_MAX: usize = 4;
+/// Longest topic a query may name, in bytes: the VM's bound on an event's topic, so a longer one
+/// matches nothing and is refused (400).
+pub const EVENTS_TOPIC_BYTES_MAX: usize = 64;
+/// Most blocks one `GET /events` (or an event stream's catch-up query) may span, `from_height`
+/// to `to_height` inclusive; a wider range is refused (400). Left open, the range ends at the
+/// tip and starts this many blocks before it (or at the first indexed height).
+pub const EVENTS_RANGE_BLOCKS_MAX: u64 = 10_000;
+/// Most index entries one event query examines besides the events it answers: past it, the
+/// query answers what it found with a cursor to go on from (a page may then hold fewer events
+/// than its limit). Bounds the work of a filter that matches little in a busy range.
+pub const EVENTS_SCAN_ENTRIES_MAX: u64 = 10_000;
+
+/// Most push streams (`/stream/...`) open at once, unless `RPC_STREAM_SUBSCRIBERS_MAX` says
+/// otherwise; one more is refused with 429 (1004). Each is a connection, so the connection cap
+/// ([`HTTP_CONNECTIONS_MAX`]) bounds it too; this leaves room for requests.
+pub const STREAM_SUBSCRIBERS_MAX_DEFAULT: usize = 768;
+/// Most push streams one client IP may hold open at once, unless
+/// `RPC_STREAM_SUBSCRIBERS_PER_CLIENT` says otherwise; one more is refused with 429 (1004).
+pub const STREAM_SUBSCRIBERS_PER_CLIENT_DEFAULT: usize = 64;
+/// Messages a stream holds for its client beyond what the connection is sending. A stream that
+/// is caught up and finds its buffer full when a new block's messages arrive is closed with a
+/// `closed` message saying so (a slow consumer); its client resumes with `Last-Event-ID`. While
+/// it catches up on past blocks, the stream waits for room instead.
+pub const STREAM_BUFFER_MESSAGES: usize = 1_024;
+/// Bytes of messages a stream holds for its client beyond what the connection is sending (or
+/// one message, however large: a block of 16,384 transactions encodes to about 1.1 MB), under
+/// the same rule: what the node holds for its streams is at most this per stream.
+pub const STREAM_BUFFER_BYTES: usize = 1024 * 1024;
+/// Interval of the comment line a stream sends when it has nothing to say, in seconds: proxies
+/// keep the connection, and a client that stopped reading is found by the write timeout.
+pub const STREAM_KEEPALIVE_SECS: u64 = 15;
+/// Items one catch-up read of a stream takes from the indexes at once.
+pub const STREAM_CATCH_UP_PAGE: u64 = 256;
+
+/// Margin `POST /simulate` adds to what a transaction used when it suggests its limits, in
+/// percent: the state may change between the simulation and the block that includes it (a
+/// storage slot filled, a longer list to walk). A plain transfer, whose cost is fixed, gets none.
+pub const SIMULATION_MARGIN_PERCENT: u64 = 20;

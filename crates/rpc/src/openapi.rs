@@ -21,7 +21,7 @@
 use crate::extract::{ADDRESS_PATTERN, BLOCK_SELECTOR_PATTERN, HASH_PATTERN};
 use drover_types::{
     ErrorCode,
-    api::{ErrorBody, TraceStep},
+    api::{DroppedInfo, ErrorBody, StreamClosed, TraceStep},
 };
 use std::collections::BTreeMap;
 use utoipa::{
@@ -57,8 +57,10 @@ pub(crate) const SWAGGER_UI_PATH: &str = "/swagger-ui";
             node logged the detail."
     ),
     // `TraceStep` nests `CallTrace`, which holds steps: utoipa stops collecting at the cycle, so
-    // the step schema is registered here.
-    components(schemas(ErrorBody, TraceStep)),
+    // the step schema is registered here. `DroppedInfo` and `StreamClosed` are messages of the
+    // push streams besides the one each operation names as its body (a transaction stream's
+    // `dropped`, the `closed` that ends a stream), so clients get their types too.
+    components(schemas(ErrorBody, TraceStep, DroppedInfo, StreamClosed)),
     tags(
         (name = "transactions", description = "Submission, transactions and receipts"),
         (name = "accounts", description = "Account state"),
@@ -77,6 +79,8 @@ pub(crate) const SWAGGER_UI_PATH: &str = "/swagger-ui";
         (name = "faucet", description = "Development-network faucet"),
         (name = "state-sync", description = "State snapshots for peers that fast-sync"),
         (name = "proofs", description = "Merkle proofs for light clients, with the block and its finalization certificate"),
+        (name = "events", description = "Events across emitters, by emitter, topic and height range"),
+        (name = "streams", description = "Push streams (server-sent events): blocks, a transaction's outcome, events"),
     )
 )]
 struct ApiDoc;

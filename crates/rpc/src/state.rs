@@ -58,6 +58,8 @@ pub struct AppState<B> {
     pub started_at: Instant,
     /// Nonces of storage-relay requests accepted within the replay window.
     pub ras_nonces: Arc<drover_types::storage::auth::NonceCache>,
+    /// The push streams open and the messages they share.
+    pub streams: Arc<crate::routes::stream::Streams>,
 }
 
 impl<B: Backend> AppState<B> {
@@ -83,6 +85,7 @@ impl<B: Backend> AppState<B> {
             submit_waits_max: config.submit_waits_in_flight_max,
             started_at: Instant::now(),
             ras_nonces: Arc::default(),
+            streams: Arc::new(crate::routes::stream::Streams::new(config)),
         }
     }
 

@@ -73,6 +73,7 @@ error_codes! {
     InvalidAddress = 3001, "invalid_address", 400, "The address is not 20 bytes of hex.";
     BlockNotFound = 4000, "block_not_found", 404, "No finalized block with that hash or height.";
     InvalidBlockSelector = 4001, "invalid_block_selector", 400, "Block selector is not a hash, a height or `latest`.";
+    NotIndexed = 4002, "not_indexed", 404, "The query reaches below the first height this node holds history, blocks and events for (it fast-synced from there): GET /indexed says which; a node that synced from genesis holds the rest.";
     ActorNotFound = 5000, "actor_not_found", 404, "The address holds no actor.";
     InvalidActorRequest = 5001, "invalid_actor_request", 400, "The actor request is malformed (payload forms, limits).";
     HandlerNotFound = 5002, "handler_not_found", 404, "The actor exports no such handler.";

@@ -31,7 +31,7 @@ export const AMOUNT_PROPERTIES = new Set(
     'earned escrow fee fee_burned fee_tip fees_burned max max_fee_per_cell max_fee_per_cycle max_price max_supply min ' +
     'price_per_byte_block price_per_job quorum_weight relay_stake rent_paid rent_per_block rewards stake ' +
     'suggested_max_fee_per_cell suggested_max_fee_per_cycle suggested_tip_per_cell suggested_tip_per_cycle supply ' +
-    'tip_per_cell tip_per_cycle total_locked value votes_against votes_for weight'
+    'tip_per_cell tip_per_cycle total_locked value value_received votes_against votes_for weight'
   ).split(' '),
 );
 

@@ -1,8 +1,15 @@
 /**
  * The typed HTTP client: one method per route the node serves (the {@link ROUTES} table; a test
  * checks it against the node's OpenAPI document), plus what a wallet needs on top: building,
- * signing and sending transactions ({@link DroverClient.send}), `submit`, `submitAndWait`,
- * waiting for a receipt, pagination helpers and polling streams of blocks and actor logs.
+ * signing and sending transactions ({@link DroverClient.send}), sizing their limits from a
+ * simulation ({@link DroverClient.estimate}), `submit`, `submitAndWait`, waiting for a receipt,
+ * pagination helpers and a polling stream of an actor's logs.
+ *
+ * The push streams (`/stream/blocks`, `/stream/tx/{hash}`, `/stream/events`) are async
+ * iterators of {@link StreamMessage}s read from the server-sent events of one `fetch`: each
+ * message carries its `id` (block and event streams), which `lastEventId` takes to resume after
+ * it; the node ends a stream with a `closed` message (a slow consumer, a restart) naming the last
+ * id it sent. Breaking out of the loop, or aborting `signal`, closes the connection.
  *
  * Responses are the OpenAPI document's types (`src/generated/openapi.ts`) with every amount a
  * `bigint`. Errors come back as {@link DroverApiError} with the node's numeric code; lookups of
@@ -15,7 +22,7 @@
 import { type Hash, type BytesLike, bytesOf, toBase64, toHex, utf8, normalizeAddress } from './bytes.js';
 import { type FeeSuggestion, type TxContext, type TxRequest, buildTransaction, needsFees } from './builder.js';
 import type { components } from './generated/openapi.js';
-import { parseJson, stringifyJson, withAmounts } from './json.js';
+import { parseJson, schemaWithAmounts, stringifyJson, withAmounts } from './json.js';
 import type { Wallet } from './keys.js';
 import { type RasSigner, nodeAudience } from './ras.js';
 import { type Transaction, encodeSubmission, encodeTransaction, signTransaction, transactionHash } from './transaction.js';
@@ -101,6 +108,14 @@ export const ROUTES = {
   proofTx: ['GET', '/proof/tx/{tx_hash}'],
   proofReceipt: ['GET', '/proof/receipt/{tx_hash}'],
   proofMulti: ['POST', '/proof/multi'],
+  history: ['GET', '/account/{address}/history'],
+  blocks: ['GET', '/blocks'],
+  indexed: ['GET', '/indexed'],
+  events: ['GET', '/events'],
+  streamBlocks: ['GET', '/stream/blocks'],
+  streamTransaction: ['GET', '/stream/tx/{hash}'],
+  streamEvents: ['GET', '/stream/events'],
+  simulate: ['POST', '/simulate'],
 } as const satisfies Record<string, readonly ['GET' | 'POST', string]>;
 
 type Route = (typeof ROUTES)[keyof typeof ROUTES];
@@ -135,6 +150,70 @@ export interface CursorQuery {
   limit?: number;
 }
 
+/** What an event query or stream selects (empty lists select any). */
+export interface EventFilter {
+  /** Emitted by one of these (at most 16). */
+  emitters?: string[];
+  /** With one of these topics (at most 4, each at most 64 bytes). */
+  topics?: string[];
+  /** First height (`events`: default the last 10,000 blocks; streams: default the next block). */
+  fromHeight?: number | bigint;
+  /** Last height (default: the tip); `events` only. */
+  toHeight?: number | bigint;
+}
+
+/** One message of a push stream. */
+export type StreamMessage =
+  | { event: 'block'; id: string; data: Schemas['BlockSummary'] }
+  | { event: 'receipt'; data: Schemas['ReceiptInfo'] }
+  | { event: 'dropped'; data: Schemas['DroppedInfo'] }
+  | { event: 'event'; id: string; data: Schemas['IndexedEvent'] }
+  | { event: 'closed'; data: Schemas['StreamClosed'] };
+
+/** Where a stream starts and what stops it. */
+export interface StreamOptions {
+  /** The `id` of the last message received: the stream goes on after it. */
+  lastEventId?: string;
+  /** Aborting it closes the stream. */
+  signal?: AbortSignal;
+}
+
+/** The schema of each stream message's data. */
+const STREAM_SCHEMAS: Record<StreamMessage['event'], string> = {
+  block: 'BlockSummary',
+  receipt: 'ReceiptInfo',
+  dropped: 'DroppedInfo',
+  event: 'IndexedEvent',
+  closed: 'StreamClosed',
+};
+
+/**
+ * Longest silence a stream tolerates before it counts the connection as lost, in milliseconds
+ * (the node sends a comment line after 15 s without a message).
+ */
+export const STREAM_IDLE_MS_MAX = 60_000;
+
+/** One server-sent event's lines (without the blank line that ends it); null for a comment. */
+function parseFrame(block: string): { event: string; id?: string; data: string } | null {
+  let event = 'message';
+  let id: string | undefined;
+  const data: string[] = [];
+  for (const line of block.split('\n')) {
+    const colon = line.indexOf(':');
+    const field = colon === -1 ? line : line.slice(0, colon);
+    const value = colon === -1 ? '' : line.slice(colon + 1).replace(/^ /, '');
+    if (field === 'event') event = value;
+    else if (field === 'id') id = value;
+    else if (field === 'data') data.push(value);
+  }
+  return data.length ? { event, id, data: data.join('\n') } : null;
+}
+
+/** The query parameters of an event filter (`emitter` and `topic` repeat). */
+function eventQuery(filter: EventFilter): Record<string, QueryValue | QueryValue[]> {
+  return { emitter: filter.emitters, topic: filter.topics, from_height: filter.fromHeight };
+}
+
 /** Options of {@link DroverClient}. */
 export interface ClientOptions {
   /** The `fetch` to use (default: the global one). */
@@ -167,11 +246,34 @@ function fill(path: string, params: Record<string, string | number | bigint>): s
   });
 }
 
-function queryString(query: Record<string, string | number | bigint | boolean | undefined | null>): string {
+/** A query parameter's value; an absent one is left out. */
+type QueryValue = string | number | bigint | boolean | undefined | null;
+
+/** The query string of `query`; a list repeats its parameter. */
+function queryString(query: Record<string, QueryValue | QueryValue[]>): string {
   const parts = Object.entries(query)
+    .flatMap(([k, v]) => (Array.isArray(v) ? v : [v]).map((item) => [k, item] as const))
     .filter(([, v]) => v !== undefined && v !== null)
     .map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(String(v))}`);
   return parts.length ? `?${parts.join('&')}` : '';
+}
+
+/** The {@link DroverApiError} of a refused request. */
+function apiError(response: Response, bytes: Uint8Array): DroverApiError {
+  let parsed: { code?: number; error?: string; message?: string } = {};
+  try {
+    parsed = JSON.parse(new TextDecoder().decode(bytes)) as typeof parsed;
+  } catch {
+    parsed = { message: new TextDecoder().decode(bytes) };
+  }
+  const retry = response.headers.get('Retry-After');
+  return new DroverApiError(
+    response.status,
+    parsed.code ?? 0,
+    parsed.error ?? 'http_error',
+    parsed.message ?? `HTTP ${response.status}`,
+    retry === null ? undefined : Number(retry),
+  );
 }
 
 /** A client of one node's HTTP API. */
@@ -195,7 +297,7 @@ export class DroverClient {
     route: Route,
     options: {
       params?: Record<string, string | number | bigint>;
-      query?: Record<string, string | number | bigint | boolean | undefined | null>;
+      query?: Record<string, QueryValue | QueryValue[]>;
       json?: unknown;
       body?: Uint8Array;
       contentType?: string;
@@ -234,20 +336,7 @@ export class DroverClient {
     const bytes = new Uint8Array(await response.arrayBuffer());
     if (!response.ok) {
       if (response.status === 404 && options.notFoundIsNull) return null;
-      let parsed: { code?: number; error?: string; message?: string } = {};
-      try {
-        parsed = JSON.parse(new TextDecoder().decode(bytes)) as typeof parsed;
-      } catch {
-        parsed = { message: new TextDecoder().decode(bytes) };
-      }
-      const retry = response.headers.get('Retry-After');
-      throw new DroverApiError(
-        response.status,
-        parsed.code ?? 0,
-        parsed.error ?? 'http_error',
-        parsed.message ?? `HTTP ${response.status}`,
-        retry === null ? undefined : Number(retry),
-      );
+      throw apiError(response, bytes);
     }
     if (options.raw) return bytes;
     return withAmounts(`${method} ${template}`, parseJson(new TextDecoder().decode(bytes)));
@@ -681,6 +770,70 @@ export class DroverClient {
     return (await this.request(ROUTES.proofMulti, { json: requests, query: { height } })) as Schemas['MultiProofResponse'];
   }
 
+  // --- History, blocks, events, simulation ------------------------------------------------
+
+  /**
+   * `GET /account/{address}/history`: one page of the account's transactions, sent and received,
+   * newest first (`cursor`: the previous page's `next_cursor`).
+   */
+  async history(address: string, page: CursorQuery = {}): Promise<Schemas['HistoryPage']> {
+    return (await this.request(ROUTES.history, { params: { address }, query: { ...page } })) as Schemas['HistoryPage'];
+  }
+
+  /** `GET /blocks`: one page of finalized blocks, newest first (`cursor`: a height, blocks below it). */
+  async blocks(page: CursorQuery = {}): Promise<Schemas['BlockPage']> {
+    return (await this.request(ROUTES.blocks, { query: { ...page } })) as Schemas['BlockPage'];
+  }
+
+  /** `GET /indexed`: the heights the node's history, block list and events cover. */
+  async indexed(): Promise<Schemas['IndexedRange']> {
+    return (await this.request(ROUTES.indexed)) as Schemas['IndexedRange'];
+  }
+
+  /** `GET /events`: one page of the events `filter` selects, in chain order. */
+  async events(filter: EventFilter = {}, page: CursorQuery = {}): Promise<Schemas['EventPage']> {
+    const query = { ...eventQuery(filter), to_height: filter.toHeight, ...page };
+    return (await this.request(ROUTES.events, { query })) as Schemas['EventPage'];
+  }
+
+  /**
+   * `POST /simulate`: what a transaction (signed, or unsigned with `from`) would do at the tip,
+   * committing nothing: status, meters, fee, events, limits to send it with and, with
+   * `trace: true`, the trace of the handlers it runs.
+   */
+  async simulate(request: Schemas['SimulateRequest']): Promise<Schemas['SimulationInfo']> {
+    return (await this.request(ROUTES.simulate, { json: request })) as Schemas['SimulationInfo'];
+  }
+
+  /**
+   * Sizes the limits `request` leaves open from the node's simulation of it sent by `sender`
+   * (what it used plus the node's margin, as the Rust `TxBuilder::estimate`). Answers the request
+   * with both limits set and the simulation, whose `status` says whether it would succeed.
+   */
+  async estimate(request: TxRequest, sender: string, options: { trace?: boolean } = {}): Promise<{ request: TxRequest; simulation: Schemas['SimulationInfo'] }> {
+    const tx = buildTransaction(request, await this.context(request, sender));
+    const simulation = await this.simulate({
+      from: normalizeAddress(sender),
+      to: tx.to,
+      value: tx.value,
+      payload: toBase64(tx.payload),
+      nonce: Number(tx.nonce),
+      ...(request.cyclesLimit === undefined ? {} : { cycles_limit: Number(request.cyclesLimit) }),
+      ...(request.cellsLimit === undefined ? {} : { cells_limit: Number(request.cellsLimit) }),
+      max_fee_per_cycle: tx.maxFeePerCycle,
+      max_fee_per_cell: tx.maxFeePerCell,
+      tip_per_cycle: tx.tipPerCycle,
+      tip_per_cell: tx.tipPerCell,
+      ...(options.trace ? { trace: true } : {}),
+    });
+    const sized: TxRequest = {
+      ...request,
+      cyclesLimit: request.cyclesLimit ?? BigInt(simulation.suggested_cycles_limit),
+      cellsLimit: request.cellsLimit ?? BigInt(simulation.suggested_cells_limit),
+    };
+    return { request: sized, simulation };
+  }
+
   // --- Pagination and streams -------------------------------------------------------------
 
   /**
@@ -713,19 +866,84 @@ export class DroverClient {
   }
 
   /**
-   * Finalized blocks from `fromHeight` on, as they are finalized (polling `/height` every
-   * `pollMs`); stops when `signal` aborts.
+   * `GET /stream/blocks`: one `block` message per finalized block (header fields, counts, meters
+   * and transaction hashes; its `id` the height), from `fromHeight`, after `lastEventId`, or by
+   * default from the next block.
    */
-  async *streamBlocks(fromHeight: number, options: { pollMs?: number; signal?: AbortSignal } = {}): AsyncGenerator<Schemas['BlockInfo']> {
-    let next = fromHeight;
-    while (!options.signal?.aborted) {
-      const tip = await this.height();
-      while (next <= tip && !options.signal?.aborted) {
-        const block = await this.block(next);
-        if (block) yield block;
-        next++;
+  streamBlocks(options: StreamOptions & { fromHeight?: number | bigint } = {}): AsyncGenerator<StreamMessage> {
+    return this.#stream(ROUTES.streamBlocks, { query: { from_height: options.fromHeight } }, options);
+  }
+
+  /**
+   * `GET /stream/tx/{hash}`: one `receipt` message when the transaction is finalized (at once if
+   * it is), or one `dropped` message when the mempool drops it; then the stream ends.
+   */
+  streamTransaction(hash: string, options: Pick<StreamOptions, 'signal'> = {}): AsyncGenerator<StreamMessage> {
+    return this.#stream(ROUTES.streamTransaction, { params: { hash } }, options);
+  }
+
+  /**
+   * `GET /stream/events`: one `event` message per event `filter` selects (its `toHeight` is not
+   * taken; its `id` the event's cursor), as blocks finalize, from the filter's `fromHeight`, after
+   * `lastEventId`, or by default from the next block.
+   */
+  streamEvents(filter: Omit<EventFilter, 'toHeight'> = {}, options: StreamOptions = {}): AsyncGenerator<StreamMessage> {
+    return this.#stream(ROUTES.streamEvents, { query: eventQuery(filter) }, options);
+  }
+
+  /** The messages of the stream at `route`, read as they come (see the module documentation). */
+  async *#stream(
+    route: Route,
+    target: { params?: Record<string, string>; query?: Record<string, QueryValue | QueryValue[]> },
+    options: StreamOptions,
+  ): AsyncGenerator<StreamMessage> {
+    const [method, template] = route;
+    const headers: Record<string, string> = { Accept: 'text/event-stream' };
+    if (options.lastEventId !== undefined) headers['Last-Event-ID'] = options.lastEventId;
+    // An aborted signal ends the stream quietly; any other failure is thrown.
+    const quietly = (error: unknown) => {
+      if (!options.signal?.aborted) throw error;
+    };
+    // No overall timeout: a stream lasts; silence is bounded below.
+    const url = this.baseUrl + fill(template, target.params ?? {}) + queryString(target.query ?? {});
+    let response: Response;
+    try {
+      response = await this.#fetch(url, { method, headers, signal: options.signal });
+    } catch (error) {
+      return quietly(error);
+    }
+    if (!response.ok) throw apiError(response, new Uint8Array(await response.arrayBuffer()));
+    if (!response.body) throw new Error(`${template} answered no body`);
+    const reader = response.body.getReader();
+    const decoder = new TextDecoder();
+    let buffer = '';
+    try {
+      for (;;) {
+        for (let end = buffer.indexOf('\n\n'); end !== -1; end = buffer.indexOf('\n\n')) {
+          const frame = parseFrame(buffer.slice(0, end).replace(/\r/g, ''));
+          buffer = buffer.slice(end + 2);
+          if (!frame) continue;
+          const schema = STREAM_SCHEMAS[frame.event as StreamMessage['event']];
+          if (!schema) throw new Error(`${template} sent an unknown message ${JSON.stringify(frame.event)}`);
+          const data = schemaWithAmounts(schema, parseJson(frame.data));
+          yield { event: frame.event, ...(frame.id === undefined ? {} : { id: frame.id }), data } as StreamMessage;
+        }
+        let timer: ReturnType<typeof setTimeout> | undefined;
+        const silence = new Promise<never>((_, reject) => {
+          timer = setTimeout(() => reject(new Error(`${template} was silent for ${STREAM_IDLE_MS_MAX} ms`)), STREAM_IDLE_MS_MAX);
+        });
+        let chunk: ReadableStreamReadResult<Uint8Array>;
+        try {
+          chunk = await Promise.race([reader.read(), silence]).finally(() => clearTimeout(timer));
+        } catch (error) {
+          return quietly(error);
+        }
+        if (chunk.done) return;
+        buffer += decoder.decode(chunk.value, { stream: true });
       }
-      await new Promise((resolve) => setTimeout(resolve, options.pollMs ?? 250));
+    } finally {
+      // The consumer left (or the node ended the stream): close the connection.
+      await reader.cancel().catch(() => undefined);
     }
   }
 

@@ -37,6 +37,11 @@ function convert(value: unknown, shape: string | [string] | null | undefined): u
   return record;
 }
 
+/** A value of the OpenAPI schema `schema` with its amounts as `bigint` (a stream's messages). */
+export function schemaWithAmounts(schema: string, value: unknown): unknown {
+  return convert(value, schema);
+}
+
 /** The JSON response of route `METHOD path` with its amounts as `bigint`. */
 export function withAmounts(route: string, value: unknown): unknown {
   return convert(value, RESPONSE_SHAPES[route]);

@@ -17,6 +17,7 @@
 //! verification time percentiles per kind. The chain keeps finalizing during the run, so
 //! proofs are taken against a moving tip, as in production.
 
+mod history;
 mod hostile;
 mod jobs;
 mod load;
@@ -96,6 +97,9 @@ pub(crate) enum BenchCommand {
     /// Sealed objects put and got per second through a relay daemon, and how long its roots
     /// take to reach the chain.
     Storage(storage::StorageArgs),
+    /// Account history and event query latency with many transactions indexed, simulation
+    /// latency, and block streams' lag and cost to finality.
+    History(history::HistoryArgs),
 }
 
 pub(crate) fn run(command: BenchCommand, rpc_url: &str) -> anyhow::Result<()> {
@@ -113,6 +117,7 @@ pub(crate) fn run(command: BenchCommand, rpc_url: &str) -> anyhow::Result<()> {
             BenchCommand::Reads(args) => reads::reads(args).await,
             BenchCommand::Jobs(args) => jobs::jobs(args).await,
             BenchCommand::Storage(args) => storage::storage(args).await,
+            BenchCommand::History(args) => history::history(args).await,
         }
     })
 }

@@ -8,12 +8,19 @@ pub(super) struct SpawnedNetwork {
     pub(super) exe: std::path::PathBuf,
     pub(super) children: Vec<Option<Child>>,
     pub(super) urls: Vec<String>,
+    /// Environment variables set for every validator.
+    pub(super) env: Vec<(String, String)>,
 }
 
 impl SpawnedNetwork {
     /// Generates an `n`-validator network on free loopback ports and starts every validator;
     /// returns once each one has finalized a block.
     pub(super) async fn start(n: u32, block_interval_ms: u64) -> anyhow::Result<Self> {
+        Self::start_with_env(n, block_interval_ms, &[]).await
+    }
+
+    /// Like [`SpawnedNetwork::start`], with these environment variables set for every validator.
+    pub(super) async fn start_with_env(n: u32, block_interval_ms: u64, env: &[(&str, &str)]) -> anyhow::Result<Self> {
         let exe = std::env::current_exe()?;
         let dir = tempfile::tempdir()?;
         // One block for both, so the HTTP and p2p ports can never overlap.
@@ -28,7 +35,8 @@ impl SpawnedNetwork {
             .status()?;
         ensure!(status.success(), "drover init failed");
         let urls = (0..n).map(|i| format!("http://127.0.0.1:{}", rpc + i as u16)).collect();
-        let mut network = Self { dir, exe, children: Vec::new(), urls };
+        let env = env.iter().map(|(name, value)| ((*name).to_owned(), (*value).to_owned())).collect();
+        let mut network = Self { dir, exe, children: Vec::new(), urls, env };
         for index in 0..n {
             network.children.push(None);
             network.spawn(index as usize, &[])?;
@@ -47,6 +55,7 @@ impl SpawnedNetwork {
             .args(args)
             .env("RPC_GLOBAL_RATE_LIMIT_PER_SEC", BENCH_RATE_LIMIT_PER_SEC)
             .env("RUST_LOG", "warn")
+            .envs(self.env.iter().map(|(name, value)| (name.as_str(), value.as_str())))
             .stdin(Stdio::null())
             .stdout(log.try_clone()?)
             .stderr(log)

@@ -145,7 +145,7 @@ async fn read_run(address: &str, accounts: u64, connections: usize, seconds: u64
 }
 
 /// Reads one HTTP/1.1 response with a `Content-Length` body; answers its status.
-async fn read_response(
+pub(super) async fn read_response(
     read: &mut BufReader<tokio::net::tcp::OwnedReadHalf>,
     body: &mut Vec<u8>,
 ) -> anyhow::Result<u16> {

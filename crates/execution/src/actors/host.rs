@@ -15,6 +15,7 @@
 //! through every caller, ending the whole invocation; the executor then ends the block (or the
 //! read-only call) without an outcome.
 
+use crate::credits::{Asset, Credit};
 use crate::native::NativeHost;
 use crate::overlay::{Checkpoint, Overlay, ReadError, StateError};
 use crate::{BlockEnv, StateRead};
@@ -63,6 +64,10 @@ pub(crate) struct ActorHost<'h, 'a, S> {
     pub(crate) tx_hash: Option<H256>,
     /// Events of the current work, in emission order (rolled back with the state).
     pub(crate) events: Vec<Event>,
+    /// Value the current work moved to accounts, in order (rolled back with the state). A
+    /// transaction's are reported for the account history; the deferred work's are dropped with
+    /// its host.
+    pub(crate) credits: Vec<Credit>,
     /// Code hashes of the modules this host's work has run (each paid its load price once).
     loaded: HashSet<H256>,
     /// A read that failed, or a corrupt record, met while running: the block cannot be
@@ -72,11 +77,12 @@ pub(crate) struct ActorHost<'h, 'a, S> {
     pub(crate) tracer: Option<super::trace::Tracer>,
 }
 
-/// A rollback point of state and events.
+/// A rollback point of state, events and credits.
 #[derive(Clone, Copy)]
 pub(crate) struct Saved {
     state: Checkpoint,
     events: usize,
+    credits: usize,
 }
 
 fn no_actor(address: &Address) -> HostError {
@@ -103,6 +109,7 @@ impl<'h, 'a, S: StateRead> ActorHost<'h, 'a, S> {
             params,
             tx_hash: None,
             events: Vec::new(),
+            credits: Vec::new(),
             fatal: None,
             loaded: HashSet::new(),
             tracer: None,
@@ -124,12 +131,13 @@ impl<'h, 'a, S: StateRead> ActorHost<'h, 'a, S> {
     }
 
     pub(crate) fn save(&self) -> Saved {
-        Saved { state: self.overlay.checkpoint(), events: self.events.len() }
+        Saved { state: self.overlay.checkpoint(), events: self.events.len(), credits: self.credits.len() }
     }
 
     pub(crate) fn restore(&mut self, saved: Saved) {
         self.overlay.rollback(saved.state);
         self.events.truncate(saved.events);
+        self.credits.truncate(saved.credits);
     }
 
     /// Turns a read failure into the host error that stops the actor, remembering corruption.
@@ -167,7 +175,9 @@ impl<'h, 'a, S: StateRead> ActorHost<'h, 'a, S> {
             return Ok(());
         }
         self.debit(from, amount)?;
-        self.credit(to, amount)
+        self.credit(to, amount)?;
+        self.credits.extend(Credit::native(*from, *to, amount));
+        Ok(())
     }
 
     pub(crate) fn debit(&mut self, address: &Address, amount: u128) -> Result<(), HostError> {
@@ -359,6 +369,12 @@ impl<S: StateRead> NativeHost for ActorHost<'_, '_, S> {
 
     fn emit_event(&mut self, event: Event) {
         self.events.push(event);
+    }
+
+    fn token_credited(&mut self, token: &Address, from: Option<&Address>, to: &Address, amount: u128) {
+        if amount > 0 {
+            self.credits.push(Credit { to: *to, from: from.copied(), asset: Asset::Token(*token), amount });
+        }
     }
 
     fn balance_of(&mut self, address: &Address) -> Result<u128, HostError> {

@@ -44,7 +44,7 @@ use drover_vm::{Outcome, Status};
 pub(crate) const TIMER_SLOTS_EXAMINED_PER_FIRE: u64 = 8;
 
 /// Topic of the event a deploy emits (address: the new actor, data: its code hash).
-pub(crate) const DEPLOY_EVENT_TOPIC: &str = "deploy";
+pub const DEPLOY_EVENT_TOPIC: &str = "deploy";
 /// Topic of the event an upgrade emits (address: the actor, data: its new code hash).
 pub(crate) const UPGRADE_EVENT_TOPIC: &str = "upgrade";
 

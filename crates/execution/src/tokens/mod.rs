@@ -158,7 +158,7 @@ impl<H: NativeHost> Tokens<'_, H> {
                     return Err(refuse(ExecCode::TokenNotMintable, format!("{token} was created without minting")));
                 }
                 record.supply = raised_supply(&record, amount)?;
-                self.credit(&token, &to, amount)?;
+                self.credit(&token, None, &to, amount)?;
                 self.save_record(&token, &record);
                 self.emit(&token, token::EVENT_MINT, |w| {
                     w.array(3).bytes(&token.0).bytes(&to.0).u128(amount);
@@ -236,7 +236,7 @@ impl<H: NativeHost> Tokens<'_, H> {
             w.array(3).bytes(&id.0).bytes(&creator.0).text(&record.symbol);
         });
         if new.initial_supply > 0 {
-            self.credit(&id, &creator, new.initial_supply)?;
+            self.credit(&id, None, &creator, new.initial_supply)?;
             self.emit(&id, token::EVENT_MINT, |w| {
                 w.array(3).bytes(&id.0).bytes(&creator.0).u128(new.initial_supply);
             });
@@ -253,7 +253,7 @@ impl<H: NativeHost> Tokens<'_, H> {
             covers(token, from, &holding, amount)?;
         } else {
             self.debit(token, from, amount)?;
-            self.credit(token, to, amount)?;
+            self.credit(token, Some(from), to, amount)?;
         }
         self.emit(token, token::EVENT_TRANSFER, |w| {
             w.array(4).bytes(&token.0).bytes(&from.0).bytes(&to.0).u128(amount);
@@ -268,7 +268,14 @@ impl<H: NativeHost> Tokens<'_, H> {
         self.set_holding(token, holder, old, Holding { balance, ..old })
     }
 
-    fn credit(&mut self, token: &Address, holder: &Address, amount: u128) -> Result<(), HostError> {
+    /// Adds `amount` to `holder`'s balance, from `from`'s (`None`: minted).
+    fn credit(
+        &mut self,
+        token: &Address,
+        from: Option<&Address>,
+        holder: &Address,
+        amount: u128,
+    ) -> Result<(), HostError> {
         let old = self.holding(token, holder)?;
         unfrozen(token, holder, &old)?;
         // Balances are bounded by the supply, which `raised_supply` keeps within u128.
@@ -276,7 +283,9 @@ impl<H: NativeHost> Tokens<'_, H> {
             .balance
             .checked_add(amount)
             .ok_or_else(|| refuse(ExecCode::TokenMaxSupply, format!("{holder}'s balance of {token} would overflow")))?;
-        self.set_holding(token, holder, old, Holding { balance, ..old })
+        self.set_holding(token, holder, old, Holding { balance, ..old })?;
+        self.host.token_credited(token, from, holder, amount);
+        Ok(())
     }
 
     fn set_frozen(&mut self, token: &Address, account: &Address, frozen: bool) -> Result<Vec<u8>, HostError> {

@@ -18,7 +18,7 @@ use std::sync::Arc;
 impl NodeHandle {
     /// The latest applied state and its finalized block (which may be published a moment
     /// after the state is applied).
-    async fn paired_state(&self) -> Result<(StateStamp, Arc<crate::proofs::CertifiedBlock>), ApiError> {
+    pub(super) async fn paired_state(&self) -> Result<(StateStamp, Arc<crate::proofs::CertifiedBlock>), ApiError> {
         for _ in 0..PAIRING_ATTEMPTS_MAX {
             let stamp = {
                 let db = self.0.databases.read().await;

@@ -34,6 +34,9 @@ pub(super) struct Inner {
     pub(super) vm: Arc<Vm>,
     /// The threads read-only calls run on.
     pub(super) reads: crate::reads::ReadPool,
+    /// The threads simulations run on (their own queue: simulations and reads never wait for
+    /// each other).
+    pub(super) simulations: crate::reads::ReadPool,
 }
 
 #[derive(Clone)]
@@ -69,6 +72,7 @@ impl NodeHandle {
             prover,
             vm: Arc::new(Vm::new()),
             reads: crate::reads::ReadPool::new(),
+            simulations: crate::reads::ReadPool::new(),
         }))
     }
 

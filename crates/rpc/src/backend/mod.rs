@@ -15,12 +15,14 @@ pub mod chain;
 pub mod entitlements;
 pub mod faucet;
 pub mod governance;
+pub mod history;
 pub mod jobs;
 pub mod library;
 pub mod proofs;
 pub mod ras;
 pub mod runners;
 pub mod secrets;
+pub mod simulation;
 pub mod state_sync;
 pub mod tokens;
 pub mod transactions;
@@ -34,6 +36,8 @@ pub use entitlements::EntitlementBackend;
 pub use faucet::FaucetBackend;
 pub use faucet::FaucetSettings;
 pub use governance::GovernanceBackend;
+pub use history::EventQuery;
+pub use history::HistoryBackend;
 pub use jobs::JobBackend;
 pub use library::LibraryBackend;
 pub use proofs::ProofBackend;
@@ -42,6 +46,9 @@ pub use ras::RasBackend;
 pub use ras::RelayFilter;
 pub use runners::RunnerBackend;
 pub use secrets::SecretBackend;
+pub use simulation::Simulated;
+pub use simulation::SimulationBackend;
+pub use simulation::UnsignedTx;
 pub use state_sync::OperationsRequest;
 pub use state_sync::StateSyncBackend;
 pub use tokens::TokenBackend;
@@ -66,6 +73,8 @@ pub trait Backend:
     + FaucetBackend
     + StateSyncBackend
     + ProofBackend
+    + HistoryBackend
+    + SimulationBackend
     + Clone
     + 'static
 {
@@ -87,6 +96,8 @@ impl<T> Backend for T where
         + FaucetBackend
         + StateSyncBackend
         + ProofBackend
+        + HistoryBackend
+        + SimulationBackend
         + Clone
         + 'static
 {

@@ -13,9 +13,11 @@ pub mod actors;
 pub mod blocks;
 pub mod chain;
 pub mod entitlements;
+pub mod events;
 pub mod faucet;
 pub mod governance;
 pub mod health;
+pub mod history;
 pub mod jobs;
 pub mod library;
 pub mod metrics;
@@ -23,7 +25,9 @@ pub mod proofs;
 pub mod ras;
 pub mod runners;
 pub mod secrets;
+pub mod simulate;
 pub mod state_sync;
+pub mod stream;
 pub mod tokens;
 pub mod transactions;
 
@@ -60,4 +64,8 @@ pub(crate) fn declared<B: Backend>() -> OpenApiRouter<AppState<B>> {
         .merge(faucet::router())
         .merge(state_sync::router())
         .merge(proofs::router())
+        .merge(history::router())
+        .merge(events::router())
+        .merge(stream::router())
+        .merge(simulate::router())
 }

@@ -192,6 +192,28 @@ pub const PROOF_RECEIPT: &str = "/proof/receipt/{tx_hash}";
 /// `POST`: several proofs against one block.
 pub const PROOF_MULTI: &str = "/proof/multi";
 
+// History, block lists and events.
+/// `GET`: a page of an account's transactions, sent and received, newest first.
+pub const ACCOUNT_HISTORY: &str = "/account/{address}/history";
+/// `GET`: a page of finalized blocks, newest first.
+pub const BLOCKS: &str = "/blocks";
+/// `GET`: the heights the node's history, block and event indexes cover.
+pub const INDEXED: &str = "/indexed";
+/// `GET`: a page of events across emitters, by emitter, topic and height range.
+pub const EVENTS: &str = "/events";
+
+// Streams.
+/// `GET`: finalized blocks as they finalize (server-sent events).
+pub const STREAM_BLOCKS: &str = "/stream/blocks";
+/// `GET`: a transaction's outcome, once (server-sent events).
+pub const STREAM_TRANSACTION: &str = "/stream/tx/{hash}";
+/// `GET`: the events a filter selects, as blocks finalize (server-sent events).
+pub const STREAM_EVENTS: &str = "/stream/events";
+
+// Simulation.
+/// `POST`: what a transaction would do at the tip.
+pub const SIMULATE: &str = "/simulate";
+
 /// Bytes of a path parameter written as they are: RFC 3986's unreserved characters. Any other
 /// byte (`/`, `?`, `#`, `%`, a space, non-ASCII) is percent-encoded, so a value stays inside its
 /// segment and the router's path extractor reads back exactly the value filled in.

@@ -41,6 +41,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/account/{address}/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An account's transactions, sent and received, newest first
+         * @description Every finalized transaction the account sent, is the destination of (its `to`, or the actor its deploy created), or received value in: native value from the sender (`transfer`), from an actor's `transfer` host call, a nested call's value or a system actor's payout (`actor_transfer`), or native tokens (`token_transfer`). One entry per transaction, with its height, index, hash, direction, status, and what the account received. Transactions below `first_indexed_height` are not held by this node.
+         */
+        get: operations["history"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/account/{address}/tokens": {
         parameters: {
             query?: never;
@@ -300,6 +320,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/blocks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Finalized blocks, newest first
+         * @description Header fields, counts (transactions, system runs, events) and meters of each block, without its transaction hashes (`/block/{selector}` has them). Blocks below `first_indexed_height` are not held by this node.
+         */
+        get: operations["blocks"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/chain-info": {
         parameters: {
             query?: never;
@@ -351,6 +391,26 @@ export interface paths {
          * @description Takes `{"entitlements": [id, ...]}` and answers `valid` with every problem in order: unknown or repeated ids, elements that are not strings, unknown keys. A body that is not JSON is 400.
          */
         post: operations["validate_manifest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Events across emitters, by emitter, topic and height range, in chain order
+         * @description Events of successful transactions, timer fires and deliveries, filtered by emitters (any of them) and topics (any of them) within a height range. Left open, the range ends at the tip and spans 10,000 blocks (or starts at the first indexed height); an explicit one may span at most 10,000 blocks. A query examines at most 10,000 index entries besides the events it answers: when that runs out first, the page comes back short with `next_cursor` to go on from. Each event names its receipt (`tx_hash`, `tx_index`) and its place in it (`event_index`), which `/proof/receipt/{tx_hash}` proves.
+         */
+        get: operations["events"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -497,6 +557,26 @@ export interface paths {
         };
         /** Latest finalized height */
         get: operations["height"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/indexed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The heights history, block lists and event queries cover
+         * @description `first_height` is where this node's indexes start: 1 for a node that synced from genesis, the first block after its sync height for one that fast-synced. Queries below it answer 4002.
+         */
+        get: operations["indexed"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1222,6 +1302,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/simulate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * What a transaction would do at the tip, and limits to send it with
+         * @description Runs a signed transaction, or an unsigned one from `from`, as the next block's transaction over the latest finalized state, committing nothing: status, cycles and cells used, fee, events, revert reason or E-code, and `suggested_cycles_limit` / `suggested_cells_limit` (what it used plus `margin_percent`, within the block limits). Fields an unsigned transaction leaves out are filled in: the sender's next nonce, the basefees as max fees, no tip, and the block limits capped by what the sender can pay. With `"trace": true` (either form) it answers the trace of the handlers the transaction runs too, as `POST /actor/read` does. A transaction the validity rule refuses answers the code `/submit` would. Runs on the read threads with its own queue (429 when full) and the read time budget.
+         */
+        post: operations["simulate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/state/operations": {
         parameters: {
             query?: never;
@@ -1274,6 +1374,66 @@ export interface paths {
          * @description The same record as `/proof/storage/{address}/{key}`: `value` (base64, `null` when unset) with its proof.
          */
         get: operations["state_value"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/stream/blocks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Finalized blocks as they finalize (server-sent events)
+         * @description One `block` message per finalized block (header fields, counts, meters and transaction hashes), its `id` the height. Starts with the next block, at `from_height`, or after the height in `Last-Event-ID` (what a reconnecting client sends). A caught-up stream whose client lets 1,024 messages or 1 MiB wait is closed with a `closed` message naming the last id sent. At most `RPC_STREAM_SUBSCRIBERS_MAX` streams in all and `RPC_STREAM_SUBSCRIBERS_PER_CLIENT` per client IP (429 beyond).
+         */
+        get: operations["stream_blocks"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/stream/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Events matching a filter, as blocks finalize (server-sent events)
+         * @description One `event` message per event the filter selects (`emitter` and `topic` as in `GET /events`), its `id` the event's cursor. Starts with the next block, at `from_height`, or after the event in `Last-Event-ID`. Bounded like the block stream.
+         */
+        get: operations["stream_events"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/stream/tx/{hash}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A transaction's outcome, once (server-sent events)
+         * @description One `receipt` message (the receipt) when the transaction is finalized — at once if it already is — or one `dropped` message (the reason) when the mempool drops it; then the stream ends. Checked at every finalized block.
+         */
+        get: operations["stream_transaction"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1735,6 +1895,80 @@ export interface components {
              */
             view: number;
         };
+        /** @description `GET /blocks`: a page of finalized blocks, newest first. */
+        BlockPage: {
+            /**
+             * Format: int64
+             * @description The first height this node lists blocks from.
+             */
+            first_indexed_height: number;
+            /** @description Newest first. */
+            items: components["schemas"]["BlockSummary"][];
+            /**
+             * Format: int64
+             * @description The page size used.
+             */
+            limit: number;
+            /** @description Pass as `cursor` for older blocks (a height); `null` on the last page. */
+            next_cursor?: string | null;
+        };
+        /** @description A finalized block as lists and streams show it: header fields, counts and meters. */
+        BlockSummary: {
+            /** @description Basefee per cell in force for the block (decimal string). */
+            basefee_cell: bigint;
+            /** @description Basefee per cycle in force for the block (decimal string). */
+            basefee_cycle: bigint;
+            /**
+             * Format: int64
+             * @description Cells used by the block.
+             */
+            cells_used: number;
+            /**
+             * Format: int64
+             * @description Cycles used by the block.
+             */
+            cycles_used: number;
+            /**
+             * Format: int32
+             * @description Events the block's transactions and system runs emitted.
+             */
+            event_count: number;
+            /** @description Block digest. */
+            hash: string;
+            /**
+             * Format: int64
+             * @description Height of the block.
+             */
+            height: number;
+            /** @description Hash of the parent block. */
+            parent_hash: string;
+            /** @description Account that received the block's tips. */
+            proposer: string;
+            /** @description State root after the block. */
+            state_root: string;
+            /**
+             * Format: int32
+             * @description Timer fires and mailbox deliveries the block ran before its transactions.
+             */
+            system_run_count: number;
+            /**
+             * Format: int64
+             * @description Unix milliseconds, as stamped by the proposer.
+             */
+            timestamp_ms: number;
+            /**
+             * Format: int32
+             * @description Transactions in the block.
+             */
+            transaction_count: number;
+            /** @description The transactions' hashes in block order: in the block stream; `null` in lists. */
+            transactions?: string[] | null;
+            /**
+             * Format: int64
+             * @description Consensus view in which the block was proposed.
+             */
+            view: number;
+        };
         /** @description One handler run: the outermost one or a nested call. */
         CallTrace: {
             /** @description The actor whose handler ran (for a library call, the library's publisher). */
@@ -2030,6 +2264,18 @@ export interface components {
              */
             total_count: number;
         };
+        /**
+         * @description Whether the account sent the transaction.
+         * @enum {string}
+         */
+        Direction: "sent" | "received";
+        /** @description A transaction the mempool dropped without including it (`/stream/tx/{hash}`). */
+        DroppedInfo: {
+            /** @description The transaction. */
+            hash: string;
+            /** @description Why it left the mempool. */
+            reason: string;
+        };
         /** @description One entitlement of the registry. */
         EntitlementInfo: {
             /** @description What it lets an actor do. */
@@ -2093,6 +2339,37 @@ export interface components {
             data: string;
             /** @description Event topic (UTF-8 text). */
             topic: string;
+        };
+        /** @description `GET /events`: a page of the events a filter selects, in chain order. */
+        EventPage: {
+            /**
+             * Format: int64
+             * @description The first height this node holds events for.
+             */
+            first_indexed_height: number;
+            /**
+             * Format: int64
+             * @description First height of the range queried.
+             */
+            from_height: number;
+            /** @description In chain order. */
+            items: components["schemas"]["IndexedEvent"][];
+            /**
+             * Format: int64
+             * @description The page size used.
+             */
+            limit: number;
+            /**
+             * @description Pass as `cursor` (with the same filter) for the rest; `null` once the range is done. A page
+             *     may hold fewer than `limit` items and still have a cursor: the query examined as many
+             *     entries as one query may and stopped there.
+             */
+            next_cursor?: string | null;
+            /**
+             * Format: int64
+             * @description Last height of the range queried.
+             */
+            to_height: number;
         };
         /** @description An execution error (E-code) of a failed or reverted transaction. */
         ExecErrorInfo: {
@@ -2202,6 +2479,70 @@ export interface components {
              */
             height: number;
         };
+        /** @description One transaction in an account's history. */
+        HistoryEntryInfo: {
+            /**
+             * Format: int64
+             * @description Height of the including block.
+             */
+            block_height: number;
+            /**
+             * @description Whether the account is the transaction's destination (its `to`, or the actor its deploy
+             *     created).
+             */
+            destination: boolean;
+            /** @description `sent` when the account signed it, else `received`. */
+            direction: components["schemas"]["Direction"];
+            /**
+             * Format: int64
+             * @description What the sender paid, base units.
+             */
+            fee: bigint;
+            /** @description The sender. */
+            from: string;
+            /**
+             * Format: int32
+             * @description Position of the transaction in its block (its receipt's index).
+             */
+            index: number;
+            /** @description How value arrived at the account in this transaction (empty: none did). */
+            received: components["schemas"]["ReceivedBy"][];
+            /** @description `success`, `reverted` or `failed`. */
+            status: components["schemas"]["ReceiptStatus"];
+            /** @description The transaction's destination; `null` for a deploy. */
+            to?: string | null;
+            /** @description Tokens the account received in it, by token id. */
+            tokens_received: components["schemas"]["TokenAmount"][];
+            /** @description The transaction (`/transaction/{hash}`, `/proof/receipt/{hash}`). */
+            tx_hash: string;
+            /**
+             * Format: int64
+             * @description The transaction's own value, base units.
+             */
+            value: bigint;
+            /**
+             * Format: int64
+             * @description Native value the account received in it, from anyone, base units.
+             */
+            value_received: bigint;
+        };
+        /** @description `GET /account/{address}/history`: a page of the account's transactions, newest first. */
+        HistoryPage: {
+            /**
+             * Format: int64
+             * @description The first height this node holds history for: older transactions are not listed.
+             */
+            first_indexed_height: number;
+            /** @description Newest first. */
+            items: components["schemas"]["HistoryEntryInfo"][];
+            /**
+             * Format: int64
+             * @description The page size used.
+             */
+            limit: number;
+            /** @description Pass as `cursor` for older entries; `null` on the last page. Opaque to clients. */
+            next_cursor?: string | null;
+        };
         /** @description `GET /proof/tx/{tx_hash}` and `GET /proof/receipt/{tx_hash}`. */
         InclusionProofInfo: {
             /** @description Digest of the including block. */
@@ -2247,6 +2588,71 @@ export interface components {
          * @enum {string}
          */
         InclusionProofKind: "tx" | "receipt";
+        /**
+         * @description One event an event query found, with where it is: the receipt of `tx_hash` holds it at
+         *     `events[event_index]` (`/proof/receipt/{tx_hash}` proves it), or the system run it came from.
+         */
+        IndexedEvent: {
+            /** @description The emitter. */
+            address: string;
+            /**
+             * Format: int64
+             * @description Height of the block that emitted it.
+             */
+            block_height: number;
+            /**
+             * @description The event's position (17 bytes of hex): a query's `cursor` after it, the id of its
+             *     stream message.
+             */
+            cursor: string;
+            /**
+             * Format: byte
+             * @description Event data (base64).
+             */
+            data: string;
+            /**
+             * Format: int32
+             * @description Position of the event among those of its receipt or run.
+             */
+            event_index: number;
+            /** @description Sender of the delivered message (`delivery` only). */
+            from?: string | null;
+            /**
+             * Format: int64
+             * @description The delivered message's position in the global queue (`delivery` only).
+             */
+            message_seq?: number | null;
+            /** @description A transaction, a timer fire or a mailbox delivery; decides which fields below are set. */
+            origin: components["schemas"]["LogOrigin"];
+            /**
+             * Format: int64
+             * @description The timer that fired (`timer` only).
+             */
+            timer_id?: number | null;
+            /** @description Topic. */
+            topic: string;
+            /** @description The emitting transaction (`transaction` only). */
+            tx_hash?: string | null;
+            /**
+             * Format: int32
+             * @description The receipt's index: the transaction's position in its block (`transaction` only).
+             */
+            tx_index?: number | null;
+        };
+        /** @description `GET /indexed`: the heights this node holds history, blocks and events for. */
+        IndexedRange: {
+            /**
+             * Format: int64
+             * @description The first height (0 before any block): a node that fast-synced holds nothing below its
+             *     sync height.
+             */
+            first_height: number;
+            /**
+             * Format: int64
+             * @description The latest finalized height.
+             */
+            last_height: number;
+        };
         /** @description `GET /job/{job_id}`: the job spec and where it is. */
         JobInfo: {
             /** @description The runners assigned to it, in the order drawn. */
@@ -2921,6 +3327,11 @@ export interface components {
          */
         ReceiptStatus: "success" | "reverted" | "failed";
         /**
+         * @description How value arrived at an account in a transaction.
+         * @enum {string}
+         */
+        ReceivedBy: "transfer" | "actor_transfer" | "token_transfer";
+        /**
          * @description A relay's health at the latest finalized height.
          * @enum {string}
          */
@@ -3228,6 +3639,153 @@ export interface components {
             unsigned_transaction_base64: string;
         };
         /**
+         * @description `POST /simulate`: a transaction to run at the tip without committing anything: either
+         *     `transaction` (a signed transaction's canonical CBOR, base64), or the fields of an unsigned
+         *     one with its sender in `from`. Fields left out of an unsigned transaction are filled in: the
+         *     sender's next nonce, the basefees as max fees with no tip, and as limits the block's limits
+         *     capped by what the sender's balance can pay.
+         */
+        SimulateRequest: {
+            /**
+             * Format: int64
+             * @description Cells limit (default: see above).
+             */
+            cells_limit?: number | null;
+            /**
+             * Format: int64
+             * @description Cycles limit (default: see above).
+             */
+            cycles_limit?: number | null;
+            /** @description Sender of an unsigned transaction. */
+            from?: string | null;
+            /**
+             * Format: int64
+             * @description Max fee per cell, base units (default: the basefee).
+             */
+            max_fee_per_cell?: bigint | null;
+            /**
+             * Format: int64
+             * @description Max fee per cycle, base units (default: the basefee).
+             */
+            max_fee_per_cycle?: bigint | null;
+            /**
+             * Format: int64
+             * @description Nonce (default: the sender's next, past its pending transactions).
+             */
+            nonce?: number | null;
+            /**
+             * Format: byte
+             * @description The payload (base64): a Message, a Deploy, or empty for a transfer.
+             */
+            payload?: string | null;
+            /**
+             * Format: int64
+             * @description Tip per cell, base units (default 0).
+             */
+            tip_per_cell?: bigint | null;
+            /**
+             * Format: int64
+             * @description Tip per cycle, base units (default 0).
+             */
+            tip_per_cycle?: bigint | null;
+            /** @description Destination; absent for a deploy. */
+            to?: string | null;
+            /**
+             * @description Answer the trace of the handlers it runs too: each handler entered, what it spent, the
+             *     keys it read and wrote, its nested calls and where it stopped (default `false`; allowed
+             *     with `transaction`).
+             */
+            trace?: boolean | null;
+            /**
+             * Format: byte
+             * @description A signed transaction (canonical CBOR, base64); excludes every other field.
+             */
+            transaction?: string | null;
+            /**
+             * Format: int64
+             * @description Base units (default 0).
+             */
+            value?: bigint | null;
+        };
+        /**
+         * @description What a simulated transaction would do at the tip: its receipt's fields, the limits it ran
+         *     with, and limits to send it with.
+         */
+        SimulationInfo: {
+            /**
+             * Format: int64
+             * @description Height of the finalized block whose state it ran on (it ran as the next block's).
+             */
+            block_height: number;
+            /**
+             * Format: int64
+             * @description The cells limit it ran with.
+             */
+            cells_limit: number;
+            /**
+             * Format: int64
+             * @description Cells it used.
+             */
+            cells_used: number;
+            /**
+             * Format: int64
+             * @description The cycles limit it ran with.
+             */
+            cycles_limit: number;
+            /**
+             * Format: int64
+             * @description Cycles it used (intrinsic cost included).
+             */
+            cycles_used: number;
+            error?: null | components["schemas"]["ExecErrorInfo"];
+            /** @description Events it would emit (none unless it succeeds). */
+            events: components["schemas"]["EventInfo"][];
+            /**
+             * Format: int64
+             * @description What it would pay at the current basefees, base units.
+             */
+            fee: bigint;
+            /**
+             * Format: int64
+             * @description Basefee part, burned.
+             */
+            fee_burned: bigint;
+            /**
+             * Format: int64
+             * @description Tip part.
+             */
+            fee_tip: bigint;
+            /**
+             * Format: int64
+             * @description The margin the suggested limits add to what was used, in percent: state may change
+             *     between the simulation and the block that includes the transaction.
+             */
+            margin_percent: number;
+            /**
+             * Format: int64
+             * @description The nonce it ran with.
+             */
+            nonce: number;
+            /** @description Reason the actor gave when it reverted. */
+            revert_reason?: string | null;
+            /** @description State root it ran on. */
+            state_root: string;
+            /** @description `success`, `reverted` or `failed`. */
+            status: components["schemas"]["ReceiptStatus"];
+            /**
+             * Format: int64
+             * @description Cells limit to send it with, likewise.
+             */
+            suggested_cells_limit: number;
+            /**
+             * Format: int64
+             * @description Cycles limit to send it with: what it used plus `margin_percent`, within the block limit
+             *     (exactly what it used for a transfer, whose cost is fixed).
+             */
+            suggested_cycles_limit: number;
+            trace?: null | components["schemas"]["ExecutionTrace"];
+        };
+        /**
          * @description `GET /proof/account|actor|storage/...` and `GET /state/{actor}/{key_hex}`: a state record (or
          *     its absence) with everything needed to check it against the network's group key alone.
          *     Format and verification steps: `docs/proofs.md`.
@@ -3323,6 +3881,13 @@ export interface components {
              * @description The value (base64).
              */
             value: string;
+        };
+        /** @description The last message of a stream the node closed: why, and where to resume. */
+        StreamClosed: {
+            /** @description The id of the last message sent: reconnect with it as `Last-Event-ID` to go on. */
+            last_event_id?: string | null;
+            /** @description Why the node closed the stream. */
+            reason: string;
         };
         /**
          * Format: binary
@@ -3541,6 +4106,13 @@ export interface components {
             spender: string;
             /** @description The token. */
             token_id: string;
+        };
+        /** @description An amount of one native token. */
+        TokenAmount: {
+            /** @description In the token's smallest units (decimal string). */
+            amount: bigint;
+            /** @description The token's id. */
+            token: string;
         };
         /** @description `GET /token/{token_id}/balance/{address}`. */
         TokenBalance: {
@@ -4136,6 +4708,88 @@ export interface operations {
              *     - `3001 invalid_address`: The address is not 20 bytes of hex.
              */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description - `1004 rate_limited`: Rate limit exceeded; retry after the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Whole seconds until a retry can succeed (at least 1). */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description - `1000 internal`: Internal error; the request may be retried. */
+            500: {
+                headers: {
+                    /** @description Id under which the node logged the error's detail; the message is `internal error (request id <id>)`. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description - `1003 timeout`: The request was not answered in time; retry after the Retry-After header (a request head that does not arrive in time is answered 408 with this code). */
+            503: {
+                headers: {
+                    /** @description Whole seconds until a retry can succeed (at least 1). */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    history: {
+        parameters: {
+            query?: {
+                /** @description The previous page's `next_cursor` (12 bytes of hex); absent for the newest page. */
+                cursor?: string;
+                /** @description Items per page: default 50, capped at 1,000. */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                /** @description 20 bytes of hex, `0x` optional, any case. */
+                address: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Transactions older than the cursor and the next cursor. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HistoryPage"];
+                };
+            };
+            /**
+             * @description - `1001 bad_request`: Malformed request: bad JSON, query parameter or path segment.
+             *     - `3001 invalid_address`: The address is not 20 bytes of hex.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description - `4002 not_indexed`: The query reaches below the first height this node holds history, blocks and events for (it fast-synced from there): GET /indexed says which; a node that synced from genesis holds the rest. */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5253,6 +5907,82 @@ export interface operations {
             };
         };
     };
+    blocks: {
+        parameters: {
+            query?: {
+                /** @description The previous page's `next_cursor` (a height: blocks below it); absent for the newest page. */
+                cursor?: string;
+                /** @description Items per page: default 50, capped at 1,000. */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Blocks below the cursor and the next cursor. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BlockPage"];
+                };
+            };
+            /** @description - `1001 bad_request`: Malformed request: bad JSON, query parameter or path segment. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description - `4002 not_indexed`: The query reaches below the first height this node holds history, blocks and events for (it fast-synced from there): GET /indexed says which; a node that synced from genesis holds the rest. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description - `1004 rate_limited`: Rate limit exceeded; retry after the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Whole seconds until a retry can succeed (at least 1). */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description - `1000 internal`: Internal error; the request may be retried. */
+            500: {
+                headers: {
+                    /** @description Id under which the node logged the error's detail; the message is `internal error (request id <id>)`. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description - `1003 timeout`: The request was not answered in time; retry after the Retry-After header (a request head that does not arrive in time is answered 408 with this code). */
+            503: {
+                headers: {
+                    /** @description Whole seconds until a retry can succeed (at least 1). */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     chain_info: {
         parameters: {
             query?: never;
@@ -5407,6 +6137,93 @@ export interface operations {
             };
             /** @description - `6000 payload_too_large`: The request body exceeds 1 MB. */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description - `1004 rate_limited`: Rate limit exceeded; retry after the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Whole seconds until a retry can succeed (at least 1). */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description - `1000 internal`: Internal error; the request may be retried. */
+            500: {
+                headers: {
+                    /** @description Id under which the node logged the error's detail; the message is `internal error (request id <id>)`. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description - `1003 timeout`: The request was not answered in time; retry after the Retry-After header (a request head that does not arrive in time is answered 408 with this code). */
+            503: {
+                headers: {
+                    /** @description Whole seconds until a retry can succeed (at least 1). */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    events: {
+        parameters: {
+            query?: {
+                /** @description An emitter address (20 bytes of hex); repeat for up to 16, any matching. */
+                emitter?: string[];
+                /** @description A topic (at most 64 bytes); repeat for up to 4, any matching. */
+                topic?: string[];
+                /** @description First height, inclusive (default: see above). */
+                from_height?: number;
+                /** @description Last height, inclusive (default: the tip). */
+                to_height?: number;
+                /** @description The previous page's `next_cursor` (17 bytes of hex), with the same filter. */
+                cursor?: string;
+                /** @description Events per page: default 50, capped at 1,000. */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The events found and where to go on. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EventPage"];
+                };
+            };
+            /**
+             * @description - `1001 bad_request`: Malformed request: bad JSON, query parameter or path segment.
+             *     - `3001 invalid_address`: The address is not 20 bytes of hex.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description - `4002 not_indexed`: The query reaches below the first height this node holds history, blocks and events for (it fast-synced from there): GET /indexed says which; a node that synced from genesis holds the rest. */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5921,6 +6738,59 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["HeightInfo"];
+                };
+            };
+            /** @description - `1004 rate_limited`: Rate limit exceeded; retry after the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Whole seconds until a retry can succeed (at least 1). */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description - `1000 internal`: Internal error; the request may be retried. */
+            500: {
+                headers: {
+                    /** @description Id under which the node logged the error's detail; the message is `internal error (request id <id>)`. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description - `1003 timeout`: The request was not answered in time; retry after the Retry-After header (a request head that does not arrive in time is answered 408 with this code). */
+            503: {
+                headers: {
+                    /** @description Whole seconds until a retry can succeed (at least 1). */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    indexed: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The first indexed height and the tip. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IndexedRange"];
                 };
             };
             /** @description - `1004 rate_limited`: Rate limit exceeded; retry after the Retry-After header. */
@@ -9027,6 +9897,93 @@ export interface operations {
             };
         };
     };
+    simulate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SimulateRequest"];
+            };
+        };
+        responses: {
+            /** @description What the transaction would do. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SimulationInfo"];
+                };
+            };
+            /**
+             * @description - `1001 bad_request`: Malformed request: bad JSON, query parameter or path segment.
+             *     - `2000 malformed_transaction`: The transaction does not decode as the 13-element transaction array.
+             *     - `2001 invalid_signature`: The signature is missing, malformed, or does not recover a sender.
+             *     - `2002 wrong_chain_id`: The transaction's chain id is not this network's.
+             *     - `2003 nonce_too_low`: The nonce was already used by this sender.
+             *     - `2004 nonce_too_high`: The nonce is too far ahead of the sender's next nonce.
+             *     - `2005 out_of_gas`: The cycles or cells limit cannot cover the transaction's intrinsic cost.
+             *     - `2006 insufficient_balance`: The sender cannot cover value plus the maximum fees.
+             *     - `2010 invalid_fees`: Fee fields are inconsistent (tip above max fee, limits above the block limit, or overflow).
+             *     - `2011 basefee_too_low`: A max fee is below the current basefee.
+             *     - `2012 invalid_payload`: The payload is not valid for the destination: not a Deploy for a deploy, not a Message to an address, a Message to an address that holds no actor (and gets none from a pending deploy of the sender), or to a system actor that is not enabled.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description - `6000 payload_too_large`: The request body exceeds 1 MB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description - `1004 rate_limited`: Rate limit exceeded; retry after the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Whole seconds until a retry can succeed (at least 1). */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description - `1000 internal`: Internal error; the request may be retried. */
+            500: {
+                headers: {
+                    /** @description Id under which the node logged the error's detail; the message is `internal error (request id <id>)`. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description - `1003 timeout`: The request was not answered in time; retry after the Retry-After header (a request head that does not arrive in time is answered 408 with this code). */
+            503: {
+                headers: {
+                    /** @description Whole seconds until a retry can succeed (at least 1). */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     operations: {
         parameters: {
             query: {
@@ -9215,6 +10172,232 @@ export interface operations {
             };
             /** @description - `1002 not_found`: No such resource. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description - `1004 rate_limited`: Rate limit exceeded; retry after the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Whole seconds until a retry can succeed (at least 1). */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description - `1000 internal`: Internal error; the request may be retried. */
+            500: {
+                headers: {
+                    /** @description Id under which the node logged the error's detail; the message is `internal error (request id <id>)`. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description - `1003 timeout`: The request was not answered in time; retry after the Retry-After header (a request head that does not arrive in time is answered 408 with this code). */
+            503: {
+                headers: {
+                    /** @description Whole seconds until a retry can succeed (at least 1). */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    stream_blocks: {
+        parameters: {
+            query?: {
+                /** @description First height to send (default: the next block). */
+                from_height?: number;
+            };
+            header?: {
+                /** @description The last height received: the stream goes on after it. */
+                "Last-Event-ID"?: string | null;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A `text/event-stream` of `block` messages (and `closed` when the node ends it). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": components["schemas"]["BlockSummary"];
+                };
+            };
+            /** @description - `1001 bad_request`: Malformed request: bad JSON, query parameter or path segment. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description - `4002 not_indexed`: The query reaches below the first height this node holds history, blocks and events for (it fast-synced from there): GET /indexed says which; a node that synced from genesis holds the rest. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description - `1004 rate_limited`: Rate limit exceeded; retry after the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Whole seconds until a retry can succeed (at least 1). */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description - `1000 internal`: Internal error; the request may be retried. */
+            500: {
+                headers: {
+                    /** @description Id under which the node logged the error's detail; the message is `internal error (request id <id>)`. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description - `1003 timeout`: The request was not answered in time; retry after the Retry-After header (a request head that does not arrive in time is answered 408 with this code). */
+            503: {
+                headers: {
+                    /** @description Whole seconds until a retry can succeed (at least 1). */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    stream_events: {
+        parameters: {
+            query?: {
+                /** @description An emitter address; repeat for up to 16, any matching. */
+                emitter?: string[];
+                /** @description A topic; repeat for up to 4, any matching. */
+                topic?: string[];
+                /** @description First height to send events of (default: the next block). */
+                from_height?: number;
+            };
+            header?: {
+                /** @description The last event's cursor received: the stream goes on after it. */
+                "Last-Event-ID"?: string | null;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A `text/event-stream` of `event` messages (and `closed` when the node ends it). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": components["schemas"]["IndexedEvent"];
+                };
+            };
+            /**
+             * @description - `1001 bad_request`: Malformed request: bad JSON, query parameter or path segment.
+             *     - `3001 invalid_address`: The address is not 20 bytes of hex.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description - `4002 not_indexed`: The query reaches below the first height this node holds history, blocks and events for (it fast-synced from there): GET /indexed says which; a node that synced from genesis holds the rest. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description - `1004 rate_limited`: Rate limit exceeded; retry after the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Whole seconds until a retry can succeed (at least 1). */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description - `1000 internal`: Internal error; the request may be retried. */
+            500: {
+                headers: {
+                    /** @description Id under which the node logged the error's detail; the message is `internal error (request id <id>)`. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description - `1003 timeout`: The request was not answered in time; retry after the Retry-After header (a request head that does not arrive in time is answered 408 with this code). */
+            503: {
+                headers: {
+                    /** @description Whole seconds until a retry can succeed (at least 1). */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    stream_transaction: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Transaction hash (32 bytes of hex). */
+                hash: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A `text/event-stream` of one `receipt` or `dropped` message. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": components["schemas"]["ReceiptInfo"];
+                };
+            };
+            /** @description - `1001 bad_request`: Malformed request: bad JSON, query parameter or path segment. */
+            400: {
                 headers: {
                     [name: string]: unknown;
                 };

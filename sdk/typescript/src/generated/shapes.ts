@@ -58,6 +58,21 @@ export const SCHEMA_SHAPES: Record<string, { amounts: string[]; nested: Record<s
     ],
     "nested": {}
   },
+  "BlockPage": {
+    "amounts": [],
+    "nested": {
+      "items": [
+        "BlockSummary"
+      ]
+    }
+  },
+  "BlockSummary": {
+    "amounts": [
+      "basefee_cell",
+      "basefee_cycle"
+    ],
+    "nested": {}
+  },
   "CallTrace": {
     "amounts": [
       "value"
@@ -153,6 +168,14 @@ export const SCHEMA_SHAPES: Record<string, { amounts: string[]; nested: Record<s
       ]
     }
   },
+  "EventPage": {
+    "amounts": [],
+    "nested": {
+      "items": [
+        "IndexedEvent"
+      ]
+    }
+  },
   "ExecutionTrace": {
     "amounts": [],
     "nested": {
@@ -182,10 +205,41 @@ export const SCHEMA_SHAPES: Record<string, { amounts: string[]; nested: Record<s
       "status": "HealthStatus"
     }
   },
+  "HistoryEntryInfo": {
+    "amounts": [
+      "fee",
+      "value",
+      "value_received"
+    ],
+    "nested": {
+      "direction": "Direction",
+      "received": [
+        "ReceivedBy"
+      ],
+      "status": "ReceiptStatus",
+      "tokens_received": [
+        "TokenAmount"
+      ]
+    }
+  },
+  "HistoryPage": {
+    "amounts": [],
+    "nested": {
+      "items": [
+        "HistoryEntryInfo"
+      ]
+    }
+  },
   "InclusionProofInfo": {
     "amounts": [],
     "nested": {
       "kind": "InclusionProofKind"
+    }
+  },
+  "IndexedEvent": {
+    "amounts": [],
+    "nested": {
+      "origin": "LogOrigin"
     }
   },
   "JobInfo": {
@@ -378,6 +432,31 @@ export const SCHEMA_SHAPES: Record<string, { amounts: string[]; nested: Record<s
       ]
     }
   },
+  "SimulateRequest": {
+    "amounts": [
+      "max_fee_per_cell",
+      "max_fee_per_cycle",
+      "tip_per_cell",
+      "tip_per_cycle",
+      "value"
+    ],
+    "nested": {}
+  },
+  "SimulationInfo": {
+    "amounts": [
+      "fee",
+      "fee_burned",
+      "fee_tip"
+    ],
+    "nested": {
+      "error": "ExecErrorInfo",
+      "events": [
+        "EventInfo"
+      ],
+      "status": "ReceiptStatus",
+      "trace": "ExecutionTrace"
+    }
+  },
   "StateProofInfo": {
     "amounts": [],
     "nested": {
@@ -430,6 +509,12 @@ export const SCHEMA_SHAPES: Record<string, { amounts: string[]; nested: Record<s
   "TokenAllowance": {
     "amounts": [
       "allowance"
+    ],
+    "nested": {}
+  },
+  "TokenAmount": {
+    "amounts": [
+      "amount"
     ],
     "nested": {}
   },
@@ -521,6 +606,7 @@ export const SCHEMA_SHAPES: Record<string, { amounts: string[]; nested: Record<s
 export const RESPONSE_SHAPES: Record<string, string | [string] | null> = {
   "GET /account/{address}": "AccountInfo",
   "GET /account/{address}/delegations": "DelegationList",
+  "GET /account/{address}/history": "HistoryPage",
   "GET /account/{address}/tokens": "AccountTokens",
   "POST /actor/read": "ActorReadResponse",
   "GET /actor/{address}": "ActorInfo",
@@ -535,9 +621,11 @@ export const RESPONSE_SHAPES: Record<string, string | [string] | null> = {
   "GET /actors/{address}/storage/count": "StorageCount",
   "GET /basefee": "BasefeeInfo",
   "GET /block/{selector}": "BlockInfo",
+  "GET /blocks": "BlockPage",
   "GET /chain-info": "ChainInfo",
   "GET /entitlements/registry": "EntitlementList",
   "POST /entitlements/validate-manifest": "ManifestValidation",
+  "GET /events": "EventPage",
   "POST /faucet": "FaucetResponse",
   "GET /governance/params": "GovernanceParams",
   "GET /governance/proposal/{id}": "ProposalDetail",
@@ -546,6 +634,7 @@ export const RESPONSE_SHAPES: Record<string, string | [string] | null> = {
   "GET /health/detailed": "HealthDetailed",
   "GET /health/ready": "HealthDetailed",
   "GET /height": "HeightInfo",
+  "GET /indexed": "IndexedRange",
   "GET /job/{job_id}": "JobInfo",
   "GET /job/{job_id}/results": "JobResultList",
   "GET /job/{job_id}/status": "JobStatusInfo",
@@ -584,9 +673,13 @@ export const RESPONSE_SHAPES: Record<string, string | [string] | null> = {
   "GET /runners/active": "RunnerList",
   "GET /secrets/{owner}": "SecretList",
   "GET /secrets/{owner}/{name}/envelope/{reader}": "SecretEnvelope",
+  "POST /simulate": "SimulationInfo",
   "GET /state/operations": null,
   "GET /state/snapshot": "StateSnapshot",
   "GET /state/{actor}/{key_hex}": "StateProofInfo",
+  "GET /stream/blocks": null,
+  "GET /stream/events": null,
+  "GET /stream/tx/{hash}": null,
   "POST /submit": "SubmitResponse",
   "POST /submit_wait": "SubmitWaitResponse",
   "GET /token/{token_id}": "TokenInfo",

@@ -2,8 +2,9 @@
 // serves is the one the types were generated from; a new key is funded by the faucet and sends a
 // transfer; a token is created and transferred; an actor is deployed at its predicted address and
 // called; a runner registers and signs its heartbeat flow; a RAS session authenticates; lists page
-// and blocks stream; and every proof of what happened verifies against the genesis group key,
-// while tampered ones are refused.
+// and blocks stream; history, blocks and events list what happened, a call's limits come from its
+// simulation (with its trace), a transaction's outcome and events stream and resume; and every
+// proof of what happened verifies against the genesis group key, while tampered ones are refused.
 import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import * as sdk from '../../src/index.js';
@@ -19,6 +20,10 @@ const foreignIdentity: string = read('../../../vectors/proofs.json').identities.
 const alice = Wallet.generate();
 const bob = Wallet.generate();
 let drip: bigint;
+/** The counter actor the deploy test puts on the chain. */
+let counterActor: sdk.Address;
+/** The token the token test creates (its events' emitter). */
+let tokenAddress: sdk.Address;
 
 /** Sends `request` from `wallet`, waits for its receipt and checks it succeeded. */
 async function succeed(wallet: Wallet, request: sdk.TxRequest) {
@@ -105,6 +110,7 @@ describe('against a live devnet', () => {
     const symbol = 'SDK';
     const created = await succeed(alice, sdk.systemCallRequest(sdk.tokens.create({ name: 'SDK test', symbol, decimals: 2, initialSupply: 1_000_000n, mintable: false })));
     const token = sdk.tokenId(alice.address, symbol);
+    tokenAddress = token;
     expect(created.receipt.events.length).toBeGreaterThan(0);
     expect((await client.token(token))?.supply).toBe(1_000_000n);
     await succeed(alice, sdk.systemCallRequest(sdk.tokens.transfer(token, bob.address, 250n)));
@@ -125,6 +131,7 @@ describe('against a live devnet', () => {
     const predicted = sdk.actorAddress(alice.address, salt, counter.code);
     const deployed = await succeed(alice, sdk.deployRequest(deploy));
     expect(deployed.receipt.to ?? null).toBeNull();
+    counterActor = predicted;
     const actor = await client.actor(predicted);
     expect(actor?.address).toBe(predicted);
     expect((await client.actorManifest(predicted))?.entitlements).toEqual(counter.manifest);
@@ -198,15 +205,71 @@ describe('against a live devnet', () => {
     await expect(client.readActor(bob.address, 'get')).rejects.toMatchObject({ status: 404 });
   });
 
-  it('streams finalized blocks and pages the token list', async () => {
+  it('lists history, blocks and events of what happened', async () => {
+    expect((await client.indexed()).first_height).toBe(1);
+    // Bob only ever received, from Alice; newest first, a page at a time.
+    const first = await client.history(bob.address, { limit: 1 });
+    expect(first.items[0]).toMatchObject({ direction: 'received', from: alice.address, received: ['transfer'] });
+    expect(typeof first.items[0]!.value_received).toBe('bigint');
+    const rest = await client.history(bob.address, { cursor: first.next_cursor!, limit: 50 });
+    expect(rest.items[0]!.block_height).toBeLessThanOrEqual(first.items[0]!.block_height);
+    const blocks = await client.blocks({ limit: 2 });
+    expect(blocks.items[0]!.height).toBe(blocks.items[1]!.height + 1);
+    // The token's events (it emits them under its id): its creation and transfer.
+    const events = await client.events({ emitters: [tokenAddress] }, { limit: 100 });
+    expect(events.items.length).toBeGreaterThanOrEqual(2);
+    expect(events.items.every((e) => e.address === tokenAddress)).toBe(true);
+  });
+
+  it('sizes a call from its simulation, traced, and the receipt is the simulated one', async () => {
+    const call: sdk.TxRequest = { to: counterActor, payload: sdk.encodeMessage({ handler: 'increment', payload: new Uint8Array() }) };
+    const { request, simulation } = await client.estimate(call, alice.address, { trace: true });
+    expect(simulation.status).toBe('success');
+    expect(request.cyclesLimit).toBe(BigInt(simulation.suggested_cycles_limit));
+    expect(simulation.trace?.call?.handler).toBe('increment');
+    expect(simulation.trace?.call?.steps.some((step) => step.op === 'storage_set')).toBe(true);
+    const { receipt } = await succeed(alice, request);
+    expect([receipt.cycles_used, receipt.cells_used]).toEqual([simulation.cycles_used, simulation.cells_used]);
+    // What the node would refuse, it refuses as `/submit` would.
+    await expect(client.simulate({ from: Wallet.generate().address, to: bob.address, value: 1n })).rejects.toBeInstanceOf(DroverApiError);
+  });
+
+  it('streams a transaction\'s outcome, and events resumed after the last one', async () => {
+    const sent = await client.send(alice, sdk.transferRequest(bob.address, 1n), { wait: false });
+    for await (const message of client.streamTransaction(sent.hash)) {
+      expect(message.event === 'receipt' && message.data.tx_hash).toBe(sent.hash);
+    }
+    const filter = { emitters: [tokenAddress], fromHeight: 1 };
+    const received: string[] = [];
+    for await (const message of client.streamEvents(filter)) {
+      if (message.event !== 'event') throw new Error(`an event stream sent ${message.event}`);
+      expect(message.data.address).toBe(tokenAddress);
+      received.push(message.id);
+      if (received.length === 2) break;
+    }
+    for await (const message of client.streamEvents(filter, { lastEventId: received[0] })) {
+      expect(message.event === 'event' && message.id).toBe(received[1]);
+      break;
+    }
+  });
+
+  it('streams finalized blocks, resumes after the last one, and pages the token list', async () => {
     const from = await client.height();
     const controller = new AbortController();
-    const heights: bigint[] = [];
-    for await (const block of client.streamBlocks(from, { signal: controller.signal, pollMs: 50 })) {
-      heights.push(BigInt(block.height));
+    const heights: number[] = [];
+    for await (const message of client.streamBlocks({ fromHeight: from, signal: controller.signal })) {
+      if (message.event !== 'block') throw new Error(`a block stream sent ${message.event}`);
+      expect(message.id).toBe(String(message.data.height));
+      expect(typeof message.data.basefee_cycle).toBe('bigint');
+      heights.push(message.data.height);
       if (heights.length === 3) controller.abort();
     }
-    expect(heights).toEqual([BigInt(from), BigInt(from + 1), BigInt(from + 2)]);
+    expect(heights).toEqual([from, from + 1, from + 2]);
+    // Reconnected after the second, the stream goes on with the third.
+    for await (const message of client.streamBlocks({ lastEventId: String(from + 1) })) {
+      expect(message.event === 'block' && message.data.height).toBe(from + 2);
+      break;
+    }
     const all = [];
     for await (const token of client.paginate((page) => client.tokens(page), (p) => p.tokens, 1)) all.push(token.symbol);
     expect(all).toContain('SDK');

@@ -33,8 +33,8 @@ pub(crate) struct TransactionsMock {
     pub include_on_submit: bool,
 }
 
-/// Includes `hashes` (pending) in a new block with success receipts.
-fn include(mock: &MockBackend, hashes: &[H256]) {
+/// Includes `hashes` (pending) in a new block with success receipts, and publishes its height.
+pub(crate) fn include(mock: &MockBackend, hashes: &[H256]) {
     let height = mock.read(|chain: &ChainMock| chain.blocks.len() as u64);
     mock.edit(|data: &mut TransactionsMock| {
         for (index, hash) in hashes.iter().enumerate() {
