@@ -200,6 +200,12 @@ pub(crate) async fn run(args: RelayArgs, rpc_url: &str) -> Result<()> {
     let client = Client::new(rpc_url).context("check --rpc-url or DROVER_RPC_URL")?;
     let sender = Arc::new(ChainSender { client: client.clone(), wallet: wallet.clone(), turn: Default::default() });
     let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
+    // Bound before the relay registers: once listed, a client's connection waits in the backlog
+    // until the server runs instead of being refused, and a busy --listen fails before any stake
+    // is sent.
+    let listener = tokio::net::TcpListener::bind(args.listen)
+        .await
+        .with_context(|| format!("cannot listen on {}", args.listen))?;
 
     let chain_id = loop {
         match register(&sender, &settings, args.stake).await {
@@ -225,9 +231,6 @@ pub(crate) async fn run(args: RelayArgs, rpc_url: &str) -> Result<()> {
         relay,
         Duration::from_millis(args.sweep_confirm_ms),
     );
-    let listener = tokio::net::TcpListener::bind(args.listen)
-        .await
-        .with_context(|| format!("cannot listen on {}", args.listen))?;
     println!("relay {relay} serving {} on {} from {}", settings.endpoint, args.listen, args.dir.display());
 
     let (stop, stopped) = tokio::sync::watch::channel(false);
