@@ -8,7 +8,7 @@
 //! vote can tune the chain, not break it (a zero voting period, a zero block target). What must
 //! never change by vote stays a constant and says so where it is defined: the VM's safety bounds
 //! (`drover_vm::limits`), the consensus timeouts, the sizes of keys and records. One line of
-//! [`chain_params!`] per parameter gives its field, default, bounds, meaning, encoding and API
+//! `chain_params!` per parameter gives its field, default, bounds, meaning, encoding and API
 //! listing; `docs/governance.md` lists them all (a test checks).
 //!
 //! A proposal's changes (`crate::governance`) are checked against these bounds when it is made

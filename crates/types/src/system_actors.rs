@@ -1,4 +1,4 @@
-//! The one list of the native system actors ([`system_actors!`]), from which everything that
+//! The one list of the native system actors (`system_actors!`), from which everything that
 //! goes through every system actor is derived.
 //!
 //! A system actor lives at a reserved address (`0x00…01`–`0x00…0f`) and is served by the

@@ -33,8 +33,8 @@
 //! protocol number clients use to set limits), charged before it runs,
 //! on top of the transaction's intrinsic cost (or the caller's `call` cost): its work is a
 //! constant number of record reads and writes (at most five), each of a key that the block
-//! prefetches for a transaction ([`SystemActor::prefetch_keys`]), plus, for each balance that becomes
-//! non-zero or zero, the change of its holder's listing (`drover_state::token::holdings_listing`,
+//! prefetches for a transaction (`SystemActor::prefetch_keys`), plus, for each balance that
+//! becomes non-zero or zero, the change of its holder's listing (`drover_state::token::holdings_listing`,
 //! at most three reads and five writes, priced per change the call can make). The figures come
 //! from measurement, see `docs/tokens.md` ("Costs").
 //!
