@@ -34,6 +34,20 @@ pub(crate) struct TransferArgs {
     /// Who receives the transfers (`bench transfers` only).
     #[arg(long, value_enum, default_value_t = Recipients::Fresh)]
     pub recipients: Recipients,
+    /// How each call's limits are set (`bench calls` only).
+    #[arg(long, value_enum, default_value_t = CallLimits::Simulated)]
+    pub call_limits: CallLimits,
+}
+
+/// The limits `bench calls` signs each call with. A proposer reserves a transaction's whole
+/// limit when it fills a block, so the limits, not the use, decide how many calls a block holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum CallLimits {
+    /// What `POST /simulate` suggests for one increment (its use plus the node's margin), as the
+    /// CLI and the SDKs send a call whose limits are not given.
+    Simulated,
+    /// Fixed limits about twice the use, as a caller who guesses sets them.
+    Fixed,
 }
 
 /// Recipients of `bench transfers`: how the load grows the state.
@@ -93,12 +107,18 @@ pub(super) async fn transfers(args: TransferArgs, rpc_url: &str, workload: Workl
     let senders =
         fund_senders(&client, &funder, chain_id, args.senders, workload.budget(per_sender), args.batch, &retries)
             .await?;
-    let (counter, call) = match workload {
-        Workload::Transfers => (None, Vec::new()),
+    let (counter, call, limits) = match workload {
+        Workload::Transfers => (None, Vec::new(), (drover_types::params::TRANSFER_CYCLES, 0)),
         Workload::CounterCalls => {
             let counter = deploy_counter(&client, &funder, chain_id).await?;
             println!("counter actor deployed at {counter}");
-            (Some(counter), Message { handler: "increment".to_owned(), payload: Vec::new() }.encode())
+            let call = Message { handler: "increment".to_owned(), payload: Vec::new() }.encode();
+            let limits = call_limits(&client, args.call_limits, senders[0].address(), counter, &call).await?;
+            println!(
+                "each call signed with limits of {} cycles and {} cells ({:?})",
+                limits.0, limits.1, args.call_limits
+            );
+            (Some(counter), call, limits)
         }
     };
 
@@ -115,16 +135,9 @@ pub(super) async fn transfers(args: TransferArgs, rpc_url: &str, workload: Workl
                     let to = recipients.address(nonce * count + s as u64);
                     bench_transfer(&senders[s], chain_id, nonce, to, 1)
                 }
-                Some(counter) => bench_tx(
-                    &senders[s],
-                    chain_id,
-                    nonce,
-                    Some(counter),
-                    0,
-                    call.clone(),
-                    COUNTER_CALL_CYCLES_LIMIT,
-                    COUNTER_CALL_CELLS_LIMIT,
-                ),
+                Some(counter) => {
+                    bench_tx(&senders[s], chain_id, nonce, Some(counter), 0, call.clone(), limits.0, limits.1)
+                }
             })
         })
         .collect();
@@ -150,4 +163,36 @@ pub(super) async fn transfers(args: TransferArgs, rpc_url: &str, workload: Workl
     report.print(workload.noun());
     ensure!(report.finalized == report.sent, "{} transfers never finalized", report.sent - report.finalized);
     Ok(())
+}
+
+/// The `(cycles, cells)` limits of one counter call from `sender`: simulated at the tip, or the
+/// fixed ones. Either stays within the fixed ones, which the senders were funded for.
+async fn call_limits(
+    client: &Client,
+    how: CallLimits,
+    sender: Address,
+    counter: Address,
+    call: &[u8],
+) -> anyhow::Result<(u64, u64)> {
+    let fixed = (COUNTER_CALL_CYCLES_LIMIT, COUNTER_CALL_CELLS_LIMIT);
+    if how == CallLimits::Fixed {
+        return Ok(fixed);
+    }
+    let request = drover_types::api::SimulateRequest {
+        from: Some(sender),
+        to: Some(counter),
+        payload: Some(call.to_vec()),
+        ..Default::default()
+    };
+    let simulation = client.simulate(&request).await.context("cannot simulate a counter call")?;
+    ensure!(
+        simulation.status == drover_types::api::ReceiptStatus::Success,
+        "a simulated counter call does not succeed: {simulation:?}"
+    );
+    let simulated = (simulation.suggested_cycles_limit, simulation.suggested_cells_limit);
+    ensure!(
+        simulated.0 <= fixed.0 && simulated.1 <= fixed.1,
+        "the simulation suggests {simulated:?}, above the fixed limits {fixed:?} the senders were funded for"
+    );
+    Ok(simulated)
 }
