@@ -16,6 +16,7 @@ mod actors;
 mod chain;
 mod entitlements;
 mod faucet;
+mod finalized_state;
 mod governance;
 mod handle;
 mod history;

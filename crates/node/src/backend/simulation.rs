@@ -2,11 +2,10 @@
 //! nothing kept (`drover_execution::simulate_transaction`; `simulate_transaction_traced` when the
 //! request asks for the trace of the handlers it runs).
 //!
-//! Bounded like a read-only call (`crate::reads`): it runs on threads of its own at the lowest
-//! CPU priority with its own queue (a full queue is 429), reads the state one lookup at a time
-//! (never holding the lock a commit needs), starts over when a block changes a value it read,
-//! and gets [`READ_TIME_BUDGET_MS`] in all; its work is bounded by its limits, which the
-//! validity rule keeps within the block's.
+//! Bounded like a read-only call: it runs over the latest finalized state as
+//! `super::finalized_state` describes, on threads of its own with their own queue (a full queue
+//! is 429), and its work is bounded by its limits, which the validity rule keeps within the
+//! block's.
 //!
 //! An unsigned transaction's open fields are filled in from the finalized state and the next
 //! block's fee market: the sender's nonce, the basefees as max fees, no tip, and as limits the
@@ -14,12 +13,9 @@
 //! meter when both are open). A nonce ahead of the sender's finalized one (transactions pending
 //! before it) runs as the finalized one: the simulation cannot run the pending ones first.
 
+use super::finalized_state::{Finished, budget_spent};
 use super::handle::NodeHandle;
-use crate::{
-    block::to_h256,
-    error::NodeError,
-    reads::{CommittedReader, Interrupt, READ_TIME_BUDGET_MS},
-};
+use crate::error::NodeError;
 use drover_execution::{BlockEnv, Simulation, SimulationError, simulate_transaction, simulate_transaction_traced};
 use drover_rpc::{
     backend::simulation::{Simulated, SimulationBackend, UnsignedTx},
@@ -118,62 +114,41 @@ impl SimulationBackend for NodeHandle {
         }
         let tx = Arc::new(tx);
         let fees = self.0.chain.genesis.fees;
-        let deadline = crate::reads::read_deadline();
-        let mut restarts = 0u32;
-        while std::time::Instant::now() < deadline {
-            let (stamp, block) = self.paired_state().await?;
-            let env = BlockEnv {
-                chain_id: self.0.chain_info.chain_id,
-                height: block.height.saturating_add(1),
-                timestamp_ms: block.timestamp_ms.saturating_add(self.0.chain.block_interval_ms),
-                proposer: self.0.chain.tips_account,
-                // Seeds runner assignment, which no sender can predict for a block to come.
-                parent: H256::ZERO,
-            };
-            let (inner, running, runtime) = (self.0.clone(), Arc::clone(&tx), ::tokio::runtime::Handle::current());
-            let (result, interrupt, answered_at) = self
-                .0
-                .simulations
-                .run(move || {
-                    let reader = CommittedReader::new(&inner.databases, &runtime, stamp, deadline);
-                    let result = if trace {
-                        simulate_transaction_traced(&inner.vm, &env, &fees, &reader, &running)
+        let (chain_id, interval_ms, proposer) =
+            (self.0.chain_info.chain_id, self.0.chain.block_interval_ms, self.0.chain.tips_account);
+        let running = Arc::clone(&tx);
+        let finished = self
+            .over_finalized_state(
+                |inner| &inner.simulations,
+                move |inner, reader, block| {
+                    let env = BlockEnv {
+                        chain_id,
+                        height: block.height.saturating_add(1),
+                        timestamp_ms: block.timestamp_ms.saturating_add(interval_ms),
+                        proposer,
+                        // Seeds runner assignment, which no sender can predict for a block to come.
+                        parent: H256::ZERO,
+                    };
+                    if trace {
+                        simulate_transaction_traced(&inner.vm, &env, &fees, reader, &running)
                             .map(|(simulation, trace)| (simulation, Some(trace)))
                     } else {
-                        simulate_transaction(&inner.vm, &env, &fees, &reader, &running).map(|s| (s, None))
-                    };
-                    (result, reader.interrupt(), reader.stamp())
-                })
-                .await
-                .map_err(|busy| ApiError::new(ErrorCode::RateLimited, busy.to_string()))?;
-            match (result, interrupt) {
-                (Ok((simulation, trace)), _) => {
-                    let height = if answered_at == stamp {
-                        Some(block.height)
-                    } else {
-                        self.0.prover.block_with_root(&answered_at.root).await.map(|b| b.height)
-                    };
-                    let height = height.ok_or_else(|| {
-                        NodeError::unfinished("the state a simulation ended at has no block near the tip")
-                    })?;
-                    return Ok(info(simulation, trace, &tx, nonce, height, to_h256(&answered_at.root)));
-                }
-                (Err(SimulationError::Refused(rejection)), _) => {
-                    return Err(drover_rpc::error::admission_error(AdmissionError::Invalid(rejection)));
-                }
-                (Err(SimulationError::Corrupt(e)), _) => return Err(NodeError::unfinished(e).into()),
-                (Err(SimulationError::Unavailable(_)), Some(Interrupt::StateMoved)) => restarts += 1,
-                (Err(SimulationError::Unavailable(_)), Some(Interrupt::OutOfTime)) => break,
-                (Err(SimulationError::Unavailable(fault)), _) => return Err(NodeError::unfinished(fault).into()),
+                        simulate_transaction(&inner.vm, &env, &fees, reader, &running).map(|s| (s, None))
+                    }
+                },
+            )
+            .await?;
+        match finished {
+            Finished::Answered { answer: (simulation, trace), height, root } => {
+                Ok(info(simulation, trace, &tx, nonce, height, root))
             }
+            Finished::Failed(SimulationError::Refused(rejection)) => {
+                Err(drover_rpc::error::admission_error(AdmissionError::Invalid(rejection)))
+            }
+            Finished::Failed(SimulationError::Corrupt(e)) => Err(NodeError::unfinished(e).into()),
+            Finished::Failed(SimulationError::Unavailable(fault)) => Err(NodeError::unfinished(fault).into()),
+            Finished::OutOfTime { restarts } => Err(budget_spent(restarts, ErrorCode::Timeout, "simulation", "retry")),
         }
-        Err(ApiError::new(
-            ErrorCode::Timeout,
-            format!(
-                "the simulation did not finish within {READ_TIME_BUDGET_MS} ms ({restarts} restarts after a block \
-                 changed a value it had read); retry"
-            ),
-        ))
     }
 }
 
