@@ -85,25 +85,13 @@ pub(super) async fn history(args: HistoryArgs) -> anyhow::Result<()> {
         &retries,
     )
     .await?;
-    let mut nonces = vec![0u64; senders.len()];
-    let mut sign = |from: u64, count: u64| -> Vec<Transaction> {
-        let plan: Vec<(usize, u64, u64)> = (from..from + count)
-            .map(|i| {
-                let s = (i % senders.len() as u64) as usize;
-                nonces[s] += 1;
-                (s, nonces[s] - 1, i)
-            })
-            .collect();
-        plan.into_par_iter()
-            .map(|(s, nonce, i)| bench_transfer(&senders[s], chain_id, nonce, Recipients::Fresh.address(i), 1))
-            .collect()
-    };
+    let mut signer = FreshTransfers::new(&senders, chain_id);
 
     let mut indexed = 0;
     while indexed < args.transactions {
         let count = args.round.min(args.transactions - indexed);
         let load = Load { batch: 50, concurrency: 8, rate: Some(INDEX_TRANSFERS_PER_SEC) };
-        let report = run_load(&client, std::slice::from_ref(&client), sign(indexed, count), load).await?;
+        let report = run_load(&client, std::slice::from_ref(&client), signer.sign(indexed, count), load).await?;
         indexed += count;
         println!("indexed {indexed} transfers ({:.0}/s)", report.throughput());
     }
@@ -143,7 +131,7 @@ pub(super) async fn history(args: HistoryArgs) -> anyhow::Result<()> {
     let mut next = indexed;
     let load = Load { batch: 50, concurrency: 8, rate: Some(args.rate) };
     let count = args.rate * args.stream_seconds;
-    let alone = run_load(&client, std::slice::from_ref(&client), sign(next, count), load).await?;
+    let alone = run_load(&client, std::slice::from_ref(&client), signer.sign(next, count), load).await?;
     next += count;
     println!("\ntransfers at {} /s, no stream open:", args.rate);
     alone.print("transfers");
@@ -167,7 +155,7 @@ pub(super) async fn history(args: HistoryArgs) -> anyhow::Result<()> {
         );
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
-    let watched = run_load(&client, std::slice::from_ref(&client), sign(next, count), load).await?;
+    let watched = run_load(&client, std::slice::from_ref(&client), signer.sign(next, count), load).await?;
     // Every stream has the last block by now.
     tokio::time::sleep(Duration::from_secs(2)).await;
     for stream in &streams {

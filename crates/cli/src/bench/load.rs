@@ -35,6 +35,36 @@ pub(super) fn bench_tx(
     .sign(key)
 }
 
+/// Signs transfers of one base unit, each to a fresh recipient, from a set of senders in turn:
+/// transfer `i` goes from sender `i mod n` to [`Recipients::Fresh`]'s address `i`, and each
+/// sender's nonces follow one another across calls.
+pub(super) struct FreshTransfers<'a> {
+    senders: &'a [SecretKey],
+    chain_id: u64,
+    nonces: Vec<u64>,
+}
+
+impl<'a> FreshTransfers<'a> {
+    pub(super) fn new(senders: &'a [SecretKey], chain_id: u64) -> Self {
+        Self { senders, chain_id, nonces: vec![0; senders.len()] }
+    }
+
+    /// Transfers `from..from + count`, signed in parallel.
+    pub(super) fn sign(&mut self, from: u64, count: u64) -> Vec<Transaction> {
+        let plan: Vec<(usize, u64, u64)> = (from..from + count)
+            .map(|i| {
+                let s = (i % self.senders.len() as u64) as usize;
+                self.nonces[s] += 1;
+                (s, self.nonces[s] - 1, i)
+            })
+            .collect();
+        let (senders, chain_id) = (self.senders, self.chain_id);
+        plan.into_par_iter()
+            .map(|(s, nonce, i)| bench_transfer(&senders[s], chain_id, nonce, Recipients::Fresh.address(i), 1))
+            .collect()
+    }
+}
+
 /// What a load run submits.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Workload {
