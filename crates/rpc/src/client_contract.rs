@@ -50,6 +50,7 @@ use drover_types::{
         SignedFlowPayload, SignedFlowRequest, SimulateRequest, SimulationInfo, SubmitStatus, TransactionState,
         VerifiedResultInfo, WaitStatus,
     },
+    payload::Manifest,
     storage::StorageCall,
 };
 use parking_lot::Mutex;
@@ -139,7 +140,7 @@ fn mock() -> MockBackend {
             latest_version: 2,
             code_hash: H256([3; 32]),
             code_size: 4,
-            manifest: vec!["storage.kv".into()],
+            manifest: Manifest::new(vec!["storage.kv".into()]),
             published_height: 1,
             removed: false,
         }];
@@ -283,7 +284,7 @@ async fn actors(client: &Client) {
     assert_eq!(info.address, ACTOR);
     assert_eq!(client.actor(&NOBODY).await.unwrap(), None);
     assert_eq!(client.actor_code(&ACTOR).await.unwrap().unwrap().code, MOCK_ACTOR_CODE);
-    assert_eq!(client.actor_manifest(&ACTOR).await.unwrap().unwrap().entitlements, ["storage.kv"]);
+    assert_eq!(client.actor_manifest(&ACTOR).await.unwrap().unwrap().entitlements(), ["storage.kv"]);
     assert_eq!(client.actor_manifest(&NOBODY).await.unwrap(), None);
     let first = client.actor_storage(&ACTOR, None).await.unwrap().unwrap();
     assert_eq!(first.items.iter().map(|e| e.key.clone()).collect::<Vec<_>>(), [b"a".to_vec()]);
