@@ -60,15 +60,16 @@ pub struct Message {
     pub payload: Vec<u8>,
 }
 
-/// The capabilities an actor or a library is granted, by entitlement id (`storage.kv`,
-/// `econ.transfer`, ...): `{"entitlements": [text, ...]}` in CBOR and in JSON (see the module
-/// doc). [`Manifest::new`] writes that form; `{}` (the [`Default`]) is the key-less manifest that
-/// grants nothing, read and kept as written. JSON output always names the key.
+/// An entitlements manifest, `{"entitlements": [id, ...]}`: what an actor or a library may do,
+/// by entitlement id (`storage.kv`, `econ.transfer`, ...; `/entitlements/registry` lists them).
+/// An empty list grants nothing, and so does `{}`.
+// `Manifest::new` writes DESIGN's form; `{}` (the `Default`) is read and kept as written, so
+// each form re-encodes to its own bytes (module doc). JSON output always names the key.
 #[derive(Clone, PartialEq, Eq, Debug, Default, Serialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Manifest {
-    /// Entitlement ids the actor's host calls are gated by (`storage.kv`, `econ.transfer`, ...),
-    /// each listed once; empty grants nothing. `None`: the key was left out (`{}`).
+    /// Entitlement ids the host calls are gated by, each listed once; empty grants nothing.
+    // `None`: the key was left out (`{}`).
     #[serde(serialize_with = "write_ids")]
     #[cfg_attr(feature = "openapi", schema(value_type = Vec<String>, required = true))]
     entitlements: Option<Vec<String>>,

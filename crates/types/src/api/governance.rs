@@ -154,10 +154,9 @@ pub struct TimelineEntry {
 }
 
 /// `GET /governance/proposal/{id}`: a proposal with its votes (a page) and timeline.
-///
-/// Written flat (the proposal's fields beside `votes` and `timeline`); read through
-/// [`ProposalDetailFields`], since serde reads a flattened record through a buffer that takes no
-/// `u128`, and so no native amount.
+// Written flat (the proposal's fields beside `votes` and `timeline`); read through
+// `ProposalDetailFields`, since serde reads a flattened record through a buffer that takes no
+// `u128`, and so no native amount.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(from = "ProposalDetailFields")]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
