@@ -15,11 +15,11 @@ fuzz_target!(|data: &[u8]| {
     }
     if let Ok(manifest) = Manifest::decode(data) {
         assert_eq!(manifest.encode(), data);
-        let _ = drover_vm::validate_manifest(&manifest.entitlements);
+        let _ = drover_vm::validate_manifest(manifest.entitlements());
     }
     if let Ok(deploy) = Deploy::decode(data) {
         assert_eq!(deploy.encode(), data);
-        let _ = drover_vm::validate_manifest(&deploy.manifest.entitlements);
+        let _ = drover_vm::validate_manifest(deploy.manifest.entitlements());
     }
     if let Ok(upgrade) = Upgrade::decode(data) {
         assert_eq!(upgrade.encode(), data);

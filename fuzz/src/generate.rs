@@ -50,10 +50,9 @@ pub fn message(u: &mut Unstructured<'_>) -> Result<Message> {
     })
 }
 
+/// Either form: DESIGN's `{"entitlements": [...]}` (any length) or the key-less `{}`.
 pub fn manifest(u: &mut Unstructured<'_>) -> Result<Manifest> {
-    Ok(Manifest {
-        entitlements: u.arbitrary()?,
-    })
+    Ok(if u.arbitrary()? { Manifest::new(u.arbitrary()?) } else { Manifest::default() })
 }
 
 pub fn deploy(u: &mut Unstructured<'_>) -> Result<Deploy> {

@@ -180,19 +180,19 @@ pub(crate) async fn deploy(client: &Client, args: DeployArgs) -> Result<Report> 
     let code = load_code(&args.file)?;
     let entitlements = crate::actor_dev::entitlements(&args.file, args.manifest)?;
     let init = args.init.map(|handler| args.input.bytes().map(|payload| Message { handler, payload })).transpose()?;
-    let deploy = Deploy { code, manifest: Manifest { entitlements }, salt: args.salt.into_bytes(), init };
+    let deploy = Deploy { code, manifest: Manifest::new(entitlements), salt: args.salt.into_bytes(), init };
     let wallet = crate::project::wallet(args.sending.key.as_deref())?;
     let actor = deploy.actor_address(&wallet.address());
     let mut text = Text::default();
     text.field("actor", actor)
         .field("code bytes", deploy.code.len())
-        .field("manifest", deploy.manifest.entitlements.join(", "));
+        .field("manifest", deploy.manifest.entitlements().join(", "));
     send(client, &wallet, TxBuilder::message(None, 0, deploy.encode()), &args.sending, text).await
 }
 
 pub(crate) async fn upgrade(client: &Client, args: UpgradeArgs) -> Result<Report> {
     let entitlements = crate::actor_dev::entitlements(&args.file, args.manifest)?;
-    let upgrade = Upgrade { actor: args.actor, code: load_code(&args.file)?, manifest: Manifest { entitlements } };
+    let upgrade = Upgrade { actor: args.actor, code: load_code(&args.file)?, manifest: Manifest::new(entitlements) };
     let wallet = crate::project::wallet(args.sending.key.as_deref())?;
     let mut text = Text::default();
     text.field("actor", args.actor)
@@ -380,7 +380,7 @@ pub(crate) async fn actor(client: &Client, address: Address, view: ActorView) ->
                 .field("mailbox", format!("{} messages ({} bytes)", info.mailbox_count, info.mailbox_bytes))
                 .field("deployed at", info.created_height)
                 .field("upgrades", info.upgrades)
-                .field("manifest", info.manifest.entitlements.join(", "));
+                .field("manifest", info.manifest.entitlements().join(", "));
             Report::new(text, &info)
         }
         ActorView::Code => {

@@ -16,7 +16,7 @@ use crate::report::{Report, Text};
 use anyhow::{Context, Result, bail};
 use clap::Subcommand;
 use drover_client::Client;
-use drover_types::{Address, chain_params::ChainParams};
+use drover_types::{Address, chain_params::ChainParams, payload::Manifest};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -219,19 +219,15 @@ pub(crate) fn build_crate(dir: &Path) -> Result<BuiltModule> {
 
 /// The entitlement ids of `dir/manifest.json`, if the crate has one.
 pub(crate) fn crate_manifest(dir: &Path) -> Result<Option<Vec<String>>> {
-    #[derive(Deserialize)]
-    #[serde(deny_unknown_fields)]
-    struct ManifestFile {
-        entitlements: Vec<String>,
-    }
     let path = dir.join(MANIFEST_FILE);
     if !path.exists() {
         return Ok(None);
     }
     let bytes = std::fs::read(&path).with_context(|| format!("cannot read {}", path.display()))?;
-    let file: ManifestFile = serde_json::from_slice(&bytes)
+    // The node's own reading of a JSON manifest, as `/entitlements/validate-manifest` judges it.
+    let manifest: Manifest = serde_json::from_slice(&bytes)
         .with_context(|| format!("{} is not {{\"entitlements\": [ids...]}}", path.display()))?;
-    Ok(Some(file.entitlements))
+    Ok(Some(manifest.into_entitlements()))
 }
 
 /// The entitlement ids a deploy or upgrade of `code` sends: `given` (`--manifest`) when it names

@@ -275,7 +275,7 @@ pub(crate) async fn simulate(client: &Client, command: SimulateCommand) -> Resul
         SimulateCommand::Deploy { file, manifest, salt, sender } => {
             let deploy = Deploy {
                 code: crate::actor_dev::load_code(&file)?,
-                manifest: Manifest { entitlements: manifest },
+                manifest: Manifest::new(manifest),
                 salt: salt.into_bytes(),
                 init: None,
             };

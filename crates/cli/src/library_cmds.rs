@@ -10,7 +10,7 @@ use crate::{
 use anyhow::{Context, Result, anyhow};
 use clap::{Args, Subcommand};
 use drover_client::{Client, TxBuilder};
-use drover_types::{Address, library::LibraryCall};
+use drover_types::{Address, library::LibraryCall, payload::Manifest};
 use std::path::PathBuf;
 
 #[derive(Debug, Subcommand)]
@@ -66,7 +66,7 @@ pub(crate) async fn run(client: &Client, command: LibraryCommand) -> Result<Repo
                 .field("publisher", info.publisher)
                 .field("version", format!("{} of {}", info.version, info.latest_version))
                 .field("code", format!("{} ({} bytes)", info.code_hash, info.code_size))
-                .field("manifest", info.manifest.join(", "))
+                .field("manifest", info.manifest.entitlements().join(", "))
                 .field("published", info.published_height)
                 .field("removed", info.removed);
             return Report::new(text, &info);
@@ -79,7 +79,7 @@ pub(crate) async fn run(client: &Client, command: LibraryCommand) -> Result<Repo
                 bytes
             };
             text.field("library", &name).field("code bytes", bytes.len());
-            (LibraryCall::Publish { name, code: bytes, manifest }, sending)
+            (LibraryCall::Publish { name, code: bytes, manifest: Manifest::new(manifest) }, sending)
         }
         LibraryCommand::Remove { name, sending } => {
             text.field("remove", &name);

@@ -22,7 +22,7 @@ use crate::heartbeat::HeartbeatPace;
 use anyhow::{Context, Result, bail};
 use clap::Args;
 use drover_client::amount::parse_amount;
-use drover_client::ras::{RasSigner, now_ms};
+use drover_client::storage_auth::{StorageSigner, now_ms};
 use drover_client::{Client, TxBuilder, Wallet};
 use drover_relay::{
     CommitError, CommitLoop, Committer, Directory, DirectoryError, Relay, RelayConfig, Sweeper, VolumeInfo,
@@ -122,7 +122,7 @@ struct NodeDirectory {
     client: Client,
     wallet: SecretKey,
     chain_id: u64,
-    signer: parking_lot::Mutex<RasSigner>,
+    signer: parking_lot::Mutex<StorageSigner>,
 }
 
 impl NodeDirectory {
@@ -131,15 +131,15 @@ impl NodeDirectory {
             client: client.clone(),
             wallet: wallet.secret_key().clone(),
             chain_id,
-            signer: parking_lot::Mutex::new(RasSigner::issue(wallet.secret_key(), SecretKey::random(), chain_id)),
+            signer: parking_lot::Mutex::new(StorageSigner::issue(wallet.secret_key(), SecretKey::random(), chain_id)),
         }
     }
 
     /// The relay's session, renewed before its token expires.
-    fn signer(&self) -> RasSigner {
+    fn signer(&self) -> StorageSigner {
         let mut signer = self.signer.lock();
         if signer.token().expires_at_ms < now_ms().saturating_add(TOKEN_RENEW_MARGIN_MS) {
-            *signer = RasSigner::issue(&self.wallet, SecretKey::random(), self.chain_id);
+            *signer = StorageSigner::issue(&self.wallet, SecretKey::random(), self.chain_id);
         }
         signer.clone()
     }
@@ -148,7 +148,7 @@ impl NodeDirectory {
 impl Directory for NodeDirectory {
     async fn volume(&self, id: H256) -> Result<Option<VolumeInfo>, DirectoryError> {
         let signer = self.signer();
-        let volume = self.client.ras_volume(&signer, &id).await.map_err(|e| DirectoryError(e.to_string()))?;
+        let volume = self.client.storage_volume(&signer, &id).await.map_err(|e| DirectoryError(e.to_string()))?;
         Ok(volume.map(|v| VolumeInfo {
             owner: v.owner,
             public: v.public,
@@ -160,7 +160,7 @@ impl Directory for NodeDirectory {
 
     async fn session_revoked(&self, wallet: Address, session_key: [u8; 33]) -> Result<bool, DirectoryError> {
         let answer =
-            self.client.ras_revocation(&wallet, &session_key).await.map_err(|e| DirectoryError(e.to_string()))?;
+            self.client.storage_revocation(&wallet, &session_key).await.map_err(|e| DirectoryError(e.to_string()))?;
         Ok(answer.revoked)
     }
 }

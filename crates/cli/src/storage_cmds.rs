@@ -18,7 +18,7 @@ use crate::submission::sign_and_submit;
 use anyhow::{Context, Result, anyhow, bail};
 use clap::{Args, Subcommand};
 use drover_client::amount::parse_amount;
-use drover_client::ras::RasSigner;
+use drover_client::storage_auth::StorageSigner;
 use drover_client::{Client, TxBuilder, Wallet};
 use drover_relay::RelayClient;
 use drover_types::system_call::SystemCall;
@@ -214,9 +214,9 @@ fn parse_volume(text: &str, owner: Option<&Wallet>) -> Result<H256> {
 }
 
 /// A session for `wallet` on the node's chain, for this command.
-async fn session(client: &Client, wallet: &Wallet) -> Result<RasSigner> {
+async fn session(client: &Client, wallet: &Wallet) -> Result<StorageSigner> {
     let chain_id = client.chain_info().await.context("cannot read the chain id")?.chain_id;
-    Ok(RasSigner::issue(wallet.secret_key(), SecretKey::random(), chain_id))
+    Ok(StorageSigner::issue(wallet.secret_key(), SecretKey::random(), chain_id))
 }
 
 /// The key file's wallet, a session for it, and its volume `volume` as the node records it.
@@ -224,12 +224,12 @@ async fn owned_volume(
     client: &Client,
     key: Option<&std::path::Path>,
     volume: &str,
-) -> Result<(Wallet, RasSigner, VolumeInfo)> {
+) -> Result<(Wallet, StorageSigner, VolumeInfo)> {
     let wallet = crate::project::wallet(key)?;
     let id = parse_volume(volume, Some(&wallet))?;
     let signer = session(client, &wallet).await?;
     let info = client
-        .ras_volume(&signer, &id)
+        .storage_volume(&signer, &id)
         .await
         .context("cannot read the volume")?
         .ok_or_else(|| anyhow!("{} has no volume {id}", wallet.address()))?;
@@ -343,7 +343,7 @@ pub(crate) async fn run(client: &Client, command: StorageCommand) -> Result<Repo
         StorageCommand::Balance { key } => {
             let wallet = crate::project::wallet(key.as_deref())?;
             let signer = session(client, &wallet).await?;
-            let balance = client.ras_balance(&signer).await.context("cannot read the storage balance")?;
+            let balance = client.storage_balance(&signer).await.context("cannot read the storage balance")?;
             text.field("wallet", balance.wallet)
                 .field("balance", amount_text(balance.balance))
                 .field("volumes", balance.volumes)
@@ -361,7 +361,7 @@ pub(crate) async fn run(client: &Client, command: StorageCommand) -> Result<Repo
                 .await
         }
         StorageCommand::Stats => {
-            let stats = client.ras_stats().await.context("cannot read the storage totals")?;
+            let stats = client.storage_stats().await.context("cannot read the storage totals")?;
             text.field("height", stats.height)
                 .field("relays", stats.relays)
                 .field("capacity", format!("{} bytes", stats.capacity_bytes))
@@ -374,9 +374,9 @@ pub(crate) async fn run(client: &Client, command: StorageCommand) -> Result<Repo
         }
         StorageCommand::Relays { writable, offset, limit } => {
             let list = if writable {
-                client.ras_write_relayers(offset, limit).await
+                client.storage_write_relayers(offset, limit).await
             } else {
-                client.ras_public_relays(offset, limit).await
+                client.storage_public_relays(offset, limit).await
             }
             .context("cannot list relays")?;
             text.field("relays", list.total_count);
@@ -394,7 +394,7 @@ async fn volume(client: &Client, command: VolumeCommand) -> Result<Report> {
         VolumeCommand::List { offset, limit, key } => {
             let wallet = crate::project::wallet(key.as_deref())?;
             let signer = session(client, &wallet).await?;
-            let list = client.ras_volumes(&signer, offset, limit).await.context("cannot list the volumes")?;
+            let list = client.storage_volumes(&signer, offset, limit).await.context("cannot list the volumes")?;
             text.field("owner", wallet.address()).field("volumes", list.total_count);
             for volume in &list.volumes {
                 text.line(format!(
@@ -496,10 +496,10 @@ async fn send_through_ras(
     text.field("from", wallet.address()).field("nonce", tx.nonce).field("hash", hash);
     let signer = session(client, wallet).await?;
     let answer = match &call {
-        StorageCall::Create { .. } => client.ras_create_volume(&signer, &tx).await,
-        StorageCall::Deposit { volume } => client.ras_deposit(&signer, volume, &tx).await,
-        StorageCall::Delete { volume } => client.ras_delete_volume(&signer, volume, &tx).await,
-        StorageCall::Undelete { volume } => client.ras_undelete_volume(&signer, volume, &tx).await,
+        StorageCall::Create { .. } => client.storage_create_volume(&signer, &tx).await,
+        StorageCall::Deposit { volume } => client.storage_deposit(&signer, volume, &tx).await,
+        StorageCall::Delete { volume } => client.storage_delete_volume(&signer, volume, &tx).await,
+        StorageCall::Undelete { volume } => client.storage_undelete_volume(&signer, volume, &tx).await,
         other => bail!("{} has no /ras route", other.handler()),
     }
     .context("the node did not take the transaction")?;

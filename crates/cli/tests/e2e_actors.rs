@@ -26,7 +26,7 @@ fn example(name: &str, entitlements: &[&str], salt: &[u8]) -> Deploy {
     let path = format!("{}/../../actors/{name}.wat", env!("CARGO_MANIFEST_DIR"));
     Deploy {
         code: wat::parse_file(&path).unwrap_or_else(|e| panic!("{path} compiles: {e}")),
-        manifest: Manifest { entitlements: entitlements.iter().map(|id| (*id).to_owned()).collect() },
+        manifest: Manifest::new(entitlements.iter().map(|id| (*id).to_owned()).collect()),
         salt: salt.to_vec(),
         init: None,
     }
@@ -100,7 +100,7 @@ async fn a_deployed_counter_counts_reverts_cleanly_and_refuses_unknown_handlers(
     assert_eq!(summary.code_hash, drover_types::keccak256(&deploy.code));
     assert_eq!(summary.owner, key.address());
     assert_eq!(summary.created_height, deployed.block_height);
-    assert_eq!(summary.manifest.entitlements, vec!["storage.kv".to_owned()]);
+    assert_eq!(summary.manifest.entitlements(), vec!["storage.kv".to_owned()]);
     assert_eq!(summary.mailbox_count, 0);
     let code = client.actor_code(&actor).await.unwrap().expect("code");
     assert_eq!(code.code, deploy.code);
@@ -599,7 +599,7 @@ fn upgrade_tx(key: &SecretKey, nonce: u64, actor: Address, file: &str, entitleme
     let upgrade = Upgrade {
         actor,
         code: example(file, &[], b"").code,
-        manifest: Manifest { entitlements: entitlements.iter().map(|id| (*id).to_owned()).collect() },
+        manifest: Manifest::new(entitlements.iter().map(|id| (*id).to_owned()).collect()),
     };
     actor_tx(key, nonce, Some(ACTOR_UPGRADES_ADDRESS), upgrade.message())
 }
@@ -648,7 +648,7 @@ async fn the_owner_upgrades_an_actor_with_the_cli_and_its_history_records_it() {
     let echo_code = example("echo", &[], b"").code;
     let summary = client.actor(&counter).await.unwrap().unwrap();
     assert_eq!((summary.code_hash, summary.upgrades), (drover_types::keccak256(&echo_code), 1));
-    assert_eq!(summary.manifest.entitlements, ["events.emit"]);
+    assert_eq!(summary.manifest.entitlements(), ["events.emit"]);
     assert_eq!(client.actor_code(&counter).await.unwrap().unwrap().code, echo_code);
     let page = client.actor_upgrades(&counter, 0, 50).await.unwrap().unwrap();
     assert_eq!((page.total_count, page.offset, page.limit), (1, 0, 50));

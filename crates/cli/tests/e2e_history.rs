@@ -22,7 +22,7 @@ fn example(name: &str, entitlements: &[&str]) -> Deploy {
     let path = format!("{}/../../actors/{name}.wat", env!("CARGO_MANIFEST_DIR"));
     Deploy {
         code: wat::parse_file(&path).unwrap_or_else(|e| panic!("{path} compiles: {e}")),
-        manifest: Manifest { entitlements: entitlements.iter().map(|id| (*id).to_owned()).collect() },
+        manifest: Manifest::new(entitlements.iter().map(|id| (*id).to_owned()).collect()),
         salt: Vec::new(),
         init: None,
     }

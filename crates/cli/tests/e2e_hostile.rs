@@ -79,7 +79,7 @@ async fn fresh_key_scans_at_the_block_limit_are_included_at_once_and_the_chain_k
     let (attacker, honest) = (dev_key(0), dev_key(1));
     let deploy = Deploy {
         code: example("fresh_reader"),
-        manifest: Manifest { entitlements: vec!["storage.kv".to_owned()] },
+        manifest: Manifest::new(vec!["storage.kv".to_owned()]),
         salt: Vec::new(),
         init: None,
     };
@@ -127,7 +127,7 @@ async fn read_only_calls_at_their_budget_do_not_stop_blocks() {
     let key = dev_key(0);
     let deploy = Deploy {
         code: example("fresh_reader"),
-        manifest: Manifest { entitlements: vec!["storage.kv".to_owned()] },
+        manifest: Manifest::new(vec!["storage.kv".to_owned()]),
         salt: Vec::new(),
         init: None,
     };
@@ -137,12 +137,8 @@ async fn read_only_calls_at_their_budget_do_not_stop_blocks() {
     // Eight clients: four spin until the read budget (10,000,000 cycles) runs out, four read
     // 1,000 fresh keys each time; three rounds each.
     let start = client.height().await.unwrap();
-    let spinner = Deploy {
-        code: example("infinite_loop"),
-        manifest: Manifest { entitlements: Vec::new() },
-        salt: Vec::new(),
-        init: None,
-    };
+    let spinner =
+        Deploy { code: example("infinite_loop"), manifest: Manifest::new(Vec::new()), salt: Vec::new(), init: None };
     let spin = spinner.actor_address(&key.address());
     included(&client, &[tx(&key, 1, None, spinner.encode(), 5_000_000)]).await;
     let mut readers = Vec::new();

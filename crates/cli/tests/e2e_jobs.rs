@@ -103,7 +103,7 @@ async fn three_runners_one_faulty_verify_a_job_into_an_actors_mailbox() {
     let code = wat::parse_file(format!("{}/../../actors/job_client.wat", env!("CARGO_MANIFEST_DIR"))).unwrap();
     let deploy = Deploy {
         code,
-        manifest: Manifest { entitlements: vec!["storage.kv".into(), "job.submit".into()] },
+        manifest: Manifest::new(vec!["storage.kv".into(), "job.submit".into()]),
         salt: Vec::new(),
         init: None,
     };

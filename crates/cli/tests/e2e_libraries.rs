@@ -38,13 +38,13 @@ async fn a_library_is_published_run_in_the_callers_context_and_removed() {
     ));
     let p = publisher.address();
     let info = client.library(&p, "fixed", None).await.unwrap().expect("published");
-    assert_eq!((info.version, info.manifest.as_slice(), info.removed), (1, &["storage.kv".to_owned()][..], false));
+    assert_eq!((info.version, info.manifest.entitlements(), info.removed), (1, &["storage.kv".to_owned()][..], false));
 
     // An actor runs it in its own context.
     let user = Wallet::new(dev_key(1));
     let deploy = Deploy {
         code: wat::parse_file(format!("{actors}/lib_user.wat")).unwrap(),
-        manifest: Manifest { entitlements: vec!["storage.kv".into()] },
+        manifest: Manifest::new(vec!["storage.kv".into()]),
         salt: Vec::new(),
         init: None,
     };

@@ -12,7 +12,7 @@ mod common;
 
 use common::*;
 use drover_client::Wallet;
-use drover_client::ras::{RasSigner, now_ms};
+use drover_client::storage_auth::{StorageSigner, now_ms};
 use drover_relay::{ClientError, RelayClient};
 use drover_types::{
     Address, H256, SecretKey, storage::VolumeStatus, storage::auth::relay_audience, storage::volume_id,
@@ -56,7 +56,7 @@ fn start_relay(url: &str, dir: &Path, key: &Path, listen: &str, run: u32) -> Dae
 /// A signed GET of the relay registered as `relay`, with the given nonce: `(status, body)`.
 async fn signed_get(
     (relay_url, relay): (&str, &Address),
-    signer: &RasSigner,
+    signer: &StorageSigner,
     path: &str,
     nonce: &[u8],
 ) -> (u16, serde_json::Value) {
@@ -90,7 +90,7 @@ async fn a_relay_stores_a_private_volume_commits_its_root_and_survives_a_restart
 
     // The relay registers and is offered to new volumes.
     let listed = until("the relay to take volumes", || async {
-        let list = client.ras_write_relayers(0, 10).await.ok()?;
+        let list = client.storage_write_relayers(0, 10).await.ok()?;
         list.relays.into_iter().find(|r| r.address == relay_wallet.address())
     })
     .await;
@@ -141,9 +141,9 @@ async fn a_relay_stores_a_private_volume_commits_its_root_and_survives_a_restart
 
     // The relay commits its manifest root; the node records exactly it.
     let at_relay = as_owner.info(id).await.unwrap();
-    let owner_session = RasSigner::issue(owner.secret_key(), SecretKey::random(), chain_id);
+    let owner_session = StorageSigner::issue(owner.secret_key(), SecretKey::random(), chain_id);
     let committed = until("the root to be committed", || async {
-        let info = client.ras_volume(&owner_session, &id).await.ok()??;
+        let info = client.storage_volume(&owner_session, &id).await.ok()??;
         (info.root == at_relay.root).then_some(info)
     })
     .await;
@@ -159,7 +159,7 @@ async fn a_relay_stores_a_private_volume_commits_its_root_and_survives_a_restart
         RelayClient::new(&relay_url, &relay_wallet.address(), chain_id, stranger.secret_key().clone()).unwrap();
     assert!(matches!(as_stranger.get(id, "docs/secret.txt").await, Err(ClientError::NotFound(_))));
     assert!(matches!(as_stranger.get(H256([9; 32]), "docs/secret.txt").await, Err(ClientError::NotFound(_))));
-    let stranger_session = RasSigner::issue(stranger.secret_key(), SecretKey::random(), chain_id);
+    let stranger_session = StorageSigner::issue(stranger.secret_key(), SecretKey::random(), chain_id);
     let path = format!("/v1/volumes/{id}/objects/docs/secret.txt");
     let unknown = format!("/v1/volumes/{}/objects/docs/secret.txt", H256([9; 32]));
     let fresh = |n: u8| [n; 16];
@@ -167,7 +167,7 @@ async fn a_relay_stores_a_private_volume_commits_its_root_and_survives_a_restart
     let (unknown_status, unknown_body) = signed_get(relay_at, &stranger_session, &unknown, &fresh(2)).await;
     assert_eq!((status, &body), (unknown_status, &unknown_body), "a private volume does not show");
     assert_eq!(status, 404);
-    assert_eq!(client.ras_volume(&stranger_session, &id).await.unwrap(), None);
+    assert_eq!(client.storage_volume(&stranger_session, &id).await.unwrap(), None);
 
     // A replayed request is refused.
     let (status, _) = signed_get(relay_at, &owner_session, &path, &fresh(3)).await;
@@ -183,10 +183,10 @@ async fn a_relay_stores_a_private_volume_commits_its_root_and_survives_a_restart
     assert_eq!(again, plaintext);
 
     // The public aggregates count the relay, the volume and its bytes.
-    let stats = client.ras_stats().await.unwrap();
+    let stats = client.storage_stats().await.unwrap();
     assert_eq!((stats.relays, stats.volumes, stats.bytes), (1, 1, at_relay.size_bytes));
     assert!(stats.deposits > 0 && stats.fees_burned > 0, "{stats:?}");
-    let public = client.ras_public_relays(0, 10).await.unwrap();
+    let public = client.storage_public_relays(0, 10).await.unwrap();
     assert_eq!(public.total_count, 1);
 
     // A public volume: anyone reads it through the relay, with no key at all.
@@ -234,7 +234,7 @@ async fn a_relay_stores_a_private_volume_commits_its_root_and_survives_a_restart
 
     // A revoked session key is refused from its block on, by the node and by the relay (which
     // caches what the chain says for a moment).
-    let revoked = RasSigner::issue(owner.secret_key(), SecretKey::random(), chain_id);
+    let revoked = StorageSigner::issue(owner.secret_key(), SecretKey::random(), chain_id);
     let (status, _) = signed_get(relay_at, &revoked, &path, &rand::random::<[u8; 16]>()).await;
     assert_eq!(status, 200);
     let session_key = format!("0x{}", hex::encode(revoked.session_public_key()));
@@ -247,13 +247,13 @@ async fn a_relay_stores_a_private_volume_commits_its_root_and_survives_a_restart
     })
     .await;
     assert_eq!(refused, unknown_body);
-    let at_node = client.ras_me(&revoked).await.unwrap_err();
+    let at_node = client.storage_me(&revoked).await.unwrap_err();
     assert!(at_node.to_string().contains("revoked"), "{at_node}");
-    assert!(client.ras_me(&owner_session).await.is_ok(), "other sessions of the wallet still work");
+    assert!(client.storage_me(&owner_session).await.is_ok(), "other sessions of the wallet still work");
 
     // The owner deletes the volume, then takes it back within the grace.
     ok(drover(&url, &["storage", "volume", "delete", "notes", "--key", owner_key]));
-    let info = client.ras_volume(&owner_session, &id).await.unwrap().unwrap();
+    let info = client.storage_volume(&owner_session, &id).await.unwrap().unwrap();
     assert_eq!(info.status, VolumeStatus::Deleted);
     // (The relay caches what the chain says for a moment.)
     until("the relay to refuse writes", || async {
@@ -261,7 +261,7 @@ async fn a_relay_stores_a_private_volume_commits_its_root_and_survives_a_restart
     })
     .await;
     ok(drover(&url, &["storage", "volume", "undelete", &volume, "--key", owner_key]));
-    let info = client.ras_volume(&owner_session, &id).await.unwrap().unwrap();
+    let info = client.storage_volume(&owner_session, &id).await.unwrap().unwrap();
     assert_eq!(info.status, VolumeStatus::Active);
 
     // The public volume is deleted and left past its grace: purged on chain, its bytes dropped
@@ -269,7 +269,7 @@ async fn a_relay_stores_a_private_volume_commits_its_root_and_survives_a_restart
     let site_id = volume_id(&owner.address(), "site");
     ok(drover(&url, &["storage", "volume", "delete", "site", "--key", owner_key]));
     until("the volume to be purged", || async {
-        let info = client.ras_volume(&owner_session, &site_id).await.ok()??;
+        let info = client.storage_volume(&owner_session, &site_id).await.ok()??;
         (info.status == VolumeStatus::Purged).then_some(())
     })
     .await;
@@ -279,8 +279,8 @@ async fn a_relay_stores_a_private_volume_commits_its_root_and_survives_a_restart
     let before = client.account(&owner.address()).await.unwrap().unwrap().balance;
     ok(drover(&url, &["storage", "volume", "reap", "site", "--key", owner_key]));
     assert!(client.account(&owner.address()).await.unwrap().unwrap().balance > before, "the deposit came back");
-    assert_eq!(client.ras_volume(&owner_session, &site_id).await.unwrap(), None);
-    assert_eq!(client.ras_stats().await.unwrap().volumes, 1);
+    assert_eq!(client.storage_volume(&owner_session, &site_id).await.unwrap(), None);
+    assert_eq!(client.storage_stats().await.unwrap().volumes, 1);
 
     // The relay gives the last volume up: its rent stops, its owner cannot take it back, and
     // the relay keeps serving reads through the grace. (Its daemon signs heartbeats with the same
@@ -289,7 +289,7 @@ async fn a_relay_stores_a_private_volume_commits_its_root_and_survives_a_restart
     let drop_volume = ["storage", "volume", "drop", &volume, "--key", relay_key.to_str().unwrap()];
     until("the relay's drop to be admitted", || async { drover(&url, &drop_volume).status.success().then_some(()) })
         .await;
-    let info = client.ras_volume(&owner_session, &id).await.unwrap().unwrap();
+    let info = client.storage_volume(&owner_session, &id).await.unwrap().unwrap();
     assert_eq!((info.status, info.dropped, info.rent_per_block), (VolumeStatus::Deleted, true, 0));
     let undelete = drover(&url, &["storage", "volume", "undelete", &volume, "--key", owner_key]);
     assert!(!undelete.status.success(), "a dropped volume is not undeleted");

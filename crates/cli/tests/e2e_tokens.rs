@@ -167,7 +167,7 @@ async fn tokens_from_creation_to_proof_and_restart() {
     let code = wat::parse_file(format!("{}/../../actors/exchange.wat", env!("CARGO_MANIFEST_DIR"))).unwrap();
     let deploy = Deploy {
         code,
-        manifest: Manifest { entitlements: vec!["storage.kv".into(), "token.use".into()] },
+        manifest: Manifest::new(vec!["storage.kv".into(), "token.use".into()]),
         salt: Vec::new(),
         init: None,
     };

@@ -269,7 +269,7 @@ fn calls() -> Vec<Value> {
             LibraryCall::Publish {
                 name: "fixed".into(),
                 code: b"\0asm\x01\0\0\0".to_vec(),
-                manifest: vec!["storage.kv".into()],
+                manifest: Manifest::new(vec!["storage.kv".into()]),
             },
         ),
         lib(json!({"call": "remove", "name": "fixed"}), LibraryCall::Remove { name: "fixed".into() }),
@@ -356,7 +356,7 @@ fn deterministic() -> Value {
     ]
     .into_iter()
     .map(|(entitlements, salt, init)| {
-        let deploy = Deploy { code: code.clone(), manifest: Manifest { entitlements: entitlements.clone() }, salt: salt.clone(), init: init.clone() };
+        let deploy = Deploy { code: code.clone(), manifest: Manifest::new(entitlements.clone()), salt: salt.clone(), init: init.clone() };
         json!({
             "code": hex0x(&code), "manifest": entitlements, "salt": hex0x(&salt),
             "init": init.map(|m| json!({"handler": m.handler, "payload": hex0x(&m.payload)})),
@@ -364,11 +364,7 @@ fn deterministic() -> Value {
         })
     })
     .collect();
-    let upgrade = Upgrade {
-        actor: addr(0x99),
-        code: code.clone(),
-        manifest: Manifest { entitlements: vec!["storage.kv".into()] },
-    };
+    let upgrade = Upgrade { actor: addr(0x99), code: code.clone(), manifest: Manifest::new(vec!["storage.kv".into()]) };
     let messages: Vec<Value> = [("ping", b"hello".to_vec()), ("", Vec::new())]
         .into_iter()
         .map(|(h, p)| json!({"handler": h, "payload": hex0x(&p), "encoded": hex0x(&Message { handler: h.into(), payload: p }.encode())}))
@@ -385,7 +381,7 @@ fn deterministic() -> Value {
     let token_transfer = TxBuilder::token(&TokenCall::Transfer { token: addr(0x11), to: addr(0x22), amount: 250 })
         .sign(&context, &wallet)
         .unwrap();
-    let deploy = Deploy { code: code.clone(), manifest: Manifest::default(), salt: vec![1], init: None };
+    let deploy = Deploy { code: code.clone(), manifest: Manifest::new(Vec::new()), salt: vec![1], init: None };
     let deploy_tx = TxBuilder::message(None, 0, deploy.encode())
         .cycles_limit(5_000_000)
         .cells_limit(400_000)

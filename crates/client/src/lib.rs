@@ -10,7 +10,7 @@
 //! - [`Subscription`] reads a push stream (blocks, a transaction's outcome, events) as it
 //!   comes; [`EventFilter`] selects events for a query or a stream.
 //! - [`amount`] parses and prints native amounts (`1500`, `1.5drv`) exactly.
-//! - [`ras`] signs requests to the storage-relay routes (delegation token, session-key
+//! - [`storage_auth`] signs requests to the storage-relay routes (delegation token, session-key
 //!   signature), for the node's `/ras/...` routes and for relays.
 //! - [`verify`] checks the node's proofs (state, transactions, receipts) against the network's
 //!   group public key alone: certificate, block digest, root, Merkle proof, value. The block
@@ -24,8 +24,8 @@ pub mod amount;
 pub(crate) mod builder;
 mod client;
 pub(crate) mod error;
-pub mod ras;
 pub mod secrets;
+pub mod storage_auth;
 pub mod verify;
 pub(crate) mod wallet;
 

@@ -456,7 +456,7 @@ impl Chain {
     ) -> (VerifiedTransaction, Address) {
         let deploy = Deploy {
             code,
-            manifest: Manifest { entitlements: manifest.iter().map(|s| s.to_string()).collect() },
+            manifest: Manifest::new(manifest.iter().map(|s| s.to_string()).collect()),
             salt: salt.to_vec(),
             init: None,
         };

@@ -485,7 +485,7 @@ impl Chain {
     ) -> (Transaction, Address) {
         let deploy = Deploy {
             code,
-            manifest: Manifest { entitlements: manifest.iter().map(|e| e.to_string()).collect() },
+            manifest: Manifest::new(manifest.iter().map(|e| e.to_string()).collect()),
             salt: salt.to_vec(),
             init: None,
         };
@@ -642,7 +642,7 @@ fn run_workload() -> Vec<PinnedBlock> {
         let publish = LibraryCall::Publish {
             name: "fixed".into(),
             code: example("lib_fixed"),
-            manifest: vec!["storage.kv".into()],
+            manifest: Manifest::new(vec!["storage.kv".into()]),
         };
         let publish = chain.system(&dev(5), LIBRARY_ADDRESS, publish.message(), publish.cost(), 0);
         let (deploy_user, lib_user) = chain.deploy(&dev(5), example("lib_user"), &["storage.kv"], b"", 0);
@@ -760,7 +760,7 @@ fn run_workload() -> Vec<PinnedBlock> {
         let upgrade = Upgrade {
             actor: counter,
             code: wat::parse_str(COUNTER_V2).expect("valid wat"),
-            manifest: Manifest { entitlements: vec!["storage.kv".into()] },
+            manifest: Manifest::new(vec!["storage.kv".into()]),
         };
         txs.push(chain.code_tx(&dev(1), Some(ACTOR_UPGRADES_ADDRESS), upgrade.message(), 0));
         chain.block("answers", txs).await;

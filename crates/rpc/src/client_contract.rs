@@ -25,11 +25,11 @@ use crate::{
         jobs::mock::{JobsMock, job},
         library::mock::LibrariesMock,
         proofs::mock::ProofsMock,
-        ras::mock::{RasMock, relay, volume},
         runners::mock::{RunnersMock, runner_info},
         secrets::mock::SecretsMock,
         simulation::mock::SimulationMock,
         state_sync::mock::{StateSyncMock, snapshot},
+        storage::mock::{StorageMock, relay, volume},
         tokens::mock::{TokensMock, gold},
         transactions::mock::TransactionsMock,
     },
@@ -41,7 +41,7 @@ use axum::{
     extract::{MatchedPath, Request},
     middleware::{Next, from_fn},
 };
-use drover_client::{Client, ClientError, EventFilter, StreamMessage, TxBuilder, Wallet, ras::RasSigner};
+use drover_client::{Client, ClientError, EventFilter, StreamMessage, TxBuilder, Wallet, storage_auth::StorageSigner};
 use drover_types::{
     Address, BlockSelector, ErrorCode, H256, SecretKey, Transaction,
     api::{
@@ -50,6 +50,7 @@ use drover_types::{
         SignedFlowPayload, SignedFlowRequest, SimulateRequest, SimulationInfo, SubmitStatus, TransactionState,
         VerifiedResultInfo, WaitStatus,
     },
+    payload::Manifest,
     storage::StorageCall,
 };
 use parking_lot::Mutex;
@@ -78,7 +79,7 @@ async fn serve(mock: &MockBackend) -> (Client, Reached) {
     let config = RpcConfig {
         global_rate_limit_per_sec: 1_000_000,
         state_sync_rate_per_sec: 1_000_000,
-        ras_public_rate_per_sec: 1_000_000,
+        storage_public_rate_per_sec: 1_000_000,
         ..RpcConfig::default()
     };
     let http = crate::Http::new(&config);
@@ -139,7 +140,7 @@ fn mock() -> MockBackend {
             latest_version: 2,
             code_hash: H256([3; 32]),
             code_size: 4,
-            manifest: vec!["storage.kv".into()],
+            manifest: Manifest::new(vec!["storage.kv".into()]),
             published_height: 1,
             removed: false,
         }];
@@ -154,7 +155,7 @@ fn mock() -> MockBackend {
         }];
     });
     mock.edit(|data: &mut GovernanceMock| data.proposals = vec![proposal(0, "voting"), proposal(1, "executed")]);
-    mock.edit(|data: &mut RasMock| {
+    mock.edit(|data: &mut StorageMock| {
         data.relays =
             vec![relay(1, RelayHealth::Healthy, (true, true), 50), relay(2, RelayHealth::Healthy, (true, false), 50)];
         data.volumes = vec![volume(runner, "photos", Address([1; 20]), false)];
@@ -283,7 +284,7 @@ async fn actors(client: &Client) {
     assert_eq!(info.address, ACTOR);
     assert_eq!(client.actor(&NOBODY).await.unwrap(), None);
     assert_eq!(client.actor_code(&ACTOR).await.unwrap().unwrap().code, MOCK_ACTOR_CODE);
-    assert_eq!(client.actor_manifest(&ACTOR).await.unwrap().unwrap().entitlements, ["storage.kv"]);
+    assert_eq!(client.actor_manifest(&ACTOR).await.unwrap().unwrap().entitlements(), ["storage.kv"]);
     assert_eq!(client.actor_manifest(&NOBODY).await.unwrap(), None);
     let first = client.actor_storage(&ACTOR, None).await.unwrap().unwrap();
     assert_eq!(first.items.iter().map(|e| e.key.clone()).collect::<Vec<_>>(), [b"a".to_vec()]);
@@ -408,21 +409,21 @@ async fn governance(client: &Client) {
 
 async fn storage_relays(client: &Client) {
     let wallet = Wallet::new(key(0));
-    assert_eq!(client.ras_challenge().await.unwrap().chain_id, CHAIN_ID);
-    assert_eq!(client.ras_stats().await.unwrap().relays, 2);
-    assert_eq!(client.ras_billing_summary().await.unwrap().height, client.height().await.unwrap());
-    assert_eq!(client.ras_public_relays(0, 5).await.unwrap().relays.len(), 1);
-    assert_eq!(client.ras_write_relayers(0, 5).await.unwrap().relays.len(), 2);
-    let revoked = client.ras_revocation(&wallet.address(), &[2; 33]).await.unwrap();
+    assert_eq!(client.storage_challenge().await.unwrap().chain_id, CHAIN_ID);
+    assert_eq!(client.storage_stats().await.unwrap().relays, 2);
+    assert_eq!(client.storage_billing_summary().await.unwrap().height, client.height().await.unwrap());
+    assert_eq!(client.storage_public_relays(0, 5).await.unwrap().relays.len(), 1);
+    assert_eq!(client.storage_write_relayers(0, 5).await.unwrap().relays.len(), 2);
+    let revoked = client.storage_revocation(&wallet.address(), &[2; 33]).await.unwrap();
     assert_eq!((revoked.revoked, revoked.height), (true, Some(4)));
 
-    let signer = RasSigner::issue(wallet.secret_key(), SecretKey::dev(7), CHAIN_ID);
-    assert_eq!(client.ras_me(&signer).await.unwrap().wallet, wallet.address());
-    assert_eq!(client.ras_balance(&signer).await.unwrap().volumes, 1);
-    let list = client.ras_volumes(&signer, 0, 10).await.unwrap();
+    let signer = StorageSigner::issue(wallet.secret_key(), SecretKey::dev(7), CHAIN_ID);
+    assert_eq!(client.storage_me(&signer).await.unwrap().wallet, wallet.address());
+    assert_eq!(client.storage_balance(&signer).await.unwrap().volumes, 1);
+    let list = client.storage_volumes(&signer, 0, 10).await.unwrap();
     let id = list.volumes[0].volume_id;
-    assert_eq!(client.ras_volume(&signer, &id).await.unwrap().map(|v| v.name), Some("photos".to_owned()));
-    assert_eq!(client.ras_volume(&signer, &H256([1; 32])).await.unwrap(), None);
+    assert_eq!(client.storage_volume(&signer, &id).await.unwrap().map(|v| v.name), Some("photos".to_owned()));
+    assert_eq!(client.storage_volume(&signer, &H256([1; 32])).await.unwrap(), None);
 
     // Each owner transaction is the wallet's own call, admitted like a submission.
     let context = TxBuilder::storage(&StorageCall::Delete { volume: id }, 0)
@@ -433,11 +434,11 @@ async fn storage_relays(client: &Client) {
     let create =
         StorageCall::Create { name: "docs".into(), relay: Address([1; 20]), public: false, max_size_bytes: 1 << 20 };
     let answers = [
-        client.ras_create_volume(&signer, &sign(create, 5_000)).await,
-        client.ras_delete_volume(&signer, &id, &sign(StorageCall::Delete { volume: id }, 0)).await,
-        client.ras_undelete_volume(&signer, &id, &sign(StorageCall::Undelete { volume: id }, 0)).await,
-        client.ras_deposit(&signer, &id, &sign(StorageCall::Deposit { volume: id }, 9)).await,
-        client.ras_revoke(&signer, &sign(StorageCall::Revoke { session_key: [3; 33] }, 0)).await,
+        client.storage_create_volume(&signer, &sign(create, 5_000)).await,
+        client.storage_delete_volume(&signer, &id, &sign(StorageCall::Delete { volume: id }, 0)).await,
+        client.storage_undelete_volume(&signer, &id, &sign(StorageCall::Undelete { volume: id }, 0)).await,
+        client.storage_deposit(&signer, &id, &sign(StorageCall::Deposit { volume: id }, 9)).await,
+        client.storage_revoke(&signer, &sign(StorageCall::Revoke { session_key: [3; 33] }, 0)).await,
     ];
     for answer in answers {
         assert_eq!(answer.unwrap().accepted, 1);

@@ -58,8 +58,8 @@ use axum::{
 use drover_types::ErrorCode;
 use error::HttpError;
 use limits::{
-    GLOBAL_RATE_LIMIT_PER_SEC_DEFAULT, MAX_REQUEST_BYTES, RAS_PUBLIC_RATE_PER_SEC, REQUEST_TIMEOUT_MS,
-    STATE_SYNC_RATE_PER_SEC_DEFAULT, STREAM_SUBSCRIBERS_MAX_DEFAULT, STREAM_SUBSCRIBERS_PER_CLIENT_DEFAULT,
+    GLOBAL_RATE_LIMIT_PER_SEC_DEFAULT, MAX_REQUEST_BYTES, REQUEST_TIMEOUT_MS, STATE_SYNC_RATE_PER_SEC_DEFAULT,
+    STORAGE_PUBLIC_RATE_PER_SEC, STREAM_SUBSCRIBERS_MAX_DEFAULT, STREAM_SUBSCRIBERS_PER_CLIENT_DEFAULT,
     SUBMIT_WAITS_IN_FLIGHT_MAX,
 };
 use state::AppState;
@@ -91,8 +91,8 @@ pub struct RpcConfig {
     /// Requests per second accepted from one client IP on the state-sync routes.
     pub state_sync_rate_per_sec: u32,
     /// Requests per second accepted from one client IP on the public storage-relay reads
-    /// ([`limits::RAS_PUBLIC_RATE_PER_SEC`]; not read from the environment).
-    pub ras_public_rate_per_sec: u32,
+    /// ([`limits::STORAGE_PUBLIC_RATE_PER_SEC`]; not read from the environment).
+    pub storage_public_rate_per_sec: u32,
     /// Serve `/api-docs/openapi.json`, `/swagger-ui` and the block explorer (`/explorer`).
     pub dev_mode: bool,
     /// Serve the block explorer (`/explorer`) outside development mode too (the validator
@@ -115,7 +115,7 @@ impl Default for RpcConfig {
         Self {
             global_rate_limit_per_sec: GLOBAL_RATE_LIMIT_PER_SEC_DEFAULT,
             state_sync_rate_per_sec: STATE_SYNC_RATE_PER_SEC_DEFAULT,
-            ras_public_rate_per_sec: RAS_PUBLIC_RATE_PER_SEC,
+            storage_public_rate_per_sec: STORAGE_PUBLIC_RATE_PER_SEC,
             dev_mode: false,
             explorer: false,
             request_timeout_ms: REQUEST_TIMEOUT_MS,
@@ -530,7 +530,7 @@ pub(crate) mod tests {
     }
 
     #[tokio::test]
-    async fn cors_lets_a_page_send_the_ras_headers() {
+    async fn cors_lets_a_page_send_the_storage_auth_headers() {
         let app = app(&MockBackend::default());
         // What a browser asks before a signed `POST /ras/volumes` with a JSON body.
         let asked = "content-type,x-drfs-delegation,x-drfs-nonce,x-drfs-signature,x-drfs-timestamp";
@@ -573,7 +573,7 @@ pub(crate) mod tests {
             Ok(RpcConfig {
                 global_rate_limit_per_sec: 100,
                 state_sync_rate_per_sec: 5,
-                ras_public_rate_per_sec: 20,
+                storage_public_rate_per_sec: 20,
                 dev_mode: false,
                 explorer: false,
                 request_timeout_ms: 30_000,

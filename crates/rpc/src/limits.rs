@@ -93,16 +93,16 @@ pub const STATE_SYNC_RATE_LIMIT_WINDOW_MS: u64 = 1_000;
 /// Requests one client IP may make to the public storage-relay reads (`/ras/stats`,
 /// `/ras/relays/public`, `/ras/write-relayers`, `/ras/billing/summary`,
 /// `/ras/revocations/{wallet}/{session_key}`) together in any window of
-/// [`RAS_PUBLIC_RATE_LIMIT_WINDOW_MS`] (the default of `RpcConfig::ras_public_rate_per_sec`,
+/// [`STORAGE_PUBLIC_RATE_LIMIT_WINDOW_MS`] (the default of `RpcConfig::storage_public_rate_per_sec`,
 /// which tests lower). A relay checking revocations should cache the answers
 /// for a few seconds rather than ask once per request it serves.
-pub const RAS_PUBLIC_RATE_PER_SEC: u32 = 20;
+pub const STORAGE_PUBLIC_RATE_PER_SEC: u32 = 20;
 /// Window of the public storage-relay rate limit, in milliseconds.
-pub const RAS_PUBLIC_RATE_LIMIT_WINDOW_MS: u64 = 1_000;
+pub const STORAGE_PUBLIC_RATE_LIMIT_WINDOW_MS: u64 = 1_000;
 
 /// Most volumes `GET /ras/accounts/balance` reads for one wallet; a wallet with more gets the
 /// sums over its first ones (in volume-id order) and `truncated: true`.
-pub const RAS_ACCOUNT_VOLUMES_MAX: u64 = 1_000;
+pub const STORAGE_ACCOUNT_VOLUMES_MAX: u64 = 1_000;
 
 /// Most operations one `GET /state/operations` returns; a larger `max` is refused (400).
 /// At the default 5 requests per second this bounds a client to 250,000 operations per second.

@@ -19,8 +19,9 @@ use axum::{
 };
 use drover_types::{
     Address, ErrorCode, FeeBreakdown, H256, Receipt, SecretKey, Transaction, TxStatus, VerifiedTransaction,
-    api::{ActorInfo, BlockInfo, ManifestInfo},
+    api::{ActorInfo, BlockInfo},
     keccak256,
+    payload::Manifest,
 };
 use parking_lot::Mutex;
 use std::{
@@ -88,7 +89,7 @@ pub(crate) fn actor(address: Address) -> ActorInfo {
         mailbox_bytes: 40,
         created_height: 3,
         upgrades: 0,
-        manifest: ManifestInfo { entitlements: vec!["storage.kv".to_owned()] },
+        manifest: Manifest::new(vec!["storage.kv".to_owned()]),
     }
 }
 

@@ -256,7 +256,7 @@ pub(crate) const PATH_PARAMETER_PATTERNS: &[(&str, &str)] = &[
 /// written out (a pattern is a literal); a test fails if it and the constant disagree.
 pub(crate) const STORAGE_KEY_PATTERN: &str = "^(0[xX])?([0-9a-fA-F]{2}){0,256}$";
 
-/// What `routes::ras` takes as a session key: a compressed secp256k1 key, 33 bytes of hex.
+/// What `routes::storage` takes as a session key: a compressed secp256k1 key, 33 bytes of hex.
 pub(crate) const SESSION_KEY_PATTERN: &str = "^(0[xX])?[0-9a-fA-F]{66}$";
 
 /// Format of integer query parameters: every one is a Rust `u64`, which utoipa documents as

@@ -7,7 +7,7 @@ use crate::{
     backend::Backend,
     limits::{
         FAUCET_RATE_LIMIT_WINDOW_MS, FAUCET_REQUESTS_PER_MINUTE_DEFAULT, GLOBAL_RATE_CLIENT_SHARE_PERCENT,
-        GLOBAL_RATE_LIMIT_WINDOW_MS, RAS_PUBLIC_RATE_LIMIT_WINDOW_MS, STATE_SYNC_RATE_LIMIT_WINDOW_MS,
+        GLOBAL_RATE_LIMIT_WINDOW_MS, STATE_SYNC_RATE_LIMIT_WINDOW_MS, STORAGE_PUBLIC_RATE_LIMIT_WINDOW_MS,
     },
     metrics::RpcMetrics,
     rate_limit::window::{PerClient, SharedWindow, SlidingWindow},
@@ -51,13 +51,13 @@ pub struct AppState<B> {
     pub faucet_limiter: Arc<SlidingWindow>,
     pub state_sync_limiter: Arc<PerClient>,
     /// The public storage-relay reads, per client IP.
-    pub ras_limiter: Arc<PerClient>,
+    pub storage_limiter: Arc<PerClient>,
     /// One permit per `/submit_wait` wait allowed in flight.
     pub submit_waits: Arc<Semaphore>,
     pub submit_waits_max: usize,
     pub started_at: Instant,
     /// Nonces of storage-relay requests accepted within the replay window.
-    pub ras_nonces: Arc<drover_types::storage::auth::NonceCache>,
+    pub storage_nonces: Arc<drover_types::storage::auth::NonceCache>,
     /// The push streams open and the messages they share.
     pub streams: Arc<crate::routes::stream::Streams>,
 }
@@ -77,14 +77,14 @@ impl<B: Backend> AppState<B> {
                 config.state_sync_rate_per_sec,
                 Duration::from_millis(STATE_SYNC_RATE_LIMIT_WINDOW_MS),
             )),
-            ras_limiter: Arc::new(PerClient::new(
-                config.ras_public_rate_per_sec,
-                Duration::from_millis(RAS_PUBLIC_RATE_LIMIT_WINDOW_MS),
+            storage_limiter: Arc::new(PerClient::new(
+                config.storage_public_rate_per_sec,
+                Duration::from_millis(STORAGE_PUBLIC_RATE_LIMIT_WINDOW_MS),
             )),
             submit_waits: Arc::new(Semaphore::new(config.submit_waits_in_flight_max)),
             submit_waits_max: config.submit_waits_in_flight_max,
             started_at: Instant::now(),
-            ras_nonces: Arc::default(),
+            storage_nonces: Arc::default(),
             streams: Arc::new(crate::routes::stream::Streams::new(config)),
         }
     }

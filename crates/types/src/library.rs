@@ -7,8 +7,9 @@
 //! form, shared by clients and the executor.
 
 use crate::Address;
-use crate::args::{Args, ArgsBuilder};
+use crate::args::{Args, ArgsBuilder, ArgsError};
 use crate::params::{LISTING_CELLS, LISTING_CYCLES};
+use crate::payload::Manifest;
 use crate::system_call::{SystemCall, SystemCallError};
 
 /// The library system actor.
@@ -28,14 +29,15 @@ pub const REMOVE_CYCLES: u64 = 5_000;
 /// One call of the library actor.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum LibraryCall {
-    /// `publish {"name", "code", "manifest": [text]}`: a new library, or its next version.
+    /// `publish {"name", "code", "manifest": Manifest}`: a new library, or its next version.
     Publish {
         /// The library's name (one namespace per publisher).
         name: String,
         /// Its WebAssembly code, validated like a deploy's.
         code: Vec<u8>,
-        /// The entitlements its handlers may use (intersected with each caller's).
-        manifest: Vec<String>,
+        /// The entitlements its handlers may use (intersected with each caller's), in the
+        /// manifest form of a deploy.
+        manifest: Manifest,
     },
     /// `remove {"name"}`: no more calls of any version (records stay, for history).
     Remove {
@@ -84,7 +86,7 @@ impl SystemCall for LibraryCall {
     fn cost(&self) -> (u64, u64) {
         match self {
             LibraryCall::Publish { code, manifest, .. } => {
-                let manifest_bytes: usize = manifest.iter().map(|m| m.len() + 1).sum();
+                let manifest_bytes: usize = manifest.entitlements().iter().map(|m| m.len() + 1).sum();
                 // The first publish also lists the library for its publisher.
                 (
                     (PUBLISH_CYCLES + LISTING_CYCLES)
@@ -100,7 +102,7 @@ impl SystemCall for LibraryCall {
     fn encode_args(&self) -> Vec<u8> {
         match self {
             LibraryCall::Publish { name, code, manifest } => {
-                ArgsBuilder::new().text("name", name).bytes("code", code).texts("manifest", manifest).encode()
+                ArgsBuilder::new().text("name", name).bytes("code", code).raw("manifest", manifest.encode()).encode()
             }
             LibraryCall::Remove { name } => ArgsBuilder::new().text("name", name).encode(),
         }
@@ -115,7 +117,9 @@ impl SystemCall for LibraryCall {
                 Ok(LibraryCall::Publish {
                     name: args.text("name")?.to_owned(),
                     code: args.bytes("code")?.to_vec(),
-                    manifest: args.texts("manifest")?.into_iter().map(str::to_owned).collect(),
+                    // The deploy's own decoder: one manifest form everywhere.
+                    manifest: Manifest::decode(args.encoded("manifest")?)
+                        .map_err(|_| ArgsError::Invalid { key: "manifest".to_owned(), expected: Manifest::FORM })?,
                 })
             }
             "remove" => {
@@ -138,7 +142,13 @@ mod tests {
     #[test]
     fn calls_round_trip_and_names_are_checked() {
         for call in [
-            LibraryCall::Publish { name: "fixed".into(), code: b"\0asm".to_vec(), manifest: vec!["storage.kv".into()] },
+            LibraryCall::Publish {
+                name: "fixed".into(),
+                code: b"\0asm".to_vec(),
+                manifest: Manifest::new(vec!["storage.kv".into()]),
+            },
+            LibraryCall::Publish { name: "fixed".into(), code: b"\0asm".to_vec(), manifest: Manifest::new(Vec::new()) },
+            LibraryCall::Publish { name: "fixed".into(), code: b"\0asm".to_vec(), manifest: Manifest::default() },
             LibraryCall::Remove { name: "fixed".into() },
         ] {
             let message = call.message();
@@ -147,5 +157,25 @@ mod tests {
         assert!(check_library_name("fixed-point.v2").is_ok());
         assert!(check_library_name("Fixed").is_err());
         assert!(check_library_name("").is_err());
+    }
+
+    #[test]
+    fn publish_takes_the_deploy_manifest_form_only() {
+        let publish = |manifest: Vec<u8>| {
+            let args = ArgsBuilder::new().text("name", "fixed").bytes("code", b"\0asm").raw("manifest", manifest);
+            LibraryCall::decode("publish", &args.encode())
+        };
+        let ids = Manifest::new(vec!["storage.kv".into()]);
+        assert_eq!(
+            publish(ids.encode()),
+            Ok(LibraryCall::Publish { name: "fixed".into(), code: b"\0asm".to_vec(), manifest: ids })
+        );
+        // A bare list is not a manifest.
+        let bare = ArgsBuilder::new().texts("x", &["storage.kv".to_owned()]).encode();
+        let list = Args::decode(&bare).unwrap().encoded("x").unwrap().to_vec();
+        assert_eq!(
+            publish(list),
+            Err(SystemCallError::Args(ArgsError::Invalid { key: "manifest".into(), expected: Manifest::FORM }))
+        );
     }
 }

@@ -12,10 +12,16 @@
 //!   `{"code": bytes, "actor": bytes(20), "manifest": Manifest}`.
 //!
 //! Each form is a canonical CBOR map written with its keys in canonical order (sorted by
-//! encoded bytes, so shorter keys first). Optional parts are left out rather than written
-//! empty: `init` when there is none, and `entitlements` when the manifest grants nothing (the
-//! empty manifest is `{}`). Decoders are strict: canonical bytes, no unknown or missing keys, so
-//! each value has one encoding. Whether an entitlement id exists is the executor's call.
+//! encoded bytes, so shorter keys first); `init` is left out when there is none. Decoders are
+//! strict: canonical bytes, no unknown or missing keys, and what decodes re-encodes to the same
+//! bytes. Whether an entitlement id exists is the executor's call.
+//!
+//! [`Manifest`] is the one declaration of a manifest, `{"entitlements": [text, ...]}`, in every
+//! place one travels: a deploy's and an upgrade's payload, a library `publish`'s argument map
+//! (`crate::library`), the JSON of `/entitlements/validate-manifest`, of an actor's and a
+//! library's records and of a crate's `manifest.json`. The list may be empty. A manifest that
+//! grants nothing may also leave the key out (`{}`, as the transaction vectors write it); it keeps
+//! the form it was written in, so each form re-encodes to its own bytes.
 //!
 //! A deployed actor's address is `last20(keccak256(sender ‖ salt ‖ keccak256(code)))`, so a
 //! deployer can predict it and redeploying the same code needs another salt.
@@ -23,7 +29,10 @@
 use crate::cbor::{self, CborError, Sink, Writer};
 use crate::{Address, keccak256};
 use minicbor::decode::Decoder;
+use serde::de::{self, MapAccess, Visitor};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use sha3::{Digest, Keccak256};
+use std::fmt;
 
 /// The actor-upgrades system actor.
 pub const ACTOR_UPGRADES_ADDRESS: Address = Address::system(0x0e);
@@ -51,11 +60,54 @@ pub struct Message {
     pub payload: Vec<u8>,
 }
 
-/// The capabilities an actor is granted, by entitlement id (`storage.kv`, `econ.transfer`, ...).
-#[derive(Clone, PartialEq, Eq, Debug, Default)]
+/// An entitlements manifest, `{"entitlements": [id, ...]}`: what an actor or a library may do,
+/// by entitlement id (`storage.kv`, `econ.transfer`, ...; `/entitlements/registry` lists them).
+/// An empty list grants nothing, and so does `{}`.
+// `Manifest::new` writes DESIGN's form; `{}` (the `Default`) is read and kept as written, so
+// each form re-encodes to its own bytes (module doc). JSON output always names the key.
+#[derive(Clone, PartialEq, Eq, Debug, Default, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Manifest {
-    /// Entitlement ids, each listed once; empty grants nothing.
-    pub entitlements: Vec<String>,
+    /// Entitlement ids the host calls are gated by, each listed once; empty grants nothing.
+    // `None`: the key was left out (`{}`).
+    #[serde(serialize_with = "write_ids")]
+    #[cfg_attr(feature = "openapi", schema(value_type = Vec<String>, required = true))]
+    entitlements: Option<Vec<String>>,
+}
+
+/// JSON: the ids, `[]` for a key-less manifest (readers see one shape).
+fn write_ids<S: Serializer>(ids: &Option<Vec<String>>, s: S) -> Result<S::Ok, S::Error> {
+    ids.as_deref().unwrap_or_default().serialize(s)
+}
+
+/// JSON input: an object whose only key, `entitlements`, may be left out and is otherwise a
+/// list of strings (serde's derive would also take a JSON array for a struct, and `null`).
+impl<'de> Deserialize<'de> for Manifest {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Form;
+        impl<'de> Visitor<'de> for Form {
+            type Value = Manifest;
+
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(Manifest::FORM)
+            }
+
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Manifest, A::Error> {
+                let mut entitlements = None;
+                while let Some(key) = map.next_key::<String>()? {
+                    if key != KEY_ENTITLEMENTS {
+                        return Err(de::Error::unknown_field(&key, &[KEY_ENTITLEMENTS]));
+                    }
+                    if entitlements.is_some() {
+                        return Err(de::Error::duplicate_field(KEY_ENTITLEMENTS));
+                    }
+                    entitlements = Some(map.next_value::<Vec<String>>()?);
+                }
+                Ok(Manifest { entitlements })
+            }
+        }
+        d.deserialize_map(Form)
+    }
 }
 
 /// The payload of a deploy (`to` = null).
@@ -111,25 +163,43 @@ impl Message {
 }
 
 impl Manifest {
-    /// Canonical CBOR `{"entitlements": [text, ...]}`, or `{}` when there are none.
+    /// What a manifest is, for refusals: `{"entitlements": [text, ...]}`.
+    pub const FORM: &'static str = "a manifest {\"entitlements\": [text, ...]}";
+
+    /// `{"entitlements": ids}`, the form DESIGN gives (also when `ids` is empty).
+    pub fn new(ids: Vec<String>) -> Self {
+        Manifest { entitlements: Some(ids) }
+    }
+
+    /// The entitlement ids, in the order written.
+    pub fn entitlements(&self) -> &[String] {
+        self.entitlements.as_deref().unwrap_or_default()
+    }
+
+    /// The entitlement ids, owned.
+    pub fn into_entitlements(self) -> Vec<String> {
+        self.entitlements.unwrap_or_default()
+    }
+
+    /// Canonical CBOR: `{"entitlements": [text, ...]}`, or `{}` for a key-less manifest.
     pub fn encode(&self) -> Vec<u8> {
-        let mut w = Writer::with_capacity(32 + self.entitlements.iter().map(|id| id.len() + 9).sum::<usize>());
+        let mut w = Writer::with_capacity(32 + self.entitlements().iter().map(|id| id.len() + 9).sum::<usize>());
         self.write(&mut w);
         w.into_inner()
     }
 
-    /// Strict decode of `{"entitlements": [text, ...]}` (`{}` when there are none).
+    /// Strict decode of `{"entitlements": [text, ...]}` (the list may be empty) or `{}`.
     pub fn decode(bytes: &[u8]) -> Result<Self, CborError> {
         cbor::decode_strict(bytes, Self::read)
     }
 
     fn write<S: Sink>(&self, w: &mut Writer<S>) {
-        if self.entitlements.is_empty() {
+        let Some(ids) = &self.entitlements else {
             w.map(0);
             return;
-        }
-        w.map(1).text(KEY_ENTITLEMENTS).array(self.entitlements.len() as u64);
-        for id in &self.entitlements {
+        };
+        w.map(1).text(KEY_ENTITLEMENTS).array(ids.len() as u64);
+        for id in ids {
             w.text(id);
         }
     }
@@ -137,7 +207,7 @@ impl Manifest {
     fn read(d: &mut Decoder<'_>) -> Result<Self, CborError> {
         let at = d.position();
         match cbor::expect_map(d)? {
-            0 => return Ok(Manifest::default()),
+            0 => return Ok(Manifest { entitlements: None }),
             1 => {}
             n => {
                 return Err(CborError::malformed(format!("manifest has {n} keys at byte {at}")));
@@ -146,11 +216,6 @@ impl Manifest {
         expect_key(d, KEY_ENTITLEMENTS)?;
         let at = d.position();
         let len = d.array()?.ok_or_else(|| CborError::NonCanonical(format!("indefinite-length array at byte {at}")))?;
-        if len == 0 {
-            return Err(CborError::NonCanonical(format!(
-                "an empty entitlements list is left out of the manifest (byte {at})"
-            )));
-        }
         // Each id takes at least one byte, so a length above the input size is a lie; the
         // bound keeps a hostile length from reserving memory.
         let capacity = usize::try_from(len).unwrap_or(usize::MAX).min(d.input().len());
@@ -158,7 +223,7 @@ impl Manifest {
         for _ in 0..len {
             entitlements.push(d.str()?.to_owned());
         }
-        Ok(Manifest { entitlements })
+        Ok(Manifest::new(entitlements))
     }
 }
 
@@ -295,7 +360,7 @@ mod tests {
     fn deploy(init: Option<Message>) -> Deploy {
         Deploy {
             code: hex::decode("0061736d01000000").unwrap(),
-            manifest: Manifest { entitlements: vec!["storage.kv".into(), "mailbox.send".into()] },
+            manifest: Manifest::new(vec!["storage.kv".into(), "mailbox.send".into()]),
             salt: vec![1; 32],
             init,
         }
@@ -312,7 +377,12 @@ mod tests {
 
     #[test]
     fn deploy_round_trips_with_and_without_init() {
-        for value in [deploy(None), deploy(Some(message())), Deploy { manifest: Manifest::default(), ..deploy(None) }] {
+        for manifest in [Manifest::default(), Manifest::new(Vec::new())] {
+            let value = Deploy { manifest, ..deploy(None) };
+            let bytes = value.encode();
+            assert_eq!(Deploy::decode(&bytes), Ok(value));
+        }
+        for value in [deploy(None), deploy(Some(message()))] {
             let bytes = value.encode();
             assert_eq!(cbor::check_canonical(&bytes), Ok(()));
             assert_eq!(Deploy::decode(&bytes), Ok(value));
@@ -337,19 +407,44 @@ mod tests {
     #[test]
     fn manifest_encoding() {
         assert_eq!(hex::encode(Manifest::default().encode()), "a0");
-        let manifest = Manifest { entitlements: vec!["storage.kv".into()] };
+        let manifest = Manifest::new(vec!["storage.kv".into()]);
         let bytes = manifest.encode();
         assert_eq!(hex::encode(&bytes), "a16c656e7469746c656d656e7473816a73746f726167652e6b76");
         assert_eq!(Manifest::decode(&bytes), Ok(manifest));
     }
 
     #[test]
+    fn an_empty_list_and_a_missing_key_both_grant_nothing_and_keep_their_form() {
+        // DESIGN's form with no id, and the vectors' `{}`.
+        for (hex_bytes, manifest) in
+            [("a16c656e7469746c656d656e747380", Manifest::new(Vec::new())), ("a0", Manifest::default())]
+        {
+            let bytes = hex::decode(hex_bytes).unwrap();
+            assert_eq!(Manifest::decode(&bytes), Ok(manifest.clone()), "{hex_bytes}");
+            assert!(manifest.entitlements().is_empty());
+            assert_eq!(manifest.encode(), bytes);
+        }
+    }
+
+    #[test]
+    fn manifest_json_is_the_same_declaration() {
+        let read = |text: &str| serde_json::from_str::<Manifest>(text).map_err(|e| e.to_string());
+        assert_eq!(read(r#"{"entitlements": ["storage.kv"]}"#), Ok(Manifest::new(vec!["storage.kv".into()])));
+        assert_eq!(read(r#"{"entitlements": []}"#), Ok(Manifest::new(Vec::new())));
+        assert_eq!(read("{}"), Ok(Manifest::default()));
+        for bad in [r#"{"entitlements": null}"#, r#"{"entitlements": [7]}"#, r#"{"entitlement": []}"#, "[]", r#""x""#] {
+            assert!(read(bad).is_err(), "{bad}");
+        }
+        // Every JSON manifest is a CBOR one a deploy decodes; JSON output names the key.
+        for manifest in [Manifest::default(), Manifest::new(Vec::new()), Manifest::new(vec!["timer.schedule".into()])] {
+            assert_eq!(Manifest::decode(&manifest.encode()), Ok(manifest.clone()));
+            let json = serde_json::to_value(&manifest).unwrap();
+            assert_eq!(json["entitlements"].as_array().map(Vec::len), Some(manifest.entitlements().len()));
+        }
+    }
+
+    #[test]
     fn manifest_rejects_other_forms() {
-        // The empty list is written as {}.
-        assert!(matches!(
-            Manifest::decode(&hex::decode("a16c656e7469746c656d656e747380").unwrap()),
-            Err(CborError::NonCanonical(_))
-        ));
         for bad in [
             "a16c656e7469746c656d656e747381 01", // id not text
             "a16b656e7469746c656d656e7473 80",   // another key

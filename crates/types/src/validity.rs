@@ -620,6 +620,22 @@ mod tests {
     }
 
     #[test]
+    fn a_deploy_or_upgrade_granting_nothing_takes_either_manifest_form() {
+        use crate::payload::Manifest;
+        // DESIGN's `{"entitlements": []}` (which `/entitlements/validate-manifest` calls valid)
+        // and the vectors' `{}` are both admitted.
+        for manifest in [Manifest::new(Vec::new()), Manifest::default()] {
+            let deploy =
+                Deploy { code: vec![0, 0x61, 0x73, 0x6d], manifest: manifest.clone(), salt: vec![], init: None };
+            let tx = Transaction { to: None, payload: deploy.encode(), ..valid() };
+            assert_eq!(check_payload(&tx), Ok(Some(ActorWork::Deploy(deploy))));
+            let upgrade = Upgrade { code: vec![0, 0x61, 0x73, 0x6d], actor: Address([8; 20]), manifest };
+            let tx = call(ACTOR_UPGRADES_ADDRESS, UPGRADE_HANDLER, upgrade.encode());
+            assert_eq!(check_payload(&tx), Ok(Some(ActorWork::Upgrade(upgrade))));
+        }
+    }
+
+    #[test]
     fn only_state_dependent_reasons_are_transient() {
         for transient in [
             RejectReason::NonceTooHigh,

@@ -82,7 +82,7 @@ fn main() {
         let stem = path.file_stem().and_then(|s| s.to_str()).expect("a file name");
         write("wasm", stem, &code);
     }
-    let manifest = Manifest { entitlements: vec!["storage.kv".into(), "econ.transfer".into()] };
+    let manifest = Manifest::new(vec!["storage.kv".into(), "econ.transfer".into()]);
     write("payload", "manifest", &manifest.encode());
     write(
         "payload",

@@ -66,6 +66,9 @@ function shapeOf(schema, hint, shapes) {
   return null;
 }
 
+/** The document's schemas by name, for the `$ref`s of `allOf` (set by {@link generate}). */
+let COMPONENTS = {};
+
 /** Registers `schema`'s amounts and nested shapes under `name`; whether there is anything to convert. */
 function describe(name, schema, shapes) {
   const amounts = [];
@@ -76,7 +79,10 @@ function describe(name, schema, shapes) {
     if (inner) nested[prop] = inner;
   }
   for (const key of ['allOf', 'oneOf', 'anyOf']) {
-    for (const option of schema[key] ?? []) {
+    for (const reference of schema[key] ?? []) {
+      // A flattened record (`allOf` of a `$ref` and its own properties) has the referenced
+      // schema's properties too.
+      const option = reference.$ref ? (COMPONENTS[reference.$ref.split('/').pop()] ?? {}) : reference;
       if (option.properties) {
         for (const [prop, value] of Object.entries(option.properties)) {
           if (isAmount(prop, value)) amounts.push(prop);
@@ -131,7 +137,8 @@ export async function generate(document) {
   const typesFile = header + astToString(ast);
 
   const schemas = {};
-  for (const [name, schema] of Object.entries(document.components?.schemas ?? {})) describe(name, schema, schemas);
+  COMPONENTS = document.components?.schemas ?? {};
+  for (const [name, schema] of Object.entries(COMPONENTS)) describe(name, schema, schemas);
   const responses = {};
   for (const [path, item] of Object.entries(document.paths ?? {})) {
     for (const method of ['get', 'post']) {

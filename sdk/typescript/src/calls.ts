@@ -16,7 +16,7 @@
 import { type Address, type BytesLike, type Hash, addressBytes, bytesOf, concat, fixedBytes, hashBytes, toHex, uintBE, utf8 } from './bytes.js';
 import { encodeCanonical, type CborValue } from './cbor.js';
 import { keccak256 } from './keys.js';
-import { SYSTEM, encodeMessage } from './payload.js';
+import { type Manifest, SYSTEM, encodeMessage, manifestIds, manifestValue } from './payload.js';
 
 /** Cycles of a plain transfer and the least any transaction costs. */
 export const TRANSFER_CYCLES = 21_000n;
@@ -359,14 +359,14 @@ export const governance = {
 
 /** Calls of the library actor. */
 export const libraries = {
-  publish(name: string, code: BytesLike, manifest: string[]): SystemCall {
+  publish(name: string, code: BytesLike, manifest: Manifest): SystemCall {
     const bytes = bytesOf(code);
     const codeLength = BigInt(bytes.length);
-    const manifestBytes = manifest.reduce((n, m) => n + byteLength(m) + 1n, 0n);
+    const manifestBytes = manifestIds(manifest).reduce((n, m) => n + byteLength(m) + 1n, 0n);
     return call(
       SYSTEM.libraries,
       'publish',
-      { name, code: bytes, manifest },
+      { name, code: bytes, manifest: manifestValue(manifest) },
       () => [20_000n + LISTING_CYCLES + 16n * codeLength, 256n + LISTING_CELLS + codeLength + manifestBytes],
       false,
     );

@@ -455,8 +455,8 @@ export class DroverClient {
     return (await this.request(ROUTES.actorCode, { params: { address }, notFoundIsNull: true })) as Schemas['ActorCodeInfo'] | null;
   }
 
-  async actorManifest(address: string): Promise<Schemas['ManifestInfo'] | null> {
-    return (await this.request(ROUTES.actorManifest, { params: { address }, notFoundIsNull: true })) as Schemas['ManifestInfo'] | null;
+  async actorManifest(address: string): Promise<Schemas['Manifest'] | null> {
+    return (await this.request(ROUTES.actorManifest, { params: { address }, notFoundIsNull: true })) as Schemas['Manifest'] | null;
   }
 
   /** `POST /actor/read`: runs a handler read-only against the latest finalized state. */

@@ -7,8 +7,9 @@
  * - the actor-upgrades actor `0x…0e`: a Message to `upgrade` whose payload is
  *   `{"code", "actor", "manifest"}`.
  *
- * Each form is a canonical CBOR map; optional parts are left out rather than written empty (an
- * empty manifest is `{}`). A deployed actor's address is
+ * Each form is a canonical CBOR map; `init` is left out when there is none. A manifest is
+ * `{"entitlements": [...]}`, the list possibly empty, in a deploy, an upgrade and a library's
+ * `publish` alike (the node also reads the key-less `{}`). A deployed actor's address is
  * `last20(keccak256(sender ‖ salt ‖ keccak256(code)))`.
  */
 import { type Address, type BytesLike, addressBytes, bytesOf, concat, toHex } from './bytes.js';
@@ -51,8 +52,12 @@ export interface Message {
   payload: BytesLike;
 }
 
-/** Entitlement ids an actor is granted (`storage.kv`, `econ.transfer`, ...). */
-export type Manifest = string[];
+/**
+ * The entitlements an actor or a library is granted: their ids (`storage.kv`, `econ.transfer`,
+ * ...), written `{"entitlements": [...]}`, or the manifest object itself as the node's JSON has
+ * it (`{entitlements: [...]}`, or the key-less `{}` that grants nothing, kept as written).
+ */
+export type Manifest = string[] | { entitlements?: string[] };
 
 /** A deploy: code, manifest, salt (≤ 32 bytes, used as given) and an optional init Message. */
 export interface Deploy {
@@ -73,8 +78,15 @@ function messageValue(message: Message): CborValue {
   return { handler: message.handler, payload: bytesOf(message.payload) };
 }
 
-function manifestValue(manifest: Manifest = []): CborValue {
-  return manifest.length === 0 ? {} : { entitlements: manifest };
+/** The entitlement ids of a manifest. */
+export function manifestIds(manifest: Manifest = []): string[] {
+  return Array.isArray(manifest) ? manifest : (manifest.entitlements ?? []);
+}
+
+/** The manifest's CBOR value: `{"entitlements": [...]}` (or `{}` when given so). */
+export function manifestValue(manifest: Manifest = []): CborValue {
+  if (!Array.isArray(manifest) && manifest.entitlements === undefined) return {};
+  return { entitlements: manifestIds(manifest) };
 }
 
 /** Canonical `{"handler": text, "payload": bytes}`. */
@@ -91,7 +103,7 @@ export function decodeMessage(bytes: Uint8Array): { handler: string; payload: Ui
   return { handler: toText(value.handler, 'handler'), payload: toBytes(value.payload, 'payload') };
 }
 
-/** Canonical `{"entitlements": [...]}`, or `{}` for none. */
+/** Canonical `{"entitlements": [...]}` (an empty list grants nothing), or `{}` when given so. */
 export function encodeManifest(manifest: Manifest): Uint8Array {
   return encodeCanonical(manifestValue(manifest));
 }

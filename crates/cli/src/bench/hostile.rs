@@ -634,7 +634,7 @@ async fn deploy_example(
 ) -> anyhow::Result<Address> {
     let deploy = Deploy {
         code: wat::parse_str(wat).context("an example actor does not compile")?,
-        manifest: Manifest { entitlements: entitlements.iter().map(|e| (*e).to_owned()).collect() },
+        manifest: Manifest::new(entitlements.iter().map(|e| (*e).to_owned()).collect()),
         salt: salt.to_vec(),
         init: None,
     };

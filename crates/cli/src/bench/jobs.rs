@@ -137,7 +137,7 @@ pub(super) async fn jobs(args: JobArgs) -> anyhow::Result<()> {
     for sender in &senders {
         let deploy = Deploy {
             code: code.clone(),
-            manifest: Manifest { entitlements: vec!["storage.kv".into(), "job.submit".into()] },
+            manifest: Manifest::new(vec!["storage.kv".into(), "job.submit".into()]),
             salt: Vec::new(),
             init: None,
         };

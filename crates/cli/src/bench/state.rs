@@ -295,7 +295,7 @@ fn one_at_a_time() -> Load {
 async fn deploy_bulk(client: &Client, deployer: &SecretKey, chain_id: u64, nonce: u64) -> anyhow::Result<Address> {
     let deploy = Deploy {
         code: wat::parse_str(BULK_WAT).context("the bulk actor does not compile")?,
-        manifest: Manifest { entitlements: vec!["storage.kv".to_owned(), "actor.call".to_owned()] },
+        manifest: Manifest::new(vec!["storage.kv".to_owned(), "actor.call".to_owned()]),
         salt: b"bench".to_vec(),
         init: None,
     };

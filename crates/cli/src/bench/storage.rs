@@ -12,7 +12,7 @@
 
 use super::*;
 use drover_client::TxBuilder;
-use drover_client::ras::RasSigner;
+use drover_client::storage_auth::StorageSigner;
 use drover_relay::RelayClient;
 use drover_types::storage::{StorageCall, volume_id};
 
@@ -107,7 +107,7 @@ pub(super) async fn storage(args: StorageArgs) -> anyhow::Result<()> {
             .spawn()?,
     ]);
     let deadline = Instant::now() + Duration::from_secs(120);
-    while !client.ras_write_relayers(0, 10).await?.relays.iter().any(|r| r.address == relay_key.address()) {
+    while !client.storage_write_relayers(0, 10).await?.relays.iter().any(|r| r.address == relay_key.address()) {
         ensure!(Instant::now() < deadline, "the relay did not register (see relay.log)");
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
@@ -170,11 +170,11 @@ pub(super) async fn storage(args: StorageArgs) -> anyhow::Result<()> {
     report("get", args.size, &gets, get_wall);
 
     // Every volume's root on chain as the relay has it.
-    let sessions: Vec<RasSigner> =
-        owners.iter().map(|owner| RasSigner::issue(owner, SecretKey::random(), chain_id)).collect();
+    let sessions: Vec<StorageSigner> =
+        owners.iter().map(|owner| StorageSigner::issue(owner, SecretKey::random(), chain_id)).collect();
     for ((relay, volume), session) in clients.iter().zip(&sessions) {
         let root = relay.info(*volume).await?.root;
-        while client.ras_volume(session, volume).await?.is_none_or(|v| v.root != root) {
+        while client.storage_volume(session, volume).await?.is_none_or(|v| v.root != root) {
             ensure!(last_put.elapsed() < RUN_TIMEOUT, "the relay's roots did not reach the chain");
             tokio::time::sleep(Duration::from_millis(20)).await;
         }

@@ -5,9 +5,10 @@ use crate::error::ClientError;
 use drover_types::{
     Address, ErrorCode,
     api::{
-        ActorCodeInfo, ActorInfo, ActorReadRequest, ActorReadResponse, LogPage, MailboxPage, ManifestInfo,
-        StorageCount, StoragePage, SystemRunPage, TimerPage, UpgradePage, paths, paths::fill,
+        ActorCodeInfo, ActorInfo, ActorReadRequest, ActorReadResponse, LogPage, MailboxPage, StorageCount, StoragePage,
+        SystemRunPage, TimerPage, UpgradePage, paths, paths::fill,
     },
+    payload::Manifest,
 };
 
 impl Client {
@@ -23,7 +24,7 @@ impl Client {
 
     /// `GET /actor/{address}/manifest`: the entitlements the actor is granted; `None` for an
     /// address that holds no actor.
-    pub async fn actor_manifest(&self, address: &Address) -> Result<Option<ManifestInfo>, ClientError> {
+    pub async fn actor_manifest(&self, address: &Address) -> Result<Option<Manifest>, ClientError> {
         self.get_optional(&fill(paths::ACTOR_MANIFEST, &[address]), ErrorCode::ActorNotFound).await
     }
 

@@ -24,11 +24,11 @@ pub(crate) mod history;
 mod jobs;
 mod library;
 mod proofs;
-mod ras;
 mod runners;
 mod secrets;
 mod simulate;
 mod state_sync;
+mod storage;
 mod tokens;
 mod transactions;
 

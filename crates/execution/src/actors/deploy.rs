@@ -28,7 +28,7 @@ pub(crate) fn run<S: StateRead>(
     intrinsic: Intrinsic,
 ) -> Work {
     let address = deploy.actor_address(&tx.sender);
-    if let Err(e) = validate_manifest(&deploy.manifest.entitlements) {
+    if let Err(e) = validate_manifest(deploy.manifest.entitlements()) {
         return Work::failed(e.to_exec_error());
     }
     let module = match host.compile_code(&deploy.code) {
@@ -50,7 +50,7 @@ pub(crate) fn run<S: StateRead>(
     let record = ActorRecord {
         code_hash: module.code_hash(),
         owner: tx.sender,
-        entitlements: deploy.manifest.entitlements,
+        entitlements: deploy.manifest.into_entitlements(),
         created_height: env.height,
         upgrades: 0,
     };

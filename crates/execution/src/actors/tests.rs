@@ -432,12 +432,7 @@ fn upgrades_are_owner_only_narrowing_and_recorded() {
     let counter = chain.deploy(ALICE, example("counter"), &["storage.kv", "events.emit"], 0);
     chain.call(ALICE, counter, "increment", &[]);
     let upgrade = |code: Vec<u8>, ids: &[&str]| {
-        Upgrade {
-            actor: counter,
-            code,
-            manifest: Manifest { entitlements: ids.iter().map(|s| s.to_string()).collect() },
-        }
-        .message()
+        Upgrade { actor: counter, code, manifest: Manifest::new(ids.iter().map(|s| s.to_string()).collect()) }.message()
     };
     let by_bob = chain.tx(BOB, Some(ACTOR_UPGRADES_ADDRESS), upgrade(example("echo"), &["storage.kv"]), 0);
     let wider =

@@ -40,7 +40,7 @@ pub(crate) fn run<S: StateRead>(
             format!("{} is owned by {}", request.actor, record.owner),
         ));
     }
-    let new = match validate_manifest(&request.manifest.entitlements) {
+    let new = match validate_manifest(request.manifest.entitlements()) {
         Ok(set) => set,
         Err(e) => return Work::failed(e.to_exec_error()),
     };
@@ -68,7 +68,7 @@ pub(crate) fn run<S: StateRead>(
     host.overlay.put(keys::upgrade_key(&request.actor, record.upgrades), Some(history.encode()));
     let updated = ActorRecord {
         code_hash: history.new_code_hash,
-        entitlements: request.manifest.entitlements,
+        entitlements: request.manifest.into_entitlements(),
         upgrades,
         ..record
     };

@@ -89,7 +89,7 @@ pub(crate) trait Driver: Sized {
         let address = actor_address(&ALICE, b"", &code);
         let deploy = Deploy {
             code,
-            manifest: Manifest { entitlements: manifest.iter().map(|s| s.to_string()).collect() },
+            manifest: Manifest::new(manifest.iter().map(|s| s.to_string()).collect()),
             salt: Vec::new(),
             init: None,
         };
@@ -313,8 +313,11 @@ pub(crate) mod host {
 
     pub(crate) fn library_call<D: Driver>() {
         let (mut d, actor) = audit_actor::<D>();
-        let publish =
-            LibraryCall::Publish { name: "big".into(), code: big_callee(max_code_bytes()), manifest: Vec::new() };
+        let publish = LibraryCall::Publish {
+            name: "big".into(),
+            code: big_callee(max_code_bytes()),
+            manifest: Manifest::new(Vec::new()),
+        };
         // The code is paid twice over in cells (the payload, then the record): past the test
         // transactions' usual limit.
         let mut tx = d.message(ALICE, LIBRARY_ADDRESS, publish.message(), 0);
@@ -791,7 +794,11 @@ pub(crate) mod libraries {
     /// A publish of the largest code: its bytes are paid for twice in cells (the payload, then
     /// the record), past the test transactions' usual limit.
     fn publish_tx<D: Driver>(d: &mut D) -> VerifiedTransaction {
-        let publish = LibraryCall::Publish { name: name(), code: big_callee(max_code_bytes()), manifest: Vec::new() };
+        let publish = LibraryCall::Publish {
+            name: name(),
+            code: big_callee(max_code_bytes()),
+            manifest: Manifest::new(Vec::new()),
+        };
         let mut tx = d.message(ALICE, LIBRARY_ADDRESS, publish.message(), 0);
         tx.tx.cells_limit = 2 * max_code_bytes() as u64 + 10_000;
         tx

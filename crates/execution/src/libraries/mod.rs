@@ -71,7 +71,7 @@ fn apply<H: NativeHost>(host: &mut H, publisher: Address, height: u64, call: Lib
     let existing = host.read_storage(&LIBRARY_ADDRESS, &key, LibraryRecord::decode)?;
     match call {
         LibraryCall::Publish { code, manifest, .. } => {
-            drover_vm::validate_manifest(&manifest).map_err(|e| {
+            drover_vm::validate_manifest(manifest.entitlements()).map_err(|e| {
                 let e = e.to_exec_error();
                 HostError::new(e.code, e.message)
             })?;
@@ -87,7 +87,12 @@ fn apply<H: NativeHost>(host: &mut H, publisher: Address, height: u64, call: Lib
                     (version, if r.removed { version } else { r.live_from })
                 }
             };
-            let latest = LibraryVersion { code_hash, code_size: code.len() as u64, manifest, published_height: height };
+            let latest = LibraryVersion {
+                code_hash,
+                code_size: code.len() as u64,
+                manifest: manifest.into_entitlements(),
+                published_height: height,
+            };
             host.write_storage(&LIBRARY_ADDRESS, &code_key(&code_hash), Some(code));
             host.write_storage(&LIBRARY_ADDRESS, &version_key(&publisher, &name, version), Some(latest.encode()));
             let record = LibraryRecord { name: name.clone(), version, removed: false, latest, live_from };

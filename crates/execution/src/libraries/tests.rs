@@ -6,16 +6,21 @@ use drover_state::keys::storage_key;
 use drover_types::system_call::SystemCall;
 use drover_types::{
     Address, TxStatus,
+    args::ArgsBuilder,
     exec_error::ExecCode,
     library::{LIBRARY_ADDRESS, LibraryCall},
+    payload::{Manifest, Message},
 };
 
 const PUBLISHER: Address = Address([0x9b; 20]);
 const USER: Address = Address([0x05; 20]);
 
 fn publish(chain: &mut Chain, code: Vec<u8>, manifest: &[&str]) -> Option<ExecCode> {
-    let call =
-        LibraryCall::Publish { name: "fixed".into(), code, manifest: manifest.iter().map(|m| m.to_string()).collect() };
+    let call = LibraryCall::Publish {
+        name: "fixed".into(),
+        code,
+        manifest: Manifest::new(manifest.iter().map(|m| m.to_string()).collect()),
+    };
     let tx = chain.tx(PUBLISHER, Some(LIBRARY_ADDRESS), call.message().encode(), 0);
     chain.block(&[tx]).receipts.remove(0).error.map(|e| e.code)
 }
@@ -118,6 +123,27 @@ fn publishing_validates_like_a_deploy() {
     assert_eq!(publish(&mut chain, b"not wasm".to_vec(), &[]), Some(ExecCode::InvalidWasm));
     assert_eq!(publish(&mut chain, example("lib_fixed"), &["root"]), Some(ExecCode::UnknownEntitlement));
     assert_eq!(publish(&mut chain, example("float_op"), &[]), Some(ExecCode::FloatInstruction));
+}
+
+#[test]
+fn publishing_takes_the_deploy_manifest_forms() {
+    let mut chain = Chain::new(&[(PUBLISHER, RICH)]);
+    let send = |chain: &mut Chain, name: &str, manifest: Vec<u8>| {
+        let args = ArgsBuilder::new().text("name", name).bytes("code", &example("lib_fixed")).raw("manifest", manifest);
+        let message = Message { handler: "publish".into(), payload: args.encode() };
+        let tx = chain.tx(PUBLISHER, Some(LIBRARY_ADDRESS), message.encode(), 0);
+        chain.block(&[tx]).receipts.remove(0).error.map(|e| e.code)
+    };
+    // DESIGN's `{"entitlements": [...]}`, with ids or none, and the key-less `{}`.
+    for (name, manifest) in [
+        ("ids", Manifest::new(vec!["storage.kv".into()])),
+        ("none", Manifest::new(Vec::new())),
+        ("keyless", Manifest::default()),
+    ] {
+        assert_eq!(send(&mut chain, name, manifest.encode()), None, "{name}");
+    }
+    // A bare list (`["storage.kv"]`, the form the library actor used to take) is not a
+    // `publish` the validity rule admits: `library::tests` checks the refusal.
 }
 
 #[test]

@@ -13,10 +13,11 @@ use drover_state::{Account, ActorRecord, MailboxUsage, MessageRecord, TimerRecor
 use drover_types::{
     Address,
     api::{
-        ActorCodeInfo, ActorInfo, ActorReadResponse, LogPage, MailboxMessageInfo, MailboxPage, ManifestInfo,
-        StorageEntryInfo, StoragePage, SystemRunPage, TimerInfo, TimerPage, UpgradeInfo, UpgradePage,
+        ActorCodeInfo, ActorInfo, ActorReadResponse, LogPage, MailboxMessageInfo, MailboxPage, StorageEntryInfo,
+        StoragePage, SystemRunPage, TimerInfo, TimerPage, UpgradeInfo, UpgradePage,
     },
     error::ApiError,
+    payload::Manifest,
 };
 
 impl ActorBackend for NodeHandle {
@@ -40,7 +41,7 @@ impl ActorBackend for NodeHandle {
             mailbox_bytes: usage.bytes,
             created_height: record.created_height,
             upgrades: record.upgrades,
-            manifest: ManifestInfo { entitlements: record.entitlements },
+            manifest: Manifest::new(record.entitlements),
         }))
     }
 

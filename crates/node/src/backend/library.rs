@@ -19,6 +19,7 @@ use drover_types::{
     Address,
     api::{LibraryInfo, LibraryList},
     error::ApiError,
+    payload::Manifest,
 };
 
 /// The library as the API shows it, at `version`: removed when that version no longer runs.
@@ -30,7 +31,7 @@ fn info(publisher: Address, record: &LibraryRecord, version: u32, chosen: Librar
         latest_version: record.version,
         code_hash: chosen.code_hash,
         code_size: chosen.code_size,
-        manifest: chosen.manifest,
+        manifest: Manifest::new(chosen.manifest),
         published_height: chosen.published_height,
         removed: !record.runs(version),
     }

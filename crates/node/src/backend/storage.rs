@@ -14,7 +14,7 @@
 //! lookups (its record and its relay's, for the endpoint); a wallet's volume list is a page of
 //! its listing (`volumes_listing`), the count and, per volume of the page, its slot, its record
 //! and its relay's (once per relay); the account summary reads at most
-//! [`RAS_ACCOUNT_VOLUMES_MAX`] volumes. A page costs the same whatever the number of relays or
+//! [`STORAGE_ACCOUNT_VOLUMES_MAX`] volumes. A page costs the same whatever the number of relays or
 //! of the wallet's volumes. All reads of one request happen under one read lock and see one
 //! state.
 
@@ -25,8 +25,8 @@ use super::{
 use crate::databases::{OrderedRead, StateDb};
 use crate::error::NodeError;
 use commonware_runtime::tokio;
-use drover_rpc::backend::RasBackend;
-use drover_rpc::{backend::RelayFilter, limits::RAS_ACCOUNT_VOLUMES_MAX, pagination::Page};
+use drover_rpc::backend::StorageBackend;
+use drover_rpc::{backend::RelayFilter, limits::STORAGE_ACCOUNT_VOLUMES_MAX, pagination::Page};
 use drover_state::{
     Account,
     governance::{decode_params, params_state_key},
@@ -202,8 +202,8 @@ async fn owned_volumes(db: &Db, owner: Address, limit: u64) -> Result<(Vec<H256>
     Ok(scan(db, &volumes_range(&owner), None, limit, own).await.map_err(NodeError::from)?)
 }
 
-impl RasBackend for NodeHandle {
-    async fn ras_stats(&self) -> Result<RasStats, ApiError> {
+impl StorageBackend for NodeHandle {
+    async fn storage_stats(&self) -> Result<RasStats, ApiError> {
         let height = self.0.chain.tip().height;
         let db = self.0.databases.read().await;
         let relays = read_record(&*db, &relay_state_key(&totals_key()), RelayTotals::decode).await?;
@@ -211,15 +211,15 @@ impl RasBackend for NodeHandle {
         Ok(stats(height, relays.unwrap_or_default(), volumes.unwrap_or_default()))
     }
 
-    async fn ras_relays(&self, filter: RelayFilter, page: Page) -> Result<RelayList, ApiError> {
+    async fn storage_relays(&self, filter: RelayFilter, page: Page) -> Result<RelayList, ApiError> {
         let db = self.0.databases.read().await;
-        let at = self.ras_at(&*db).await?;
+        let at = self.storage_at(&*db).await?;
         relays(&*db, filter, at, page).await
     }
 
-    async fn ras_volume(&self, id: H256) -> Result<Option<VolumeInfo>, ApiError> {
+    async fn storage_volume(&self, id: H256) -> Result<Option<VolumeInfo>, ApiError> {
         let db = self.0.databases.read().await;
-        let at = self.ras_at(&*db).await?;
+        let at = self.storage_at(&*db).await?;
         let Some(record) = volume_record(&*db, &id).await? else {
             return Ok(None);
         };
@@ -227,17 +227,17 @@ impl RasBackend for NodeHandle {
         Ok(Some(volume_info(id, record, endpoint, at)))
     }
 
-    async fn ras_volumes(&self, owner: Address, page: Page) -> Result<VolumeList, ApiError> {
+    async fn storage_volumes(&self, owner: Address, page: Page) -> Result<VolumeList, ApiError> {
         let db = self.0.databases.read().await;
-        let at = self.ras_at(&*db).await?;
+        let at = self.storage_at(&*db).await?;
         volumes(&*db, owner, at, page).await
     }
 
-    async fn ras_account(&self, wallet: Address) -> Result<RasAccountBalance, ApiError> {
+    async fn storage_account(&self, wallet: Address) -> Result<RasAccountBalance, ApiError> {
         let db = self.0.databases.read().await;
-        let at = self.ras_at(&*db).await?;
+        let at = self.storage_at(&*db).await?;
         let account = read_record(&*db, &account_key(&wallet), Account::decode).await?.unwrap_or_default();
-        let (ids, truncated) = owned_volumes(&db, wallet, RAS_ACCOUNT_VOLUMES_MAX).await?;
+        let (ids, truncated) = owned_volumes(&db, wallet, STORAGE_ACCOUNT_VOLUMES_MAX).await?;
         let mut sums = VolumeSums::default();
         for id in ids {
             let record = volume_record(&*db, &id)
@@ -255,7 +255,7 @@ impl RasBackend for NodeHandle {
         })
     }
 
-    async fn ras_revocation(&self, wallet: Address, session_key: [u8; 33]) -> Result<Option<u64>, ApiError> {
+    async fn storage_revocation(&self, wallet: Address, session_key: [u8; 33]) -> Result<Option<u64>, ApiError> {
         let db = self.0.databases.read().await;
         read_record(&*db, &volume_state_key(&revocation_key(&wallet, &session_key)), decode_revocation).await
     }
@@ -263,7 +263,7 @@ impl RasBackend for NodeHandle {
 
 impl NodeHandle {
     /// The tip and the parameters in force, read under `db`'s lock.
-    async fn ras_at(&self, db: &impl OrderedRead) -> Result<At, ApiError> {
+    async fn storage_at(&self, db: &impl OrderedRead) -> Result<At, ApiError> {
         let tip = self.0.chain.tip();
         let params = read_record(db, &params_state_key(), decode_params).await?.unwrap_or(tip.next_params);
         Ok(At { height: tip.height, grace_blocks: params.volume_grace_blocks, gap_blocks: params.heartbeat_gap_blocks })

@@ -232,7 +232,7 @@ pub(crate) fn example_deploy(name: &str, entitlements: &[&str]) -> Deploy {
     let path = format!("{}/../../actors/{name}.wat", env!("CARGO_MANIFEST_DIR"));
     Deploy {
         code: wat::parse_file(path).expect("the example compiles"),
-        manifest: Manifest { entitlements: entitlements.iter().map(|e| e.to_string()).collect() },
+        manifest: Manifest::new(entitlements.iter().map(|e| e.to_string()).collect()),
         salt: Vec::new(),
         init: None,
     }

@@ -19,11 +19,11 @@ pub mod history;
 pub mod jobs;
 pub mod library;
 pub mod proofs;
-pub mod ras;
 pub mod runners;
 pub mod secrets;
 pub mod simulation;
 pub mod state_sync;
+pub mod storage;
 pub mod tokens;
 pub mod transactions;
 
@@ -42,8 +42,6 @@ pub use jobs::JobBackend;
 pub use library::LibraryBackend;
 pub use proofs::ProofBackend;
 pub use proofs::StateQuery;
-pub use ras::RasBackend;
-pub use ras::RelayFilter;
 pub use runners::RunnerBackend;
 pub use secrets::SecretBackend;
 pub use simulation::Simulated;
@@ -51,6 +49,8 @@ pub use simulation::SimulationBackend;
 pub use simulation::UnsignedTx;
 pub use state_sync::OperationsRequest;
 pub use state_sync::StateSyncBackend;
+pub use storage::RelayFilter;
+pub use storage::StorageBackend;
 pub use tokens::TokenBackend;
 pub use transactions::IncludedTransaction;
 pub use transactions::TransactionBackend;
@@ -69,7 +69,7 @@ pub trait Backend:
     + LibraryBackend
     + SecretBackend
     + GovernanceBackend
-    + RasBackend
+    + StorageBackend
     + FaucetBackend
     + StateSyncBackend
     + ProofBackend
@@ -92,7 +92,7 @@ impl<T> Backend for T where
         + LibraryBackend
         + SecretBackend
         + GovernanceBackend
-        + RasBackend
+        + StorageBackend
         + FaucetBackend
         + StateSyncBackend
         + ProofBackend

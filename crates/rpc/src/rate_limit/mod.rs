@@ -14,7 +14,7 @@
 //! (its refusals count under `limiter="global_share"`); the faucet's (node-wide, per minute), the state-sync one, which is a
 //! [`PerClient`] set of windows keyed by client IP (`STATE_SYNC_RATE_PER_SEC` per second, on
 //! `/state/snapshot` and `/state/operations`), and the public storage-relay reads' one, per client
-//! IP too (`RAS_PUBLIC_RATE_PER_SEC`, label `ras`). Refusals are 429 with code 1004 and are counted in
+//! IP too (`STORAGE_PUBLIC_RATE_PER_SEC`, label `ras`). Refusals are 429 with code 1004 and are counted in
 //! `drover_rpc_rate_limited_total{limiter}`, as are the refusals of the cap on `/submit_wait`
 //! waits in flight (`limiter="submit_waits"`; a cap, not a rate, enforced by that route).
 
@@ -44,8 +44,8 @@ pub(crate) fn check_client<B: Backend>(state: &AppState<B>, client: IpAddr) -> R
 
 /// Takes a slot of `client`'s window of the public storage-relay reads or builds its 429 (and
 /// counts it).
-pub(crate) fn check_ras<B: Backend>(state: &AppState<B>, client: IpAddr) -> Result<(), HttpError> {
-    state.ras_limiter.try_acquire(client).map_err(|wait| refused(&state.metrics, Limiter::Ras, wait))
+pub(crate) fn check_storage<B: Backend>(state: &AppState<B>, client: IpAddr) -> Result<(), HttpError> {
+    state.storage_limiter.try_acquire(client).map_err(|wait| refused(&state.metrics, Limiter::Storage, wait))
 }
 
 /// Counts a refusal of `limiter` and builds its 429.

@@ -17,8 +17,8 @@ pub enum Limiter {
     GlobalShare,
     Faucet,
     StateSync,
-    /// The public storage-relay reads, per client IP.
-    Ras,
+    /// The public storage-relay reads, per client IP (label `ras`, after their `/ras/...` URLs).
+    Storage,
     /// The cap on `/submit_wait` waits in flight.
     SubmitWaits,
 }
@@ -30,7 +30,7 @@ impl Limiter {
             Limiter::GlobalShare => "global_share",
             Limiter::Faucet => "faucet",
             Limiter::StateSync => "state_sync",
-            Limiter::Ras => "ras",
+            Limiter::Storage => "ras",
             Limiter::SubmitWaits => "submit_waits",
         }
     }

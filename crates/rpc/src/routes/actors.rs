@@ -27,9 +27,10 @@ use drover_types::{
     Address, ErrorCode,
     api::{
         ActorCodeInfo, ActorInfo, ActorReadRequest, ActorReadResponse, CursorPage, LogInfo, LogPage,
-        MailboxMessageInfo, MailboxPage, ManifestInfo, Paginated, StorageCount, StorageEntryInfo, StoragePage,
-        SystemRunInfo, SystemRunPage, TimerInfo, TimerPage, UpgradeInfo, UpgradePage, paths,
+        MailboxMessageInfo, MailboxPage, Paginated, StorageCount, StorageEntryInfo, StoragePage, SystemRunInfo,
+        SystemRunPage, TimerInfo, TimerPage, UpgradeInfo, UpgradePage, paths,
     },
+    payload::Manifest,
 };
 use serde::Deserialize;
 use utoipa_axum::{router::OpenApiRouter, routes};
@@ -96,13 +97,13 @@ pub async fn code<B: Backend>(
     tag = "actors",
     summary = "An actor's entitlements manifest",
     params(("address" = String, Path, description = "20 bytes of hex, `0x` optional, any case.")),
-    responses((status = 200, description = "The manifest.", body = ManifestInfo)),
+    responses((status = 200, description = "The manifest.", body = Manifest)),
     extensions(("x-errors" = json!(errors(&[ErrorCode::InvalidAddress, ErrorCode::ActorNotFound])))),
 )]
 pub async fn manifest<B: Backend>(
     State(state): State<AppState<B>>,
     AddressParam(address): AddressParam,
-) -> Result<Json<ManifestInfo>, HttpError> {
+) -> Result<Json<Manifest>, HttpError> {
     state.backend.actor(address).await?.map(|actor| Json(actor.manifest)).ok_or_else(|| no_actor(address))
 }
 

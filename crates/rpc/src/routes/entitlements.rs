@@ -4,8 +4,10 @@
 //! exactly what a deploy accepts. Validation takes a manifest as JSON,
 //! `{"entitlements": ["storage.kv", ...]}`, and answers every problem in order rather than the
 //! first: an unknown or repeated id (the deploy check, E1302), an element that is not a
-//! string, a key other than `entitlements`, a manifest that is not an object. Only a body that
-//! is not JSON at all is refused (400, 1001); no body makes it answer 500.
+//! string, a key other than `entitlements`, a manifest that is not an object. The verdict's
+//! shape half is `drover_types::payload::Manifest`'s own JSON decoder, the declaration a
+//! deploy's manifest is decoded by, so the two never disagree (the walk here only explains).
+//! Only a body that is not JSON at all is refused (400, 1001); no body makes it answer 500.
 
 use crate::{
     backend::Backend,
@@ -18,6 +20,7 @@ use crate::{
 use axum::{Json, extract::State};
 use drover_types::ErrorCode;
 use drover_types::api::{EntitlementList, ManifestProblem, ManifestValidation, paths};
+use drover_types::payload::Manifest;
 use serde_json::Value;
 use utoipa_axum::{router::OpenApiRouter, routes};
 
@@ -112,6 +115,12 @@ pub async fn validate_manifest<B: Backend>(
     }));
     found.sort_by_key(|(at, _)| *at);
     errors.extend(found.into_iter().map(|(_, problem)| problem));
+    // The shape is the declaration's to judge; the walk above only says where it goes wrong.
+    if let Err(e) = serde_json::from_value::<Manifest>(manifest)
+        && errors.is_empty()
+    {
+        errors.push(shape(e.to_string()));
+    }
     Ok(Json(ManifestValidation { valid: errors.is_empty(), errors }))
 }
 
@@ -146,6 +155,7 @@ mod tests {
             (StatusCode::OK, json!({"valid": true, "errors": []}))
         );
         assert_eq!(validate("{}").await.1, json!({"valid": true, "errors": []}));
+        assert_eq!(validate(r#"{"entitlements": []}"#).await.1, json!({"valid": true, "errors": []}));
         let (status, verdict) = validate(r#"{"entitlements": ["storage.kv", "nope", 7, "storage.kv", null]}"#).await;
         assert_eq!(status, StatusCode::OK);
         assert_eq!(verdict["valid"], json!(false));
@@ -161,6 +171,33 @@ mod tests {
             post(&app, "/entitlements/validate-manifest", "application/json", not_json.as_bytes().to_vec())
                 .await
                 .assert_error(400, ErrorCode::BadRequest);
+        }
+    }
+
+    /// The verdict is a deploy's: valid exactly when the manifest decodes as the deploy's
+    /// `Manifest`, whose CBOR a deploy payload carries, and names known ids once.
+    #[tokio::test]
+    async fn the_verdict_is_the_deploy_manifests() {
+        use crate::backend::EntitlementBackend;
+        use drover_types::payload::Manifest;
+        for body in [
+            "{}",
+            r#"{"entitlements": []}"#,
+            r#"{"entitlements": ["storage.kv"]}"#,
+            r#"{"entitlements": ["storage.kv", "storage.kv"]}"#,
+            r#"{"entitlements": null}"#,
+            r#"{"entitlements": [null]}"#,
+            r#"{"entitlements": [], "x": 1}"#,
+            r#"[["storage.kv"]]"#,
+            "[]",
+            "null",
+        ] {
+            let decoded = serde_json::from_str::<Manifest>(body)
+                .ok()
+                .filter(|m| Manifest::decode(&m.encode()).as_ref() == Ok(m))
+                .filter(|m| MockBackend::default().manifest_problems(m.entitlements()).is_empty());
+            let (_, verdict) = validate(body).await;
+            assert_eq!(verdict["valid"], json!(decoded.is_some()), "{body}");
         }
     }
 }

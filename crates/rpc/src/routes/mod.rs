@@ -22,11 +22,11 @@ pub mod jobs;
 pub mod library;
 pub mod metrics;
 pub mod proofs;
-pub mod ras;
 pub mod runners;
 pub mod secrets;
 pub mod simulate;
 pub mod state_sync;
+pub mod storage;
 pub mod stream;
 pub mod tokens;
 pub mod transactions;
@@ -51,7 +51,7 @@ pub(crate) fn declared<B: Backend>() -> OpenApiRouter<AppState<B>> {
         .merge(actors::router())
         .merge(tokens::router())
         .merge(runners::router())
-        .merge(ras::router())
+        .merge(storage::router())
         .merge(library::router())
         .merge(secrets::router())
         .merge(governance::router())

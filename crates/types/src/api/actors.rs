@@ -4,16 +4,9 @@
 use super::encoding::{base64_bytes, hex_bytes, opt_base64_bytes, opt_integral_u64};
 use super::pages::{CursorPage, Paginated};
 use super::transactions::{ExecErrorInfo, ReceiptStatus};
+use crate::payload::Manifest;
 use crate::{Address, H256};
 use serde::{Deserialize, Serialize};
-
-/// An actor's entitlements manifest (`GET /actor/{address}/manifest`).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-pub struct ManifestInfo {
-    /// Entitlement ids the actor's host calls are gated by (`storage.kv`, `econ.transfer`, ...).
-    pub entitlements: Vec<String>,
-}
 
 /// `GET /actor/{address}`: an actor's summary.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -41,8 +34,8 @@ pub struct ActorInfo {
     pub created_height: u64,
     /// Upgrades so far.
     pub upgrades: u32,
-    /// The entitlements the actor's code may use.
-    pub manifest: ManifestInfo,
+    /// The entitlements the actor's code may use (also `GET /actor/{address}/manifest`).
+    pub manifest: Manifest,
 }
 
 /// `GET /actor/{address}/code`.

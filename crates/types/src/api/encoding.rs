@@ -1,4 +1,16 @@
 //! Serde forms of byte strings and integers in the API's JSON, named in `#[serde(with)]`.
+//!
+//! Amounts follow DESIGN ("JSON") and the spec's conventions, one rule for every record:
+//! - a **native amount** (base units of DRV: balances, values, fees, prices, stakes,
+//!   delegations, escrows, deposits, rent, voting weight) is a bare `u128` field, which serde
+//!   writes as a JSON integer of any size and utoipa documents as `integer` (clients read those
+//!   above 2^53 losslessly: the TypeScript SDK as `bigint`);
+//! - a **token amount** (`u128`) and a **basefee value** are decimal strings: [`decimal_u128`]
+//!   (basefees, kept as text, are `String` fields), and so is a governance parameter's value,
+//!   since some parameters are basefee values.
+//!
+//! `crates/types/tests/api_amounts.rs` holds the records to it: only the fields it lists may be
+//! decimal strings.
 
 /// Serde of byte strings as `0x` hex (input: prefix optional, any case).
 pub(super) mod hex_bytes {

@@ -1,7 +1,9 @@
 //! Governance: `GET /governance/params`, `/governance/proposals` and
 //! `/governance/proposal/{id}`.
 //!
-//! Amounts and parameter values are decimal strings (a value may be a u128).
+//! Amounts (locked weight, votes, deposits) are native base units, JSON integers; parameter
+//! values are decimal strings, one form for every parameter since some are basefee values
+//! (`super::encoding`).
 
 use super::encoding::decimal_u128;
 use crate::Address;
@@ -61,8 +63,6 @@ pub struct GovernanceParams {
     /// The parameters.
     pub params: Vec<ParamInfo>,
     /// Weight locked for voting, base units.
-    #[serde(with = "decimal_u128")]
-    #[cfg_attr(feature = "openapi", schema(value_type = String))]
     pub total_locked: u128,
 }
 
@@ -91,24 +91,16 @@ pub struct ProposalInfo {
     #[cfg_attr(feature = "openapi", schema(example = "voting"))]
     pub status: String,
     /// Weight voted for.
-    #[serde(with = "decimal_u128")]
-    #[cfg_attr(feature = "openapi", schema(value_type = String))]
     pub votes_for: u128,
     /// Weight voted against.
-    #[serde(with = "decimal_u128")]
-    #[cfg_attr(feature = "openapi", schema(value_type = String))]
     pub votes_against: u128,
     /// Number of votes.
     pub votes_count: u64,
     /// Weight of the votes needed in all.
-    #[serde(with = "decimal_u128")]
-    #[cfg_attr(feature = "openapi", schema(value_type = String))]
     pub quorum_weight: u128,
     /// Percent of the votes cast needed for it.
     pub approval_percent: u64,
     /// Its deposit, base units.
-    #[serde(with = "decimal_u128")]
-    #[cfg_attr(feature = "openapi", schema(value_type = String))]
     pub deposit: u128,
     /// Height it was made at.
     pub created_height: u64,
@@ -146,8 +138,6 @@ pub struct VoteInfo {
     /// For (true) or against.
     pub support: bool,
     /// Its weight, base units.
-    #[serde(with = "decimal_u128")]
-    #[cfg_attr(feature = "openapi", schema(value_type = String))]
     pub weight: u128,
     /// Height of the vote.
     pub height: u64,
@@ -164,7 +154,11 @@ pub struct TimelineEntry {
 }
 
 /// `GET /governance/proposal/{id}`: a proposal with its votes (a page) and timeline.
+// Written flat (the proposal's fields beside `votes` and `timeline`); read through
+// `ProposalDetailFields`, since serde reads a flattened record through a buffer that takes no
+// `u128`, and so no native amount.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(from = "ProposalDetailFields")]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct ProposalDetail {
     /// The proposal.
@@ -174,4 +168,86 @@ pub struct ProposalDetail {
     pub votes: Vec<VoteInfo>,
     /// Its schedule and closing, in height order.
     pub timeline: Vec<TimelineEntry>,
+}
+
+/// [`ProposalDetail`] as its JSON lists it: every field of [`ProposalInfo`] (the conversion
+/// names each, so a field added there does not build until it is added here), then its own.
+#[derive(Deserialize)]
+struct ProposalDetailFields {
+    id: u64,
+    proposer: Address,
+    changes: BTreeMap<String, String>,
+    description: String,
+    status: String,
+    votes_for: u128,
+    votes_against: u128,
+    votes_count: u64,
+    quorum_weight: u128,
+    approval_percent: u64,
+    deposit: u128,
+    created_height: u64,
+    voting_ends_height: u64,
+    executable_height: u64,
+    expires_height: u64,
+    closed_height: Option<u64>,
+    votes: Vec<VoteInfo>,
+    timeline: Vec<TimelineEntry>,
+}
+
+impl From<ProposalDetailFields> for ProposalDetail {
+    fn from(f: ProposalDetailFields) -> Self {
+        let proposal = ProposalInfo {
+            id: f.id,
+            proposer: f.proposer,
+            changes: f.changes,
+            description: f.description,
+            status: f.status,
+            votes_for: f.votes_for,
+            votes_against: f.votes_against,
+            votes_count: f.votes_count,
+            quorum_weight: f.quorum_weight,
+            approval_percent: f.approval_percent,
+            deposit: f.deposit,
+            created_height: f.created_height,
+            voting_ends_height: f.voting_ends_height,
+            executable_height: f.executable_height,
+            expires_height: f.expires_height,
+            closed_height: f.closed_height,
+        };
+        ProposalDetail { proposal, votes: f.votes, timeline: f.timeline }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_proposal_detail_round_trips_with_amounts_above_2_pow_64() {
+        let big = u128::MAX;
+        let proposal = ProposalInfo {
+            id: 1,
+            proposer: Address([1; 20]),
+            changes: BTreeMap::from([("target_cycles".to_owned(), "20000000".to_owned())]),
+            description: "fuller blocks".into(),
+            status: "voting".into(),
+            votes_for: big,
+            votes_against: big - 1,
+            votes_count: 2,
+            quorum_weight: big - 2,
+            approval_percent: 60,
+            deposit: big - 3,
+            created_height: 3,
+            voting_ends_height: 4,
+            executable_height: 5,
+            expires_height: 6,
+            closed_height: Some(7),
+        };
+        let vote = VoteInfo { voter: Address([2; 20]), support: false, weight: big, height: 8 };
+        let timeline = vec![TimelineEntry { event: "created".into(), height: 3 }];
+        let detail = ProposalDetail { proposal, votes: vec![vote], timeline };
+        let text = serde_json::to_string(&detail).unwrap();
+        assert!(text.starts_with("{\"id\":1,") && text.contains(&format!("\"votes_for\":{big},")), "{text}");
+        assert_eq!(serde_json::from_str::<ProposalDetail>(&text).unwrap(), detail);
+    }
 }

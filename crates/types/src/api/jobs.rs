@@ -1,9 +1,10 @@
 //! Jobs: `GET /job/{job_id}` and its `status`, `results` and `verified`, and
 //! `/runner/{address}/jobs`.
 //!
-//! Amounts are decimal strings of base units; job inputs and results are base64.
+//! Amounts are native base units, JSON integers (`super::encoding`); job inputs and results are
+//! base64.
 
-use super::encoding::{base64_bytes, decimal_u128};
+use super::encoding::base64_bytes;
 use crate::{Address, H256};
 use serde::{Deserialize, Serialize};
 
@@ -50,21 +51,15 @@ pub struct JobInfo {
     /// How its results become the verdict.
     pub verification: VerificationInfo,
     /// Most a runner may charge.
-    #[serde(with = "decimal_u128")]
-    #[cfg_attr(feature = "openapi", schema(value_type = String))]
     pub max_price: u128,
     /// Blocks from submission to the deadline.
     pub timeout_blocks: u64,
     /// Its callback, if an actor asked for one.
     pub callback: Option<CallbackInfo>,
     /// Base units the dispatcher holds for it (0 once it ended).
-    #[serde(with = "decimal_u128")]
-    #[cfg_attr(feature = "openapi", schema(value_type = String))]
     pub escrow: u128,
     /// Part of the escrow that bought the callback's delivery (cycles × cycle basefee + 16,384
     /// × cell basefee at submission); 0 without a callback.
-    #[serde(with = "decimal_u128")]
-    #[cfg_attr(feature = "openapi", schema(value_type = String))]
     pub callback_reserve: u128,
     /// `pending`, `assigned`, `completed`, `failed` or `cancelled`.
     #[cfg_attr(feature = "openapi", schema(example = "assigned"))]

@@ -1,5 +1,6 @@
 //! Libraries: `GET /library/{publisher}/{name}` (`?version=`) and `/library/{publisher}`.
 
+use crate::payload::Manifest;
 use crate::{Address, H256};
 use serde::{Deserialize, Serialize};
 
@@ -23,7 +24,7 @@ pub struct LibraryInfo {
     /// Bytes of its code.
     pub code_size: u64,
     /// Its entitlements (a caller's are intersected with these).
-    pub manifest: Vec<String>,
+    pub manifest: Manifest,
     /// Height this version was published at.
     pub published_height: u64,
     /// Whether the publisher removed the library (no version runs).

@@ -1,8 +1,8 @@
 //! Runners: `GET /runners/active`, `/runner/{address}` and `/account/{address}/delegations`.
 //!
-//! Amounts are decimal strings of base units.
+//! Amounts are native base units, JSON integers (`super::encoding`).
 
-use super::encoding::{base64_bytes, decimal_u128};
+use super::encoding::base64_bytes;
 use crate::Address;
 use serde::{Deserialize, Serialize};
 
@@ -11,8 +11,7 @@ use serde::{Deserialize, Serialize};
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct RateCardInfo {
     /// Base units per job.
-    #[serde(with = "decimal_u128")]
-    #[cfg_attr(feature = "openapi", schema(value_type = String, example = "1000000"))]
+    #[cfg_attr(feature = "openapi", schema(example = 1000000))]
     pub price_per_job: u128,
 }
 
@@ -32,8 +31,6 @@ pub struct CapabilitiesInfo {
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct UnbondingInfo {
     /// Base units.
-    #[serde(with = "decimal_u128")]
-    #[cfg_attr(feature = "openapi", schema(value_type = String))]
     pub amount: u128,
     /// First height at which `withdraw` pays it.
     pub release_height: u64,
@@ -47,12 +44,10 @@ pub struct RunnerInfo {
     #[cfg_attr(feature = "openapi", schema(value_type = String))]
     pub address: Address,
     /// Its own bonded stake (0 once deregistered).
-    #[serde(with = "decimal_u128")]
-    #[cfg_attr(feature = "openapi", schema(value_type = String, example = "1000000000"))]
+    #[cfg_attr(feature = "openapi", schema(example = 1000000000))]
     pub stake: u128,
     /// Sum of the delegations to it.
-    #[serde(with = "decimal_u128")]
-    #[cfg_attr(feature = "openapi", schema(value_type = String, example = "0"))]
+    #[cfg_attr(feature = "openapi", schema(example = 0))]
     pub delegated_stake: u128,
     /// Its prices.
     pub rate_card: RateCardInfo,
@@ -95,16 +90,14 @@ pub struct DelegationInfo {
     #[cfg_attr(feature = "openapi", schema(value_type = String))]
     pub runner: Address,
     /// Base units delegated.
-    #[serde(with = "decimal_u128")]
-    #[cfg_attr(feature = "openapi", schema(value_type = String, example = "500"))]
+    #[cfg_attr(feature = "openapi", schema(example = 500))]
     pub amount: u128,
     /// Height of the first delegation still part of `amount`.
     pub since_height: u64,
     /// Undelegated amounts on their way back.
     pub pending: Vec<UnbondingInfo>,
     /// The delegation's share of the runner's payments that `withdraw` would pay now.
-    #[serde(with = "decimal_u128")]
-    #[cfg_attr(feature = "openapi", schema(value_type = String, example = "750"))]
+    #[cfg_attr(feature = "openapi", schema(example = 750))]
     pub rewards: u128,
 }
 

@@ -1,11 +1,11 @@
 //! Storage: the volume, relay, aggregate and account records of `/ras/...` (the authentication
 //! records are in `storage_auth`).
 //!
-//! Amounts are decimal strings of base units; addresses, hashes and keys are `0x` hex. Every
+//! Amounts are native base units, JSON integers (`super::encoding`); addresses, hashes and keys are `0x` hex. Every
 //! figure is as of the latest finalized height, rent settled virtually up to it (see
 //! [`VolumeInfo::deposit`]).
 
-use super::encoding::{base64_bytes, decimal_u128};
+use super::encoding::base64_bytes;
 use crate::{Address, H256, storage::VolumeStatus};
 use serde::{Deserialize, Serialize};
 
@@ -54,24 +54,20 @@ pub struct VolumeInfo {
     /// Whether its relay dropped it (deleted for good, rent stopped).
     pub dropped: bool,
     /// Rent per byte per block, fixed at creation.
-    #[serde(with = "decimal_u128")]
-    #[cfg_attr(feature = "openapi", schema(value_type = String, example = "1"))]
+    #[cfg_attr(feature = "openapi", schema(example = 1))]
     pub price_per_byte_block: u128,
     /// What is left of its deposit once the rent of every block up to the latest finalized one
     /// is paid (the chain settles lazily, so its record may still hold more).
-    #[serde(with = "decimal_u128")]
-    #[cfg_attr(feature = "openapi", schema(value_type = String, example = "10000000"))]
+    #[cfg_attr(feature = "openapi", schema(example = 10000000))]
     pub deposit: u128,
     /// Rent per block at the latest finalized height: `billed_bytes × price_per_byte_block`.
-    #[serde(with = "decimal_u128")]
-    #[cfg_attr(feature = "openapi", schema(value_type = String, example = "0"))]
+    #[cfg_attr(feature = "openapi", schema(example = 0))]
     pub rent_per_block: u128,
     /// The first height its deposit does not pay for (a pending growth counted from its
     /// height); `null` while its rent is free (nothing billed, price 0, or dropped).
     pub paid_until_height: Option<u64>,
     /// Rent paid to its relay, all time, the virtual settlement of `deposit` included.
-    #[serde(with = "decimal_u128")]
-    #[cfg_attr(feature = "openapi", schema(value_type = String, example = "0"))]
+    #[cfg_attr(feature = "openapi", schema(example = 0))]
     pub rent_paid: u128,
     /// Height of its owner's deletion (or its relay's drop), if deleted.
     pub deleted_height: Option<u64>,
@@ -135,8 +131,7 @@ pub struct RelayInfo {
     /// `capacity_bytes - used_bytes` (0 when over).
     pub free_bytes: u64,
     /// Rent per byte per block a new volume pays.
-    #[serde(with = "decimal_u128")]
-    #[cfg_attr(feature = "openapi", schema(value_type = String, example = "1"))]
+    #[cfg_attr(feature = "openapi", schema(example = 1))]
     pub price_per_byte_block: u128,
     /// Whether it takes new volumes and writes.
     pub write: bool,
@@ -147,14 +142,12 @@ pub struct RelayInfo {
     /// `healthy`, `unhealthy` or `deregistered`.
     pub health: RelayHealth,
     /// Its bonded stake (0 once deregistered).
-    #[serde(with = "decimal_u128")]
-    #[cfg_attr(feature = "openapi", schema(value_type = String, example = "1000000000"))]
+    #[cfg_attr(feature = "openapi", schema(example = 1000000000))]
     pub stake: u128,
     /// Volumes that name it and are not reaped.
     pub volumes: u64,
     /// Rent it was paid, all time, as of each volume's last settlement.
-    #[serde(with = "decimal_u128")]
-    #[cfg_attr(feature = "openapi", schema(value_type = String, example = "0"))]
+    #[cfg_attr(feature = "openapi", schema(example = 0))]
     pub earned: u128,
     /// Height of its (latest) registration.
     pub registered_height: u64,
@@ -187,24 +180,20 @@ pub struct RasStats {
     /// Their declared capacity, bytes.
     pub capacity_bytes: u64,
     /// Their bonded stake.
-    #[serde(with = "decimal_u128")]
-    #[cfg_attr(feature = "openapi", schema(value_type = String, example = "1000000000"))]
+    #[cfg_attr(feature = "openapi", schema(example = 1000000000))]
     pub relay_stake: u128,
     /// Volumes not yet reaped.
     pub volumes: u64,
     /// Bytes committed over them.
     pub bytes: u64,
     /// Deposits they hold, as of each volume's last settlement.
-    #[serde(with = "decimal_u128")]
-    #[cfg_attr(feature = "openapi", schema(value_type = String, example = "0"))]
+    #[cfg_attr(feature = "openapi", schema(example = 0))]
     pub deposits: u128,
     /// Rent paid to relays, all time.
-    #[serde(with = "decimal_u128")]
-    #[cfg_attr(feature = "openapi", schema(value_type = String, example = "0"))]
+    #[cfg_attr(feature = "openapi", schema(example = 0))]
     pub rent_paid: u128,
     /// Volume creation fees burned, all time.
-    #[serde(with = "decimal_u128")]
-    #[cfg_attr(feature = "openapi", schema(value_type = String, example = "0"))]
+    #[cfg_attr(feature = "openapi", schema(example = 0))]
     pub fees_burned: u128,
 }
 
@@ -219,16 +208,13 @@ pub struct BillingSummary {
     /// Bytes committed over them.
     pub bytes: u64,
     /// Deposits they hold, as of each volume's last settlement.
-    #[serde(with = "decimal_u128")]
-    #[cfg_attr(feature = "openapi", schema(value_type = String, example = "0"))]
+    #[cfg_attr(feature = "openapi", schema(example = 0))]
     pub deposits: u128,
     /// Rent paid to relays, all time.
-    #[serde(with = "decimal_u128")]
-    #[cfg_attr(feature = "openapi", schema(value_type = String, example = "0"))]
+    #[cfg_attr(feature = "openapi", schema(example = 0))]
     pub rent_paid: u128,
     /// Volume creation fees burned, all time.
-    #[serde(with = "decimal_u128")]
-    #[cfg_attr(feature = "openapi", schema(value_type = String, example = "0"))]
+    #[cfg_attr(feature = "openapi", schema(example = 0))]
     pub fees_burned: u128,
 }
 
@@ -268,18 +254,15 @@ pub struct RasAccountBalance {
     #[cfg_attr(feature = "openapi", schema(value_type = String))]
     pub wallet: Address,
     /// Its DRV balance, base units.
-    #[serde(with = "decimal_u128")]
-    #[cfg_attr(feature = "openapi", schema(value_type = String, example = "1000000000"))]
+    #[cfg_attr(feature = "openapi", schema(example = 1000000000))]
     pub balance: u128,
     /// Its volumes (not yet reaped) counted below.
     pub volumes: u64,
     /// The sum of their deposits, rent settled up to the latest finalized height.
-    #[serde(with = "decimal_u128")]
-    #[cfg_attr(feature = "openapi", schema(value_type = String, example = "0"))]
+    #[cfg_attr(feature = "openapi", schema(example = 0))]
     pub deposits: u128,
     /// The rent its active volumes cost per block.
-    #[serde(with = "decimal_u128")]
-    #[cfg_attr(feature = "openapi", schema(value_type = String, example = "0"))]
+    #[cfg_attr(feature = "openapi", schema(example = 0))]
     pub rent_per_block: u128,
     /// Whether the wallet has more volumes than the node sums for one request (the figures then
     /// cover the first ones in volume-id order only).
@@ -304,7 +287,7 @@ mod tests {
     use serde_json::json;
 
     #[test]
-    fn amounts_are_decimal_strings_and_enums_snake_case() {
+    fn amounts_are_integers_and_enums_snake_case() {
         let relay = RelayInfo {
             address: Address([1; 20]),
             endpoint: "http://127.0.0.1:7000".into(),
@@ -322,11 +305,14 @@ mod tests {
             registered_height: 2,
             last_heartbeat_height: 3,
         };
-        let value = serde_json::to_value(&relay).unwrap();
-        assert_eq!(value["price_per_byte_block"], json!(u128::MAX.to_string()));
+        // As text: `serde_json::Value` holds no integer above 2^64.
+        let text = serde_json::to_string(&relay).unwrap();
+        assert!(text.contains(&format!("\"price_per_byte_block\":{},", u128::MAX)), "{text}");
+        assert_eq!(serde_json::from_str::<RelayInfo>(&text).unwrap(), relay);
+        let value = serde_json::to_value(RelayInfo { price_per_byte_block: 1, ..relay }).unwrap();
+        assert_eq!(value["price_per_byte_block"], json!(1));
         assert_eq!(value["health"], json!("unhealthy"));
         assert_eq!(value["address"], json!(Address([1; 20]).to_hex()));
-        assert_eq!(serde_json::from_value::<RelayInfo>(value).unwrap(), relay);
         let request = RasTransactionRequest { transaction_base64: vec![0xfb, 0xff] };
         let value = serde_json::to_value(&request).unwrap();
         assert_eq!(value, json!({"transaction_base64": "+/8="}));

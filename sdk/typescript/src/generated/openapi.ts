@@ -1683,8 +1683,8 @@ export interface components {
              * @description Messages waiting in its mailbox.
              */
             mailbox_count: number;
-            /** @description The entitlements the actor's code may use. */
-            manifest: components["schemas"]["ManifestInfo"];
+            /** @description The entitlements the actor's code may use (also `GET /actor/{address}/manifest`). */
+            manifest: components["schemas"]["Manifest"];
             /**
              * Format: int64
              * @description The actor account's nonce.
@@ -2787,7 +2787,7 @@ export interface components {
              */
             latest_version: number;
             /** @description Its entitlements (a caller's are intersected with these). */
-            manifest: string[];
+            manifest: components["schemas"]["Manifest"];
             /**
              * @description Its name.
              * @example fixed
@@ -2912,9 +2912,13 @@ export interface components {
              */
             value: bigint;
         };
-        /** @description An actor's entitlements manifest (`GET /actor/{address}/manifest`). */
-        ManifestInfo: {
-            /** @description Entitlement ids the actor's host calls are gated by (`storage.kv`, `econ.transfer`, ...). */
+        /**
+         * @description An entitlements manifest, `{"entitlements": [id, ...]}`: what an actor or a library may do,
+         *     by entitlement id (`storage.kv`, `econ.transfer`, ...; `/entitlements/registry` lists them).
+         *     An empty list grants nothing, and so does `{}`.
+         */
+        Manifest: {
+            /** @description Entitlement ids the host calls are gated by, each listed once; empty grants nothing. */
             entitlements: string[];
         };
         /** @description One problem of a manifest. */
@@ -5246,7 +5250,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ManifestInfo"];
+                    "application/json": components["schemas"]["Manifest"];
                 };
             };
             /** @description - `3001 invalid_address`: The address is not 20 bytes of hex. */

@@ -21,7 +21,7 @@ export const SCHEMA_SHAPES: Record<string, { amounts: string[]; nested: Record<s
       "balance"
     ],
     "nested": {
-      "manifest": "ManifestInfo"
+      "manifest": "Manifest"
     }
   },
   "ActorReadResponse": {
@@ -261,6 +261,12 @@ export const SCHEMA_SHAPES: Record<string, { amounts: string[]; nested: Record<s
       ]
     }
   },
+  "LibraryInfo": {
+    "amounts": [],
+    "nested": {
+      "manifest": "Manifest"
+    }
+  },
   "LibraryList": {
     "amounts": [],
     "nested": {
@@ -312,8 +318,19 @@ export const SCHEMA_SHAPES: Record<string, { amounts: string[]; nested: Record<s
     ],
     "nested": {}
   },
-  "ProposalDetail": {
+  "ProofInfo": {
     "amounts": [],
+    "nested": {
+      "kind": "InclusionProofKind"
+    }
+  },
+  "ProposalDetail": {
+    "amounts": [
+      "deposit",
+      "quorum_weight",
+      "votes_against",
+      "votes_for"
+    ],
     "nested": {
       "timeline": [
         "TimelineEntry"
@@ -612,7 +629,7 @@ export const RESPONSE_SHAPES: Record<string, string | [string] | null> = {
   "GET /actor/{address}": "ActorInfo",
   "GET /actor/{address}/code": "ActorCodeInfo",
   "GET /actor/{address}/logs": "CursorPage_LogInfo",
-  "GET /actor/{address}/manifest": "ManifestInfo",
+  "GET /actor/{address}/manifest": "Manifest",
   "GET /actor/{address}/runs": "CursorPage_SystemRunInfo",
   "GET /actor/{address}/timers": "Paginated_TimerInfo",
   "GET /actor/{address}/upgrade-history": "Paginated_UpgradeInfo",

@@ -32,4 +32,15 @@ describe('JSON', () => {
     const tokens = withAmounts('GET /tokens', parseJson('{"tokens": [{"symbol": "GLD", "supply": "1000", "max_supply": null, "decimals": 2}], "total_count": 1, "offset": 0, "limit": 50}'));
     expect(tokens).toMatchObject({ tokens: [{ symbol: 'GLD', supply: 1000n, max_supply: null, decimals: 2 }], total_count: 1 });
   });
+
+  it('reads native amounts as JSON integers of any size: runners, delegations, jobs, governance', () => {
+    const runner = withAmounts('GET /runner/{address}', parseJson(`{"stake": ${U128_MAX}, "delegated_stake": 7, "rate_card": {"price_per_job": 5}, "unbonding": [{"amount": 9007199254740993, "release_height": 2}]}`));
+    expect(runner).toMatchObject({ stake: U128_MAX, delegated_stake: 7n, rate_card: { price_per_job: 5n }, unbonding: [{ amount: 9007199254740993n, release_height: 2 }] });
+    const delegations = withAmounts('GET /account/{address}/delegations', parseJson(`{"delegations": [{"amount": ${U128_MAX}, "rewards": 0, "pending": []}]}`));
+    expect(delegations).toMatchObject({ delegations: [{ amount: U128_MAX, rewards: 0n }] });
+    const job = withAmounts('GET /job/{job_id}', parseJson('{"max_price": 3, "escrow": 18446744073709551616, "callback_reserve": 0}'));
+    expect(job).toMatchObject({ max_price: 3n, escrow: 1n << 64n, callback_reserve: 0n });
+    const proposal = withAmounts('GET /governance/proposal/{id}', parseJson(`{"votes_for": ${U128_MAX}, "deposit": 1, "votes": [{"weight": 2}], "changes": {"target_cycles": "20000000"}}`));
+    expect(proposal).toMatchObject({ votes_for: U128_MAX, deposit: 1n, votes: [{ weight: 2n }], changes: { target_cycles: '20000000' } });
+  });
 });

@@ -42,7 +42,7 @@ describe('the project transaction vectors', () => {
       expect(sdk.decodeTransaction(sdk.fromHex(c.signed_tx_cbor))).toEqual(signed);
       const fields = c.payload_fields;
       if (fields && 'code' in fields) {
-        const deploy = { code: fields.code, salt: fields.salt, manifest: fields.manifest.entitlements ?? [], init: fields.init };
+        const deploy = { code: fields.code, salt: fields.salt, manifest: fields.manifest, init: fields.init };
         expect(hex(sdk.encodeDeploy(deploy))).toBe(i.payload);
         expect(sdk.actorAddress(c.sender, fields.salt, fields.code)).toBe(c.actor_address);
       } else if (fields) {

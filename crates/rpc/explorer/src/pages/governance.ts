@@ -50,7 +50,7 @@ export function proposalPage(root: HTMLElement, [id]: string[]): void {
           ]),
         ),
         section('Timeline', table(['Block', 'Event'], p.timeline.map((t: { height: number; event: string }) => [blockLink(t.height), t.event]))),
-        section('Votes', table(['Voter', 'Support', 'Weight', 'Block'], p.votes.map((v: { voter: string; support: boolean; weight: string; height: number }) => [addressLink(v.voter), v.support ? 'for' : 'against', drv(v.weight), blockLink(v.height)]), 'No votes.')),
+        section('Votes', table(['Voter', 'Support', 'Weight', 'Block'], p.votes.map((v: { voter: string; support: boolean; weight: number | bigint; height: number }) => [addressLink(v.voter), v.support ? 'for' : 'against', drv(v.weight), blockLink(v.height)]), 'No votes.')),
       ];
     }),
   );

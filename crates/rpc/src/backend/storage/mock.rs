@@ -8,7 +8,7 @@ use drover_types::{api::RelayHealth, storage::VolumeStatus};
 use std::collections::HashMap;
 
 #[derive(Default)]
-pub(crate) struct RasMock {
+pub(crate) struct StorageMock {
     /// Registered storage relays, in listing-slot order.
     pub relays: Vec<RelayInfo>,
     /// Volumes (as the node would serve them at the tip).
@@ -19,10 +19,10 @@ pub(crate) struct RasMock {
     pub volume_fees_burned: u128,
 }
 
-impl RasBackend for MockBackend {
-    async fn ras_stats(&self) -> Result<RasStats, ApiError> {
+impl StorageBackend for MockBackend {
+    async fn storage_stats(&self) -> Result<RasStats, ApiError> {
         let height = self.height();
-        let part = self.part::<RasMock>();
+        let part = self.part::<StorageMock>();
         let data = part.lock();
         Ok(RasStats {
             height,
@@ -37,8 +37,8 @@ impl RasBackend for MockBackend {
         })
     }
 
-    async fn ras_relays(&self, filter: RelayFilter, page: Page) -> Result<RelayList, ApiError> {
-        let part = self.part::<RasMock>();
+    async fn storage_relays(&self, filter: RelayFilter, page: Page) -> Result<RelayList, ApiError> {
+        let part = self.part::<StorageMock>();
         let data = part.lock();
         let kept: Vec<_> = data.relays.iter().filter(|r| filter.keeps(r)).cloned().collect();
         let total_count = kept.len() as u64;
@@ -46,12 +46,12 @@ impl RasBackend for MockBackend {
         Ok(RelayList { relays, total_count, offset: page.offset, limit: page.limit })
     }
 
-    async fn ras_volume(&self, id: H256) -> Result<Option<VolumeInfo>, ApiError> {
-        Ok(self.part::<RasMock>().lock().volumes.iter().find(|v| v.volume_id == id).cloned())
+    async fn storage_volume(&self, id: H256) -> Result<Option<VolumeInfo>, ApiError> {
+        Ok(self.part::<StorageMock>().lock().volumes.iter().find(|v| v.volume_id == id).cloned())
     }
 
-    async fn ras_volumes(&self, owner: Address, page: Page) -> Result<VolumeList, ApiError> {
-        let part = self.part::<RasMock>();
+    async fn storage_volumes(&self, owner: Address, page: Page) -> Result<VolumeList, ApiError> {
+        let part = self.part::<StorageMock>();
         let data = part.lock();
         let mut owned: Vec<_> = data.volumes.iter().filter(|v| v.owner == owner).cloned().collect();
         owned.sort_by_key(|v| v.volume_id);
@@ -60,9 +60,9 @@ impl RasBackend for MockBackend {
         Ok(VolumeList { volumes, total_count, offset: page.offset, limit: page.limit })
     }
 
-    async fn ras_account(&self, wallet: Address) -> Result<RasAccountBalance, ApiError> {
+    async fn storage_account(&self, wallet: Address) -> Result<RasAccountBalance, ApiError> {
         let balance = self.read(|accounts: &AccountsMock| accounts.accounts.get(&wallet).map_or(0, |a| a.balance));
-        let part = self.part::<RasMock>();
+        let part = self.part::<StorageMock>();
         let data = part.lock();
         let owned: Vec<_> = data.volumes.iter().filter(|v| v.owner == wallet).collect();
         Ok(RasAccountBalance {
@@ -79,8 +79,8 @@ impl RasBackend for MockBackend {
         })
     }
 
-    async fn ras_revocation(&self, wallet: Address, session_key: [u8; 33]) -> Result<Option<u64>, ApiError> {
-        Ok(self.part::<RasMock>().lock().revocations.get(&(wallet, session_key)).copied())
+    async fn storage_revocation(&self, wallet: Address, session_key: [u8; 33]) -> Result<Option<u64>, ApiError> {
+        Ok(self.part::<StorageMock>().lock().revocations.get(&(wallet, session_key)).copied())
     }
 }
 

@@ -1,8 +1,8 @@
-//! Storage relays: the client's methods for the routes of `drover-rpc`'s `routes::ras`.
+//! Storage relays: the client's methods for the routes of `drover-rpc`'s `routes::storage`.
 
 use super::Client;
 use crate::error::ClientError;
-use crate::ras::RasSigner;
+use crate::storage_auth::StorageSigner;
 use drover_types::{
     Address, ErrorCode, H256, Transaction,
     api::{
@@ -19,32 +19,32 @@ const JSON_MEDIA_TYPE: &str = "application/json";
 impl Client {
     /// `GET /ras/challenge`: the chain id and audience a delegation token names, and the node's
     /// clock.
-    pub async fn ras_challenge(&self) -> Result<RasChallenge, ClientError> {
+    pub async fn storage_challenge(&self) -> Result<RasChallenge, ClientError> {
         self.get(paths::RAS_CHALLENGE).await
     }
 
     /// `GET /ras/stats`: the storage relays' and volumes' totals.
-    pub async fn ras_stats(&self) -> Result<RasStats, ClientError> {
+    pub async fn storage_stats(&self) -> Result<RasStats, ClientError> {
         self.get(paths::RAS_STATS).await
     }
 
     /// `GET /ras/relays/public?offset=&limit=`: one page of the publicly listed relays.
-    pub async fn ras_public_relays(&self, offset: u64, limit: u64) -> Result<RelayList, ClientError> {
+    pub async fn storage_public_relays(&self, offset: u64, limit: u64) -> Result<RelayList, ClientError> {
         self.get(&format!("{}?offset={offset}&limit={limit}", paths::RAS_RELAYS_PUBLIC)).await
     }
 
     /// `GET /ras/write-relayers?offset=&limit=`: one page of the relays a new volume can go to.
-    pub async fn ras_write_relayers(&self, offset: u64, limit: u64) -> Result<RelayList, ClientError> {
+    pub async fn storage_write_relayers(&self, offset: u64, limit: u64) -> Result<RelayList, ClientError> {
         self.get(&format!("{}?offset={offset}&limit={limit}", paths::RAS_WRITE_RELAYERS)).await
     }
 
     /// `GET /ras/billing/summary`: the volumes' totals.
-    pub async fn ras_billing_summary(&self) -> Result<BillingSummary, ClientError> {
+    pub async fn storage_billing_summary(&self) -> Result<BillingSummary, ClientError> {
         self.get(paths::RAS_BILLING_SUMMARY).await
     }
 
     /// `GET /ras/revocations/{wallet}/{session_key}`: whether `wallet` revoked `session_key`.
-    pub async fn ras_revocation(
+    pub async fn storage_revocation(
         &self,
         wallet: &Address,
         session_key: &[u8; 33],
@@ -54,9 +54,9 @@ impl Client {
 
     /// A request to an owner route, signed by `signer`'s session (`path` is what the node routes,
     /// query included, and is what is signed).
-    async fn ras_send<T: DeserializeOwned>(
+    async fn storage_send<T: DeserializeOwned>(
         &self,
-        signer: &RasSigner,
+        signer: &StorageSigner,
         method: reqwest::Method,
         path: &str,
         body: Option<Vec<u8>>,
@@ -75,81 +75,98 @@ impl Client {
     }
 
     /// `GET /ras/auth/me`: whom `signer`'s requests authenticate as.
-    pub async fn ras_me(&self, signer: &RasSigner) -> Result<RasMe, ClientError> {
-        self.ras_send(signer, reqwest::Method::GET, paths::RAS_AUTH_ME, None).await
+    pub async fn storage_me(&self, signer: &StorageSigner) -> Result<RasMe, ClientError> {
+        self.storage_send(signer, reqwest::Method::GET, paths::RAS_AUTH_ME, None).await
     }
 
     /// `GET /ras/accounts/balance`: the wallet's balance and what its volumes hold and cost.
-    pub async fn ras_balance(&self, signer: &RasSigner) -> Result<RasAccountBalance, ClientError> {
-        self.ras_send(signer, reqwest::Method::GET, paths::RAS_ACCOUNT_BALANCE, None).await
+    pub async fn storage_balance(&self, signer: &StorageSigner) -> Result<RasAccountBalance, ClientError> {
+        self.storage_send(signer, reqwest::Method::GET, paths::RAS_ACCOUNT_BALANCE, None).await
     }
 
     /// `GET /ras/volumes?offset=&limit=`: one page of the wallet's volumes.
-    pub async fn ras_volumes(&self, signer: &RasSigner, offset: u64, limit: u64) -> Result<VolumeList, ClientError> {
+    pub async fn storage_volumes(
+        &self,
+        signer: &StorageSigner,
+        offset: u64,
+        limit: u64,
+    ) -> Result<VolumeList, ClientError> {
         let path = format!("{}?offset={offset}&limit={limit}", paths::RAS_VOLUMES);
-        self.ras_send(signer, reqwest::Method::GET, &path, None).await
+        self.storage_send(signer, reqwest::Method::GET, &path, None).await
     }
 
     /// `GET /ras/volumes/{volume_id}`: a volume the wallet owns or holds as its relay; `None`
     /// otherwise (9103: unknown, or someone else's).
-    pub async fn ras_volume(&self, signer: &RasSigner, volume: &H256) -> Result<Option<VolumeInfo>, ClientError> {
+    pub async fn storage_volume(
+        &self,
+        signer: &StorageSigner,
+        volume: &H256,
+    ) -> Result<Option<VolumeInfo>, ClientError> {
         let path = fill(paths::RAS_VOLUME, &[volume]);
-        match self.ras_send(signer, reqwest::Method::GET, &path, None).await {
+        match self.storage_send(signer, reqwest::Method::GET, &path, None).await {
             Ok(info) => Ok(Some(info)),
             Err(err) if err.is_not_found_with(&[ErrorCode::RasVolumeNotFound]) => Ok(None),
             Err(err) => Err(err),
         }
     }
 
-    async fn ras_transaction(
+    async fn storage_transaction(
         &self,
-        signer: &RasSigner,
+        signer: &StorageSigner,
         path: &str,
         tx: &Transaction,
     ) -> Result<SubmitResponse, ClientError> {
         // A record of one base64 string always serializes.
         let body = serde_json::to_vec(&RasTransactionRequest { transaction_base64: tx.encode() }).unwrap_or_default();
-        self.ras_send(signer, reqwest::Method::POST, path, Some(body)).await
+        self.storage_send(signer, reqwest::Method::POST, path, Some(body)).await
     }
 
     /// `POST /ras/volumes`: the wallet's signed `create` (build it with
     /// [`TxBuilder::storage`](crate::TxBuilder::storage)); answers like [`Client::submit`].
-    pub async fn ras_create_volume(&self, signer: &RasSigner, tx: &Transaction) -> Result<SubmitResponse, ClientError> {
-        self.ras_transaction(signer, paths::RAS_VOLUMES, tx).await
+    pub async fn storage_create_volume(
+        &self,
+        signer: &StorageSigner,
+        tx: &Transaction,
+    ) -> Result<SubmitResponse, ClientError> {
+        self.storage_transaction(signer, paths::RAS_VOLUMES, tx).await
     }
 
     /// `POST /ras/volumes/{volume_id}/delete`: the owner's signed `delete` of `volume`.
-    pub async fn ras_delete_volume(
+    pub async fn storage_delete_volume(
         &self,
-        signer: &RasSigner,
+        signer: &StorageSigner,
         volume: &H256,
         tx: &Transaction,
     ) -> Result<SubmitResponse, ClientError> {
-        self.ras_transaction(signer, &fill(paths::RAS_VOLUME_DELETE, &[volume]), tx).await
+        self.storage_transaction(signer, &fill(paths::RAS_VOLUME_DELETE, &[volume]), tx).await
     }
 
     /// `POST /ras/volumes/{volume_id}/undelete`: the owner's signed `undelete` of `volume`.
-    pub async fn ras_undelete_volume(
+    pub async fn storage_undelete_volume(
         &self,
-        signer: &RasSigner,
+        signer: &StorageSigner,
         volume: &H256,
         tx: &Transaction,
     ) -> Result<SubmitResponse, ClientError> {
-        self.ras_transaction(signer, &fill(paths::RAS_VOLUME_UNDELETE, &[volume]), tx).await
+        self.storage_transaction(signer, &fill(paths::RAS_VOLUME_UNDELETE, &[volume]), tx).await
     }
 
     /// `POST /ras/volumes/{volume_id}/deposit`: the wallet's signed `deposit` to `volume`.
-    pub async fn ras_deposit(
+    pub async fn storage_deposit(
         &self,
-        signer: &RasSigner,
+        signer: &StorageSigner,
         volume: &H256,
         tx: &Transaction,
     ) -> Result<SubmitResponse, ClientError> {
-        self.ras_transaction(signer, &fill(paths::RAS_VOLUME_DEPOSIT, &[volume]), tx).await
+        self.storage_transaction(signer, &fill(paths::RAS_VOLUME_DEPOSIT, &[volume]), tx).await
     }
 
     /// `POST /ras/revoke`: the wallet's signed `revoke` of a session key.
-    pub async fn ras_revoke(&self, signer: &RasSigner, tx: &Transaction) -> Result<SubmitResponse, ClientError> {
-        self.ras_transaction(signer, paths::RAS_REVOKE, tx).await
+    pub async fn storage_revoke(
+        &self,
+        signer: &StorageSigner,
+        tx: &Transaction,
+    ) -> Result<SubmitResponse, ClientError> {
+        self.storage_transaction(signer, paths::RAS_REVOKE, tx).await
     }
 }

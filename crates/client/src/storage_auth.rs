@@ -5,9 +5,9 @@
 //! fresh random bytes, hex) and `X-DRFS-Signature` over
 //! [`request_hash`]`(method, path_and_query, audience, timestamp, nonce, body)`
 //! (`docs/storage.md`), the audience being the verifier the request is for: the chain's nodes
-//! ([`RasSigner::headers`]) or one relay, named by its on-chain address
-//! ([`RasSigner::relay_headers`]). [`RasSigner`] holds the token and the session key and builds
-//! those headers; [`RasHeaders::pairs`] lists them for any HTTP client.
+//! ([`StorageSigner::headers`]) or one relay, named by its on-chain address
+//! ([`StorageSigner::relay_headers`]). [`StorageSigner`] holds the token and the session key and builds
+//! those headers; [`AuthHeaders::pairs`] lists them for any HTTP client.
 //!
 //! The path signed is the one the node routes: `/ras/...` with its query, exactly as sent (a
 //! base URL's own path, e.g. a proxy's prefix, is not part of it).
@@ -20,7 +20,7 @@ use drover_types::{
     },
 };
 
-/// Lifetime of the tokens [`RasSigner::issue`] signs, in ms (one hour).
+/// Lifetime of the tokens [`StorageSigner::issue`] signs, in ms (one hour).
 pub const DEFAULT_TOKEN_LIFETIME_MS: u64 = 60 * 60 * 1_000;
 /// Random bytes of each request's nonce.
 pub const NONCE_BYTES: usize = 16;
@@ -32,7 +32,7 @@ pub fn now_ms() -> u64 {
 
 /// The four `X-DRFS-*` headers of one signed request.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct RasHeaders {
+pub struct AuthHeaders {
     /// `X-DRFS-Delegation`: the encoded token.
     pub delegation: String,
     /// `X-DRFS-Timestamp`: Unix ms, decimal.
@@ -43,7 +43,7 @@ pub struct RasHeaders {
     pub signature: String,
 }
 
-impl RasHeaders {
+impl AuthHeaders {
     /// `(name, value)` of each header, to set on a request.
     pub fn pairs(&self) -> [(&'static str, &str); 4] {
         [
@@ -58,15 +58,15 @@ impl RasHeaders {
 /// A session acting for a wallet: its delegation token and the session key that signs each
 /// request.
 #[derive(Clone)]
-pub struct RasSigner {
+pub struct StorageSigner {
     token: DelegationToken,
     encoded: String,
     session_key: SecretKey,
 }
 
-impl std::fmt::Debug for RasSigner {
+impl std::fmt::Debug for StorageSigner {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("RasSigner")
+        f.debug_struct("StorageSigner")
             .field("wallet", &self.token.wallet)
             .field("session_key", &format!("0x{}", hex::encode(self.token.session_key)))
             .field("expires_at_ms", &self.token.expires_at_ms)
@@ -74,7 +74,7 @@ impl std::fmt::Debug for RasSigner {
     }
 }
 
-impl RasSigner {
+impl StorageSigner {
     /// `wallet` delegates to `session_key` on `chain_id` until `expires_at_ms` (at most 30 days
     /// ahead when used).
     pub fn new(wallet: &SecretKey, session_key: SecretKey, chain_id: u64, expires_at_ms: u64) -> Self {
@@ -111,7 +111,7 @@ impl RasSigner {
 
     /// The headers of `method path_and_query` with `body` to a node of the token's chain,
     /// stamped now with a fresh random nonce.
-    pub fn headers(&self, method: &str, path_and_query: &str, body: &[u8]) -> RasHeaders {
+    pub fn headers(&self, method: &str, path_and_query: &str, body: &[u8]) -> AuthHeaders {
         let nonce: [u8; NONCE_BYTES] = rand::random();
         self.headers_at(&node_audience(self.token.chain_id), (method, path_and_query, body), now_ms(), &nonce)
     }
@@ -119,13 +119,13 @@ impl RasSigner {
     /// The headers of `method path_and_query` with `body` to the relay registered as `relay`
     /// (the address the chain records for the volume, not one the relay claims), stamped now
     /// with a fresh random nonce.
-    pub fn relay_headers(&self, relay: &Address, method: &str, path_and_query: &str, body: &[u8]) -> RasHeaders {
+    pub fn relay_headers(&self, relay: &Address, method: &str, path_and_query: &str, body: &[u8]) -> AuthHeaders {
         let nonce: [u8; NONCE_BYTES] = rand::random();
         self.headers_at(&relay_audience(relay), (method, path_and_query, body), now_ms(), &nonce)
     }
 
     /// The headers of a request to `audience` stamped `timestamp_ms` with `nonce` (what
-    /// [`RasSigner::headers`] and [`RasSigner::relay_headers`] do with the clock and fresh
+    /// [`StorageSigner::headers`] and [`StorageSigner::relay_headers`] do with the clock and fresh
     /// randomness).
     pub fn headers_at(
         &self,
@@ -133,25 +133,25 @@ impl RasSigner {
         (method, path_and_query, body): (&str, &str, &[u8]),
         timestamp_ms: u64,
         nonce: &[u8],
-    ) -> RasHeaders {
+    ) -> AuthHeaders {
         let timestamp = timestamp_ms.to_string();
         let nonce = hex::encode(nonce);
         let hash = request_hash(method, path_and_query, audience, &timestamp, &nonce, body);
         let signature = format!("0x{}", hex::encode(self.session_key.sign_prehash(&hash).to_rsv()));
-        RasHeaders { delegation: self.encoded.clone(), timestamp, nonce, signature }
+        AuthHeaders { delegation: self.encoded.clone(), timestamp, nonce, signature }
     }
 }
 
 /// The headers of one request that `wallet` delegates to `session_key` for (a token of
 /// [`DEFAULT_TOKEN_LIFETIME_MS`] signed now; a session that makes many requests keeps one
-/// [`RasSigner`] instead).
+/// [`StorageSigner`] instead).
 pub fn request_headers(
     wallet: &SecretKey,
     session_key: &SecretKey,
     chain_id: u64,
     (method, path_and_query, body): (&str, &str, &[u8]),
-) -> RasHeaders {
-    RasSigner::issue(wallet, session_key.clone(), chain_id).headers(method, path_and_query, body)
+) -> AuthHeaders {
+    StorageSigner::issue(wallet, session_key.clone(), chain_id).headers(method, path_and_query, body)
 }
 
 #[cfg(test)]
@@ -162,7 +162,7 @@ mod tests {
     #[test]
     fn headers_verify_as_the_node_checks_them() {
         let wallet = SecretKey::dev(0);
-        let signer = RasSigner::issue(&wallet, SecretKey::dev(7), 100);
+        let signer = StorageSigner::issue(&wallet, SecretKey::dev(7), 100);
         assert_eq!(signer.wallet(), wallet.address());
         let headers = signer.headers("POST", "/ras/volumes?x=1", b"{}");
         let token = DelegationToken::decode(&headers.delegation).unwrap();
@@ -214,7 +214,7 @@ mod tests {
 
     #[test]
     fn fixed_stamps_give_fixed_headers() {
-        let signer = RasSigner::new(&SecretKey::dev(0), SecretKey::dev(7), 100, 2_000_000_000_000);
+        let signer = StorageSigner::new(&SecretKey::dev(0), SecretKey::dev(7), 100, 2_000_000_000_000);
         let request = ("GET", "/ras/auth/me", &b""[..]);
         let a = signer.headers_at(&node_audience(100), request, 1_700_000_000_000, &[1; 16]);
         let b = signer.headers_at(&node_audience(100), request, 1_700_000_000_000, &[1; 16]);

@@ -15,7 +15,7 @@
 //!
 //! # Routes
 //!
-//! Public, without a token, limited per client IP ([`crate::limits::RAS_PUBLIC_RATE_PER_SEC`], 429
+//! Public, without a token, limited per client IP ([`crate::limits::STORAGE_PUBLIC_RATE_PER_SEC`], 429
 //! code 1004):
 //! `GET /ras/stats`, `/ras/relays/public`, `/ras/write-relayers`, `/ras/billing/summary` and
 //! `/ras/revocations/{wallet}/{session_key}`. The relay lists walk the registry's listing slots:
@@ -92,14 +92,14 @@ pub(crate) async fn authenticate<B: Backend>(
     )
     .map_err(|e| HttpError::new(ErrorCode::RasRequestInvalid, e.to_string()))?;
     // Only a request the session key signed costs a state read.
-    if let Some(height) = state.backend.ras_revocation(token.wallet, token.session_key).await? {
+    if let Some(height) = state.backend.storage_revocation(token.wallet, token.session_key).await? {
         return Err(HttpError::new(
             ErrorCode::RasTokenInvalid,
             format!("the delegation token's session key was revoked by its wallet at height {height}"),
         ));
     }
     state
-        .ras_nonces
+        .storage_nonces
         .accept(token.wallet, nonce, now)
         .map_err(|e| HttpError::new(ErrorCode::RasReplayed, e.to_string()))?;
     Ok(token)
@@ -126,7 +126,7 @@ impl<B: Backend> FromRequest<AppState<B>> for Authenticated {
 }
 
 /// Refusals of the storage-relay authentication ([`authenticate`]).
-const RAS_AUTH_ERRORS: &[ErrorCode] =
+const STORAGE_AUTH_ERRORS: &[ErrorCode] =
     &[ErrorCode::RasTokenInvalid, ErrorCode::RasRequestInvalid, ErrorCode::RasReplayed];
 
 /// This family's routes, as their handlers' `#[utoipa::path]` declare them (see [`super`]).
@@ -181,7 +181,7 @@ pub async fn challenge<B: Backend>(State(state): State<AppState<B>>) -> Json<Ras
     description = "Checks the X-DRFS-Delegation token and the request's X-DRFS-Timestamp, X-DRFS-Nonce and \
         X-DRFS-Signature (docs/storage.md); 401 with 9100 (token), 9101 (request) or 9102 (replay) otherwise.",
     responses((status = 200, description = "The wallet and session.", body = RasMe)),
-    extensions(("x-errors" = json!(errors(RAS_AUTH_ERRORS)))),
+    extensions(("x-errors" = json!(errors(STORAGE_AUTH_ERRORS)))),
 )]
 pub async fn me(Authenticated { token, .. }: Authenticated) -> Json<RasMe> {
     Json(RasMe {
@@ -207,8 +207,8 @@ pub async fn stats<B: Backend>(
     State(state): State<AppState<B>>,
     ClientIp(client): ClientIp,
 ) -> Result<Json<RasStats>, HttpError> {
-    rate_limit::check_ras(&state, client)?;
-    Ok(Json(state.backend.ras_stats().await?))
+    rate_limit::check_storage(&state, client)?;
+    Ok(Json(state.backend.storage_stats().await?))
 }
 
 /// `GET /ras/relays/public`: one page of the relays listed publicly.
@@ -231,8 +231,8 @@ pub async fn public_relays<B: Backend>(
     ClientIp(client): ClientIp,
     page: Page,
 ) -> Result<Json<RelayList>, HttpError> {
-    rate_limit::check_ras(&state, client)?;
-    Ok(Json(state.backend.ras_relays(RelayFilter::Public, page).await?))
+    rate_limit::check_storage(&state, client)?;
+    Ok(Json(state.backend.storage_relays(RelayFilter::Public, page).await?))
 }
 
 /// `GET /ras/write-relayers`: one page of the relays that take writes.
@@ -256,8 +256,8 @@ pub async fn write_relayers<B: Backend>(
     ClientIp(client): ClientIp,
     page: Page,
 ) -> Result<Json<RelayList>, HttpError> {
-    rate_limit::check_ras(&state, client)?;
-    Ok(Json(state.backend.ras_relays(RelayFilter::Writable, page).await?))
+    rate_limit::check_storage(&state, client)?;
+    Ok(Json(state.backend.storage_relays(RelayFilter::Writable, page).await?))
 }
 
 /// `GET /ras/billing/summary`: the volumes' totals.
@@ -275,8 +275,8 @@ pub async fn billing_summary<B: Backend>(
     State(state): State<AppState<B>>,
     ClientIp(client): ClientIp,
 ) -> Result<Json<BillingSummary>, HttpError> {
-    rate_limit::check_ras(&state, client)?;
-    Ok(Json(BillingSummary::from(&state.backend.ras_stats().await?)))
+    rate_limit::check_storage(&state, client)?;
+    Ok(Json(BillingSummary::from(&state.backend.storage_stats().await?)))
 }
 
 /// A compressed session key: 33 bytes of hex, `0x` optional (1001 otherwise).
@@ -308,8 +308,8 @@ pub async fn revocation<B: Backend>(
     Path((wallet, session_key)): Path<(String, String)>,
 ) -> Result<Json<RevocationInfo>, HttpError> {
     let (wallet, session_key) = (parse_address(&wallet)?, parse_session_key(&session_key)?);
-    rate_limit::check_ras(&state, client)?;
-    let height = state.backend.ras_revocation(wallet, session_key).await?;
+    rate_limit::check_storage(&state, client)?;
+    let height = state.backend.storage_revocation(wallet, session_key).await?;
     Ok(Json(RevocationInfo {
         wallet,
         session_key: format!("0x{}", hex::encode(session_key)),
@@ -328,13 +328,13 @@ pub async fn revocation<B: Backend>(
         and what its active volumes cost per block. At most 1,000 volumes are summed (`truncated` says when \
         the wallet has more). Authenticated (docs/storage.md).",
     responses((status = 200, description = "The balance.", body = RasAccountBalance)),
-    extensions(("x-errors" = json!(errors(RAS_AUTH_ERRORS)))),
+    extensions(("x-errors" = json!(errors(STORAGE_AUTH_ERRORS)))),
 )]
 pub async fn balance<B: Backend>(
     State(state): State<AppState<B>>,
     Authenticated { token, .. }: Authenticated,
 ) -> Result<Json<RasAccountBalance>, HttpError> {
-    Ok(Json(state.backend.ras_account(token.wallet).await?))
+    Ok(Json(state.backend.storage_account(token.wallet).await?))
 }
 
 /// `GET /ras/volumes`: one page of the wallet's volumes.
@@ -350,14 +350,14 @@ pub async fn balance<B: Backend>(
         ("limit" = Option<u64>, Query, description = "Page size (default 50, at most 1,000)."),
     ),
     responses((status = 200, description = "The list envelope with `volumes`.", body = VolumeList)),
-    extensions(("x-errors" = json!(errors(&[RAS_AUTH_ERRORS, &[ErrorCode::BadRequest]].concat())))),
+    extensions(("x-errors" = json!(errors(&[STORAGE_AUTH_ERRORS, &[ErrorCode::BadRequest]].concat())))),
 )]
 pub async fn volumes<B: Backend>(
     State(state): State<AppState<B>>,
     page: Page,
     Authenticated { token, .. }: Authenticated,
 ) -> Result<Json<VolumeList>, HttpError> {
-    Ok(Json(state.backend.ras_volumes(token.wallet, page).await?))
+    Ok(Json(state.backend.storage_volumes(token.wallet, page).await?))
 }
 
 /// The 404 of a volume the wallet may not see: the same for an unknown id and for someone
@@ -376,14 +376,14 @@ fn volume_not_found() -> HttpError {
         (9103) otherwise, the same answer for an unknown id and for anyone else's volume.",
     params(("volume_id" = String, Path, description = "The volume: 32 bytes of hex.")),
     responses((status = 200, description = "The volume.", body = VolumeInfo)),
-    extensions(("x-errors" = json!(errors(&[RAS_AUTH_ERRORS, &[ErrorCode::BadRequest, ErrorCode::RasVolumeNotFound]].concat())))),
+    extensions(("x-errors" = json!(errors(&[STORAGE_AUTH_ERRORS, &[ErrorCode::BadRequest, ErrorCode::RasVolumeNotFound]].concat())))),
 )]
 pub async fn volume<B: Backend>(
     State(state): State<AppState<B>>,
     HashParam(id): HashParam,
     Authenticated { token, .. }: Authenticated,
 ) -> Result<Json<VolumeInfo>, HttpError> {
-    match state.backend.ras_volume(id).await? {
+    match state.backend.storage_volume(id).await? {
         Some(volume) if volume.owner == token.wallet || volume.relay == token.wallet => Ok(Json(volume)),
         _ => Err(volume_not_found()),
     }
@@ -443,7 +443,7 @@ async fn submit_storage<B: Backend>(
         then answers like `/submit`. Authenticated (docs/storage.md).",
     request_body(content = RasTransactionRequest, content_type = "application/json"),
     responses((status = 200, description = "Accepted into the mempool; the record of `/submit`.", body = SubmitResponse)),
-    extensions(("x-errors" = json!(errors(&[SUBMIT_ERRORS, RAS_AUTH_ERRORS, &[ErrorCode::RasTransactionMismatch]].concat())))),
+    extensions(("x-errors" = json!(errors(&[SUBMIT_ERRORS, STORAGE_AUTH_ERRORS, &[ErrorCode::RasTransactionMismatch]].concat())))),
 )]
 pub async fn create<B: Backend>(State(state): State<AppState<B>>, auth: Authenticated) -> Result<Response, HttpError> {
     let is_create = |call: &StorageCall| matches!(call, StorageCall::Create { .. });
@@ -462,7 +462,7 @@ pub async fn create<B: Backend>(State(state): State<AppState<B>>, auth: Authenti
     params(("volume_id" = String, Path, description = "The volume: 32 bytes of hex.")),
     request_body(content = RasTransactionRequest, content_type = "application/json"),
     responses((status = 200, description = "Accepted into the mempool; the record of `/submit`.", body = SubmitResponse)),
-    extensions(("x-errors" = json!(errors(&[SUBMIT_ERRORS, RAS_AUTH_ERRORS, &[ErrorCode::RasTransactionMismatch]].concat())))),
+    extensions(("x-errors" = json!(errors(&[SUBMIT_ERRORS, STORAGE_AUTH_ERRORS, &[ErrorCode::RasTransactionMismatch]].concat())))),
 )]
 pub async fn delete<B: Backend>(
     State(state): State<AppState<B>>,
@@ -485,7 +485,7 @@ pub async fn delete<B: Backend>(
     params(("volume_id" = String, Path, description = "The volume: 32 bytes of hex.")),
     request_body(content = RasTransactionRequest, content_type = "application/json"),
     responses((status = 200, description = "Accepted into the mempool; the record of `/submit`.", body = SubmitResponse)),
-    extensions(("x-errors" = json!(errors(&[SUBMIT_ERRORS, RAS_AUTH_ERRORS, &[ErrorCode::RasTransactionMismatch]].concat())))),
+    extensions(("x-errors" = json!(errors(&[SUBMIT_ERRORS, STORAGE_AUTH_ERRORS, &[ErrorCode::RasTransactionMismatch]].concat())))),
 )]
 pub async fn undelete<B: Backend>(
     State(state): State<AppState<B>>,
@@ -508,7 +508,7 @@ pub async fn undelete<B: Backend>(
     params(("volume_id" = String, Path, description = "The volume: 32 bytes of hex.")),
     request_body(content = RasTransactionRequest, content_type = "application/json"),
     responses((status = 200, description = "Accepted into the mempool; the record of `/submit`.", body = SubmitResponse)),
-    extensions(("x-errors" = json!(errors(&[SUBMIT_ERRORS, RAS_AUTH_ERRORS, &[ErrorCode::RasTransactionMismatch]].concat())))),
+    extensions(("x-errors" = json!(errors(&[SUBMIT_ERRORS, STORAGE_AUTH_ERRORS, &[ErrorCode::RasTransactionMismatch]].concat())))),
 )]
 pub async fn deposit<B: Backend>(
     State(state): State<AppState<B>>,
@@ -531,7 +531,7 @@ pub async fn deposit<B: Backend>(
         Authenticated (docs/storage.md).",
     request_body(content = RasTransactionRequest, content_type = "application/json"),
     responses((status = 200, description = "Accepted into the mempool; the record of `/submit`.", body = SubmitResponse)),
-    extensions(("x-errors" = json!(errors(&[SUBMIT_ERRORS, RAS_AUTH_ERRORS, &[ErrorCode::RasTransactionMismatch]].concat())))),
+    extensions(("x-errors" = json!(errors(&[SUBMIT_ERRORS, STORAGE_AUTH_ERRORS, &[ErrorCode::RasTransactionMismatch]].concat())))),
 )]
 pub async fn revoke<B: Backend>(State(state): State<AppState<B>>, auth: Authenticated) -> Result<Response, HttpError> {
     let is_revoke = |call: &StorageCall| matches!(call, StorageCall::Revoke { .. });
@@ -542,7 +542,7 @@ pub async fn revoke<B: Backend>(State(state): State<AppState<B>>, auth: Authenti
 mod tests {
     use crate::backend::{
         accounts::mock::AccountsMock,
-        ras::mock::{RasMock, relay, volume},
+        storage::mock::{StorageMock, relay, volume},
         transactions::mock::TransactionsMock,
     };
     use crate::mock::*;
@@ -691,7 +691,7 @@ mod tests {
         let app = app(&backend);
         let wallet = key(0);
         assert_eq!(send(&app, signed("GET", "/ras/auth/me", b"", &wallet)).await.status, 200);
-        backend.part::<RasMock>().lock().revocations.insert((wallet.address(), session().1), 12);
+        backend.part::<StorageMock>().lock().revocations.insert((wallet.address(), session().1), 12);
         let refused = send(&app, signed("GET", "/ras/auth/me", b"", &wallet)).await;
         refused.assert_error(401, ErrorCode::RasTokenInvalid);
         assert!(refused.json()["message"].as_str().unwrap().contains("revoked"), "{}", refused.json());
@@ -700,7 +700,7 @@ mod tests {
     }
 
     fn backend() -> MockBackend {
-        MockBackend::with(|data: &mut RasMock| {
+        MockBackend::with(|data: &mut StorageMock| {
             data.relays = vec![
                 relay(1, RelayHealth::Healthy, (true, true), 50),
                 relay(2, RelayHealth::Unhealthy, (true, true), 50),
@@ -729,19 +729,20 @@ mod tests {
     #[tokio::test]
     async fn public_aggregates_and_relay_lists() {
         let app = app(&backend());
-        let stats = get(&app, "/ras/stats").await.json();
+        // Native amounts are JSON integers, above 2^64 too (read as text: `Value` stops there).
+        let stats = get(&app, "/ras/stats").await.text();
+        let relay_stake = 5 * (u128::from(u64::MAX) + 1);
         assert_eq!(
             stats,
-            json!({
-                "height": 0, "relays": 5, "capacity_bytes": 500,
-                "relay_stake": (5 * (u128::from(u64::MAX) + 1)).to_string(),
-                "volumes": 5, "bytes": 50, "deposits": "5000", "rent_paid": "0", "fees_burned": "50",
-            })
+            format!(
+                "{{\"height\":0,\"relays\":5,\"capacity_bytes\":500,\"relay_stake\":{relay_stake},\"volumes\":5,\
+                 \"bytes\":50,\"deposits\":5000,\"rent_paid\":0,\"fees_burned\":50}}"
+            )
         );
         let billing = get(&app, "/ras/billing/summary").await.json();
         assert_eq!(
             billing,
-            json!({"height": 0, "volumes": 5, "bytes": 50, "deposits": "5000", "rent_paid": "0", "fees_burned": "50"})
+            json!({"height": 0, "volumes": 5, "bytes": 50, "deposits": 5000, "rent_paid": 0, "fees_burned": 50})
         );
 
         let addresses = |list: &serde_json::Value| -> Vec<String> {
@@ -755,7 +756,8 @@ mod tests {
         let page = get(&app, "/ras/relays/public?offset=1&limit=1").await.json();
         assert_eq!((addresses(&page), page["total_count"].clone()), (vec![hex(2)], json!(3)));
         assert_eq!(page["relays"][0]["health"], json!("unhealthy"));
-        assert_eq!(page["relays"][0]["stake"], json!((u128::from(u64::MAX) + 1).to_string()));
+        let text = get(&app, "/ras/relays/public?offset=1&limit=1").await.text();
+        assert!(text.contains(&format!("\"stake\":{},", u128::from(u64::MAX) + 1)), "{text}");
         // Taking writes, each with its health and free bytes (a new volume needs both).
         let writable = get(&app, "/ras/write-relayers").await.json();
         assert_eq!(addresses(&writable), [hex(1), hex(2), hex(3), hex(5)]);
@@ -770,7 +772,7 @@ mod tests {
     async fn revocations_are_public() {
         let wallet = key(0).address();
         let revoked = [2u8; 33];
-        let backend = MockBackend::with(|data: &mut RasMock| {
+        let backend = MockBackend::with(|data: &mut StorageMock| {
             data.revocations.insert((wallet, revoked), 9);
         });
         let app = app(&backend);
@@ -790,7 +792,7 @@ mod tests {
 
     #[tokio::test]
     async fn public_reads_are_limited_per_client_ip_with_retry_after() {
-        let config = crate::RpcConfig { ras_public_rate_per_sec: 2, ..crate::RpcConfig::default() };
+        let config = crate::RpcConfig { storage_public_rate_per_sec: 2, ..crate::RpcConfig::default() };
         let app = api(backend(), config);
         let revocation = format!("/ras/revocations/{}/{}", key(0).address().to_hex(), "02".repeat(33));
         assert_eq!(send(&app, from("/ras/stats", [127, 0, 0, 1])).await.status, 200);
@@ -816,8 +818,8 @@ mod tests {
         assert_eq!(
             balance.json(),
             json!({
-                "wallet": wallet.address().to_hex(), "balance": "1000000000000", "volumes": 3,
-                "deposits": "3000", "rent_per_block": "40", "truncated": false,
+                "wallet": wallet.address().to_hex(), "balance": 1_000_000_000_000u64, "volumes": 3,
+                "deposits": 3000, "rent_per_block": 40, "truncated": false,
             })
         );
         let list = send(&app, signed("GET", "/ras/volumes?offset=1&limit=1", b"", &wallet)).await.json();
@@ -848,7 +850,7 @@ mod tests {
     async fn a_volume_is_seen_by_its_owner_and_its_relay_only_and_never_leaks() {
         let (me, other) = (key(0).address(), key(1).address());
         let relay = key(2);
-        let backend = MockBackend::with(|data: &mut RasMock| {
+        let backend = MockBackend::with(|data: &mut StorageMock| {
             data.volumes =
                 vec![volume(me, "photos", relay.address(), false), volume(other, "open", relay.address(), true)];
         });

@@ -1,4 +1,4 @@
-//! Storage relays, volumes and session revocations (`routes::ras`).
+//! Storage relays, volumes and session revocations (`routes::storage`).
 
 use crate::pagination::Page;
 use drover_types::{
@@ -31,25 +31,29 @@ impl RelayFilter {
 }
 
 /// What the HTTP API reads from (or hands to) the node for this family; see [`super`].
-pub trait RasBackend: Send + Sync {
+pub trait StorageBackend: Send + Sync {
     /// Storage-relay totals: the relay registry's and the storage manager's (zeros when absent).
-    fn ras_stats(&self) -> impl Future<Output = Result<RasStats, ApiError>> + Send;
+    fn storage_stats(&self) -> impl Future<Output = Result<RasStats, ApiError>> + Send;
 
     /// Registered relays that `filter` keeps, in listing-slot order, one page.
-    fn ras_relays(&self, filter: RelayFilter, page: Page) -> impl Future<Output = Result<RelayList, ApiError>> + Send;
+    fn storage_relays(
+        &self,
+        filter: RelayFilter,
+        page: Page,
+    ) -> impl Future<Output = Result<RelayList, ApiError>> + Send;
 
     /// A volume's record, rent settled virtually to the latest height; `None` when no volume
     /// has this id (never reaped). Who may see it is the route's to decide.
-    fn ras_volume(&self, id: H256) -> impl Future<Output = Result<Option<VolumeInfo>, ApiError>> + Send;
+    fn storage_volume(&self, id: H256) -> impl Future<Output = Result<Option<VolumeInfo>, ApiError>> + Send;
 
     /// `owner`'s volumes in volume-id order, one page.
-    fn ras_volumes(&self, owner: Address, page: Page) -> impl Future<Output = Result<VolumeList, ApiError>> + Send;
+    fn storage_volumes(&self, owner: Address, page: Page) -> impl Future<Output = Result<VolumeList, ApiError>> + Send;
 
     /// `wallet`'s balance and what its volumes hold and cost (a bounded number of them).
-    fn ras_account(&self, wallet: Address) -> impl Future<Output = Result<RasAccountBalance, ApiError>> + Send;
+    fn storage_account(&self, wallet: Address) -> impl Future<Output = Result<RasAccountBalance, ApiError>> + Send;
 
     /// The height at which `wallet` revoked `session_key`; `None` when it did not.
-    fn ras_revocation(
+    fn storage_revocation(
         &self,
         wallet: Address,
         session_key: [u8; 33],
