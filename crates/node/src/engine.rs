@@ -113,6 +113,11 @@ const QMDB_INIT_CACHE: NonZeroUsize = NZUsize!(1 << 20);
 /// at the default pacing about two minutes, so a peer that started fast-sync against a slightly
 /// older target can finish without restarting on a newer one.
 pub const RETAINED_STATE_BLOCKS: usize = 1_200;
+/// Finalized blocks (with their certificates) kept below the tip, which peers serve to a
+/// validator replaying what it missed: a validator further behind cannot replay, only
+/// fast-sync (`--sync-from`), so fast-sync starts well before.
+pub const RETAINED_BLOCKS: usize = 100_000;
+const _: () = assert!(crate::fast_sync::FAST_SYNC_MIN_GAP_BLOCKS < RETAINED_BLOCKS as u64 / 2);
 
 /// Bounds on what one logged state operation may decode to (key and value sizes).
 fn state_op_codec_config<E: Spawner + commonware_storage::Context>() -> <StateOp<E> as commonware_codec::Read>::Cfg {
@@ -534,7 +539,7 @@ where
             },
             prune_config: Some(PruneConfig {
                 maintenance_interval: NZUsize!(64),
-                retained_marshal_blocks: 100_000,
+                retained_marshal_blocks: RETAINED_BLOCKS,
                 retained_qmdb_blocks: RETAINED_STATE_BLOCKS,
             }),
             strategy: Sequential,
