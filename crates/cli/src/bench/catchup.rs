@@ -4,12 +4,12 @@
 //! The network first runs at `--gap-block-interval-ms` so the gap builds quickly: once the
 //! last validator has finalized `--stop-at` blocks it is stopped and its state directory copied
 //! (the "backup"), and the others finalize `--gap` more blocks. They are then restarted at
-//! `--block-interval-ms`, the pacing the tip keeps while the lagging validator catches up. The
-//! lagging validator starts from the backup twice: with `--sync-from` the first peer and
-//! `--fast-sync-min-gap 1` (it fast-syncs whatever the gap), then, from the backup again,
-//! without it (it replays every missing block, fetched from its peers over p2p). Each run
-//! reports the gap when it started, when the node's API answered, and when its height reached
-//! the peer's: it follows the tip.
+//! `--block-interval-ms`, the pacing the tip keeps while the lagging validator catches up, and
+//! finalize a few blocks at it before the lagging validator starts. It starts from the backup
+//! twice: with `--sync-from` the first peer and `--fast-sync-min-gap 1` (it fast-syncs whatever
+//! the gap), then, from the backup again, without it (it replays every missing block, fetched
+//! from its peers over p2p). Each run reports the gap when it started, when the node's API
+//! answered, and when its height reached the peer's: it follows the tip.
 
 use super::*;
 
@@ -38,6 +38,8 @@ pub(crate) struct CatchupArgs {
 
 /// How long one catch-up run may take.
 const CATCHUP_TIMEOUT: Duration = Duration::from_secs(4 * 3600);
+/// Blocks the restarted validators finalize before the lagging one starts.
+const CATCHUP_SETTLE_BLOCKS: u64 = 50;
 /// How often the lagging node and its peer are polled.
 const CATCHUP_POLL: Duration = Duration::from_millis(200);
 
@@ -75,9 +77,17 @@ pub(super) async fn catchup(args: CatchupArgs) -> anyhow::Result<()> {
     for index in 0..lagging {
         network.spawn(index, &[])?;
     }
-    let resumed = peer.height().await.unwrap_or(0);
-    wait_height(&peer, resumed + 1, RUN_TIMEOUT).await?;
-    println!("the others restarted at {} ms per block", args.block_interval_ms);
+    // Settled: the restarted validators finalize at their pacing again.
+    wait_height(&peer, 1, RUN_TIMEOUT).await?;
+    let resumed = peer.height().await?;
+    wait_height(&peer, resumed + CATCHUP_SETTLE_BLOCKS, RUN_TIMEOUT).await?;
+    let latest = peer.block(BlockSelector::Latest).await?.context("the peer has no block")?;
+    println!(
+        "the others restarted at {} ms per block; state of {} operations, {} in the sync range",
+        args.block_interval_ms,
+        latest.op_count,
+        latest.op_count - latest.sync_range_start
+    );
 
     let peer_url = network.urls[0].clone();
     let mut runs =
