@@ -10,7 +10,7 @@
 //! free. A snapshot keeps everything, identity included, so a restored devnet is the same chain
 //! at the saved height, and goes on from there with new blocks.
 
-use crate::node_cmd::run_validator;
+use crate::node_cmd::{SyncFrom, run_validator};
 use anyhow::Context as _;
 use clap::Args;
 use drover_node::{
@@ -91,7 +91,7 @@ pub(crate) fn run(args: DevArgs) -> anyhow::Result<()> {
     print_banner(&validator);
     let mut rpc = drover_rpc::RpcConfig::from_env();
     rpc.dev_mode = true;
-    run_validator(validator, rpc, Vec::new(), None)
+    run_validator(validator, rpc, SyncFrom::none(), None)
 }
 
 /// The snapshot directory of `name`, after checking the name (letters, digits, `-`, `_`).

@@ -5,7 +5,7 @@ use drover_node::{
     config::ValidatorConfig,
     devnet::{self, NetworkSpec},
     engine::{self, EngineConfig},
-    fast_sync::{ProgressHook, SyncProgress},
+    fast_sync::{FAST_SYNC_MIN_GAP_BLOCKS, ProgressHook, SyncProgress},
     genesis::Genesis,
 };
 use std::{path::PathBuf, sync::Arc};
@@ -16,9 +16,15 @@ pub(crate) struct NodeArgs {
     #[arg(long)]
     pub config: PathBuf,
     /// Fast-sync from this peer's HTTP API (e.g. http://127.0.0.1:4001) when the node has no
-    /// state yet; repeat to give fallbacks. Ignored once the node has state.
+    /// state yet, or is at least `--fast-sync-min-gap` blocks behind the peer's finalized tip
+    /// (closer, it replays the missing blocks); repeat to give fallbacks.
     #[arg(long = "sync-from", value_name = "URL")]
     pub sync_from: Vec<String>,
+    /// Blocks behind its `--sync-from` peer from which a node with state fast-syncs instead of
+    /// replaying (its indexes then restart after the sync height).
+    #[arg(long = "fast-sync-min-gap", value_name = "BLOCKS", default_value_t = FAST_SYNC_MIN_GAP_BLOCKS,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    pub fast_sync_min_gap: u64,
 }
 
 #[derive(Args)]
@@ -73,7 +79,20 @@ pub(crate) fn run_node(args: NodeArgs) -> anyhow::Result<()> {
     let validator = ValidatorConfig::load(&args.config)?;
     let progress = (!args.sync_from.is_empty()).then(sync_progress_bar);
     let rpc = drover_rpc::RpcConfig { explorer: validator.explorer, ..drover_rpc::RpcConfig::from_env() };
-    run_validator(validator, rpc, args.sync_from, progress)
+    run_validator(validator, rpc, SyncFrom { peers: args.sync_from, min_gap_blocks: args.fast_sync_min_gap }, progress)
+}
+
+/// Where and when a node fast-syncs (`--sync-from`, `--fast-sync-min-gap`).
+pub(crate) struct SyncFrom {
+    pub peers: Vec<String>,
+    pub min_gap_blocks: u64,
+}
+
+impl SyncFrom {
+    /// No peers: the node replays whatever it misses.
+    pub(crate) fn none() -> Self {
+        Self { peers: Vec::new(), min_gap_blocks: FAST_SYNC_MIN_GAP_BLOCKS }
+    }
 }
 
 /// A progress bar of fetched state operations (drawn only on a terminal).
@@ -99,10 +118,17 @@ pub(crate) fn init_logging(level: &str) {
 pub(crate) fn run_validator(
     validator: ValidatorConfig,
     rpc: drover_rpc::RpcConfig,
-    sync_from: Vec<String>,
+    sync_from: SyncFrom,
     sync_progress: Option<ProgressHook>,
 ) -> anyhow::Result<()> {
     init_logging(&validator.log_level);
     let genesis = Genesis::load(&validator.genesis_config_path)?;
-    engine::run_until_signalled(EngineConfig { validator, genesis, rpc, sync_from, sync_progress })
+    engine::run_until_signalled(EngineConfig {
+        validator,
+        genesis,
+        rpc,
+        sync_from: sync_from.peers,
+        fast_sync_min_gap_blocks: sync_from.min_gap_blocks,
+        sync_progress,
+    })
 }

@@ -1,6 +1,7 @@
 //! End-to-end: four validators as separate processes on 127.0.0.1 — gossip, agreement, a
 //! validator killed under load and restarted, loss of quorum and its return, fast-sync of a
-//! wiped validator (also through a peer that tampers with batches), and backup/restore.
+//! wiped validator (also through a peer that tampers with batches), backup/restore, and a
+//! validator with state far behind that fast-syncs (one close behind replays).
 
 mod common;
 
@@ -271,6 +272,66 @@ async fn wiped_validator_fast_syncs_and_a_backup_restores() {
     assert_eq!(block_at(&nodes[2].url, settled).await, block_at(&nodes[0].url, settled).await);
     wait_node(&nodes[2], stopped_at + 10).await;
     assert_agree(&nodes.iter().collect::<Vec<_>>(), stopped_at + 10).await;
+}
+
+/// `--fast-sync-min-gap` of the catch-up test: a few seconds of blocks.
+const TEST_FAST_SYNC_MIN_GAP_BLOCKS: u64 = 50;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_validator_with_state_far_behind_fast_syncs_and_one_close_behind_replays() {
+    let mut nodes = start_network(4, NodeOptions::default()).await;
+    let gap = TEST_FAST_SYNC_MIN_GAP_BLOCKS.to_string();
+    let client = nodes[0].client();
+    let early = Address([0xa1; 20]);
+    let sent = client.submit_wait(&[transfer(&dev_key(0), 100, 0, early, 7)], 10_000).await.unwrap();
+    assert_eq!(sent.results[0].status, WaitStatus::Success);
+    wait_node(&nodes[3], height(&nodes[0].url).await).await;
+
+    // Validator 3 stops; the chain moves on by more than the gap, funding an account meanwhile.
+    assert!(nodes[3].stop().success());
+    let stopped_at = height(&nodes[0].url).await;
+    let late = Address([0xa2; 20]);
+    let sent = client.submit_wait(&[transfer(&dev_key(0), 100, 1, late, 9)], 10_000).await.unwrap();
+    assert_eq!(sent.results[0].status, WaitStatus::Success);
+    wait_node(&nodes[0], stopped_at + 2 * TEST_FAST_SYNC_MIN_GAP_BLOCKS).await;
+
+    // Far behind, it fast-syncs over its state. Through a peer that tampers with every batch the
+    // sync fails, and the node stops; the switch to fast-sync is durable: without a peer the
+    // node refuses to start on the unfinished state rather than serve it or build on it.
+    let proxy = tampering_proxy(nodes[0].url.clone()).await;
+    nodes[3].spawn_with(&["--sync-from", &proxy, "--fast-sync-min-gap", &gap]);
+    let status = nodes[3].wait_exit(PROGRESS_TIMEOUT).expect("a sync from a tampering peer must stop");
+    assert!(!status.success());
+    let log = nodes[3].log();
+    assert!(log.contains("failed verification") || log.contains("batch does not decode"), "{log}");
+    nodes[3].spawn();
+    let status = nodes[3].wait_exit(PROGRESS_TIMEOUT).expect("an unfinished fast-sync needs a peer");
+    assert!(!status.success());
+    assert!(nodes[3].log().contains("an interrupted fast-sync must finish"), "{}", nodes[3].log());
+
+    // With an honest fallback it completes and follows the tip, holding what it missed.
+    let honest = nodes[1].url.clone();
+    nodes[3].spawn_with(&["--sync-from", &proxy, "--sync-from", &honest, "--fast-sync-min-gap", &gap]);
+    wait_node(&nodes[3], height(&nodes[0].url).await).await;
+    assert_eq!(nodes[3].client().account(&late).await.unwrap().unwrap().balance, 9);
+    // Its indexes restart after the sync height, and say so: nothing below, never a hole.
+    let indexed = nodes[3].client().indexed_range().await.unwrap();
+    assert!(indexed.first_height > stopped_at + TEST_FAST_SYNC_MIN_GAP_BLOCKS, "{indexed:?}");
+    let page = nodes[3].client().history(&early, None, 10).await.unwrap();
+    assert!(page.items.is_empty() && page.first_indexed_height == indexed.first_height, "{page:?}");
+    let (status, body) = get_raw(&nodes[3].url, &format!("/blocks?cursor={}", indexed.first_height)).await;
+    assert_error(status, &body, 404, 4002);
+
+    // Validator 2 stops for fewer blocks than the gap: it replays them and keeps its indexes.
+    assert!(nodes[2].stop().success());
+    let stopped_at = height(&nodes[0].url).await;
+    wait_node(&nodes[0], stopped_at + 10).await;
+    nodes[2].spawn_with(&["--sync-from", &honest, "--fast-sync-min-gap", &gap]);
+    wait_node(&nodes[2], height(&nodes[0].url).await).await;
+    assert_eq!(nodes[2].client().indexed_range().await.unwrap().first_height, 1);
+    assert_eq!(nodes[2].client().history(&early, None, 10).await.unwrap().items.len(), 1);
+    let settled = height(&nodes[0].url).await + 3;
+    assert_agree(&nodes.iter().collect::<Vec<_>>(), settled).await;
 }
 
 fn copy_dir(from: &std::path::Path, to: &std::path::Path) {

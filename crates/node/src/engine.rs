@@ -13,10 +13,13 @@ use crate::{
     chain::{ChainConfig, ChainShared},
     config::ValidatorConfig,
     databases::Databases,
-    fast_sync::{FETCH_BATCH_OPS, FETCH_CONCURRENCY, HttpPeers, ProgressHook, StateOp},
+    fast_sync::{CatchUp, FETCH_BATCH_OPS, FETCH_CONCURRENCY, HttpPeers, LocalTip, ProgressHook, StateOp, catch_up},
     genesis::Genesis,
-    gossip, height_file, intake,
+    gossip, height_file,
+    indexes::Indexes,
+    intake,
     keys::NAMESPACE,
+    resync::Resync,
     sync_source::AttachedState,
 };
 use anyhow::{Context as _, anyhow, ensure};
@@ -39,7 +42,7 @@ use commonware_cryptography::{
     ChaCha20Poly1305, Digestible as _, Sha256, Signer as _, certificate::ConstantProvider, ed25519, sha256,
 };
 use commonware_glue::stateful::{
-    Config as StatefulConfig, PruneConfig, Stateful, SyncPlan,
+    Config as StatefulConfig, PruneConfig, Stateful,
     db::{DatabaseSet, SyncEngineConfig},
 };
 use commonware_p2p::{Address, AddressableManager as _, authenticated::lookup};
@@ -110,6 +113,11 @@ const QMDB_INIT_CACHE: NonZeroUsize = NZUsize!(1 << 20);
 /// at the default pacing about two minutes, so a peer that started fast-sync against a slightly
 /// older target can finish without restarting on a newer one.
 pub const RETAINED_STATE_BLOCKS: usize = 1_200;
+/// Finalized blocks (with their certificates) kept below the tip, which peers serve to a
+/// validator replaying what it missed: a validator further behind cannot replay, only
+/// fast-sync (`--sync-from`), so fast-sync starts well before.
+pub const RETAINED_BLOCKS: usize = 100_000;
+const _: () = assert!(crate::fast_sync::FAST_SYNC_MIN_GAP_BLOCKS < RETAINED_BLOCKS as u64 / 2);
 
 /// Bounds on what one logged state operation may decode to (key and value sizes).
 fn state_op_codec_config<E: Spawner + commonware_storage::Context>() -> <StateOp<E> as commonware_codec::Read>::Cfg {
@@ -199,6 +207,14 @@ async fn applied_block(
     None
 }
 
+/// Where the node's indexes say it stands (they are written before a block's state is applied,
+/// so at or a few blocks above its state: close enough to measure a gap of many blocks).
+fn local_tip(directory: &std::path::Path) -> anyhow::Result<LocalTip> {
+    let indexes = Indexes::open(directory).context("cannot open the index store")?;
+    let (height, view) = indexes.tip_view().context("cannot read the index store")?;
+    Ok(LocalTip { height, view })
+}
+
 /// What the engine needs besides its runtime context.
 pub struct EngineConfig {
     /// The validated validator configuration.
@@ -207,8 +223,12 @@ pub struct EngineConfig {
     pub genesis: Genesis,
     /// HTTP API settings (rate limits, dev mode, timeouts).
     pub rpc: drover_rpc::RpcConfig,
-    /// Peers' HTTP APIs to fast-sync from when this node has no state yet (`--sync-from`).
+    /// Peers' HTTP APIs to fast-sync from (`--sync-from`) when this node has no state yet, or
+    /// is at least `fast_sync_min_gap_blocks` behind them.
     pub sync_from: Vec<String>,
+    /// Blocks behind the peers from which a node with state fast-syncs (`--fast-sync-min-gap`,
+    /// [`crate::fast_sync::FAST_SYNC_MIN_GAP_BLOCKS`] by default).
+    pub fast_sync_min_gap_blocks: u64,
     /// Receives fast-sync progress (a progress bar).
     pub sync_progress: Option<ProgressHook>,
 }
@@ -295,8 +315,10 @@ pub struct StartConfig {
     pub genesis: Genesis,
     /// Prefix of every storage partition (one runtime may host several validators in tests).
     pub partition_prefix: String,
-    /// HTTP peers to fast-sync from when this node has no state yet.
+    /// HTTP peers to fast-sync from when this node has no state yet, or is far behind them.
     pub sync_peers: Option<HttpPeers>,
+    /// Blocks behind its peers from which a node with state fast-syncs instead of replaying.
+    pub fast_sync_min_gap_blocks: u64,
     /// Rewrites this validator's proposals: `None` for every real validator; the deterministic
     /// simulation's byzantine validators set one.
     pub rewrite: Option<Arc<dyn crate::application::ProposalRewrite>>,
@@ -356,7 +378,7 @@ where
     B: commonware_p2p::Blocker<PublicKey = ed25519::PublicKey>,
     P: commonware_p2p::Provider<PublicKey = ed25519::PublicKey>,
 {
-    let StartConfig { validator, genesis, partition_prefix, sync_peers, rewrite } = config;
+    let StartConfig { validator, genesis, partition_prefix, sync_peers, fast_sync_min_gap_blocks, rewrite } = config;
     let (scheme, participants) = signer(&validator, &genesis)?;
     let me = validator.private_key.public_key();
     let prefix = partition_prefix.as_str();
@@ -413,17 +435,46 @@ where
     let genesis_block = genesis_block::<E>(&genesis)?;
     let genesis_digest = genesis_block.digest();
 
-    // Startup plan: a node without state given peers fast-syncs to their latest finalized block
-    // (an interrupted fast-sync resumes from its persisted floor whatever the flags).
-    let mut plan = SyncPlan::init(context.child("sync_plan"), prefix.to_string()).await;
+    // Startup plan: given peers, a node without state fast-syncs to their latest finalized
+    // block, and so does a node with state that is far behind it (`crate::resync`); an
+    // interrupted fast-sync resumes from its persisted floor whatever the flags.
+    let resync = Resync::open(context.child("resync"), prefix).await?;
+    let mut plan = resync.plan().await;
+    let mut resync = resync;
     if let Some(peers) = &sync_peers {
-        if !plan.may_sync() {
-            info!("--sync-from ignored: this node already has state (delete `directory` to resync)");
-        } else if plan.floor().is_none() {
-            let floor = peers.select_floor(&scheme).await?;
-            plan = plan.set_floor(floor).await;
+        if plan.may_sync() {
+            if plan.floor().is_none() {
+                let target = peers.select_target(&scheme).await?;
+                plan = plan.set_floor(target.finalization).await;
+            }
+        } else {
+            match peers.select_target(&scheme).await {
+                Err(e) => warn!(error = %e, "--sync-from: no usable target, replaying the missing blocks"),
+                Ok(target) => {
+                    let local = local_tip(&validator.directory)?;
+                    match catch_up(local, target.height, target.view(), fast_sync_min_gap_blocks) {
+                        CatchUp::Ahead => info!(height = local.height, "--sync-from: this node is not behind its peer"),
+                        CatchUp::Replay { behind } => {
+                            info!(
+                                behind,
+                                min_gap = fast_sync_min_gap_blocks,
+                                "--sync-from: replaying the missing blocks"
+                            )
+                        }
+                        CatchUp::FastSync { behind } => {
+                            info!(
+                                behind,
+                                min_gap = fast_sync_min_gap_blocks,
+                                "--sync-from: fast-syncing over the existing state"
+                            );
+                            (resync, plan) = resync.begin(plan, target.finalization).await?;
+                        }
+                    }
+                }
+            }
         }
     }
+    resync.discard_stale_indexes(&validator.directory).await?;
     if plan.should_sync(false) {
         ensure!(
             sync_peers.is_some(),
@@ -488,7 +539,7 @@ where
             },
             prune_config: Some(PruneConfig {
                 maintenance_interval: NZUsize!(64),
-                retained_marshal_blocks: 100_000,
+                retained_marshal_blocks: RETAINED_BLOCKS,
                 retained_qmdb_blocks: RETAINED_STATE_BLOCKS,
             }),
             strategy: Sequential,
@@ -578,7 +629,7 @@ where
 /// Runs a validator on the authenticated p2p network and serves its HTTP API until the runtime
 /// is stopped (SIGINT/SIGTERM or `context.stop`).
 pub async fn run(context: tokio::Context, config: EngineConfig) -> anyhow::Result<()> {
-    let EngineConfig { validator, genesis, rpc, sync_from, sync_progress } = config;
+    let EngineConfig { validator, genesis, rpc, sync_from, fast_sync_min_gap_blocks, sync_progress } = config;
     let (_, participants) = signer(&validator, &genesis)?;
     let me = validator.private_key.public_key();
 
@@ -646,6 +697,7 @@ pub async fn run(context: tokio::Context, config: EngineConfig) -> anyhow::Resul
                 genesis: genesis.clone(),
                 partition_prefix: PARTITION_PREFIX.to_string(),
                 sync_peers,
+                fast_sync_min_gap_blocks,
                 rewrite: None,
             },
             channels,

@@ -14,6 +14,13 @@
 //! Transient failures (connection errors, 5xx, 429 with `Retry-After`, a peer that does not hold
 //! the requested size yet) are retried with backoff, at most [`FETCH_ATTEMPTS_MAX`] times per
 //! request and peer.
+//!
+//! A node that already has state (a restored backup) fast-syncs too when it is far behind:
+//! [`catch_up`] compares its tip with the peer's certified target and chooses fast-sync from
+//! [`FAST_SYNC_MIN_GAP_BLOCKS`] blocks behind, replay below (`crate::resync` starts the sync).
+//! The peer's height is its word, but the certified view bounds it: heights rise by one per
+//! block and views by at least one, so a block `n` heights above ours is at least `n` views
+//! above, and a peer cannot claim a larger gap than the certificate's view allows.
 
 use crate::{application::Scheme, databases::StateDb};
 use commonware_codec::{Decode as _, Read};
@@ -52,6 +59,13 @@ pub const FETCH_BACKOFF_MIN_MS: u64 = 200;
 pub const FETCH_BACKOFF_MAX_MS: u64 = 5_000;
 /// Time allowed for one HTTP request, in seconds (a full batch is a few megabytes).
 pub const FETCH_TIMEOUT_SECS: u64 = 60;
+/// Blocks a node with state must be behind its `--sync-from` peer's finalized tip to fast-sync
+/// instead of replaying the missing blocks (`--fast-sync-min-gap` overrides it). Replay keeps
+/// every index (history, receipts, events) and costs time per block; fast-sync costs time per
+/// state operation, whatever the gap, and the node's indexes restart after the sync height. At
+/// this gap replay takes about as long as a fast-sync of a state of a million operations
+/// (`docs/performance.md`, "Catching up").
+pub const FAST_SYNC_MIN_GAP_BLOCKS: u64 = 10_000;
 
 /// One state operation, as the state database logs it.
 pub type StateOp<E> = <StateDb<E> as sync::Database>::Op;
@@ -132,13 +146,13 @@ impl HttpPeers {
 
     /// The first peer's latest finalized block, with its finalization certificate checked
     /// against `verifier` (the network's group key). Peers are tried in order.
-    pub async fn select_floor(&self, verifier: &Scheme) -> Result<Finalization<Scheme, sha256::Digest>, FastSyncError> {
+    pub async fn select_target(&self, verifier: &Scheme) -> Result<SyncTarget, FastSyncError> {
         let mut errors = Vec::new();
         for client in self.clients.iter() {
             match latest_finalization(client, verifier).await {
                 Ok((height, finalization)) => {
                     info!(peer = client.base_url(), height, "state-sync target selected");
-                    return Ok(finalization);
+                    return Ok(SyncTarget { height, finalization });
                 }
                 Err(e) => {
                     warn!(peer = client.base_url(), error = %e, "peer gave no usable sync target");
@@ -244,6 +258,62 @@ impl HttpPeers {
     }
 }
 
+/// A peer's latest finalized block: its finalization certificate, verified against the group
+/// key, and its height as the peer reports it (the certificate does not carry heights).
+#[derive(Clone, Debug)]
+pub struct SyncTarget {
+    /// Height the peer reports for the block.
+    pub height: u64,
+    /// The block's finalization certificate, verified.
+    pub finalization: Finalization<Scheme, sha256::Digest>,
+}
+
+impl SyncTarget {
+    /// The view the certificate finalizes the block in.
+    pub fn view(&self) -> u64 {
+        self.finalization.proposal.round.view().get()
+    }
+}
+
+/// Where a node with state stands: its latest finalized block, by height and view (0 and 0 when
+/// it holds none).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LocalTip {
+    /// Height of the latest block the node finalized.
+    pub height: u64,
+    /// The view that block was proposed in.
+    pub view: u64,
+}
+
+/// How a node with state reaches its peer's tip.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CatchUp {
+    /// The target is not above the node: nothing to catch up.
+    Ahead,
+    /// Replay this many missing blocks.
+    Replay {
+        /// Blocks behind the target.
+        behind: u64,
+    },
+    /// Fast-sync the state to the target, this many blocks ahead.
+    FastSync {
+        /// Blocks behind the target.
+        behind: u64,
+    },
+}
+
+/// Chooses how a node at `local` reaches `target` (height and certified view): fast-sync when
+/// at least `min_gap_blocks` behind, replay below. The gap is the peer's height minus ours,
+/// bounded by the certified view gap (see the module docs), so a peer that overstates its
+/// height cannot push a node that is close into fast-sync.
+pub fn catch_up(local: LocalTip, target_height: u64, target_view: u64, min_gap_blocks: u64) -> CatchUp {
+    if target_view <= local.view || target_height <= local.height {
+        return CatchUp::Ahead;
+    }
+    let behind = (target_height - local.height).min(target_view - local.view);
+    if behind >= min_gap_blocks { CatchUp::FastSync { behind } } else { CatchUp::Replay { behind } }
+}
+
 /// A peer's latest block and its verified finalization certificate.
 async fn latest_finalization(
     client: &Client,
@@ -291,6 +361,21 @@ mod tests {
         );
         tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
         url
+    }
+
+    #[test]
+    fn catch_up_fast_syncs_from_the_gap_on_and_bounds_the_claimed_height_by_the_views() {
+        let local = LocalTip { height: 100, view: 120 };
+        // Not above the node, by height or by certified view: nothing to do.
+        assert_eq!(catch_up(local, 100, 130, 10), CatchUp::Ahead);
+        assert_eq!(catch_up(local, 5_000, 120, 10), CatchUp::Ahead);
+        // Below the gap, replay; from it on, fast-sync.
+        assert_eq!(catch_up(local, 109, 200, 10), CatchUp::Replay { behind: 9 });
+        assert_eq!(catch_up(local, 110, 200, 10), CatchUp::FastSync { behind: 10 });
+        // A peer claiming a far height with a certificate a few views ahead gets the view gap.
+        assert_eq!(catch_up(local, 1_000_000, 125, 10), CatchUp::Replay { behind: 5 });
+        // A node without blocks counts from zero.
+        assert_eq!(catch_up(LocalTip::default(), 50, 60, 50), CatchUp::FastSync { behind: 50 });
     }
 
     #[tokio::test]

@@ -82,6 +82,8 @@ const HASH_LEN: usize = 32;
 
 /// Directory of the index store inside the node's `directory`.
 pub(crate) const INDEX_DIR: &str = "indexes";
+/// Where [`Indexes::discard`] moves the store before deleting it.
+const DISCARDED_INDEX_DIR: &str = "indexes.discarded";
 
 #[derive(Debug, thiserror::Error)]
 #[error("index store: {0}")]
@@ -409,6 +411,31 @@ impl Indexes {
         })
     }
 
+    /// Deletes the index store of `directory`, which must not be open. The store is first
+    /// renamed aside, one atomic step, so a crash leaves either all of it in place or none; the
+    /// next call deletes what an interrupted one left aside.
+    pub(crate) fn discard(directory: &Path) -> std::io::Result<()> {
+        let (live, discarded) = (directory.join(INDEX_DIR), directory.join(DISCARDED_INDEX_DIR));
+        if live.exists() {
+            if discarded.exists() {
+                std::fs::remove_dir_all(&discarded)?;
+            }
+            std::fs::rename(&live, &discarded)?;
+            std::fs::File::open(directory)?.sync_all()?;
+        }
+        if discarded.exists() {
+            std::fs::remove_dir_all(&discarded)?;
+        }
+        Ok(())
+    }
+
+    /// The latest recorded block, by height and view (0 and 0 before any; view 0 too if its
+    /// record predates the block list).
+    pub(crate) fn tip_view(&self) -> Result<(u64, u64), IndexError> {
+        let (height, _) = self.tip()?;
+        Ok((height, self.block(height)?.map_or(0, |block| block.view)))
+    }
+
     fn meta(&self, key: &str) -> Result<u64, IndexError> {
         match self.meta.get(key).map_err(err)? {
             Some(value) => {
@@ -728,6 +755,31 @@ mod tests {
 
     pub(super) fn topics(entries: &[LogEntry]) -> Vec<&str> {
         entries.iter().map(|e| e.event.topic.as_str()).collect()
+    }
+
+    #[test]
+    fn the_tip_has_its_view_and_a_discarded_store_is_gone_even_after_an_interrupted_discard() {
+        let dir = tempfile::tempdir().unwrap();
+        let indexes = Indexes::open(dir.path()).unwrap();
+        assert_eq!(indexes.tip_view().unwrap(), (0, 0));
+        for block in blocks() {
+            block.record(&indexes);
+        }
+        assert_eq!(indexes.tip_view().unwrap(), (5, header(5).view));
+        drop(indexes);
+
+        // A deletion interrupted after the rename left the store aside: the next discard
+        // deletes it, and a store opened since starts empty.
+        std::fs::rename(dir.path().join(INDEX_DIR), dir.path().join(DISCARDED_INDEX_DIR)).unwrap();
+        drop(Indexes::open(dir.path()).unwrap());
+        Indexes::discard(dir.path()).unwrap();
+        assert!(!dir.path().join(INDEX_DIR).exists() && !dir.path().join(DISCARDED_INDEX_DIR).exists());
+        let indexes = Indexes::open(dir.path()).unwrap();
+        assert_eq!((indexes.tip_view().unwrap(), indexes.history_from().unwrap()), ((0, 0), 0));
+        drop(indexes);
+        Indexes::discard(dir.path()).unwrap();
+        Indexes::discard(dir.path()).unwrap();
+        assert!(!dir.path().join(INDEX_DIR).exists());
     }
 
     #[test]

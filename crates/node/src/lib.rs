@@ -11,7 +11,8 @@
 //! [`databases`]; [`chain`] is the state shared with the
 //! API; `indexes` stores finalized transactions, receipts and actor logs; `backend` serves the API;
 //! [`intake`] puts transactions into the mempool, from the API and from `gossip`;
-//! [`fast_sync`] and `sync_source` fetch and serve state for peers that fast-sync;
+//! [`fast_sync`] and `sync_source` fetch and serve state for peers that fast-sync, and
+//! [`resync`] fast-syncs a node that has state but is far behind;
 //! `proofs` builds the state, transaction and receipt proofs light clients verify;
 //! [`engine`] assembles and runs everything.
 
@@ -35,6 +36,7 @@ pub mod keys;
 pub(crate) mod metrics;
 pub(crate) mod proofs;
 pub(crate) mod reads;
+pub mod resync;
 
 pub(crate) mod sync_source;
 pub(crate) mod translator;

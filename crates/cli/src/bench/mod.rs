@@ -17,6 +17,7 @@
 //! verification time percentiles per kind. The chain keeps finalizing during the run, so
 //! proofs are taken against a moving tip, as in production.
 
+mod catchup;
 mod history;
 mod hostile;
 mod jobs;
@@ -80,6 +81,9 @@ pub(crate) enum BenchCommand {
     /// Fast-sync throughput: a wiped validator rebuilds a state of `--ops` operations from a
     /// peer over HTTP (at the default per-IP state-sync rate limit).
     Sync(SyncArgs),
+    /// How long a validator `--gap` blocks behind takes to follow the tip, by fast-sync and by
+    /// replay.
+    Catchup(catchup::CatchupArgs),
     /// Proof latency over HTTP and client verification time, per proof kind.
     Proofs(ProofArgs),
     /// Honest transfers' finality while attackers send the costliest work they can.
@@ -110,6 +114,7 @@ pub(crate) fn run(command: BenchCommand, rpc_url: &str) -> anyhow::Result<()> {
             BenchCommand::Transfers(args) => transfers(args, rpc_url, Workload::Transfers).await,
             BenchCommand::Calls(args) => transfers(args, rpc_url, Workload::CounterCalls).await,
             BenchCommand::Sync(args) => sync(args).await,
+            BenchCommand::Catchup(args) => catchup::catchup(args).await,
             BenchCommand::Tokens(args) => tokens::tokens(args).await,
             BenchCommand::Proofs(args) => proofs(args).await,
             BenchCommand::Hostile(args) => hostile::hostile(args).await,

@@ -178,6 +178,7 @@ pub(crate) async fn launch(
                 genesis,
                 partition_prefix: format!("drover-v{index}"),
                 sync_peers: None,
+                fast_sync_min_gap_blocks: drover_node::fast_sync::FAST_SYNC_MIN_GAP_BLOCKS,
                 rewrite,
             },
             channels,
