@@ -35,6 +35,41 @@ pub(super) fn bench_tx(
     .sign(key)
 }
 
+/// Transfers of 1 base unit from `senders` in turn, each with its next nonce: transfer `i` (of
+/// every transfer signed so far and after) goes to `Recipients::Fresh.address(i)`, so each one
+/// creates an account and writes its own history entries.
+pub(super) struct FreshTransfers {
+    senders: Vec<SecretKey>,
+    nonces: Vec<u64>,
+    chain_id: u64,
+}
+
+impl FreshTransfers {
+    /// Senders whose next nonce is 0 (just funded).
+    pub(super) fn new(senders: Vec<SecretKey>, chain_id: u64) -> Self {
+        Self { nonces: vec![0; senders.len()], senders, chain_id }
+    }
+
+    pub(super) fn senders(&self) -> &[SecretKey] {
+        &self.senders
+    }
+
+    /// Transfers `from .. from + count`, signed on every core.
+    pub(super) fn sign(&mut self, from: u64, count: u64) -> Vec<Transaction> {
+        let plan: Vec<(usize, u64, u64)> = (from..from + count)
+            .map(|i| {
+                let s = (i % self.senders.len() as u64) as usize;
+                self.nonces[s] += 1;
+                (s, self.nonces[s] - 1, i)
+            })
+            .collect();
+        let (senders, chain_id) = (&self.senders, self.chain_id);
+        plan.into_par_iter()
+            .map(|(s, nonce, i)| bench_transfer(&senders[s], chain_id, nonce, Recipients::Fresh.address(i), 1))
+            .collect()
+    }
+}
+
 /// What a load run submits.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Workload {
