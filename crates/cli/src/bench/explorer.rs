@@ -61,8 +61,10 @@ pub(crate) struct ExplorerArgs {
     pub tabs: usize,
 }
 
-/// Transfers per second while the chain is built: about what one validator finalizes here.
-const BUILD_TRANSFERS_PER_SEC: u64 = 5_000;
+/// Transfers per second while the chain is built: blocks stay below the cycle target even when
+/// a busy machine makes them late, so the basefee stays under the benchmark's max fee (at 5,000
+/// /s it rose past it on a loaded machine).
+const BUILD_TRANSFERS_PER_SEC: u64 = 3_000;
 /// One transaction hash in this many is kept to open transaction pages with.
 const TX_SAMPLE_EVERY: usize = 997;
 /// Storage entries the audit actor is given, in calls of [`ENTRIES_PER_CALL`].
