@@ -13,9 +13,11 @@
 //!    transaction or sender each time. Per page: each request's p50/p99, and the whole page's
 //!    (its requests in sequence; a browser sends up to 4 at once, so it waits less).
 //! 3. **Cost to the chain.** Transfers at `--rate` for `--load-seconds` with nothing reading,
-//!    then again while `--readers` connections open every page in turn and `--tabs` block
-//!    streams are open (what as many open live pages hold): the transfers' submit→finalized
-//!    p50/p99 in both runs, and the pages' latency while blocks commit.
+//!    then twice again while `--tabs` block streams are open (what as many open live pages hold)
+//!    and `--readers` connections open every page in turn: each one page every
+//!    `--page-interval-ms` (people browsing), then back to back (the most reads the node
+//!    answers). The transfers' submit→finalized p50/p99 in each run, and the pages' latency
+//!    while blocks commit.
 //!
 //! The streams themselves are measured by `bench history` (lag, and finality with up to 1,000
 //! open); the explorer's static files are served from memory and not timed.
@@ -53,10 +55,13 @@ pub(crate) struct ExplorerArgs {
     /// How long each cost run offers transfers, in seconds (0: no cost runs).
     #[arg(long, default_value_t = 20)]
     pub load_seconds: u64,
-    /// Connections opening every page in turn during the second cost run.
+    /// Connections opening every page in turn during the cost runs with readers.
     #[arg(long, default_value_t = 4)]
     pub readers: usize,
-    /// Block streams open during the second cost run (the live pages' streams).
+    /// How often each reader opens a page in the paced cost run, in milliseconds.
+    #[arg(long, default_value_t = 250)]
+    pub page_interval_ms: u64,
+    /// Block streams open during the cost runs with readers (the live pages' streams).
     #[arg(long, default_value_t = 10)]
     pub tabs: usize,
 }
@@ -392,7 +397,7 @@ pub(super) async fn explorer(args: ExplorerArgs) -> anyhow::Result<()> {
     let host = network.urls[0].trim_start_matches("http://").to_owned();
     let chain_id = client.chain_info().await?.chain_id;
     let retries = AtomicU64::new(0);
-    let load_txs = 2 * args.rate * args.load_seconds;
+    let load_txs = 3 * args.rate * args.load_seconds;
     let per_sender = (args.transactions + load_txs + 1_000).div_ceil(u64::from(args.senders));
     let funder = SecretKey::dev(FAUCET_KEY_INDEX);
     let senders =
@@ -449,9 +454,9 @@ pub(super) async fn explorer(args: ExplorerArgs) -> anyhow::Result<()> {
     if args.load_seconds == 0 {
         return Ok(());
     }
-    let mut next = args.transactions;
     let load = Load { batch: 50, concurrency: 4, rate: Some(args.rate) };
     let count = args.rate * args.load_seconds;
+    let mut next = args.transactions;
     let alone = run_load(&client, std::slice::from_ref(&client), transfers.sign(next, count), load).await?;
     next += count;
     println!("\ntransfers at {} /s, nothing reading:", args.rate);
@@ -470,44 +475,66 @@ pub(super) async fn explorer(args: ExplorerArgs) -> anyhow::Result<()> {
         ensure!(Instant::now() < deadline, "only {} of {} streams opened", open.load(Ordering::Relaxed), args.tabs);
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
-    let stop = Arc::new(AtomicBool::new(false));
-    let readers: Vec<_> = (0..args.readers)
-        .map(|reader| {
-            let (host, fixture, stop) = (host.clone(), Arc::clone(&fixture), Arc::clone(&stop));
-            tokio::spawn(async move {
-                let mut connection = Connection::open(&host).await?;
-                let mut times: Vec<PageTimes> = PAGES.iter().map(|page| PageTimes::new(*page, &fixture)).collect();
-                let mut picks = Picks(reader as u64);
-                while !stop.load(Ordering::Relaxed) {
-                    for page in &mut times {
-                        page.open(&mut connection, &fixture, picks.next()).await?;
-                    }
-                }
-                anyhow::Ok(times)
+    let paced = Duration::from_millis(args.page_interval_ms);
+    for (interval, how) in [
+        (Some(paced), format!("each opening a page every {} ms", args.page_interval_ms)),
+        (None, "each opening pages back to back".to_owned()),
+    ] {
+        let stop = Arc::new(AtomicBool::new(false));
+        let readers: Vec<_> = (0..args.readers)
+            .map(|reader| {
+                tokio::spawn(read_pages(host.clone(), Arc::clone(&fixture), reader as u64, interval, Arc::clone(&stop)))
             })
-        })
-        .collect();
-    let watched = run_load(&client, std::slice::from_ref(&client), transfers.sign(next, count), load).await;
-    stop.store(true, Ordering::Relaxed);
-    let mut under_load: Vec<PageTimes> = PAGES.iter().map(|page| PageTimes::new(*page, &fixture)).collect();
-    for reader in readers {
-        for (all, mine) in under_load.iter_mut().zip(reader.await??) {
-            all.merge(mine);
+            .collect();
+        let watched = run_load(&client, std::slice::from_ref(&client), transfers.sign(next, count), load).await;
+        next += count;
+        stop.store(true, Ordering::Relaxed);
+        let mut under_load: Vec<PageTimes> = PAGES.iter().map(|page| PageTimes::new(*page, &fixture)).collect();
+        for reader in readers {
+            for (all, mine) in under_load.iter_mut().zip(reader.await??) {
+                all.merge(mine);
+            }
+        }
+        println!(
+            "\ntransfers at {} /s, {} connections {how}, {} block streams open:",
+            args.rate, args.readers, args.tabs
+        );
+        watched?.print("transfers");
+        println!("\npages while those transfers finalize:");
+        for times in under_load {
+            times.report();
         }
     }
     for stream in &streams {
         stream.abort();
     }
-    println!(
-        "\ntransfers at {} /s, {} connections opening every page in turn, {} block streams open:",
-        args.rate, args.readers, args.tabs
-    );
-    watched?.print("transfers");
-    println!("\npages while those transfers finalize:");
-    for times in under_load {
-        times.report();
-    }
     Ok(())
+}
+
+/// One reader: opens every page in turn on its own connection, one every `interval` (`None`:
+/// back to back), until `stop`; answers the latencies by page.
+async fn read_pages(
+    host: String,
+    fixture: Arc<Fixture>,
+    seed: u64,
+    interval: Option<Duration>,
+    stop: Arc<AtomicBool>,
+) -> anyhow::Result<Vec<PageTimes>> {
+    let mut connection = Connection::open(&host).await?;
+    let mut times: Vec<PageTimes> = PAGES.iter().map(|page| PageTimes::new(*page, &fixture)).collect();
+    let mut picks = Picks(seed);
+    let mut due = Instant::now();
+    while !stop.load(Ordering::Relaxed) {
+        for page in &mut times {
+            page.open(&mut connection, &fixture, picks.next()).await?;
+            if let Some(interval) = interval {
+                // A reader that fell behind goes on at its pace, without a burst to catch up.
+                due = (due + interval).max(Instant::now());
+                tokio::time::sleep_until(due.into()).await;
+            }
+        }
+    }
+    Ok(times)
 }
 
 /// Sends `builder` from `key` with the limits its simulation finds, and waits for its success.
