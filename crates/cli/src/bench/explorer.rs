@@ -16,8 +16,9 @@
 //!    then twice again while `--tabs` block streams are open (what as many open live pages hold)
 //!    and `--readers` connections open every page in turn: each one page every
 //!    `--page-interval-ms` (people browsing), then back to back (the most reads the node
-//!    answers). The transfers' submit→finalized p50/p99 in each run, and the pages' latency
-//!    while blocks commit.
+//!    answers), then once more with nothing reading (what the machine's other work moved). The
+//!    transfers' submit→finalized p50/p99 in each run, and the pages' latency while blocks
+//!    commit.
 //!
 //! The streams themselves are measured by `bench history` (lag, and finality with up to 1,000
 //! open); the explorer's static files are served from memory and not timed.
@@ -397,7 +398,7 @@ pub(super) async fn explorer(args: ExplorerArgs) -> anyhow::Result<()> {
     let host = network.urls[0].trim_start_matches("http://").to_owned();
     let chain_id = client.chain_info().await?.chain_id;
     let retries = AtomicU64::new(0);
-    let load_txs = 3 * args.rate * args.load_seconds;
+    let load_txs = 4 * args.rate * args.load_seconds;
     let per_sender = (args.transactions + load_txs + 1_000).div_ceil(u64::from(args.senders));
     let funder = SecretKey::dev(FAUCET_KEY_INDEX);
     let senders =
@@ -508,6 +509,10 @@ pub(super) async fn explorer(args: ExplorerArgs) -> anyhow::Result<()> {
     for stream in &streams {
         stream.abort();
     }
+    // Again with nothing reading: how much the machine's other work moved the figures.
+    let again = run_load(&client, std::slice::from_ref(&client), transfers.sign(next, count), load).await?;
+    println!("\ntransfers at {} /s, nothing reading, again:", args.rate);
+    again.print("transfers");
     Ok(())
 }
 
