@@ -85,19 +85,19 @@ pub(super) async fn history(args: HistoryArgs) -> anyhow::Result<()> {
         &retries,
     )
     .await?;
-    let mut signer = FreshTransfers::new(&senders, chain_id);
+    let mut transfers = FreshTransfers::new(senders, chain_id);
 
     let mut indexed = 0;
     while indexed < args.transactions {
         let count = args.round.min(args.transactions - indexed);
         let load = Load { batch: 50, concurrency: 8, rate: Some(INDEX_TRANSFERS_PER_SEC) };
-        let report = run_load(&client, std::slice::from_ref(&client), signer.sign(indexed, count), load).await?;
+        let report = run_load(&client, std::slice::from_ref(&client), transfers.sign(indexed, count), load).await?;
         indexed += count;
         println!("indexed {indexed} transfers ({:.0}/s)", report.throughput());
     }
 
     let address = network.urls[0].trim_start_matches("http://").to_owned();
-    let sender_addresses: Vec<Address> = senders.iter().map(SecretKey::address).collect();
+    let sender_addresses: Vec<Address> = transfers.senders().iter().map(SecretKey::address).collect();
     let recipients = indexed;
     let queries: [(&str, PathOf); 4] = [
         (
@@ -124,14 +124,14 @@ pub(super) async fn history(args: HistoryArgs) -> anyhow::Result<()> {
             let latencies = get_run(&address, args.connections, args.seconds, Arc::new(path)).await?;
             report(what, &latencies, args.seconds);
         }
-        let latencies = simulate_run(&client, senders[0].address(), args.seconds).await?;
+        let latencies = simulate_run(&client, transfers.senders()[0].address(), args.seconds).await?;
         report("POST /simulate of a transfer", &latencies, args.seconds);
     }
 
     let mut next = indexed;
     let load = Load { batch: 50, concurrency: 8, rate: Some(args.rate) };
     let count = args.rate * args.stream_seconds;
-    let alone = run_load(&client, std::slice::from_ref(&client), signer.sign(next, count), load).await?;
+    let alone = run_load(&client, std::slice::from_ref(&client), transfers.sign(next, count), load).await?;
     next += count;
     println!("\ntransfers at {} /s, no stream open:", args.rate);
     alone.print("transfers");
@@ -155,7 +155,7 @@ pub(super) async fn history(args: HistoryArgs) -> anyhow::Result<()> {
         );
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
-    let watched = run_load(&client, std::slice::from_ref(&client), signer.sign(next, count), load).await?;
+    let watched = run_load(&client, std::slice::from_ref(&client), transfers.sign(next, count), load).await?;
     // Every stream has the last block by now.
     tokio::time::sleep(Duration::from_secs(2)).await;
     for stream in &streams {
@@ -262,7 +262,7 @@ type Arrivals = Arc<parking_lot::Mutex<Vec<(u64, u64, u64)>>>;
 
 /// A block stream from `from` over a connection from `ip`: counts itself in `open` once the
 /// node answers, then notes each block's arrival in `arrivals`.
-async fn follow(
+pub(super) async fn follow(
     address: String,
     ip: std::net::Ipv4Addr,
     from: u64,

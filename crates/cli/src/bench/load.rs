@@ -35,21 +35,26 @@ pub(super) fn bench_tx(
     .sign(key)
 }
 
-/// Signs transfers of one base unit, each to a fresh recipient, from a set of senders in turn:
-/// transfer `i` goes from sender `i mod n` to [`Recipients::Fresh`]'s address `i`, and each
-/// sender's nonces follow one another across calls.
-pub(super) struct FreshTransfers<'a> {
-    senders: &'a [SecretKey],
-    chain_id: u64,
+/// Transfers of 1 base unit from `senders` in turn, each with its next nonce: transfer `i` (of
+/// every transfer signed so far and after) goes to `Recipients::Fresh.address(i)`, so each one
+/// creates an account and writes its own history entries.
+pub(super) struct FreshTransfers {
+    senders: Vec<SecretKey>,
     nonces: Vec<u64>,
+    chain_id: u64,
 }
 
-impl<'a> FreshTransfers<'a> {
-    pub(super) fn new(senders: &'a [SecretKey], chain_id: u64) -> Self {
-        Self { senders, chain_id, nonces: vec![0; senders.len()] }
+impl FreshTransfers {
+    /// Senders whose next nonce is 0 (just funded).
+    pub(super) fn new(senders: Vec<SecretKey>, chain_id: u64) -> Self {
+        Self { nonces: vec![0; senders.len()], senders, chain_id }
     }
 
-    /// Transfers `from..from + count`, signed in parallel.
+    pub(super) fn senders(&self) -> &[SecretKey] {
+        &self.senders
+    }
+
+    /// Transfers `from .. from + count`, signed on every core.
     pub(super) fn sign(&mut self, from: u64, count: u64) -> Vec<Transaction> {
         let plan: Vec<(usize, u64, u64)> = (from..from + count)
             .map(|i| {
@@ -58,7 +63,7 @@ impl<'a> FreshTransfers<'a> {
                 (s, self.nonces[s] - 1, i)
             })
             .collect();
-        let (senders, chain_id) = (self.senders, self.chain_id);
+        let (senders, chain_id) = (&self.senders, self.chain_id);
         plan.into_par_iter()
             .map(|(s, nonce, i)| bench_transfer(&senders[s], chain_id, nonce, Recipients::Fresh.address(i), 1))
             .collect()
@@ -110,7 +115,7 @@ impl Workload {
 pub(super) async fn deploy_counter(client: &Client, deployer: &SecretKey, chain_id: u64) -> anyhow::Result<Address> {
     let deploy = Deploy {
         code: wat::parse_str(COUNTER_WAT).context("the counter actor does not compile")?,
-        manifest: Manifest::new(vec!["storage.kv".to_owned()]),
+        manifest: Manifest { entitlements: vec!["storage.kv".to_owned()] },
         salt: b"bench".to_vec(),
         init: None,
     };

@@ -18,6 +18,7 @@
 //! proofs are taken against a moving tip, as in production.
 
 mod catchup;
+mod explorer;
 mod history;
 mod hostile;
 mod jobs;
@@ -104,6 +105,9 @@ pub(crate) enum BenchCommand {
     /// Account history and event query latency with many transactions indexed, simulation
     /// latency, and block streams' lag and cost to finality.
     History(history::HistoryArgs),
+    /// The requests of each block-explorer page, timed with many transactions on the chain, and
+    /// what pages and their streams cost the chain's finality.
+    Explorer(explorer::ExplorerArgs),
 }
 
 pub(crate) fn run(command: BenchCommand, rpc_url: &str) -> anyhow::Result<()> {
@@ -123,6 +127,7 @@ pub(crate) fn run(command: BenchCommand, rpc_url: &str) -> anyhow::Result<()> {
             BenchCommand::Jobs(args) => jobs::jobs(args).await,
             BenchCommand::Storage(args) => storage::storage(args).await,
             BenchCommand::History(args) => history::history(args).await,
+            BenchCommand::Explorer(args) => explorer::explorer(args).await,
         }
     })
 }

@@ -56,10 +56,10 @@ pub(super) async fn reads(args: ReadArgs) -> anyhow::Result<()> {
         &retries,
     )
     .await?;
-    let mut signer = FreshTransfers::new(&senders, chain_id);
+    let mut transfers = FreshTransfers::new(senders, chain_id);
     println!("creating {} accounts", args.accounts);
     let create = Load { batch: 50, concurrency: 8, rate: Some(CREATE_TRANSFERS_PER_SEC) };
-    run_load(&client, std::slice::from_ref(&client), signer.sign(0, args.accounts), create).await?;
+    run_load(&client, std::slice::from_ref(&client), transfers.sign(0, args.accounts), create).await?;
 
     let address = network.urls[0].trim_start_matches("http://").to_owned();
     let misses = counter(&client, ACCOUNT_MISSES).await?;
@@ -68,7 +68,7 @@ pub(super) async fn reads(args: ReadArgs) -> anyhow::Result<()> {
     report("idle chain", &idle, args.seconds, misses);
 
     // The same reads while transfers to fresh addresses fill blocks.
-    let writes = signer.sign(args.accounts, write_txs);
+    let writes = transfers.sign(args.accounts, write_txs);
     let load = Load { batch: 50, concurrency: 4, rate: Some(args.write_rate) };
     let (clients, writer) = ([client.clone()], client.clone());
     let writing = tokio::spawn(async move { run_load(&writer, &clients, writes, load).await });

@@ -30,7 +30,7 @@ pub(crate) struct TokenArgs {
 }
 
 /// A signed token call with limits that cover exactly its cost.
-fn token_tx(key: &SecretKey, chain_id: u64, nonce: u64, call: &TokenCall) -> Transaction {
+pub(super) fn token_tx(key: &SecretKey, chain_id: u64, nonce: u64, call: &TokenCall) -> Transaction {
     let payload = call.message().encode();
     let (cycles, cells) = drover_types::params::system_call_limits(payload.len(), call.cost());
     bench_tx(key, chain_id, nonce, Some(TOKENS_ADDRESS), 0, payload, cycles, cells)
@@ -48,7 +48,12 @@ fn token_transfer_max_cost() -> u128 {
 }
 
 /// Submits `txs` (one sender's consecutive nonces) and waits for the last one's receipt.
-async fn settle(client: &Client, txs: &[Transaction], batch: usize, retries: &AtomicU64) -> anyhow::Result<()> {
+pub(super) async fn settle(
+    client: &Client,
+    txs: &[Transaction],
+    batch: usize,
+    retries: &AtomicU64,
+) -> anyhow::Result<()> {
     for chunk in txs.chunks(batch) {
         submit_until_admitted(client, chunk, retries).await?;
     }

@@ -1,5 +1,5 @@
 /**
- * Lists the node pages: cursor-paged ones (`next_cursor`: storage, mailbox, logs, runs) and
+ * Lists the node pages: cursor-paged ones (`next_cursor`: storage, mailbox, logs, runs, history) and
  * offset-paged ones (`total_count`, `offset`, `limit`). A section shows one page and links
  * to the next; it never reads more than the page it shows.
  */
@@ -20,8 +20,8 @@ function joinQuery(path: string, params: Record<string, string | number>): strin
   return `${path}${path.includes('?') ? '&' : '?'}${query}`;
 }
 
-/** A cursor-paged list: `path` answers `{items, next_cursor}`. */
-export function cursorList(path: string, headers: string[], render: (items: Json[]) => Rendered, empty: string): HTMLElement {
+/** A cursor-paged list: `path` answers `{items, next_cursor}`; `render` also sees the whole answer. */
+export function cursorList(path: string, headers: string[], render: (items: Json[], page: Json) => Rendered, empty: string): HTMLElement {
   const holder = h('div');
   const cursors: (string | null)[] = [null];
   const load = async (page: number) => {
@@ -30,7 +30,7 @@ export function cursorList(path: string, headers: string[], render: (items: Json
       const cursor = cursors[page];
       const answer = await get(joinQuery(path, cursor ? { limit: PAGE_ITEMS, cursor } : { limit: PAGE_ITEMS }));
       cursors[page + 1] = answer.next_cursor ?? null;
-      const { rows, extra } = render(answer.items);
+      const { rows, extra } = render(answer.items, answer);
       holder.replaceChildren(
         ...(extra ? [h('div', null, extra)] : []),
         table(headers, rows, empty),

@@ -1,9 +1,11 @@
 // The explorer in a real browser against a real devnet: Debian's Chromium, driven by
 // playwright-core, on the pages a `drover dev` node serves on 127.0.0.1 (free ports, a
-// temporary directory). The test sends a transfer, a reverted call, deploys and calls an actor
+// temporary directory). The test sends a transfer, a reverted call, deploys and calls actors
 // and creates a token with the `drover` CLI, then opens every page and checks it shows them;
 // the account and actor-storage pages must say "verified", and must not once the proof the
-// browser receives is altered.
+// browser receives is altered. Live pages must update from the node's streams (new blocks, an
+// actor's new events, a pending transaction's receipt) without polling, and fall back to
+// polling when the node refuses a stream.
 //
 // Run after `cargo build -p drover` (or any build of the binary) and `npm ci` here:
 //     DROVER_BIN=../../../target/debug/drover node --test test/e2e.test.mjs
@@ -106,6 +108,9 @@ before(async () => {
   const deploy = await drover('deploy', join(workspace, 'actors/counter.wat'), '--manifest', 'storage.kv', '--key', keyFile);
   assert.equal(deploy.status, 'success');
   sent.actor = deploy.actor;
+  const echo = await drover('deploy', join(workspace, 'actors/echo.wat'), '--manifest', 'events.emit', '--key', keyFile);
+  assert.equal(echo.status, 'success');
+  sent.echo = echo.actor;
   assert.equal((await drover('call', sent.actor, 'increment', '--key', keyFile)).status, 'success');
   // Its simulation finds it would revert: both limits given, the CLI sends it anyway.
   const reverted = await drover('call', sent.actor, 'bump_and_revert', '--key', keyFile, '--cycles', '1000000', '--cells', '10000');
@@ -138,7 +143,10 @@ after(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-/** A fresh page (its own storage) that fails the test on a script error. */
+/**
+ * A fresh page (its own storage) that fails the test on a script error; `page.requests` lists
+ * the path of every request it sends, in order (streams included).
+ */
 async function open(route = '') {
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
   const page = await context.newPage();
@@ -146,6 +154,8 @@ async function open(route = '') {
   const errors = [];
   page.on('pageerror', (e) => errors.push(e.message));
   page.errors = errors;
+  page.requests = [];
+  page.on('request', (request) => page.requests.push(new URL(request.url()).pathname));
   await page.goto(`${url}/explorer/#${route}`);
   return page;
 }
@@ -165,6 +175,16 @@ async function screenshot(page, name) {
   if (out) await page.screenshot({ path: join(out, name), fullPage: false });
 }
 
+/** The requests `page` sent since it had sent `from`, that read blocks or the height (polling). */
+function polls(page, from) {
+  return page.requests.slice(from).filter((path) => path === '/height' || path.startsWith('/block/'));
+}
+
+/** The height in the first row of the page's block table. */
+async function topHeight(page) {
+  return Number(await page.locator('table tbody tr').first().locator('td').first().innerText());
+}
+
 /** Sends `count` transfers from the test's key without waiting (consecutive nonces); their hashes. */
 async function burst(count) {
   const { nonce } = await (await fetch(`${url}/account/${sent.sender}`)).json();
@@ -182,7 +202,11 @@ test('home shows the chain live: height, charts, mempool, health, new blocks wit
   await assert.doesNotReject(height.locator('a').waitFor());
   const first = Number(await height.innerText());
   assert.ok(first >= 2, `height ${first}`);
+  const loaded = page.requests.length;
   await page.waitForFunction((h) => Number(document.querySelector('[data-testid=height]')?.textContent) > h, first);
+  // The new block came on the block stream: nothing polled the height or read a block.
+  assert.ok(page.requests.includes('/stream/blocks'), `no block stream among ${page.requests}`);
+  assert.deepEqual(polls(page, loaded), []);
   await page.getByTestId('chart-tps').locator('svg').waitFor();
   await page.getByTestId('chart-basefee-cycle').locator('svg').waitFor();
   await page.getByTestId('chart-basefee-cell').locator('svg').waitFor();
@@ -220,8 +244,56 @@ test('a reverted call shows its revert reason and E-code with the fix', async ()
   await page.context().close();
 });
 
+test('the block list grows from the stream without reload', async () => {
+  const page = await open('/blocks');
+  await page.locator('table tbody tr').first().waitFor();
+  const first = await topHeight(page);
+  const loaded = page.requests.length;
+  await page.waitForFunction((h) => Number(document.querySelector('table tbody tr td')?.textContent) > h, first);
+  assert.ok(page.requests.includes('/stream/blocks'));
+  assert.deepEqual(polls(page, loaded), []);
+  assert.equal(await page.locator('table tbody tr').count(), 20);
+  await page.getByRole('link', { name: 'Older »' }).click();
+  await page.waitForFunction(() => location.hash.startsWith('#/blocks?before='));
+  await page.locator('table tbody tr').first().waitFor();
+  assert.ok((await topHeight(page)) < first);
+  assert.deepEqual(page.errors, []);
+  await page.context().close();
+});
+
+test('a refused block stream falls back to polling', async () => {
+  const page = await open();
+  await page.route('**/stream/blocks**', (route) => route.fulfill({ status: 429, contentType: 'application/json', body: '{"code":1004,"error":"rate_limited","message":"too many streams"}' }));
+  await page.goto(`${url}/explorer/#/blocks`);
+  await page.locator('table tbody tr').first().waitFor();
+  const first = await topHeight(page);
+  const loaded = page.requests.length;
+  await page.waitForFunction((h) => Number(document.querySelector('table tbody tr td')?.textContent) > h, first);
+  assert.ok(polls(page, loaded).includes('/height'), `no polling among ${page.requests.slice(loaded)}`);
+  assert.deepEqual(page.errors, []);
+  await page.context().close();
+});
+
+test('a pending transaction shows its receipt once finalized, from its stream', async () => {
+  // A nonce one ahead waits in the mempool until the nonce before it is sent.
+  const { nonce } = await (await fetch(`${url}/account/${sent.sender}`)).json();
+  const to = `0x${'6d'.repeat(20)}`;
+  const ahead = await drover('transfer', '--key', sent.key, '--to', to, '--amount', '0.01drv', '--nonce', String(nonce + 1));
+  const page = await open(`/tx/${ahead.hash}`);
+  await page.getByTestId('pending').waitFor();
+  await new Promise((ok) => setTimeout(ok, 2_500));
+  const lookups = () => page.requests.filter((path) => path.endsWith(ahead.hash) && !path.startsWith('/stream/'));
+  const pendingLookups = lookups().length;
+  assert.ok(pendingLookups <= 2, `the pending transaction was looked up ${pendingLookups} times`);
+  assert.ok(page.requests.includes(`/stream/tx/${ahead.hash}`));
+  assert.equal((await drover('transfer', '--key', sent.key, '--to', to, '--amount', '0.01drv', '--nonce', String(nonce), '--wait')).status, 'success');
+  assert.equal(await page.getByTestId('receipt-status').innerText(), 'success');
+  await page.locator('[data-testid=verify][data-state=verified]').waitFor();
+  assert.deepEqual(page.errors, []);
+  await page.context().close();
+});
+
 test('the account page shows the balance, history and a verified mark', async () => {
-  // The history scans the last blocks (no history route yet), so a second transfer is sent now.
   const again = await drover('transfer', '--key', sent.key, '--to', sent.recipient, '--amount', '0.5drv', '--wait');
   assert.equal(again.status, 'success');
   const page = await open();
@@ -230,9 +302,29 @@ test('the account page shows the balance, history and a verified mark', async ()
   assert.equal(await page.getByTestId('balance').innerText(), '2 DRV');
   await page.locator('[data-testid=verify][data-state=verified]').waitFor();
   assert.match(await page.getByTestId('verify').innerText(), /Verified: balance and nonce proven at block \d+/);
-  await page.locator(`a[href="#/tx/${again.hash}"]`).waitFor();
+  // The history route lists both transfers, the newest first, as received.
+  const rows = page.getByRole('heading', { name: 'Transactions', exact: true }).locator('..').locator('tbody tr');
+  await rows.first().waitFor();
+  assert.equal(await rows.count(), 2);
+  assert.equal(await rows.nth(0).locator(`a[href="#/tx/${again.hash}"]`).count(), 1);
+  assert.equal(await rows.nth(1).locator(`a[href="#/tx/${sent.transfer}"]`).count(), 1);
+  assert.match(await rows.nth(1).innerText(), /received\s+success/);
+  assert.ok(page.requests.includes(`/account/${sent.recipient}/history`));
   assert.deepEqual(page.errors, []);
   await page.context().close();
+
+  // The sender's history, a page at a time: the transfer is among its transactions.
+  const sender = await open(`/address/${sent.sender.toLowerCase()}`);
+  const history = sender.getByRole('heading', { name: 'Transactions', exact: true }).locator('..');
+  await history.locator('tbody tr').first().waitFor();
+  assert.match(await history.locator('tbody tr').first().innerText(), /sent\s+success/);
+  while ((await history.locator(`a[href="#/tx/${sent.transfer}"]`).count()) === 0) {
+    const older = history.getByRole('button', { name: 'Next »' });
+    assert.equal(await older.count(), 1, 'the transfer is not in the sender\'s history');
+    await older.click();
+    await history.locator('tbody tr').first().waitFor();
+  }
+  await sender.context().close();
 });
 
 test('a tampered account proof shows as not verified', async () => {
@@ -268,6 +360,16 @@ test('the actor page shows its summary and verified storage; a tampered storage 
   assert.deepEqual(page.errors, []);
   await page.context().close();
 
+  // An actor's new events appear from the event stream while its page is open.
+  const echo = await open(`/address/${sent.echo}`);
+  await echo.getByTestId('live-events').waitFor();
+  await echo.getByRole('heading', { name: 'All events, oldest first' }).waitFor();
+  assert.equal((await drover('call', sent.echo, 'echo', '--text', 'hello explorer', '--key', sent.key)).status, 'success');
+  await echo.getByTestId('live-events').getByText('hello explorer').waitFor();
+  assert.ok(echo.requests.some((path) => path === '/stream/events'));
+  assert.deepEqual(echo.errors, []);
+  await echo.context().close();
+
   const tampered = await open();
   await tampered.route('**/proof/multi', async (route) => {
     const response = await route.fetch();
@@ -297,6 +399,8 @@ test('search by height opens the block; every other page renders real data', asy
   await page.getByRole('cell', { name: 'GLD' }).waitFor();
   await page.locator('a[href^="#/token/"]').first().click();
   await page.getByRole('heading', { name: 'Gold (GLD)' }).waitFor();
+  // Its events come from the event query by emitter (the token's id).
+  await page.getByRole('cell', { name: 'token.created', exact: true }).waitFor();
 
   await page.goto(`${url}/explorer/#/runners`);
   await page.getByRole('heading', { name: 'Active runners' }).waitFor();

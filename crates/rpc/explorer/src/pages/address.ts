@@ -1,13 +1,14 @@
 /**
  * An address: the account (balance and nonce, verified against the account proof), its token
- * holdings, delegations and recent transactions; and when an actor lives there, its summary,
- * code, manifest, storage (each page verified against storage proofs), logs, mailbox, timers,
- * upgrade history and system runs.
+ * holdings, delegations and transactions (`/account/{address}/history`, a page at a time); and
+ * when an actor lives there, its summary, code, manifest, storage (each page verified against
+ * storage proofs), logs (new ones live from the event stream, past ones a page at a time),
+ * mailbox, timers, upgrade history and system runs.
  */
 import { type Json, get, getOrNull } from '../api.js';
-import { accountHistory, HISTORY_BLOCKS } from '../history.js';
+import { EVENT_HEADERS, eventRow, liveEvents } from '../events.js';
 import { cursorList, offsetList } from '../paged.js';
-import { addressLink, amount, badge, blockLink, bytesText, count, drv, errorBox, fields, h, isAddress, keyText, later, link, mono, section, table, txLink } from '../ui.js';
+import { type Child, addressLink, amount, badge, blockLink, bytesText, count, drv, errorBox, fields, h, isAddress, keyText, later, link, mono, section, short, txLink } from '../ui.js';
 import { type ShownEntry, checkAccount, checkActorStorage } from '../verify.js';
 import { show, verifiedMark } from '../verified.js';
 
@@ -24,25 +25,38 @@ function accountSection(address: string, account: Json | null, isActor: boolean)
   );
 }
 
+/** What the account received in a history entry: native value and tokens (in base units). */
+function received(e: Json): Child {
+  const parts: Child[] = [];
+  if (BigInt(e.value_received) > 0n) parts.push(drv(e.value_received));
+  for (const t of e.tokens_received ?? []) parts.push([parts.length > 0 ? ', ' : '', `${t.amount} of `, link(`/token/${t.token}`, short(String(t.token)))]);
+  return parts.length > 0 ? parts : '—';
+}
+
 function historySection(address: string): HTMLElement {
   return section(
     'Transactions',
-    later(async () => {
-      const history = await accountHistory(address);
-      const scope = h(
-        'p',
-        { class: 'muted' },
-        `Transactions in blocks ${history.fromHeight}–${history.toHeight} (the last ${HISTORY_BLOCKS} blocks at most${history.truncated ? ', cut short by the scan limit' : ''}); the node has no account-history route yet.`,
-      );
-      return [
-        scope,
-        table(
-          ['Transaction', 'Block', 'Direction', 'Counterparty', 'Value'],
-          history.entries.map((e) => [txLink(e.hash), blockLink(e.height), e.direction, addressLink(e.direction === 'received' ? e.tx.from : e.tx.to), drv(e.tx.value)]),
-          'No transactions in the scanned blocks.',
-        ),
-      ];
-    }),
+    cursorList(
+      `/account/${address}/history`,
+      ['Transaction', 'Block', 'Direction', 'Status', 'Counterparty', 'Value', 'Received', 'Fee'],
+      (items, page) => ({
+        extra:
+          Number(page.first_indexed_height) > 1
+            ? h('p', { class: 'muted' }, `This node holds history from block ${page.first_indexed_height}: older transactions are not listed.`)
+            : undefined,
+        rows: items.map((e) => [
+          txLink(e.tx_hash),
+          blockLink(e.block_height),
+          e.direction,
+          badge(e.status),
+          e.direction === 'sent' ? (e.to === null ? 'deploy' : addressLink(e.to)) : addressLink(e.from),
+          drv(e.value),
+          received(e),
+          drv(e.fee),
+        ]),
+      }),
+      'No transactions.',
+    ),
   );
 }
 
@@ -103,7 +117,7 @@ function storageSection(actor: string): HTMLElement {
   );
 }
 
-function actorSections(address: string, actor: Json): HTMLElement[] {
+function actorSections(address: string, actor: Json, live: HTMLElement): HTMLElement[] {
   return [
     section(
       'Actor',
@@ -120,15 +134,7 @@ function actorSections(address: string, actor: Json): HTMLElement[] {
       ]),
     ),
     storageSection(address),
-    section(
-      'Logs',
-      cursorList(
-        `/actor/${address}/logs`,
-        ['Block', 'Origin', 'Topic', 'Data', 'Transaction'],
-        (items) => ({ rows: items.map((l) => [blockLink(l.block_height), l.origin, l.topic, h('span', { class: 'wrap' }, bytesText(l.data)), l.tx_hash ? txLink(l.tx_hash) : l.timer_id !== null ? `timer ${l.timer_id}` : `message ${l.message_seq ?? ''}`]) }),
-        'No events.',
-      ),
-    ),
+    section('Logs', live, h('h3', null, 'All events, oldest first'), cursorList(`/actor/${address}/logs`, EVENT_HEADERS, (items) => ({ rows: items.map(eventRow) }), 'No events.')),
     section(
       'Mailbox',
       cursorList(`/actors/${address}/mailbox`, ['Seq', 'From', 'Handler', 'Value', 'Cycles', 'Payload'], (items) => ({ rows: items.map((m) => [String(m.seq), addressLink(m.from), m.handler, drv(m.value), count(m.cycles_limit), bytesText(m.payload)]) }), 'No pending messages.'),
@@ -150,22 +156,34 @@ function actorSections(address: string, actor: Json): HTMLElement[] {
   ];
 }
 
-export function addressPage(root: HTMLElement, [raw]: string[]): void {
+export function addressPage(root: HTMLElement, [raw]: string[]): () => void {
   const address = String(raw).toLowerCase();
   if (!isAddress(address)) {
     root.append(errorBox(`${raw} is not an address (0x and 40 hex digits).`));
-    return;
+    return () => {};
   }
+  let stopped = false;
+  let stopLive = () => {};
   root.append(
     later(async () => {
       const [account, actor] = await Promise.all([getOrNull(`/account/${address}`), getOrNull(`/actor/${address}`)]);
+      let actorPart: HTMLElement[] = [];
+      if (actor && !stopped) {
+        const live = liveEvents(address);
+        stopLive = live.stop;
+        actorPart = actorSections(address, actor, live.element);
+      }
       return [
         h('h1', null, actor ? 'Actor ' : 'Account ', h('span', { class: 'mono', 'data-testid': 'address' }, address)),
         accountSection(address, account, actor !== null),
-        ...(actor ? actorSections(address, actor) : []),
+        ...actorPart,
         h('div', { class: 'columns' }, holdingsSection(address), delegationsSection(address)),
         historySection(address),
       ];
     }),
   );
+  return () => {
+    stopped = true;
+    stopLive();
+  };
 }

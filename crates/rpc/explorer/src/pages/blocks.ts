@@ -1,13 +1,16 @@
-/** Blocks: a page of recent blocks (newest first, live on the first page) and one block. */
+/**
+ * Blocks: a page of `/blocks` (newest first; `?before=` is its cursor, a height), to which the
+ * first page adds each new block from the block stream, and one block (`/block/{selector}`).
+ */
 import { get, getOrNull } from '../api.js';
-import { type Block, followBlocks, recentBlocks } from '../live.js';
+import { type Block, followBlocks } from '../live.js';
 import { age, blockLink, count, errorBox, fields, h, later, link, mono, section, table, time, txLink } from '../ui.js';
 
 /** Blocks on one page of the list. */
 export const BLOCKS_PER_PAGE = 20;
 
 function row(b: Block) {
-  return [blockLink(b.height), h('span', { title: time(Number(b.timestamp_ms)) }, age(Number(b.timestamp_ms))), b.transactions.length, count(b.cycles_used), count(b.cells_used), count(b.basefee_cycle), count(b.basefee_cell)];
+  return [blockLink(b.height), h('span', { title: time(Number(b.timestamp_ms)) }, age(Number(b.timestamp_ms))), count(b.transaction_count), count(b.cycles_used), count(b.cells_used), count(b.basefee_cycle), count(b.basefee_cell)];
 }
 
 const HEADERS = ['Height', 'Age', 'Transactions', 'Cycles', 'Cells', 'Basefee/cycle', 'Basefee/cell'];
@@ -20,25 +23,26 @@ export function blockList(root: HTMLElement, _params: string[], query: URLSearch
   let blocks: Block[] = [];
   let unfollow = () => {};
   let stopped = false;
-  const draw = () => body.replaceChildren(table(HEADERS, blocks.map(row)));
+  const draw = () => body.replaceChildren(table(HEADERS, blocks.map(row), 'No blocks.'));
   (async () => {
     try {
-      const tip = before === null ? Number((await get('/height')).height) : Number(before) - 1;
-      if (!Number.isSafeInteger(tip) || tip < 0) throw new Error('no blocks before that height');
-      blocks = (await recentBlocks(tip, BLOCKS_PER_PAGE)).reverse();
+      if (before !== null && !/^\d+$/.test(before)) throw new Error(`${before} is not a height`);
+      const page = await get(`/blocks?limit=${BLOCKS_PER_PAGE}${before === null ? '' : `&cursor=${before}`}`);
       if (stopped) return;
+      blocks = page.items;
       draw();
-      const oldest = Number(blocks[blocks.length - 1]?.height ?? 0);
+      const first = Number(page.first_indexed_height);
       pager.replaceChildren(
         before === null ? '' : link('/blocks', '« Newest'),
         ' ',
-        oldest > 0 ? link(`/blocks?before=${oldest}`, 'Older »') : '',
+        page.next_cursor ? link(`/blocks?before=${page.next_cursor}`, 'Older »') : first > 1 ? h('span', { class: 'muted' }, `This node lists blocks from height ${first}.`) : '',
       );
       if (before === null) {
+        const tip = blocks[0];
         unfollow = followBlocks((block) => {
           blocks = [block, ...blocks].slice(0, BLOCKS_PER_PAGE);
           draw();
-        }, tip);
+        }, tip === undefined ? undefined : Number(tip.height));
       }
     } catch (e) {
       body.replaceChildren(errorBox(e));

@@ -1,11 +1,13 @@
 /**
  * Home: the chain at a glance, live. Height and the finalized block's age, transactions per
  * second and both basefees charted over the last {@link CHART_BLOCKS} blocks, mempool size and
- * health. New blocks arrive through `followBlocks` (polling until the stream route exists);
- * health and basefees are read every {@link STATUS_POLL_MS}.
+ * health. The page opens with one page of `/blocks` and the hashes of the latest transactions
+ * (`/block/{height}` of the newest blocks that hold any, until {@link LATEST_TRANSACTIONS} are
+ * found); new blocks, with their hashes, arrive on the block stream (`followBlocks`). Health and
+ * basefees are read every {@link STATUS_POLL_MS}.
  */
 import { get } from '../api.js';
-import { type Block, followBlocks, recentBlocks } from '../live.js';
+import { type Block, followBlocks } from '../live.js';
 import { age, badge, blockLink, count, errorBox, fields, h, lineChart, section, table, time, txLink } from '../ui.js';
 
 /** Blocks the charts cover. */
@@ -22,7 +24,7 @@ function rates(blocks: Block[]): number[] {
   const out: number[] = [];
   for (let i = 1; i < blocks.length; i++) {
     const secs = (Number(blocks[i].timestamp_ms) - Number(blocks[i - 1].timestamp_ms)) / 1000;
-    out.push(secs > 0 ? blocks[i].transactions.length / secs : 0);
+    out.push(secs > 0 ? Number(blocks[i].transaction_count) / secs : 0);
   }
   return out;
 }
@@ -31,12 +33,37 @@ function rates(blocks: Block[]): number[] {
 function windowRate(blocks: Block[]): number {
   if (blocks.length < 2) return 0;
   const secs = (Number(blocks[blocks.length - 1].timestamp_ms) - Number(blocks[0].timestamp_ms)) / 1000;
-  const txs = blocks.slice(1).reduce((sum, b) => sum + b.transactions.length, 0);
+  const txs = blocks.slice(1).reduce((sum, b) => sum + Number(b.transaction_count), 0);
   return secs > 0 ? txs / secs : 0;
 }
 
 const fixed = (digits: number) => (value: number) => value.toFixed(digits);
 const integer = (value: number) => count(Math.round(value));
+
+/** The latest transactions of `blocks` (oldest first), newest block first: `[hash, height]`. */
+function latestTransactions(blocks: Block[]): [string, number][] {
+  const txs: [string, number][] = [];
+  for (const b of [...blocks].reverse()) {
+    for (const hash of b.transactions ?? []) if (txs.length < LATEST_TRANSACTIONS) txs.push([hash, Number(b.height)]);
+  }
+  return txs;
+}
+
+/**
+ * Reads the transaction hashes of the newest blocks of `blocks` that hold transactions, until
+ * {@link LATEST_TRANSACTIONS} are known: one `/block/{height}` for each such block, at most
+ * {@link LATEST_TRANSACTIONS}.
+ */
+async function withLatestHashes(blocks: Block[]): Promise<Block[]> {
+  const out = [...blocks];
+  let known = 0;
+  for (let i = out.length - 1; i >= 0 && known < LATEST_TRANSACTIONS; i--) {
+    if (Number(out[i].transaction_count) === 0) continue;
+    out[i] = { ...out[i], transactions: (await get(`/block/${out[i].height}`)).transactions };
+    known += out[i].transactions.length;
+  }
+  return out;
+}
 
 export function home(root: HTMLElement): () => void {
   let blocks: Block[] = [];
@@ -72,13 +99,10 @@ export function home(root: HTMLElement): () => void {
     latest.replaceChildren(
       table(
         ['Height', 'Age', 'Transactions', 'Cycles', 'Cells'],
-        newest.map((b) => [blockLink(b.height), h('span', { title: time(Number(b.timestamp_ms)) }, age(Number(b.timestamp_ms))), b.transactions.length, count(b.cycles_used), count(b.cells_used)]),
+        newest.map((b) => [blockLink(b.height), h('span', { title: time(Number(b.timestamp_ms)) }, age(Number(b.timestamp_ms))), count(b.transaction_count), count(b.cycles_used), count(b.cells_used)]),
       ),
     );
-    const txs: [string, number][] = [];
-    for (const b of [...blocks].reverse()) {
-      for (const hash of b.transactions) if (txs.length < LATEST_TRANSACTIONS) txs.push([hash, Number(b.height)]);
-    }
+    const txs = latestTransactions(blocks);
     latestTxs.replaceChildren(table(['Transaction', 'Block'], txs.map(([hash, at]) => [txLink(hash), blockLink(at)]), `No transactions in the last ${blocks.length} blocks.`));
   };
   const tick = () => {
@@ -113,8 +137,8 @@ export function home(root: HTMLElement): () => void {
   let unfollow = () => {};
   (async () => {
     try {
-      const tip = Number((await get('/height')).height);
-      blocks = await recentBlocks(tip, CHART_BLOCKS);
+      const page = await get(`/blocks?limit=${CHART_BLOCKS}`);
+      blocks = await withLatestHashes([...page.items].reverse());
       if (stopped) return;
       draw();
       tick();
@@ -122,7 +146,7 @@ export function home(root: HTMLElement): () => void {
         blocks = [...blocks, block].slice(-CHART_BLOCKS);
         draw();
         tick();
-      }, tip);
+      }, blocks.length > 0 ? Number(blocks[blocks.length - 1].height) : undefined);
     } catch (e) {
       charts.replaceChildren(errorBox(e));
     }

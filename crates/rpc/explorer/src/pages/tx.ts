@@ -1,15 +1,18 @@
 /**
  * A transaction: its fields, and once finalized its receipt (status, fee split, events, revert
  * reason, E-code with its fix) checked against its receipt proof. A transaction still in the
- * mempool is shown as pending and the page reloads it until it is finalized.
+ * mempool is shown as pending until its stream (`/stream/tx/{hash}`) says it is finalized (the
+ * page then reads it again) or dropped; if the node refuses the stream, the page looks the
+ * transaction up every {@link PENDING_POLL_MS} instead.
  */
 import { type Json, getOrNull } from '../api.js';
+import { watchTransaction } from '../live.js';
 import { addressLink, badge, blockLink, bytesText, count, drv, fields, h, mono, section, table } from '../ui.js';
 import { checkReceipt } from '../verify.js';
 import { verifiedMark } from '../verified.js';
 import { fromBase64 } from '../../../../../sdk/typescript/src/bytes.js';
 
-/** How often a pending transaction is looked up again, milliseconds. */
+/** How often a pending transaction is looked up again when its stream is refused, milliseconds. */
 const PENDING_POLL_MS = 1_000;
 
 function txFields(tx: Json): HTMLElement {
@@ -68,6 +71,8 @@ function receiptSection(hash: string, r: Json): HTMLElement {
 
 export function txPage(root: HTMLElement, [hash]: string[]): () => void {
   let timer: ReturnType<typeof setTimeout> | undefined;
+  let unwatch = () => {};
+  let streamRefused = false;
   let stopped = false;
   const holder = h('div', null, 'Loading…');
   root.append(holder);
@@ -81,8 +86,21 @@ export function txPage(root: HTMLElement, [hash]: string[]): () => void {
         return;
       }
       if (tx.block_height === null) {
-        holder.replaceChildren(section('Transaction (pending)', txFields(tx)));
-        timer = setTimeout(load, PENDING_POLL_MS);
+        holder.replaceChildren(section('Transaction (pending)', h('p', { class: 'muted', 'data-testid': 'pending' }, 'In the mempool: this page shows its receipt once it is finalized.'), txFields(tx)));
+        if (streamRefused) {
+          timer = setTimeout(load, PENDING_POLL_MS);
+          return;
+        }
+        unwatch = watchTransaction(tx.hash, {
+          finalized: () => void load(),
+          dropped: (reason) => {
+            if (!stopped) holder.replaceChildren(section('Transaction (dropped)', h('p', { class: 'error', 'data-testid': 'dropped' }, `The mempool dropped it: ${reason}`), txFields(tx)));
+          },
+          refused: () => {
+            streamRefused = true;
+            if (!stopped) timer = setTimeout(load, PENDING_POLL_MS);
+          },
+        });
         return;
       }
       const receipt = await getOrNull(`/transaction/${id}/receipt`);
@@ -95,6 +113,7 @@ export function txPage(root: HTMLElement, [hash]: string[]): () => void {
   void load();
   return () => {
     stopped = true;
+    unwatch();
     clearTimeout(timer);
   };
 }
