@@ -606,7 +606,7 @@ async fn propose(client: &Client, funder: &SecretKey, chain_id: u64) -> anyhow::
 async fn audit_actor(client: &Client, funder: &SecretKey, chain_id: u64) -> anyhow::Result<Address> {
     let deploy = Deploy {
         code: wat::parse_str(AUDIT_WAT).context("the audit actor does not compile")?,
-        manifest: Manifest { entitlements: AUDIT_MANIFEST.iter().map(|e| (*e).to_owned()).collect() },
+        manifest: Manifest::new(AUDIT_MANIFEST.iter().map(|e| (*e).to_owned()).collect()),
         salt: b"explorer".to_vec(),
         init: None,
     };

@@ -115,7 +115,7 @@ impl Workload {
 pub(super) async fn deploy_counter(client: &Client, deployer: &SecretKey, chain_id: u64) -> anyhow::Result<Address> {
     let deploy = Deploy {
         code: wat::parse_str(COUNTER_WAT).context("the counter actor does not compile")?,
-        manifest: Manifest { entitlements: vec!["storage.kv".to_owned()] },
+        manifest: Manifest::new(vec!["storage.kv".to_owned()]),
         salt: b"bench".to_vec(),
         init: None,
     };
