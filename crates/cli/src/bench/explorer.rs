@@ -65,6 +65,9 @@ pub(crate) struct ExplorerArgs {
     /// Block streams open during the cost runs with readers (the live pages' streams).
     #[arg(long, default_value_t = 10)]
     pub tabs: usize,
+    /// The pages read, comma-separated (default: every page).
+    #[arg(long, value_enum, value_delimiter = ',')]
+    pub pages: Vec<Page>,
 }
 
 /// Transfers per second while the chain is built: blocks stay below the cycle target even when
@@ -111,8 +114,8 @@ struct Fixture {
 }
 
 /// A page of the explorer, as its route opens it.
-#[derive(Clone, Copy, Debug)]
-enum Page {
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum Page {
     Home,
     Blocks,
     OlderBlocks,
@@ -127,6 +130,7 @@ enum Page {
     Proposal,
 }
 
+/// Every page, in the order they are reported.
 const PAGES: [Page; 12] = [
     Page::Home,
     Page::Blocks,
@@ -441,7 +445,8 @@ pub(super) async fn explorer(args: ExplorerArgs) -> anyhow::Result<()> {
     );
 
     println!("pages, one connection, the chain idle:");
-    for page in PAGES {
+    let pages: Arc<[Page]> = if args.pages.is_empty() { PAGES.into() } else { args.pages.clone().into() };
+    for &page in pages.iter() {
         let mut times = PageTimes::new(page, &fixture);
         let mut connection = Connection::open(&host).await?;
         let mut picks = Picks(0x9e37_79b9_7f4a_7c15);
@@ -484,13 +489,14 @@ pub(super) async fn explorer(args: ExplorerArgs) -> anyhow::Result<()> {
         let stop = Arc::new(AtomicBool::new(false));
         let readers: Vec<_> = (0..args.readers)
             .map(|reader| {
-                tokio::spawn(read_pages(host.clone(), Arc::clone(&fixture), reader as u64, interval, Arc::clone(&stop)))
+                let (fixture, pages, stop) = (Arc::clone(&fixture), Arc::clone(&pages), Arc::clone(&stop));
+                tokio::spawn(read_pages(host.clone(), fixture, pages, reader as u64, interval, stop))
             })
             .collect();
         let watched = run_load(&client, std::slice::from_ref(&client), transfers.sign(next, count), load).await;
         next += count;
         stop.store(true, Ordering::Relaxed);
-        let mut under_load: Vec<PageTimes> = PAGES.iter().map(|page| PageTimes::new(*page, &fixture)).collect();
+        let mut under_load: Vec<PageTimes> = pages.iter().map(|page| PageTimes::new(*page, &fixture)).collect();
         for reader in readers {
             for (all, mine) in under_load.iter_mut().zip(reader.await??) {
                 all.merge(mine);
@@ -521,12 +527,13 @@ pub(super) async fn explorer(args: ExplorerArgs) -> anyhow::Result<()> {
 async fn read_pages(
     host: String,
     fixture: Arc<Fixture>,
+    pages: Arc<[Page]>,
     seed: u64,
     interval: Option<Duration>,
     stop: Arc<AtomicBool>,
 ) -> anyhow::Result<Vec<PageTimes>> {
     let mut connection = Connection::open(&host).await?;
-    let mut times: Vec<PageTimes> = PAGES.iter().map(|page| PageTimes::new(*page, &fixture)).collect();
+    let mut times: Vec<PageTimes> = pages.iter().map(|page| PageTimes::new(*page, &fixture)).collect();
     let mut picks = Picks(seed);
     let mut due = Instant::now();
     while !stop.load(Ordering::Relaxed) {
