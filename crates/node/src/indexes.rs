@@ -344,30 +344,50 @@ fn position_index(index: usize) -> u32 {
     u32::try_from(index).unwrap_or(u32::MAX)
 }
 
-/// Entries of `keyspace` under `prefix` after `prefix ‖ after` (all of them when `None`), at
-/// most `limit`, each read by `read` from its position (the key after the prefix) and value;
-/// also says whether more follow.
+/// Which way a page of an index runs from its cursor.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Order {
+    /// Chain order: from the first entry, or after the cursor.
+    Oldest,
+    /// Newest first: from the last entry, or before the cursor.
+    Newest,
+}
+
+/// Entries of `keyspace` under `prefix`, in `order`, past `prefix ‖ cursor` (from the first or
+/// last when `None`), at most `limit`, each read by `read` from its position (the key after the
+/// prefix) and value; also says whether more follow.
 fn page<T, const N: usize>(
     keyspace: &Keyspace,
     prefix: &[u8],
-    after: Option<[u8; N]>,
+    (order, cursor): (Order, Option<[u8; N]>),
+    limit: usize,
+    read: impl FnMut([u8; N], &[u8]) -> Result<T, IndexError>,
+) -> Result<(Vec<T>, bool), IndexError> {
+    use std::ops::Bound;
+    let first = Bound::Included(prefix.to_vec());
+    let last = Bound::Included([prefix, &[0xff; N]].concat());
+    let past = cursor.map(|position| Bound::Excluded([prefix, &position].concat()));
+    match order {
+        Order::Oldest => collect_page(keyspace.range((past.unwrap_or(first), last)), prefix.len(), limit, read),
+        Order::Newest => collect_page(keyspace.range((first, past.unwrap_or(last))).rev(), prefix.len(), limit, read),
+    }
+}
+
+/// The first `limit` entries of `items`, and whether more follow (see [`page`]).
+fn collect_page<T, const N: usize>(
+    items: impl Iterator<Item = fjall::Guard>,
+    prefix_len: usize,
     limit: usize,
     mut read: impl FnMut([u8; N], &[u8]) -> Result<T, IndexError>,
 ) -> Result<(Vec<T>, bool), IndexError> {
-    use std::ops::Bound;
-    let start = match after {
-        Some(position) => Bound::Excluded([prefix, &position].concat()),
-        None => Bound::Included(prefix.to_vec()),
-    };
-    let end = Bound::Included([prefix, &[0xff; N]].concat());
     let mut entries = Vec::new();
-    for item in keyspace.range::<Vec<u8>, _>((start, end)) {
+    for item in items {
         if entries.len() == limit {
             return Ok((entries, true));
         }
         let (key, value) = item.into_inner().map_err(err)?;
         let position: [u8; N] = key
-            .get(prefix.len()..)
+            .get(prefix_len..)
             .and_then(|p| p.try_into().ok())
             .ok_or_else(|| IndexError("corrupt index key".into()))?;
         entries.push(read(position, &value)?);
@@ -570,7 +590,7 @@ impl Indexes {
         after: Option<[u8; LOG_POSITION_LEN]>,
         limit: usize,
     ) -> Result<(Vec<LogEntry>, bool), IndexError> {
-        page(&self.logs, &address.0, after, limit, decode_log)
+        page(&self.logs, &address.0, (Order::Oldest, after), limit, decode_log)
     }
 
     /// Up to `limit` system runs of `actor` after `after` (a [`RunEntry::position`]), in chain
@@ -581,7 +601,7 @@ impl Indexes {
         after: Option<[u8; RUN_POSITION_LEN]>,
         limit: usize,
     ) -> Result<(Vec<RunEntry>, bool), IndexError> {
-        page(&self.runs, &actor.0, after, limit, |position, value| {
+        page(&self.runs, &actor.0, (Order::Oldest, after), limit, |position, value| {
             let corrupt = || IndexError("corrupt run entry".into());
             let (height, index) = position.split_first_chunk::<8>().ok_or_else(corrupt)?;
             let index: [u8; 4] = index.try_into().map_err(|_| corrupt())?;

@@ -20,7 +20,7 @@
 //! counts (transactions, system runs, events) and the transaction hashes, so a list or a stream
 //! of blocks reads this index alone, never the block archive that consensus uses.
 
-use super::{HASH_LEN, IndexError, Indexes, err};
+use super::{HASH_LEN, IndexError, Indexes, Order, err, page};
 use drover_execution::{Asset, Credit, DEPLOY_EVENT_TOPIC};
 use drover_types::{
     Address, H256, Receipt, TxStatus, VerifiedTransaction,
@@ -289,37 +289,6 @@ fn decode_block(bytes: &[u8], height: u64, with_transactions: bool) -> Result<Bl
     .map_err(err)
 }
 
-/// Entries of `keyspace` under `prefix` before `prefix ‖ before` (from the last when `None`),
-/// newest first, at most `limit`, each read by `read` from its position and value; also says
-/// whether more follow.
-fn page_back<T, const N: usize>(
-    keyspace: &Keyspace,
-    prefix: &[u8],
-    before: Option<[u8; N]>,
-    limit: usize,
-    mut read: impl FnMut([u8; N], &[u8]) -> Result<T, IndexError>,
-) -> Result<(Vec<T>, bool), IndexError> {
-    use std::ops::Bound;
-    let start = Bound::Included(prefix.to_vec());
-    let end = match before {
-        Some(position) => Bound::Excluded([prefix, &position].concat()),
-        None => Bound::Included([prefix, &[0xff; N]].concat()),
-    };
-    let mut entries = Vec::new();
-    for item in keyspace.range::<Vec<u8>, _>((start, end)).rev() {
-        if entries.len() == limit {
-            return Ok((entries, true));
-        }
-        let (key, value) = item.into_inner().map_err(err)?;
-        let position: [u8; N] = key
-            .get(prefix.len()..)
-            .and_then(|p| p.try_into().ok())
-            .ok_or_else(|| IndexError("corrupt index key".into()))?;
-        entries.push(read(position, &value)?);
-    }
-    Ok((entries, false))
-}
-
 impl Indexes {
     /// Up to `limit` transactions of `account` before the position `before` (a
     /// [`HistoryEntry::position`]; from the newest when `None`), newest first; also says whether
@@ -330,13 +299,13 @@ impl Indexes {
         before: Option<[u8; HISTORY_POSITION_LEN]>,
         limit: usize,
     ) -> Result<(Vec<HistoryEntry>, bool), IndexError> {
-        page_back(&self.history, &account.0, before, limit, |position, value| decode_entry(value, position))
+        page(&self.history, &account.0, (Order::Newest, before), limit, |position, value| decode_entry(value, position))
     }
 
     /// Up to `limit` blocks below `before` (from the latest when `None`), newest first, without
     /// their transaction hashes; also says whether more follow.
     pub fn blocks(&self, before: Option<u64>, limit: usize) -> Result<(Vec<BlockRecord>, bool), IndexError> {
-        page_back(&self.blocks, &[], before.map(u64::to_be_bytes), limit, |position, value| {
+        page(&self.blocks, &[], (Order::Newest, before.map(u64::to_be_bytes)), limit, |position, value| {
             decode_block(value, u64::from_be_bytes(position), false)
         })
     }
