@@ -16,6 +16,7 @@
 //!    (what delivering to many streams adds). The two runs' finality p50/p99 compare what the
 //!    streams cost the chain.
 
+use super::reads::{PathOf, get_run};
 use super::*;
 use tokio::io::{AsyncBufReadExt as _, AsyncReadExt as _, AsyncWriteExt as _, BufReader};
 
@@ -49,9 +50,6 @@ pub(crate) struct HistoryArgs {
     #[arg(long, default_value_t = 20)]
     pub stream_seconds: u64,
 }
-
-/// The path of a read request, from a pseudo-random number.
-type PathOf = Box<dyn Fn(u64) -> String + Send + Sync>;
 
 /// Transfers per second while indexing: about what one validator finalizes here.
 const INDEX_TRANSFERS_PER_SEC: u64 = 5_000;
@@ -199,42 +197,6 @@ fn report(what: &str, latencies: &[Duration], seconds: u64) {
         ms(latencies.last().copied().unwrap_or_default()),
         latencies.len()
     );
-}
-
-/// `connections` keep-alive connections asking for `path(r)` (r pseudo-random) back to back for
-/// `seconds`; answers every request's latency, sorted.
-async fn get_run(address: &str, connections: usize, seconds: u64, path: Arc<PathOf>) -> anyhow::Result<Vec<Duration>> {
-    let deadline = Instant::now() + Duration::from_secs(seconds);
-    let mut tasks = Vec::new();
-    for connection in 0..connections {
-        let (address, path) = (address.to_owned(), Arc::clone(&path));
-        tasks.push(tokio::spawn(async move {
-            let stream = tokio::net::TcpStream::connect(&address).await?;
-            stream.set_nodelay(true)?;
-            let (read, mut write) = stream.into_split();
-            let mut read = BufReader::new(read);
-            let mut latencies = Vec::new();
-            let mut state = 0x9e37_79b9_7f4a_7c15u64 ^ connection as u64;
-            let mut body = Vec::new();
-            while Instant::now() < deadline {
-                state = state.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
-                let path = path(state >> 33);
-                let request = format!("GET {path} HTTP/1.1\r\nHost: {address}\r\n\r\n");
-                let started = Instant::now();
-                write.write_all(request.as_bytes()).await?;
-                let status = super::reads::read_response(&mut read, &mut body).await?;
-                latencies.push(started.elapsed());
-                ensure!(status == 200, "GET {path} answered {status}: {}", String::from_utf8_lossy(&body));
-            }
-            anyhow::Ok(latencies)
-        }));
-    }
-    let mut all = Vec::new();
-    for task in tasks {
-        all.extend(task.await??);
-    }
-    all.sort();
-    Ok(all)
 }
 
 /// `POST /simulate` of a transfer from `from`, back to back for `seconds`.

@@ -99,10 +99,25 @@ fn report(what: &str, latencies: &[Duration], seconds: u64, misses: u64) {
 /// `connections` keep-alive connections reading random accounts among the first `accounts`
 /// fresh recipients for `seconds`; answers every request's latency, sorted.
 async fn read_run(address: &str, accounts: u64, connections: usize, seconds: u64) -> anyhow::Result<Vec<Duration>> {
+    let path: PathOf = Box::new(move |r| format!("/account/{}", Recipients::Fresh.address(r % accounts)));
+    get_run(address, connections, seconds, Arc::new(path)).await
+}
+
+/// The path of a read request, from a pseudo-random number.
+pub(super) type PathOf = Box<dyn Fn(u64) -> String + Send + Sync>;
+
+/// `connections` keep-alive connections asking for `path(r)` (r pseudo-random) back to back for
+/// `seconds`; answers every request's latency, sorted.
+pub(super) async fn get_run(
+    address: &str,
+    connections: usize,
+    seconds: u64,
+    path: Arc<PathOf>,
+) -> anyhow::Result<Vec<Duration>> {
     let deadline = Instant::now() + Duration::from_secs(seconds);
     let mut tasks = Vec::new();
     for connection in 0..connections {
-        let address = address.to_owned();
+        let (address, path) = (address.to_owned(), Arc::clone(&path));
         tasks.push(tokio::spawn(async move {
             let stream = tokio::net::TcpStream::connect(&address).await?;
             stream.set_nodelay(true)?;
@@ -113,13 +128,13 @@ async fn read_run(address: &str, accounts: u64, connections: usize, seconds: u64
             let mut body = Vec::new();
             while Instant::now() < deadline {
                 state = state.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
-                let account = Recipients::Fresh.address((state >> 33) % accounts);
-                let request = format!("GET /account/{account} HTTP/1.1\r\nHost: {address}\r\n\r\n");
+                let path = path(state >> 33);
+                let request = format!("GET {path} HTTP/1.1\r\nHost: {address}\r\n\r\n");
                 let started = Instant::now();
                 write.write_all(request.as_bytes()).await?;
                 let status = read_response(&mut read, &mut body).await?;
                 latencies.push(started.elapsed());
-                ensure!(status == 200, "GET /account/{account} answered {status}: {}", String::from_utf8_lossy(&body));
+                ensure!(status == 200, "GET {path} answered {status}: {}", String::from_utf8_lossy(&body));
             }
             anyhow::Ok(latencies)
         }));
