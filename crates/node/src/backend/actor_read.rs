@@ -26,25 +26,22 @@ impl NodeHandle {
         let basefees = self.0.chain.tip().next_basefees;
         let chain_id = self.0.chain_info.chain_id;
         let finished = self
-            .over_finalized_state(
-                |inner| &inner.reads,
-                move |inner, reader, block| {
-                    let env = BlockEnv {
-                        chain_id,
-                        height: block.height,
-                        timestamp_ms: block.timestamp_ms,
-                        proposer: Address::ZERO,
-                        // Seeds only runner assignment, which writes: a read-only call never gets there.
-                        parent: drover_types::H256::ZERO,
-                    };
-                    if traced {
-                        read_actor_traced(&inner.vm, &env, basefees, reader, &request)
-                            .map(|(outcome, trace)| (outcome, Some(trace)))
-                    } else {
-                        read_actor(&inner.vm, &env, basefees, reader, &request).map(|outcome| (outcome, None))
-                    }
-                },
-            )
+            .over_finalized_state(&self.0.reads, move |inner, reader, block| {
+                let env = BlockEnv {
+                    chain_id,
+                    height: block.height,
+                    timestamp_ms: block.timestamp_ms,
+                    proposer: Address::ZERO,
+                    // Seeds only runner assignment, which writes: a read-only call never gets there.
+                    parent: drover_types::H256::ZERO,
+                };
+                if traced {
+                    read_actor_traced(&inner.vm, &env, basefees, reader, &request)
+                        .map(|(outcome, trace)| (outcome, Some(trace)))
+                } else {
+                    read_actor(&inner.vm, &env, basefees, reader, &request).map(|outcome| (outcome, None))
+                }
+            })
             .await?;
         match finished {
             Finished::Answered { answer: (outcome, trace), height, root } => {

@@ -87,7 +87,7 @@ impl NodeHandle {
     /// fails on its own, or the read budget runs out. A full pool queue is 429.
     pub(super) async fn over_finalized_state<T, E, W>(
         &self,
-        pool: impl Fn(&Inner) -> &ReadPool,
+        pool: &ReadPool,
         work: W,
     ) -> Result<Finished<T, E>, ApiError>
     where
@@ -102,7 +102,7 @@ impl NodeHandle {
             let (stamp, block) = self.paired_state().await?;
             let (inner, work, runtime) = (self.0.clone(), Arc::clone(&work), ::tokio::runtime::Handle::current());
             let started_on = Arc::clone(&block);
-            let (result, interrupt, answered_at) = pool(&self.0)
+            let (result, interrupt, answered_at) = pool
                 .run(move || {
                     let reader = CommittedReader::new(&inner.databases, &runtime, stamp, deadline);
                     let result = work(&inner, &reader, &started_on);

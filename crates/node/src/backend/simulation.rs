@@ -118,25 +118,22 @@ impl SimulationBackend for NodeHandle {
             (self.0.chain_info.chain_id, self.0.chain.block_interval_ms, self.0.chain.tips_account);
         let running = Arc::clone(&tx);
         let finished = self
-            .over_finalized_state(
-                |inner| &inner.simulations,
-                move |inner, reader, block| {
-                    let env = BlockEnv {
-                        chain_id,
-                        height: block.height.saturating_add(1),
-                        timestamp_ms: block.timestamp_ms.saturating_add(interval_ms),
-                        proposer,
-                        // Seeds runner assignment, which no sender can predict for a block to come.
-                        parent: H256::ZERO,
-                    };
-                    if trace {
-                        simulate_transaction_traced(&inner.vm, &env, &fees, reader, &running)
-                            .map(|(simulation, trace)| (simulation, Some(trace)))
-                    } else {
-                        simulate_transaction(&inner.vm, &env, &fees, reader, &running).map(|s| (s, None))
-                    }
-                },
-            )
+            .over_finalized_state(&self.0.simulations, move |inner, reader, block| {
+                let env = BlockEnv {
+                    chain_id,
+                    height: block.height.saturating_add(1),
+                    timestamp_ms: block.timestamp_ms.saturating_add(interval_ms),
+                    proposer,
+                    // Seeds runner assignment, which no sender can predict for a block to come.
+                    parent: H256::ZERO,
+                };
+                if trace {
+                    simulate_transaction_traced(&inner.vm, &env, &fees, reader, &running)
+                        .map(|(simulation, trace)| (simulation, Some(trace)))
+                } else {
+                    simulate_transaction(&inner.vm, &env, &fees, reader, &running).map(|s| (s, None))
+                }
+            })
             .await?;
         match finished {
             Finished::Answered { answer: (simulation, trace), height, root } => {
