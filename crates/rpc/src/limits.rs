@@ -166,6 +166,12 @@ pub const STREAM_BUFFER_BYTES: usize = 1024 * 1024;
 pub const STREAM_KEEPALIVE_SECS: u64 = 15;
 /// Items one catch-up read of a stream takes from the indexes at once.
 pub const STREAM_CATCH_UP_PAGE: u64 = 256;
+/// Index entries one catch-up page of an event stream examines at most: a filter that matches
+/// little reads the index in steps this size, not [`EVENTS_SCAN_ENTRIES_MAX`] at a time.
+pub const STREAM_CATCH_UP_SCAN_ENTRIES: u64 = 4 * STREAM_CATCH_UP_PAGE;
+/// Pause between two catch-up pages of one event stream: a page whose events the client takes at
+/// once costs no wait, so without it one request would walk the index as fast as the node reads.
+pub const STREAM_CATCH_UP_PAUSE_MS: u64 = 20;
 
 /// Margin `POST /simulate` adds to what a transaction used when it suggests its limits, in
 /// percent: the state may change between the simulation and the block that includes it (a

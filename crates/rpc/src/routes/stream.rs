@@ -38,8 +38,8 @@ use crate::{
     error::HttpError,
     extract::HashParam,
     limits::{
-        EVENTS_RANGE_BLOCKS_MAX, EVENTS_SCAN_ENTRIES_MAX, STREAM_BUFFER_BYTES, STREAM_BUFFER_MESSAGES,
-        STREAM_CATCH_UP_PAGE, STREAM_KEEPALIVE_SECS,
+        EVENTS_RANGE_BLOCKS_MAX, STREAM_BUFFER_BYTES, STREAM_BUFFER_MESSAGES, STREAM_CATCH_UP_PAGE,
+        STREAM_CATCH_UP_PAUSE_MS, STREAM_CATCH_UP_SCAN_ENTRIES, STREAM_KEEPALIVE_SECS,
     },
     openapi::errors,
     routes::{
@@ -472,7 +472,7 @@ async fn follow_transaction<B: Backend>(backend: &B, outlet: &mut Outlet, hash: 
     path = paths::STREAM_EVENTS,
     tag = "streams",
     summary = "Events matching a filter, as blocks finalize (server-sent events)",
-    description = "One `event` message per event the filter selects (`emitter` and `topic` as in `GET /events`), its `id` the event's cursor. Starts with the next block, at `from_height`, or after the event in `Last-Event-ID`. Bounded like the block stream.",
+    description = "One `event` message per event the filter selects (`emitter` and `topic` as in `GET /events`), its `id` the event's cursor. Starts with the next block, at `from_height`, or after the event in `Last-Event-ID`, at most 10,000 blocks below the tip (older events: `GET /events`); catches up a page at a time, paced. Bounded like the block stream.",
     params(
         ("emitter" = Option<Vec<String>>, Query, description = "An emitter address; repeat for up to 16, any matching."),
         ("topic" = Option<Vec<String>>, Query, description = "A topic; repeat for up to 4, any matching."),
@@ -505,6 +505,17 @@ pub async fn events<B: Backend>(
     if below_indexed(first, &range) && first <= range.last_height {
         return Err(not_indexed(first, range.first_height));
     }
+    // A stream catches up over at most one query's range; older events are paged by GET /events.
+    let oldest = range.last_height.saturating_sub(EVENTS_RANGE_BLOCKS_MAX - 1);
+    if first < oldest {
+        return Err(HttpError::new(
+            ErrorCode::BadRequest,
+            format!(
+                "an event stream starts at most {EVENTS_RANGE_BLOCKS_MAX} blocks below the tip (height {oldest}); read \
+                 older events with GET /events"
+            ),
+        ));
+    }
     let subscription = state.streams.subscribe(client)?;
     let backend = state.backend.clone();
     Ok(stream(subscription, move |mut outlet| async move {
@@ -523,8 +534,12 @@ async fn follow_events<B: Backend>(
     let mut heights = backend.finalized_heights();
     loop {
         let tip = *heights.borrow_and_update();
-        // Windows of at most the query's range, each read a page at a time.
+        // Windows of at most the query's range, each read a page at a time, paced.
+        let mut paced = false;
         while from <= tip {
+            if std::mem::replace(&mut paced, true) {
+                tokio::time::sleep(Duration::from_millis(STREAM_CATCH_UP_PAUSE_MS)).await;
+            }
             let to = tip.min(from.saturating_add(EVENTS_RANGE_BLOCKS_MAX - 1));
             let query = EventQuery {
                 emitters: filter.emitters.clone(),
@@ -533,7 +548,7 @@ async fn follow_events<B: Backend>(
                 to_height: to,
                 after,
                 limit: STREAM_CATCH_UP_PAGE,
-                scan_max: EVENTS_SCAN_ENTRIES_MAX,
+                scan_max: STREAM_CATCH_UP_SCAN_ENTRIES,
             };
             let page = match backend.events(query).await {
                 Ok(page) => page,
@@ -789,6 +804,25 @@ mod tests {
             assert!(open(&app, &format!("/stream/events?{refused}"), None).await.is_err(), "{refused}");
         }
         assert!(open(&app, "/stream/events", Some("zz")).await.is_err());
+    }
+
+    #[tokio::test]
+    async fn an_event_stream_catches_up_over_one_query_range_at_most() {
+        let tip = EVENTS_RANGE_BLOCKS_MAX + 5;
+        let app = app(&chain(tip));
+        let oldest = tip - (EVENTS_RANGE_BLOCKS_MAX - 1);
+        let (status, body) =
+            open(&app, &format!("/stream/events?from_height={}", oldest - 1), None).await.err().unwrap();
+        assert_eq!(status, StatusCode::BAD_REQUEST, "{}", String::from_utf8_lossy(&body));
+        assert!(String::from_utf8_lossy(&body).contains("GET /events"));
+        // The same through Last-Event-ID: a cursor of an event at height 1.
+        let mut cursor = [0u8; EVENT_CURSOR_BYTES];
+        cursor[..8].copy_from_slice(&1u64.to_be_bytes());
+        assert_eq!(
+            open(&app, "/stream/events", Some(&hex::encode(cursor))).await.err().unwrap().0,
+            StatusCode::BAD_REQUEST
+        );
+        assert!(open(&app, &format!("/stream/events?from_height={oldest}"), None).await.is_ok());
     }
 
     #[tokio::test]
