@@ -6,8 +6,10 @@
 //! lists start below the tip so that they never show a block `/block/{selector}` would deny.
 
 use super::handle::NodeHandle;
+use crate::error::NodeError;
 use crate::indexes::{
-    BlockRecord, EventEntry, EventFilter, HISTORY_POSITION_LEN, HistoryEntry, LOG_POSITION_LEN, Roles,
+    BlockRecord, EventEntry, EventFilter, HISTORY_POSITION_LEN, HistoryEntry, IndexError, Indexes, LOG_POSITION_LEN,
+    Roles,
 };
 use drover_rpc::backend::history::{EVENT_CURSOR_BYTES, EventQuery, HISTORY_CURSOR_BYTES, HistoryBackend};
 use drover_types::{
@@ -18,6 +20,7 @@ use drover_types::{
     },
     error::ApiError,
 };
+use std::sync::Arc;
 
 const _: () = assert!(HISTORY_POSITION_LEN == HISTORY_CURSOR_BYTES);
 const _: () = assert!(LOG_POSITION_LEN == EVENT_CURSOR_BYTES);
@@ -106,6 +109,20 @@ impl NodeHandle {
     fn history_from(&self) -> Result<u64, ApiError> {
         Ok(self.0.chain.indexes.history_from()?)
     }
+
+    /// Runs `read` of the indexes on a blocking thread: a page reads up to thousands of entries,
+    /// each of which may come from disk, which must not hold one of the few async workers every
+    /// route and the consensus glue share.
+    async fn read_indexes<T: Send + 'static>(
+        &self,
+        read: impl FnOnce(&Indexes) -> Result<T, IndexError> + Send + 'static,
+    ) -> Result<T, ApiError> {
+        let chain = Arc::clone(&self.0.chain);
+        let answer = ::tokio::task::spawn_blocking(move || read(&chain.indexes))
+            .await
+            .map_err(|e| NodeError::unfinished(format!("an index read did not finish: {e}")))?;
+        Ok(answer?)
+    }
 }
 
 impl HistoryBackend for NodeHandle {
@@ -123,7 +140,8 @@ impl HistoryBackend for NodeHandle {
         let mut above_tip = [0; HISTORY_CURSOR_BYTES];
         above_tip[..8].copy_from_slice(&self.0.chain.tip().height.saturating_add(1).to_be_bytes());
         let before = before.map_or(above_tip, |before| before.min(above_tip));
-        let (entries, more) = self.0.chain.indexes.history(&account, Some(before), page_size(limit))?;
+        let (entries, more) =
+            self.read_indexes(move |indexes| indexes.history(&account, Some(before), page_size(limit))).await?;
         let next_cursor = more.then(|| entries.last().map(|e| hex::encode(e.position))).flatten();
         Ok(HistoryPage {
             items: entries.into_iter().map(history_info).collect(),
@@ -136,7 +154,7 @@ impl HistoryBackend for NodeHandle {
     async fn blocks(&self, before: Option<u64>, limit: u64) -> Result<BlockPage, ApiError> {
         let above_tip = self.0.chain.tip().height.saturating_add(1);
         let before = before.map_or(above_tip, |before| before.min(above_tip));
-        let (records, more) = self.0.chain.indexes.blocks(Some(before), page_size(limit))?;
+        let (records, more) = self.read_indexes(move |indexes| indexes.blocks(Some(before), page_size(limit))).await?;
         let next_cursor = more.then(|| records.last().map(|b| b.height.to_string())).flatten();
         Ok(BlockPage {
             items: records.into_iter().map(|record| block_summary(record, false)).collect(),
@@ -150,7 +168,7 @@ impl HistoryBackend for NodeHandle {
         if height > self.0.chain.tip().height {
             return Ok(None);
         }
-        Ok(self.0.chain.indexes.block(height)?.map(|record| block_summary(record, true)))
+        Ok(self.read_indexes(move |indexes| indexes.block(height)).await?.map(|record| block_summary(record, true)))
     }
 
     async fn events(&self, query: EventQuery) -> Result<EventPage, ApiError> {
@@ -160,8 +178,8 @@ impl HistoryBackend for NodeHandle {
             from_height: query.from_height,
             to_height: query.to_height.min(self.0.chain.tip().height),
         };
-        let page =
-            self.0.chain.indexes.events(&filter, query.after, page_size(query.limit), page_size(query.scan_max))?;
+        let (after, limit, scan_max) = (query.after, page_size(query.limit), page_size(query.scan_max));
+        let page = self.read_indexes(move |indexes| indexes.events(&filter, after, limit, scan_max)).await?;
         Ok(EventPage {
             items: page.entries.into_iter().map(indexed_event).collect(),
             next_cursor: page.next.map(hex::encode),
