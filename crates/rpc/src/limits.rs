@@ -140,7 +140,7 @@ pub const EVENTS_TOPIC_BYTES_MAX: usize = 64;
 /// to `to_height` inclusive; a wider range is refused (400). Left open, the range ends at the
 /// tip and starts this many blocks before it (or at the first indexed height).
 pub const EVENTS_RANGE_BLOCKS_MAX: u64 = 10_000;
-/// Most index entries one event query examines besides the events it answers: past it, the
+/// Most index entries one event query examines, the events it answers included: past it, the
 /// query answers what it found with a cursor to go on from (a page may then hold fewer events
 /// than its limit). Bounds the work of a filter that matches little in a busy range.
 pub const EVENTS_SCAN_ENTRIES_MAX: u64 = 10_000;

@@ -10,7 +10,7 @@
 //! one per topic (the event is read from its emitter's log, and a topic-key collision is
 //! filtered out there), else the chain-order range.
 //!
-//! **Bounded.** A query reads at most `scan_max` index entries besides the page's events,
+//! **Bounded.** A query reads at most `scan_max` index entries, the page's events included,
 //! whatever its filter matches: when the budget runs out before the page fills, it answers what
 //! it found and a cursor at the last position it examined, from which the next query goes on.
 //! The caller bounds the height range, the number of emitters and topics, and the page.
@@ -112,10 +112,15 @@ impl<'a> Source<'a> {
     }
 }
 
+/// Bytes of log records one page of an event query reads at most (the events it answers and
+/// those it passes over): past them the page ends with a cursor, so an answer's size and its
+/// reads stay bounded when every event carries the most data an event may (16 KiB).
+pub(crate) const EVENTS_PAGE_READ_BYTES_MAX: usize = 4 * 1024 * 1024;
+
 impl Indexes {
     /// Up to `limit` events `filter` selects after `after` (from `filter.from_height` when
-    /// `None`), in chain order, reading at most `scan_max` index entries besides them (see the
-    /// module documentation).
+    /// `None`), in chain order, reading at most `scan_max` index entries (them included) and
+    /// [`EVENTS_PAGE_READ_BYTES_MAX`] bytes of records (see the module documentation).
     pub fn events(
         &self,
         filter: &EventFilter,
@@ -154,7 +159,7 @@ impl Indexes {
         };
 
         let mut entries = Vec::new();
-        let mut scanned = 0;
+        let (mut scanned, mut read_bytes) = (0, 0usize);
         let mut last = None;
         loop {
             // The source whose next position comes first.
@@ -169,7 +174,7 @@ impl Indexes {
             let Some((i, _)) = first else {
                 return Ok(EventsPage { entries, next: None });
             };
-            if entries.len() == limit || scanned == scan_max {
+            if entries.len() == limit || scanned == scan_max || read_bytes >= EVENTS_PAGE_READ_BYTES_MAX {
                 return Ok(EventsPage { entries, next: last });
             }
             let Some((address, position, value)) = sources[i].head.take() else {
@@ -188,6 +193,7 @@ impl Indexes {
                         .to_vec()
                 }
             };
+            read_bytes = read_bytes.saturating_add(value.len());
             let log = super::decode_log(position, &value)?;
             if filter.topics.is_empty() || filter.topics.contains(&log.event.topic) {
                 entries.push(EventEntry { address, log });
@@ -200,6 +206,7 @@ impl Indexes {
 mod tests {
     use super::super::tests::{ACTOR, Block, OTHER, blocks, event, open, receipt, transaction};
     use super::*;
+    use drover_types::Event;
 
     fn query(indexes: &Indexes, filter: &EventFilter, limit: usize) -> Vec<(Address, String)> {
         let mut found = Vec::new();
@@ -226,6 +233,27 @@ mod tests {
 
     fn named(pairs: &[(Address, &str)]) -> Vec<(Address, String)> {
         pairs.iter().map(|(a, t)| (*a, t.to_string())).collect()
+    }
+
+    #[test]
+    fn a_page_ends_once_it_has_read_its_bytes() {
+        let (_dir, indexes) = open();
+        let tx = transaction(0);
+        let big = |i: u32| Event { address: ACTOR, topic: format!("e{i}"), data: vec![7; 16 * 1024] };
+        let events: Vec<Event> = (0..400).map(big).collect();
+        Block { height: 4, receipts: vec![receipt(&tx, 4, 0, events)], transactions: vec![tx], ..Block::default() }
+            .record(&indexes);
+        for filter in [filter(&[ACTOR], &[], 0, 9), filter(&[], &[], 0, 9)] {
+            let page = indexes.events(&filter, None, 1_000, usize::MAX).unwrap();
+            let bytes: usize = page.entries.iter().map(|e| e.log.event.data.len()).sum();
+            assert!(page.next.is_some() && page.entries.len() < 400, "{} entries", page.entries.len());
+            assert!(
+                bytes <= EVENTS_PAGE_READ_BYTES_MAX + 16 * 1024,
+                "{bytes} bytes: one record past the bound at most"
+            );
+        }
+        // Paged to the end, nothing is lost.
+        assert_eq!(query(&indexes, &filter(&[ACTOR], &[], 0, 9), 1_000).len(), 400);
     }
 
     #[test]

@@ -5,9 +5,9 @@
 //! emitters and [`EVENTS_TOPICS_MAX`] topics (`emitter` and `topic` repeat, any of them
 //! matching), a range of at most [`EVENTS_RANGE_BLOCKS_MAX`] blocks within what the node
 //! indexes (below its first indexed height: 4002), a page of at most 1,000 events, and a scan
-//! of at most [`EVENTS_SCAN_ENTRIES_MAX`] index entries besides them, past which the page comes
-//! back short with a cursor to go on from (as `eth_getLogs` providers bound a range and a
-//! result count). Each event names the receipt that holds it (`tx_hash`, `tx_index`,
+//! of at most [`EVENTS_SCAN_ENTRIES_MAX`] index entries (them included) and 4 MiB of records,
+//! past which the page comes back short with a cursor to go on from (as `eth_getLogs`
+//! providers bound a range and a result count). Each event names the receipt that holds it (`tx_hash`, `tx_index`,
 //! `event_index`), so a client can check it against `/proof/receipt/{tx_hash}`.
 
 use crate::{
@@ -165,7 +165,7 @@ impl EventFilter {
     path = paths::EVENTS,
     tag = "events",
     summary = "Events across emitters, by emitter, topic and height range, in chain order",
-    description = "Events of successful transactions, timer fires and deliveries, filtered by emitters (any of them) and topics (any of them) within a height range. Left open, the range ends at the tip and spans 10,000 blocks (or starts at the first indexed height); an explicit one may span at most 10,000 blocks. A query examines at most 10,000 index entries besides the events it answers: when that runs out first, the page comes back short with `next_cursor` to go on from. Each event names its receipt (`tx_hash`, `tx_index`) and its place in it (`event_index`), which `/proof/receipt/{tx_hash}` proves.",
+    description = "Events of successful transactions, timer fires and deliveries, filtered by emitters (any of them) and topics (any of them) within a height range. Left open, the range ends at the tip and spans 10,000 blocks (or starts at the first indexed height); an explicit one may span at most 10,000 blocks. A query examines at most 10,000 index entries (the events it answers included) and 4 MiB of event records: when either runs out first, the page comes back short with `next_cursor` to go on from. Each event names its receipt (`tx_hash`, `tx_index`) and its place in it (`event_index`), which `/proof/receipt/{tx_hash}` proves.",
     params(
         ("emitter" = Option<Vec<String>>, Query, description = "An emitter address (20 bytes of hex); repeat for up to 16, any matching."),
         ("topic" = Option<Vec<String>>, Query, description = "A topic (at most 64 bytes); repeat for up to 4, any matching."),
