@@ -406,7 +406,7 @@ export interface paths {
         };
         /**
          * Events across emitters, by emitter, topic and height range, in chain order
-         * @description Events of successful transactions, timer fires and deliveries, filtered by emitters (any of them) and topics (any of them) within a height range. Left open, the range ends at the tip and spans 10,000 blocks (or starts at the first indexed height); an explicit one may span at most 10,000 blocks. A query examines at most 10,000 index entries besides the events it answers: when that runs out first, the page comes back short with `next_cursor` to go on from. Each event names its receipt (`tx_hash`, `tx_index`) and its place in it (`event_index`), which `/proof/receipt/{tx_hash}` proves.
+         * @description Events of successful transactions, timer fires and deliveries, filtered by emitters (any of them) and topics (any of them) within a height range. Left open, the range ends at the tip and spans 10,000 blocks (or starts at the first indexed height); an explicit one may span at most 10,000 blocks. A query examines at most 10,000 index entries (the events it answers included) and 4 MiB of event records: when either runs out first, the page comes back short with `next_cursor` to go on from. Each event names its receipt (`tx_hash`, `tx_index`) and its place in it (`event_index`), which `/proof/receipt/{tx_hash}` proves.
          */
         get: operations["events"];
         put?: never;
@@ -1411,7 +1411,7 @@ export interface paths {
         };
         /**
          * Events matching a filter, as blocks finalize (server-sent events)
-         * @description One `event` message per event the filter selects (`emitter` and `topic` as in `GET /events`), its `id` the event's cursor. Starts with the next block, at `from_height`, or after the event in `Last-Event-ID`. Bounded like the block stream.
+         * @description One `event` message per event the filter selects (`emitter` and `topic` as in `GET /events`), its `id` the event's cursor. Starts with the next block, at `from_height`, or after the event in `Last-Event-ID`, at most 10,000 blocks below the tip (older events: `GET /events`); catches up a page at a time, paced. Bounded like the block stream.
          */
         get: operations["stream_events"];
         put?: never;
