@@ -23,6 +23,7 @@
 //! is our JSON error body, including unknown routes (404, 1002) and wrong methods (405, 1001).
 
 pub mod backend;
+pub mod client;
 pub mod error;
 pub(crate) mod explorer;
 pub(crate) mod extract;

@@ -7,7 +7,7 @@
 //!   (code 1004, `Retry-After`, `Connection: close`) and closed; the refusals themselves are
 //!   bounded in number and time (a refusal reads at most one request head for
 //!   [`REFUSAL_LINGER_MS`]), and beyond that bound a connection is closed unanswered;
-//! - a client (a peer IP) holding its share of the cap ([`HTTP_CONNECTIONS_CLIENT_SHARE_PERCENT`]
+//! - a client (a peer IP, an IPv6 peer's /64: [`ClientId`]) holding its share of the cap ([`HTTP_CONNECTIONS_CLIENT_SHARE_PERCENT`]
 //!   of it) gets another connection only while more than a share of the cap is free, else it is
 //!   refused the same way: one client cannot take every connection from the others;
 //! - a request head must arrive within [`HEADER_READ_TIMEOUT_MS`] of the connection's start or
@@ -22,6 +22,7 @@
 //! listener closes, idle connections close, and requests in flight are answered first.
 
 use crate::{
+    client::ClientId,
     error::connection_refusal,
     limits::{
         HEADER_READ_TIMEOUT_MS, HTTP_CONNECTIONS_CLIENT_SHARE_PERCENT, HTTP_CONNECTIONS_MAX, REFUSAL_LINGER_MS,
@@ -42,7 +43,7 @@ use std::{
     collections::HashMap,
     future::Future,
     io,
-    net::{IpAddr, SocketAddr},
+    net::SocketAddr,
     pin::Pin,
     sync::{Arc, Mutex, PoisonError},
     task::{Context, Poll},
@@ -148,11 +149,12 @@ pub async fn serve_with(
         // algorithm hold an answer back for the client's delayed ACK. (Failing leaves the
         // default, which is only slower.)
         let _ = stream.set_nodelay(true);
-        let held = clients.held(peer.ip());
+        let client = ClientId::of(peer.ip());
+        let held = clients.held(client);
         let within_share = held < share || connections.available_permits() > share;
         let permit = if within_share { connections.clone().try_acquire_owned().ok() } else { None };
         if let Some(permit) = permit {
-            let slot = clients.open(peer.ip());
+            let slot = clients.open(client);
             tokio::spawn(connection(stream, peer, api.clone(), limits, closing_rx.clone(), (permit, slot)));
         } else if let Ok(permit) = refusals.clone().try_acquire_owned() {
             let why = if within_share {
@@ -187,24 +189,24 @@ fn is_connection_error(e: &io::Error) -> bool {
     )
 }
 
-/// Open connections per client IP (clients without one are not kept, so the map holds at most
-/// as many clients as there are open connections).
+/// Open connections per client ([`ClientId`]; clients holding none are not kept, so the map
+/// holds at most as many clients as there are open connections).
 #[derive(Clone, Default)]
-struct ClientConnections(Arc<Mutex<HashMap<IpAddr, usize>>>);
+struct ClientConnections(Arc<Mutex<HashMap<ClientId, usize>>>);
 
 impl ClientConnections {
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<IpAddr, usize>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<ClientId, usize>> {
         // Every update is one map operation: a panic cannot leave it half done.
         self.0.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
     /// The connections `client` holds open.
-    fn held(&self, client: IpAddr) -> usize {
+    fn held(&self, client: ClientId) -> usize {
         self.lock().get(&client).copied().unwrap_or(0)
     }
 
     /// Counts a connection of `client` until the returned slot is dropped.
-    fn open(&self, client: IpAddr) -> ClientSlot {
+    fn open(&self, client: ClientId) -> ClientSlot {
         *self.lock().entry(client).or_default() += 1;
         ClientSlot { clients: self.clone(), client }
     }
@@ -213,7 +215,7 @@ impl ClientConnections {
 /// One open connection of a client, counted in [`ClientConnections`] until dropped.
 struct ClientSlot {
     clients: ClientConnections,
-    client: IpAddr,
+    client: ClientId,
 }
 
 impl Drop for ClientSlot {

@@ -12,7 +12,7 @@
 //! ([`GLOBAL_RATE_CLIENT_SHARE_PERCENT`](crate::limits::GLOBAL_RATE_CLIENT_SHARE_PERCENT) of the limit) is served only
 //! while more than a share is free, so one client cannot take the whole window from the others
 //! (its refusals count under `limiter="global_share"`); the faucet's (node-wide, per minute), the state-sync one, which is a
-//! [`PerClient`] set of windows keyed by client IP (`STATE_SYNC_RATE_PER_SEC` per second, on
+//! [`PerClient`] set of windows keyed by client ([`ClientId`]: an IP, or an IPv6 /64) (`STATE_SYNC_RATE_PER_SEC` per second, on
 //! `/state/snapshot` and `/state/operations`), and the public storage-relay reads' one, per client
 //! IP too (`STORAGE_PUBLIC_RATE_PER_SEC`, label `ras`). Refusals are 429 with code 1004 and are counted in
 //! `drover_rpc_rate_limited_total{limiter}`, as are the refusals of the cap on `/submit_wait`
@@ -20,16 +20,13 @@
 
 pub(crate) mod window;
 
-use crate::{backend::Backend, error::HttpError, metrics::RpcMetrics, state::AppState};
+use crate::{backend::Backend, client::ClientId, error::HttpError, metrics::RpcMetrics, state::AppState};
 use axum::{
-    extract::{ConnectInfo, Request},
+    extract::Request,
     middleware::Next,
     response::{IntoResponse, Response},
 };
-use std::{
-    net::{IpAddr, SocketAddr},
-    time::Duration,
-};
+use std::time::Duration;
 use window::{Limiter, Refused, retry_after_secs};
 
 /// Takes a slot of the faucet's limiter, or builds its 429 (and counts it).
@@ -38,13 +35,13 @@ pub(crate) fn check_faucet<B: Backend>(state: &AppState<B>) -> Result<(), HttpEr
 }
 
 /// Takes a slot of `client`'s state-sync window or builds its 429 (and counts it).
-pub(crate) fn check_client<B: Backend>(state: &AppState<B>, client: IpAddr) -> Result<(), HttpError> {
+pub(crate) fn check_client<B: Backend>(state: &AppState<B>, client: ClientId) -> Result<(), HttpError> {
     state.state_sync_limiter.try_acquire(client).map_err(|wait| refused(&state.metrics, Limiter::StateSync, wait))
 }
 
 /// Takes a slot of `client`'s window of the public storage-relay reads or builds its 429 (and
 /// counts it).
-pub(crate) fn check_storage<B: Backend>(state: &AppState<B>, client: IpAddr) -> Result<(), HttpError> {
+pub(crate) fn check_storage<B: Backend>(state: &AppState<B>, client: ClientId) -> Result<(), HttpError> {
     state.storage_limiter.try_acquire(client).map_err(|wait| refused(&state.metrics, Limiter::Storage, wait))
 }
 
@@ -56,10 +53,10 @@ fn refused(metrics: &RpcMetrics, limiter: Limiter, wait: Duration) -> HttpError 
 
 /// The global limit on every request: runs `next` within it and within the client's share of
 /// it, or answers its 429 (part of the router's per-route layer, `route_guard` in the crate
-/// root). The client is the connection's peer IP (`ConnectInfo`, set by [`crate::serve`]); a
-/// request without one (a router driven in-process) holds no share.
+/// root). The client is the connection's peer ([`ClientId`]); a request without one (a router
+/// driven in-process) holds no share.
 pub(crate) async fn global(http: &crate::Http, request: Request, next: Next) -> Response {
-    let client = request.extensions().get::<ConnectInfo<SocketAddr>>().map(|ConnectInfo(peer)| peer.ip());
+    let client = ClientId::of_request(request.extensions());
     match http.global_limiter.try_acquire(client) {
         Ok(()) => next.run(request).await,
         Err(Refused::Full(wait)) => refused(&http.metrics, Limiter::Global, wait).into_response(),

@@ -1,11 +1,10 @@
 //! The limiters themselves: exact sliding windows, node-wide, shared fairly between clients, and
 //! per client (see the parent module for where each applies).
 
-use crate::limits::RETRY_AFTER_SECS_MIN;
+use crate::{client::ClientId, limits::RETRY_AFTER_SECS_MIN};
 use parking_lot::Mutex;
 use std::{
     collections::{HashMap, VecDeque},
-    net::IpAddr,
     time::{Duration, Instant},
 };
 
@@ -96,9 +95,9 @@ pub struct SharedWindow {
 #[derive(Debug, Default)]
 struct Shares {
     /// The accepted acquisitions still inside the window and their clients, oldest first.
-    accepted: VecDeque<(Instant, Option<IpAddr>)>,
+    accepted: VecDeque<(Instant, Option<ClientId>)>,
     /// How many of `accepted` each client holds (clients holding none are not kept).
-    held: HashMap<IpAddr, usize>,
+    held: HashMap<ClientId, usize>,
 }
 
 /// Why a [`SharedWindow`] refused, and how long until a slot frees.
@@ -125,11 +124,11 @@ impl SharedWindow {
     }
 
     /// Takes a slot for `client` now, or says why not and how long until one frees.
-    pub fn try_acquire(&self, client: Option<IpAddr>) -> Result<(), Refused> {
+    pub fn try_acquire(&self, client: Option<ClientId>) -> Result<(), Refused> {
         self.try_acquire_at(client, Instant::now())
     }
 
-    fn try_acquire_at(&self, client: Option<IpAddr>, now: Instant) -> Result<(), Refused> {
+    fn try_acquire_at(&self, client: Option<ClientId>, now: Instant) -> Result<(), Refused> {
         let mut state = self.state.lock();
         let Shares { accepted, held } = &mut *state;
         while let Some(&(at, owner)) = accepted.front() {
@@ -176,7 +175,7 @@ impl SharedWindow {
 pub struct PerClient {
     limit: u32,
     window: Duration,
-    clients: Mutex<HashMap<IpAddr, SlidingWindow>>,
+    clients: Mutex<HashMap<ClientId, SlidingWindow>>,
 }
 
 /// Clients a [`PerClient`] limiter tracks at once.
@@ -188,11 +187,11 @@ impl PerClient {
     }
 
     /// Takes a slot of `client`'s window now, or says how long until one frees.
-    pub fn try_acquire(&self, client: IpAddr) -> Result<(), Duration> {
+    pub fn try_acquire(&self, client: ClientId) -> Result<(), Duration> {
         self.try_acquire_at(client, Instant::now())
     }
 
-    fn try_acquire_at(&self, client: IpAddr, now: Instant) -> Result<(), Duration> {
+    fn try_acquire_at(&self, client: ClientId, now: Instant) -> Result<(), Duration> {
         let mut clients = self.clients.lock();
         if !clients.contains_key(&client) && clients.len() >= MAX_TRACKED_CLIENTS {
             clients.retain(|_, window| !window.is_idle_at(now));
@@ -254,8 +253,8 @@ mod tests {
     fn per_client_windows_are_independent_and_bounded() {
         let limiter = PerClient::new(2, SECOND);
         let t0 = Instant::now();
-        let a: IpAddr = [127, 0, 0, 1].into();
-        let b: IpAddr = [127, 0, 0, 2].into();
+        let a = ClientId::of([127, 0, 0, 1].into());
+        let b = ClientId::of([127, 0, 0, 2].into());
         assert!(limiter.try_acquire_at(a, t0).is_ok());
         assert!(limiter.try_acquire_at(a, t0).is_ok());
         assert_eq!(limiter.try_acquire_at(a, t0), Err(SECOND));
@@ -266,7 +265,7 @@ mod tests {
         // Fill the map with active clients: a newcomer waits, and gets in once they idle.
         let full = PerClient::new(1, SECOND);
         for i in 0..MAX_TRACKED_CLIENTS {
-            let ip: IpAddr = std::net::Ipv6Addr::from(i as u128).into();
+            let ip = ClientId::of(std::net::Ipv6Addr::from((i as u128) << 64).into());
             assert!(full.try_acquire_at(ip, t0).is_ok());
         }
         assert_eq!(full.try_acquire_at(a, t0), Err(SECOND));
@@ -280,8 +279,7 @@ mod tests {
         assert_eq!(limiter.share(), 2);
         let t0 = Instant::now();
         let at = |ms| t0 + Duration::from_millis(ms);
-        let (flooder, other, third): (IpAddr, IpAddr, IpAddr) =
-            ([127, 0, 0, 1].into(), [127, 0, 0, 2].into(), [127, 0, 0, 3].into());
+        let [flooder, other, third] = [1, 2, 3].map(|last| ClientId::of([127, 0, 0, last].into()));
         // Alone, the flooder takes the window but its last share.
         for _ in 0..8 {
             assert_eq!(limiter.try_acquire_at(Some(flooder), at(0)), Ok(()));
@@ -309,7 +307,7 @@ mod tests {
         let limiter = SharedWindow::new(3, SECOND, 10);
         assert_eq!(limiter.share(), 1);
         let t0 = Instant::now();
-        let client: IpAddr = [127, 0, 0, 1].into();
+        let client = ClientId::of([127, 0, 0, 1].into());
         assert!(limiter.try_acquire_at(Some(client), t0).is_ok());
         assert!(limiter.try_acquire_at(Some(client), t0).is_ok());
         assert!(matches!(limiter.try_acquire_at(Some(client), t0), Err(Refused::Share(_))));

@@ -13,6 +13,7 @@
 
 use crate::{
     backend::{Backend, OperationsRequest},
+    client::ClientId,
     error::HttpError,
     extract::ApiQuery,
     limits::STATE_OPERATIONS_MAX,
@@ -20,36 +21,13 @@ use crate::{
     rate_limit,
     state::AppState,
 };
-use axum::{
-    Json,
-    extract::{ConnectInfo, FromRequestParts, State},
-    http::{header, request::Parts},
-    response::IntoResponse,
-};
+use axum::{Json, extract::State, http::header, response::IntoResponse};
 use drover_types::{
     ErrorCode,
     api::{StateSnapshot, paths},
 };
 use serde::Deserialize;
-use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use utoipa_axum::{router::OpenApiRouter, routes};
-
-/// The TCP peer's IP; requests that did not come over a socket (in-process tests) share the
-/// unspecified address.
-pub struct ClientIp(pub IpAddr);
-
-impl<S: Send + Sync> FromRequestParts<S> for ClientIp {
-    type Rejection = std::convert::Infallible;
-
-    async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Self, Self::Rejection> {
-        Ok(Self(
-            parts
-                .extensions
-                .get::<ConnectInfo<SocketAddr>>()
-                .map_or(IpAddr::V4(Ipv4Addr::UNSPECIFIED), |info| info.0.ip()),
-        ))
-    }
-}
 
 /// This family's routes, as their handlers' `#[utoipa::path]` declare them (see [`super`]).
 pub(crate) fn router<B: Backend>() -> OpenApiRouter<AppState<B>> {
@@ -71,7 +49,7 @@ pub(crate) fn router<B: Backend>() -> OpenApiRouter<AppState<B>> {
 )]
 pub async fn snapshot<B: Backend>(
     State(state): State<AppState<B>>,
-    ClientIp(client): ClientIp,
+    client: ClientId,
 ) -> Result<Json<StateSnapshot>, HttpError> {
     rate_limit::check_client(&state, client)?;
     state
@@ -139,7 +117,7 @@ impl OperationsQuery {
 )]
 pub async fn operations<B: Backend>(
     State(state): State<AppState<B>>,
-    ClientIp(client): ClientIp,
+    client: ClientId,
     ApiQuery(query): ApiQuery<OperationsQuery>,
 ) -> Result<impl IntoResponse, HttpError> {
     rate_limit::check_client(&state, client)?;
@@ -163,11 +141,11 @@ mod tests {
         http::{Request, StatusCode, header},
     };
     use drover_types::{ErrorCode, H256};
-    use std::net::SocketAddr;
+    use std::net::{IpAddr, Ipv6Addr, SocketAddr};
 
-    fn from(uri: &str, ip: [u8; 4]) -> Request<Body> {
+    fn from(uri: &str, ip: impl Into<IpAddr>) -> Request<Body> {
         let mut request = Request::get(uri).body(Body::empty()).unwrap();
-        request.extensions_mut().insert(ConnectInfo(SocketAddr::from((ip, 5000))));
+        request.extensions_mut().insert(ConnectInfo(SocketAddr::new(ip.into(), 5000)));
         request
     }
 
@@ -243,5 +221,23 @@ mod tests {
         assert_eq!(other.status, StatusCode::OK);
         let metrics = get(&app, "/metrics").await;
         assert!(metrics.text().contains("limiter=\"state_sync\""));
+    }
+
+    #[tokio::test]
+    async fn an_ipv6_client_is_limited_as_its_64_bit_network() {
+        let mock = MockBackend::with(|data: &mut StateSyncMock| data.snapshot = Some(snapshot()));
+        let app = app(&mock);
+        let network = 0x2001_0db8_0000_0001_u128 << 64;
+        // Every request from another address of the same /64: one client, one window.
+        for host in 1..=5_u64 {
+            let ip = Ipv6Addr::from(network | u128::from(host.wrapping_mul(0x9e37_79b9_7f4a_7c15)));
+            assert_eq!(send(&app, from("/state/snapshot", ip)).await.status, StatusCode::OK);
+        }
+        send(&app, from("/state/snapshot", Ipv6Addr::from(network | 0xffff)))
+            .await
+            .assert_error(429, ErrorCode::RateLimited);
+        // The next /64 is another client.
+        let next = Ipv6Addr::from(network + (1 << 64) + 1);
+        assert_eq!(send(&app, from("/state/snapshot", next)).await.status, StatusCode::OK);
     }
 }

@@ -31,12 +31,13 @@
 
 use crate::{
     backend::{Backend, RelayFilter},
+    client::ClientId,
     error::HttpError,
     extract::{HashParam, RawBody, json_body, parse_address},
     openapi::{SUBMIT_ERRORS, errors},
     pagination::Page,
     rate_limit,
-    routes::{state_sync::ClientIp, transactions::submit_one},
+    routes::transactions::submit_one,
     state::AppState,
 };
 use axum::{
@@ -205,7 +206,7 @@ pub async fn me(Authenticated { token, .. }: Authenticated) -> Json<RasMe> {
 )]
 pub async fn stats<B: Backend>(
     State(state): State<AppState<B>>,
-    ClientIp(client): ClientIp,
+    client: ClientId,
 ) -> Result<Json<RasStats>, HttpError> {
     rate_limit::check_storage(&state, client)?;
     Ok(Json(state.backend.storage_stats().await?))
@@ -228,7 +229,7 @@ pub async fn stats<B: Backend>(
 )]
 pub async fn public_relays<B: Backend>(
     State(state): State<AppState<B>>,
-    ClientIp(client): ClientIp,
+    client: ClientId,
     page: Page,
 ) -> Result<Json<RelayList>, HttpError> {
     rate_limit::check_storage(&state, client)?;
@@ -253,7 +254,7 @@ pub async fn public_relays<B: Backend>(
 )]
 pub async fn write_relayers<B: Backend>(
     State(state): State<AppState<B>>,
-    ClientIp(client): ClientIp,
+    client: ClientId,
     page: Page,
 ) -> Result<Json<RelayList>, HttpError> {
     rate_limit::check_storage(&state, client)?;
@@ -273,7 +274,7 @@ pub async fn write_relayers<B: Backend>(
 )]
 pub async fn billing_summary<B: Backend>(
     State(state): State<AppState<B>>,
-    ClientIp(client): ClientIp,
+    client: ClientId,
 ) -> Result<Json<BillingSummary>, HttpError> {
     rate_limit::check_storage(&state, client)?;
     Ok(Json(BillingSummary::from(&state.backend.storage_stats().await?)))
@@ -304,7 +305,7 @@ fn parse_session_key(text: &str) -> Result<[u8; 33], HttpError> {
 )]
 pub async fn revocation<B: Backend>(
     State(state): State<AppState<B>>,
-    ClientIp(client): ClientIp,
+    client: ClientId,
     Path((wallet, session_key)): Path<(String, String)>,
 ) -> Result<Json<RevocationInfo>, HttpError> {
     let (wallet, session_key) = (parse_address(&wallet)?, parse_session_key(&session_key)?);

@@ -35,6 +35,7 @@ use crate::{
         Backend,
         history::{EVENT_CURSOR_BYTES, EventQuery, HistoryBackend},
     },
+    client::ClientId,
     error::HttpError,
     extract::HashParam,
     limits::{
@@ -45,7 +46,6 @@ use crate::{
     routes::{
         events::{EVENT_QUERY_ERRORS, EventFilter, parse_event_cursor},
         history::{below_indexed, not_indexed},
-        state_sync::ClientIp,
     },
     state::AppState,
 };
@@ -65,7 +65,6 @@ use parking_lot::Mutex;
 use serde::Serialize;
 use std::{
     collections::{HashMap, VecDeque},
-    net::IpAddr,
     sync::Arc,
     time::Duration,
 };
@@ -85,7 +84,7 @@ const BLOCK_FRAMES_KEPT: u64 = 16;
 /// The streams open now, and the block messages they share.
 pub struct Streams {
     total: Arc<Semaphore>,
-    per_client: Mutex<HashMap<IpAddr, usize>>,
+    per_client: Mutex<HashMap<ClientId, usize>>,
     per_client_max: usize,
     /// The newest blocks' messages, each encoded by the first stream that needs it while the
     /// others wait for it (many streams wake at once for every block).
@@ -98,7 +97,7 @@ type Frame = Arc<tokio::sync::OnceCell<Bytes>>;
 /// One open stream's place in the counts; given back when the stream ends.
 struct Subscription {
     _permit: OwnedSemaphorePermit,
-    client: IpAddr,
+    client: ClientId,
     streams: Arc<Streams>,
 }
 
@@ -126,7 +125,7 @@ impl Streams {
     }
 
     /// A place for one more stream of `client` (429, code 1004, when there is none).
-    fn subscribe(self: &Arc<Self>, client: IpAddr) -> Result<Subscription, HttpError> {
+    fn subscribe(self: &Arc<Self>, client: ClientId) -> Result<Subscription, HttpError> {
         let mut per_client = self.per_client.lock();
         let held = per_client.entry(client).or_default();
         if *held >= self.per_client_max {
@@ -369,7 +368,7 @@ fn from_height(pairs: &[(String, String)]) -> Result<Option<u64>, HttpError> {
 )]
 pub async fn blocks<B: Backend>(
     State(state): State<AppState<B>>,
-    ClientIp(client): ClientIp,
+    client: ClientId,
     headers: HeaderMap,
     RawQuery(query): RawQuery,
 ) -> Result<Response, HttpError> {
@@ -434,7 +433,7 @@ async fn follow_blocks<B: Backend>(backend: &B, streams: &Streams, outlet: &mut 
 )]
 pub async fn transaction<B: Backend>(
     State(state): State<AppState<B>>,
-    ClientIp(client): ClientIp,
+    client: ClientId,
     HashParam(hash): HashParam,
 ) -> Result<Response, HttpError> {
     let subscription = state.streams.subscribe(client)?;
@@ -484,7 +483,7 @@ async fn follow_transaction<B: Backend>(backend: &B, outlet: &mut Outlet, hash: 
 )]
 pub async fn events<B: Backend>(
     State(state): State<AppState<B>>,
-    ClientIp(client): ClientIp,
+    client: ClientId,
     headers: HeaderMap,
     RawQuery(query): RawQuery,
 ) -> Result<Response, HttpError> {
