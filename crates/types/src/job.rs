@@ -63,19 +63,21 @@ pub const SUBMIT_CYCLES: u64 = 60_000;
 pub const SUBMIT_CYCLES_PER_INPUT_BYTE: u64 = 4;
 /// Draws per runner a job asks for, at most, in one assignment attempt.
 pub const DRAWS_PER_RUNNER: u64 = 4;
-/// Cycles of one assignment attempt per runner asked for: finding the runners the job can
-/// afford (charged once per attempt, counted per runner so that the bound holds for one), its
-/// draws, and taking at most one runner that cannot take jobs out of the index (two walks).
-pub const ATTEMPT_CYCLES_PER_RUNNER: u64 = crate::runner::ELIGIBLE_CYCLES
-    + DRAWS_PER_RUNNER * crate::runner::DRAW_CYCLES
-    + 2 * crate::runner::INDEX_WALK_CYCLES;
+/// Most cycles one assignment attempt of a job asking `runners` can use: finding the runners
+/// it can afford (once), its draws, and per runner asked for, taking at most one runner that
+/// cannot take jobs out of the index (two walks).
+pub const fn attempt_cycles(runners: u64) -> u64 {
+    crate::runner::ELIGIBLE_CYCLES.saturating_add(
+        runners.saturating_mul(DRAWS_PER_RUNNER * crate::runner::DRAW_CYCLES + 2 * crate::runner::INDEX_WALK_CYCLES),
+    )
+}
 /// Cycles a retry pays before its assignment attempt: reading its due entry, the job and the
 /// submitter's balance (sixteen lookups at the cost audit's price of one per 500 cycles).
 pub const RETRY_READ_CYCLES: u64 = 8_000;
 /// Cycles budget of one due entry (a deadline or an assignment retry): the larger of settling
 /// a job and a retry of the largest job.
 pub const DUE_ENTRY_CYCLES_LIMIT: u64 = {
-    let retry = RETRY_READ_CYCLES + MAX_RUNNERS_PER_JOB * ATTEMPT_CYCLES_PER_RUNNER;
+    let retry = RETRY_READ_CYCLES + attempt_cycles(MAX_RUNNERS_PER_JOB);
     if retry > SUBMIT_CYCLES { retry } else { SUBMIT_CYCLES }
 };
 /// Cells of a scheduled retry entry.
@@ -235,7 +237,7 @@ impl JobCall {
         let (cycles, cells) = self.cost();
         match self {
             JobCall::Submit(spec) => (
-                cycles.saturating_add(spec.runners.saturating_mul(ATTEMPT_CYCLES_PER_RUNNER)),
+                cycles.saturating_add(attempt_cycles(spec.runners)),
                 cells.saturating_add(spec.runners.saturating_mul(2 * crate::runner::INDEX_WALK_CELLS)),
             ),
             // Deciding reads and hashes every result stored so far, at most all of them.

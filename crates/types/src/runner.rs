@@ -48,8 +48,12 @@ pub const REGISTER_CYCLES: u64 = 20_000;
 pub const CHANGE_CYCLES: u64 = 5_000;
 /// Cycles of a `heartbeat`.
 pub const HEARTBEAT_CYCLES: u64 = 2_000;
-/// Cycles of one walk of a job type's index (36 trie nodes read and written).
-pub const INDEX_WALK_CYCLES: u64 = 22_000;
+/// Cycles of one walk of a job type's index (36 trie nodes read and written). The cost bench
+/// (`cargo bench -p drover-execution --bench costs`) times a walk at about 80 µs of the
+/// executor, what some 37,000 cycles of wasm take; the price is at least the cost audit's
+/// price of a state lookup for every node read and every node written (each write is an
+/// operation the state database appends and merkleizes at commit).
+pub const INDEX_WALK_CYCLES: u64 = 40_000;
 /// Cells of one walk of a job type's index (a new price's path is 36 new nodes of about 85
 /// bytes).
 pub const INDEX_WALK_CELLS: u64 = 3_072;

@@ -161,7 +161,7 @@ export const tokens = {
 // Runner registry (`0x…01`, docs/runners.md)
 
 const MAX_JOB_TYPES = 16n;
-const INDEX_WALK_CYCLES = 22_000n;
+const INDEX_WALK_CYCLES = 40_000n;
 const INDEX_WALK_CELLS = 3_072n;
 const RUNNER_RECORD_CELLS = 256n;
 const DELEGATION_CELLS = 128n;
@@ -230,7 +230,8 @@ export const runners = {
 
 const MAX_RUNNERS_PER_JOB = 16n;
 const MAX_JOB_RESULT_BYTES = 16n * 1024n;
-const ATTEMPT_CYCLES_PER_RUNNER = 16_000n + 4n * 18_000n + 2n * INDEX_WALK_CYCLES;
+/** Most cycles one assignment attempt of a job asking `runners` can use (`job::attempt_cycles`). */
+const attemptCycles = (runners: bigint): bigint => 16_000n + runners * (4n * 18_000n + 2n * INDEX_WALK_CYCLES);
 
 /** How a job's results become its verdict. */
 export type VerificationMode = 'none' | 'majority' | 'unanimous';
@@ -288,7 +289,7 @@ export const jobs = {
         callback: spec.callback ? { handler: spec.callback.handler, cycles: big(spec.callback.cycles) } : undefined,
       },
       () => [
-        60_000n + 4n * inputLength + runnerCount * ATTEMPT_CYCLES_PER_RUNNER,
+        60_000n + 4n * inputLength + attemptCycles(runnerCount),
         512n + inputLength + runnerCount * 2n * INDEX_WALK_CELLS,
       ],
       true,

@@ -12,7 +12,7 @@
 //! paid for it, so it burns nothing here. A retry tries a pending job's assignment again with a
 //! fresh seed (this block's parent) and, if it fails again, schedules the next retry twice as
 //! far away. The submitter pays each retry like an owner pays its timer: its meter holds the
-//! most the attempt can use (`RETRY_READ_CYCLES + runners × ATTEMPT_CYCLES_PER_RUNNER` cycles and the entry's
+//! most the attempt can use (`RETRY_READ_CYCLES + attempt_cycles(runners)` cycles and the entry's
 //! 16,384 cells), the submitter must hold that meter's whole price at this block's basefees,
 //! and the fee for what it used is burned — also when the attempt fails (a meter exhausted, a
 //! corrupt record) and its work is undone, since the block did that work. A submitter that
@@ -30,7 +30,7 @@ use drover_state::{
 use drover_types::{
     H256,
     job::{
-        ATTEMPT_CYCLES_PER_RUNNER, DUE_ENTRY_CYCLES_LIMIT, JobStatus, RETRY_ENTRY_CELLS, RETRY_READ_CYCLES,
+        DUE_ENTRY_CYCLES_LIMIT, JobStatus, RETRY_ENTRY_CELLS, RETRY_READ_CYCLES, attempt_cycles,
         SUBMIT_CYCLES,
     },
 };
@@ -157,7 +157,7 @@ fn prepare<H: NativeHost>(host: &mut H, budget: Budget, entry: &DueEntry) -> Res
     if record.status != JobStatus::Pending {
         return Ok(Work::Nothing);
     }
-    let attempt = record.runners.saturating_mul(ATTEMPT_CYCLES_PER_RUNNER);
+    let attempt = attempt_cycles(record.runners);
     let meter = Meter::new(RETRY_READ_CYCLES.saturating_add(attempt).min(budget.cycles), budget.cells);
     let (cycles, cells) = meter.limits();
     let basefees = host.basefees();

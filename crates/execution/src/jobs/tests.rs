@@ -308,7 +308,7 @@ fn a_retry_that_exhausts_its_meter_is_undone_but_burns_what_it_used() {
 #[test]
 fn a_retry_needs_a_submitter_who_holds_its_whole_meter() {
     use drover_types::{
-        job::{ATTEMPT_CYCLES_PER_RUNNER, RETRY_READ_CYCLES},
+        job::{RETRY_READ_CYCLES, attempt_cycles},
         params::SYSTEM_RUN_CELLS_LIMIT,
     };
     // What the first retry burns when the submitter holds `held` (at the floor basefees, 1).
@@ -323,7 +323,7 @@ fn a_retry_needs_a_submitter_who_holds_its_whole_meter() {
         assert_eq!(balance(&chain.state, SUBMITTER), held - retry.burned);
         retry.burned
     };
-    let meter = u128::from(RETRY_READ_CYCLES + ATTEMPT_CYCLES_PER_RUNNER + SYSTEM_RUN_CELLS_LIMIT);
+    let meter = u128::from(RETRY_READ_CYCLES + attempt_cycles(1) + SYSTEM_RUN_CELLS_LIMIT);
     assert_eq!(retry_with(meter - 1), 0, "a submitter short of the meter's price is not retried");
     assert!(retry_with(meter) > 0, "one who holds it is, and pays what the retry used");
 }

@@ -281,3 +281,21 @@ pub(crate) fn draw<H: NativeHost>(
         .ok_or_else(|| corrupt("a leaf without a runner"))?;
     Ok((key, runner))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::AUDIT_CYCLES_PER_LOOKUP;
+
+    #[test]
+    fn a_walk_pays_a_lookup_for_every_node_it_reads_and_every_node_it_writes() {
+        // The audit counts a walk's reads only; its writes are as many operations of the state
+        // database at commit, and the executor's time for the walk (the cost bench) is about
+        // that of both together at the audit's price.
+        let nodes_touched = 2 * INDEX_KEY_NIBBLES as u64;
+        assert!(
+            INDEX_WALK_CYCLES >= nodes_touched * AUDIT_CYCLES_PER_LOOKUP,
+            "a walk of {nodes_touched} node reads and writes is priced {INDEX_WALK_CYCLES} cycles"
+        );
+    }
+}
