@@ -26,6 +26,7 @@ use drover_execution::jobs::EVENT_ENDED;
 use drover_types::api::{BlockSummary, ReceiptStatus, SimulateRequest};
 use drover_types::job::{Callback, JOB_DISPATCHER_ADDRESS, JobCall, JobSpec, Verification, VerificationMode, job_id};
 use drover_types::system_call::SystemCall;
+use std::collections::BTreeMap;
 use std::path::Path;
 use tokio::sync::mpsc::{self, UnboundedSender};
 /// Storage entries of a job client actor besides one answer per job: `job`, `answer`, `from`.
@@ -361,6 +362,10 @@ pub(super) async fn jobs(args: JobArgs) -> anyhow::Result<()> {
     println!("  latency p99:          {:>10.0} ms", ms(percentile(&latencies, 0.99)));
     println!("  submission retries:   {:>10}", retries.load(Ordering::Relaxed));
     print_blocks(&blocks);
+    if let Some(middle) = blocks.get(blocks.len() / 2) {
+        let runners: Vec<Address> = runner_keys.iter().map(SecretKey::address).collect();
+        print_block_costs(&client, middle, &runners).await?;
+    }
     drop(network);
     Ok(())
 }
@@ -382,4 +387,36 @@ fn print_blocks(blocks: &[BlockSummary]) {
     let highest =
         blocks.iter().max_by_key(|b| b.basefee_cycle.parse::<u128>().unwrap_or(0)).map_or_else(String::new, basefees);
     println!("  basefees (cycle/cell): {} first, {} highest, {} last", basefees(first), highest, basefees(last));
+}
+
+/// Where one block's cycles went, by kind of transaction (from its receipts) and its system runs
+/// (the rest): the cost of a job as the chain charges it.
+async fn print_block_costs(client: &Client, block: &BlockSummary, runners: &[Address]) -> anyhow::Result<()> {
+    // kind → (count, cycles, cells)
+    let mut kinds: BTreeMap<String, (u64, u64, u64)> = BTreeMap::new();
+    let (mut cycles, mut cells) = (0, 0);
+    for hash in block.transactions.iter().flatten() {
+        let receipt = client.receipt(hash).await?.context("a receipt of a finalized block")?;
+        let kind = match (runners.contains(&receipt.from), receipt.status, &receipt.error) {
+            (false, _, _) => "submitting call".to_owned(),
+            (true, ReceiptStatus::Success, _) => "result".to_owned(),
+            (true, _, Some(error)) => format!("result refused ({})", error.code),
+            (true, _, None) => "result refused".to_owned(),
+        };
+        let entry = kinds.entry(kind).or_default();
+        *entry = (entry.0 + 1, entry.1 + receipt.cycles_used, entry.2 + receipt.cells_used);
+        cycles += receipt.cycles_used;
+        cells += receipt.cells_used;
+    }
+    println!("  block {} ({} cycles, {} cells used):", block.height, block.cycles_used, block.cells_used);
+    for (kind, (count, kind_cycles, kind_cells)) in kinds {
+        println!("    {count:>4} × {kind}: {} cycles, {} cells each", kind_cycles / count, kind_cells / count);
+    }
+    println!(
+        "    {:>4} system runs (callbacks, due entries): {} cycles, {} cells in all",
+        block.system_run_count,
+        block.cycles_used.saturating_sub(cycles),
+        block.cells_used.saturating_sub(cells)
+    );
+    Ok(())
 }
