@@ -13,9 +13,11 @@
 //! would cap the jobs a block takes. A job is done when its callback has been delivered: the
 //! dispatcher queues it in the block that decides the job, and the next block delivers it
 //! before anything else (within the deliveries' share of the block; the window keeps below
-//! it). Two streams watch the chain: the dispatcher's `job.ended` events (`/stream/events`)
-//! give each job's deciding block, and `/stream/blocks` the finalized height; a job is stamped
-//! when the block after its decision is final. The blocks' meters are summed into the report
+//! it, or a block later). Two streams watch the chain: the dispatcher's `job.ended` events
+//! (`/stream/events`) give each job's deciding block, and `/stream/blocks` the finalized
+//! height; once the block after its decision is final, a job is stamped when its actor's
+//! storage holds its answer (`/state/{actor}/{key}`, a point read), else looked at again at
+//! the next block. The blocks' meters are summed into the report
 //! (interval, transactions, cycles and cells used, basefees): where the chain's capacity went.
 //! At the end every actor's storage must hold one
 //! answer per job it submitted (its callbacks all ran).
@@ -299,8 +301,9 @@ pub(super) async fn jobs(args: JobArgs) -> anyhow::Result<()> {
         tokio::spawn(watch_ended(client.clone(), ended_stream, updates_tx)),
     ]);
     let started = Instant::now();
-    // job → (submitted at, height of the block that delivers its callback once it ended)
-    let mut in_flight: HashMap<H256, (Instant, Option<u64>)> = HashMap::new();
+    // job → (its actor, submitted at, height of the block that should deliver its callback once
+    // it ended)
+    let mut in_flight: HashMap<H256, (Address, Instant, Option<u64>)> = HashMap::new();
     let mut latencies = Vec::with_capacity(submissions.len());
     let mut blocks = Vec::new();
     let mut height = 0;
@@ -314,7 +317,7 @@ pub(super) async fn jobs(args: JobArgs) -> anyhow::Result<()> {
             let txs: Vec<Transaction> = chunk.iter().map(|(_, _, tx)| tx.clone()).collect();
             submit_until_admitted(&client, &txs, &retries).await?;
             let now = Instant::now();
-            in_flight.extend(chunk.iter().map(|(job, _, _)| (*job, (now, None))));
+            in_flight.extend(chunk.iter().map(|(job, actor, _)| (*job, (*actor, now, None))));
             continue;
         }
         if in_flight.is_empty() && next == submissions.len() {
@@ -328,7 +331,7 @@ pub(super) async fn jobs(args: JobArgs) -> anyhow::Result<()> {
                 blocks.push(*block);
             }
             Some(Update::Ended { job, status, height: ended }) => {
-                if let Some((_, delivery)) = in_flight.get_mut(&job) {
+                if let Some((_, _, delivery)) = in_flight.get_mut(&job) {
                     ensure!(status == "completed", "job {job} ended {status}");
                     *delivery = Some(ended + 1);
                 }
@@ -336,13 +339,22 @@ pub(super) async fn jobs(args: JobArgs) -> anyhow::Result<()> {
             Some(Update::Failed(error)) => return Err(error),
             None => bail!("the watchers stopped"),
         }
-        in_flight.retain(|_, (at, delivery)| match delivery {
-            Some(delivery) if *delivery <= height => {
+        // A callback waits a block more when the deliveries' share of its block is used up: the
+        // actor's storage says whether it ran (its handler stores the answer under the job id).
+        let due: Vec<H256> = in_flight
+            .iter()
+            .filter(|(_, (_, _, delivery))| delivery.is_some_and(|d| d <= height))
+            .map(|(job, _)| *job)
+            .collect();
+        for job in due {
+            let Some((actor, at, delivery)) = in_flight.get_mut(&job) else { continue };
+            if client.state_value(actor, &job.0).await?.value.is_some() {
                 latencies.push(at.elapsed());
-                false
+                in_flight.remove(&job);
+            } else {
+                *delivery = Some(height + 1);
             }
-            _ => true,
-        });
+        }
     }
     let elapsed = started.elapsed();
     drop(watchers);
