@@ -59,8 +59,10 @@ pub(crate) struct JobArgs {
     #[arg(long, default_value_t = 8)]
     pub senders: u32,
     /// Most jobs in flight (submitted, callback not seen yet): the offered load follows what
-    /// the chain completes instead of piling up in the mempool.
-    #[arg(long, default_value_t = 64)]
+    /// the chain completes instead of piling up in the mempool. A job takes about 520 ms
+    /// unloaded, so 160 in flight reach the chain's capacity (some 200 jobs a second, see
+    /// `docs/performance.md`) while the median stays under a second.
+    #[arg(long, default_value_t = 160)]
     pub window: usize,
     /// Block interval of the spawned devnet, in milliseconds.
     #[arg(long, default_value_t = 100)]
