@@ -28,9 +28,12 @@ use drover_execution::jobs::EVENT_ENDED;
 use drover_types::api::{BlockSummary, ReceiptStatus, SimulateRequest};
 use drover_types::job::{Callback, JOB_DISPATCHER_ADDRESS, JobCall, JobSpec, Verification, VerificationMode, job_id};
 use drover_types::system_call::SystemCall;
+use futures::{StreamExt, TryStreamExt};
 use std::collections::BTreeMap;
 use std::path::Path;
 use tokio::sync::mpsc::{self, UnboundedSender};
+/// Reads of the actors' answers in flight at once.
+const STATE_READS_IN_FLIGHT: usize = 16;
 /// Storage entries of a job client actor besides one answer per job: `job`, `answer`, `from`.
 const CLIENT_FIXED_ENTRIES: u64 = 3;
 /// Price each runner asks, in base units.
@@ -343,14 +346,24 @@ pub(super) async fn jobs(args: JobArgs) -> anyhow::Result<()> {
         }
         // A callback waits a block more when the deliveries' share of its block is used up: the
         // actor's storage says whether it ran (its handler stores the answer under the job id).
-        let due: Vec<H256> = in_flight
+        // Read STATE_READS_IN_FLIGHT at a time: one after the other, they would hold up the
+        // submissions at a few hundred jobs a second.
+        let due: Vec<(H256, Address)> = in_flight
             .iter()
             .filter(|(_, (_, _, delivery))| delivery.is_some_and(|d| d <= height))
-            .map(|(job, _)| *job)
+            .map(|(job, (actor, _, _))| (*job, *actor))
             .collect();
-        for job in due {
-            let Some((actor, at, delivery)) = in_flight.get_mut(&job) else { continue };
-            if client.state_value(actor, &job.0).await?.value.is_some() {
+        let answered: Vec<(H256, bool)> = futures::stream::iter(due)
+            .map(|(job, actor)| {
+                let client = &client;
+                async move { Ok::<_, ClientError>((job, client.state_value(&actor, &job.0).await?.value.is_some())) }
+            })
+            .buffer_unordered(STATE_READS_IN_FLIGHT)
+            .try_collect()
+            .await?;
+        for (job, delivered) in answered {
+            let Some((_, at, delivery)) = in_flight.get_mut(&job) else { continue };
+            if delivered {
                 latencies.push(at.elapsed());
                 in_flight.remove(&job);
             } else {
