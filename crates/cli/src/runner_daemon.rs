@@ -3,12 +3,20 @@
 //! On start it reads its record (`GET /runner/{address}`) and registers with `--stake` when it
 //! is not a registered runner, offering the job types of its `--executors`. Then it keeps itself
 //! healthy: whenever its last heartbeat is `--heartbeat-blocks` old it sends one through the
-//! signed flow (`heartbeat_payload`, sign the message, `POST heartbeat`). And it works: it polls
+//! signed flow (`heartbeat_payload`, sign the message, `POST heartbeat`). And it works: it lists
 //! `GET /runner/{address}/jobs` (assigned jobs it has not answered), runs each on the executor
 //! of its type (`drover_job_executors`: echo, wasm, http) at most `--max-concurrent-jobs` at once,
-//! and posts each result through the job-result flow. A deterministic failure (a bad job) is
-//! posted as the result `{"error": text}`, so that redundancy compares it like any result; a
-//! transient one (network, a host not allowed) posts nothing and the job is tried again.
+//! and posts each result through the job-result flow as soon as it is ready. A deterministic
+//! failure (a bad job) is posted as the result `{"error": text}`, so that redundancy compares it
+//! like any result; a transient one (network, a host not allowed) posts nothing and the job is
+//! tried again.
+//!
+//! It looks at the chain when a block is finalized (`GET /stream/blocks`: a job is assigned by
+//! a block, so it waits no poll interval to be seen) and at least every `--poll-interval-ms`
+//! (the stream may be refused or cut; it is then opened again after [`RETRY_DELAY_MS`]). Looks
+//! and posts happen in one loop, one after the other: the node gives each result transaction
+//! the runner's next nonce, pending ones included, so two payloads fetched at once would share
+//! a nonce.
 //!
 //! The node builds every transaction the daemon signs; the daemon checks that each is the one
 //! it asked for (destination, call, no value) and that the message is its signing hash before
@@ -39,9 +47,12 @@ use drover_types::{
 };
 use std::collections::{HashMap, HashSet};
 use std::{path::PathBuf, sync::Arc, time::Duration};
-use tokio::task::JoinHandle;
+use tokio::sync::Notify;
+use tokio::task::{JoinError, JoinSet};
+use tokio::time::{Instant, sleep_until};
 
-/// Wait between two looks at the chain, in milliseconds.
+/// Default longest wait between two looks at the chain, in milliseconds (a finalized block
+/// brings the next look sooner).
 const POLL_INTERVAL_MS: u64 = 250;
 /// Wait after a failed request before trying again, in milliseconds.
 const RETRY_DELAY_MS: u64 = 2_000;
@@ -66,6 +77,10 @@ pub(crate) struct RunnerArgs {
     /// Jobs run at once.
     #[arg(long, default_value_t = 4)]
     max_concurrent_jobs: u64,
+    /// Longest wait between two looks at the chain, in milliseconds: the daemon looks at every
+    /// finalized block it is told of (`/stream/blocks`), and at this pace when no block comes.
+    #[arg(long, default_value_t = POLL_INTERVAL_MS, value_parser = clap::value_parser!(u64).range(1..))]
+    poll_interval_ms: u64,
     /// Send a heartbeat when the last one is this many blocks old (default a fifth of the
     /// chain's live `heartbeat_gap_blocks`; at most half of it, so the runner never turns
     /// unhealthy).
@@ -105,8 +120,12 @@ struct Daemon {
     record_checked: bool,
     /// Whether transactions of an earlier run have left the mempool (see the module docs).
     settled: bool,
-    /// Jobs being run.
-    running: HashMap<H256, JoinHandle<Option<Vec<u8>>>>,
+    /// Jobs being run, each task answering its result (`None`: a transient failure).
+    running: JoinSet<Option<Vec<u8>>>,
+    /// The job each task of `running` runs.
+    tasks: HashMap<tokio::task::Id, H256>,
+    /// The jobs of `tasks`.
+    running_jobs: HashSet<H256>,
     /// Jobs answered and still listed by the chain (the answer not included yet).
     answered: HashSet<H256>,
 }
@@ -138,28 +157,78 @@ pub(crate) async fn run(args: RunnerArgs, rpc_url: &str) -> Result<()> {
         pace,
         record_checked: false,
         settled: false,
-        running: HashMap::new(),
+        running: JoinSet::new(),
+        tasks: HashMap::new(),
+        running_jobs: HashSet::new(),
         answered: HashSet::new(),
     };
+    let finalized = Arc::new(Notify::new());
+    let poll_interval_ms = daemon.args.poll_interval_ms;
+    let watcher = tokio::spawn(watch_blocks(daemon.client.clone(), Arc::clone(&finalized), poll_interval_ms));
+    // When the next look is due; a finalized block brings it forward, and a finished job is
+    // posted at once, unless a failure holds the daemon back until then.
+    let mut next_look = Instant::now();
+    let mut backing_off = false;
     loop {
-        let delay = match daemon.step().await {
-            Ok(()) => POLL_INTERVAL_MS,
-            Err(error) => {
-                eprintln!("runner: {error:#}; trying again in {RETRY_DELAY_MS} ms");
-                RETRY_DELAY_MS
-            }
-        };
         tokio::select! {
-            _ = tokio::time::sleep(Duration::from_millis(delay)) => {}
             _ = tokio::signal::ctrl_c() => break,
             _ = term.recv() => break,
+            Some(done) = daemon.running.join_next_with_id(), if !backing_off => {
+                if let Err(error) = daemon.answer(done).await {
+                    eprintln!("runner: {error:#}; looking again in {RETRY_DELAY_MS} ms");
+                    next_look = Instant::now() + Duration::from_millis(RETRY_DELAY_MS);
+                    backing_off = true;
+                }
+                continue;
+            }
+            () = sleep_until(next_look) => {}
+            () = finalized.notified(), if !backing_off => {}
         }
+        (next_look, backing_off) = match daemon.step().await {
+            Ok(()) => (Instant::now() + Duration::from_millis(daemon.args.poll_interval_ms), false),
+            Err(error) => {
+                eprintln!("runner: {error:#}; trying again in {RETRY_DELAY_MS} ms");
+                (Instant::now() + Duration::from_millis(RETRY_DELAY_MS), true)
+            }
+        };
     }
-    for (_, task) in daemon.running.drain() {
-        task.abort();
-    }
+    watcher.abort();
+    daemon.running.shutdown().await;
     println!("runner {} stopped", daemon.wallet.address());
     Ok(())
+}
+
+/// Wakes the daemon at every finalized block, for as long as it runs: the stream of blocks,
+/// opened again [`RETRY_DELAY_MS`] after it fails or ends, from the next block (a missed block
+/// needs no wake: the next look lists every open job). A failure is logged once until the
+/// stream works again: a node that refuses streams leaves the daemon on its poll interval, not
+/// a log line every retry.
+async fn watch_blocks(client: Client, finalized: Arc<Notify>, poll_interval_ms: u64) {
+    let mut failing = false;
+    loop {
+        let outcome = match client.stream_blocks(None, None).await {
+            Ok(mut stream) => loop {
+                match stream.next().await {
+                    Ok(Some(_)) => {
+                        failing = false;
+                        finalized.notify_one();
+                    }
+                    Ok(None) => break Ok(()),
+                    Err(error) => break Err(error),
+                }
+            },
+            Err(error) => Err(error),
+        };
+        if let Err(error) = outcome {
+            if !failing {
+                eprintln!(
+                    "runner: the stream of blocks failed ({error}); polling every {poll_interval_ms} ms meanwhile"
+                );
+            }
+            failing = true;
+        }
+        tokio::time::sleep(Duration::from_millis(RETRY_DELAY_MS)).await;
+    }
 }
 
 /// Signs the node's transaction in `payload` after checking that it is a call of `to` with
@@ -270,7 +339,8 @@ impl Daemon {
         Ok(())
     }
 
-    /// Starts the listed jobs not running or answered yet, and posts the finished ones.
+    /// Starts the listed jobs not running or answered yet (each is posted by [`Self::answer`]
+    /// when its task ends).
     async fn jobs(&mut self) -> Result<()> {
         let runner = self.wallet.address();
         let limit = self.args.max_concurrent_jobs.max(1);
@@ -282,35 +352,44 @@ impl Daemon {
         // An answer that left the list was included.
         self.answered.retain(|job| ids.contains(job));
         for job in listed.jobs {
-            if self.running.len() as u64 >= limit {
+            if self.running_jobs.len() as u64 >= limit {
                 break;
             }
-            if !self.running.contains_key(&job.job_id) && !self.answered.contains(&job.job_id) {
+            if !self.running_jobs.contains(&job.job_id) && !self.answered.contains(&job.job_id) {
                 let id = job.job_id;
-                self.running.insert(id, self.start(job));
+                let task = self.start(job);
+                self.tasks.insert(task, id);
+                self.running_jobs.insert(id);
             }
         }
-        let finished: Vec<H256> =
-            self.running.iter().filter(|(_, task)| task.is_finished()).map(|(id, _)| *id).collect();
-        for job in finished {
-            let Some(task) = self.running.remove(&job) else { continue };
-            let Some(result) = task.await.ok().flatten() else { continue };
-            let result = if self.args.faulty { [&b"faulty:"[..], &result].concat() } else { result };
-            self.post(job, &result).await?;
-            self.answered.insert(job);
-        }
+        Ok(())
+    }
+
+    /// Posts the result of a job's task that ended (nothing for a transient failure or a task
+    /// that panicked: the job is run again at a later look).
+    async fn answer(&mut self, done: Result<(tokio::task::Id, Option<Vec<u8>>), JoinError>) -> Result<()> {
+        let (task, result) = match done {
+            Ok((task, result)) => (task, result),
+            Err(error) => (error.id(), None),
+        };
+        let Some(job) = self.tasks.remove(&task) else { return Ok(()) };
+        self.running_jobs.remove(&job);
+        let Some(result) = result else { return Ok(()) };
+        let result = if self.args.faulty { [&b"faulty:"[..], &result].concat() } else { result };
+        self.post(job, &result).await?;
+        self.answered.insert(job);
         Ok(())
     }
 
     /// Runs `job` on its executor in the background (with the secrets its input names, when
     /// `job_secrets` allows them): its result, the bytes of a deterministic failure, or nothing
     /// (transient: tried again at a later look).
-    fn start(&self, job: JobInfo) -> JoinHandle<Option<Vec<u8>>> {
+    fn start(&mut self, job: JobInfo) -> tokio::task::Id {
         println!("runner {}: running job {}", self.wallet.address(), job.job_id);
         let executors = Arc::clone(&self.executors);
         let delay = Duration::from_millis(self.args.answer_delay_ms);
         let (client, key) = (self.client.clone(), self.wallet.secret_key().clone());
-        tokio::spawn(async move {
+        let task = self.running.spawn(async move {
             tokio::time::sleep(delay).await;
             match crate::job_secrets::run(&client, &key, &executors, &job).await {
                 Ok(result) => Some(result),
@@ -319,7 +398,8 @@ impl Daemon {
                     error.result_bytes()
                 }
             }
-        })
+        });
+        task.id()
     }
 
     async fn post(&self, job: H256, result: &[u8]) -> Result<()> {

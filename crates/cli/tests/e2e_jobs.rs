@@ -6,7 +6,9 @@
 //! read back through the API and adds up to the base unit. Then a runner is killed in the middle
 //! of a job that needs it, which fails at its deadline with its escrow refunded; the CLI's `job`
 //! commands; the signed result flow refusing a wrong signer and another flow's transaction; and
-//! a daemon killed right after answering that does not answer again once restarted.
+//! a daemon killed right after answering that does not answer again once restarted. The daemons
+//! poll once an hour, so every step here also shows that a daemon looks at the chain when its
+//! stream of finalized blocks says a block came, and posts each result as soon as it is ready.
 
 mod common;
 
@@ -37,6 +39,8 @@ impl Drop for Daemon {
     }
 }
 
+/// Starts a runner daemon that polls once an hour: every look it takes here comes from a block
+/// its stream of finalized blocks announced, and each result is posted as soon as it is ready.
 fn start_runner(url: &str, dir: &std::path::Path, wallet: &Wallet, extra: &[&str]) -> Daemon {
     let key = dir.join(format!("{}.key", wallet.address()));
     std::fs::write(&key, wallet.secret_key().to_hex()).unwrap();
@@ -45,6 +49,7 @@ fn start_runner(url: &str, dir: &std::path::Path, wallet: &Wallet, extra: &[&str
         .args(["--rpc-url", url, "runner", "--key"])
         .arg(&key)
         .args(["--executors", "echo", "--price", &PRICE.to_string(), "--heartbeat-blocks", "5"])
+        .args(["--poll-interval-ms", "3600000"])
         .args(extra)
         .stdout(log.try_clone().unwrap())
         .stderr(log)
