@@ -56,6 +56,22 @@ impl JobLimits {
     };
 }
 
+// The topics of the dispatcher's events: what clients filter `/events` and `/stream/events` on.
+
+/// Topic of the event a submission emits: `[job, submitter, escrow]`.
+pub const EVENT_SUBMITTED: &str = "job.submitted";
+/// Topic of the event an assignment emits: `[job, [runner]]`.
+pub const EVENT_ASSIGNED: &str = "job.assigned";
+/// Topic of the event a result emits: `[job, runner]`.
+pub const EVENT_RESULT: &str = "job.result";
+/// Topic of the event a job's end emits: `[job, status]`.
+pub const EVENT_ENDED: &str = "job.ended";
+/// Topic of the event a runner's payment emits: `[job, runner, amount]` (the runner's
+/// delegators' share included).
+pub const EVENT_PAID: &str = "job.paid";
+/// Topic of the event the refund of a job's escrow emits: `[job, submitter, amount]`.
+pub const EVENT_REFUNDED: &str = "job.refunded";
+
 /// Cycles of a `submit` besides its input and its first assignment attempt (charged as it
 /// goes): the record, and settling the job at its deadline.
 pub const SUBMIT_CYCLES: u64 = 60_000;

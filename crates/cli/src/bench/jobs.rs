@@ -24,9 +24,10 @@
 
 use super::*;
 use drover_client::{EventFilter, StreamMessage, Subscription};
-use drover_execution::jobs::EVENT_ENDED;
 use drover_types::api::{BlockSummary, ReceiptStatus, SimulateRequest};
-use drover_types::job::{Callback, JOB_DISPATCHER_ADDRESS, JobCall, JobSpec, Verification, VerificationMode, job_id};
+use drover_types::job::{
+    Callback, EVENT_ENDED, JOB_DISPATCHER_ADDRESS, JobCall, JobSpec, Verification, VerificationMode, job_id,
+};
 use drover_types::system_call::SystemCall;
 use futures::{StreamExt, TryStreamExt};
 use std::collections::BTreeMap;

@@ -17,7 +17,7 @@
 //! and `runners` removals per attempt, each charged on the meter; a job that does not get all
 //! its runners in one attempt gets none and stays pending.
 
-use super::{EVENT_ASSIGNED, emit, write};
+use super::{emit, write};
 use crate::native::{Meter, NativeHost};
 use crate::runners::index;
 use drover_state::{
@@ -25,6 +25,7 @@ use drover_state::{
     job::{Assignment, JobRecord, assigned_key},
     runner::{IndexKey, RunnerRecord, runner_key},
 };
+use drover_types::job::EVENT_ASSIGNED;
 use drover_types::{
     Address, H256,
     job::{DRAWS_PER_RUNNER, JobStatus},

@@ -29,10 +29,7 @@ use drover_state::{
 };
 use drover_types::{
     H256,
-    job::{
-        DUE_ENTRY_CYCLES_LIMIT, JobStatus, RETRY_ENTRY_CELLS, RETRY_READ_CYCLES, attempt_cycles,
-        SUBMIT_CYCLES,
-    },
+    job::{DUE_ENTRY_CYCLES_LIMIT, JobStatus, RETRY_ENTRY_CELLS, RETRY_READ_CYCLES, SUBMIT_CYCLES, attempt_cycles},
 };
 use drover_vm::HostError;
 

@@ -44,25 +44,11 @@ use drover_types::{
     Address, Event, H256,
     cbor::Writer,
     exec_error::ExecCode,
-    job::{JOB_DISPATCHER_ADDRESS, JobCall, JobSpec, JobStatus, job_id},
+    job::{EVENT_RESULT, EVENT_SUBMITTED, JOB_DISPATCHER_ADDRESS, JobCall, JobSpec, JobStatus, job_id},
     params::SYSTEM_RUN_CELLS_LIMIT,
 };
 use drover_vm::{CallContext, HostError};
 use settle::Ending;
-
-/// Topic of the event a submission emits: `[job, submitter, escrow]`.
-pub const EVENT_SUBMITTED: &str = "job.submitted";
-/// Topic of the event an assignment emits: `[job, [runner]]`.
-pub const EVENT_ASSIGNED: &str = "job.assigned";
-/// Topic of the event a result emits: `[job, runner]`.
-pub const EVENT_RESULT: &str = "job.result";
-/// Topic of the event a job's end emits: `[job, status]`.
-pub const EVENT_ENDED: &str = "job.ended";
-/// Topic of the event a runner's payment emits: `[job, runner, amount]` (the runner's
-/// delegators' share included).
-pub const EVENT_PAID: &str = "job.paid";
-/// Topic of the event the refund of a job's escrow emits: `[job, submitter, amount]`.
-pub const EVENT_REFUNDED: &str = "job.refunded";
 
 impl SystemActor for JobCall {
     fn prefetch_keys(&self, sender: &Address) -> Vec<Vec<u8>> {

@@ -15,13 +15,14 @@
 //! `{job_id, status, result}` queued to its handler with the reserved budget; if it cannot be
 //! queued (mailbox full) the reserve is refunded with the rest.
 
-use super::{EVENT_ENDED, EVENT_PAID, EVENT_REFUNDED, emit, read, write};
+use super::{emit, read, write};
 use crate::native::{Meter, NativeHost};
 use crate::runners::rewards;
 use drover_state::{
     job::{JobRecord, ResultRecord, Verdict, assigned_key, job_key, result_key},
     runner::{RunnerRecord, runner_key},
 };
+use drover_types::job::{EVENT_ENDED, EVENT_PAID, EVENT_REFUNDED};
 use drover_types::{
     H256,
     job::{JOB_DISPATCHER_ADDRESS, JobStatus, RESULT_READ_CYCLES_PER_BYTE, VerificationMode, callback_payload},
