@@ -91,9 +91,16 @@ struct Located {
     /// The transaction's canonical encoding (its leaf is the hash of it).
     transaction: Vec<u8>,
     block: Option<StoredBlock>,
-    /// For a receipt proof: the receipts-tree leaves of its block (if recorded with them) and
-    /// the receipt's stored encoding.
-    receipt: Option<(Option<Vec<[u8; 32]>>, Option<Vec<u8>>)>,
+    /// For a receipt proof.
+    receipt: Option<StoredReceipt>,
+}
+
+/// A receipt as the indexes hold it, with its block's receipts-tree leaves.
+struct StoredReceipt {
+    /// `None` for a block recorded before the indexes kept them.
+    leaves: Option<Vec<[u8; 32]>>,
+    /// The receipt's canonical encoding.
+    encoded: Option<Vec<u8>>,
 }
 
 /// Builds proofs from the state database and the indexes (marshal's block archive for what
@@ -270,9 +277,10 @@ impl Prover {
             };
             let receipt = match kind {
                 InclusionProofKind::Tx => None,
-                InclusionProofKind::Receipt => {
-                    Some((indexes.receipt_leaves(found.height)?, indexes.receipt_bytes(&hash)?))
-                }
+                InclusionProofKind::Receipt => Some(StoredReceipt {
+                    leaves: indexes.receipt_leaves(found.height)?,
+                    encoded: indexes.receipt_bytes(&hash)?,
+                }),
             };
             let block = indexes.stored_block(found.height)?;
             Ok(Some(Located {
@@ -307,7 +315,7 @@ impl Prover {
         let missing = |what: &H256| NodeError::missing(format!("the receipt of {what} in block {height}"));
         let (leaves, encoded, root) = match receipt {
             None => (hashes.iter().map(|h| h.0).collect::<Vec<_>>(), transaction, block.header.transactions_root),
-            Some((Some(leaves), encoded)) => {
+            Some(StoredReceipt { leaves: Some(leaves), encoded }) => {
                 let encoded = encoded.ok_or_else(|| missing(&hash))?;
                 if leaves.len() != hashes.len() || leaves[position] != receipt_leaf(&encoded) {
                     return Err(NodeError::Inconsistent(format!(
@@ -318,7 +326,7 @@ impl Prover {
                 (leaves, encoded, block.header.receipts_root)
             }
             // Recorded before the indexes kept leaves: every receipt of the block, hashed.
-            Some((None, _)) => {
+            Some(StoredReceipt { leaves: None, .. }) => {
                 let wanted = hashes.clone();
                 let read = read_indexes(&self.chain, move |indexes| {
                     wanted.iter().map(|tx| indexes.receipt_bytes(tx)).collect::<Result<Vec<_>, _>>()
