@@ -131,8 +131,13 @@ pub fn transactions_root(hashes: &[H256]) -> sha256::Digest {
 
 /// Receipts root: Merkle root over SHA-256 of each receipt's canonical encoding.
 pub fn receipts_root(receipts: &[Receipt]) -> sha256::Digest {
-    let leaves: Vec<[u8; 32]> = receipts.iter().map(|r| crate::proof::receipt_leaf(&r.encode())).collect();
-    merkle_root(leaves.into_iter())
+    merkle_root(receipt_leaves(receipts).into_iter())
+}
+
+/// The leaves of the receipts tree, in block order: what [`receipts_root`] is built from and
+/// what a receipt's inclusion proof is taken over (`proof::inclusion_proof`).
+pub fn receipt_leaves(receipts: &[Receipt]) -> Vec<[u8; 32]> {
+    receipts.iter().map(|r| crate::proof::receipt_leaf(&r.encode())).collect()
 }
 
 /// Converts a SHA-256 digest to the API's 32-byte hash type.

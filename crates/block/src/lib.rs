@@ -17,5 +17,5 @@ pub mod block;
 pub mod proof;
 pub mod scheme;
 
-pub use block::{Block, BlockContext, receipts_root, to_h256, transactions_root};
+pub use block::{Block, BlockContext, merkle_root, receipt_leaves, receipts_root, to_h256, transactions_root};
 pub use scheme::{Finalization, Identity, NAMESPACE, Scheme, ThresholdVariant};

@@ -17,7 +17,9 @@
 //!   be stamped after its parent and at most [`MAX_FUTURE_DRIFT_MS`] ahead of the local clock,
 //!   which is waited out; a block stamped further ahead is refused, never waited for.
 //! * **capture**: write the block's indexes (durably) *before* its state is applied, so the
-//!   indexes are never behind the state after a crash; rewriting is idempotent.
+//!   indexes are never behind the state after a crash; rewriting is idempotent. They include
+//!   the header, the receipts tree's leaves and the finalization certificate consensus reported
+//!   (`crate::certificates`), so the API reads blocks and proves receipts without marshal.
 //! * **finalized**: publish the new tip (height watch, basefees, liveness), prune the mempool, and
 //!   log each timer the block dropped because its owner could not pay.
 //!
@@ -442,10 +444,11 @@ where
         _batches: &Merkleized<E>,
         _readers: <Self::Databases as DatabaseSet<E>>::Readers,
     ) {
-        let executed =
-            self.chain.executed(&block.digest()).expect("a finalized block is executed before it is applied");
+        let digest = block.digest();
+        let executed = self.chain.executed(&digest).expect("a finalized block is executed before it is applied");
         let started = std::time::Instant::now();
         self.chain.accounts.record_block(&executed.accounts);
+        let finalization = self.chain.certificates.take(&digest);
         self.chain
             .indexes
             .record(crate::indexes::BlockEntries {
@@ -456,7 +459,7 @@ where
                 credits: &executed.credits,
                 system_runs: &executed.system_runs,
                 header: crate::indexes::BlockHeader {
-                    hash: crate::block::to_h256(&block.digest()),
+                    hash: crate::block::to_h256(&digest),
                     parent: crate::block::to_h256(&block.parent),
                     proposer: block.proposer,
                     view: block.context.round.view().get(),
@@ -466,6 +469,9 @@ where
                     basefee_cycle: block.basefee_cycle,
                     basefee_cell: block.basefee_cell,
                 },
+                header_bytes: &block.header_bytes(),
+                receipt_leaves: &executed.receipt_leaves,
+                finalization: finalization.as_deref(),
             })
             .expect("index store failed: cannot record a finalized block");
         self.chain.metrics.observe_capture(started.elapsed().as_secs_f64());

@@ -51,6 +51,9 @@ pub struct ExecutedBlock {
     pub transactions_root: sha256::Digest,
     /// Merkle root of the receipts, as the header must carry it.
     pub receipts_root: sha256::Digest,
+    /// The leaves that root is built from, one per receipt: kept in the indexes so that a
+    /// receipt's proof reads them and that receipt, not every receipt of its block.
+    pub receipt_leaves: Vec<[u8; 32]>,
     /// Each sender's next nonce after the block.
     pub next_nonces: Vec<(Address, u64)>,
     /// The accounts the block wrote (`None`: deleted), block 1's genesis allocations included.
@@ -81,10 +84,12 @@ impl ExecutedBlock {
         }
         let mut next_nonces: Vec<_> = nonces.into_iter().collect();
         next_nonces.sort();
+        let receipt_leaves = block::receipt_leaves(&receipts);
         Self {
             height,
             transactions_root: block::transactions_root(&hashes),
-            receipts_root: block::receipts_root(&receipts),
+            receipts_root: block::merkle_root(receipt_leaves.iter().copied()),
+            receipt_leaves,
             transactions,
             receipts,
             credits,
@@ -150,6 +155,8 @@ pub struct ChainShared {
     pub metrics: ChainMetrics,
     /// The accounts of the finalized state read most, for reads that must not wait for a commit.
     pub accounts: crate::accounts::AccountView,
+    /// Finalization certificates consensus reported, until their block's indexes take them.
+    pub(crate) certificates: Arc<crate::certificates::Certificates>,
     height_file: Option<PathBuf>,
     executed: Mutex<HashMap<sha256::Digest, (sha256::Digest, Arc<ExecutedBlock>)>>,
     tip: Mutex<Tip>,
@@ -173,6 +180,7 @@ impl ChainShared {
             indexes,
             metrics,
             accounts: crate::accounts::AccountView::new(account_cache_entries),
+            certificates: Arc::default(),
             height_file,
             executed: Mutex::new(HashMap::new()),
             storage_ok: AtomicBool::new(true),

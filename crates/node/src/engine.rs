@@ -573,7 +573,7 @@ where
             blocker,
             automaton: deferred.clone(),
             relay: deferred.clone(),
-            reporter: deferred,
+            reporter: crate::certificates::CertificateTee::new(deferred, chain.certificates.clone()),
             strategy: Sequential,
             partition: format!("{prefix}-consensus-0"),
             mailbox_size: MAILBOX,

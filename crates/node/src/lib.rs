@@ -19,6 +19,7 @@
 pub(crate) mod accounts;
 pub mod application;
 pub(crate) mod backend;
+pub(crate) mod certificates;
 pub mod intake;
 pub use drover_block::block;
 pub mod chain;

@@ -16,13 +16,25 @@
 //!
 //! The last paired block is cached by state root, so proofs between two blocks cost only the
 //! database reads.
+//!
+//! **Blocks and certificates come from the indexes**, which keep each finalized block's header,
+//! transaction hashes, receipts-tree leaves and certificate (written at commit, in the block's
+//! index batch; `crate::certificates`), read on a blocking thread. Marshal's actor also stores
+//! finalizations and hands blocks to the application, so a read through it queues in front of
+//! block commit; it is asked only for what the indexes lack (blocks recorded before they kept
+//! headers and leaves, the certificate of a block replayed from a peer's backfill). A receipt's
+//! proof reads its block's leaves and the one receipt (two reads), and checks that receipt's
+//! leaf against them; a block recorded without leaves is proven the old way, from every
+//! receipt of the block.
 
 use crate::error::NodeError;
 use crate::{
     application::Scheme,
+    backend::read_indexes,
     block::{Block, to_h256},
     chain::ChainShared,
     databases::Databases,
+    indexes::StoredBlock,
 };
 use commonware_codec::Encode as _;
 use commonware_consensus::{
@@ -63,7 +75,36 @@ pub(crate) struct CertifiedBlock {
     finalization: String,
 }
 
-/// Builds proofs from the state database, the indexes and marshal's block archive.
+/// A finalized block's header and transaction hashes, and its certificate if held.
+struct HeldBlock {
+    /// The header, decoded (its `transactions` are empty).
+    header: Block,
+    header_bytes: Vec<u8>,
+    transactions: Vec<H256>,
+    finalization: Option<Vec<u8>>,
+}
+
+/// What the indexes hold for an inclusion proof of one transaction.
+struct Located {
+    height: u64,
+    index: u32,
+    /// The transaction's canonical encoding (its leaf is the hash of it).
+    transaction: Vec<u8>,
+    block: Option<StoredBlock>,
+    /// For a receipt proof.
+    receipt: Option<StoredReceipt>,
+}
+
+/// A receipt as the indexes hold it, with its block's receipts-tree leaves.
+struct StoredReceipt {
+    /// `None` for a block recorded before the indexes kept them.
+    leaves: Option<Vec<[u8; 32]>>,
+    /// The receipt's canonical encoding.
+    encoded: Option<Vec<u8>>,
+}
+
+/// Builds proofs from the state database and the indexes (marshal's block archive for what
+/// they lack).
 pub(crate) struct Prover {
     chain: Arc<ChainShared>,
     marshal: Marshal,
@@ -77,28 +118,55 @@ impl Prover {
         Self { chain, marshal, databases, last: Mutex::new(None) }
     }
 
+    /// The block at `height` as the indexes hold it (`stored`), or else as marshal does; the
+    /// certificate asked of marshal only if the indexes have none. `None` if the block is not held.
+    async fn held(&self, height: u64, stored: Option<StoredBlock>) -> Result<Option<HeldBlock>, ApiError> {
+        let (header_bytes, transactions, finalization) = match stored {
+            Some(stored) => (stored.header, stored.transactions, stored.finalization),
+            None => {
+                let Some(block) = self.marshal.get_block(Identifier::Height(Height::new(height))).await else {
+                    return Ok(None);
+                };
+                let transactions = block.inner().transactions.iter().map(|tx| keccak256(tx)).collect();
+                (block.inner().header_bytes(), transactions, None)
+            }
+        };
+        let header = Block::decode_header(&header_bytes)
+            .map_err(|e| NodeError::Inconsistent(format!("the header of block {height}: {e}")))?;
+        let finalization = match finalization {
+            Some(encoded) => Some(encoded),
+            None => self.marshal.get_finalization(Height::new(height)).await.map(|f| f.encode().to_vec()),
+        };
+        Ok(Some(HeldBlock { header, header_bytes, transactions, finalization }))
+    }
+
     /// The finalized block at `height` with its certificate (`None` if either is not held).
-    async fn certified(&self, height: u64) -> Option<CertifiedBlock> {
-        let block = self.marshal.get_block(Identifier::Height(Height::new(height))).await?;
-        let finalization = self.marshal.get_finalization(Height::new(height)).await?;
-        Some(CertifiedBlock {
+    async fn certified(&self, height: u64) -> Result<Option<CertifiedBlock>, ApiError> {
+        let stored = read_indexes(&self.chain, move |indexes| indexes.stored_block(height)).await?;
+        let Some(held) = self.held(height, stored).await? else {
+            return Ok(None);
+        };
+        let Some(finalization) = held.finalization else {
+            return Ok(None);
+        };
+        Ok(Some(CertifiedBlock {
             height,
-            timestamp_ms: block.inner().timestamp_ms,
-            digest: block.digest(),
-            state_root: block.inner().state_root,
-            header: block.inner().header_bytes(),
-            finalization: hex::encode(finalization.encode()),
-        })
+            timestamp_ms: held.header.timestamp_ms,
+            digest: held.header.digest(),
+            state_root: held.header.state_root,
+            header: held.header_bytes,
+            finalization: hex::encode(finalization),
+        }))
     }
 
     /// The finalized block whose post-state root is `root`, if it is the tip, the block after
     /// it, or one of the [`PAIRING_DEPTH_BLOCKS`] before it.
-    pub(crate) async fn block_with_root(&self, root: &sha256::Digest) -> Option<Arc<CertifiedBlock>> {
+    pub(crate) async fn block_with_root(&self, root: &sha256::Digest) -> Result<Option<Arc<CertifiedBlock>>, ApiError> {
         let last = self.last.lock().clone();
         if let Some(last) = last
             && last.state_root == *root
         {
-            return Some(last);
+            return Ok(Some(last));
         }
         let tip = self.chain.tip().height;
         // The database is applied before the tip is published, so it may be one block ahead;
@@ -110,15 +178,15 @@ impl Prover {
             if height == 0 {
                 continue;
             }
-            if let Some(block) = self.certified(height).await
+            if let Some(block) = self.certified(height).await?
                 && block.state_root == *root
             {
                 let block = Arc::new(block);
                 *self.last.lock() = Some(block.clone());
-                return Some(block);
+                return Ok(Some(block));
             }
         }
-        None
+        Ok(None)
     }
 
     /// Proofs of `queries`, in order, against one finalized block's post-state.
@@ -133,7 +201,7 @@ impl Prover {
         let keys: Vec<Vec<u8>> = queries.iter().map(state_key).collect();
         for _ in 0..PAIRING_ATTEMPTS_MAX {
             let (root, proven) = self.prove_keys(&keys).await?;
-            let Some(block) = self.block_with_root(&root).await else {
+            let Some(block) = self.block_with_root(&root).await? else {
                 ::tokio::time::sleep(Duration::from_millis(PAIRING_RETRY_MS)).await;
                 continue;
             };
@@ -203,22 +271,40 @@ impl Prover {
         kind: InclusionProofKind,
         hash: H256,
     ) -> Result<Option<InclusionProofInfo>, ApiError> {
-        let Some(found) = self.chain.indexes.transaction(&hash)? else {
+        let located = read_indexes(&self.chain, move |indexes| {
+            let Some(found) = indexes.transaction(&hash)? else {
+                return Ok(None);
+            };
+            let receipt = match kind {
+                InclusionProofKind::Tx => None,
+                InclusionProofKind::Receipt => Some(StoredReceipt {
+                    leaves: indexes.receipt_leaves(found.height)?,
+                    encoded: indexes.receipt_bytes(&hash)?,
+                }),
+            };
+            let block = indexes.stored_block(found.height)?;
+            Ok(Some(Located {
+                height: found.height,
+                index: found.index,
+                transaction: found.tx.encoded,
+                block,
+                receipt,
+            }))
+        })
+        .await?;
+        let Some(Located { height, index, transaction, block, receipt }) = located else {
             return Ok(None);
         };
-        let height = found.height;
-        let Some(block) = self.marshal.get_block(Identifier::Height(Height::new(height))).await else {
+        let Some(block) = self.held(height, block).await? else {
             return Err(ApiError::new(ErrorCode::NotFound, format!("block {height} is no longer held by this node")));
         };
-        let Some(finalization) = self.marshal.get_finalization(Height::new(height)).await else {
+        let Some(finalization) = block.finalization else {
             return Err(ApiError::new(
                 ErrorCode::NotFound,
                 format!("this node holds no finalization certificate of block {height}"),
             ));
         };
-        let inner = block.inner();
-        let hashes: Vec<H256> = inner.transactions.iter().map(|tx| keccak256(tx)).collect();
-        let index = found.index;
+        let hashes = block.transactions;
         let position = usize::try_from(index).map_err(NodeError::unfinished)?;
         if hashes.get(position) != Some(&hash) {
             return Err(NodeError::Inconsistent(format!(
@@ -226,25 +312,33 @@ impl Prover {
             ))
             .into());
         }
-        let (leaves, encoded, root) = match kind {
-            InclusionProofKind::Tx => (
-                hashes.iter().map(|h| h.0).collect::<Vec<_>>(),
-                inner.transactions[position].clone(),
-                inner.transactions_root,
-            ),
-            InclusionProofKind::Receipt => {
-                let mut encoded_receipts = Vec::with_capacity(hashes.len());
-                for tx in &hashes {
-                    let receipt = self
-                        .chain
-                        .indexes
-                        .receipt(tx)
-                        .map_err(NodeError::from)?
-                        .ok_or_else(|| NodeError::missing(format!("the receipt of {tx} in block {height}")))?;
-                    encoded_receipts.push(receipt.encode());
+        let missing = |what: &H256| NodeError::missing(format!("the receipt of {what} in block {height}"));
+        let (leaves, encoded, root) = match receipt {
+            None => (hashes.iter().map(|h| h.0).collect::<Vec<_>>(), transaction, block.header.transactions_root),
+            Some(StoredReceipt { leaves: Some(leaves), encoded }) => {
+                let encoded = encoded.ok_or_else(|| missing(&hash))?;
+                if leaves.len() != hashes.len() || leaves[position] != receipt_leaf(&encoded) {
+                    return Err(NodeError::Inconsistent(format!(
+                        "the stored receipts tree of block {height} disagrees with the receipt of {hash}"
+                    ))
+                    .into());
                 }
+                (leaves, encoded, block.header.receipts_root)
+            }
+            // Recorded before the indexes kept leaves: every receipt of the block, hashed.
+            Some(StoredReceipt { leaves: None, .. }) => {
+                let wanted = hashes.clone();
+                let read = read_indexes(&self.chain, move |indexes| {
+                    wanted.iter().map(|tx| indexes.receipt_bytes(tx)).collect::<Result<Vec<_>, _>>()
+                })
+                .await?;
+                let mut encoded_receipts = read
+                    .into_iter()
+                    .zip(&hashes)
+                    .map(|(r, tx)| r.ok_or_else(|| missing(tx)))
+                    .collect::<Result<Vec<_>, _>>()?;
                 let leaves = encoded_receipts.iter().map(|r| receipt_leaf(r)).collect();
-                (leaves, encoded_receipts.swap_remove(position), inner.receipts_root)
+                (leaves, encoded_receipts.swap_remove(position), block.header.receipts_root)
             }
         };
         let proof = bmt_proof(&leaves, index).map_err(NodeError::unfinished)?;
@@ -255,10 +349,10 @@ impl Prover {
             index,
             encoded,
             proof,
-            block_hash: to_h256(&block.digest()),
+            block_hash: to_h256(&block.header.digest()),
             root: to_h256(&root),
-            header: inner.header_bytes(),
-            finalization: hex::encode(finalization.encode()),
+            header: block.header_bytes,
+            finalization: hex::encode(finalization),
         }))
     }
 }

@@ -1,7 +1,19 @@
-//! The chain as a whole for the API: identity, the tip, finalized blocks from marshal, basefees,
-//! health figures and the node's metrics.
+//! The chain as a whole for the API: identity, the tip, finalized blocks, basefees, health
+//! figures and the node's metrics.
+//!
+//! A finalized block is read from the indexes, which keep its header, transaction hashes and
+//! certificate (written at commit, `crate::certificates`), on a blocking thread: never through
+//! marshal's actor, whose loop also stores finalizations and hands blocks to the application,
+//! so reads would queue in front of block commit. Marshal is asked only for what the indexes
+//! do not hold: the genesis block, blocks recorded before they kept headers, and the
+//! certificate of a block replayed from a peer's backfill.
 
 use super::{NodeHandle, records};
+use crate::{
+    block::Block,
+    error::NodeError,
+    indexes::{IndexError, Indexes, StoredBlock},
+};
 use ::tokio::sync::watch;
 use commonware_codec::Encode as _;
 use commonware_consensus::{marshal::Identifier, types::Height};
@@ -13,6 +25,52 @@ use drover_types::{
     api::{BlockInfo, ChainInfo},
     error::ApiError,
 };
+
+impl NodeHandle {
+    /// The API record of a block the indexes hold, its certificate asked of marshal only when
+    /// the indexes have none.
+    async fn stored_block_info(&self, stored: StoredBlock) -> Result<BlockInfo, ApiError> {
+        let mut info = info_of_stored(stored)?;
+        if info.finalization.is_none() {
+            info.finalization =
+                self.0.marshal.get_finalization(Height::new(info.height)).await.map(|f| hex::encode(f.encode()));
+        }
+        Ok(info)
+    }
+}
+
+/// The API record of a block the indexes hold, with the certificate they hold (if any).
+fn info_of_stored(stored: StoredBlock) -> Result<BlockInfo, NodeError> {
+    let header = Block::decode_header(&stored.header)
+        .map_err(|e| NodeError::Inconsistent(format!("the stored header of block {}: {e}", stored.height)))?;
+    let finalization = stored.finalization.map(hex::encode);
+    Ok(records::block_info(&header, header.digest(), stored.transactions, finalization))
+}
+
+/// What the indexes say of the block a selector names.
+enum Indexed {
+    Held(StoredBlock),
+    /// Above the tip: indexed a moment before the tip says so, the block is served once
+    /// everything about it (its receipts, logs, the tip) can be read.
+    AboveTip,
+    /// Not held here: marshal may hold it.
+    Elsewhere,
+}
+
+fn indexed_block(indexes: &Indexes, selector: BlockSelector, tip: u64) -> Result<Indexed, IndexError> {
+    let height = match selector {
+        BlockSelector::Latest => tip,
+        BlockSelector::Height(height) => height,
+        BlockSelector::Hash(hash) => match indexes.block_height(&hash)? {
+            Some(height) => height,
+            None => return Ok(Indexed::Elsewhere),
+        },
+    };
+    if height > tip {
+        return Ok(Indexed::AboveTip);
+    }
+    Ok(indexes.stored_block(height)?.map_or(Indexed::Elsewhere, Indexed::Held))
+}
 
 impl ChainBackend for NodeHandle {
     fn chain_info(&self) -> ChainInfo {
@@ -28,16 +86,20 @@ impl ChainBackend for NodeHandle {
     }
 
     async fn block(&self, selector: BlockSelector) -> Result<Option<BlockInfo>, ApiError> {
+        let tip = self.height();
+        match self.read_indexes(move |indexes| indexed_block(indexes, selector, tip)).await? {
+            Indexed::Held(stored) => return self.stored_block_info(stored).await.map(Some),
+            Indexed::AboveTip => return Ok(None),
+            Indexed::Elsewhere => {}
+        }
         let identifier = match selector {
-            BlockSelector::Latest => Identifier::Height(Height::new(self.height())),
+            BlockSelector::Latest => Identifier::Height(Height::new(tip)),
             BlockSelector::Height(h) => Identifier::Height(Height::new(h)),
             BlockSelector::Hash(h) => Identifier::Digest(sha256::Digest::from(h.0)),
         };
         let Some(block) = self.0.marshal.get_block(identifier).await else {
             return Ok(None);
         };
-        // Marshal may hold a block a moment before the node has indexed it (its receipts,
-        // logs, the tip): a block is served once everything about it can be read.
         if block.inner().height.get() > self.height() {
             return Ok(None);
         }
@@ -46,7 +108,8 @@ impl ChainBackend for NodeHandle {
         } else {
             self.0.marshal.get_finalization(block.inner().height).await.map(|f| hex::encode(f.encode()))
         };
-        Ok(Some(records::block_info(block.inner(), block.digest(), finalization)))
+        let transactions = block.inner().transactions.iter().map(|t| drover_types::keccak256(t)).collect();
+        Ok(Some(records::block_info(block.inner(), block.digest(), transactions, finalization)))
     }
 
     fn basefees(&self) -> Basefees {
@@ -66,5 +129,112 @@ impl ChainBackend for NodeHandle {
 
     fn metrics(&self) -> String {
         self.0.metrics.encode()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{
+        block::to_h256,
+        indexes::{BlockEntries, BlockHeader},
+    };
+    use commonware_cryptography::Signer as _;
+    use commonware_storage::mmr::Location;
+    use drover_types::{Address, H256, SecretKey, Transaction, VerifiedTransaction};
+
+    fn transfer(nonce: u64) -> VerifiedTransaction {
+        Transaction {
+            chain_id: 100,
+            nonce,
+            to: Some(Address([1; 20])),
+            value: 1,
+            cycles_limit: 21_000,
+            cells_limit: 0,
+            max_fee_per_cycle: 10,
+            max_fee_per_cell: 1,
+            tip_per_cycle: 1,
+            tip_per_cell: 0,
+            payload: Vec::new(),
+            signature: None,
+        }
+        .sign(&SecretKey::dev(0))
+        .verify()
+        .unwrap()
+    }
+
+    /// A finalized block at `height` holding `transactions`, recorded as `capture` records it.
+    fn record(indexes: &Indexes, height: u64, transactions: &[VerifiedTransaction], finalization: &[u8]) -> Block {
+        let mut block = Block::genesis(
+            commonware_cryptography::ed25519::PrivateKey::from_seed(0).public_key(),
+            sha256::Digest::from([0; 32]),
+            1_000 * height,
+            sha256::Digest::from([0x5a; 32]),
+            commonware_utils::non_empty_range!(Location::new(3), Location::new(9)),
+        );
+        block.height = Height::new(height);
+        block.parent = sha256::Digest::from([height as u8; 32]);
+        block.proposer = Address([0x77; 20]);
+        block.transactions = transactions.iter().map(|tx| tx.encoded.clone()).collect();
+        block.cycles_used = 21_000 * transactions.len() as u64;
+        block.basefee_cycle = u128::from(u64::MAX) + 3;
+        indexes
+            .record(BlockEntries {
+                height,
+                timestamp_ms: block.timestamp_ms,
+                transactions,
+                receipts: &[],
+                credits: &[],
+                system_runs: &[],
+                header: BlockHeader {
+                    hash: to_h256(&block.digest()),
+                    parent: to_h256(&block.parent),
+                    proposer: block.proposer,
+                    view: block.context.round.view().get(),
+                    state_root: to_h256(&block.state_root),
+                    cycles_used: block.cycles_used,
+                    cells_used: block.cells_used,
+                    basefee_cycle: block.basefee_cycle,
+                    basefee_cell: block.basefee_cell,
+                },
+                header_bytes: &block.header_bytes(),
+                receipt_leaves: &[],
+                finalization: Some(finalization),
+            })
+            .unwrap();
+        block
+    }
+
+    /// `/block/{selector}` answers a block recorded at commit from the indexes alone (nothing
+    /// here can reach marshal), and answers what marshal's copy of the block would.
+    #[test]
+    fn a_recorded_block_is_answered_from_the_indexes_as_marshal_would() {
+        let dir = tempfile::tempdir().unwrap();
+        let indexes = Indexes::open(dir.path()).unwrap();
+        let transactions = [transfer(0), transfer(1)];
+        let block = record(&indexes, 7, &transactions, b"certificate of 7");
+        record(&indexes, 8, &[], b"certificate of 8");
+        let tip = 7;
+
+        let from_marshal = records::block_info(
+            &block,
+            block.digest(),
+            block.transactions.iter().map(|tx| drover_types::keccak256(tx)).collect(),
+            Some(hex::encode(b"certificate of 7")),
+        );
+        for selector in [BlockSelector::Height(7), BlockSelector::Latest, BlockSelector::Hash(to_h256(&block.digest()))]
+        {
+            let Indexed::Held(stored) = indexed_block(&indexes, selector, tip).unwrap() else {
+                panic!("block 7 is held by the indexes");
+            };
+            assert_eq!(info_of_stored(stored).unwrap(), from_marshal);
+        }
+        // Recorded, not yet published as the tip: not served, and marshal is not asked either.
+        assert!(matches!(indexed_block(&indexes, BlockSelector::Height(8), tip).unwrap(), Indexed::AboveTip));
+        assert!(matches!(indexed_block(&indexes, BlockSelector::Height(900), tip).unwrap(), Indexed::AboveTip));
+        // What the indexes never recorded (genesis, blocks from before they kept headers).
+        assert!(matches!(indexed_block(&indexes, BlockSelector::Height(6), tip).unwrap(), Indexed::Elsewhere));
+        let unknown = BlockSelector::Hash(H256([0xee; 32]));
+        assert!(matches!(indexed_block(&indexes, unknown, tip).unwrap(), Indexed::Elsewhere));
     }
 }

@@ -74,7 +74,7 @@ impl NodeHandle {
                 let db = self.0.databases.read().await;
                 StateStamp { ops: db.bounds().end, root: db.root() }
             };
-            if let Some(block) = self.0.prover.block_with_root(&stamp.root).await {
+            if let Some(block) = self.0.prover.block_with_root(&stamp.root).await? {
                 return Ok((stamp, block));
             }
             ::tokio::time::sleep(std::time::Duration::from_millis(PAIRING_RETRY_MS)).await;
@@ -115,7 +115,7 @@ impl NodeHandle {
                     let height = if answered_at == stamp {
                         Some(block.height)
                     } else {
-                        self.0.prover.block_with_root(&answered_at.root).await.map(|b| b.height)
+                        self.0.prover.block_with_root(&answered_at.root).await?.map(|b| b.height)
                     };
                     // A state the answers hold at is a finalized one: it has a block.
                     let height = height.ok_or_else(|| {

@@ -5,8 +5,7 @@
 //! hold a block or two the node does not report yet ([`crate::chain::ChainShared::start_at`]);
 //! lists start below the tip so that they never show a block `/block/{selector}` would deny.
 
-use super::handle::NodeHandle;
-use crate::error::NodeError;
+use super::handle::{NodeHandle, read_indexes};
 use crate::indexes::{
     BlockRecord, EventEntry, EventFilter, HISTORY_POSITION_LEN, HistoryEntry, IndexError, Indexes, LOG_POSITION_LEN,
     Roles,
@@ -20,7 +19,6 @@ use drover_types::{
     },
     error::ApiError,
 };
-use std::sync::Arc;
 
 const _: () = assert!(HISTORY_POSITION_LEN == HISTORY_CURSOR_BYTES);
 const _: () = assert!(LOG_POSITION_LEN == EVENT_CURSOR_BYTES);
@@ -110,18 +108,12 @@ impl NodeHandle {
         Ok(self.0.chain.indexes.history_from()?)
     }
 
-    /// Runs `read` of the indexes on a blocking thread: a page reads up to thousands of entries,
-    /// each of which may come from disk, which must not hold one of the few async workers every
-    /// route and the consensus glue share.
-    async fn read_indexes<T: Send + 'static>(
+    /// Runs `read` of the indexes on a blocking thread (see [`read_indexes`]).
+    pub(super) async fn read_indexes<T: Send + 'static>(
         &self,
         read: impl FnOnce(&Indexes) -> Result<T, IndexError> + Send + 'static,
     ) -> Result<T, ApiError> {
-        let chain = Arc::clone(&self.0.chain);
-        let answer = ::tokio::task::spawn_blocking(move || read(&chain.indexes))
-            .await
-            .map_err(|e| NodeError::unfinished(format!("an index read did not finish: {e}")))?;
-        Ok(answer?)
+        read_indexes(&self.0.chain, read).await
     }
 }
 

@@ -1,7 +1,8 @@
 //! The HTTP API's view of the node: [`drover_rpc::Backend`] over the real chain.
 //!
-//! Reads go to the latest applied (finalized) state in QMDB, the indexes, marshal's block
-//! archive and the mempool; writes go to the mempool. The faucet signs ordinary transfers from
+//! Reads go to the latest applied (finalized) state in QMDB, the indexes (which keep each
+//! finalized block's header and certificate: marshal's block archive is read only for blocks
+//! they lack, see `chain`) and the mempool; writes go to the mempool. The faucet signs ordinary transfers from
 //! its funded account, serialised so concurrent requests get consecutive nonces. Proofs are
 //! built by [`Prover`](crate::proofs::Prover).
 //!
@@ -33,4 +34,4 @@ mod storage;
 mod tokens;
 mod transactions;
 
-pub(crate) use handle::NodeHandle;
+pub(crate) use handle::{NodeHandle, read_indexes};

@@ -114,8 +114,14 @@ pub(super) fn run_info(entry: RunEntry) -> SystemRunInfo {
     }
 }
 
-/// The API record of a finalized block, with its finalization certificate when held.
-pub(super) fn block_info(block: &Block, digest: sha256::Digest, finalization: Option<String>) -> BlockInfo {
+/// The API record of a finalized block: its header, its transaction hashes in block order, and
+/// its finalization certificate's hex where known.
+pub(super) fn block_info(
+    block: &Block,
+    digest: sha256::Digest,
+    transactions: Vec<H256>,
+    finalization: Option<String>,
+) -> BlockInfo {
     BlockInfo {
         height: block.height.get(),
         hash: to_h256(&digest),
@@ -130,7 +136,7 @@ pub(super) fn block_info(block: &Block, digest: sha256::Digest, finalization: Op
         ops_root: to_h256(&block.ops_root),
         sync_range_start: block.range.start().as_u64(),
         op_count: block.range.end().as_u64(),
-        transactions: block.transactions.iter().map(|t| drover_types::keccak256(t)).collect(),
+        transactions,
         cycles_used: block.cycles_used,
         cells_used: block.cells_used,
         basefee_cycle: block.basefee_cycle.to_string(),
