@@ -713,7 +713,7 @@ impl Indexes {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use drover_types::{SecretKey, exec_error::ExecCode};
 
@@ -725,7 +725,8 @@ mod tests {
         Event { address, topic: topic.into(), data: topic.as_bytes().to_vec() }
     }
 
-    pub(super) fn transaction(nonce: u64) -> VerifiedTransaction {
+    /// A signed call of [`ACTOR`] from the dev key, with nonce `nonce`.
+    pub(crate) fn transaction(nonce: u64) -> VerifiedTransaction {
         Transaction {
             chain_id: 100,
             nonce,

@@ -137,31 +137,11 @@ mod tests {
     use super::*;
     use crate::{
         block::to_h256,
-        indexes::{BlockEntries, BlockHeader},
+        indexes::{BlockEntries, BlockHeader, tests::transaction},
     };
     use commonware_cryptography::Signer as _;
     use commonware_storage::mmr::Location;
-    use drover_types::{Address, H256, SecretKey, Transaction, VerifiedTransaction};
-
-    fn transfer(nonce: u64) -> VerifiedTransaction {
-        Transaction {
-            chain_id: 100,
-            nonce,
-            to: Some(Address([1; 20])),
-            value: 1,
-            cycles_limit: 21_000,
-            cells_limit: 0,
-            max_fee_per_cycle: 10,
-            max_fee_per_cell: 1,
-            tip_per_cycle: 1,
-            tip_per_cell: 0,
-            payload: Vec::new(),
-            signature: None,
-        }
-        .sign(&SecretKey::dev(0))
-        .verify()
-        .unwrap()
-    }
+    use drover_types::{Address, H256, VerifiedTransaction};
 
     /// A finalized block at `height` holding `transactions`, recorded as `capture` records it.
     fn record(indexes: &Indexes, height: u64, transactions: &[VerifiedTransaction], finalization: &[u8]) -> Block {
@@ -211,7 +191,7 @@ mod tests {
     fn a_recorded_block_is_answered_from_the_indexes_as_marshal_would() {
         let dir = tempfile::tempdir().unwrap();
         let indexes = Indexes::open(dir.path()).unwrap();
-        let transactions = [transfer(0), transfer(1)];
+        let transactions = [transaction(0), transaction(1)];
         let block = record(&indexes, 7, &transactions, b"certificate of 7");
         record(&indexes, 8, &[], b"certificate of 8");
         let tip = 7;
