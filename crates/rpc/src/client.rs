@@ -2,11 +2,12 @@
 //! (the connection share in `server`, the global rate limit's share, the state-sync and public
 //! storage-relay rate limits, the stream caps).
 //!
-//! A client is its peer address, except that an IPv6 peer counts as its whole /64 network. One
-//! subscriber, one host or one cloud instance is given at least a /64 (RFC 6177, and what
-//! providers hand out), and picks any source address in it at will: keyed by the full address,
-//! every per-client limit would be 2^64 limits to such a client, who would take every connection,
-//! stream and rate-limit share there is. An IPv4-mapped IPv6 address (`::ffff:a.b.c.d`, which a
+//! A client is its peer address, except that an IPv6 peer counts as its whole /56 network. One
+//! host or cloud instance is given a /64 and one subscriber commonly a /56 (RFC 6177 recommends
+//! /48 to /56 per site), and either picks any source address in it at will: keyed by the full
+//! address, or by /64, every per-client limit would be many limits to one customer, who would
+//! take every connection, stream and rate-limit share there is (ten shares of the connections
+//! are all of them). An IPv4-mapped IPv6 address (`::ffff:a.b.c.d`, which a
 //! dual-stack listener reports for an IPv4 peer) is that IPv4 address: read as IPv6, every IPv4
 //! client would share one /64 and so one client's share.
 
@@ -16,8 +17,8 @@ use axum::{
 };
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
 
-/// Bits of an IPv6 address that name its client: the /64 network.
-const IPV6_CLIENT_PREFIX_BITS: u32 = 64;
+/// Bits of an IPv6 address that name its client: the /56 network, a subscriber's allocation.
+const IPV6_CLIENT_PREFIX_BITS: u32 = 56;
 
 /// A client as the per-client limits count it (see the module documentation).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -76,10 +77,12 @@ mod tests {
     }
 
     #[test]
-    fn an_ipv6_network_of_64_bits_is_one_client() {
+    fn an_ipv6_network_of_56_bits_is_one_client() {
         assert_eq!(client("2001:db8:1:2:aaaa::1"), client("2001:db8:1:2:ffff:ffff:ffff:ffff"));
-        assert_eq!(client("2001:db8:1:2::7").to_string(), "2001:db8:1:2::/64");
-        assert_ne!(client("2001:db8:1:2::1"), client("2001:db8:1:3::1"));
+        // Every /64 of the subscriber's /56 is the same client.
+        assert_eq!(client("2001:db8:1:200::1"), client("2001:db8:1:2ff::1"));
+        assert_eq!(client("2001:db8:1:2ab::7").to_string(), "2001:db8:1:200::/56");
+        assert_ne!(client("2001:db8:1:200::1"), client("2001:db8:1:300::1"));
     }
 
     #[test]

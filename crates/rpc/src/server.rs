@@ -7,7 +7,7 @@
 //!   (code 1004, `Retry-After`, `Connection: close`) and closed; the refusals themselves are
 //!   bounded in number and time (a refusal reads at most one request head for
 //!   [`REFUSAL_LINGER_MS`]), and beyond that bound a connection is closed unanswered;
-//! - a client (a peer IP, an IPv6 peer's /64: [`ClientId`]) holding its share of the cap ([`HTTP_CONNECTIONS_CLIENT_SHARE_PERCENT`]
+//! - a client (a peer IP, an IPv6 peer's /56: [`ClientId`]) holding its share of the cap ([`HTTP_CONNECTIONS_CLIENT_SHARE_PERCENT`]
 //!   of it) gets another connection only while more than a share of the cap is free, else it is
 //!   refused the same way: one client cannot take every connection from the others;
 //! - a request head must arrive within [`HEADER_READ_TIMEOUT_MS`] of the connection's start or

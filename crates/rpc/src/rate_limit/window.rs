@@ -265,7 +265,7 @@ mod tests {
         // Fill the map with active clients: a newcomer waits, and gets in once they idle.
         let full = PerClient::new(1, SECOND);
         for i in 0..MAX_TRACKED_CLIENTS {
-            let ip = ClientId::of(std::net::Ipv6Addr::from((i as u128) << 64).into());
+            let ip = ClientId::of(std::net::Ipv6Addr::from((i as u128) << 72).into());
             assert!(full.try_acquire_at(ip, t0).is_ok());
         }
         assert_eq!(full.try_acquire_at(a, t0), Err(SECOND));

@@ -224,20 +224,20 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn an_ipv6_client_is_limited_as_its_64_bit_network() {
+    async fn an_ipv6_client_is_limited_as_its_56_bit_network() {
         let mock = MockBackend::with(|data: &mut StateSyncMock| data.snapshot = Some(snapshot()));
         let app = app(&mock);
-        let network = 0x2001_0db8_0000_0001_u128 << 64;
-        // Every request from another address of the same /64: one client, one window.
-        for host in 1..=5_u64 {
-            let ip = Ipv6Addr::from(network | u128::from(host.wrapping_mul(0x9e37_79b9_7f4a_7c15)));
+        let network = 0x2001_0db8_0000_0100_u128 << 64;
+        // Every request from another /64 of the same /56: one client, one window.
+        for subnet in 1..=5_u128 {
+            let ip = Ipv6Addr::from(network | (subnet << 64) | 0x9e37_79b9);
             assert_eq!(send(&app, from("/state/snapshot", ip)).await.status, StatusCode::OK);
         }
         send(&app, from("/state/snapshot", Ipv6Addr::from(network | 0xffff)))
             .await
             .assert_error(429, ErrorCode::RateLimited);
-        // The next /64 is another client.
-        let next = Ipv6Addr::from(network + (1 << 64) + 1);
+        // The next /56 is another client.
+        let next = Ipv6Addr::from(network + (1 << 72) + 1);
         assert_eq!(send(&app, from("/state/snapshot", next)).await.status, StatusCode::OK);
     }
 }
