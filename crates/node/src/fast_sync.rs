@@ -310,10 +310,12 @@ pub fn catch_up(local: LocalTip, target_height: u64, target_view: u64, min_gap_b
     if target_view <= local.view || target_height <= local.height {
         return CatchUp::Ahead;
     }
-    // Blocks without a view of their own (an index record older than the views): nothing bounds
-    // the peer's claimed height, and a fast-sync would drop indexes it cannot vouch for. Replay,
+    // Blocks without a view of their own (an index record older than the views), or no indexed
+    // block at all on a node that holds state (its indexes lost, or emptied by a fast-sync whose
+    // first block is not captured yet): nothing bounds the peer's claimed height, and a
+    // fast-sync would drop what the node has only to fetch it again on every start. Replay,
     // which is right at any gap.
-    if local.view == 0 && local.height > 0 {
+    if local.view == 0 {
         return CatchUp::Replay { behind: target_height - local.height };
     }
     let behind = (target_height - local.height).min(target_view - local.view);
@@ -380,8 +382,9 @@ mod tests {
         assert_eq!(catch_up(local, 110, 200, 10), CatchUp::FastSync { behind: 10 });
         // A peer claiming a far height with a certificate a few views ahead gets the view gap.
         assert_eq!(catch_up(local, 1_000_000, 125, 10), CatchUp::Replay { behind: 5 });
-        // A node without blocks counts from zero.
-        assert_eq!(catch_up(LocalTip::default(), 50, 60, 50), CatchUp::FastSync { behind: 50 });
+        // A node with state but no indexed block (indexes lost, or emptied by a fast-sync that
+        // has not captured a block yet) replays: it does not fast-sync again at every start.
+        assert_eq!(catch_up(LocalTip::default(), 50_000, 60_000, 50), CatchUp::Replay { behind: 50_000 });
         // Blocks whose view is unknown leave the claimed height unbounded: replay.
         let unviewed = LocalTip { height: 100, view: 0 };
         assert_eq!(catch_up(unviewed, u64::MAX, 1_000_000, 10), CatchUp::Replay { behind: u64::MAX - 100 });
