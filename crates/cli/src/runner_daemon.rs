@@ -124,8 +124,9 @@ struct Daemon {
     running: JoinSet<Option<Vec<u8>>>,
     /// The job each task of `running` runs.
     tasks: HashMap<tokio::task::Id, H256>,
-    /// The jobs of `tasks`.
-    running_jobs: HashSet<H256>,
+    /// Results run but not posted yet (the post failed: the node was away): posted again at the
+    /// next look rather than run again.
+    unposted: HashMap<H256, Vec<u8>>,
     /// Jobs answered and still listed by the chain (the answer not included yet).
     answered: HashSet<H256>,
 }
@@ -159,7 +160,7 @@ pub(crate) async fn run(args: RunnerArgs, rpc_url: &str) -> Result<()> {
         settled: false,
         running: JoinSet::new(),
         tasks: HashMap::new(),
-        running_jobs: HashSet::new(),
+        unposted: HashMap::new(),
         answered: HashSet::new(),
     };
     let finalized = Arc::new(Notify::new());
@@ -295,6 +296,7 @@ impl Daemon {
             }
             self.settled = true;
         }
+        self.post_unposted().await?;
         self.jobs().await
     }
 
@@ -352,14 +354,14 @@ impl Daemon {
         // An answer that left the list was included.
         self.answered.retain(|job| ids.contains(job));
         for job in listed.jobs {
-            if self.running_jobs.len() as u64 >= limit {
+            if self.tasks.len() as u64 >= limit {
                 break;
             }
-            if !self.running_jobs.contains(&job.job_id) && !self.answered.contains(&job.job_id) {
-                let id = job.job_id;
+            let id = job.job_id;
+            let running = self.tasks.values().any(|running| *running == id);
+            if !running && !self.unposted.contains_key(&id) && !self.answered.contains(&id) {
                 let task = self.start(job);
                 self.tasks.insert(task, id);
-                self.running_jobs.insert(id);
             }
         }
         Ok(())
@@ -373,11 +375,21 @@ impl Daemon {
             Err(error) => (error.id(), None),
         };
         let Some(job) = self.tasks.remove(&task) else { return Ok(()) };
-        self.running_jobs.remove(&job);
         let Some(result) = result else { return Ok(()) };
         let result = if self.args.faulty { [&b"faulty:"[..], &result].concat() } else { result };
-        self.post(job, &result).await?;
-        self.answered.insert(job);
+        self.unposted.insert(job, result);
+        self.post_unposted().await
+    }
+
+    /// Posts every result run and not posted yet; one whose post fails stays for the next look.
+    async fn post_unposted(&mut self) -> Result<()> {
+        let jobs: Vec<H256> = self.unposted.keys().copied().collect();
+        for job in jobs {
+            let Some(result) = self.unposted.get(&job) else { continue };
+            self.post(job, result).await?;
+            self.unposted.remove(&job);
+            self.answered.insert(job);
+        }
         Ok(())
     }
 
