@@ -536,8 +536,13 @@ async fn read_pages(
     let mut times: Vec<PageTimes> = pages.iter().map(|page| PageTimes::new(*page, &fixture)).collect();
     let mut picks = Picks(seed);
     let mut due = Instant::now();
-    while !stop.load(Ordering::Relaxed) {
+    // Checked before each page, not each round of pages: a paced round lasts seconds, and pages
+    // opened after the load stopped would be counted as read during it.
+    'reading: loop {
         for page in &mut times {
+            if stop.load(Ordering::Relaxed) {
+                break 'reading;
+            }
             page.open(&mut connection, &fixture, picks.next()).await?;
             if let Some(interval) = interval {
                 // A reader that fell behind goes on at its pace, without a burst to catch up.
