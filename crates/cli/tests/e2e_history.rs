@@ -30,9 +30,7 @@ fn example(name: &str, entitlements: &[&str]) -> Deploy {
 
 /// Sizes `builder`'s open limits by simulation, signs it from `wallet`, waits for its receipt.
 async fn send(client: &Client, wallet: &Wallet, builder: TxBuilder) -> ReceiptInfo {
-    let context = builder.fetch_context(client, wallet.address()).await.unwrap();
-    let (builder, _) = builder.estimate(client, wallet.address(), &context).await.unwrap();
-    let tx = builder.sign(&context, wallet).unwrap();
+    let (tx, _) = builder.prepare(client, wallet).await.unwrap();
     let answer = client.submit_wait(std::slice::from_ref(&tx), 10_000).await.unwrap();
     assert!(answer.results[0].block_height.is_some(), "{answer:?}");
     let receipt = client.receipt(&tx.hash()).await.unwrap().expect("a receipt");
@@ -206,4 +204,64 @@ async fn history_events_streams_and_simulation() {
     node.wait_ready(height).await;
     assert_eq!(client.history(&bob, None, 50).await.unwrap().items, before.items);
     assert_eq!(client.indexed_range().await.unwrap().first_height, 1);
+}
+
+/// A client that stops reading an event stream while the node has more to send is closed as a
+/// slow consumer, told the last id it was sent, and resumes from there with `Last-Event-ID`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_slow_event_consumer_is_closed_and_resumes_from_its_last_id() {
+    use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+
+    let node = TestNode::start(NodeOptions::default()).await;
+    let client = node.client();
+    let alice = Wallet::new(dev_key(0));
+    let deploy = example("audit", &["events.emit"]);
+    let audit = deploy.actor_address(&alice.address());
+    send(&client, &alice, TxBuilder::message(None, 0, deploy.encode())).await;
+
+    // The stream is opened from a socket whose receive buffer is as small as the kernel allows,
+    // and then not read: what the node sends waits in its buffers.
+    let address: std::net::SocketAddr = node.url.trim_start_matches("http://").parse().unwrap();
+    let socket = tokio::net::TcpSocket::new_v4().unwrap();
+    socket.set_recv_buffer_size(4096).unwrap();
+    let mut stream = socket.connect(address).await.unwrap();
+    let request = format!("GET /stream/events?emitter={audit} HTTP/1.1\r\nHost: {address}\r\n\r\n");
+    stream.write_all(request.as_bytes()).await.unwrap();
+    let mut head = [0u8; 512];
+    let read = stream.read(&mut head).await.unwrap();
+    assert!(head[..read].starts_with(b"HTTP/1.1 200"), "{}", String::from_utf8_lossy(&head[..read]));
+
+    // Each call emits 32 events of 16 KiB (about 1 MiB of messages): a handful overflows what
+    // the stream may hold for a client (1 MiB) plus what the sockets take.
+    let emit = |n: u32| Message {
+        handler: "emit".into(),
+        payload: [n.to_le_bytes(), 16_384u32.to_le_bytes()].iter().flatten().copied().collect(),
+    };
+    for _ in 0..8 {
+        let receipt = send(&client, &alice, TxBuilder::message(Some(audit), 0, emit(32).encode())).await;
+        assert_eq!(receipt.events.len(), 32);
+    }
+
+    // Read it all now: the node ended the stream with a `closed` message naming the last id sent.
+    let mut body = Vec::new();
+    tokio::time::timeout(std::time::Duration::from_secs(30), stream.read_to_end(&mut body))
+        .await
+        .expect("the node closes a slow consumer's stream")
+        .unwrap();
+    let text = String::from_utf8_lossy(&body);
+    let closed = text.split("event: closed\ndata: ").nth(1).expect("a closed message");
+    let closed: serde_json::Value = serde_json::from_str(closed.lines().next().unwrap()).unwrap();
+    assert!(closed["reason"].as_str().unwrap().starts_with("slow consumer"), "{closed}");
+    let last = closed["last_event_id"].as_str().expect("the last id sent").to_owned();
+
+    // Resumed from that id, the stream carries on with the events after it.
+    let filter = EventFilter { emitters: vec![audit], ..EventFilter::default() };
+    let mut resumed = client.stream_events(&filter, Some(&last)).await.unwrap();
+    match resumed.next().await.unwrap() {
+        Some(StreamMessage::Event(event)) => {
+            assert_eq!(event.address, audit);
+            assert_ne!(resumed.last_event_id(), Some(last.as_str()));
+        }
+        other => panic!("{other:?}"),
+    }
 }

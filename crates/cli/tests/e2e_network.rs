@@ -321,6 +321,14 @@ async fn a_validator_with_state_far_behind_fast_syncs_and_one_close_behind_repla
     assert!(page.items.is_empty() && page.first_indexed_height == indexed.first_height, "{page:?}");
     let (status, body) = get_raw(&nodes[3].url, &format!("/blocks?cursor={}", indexed.first_height)).await;
     assert_error(status, &body, 404, 4002);
+    // What the chain does after the sync, the synced node records like any other.
+    let after = Address([0xa3; 20]);
+    let sent = client.submit_wait(&[transfer(&dev_key(0), 100, 2, after, 11)], 10_000).await.unwrap();
+    let included = sent.results[0].block_height.expect("the transfer is included");
+    wait_node(&nodes[3], included).await;
+    let page = nodes[3].client().history(&after, None, 10).await.unwrap();
+    let hashes: Vec<_> = page.items.iter().map(|entry| (entry.tx_hash, entry.block_height)).collect();
+    assert_eq!(hashes, [(sent.results[0].hash, included)], "{page:?}");
 
     // Validator 2 stops for fewer blocks than the gap: it replays them and keeps its indexes.
     assert!(nodes[2].stop().success());

@@ -12,8 +12,10 @@
 //! tip above the max fee is refused, as is a transaction whose worst-case cost overflows.
 //!
 //! Limits: what a constructor or the caller sets, else what the node's simulation of the
-//! transaction suggests ([`TxBuilder::estimate`]: what it used plus a margin), else
-//! [`TRANSFER_CYCLES`] cycles and no cells (a transfer's exact cost).
+//! transaction suggests ([`TxBuilder::estimate`]: what it used plus a margin). A builder whose
+//! limits are still open does not build ([`BuildError::LimitsOpen`]): no guess of ours can fit
+//! an actor call, and one too low fails on chain while one too high holds a block's room.
+//! [`TxBuilder::prepare`] does the whole round (context, simulation, signature) in one call.
 
 use crate::{Client, ClientError, Wallet};
 use drover_types::system_call::SystemCall;
@@ -96,6 +98,12 @@ pub enum BuildError {
     /// The transaction's worst-case cost, value plus maximum fees, does not fit in a `u128`.
     #[error("value plus maximum fees overflows a 128-bit amount")]
     CostOverflow,
+    /// A limit is neither set nor sized by a simulation ([`TxBuilder::estimate`]).
+    #[error("the {meter} limit is open: set it, or size it with a simulation (TxBuilder::estimate or prepare)")]
+    LimitsOpen {
+        /// `cycles` or `cells`.
+        meter: &'static str,
+    },
 }
 
 /// Why [`TxBuilder::estimate`] could not size a transaction's limits.
@@ -288,7 +296,8 @@ impl TxBuilder {
     /// The `POST /simulate` request for this transaction sent by `sender`, its fees and nonce
     /// as [`TxBuilder::build`] gives them, its open limits left for the node to fill in.
     pub fn simulate_request(&self, sender: Address, context: &TxContext) -> Result<SimulateRequest, BuildError> {
-        let tx = self.build(context)?;
+        // The request carries the builder's own limits, open or not: these only let it build.
+        let tx = self.build_with_limits(context, (self.cycles_limit.unwrap_or(0), self.cells_limit.unwrap_or(0)))?;
         Ok(SimulateRequest {
             transaction: None,
             from: Some(sender),
@@ -330,8 +339,34 @@ impl TxBuilder {
         Ok((self.limits_from(&simulation), Some(simulation)))
     }
 
-    /// The unsigned transaction, with unset fields taken from `context`.
+    /// Fills in what this builder leaves open from the node (chain id, nonce, fees, then the
+    /// limits from a simulation when they are open) and signs it with `wallet`: the transaction,
+    /// and the simulation when one sized it (its status says whether the transaction would
+    /// succeed; a caller decides whether to send one that would not).
+    pub async fn prepare(
+        self,
+        client: &Client,
+        wallet: &Wallet,
+    ) -> Result<(Transaction, Option<SimulationInfo>), EstimateError> {
+        let sender = wallet.address();
+        let context = self.fetch_context(client, sender).await?;
+        let (sized, simulation) = self.estimate(client, sender, &context).await?;
+        Ok((sized.sign(&context, wallet)?, simulation))
+    }
+
+    /// The unsigned transaction, with unset fields taken from `context`; its limits must be set
+    /// (by a constructor, the caller or [`TxBuilder::estimate`]).
     pub fn build(&self, context: &TxContext) -> Result<Transaction, BuildError> {
+        let cycles = self.cycles_limit.ok_or(BuildError::LimitsOpen { meter: "cycles" })?;
+        let cells = self.cells_limit.ok_or(BuildError::LimitsOpen { meter: "cells" })?;
+        self.build_with_limits(context, (cycles, cells))
+    }
+
+    fn build_with_limits(
+        &self,
+        context: &TxContext,
+        (cycles_limit, cells_limit): (u64, u64),
+    ) -> Result<Transaction, BuildError> {
         let fees = &context.fees;
         let (max_fee_per_cycle, tip_per_cycle) = meter_fees(
             "cycle",
@@ -347,8 +382,8 @@ impl TxBuilder {
             nonce: self.nonce.unwrap_or(context.nonce),
             to: self.to,
             value: self.value,
-            cycles_limit: self.cycles_limit.unwrap_or(TRANSFER_CYCLES),
-            cells_limit: self.cells_limit.unwrap_or(0),
+            cycles_limit,
+            cells_limit,
             max_fee_per_cycle,
             max_fee_per_cell,
             tip_per_cycle,
@@ -518,6 +553,18 @@ mod tests {
         // The largest value that still fits is fine.
         let fits = u128::MAX - 21_000 * 20;
         assert!(TxBuilder::transfer(TO, fits).build(&context()).is_ok());
+    }
+
+    #[test]
+    fn open_limits_do_not_build_but_simulate_as_open() {
+        let call = TxBuilder::message(Some(TO), 0, vec![1]);
+        assert_eq!(call.build(&context()), Err(BuildError::LimitsOpen { meter: "cycles" }));
+        assert_eq!(call.clone().cycles_limit(9).build(&context()), Err(BuildError::LimitsOpen { meter: "cells" }));
+        // The node fills in what the request leaves open.
+        let request = call.simulate_request(TO, &context()).unwrap();
+        assert_eq!((request.cycles_limit, request.cells_limit, request.nonce), (None, None, Some(7)));
+        let tx = call.cycles_limit(50).cells_limit(6).build(&context()).unwrap();
+        assert_eq!((tx.cycles_limit, tx.cells_limit), (50, 6));
     }
 
     #[test]

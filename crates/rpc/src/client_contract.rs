@@ -576,15 +576,19 @@ async fn simulation(client: &Client, mock: &MockBackend) {
     let sender = key(0).address();
     let builder = TxBuilder::message(Some(ACTOR), 0, b"call".to_vec());
     let context = builder.fetch_context(client, sender).await.unwrap();
-    let (sized, simulated) = builder.estimate(client, sender, &context).await.unwrap();
+    let (sized, simulated) = builder.clone().estimate(client, sender, &context).await.unwrap();
     assert_eq!(simulated.map(|s| s.suggested_cycles_limit), Some(36_000));
     let tx = sized.build(&context).unwrap();
     assert_eq!((tx.cycles_limit, tx.cells_limit), (36_000, 12));
     // Asked for, the trace comes back.
     let request = SimulateRequest { trace: Some(true), ..sized.simulate_request(sender, &context).unwrap() };
     assert!(client.simulate(&request).await.unwrap().trace.is_some());
+    // `prepare` does the whole round: context, simulation, signature.
+    let (signed, simulated) = builder.prepare(client, &Wallet::new(key(0))).await.unwrap();
+    assert_eq!((signed.cycles_limit, signed.cells_limit, signed.recover_sender()), (36_000, 12, Ok(sender)));
+    assert!(simulated.is_some());
     let asked = mock.read(|data: &SimulationMock| data.requests.iter().map(|(_, trace)| *trace).collect::<Vec<_>>());
-    assert_eq!(asked, [false, true]);
+    assert_eq!(asked, [false, true, false]);
 }
 
 async fn faucet(client: &Client, mock: &MockBackend) {
