@@ -2,7 +2,8 @@
 //! `drover actor new`, `cargo test`, `drover actor build`, a project key, the faucet, `drover
 //! actor address`, `drover deploy .`, a call, a read and a traced read — runs in bash exactly as
 //! the page's blocks are written, against a fresh devnet of the real binary; every Rust and TOML
-//! block of the page is checked to be part of a file the suite compiles; and a `drover dev`
+//! block of the page is checked to be part of a file the suite compiles, and its Rust section's
+//! commands run as written (the examples' unit tests, a module built); and a `drover dev`
 //! snapshot brings the chain back to where it was saved.
 
 mod common;
@@ -107,6 +108,34 @@ async fn the_five_minute_path_runs_as_the_page_shows_it() {
     // The mnemonic the page imports is Hardhat's; its first account is well known.
     let shown = ok(drover(&node.url, &["keys", "show", "--key", counter.join("hardhat.key").to_str().unwrap()]));
     assert!(shown.contains("0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266"), "{shown}");
+}
+
+/// The Rust section's commands, run from the repository's root as the page writes them: every
+/// example's unit tests on the mock host, and one module built and checked.
+#[test]
+fn the_examples_by_hand_run_as_the_page_shows_them() {
+    let page = actors_page();
+    let script: String = fenced_blocks(section(&page, "Writing an actor in Rust"))
+        .into_iter()
+        .filter(|(language, _)| language == "sh")
+        .map(|(_, body)| body)
+        .collect();
+    assert!(script.contains("cargo test") && script.contains("drover actor build"), "{script}");
+    let bin_dir = Path::new(BIN).parent().unwrap();
+    let path = format!("{}:{}", bin_dir.display(), std::env::var("PATH").unwrap_or_default());
+    let out = Command::new("bash")
+        .args(["-euo", "pipefail", "-c", &script])
+        .current_dir(repo())
+        .env("PATH", path)
+        // No node: `actor build` checks the module against the genesis limits.
+        .env("DROVER_RPC_URL", "http://127.0.0.1:9")
+        .env("CARGO_TARGET_DIR", Path::new(env!("CARGO_TARGET_TMPDIR")).join("actors"))
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(out.status.success(), "the page's commands failed:\n{stdout}\n{stderr}");
+    assert!(stdout.contains("a deploy would accept it"), "actor build checked the module: {stdout}");
 }
 
 /// A `drover dev` process, stopped by PID when dropped.
