@@ -173,7 +173,8 @@ pub const STREAM_CATCH_UP_SCAN_ENTRIES: u64 = 4 * STREAM_CATCH_UP_PAGE;
 /// once costs no wait, so without it one request would walk the index as fast as the node reads.
 pub const STREAM_CATCH_UP_PAUSE_MS: u64 = 20;
 
-/// Margin `POST /simulate` adds to what a transaction used when it suggests its limits, in
-/// percent: the state may change between the simulation and the block that includes it (a
-/// storage slot filled, a longer list to walk). A plain transfer, whose cost is fixed, gets none.
+/// Margin `POST /simulate` adds to what a transaction used beyond its intrinsic cost when it
+/// suggests its limits, in percent: the state may change between the simulation and the block
+/// that includes it (a storage slot filled, a longer list to walk), but the intrinsic cost is
+/// the transaction's own (so a plain transfer, which is nothing else, gets none).
 pub const SIMULATION_MARGIN_PERCENT: u64 = 20;

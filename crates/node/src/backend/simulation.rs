@@ -26,6 +26,7 @@ use drover_types::{
     admission::AdmissionError,
     api::{EventInfo, ExecutionTrace, SimulationInfo},
     error::ApiError,
+    validity::intrinsic_cost,
 };
 use std::sync::Arc;
 
@@ -59,12 +60,11 @@ fn default_limits(
     }
 }
 
-/// A limit to send a transaction with that used `used`: with the margin, within `block`.
-fn suggested(used: u64, block: u64, margin: bool) -> u64 {
-    if !margin {
-        return used;
-    }
-    let extra = used.saturating_mul(SIMULATION_MARGIN_PERCENT).div_ceil(100);
+/// A limit to send a transaction with that used `used` of a meter, `fixed` of it intrinsic: what
+/// it used, plus the margin on the part the state decides, within `block`. The intrinsic part is
+/// a function of the transaction alone (a plain transfer is nothing else), so it needs none.
+fn suggested(used: u64, fixed: u64, block: u64) -> u64 {
+    let extra = used.saturating_sub(fixed).saturating_mul(SIMULATION_MARGIN_PERCENT).div_ceil(100);
     used.saturating_add(extra).min(block.max(used))
 }
 
@@ -158,8 +158,7 @@ fn info(
     block_height: u64,
     state_root: H256,
 ) -> SimulationInfo {
-    // A plain transfer's cost is fixed: it needs no margin.
-    let margin = !(tx.tx.to.is_some() && tx.tx.payload.is_empty());
+    let fixed = intrinsic_cost(&tx.tx);
     SimulationInfo {
         status: simulation.status.into(),
         error: simulation.error.as_ref().map(Into::into),
@@ -172,9 +171,9 @@ fn info(
         events: simulation.events.iter().map(EventInfo::from).collect(),
         cycles_limit: tx.tx.cycles_limit,
         cells_limit: tx.tx.cells_limit,
-        suggested_cycles_limit: suggested(simulation.cycles_used, simulation.limits.cycles, margin),
-        suggested_cells_limit: suggested(simulation.cells_used, simulation.limits.cells, margin),
-        margin_percent: if margin { SIMULATION_MARGIN_PERCENT } else { 0 },
+        suggested_cycles_limit: suggested(simulation.cycles_used, fixed.cycles, simulation.limits.cycles),
+        suggested_cells_limit: suggested(simulation.cells_used, fixed.cells, simulation.limits.cells),
+        margin_percent: SIMULATION_MARGIN_PERCENT,
         nonce,
         block_height,
         state_root,
@@ -205,10 +204,15 @@ mod tests {
 
     #[test]
     fn suggestions_add_the_margin_within_the_block() {
-        assert_eq!(suggested(21_000, 20_000_000, false), 21_000);
-        assert_eq!(suggested(100_000, 20_000_000, true), 120_000);
-        assert_eq!(suggested(1, 20_000_000, true), 2);
-        assert_eq!(suggested(0, 20_000_000, true), 0);
-        assert_eq!(suggested(19_000_000, 20_000_000, true), 20_000_000);
+        // A plain transfer is its intrinsic cost: no margin.
+        assert_eq!(suggested(21_000, 21_000, 20_000_000), 21_000);
+        // The margin is on what the state decides, beyond the intrinsic part.
+        assert_eq!(suggested(100_000, 0, 20_000_000), 120_000);
+        assert_eq!(suggested(41_000, 21_000, 20_000_000), 45_000);
+        assert_eq!(suggested(1, 0, 20_000_000), 2);
+        assert_eq!(suggested(0, 0, 20_000_000), 0);
+        // Within the block, never below what it used.
+        assert_eq!(suggested(19_000_000, 21_000, 20_000_000), 20_000_000);
+        assert_eq!(suggested(25_000_000, 21_000, 20_000_000), 25_000_000);
     }
 }

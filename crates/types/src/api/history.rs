@@ -338,13 +338,15 @@ pub struct SimulationInfo {
     pub cycles_limit: u64,
     /// The cells limit it ran with.
     pub cells_limit: u64,
-    /// Cycles limit to send it with: what it used plus `margin_percent`, within the block limit
-    /// (exactly what it used for a transfer, whose cost is fixed).
+    /// Cycles limit to send it with: what it used, plus `margin_percent` of what it used beyond
+    /// its intrinsic cost (which the transaction alone fixes), within the block limit (exactly
+    /// what it used for a plain transfer, which is nothing else).
     pub suggested_cycles_limit: u64,
     /// Cells limit to send it with, likewise.
     pub suggested_cells_limit: u64,
-    /// The margin the suggested limits add to what was used, in percent: state may change
-    /// between the simulation and the block that includes the transaction.
+    /// The margin the suggested limits add to what was used beyond the intrinsic cost, in
+    /// percent: state may change between the simulation and the block that includes the
+    /// transaction.
     pub margin_percent: u64,
     /// The nonce it ran with.
     pub nonce: u64,
