@@ -20,7 +20,7 @@
 //! without an outcome ([`BlockError`]), as does a corrupt record.
 
 use crate::{
-    FeeParams, Meter, StateRead, Writes,
+    BlockEnv, FeeParams, Meter, StateRead, Writes,
     actors::{
         call, deploy,
         host::{self, ActorHost},
@@ -42,29 +42,13 @@ use drover_state::{
     keys::{account_key, actor_key, basefees_key, mail_queue_key, timer_cursor_key, timer_slot_key},
 };
 use drover_types::{
-    Address, Event, ExecError, FeeBreakdown, H256, Receipt, TxStatus, VerifiedTransaction,
+    Address, Event, ExecError, FeeBreakdown, Receipt, TxStatus, VerifiedTransaction,
     chain_params::ChainParams,
     payload::{ACTOR_UPGRADES_ADDRESS, Deploy, Message, Upgrade, actor_address},
     validity::{self, ActorWork, BlockLimits, ChainContext, Intrinsic, Rejection},
 };
 use drover_vm::Vm;
 use std::collections::BTreeSet;
-
-/// The block being executed, as its header gives it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct BlockEnv {
-    /// This network's chain id; transactions for another are refused.
-    pub chain_id: u64,
-    /// Height of the block.
-    pub height: u64,
-    /// The block's timestamp, Unix milliseconds (what handlers see).
-    pub timestamp_ms: u64,
-    /// Receives the tips of the block's transactions.
-    pub proposer: Address,
-    /// Digest of the parent block: unknown before the parent is final, so it seeds what must
-    /// not be steered by a transaction's sender (the assignment of runners to jobs).
-    pub parent: H256,
-}
 
 /// Everything a block's execution produced.
 #[derive(Clone, Debug, PartialEq, Eq)]
