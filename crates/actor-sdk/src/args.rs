@@ -1,6 +1,7 @@
-//! Argument maps of the native system actors (tokens `0x00…0c`, the job dispatcher `0x00…02`,
-//! ...): one canonical CBOR map with text keys, `u128` amounts as unsigned integers (tag 2 above
-//! 2^64-1), addresses as `bytes(20)` (`docs/tokens.md`, `docs/runners.md`).
+//! Argument maps of the calls of every native system actor (the list, with each actor's address
+//! and handlers, is `docs/protocol.md`, "System actors"): one canonical CBOR map with text keys,
+//! `u128` amounts as unsigned integers (tag 2 above 2^64-1), addresses as `bytes(20)`
+//! (`docs/protocol.md`, "Payloads").
 //!
 //! The chain refuses any other encoding of the same map, so [`Args::encode`] writes exactly the
 //! canonical bytes: every head in its shortest form, definite lengths, keys sorted by their

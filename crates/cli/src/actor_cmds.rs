@@ -10,7 +10,7 @@
 //! or `--payload-hex` (`--hex`): at most one, none means empty. JSON has no short form because
 //! `--json` is the global switch for JSON output. Transactions are signed from a key file like
 //! `transfer`, with limits sized by the node's simulation of them unless `--cycles` and `--cells`
-//! are both given ([`crate::explore_cmds::size_limits`]); `--trace` prints the simulation's trace
+//! are both given ([`crate::simulation::size_limits`]); `--trace` prints the simulation's trace
 //! of the handlers, as `read --trace` prints a read's.
 
 use crate::{
@@ -24,8 +24,8 @@ use drover_client::amount::parse_amount;
 use drover_client::{Client, TxBuilder, Wallet};
 use drover_types::Address;
 use drover_types::api::{
-    ActorReadRequest, CallTrace, ExecutionTrace, LogInfo, LogOrigin, MailboxMessageInfo, Paginated, ReceiptStatus,
-    RunKind, StorageEntryInfo, SystemRunInfo, TimerInfo, TraceStep, TracedValue, UpgradeInfo,
+    ActorReadRequest, LogInfo, LogOrigin, MailboxMessageInfo, Paginated, ReceiptStatus, RunKind, StorageEntryInfo,
+    SystemRunInfo, TimerInfo, UpgradeInfo,
 };
 use drover_types::payload::{ACTOR_UPGRADES_ADDRESS, Deploy, Manifest, Message, Upgrade};
 use std::path::PathBuf;
@@ -221,7 +221,7 @@ async fn send(client: &Client, wallet: &Wallet, builder: TxBuilder, sending: &Se
     if let Some(cells) = sending.cells {
         builder = builder.cells_limit(cells);
     }
-    match crate::explore_cmds::size_limits(client, wallet.address(), builder, text, sending.trace).await? {
+    match crate::simulation::size_limits(client, wallet.address(), builder, text, sending.trace).await? {
         Ok((builder, text)) => sign_and_submit(client, wallet, builder, text, !sending.no_wait).await,
         Err(refused) => Ok(refused),
     }
@@ -257,113 +257,13 @@ pub(crate) async fn read(client: &Client, args: ReadArgs) -> Result<Report> {
         text.field("revert reason", reason);
     }
     if let Some(trace) = &answer.trace {
-        trace_text(&mut text, trace);
+        crate::simulation::trace_text(&mut text, trace);
     }
     let mut report = Report::new(text, &answer)?;
     if answer.status != ReceiptStatus::Success {
         report.failure = Some(format!("the handler ended {}", status_text(answer.status)));
     }
     Ok(report)
-}
-
-/// The lines of a trace (of a read or a simulation): one per handler entered and per step.
-pub(crate) fn trace_text(text: &mut Text, trace: &ExecutionTrace) {
-    text.line("trace:");
-    match &trace.call {
-        Some(call) => trace_lines(text, call, 1),
-        None => {
-            text.line("  no handler ran");
-        }
-    }
-    if trace.omitted_steps > 0 {
-        text.line(format!("  ({} more steps not shown)", trace.omitted_steps));
-    }
-}
-
-/// A traced value: its bytes in hex (the head, if cut), its length, and its text when printable.
-fn traced_value(value: &TracedValue) -> String {
-    let mut out = format!("0x{}", hex::encode(&value.head));
-    if (value.head.len() as u64) < value.len {
-        out.push('…');
-    }
-    out.push_str(&format!(" ({} bytes", value.len));
-    if let Ok(text) = std::str::from_utf8(&value.head)
-        && !text.is_empty()
-        && text.chars().all(|c| !c.is_control())
-    {
-        out.push_str(&format!(", {text:?}"));
-    }
-    out.push(')');
-    out
-}
-
-/// One line per handler entered and per step, indented by depth.
-fn trace_lines(text: &mut Text, call: &CallTrace, depth: usize) {
-    let indent = "  ".repeat(depth);
-    let handler = match &call.library {
-        Some(library) => format!("library {library}::{}", call.handler),
-        None => call.handler.clone(),
-    };
-    let mut line = format!(
-        "{indent}{} {handler}: {}, {} cycles, {} cells",
-        call.actor,
-        status_text(call.status),
-        call.cycles_used,
-        call.cells_used
-    );
-    if call.value > 0 {
-        line.push_str(&format!(", value {}", amount_text(call.value)));
-    }
-    if let Some(reason) = &call.revert_reason {
-        line.push_str(&format!(" — reverted: {reason:?}"));
-    }
-    if let Some(error) = &call.error {
-        line.push_str(&format!(" — {}: {}", error.code, error.message));
-    }
-    text.line(line);
-    // Keys in hex, and as text when they are (as most keys actors choose are).
-    let key = |key: &[u8]| match std::str::from_utf8(key) {
-        Ok(text) if !text.is_empty() && text.chars().all(|c| c.is_ascii_graphic()) => {
-            format!("0x{} ({text:?})", hex::encode(key))
-        }
-        _ => format!("0x{}", hex::encode(key)),
-    };
-    for step in &call.steps {
-        let line = match step {
-            TraceStep::StorageGet { key: k, value } => {
-                format!("read {} -> {}", key(k), value.as_ref().map_or_else(|| "absent".to_owned(), traced_value))
-            }
-            TraceStep::StorageNext { after, key: found, value } => format!(
-                "next after {} -> {}",
-                after.as_deref().map_or_else(|| "the start".to_owned(), key),
-                match (found, value) {
-                    (Some(k), Some(v)) => format!("{} = {}", key(k), traced_value(v)),
-                    _ => "the end".to_owned(),
-                }
-            ),
-            TraceStep::StorageSet { key: k, value } => format!("write {} = {}", key(k), traced_value(value)),
-            TraceStep::StorageRemove { key: k, present } => {
-                format!("remove {} ({})", key(k), if *present { "was present" } else { "was absent" })
-            }
-            TraceStep::Event { topic, data } => format!("event {topic:?} {}", traced_value(data)),
-            TraceStep::Transfer { to, amount } => format!("transfer {} to {to}", amount_text(*amount)),
-            TraceStep::Send { to, handler, payload_len, value, cycles } => format!(
-                "send {handler} to {to} ({payload_len} payload bytes, value {}, {cycles} cycles)",
-                amount_text(*value)
-            ),
-            TraceStep::TimerSchedule { height, handler, cycles } => {
-                format!("timer {handler} at height {height} ({cycles} cycles)")
-            }
-            TraceStep::TimerCancel { id, cancelled } => {
-                format!("cancel timer {id} ({})", if *cancelled { "cancelled" } else { "none pending" })
-            }
-            TraceStep::Call { call: nested } => {
-                trace_lines(text, nested, depth + 1);
-                continue;
-            }
-        };
-        text.line(format!("{indent}  {line}"));
-    }
 }
 
 pub(crate) async fn actor(client: &Client, address: Address, view: ActorView) -> Result<Report> {

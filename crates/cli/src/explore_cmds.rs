@@ -1,9 +1,8 @@
 //! Commands over the node's indexes and its simulation: `history` (an account's transactions),
 //! `blocks` (recent blocks), `events` (events across emitters), `watch` (a push stream of
 //! blocks, a transaction's outcome or events, printed as it comes) and `simulate` (what a
-//! transfer, a call or a deploy would do, sent from an address, without sending it); and
-//! [`size_limits`], which sizes a transaction's limits from a simulation for every command that
-//! sends one with open limits.
+//! transfer, a call or a deploy would do, sent from an address, without sending it, printed by
+//! `crate::simulation`).
 //!
 //! `watch` prints one line per message (with `--json`, the message's JSON record), and when the
 //! node closes the stream (a slow consumer, a restart) opens it again from the last message's
@@ -15,7 +14,7 @@ use clap::{Args, Subcommand};
 use drover_client::amount::parse_amount;
 use drover_client::{Client, EventFilter, StreamMessage, TxBuilder};
 use drover_types::api::{
-    BlockSummary, Direction, HistoryEntryInfo, IndexedEvent, LogOrigin, ReceiptStatus, ReceivedBy, SimulationInfo,
+    BlockSummary, Direction, HistoryEntryInfo, IndexedEvent, LogOrigin, ReceiptStatus, ReceivedBy,
 };
 use drover_types::payload::{Deploy, Manifest, Message};
 use drover_types::{Address, H256};
@@ -184,86 +183,6 @@ pub(crate) enum SimulateCommand {
     },
 }
 
-/// Sizes the open limits of `builder`, sent by `sender`, from the node's simulation of it (and
-/// notes them in `text`, with the simulation's trace when `trace` asks for it): `Ok` with the
-/// builder to send, or `Err` with the report of a transaction with open limits that the
-/// simulation found would not succeed, which is not to be sent. A transaction whose limits are
-/// both set is simulated only for its trace, and sent whatever the simulation found.
-pub(crate) async fn size_limits(
-    client: &Client,
-    sender: Address,
-    builder: TxBuilder,
-    mut text: Text,
-    trace: bool,
-) -> Result<Result<(TxBuilder, Text), Report>> {
-    let open = !builder.limits_set();
-    if !open && !trace {
-        return Ok(Ok((builder, text)));
-    }
-    let context = builder
-        .fetch_context(client, sender)
-        .await
-        .context("cannot prepare the transaction (chain id, nonce or fees)")?;
-    let mut request = builder.simulate_request(sender, &context)?;
-    request.trace = trace.then_some(true);
-    let simulation = client.simulate(&request).await.context("cannot simulate the transaction")?;
-    if open && simulation.status != ReceiptStatus::Success {
-        simulation_text(&mut text, &simulation);
-        let mut report = Report::new(text, &simulation)?;
-        report.failure = Some(format!(
-            "a simulation finds the transaction would be {}: nothing was sent (set --cycles and --cells to send it \
-             anyway)",
-            status_text(simulation.status)
-        ));
-        return Ok(Err(report));
-    }
-    if open {
-        text.field(
-            "limits",
-            format!(
-                "{} cycles, {} cells (simulated: {} and {} used, +{}%)",
-                simulation.suggested_cycles_limit,
-                simulation.suggested_cells_limit,
-                simulation.cycles_used,
-                simulation.cells_used,
-                simulation.margin_percent
-            ),
-        );
-    }
-    if let Some(trace) = &simulation.trace {
-        crate::actor_cmds::trace_text(&mut text, trace);
-    }
-    Ok(Ok((builder.limits_from(&simulation), text)))
-}
-
-fn simulation_text(text: &mut Text, simulation: &SimulationInfo) {
-    text.field("simulated", status_text(simulation.status))
-        .field("at height", simulation.block_height)
-        .field("used", format!("{} cycles, {} cells", simulation.cycles_used, simulation.cells_used))
-        .field("of limits", format!("{} cycles, {} cells", simulation.cycles_limit, simulation.cells_limit))
-        .field("fee", amount_text(simulation.fee))
-        .field(
-            "suggested",
-            format!(
-                "--cycles {} --cells {} (+{}%)",
-                simulation.suggested_cycles_limit, simulation.suggested_cells_limit, simulation.margin_percent
-            ),
-        );
-    if let Some(reason) = &simulation.revert_reason {
-        text.field("revert reason", reason);
-    }
-    if let Some(error) = &simulation.error {
-        text.field("error", format!("{} ({}): {}", error.code, error.category, error.message)).field("fix", &error.fix);
-    }
-    text.field("events", simulation.events.len());
-    for event in &simulation.events {
-        text.line(format!("  {} from {}: {} bytes", event.topic, event.address, event.data.len()));
-    }
-    if let Some(trace) = &simulation.trace {
-        crate::actor_cmds::trace_text(text, trace);
-    }
-}
-
 /// `drover simulate`: what a transaction would do, without sending it.
 pub(crate) async fn simulate(client: &Client, command: SimulateCommand) -> Result<Report> {
     let (builder, sender) = match command {
@@ -296,7 +215,7 @@ pub(crate) async fn simulate(client: &Client, command: SimulateCommand) -> Resul
     let simulation = client.simulate(&request).await.context("the node refused the simulation")?;
     let mut text = Text::default();
     text.field("from", from);
-    simulation_text(&mut text, &simulation);
+    crate::simulation::simulation_text(&mut text, &simulation);
     let mut report = Report::new(text, &simulation)?;
     if simulation.status != ReceiptStatus::Success {
         report.failure = Some(format!("the transaction would be {}", status_text(simulation.status)));

@@ -24,6 +24,7 @@ mod report;
 mod runner_cmds;
 mod runner_daemon;
 mod secrets_cmds;
+mod simulation;
 mod storage_cmds;
 mod submission;
 mod token_cmds;

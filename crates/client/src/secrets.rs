@@ -18,7 +18,7 @@
 
 use aes_gcm::aead::{Aead, KeyInit, Payload};
 use aes_gcm::{Aes256Gcm, Nonce};
-use drover_types::{Address, SecretKey, keys::address_of_uncompressed};
+use drover_types::{Address, SecretKey, address::address_of_uncompressed};
 use hkdf::Hkdf;
 use k256::elliptic_curve::sec1::ToEncodedPoint;
 use sha2::Sha256;

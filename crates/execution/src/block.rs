@@ -20,7 +20,7 @@
 //! without an outcome ([`BlockError`]), as does a corrupt record.
 
 use crate::{
-    FeeParams, Meter, StateRead, Writes,
+    BlockEnv, FeeParams, Meter, StateRead, Writes,
     actors::{
         call, deploy,
         host::{self, ActorHost},
@@ -42,29 +42,13 @@ use drover_state::{
     keys::{account_key, actor_key, basefees_key, mail_queue_key, timer_cursor_key, timer_slot_key},
 };
 use drover_types::{
-    Address, Event, ExecError, FeeBreakdown, H256, Receipt, TxStatus, VerifiedTransaction,
+    Address, Event, ExecError, FeeBreakdown, Receipt, TxStatus, VerifiedTransaction,
     chain_params::ChainParams,
-    payload::{ACTOR_UPGRADES_ADDRESS, Deploy, Message, Upgrade, actor_address},
+    payload::{ACTOR_UPGRADES_ADDRESS, actor_address},
     validity::{self, ActorWork, BlockLimits, ChainContext, Intrinsic, Rejection},
 };
 use drover_vm::Vm;
 use std::collections::BTreeSet;
-
-/// The block being executed, as its header gives it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct BlockEnv {
-    /// This network's chain id; transactions for another are refused.
-    pub chain_id: u64,
-    /// Height of the block.
-    pub height: u64,
-    /// The block's timestamp, Unix milliseconds (what handlers see).
-    pub timestamp_ms: u64,
-    /// Receives the tips of the block's transactions.
-    pub proposer: Address,
-    /// Digest of the parent block: unknown before the parent is final, so it seeds what must
-    /// not be steered by a transaction's sender (the assignment of runners to jobs).
-    pub parent: H256,
-}
 
 /// Everything a block's execution produced.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -174,26 +158,22 @@ pub fn prefetch_keys(env: &BlockEnv, txs: &[VerifiedTransaction]) -> Vec<Vec<u8>
     for tx in txs {
         addresses.insert(tx.sender);
         addresses.extend(tx.tx.to);
-        match tx.tx.to {
-            None => {
-                if let Ok(deploy) = Deploy::decode(&tx.tx.payload) {
-                    actors.insert(actor_address(&tx.sender, &deploy.salt, &deploy.code));
-                }
+        // The payload as the validity rule decodes it: a transaction it refuses makes the block
+        // invalid before anything runs, so it names no more keys.
+        match validity::check_payload(&tx.tx) {
+            Ok(Some(ActorWork::Deploy(deploy))) => {
+                actors.insert(actor_address(&tx.sender, &deploy.salt, &deploy.code));
             }
-            Some(to) if validity::is_native(&to) => {
-                if let Ok(message) = Message::decode(&tx.tx.payload) {
-                    extra.extend(crate::system_actors::prefetch_keys(&tx.sender, &to, &message));
-                }
+            Ok(Some(ActorWork::Upgrade(request))) => {
+                actors.extend([ACTOR_UPGRADES_ADDRESS, request.actor]);
             }
-            Some(to) if !tx.tx.payload.is_empty() => {
+            Ok(Some(ActorWork::Call(to, _))) => {
                 actors.insert(to);
-                let upgraded = (to == ACTOR_UPGRADES_ADDRESS)
-                    .then(|| Message::decode(&tx.tx.payload).ok())
-                    .flatten()
-                    .and_then(|message| Upgrade::decode(&message.payload).ok());
-                actors.extend(upgraded.map(|request| request.actor));
             }
-            Some(_) => {}
+            Ok(Some(ActorWork::SystemCall(_, call))) => {
+                extra.extend(crate::system_actors::prefetch_keys(&tx.sender, call))
+            }
+            Ok(None) | Err(_) => {}
         }
     }
     let mut keys: Vec<Vec<u8>> =
@@ -294,7 +274,10 @@ pub(crate) fn run_tx_traced<S: StateRead>(
     let work = match work {
         ActorWork::Deploy(d) => deploy::run(&mut host, env, tx, d, intrinsic),
         ActorWork::Upgrade(request) => upgrade::run(&mut host, env, tx, request),
-        ActorWork::Call(to, message) => call::run(&mut host, env, tx, to, message, intrinsic),
+        ActorWork::Call(to, message) => call::run(&mut host, env, tx, (to, message, None), intrinsic),
+        ActorWork::SystemCall(message, decoded) => {
+            call::run(&mut host, env, tx, (decoded.address(), message, Some(decoded)), intrinsic)
+        }
     };
     let events = std::mem::take(&mut host.events);
     let credits = std::mem::take(&mut host.credits);

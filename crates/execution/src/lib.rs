@@ -80,6 +80,7 @@ pub(crate) mod actors;
 mod audit;
 mod basefee;
 mod block;
+mod block_env;
 mod block_validity;
 mod charge;
 mod credits;
@@ -108,9 +109,10 @@ pub use actors::{
 };
 pub use basefee::{BASEFEE_MAX_CHANGE_DENOMINATOR, next_basefee, next_basefees};
 pub use block::{
-    BlockEnv, BlockError, BlockInvalid, BlockLimitError, BlockOutcome, Selection, build_block, execute_block,
-    prefetch_keys, validate_block_limits,
+    BlockError, BlockInvalid, BlockLimitError, BlockOutcome, Selection, build_block, execute_block, prefetch_keys,
+    validate_block_limits,
 };
+pub use block_env::BlockEnv;
 pub use credits::{Asset, Credit};
 pub use deferred::{SystemRun, SystemRunKind};
 pub use drover_state::Basefees;

@@ -164,13 +164,33 @@ pub(crate) trait SystemActor: SystemCall {
     -> Result<Vec<u8>, HostError>;
 }
 
-/// Runs `request`, addressed to the system actor whose calls are `C`: decodes it, then, once
-/// charged and checked, [applies](SystemActor::apply) it (charging what it finds it must do on
-/// the meter). A failure anywhere restores the state to before the call.
+/// Runs `request`, addressed to the system actor whose calls are `C`: decodes it (an unknown
+/// handler is E1205, arguments that do not decode E1202, before anything is charged), then
+/// [`run_decoded`].
 pub(crate) fn run<H: NativeHost, C: SystemActor>(host: &mut H, request: &CallRequest) -> Outcome {
+    let actor = C::ADDRESS;
+    match C::decode(&request.handler, &request.payload) {
+        Ok(call) => run_decoded(host, request, call),
+        Err(error) => {
+            let error = match error {
+                SystemCallError::Handler { .. } => HostError::new(ExecCode::HandlerNotFound, error.to_string()),
+                SystemCallError::Args(error) => {
+                    HostError::new(ExecCode::WasmTrap, format!("bad arguments to {actor}: {error}"))
+                }
+            };
+            Outcome { status: Status::Trap(ExecError::from(error)), result: Vec::new(), cycles_used: 0, cells_used: 0 }
+        }
+    }
+}
+
+/// Runs `call`, what `request` decodes as (by [`run`], or by the validity rule for a
+/// transaction sent to the system actor): once charged and checked, it is
+/// [applied](SystemActor::apply) (charging what it finds it must do on the meter). A failure
+/// anywhere restores the state to before the call.
+pub(crate) fn run_decoded<H: NativeHost, C: SystemActor>(host: &mut H, request: &CallRequest, call: C) -> Outcome {
     let saved = host.save();
     let mut meter = Meter::new(request.cycles_limit, request.cells_limit);
-    let result = charged::<H, C>(host, request, &mut meter);
+    let result = charged::<H, C>(host, request, call, &mut meter);
     let (cycles_used, cells_used) = meter.used();
     let status = match result {
         Ok(result) => return Outcome { status: Status::Success, result, cycles_used, cells_used },
@@ -183,15 +203,10 @@ pub(crate) fn run<H: NativeHost, C: SystemActor>(host: &mut H, request: &CallReq
 fn charged<H: NativeHost, C: SystemActor>(
     host: &mut H,
     request: &CallRequest,
+    call: C,
     meter: &mut Meter,
 ) -> Result<Vec<u8>, HostError> {
     let actor = C::ADDRESS;
-    let call = C::decode(&request.handler, &request.payload).map_err(|error| match error {
-        SystemCallError::Handler { .. } => HostError::new(ExecCode::HandlerNotFound, error.to_string()),
-        SystemCallError::Args(error) => {
-            HostError::new(ExecCode::WasmTrap, format!("bad arguments to {actor}: {error}"))
-        }
-    })?;
     let value = request.context.value;
     if value > 0 && !call.takes_value() {
         return Err(HostError::new(ExecCode::WasmTrap, format!("{} of {actor} takes no value", call.handler())));

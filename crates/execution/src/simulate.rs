@@ -13,9 +13,9 @@
 //! same run, watched.
 
 use crate::{
-    FeeParams, StateRead,
+    BlockEnv, FeeParams, StateRead,
     actors::trace::Tracer,
-    block::{BlockEnv, basefees_in_force, params_in_force, run_tx_traced},
+    block::{basefees_in_force, params_in_force, run_tx_traced},
     block_validity::BlockValidator,
     charge::Failure,
     overlay::{Overlay, ReadError, ReadFault, StateError},

@@ -1,6 +1,7 @@
 //! The two passes over the list of system actors (`drover_types::system_actors`) that the block
-//! needs: dispatching a call to the actor it is addressed to ([`call`]) and naming what a
-//! transaction to one reads ([`prefetch_keys`]).
+//! needs: dispatching a call to the actor it is addressed to ([`call`], or [`call_decoded`] for
+//! a transaction's call the validity rule already decoded) and naming what a transaction to one
+//! reads ([`prefetch_keys`]).
 //!
 //! Which addresses hold a system actor, and the form of a call to each, is
 //! `drover_types::system_actors`' to say: its list is the only one. A call type on that list
@@ -12,8 +13,7 @@
 use crate::native::{self, NativeHost, SystemActor};
 use drover_types::{
     Address,
-    payload::Message,
-    system_actors::{self, SystemActorVisitor, Visit},
+    system_actors::{self, AnySystemCall, SystemActorVisitor, Visit, VisitCall},
 };
 use drover_vm::{CallRequest, Outcome};
 
@@ -33,33 +33,40 @@ impl<C: SystemActor, H: NativeHost> Visit<C> for Dispatch<'_, '_, H> {
     }
 }
 
+impl<C: SystemActor, H: NativeHost> VisitCall<C> for Dispatch<'_, '_, H> {
+    fn visit_call(&mut self, call: C) -> Outcome {
+        native::run_decoded::<H, C>(self.host, self.request, call)
+    }
+}
+
 /// Runs `request` if its callee is a native system actor; `None` otherwise (a wasm actor).
 pub(crate) fn call<H: NativeHost>(host: &mut H, request: &CallRequest) -> Option<Outcome> {
     system_actors::visit(&request.context.self_address, &mut Dispatch { host, request })
 }
 
-/// The pass that names what one call reads.
-struct Prefetch<'m> {
-    sender: Address,
-    message: &'m Message,
+/// Runs `request` to a native system actor as `call`, what the validity rule decoded its
+/// handler and arguments as (a transaction sent straight to the actor: not decoded again).
+pub(crate) fn call_decoded<H: NativeHost>(host: &mut H, request: &CallRequest, call: AnySystemCall) -> Outcome {
+    call.visit(&mut Dispatch { host, request })
 }
 
-impl SystemActorVisitor for Prefetch<'_> {
+/// The pass that names what one call reads.
+struct Prefetch {
+    sender: Address,
+}
+
+impl SystemActorVisitor for Prefetch {
     type Output = Vec<Vec<u8>>;
 }
 
-impl<C: SystemActor> Visit<C> for Prefetch<'_> {
-    fn visit(&mut self) -> Vec<Vec<u8>> {
-        // A call that does not decode fails before it reads anything.
-        C::decode(&self.message.handler, &self.message.payload)
-            .map(|call| call.prefetch_keys(&self.sender))
-            .unwrap_or_default()
+impl<C: SystemActor> VisitCall<C> for Prefetch {
+    fn visit_call(&mut self, call: C) -> Vec<Vec<u8>> {
+        call.prefetch_keys(&self.sender)
     }
 }
 
-/// The state keys a transaction from `sender` to the native system actor `to` with `message`
-/// reads, for the block's prefetch (none when `to` holds no system actor or the call does not
-/// decode: it fails anyway).
-pub(crate) fn prefetch_keys(sender: &Address, to: &Address, message: &Message) -> Vec<Vec<u8>> {
-    system_actors::visit(to, &mut Prefetch { sender: *sender, message }).unwrap_or_default()
+/// The state keys a transaction from `sender` sending `call` (as the validity rule decoded it)
+/// to a native system actor reads, for the block's prefetch.
+pub(crate) fn prefetch_keys(sender: &Address, call: AnySystemCall) -> Vec<Vec<u8>> {
+    call.visit(&mut Prefetch { sender: *sender })
 }

@@ -32,6 +32,7 @@ pub mod fast_sync;
 pub mod genesis;
 pub(crate) mod gossip;
 pub(crate) mod height_file;
+pub(crate) mod index_reads;
 pub(crate) mod indexes;
 pub mod keys;
 pub(crate) mod metrics;

@@ -30,10 +30,10 @@
 use crate::error::NodeError;
 use crate::{
     application::Scheme,
-    backend::read_indexes,
     block::{Block, to_h256},
     chain::ChainShared,
     databases::Databases,
+    index_reads::read_indexes,
     indexes::StoredBlock,
 };
 use commonware_codec::Encode as _;

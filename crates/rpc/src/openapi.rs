@@ -32,6 +32,7 @@ use utoipa::{
         header::HeaderBuilder,
         path::{Operation, ParameterIn, PathItem},
         schema::{Ref, SchemaType},
+        tag::TagBuilder,
     },
 };
 use utoipa_swagger_ui::SwaggerUi;
@@ -61,33 +62,22 @@ pub(crate) const SWAGGER_UI_PATH: &str = "/swagger-ui";
     // push streams besides the one each operation names as its body (a transaction stream's
     // `dropped`, the `closed` that ends a stream), so clients get their types too.
     components(schemas(ErrorBody, TraceStep, DroppedInfo, StreamClosed)),
-    tags(
-        (name = "transactions", description = "Submission, transactions and receipts"),
-        (name = "accounts", description = "Account state"),
-        (name = "actors", description = "Actors: code, manifest and state"),
-        (name = "tokens", description = "Native fungible tokens: metadata, balances, allowances"),
-        (name = "runners", description = "Off-chain compute runners and delegations to them"),
-        (name = "jobs", description = "Jobs bought from runners: spec, status, results and verdict"),
-        (name = "governance", description = "Chain parameters and the proposals that change them"),
-        (name = "secrets", description = "Secrets stored as per-reader ciphertext envelopes"),
-        (name = "libraries", description = "Actor code published once and run by actors in their own context"),
-        (name = "ras", description = "Storage relays: authentication, relays, volumes, billing and the volume transactions"),
-        (name = "entitlements", description = "The entitlement registry and manifest checks"),
-        (name = "blocks", description = "Finalized blocks"),
-        (name = "chain", description = "Chain identity and fee market"),
-        (name = "health", description = "Operator surfaces: health and metrics"),
-        (name = "faucet", description = "Development-network faucet"),
-        (name = "state-sync", description = "State snapshots for peers that fast-sync"),
-        (name = "proofs", description = "Merkle proofs for light clients, with the block and its finalization certificate"),
-        (name = "events", description = "Events across emitters, by emitter, topic and height range"),
-        (name = "streams", description = "Push streams (server-sent events): blocks, a transaction's outcome, events"),
-    )
 )]
 struct ApiDoc;
 
-/// The document before any route joins it: its description, tags and shared schemas.
+/// The document before any route joins it: its description and shared schemas (each tag is
+/// declared beside the router of the family it names, with [`tag`]).
 pub(crate) fn base() -> utoipa::openapi::OpenApi {
     ApiDoc::openapi()
+}
+
+/// A document holding only the tag `name` and its description. A family's router starts from it
+/// (`OpenApiRouter::with_openapi`), so the tag is declared beside the routes it groups and joins
+/// the document when the family's router is merged.
+pub(crate) fn tag(name: &str, description: &str) -> utoipa::openapi::OpenApi {
+    let mut document = utoipa::openapi::OpenApi::default();
+    document.tags = Some(vec![TagBuilder::new().name(name).description(Some(description)).build()]);
+    document
 }
 
 /// `document` (the base with every route's operation) completed: error responses from each
@@ -359,6 +349,29 @@ mod tests {
     /// The complete document, as served.
     fn served() -> utoipa::openapi::OpenApi {
         crate::routes::routes::<crate::mock::MockBackend>().1
+    }
+
+    /// Each tag is declared once (beside its family's router) and describes something: every
+    /// operation's tags are declared, and every declared tag groups an operation.
+    #[test]
+    fn every_tag_is_declared_once_and_used() {
+        let mut document = served();
+        let declared: Vec<String> = document.tags.iter().flatten().map(|tag| tag.name.clone()).collect();
+        let unique: std::collections::BTreeSet<&String> = declared.iter().collect();
+        assert_eq!(unique.len(), declared.len(), "a tag declared twice: {declared:?}");
+        assert!(document.tags.iter().flatten().all(|tag| tag.description.as_ref().is_some_and(|d| !d.is_empty())));
+        let mut used = std::collections::BTreeSet::new();
+        for (path, item) in document.paths.paths.iter_mut() {
+            for (_, operation) in operations_mut(item) {
+                let tags = operation.tags.clone().unwrap_or_default();
+                assert!(!tags.is_empty(), "{path} has no tag");
+                for tag in tags {
+                    assert!(unique.contains(&tag), "{path}: tag {tag:?} is not declared");
+                    used.insert(tag);
+                }
+            }
+        }
+        assert_eq!(used.len(), unique.len(), "declared tags without an operation: {declared:?} against {used:?}");
     }
 
     /// Every operation declares the codes it can answer with its handler (an empty list says it

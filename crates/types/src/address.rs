@@ -27,6 +27,14 @@ impl Address {
     }
 }
 
+/// Address of a public key in SEC1 uncompressed form (`0x04 ‖ X ‖ Y`): the last 20 bytes of
+/// keccak256(X ‖ Y).
+pub fn address_of_uncompressed(sec1: &[u8]) -> Address {
+    let xy = sec1.get(1..).unwrap_or_default();
+    let [_, _, _, _, _, _, _, _, _, _, _, _, address @ ..] = crate::keccak256(xy).0;
+    Address(address)
+}
+
 crate::hexfmt::fixed_bytes_text!(Address, 20, AddressParseError);
 
 #[cfg(test)]

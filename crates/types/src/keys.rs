@@ -8,7 +8,7 @@
 //!
 //! A key's `Debug` output names its address, never its secret.
 
-use crate::{Address, H256, Signature, keccak256};
+use crate::{Address, H256, Signature, address::address_of_uncompressed, keccak256};
 use k256::ecdsa::hazmat::{DigestPrimitive, SignPrimitive};
 use k256::ecdsa::{SigningKey, VerifyingKey};
 use std::fmt;
@@ -123,14 +123,6 @@ impl fmt::Debug for SecretKey {
 pub fn address_of(key: &VerifyingKey) -> Address {
     let point = key.to_encoded_point(false);
     address_of_uncompressed(point.as_bytes())
-}
-
-/// Address of a public key in SEC1 uncompressed form (`0x04 ‖ X ‖ Y`): the last 20 bytes of
-/// keccak256(X ‖ Y).
-pub fn address_of_uncompressed(sec1: &[u8]) -> Address {
-    let xy = sec1.get(1..).unwrap_or_default();
-    let [_, _, _, _, _, _, _, _, _, _, _, _, address @ ..] = keccak256(xy).0;
-    Address(address)
 }
 
 #[cfg(test)]

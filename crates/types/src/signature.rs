@@ -6,7 +6,7 @@
 //! never produced. In the transaction it is the array `[y_parity, r, s]`; where a flat form is
 //! needed (runner flows, delegation tokens) it is the 65 bytes `r ‖ s ‖ v` with `v = y_parity`.
 
-use crate::{Address, H256, cbor::CborError, cbor::Sink, cbor::Writer, keys::address_of_uncompressed};
+use crate::{Address, H256, address::address_of_uncompressed, cbor::CborError, cbor::Sink, cbor::Writer};
 use minicbor::decode::Decoder;
 
 /// An ECDSA secp256k1 signature with recovery parity, low-s.

@@ -38,15 +38,27 @@ pub trait Visit<C: SystemCall>: SystemActorVisitor {
     fn visit(&mut self) -> Self::Output;
 }
 
-/// The list of system actors, given once: generates the bound of a pass over all of them and the
-/// two ways to run one.
+/// What a pass does with one decoded call of the call type `C`.
+pub trait VisitCall<C: SystemCall>: SystemActorVisitor {
+    /// Does the pass's work for `call`.
+    fn visit_call(&mut self, call: C) -> Self::Output;
+}
+
+/// The list of system actors, given once: generates the bound of a pass over all of them, the
+/// two ways to run one, and [`AnySystemCall`], a decoded call of any of them.
 macro_rules! system_actors {
-    ($($call:ty),+ $(,)?) => {
+    ($($call:ident),+ $(,)?) => {
         /// A pass that visits every system actor: implemented by any visitor that implements
         /// [`Visit`] for every call type of the list.
         pub trait EverySystemActor: $(Visit<$call> +)+ {}
 
         impl<V: $(Visit<$call> +)+> EverySystemActor for V {}
+
+        /// A pass over a decoded call of any system actor: implemented by any visitor that
+        /// implements [`VisitCall`] for every call type of the list.
+        pub trait EverySystemCall: $(VisitCall<$call> +)+ {}
+
+        impl<V: $(VisitCall<$call> +)+> EverySystemCall for V {}
 
         /// Visits the call type of the system actor at `address`; `None` when no system actor
         /// lives there.
@@ -62,6 +74,40 @@ macro_rules! system_actors {
         /// Visits the call type of every system actor, in address order.
         pub fn visit_all<V: EverySystemActor>(visitor: &mut V) -> Vec<V::Output> {
             vec![$(Visit::<$call>::visit(visitor)),+]
+        }
+
+        /// A call of a system actor as the validity rule decoded it from a transaction's
+        /// payload, handed on to whoever runs the transaction so it is decoded once.
+        #[derive(Clone, Debug, PartialEq, Eq)]
+        pub enum AnySystemCall {
+            $(
+                #[doc = concat!("A call of the system actor whose calls are [`", stringify!($call), "`].")]
+                $call($call),
+            )+
+        }
+
+        $(
+            impl From<$call> for AnySystemCall {
+                fn from(call: $call) -> Self {
+                    AnySystemCall::$call(call)
+                }
+            }
+        )+
+
+        impl AnySystemCall {
+            /// The address of the system actor the call is for.
+            pub fn address(&self) -> Address {
+                match self {
+                    $(AnySystemCall::$call(_) => <$call as SystemCall>::ADDRESS,)+
+                }
+            }
+
+            /// Hands the call, with its type, to `visitor`.
+            pub fn visit<V: EverySystemCall>(self, visitor: &mut V) -> V::Output {
+                match self {
+                    $(AnySystemCall::$call(call) => VisitCall::<$call>::visit_call(visitor, call),)+
+                }
+            }
         }
     };
 }

@@ -28,7 +28,7 @@ use crate::{
     Address, Basefees, Transaction,
     params::{ACTOR_RECORD_CELLS, DEPLOY_CYCLES_PER_PAYLOAD_BYTE, TRANSFER_CYCLES},
     payload::{ACTOR_UPGRADES_ADDRESS, Deploy, Message, UPGRADE_HANDLER, Upgrade},
-    system_actors::{self, SystemActorVisitor, Visit},
+    system_actors::{self, AnySystemCall, SystemActorVisitor, Visit},
     system_call::SystemCall,
 };
 
@@ -331,17 +331,20 @@ struct CallForm<'a> {
 }
 
 impl SystemActorVisitor for CallForm<'_> {
-    type Output = Result<(), String>;
+    type Output = Result<AnySystemCall, String>;
 }
 
-impl<C: SystemCall> Visit<C> for CallForm<'_> {
-    fn visit(&mut self) -> Result<(), String> {
-        C::decode(self.handler, self.arguments)
+impl<C: SystemCall> Visit<C> for CallForm<'_>
+where
+    AnySystemCall: From<C>,
+{
+    fn visit(&mut self) -> Result<AnySystemCall, String> {
+        let call = C::decode(self.handler, self.arguments)
             .map_err(|why| format!("not a call of the system actor {}: {why}", C::ADDRESS))?;
         if C::VALUE_REFUSED_AT_ADMISSION && self.value > 0 {
             return Err(format!("a call of {} carries no value", C::NAME));
         }
-        Ok(())
+        Ok(AnySystemCall::from(call))
     }
 }
 
@@ -354,8 +357,10 @@ pub enum ActorWork {
     Deploy(Deploy),
     /// An upgrade, sent to the actor-upgrades address.
     Upgrade(Upgrade),
-    /// A Message to the address: an actor's or a native system actor's handler.
+    /// A Message to the address of an actor (not a native system actor): its handler.
     Call(Address, Message),
+    /// A Message to a native system actor, with the call its handler and arguments decode as.
+    SystemCall(Message, AnySystemCall),
 }
 
 /// Whether the payload has the form its destination calls for (`docs/protocol.md`,
@@ -403,7 +408,7 @@ pub fn check_payload(tx: &Transaction) -> Result<Option<ActorWork>, Rejection> {
     let mut form = CallForm { handler: &message.handler, arguments: &message.payload, value: tx.value };
     match system_actors::visit(&to, &mut form) {
         None => Err(invalid(format!("the system actor {to} is not enabled"))),
-        Some(form) => form.map(|()| Some(ActorWork::Call(to, message))).map_err(invalid),
+        Some(form) => form.map(|call| Some(ActorWork::SystemCall(message, call))).map_err(invalid),
     }
 }
 
@@ -414,7 +419,7 @@ mod tests {
         governance::GOVERNANCE_ADDRESS,
         job::JOB_DISPATCHER_ADDRESS,
         library::LIBRARY_ADDRESS,
-        runner::RUNNER_REGISTRY_ADDRESS,
+        runner::{RUNNER_REGISTRY_ADDRESS, RegistryCall},
         secrets::SECRETS_ADDRESS,
         storage::{RELAY_REGISTRY_ADDRESS, STORAGE_MANAGER_ADDRESS},
         token::{TOKENS_ADDRESS, TokenCall},
@@ -607,7 +612,7 @@ mod tests {
         let message = Message { handler: "heartbeat".into(), payload: vec![0xa0] };
         assert_eq!(
             check(&heartbeat, &CHAIN, NONCE, BALANCE).map(|(_, work)| work),
-            Ok(Some(ActorWork::Call(RUNNER_REGISTRY_ADDRESS, message)))
+            Ok(Some(ActorWork::SystemCall(message, AnySystemCall::RegistryCall(RegistryCall::Heartbeat))))
         );
         let deploy =
             Deploy { code: vec![0, 0x61, 0x73, 0x6d], manifest: Default::default(), salt: vec![1], init: None };

@@ -7,19 +7,19 @@
 
 use super::{Work, host::ActorHost};
 use crate::{BlockEnv, Intrinsic, StateRead};
-use drover_types::{Address, VerifiedTransaction, payload::Message};
+use drover_types::{Address, VerifiedTransaction, payload::Message, system_actors::AnySystemCall};
 use drover_vm::{CallContext, CallRequest};
 
-/// Runs `message` of `tx` on the actor at `to`.
+/// Runs `message` of `tx` on the actor at `to`; `decoded` is the call the validity rule decoded
+/// it as when `to` is a native system actor, which then runs it without decoding it again.
 pub(crate) fn run<S: StateRead>(
     host: &mut ActorHost<'_, '_, S>,
     env: &BlockEnv,
     tx: &VerifiedTransaction,
-    to: Address,
-    message: Message,
+    (to, message, decoded): (Address, Message, Option<AnySystemCall>),
     intrinsic: Intrinsic,
 ) -> Work {
-    let outcome = host.run(CallRequest {
+    let request = CallRequest {
         context: CallContext {
             self_address: to,
             caller: tx.sender,
@@ -35,6 +35,10 @@ pub(crate) fn run<S: StateRead>(
         cycles_limit: tx.tx.cycles_limit.saturating_sub(intrinsic.cycles),
         cells_limit: tx.tx.cells_limit.saturating_sub(intrinsic.cells),
         read_only: false,
-    });
+    };
+    let outcome = match decoded {
+        Some(call) => host.run_system(request, call),
+        None => host.run(request),
+    };
     Work::from_outcome(&outcome)
 }

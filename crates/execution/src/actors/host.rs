@@ -31,6 +31,7 @@ use drover_types::{
     chain_params::ChainParams,
     exec_error::ExecCode,
     params::SYSTEM_RUN_CELLS_LIMIT,
+    system_actors::AnySystemCall,
 };
 use drover_vm::{
     CallRequest, CompiledModule, Entitlements, Host, HostError, Invocation, LibraryRequest, Outcome, OutgoingMessage,
@@ -167,6 +168,21 @@ impl<'h, 'a, S: StateRead> ActorHost<'h, 'a, S> {
             cycles_used: 0,
             cells_used: 0,
         })
+    }
+
+    /// Runs a transaction's top-level call of a native system actor as `call`, what the
+    /// validity rule decoded its handler and arguments as: like [`run`](Self::run) of the same
+    /// request, without decoding them again.
+    pub(crate) fn run_system(&mut self, request: CallRequest, call: AnySystemCall) -> Outcome {
+        let context = &request.context;
+        if let Some(tracer) = &mut self.tracer {
+            tracer.enter(context.self_address, &request.handler, None, context.value);
+        }
+        let outcome = crate::system_actors::call_decoded(self, &request, call);
+        if let Some(tracer) = &mut self.tracer {
+            tracer.exit(&Ok(outcome.clone()));
+        }
+        outcome
     }
 
     /// Moves `amount` from `from` to `to` (E1212 when `from` cannot cover it).

@@ -443,3 +443,32 @@ fn the_keys_a_block_prefetches_are_all_that_token_and_registry_calls_read() {
     assert!(full.receipts.iter().all(|r| r.status == TxStatus::Success), "{:?}", full.receipts);
     assert_eq!(prefetched, full, "a call read a key the block did not prefetch");
 }
+
+#[test]
+fn a_transaction_runs_the_call_the_rule_decoded_without_decoding_its_payload_again() {
+    use crate::block::{basefees_in_force, params_in_force, run_tx};
+    use crate::{FeeParams, overlay::Overlay, testing::vm};
+    use drover_types::system_actors::AnySystemCall;
+    use drover_types::validity::{self, ActorWork, BlockLimits, ChainContext};
+    let mut chain = chain();
+    // The payload asks for a balance; the call handed on with it, a create, is what runs.
+    let token = token_id(&ALICE, "GLD");
+    let tx = chain.tx(ALICE, Some(TOKENS_ADDRESS), TokenCall::Balance { token, account: ALICE }.message().encode(), 0);
+    let env = chain.env();
+    let mut overlay = Overlay::new(&chain.state);
+    let basefees = basefees_in_force(&FeeParams::default(), &mut overlay).unwrap();
+    let chain_params = params_in_force(&FeeParams::default(), &mut overlay).unwrap();
+    let params = FeeParams::default().governed(&chain_params);
+    let limits = BlockLimits { cycles: params.block_limit_cycles(), cells: params.block_limit_cells() };
+    let context = ChainContext { chain_id: env.chain_id, basefees, limits };
+    let (intrinsic, work) = validity::check(&tx.tx, &context, 0, RICH).expect("a valid transaction");
+    let Some(ActorWork::SystemCall(message, AnySystemCall::TokenCall(TokenCall::Balance { .. }))) = work else {
+        panic!("the rule decodes a balance call: {work:?}");
+    };
+    let carried = ActorWork::SystemCall(message, AnySystemCall::TokenCall(gold(1_000, None, false)));
+    let result = run_tx(vm(), &env, (&context, &chain_params), &mut overlay, &tx, (intrinsic, Some(carried)));
+    let result = result.unwrap_or_else(|_| panic!("the transaction runs"));
+    assert_eq!(result.status, TxStatus::Success, "{:?}", result.error);
+    let created = overlay.get(&state_key(&record_key(&token))).unwrap();
+    assert!(created.is_some(), "the carried create ran");
+}

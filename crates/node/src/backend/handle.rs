@@ -9,7 +9,6 @@ use crate::{
     config::FaucetConfig,
     databases::Databases,
     gossip::GossipHandle,
-    indexes::{IndexError, Indexes},
     intake,
     proofs::Prover,
 };
@@ -93,18 +92,4 @@ impl NodeHandle {
     pub(super) async fn read_account(&self, address: &Address) -> Result<Option<Account>, ApiError> {
         intake::read_account(&self.0.chain, &self.0.databases, address).await
     }
-}
-
-/// Runs `read` of the indexes on a blocking thread: a page reads up to thousands of entries,
-/// each of which may come from disk, which must not hold one of the few async workers every
-/// route and the consensus glue share.
-pub(crate) async fn read_indexes<T: Send + 'static>(
-    chain: &Arc<ChainShared>,
-    read: impl FnOnce(&Indexes) -> Result<T, IndexError> + Send + 'static,
-) -> Result<T, ApiError> {
-    let chain = Arc::clone(chain);
-    let answer = ::tokio::task::spawn_blocking(move || read(&chain.indexes))
-        .await
-        .map_err(|e| NodeError::unfinished(format!("an index read did not finish: {e}")))?;
-    Ok(answer?)
 }

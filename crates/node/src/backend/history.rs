@@ -5,7 +5,8 @@
 //! hold a block or two the node does not report yet ([`crate::chain::ChainShared::start_at`]);
 //! lists start below the tip so that they never show a block `/block/{selector}` would deny.
 
-use super::handle::{NodeHandle, read_indexes};
+use super::handle::NodeHandle;
+use crate::index_reads::read_indexes;
 use crate::indexes::{
     BlockRecord, EventEntry, EventFilter, HISTORY_POSITION_LEN, HistoryEntry, IndexError, Indexes, LOG_POSITION_LEN,
     Roles,

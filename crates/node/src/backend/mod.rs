@@ -34,4 +34,4 @@ mod storage;
 mod tokens;
 mod transactions;
 
-pub(crate) use handle::{NodeHandle, read_indexes};
+pub(crate) use handle::NodeHandle;

@@ -10,7 +10,7 @@ use utoipa_axum::{router::OpenApiRouter, routes};
 
 /// This family's routes, as their handlers' `#[utoipa::path]` declare them (see [`super`]).
 pub(crate) fn router<B: Backend>() -> OpenApiRouter<AppState<B>> {
-    OpenApiRouter::new().routes(routes!(account))
+    OpenApiRouter::with_openapi(crate::openapi::tag("accounts", "Account state")).routes(routes!(account))
 }
 
 /// `GET /account/{address}`: nonce and balance (404 with 3000 when the address holds no state).

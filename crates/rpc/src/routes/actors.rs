@@ -41,7 +41,7 @@ fn no_actor(address: Address) -> HttpError {
 
 /// This family's routes, as their handlers' `#[utoipa::path]` declare them (see [`super`]).
 pub(crate) fn router<B: Backend>() -> OpenApiRouter<AppState<B>> {
-    OpenApiRouter::new()
+    OpenApiRouter::with_openapi(crate::openapi::tag("actors", "Actors: code, manifest and state"))
         .routes(routes!(actor))
         .routes(routes!(code))
         .routes(routes!(manifest))

@@ -11,7 +11,9 @@ use utoipa_axum::{router::OpenApiRouter, routes};
 
 /// This family's routes, as their handlers' `#[utoipa::path]` declare them (see [`super`]).
 pub(crate) fn router<B: Backend>() -> OpenApiRouter<AppState<B>> {
-    OpenApiRouter::new().routes(routes!(height)).routes(routes!(block))
+    OpenApiRouter::with_openapi(crate::openapi::tag("blocks", "Finalized blocks"))
+        .routes(routes!(height))
+        .routes(routes!(block))
 }
 
 /// `GET /height`: the latest finalized height.

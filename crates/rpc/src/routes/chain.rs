@@ -17,7 +17,9 @@ pub const SUGGESTED_TIP_PER_CELL: u128 = 1;
 
 /// This family's routes, as their handlers' `#[utoipa::path]` declare them (see [`super`]).
 pub(crate) fn router<B: Backend>() -> OpenApiRouter<AppState<B>> {
-    OpenApiRouter::new().routes(routes!(chain_info)).routes(routes!(basefee))
+    OpenApiRouter::with_openapi(crate::openapi::tag("chain", "Chain identity and fee market"))
+        .routes(routes!(chain_info))
+        .routes(routes!(basefee))
 }
 
 /// `GET /chain-info`: chain id, network name, genesis hash and node version.

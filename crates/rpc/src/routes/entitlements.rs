@@ -29,7 +29,9 @@ const ENTITLEMENTS_KEY: &str = "entitlements";
 
 /// This family's routes, as their handlers' `#[utoipa::path]` declare them (see [`super`]).
 pub(crate) fn router<B: Backend>() -> OpenApiRouter<AppState<B>> {
-    OpenApiRouter::new().routes(routes!(registry)).routes(routes!(validate_manifest))
+    OpenApiRouter::with_openapi(crate::openapi::tag("entitlements", "The entitlement registry and manifest checks"))
+        .routes(routes!(registry))
+        .routes(routes!(validate_manifest))
 }
 
 /// `GET /entitlements/registry`: one page of the entitlement registry.

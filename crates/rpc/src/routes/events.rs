@@ -37,7 +37,11 @@ use utoipa_axum::{router::OpenApiRouter, routes};
 
 /// This family's routes, as their handlers' `#[utoipa::path]` declare them (see [`super`]).
 pub(crate) fn router<B: Backend>() -> OpenApiRouter<AppState<B>> {
-    OpenApiRouter::new().routes(routes!(events))
+    OpenApiRouter::with_openapi(crate::openapi::tag(
+        "events",
+        "Events across emitters, by emitter, topic and height range",
+    ))
+    .routes(routes!(events))
 }
 
 /// Refusals of an event filter: bad parameters and bounds (1001), an emitter that is not an

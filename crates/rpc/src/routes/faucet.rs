@@ -33,7 +33,7 @@ struct FaucetBody {
 
 /// This family's routes, as their handlers' `#[utoipa::path]` declare them (see [`super`]).
 pub(crate) fn router<B: Backend>() -> OpenApiRouter<AppState<B>> {
-    OpenApiRouter::new().routes(routes!(faucet))
+    OpenApiRouter::with_openapi(crate::openapi::tag("faucet", "Development-network faucet")).routes(routes!(faucet))
 }
 
 /// `POST /faucet`: sends the drip to an address (8000 when the faucet is disabled, 8001 on a chain

@@ -23,7 +23,13 @@ use utoipa_axum::{router::OpenApiRouter, routes};
 
 /// This family's routes, as their handlers' `#[utoipa::path]` declare them (see [`super`]).
 pub(crate) fn router<B: Backend>() -> OpenApiRouter<AppState<B>> {
-    OpenApiRouter::new().routes(routes!(params)).routes(routes!(proposals)).routes(routes!(proposal))
+    OpenApiRouter::with_openapi(crate::openapi::tag(
+        "governance",
+        "Chain parameters and the proposals that change them",
+    ))
+    .routes(routes!(params))
+    .routes(routes!(proposals))
+    .routes(routes!(proposal))
 }
 
 /// `GET /governance/params`: the live chain parameters and their bounds.

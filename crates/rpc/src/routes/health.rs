@@ -13,7 +13,10 @@ use utoipa_axum::{router::OpenApiRouter, routes};
 
 /// This family's routes, as their handlers' `#[utoipa::path]` declare them (see [`super`]).
 pub(crate) fn router<B: Backend>() -> OpenApiRouter<AppState<B>> {
-    OpenApiRouter::new().routes(routes!(health)).routes(routes!(detailed)).routes(routes!(ready))
+    OpenApiRouter::with_openapi(crate::openapi::tag("health", "Operator surfaces: health and metrics"))
+        .routes(routes!(health))
+        .routes(routes!(detailed))
+        .routes(routes!(ready))
 }
 
 /// `GET /health`: always `ok`; reads no state.

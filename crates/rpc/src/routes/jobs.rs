@@ -25,7 +25,14 @@ async fn job_info<B: Backend>(backend: &B, job: H256) -> Result<JobInfo, HttpErr
 
 /// This family's routes, as their handlers' `#[utoipa::path]` declare them (see [`super`]).
 pub(crate) fn router<B: Backend>() -> OpenApiRouter<AppState<B>> {
-    OpenApiRouter::new().routes(routes!(job)).routes(routes!(status)).routes(routes!(results)).routes(routes!(verified))
+    OpenApiRouter::with_openapi(crate::openapi::tag(
+        "jobs",
+        "Jobs bought from runners: spec, status, results and verdict",
+    ))
+    .routes(routes!(job))
+    .routes(routes!(status))
+    .routes(routes!(results))
+    .routes(routes!(verified))
 }
 
 /// `GET /job/{job_id}`: the job spec and where it is.

@@ -32,7 +32,12 @@ pub struct VersionQuery {
 
 /// This family's routes, as their handlers' `#[utoipa::path]` declare them (see [`super`]).
 pub(crate) fn router<B: Backend>() -> OpenApiRouter<AppState<B>> {
-    OpenApiRouter::new().routes(routes!(libraries)).routes(routes!(library))
+    OpenApiRouter::with_openapi(crate::openapi::tag(
+        "libraries",
+        "Actor code published once and run by actors in their own context",
+    ))
+    .routes(routes!(libraries))
+    .routes(routes!(library))
 }
 
 /// `GET /library/{publisher}/{name}`: one library version.

@@ -6,7 +6,8 @@
 //! the method and path from the handler's `#[utoipa::path]`: that attribute is the one
 //! declaration of a route (method, path from [`drover_types::api::paths`], parameters, answers
 //! and, in its `x-errors` extension, the error codes), and the served router and the OpenAPI
-//! document are both built from it here. A family joins the API with one `merge` line below.
+//! document are both built from it here. A family's router also declares the family's OpenAPI
+//! tag (`openapi::tag`), so a family joins the API with one `merge` line below.
 
 pub mod accounts;
 pub mod actors;
@@ -43,7 +44,8 @@ pub(crate) fn routes<B: Backend>() -> (Router<AppState<B>>, OpenApi) {
     (router, openapi::complete(document))
 }
 
-/// Every family's routes, with the operations as their handlers declare them.
+/// Every family's routes, with the operations as their handlers declare them (in the order the
+/// document lists their tags).
 pub(crate) fn declared<B: Backend>() -> OpenApiRouter<AppState<B>> {
     OpenApiRouter::with_openapi(openapi::base())
         .merge(transactions::router())
@@ -51,11 +53,11 @@ pub(crate) fn declared<B: Backend>() -> OpenApiRouter<AppState<B>> {
         .merge(actors::router())
         .merge(tokens::router())
         .merge(runners::router())
-        .merge(storage::router())
-        .merge(library::router())
-        .merge(secrets::router())
-        .merge(governance::router())
         .merge(jobs::router())
+        .merge(governance::router())
+        .merge(secrets::router())
+        .merge(library::router())
+        .merge(storage::router())
         .merge(entitlements::router())
         .merge(blocks::router())
         .merge(chain::router())
@@ -67,5 +69,11 @@ pub(crate) fn declared<B: Backend>() -> OpenApiRouter<AppState<B>> {
         .merge(history::router())
         .merge(events::router())
         .merge(stream::router())
+        // The stream routes' tag, declared here until `stream.rs` declares it beside its router
+        // as the other families do.
+        .merge(OpenApiRouter::with_openapi(openapi::tag(
+            "streams",
+            "Push streams (server-sent events): blocks, a transaction's outcome, events",
+        )))
         .merge(simulate::router())
 }

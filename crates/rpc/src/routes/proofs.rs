@@ -111,14 +111,17 @@ async fn one_inclusion_proof<B: Backend>(
 
 /// This family's routes, as their handlers' `#[utoipa::path]` declare them (see [`super`]).
 pub(crate) fn router<B: Backend>() -> OpenApiRouter<AppState<B>> {
-    OpenApiRouter::new()
-        .routes(routes!(state_value))
-        .routes(routes!(account))
-        .routes(routes!(actor))
-        .routes(routes!(storage))
-        .routes(routes!(tx))
-        .routes(routes!(receipt))
-        .routes(routes!(multi))
+    OpenApiRouter::with_openapi(crate::openapi::tag(
+        "proofs",
+        "Merkle proofs for light clients, with the block and its finalization certificate",
+    ))
+    .routes(routes!(state_value))
+    .routes(routes!(account))
+    .routes(routes!(actor))
+    .routes(routes!(storage))
+    .routes(routes!(tx))
+    .routes(routes!(receipt))
+    .routes(routes!(multi))
 }
 
 /// `GET /proof/account/{address}`: the account record (or its absence) proven against a finalized

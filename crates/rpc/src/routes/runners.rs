@@ -48,7 +48,7 @@ use utoipa_axum::{router::OpenApiRouter, routes};
 
 /// This family's routes, as their handlers' `#[utoipa::path]` declare them (see [`super`]).
 pub(crate) fn router<B: Backend>() -> OpenApiRouter<AppState<B>> {
-    OpenApiRouter::new()
+    OpenApiRouter::with_openapi(crate::openapi::tag("runners", "Off-chain compute runners and delegations to them"))
         .routes(routes!(active))
         .routes(routes!(runner))
         .routes(routes!(heartbeat_payload))

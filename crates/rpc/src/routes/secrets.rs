@@ -24,7 +24,9 @@ use utoipa_axum::{router::OpenApiRouter, routes};
 
 /// This family's routes, as their handlers' `#[utoipa::path]` declare them (see [`super`]).
 pub(crate) fn router<B: Backend>() -> OpenApiRouter<AppState<B>> {
-    OpenApiRouter::new().routes(routes!(secrets)).routes(routes!(envelope))
+    OpenApiRouter::with_openapi(crate::openapi::tag("secrets", "Secrets stored as per-reader ciphertext envelopes"))
+        .routes(routes!(secrets))
+        .routes(routes!(envelope))
 }
 
 /// `GET /secrets/{owner}`: one page of an owner's secrets.

@@ -31,7 +31,9 @@ use utoipa_axum::{router::OpenApiRouter, routes};
 
 /// This family's routes, as their handlers' `#[utoipa::path]` declare them (see [`super`]).
 pub(crate) fn router<B: Backend>() -> OpenApiRouter<AppState<B>> {
-    OpenApiRouter::new().routes(routes!(snapshot)).routes(routes!(operations))
+    OpenApiRouter::with_openapi(crate::openapi::tag("state-sync", "State snapshots for peers that fast-sync"))
+        .routes(routes!(snapshot))
+        .routes(routes!(operations))
 }
 
 /// `GET /state/snapshot`: the latest state-sync checkpoint (404 before there is one); rate-limited

@@ -132,21 +132,24 @@ const STORAGE_AUTH_ERRORS: &[ErrorCode] =
 
 /// This family's routes, as their handlers' `#[utoipa::path]` declare them (see [`super`]).
 pub(crate) fn router<B: Backend>() -> OpenApiRouter<AppState<B>> {
-    OpenApiRouter::new()
-        .routes(routes!(challenge))
-        .routes(routes!(me))
-        .routes(routes!(stats))
-        .routes(routes!(public_relays))
-        .routes(routes!(write_relayers))
-        .routes(routes!(billing_summary))
-        .routes(routes!(revocation))
-        .routes(routes!(balance))
-        .routes(routes!(volumes, create))
-        .routes(routes!(volume))
-        .routes(routes!(delete))
-        .routes(routes!(undelete))
-        .routes(routes!(deposit))
-        .routes(routes!(revoke))
+    OpenApiRouter::with_openapi(crate::openapi::tag(
+        "ras",
+        "Storage relays: authentication, relays, volumes, billing and the volume transactions",
+    ))
+    .routes(routes!(challenge))
+    .routes(routes!(me))
+    .routes(routes!(stats))
+    .routes(routes!(public_relays))
+    .routes(routes!(write_relayers))
+    .routes(routes!(billing_summary))
+    .routes(routes!(revocation))
+    .routes(routes!(balance))
+    .routes(routes!(volumes, create))
+    .routes(routes!(volume))
+    .routes(routes!(delete))
+    .routes(routes!(undelete))
+    .routes(routes!(deposit))
+    .routes(routes!(revoke))
 }
 
 /// `GET /ras/challenge`: what a client needs to build its token and requests.

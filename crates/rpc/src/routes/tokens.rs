@@ -26,7 +26,7 @@ fn unknown(id: &Address) -> HttpError {
 
 /// This family's routes, as their handlers' `#[utoipa::path]` declare them (see [`super`]).
 pub(crate) fn router<B: Backend>() -> OpenApiRouter<AppState<B>> {
-    OpenApiRouter::new()
+    OpenApiRouter::with_openapi(crate::openapi::tag("tokens", "Native fungible tokens: metadata, balances, allowances"))
         .routes(routes!(tokens))
         .routes(routes!(token))
         .routes(routes!(balance))

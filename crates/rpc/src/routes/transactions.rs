@@ -39,7 +39,7 @@ pub struct SubmissionBytes(pub Vec<u8>);
 
 /// This family's routes, as their handlers' `#[utoipa::path]` declare them (see [`super`]).
 pub(crate) fn router<B: Backend>() -> OpenApiRouter<AppState<B>> {
-    OpenApiRouter::new()
+    OpenApiRouter::with_openapi(crate::openapi::tag("transactions", "Submission, transactions and receipts"))
         .routes(routes!(submit))
         .routes(routes!(submit_wait))
         .routes(routes!(transaction))

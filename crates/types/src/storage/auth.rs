@@ -29,8 +29,8 @@
 //! signature that does not recover the session key. Replays are the verifier's to refuse (it
 //! holds the nonces it accepted).
 
+use crate::address::address_of_uncompressed;
 use crate::args::{Args, ArgsBuilder};
-use crate::keys::address_of_uncompressed;
 use crate::{Address, H256, SecretKey, Signature, keccak256};
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;

@@ -1,0 +1,26 @@
+//! Reads of the indexes for the API (the HTTP backend and the prover), off the async workers.
+//!
+//! Its own module so that every reader imports it downwards: the backend holds the prover, so
+//! the prover cannot reach it through the backend.
+
+use crate::{
+    chain::ChainShared,
+    error::NodeError,
+    indexes::{IndexError, Indexes},
+};
+use drover_types::error::ApiError;
+use std::sync::Arc;
+
+/// Runs `read` of the indexes on a blocking thread: a page reads up to thousands of entries,
+/// each of which may come from disk, which must not hold one of the few async workers every
+/// route and the consensus glue share.
+pub(crate) async fn read_indexes<T: Send + 'static>(
+    chain: &Arc<ChainShared>,
+    read: impl FnOnce(&Indexes) -> Result<T, IndexError> + Send + 'static,
+) -> Result<T, ApiError> {
+    let chain = Arc::clone(chain);
+    let answer = ::tokio::task::spawn_blocking(move || read(&chain.indexes))
+        .await
+        .map_err(|e| NodeError::unfinished(format!("an index read did not finish: {e}")))?;
+    Ok(answer?)
+}
