@@ -134,11 +134,13 @@ pub(super) async fn history(args: HistoryArgs) -> anyhow::Result<()> {
     println!("\ntransfers at {} /s, no stream open:", args.rate);
     alone.print("transfers");
 
+    // Signed first: signing takes both cores for a while, which would delay the streams' reads.
+    let txs = transfers.sign(next, count);
     let tip = client.height().await?;
     let ips = (0..args.subscribers).map(|i| std::net::Ipv4Addr::new(127, 0, 0, 2 + (i / per_ip) as u8));
     let readers = StreamReaders::start(&address, ips, tip + 1)?;
     readers.opened(args.subscribers, Duration::from_secs(60)).await?;
-    let watched = run_load(&client, std::slice::from_ref(&client), transfers.sign(next, count), load).await?;
+    let watched = run_load(&client, std::slice::from_ref(&client), txs, load).await?;
     // Every stream has the last block by now.
     tokio::time::sleep(Duration::from_secs(2)).await;
     let arrivals = readers.stop().await?;
@@ -210,6 +212,11 @@ const READ_BUFFER_BYTES: usize = 256 * 1024;
 const MESSAGE_HEAD_BYTES: usize = 512;
 /// Largest response head a reader accepts.
 const RESPONSE_HEAD_BYTES_MAX: usize = 16 * 1024;
+
+/// The blank line that ends a message, its searcher built once rather than for every piece of
+/// data read.
+static MESSAGE_END: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
+    std::sync::LazyLock::new(|| memchr::memmem::Finder::new(b"\n\n"));
 
 /// Block streams read on a thread and a single-threaded runtime of their own, so that reading
 /// them neither delays the load generator and the finality tracker (their wakeups would queue
@@ -376,11 +383,8 @@ struct Messages {
 impl Messages {
     fn feed(&mut self, mut data: &[u8], now_ms: u64, arrivals: &Arrivals) {
         while !data.is_empty() {
-            let end = if self.after_newline && data[0] == b'\n' {
-                Some(1)
-            } else {
-                memchr::memmem::find(data, b"\n\n").map(|at| at + 2)
-            };
+            let end =
+                if self.after_newline && data[0] == b'\n' { Some(1) } else { MESSAGE_END.find(data).map(|at| at + 2) };
             let Some(end) = end else {
                 self.keep(data);
                 self.after_newline = data.ends_with(b"\n");
