@@ -441,7 +441,10 @@ mod tests {
                     buffer.extend_from_slice(piece);
                     match chunked.walk(&buffer, |data| parsed.feed(data, 5, &arrivals)).unwrap() {
                         Some(used) => drop(buffer.drain(..used)),
-                        None => ended = true,
+                        None => {
+                            ended = true;
+                            break;
+                        }
                     }
                 }
                 assert!(ended, "cut {cut}, reads of {read}");
