@@ -1,6 +1,8 @@
 //! Assembles a validator: p2p, block dissemination, marshal, the stateful application over
 //! QMDB, threshold Simplex and the HTTP API, in the order the components require (the
 //! application and marshal start before consensus so a restart can drain queued events).
+//! The HTTP API runs on a tokio runtime of its own ([`HttpRuntime`]), so that API work never
+//! queues ahead of consensus's tasks.
 //!
 //! Timeouts are the spec's and compiled in: leader 1 s, certification 2 s, nullify retry 10 s,
 //! fetch 2 s. The p2p channel plan is fixed: 0 votes, 1 certificates, 2 consensus resolver,
@@ -670,20 +672,26 @@ pub async fn run(context: tokio::Context, config: EngineConfig) -> anyhow::Resul
     let stopped = context.stopped();
 
     // HTTP first: while the state opens (or fast-syncs) only /health and /metrics answer.
-    let listener = ::tokio::net::TcpListener::bind(rpc_addr)
-        .await
+    let listener = std::net::TcpListener::bind(rpc_addr)
+        .and_then(|listener| listener.set_nonblocking(true).map(|()| listener))
         .with_context(|| format!("cannot listen on {rpc_addr} (config field `rpc_port`)"))?;
+    let http_runtime = HttpRuntime::new(validator.worker_threads)?;
     let switch = drover_rpc::starting::Switch::new(Arc::new({
         let metrics = metrics_reader.clone();
         move || commonware_runtime::Metrics::encode(metrics.as_ref())
     }));
     let layers = drover_rpc::Http::new(&rpc);
     let api = drover_rpc::layered(switch.clone(), &layers);
-    let http = context.child("http").spawn(move |context| async move {
+    let http_stopped = context.stopped();
+    let mut http = http_runtime.spawn(async move {
         let shutdown = async move {
-            let _ = context.stopped().await;
+            let _ = http_stopped.await;
         };
-        if let Err(e) = drover_rpc::serve(listener, api, shutdown).await {
+        let served = match ::tokio::net::TcpListener::from_std(listener) {
+            Ok(listener) => drover_rpc::serve(listener, api, shutdown).await,
+            Err(e) => Err(e),
+        };
+        if let Err(e) = served {
             warn!(?e, "HTTP server stopped with an error");
         }
     });
@@ -724,9 +732,48 @@ pub async fn run(context: tokio::Context, config: EngineConfig) -> anyhow::Resul
 
     // Run until stopped.
     ::tokio::select! {
-        _ = stopped => info!("stopping"),
+        _ = stopped => {
+            info!("stopping");
+            // The server finishes the requests in flight (it was told by the same signal).
+            let _ = ::tokio::time::timeout(SHUTDOWN_GRACE, &mut http).await;
+        }
         r = started.consensus => warn!(?r, "consensus engine exited"),
-        r = http => warn!(?r, "HTTP server exited"),
+        r = &mut http => warn!(?r, "HTTP server exited"),
     }
     Ok(())
+}
+
+/// The HTTP API's own runtime, apart from consensus's. On one runtime, a burst of API work
+/// (every block's message written to a thousand streams, a flood of reads) queues on the same
+/// workers ahead of the tasks that propose, verify and finalize blocks, and each block waits
+/// for it; on two, the OS scheduler shares the cores between them. Dropped (the node stopping),
+/// it stops its tasks without waiting for them.
+struct HttpRuntime {
+    handle: ::tokio::runtime::Handle,
+    runtime: Option<::tokio::runtime::Runtime>,
+}
+
+impl HttpRuntime {
+    fn new(worker_threads: usize) -> anyhow::Result<Self> {
+        let runtime = ::tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(worker_threads)
+            .thread_name("http")
+            .enable_all()
+            .build()
+            .context("cannot start the HTTP API's runtime")?;
+        Ok(Self { handle: runtime.handle().clone(), runtime: Some(runtime) })
+    }
+
+    fn spawn(&self, task: impl Future<Output = ()> + Send + 'static) -> ::tokio::task::JoinHandle<()> {
+        self.handle.spawn(task)
+    }
+}
+
+impl Drop for HttpRuntime {
+    fn drop(&mut self) {
+        // Dropping a runtime blocks on its workers, which an async context may not do.
+        if let Some(runtime) = self.runtime.take() {
+            runtime.shutdown_background();
+        }
+    }
 }

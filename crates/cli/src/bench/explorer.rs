@@ -23,7 +23,7 @@
 //! The streams themselves are measured by `bench history` (lag, and finality with up to 1,000
 //! open); the explorer's static files are served from memory and not timed.
 
-use super::history::follow;
+use super::history::StreamReaders;
 use super::reads::read_response;
 use super::tokens::{settle, token_tx};
 use super::*;
@@ -469,18 +469,8 @@ pub(super) async fn explorer(args: ExplorerArgs) -> anyhow::Result<()> {
     alone.print("transfers");
 
     let tip = client.height().await?;
-    let open = Arc::new(AtomicU64::new(0));
-    let streams: Vec<_> = (0..args.tabs)
-        .map(|_| {
-            let ip = std::net::Ipv4Addr::LOCALHOST;
-            tokio::spawn(follow(host.clone(), ip, tip + 1, Arc::default(), Arc::clone(&open)))
-        })
-        .collect();
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while open.load(Ordering::Relaxed) < args.tabs as u64 {
-        ensure!(Instant::now() < deadline, "only {} of {} streams opened", open.load(Ordering::Relaxed), args.tabs);
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    let readers = StreamReaders::start(&host, (0..args.tabs).map(|_| std::net::Ipv4Addr::LOCALHOST), tip + 1)?;
+    readers.opened(args.tabs, Duration::from_secs(30)).await?;
     let paced = Duration::from_millis(args.page_interval_ms);
     for (interval, how) in [
         (Some(paced), format!("each opening a page every {} ms", args.page_interval_ms)),
@@ -512,9 +502,7 @@ pub(super) async fn explorer(args: ExplorerArgs) -> anyhow::Result<()> {
             times.report();
         }
     }
-    for stream in &streams {
-        stream.abort();
-    }
+    readers.stop().await?;
     // Again with nothing reading: how much the machine's other work moved the figures.
     let again = run_load(&client, std::slice::from_ref(&client), transfers.sign(next, count), load).await?;
     println!("\ntransfers at {} /s, nothing reading, again:", args.rate);

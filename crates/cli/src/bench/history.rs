@@ -18,7 +18,7 @@
 
 use super::reads::{PathOf, get_run};
 use super::*;
-use tokio::io::{AsyncBufReadExt as _, AsyncReadExt as _, AsyncWriteExt as _, BufReader};
+use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
 
 #[derive(Args)]
 pub(crate) struct HistoryArgs {
@@ -134,32 +134,16 @@ pub(super) async fn history(args: HistoryArgs) -> anyhow::Result<()> {
     println!("\ntransfers at {} /s, no stream open:", args.rate);
     alone.print("transfers");
 
+    // Signed first: signing takes both cores for a while, which would delay the streams' reads.
+    let txs = transfers.sign(next, count);
     let tip = client.height().await?;
-    let lags: Arrivals = Arc::default();
-    let open = Arc::new(AtomicU64::new(0));
-    let mut streams = Vec::new();
-    for i in 0..args.subscribers {
-        let ip = std::net::Ipv4Addr::new(127, 0, 0, 2 + (i / per_ip) as u8);
-        let (address, lags, open) = (address.clone(), Arc::clone(&lags), Arc::clone(&open));
-        streams.push(tokio::spawn(follow(address, ip, tip + 1, lags, open)));
-    }
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while open.load(Ordering::Relaxed) < args.subscribers as u64 {
-        ensure!(
-            Instant::now() < deadline,
-            "only {} of {} streams opened",
-            open.load(Ordering::Relaxed),
-            args.subscribers
-        );
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    let watched = run_load(&client, std::slice::from_ref(&client), transfers.sign(next, count), load).await?;
+    let ips = (0..args.subscribers).map(|i| std::net::Ipv4Addr::new(127, 0, 0, 2 + (i / per_ip) as u8));
+    let readers = StreamReaders::start(&address, ips, tip + 1)?;
+    readers.opened(args.subscribers, Duration::from_secs(60)).await?;
+    let watched = run_load(&client, std::slice::from_ref(&client), txs, load).await?;
     // Every stream has the last block by now.
     tokio::time::sleep(Duration::from_secs(2)).await;
-    for stream in &streams {
-        stream.abort();
-    }
-    let arrivals = std::mem::take(&mut *lags.lock());
+    let arrivals = readers.stop().await?;
     // The first stream to receive a block received it as soon as the node published it.
     let mut first: HashMap<u64, u64> = HashMap::new();
     for (height, arrived_ms, _) in &arrivals {
@@ -220,11 +204,83 @@ async fn simulate_run(client: &Client, from: Address, seconds: u64) -> anyhow::R
 }
 
 /// Each block a stream received: its height, when (Unix ms) and its timestamp.
-type Arrivals = Arc<parking_lot::Mutex<Vec<(u64, u64, u64)>>>;
+pub(super) type Arrivals = Arc<parking_lot::Mutex<Vec<(u64, u64, u64)>>>;
+
+/// Bytes a stream reader asks the kernel for at once: a few block messages.
+const READ_BUFFER_BYTES: usize = 256 * 1024;
+/// The start of a message that a reader keeps, where its id and block timestamp are.
+const MESSAGE_HEAD_BYTES: usize = 512;
+/// Largest response head a reader accepts.
+const RESPONSE_HEAD_BYTES_MAX: usize = 16 * 1024;
+
+/// The blank line that ends a message, its searcher built once rather than for every piece of
+/// data read.
+static MESSAGE_END: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
+    std::sync::LazyLock::new(|| memchr::memmem::Finder::new(b"\n\n"));
+
+/// Block streams read on a thread and a single-threaded runtime of their own, so that reading
+/// them neither delays the load generator and the finality tracker (their wakeups would queue
+/// behind a thousand readers') nor is delayed by them; only the two cores are shared.
+pub(super) struct StreamReaders {
+    /// What the streams received.
+    pub(super) arrivals: Arrivals,
+    /// Streams the node accepted so far.
+    pub(super) open: Arc<AtomicU64>,
+    stop: tokio::sync::oneshot::Sender<()>,
+    thread: std::thread::JoinHandle<()>,
+}
+
+impl StreamReaders {
+    /// A block stream from height `from` of the node at `address` for each of `ips` (the local
+    /// address each connects from).
+    pub(super) fn start(
+        address: &str,
+        ips: impl IntoIterator<Item = std::net::Ipv4Addr>,
+        from: u64,
+    ) -> anyhow::Result<Self> {
+        let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+        let (arrivals, open) = (Arrivals::default(), Arc::new(AtomicU64::new(0)));
+        for ip in ips {
+            runtime.spawn(follow(address.to_owned(), ip, from, Arc::clone(&arrivals), Arc::clone(&open)));
+        }
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        let thread = std::thread::Builder::new().name("stream-readers".into()).spawn(move || {
+            runtime.block_on(async {
+                let _ = stopped.await;
+            });
+        })?;
+        Ok(Self { arrivals, open, stop, thread })
+    }
+
+    /// Waits until `count` streams are open, at most `within`.
+    pub(super) async fn opened(&self, count: usize, within: Duration) -> anyhow::Result<()> {
+        let deadline = Instant::now() + within;
+        while self.open.load(Ordering::Relaxed) < count as u64 {
+            ensure!(Instant::now() < deadline, "only {} of {count} streams opened", self.open.load(Ordering::Relaxed));
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        Ok(())
+    }
+
+    /// Closes every stream; what they received.
+    pub(super) async fn stop(self) -> anyhow::Result<Vec<(u64, u64, u64)>> {
+        let _ = self.stop.send(());
+        let thread = self.thread;
+        tokio::task::spawn_blocking(move || thread.join())
+            .await?
+            .map_err(|_| anyhow::anyhow!("the stream readers' thread panicked"))?;
+        Ok(std::mem::take(&mut *self.arrivals.lock()))
+    }
+}
 
 /// A block stream from `from` over a connection from `ip`: counts itself in `open` once the
-/// node answers, then notes each block's arrival in `arrivals`.
-pub(super) async fn follow(
+/// node answers, then notes each block's arrival in `arrivals` (when the read that completed
+/// its message returned).
+///
+/// It costs little beside the node on the same cores: large reads into one buffer, the chunked
+/// framing walked by its sizes, message ends found with `memchr` (SIMD), and only a message's
+/// head kept, where its id and timestamp are.
+async fn follow(
     address: String,
     ip: std::net::Ipv4Addr,
     from: u64,
@@ -233,55 +289,167 @@ pub(super) async fn follow(
 ) -> anyhow::Result<()> {
     let socket = tokio::net::TcpSocket::new_v4()?;
     socket.bind((ip, 0).into())?;
-    let stream = socket.connect(address.parse()?).await?;
-    let (read, mut write) = stream.into_split();
-    let mut read = BufReader::new(read);
+    let mut stream = socket.connect(address.parse()?).await?;
     let request = format!("GET /stream/blocks?from_height={from} HTTP/1.1\r\nHost: {address}\r\n\r\n");
-    write.write_all(request.as_bytes()).await?;
-    let mut line = String::new();
-    read.read_line(&mut line).await?;
-    ensure!(line.contains(" 200 "), "the stream was refused: {line}");
+    stream.write_all(request.as_bytes()).await?;
+    let mut raw: Vec<u8> = Vec::with_capacity(READ_BUFFER_BYTES);
+    let head_end = loop {
+        if let Some(at) = memchr::memmem::find(&raw, b"\r\n\r\n") {
+            break at + 4;
+        }
+        ensure!(raw.len() < RESPONSE_HEAD_BYTES_MAX, "response head too long");
+        ensure!(stream.read_buf(&mut raw).await? > 0, "connection closed");
+    };
+    let head = String::from_utf8_lossy(&raw[..head_end]).to_ascii_lowercase();
+    ensure!(head.lines().next().is_some_and(|status| status.contains(" 200 ")), "the stream was refused: {head}");
+    ensure!(head.contains("transfer-encoding: chunked"), "the stream is not chunked: {head}");
+    open.fetch_add(1, Ordering::Relaxed);
+    let mut body = ChunkedBody::default();
+    let mut messages = Messages::default();
+    let mut pos = head_end;
     loop {
-        line.clear();
-        ensure!(read.read_line(&mut line).await? > 0, "connection closed");
-        if line.trim_end().is_empty() {
-            break;
+        let now_ms = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH)?.as_millis() as u64;
+        let Some(used) = body.walk(&raw[pos..], |data| messages.feed(data, now_ms, &arrivals))? else {
+            return Ok(());
+        };
+        pos += used;
+        if pos == raw.len() {
+            raw.clear();
+            pos = 0;
+        } else if pos > READ_BUFFER_BYTES / 2 {
+            raw.drain(..pos);
+            pos = 0;
+        }
+        raw.reserve(READ_BUFFER_BYTES - raw.len().min(READ_BUFFER_BYTES / 2));
+        ensure!(stream.read_buf(&mut raw).await? > 0, "connection closed");
+    }
+}
+
+/// Where a reader is in a chunked body.
+#[derive(Default)]
+struct ChunkedBody {
+    /// Data bytes of the current chunk not yet seen.
+    data_left: usize,
+    /// Bytes of the CRLF after the current chunk's data not yet seen.
+    crlf_left: usize,
+}
+
+impl ChunkedBody {
+    /// Walks `input`, handing each piece of chunk data to `data`: the bytes used (the rest is
+    /// an incomplete chunk-size line), or `None` at the body's end.
+    fn walk(&mut self, input: &[u8], mut data: impl FnMut(&[u8])) -> anyhow::Result<Option<usize>> {
+        let mut pos = 0;
+        loop {
+            let available = input.len() - pos;
+            if self.data_left > 0 {
+                let take = self.data_left.min(available);
+                if take == 0 {
+                    return Ok(Some(pos));
+                }
+                data(&input[pos..pos + take]);
+                (pos, self.data_left) = (pos + take, self.data_left - take);
+                if self.data_left == 0 {
+                    self.crlf_left = 2;
+                }
+            } else if self.crlf_left > 0 {
+                let take = self.crlf_left.min(available);
+                if take == 0 {
+                    return Ok(Some(pos));
+                }
+                (pos, self.crlf_left) = (pos + take, self.crlf_left - take);
+            } else {
+                let Some(eol) = memchr::memmem::find(&input[pos..], b"\r\n") else { return Ok(Some(pos)) };
+                let line = std::str::from_utf8(&input[pos..pos + eol]).context("chunk size")?;
+                let size = usize::from_str_radix(line.split(';').next().unwrap_or_default().trim(), 16)
+                    .with_context(|| format!("chunk size {line:?}"))?;
+                if size == 0 {
+                    return Ok(None);
+                }
+                (pos, self.data_left) = (pos + eol + 2, size);
+            }
         }
     }
-    open.fetch_add(1, Ordering::Relaxed);
-    // The body is chunked; messages may span chunks. A message's id and timestamp are in its
-    // first line and the start of its JSON: only those are read, the buffer is compacted once
-    // a chunk (the client must cost little beside the node on the same cores).
-    let mut messages: Vec<u8> = Vec::new();
-    let mut scanned = 0;
-    loop {
-        line.clear();
-        ensure!(read.read_line(&mut line).await? > 0, "connection closed");
-        let size = usize::from_str_radix(line.trim_end(), 16).context("chunk size")?;
-        if size == 0 {
-            return Ok(());
-        }
-        let start = messages.len();
-        messages.resize(start + size + 2, 0);
-        read.read_exact(&mut messages[start..]).await?;
-        messages.truncate(start + size);
-        let now_ms = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH)?.as_millis() as u64;
-        let mut consumed = 0;
-        while let Some(end) = messages[scanned.max(consumed)..].windows(2).position(|w| w == b"\n\n") {
-            let end = scanned.max(consumed) + end + 2;
-            let head = &messages[consumed..end.min(consumed + 512)];
-            let number = |after: &[u8]| {
-                let at = head.windows(after.len()).position(|w| w == after)? + after.len();
-                let digits: Vec<u8> = head[at..].iter().take_while(|b| b.is_ascii_digit()).copied().collect();
-                std::str::from_utf8(&digits).ok()?.parse::<u64>().ok()
+}
+
+/// Server-sent events split at their blank lines, whatever the chunks: each message's head is
+/// kept until its end, then its id and timestamp noted.
+#[derive(Default)]
+struct Messages {
+    head: Vec<u8>,
+    /// The data seen last ended with a line feed (a message's end may span two chunks).
+    after_newline: bool,
+}
+
+impl Messages {
+    fn feed(&mut self, mut data: &[u8], now_ms: u64, arrivals: &Arrivals) {
+        while !data.is_empty() {
+            let end =
+                if self.after_newline && data[0] == b'\n' { Some(1) } else { MESSAGE_END.find(data).map(|at| at + 2) };
+            let Some(end) = end else {
+                self.keep(data);
+                self.after_newline = data.ends_with(b"\n");
+                return;
             };
-            if let (Some(height), Some(stamp)) = (number(b"id: "), number(b"\"timestamp_ms\":")) {
-                arrivals.lock().push((height, now_ms, stamp));
+            self.keep(&data[..end]);
+            self.after_newline = false;
+            if let Some(arrival) = self.arrival(now_ms) {
+                arrivals.lock().push(arrival);
             }
-            consumed = end;
+            self.head.clear();
+            data = &data[end..];
         }
-        messages.drain(..consumed);
-        // What is left is the start of a message: the next search starts near its end.
-        scanned = messages.len().saturating_sub(1);
+    }
+
+    fn keep(&mut self, data: &[u8]) {
+        let room = MESSAGE_HEAD_BYTES.saturating_sub(self.head.len());
+        self.head.extend_from_slice(&data[..room.min(data.len())]);
+    }
+
+    /// `(height, now_ms, timestamp)` of a block message (`None` for a comment or another kind).
+    fn arrival(&self, now_ms: u64) -> Option<(u64, u64, u64)> {
+        let number = |after: &[u8]| {
+            let at = memchr::memmem::find(&self.head, after)? + after.len();
+            let digits = self.head[at..].iter().take_while(|b| b.is_ascii_digit()).count();
+            std::str::from_utf8(&self.head[at..at + digits]).ok()?.parse::<u64>().ok()
+        };
+        Some((number(b"id: ")?, now_ms, number(b"\"timestamp_ms\":")?))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Two block messages and a comment, chunked at every possible place, read in pieces of
+    /// every size: each block is noted once with its id and timestamp.
+    #[test]
+    fn a_reader_finds_every_message_whatever_the_chunks_and_reads() {
+        let messages = b"id: 7\nevent: block\ndata: {\"height\":7,\"timestamp_ms\":1000,\"x\":\"a\\n\"}\n\n: keep-alive\n\nid: 8\nevent: block\ndata: {\"timestamp_ms\":2000}\n\n";
+        for cut in 1..messages.len() {
+            let mut body = Vec::new();
+            for part in [&messages[..cut], &messages[cut..]] {
+                body.extend_from_slice(format!("{:x}\r\n", part.len()).as_bytes());
+                body.extend_from_slice(part);
+                body.extend_from_slice(b"\r\n");
+            }
+            body.extend_from_slice(b"0\r\n\r\n");
+            for read in [1, 2, 3, 7, body.len()] {
+                let arrivals = Arrivals::default();
+                let (mut chunked, mut parsed) = (ChunkedBody::default(), Messages::default());
+                let (mut buffer, mut ended) = (Vec::new(), false);
+                for piece in body.chunks(read) {
+                    buffer.extend_from_slice(piece);
+                    match chunked.walk(&buffer, |data| parsed.feed(data, 5, &arrivals)).unwrap() {
+                        Some(used) => drop(buffer.drain(..used)),
+                        None => {
+                            ended = true;
+                            break;
+                        }
+                    }
+                }
+                assert!(ended, "cut {cut}, reads of {read}");
+                assert_eq!(*arrivals.lock(), [(7, 5, 1000), (8, 5, 2000)], "cut {cut}, reads of {read}");
+            }
+        }
     }
 }

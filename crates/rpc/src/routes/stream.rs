@@ -300,21 +300,45 @@ where
     let bytes = Arc::new(Semaphore::new(STREAM_BUFFER_BYTES));
     tokio::spawn(produce(Outlet { messages, bytes, last, live: false, last_id: None }));
     let keepalive = Duration::from_secs(STREAM_KEEPALIVE_SECS);
-    let state = (received, Some(last_received), subscription);
-    let body = futures::stream::unfold(state, move |(mut received, last, subscription)| async move {
-        match tokio::time::timeout(keepalive, received.recv()).await {
-            // The message leaves the buffer: its bytes are the connection's now.
-            Ok(Some((message, _permit))) => {
-                Some((Ok::<_, std::convert::Infallible>(message), (received, last, subscription)))
+    // One timer for the stream's life, moved on only when it fires early (a message was sent
+    // meanwhile): a timer armed and dropped for every message costs a timer-wheel insertion and
+    // removal per stream for every block.
+    let silence = Box::pin(tokio::time::sleep(keepalive));
+    let state = (received, Some(last_received), subscription, silence, tokio::time::Instant::now());
+    let body = futures::stream::unfold(
+        state,
+        move |(mut received, last, subscription, mut silence, mut sent)| async move {
+            loop {
+                tokio::select! {
+                    biased;
+                    message = received.recv() => match message {
+                        // The message leaves the buffer: its bytes are the connection's now.
+                        Some((message, _permit)) => {
+                            sent = tokio::time::Instant::now();
+                            return Some((Ok::<_, std::convert::Infallible>(message), (received, last, subscription, silence, sent)));
+                        }
+                        // The producer is done: its `closed` message, if any, is the last.
+                        None => {
+                            return match last?.await {
+                                Ok(message) => Some((Ok(message), (received, None, subscription, silence, sent))),
+                                Err(_) => None,
+                            };
+                        }
+                    },
+                    () = &mut silence => {
+                        let now = tokio::time::Instant::now();
+                        if now < sent + keepalive {
+                            silence.as_mut().reset(sent + keepalive);
+                            continue;
+                        }
+                        silence.as_mut().reset(now + keepalive);
+                        sent = now;
+                        return Some((Ok(Bytes::from_static(b": keep-alive\n\n")), (received, last, subscription, silence, sent)));
+                    }
+                }
             }
-            Err(_) => Some((Ok(Bytes::from_static(b": keep-alive\n\n")), (received, last, subscription))),
-            // The producer is done: its `closed` message, if any, is the last.
-            Ok(None) => match last?.await {
-                Ok(message) => Some((Ok(message), (received, None, subscription))),
-                Err(_) => None,
-            },
-        }
-    });
+        },
+    );
     let mut response = Response::new(Body::from_stream(body));
     let headers = response.headers_mut();
     headers.insert(header::CONTENT_TYPE, HeaderValue::from_static("text/event-stream"));
@@ -717,6 +741,27 @@ mod tests {
         let frame_bytes = 2_000 * 67;
         assert!(received * frame_bytes <= STREAM_BUFFER_BYTES + frame_bytes, "{received} messages held");
         assert!(received >= 2, "{received}");
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_silent_stream_gets_a_comment_after_each_keepalive_period_of_silence() {
+        let mock = chain(1);
+        let response = app(&mock).oneshot(Request::get("/stream/blocks").body(Body::empty()).unwrap()).await.unwrap();
+        let mut body = response.into_body().into_data_stream();
+        let started = tokio::time::Instant::now();
+        let mut next = async || {
+            let chunk = body.next().await.unwrap().unwrap();
+            (String::from_utf8(chunk.to_vec()).unwrap(), started.elapsed().as_secs())
+        };
+        tokio::time::sleep(Duration::from_secs(10)).await;
+        include(&mock, &[]);
+        let (block, at) = next().await;
+        assert!(block.starts_with("id: 2\n"), "{block}");
+        assert_eq!(at, 10);
+        // The silence is counted from the block, not from the stream's start.
+        let keepalive = STREAM_KEEPALIVE_SECS;
+        assert_eq!(next().await, (": keep-alive\n\n".to_owned(), 10 + keepalive));
+        assert_eq!(next().await, (": keep-alive\n\n".to_owned(), 10 + 2 * keepalive));
     }
 
     #[tokio::test]
