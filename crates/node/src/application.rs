@@ -599,7 +599,7 @@ mod tests {
     /// worker itself, as the index write of `capture` was, the call would wait out its timeout.)
     #[test]
     fn a_blocking_call_on_the_blocking_pool_leaves_the_only_worker_free() {
-        use commonware_runtime::{Runner as _, tokio};
+        use commonware_runtime::{Runner as _, Supervisor as _, tokio};
         let config = tokio::Config::new().with_worker_threads(1);
         tokio::Runner::new(config).start(|context| async move {
             // On the worker, as `capture` runs (the runner's own future runs beside the workers).
