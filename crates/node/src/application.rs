@@ -17,7 +17,8 @@
 //!   be stamped after its parent and at most [`MAX_FUTURE_DRIFT_MS`] ahead of the local clock,
 //!   which is waited out; a block stamped further ahead is refused, never waited for.
 //! * **capture**: write the block's indexes (durably) *before* its state is applied, so the
-//!   indexes are never behind the state after a crash; rewriting is idempotent. They include
+//!   indexes are never behind the state after a crash; rewriting is idempotent. The write runs
+//!   on the blocking pool and is awaited: it blocks its thread (see `crate::indexes`). They include
 //!   the header, the receipts tree's leaves and the finalization certificate consensus reported
 //!   (`crate::certificates`), so the API reads blocks and proves receipts without marshal.
 //! * **finalized**: publish the new tip (height watch, basefees, liveness), prune the mempool, and
