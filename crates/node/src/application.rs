@@ -17,7 +17,8 @@
 //!   be stamped after its parent and at most [`MAX_FUTURE_DRIFT_MS`] ahead of the local clock,
 //!   which is waited out; a block stamped further ahead is refused, never waited for.
 //! * **capture**: write the block's indexes (durably) *before* its state is applied, so the
-//!   indexes are never behind the state after a crash; rewriting is idempotent. They include
+//!   indexes are never behind the state after a crash; rewriting is idempotent. The write runs
+//!   on the blocking pool and is awaited: it blocks its thread (see `crate::indexes`). They include
 //!   the header, the receipts tree's leaves and the finalization certificate consensus reported
 //!   (`crate::certificates`), so the API reads blocks and proves receipts without marshal.
 //! * **finalized**: publish the new tip (height watch, basefees, liveness), prune the mempool, and
@@ -439,7 +440,7 @@ where
 
     async fn capture(
         &mut self,
-        _context: (E, BlockContext),
+        (context, _consensus): (E, BlockContext),
         block: &Block,
         _batches: &Merkleized<E>,
         _readers: <Self::Databases as DatabaseSet<E>>::Readers,
@@ -449,31 +450,38 @@ where
         let started = std::time::Instant::now();
         self.chain.accounts.record_block(&executed.accounts);
         let finalization = self.chain.certificates.take(&digest);
-        self.chain
-            .indexes
-            .record(crate::indexes::BlockEntries {
-                height: block.height.get(),
-                timestamp_ms: block.timestamp_ms,
+        let header = crate::indexes::BlockHeader {
+            hash: crate::block::to_h256(&digest),
+            parent: crate::block::to_h256(&block.parent),
+            proposer: block.proposer,
+            view: block.context.round.view().get(),
+            state_root: crate::block::to_h256(&block.state_root),
+            cycles_used: block.cycles_used,
+            cells_used: block.cells_used,
+            basefee_cycle: block.basefee_cycle,
+            basefee_cell: block.basefee_cell,
+        };
+        let (height, timestamp_ms, header_bytes) = (block.height.get(), block.timestamp_ms, block.header_bytes());
+        let chain = Arc::clone(&self.chain);
+        // The write blocks its thread: it ends in an fsync, and the store holds its writer (and
+        // its readers) while a background flush or compaction syncs its files. Awaited here, so
+        // the indexes are still durable before the state is applied.
+        on_blocking_pool(&context, "record_indexes", move || {
+            chain.indexes.record(crate::indexes::BlockEntries {
+                height,
+                timestamp_ms,
                 transactions: &executed.transactions,
                 receipts: &executed.receipts,
                 credits: &executed.credits,
                 system_runs: &executed.system_runs,
-                header: crate::indexes::BlockHeader {
-                    hash: crate::block::to_h256(&digest),
-                    parent: crate::block::to_h256(&block.parent),
-                    proposer: block.proposer,
-                    view: block.context.round.view().get(),
-                    state_root: crate::block::to_h256(&block.state_root),
-                    cycles_used: block.cycles_used,
-                    cells_used: block.cells_used,
-                    basefee_cycle: block.basefee_cycle,
-                    basefee_cell: block.basefee_cell,
-                },
-                header_bytes: &block.header_bytes(),
+                header,
+                header_bytes: &header_bytes,
                 receipt_leaves: &executed.receipt_leaves,
                 finalization: finalization.as_deref(),
             })
-            .expect("index store failed: cannot record a finalized block");
+        })
+        .await
+        .expect("index store failed: cannot record a finalized block");
         self.chain.metrics.observe_capture(started.elapsed().as_secs_f64());
     }
 
@@ -495,6 +503,22 @@ where
         }
         self.chain.finalize(block, now);
     }
+}
+
+/// Runs `work`, a call that blocks its thread, on the runtime's blocking pool and waits for it.
+/// The node has as many async workers as cores, shared by consensus and every route: a worker
+/// blocked in a call waits with everything queued on it.
+async fn on_blocking_pool<E: Spawner, T: Send + 'static>(
+    context: &E,
+    label: &'static str,
+    work: impl FnOnce() -> T + Send + 'static,
+) -> T {
+    context
+        .child(label)
+        .shared(true)
+        .spawn(move |_| async move { work() })
+        .await
+        .expect("a blocking task runs to its end")
 }
 
 /// The timers of `runs` dropped because their owner could not hold the maximum fee (E1503):
@@ -569,6 +593,29 @@ mod tests {
         block.basefee_cell = executed.basefees.cell;
         block.state_root = state_root;
         block
+    }
+
+    /// A blocking call handed to [`on_blocking_pool`] leaves the async worker free: on a runtime
+    /// of one worker, the call waits for a task on that worker, which still runs. (Made on the
+    /// worker itself, as the index write of `capture` was, the call would wait out its timeout.)
+    #[test]
+    fn a_blocking_call_on_the_blocking_pool_leaves_the_only_worker_free() {
+        use commonware_runtime::{Runner as _, Supervisor as _, tokio};
+        let config = tokio::Config::new().with_worker_threads(1);
+        tokio::Runner::new(config).start(|context| async move {
+            // On the worker, as `capture` runs (the runner's own future runs beside the workers).
+            let on_worker = context.child("capture").spawn(|context| async move {
+                let (sent, received) = std::sync::mpsc::channel();
+                let sender = context.child("sender").spawn(move |_| async move { sent.send(()).is_ok() });
+                let answered = on_blocking_pool(&context, "waiting", move || {
+                    received.recv_timeout(Duration::from_secs(10)).is_ok()
+                })
+                .await;
+                (answered, sender.await.expect("the sender ran"))
+            });
+            let (answered, sent) = on_worker.await.expect("the task ran");
+            assert!(answered && sent, "the task on the only worker ran while the call waited");
+        });
     }
 
     #[test]

@@ -12,8 +12,9 @@ use drover_types::error::ApiError;
 use std::sync::Arc;
 
 /// Runs `read` of the indexes on a blocking thread: a page reads up to thousands of entries,
-/// each of which may come from disk, which must not hold one of the few async workers every
-/// route and the consensus glue share.
+/// each of which may come from disk, and even a point read waits while the store syncs a flush
+/// or compaction (see `crate::indexes`); neither may hold one of the few async workers every
+/// route and the consensus glue share. Every index read of the API goes through here.
 pub(crate) async fn read_indexes<T: Send + 'static>(
     chain: &Arc<ChainShared>,
     read: impl FnOnce(&Indexes) -> Result<T, IndexError> + Send + 'static,

@@ -9,6 +9,14 @@
 //! batch as one sequential journal append and sorts it into tables in the background, so a
 //! block costs what its entries weigh, at any index size.
 //!
+//! **Never on an async worker.** The store blocks its caller beyond the I/O it asks for: a
+//! batch ends in an fsync, and each tree's version lock, which every read and write takes, is
+//! held while a background flush or compaction syncs the tree's new version to disk (lsm-tree's
+//! `persist_version`: two fsyncs and an atomic rename), tens to hundreds of milliseconds on a
+//! busy disk. So the block's write (`application::capture`) and every read of the API
+//! (`backend::read_indexes`) run on the runtime's blocking pool; a read made on one of the node's
+//! few async workers stalled consensus and every route with it.
+//!
 //! Every key is a function of the block's content (a transaction hash, or a height and a
 //! position in the block), so rewriting a block (as happens when a block is replayed after a
 //! crash) writes the same entries again: it is idempotent. They are written before the block's

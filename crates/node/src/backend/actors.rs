@@ -123,9 +123,15 @@ impl ActorBackend for NodeHandle {
         after: Option<Vec<u8>>,
         limit: u64,
     ) -> Result<Option<LogPage>, ApiError> {
-        let indexes = &self.0.chain.indexes;
-        let page =
-            self.index_page(address, after, limit, |after, n| indexes.logs(&address, after, n), |e| e.position).await?;
+        let page = self
+            .index_page(
+                address,
+                after,
+                limit,
+                move |indexes, after, n| indexes.logs(&address, after, n),
+                |e| e.position,
+            )
+            .await?;
         Ok(page.map(|(entries, next_cursor)| LogPage {
             items: entries.into_iter().map(log_info).collect(),
             next_cursor,
@@ -139,9 +145,15 @@ impl ActorBackend for NodeHandle {
         after: Option<Vec<u8>>,
         limit: u64,
     ) -> Result<Option<SystemRunPage>, ApiError> {
-        let indexes = &self.0.chain.indexes;
-        let page =
-            self.index_page(address, after, limit, |after, n| indexes.runs(&address, after, n), |e| e.position).await?;
+        let page = self
+            .index_page(
+                address,
+                after,
+                limit,
+                move |indexes, after, n| indexes.runs(&address, after, n),
+                |e| e.position,
+            )
+            .await?;
         Ok(page.map(|(entries, next_cursor)| SystemRunPage {
             items: entries.into_iter().map(run_info).collect(),
             next_cursor,

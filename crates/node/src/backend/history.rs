@@ -104,11 +104,6 @@ fn indexed_event(entry: EventEntry) -> IndexedEvent {
 }
 
 impl NodeHandle {
-    /// The first height the indexes hold history for.
-    fn history_from(&self) -> Result<u64, ApiError> {
-        Ok(self.0.chain.indexes.history_from()?)
-    }
-
     /// Runs `read` of the indexes on a blocking thread (see [`read_indexes`]).
     pub(super) async fn read_indexes<T: Send + 'static>(
         &self,
@@ -120,7 +115,8 @@ impl NodeHandle {
 
 impl HistoryBackend for NodeHandle {
     async fn indexed_range(&self) -> Result<IndexedRange, ApiError> {
-        Ok(IndexedRange { first_height: self.history_from()?, last_height: self.0.chain.tip().height })
+        let first_height = self.read_indexes(Indexes::history_from).await?;
+        Ok(IndexedRange { first_height, last_height: self.0.chain.tip().height })
     }
 
     async fn history(
@@ -133,27 +129,32 @@ impl HistoryBackend for NodeHandle {
         let mut above_tip = [0; HISTORY_CURSOR_BYTES];
         above_tip[..8].copy_from_slice(&self.0.chain.tip().height.saturating_add(1).to_be_bytes());
         let before = before.map_or(above_tip, |before| before.min(above_tip));
-        let (entries, more) =
-            self.read_indexes(move |indexes| indexes.history(&account, Some(before), page_size(limit))).await?;
+        let ((entries, more), first_indexed_height) = self
+            .read_indexes(move |indexes| {
+                Ok((indexes.history(&account, Some(before), page_size(limit))?, indexes.history_from()?))
+            })
+            .await?;
         let next_cursor = more.then(|| entries.last().map(|e| hex::encode(e.position))).flatten();
         Ok(HistoryPage {
             items: entries.into_iter().map(history_info).collect(),
             next_cursor,
             limit,
-            first_indexed_height: self.history_from()?,
+            first_indexed_height,
         })
     }
 
     async fn blocks(&self, before: Option<u64>, limit: u64) -> Result<BlockPage, ApiError> {
         let above_tip = self.0.chain.tip().height.saturating_add(1);
         let before = before.map_or(above_tip, |before| before.min(above_tip));
-        let (records, more) = self.read_indexes(move |indexes| indexes.blocks(Some(before), page_size(limit))).await?;
+        let ((records, more), first_indexed_height) = self
+            .read_indexes(move |indexes| Ok((indexes.blocks(Some(before), page_size(limit))?, indexes.history_from()?)))
+            .await?;
         let next_cursor = more.then(|| records.last().map(|b| b.height.to_string())).flatten();
         Ok(BlockPage {
             items: records.into_iter().map(|record| block_summary(record, false)).collect(),
             next_cursor,
             limit,
-            first_indexed_height: self.history_from()?,
+            first_indexed_height,
         })
     }
 
@@ -172,14 +173,18 @@ impl HistoryBackend for NodeHandle {
             to_height: query.to_height.min(self.0.chain.tip().height),
         };
         let (after, limit, scan_max) = (query.after, page_size(query.limit), page_size(query.scan_max));
-        let page = self.read_indexes(move |indexes| indexes.events(&filter, after, limit, scan_max)).await?;
+        let (page, first_indexed_height) = self
+            .read_indexes(move |indexes| {
+                Ok((indexes.events(&filter, after, limit, scan_max)?, indexes.history_from()?))
+            })
+            .await?;
         Ok(EventPage {
             items: page.entries.into_iter().map(indexed_event).collect(),
             next_cursor: page.next.map(hex::encode),
             limit: query.limit,
             from_height: query.from_height,
             to_height: query.to_height,
-            first_indexed_height: self.history_from()?,
+            first_indexed_height,
         })
     }
 }

@@ -8,6 +8,7 @@
 use super::handle::NodeHandle;
 use crate::databases::OrderedRead;
 use crate::error::NodeError;
+use crate::indexes::{IndexError, Indexes};
 use drover_rpc::pagination::Page;
 use drover_state::{
     decode_count, keys,
@@ -108,12 +109,12 @@ where
 impl NodeHandle {
     /// A page of an actor's entries in an index whose cursors are `N`-byte positions, with the
     /// next page's cursor (`None`: no actor there).
-    pub(super) async fn index_page<const N: usize, T>(
+    pub(super) async fn index_page<const N: usize, T: Send + 'static>(
         &self,
         address: Address,
         after: Option<Vec<u8>>,
         limit: u64,
-        fetch: impl FnOnce(Option<[u8; N]>, usize) -> Result<(Vec<T>, bool), crate::indexes::IndexError>,
+        fetch: impl FnOnce(&Indexes, Option<[u8; N]>, usize) -> Result<(Vec<T>, bool), IndexError> + Send + 'static,
         position: impl Fn(&T) -> [u8; N],
     ) -> Result<Option<(Vec<T>, Option<String>)>, ApiError> {
         if self.read_keys([keys::actor_key(&address)]).await?[0].is_none() {
@@ -123,7 +124,8 @@ impl NodeHandle {
             .map(|bytes| <[u8; N]>::try_from(bytes.as_slice()))
             .transpose()
             .map_err(|_| ApiError::new(ErrorCode::BadRequest, format!("this cursor is {N} bytes")))?;
-        let (entries, more) = fetch(after, usize::try_from(limit).unwrap_or(usize::MAX)).map_err(NodeError::from)?;
+        let count = usize::try_from(limit).unwrap_or(usize::MAX);
+        let (entries, more) = self.read_indexes(move |indexes| fetch(indexes, after, count)).await?;
         let next_cursor = more.then(|| entries.last().map(|e| format!("0x{}", hex::encode(position(e))))).flatten();
         Ok(Some((entries, next_cursor)))
     }

@@ -17,12 +17,12 @@ impl TransactionBackend for NodeHandle {
     }
 
     async fn transaction(&self, hash: H256) -> Result<Option<IncludedTransaction>, ApiError> {
-        let found = self.0.chain.indexes.transaction(&hash)?;
+        let found = self.read_indexes(move |indexes| indexes.transaction(&hash)).await?;
         Ok(found.map(|t| IncludedTransaction { tx: t.tx, block_height: t.height, index: t.index }))
     }
 
     async fn receipt(&self, hash: H256) -> Result<Option<Receipt>, ApiError> {
-        Ok(self.0.chain.indexes.receipt(&hash)?)
+        self.read_indexes(move |indexes| indexes.receipt(&hash)).await
     }
 
     fn pending_transaction(&self, hash: H256) -> Option<VerifiedTransaction> {
