@@ -36,6 +36,7 @@ pub mod routes;
 pub(crate) mod server;
 pub mod starting;
 pub(crate) mod state;
+pub(crate) mod streams;
 pub(crate) mod submission;
 
 #[cfg(test)]

@@ -78,7 +78,7 @@ pub struct AppStateInner<B> {
     /// Nonces of storage-relay requests accepted within the replay window.
     pub storage_nonces: Arc<drover_types::storage::auth::NonceCache>,
     /// The push streams open and the messages they share.
-    pub streams: Arc<crate::routes::stream::Streams>,
+    pub streams: Arc<crate::streams::Streams>,
 }
 
 impl<B: Backend> AppState<B> {
@@ -104,7 +104,7 @@ impl<B: Backend> AppState<B> {
             submit_waits_max: config.submit_waits_in_flight_max,
             started_at: Instant::now(),
             storage_nonces: Arc::default(),
-            streams: Arc::new(crate::routes::stream::Streams::new(config)),
+            streams: Arc::new(crate::streams::Streams::new(config)),
         }))
     }
 

@@ -69,11 +69,5 @@ pub(crate) fn declared<B: Backend>() -> OpenApiRouter<AppState<B>> {
         .merge(history::router())
         .merge(events::router())
         .merge(stream::router())
-        // The stream routes' tag, declared here until `stream.rs` declares it beside its router
-        // as the other families do.
-        .merge(OpenApiRouter::with_openapi(openapi::tag(
-            "streams",
-            "Push streams (server-sent events): blocks, a transaction's outcome, events",
-        )))
         .merge(simulate::router())
 }
