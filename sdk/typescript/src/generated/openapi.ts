@@ -1313,7 +1313,7 @@ export interface paths {
         put?: never;
         /**
          * What a transaction would do at the tip, and limits to send it with
-         * @description Runs a signed transaction, or an unsigned one from `from`, as the next block's transaction over the latest finalized state, committing nothing: status, cycles and cells used, fee, events, revert reason or E-code, and `suggested_cycles_limit` / `suggested_cells_limit` (what it used plus `margin_percent`, within the block limits). Fields an unsigned transaction leaves out are filled in: the sender's next nonce, the basefees as max fees, no tip, and the block limits capped by what the sender can pay. With `"trace": true` (either form) it answers the trace of the handlers the transaction runs too, as `POST /actor/read` does. A transaction the validity rule refuses answers the code `/submit` would. Runs on the read threads with its own queue (429 when full) and the read time budget.
+         * @description Runs a signed transaction, or an unsigned one from `from`, as the next block's transaction over the latest finalized state, committing nothing: status, cycles and cells used, fee, events, revert reason or E-code, and `suggested_cycles_limit` / `suggested_cells_limit` (what it used, plus `margin_percent` of what it used beyond its intrinsic cost, within the block limits). Fields an unsigned transaction leaves out are filled in: the sender's next nonce, the basefees as max fees, no tip, and the block limits capped by what the sender can pay. With `"trace": true` (either form) it answers the trace of the handlers the transaction runs too, as `POST /actor/read` does. A transaction the validity rule refuses answers the code `/submit` would. Runs on the read threads with its own queue (429 when full) and the read time budget.
          */
         post: operations["simulate"];
         delete?: never;
@@ -3761,8 +3761,9 @@ export interface components {
             fee_tip: bigint;
             /**
              * Format: int64
-             * @description The margin the suggested limits add to what was used, in percent: state may change
-             *     between the simulation and the block that includes the transaction.
+             * @description The margin the suggested limits add to what was used beyond the intrinsic cost, in
+             *     percent: state may change between the simulation and the block that includes the
+             *     transaction.
              */
             margin_percent: number;
             /**
@@ -3783,8 +3784,9 @@ export interface components {
             suggested_cells_limit: number;
             /**
              * Format: int64
-             * @description Cycles limit to send it with: what it used plus `margin_percent`, within the block limit
-             *     (exactly what it used for a transfer, whose cost is fixed).
+             * @description Cycles limit to send it with: what it used, plus `margin_percent` of what it used beyond
+             *     its intrinsic cost (which the transaction alone fixes), within the block limit (exactly
+             *     what it used for a plain transfer, which is nothing else).
              */
             suggested_cycles_limit: number;
             trace?: null | components["schemas"]["ExecutionTrace"];
