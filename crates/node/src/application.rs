@@ -508,17 +508,20 @@ where
 /// Runs `work`, a call that blocks its thread, on the runtime's blocking pool and waits for it.
 /// The node has as many async workers as cores, shared by consensus and every route: a worker
 /// blocked in a call waits with everything queued on it.
+///
+/// When the node is stopping, the task may never run (its context is already aborted): then
+/// this never returns either, so whatever was to follow `work` (applying a block's state after
+/// its indexes) does not happen without it; a restart replays the block.
 async fn on_blocking_pool<E: Spawner, T: Send + 'static>(
     context: &E,
     label: &'static str,
     work: impl FnOnce() -> T + Send + 'static,
 ) -> T {
-    context
-        .child(label)
-        .shared(true)
-        .spawn(move |_| async move { work() })
-        .await
-        .expect("a blocking task runs to its end")
+    match context.child(label).shared(true).spawn(move |_| async move { work() }).await {
+        Ok(done) => done,
+        Err(commonware_runtime::Error::Closed | commonware_runtime::Error::Aborted) => futures::future::pending().await,
+        Err(e) => panic!("a blocking task did not run to its end: {e}"),
+    }
 }
 
 /// The timers of `runs` dropped because their owner could not hold the maximum fee (E1503):

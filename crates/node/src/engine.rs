@@ -91,6 +91,10 @@ pub const GOSSIP_MESSAGES_PER_SEC: u32 = 1_024;
 pub const MEMPOOL_EVICTION_INTERVAL: Duration = Duration::from_secs(10);
 /// How long a graceful stop may take before tasks are aborted.
 pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(10);
+/// How long the HTTP API may take, once the node stops, to finish the requests in flight. Push
+/// streams never finish by themselves: they are cut after it, and their clients resume with
+/// `Last-Event-ID` from another node or after the restart.
+pub const HTTP_SHUTDOWN_GRACE: Duration = Duration::from_secs(2);
 
 const IO_BUFFER: NonZeroUsize = NZUsize!(1 << 20);
 /// Bytes of one page of the storage page cache.
@@ -734,8 +738,9 @@ pub async fn run(context: tokio::Context, config: EngineConfig) -> anyhow::Resul
     ::tokio::select! {
         _ = stopped => {
             info!("stopping");
-            // The server finishes the requests in flight (it was told by the same signal).
-            let _ = ::tokio::time::timeout(SHUTDOWN_GRACE, &mut http).await;
+            // The server finishes the requests in flight (it was told by the same signal); open
+            // streams would hold it for good.
+            let _ = ::tokio::time::timeout(HTTP_SHUTDOWN_GRACE, &mut http).await;
         }
         r = started.consensus => warn!(?r, "consensus engine exited"),
         r = &mut http => warn!(?r, "HTTP server exited"),

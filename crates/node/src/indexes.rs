@@ -14,8 +14,8 @@
 //! held while a background flush or compaction syncs the tree's new version to disk (lsm-tree's
 //! `persist_version`: two fsyncs and an atomic rename), tens to hundreds of milliseconds on a
 //! busy disk. So the block's write (`application::capture`) and every read of the API
-//! (`backend::read_indexes`) run on the runtime's blocking pool; a read made on one of the node's
-//! few async workers stalled consensus and every route with it.
+//! (`crate::index_reads::read_indexes`) run on the runtime's blocking pool; a read made on one
+//! of the node's few async workers stalled consensus and every route with it.
 //!
 //! Every key is a function of the block's content (a transaction hash, or a height and a
 //! position in the block), so rewriting a block (as happens when a block is replayed after a

@@ -30,10 +30,9 @@
 //! [`RpcConfig::stream_subscribers_per_client`]: crate::RpcConfig::stream_subscribers_per_client
 
 use crate::{
-    RpcConfig,
     backend::{
         Backend,
-        history::{EVENT_CURSOR_BYTES, EventQuery, HistoryBackend},
+        history::{EVENT_CURSOR_BYTES, EventQuery},
     },
     client::ClientId,
     error::HttpError,
@@ -62,13 +61,7 @@ use drover_types::{
     api::{BlockSummary, DroppedInfo, IndexedEvent, ReceiptInfo, StreamClosed, paths},
     error::ApiError,
 };
-use parking_lot::Mutex;
-use serde::Serialize;
-use std::{
-    collections::{HashMap, VecDeque},
-    sync::Arc,
-    time::Duration,
-};
+use std::{sync::Arc, time::Duration};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc, oneshot};
 use utoipa_axum::{router::OpenApiRouter, routes};
 
@@ -491,6 +484,7 @@ async fn follow_events<B: Backend>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::RpcConfig;
     use crate::backend::{
         chain::mock::ChainMock,
         history::mock::HistoryMock,
