@@ -1,7 +1,7 @@
 //! Assembles a validator: p2p, block dissemination, marshal, the stateful application over
 //! QMDB, threshold Simplex and the HTTP API, in the order the components require (the
 //! application and marshal start before consensus so a restart can drain queued events).
-//! The HTTP API runs on a tokio runtime of its own ([`HttpRuntime`]), so that API work never
+//! The HTTP API runs on a tokio runtime of its own (`HttpRuntime`), so that API work never
 //! queues ahead of consensus's tasks.
 //!
 //! Timeouts are the spec's and compiled in: leader 1 s, certification 2 s, nullify retry 10 s,
