@@ -68,29 +68,40 @@ fn every_rust_and_toml_block_of_the_page_is_in_a_compiled_file() {
     assert!(checked >= 3, "the page's Rust section shows the counter's files");
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_five_minute_path_runs_as_the_page_shows_it() {
-    let node = TestNode::start(NodeOptions::default()).await;
-    let page = actors_page();
-    let script: String = fenced_blocks(section(&page, "Five minutes"))
+/// The `sh` blocks of the page's section `title`, as one script.
+fn section_script(title: &str) -> String {
+    fenced_blocks(section(&actors_page(), title))
         .into_iter()
         .filter(|(language, _)| language == "sh")
         .map(|(_, body)| body)
-        .collect();
-    assert!(script.contains("drover actor new") && script.contains("--trace"), "{script}");
-    let dir = tempfile::tempdir().unwrap();
+        .collect()
+}
+
+/// `script` in bash (stopping at the first failure) in `dir`, as a reader would run it: this
+/// build's `drover` first on the path, the node at `rpc_url`, nested cargo builds in a target
+/// directory of their own (shared by the tests), no default key from the environment.
+fn run_script(script: &str, dir: &Path, rpc_url: &str) -> std::process::Output {
     let bin_dir = Path::new(BIN).parent().unwrap();
     let path = format!("{}:{}", bin_dir.display(), std::env::var("PATH").unwrap_or_default());
-    let out = Command::new("bash")
-        .args(["-euo", "pipefail", "-c", &script])
-        .current_dir(dir.path())
+    Command::new("bash")
+        .args(["-euo", "pipefail", "-c", script])
+        .current_dir(dir)
         .env("PATH", path)
-        .env("DROVER_RPC_URL", &node.url)
+        .env("DROVER_RPC_URL", rpc_url)
         .env("CARGO_TARGET_DIR", Path::new(env!("CARGO_TARGET_TMPDIR")).join("actors"))
         .env_remove("DROVER_KEY")
         .stdin(Stdio::null())
         .output()
-        .unwrap();
+        .unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_five_minute_path_runs_as_the_page_shows_it() {
+    let node = TestNode::start(NodeOptions::default()).await;
+    let script = section_script("Five minutes");
+    assert!(script.contains("drover actor new") && script.contains("--trace"), "{script}");
+    let dir = tempfile::tempdir().unwrap();
+    let out = run_script(&script, dir.path(), &node.url);
     let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
     assert!(out.status.success(), "the five-minute path failed:\n{stdout}\n{stderr}");
     // The call's trace, from its simulation, shows the count written; the read answers it, and
@@ -114,25 +125,10 @@ async fn the_five_minute_path_runs_as_the_page_shows_it() {
 /// example's unit tests on the mock host, and one module built and checked.
 #[test]
 fn the_examples_by_hand_run_as_the_page_shows_them() {
-    let page = actors_page();
-    let script: String = fenced_blocks(section(&page, "Writing an actor in Rust"))
-        .into_iter()
-        .filter(|(language, _)| language == "sh")
-        .map(|(_, body)| body)
-        .collect();
+    let script = section_script("Writing an actor in Rust");
     assert!(script.contains("cargo test") && script.contains("drover actor build"), "{script}");
-    let bin_dir = Path::new(BIN).parent().unwrap();
-    let path = format!("{}:{}", bin_dir.display(), std::env::var("PATH").unwrap_or_default());
-    let out = Command::new("bash")
-        .args(["-euo", "pipefail", "-c", &script])
-        .current_dir(repo())
-        .env("PATH", path)
-        // No node: `actor build` checks the module against the genesis limits.
-        .env("DROVER_RPC_URL", "http://127.0.0.1:9")
-        .env("CARGO_TARGET_DIR", Path::new(env!("CARGO_TARGET_TMPDIR")).join("actors"))
-        .stdin(Stdio::null())
-        .output()
-        .unwrap();
+    // No node: `actor build` checks the module against the genesis limits.
+    let out = run_script(&script, &repo(), "http://127.0.0.1:9");
     let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
     assert!(out.status.success(), "the page's commands failed:\n{stdout}\n{stderr}");
     assert!(stdout.contains("a deploy would accept it"), "actor build checked the module: {stdout}");
