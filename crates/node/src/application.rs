@@ -621,6 +621,32 @@ mod tests {
         });
     }
 
+    /// A call made from a context torn down (the node stopping) never runs: the caller waits for
+    /// good rather than panic, so what was to follow the call does not happen without it.
+    #[test]
+    fn a_blocking_call_from_a_torn_down_context_pends() {
+        use commonware_runtime::{Clock as _, Runner as _, Supervisor as _, tokio};
+        tokio::Runner::new(tokio::Config::new().with_worker_threads(1)).start(|context| async move {
+            let (sent, received) = futures::channel::oneshot::channel();
+            let parent = context.child("capture").spawn(move |context| async move {
+                let _ = sent.send(context);
+                futures::future::pending::<()>().await
+            });
+            let torn_down = received.await.expect("the task hands its context out");
+            parent.abort();
+            let _ = parent.await;
+            let ran = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+            let running = std::sync::Arc::clone(&ran);
+            let call =
+                on_blocking_pool(&torn_down, "write", move || running.store(true, std::sync::atomic::Ordering::SeqCst));
+            futures::pin_mut!(call);
+            let waited = context.sleep(Duration::from_millis(200));
+            futures::pin_mut!(waited);
+            let finished = matches!(futures::future::select(call, waited).await, futures::future::Either::Left(_));
+            assert!(!finished && !ran.load(std::sync::atomic::Ordering::SeqCst), "the call neither returns nor runs");
+        });
+    }
+
     #[test]
     fn only_timers_their_owner_could_not_pay_count_as_dropped() {
         let owner = Address([7; 20]);
