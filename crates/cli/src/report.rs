@@ -4,7 +4,7 @@
 
 use anyhow::{Context, Result, bail};
 use drover_client::amount::format_drv;
-use drover_types::api::{HealthStatus, ReceiptInfo, ReceiptStatus, WaitStatus};
+use drover_types::api::{EventInfo, ExecErrorInfo, HealthStatus, ReceiptInfo, ReceiptStatus, WaitStatus};
 use serde::Serialize;
 use std::fmt::Write as _;
 use std::io::Write as _;
@@ -74,14 +74,25 @@ pub(crate) fn receipt_text(text: &mut Text, receipt: &ReceiptInfo) {
     text.field("outcome", status_text(receipt.status))
         .field("used", format!("{} cycles, {} cells", receipt.cycles_used, receipt.cells_used))
         .field("fee", format!("{} (burned {}, tip {})", amount_text(receipt.fee), receipt.fee_burned, receipt.fee_tip));
-    if let Some(reason) = &receipt.revert_reason {
+    outcome_text(text, receipt.revert_reason.as_deref(), receipt.error.as_ref(), &receipt.events);
+}
+
+/// How a run ended beyond its status, as a receipt and a simulation both tell it: the revert
+/// reason, the E-code with its fix, and the events.
+pub(crate) fn outcome_text(
+    text: &mut Text,
+    revert_reason: Option<&str>,
+    error: Option<&ExecErrorInfo>,
+    events: &[EventInfo],
+) {
+    if let Some(reason) = revert_reason {
         text.field("revert reason", reason);
     }
-    if let Some(error) = &receipt.error {
+    if let Some(error) = error {
         text.field("error", format!("{} ({}): {}", error.code, error.category, error.message)).field("fix", &error.fix);
     }
-    text.field("events", receipt.events.len());
-    for event in &receipt.events {
+    text.field("events", events.len());
+    for event in events {
         text.line(format!("  {} from {}: {} bytes", event.topic, event.address, event.data.len()));
     }
 }

@@ -5,7 +5,7 @@
 //!
 //! The actor commands (`call`, `deploy`, `upgrade`, `read --trace`) and `simulate` share them.
 
-use crate::report::{Report, Text, amount_text, status_text};
+use crate::report::{Report, Text, amount_text, outcome_text, status_text};
 use anyhow::{Context, Result};
 use drover_client::{Client, TxBuilder};
 use drover_types::Address;
@@ -76,16 +76,7 @@ pub(crate) fn simulation_text(text: &mut Text, simulation: &SimulationInfo) {
                 simulation.suggested_cycles_limit, simulation.suggested_cells_limit, simulation.margin_percent
             ),
         );
-    if let Some(reason) = &simulation.revert_reason {
-        text.field("revert reason", reason);
-    }
-    if let Some(error) = &simulation.error {
-        text.field("error", format!("{} ({}): {}", error.code, error.category, error.message)).field("fix", &error.fix);
-    }
-    text.field("events", simulation.events.len());
-    for event in &simulation.events {
-        text.line(format!("  {} from {}: {} bytes", event.topic, event.address, event.data.len()));
-    }
+    outcome_text(text, simulation.revert_reason.as_deref(), simulation.error.as_ref(), &simulation.events);
     if let Some(trace) = &simulation.trace {
         trace_text(text, trace);
     }
