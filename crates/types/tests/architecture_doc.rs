@@ -4,6 +4,8 @@
 //! endpoint family or route touches ("Adding an endpoint family", "Adding a route") must be the
 //! lengths of the lists they count.
 
+mod common;
+
 use std::collections::BTreeSet;
 use std::path::Path;
 
@@ -11,23 +13,14 @@ const ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
 
 /// The table's rows, top to bottom: a crate and the crates it imports.
 fn documented() -> Vec<(String, BTreeSet<String>)> {
-    let doc = std::fs::read_to_string(Path::new(ROOT).join("docs/architecture.md")).expect("docs/architecture.md");
-    let section = doc
-        .split("\n## Crates and what they may import\n")
-        .nth(1)
-        .expect("docs/architecture.md has a \"Crates and what they may import\" section");
-    let section = section.split("\n## ").next().unwrap_or(section);
     let names = |cell: &str| -> Vec<String> {
         cell.split('`').skip(1).step_by(2).filter(|name| !name.contains(' ')).map(str::to_owned).collect()
     };
-    section
-        .lines()
-        .filter(|line| line.starts_with("| `"))
-        .map(|line| {
-            let cells: Vec<&str> = line.trim_matches('|').split(" | ").collect();
-            assert_eq!(cells.len(), 3, "a row is crate | holds | imports: {line}");
-            let name = names(cells[0]).into_iter().next().expect("a crate name");
-            (name, names(cells[2]).into_iter().collect())
+    common::table_rows("architecture.md", "Crates and what they may import", "`", 3)
+        .iter()
+        .map(|row| {
+            let name = names(&row[0]).into_iter().next().expect("a crate name");
+            (name, names(&row[2]).into_iter().collect())
         })
         .collect()
 }
@@ -113,8 +106,7 @@ fn files_named(passage: &str) -> Vec<std::path::PathBuf> {
 /// listed exists, and the totals add up.
 #[test]
 fn the_edit_counts_are_the_lengths_of_their_lists() {
-    let doc = std::fs::read_to_string(Path::new(ROOT).join("docs/architecture.md")).expect("docs/architecture.md");
-    let doc = doc.replace('\n', " ");
+    let doc = common::page("architecture.md").replace('\n', " ");
     let mut counts = Vec::new();
     for (start, end) in [
         ("Of the chain side, a new system actor touches ", "Records kept by"),

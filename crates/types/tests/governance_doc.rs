@@ -4,6 +4,8 @@
 //! The page writes values for readers: `10,000,000`, `1 DRV`, `0.01 DRV`, `1 base unit`,
 //! `64 KiB`, `1 MiB`; each is read back into base units or bytes and compared with the code.
 
+mod common;
+
 use drover_types::chain_params::PARAMS;
 use drover_types::params::BASE_UNITS_PER_DRV;
 
@@ -11,19 +13,9 @@ use drover_types::params::BASE_UNITS_PER_DRV;
 type Row = (String, String, String, String);
 
 fn documented() -> Vec<Row> {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/governance.md");
-    let doc = std::fs::read_to_string(path).expect("docs/governance.md is readable");
-    let section = doc.split("\n## Parameters\n").nth(1).expect("docs/governance.md has a \"Parameters\" section");
-    let section = section.split("\n## ").next().unwrap_or(section);
-    section
-        .lines()
-        .filter(|line| line.starts_with("| `"))
-        .map(|line| {
-            let cells: Vec<&str> = line.trim_matches('|').split(" | ").map(str::trim).collect();
-            assert_eq!(cells.len(), 5, "a row is name | default | min | max | governs: {line}");
-            let [name, default, min, max, _] = cells[..] else { unreachable!() };
-            (name.trim_matches('`').to_owned(), default.to_owned(), min.to_owned(), max.to_owned())
-        })
+    common::table_rows("governance.md", "Parameters", "`", 5)
+        .into_iter()
+        .map(|row| (row[0].trim_matches('`').to_owned(), row[1].clone(), row[2].clone(), row[3].clone()))
         .collect()
 }
 

@@ -1,22 +1,17 @@
 //! `docs/protocol.md` ("System actors") must list exactly the system actors of the registry
 //! (`drover_types::system_actors`), each with its address, name and handlers.
 
+mod common;
+
 use drover_types::system_actors;
 
 /// The rows of the table under `## System actors`: address, actor, handlers.
 fn documented() -> Vec<(String, String, Vec<String>)> {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/protocol.md");
-    let doc = std::fs::read_to_string(path).expect("docs/protocol.md is readable");
-    let section = doc.split("\n## System actors\n").nth(1).expect("docs/protocol.md has a \"System actors\" section");
-    let section = section.split("\n## ").next().unwrap_or(section);
-    section
-        .lines()
-        .filter(|line| line.starts_with("| `0x"))
-        .map(|line| {
-            let cells: Vec<&str> = line.trim_matches('|').split('|').map(str::trim).collect();
-            assert_eq!(cells.len(), 4, "a row is address | actor | handlers | page: {line}");
-            let handlers = cells[2].split(", ").map(|handler| handler.trim_matches('`').to_owned()).collect();
-            (cells[0].trim_matches('`').to_owned(), cells[1].to_owned(), handlers)
+    common::table_rows("protocol.md", "System actors", "`0x", 4)
+        .into_iter()
+        .map(|row| {
+            let handlers = row[2].split(", ").map(|handler| handler.trim_matches('`').to_owned()).collect();
+            (row[0].trim_matches('`').to_owned(), row[1].clone(), handlers)
         })
         .collect()
 }
