@@ -66,8 +66,8 @@ impl Streams {
     /// A place for one more stream of `client` (429, code 1004, when there is none).
     pub(crate) fn subscribe(self: &Arc<Self>, client: ClientId) -> Result<Subscription, HttpError> {
         let mut per_client = self.per_client.lock();
-        let held = per_client.entry(client).or_default();
-        if *held >= self.per_client_max {
+        let held = per_client.get(&client).copied().unwrap_or(0);
+        if held >= self.per_client_max {
             return Err(HttpError::rate_limited(
                 1,
                 format!("this client holds {held} streams, the most one client may; close one first"),
@@ -76,7 +76,9 @@ impl Streams {
         let permit = Arc::clone(&self.total)
             .try_acquire_owned()
             .map_err(|_| HttpError::rate_limited(1, "the node serves as many streams as it may; retry later"))?;
-        *held += 1;
+        // Counted only once admitted: a refused client leaves no entry behind (the map holds the
+        // clients with a stream open, whoever else asks).
+        *per_client.entry(client).or_default() += 1;
         Ok(Subscription { _permit: permit, client, streams: Arc::clone(self) })
     }
 
@@ -127,4 +129,25 @@ pub(crate) fn frame(event: &str, id: Option<&str>, data: &impl Serialize) -> Byt
     let json = serde_json::to_string(data).unwrap_or_else(|e| format!("{{\"error\":\"{e}\"}}"));
     let id = id.map(|id| format!("id: {id}\n")).unwrap_or_default();
     Bytes::from(format!("{id}event: {event}\ndata: {json}\n\n"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn client(n: u8) -> ClientId {
+        ClientId::of(std::net::IpAddr::from([10, 0, 0, n]))
+    }
+
+    #[test]
+    fn a_client_refused_for_the_total_cap_leaves_no_count_behind() {
+        let streams = Arc::new(Streams::new(&RpcConfig { stream_subscribers_max: 1, ..RpcConfig::default() }));
+        let held = streams.subscribe(client(1)).expect("room for one");
+        for n in 2..=200 {
+            assert!(streams.subscribe(client(n)).is_err(), "the node is at its cap");
+        }
+        assert_eq!(streams.per_client.lock().len(), 1, "only the client with a stream open is counted");
+        drop(held);
+        assert!(streams.per_client.lock().is_empty());
+    }
 }

@@ -14,7 +14,7 @@
 //! (its refusals count under `limiter="global_share"`); the faucet's (node-wide, per minute), the state-sync one, which is a
 //! [`PerClient`] set of windows keyed by client ([`ClientId`]: an IP, or an IPv6 /56) (`STATE_SYNC_RATE_PER_SEC` per second, on
 //! `/state/snapshot` and `/state/operations`), and the public storage-relay reads' one, per client
-//! IP too (`STORAGE_PUBLIC_RATE_PER_SEC`, label `ras`). Refusals are 429 with code 1004 and are counted in
+//! ([`ClientId`]) too (`STORAGE_PUBLIC_RATE_PER_SEC`, label `ras`). Refusals are 429 with code 1004 and are counted in
 //! `drover_rpc_rate_limited_total{limiter}`, as are the refusals of the cap on `/submit_wait`
 //! waits in flight (`limiter="submit_waits"`; a cap, not a rate, enforced by that route).
 
