@@ -296,7 +296,8 @@ impl Daemon {
             }
             self.settled = true;
         }
-        self.post_unposted().await?;
+        // A result that cannot be posted now must not keep the runner from its other jobs.
+        self.post_unposted().await;
         self.jobs().await
     }
 
@@ -351,8 +352,10 @@ impl Daemon {
         let page = limit.saturating_add(self.answered.len() as u64).min(RUNNER_JOBS_PAGE_MAX);
         let listed = self.client.runner_jobs(&runner, 0, page).await.context("cannot list the runner's jobs")?;
         let ids: HashSet<H256> = listed.jobs.iter().map(|job| job.job_id).collect();
-        // An answer that left the list was included.
+        // An answer that left the list was included; a result not posted yet whose job left it
+        // was decided without it (or its job ended): neither is kept.
         self.answered.retain(|job| ids.contains(job));
+        self.unposted.retain(|job, _| ids.contains(job));
         for job in listed.jobs {
             if self.tasks.len() as u64 >= limit {
                 break;
@@ -378,19 +381,28 @@ impl Daemon {
         let Some(result) = result else { return Ok(()) };
         let result = if self.args.faulty { [&b"faulty:"[..], &result].concat() } else { result };
         self.unposted.insert(job, result);
-        self.post_unposted().await
+        if !self.post_unposted().await {
+            bail!("a result is not posted yet");
+        }
+        Ok(())
     }
 
-    /// Posts every result run and not posted yet; one whose post fails stays for the next look.
-    async fn post_unposted(&mut self) -> Result<()> {
+    /// Posts every result run and not posted yet; one whose post fails stays for the next look
+    /// (until the chain no longer lists its job), and does not hold up the others or the look.
+    /// Whether every one was posted.
+    async fn post_unposted(&mut self) -> bool {
         let jobs: Vec<H256> = self.unposted.keys().copied().collect();
         for job in jobs {
             let Some(result) = self.unposted.get(&job) else { continue };
-            self.post(job, result).await?;
-            self.unposted.remove(&job);
-            self.answered.insert(job);
+            match self.post(job, result).await {
+                Ok(()) => {
+                    self.unposted.remove(&job);
+                    self.answered.insert(job);
+                }
+                Err(error) => eprintln!("runner {}: {error:#}; posted again at the next look", self.wallet.address()),
+            }
         }
-        Ok(())
+        self.unposted.is_empty()
     }
 
     /// Runs `job` on its executor in the background (with the secrets its input names, when
