@@ -27,7 +27,7 @@ use super::history::StreamReaders;
 use super::reads::read_response;
 use super::tokens::{settle, token_tx};
 use super::*;
-use drover_client::{TxBuilder, TxContext, Wallet};
+use drover_client::{TxBuilder, Wallet};
 use drover_types::{
     api::{ReceiptStatus, WaitStatus},
     governance::GovernanceCall,
@@ -544,13 +544,10 @@ async fn read_pages(
 
 /// Sends `builder` from `key` with the limits its simulation finds, and waits for its success.
 async fn send(client: &Client, key: &SecretKey, chain_id: u64, builder: TxBuilder) -> anyhow::Result<()> {
-    let wallet = Wallet::new(key.clone());
-    let context = TxContext { chain_id, nonce: wallet.next_nonce(client).await?, fees: client.fee_suggestion().await? };
-    let (builder, simulation) = builder.estimate(client, key.address(), &context).await?;
+    let (tx, simulation) = builder.chain_id(chain_id).prepare(client, &Wallet::new(key.clone())).await?;
     if let Some(simulation) = simulation {
         ensure!(simulation.status == ReceiptStatus::Success, "a setup transaction would not succeed: {simulation:?}");
     }
-    let tx = builder.sign(&context, &wallet)?;
     let answer = client.submit_wait(std::slice::from_ref(&tx), SETUP_WAIT_MS).await?;
     ensure!(
         answer.results.first().is_some_and(|r| r.status == WaitStatus::Success),

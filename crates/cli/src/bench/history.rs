@@ -217,6 +217,8 @@ const READ_BUFFER_BYTES: usize = 256 * 1024;
 const MESSAGE_HEAD_BYTES: usize = 512;
 /// Largest response head a reader accepts.
 const RESPONSE_HEAD_BYTES_MAX: usize = 16 * 1024;
+/// Longest chunk-size line a reader waits for the end of (a size and extensions).
+const CHUNK_SIZE_LINE_BYTES_MAX: usize = 1024;
 
 /// The blank line that ends a message, its searcher built once rather than for every piece of
 /// data read.
@@ -228,9 +230,12 @@ static MESSAGE_END: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
 /// behind a thousand readers') nor is delayed by them; only the two cores are shared.
 pub(super) struct StreamReaders {
     /// What the streams received.
-    pub(super) arrivals: Arrivals,
+    arrivals: Arrivals,
     /// Streams the node accepted so far.
-    pub(super) open: Arc<AtomicU64>,
+    open: Arc<AtomicU64>,
+    /// Why each stream that ended before [`StreamReaders::stop`] ended: its blocks would be
+    /// missing from the figures, the slowest first (the node closes a slow consumer).
+    ended: Arc<parking_lot::Mutex<Vec<String>>>,
     stop: tokio::sync::oneshot::Sender<()>,
     thread: std::thread::JoinHandle<()>,
 }
@@ -245,8 +250,17 @@ impl StreamReaders {
     ) -> anyhow::Result<Self> {
         let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
         let (arrivals, open) = (Arrivals::default(), Arc::new(AtomicU64::new(0)));
+        let ended = Arc::new(parking_lot::Mutex::new(Vec::new()));
         for ip in ips {
-            runtime.spawn(follow(address.to_owned(), ip, from, Arc::clone(&arrivals), Arc::clone(&open)));
+            let (arrivals, open, ended) = (Arc::clone(&arrivals), Arc::clone(&open), Arc::clone(&ended));
+            let address = address.to_owned();
+            runtime.spawn(async move {
+                let why = match follow(address, ip, from, arrivals, open).await {
+                    Ok(()) => "the node ended the stream".to_owned(),
+                    Err(error) => format!("{error:#}"),
+                };
+                ended.lock().push(why);
+            });
         }
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
         let thread = std::thread::Builder::new().name("stream-readers".into()).spawn(move || {
@@ -254,7 +268,7 @@ impl StreamReaders {
                 let _ = stopped.await;
             });
         })?;
-        Ok(Self { arrivals, open, stop, thread })
+        Ok(Self { arrivals, open, ended, stop, thread })
     }
 
     /// Waits until `count` streams are open, at most `within`.
@@ -267,13 +281,16 @@ impl StreamReaders {
         Ok(())
     }
 
-    /// Closes every stream; what they received.
+    /// Closes every stream; what they received. Fails if a stream ended before: the figures
+    /// would leave its blocks out.
     pub(super) async fn stop(self) -> anyhow::Result<Vec<(u64, u64, u64)>> {
         let _ = self.stop.send(());
         let thread = self.thread;
         tokio::task::spawn_blocking(move || thread.join())
             .await?
             .map_err(|_| anyhow::anyhow!("the stream readers' thread panicked"))?;
+        let ended = self.ended.lock();
+        ensure!(ended.is_empty(), "{} streams ended early, the first: {}", ended.len(), ended[0]);
         Ok(std::mem::take(&mut *self.arrivals.lock()))
     }
 }
@@ -361,9 +378,14 @@ impl ChunkedBody {
                 if take == 0 {
                     return Ok(Some(pos));
                 }
+                let expected = &b"\r\n"[2 - self.crlf_left..][..take];
+                ensure!(&input[pos..pos + take] == expected, "a chunk's data is not followed by CRLF");
                 (pos, self.crlf_left) = (pos + take, self.crlf_left - take);
             } else {
-                let Some(eol) = memchr::memmem::find(&input[pos..], b"\r\n") else { return Ok(Some(pos)) };
+                let Some(eol) = memchr::memmem::find(&input[pos..], b"\r\n") else {
+                    ensure!(available <= CHUNK_SIZE_LINE_BYTES_MAX, "a chunk-size line without its end");
+                    return Ok(Some(pos));
+                };
                 let line = std::str::from_utf8(&input[pos..pos + eol]).context("chunk size")?;
                 let size = usize::from_str_radix(line.split(';').next().unwrap_or_default().trim(), 16)
                     .with_context(|| format!("chunk size {line:?}"))?;
@@ -456,5 +478,18 @@ mod tests {
                 assert_eq!(*arrivals.lock(), [(7, 5, 1000), (8, 5, 2000)], "cut {cut}, reads of {read}");
             }
         }
+    }
+
+    #[test]
+    fn a_reader_refuses_broken_framing_and_takes_extensions() {
+        let walk = |body: &[u8]| {
+            let mut seen = Vec::new();
+            ChunkedBody::default().walk(body, |data| seen.extend_from_slice(data)).map(|end| (end, seen))
+        };
+        assert_eq!(walk(b"3;name=value\r\nabc\r\n0\r\n\r\n").unwrap(), (None, b"abc".to_vec()));
+        assert!(walk(b"zz\r\nabc\r\n").is_err(), "a size that is not hex");
+        assert!(walk(b"3\r\nabcXY0\r\n").is_err(), "data not followed by CRLF");
+        assert!(walk(&[b'1'; CHUNK_SIZE_LINE_BYTES_MAX + 1]).is_err(), "a size line that never ends");
+        assert_eq!(walk(&[b'1'; 8]).unwrap(), (Some(0), Vec::new()), "a size line still coming");
     }
 }
