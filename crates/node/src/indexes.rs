@@ -707,16 +707,21 @@ impl Indexes {
 
     /// The block at `height` as `/block/{selector}` and the proofs need it; `None` if it is not
     /// recorded, or was recorded before the indexes kept headers (a reader asks marshal then).
+    /// The header bytes of the block at `height`, if it was recorded with them.
+    pub fn header(&self, height: u64) -> Result<Option<Vec<u8>>, IndexError> {
+        Ok(self.headers.get(height.to_be_bytes()).map_err(err)?.map(|v| v.to_vec()))
+    }
+
     pub fn stored_block(&self, height: u64) -> Result<Option<StoredBlock>, IndexError> {
         let key = height.to_be_bytes();
-        let Some(header) = self.headers.get(key).map_err(err)? else {
+        let Some(header) = self.header(height)? else {
             return Ok(None);
         };
         // Written in the same batch as the header.
         let record =
             self.block(height)?.ok_or_else(|| IndexError(format!("block {height} has a header, no record")))?;
         let finalization = self.finalizations.get(key).map_err(err)?.map(|v| v.to_vec());
-        Ok(Some(StoredBlock { height, header: header.to_vec(), transactions: record.transactions, finalization }))
+        Ok(Some(StoredBlock { height, header, transactions: record.transactions, finalization }))
     }
 }
 

@@ -171,12 +171,25 @@ impl Prover {
         let tip = self.chain.tip().height;
         // The database is applied before the tip is published, so it may be one block ahead;
         // a state read a moment ago may be a few blocks behind on a busy node.
-        let heights = [tip, tip.saturating_add(1)]
+        let heights: Vec<u64> = [tip, tip.saturating_add(1)]
             .into_iter()
-            .chain((1..=PAIRING_DEPTH_BLOCKS).map(|back| tip.saturating_sub(back)));
-        for height in heights {
-            if height == 0 {
-                continue;
+            .chain((1..=PAIRING_DEPTH_BLOCKS).map(|back| tip.saturating_sub(back)))
+            .filter(|height| *height > 0)
+            .collect();
+        // The candidates' headers in one read; only the block whose root matches (or one the
+        // indexes hold no header of) is read whole, with its certificate.
+        let candidates = heights.clone();
+        let headers = read_indexes(&self.chain, move |indexes| {
+            candidates.iter().map(|height| indexes.header(*height)).collect::<Result<Vec<_>, _>>()
+        })
+        .await?;
+        for (height, header) in heights.into_iter().zip(headers) {
+            if let Some(bytes) = header {
+                let header = Block::decode_header(&bytes)
+                    .map_err(|e| NodeError::Inconsistent(format!("the header of block {height}: {e}")))?;
+                if header.state_root != *root {
+                    continue;
+                }
             }
             if let Some(block) = self.certified(height).await?
                 && block.state_root == *root
