@@ -707,6 +707,20 @@ impl Indexes {
 
     /// The block at `height` as `/block/{selector}` and the proofs need it; `None` if it is not
     /// recorded, or was recorded before the indexes kept headers (a reader asks marshal then).
+    /// The first height recorded with its header (`None` before any): every block from it up
+    /// to the tip is, so marshal can hold only the blocks below it (the genesis block, blocks
+    /// recorded before headers were kept, blocks below a fast-sync's height).
+    pub fn first_header_height(&self) -> Result<Option<u64>, IndexError> {
+        match self.headers.first_key_value() {
+            None => Ok(None),
+            Some(guard) => {
+                let key = guard.key().map_err(err)?;
+                let height: [u8; 8] = key.as_ref().try_into().map_err(|_| err("a header key is not a height"))?;
+                Ok(Some(u64::from_be_bytes(height)))
+            }
+        }
+    }
+
     /// The header bytes of the block at `height`, if it was recorded with them.
     pub fn header(&self, height: u64) -> Result<Option<Vec<u8>>, IndexError> {
         Ok(self.headers.get(height.to_be_bytes()).map_err(err)?.map(|v| v.to_vec()))

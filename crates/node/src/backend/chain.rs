@@ -21,7 +21,7 @@ use commonware_cryptography::{Digestible as _, sha256};
 use commonware_runtime::Metrics as _;
 use drover_rpc::backend::{ChainBackend, ChainHealth};
 use drover_types::{
-    Basefees, BlockSelector,
+    Basefees, BlockSelector, H256,
     api::{BlockInfo, ChainInfo},
     error::ApiError,
 };
@@ -55,21 +55,38 @@ enum Indexed {
     AboveTip,
     /// Not held here: marshal may hold it.
     Elsewhere,
+    /// No finalized block: the indexes hold every block from their first header on, and
+    /// marshal is not asked (a lookup of any hash or height a client makes up would otherwise
+    /// be one more request in marshal's loop, between the commit's steps).
+    Unknown,
 }
 
-fn indexed_block(indexes: &Indexes, selector: BlockSelector, tip: u64) -> Result<Indexed, IndexError> {
+fn indexed_block(indexes: &Indexes, selector: BlockSelector, tip: u64, genesis: &H256) -> Result<Indexed, IndexError> {
+    // Marshal holds what the indexes do not: blocks below their first header (genesis among them).
+    let below_indexes = |height: Option<u64>| -> Result<Indexed, IndexError> {
+        let marshal_may_hold = match (indexes.first_header_height()?, height) {
+            (None, _) => true,
+            (Some(first), Some(height)) => height < first,
+            (Some(first), None) => first > 1,
+        };
+        Ok(if marshal_may_hold { Indexed::Elsewhere } else { Indexed::Unknown })
+    };
     let height = match selector {
         BlockSelector::Latest => tip,
         BlockSelector::Height(height) => height,
+        BlockSelector::Hash(hash) if hash == *genesis => return Ok(Indexed::Elsewhere),
         BlockSelector::Hash(hash) => match indexes.block_height(&hash)? {
             Some(height) => height,
-            None => return Ok(Indexed::Elsewhere),
+            None => return below_indexes(None),
         },
     };
     if height > tip {
         return Ok(Indexed::AboveTip);
     }
-    Ok(indexes.stored_block(height)?.map_or(Indexed::Elsewhere, Indexed::Held))
+    match indexes.stored_block(height)? {
+        Some(stored) => Ok(Indexed::Held(stored)),
+        None => below_indexes(Some(height)),
+    }
 }
 
 impl ChainBackend for NodeHandle {
@@ -86,10 +103,10 @@ impl ChainBackend for NodeHandle {
     }
 
     async fn block(&self, selector: BlockSelector) -> Result<Option<BlockInfo>, ApiError> {
-        let tip = self.height();
-        match self.read_indexes(move |indexes| indexed_block(indexes, selector, tip)).await? {
+        let (tip, genesis) = (self.height(), self.0.chain_info.genesis_hash);
+        match self.read_indexes(move |indexes| indexed_block(indexes, selector, tip, &genesis)).await? {
             Indexed::Held(stored) => return self.stored_block_info(stored).await.map(Some),
-            Indexed::AboveTip => return Ok(None),
+            Indexed::AboveTip | Indexed::Unknown => return Ok(None),
             Indexed::Elsewhere => {}
         }
         let identifier = match selector {
@@ -185,6 +202,8 @@ mod tests {
         block
     }
 
+    const GENESIS: H256 = H256([0x6e; 32]);
+
     /// `/block/{selector}` answers a block recorded at commit from the indexes alone (nothing
     /// here can reach marshal), and answers what marshal's copy of the block would.
     #[test]
@@ -204,17 +223,38 @@ mod tests {
         );
         for selector in [BlockSelector::Height(7), BlockSelector::Latest, BlockSelector::Hash(to_h256(&block.digest()))]
         {
-            let Indexed::Held(stored) = indexed_block(&indexes, selector, tip).unwrap() else {
+            let Indexed::Held(stored) = indexed_block(&indexes, selector, tip, &GENESIS).unwrap() else {
                 panic!("block 7 is held by the indexes");
             };
             assert_eq!(info_of_stored(stored).unwrap(), from_marshal);
         }
         // Recorded, not yet published as the tip: not served, and marshal is not asked either.
-        assert!(matches!(indexed_block(&indexes, BlockSelector::Height(8), tip).unwrap(), Indexed::AboveTip));
-        assert!(matches!(indexed_block(&indexes, BlockSelector::Height(900), tip).unwrap(), Indexed::AboveTip));
+        assert!(matches!(indexed_block(&indexes, BlockSelector::Height(8), tip, &GENESIS).unwrap(), Indexed::AboveTip));
+        assert!(matches!(
+            indexed_block(&indexes, BlockSelector::Height(900), tip, &GENESIS).unwrap(),
+            Indexed::AboveTip
+        ));
         // What the indexes never recorded (genesis, blocks from before they kept headers).
-        assert!(matches!(indexed_block(&indexes, BlockSelector::Height(6), tip).unwrap(), Indexed::Elsewhere));
+        assert!(matches!(
+            indexed_block(&indexes, BlockSelector::Height(6), tip, &GENESIS).unwrap(),
+            Indexed::Elsewhere
+        ));
         let unknown = BlockSelector::Hash(H256([0xee; 32]));
-        assert!(matches!(indexed_block(&indexes, unknown, tip).unwrap(), Indexed::Elsewhere));
+        assert!(matches!(indexed_block(&indexes, unknown, tip, &GENESIS).unwrap(), Indexed::Elsewhere));
+    }
+
+    /// With every block since the first recorded, a hash or height the indexes do not know is
+    /// no finalized block: marshal is asked only for the genesis block.
+    #[test]
+    fn a_block_the_indexes_would_hold_is_not_asked_of_marshal() {
+        let dir = tempfile::tempdir().unwrap();
+        let indexes = Indexes::open(dir.path()).unwrap();
+        record(&indexes, 1, &[], b"certificate of 1");
+        record(&indexes, 2, &[], b"certificate of 2");
+        let lookup = |selector| indexed_block(&indexes, selector, 2, &GENESIS).unwrap();
+        assert!(matches!(lookup(BlockSelector::Hash(H256([0xee; 32]))), Indexed::Unknown));
+        assert!(matches!(lookup(BlockSelector::Hash(GENESIS)), Indexed::Elsewhere));
+        assert!(matches!(lookup(BlockSelector::Height(0)), Indexed::Elsewhere));
+        assert!(matches!(lookup(BlockSelector::Height(2)), Indexed::Held(_)));
     }
 }
