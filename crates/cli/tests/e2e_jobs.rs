@@ -167,13 +167,13 @@ async fn three_runners_one_faulty_verify_a_job_into_an_actors_mailbox() {
     for event in &receipt.events {
         let mut d = minicbor::Decoder::new(&event.data);
         match event.topic.as_str() {
-            "job.paid" => {
+            drover_types::job::EVENT_PAID => {
                 d.array().unwrap();
                 d.bytes().unwrap();
                 let runner = Address::from_slice(d.bytes().unwrap()).unwrap();
                 paid.push((runner, drover_types::cbor::decode_u128(&mut d).unwrap()));
             }
-            "job.refunded" => {
+            drover_types::job::EVENT_REFUNDED => {
                 d.array().unwrap();
                 d.bytes().unwrap();
                 d.bytes().unwrap();

@@ -156,7 +156,17 @@ fn no_proposal_or_pair_of_proposals_switches_deferred_work_off() {
     refused(&mut chain, ALICE, &change(&[("target_cells", 10_000)]), DEPOSIT, ExecCode::ProposalChanges);
     // A callback or an attached budget above a quarter of the cycle target.
     refused(&mut chain, ALICE, &change(&[("max_callback_cycles", 10_000_000)]), DEPOSIT, ExecCode::ProposalRelation);
-    refused(&mut chain, ALICE, &change(&[("target_cycles", 9_900_000)]), DEPOSIT, ExecCode::ProposalRelation);
+    // A cycle target just below four attached budgets, and still above its own least value, so
+    // the relation is what refuses it.
+    let below_relation = 4 * ChainParams::default().max_attached_cycles - 1;
+    assert!(below_relation >= drover_types::chain_params::MIN_TARGET_CYCLES);
+    refused(
+        &mut chain,
+        ALICE,
+        &change(&[("target_cycles", u128::from(below_relation))]),
+        DEPOSIT,
+        ExecCode::ProposalRelation,
+    );
     // Each of these keeps the relation alone; applied one after the other, the second would
     // break it, so its execute is refused and the first stays in force.
     ok(&mut chain, ALICE, &GovernanceCall::Lock, 1_000);

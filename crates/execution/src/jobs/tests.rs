@@ -78,7 +78,7 @@ fn submit(chain: &mut Chain, spec: &JobSpec) -> H256 {
     let id = job_id(&SUBMITTER, submissions(chain));
     let payload = JobCall::Submit(spec.clone()).message().encode();
     let receipt = ok(send(chain, SUBMITTER, JOB_DISPATCHER_ADDRESS, payload, escrow(spec)));
-    assert!(receipt.events.iter().any(|e| e.topic == "job.submitted"));
+    assert!(receipt.events.iter().any(|e| e.topic == drover_types::job::EVENT_SUBMITTED));
     id
 }
 
@@ -127,7 +127,7 @@ fn majority_pays_the_honest_runners_and_refunds_the_rest_to_the_base_unit() {
     ok(answer(&mut chain, order[0], id, b"hello"));
     assert_eq!(job(&chain, &id).unwrap().status, JobStatus::Assigned, "one of two is not a majority");
     let deciding = ok(answer(&mut chain, order[1], id, b"hello"));
-    assert!(deciding.events.iter().any(|e| e.topic == "job.ended"));
+    assert!(deciding.events.iter().any(|e| e.topic == drover_types::job::EVENT_ENDED));
 
     let record = job(&chain, &id).unwrap();
     assert_eq!(record.status, JobStatus::Completed);
