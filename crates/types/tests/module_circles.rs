@@ -29,6 +29,8 @@ struct Module {
     paths: Vec<Vec<String>>,
     /// Modules glob-imported (`use x::*`), as written.
     globs: Vec<Vec<String>>,
+    /// Names of the items the module defines (not those it imports).
+    items: BTreeSet<String>,
 }
 
 fn is_test_only(attrs: &[syn::Attribute]) -> bool {
@@ -127,6 +129,20 @@ impl<'ast> Visit<'ast> for Collector<'_> {
         };
         if is_test_only(attrs) {
             return;
+        }
+        let defined = match item {
+            syn::Item::Const(i) => Some(&i.ident),
+            syn::Item::Enum(i) => Some(&i.ident),
+            syn::Item::Fn(i) => Some(&i.sig.ident),
+            syn::Item::Static(i) => Some(&i.ident),
+            syn::Item::Struct(i) => Some(&i.ident),
+            syn::Item::Trait(i) => Some(&i.ident),
+            syn::Item::Type(i) => Some(&i.ident),
+            syn::Item::Macro(i) => i.ident.as_ref(),
+            _ => None,
+        };
+        if let Some(ident) = defined {
+            self.module.items.insert(ident.to_string());
         }
         match item {
             syn::Item::Mod(module) => {
@@ -229,7 +245,12 @@ fn resolve(modules: &BTreeMap<ModPath, Module>, at: &ModPath, written: &[String]
         first if module.children.contains(first) => (at.clone(), written),
         first => {
             // A name a `use` of this module brought in: the path it stands for, then the rest.
-            let bound = module.bindings.get(first)?;
+            let Some(bound) = module.bindings.get(first) else {
+                // Or one a glob import brought in.
+                let mut path = through_glob(modules, at, first, depth)?;
+                path.extend_from_slice(&written[1..]);
+                return resolve(modules, at, &path, depth + 1);
+            };
             if bound.first() == Some(&written[0]) && bound.len() == 1 {
                 return None;
             }
@@ -258,7 +279,27 @@ fn resolve(modules: &BTreeMap<ModPath, Module>, at: &ModPath, written: &[String]
             return Some(target);
         }
     }
+    // An item the module re-exports by a glob (`pub use x::*`): where it comes from.
+    if let Some(name) = rest.first()
+        && modules.get(&current).is_some_and(|module| !module.items.contains(name))
+        && let Some(mut path) = through_glob(modules, &current, name, depth)
+    {
+        path.extend_from_slice(&rest[1..]);
+        if let Some(target) = resolve(modules, &current, &path, depth + 1) {
+            return Some(target);
+        }
+    }
     Some(current)
+}
+
+/// The path, as written in module `at`, of the glob import of `at` that brings `name` in (the
+/// glob's module defines, imports or holds it), with `name` at its end.
+fn through_glob(modules: &BTreeMap<ModPath, Module>, at: &ModPath, name: &str, depth: usize) -> Option<Vec<String>> {
+    modules.get(at)?.globs.iter().find_map(|glob| {
+        let source = modules.get(&resolve(modules, at, glob, depth + 1)?)?;
+        let holds = source.items.contains(name) || source.bindings.contains_key(name) || source.children.contains(name);
+        holds.then(|| [glob.as_slice(), &[name.to_owned()]].concat())
+    })
 }
 
 fn name(path: &ModPath) -> String {
@@ -406,7 +447,7 @@ fn no_crate_has_an_import_circle_between_its_modules() {
 fn a_circle_is_found_through_a_re_export_and_not_between_a_module_and_its_parent() {
     let source = |text: &str| syn::parse_file(text).expect("test source").items;
     let mut modules = BTreeMap::new();
-    let root = source("mod a; mod b; mod c; pub use b::Thing;");
+    let root = source("mod a; mod b; mod c; mod d; mod e; pub use b::Thing; pub use e::*;");
     let mut root_module = Module::default();
     let mut collector = Collector { module: &mut root_module, inline: Vec::new() };
     for item in &root {
@@ -419,6 +460,10 @@ fn a_circle_is_found_through_a_re_export_and_not_between_a_module_and_its_parent
         ("b", "pub struct Thing; fn g() { println!(\"{:?}\", crate::a::f()) }"),
         // `c` only uses its parent's own items and a test module that would close a circle.
         ("c", "use super::*; #[cfg(test)] mod tests { use crate::a::f; }"),
+        // `d` reaches `e` through the root's glob re-export, `e` reaches `d` through its
+        // parent's glob import.
+        ("d", "pub fn h() -> crate::Other { todo!() }"),
+        ("e", "use super::*; pub struct Other; fn k() { d::h(); }"),
     ] {
         let mut module = Module::default();
         let mut collector = Collector { module: &mut module, inline: Vec::new() };
@@ -428,7 +473,8 @@ fn a_circle_is_found_through_a_re_export_and_not_between_a_module_and_its_parent
         modules.insert(vec![name.to_owned()], module);
     }
     let graph = dependencies(&modules);
-    assert_eq!(circles(&graph), vec![vec![vec!["a".to_owned()], vec!["b".to_owned()]]]);
+    let module = |name: &str| vec![name.to_owned()];
+    assert_eq!(circles(&graph), vec![vec![module("a"), module("b")], vec![module("d"), module("e")]]);
     assert_eq!(way_around(&graph, &[vec!["a".to_owned()], vec!["b".to_owned()]]), "a -> b -> a");
     assert!(graph[&vec!["c".to_owned()]].is_empty(), "{graph:?}");
 }
