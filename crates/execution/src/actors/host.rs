@@ -162,27 +162,40 @@ impl<'h, 'a, S: StateRead> ActorHost<'h, 'a, S> {
     /// Runs a top-level invocation: like [`Host::call`], with a refusal (no actor, value not
     /// covered, state unreadable) as a trap that used nothing.
     pub(crate) fn run(&mut self, request: CallRequest) -> Outcome {
-        self.call(request).unwrap_or_else(|e| Outcome {
-            status: Status::Trap(e.into()),
-            result: Vec::new(),
-            cycles_used: 0,
-            cells_used: 0,
-        })
+        self.call(request).unwrap_or_else(refused_as_trap)
     }
 
     /// Runs a transaction's top-level call of a native system actor as `call`, what the
     /// validity rule decoded its handler and arguments as: like [`run`](Self::run) of the same
     /// request, without decoding them again.
     pub(crate) fn run_system(&mut self, request: CallRequest, call: AnySystemCall) -> Outcome {
-        let context = &request.context;
+        let outcome = self.traced(
+            (request, call),
+            |tracer, (request, _)| {
+                tracer.enter(request.context.self_address, &request.handler, None, request.context.value)
+            },
+            |host, (request, call)| Ok(crate::system_actors::call_decoded(host, &request, call)),
+        );
+        outcome.unwrap_or_else(refused_as_trap)
+    }
+
+    /// Runs `work` on `input` between the tracer's entry (as `enter` tells it) and its exit, when
+    /// a tracer watches; `work` alone otherwise.
+    fn traced<I>(
+        &mut self,
+        input: I,
+        enter: impl FnOnce(&mut super::trace::Tracer, &I),
+        work: impl FnOnce(&mut Self, I) -> Result<Outcome, HostError>,
+    ) -> Result<Outcome, HostError> {
+        let Some(tracer) = &mut self.tracer else {
+            return work(self, input);
+        };
+        enter(tracer, &input);
+        let result = work(self, input);
         if let Some(tracer) = &mut self.tracer {
-            tracer.enter(context.self_address, &request.handler, None, context.value);
+            tracer.exit(&result);
         }
-        let outcome = crate::system_actors::call_decoded(self, &request, call);
-        if let Some(tracer) = &mut self.tracer {
-            tracer.exit(&Ok(outcome.clone()));
-        }
-        outcome
+        result
     }
 
     /// Moves `amount` from `from` to `to` (E1212 when `from` cannot cover it).
@@ -537,28 +550,19 @@ impl<S: StateRead> Host for ActorHost<'_, '_, S> {
     }
 
     fn call(&mut self, request: CallRequest) -> Result<Outcome, HostError> {
-        let Some(tracer) = &mut self.tracer else {
-            return self.run_call(request);
-        };
-        let context = &request.context;
-        tracer.enter(context.self_address, &request.handler, None, context.value);
-        let result = self.run_call(request);
-        if let Some(tracer) = &mut self.tracer {
-            tracer.exit(&result);
-        }
-        result
+        self.traced(
+            request,
+            |tracer, request| tracer.enter(request.context.self_address, &request.handler, None, request.context.value),
+            Self::run_call,
+        )
     }
 
     fn library_call(&mut self, request: LibraryRequest) -> Result<Outcome, HostError> {
-        let Some(tracer) = &mut self.tracer else {
-            return self.run_library_call(request);
-        };
-        tracer.enter(request.publisher, &request.call.handler, Some(&request.name), 0);
-        let result = self.run_library_call(request);
-        if let Some(tracer) = &mut self.tracer {
-            tracer.exit(&result);
-        }
-        result
+        self.traced(
+            request,
+            |tracer, request| tracer.enter(request.publisher, &request.call.handler, Some(&request.name), 0),
+            Self::run_library_call,
+        )
     }
 
     fn timer_schedule(&mut self, timer: TimerRequest) -> Result<u64, HostError> {
@@ -732,4 +736,10 @@ impl<S: StateRead> ActorHost<'_, '_, S> {
             _ => Ok(false),
         }
     }
+}
+
+/// A top-level invocation the host refused (no actor, value not covered, state unreadable): a
+/// trap that used nothing.
+fn refused_as_trap(error: HostError) -> Outcome {
+    Outcome { status: Status::Trap(error.into()), result: Vec::new(), cycles_used: 0, cells_used: 0 }
 }
