@@ -7,13 +7,14 @@
 
 use crate::report::{Report, Text, amount_text, outcome_text, status_text};
 use anyhow::{Context, Result};
-use drover_client::{Client, TxBuilder};
+use drover_client::{Client, TxBuilder, TxContext};
 use drover_types::Address;
 use drover_types::api::{CallTrace, ExecutionTrace, ReceiptStatus, SimulationInfo, TraceStep, TracedValue};
 
 /// Sizes the open limits of `builder`, sent by `sender`, from the node's simulation of it (and
 /// notes them in `text`, with the simulation's trace when `trace` asks for it): `Ok` with the
-/// builder to send, or `Err` with the report of a transaction with open limits that the
+/// builder to send and the chain id, nonce and fees it was simulated with (to sign it with:
+/// `None` when nothing was simulated), or `Err` with the report of a transaction with open limits that the
 /// simulation found would not succeed, which is not to be sent. A transaction whose limits are
 /// both set is simulated only for its trace, and sent whatever the simulation found.
 pub(crate) async fn size_limits(
@@ -22,10 +23,10 @@ pub(crate) async fn size_limits(
     builder: TxBuilder,
     mut text: Text,
     trace: bool,
-) -> Result<Result<(TxBuilder, Text), Report>> {
+) -> Result<Result<(TxBuilder, Option<TxContext>, Text), Report>> {
     let open = !builder.limits_set();
     if !open && !trace {
-        return Ok(Ok((builder, text)));
+        return Ok(Ok((builder, None, text)));
     }
     let context = builder
         .fetch_context(client, sender)
@@ -60,7 +61,7 @@ pub(crate) async fn size_limits(
     if let Some(trace) = &simulation.trace {
         trace_text(&mut text, trace);
     }
-    Ok(Ok((builder.limits_from(&simulation), text)))
+    Ok(Ok((builder.limits_from(&simulation), Some(context), text)))
 }
 
 pub(crate) fn simulation_text(text: &mut Text, simulation: &SimulationInfo) {

@@ -3,7 +3,7 @@
 
 use crate::report::{Report, Text, amount_text, wait_status_word};
 use anyhow::{Context, Result};
-use drover_client::{Client, TxBuilder, Wallet};
+use drover_client::{Client, TxBuilder, TxContext, Wallet};
 use drover_types::{
     Transaction,
     api::{SubmitStatus, WaitError, WaitStatus},
@@ -18,14 +18,27 @@ pub(crate) async fn sign_and_submit(
     client: &Client,
     wallet: &Wallet,
     builder: TxBuilder,
-    mut text: Text,
+    text: Text,
     wait: bool,
 ) -> Result<Report> {
     let context = builder
         .fetch_context(client, wallet.address())
         .await
         .context("cannot prepare the transaction (chain id, nonce or fees)")?;
-    let tx = builder.sign(&context, wallet)?;
+    sign_with_and_submit(client, wallet, &builder, &context, text, wait).await
+}
+
+/// Like [`sign_and_submit`], with the chain id, nonce and fees of `context` (already asked of
+/// the node, as for a simulation of the same transaction).
+pub(crate) async fn sign_with_and_submit(
+    client: &Client,
+    wallet: &Wallet,
+    builder: &TxBuilder,
+    context: &TxContext,
+    mut text: Text,
+    wait: bool,
+) -> Result<Report> {
+    let tx = builder.sign(context, wallet)?;
     text.field("from", wallet.address()).field("nonce", tx.nonce).field("hash", tx.hash());
     submit_and_report(client, &tx, text, wait).await
 }
