@@ -1,8 +1,8 @@
 //! Assembles a validator: p2p, block dissemination, marshal, the stateful application over
 //! QMDB, threshold Simplex and the HTTP API, in the order the components require (the
 //! application and marshal start before consensus so a restart can drain queued events).
-//! The HTTP API runs on a tokio runtime of its own (`HttpRuntime`), so that API work never
-//! queues ahead of consensus's tasks.
+//! The HTTP API runs on tokio runtimes of its own (`HttpRuntime`), so that API work never
+//! queues ahead of consensus's tasks, and its push streams on one apart from its requests.
 //!
 //! Timeouts are the spec's and compiled in: leader 1 s, certification 2 s, nullify retry 10 s,
 //! fetch 2 s. The p2p channel plan is fixed: 0 votes, 1 certificates, 2 consensus resolver,
@@ -687,12 +687,13 @@ pub async fn run(context: tokio::Context, config: EngineConfig) -> anyhow::Resul
     let layers = drover_rpc::Http::new(&rpc);
     let api = drover_rpc::layered(switch.clone(), &layers);
     let http_stopped = context.stopped();
+    let streams = http_runtime.streams.clone();
     let mut http = http_runtime.spawn(async move {
         let shutdown = async move {
             let _ = http_stopped.await;
         };
         let served = match ::tokio::net::TcpListener::from_std(listener) {
-            Ok(listener) => drover_rpc::serve(listener, api, shutdown).await,
+            Ok(listener) => drover_rpc::serve_streams_apart(listener, api, shutdown, streams).await,
             Err(e) => Err(e),
         };
         if let Err(e) = served {
@@ -748,15 +749,23 @@ pub async fn run(context: tokio::Context, config: EngineConfig) -> anyhow::Resul
     Ok(())
 }
 
-/// The HTTP API's own runtime, apart from consensus's. On one runtime, a burst of API work
+/// The HTTP API's own runtimes, apart from consensus's. On one runtime, a burst of API work
 /// (every block's message written to a thousand streams, a flood of reads) queues on the same
 /// workers ahead of the tasks that propose, verify and finalize blocks, and each block waits
-/// for it; on two, the OS scheduler shares the cores between them. Dropped (the node stopping),
-/// it stops its tasks without waiting for them.
+/// for it; on two, the OS scheduler shares the cores between them. The push streams get a third
+/// (one worker: their writes are many and small, and none is urgent next to a request), so a
+/// block's fan-out to every stream does not hold the answers to requests either
+/// ([`drover_rpc::serve_streams_apart`]). Dropped (the node stopping), they stop their tasks
+/// without waiting for them.
 struct HttpRuntime {
-    handle: ::tokio::runtime::Handle,
-    runtime: Option<::tokio::runtime::Runtime>,
+    requests: ::tokio::runtime::Handle,
+    streams: ::tokio::runtime::Handle,
+    /// Both runtimes, taken when dropped.
+    runtimes: Vec<::tokio::runtime::Runtime>,
 }
+
+/// Worker threads of the runtime that writes the push streams.
+const STREAM_WORKER_THREADS: usize = 1;
 
 impl HttpRuntime {
     fn new(worker_threads: usize) -> anyhow::Result<Self> {
@@ -766,18 +775,28 @@ impl HttpRuntime {
             .enable_all()
             .build()
             .context("cannot start the HTTP API's runtime")?;
-        Ok(Self { handle: runtime.handle().clone(), runtime: Some(runtime) })
+        let streams = ::tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(STREAM_WORKER_THREADS)
+            .thread_name("http-streams")
+            .enable_all()
+            .build()
+            .context("cannot start the HTTP API's runtime for streams")?;
+        Ok(Self {
+            requests: runtime.handle().clone(),
+            streams: streams.handle().clone(),
+            runtimes: vec![runtime, streams],
+        })
     }
 
     fn spawn(&self, task: impl Future<Output = ()> + Send + 'static) -> ::tokio::task::JoinHandle<()> {
-        self.handle.spawn(task)
+        self.requests.spawn(task)
     }
 }
 
 impl Drop for HttpRuntime {
     fn drop(&mut self) {
         // Dropping a runtime blocks on its workers, which an async context may not do.
-        if let Some(runtime) = self.runtime.take() {
+        for runtime in self.runtimes.drain(..) {
             runtime.shutdown_background();
         }
     }

@@ -46,7 +46,7 @@ mod mock;
 
 pub use backend::Backend;
 
-pub use server::{Api, ServerLimits, serve, serve_with};
+pub use server::{Api, ServerLimits, serve, serve_streams_apart, serve_with};
 pub use state::Http;
 
 use axum::{
@@ -426,8 +426,9 @@ pub(crate) mod tests {
                 .replace("{session_key}", &"02".repeat(33));
             let request =
                 Request::builder().method(method.to_uppercase().as_str()).uri(&uri).body(Body::empty()).unwrap();
-            if path.starts_with("/stream/") {
-                // A stream's body does not end: its answer's head is enough.
+            if path.starts_with(drover_types::api::paths::STREAMS_PREFIX) {
+                // A stream's body does not end: its answer's head is enough (and a stream route
+                // outside the prefix would never be placed on the streams' runtime).
                 use tower::ServiceExt as _;
                 let answer = app.clone().oneshot(request).await.unwrap();
                 assert_eq!(answer.status(), StatusCode::OK, "{method} {uri}");

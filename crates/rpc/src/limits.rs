@@ -31,10 +31,17 @@ pub const REQUEST_TIMEOUT_MS: u64 = 30_000;
 const _: () = assert!(REQUEST_TIMEOUT_MS > WAIT_TIMEOUT_MS_MAX + 5_000);
 
 /// Longest time a client may take to send a request head, in milliseconds, counted from the
-/// connection's start or its previous answer. A client that began a head and did not finish it
+/// connection's start (its first bytes, or [`STREAM_PLACEMENT_WAIT_MS`] after it opened) or its
+/// previous answer. A client that began a head and did not finish it
 /// gets 408 with code 1003 and the connection is closed; a connection that stays idle that long
 /// is closed without an answer (it asked nothing), which bounds idle keep-alive connections too.
 pub const HEADER_READ_TIMEOUT_MS: u64 = 10_000;
+
+/// Longest time the server waits for a new connection's first bytes to see whether it opens a
+/// push stream, in milliseconds (`crate::serve_streams_apart`); a connection that sent nothing
+/// by then is served as any other, its head timer starting then. Clients send their request as
+/// soon as they connect, so this is only ever reached by one that is idle anyway.
+pub const STREAM_PLACEMENT_WAIT_MS: u64 = 100;
 
 /// Longest time writing an answer may wait for the client to read, in milliseconds; then the
 /// connection is closed (a client that stops reading cannot hold a connection).

@@ -16,6 +16,15 @@
 //!   closed without an answer, as idle keep-alive connections are;
 //! - writing an answer may wait at most [`RESPONSE_WRITE_TIMEOUT_MS`] for the client to read.
 //!
+//! [`serve_streams_apart`] runs a connection whose first request opens a push stream on a
+//! runtime of its own. Every block's message goes to every block stream at once: a thousand
+//! writes, each a task woken together. On the runtime that answers requests, a request arriving
+//! then queues behind all of them (a worker runs its queue in order), and every answer of the
+//! node waits for the fan-out; on a runtime of their own, the OS scheduler shares the cores
+//! between the two, and a request is answered while the streams are written. The first bytes
+//! of a connection say where it goes (peeked, not read, so hyper reads them as usual), and a
+//! connection stays where it started.
+//!
 //! The request timeout and the cap on `/submit_wait` waits are layers of the router
 //! ([`crate::router`]). Every refusal carries the JSON error body ([`crate::error`]). Requests
 //! carry the peer address as `ConnectInfo<SocketAddr>` for the per-IP limits. On shutdown the
@@ -26,7 +35,7 @@ use crate::{
     error::connection_refusal,
     limits::{
         HEADER_READ_TIMEOUT_MS, HTTP_CONNECTIONS_CLIENT_SHARE_PERCENT, HTTP_CONNECTIONS_MAX, REFUSAL_LINGER_MS,
-        RESPONSE_WRITE_TIMEOUT_MS, RETRY_AFTER_SECS_MIN,
+        RESPONSE_WRITE_TIMEOUT_MS, RETRY_AFTER_SECS_MIN, STREAM_PLACEMENT_WAIT_MS,
     },
 };
 use axum::{
@@ -35,7 +44,7 @@ use axum::{
     http::StatusCode,
     response::Response,
 };
-use drover_types::{ErrorCode, error::ApiError};
+use drover_types::{ErrorCode, api::paths::STREAMS_PREFIX, error::ApiError};
 use hyper::{body::Incoming, server::conn::http1, service::service_fn};
 use hyper_util::rt::{TokioIo, TokioTimer};
 use std::convert::Infallible;
@@ -52,6 +61,7 @@ use std::{
 use tokio::{
     io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, ReadBuf},
     net::{TcpListener, TcpStream},
+    runtime::Handle,
     sync::{OwnedSemaphorePermit, Semaphore, watch},
     time::{Sleep, timeout},
 };
@@ -114,12 +124,34 @@ pub async fn serve(
     serve_with(listener, api, shutdown, ServerLimits::default()).await
 }
 
+/// [`serve`], with the connections that open a push stream run on `streams` (see the module
+/// doc). The caller keeps `streams` running as long as the server.
+pub async fn serve_streams_apart(
+    listener: TcpListener,
+    api: impl Api,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+    streams: Handle,
+) -> io::Result<()> {
+    serve_placed(listener, api, shutdown, ServerLimits::default(), Some(streams)).await
+}
+
 /// [`serve`] with explicit limits.
 pub async fn serve_with(
     listener: TcpListener,
     api: impl Api,
     shutdown: impl Future<Output = ()> + Send + 'static,
     limits: ServerLimits,
+) -> io::Result<()> {
+    serve_placed(listener, api, shutdown, limits, None).await
+}
+
+/// [`serve_with`], with the stream connections on `streams` when there is one.
+async fn serve_placed(
+    listener: TcpListener,
+    api: impl Api,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+    limits: ServerLimits,
+    streams: Option<Handle>,
 ) -> io::Result<()> {
     let connections = Arc::new(Semaphore::new(limits.connections_max));
     let share = limits.connections_max.saturating_mul(limits.connections_client_share_percent).div_ceil(100).max(1);
@@ -155,7 +187,9 @@ pub async fn serve_with(
         let permit = if within_share { connections.clone().try_acquire_owned().ok() } else { None };
         if let Some(permit) = permit {
             let slot = clients.open(client);
-            tokio::spawn(connection(stream, peer, api.clone(), limits, closing_rx.clone(), (permit, slot)));
+            let (api, closing) = (api.clone(), closing_rx.clone());
+            let serve = move |stream| connection(stream, peer, api, limits, closing, (permit, slot));
+            tokio::spawn(placed(stream, peer, streams.clone(), serve));
         } else if let Ok(permit) = refusals.clone().try_acquire_owned() {
             let why = if within_share {
                 debug!(%peer, "HTTP connections at their cap: answering 429");
@@ -228,6 +262,43 @@ impl Drop for ClientSlot {
             }
         }
     }
+}
+
+/// Runs `serve` on `stream`: on the `streams` runtime when the connection's first request opens
+/// a stream, else here.
+async fn placed<F: Future<Output = ()> + Send + 'static>(
+    stream: TcpStream,
+    peer: SocketAddr,
+    streams: Option<Handle>,
+    serve: impl FnOnce(TcpStream) -> F + Send + 'static,
+) {
+    let streams = match streams {
+        Some(streams) if opens_a_stream(&stream).await => streams,
+        _ => return serve(stream).await,
+    };
+    // A socket belongs to the reactor of the runtime it was registered with: it leaves this one
+    // before it joins the other.
+    match stream.into_std() {
+        Ok(stream) => {
+            streams.spawn(async move {
+                match TcpStream::from_std(stream) {
+                    Ok(stream) => serve(stream).await,
+                    Err(e) => debug!(%peer, error = %e, "a stream's connection could not join the streams' runtime"),
+                }
+            });
+        }
+        Err(e) => debug!(%peer, error = %e, "a stream's connection could not leave the requests' runtime"),
+    }
+}
+
+/// Whether the first bytes `stream` received, within [`STREAM_PLACEMENT_WAIT_MS`], begin a
+/// request that opens a stream. Peeked: they stay for hyper to read.
+async fn opens_a_stream(stream: &TcpStream) -> bool {
+    const GET_STREAM: usize = "GET ".len() + STREAMS_PREFIX.len();
+    let mut first = [0u8; GET_STREAM];
+    let peeked = timeout(Duration::from_millis(STREAM_PLACEMENT_WAIT_MS), stream.peek(&mut first)).await;
+    // A request line cut before the prefix (it never is in practice) is served as any other.
+    matches!(peeked, Ok(Ok(GET_STREAM))) && first[..4] == *b"GET " && first[4..] == *STREAMS_PREFIX.as_bytes()
 }
 
 /// Serves one connection until it ends, holding its slot of the cap and of its client's share
@@ -538,6 +609,44 @@ mod tests {
             assert!(read > 0, "closed before the answer: {}", String::from_utf8_lossy(&answer));
             answer.extend_from_slice(&chunk[..read]);
         }
+    }
+
+    /// A connection whose first request opens a stream runs on the streams' runtime, later
+    /// requests included; any other connection, and one that sent nothing within the placement
+    /// wait, where it was accepted.
+    #[tokio::test]
+    async fn a_connection_that_opens_a_stream_runs_on_the_streams_runtime() {
+        const STREAMS_THREAD: &str = "streams-of-the-test";
+        let streams = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .thread_name(STREAMS_THREAD)
+            .enable_all()
+            .build()
+            .unwrap();
+        let thread = || async { std::thread::current().name().unwrap_or_default().to_owned() };
+        let api = axum::Router::new()
+            .route(&format!("{STREAMS_PREFIX}where"), axum::routing::get(thread))
+            .route("/where", axum::routing::get(thread));
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let address = listener.local_addr().unwrap();
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        let shutdown = async move {
+            let _ = stopped.await;
+        };
+        tokio::spawn(serve_streams_apart(listener, api, shutdown, streams.handle().clone()));
+        let served_on = |answer: String| answer.rsplit("\r\n\r\n").next().unwrap_or_default().to_owned();
+
+        let mut stream = TcpStream::connect(address).await.unwrap();
+        assert_eq!(served_on(get_on(&mut stream, "/stream/where").await), STREAMS_THREAD);
+        assert_eq!(served_on(get_on(&mut stream, "/where").await), STREAMS_THREAD, "a connection stays");
+        let mut other = TcpStream::connect(address).await.unwrap();
+        assert_ne!(served_on(get_on(&mut other, "/where").await), STREAMS_THREAD);
+        let mut late = TcpStream::connect(address).await.unwrap();
+        tokio::time::sleep(Duration::from_millis(2 * STREAM_PLACEMENT_WAIT_MS)).await;
+        assert_ne!(served_on(get_on(&mut late, "/stream/where").await), STREAMS_THREAD);
+
+        drop(stop);
+        streams.shutdown_background();
     }
 
     #[tokio::test]

@@ -203,6 +203,9 @@ pub const INDEXED: &str = "/indexed";
 pub const EVENTS: &str = "/events";
 
 // Streams.
+/// What every stream's path starts with: the HTTP server runs a connection whose first request
+/// opens a stream apart from the others (`drover_rpc::serve_streams_apart`).
+pub const STREAMS_PREFIX: &str = "/stream/";
 /// `GET`: finalized blocks as they finalize (server-sent events).
 pub const STREAM_BLOCKS: &str = "/stream/blocks";
 /// `GET`: a transaction's outcome, once (server-sent events).
