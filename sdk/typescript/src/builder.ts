@@ -7,16 +7,30 @@
  * Fee rules per meter (cycles and cells): an unset max fee is the suggested max fee, raised to the
  * tip if a larger tip was set; an unset tip is the suggested tip, capped at the max fee. A tip above
  * the max fee is refused, as is a transaction whose worst-case cost overflows 128 bits.
+ *
+ * Limits: what a constructor or the caller sets, else what the node's simulation of the
+ * transaction suggests (`DroverClient.estimate`: what it used plus a margin). A transfer and a
+ * system-actor call know theirs; an actor call, a deploy and an upgrade leave them open unless
+ * given. A request whose limits are still open does not build ({@link LimitsOpenError}): no guess
+ * of ours can fit an actor call, and one too low fails on chain while one too high holds a block's
+ * room. `DroverClient.prepare` and `send` do the whole round (context, simulation, signature).
  */
-import type { Address } from './bytes.js';
-import { ACTOR_RECORD_CELLS, DEPLOY_CYCLES_PER_PAYLOAD_BYTE, TRANSFER_CYCLES, type SystemCall } from './calls.js';
+import { type Address, normalizeAddress, toBase64 } from './bytes.js';
+import { TRANSFER_CYCLES, type SystemCall } from './calls.js';
+import type { components } from './generated/openapi.js';
 import { type Deploy, type Message, type Upgrade, SYSTEM, encodeDeploy, encodeMessage, encodeUpgradeMessage } from './payload.js';
 import { type Transaction, maxCost } from './transaction.js';
 
-/** Cycles limit of an actor call or deploy when the caller sets none (as the CLI's default). */
-export const ACTOR_CYCLES_LIMIT_DEFAULT = 5_000_000n;
-/** Cells limit of an actor call or deploy when the caller sets none (as the CLI's default). */
-export const ACTOR_CELLS_LIMIT_DEFAULT = 400_000n;
+/** A limit is neither set nor sized by a simulation (as the Rust `BuildError::LimitsOpen`). */
+export class LimitsOpenError extends Error {
+  constructor(
+    /** The open limit's meter. */
+    readonly meter: 'cycles' | 'cells',
+  ) {
+    super(`the ${meter} limit is open: set it, or size it with a simulation (DroverClient.estimate, prepare or send)`);
+    this.name = 'LimitsOpenError';
+  }
+}
 
 /** What a transaction is; unset fields come from the context. */
 export interface TxRequest {
@@ -31,6 +45,12 @@ export interface TxRequest {
   maxFeePerCell?: bigint;
   tipPerCycle?: bigint;
   tipPerCell?: bigint;
+}
+
+/** Limits a caller may fix on an actor call, a deploy or an upgrade; those left out stay open. */
+export interface LimitOptions {
+  cyclesLimit?: bigint;
+  cellsLimit?: bigint;
 }
 
 /** Fee values for the fee fields a request leaves unset (from `/basefee`). */
@@ -60,8 +80,54 @@ function meterFees(meter: string, maxFee: bigint | undefined, tip: bigint | unde
   return [max, chosenTip];
 }
 
-/** The unsigned transaction of `request`, with unset fields taken from `context`. */
+/** Whether both limits are set (by a constructor, the caller or an estimate). */
+export function limitsSet(request: TxRequest): boolean {
+  return request.cyclesLimit !== undefined && request.cellsLimit !== undefined;
+}
+
+/**
+ * The unsigned transaction of `request`, with unset fields taken from `context`; its limits must be
+ * set (by a constructor, the caller or `DroverClient.estimate`), else it throws
+ * {@link LimitsOpenError}.
+ */
 export function buildTransaction(request: TxRequest, context: TxContext): Transaction {
+  if (request.cyclesLimit === undefined) throw new LimitsOpenError('cycles');
+  if (request.cellsLimit === undefined) throw new LimitsOpenError('cells');
+  return buildWithLimits(request, context, request.cyclesLimit, request.cellsLimit);
+}
+
+/**
+ * The `POST /simulate` request for `request` sent by `sender`, its fees and nonce as
+ * {@link buildTransaction} gives them, its open limits left for the node to fill in.
+ */
+export function simulateRequest(request: TxRequest, sender: string, context: TxContext): components['schemas']['SimulateRequest'] {
+  // Limits of 0 for the open ones only let it build (fees, cost); the request leaves them out.
+  const tx = buildWithLimits(request, context, request.cyclesLimit ?? 0n, request.cellsLimit ?? 0n);
+  return {
+    from: normalizeAddress(sender),
+    to: tx.to,
+    value: tx.value,
+    payload: toBase64(tx.payload),
+    nonce: Number(tx.nonce),
+    ...(request.cyclesLimit === undefined ? {} : { cycles_limit: Number(request.cyclesLimit) }),
+    ...(request.cellsLimit === undefined ? {} : { cells_limit: Number(request.cellsLimit) }),
+    max_fee_per_cycle: tx.maxFeePerCycle,
+    max_fee_per_cell: tx.maxFeePerCell,
+    tip_per_cycle: tx.tipPerCycle,
+    tip_per_cell: tx.tipPerCell,
+  };
+}
+
+/** `request` with the limits it leaves open set to those `simulation` suggests. */
+export function limitsFrom(request: TxRequest, simulation: Pick<components['schemas']['SimulationInfo'], 'suggested_cycles_limit' | 'suggested_cells_limit'>): TxRequest {
+  return {
+    ...request,
+    cyclesLimit: request.cyclesLimit ?? BigInt(simulation.suggested_cycles_limit),
+    cellsLimit: request.cellsLimit ?? BigInt(simulation.suggested_cells_limit),
+  };
+}
+
+function buildWithLimits(request: TxRequest, context: TxContext, cyclesLimit: bigint, cellsLimit: bigint): Transaction {
   const [maxFeePerCycle, tipPerCycle] = meterFees('cycle', request.maxFeePerCycle, request.tipPerCycle, context.fees.maxFeePerCycle, context.fees.tipPerCycle);
   const [maxFeePerCell, tipPerCell] = meterFees('cell', request.maxFeePerCell, request.tipPerCell, context.fees.maxFeePerCell, context.fees.tipPerCell);
   const tx: Transaction = {
@@ -69,8 +135,8 @@ export function buildTransaction(request: TxRequest, context: TxContext): Transa
     nonce: request.nonce ?? context.nonce,
     to: request.to,
     value: request.value ?? 0n,
-    cyclesLimit: request.cyclesLimit ?? TRANSFER_CYCLES,
-    cellsLimit: request.cellsLimit ?? 0n,
+    cyclesLimit,
+    cellsLimit,
     maxFeePerCycle,
     maxFeePerCell,
     tipPerCycle,
@@ -93,40 +159,20 @@ export function systemCallRequest(call: SystemCall, value = 0n): TxRequest {
   return { to: call.to, value, payload: call.payload, cyclesLimit: call.cyclesLimit, cellsLimit: call.cellsLimit };
 }
 
-/** A Message to an actor; the limits default to the CLI's (5,000,000 cycles, 400,000 cells). */
-export function actorCallRequest(actor: Address, message: Message, options: { value?: bigint; cyclesLimit?: bigint; cellsLimit?: bigint } = {}): TxRequest {
-  return {
-    to: actor,
-    value: options.value ?? 0n,
-    payload: encodeMessage(message),
-    cyclesLimit: options.cyclesLimit ?? ACTOR_CYCLES_LIMIT_DEFAULT,
-    cellsLimit: options.cellsLimit ?? ACTOR_CELLS_LIMIT_DEFAULT,
-  };
+/** A Message to an actor; its limits are open unless given (sized by a simulation when sent). */
+export function actorCallRequest(actor: Address, message: Message, options: LimitOptions & { value?: bigint } = {}): TxRequest {
+  return { to: actor, value: options.value ?? 0n, payload: encodeMessage(message), cyclesLimit: options.cyclesLimit, cellsLimit: options.cellsLimit };
 }
 
-/** The intrinsic cost of installing code (a deploy or an upgrade) with a payload of `payloadBytes`. */
-export function installCost(payloadBytes: number): { cycles: bigint; cells: bigint } {
-  const bytes = BigInt(payloadBytes);
-  return { cycles: TRANSFER_CYCLES + bytes * DEPLOY_CYCLES_PER_PAYLOAD_BYTE, cells: bytes + ACTOR_RECORD_CELLS };
+/** A deploy (`to` = null); its limits are open unless given (sized by a simulation when sent). */
+export function deployRequest(deploy: Deploy, options: LimitOptions & { value?: bigint } = {}): TxRequest {
+  return { to: null, value: options.value ?? 0n, payload: encodeDeploy(deploy), cyclesLimit: options.cyclesLimit, cellsLimit: options.cellsLimit };
 }
 
-function installLimits(payload: Uint8Array, options: { cyclesLimit?: bigint; cellsLimit?: bigint }) {
-  const cost = installCost(payload.length);
-  const atLeast = (a: bigint, b: bigint) => (a > b ? a : b);
-  return {
-    cyclesLimit: options.cyclesLimit ?? atLeast(ACTOR_CYCLES_LIMIT_DEFAULT, cost.cycles + ACTOR_CYCLES_LIMIT_DEFAULT / 5n),
-    cellsLimit: options.cellsLimit ?? atLeast(ACTOR_CELLS_LIMIT_DEFAULT, cost.cells + ACTOR_CELLS_LIMIT_DEFAULT / 5n),
-  };
-}
-
-/** A deploy (`to` = null); limits cover the code's intrinsic cost with room for `init`. */
-export function deployRequest(deploy: Deploy, options: { value?: bigint; cyclesLimit?: bigint; cellsLimit?: bigint } = {}): TxRequest {
-  const payload = encodeDeploy(deploy);
-  return { to: null, value: options.value ?? 0n, payload, ...installLimits(payload, options) };
-}
-
-/** An upgrade of an actor its sender owns (a Message to the actor-upgrades actor `0x…0e`). */
-export function upgradeRequest(upgrade: Upgrade, options: { cyclesLimit?: bigint; cellsLimit?: bigint } = {}): TxRequest {
-  const payload = encodeUpgradeMessage(upgrade);
-  return { to: SYSTEM.actorUpgrades, value: 0n, payload, ...installLimits(payload, options) };
+/**
+ * An upgrade of an actor its sender owns (a Message to the actor-upgrades actor `0x…0e`); its
+ * limits are open unless given (sized by a simulation when sent).
+ */
+export function upgradeRequest(upgrade: Upgrade, options: LimitOptions = {}): TxRequest {
+  return { to: SYSTEM.actorUpgrades, value: 0n, payload: encodeUpgradeMessage(upgrade), cyclesLimit: options.cyclesLimit, cellsLimit: options.cellsLimit };
 }

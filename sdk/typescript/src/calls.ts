@@ -26,10 +26,6 @@ export const LISTING_CYCLES = 6_400n;
 export const LISTING_CELLS = 160n;
 /** Cells budget of a deferred entry (timer, delivery, job callback). */
 export const SYSTEM_RUN_CELLS_LIMIT = 16_384n;
-/** Cycles per payload byte of a deploy or an upgrade, on top of {@link TRANSFER_CYCLES}. */
-export const DEPLOY_CYCLES_PER_PAYLOAD_BYTE = 16n;
-/** Cells of a deploy or an upgrade on top of its payload bytes. */
-export const ACTOR_RECORD_CELLS = 256n;
 
 /** A system-actor call, ready to become a transaction (add a value where the call takes one). */
 export interface SystemCall {

@@ -5,6 +5,13 @@
  * simulation ({@link DroverClient.estimate}), `submit`, `submitAndWait`, waiting for a receipt,
  * pagination helpers and a polling stream of an actor's logs.
  *
+ * Sending follows the Rust `TxBuilder::prepare` and the CLI: {@link DroverClient.prepare} asks the
+ * node once for the chain id, nonce and fees a request leaves open, sizes its open limits from the
+ * node's simulation of it sent with those, and signs it with the same values; {@link
+ * DroverClient.send} does that and submits, unless the simulation finds the transaction would not
+ * succeed ({@link SimulationFailedError}: nothing is sent). A request whose limits are both set is
+ * signed and sent without a simulation, whatever it would do.
+ *
  * The push streams (`/stream/blocks`, `/stream/tx/{hash}`, `/stream/events`) are async
  * iterators of {@link StreamMessage}s read from the server-sent events of one `fetch`: each
  * message carries its `id` (block and event streams), which `lastEventId` takes to resume after
@@ -20,7 +27,7 @@
  * node (the node's CORS policy allows them).
  */
 import { type Hash, type BytesLike, bytesOf, toBase64, toHex, utf8, normalizeAddress } from './bytes.js';
-import { type FeeSuggestion, type TxContext, type TxRequest, buildTransaction, needsFees } from './builder.js';
+import { type FeeSuggestion, type TxContext, type TxRequest, buildTransaction, limitsFrom, limitsSet, needsFees, simulateRequest } from './builder.js';
 import type { components } from './generated/openapi.js';
 import { parseJson, schemaWithAmounts, stringifyJson, withAmounts } from './json.js';
 import type { Wallet } from './keys.js';
@@ -138,6 +145,24 @@ export class DroverApiError extends Error {
   }
 }
 
+/**
+ * A simulation found that a transaction whose limits were open would not succeed: nothing was sent
+ * (as the CLI refuses to). `simulation` says what it would do; set both limits to send it anyway.
+ */
+export class SimulationFailedError extends Error {
+  constructor(
+    /** The node's simulation: `status`, `revert_reason`, `error`, what it used. */
+    readonly simulation: Schemas['SimulationInfo'],
+  ) {
+    const why = simulation.revert_reason ?? (simulation.error ? `${simulation.error.code}: ${simulation.error.message}` : undefined);
+    super(
+      `a simulation finds the transaction would be ${simulation.status}${why === undefined ? '' : ` (${why})`}: nothing was sent ` +
+        '(set cyclesLimit and cellsLimit to send it anyway)',
+    );
+    this.name = 'SimulationFailedError';
+  }
+}
+
 /** Offset pagination (`?offset=&limit=`). */
 export interface PageQuery {
   offset?: number;
@@ -230,10 +255,20 @@ export interface SendOptions {
   waitTimeoutMs?: number;
 }
 
+/** What {@link DroverClient.prepare} answers. */
+export interface Prepared {
+  /** The signed transaction. */
+  transaction: Transaction;
+  /** The simulation that sized its open limits; null when both were set (none ran). */
+  simulation: Schemas['SimulationInfo'] | null;
+}
+
 /** What {@link DroverClient.send} answers. */
 export interface Sent {
   hash: Hash;
   transaction: Transaction;
+  /** The simulation that sized its open limits; null when both were set (none ran). */
+  simulation: Schemas['SimulationInfo'] | null;
   /** The `/submit_wait` result (or the `/submit` one without waiting). */
   result: Schemas['SubmitWaitResult'] | Schemas['SubmitResult'];
 }
@@ -415,24 +450,43 @@ export class DroverClient {
     return { chainId, nonce, fees };
   }
 
-  /** Builds `request` with the chain's values, signs it with `wallet`. */
+  /**
+   * Builds `request` with the chain's values, signs it with `wallet`. Its limits must be set
+   * (else {@link LimitsOpenError}); {@link DroverClient.prepare} sizes open ones.
+   */
   async sign(wallet: Wallet, request: TxRequest): Promise<Transaction> {
     return signTransaction(buildTransaction(request, await this.context(request, wallet.address)), wallet);
   }
 
   /**
-   * Builds, signs and submits `request`; by default waits for its outcome with `/submit_wait`.
-   * Throws {@link DroverApiError} when the node refuses it at admission.
+   * Fills in what `request` leaves open from the node (chain id, nonce, fees, then the limits from
+   * a simulation when they are open) and signs it with `wallet`, as the Rust `TxBuilder::prepare`:
+   * the transaction, and the simulation when one sized it (its `status` says whether the
+   * transaction would succeed; the caller decides whether to send one that would not).
+   */
+  async prepare(wallet: Wallet, request: TxRequest): Promise<Prepared> {
+    const context = await this.context(request, wallet.address);
+    if (limitsSet(request)) return { transaction: signTransaction(buildTransaction(request, context), wallet), simulation: null };
+    const { request: sized, simulation } = await this.estimate(request, wallet.address, { context });
+    return { transaction: signTransaction(buildTransaction(sized, context), wallet), simulation };
+  }
+
+  /**
+   * Prepares (limits left open sized by a simulation: {@link DroverClient.prepare}) and submits
+   * `request`; by default waits for its outcome with `/submit_wait`. Throws
+   * {@link SimulationFailedError}, sending nothing, when the simulation that sized its limits
+   * finds it would not succeed, and {@link DroverApiError} when the node refuses it.
    */
   async send(wallet: Wallet, request: TxRequest, options: SendOptions = {}): Promise<Sent> {
-    const transaction = await this.sign(wallet, request);
+    const { transaction, simulation } = await this.prepare(wallet, request);
+    if (simulation !== null && simulation.status !== 'success') throw new SimulationFailedError(simulation);
     const hash = transactionHash(transaction);
     const answer = options.wait === false ? await this.submit([transaction]) : await this.submitAndWait([transaction], options.waitTimeoutMs);
     const result = answer.results[0]!;
     if (result.status === 'rejected') {
       throw new DroverApiError(400, result.code ?? 0, String(result.error ?? 'rejected'), result.message ?? 'the transaction was refused');
     }
-    return { hash, transaction, result };
+    return { hash, transaction, simulation, result };
   }
 
   // --- Accounts and actors ----------------------------------------------------------------
@@ -807,31 +861,19 @@ export class DroverClient {
 
   /**
    * Sizes the limits `request` leaves open from the node's simulation of it sent by `sender`
-   * (what it used plus the node's margin, as the Rust `TxBuilder::estimate`). Answers the request
-   * with both limits set and the simulation, whose `status` says whether it would succeed.
+   * (what it used plus the node's margin, as the Rust `TxBuilder::estimate`), with the chain id,
+   * nonce and fees of `options.context` (asked of the node when not given). Answers the request
+   * with both limits set and the simulation, whose `status` says whether it would succeed. It
+   * simulates a request whose limits are set too (for its outcome, or its trace).
    */
-  async estimate(request: TxRequest, sender: string, options: { trace?: boolean } = {}): Promise<{ request: TxRequest; simulation: Schemas['SimulationInfo'] }> {
-    const tx = buildTransaction(request, await this.context(request, sender));
-    const simulation = await this.simulate({
-      from: normalizeAddress(sender),
-      to: tx.to,
-      value: tx.value,
-      payload: toBase64(tx.payload),
-      nonce: Number(tx.nonce),
-      ...(request.cyclesLimit === undefined ? {} : { cycles_limit: Number(request.cyclesLimit) }),
-      ...(request.cellsLimit === undefined ? {} : { cells_limit: Number(request.cellsLimit) }),
-      max_fee_per_cycle: tx.maxFeePerCycle,
-      max_fee_per_cell: tx.maxFeePerCell,
-      tip_per_cycle: tx.tipPerCycle,
-      tip_per_cell: tx.tipPerCell,
-      ...(options.trace ? { trace: true } : {}),
-    });
-    const sized: TxRequest = {
-      ...request,
-      cyclesLimit: request.cyclesLimit ?? BigInt(simulation.suggested_cycles_limit),
-      cellsLimit: request.cellsLimit ?? BigInt(simulation.suggested_cells_limit),
-    };
-    return { request: sized, simulation };
+  async estimate(
+    request: TxRequest,
+    sender: string,
+    options: { trace?: boolean; context?: TxContext } = {},
+  ): Promise<{ request: TxRequest; simulation: Schemas['SimulationInfo'] }> {
+    const context = options.context ?? (await this.context(request, sender));
+    const simulation = await this.simulate({ ...simulateRequest(request, sender, context), ...(options.trace ? { trace: true } : {}) });
+    return { request: limitsFrom(request, simulation), simulation };
   }
 
   // --- Pagination and streams -------------------------------------------------------------

@@ -1,10 +1,11 @@
 // The SDK against a real `drover dev` node (started by ./devnet.ts): the OpenAPI document it
 // serves is the one the types were generated from; a new key is funded by the faucet and sends a
 // transfer; a token is created and transferred; an actor is deployed at its predicted address and
-// called; a runner registers and signs its heartbeat flow; a RAS session authenticates; lists page
-// and blocks stream; history, blocks and events list what happened, a call's limits come from its
-// simulation (with its trace), a transaction's outcome and events stream and resume; and every
-// proof of what happened verifies against the genesis group key, while tampered ones are refused.
+// called, limits sized by simulation (a call that would fail is not sent); a runner registers and
+// signs its heartbeat flow; a RAS session authenticates; lists page and blocks stream; history,
+// blocks and events list what happened, a call's limits come from its simulation (with its trace),
+// a transaction's outcome and events stream and resume; and every proof of what happened verifies
+// against the genesis group key, while tampered ones are refused.
 import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import * as sdk from '../../src/index.js';
@@ -137,8 +138,18 @@ describe('against a live devnet', () => {
     expect((await client.actorManifest(predicted))?.entitlements).toEqual(counter.manifest);
     expect(sdk.toHex(sdk.fromBase64((await client.actorCode(predicted))!.code))).toBe(counter.code);
 
-    await succeed(alice, sdk.actorCallRequest(predicted, { handler: 'increment', payload: new Uint8Array() }));
-    await succeed(alice, sdk.actorCallRequest(predicted, { handler: 'increment', payload: new Uint8Array() }));
+    // The deploy and the calls leave their limits open: `send` sizes them from a simulation.
+    expect(deployed.simulation?.status).toBe('success');
+    for (let i = 0; i < 2; i++) {
+      const called = await succeed(alice, sdk.actorCallRequest(predicted, { handler: 'increment', payload: new Uint8Array() }));
+      const simulation = called.simulation!;
+      expect([called.transaction.cyclesLimit, called.transaction.cellsLimit]).toEqual([BigInt(simulation.suggested_cycles_limit), BigInt(simulation.suggested_cells_limit)]);
+      expect(called.receipt.cells_used).toBeGreaterThan(0);
+    }
+    // A call the simulation finds would fail is not sent.
+    const nonce = await client.nextNonce(alice.address);
+    await expect(client.send(alice, sdk.actorCallRequest(predicted, { handler: 'no_such_handler', payload: new Uint8Array() }))).rejects.toBeInstanceOf(sdk.SimulationFailedError);
+    expect(await client.nextNonce(alice.address)).toBe(nonce);
     const got = await client.readActor(predicted, 'get');
     expect(got.status).toBe('success');
     expect(sdk.fromBase64(got.result)).toEqual(Uint8Array.of(2, 0, 0, 0, 0, 0, 0, 0));
