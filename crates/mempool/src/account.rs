@@ -76,6 +76,15 @@ impl Account {
     /// The nonce after the contiguous run of queued nonces starting at `from` (with `from` the
     /// sender's next nonce: the nonce its next transaction should carry).
     pub(crate) fn contiguous_end(&self, from: u64) -> u64 {
+        // Most often the whole queue is one run from `from`, which its ends and length show at
+        // once; the walk below costs every admission a step per queued nonce (a sender sending
+        // a burst queues hundreds).
+        if let (Some((&first, _)), Some((&last, _))) = (self.txs.first_key_value(), self.txs.last_key_value())
+            && first == from
+            && last - first == self.txs.len() as u64 - 1
+        {
+            return last.saturating_add(1);
+        }
         let mut end = from;
         for &nonce in self.txs.range(from..).map(|(nonce, _)| nonce) {
             if nonce != end {
@@ -108,6 +117,8 @@ mod tests {
     #[test]
     fn contiguous_end_stops_at_the_first_gap() {
         assert_eq!(account(3, &[]).contiguous_end(3), 3);
+        assert_eq!(account(3, &[3, 4, 5]).contiguous_end(3), 6);
+        assert_eq!(account(0, &[0, u64::MAX]).contiguous_end(0), 1);
         assert_eq!(account(3, &[3, 4, 5, 7]).contiguous_end(3), 6);
         assert_eq!(account(3, &[3, 4, 5, 7]).contiguous_end(5), 6);
         assert_eq!(account(3, &[4, 5]).contiguous_end(3), 3);

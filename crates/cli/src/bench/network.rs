@@ -77,6 +77,24 @@ impl SpawnedNetwork {
         self.children[index].as_ref().map(Child::id)
     }
 
+    /// The CPU time (user and system, every thread's) the running validators have used so far,
+    /// from `/proc` (Linux); `None` where it cannot be read.
+    pub(super) fn cpu_time(&self) -> Option<Duration> {
+        // SAFETY: sysconf reads a constant of the system and has no preconditions.
+        let ticks_per_sec = u64::try_from(unsafe { libc::sysconf(libc::_SC_CLK_TCK) }).ok().filter(|t| *t > 0)?;
+        let mut ticks = 0u64;
+        for child in self.children.iter().flatten() {
+            let stat = std::fs::read_to_string(format!("/proc/{}/stat", child.id())).ok()?;
+            // The command name, in parentheses, may hold spaces: fields are counted after it,
+            // from the third (the state); utime and stime are the 14th and 15th.
+            let fields: Vec<&str> = stat.rsplit_once(')')?.1.split_whitespace().collect();
+            for field in fields.get(11..13)? {
+                ticks += field.parse::<u64>().ok()?;
+            }
+        }
+        Some(Duration::from_secs_f64(ticks as f64 / ticks_per_sec as f64))
+    }
+
     pub(super) fn state_dir(&self, index: usize) -> std::path::PathBuf {
         self.dir.path().join(format!("validator-{index}/state"))
     }

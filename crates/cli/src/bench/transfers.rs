@@ -89,7 +89,7 @@ pub(super) async fn transfers(args: TransferArgs, rpc_url: &str, workload: Workl
     ensure!(args.senders > 0 && args.transfers > 0, "--senders and --transfers must be positive");
     ensure!((1..=50).contains(&args.batch), "--batch must be 1..=50");
     ensure!(args.validators > 0, "--validators must be positive");
-    let (_network, urls) = if args.external {
+    let (network, urls) = if args.external {
         (None, vec![rpc_url.to_string()])
     } else {
         let network = SpawnedNetwork::start(args.validators, args.block_interval_ms).await?;
@@ -144,7 +144,9 @@ pub(super) async fn transfers(args: TransferArgs, rpc_url: &str, workload: Workl
     txs.truncate(args.transfers as usize);
 
     let load = Load { batch: args.batch, concurrency: args.concurrency, rate: args.rate };
+    let cpu_before = network.as_ref().and_then(SpawnedNetwork::cpu_time);
     let report = run_load(&client, &clients, txs, load).await?;
+    let cpu_after = network.as_ref().and_then(SpawnedNetwork::cpu_time);
     println!();
     let offered = args.rate.map_or("as fast as admitted".to_string(), |r| format!("offered at {r} tx/s"));
     let recipients = match workload {
@@ -161,6 +163,18 @@ pub(super) async fn transfers(args: TransferArgs, rpc_url: &str, workload: Workl
         clients.len()
     );
     report.print(workload.noun());
+    if let (Some(before), Some(after)) = (cpu_before, cpu_after) {
+        // From the first submission until the tracker saw the last block: what the load cost the
+        // validators, their idle pacing included.
+        let used = after.saturating_sub(before);
+        println!(
+            "  validators' CPU:      {:>10.0} µs per finalized {} ({:.2} s of CPU over {} validator(s))",
+            used.as_secs_f64() * 1e6 / report.finalized.max(1) as f64,
+            workload.noun().trim_end_matches('s'),
+            used.as_secs_f64(),
+            urls.len(),
+        );
+    }
     ensure!(report.finalized == report.sent, "{} transfers never finalized", report.sent - report.finalized);
     Ok(())
 }
