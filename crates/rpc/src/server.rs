@@ -10,8 +10,8 @@
 //! - a client (a peer IP, an IPv6 peer's /56: [`ClientId`]) holding its share of the cap ([`HTTP_CONNECTIONS_CLIENT_SHARE_PERCENT`]
 //!   of it) gets another connection only while more than a share of the cap is free, else it is
 //!   refused the same way: one client cannot take every connection from the others;
-//! - a request head must arrive within [`HEADER_READ_TIMEOUT_MS`] of the connection's start or
-//!   of its previous answer. hyper then gives the connection up; a client that had begun a head
+//! - a request head must arrive within [`HEADER_READ_TIMEOUT_MS`] of the connection's start (its
+//!   first bytes, or the stream placement wait after it opened) or of its previous answer. hyper then gives the connection up; a client that had begun a head
 //!   is answered 408 (code 1003) before the close, while a connection that merely stayed idle is
 //!   closed without an answer, as idle keep-alive connections are;
 //! - writing an answer may wait at most [`RESPONSE_WRITE_TIMEOUT_MS`] for the client to read.
@@ -22,8 +22,10 @@
 //! then queues behind all of them (a worker runs its queue in order), and every answer of the
 //! node waits for the fan-out; on a runtime of their own, the OS scheduler shares the cores
 //! between the two, and a request is answered while the streams are written. The first bytes
-//! of a connection say where it goes (peeked, not read, so hyper reads them as usual), and a
-//! connection stays where it started.
+//! of a connection say where it goes (peeked, not read, so hyper reads them as usual). A
+//! connection placed with the streams is not kept alive past its first answer: a client reusing
+//! it for requests (after a `/stream/tx/{hash}` ends, say) would have them queue behind every
+//! block's fan-out again.
 //!
 //! The request timeout and the cap on `/submit_wait` waits are layers of the router
 //! ([`crate::router`]). Every refusal carries the JSON error body ([`crate::error`]). Requests
@@ -86,6 +88,8 @@ pub struct ServerLimits {
     pub header_read_timeout_ms: u64,
     /// Time an answer's write may wait for the client to read, in milliseconds.
     pub response_write_timeout_ms: u64,
+    /// Time a new connection's first bytes are awaited to place it, in milliseconds.
+    pub stream_placement_wait_ms: u64,
 }
 
 impl Default for ServerLimits {
@@ -95,6 +99,7 @@ impl Default for ServerLimits {
             connections_client_share_percent: HTTP_CONNECTIONS_CLIENT_SHARE_PERCENT,
             header_read_timeout_ms: HEADER_READ_TIMEOUT_MS,
             response_write_timeout_ms: RESPONSE_WRITE_TIMEOUT_MS,
+            stream_placement_wait_ms: STREAM_PLACEMENT_WAIT_MS,
         }
     }
 }
@@ -188,8 +193,9 @@ async fn serve_placed(
         if let Some(permit) = permit {
             let slot = clients.open(client);
             let (api, closing) = (api.clone(), closing_rx.clone());
-            let serve = move |stream| connection(stream, peer, api, limits, closing, (permit, slot));
-            tokio::spawn(placed(stream, peer, streams.clone(), serve));
+            let serve =
+                move |stream, keep_alive| connection(stream, peer, api, limits, keep_alive, closing, (permit, slot));
+            tokio::spawn(placed(stream, peer, streams.clone(), limits.stream_placement_wait_ms, serve));
         } else if let Ok(permit) = refusals.clone().try_acquire_owned() {
             let why = if within_share {
                 debug!(%peer, "HTTP connections at their cap: answering 429");
@@ -264,17 +270,18 @@ impl Drop for ClientSlot {
     }
 }
 
-/// Runs `serve` on `stream`: on the `streams` runtime when the connection's first request opens
-/// a stream, else here.
+/// Runs `serve` on `stream`: on the `streams` runtime, not kept alive, when the connection's
+/// first request opens a stream (within `wait_ms`), else here.
 async fn placed<F: Future<Output = ()> + Send + 'static>(
     stream: TcpStream,
     peer: SocketAddr,
     streams: Option<Handle>,
-    serve: impl FnOnce(TcpStream) -> F + Send + 'static,
+    wait_ms: u64,
+    serve: impl FnOnce(TcpStream, bool) -> F + Send + 'static,
 ) {
     let streams = match streams {
-        Some(streams) if opens_a_stream(&stream).await => streams,
-        _ => return serve(stream).await,
+        Some(streams) if opens_a_stream(&stream, wait_ms).await => streams,
+        _ => return serve(stream, true).await,
     };
     // A socket belongs to the reactor of the runtime it was registered with: it leaves this one
     // before it joins the other.
@@ -282,7 +289,7 @@ async fn placed<F: Future<Output = ()> + Send + 'static>(
         Ok(stream) => {
             streams.spawn(async move {
                 match TcpStream::from_std(stream) {
-                    Ok(stream) => serve(stream).await,
+                    Ok(stream) => serve(stream, false).await,
                     Err(e) => debug!(%peer, error = %e, "a stream's connection could not join the streams' runtime"),
                 }
             });
@@ -291,23 +298,24 @@ async fn placed<F: Future<Output = ()> + Send + 'static>(
     }
 }
 
-/// Whether the first bytes `stream` received, within [`STREAM_PLACEMENT_WAIT_MS`], begin a
-/// request that opens a stream. Peeked: they stay for hyper to read.
-async fn opens_a_stream(stream: &TcpStream) -> bool {
+/// Whether the first bytes `stream` received within `wait_ms` begin a request that opens a
+/// stream. Peeked: they stay for hyper to read.
+async fn opens_a_stream(stream: &TcpStream, wait_ms: u64) -> bool {
     const GET_STREAM: usize = "GET ".len() + STREAMS_PREFIX.len();
     let mut first = [0u8; GET_STREAM];
-    let peeked = timeout(Duration::from_millis(STREAM_PLACEMENT_WAIT_MS), stream.peek(&mut first)).await;
+    let peeked = timeout(Duration::from_millis(wait_ms), stream.peek(&mut first)).await;
     // A request line cut before the prefix (it never is in practice) is served as any other.
     matches!(peeked, Ok(Ok(GET_STREAM))) && first[..4] == *b"GET " && first[4..] == *STREAMS_PREFIX.as_bytes()
 }
 
-/// Serves one connection until it ends, holding its slot of the cap and of its client's share
-/// (`_slots`) meanwhile.
+/// Serves one connection until it ends (after its first answer unless `keep_alive`), holding its
+/// slot of the cap and of its client's share (`_slots`) meanwhile.
 async fn connection(
     stream: TcpStream,
     peer: SocketAddr,
     api: impl Api,
     limits: ServerLimits,
+    keep_alive: bool,
     mut closing: watch::Receiver<bool>,
     _slots: (OwnedSemaphorePermit, ClientSlot),
 ) {
@@ -330,7 +338,10 @@ async fn connection(
     });
     let ended = {
         let mut builder = http1::Builder::new();
-        builder.timer(TokioTimer::new()).header_read_timeout(Duration::from_millis(limits.header_read_timeout_ms));
+        builder
+            .timer(TokioTimer::new())
+            .header_read_timeout(Duration::from_millis(limits.header_read_timeout_ms))
+            .keep_alive(keep_alive);
         let conn = builder.serve_connection(TokioIo::new(io.clone()), service);
         let mut conn = std::pin::pin!(conn);
         // Also over when the sender is gone (the server's task ended): close gracefully then too.
@@ -611,9 +622,9 @@ mod tests {
         }
     }
 
-    /// A connection whose first request opens a stream runs on the streams' runtime, later
-    /// requests included; any other connection, and one that sent nothing within the placement
-    /// wait, where it was accepted.
+    /// A connection whose first request opens a stream runs on the streams' runtime and closes
+    /// after its answer; any other connection, and one that sent nothing within the placement
+    /// wait, runs where it was accepted and is kept alive.
     #[tokio::test]
     async fn a_connection_that_opens_a_stream_runs_on_the_streams_runtime() {
         const STREAMS_THREAD: &str = "streams-of-the-test";
@@ -633,16 +644,21 @@ mod tests {
         let shutdown = async move {
             let _ = stopped.await;
         };
-        tokio::spawn(serve_streams_apart(listener, api, shutdown, streams.handle().clone()));
+        let limits = ServerLimits { stream_placement_wait_ms: 20, ..ServerLimits::default() };
+        tokio::spawn(serve_placed(listener, api, shutdown, limits, Some(streams.handle().clone())));
         let served_on = |answer: String| answer.rsplit("\r\n\r\n").next().unwrap_or_default().to_owned();
 
         let mut stream = TcpStream::connect(address).await.unwrap();
         assert_eq!(served_on(get_on(&mut stream, "/stream/where").await), STREAMS_THREAD);
-        assert_eq!(served_on(get_on(&mut stream, "/where").await), STREAMS_THREAD, "a connection stays");
+        let mut rest = Vec::new();
+        let closed = timeout(GUARD, stream.read_to_end(&mut rest)).await.expect("the connection closes");
+        assert!(closed.is_ok() && rest.is_empty(), "{closed:?} {rest:?}");
         let mut other = TcpStream::connect(address).await.unwrap();
         assert_ne!(served_on(get_on(&mut other, "/where").await), STREAMS_THREAD);
+        assert_ne!(served_on(get_on(&mut other, "/where").await), STREAMS_THREAD, "kept alive");
         let mut late = TcpStream::connect(address).await.unwrap();
-        tokio::time::sleep(Duration::from_millis(2 * STREAM_PLACEMENT_WAIT_MS)).await;
+        // Far beyond the wait: the server has looked and given up by then, however busy.
+        tokio::time::sleep(Duration::from_millis(500)).await;
         assert_ne!(served_on(get_on(&mut late, "/stream/where").await), STREAMS_THREAD);
 
         drop(stop);
