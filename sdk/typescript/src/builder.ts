@@ -32,7 +32,11 @@ export class LimitsOpenError extends Error {
   }
 }
 
-/** What a transaction is; unset fields come from the context. */
+/**
+ * What a transaction is. Unset chain id, nonce and fees come from the context; unset limits do
+ * not (building refuses them, {@link LimitsOpenError}): a simulation sizes them
+ * (`DroverClient.prepare`, `send`, `estimate`), or the caller sets them.
+ */
 export interface TxRequest {
   to: Address | null;
   value?: bigint;
@@ -108,14 +112,23 @@ export function simulateRequest(request: TxRequest, sender: string, context: TxC
     to: tx.to,
     value: tx.value,
     payload: toBase64(tx.payload),
-    nonce: Number(tx.nonce),
-    ...(request.cyclesLimit === undefined ? {} : { cycles_limit: Number(request.cyclesLimit) }),
-    ...(request.cellsLimit === undefined ? {} : { cells_limit: Number(request.cellsLimit) }),
+    nonce: exactInteger(tx.nonce),
+    ...(request.cyclesLimit === undefined ? {} : { cycles_limit: exactInteger(request.cyclesLimit) }),
+    ...(request.cellsLimit === undefined ? {} : { cells_limit: exactInteger(request.cellsLimit) }),
     max_fee_per_cycle: tx.maxFeePerCycle,
     max_fee_per_cell: tx.maxFeePerCell,
     tip_per_cycle: tx.tipPerCycle,
     tip_per_cell: tx.tipPerCell,
   };
+}
+
+/**
+ * A `u64` field of a request body, which the generated types call `number`: passed as the
+ * `bigint` itself, which the body's JSON writer (`stringifyJson`) writes as the exact integer,
+ * where `Number` would round a value above 2^53.
+ */
+function exactInteger(value: bigint): number {
+  return value as unknown as number;
 }
 
 /** `request` with the limits it leaves open set to those `simulation` suggests. */

@@ -54,8 +54,13 @@ describe('limits', () => {
     const sender = Wallet.dev(1).address;
     const call = { ...sdk.actorCallRequest(actor, increment), cellsLimit: 6n };
     const request = sdk.simulateRequest(call, sender, context);
-    expect(request).toMatchObject({ from: sender, to: actor, nonce: 7, cells_limit: 6, max_fee_per_cycle: 20n, tip_per_cell: 1n });
+    expect(request).toMatchObject({ from: sender, to: actor, nonce: 7n, cells_limit: 6n, max_fee_per_cycle: 20n, tip_per_cell: 1n });
     expect('cycles_limit' in request).toBe(false);
+    // u64 fields beyond 2^53 reach the node exactly, not rounded to a float.
+    const far = sdk.simulateRequest({ ...call, cyclesLimit: 2n ** 64n - 1n }, sender, { ...context, nonce: 2n ** 60n + 1n });
+    const body = JSON.stringify(far, (_, value) => (typeof value === 'bigint' ? value.toString() : value));
+    expect(body).toContain('"nonce":"1152921504606846977"');
+    expect(body).toContain('"cycles_limit":"18446744073709551615"');
     const sized = sdk.limitsFrom(call, { suggested_cycles_limit: 30_000, suggested_cells_limit: 99 });
     expect([sized.cyclesLimit, sized.cellsLimit]).toEqual([30_000n, 6n]);
   });
