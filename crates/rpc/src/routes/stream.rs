@@ -17,7 +17,8 @@
 //! whose messages do not fit closes it with a `closed` message naming the last id sent (a slow
 //! consumer resumes from there). A client that stops reading altogether is cut by the
 //! connection's write timeout. So the node holds at most a buffer per stream, whatever its
-//! clients do. Delivery holds no lock the block commit needs: it waits on the finalized-height
+//! clients do. A stream's reads stop the moment its client leaves, not at its next message
+//! (a filter that matches nothing sends none), and it keeps its place in the caps until then. Delivery holds no lock the block commit needs: it waits on the finalized-height
 //! watch and reads the indexes, and the message of a block near the tip (the same for every
 //! block stream) is encoded once and shared.
 //!
@@ -174,8 +175,11 @@ impl Outlet {
     }
 }
 
-/// The response of a stream fed by `produce`, which runs in a task of its own until the client
-/// leaves or it stops.
+/// The response of a stream fed by `produce`, which runs in a task of its own until it stops
+/// or the client leaves, whichever comes first: a producer walking the indexes for a filter
+/// that matches nothing sends nothing, so it would only see the client gone at its next send,
+/// reading page after page for no one meanwhile. The task holds the stream's place in the caps
+/// (`subscription`) until it ends.
 fn stream<F, Fut>(subscription: Subscription, produce: F) -> Response
 where
     F: FnOnce(Outlet) -> Fut,
@@ -184,47 +188,52 @@ where
     let (messages, received) = mpsc::channel::<Queued>(STREAM_BUFFER_MESSAGES);
     let (last, last_received) = oneshot::channel();
     let bytes = Arc::new(Semaphore::new(STREAM_BUFFER_BYTES));
-    tokio::spawn(produce(Outlet { messages, bytes, last, live: false, last_id: None }));
+    let client = messages.clone();
+    let producer = produce(Outlet { messages, bytes, last, live: false, last_id: None });
+    tokio::spawn(async move {
+        let _subscription = subscription;
+        tokio::select! {
+            () = producer => {}
+            () = client.closed() => {}
+        }
+    });
     let keepalive = Duration::from_secs(STREAM_KEEPALIVE_SECS);
     // One timer for the stream's life, moved on only when it fires early (a message was sent
     // meanwhile): a timer armed and dropped for every message costs a timer-wheel insertion and
     // removal per stream for every block.
     let silence = Box::pin(tokio::time::sleep(keepalive));
-    let state = (received, Some(last_received), subscription, silence, tokio::time::Instant::now());
-    let body = futures::stream::unfold(
-        state,
-        move |(mut received, last, subscription, mut silence, mut sent)| async move {
-            loop {
-                tokio::select! {
-                    biased;
-                    message = received.recv() => match message {
-                        // The message leaves the buffer: its bytes are the connection's now.
-                        Some((message, _permit)) => {
-                            sent = tokio::time::Instant::now();
-                            return Some((Ok::<_, std::convert::Infallible>(message), (received, last, subscription, silence, sent)));
-                        }
-                        // The producer is done: its `closed` message, if any, is the last.
-                        None => {
-                            return match last?.await {
-                                Ok(message) => Some((Ok(message), (received, None, subscription, silence, sent))),
-                                Err(_) => None,
-                            };
-                        }
-                    },
-                    () = &mut silence => {
-                        let now = tokio::time::Instant::now();
-                        if now < sent + keepalive {
-                            silence.as_mut().reset(sent + keepalive);
-                            continue;
-                        }
-                        silence.as_mut().reset(now + keepalive);
-                        sent = now;
-                        return Some((Ok(Bytes::from_static(b": keep-alive\n\n")), (received, last, subscription, silence, sent)));
+    let state = (received, Some(last_received), silence, tokio::time::Instant::now());
+    let body = futures::stream::unfold(state, move |(mut received, last, mut silence, mut sent)| async move {
+        loop {
+            tokio::select! {
+                biased;
+                message = received.recv() => match message {
+                    // The message leaves the buffer: its bytes are the connection's now.
+                    Some((message, _permit)) => {
+                        sent = tokio::time::Instant::now();
+                        return Some((Ok::<_, std::convert::Infallible>(message), (received, last, silence, sent)));
                     }
+                    // The producer is done: its `closed` message, if any, is the last.
+                    None => {
+                        return match last?.await {
+                            Ok(message) => Some((Ok(message), (received, None, silence, sent))),
+                            Err(_) => None,
+                        };
+                    }
+                },
+                () = &mut silence => {
+                    let now = tokio::time::Instant::now();
+                    if now < sent + keepalive {
+                        silence.as_mut().reset(sent + keepalive);
+                        continue;
+                    }
+                    silence.as_mut().reset(now + keepalive);
+                    sent = now;
+                    return Some((Ok(Bytes::from_static(b": keep-alive\n\n")), (received, last, silence, sent)));
                 }
             }
-        },
-    );
+        }
+    });
     let mut response = Response::new(Body::from_stream(body));
     let headers = response.headers_mut();
     headers.insert(header::CONTENT_TYPE, HeaderValue::from_static("text/event-stream"));
@@ -735,6 +744,50 @@ mod tests {
             assert!(open(&app, &format!("/stream/events?{refused}"), None).await.is_err(), "{refused}");
         }
         assert!(open(&app, "/stream/events", Some("zz")).await.is_err());
+    }
+
+    /// A client that leaves while its event stream walks past events its filter does not take
+    /// (so nothing is sent that would notice) stops the walk and frees its place at once.
+    #[tokio::test(start_paused = true)]
+    async fn an_event_stream_whose_client_left_stops_reading() {
+        let mock = chain(3);
+        let emitter = drover_types::Address([0xa; 20]);
+        let pages = 20;
+        let unwanted: Vec<IndexedEvent> = (0..pages * STREAM_CATCH_UP_SCAN_ENTRIES as u32)
+            .map(|index| {
+                let mut cursor = [0u8; EVENT_CURSOR_BYTES];
+                cursor[..8].copy_from_slice(&2u64.to_be_bytes());
+                cursor[13..].copy_from_slice(&index.to_be_bytes());
+                IndexedEvent {
+                    address: emitter,
+                    topic: "unwanted".into(),
+                    data: Vec::new(),
+                    block_height: 2,
+                    origin: drover_types::api::LogOrigin::Transaction,
+                    tx_hash: Some(H256([1; 32])),
+                    tx_index: Some(0),
+                    timer_id: None,
+                    message_seq: None,
+                    from: None,
+                    event_index: index,
+                    cursor: hex::encode(cursor),
+                }
+            })
+            .collect();
+        mock.edit(|data: &mut HistoryMock| data.events = unwanted);
+        let config = RpcConfig { stream_subscribers_per_client: 1, ..RpcConfig::default() };
+        let app = crate::mock::api(mock.clone(), config);
+        let queries = || mock.read(|data: &HistoryMock| data.queries.len());
+        let stream =
+            open(&app, &format!("/stream/events?emitter={emitter}&topic=wanted&from_height=1"), None).await.unwrap();
+        tokio::time::sleep(Duration::from_millis(3 * STREAM_CATCH_UP_PAUSE_MS)).await;
+        let walked = queries();
+        assert!(walked > 1 && walked < pages as usize, "the walk is under way: {walked} pages");
+        drop(stream);
+        tokio::time::sleep(Duration::from_millis(u64::from(pages) * STREAM_CATCH_UP_PAUSE_MS)).await;
+        assert!(queries() <= walked + 1, "{} pages read after the client left at {walked}", queries());
+        // Its place is free: the client's only stream may open again.
+        assert!(open(&app, "/stream/blocks", None).await.is_ok());
     }
 
     #[tokio::test]

@@ -105,16 +105,26 @@ impl HistoryBackend for MockBackend {
         let part = self.part::<HistoryMock>();
         let mut data = part.lock();
         data.queries.push(query.clone());
-        let selected: Vec<_> = data
+        // As the index does: the range's entries in order, at most `scan_max` of them examined,
+        // and a cursor after the last one examined when the range goes on.
+        let range = data
             .events
             .iter()
             .filter(|e| (query.from_height..=query.to_height).contains(&e.block_height))
-            .filter(|e| query.after.is_none_or(|after| event_position(e) > after))
-            .filter(|e| query.emitters.is_empty() || query.emitters.contains(&e.address))
-            .filter(|e| query.topics.is_empty() || query.topics.contains(&e.topic))
-            .collect();
-        let items: Vec<_> = selected.iter().take(query.limit as usize).map(|e| (*e).clone()).collect();
-        let next_cursor = (selected.len() > items.len()).then(|| items.last().map(|e| e.cursor.clone())).flatten();
+            .filter(|e| query.after.is_none_or(|after| event_position(e) > after));
+        let (mut items, mut last_examined, mut more) = (Vec::new(), None, false);
+        for (examined, event) in range.enumerate() {
+            if items.len() as u64 == query.limit || examined as u64 == query.scan_max {
+                more = true;
+                break;
+            }
+            last_examined = Some(event.cursor.clone());
+            let emitted = query.emitters.is_empty() || query.emitters.contains(&event.address);
+            if emitted && (query.topics.is_empty() || query.topics.contains(&event.topic)) {
+                items.push(event.clone());
+            }
+        }
+        let next_cursor = last_examined.filter(|_| more);
         Ok(EventPage {
             items,
             next_cursor,
