@@ -354,7 +354,12 @@ impl Prover {
                 (leaves, encoded_receipts.swap_remove(position), block.header.receipts_root)
             }
         };
-        let proof = bmt_proof(&leaves, index).map_err(NodeError::unfinished)?;
+        // Hashing a full block's tree takes milliseconds, and `POST /proof/multi` asks for many:
+        // on a blocking thread, like the reads, not on one of the API's few async workers.
+        let proof = ::tokio::task::spawn_blocking(move || bmt_proof(&leaves, index))
+            .await
+            .map_err(|e| NodeError::unfinished(format!("a proof did not finish: {e}")))?
+            .map_err(NodeError::unfinished)?;
         Ok(Some(InclusionProofInfo {
             kind,
             tx_hash: hash,
