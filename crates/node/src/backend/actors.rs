@@ -1,5 +1,12 @@
 //! Actor reads for the API: records, code, storage and mailbox pages over the latest applied state,
 //! logs and runs from the indexes, timers and upgrades, and read-only calls (`actor_read`).
+//!
+//! A page of storage, mailbox, timers or logs is bounded in bytes as well as in items: its items
+//! run up to 128 KiB each, so it ends once the records it read reach [`PAGE_READ_BYTES_MAX`],
+//! after its first item (storage and logs read one record past it to tell whether more follow;
+//! mailbox and timers only the marker or slot that names it). The continuation is each list's
+//! own: a cursor at the page's last item, or for timers the offset plus the items returned. So
+//! the state's read lock is held for a bounded read.
 
 use super::{NodeHandle, pages, records};
 use pages::scan;
