@@ -403,34 +403,39 @@ enum Order {
 
 /// Entries of `keyspace` under `prefix`, in `order`, past `prefix ‖ cursor` (from the first or
 /// last when `None`), at most `limit`, each read by `read` from its position (the key after the
-/// prefix) and value; also says whether more follow.
+/// prefix) and value; also says whether more follow. Once the values read reach `bytes_max`
+/// bytes the page ends there, after one entry at least, so a page of large entries stays a
+/// page of bounded size (`usize::MAX` for an index whose entries are small and bounded anyway).
 fn page<T, const N: usize>(
     keyspace: &Keyspace,
     prefix: &[u8],
     (order, cursor): (Order, Option<[u8; N]>),
-    limit: usize,
+    (limit, bytes_max): (usize, usize),
     read: impl FnMut([u8; N], &[u8]) -> Result<T, IndexError>,
 ) -> Result<(Vec<T>, bool), IndexError> {
     use std::ops::Bound;
     let first = Bound::Included(prefix.to_vec());
     let last = Bound::Included([prefix, &[0xff; N]].concat());
     let past = cursor.map(|position| Bound::Excluded([prefix, &position].concat()));
+    let bounds = (limit, bytes_max);
     match order {
-        Order::Oldest => collect_page(keyspace.range((past.unwrap_or(first), last)), prefix.len(), limit, read),
-        Order::Newest => collect_page(keyspace.range((first, past.unwrap_or(last))).rev(), prefix.len(), limit, read),
+        Order::Oldest => collect_page(keyspace.range((past.unwrap_or(first), last)), prefix.len(), bounds, read),
+        Order::Newest => collect_page(keyspace.range((first, past.unwrap_or(last))).rev(), prefix.len(), bounds, read),
     }
 }
 
-/// The first `limit` entries of `items`, and whether more follow (see [`page`]).
+/// The first entries of `items` within `limit` entries and `bytes_max` bytes of values, and
+/// whether more follow (see [`page`]).
 fn collect_page<T, const N: usize>(
     items: impl Iterator<Item = fjall::Guard>,
     prefix_len: usize,
-    limit: usize,
+    (limit, bytes_max): (usize, usize),
     mut read: impl FnMut([u8; N], &[u8]) -> Result<T, IndexError>,
 ) -> Result<(Vec<T>, bool), IndexError> {
     let mut entries = Vec::new();
+    let mut bytes = 0usize;
     for item in items {
-        if entries.len() == limit {
+        if entries.len() == limit || bytes >= bytes_max {
             return Ok((entries, true));
         }
         let (key, value) = item.into_inner().map_err(err)?;
@@ -438,6 +443,7 @@ fn collect_page<T, const N: usize>(
             .get(prefix_len..)
             .and_then(|p| p.try_into().ok())
             .ok_or_else(|| IndexError("corrupt index key".into()))?;
+        bytes = bytes.saturating_add(value.len());
         entries.push(read(position, &value)?);
     }
     Ok((entries, false))
@@ -645,14 +651,16 @@ impl Indexes {
     }
 
     /// Up to `limit` events emitted by `address` after `after` (a [`LogEntry::position`]), in
-    /// chain order; also says whether more follow.
+    /// chain order, ending early once their records reach `bytes_max` bytes (after one event at
+    /// least: an event carries up to 16 KiB); also says whether more follow.
     pub fn logs(
         &self,
         address: &Address,
         after: Option<[u8; LOG_POSITION_LEN]>,
         limit: usize,
+        bytes_max: usize,
     ) -> Result<(Vec<LogEntry>, bool), IndexError> {
-        page(&self.logs, &address.0, (Order::Oldest, after), limit, decode_log)
+        page(&self.logs, &address.0, (Order::Oldest, after), (limit, bytes_max), decode_log)
     }
 
     /// Up to `limit` system runs of `actor` after `after` (a [`RunEntry::position`]), in chain
@@ -663,7 +671,8 @@ impl Indexes {
         after: Option<[u8; RUN_POSITION_LEN]>,
         limit: usize,
     ) -> Result<(Vec<RunEntry>, bool), IndexError> {
-        page(&self.runs, &actor.0, (Order::Oldest, after), limit, |position, value| {
+        // A run record is a few hundred bytes at most (a handler name, a revert reason of at most 1 KiB).
+        page(&self.runs, &actor.0, (Order::Oldest, after), (limit, usize::MAX), |position, value| {
             let corrupt = || IndexError("corrupt run entry".into());
             let (height, index) = position.split_first_chunk::<8>().ok_or_else(corrupt)?;
             let index: [u8; 4] = index.try_into().map_err(|_| corrupt())?;
@@ -941,7 +950,7 @@ pub(crate) mod tests {
         for block in blocks() {
             block.record(&indexes);
         }
-        let (entries, more) = indexes.logs(&ACTOR, None, 10).unwrap();
+        let (entries, more) = indexes.logs(&ACTOR, None, 10, usize::MAX).unwrap();
         assert!(!more);
         assert_eq!(topics(&entries), ["tx4", "timer", "delivery", "tx5"]);
         let origins: Vec<_> = entries.iter().map(|e| (e.height, e.index, e.origin)).collect();
@@ -956,7 +965,7 @@ pub(crate) mod tests {
             ]
         );
         // A run's events go to whoever emitted them.
-        let (nested, _) = indexes.logs(&OTHER, None, 10).unwrap();
+        let (nested, _) = indexes.logs(&OTHER, None, 10, usize::MAX).unwrap();
         assert_eq!(topics(&nested), ["nested"]);
         assert_eq!((nested[0].origin, nested[0].event_index), (LogOrigin::Timer { id: 5 << 32 }, 1));
 
@@ -964,7 +973,7 @@ pub(crate) mod tests {
         let mut paged = Vec::new();
         let mut after = None;
         loop {
-            let (page, more) = indexes.logs(&ACTOR, after, 1).unwrap();
+            let (page, more) = indexes.logs(&ACTOR, after, 1, usize::MAX).unwrap();
             after = page.last().map(|e| e.position);
             paged.extend(page);
             if !more {
@@ -972,6 +981,35 @@ pub(crate) mod tests {
             }
         }
         assert_eq!(paged, entries);
+    }
+
+    #[test]
+    fn a_page_of_logs_ends_once_it_has_read_its_bytes() {
+        use drover_rpc::limits::{PAGE_LIMIT_MAX, PAGE_READ_BYTES_MAX};
+        let (_dir, indexes) = open();
+        let tx = transaction(0);
+        // 400 events of the most data an event may carry: 6.4 MiB, more than a page reads.
+        let big = |i: u32| Event { address: ACTOR, topic: format!("e{i}"), data: vec![7; 16 * 1024] };
+        let events: Vec<Event> = (0..400).map(big).collect();
+        Block { height: 4, receipts: vec![receipt(&tx, 4, 0, events)], transactions: vec![tx], ..Block::default() }
+            .record(&indexes);
+        let limit = usize::try_from(PAGE_LIMIT_MAX).unwrap();
+        let (first, more) = indexes.logs(&ACTOR, None, limit, PAGE_READ_BYTES_MAX).unwrap();
+        assert!(more && !first.is_empty() && first.len() < 400, "{} events", first.len());
+        let bytes: usize = first.iter().map(|e| e.event.data.len()).sum();
+        assert!(bytes <= PAGE_READ_BYTES_MAX + 16 * 1024, "{bytes} bytes: one event past the budget at most");
+        // Page after page, every event comes once, in order.
+        let mut topics = Vec::new();
+        let mut after = None;
+        loop {
+            let (page, more) = indexes.logs(&ACTOR, after, limit, PAGE_READ_BYTES_MAX).unwrap();
+            after = page.last().map(|e| e.position);
+            topics.extend(page.into_iter().map(|e| e.event.topic));
+            if !more {
+                break;
+            }
+        }
+        assert_eq!(topics, (0..400).map(|i| format!("e{i}")).collect::<Vec<_>>());
     }
 
     #[test]
@@ -991,7 +1029,7 @@ pub(crate) mod tests {
         let included = indexes.transaction(&tx.hash).unwrap().unwrap();
         assert_eq!((included.height, included.index), (4, 0));
         assert_eq!(indexes.receipt(&tx.hash).unwrap(), Some(first.receipts[0].clone()));
-        let (entries, _) = indexes.logs(&ACTOR, None, 10).unwrap();
+        let (entries, _) = indexes.logs(&ACTOR, None, 10, usize::MAX).unwrap();
         assert_eq!(topics(&entries), ["tx4"]);
     }
 
@@ -1083,12 +1121,12 @@ pub(crate) mod tests {
         for block in &blocks {
             block.record(&indexes);
         }
-        let logs = indexes.logs(&ACTOR, None, 100).unwrap();
+        let logs = indexes.logs(&ACTOR, None, 100, usize::MAX).unwrap();
         let runs = indexes.runs(&ACTOR, None, 100).unwrap();
         // Replayed after a crash: the same block written again, even after a later one.
         blocks[0].record(&indexes);
         blocks[1].record(&indexes);
-        assert_eq!(indexes.logs(&ACTOR, None, 100).unwrap(), logs);
+        assert_eq!(indexes.logs(&ACTOR, None, 100, usize::MAX).unwrap(), logs);
         assert_eq!(indexes.runs(&ACTOR, None, 100).unwrap(), runs);
         assert_eq!(indexes.tip().unwrap(), (5, 5_000));
         let hash = blocks[1].transactions[0].hash;

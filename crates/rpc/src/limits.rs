@@ -67,6 +67,12 @@ pub const REFUSAL_LINGER_MS: u64 = 1_000;
 pub const PAGE_LIMIT_DEFAULT: u64 = 50;
 /// Largest page size; a larger `limit` is capped to it, in items.
 pub const PAGE_LIMIT_MAX: u64 = 1_000;
+/// Bytes of records one page of an actor's storage, mailbox, timers or logs reads at most: once
+/// the items it has read reach them, the page ends (always after its first item) and says where
+/// to go on, its cursor or `offset` plus the items it holds. Items are up to 128 KiB (a message's
+/// or a timer's payload), so [`PAGE_LIMIT_MAX`] of them alone would be a page of 128 MiB; this
+/// keeps a page near 4 MiB (about 5.5 MB of JSON), as `/events` pages are.
+pub const PAGE_READ_BYTES_MAX: usize = 4 * 1024 * 1024;
 
 /// Pending transactions at which the node reports itself (and its mempool) degraded.
 pub const MEMPOOL_DEGRADED_THRESHOLD_TXS: usize = 30_000;

@@ -113,7 +113,8 @@ impl JobBackend for NodeHandle {
             let (owner, job) = assigned_entry(key)?;
             (owner == runner).then_some(job)
         };
-        let (ids, _) = scan(&*db, &assigned_range(&runner), None, u64::MAX, own).await.map_err(NodeError::from)?;
+        let (ids, _) =
+            scan(&*db, &assigned_range(&runner), None, u64::MAX, usize::MAX, own).await.map_err(NodeError::from)?;
         let total_count = ids.len() as u64;
         let mut jobs = Vec::new();
         for job in ids.into_iter().skip(usize::try_from(page.offset).unwrap_or(usize::MAX)) {

@@ -72,12 +72,15 @@ pub(super) fn listed_hash(item: &[u8]) -> Result<drover_types::H256, ApiError> {
 /// Up to `limit` records of the committed state in the key range `range`, after the key
 /// `after` (from the start of the range when `None`), in key order; `own` names the records of
 /// the range's owner (a range can hold another owner's record whose spread collides, which is
-/// skipped). Also says whether more follow.
+/// skipped). Also says whether more follow. Once the records taken reach `bytes_max` bytes (keys
+/// and values), the page ends there, after one record at least: records of any size then cost a
+/// page what they weigh, not `limit` times the largest.
 pub(super) async fn scan<E, T>(
     db: &crate::databases::StateDb<E>,
     range: &[u8],
     after: Option<Vec<u8>>,
     limit: u64,
+    bytes_max: usize,
     own: impl Fn(&[u8], Vec<u8>) -> Option<T>,
 ) -> Result<(Vec<T>, bool), commonware_storage::qmdb::Error<commonware_storage::mmr::Family>>
 where
@@ -89,21 +92,24 @@ where
         Some(after) => Bound::Excluded(after),
         None => Bound::Included(range.to_vec()),
     };
-    // One record past the page says whether another page follows.
-    let wanted = usize::try_from(limit).unwrap_or(usize::MAX).saturating_add(1);
+    let limit = usize::try_from(limit).unwrap_or(usize::MAX);
     let mut stream = Box::pin(db.stream_range((start, Bound::Unbounded)));
-    let mut records = Vec::new();
-    while records.len() < wanted {
-        let Some(entry) = stream.next().await else { break };
+    let (mut records, mut bytes) = (Vec::new(), 0usize);
+    while let Some(entry) = stream.next().await {
         let (key, value) = entry?;
         if !key.starts_with(range) {
             break;
         }
-        records.extend(own(&key, value));
+        let size = key.len().saturating_add(value.len());
+        let Some(record) = own(&key, value) else { continue };
+        // One record past the page says another page follows.
+        if records.len() == limit || bytes >= bytes_max {
+            return Ok((records, true));
+        }
+        bytes = bytes.saturating_add(size);
+        records.push(record);
     }
-    let more = records.len() == wanted;
-    records.truncate(wanted - 1);
-    Ok((records, more))
+    Ok((records, false))
 }
 
 impl NodeHandle {

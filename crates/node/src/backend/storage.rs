@@ -199,7 +199,7 @@ async fn listed_volume(
 /// The ids of `owner`'s volumes in id order, at most `limit`, and whether more follow.
 async fn owned_volumes(db: &Db, owner: Address, limit: u64) -> Result<(Vec<H256>, bool), ApiError> {
     let own = |key: &[u8], _| volume_entry(key).filter(|(o, _)| *o == owner).map(|(_, id)| id);
-    Ok(scan(db, &volumes_range(&owner), None, limit, own).await.map_err(NodeError::from)?)
+    Ok(scan(db, &volumes_range(&owner), None, limit, usize::MAX, own).await.map_err(NodeError::from)?)
 }
 
 impl StorageBackend for NodeHandle {

@@ -299,15 +299,21 @@ impl Indexes {
         before: Option<[u8; HISTORY_POSITION_LEN]>,
         limit: usize,
     ) -> Result<(Vec<HistoryEntry>, bool), IndexError> {
-        page(&self.history, &account.0, (Order::Newest, before), limit, |position, value| decode_entry(value, position))
+        page(&self.history, &account.0, (Order::Newest, before), (limit, usize::MAX), |position, value| {
+            decode_entry(value, position)
+        })
     }
 
     /// Up to `limit` blocks below `before` (from the latest when `None`), newest first, without
     /// their transaction hashes; also says whether more follow.
     pub fn blocks(&self, before: Option<u64>, limit: usize) -> Result<(Vec<BlockRecord>, bool), IndexError> {
-        page(&self.blocks, &[], (Order::Newest, before.map(u64::to_be_bytes)), limit, |position, value| {
-            decode_block(value, u64::from_be_bytes(position), false)
-        })
+        page(
+            &self.blocks,
+            &[],
+            (Order::Newest, before.map(u64::to_be_bytes)),
+            (limit, usize::MAX),
+            |position, value| decode_block(value, u64::from_be_bytes(position), false),
+        )
     }
 
     /// The block at `height` with its transaction hashes, if recorded.

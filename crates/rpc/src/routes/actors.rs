@@ -2,7 +2,9 @@
 //! `/actor/{address}/manifest`, read from the latest finalized state, and `POST /actor/read`,
 //! which runs a handler read-only on it. The lists (storage, mailbox, logs, runs) are pages
 //! behind one [`CursorQuery`]; log and run cursors are opaque index positions whose length is
-//! checked here.
+//! checked here. A page of storage, mailbox, logs or timers also ends once the records it read
+//! reach [`PAGE_READ_BYTES_MAX`](crate::limits::PAGE_READ_BYTES_MAX) (the node's to enforce):
+//! shorter than its limit, it still says where to go on.
 //!
 //! A read's request must carry exactly one payload form (`payload`, `payload_text`,
 //! `payload_json`; 400 with 5001 otherwise); `payload_json` reaches the handler as compact JSON
@@ -147,7 +149,7 @@ impl CursorQuery {
     params(
         ("address" = String, Path, description = "20 bytes of hex, `0x` optional, any case."),
         ("cursor" = Option<String>, Query, pattern = "^(0[xX])?([0-9a-fA-F]{2}){0,256}$", description = "The previous page's `next_cursor` (a storage key in hex); absent for the first page."),
-        ("limit" = Option<u64>, Query, description = "Items per page: default 50, capped at 1,000."),
+        ("limit" = Option<u64>, Query, description = "Items per page: default 50, capped at 1,000. A page also ends once its items reach 4 MiB (after its first): it then holds fewer, and `next_cursor` goes on."),
     ),
     responses((status = 200, description = "Entries after the cursor and the next cursor.", body = CursorPage<StorageEntryInfo>)),
     extensions(("x-errors" = json!(errors(&[ErrorCode::BadRequest, ErrorCode::InvalidAddress, ErrorCode::ActorNotFound])))),
@@ -193,7 +195,7 @@ pub async fn storage_count<B: Backend>(
     params(
         ("address" = String, Path, description = "20 bytes of hex, `0x` optional, any case."),
         ("cursor" = Option<String>, Query, pattern = "^[0-9]{1,19}$", description = "The previous page's `next_cursor` (a queue position); absent for the first page."),
-        ("limit" = Option<u64>, Query, description = "Items per page: default 50, capped at 1,000."),
+        ("limit" = Option<u64>, Query, description = "Items per page: default 50, capped at 1,000. A page also ends once its items reach 4 MiB (after its first): it then holds fewer, and `next_cursor` goes on."),
     ),
     responses((status = 200, description = "Pending messages after the cursor and the next cursor.", body = CursorPage<MailboxMessageInfo>)),
     extensions(("x-errors" = json!(errors(&[ErrorCode::BadRequest, ErrorCode::InvalidAddress, ErrorCode::ActorNotFound])))),
@@ -226,7 +228,7 @@ pub const LOG_CURSOR_BYTES: usize = 17;
     params(
         ("address" = String, Path, description = "20 bytes of hex, `0x` optional, any case."),
         ("cursor" = Option<String>, Query, pattern = "^(0[xX])?[0-9a-fA-F]{34}$", description = "The previous page's `next_cursor` (17 bytes of hex); absent for the first page."),
-        ("limit" = Option<u64>, Query, description = "Items per page: default 50, capped at 1,000."),
+        ("limit" = Option<u64>, Query, description = "Items per page: default 50, capped at 1,000. A page also ends once its items reach 4 MiB (after its first): it then holds fewer, and `next_cursor` goes on."),
     ),
     responses((status = 200, description = "Events after the cursor and the next cursor.", body = CursorPage<LogInfo>)),
     extensions(("x-errors" = json!(errors(&[ErrorCode::BadRequest, ErrorCode::InvalidAddress, ErrorCode::ActorNotFound])))),
@@ -278,7 +280,7 @@ pub async fn runs<B: Backend>(
     params(
         ("address" = String, Path, description = "20 bytes of hex, `0x` optional, any case."),
         ("offset" = Option<u64>, Query, description = "Timers to skip (default 0)."),
-        ("limit" = Option<u64>, Query, description = "Page size (default 50, capped at 1,000).")
+        ("limit" = Option<u64>, Query, description = "Page size (default 50, capped at 1,000). A page also ends once its timers reach 4 MiB (after its first): it then holds fewer, and the next page is at `offset` plus the timers it holds.")
     ),
     responses((status = 200, description = "The list envelope: id, height, handler, payload and cycles budget of each pending timer in the page.", body = Paginated<TimerInfo>)),
     extensions(("x-errors" = json!(errors(&[ErrorCode::InvalidAddress, ErrorCode::ActorNotFound])))),

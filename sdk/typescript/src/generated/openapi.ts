@@ -5157,7 +5157,7 @@ export interface operations {
             query?: {
                 /** @description The previous page's `next_cursor` (17 bytes of hex); absent for the first page. */
                 cursor?: string;
-                /** @description Items per page: default 50, capped at 1,000. */
+                /** @description Items per page: default 50, capped at 1,000. A page also ends once its items reach 4 MiB (after its first): it then holds fewer, and `next_cursor` goes on. */
                 limit?: number;
             };
             header?: never;
@@ -5395,7 +5395,7 @@ export interface operations {
             query?: {
                 /** @description Timers to skip (default 0). */
                 offset?: number;
-                /** @description Page size (default 50, capped at 1,000). */
+                /** @description Page size (default 50, capped at 1,000). A page also ends once its timers reach 4 MiB (after its first): it then holds fewer, and the next page is at `offset` plus the timers it holds. */
                 limit?: number;
             };
             header?: never;
@@ -5553,7 +5553,7 @@ export interface operations {
             query?: {
                 /** @description The previous page's `next_cursor` (a queue position); absent for the first page. */
                 cursor?: string;
-                /** @description Items per page: default 50, capped at 1,000. */
+                /** @description Items per page: default 50, capped at 1,000. A page also ends once its items reach 4 MiB (after its first): it then holds fewer, and `next_cursor` goes on. */
                 limit?: number;
             };
             header?: never;
@@ -5635,7 +5635,7 @@ export interface operations {
             query?: {
                 /** @description The previous page's `next_cursor` (a storage key in hex); absent for the first page. */
                 cursor?: string;
-                /** @description Items per page: default 50, capped at 1,000. */
+                /** @description Items per page: default 50, capped at 1,000. A page also ends once its items reach 4 MiB (after its first): it then holds fewer, and `next_cursor` goes on. */
                 limit?: number;
             };
             header?: never;
