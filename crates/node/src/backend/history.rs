@@ -12,6 +12,7 @@ use crate::indexes::{
     Roles,
 };
 use drover_rpc::backend::history::{EVENT_CURSOR_BYTES, EventQuery, HISTORY_CURSOR_BYTES, HistoryBackend};
+use drover_rpc::limits::PAGE_READ_BYTES_MAX;
 use drover_types::{
     Address,
     api::{
@@ -147,7 +148,9 @@ impl HistoryBackend for NodeHandle {
         let above_tip = self.0.chain.tip().height.saturating_add(1);
         let before = before.map_or(above_tip, |before| before.min(above_tip));
         let ((records, more), first_indexed_height) = self
-            .read_indexes(move |indexes| Ok((indexes.blocks(Some(before), page_size(limit))?, indexes.history_from()?)))
+            .read_indexes(move |indexes| {
+                Ok((indexes.blocks(Some(before), page_size(limit), PAGE_READ_BYTES_MAX)?, indexes.history_from()?))
+            })
             .await?;
         let next_cursor = more.then(|| records.last().map(|b| b.height.to_string())).flatten();
         Ok(BlockPage {

@@ -305,15 +305,18 @@ impl Indexes {
     }
 
     /// Up to `limit` blocks below `before` (from the latest when `None`), newest first, without
-    /// their transaction hashes; also says whether more follow.
-    pub fn blocks(&self, before: Option<u64>, limit: usize) -> Result<(Vec<BlockRecord>, bool), IndexError> {
-        page(
-            &self.blocks,
-            &[],
-            (Order::Newest, before.map(u64::to_be_bytes)),
-            (limit, usize::MAX),
-            |position, value| decode_block(value, u64::from_be_bytes(position), false),
-        )
+    /// their transaction hashes, ending early once their records reach `bytes_max` bytes (after
+    /// one block at least: a record holds its block's transaction hashes, 34 bytes each, which
+    /// the list reads and leaves out); also says whether more follow.
+    pub fn blocks(
+        &self,
+        before: Option<u64>,
+        limit: usize,
+        bytes_max: usize,
+    ) -> Result<(Vec<BlockRecord>, bool), IndexError> {
+        page(&self.blocks, &[], (Order::Newest, before.map(u64::to_be_bytes)), (limit, bytes_max), |position, value| {
+            decode_block(value, u64::from_be_bytes(position), false)
+        })
     }
 
     /// The block at `height` with its transaction hashes, if recorded.
@@ -479,7 +482,7 @@ mod tests {
         for block in &blocks {
             block.record(&indexes);
         }
-        let (list, more) = indexes.blocks(None, 2).unwrap();
+        let (list, more) = indexes.blocks(None, 2, usize::MAX).unwrap();
         assert!(more);
         assert_eq!(list.iter().map(|b| (b.height, b.transaction_count)).collect::<Vec<_>>(), [(6, 1), (5, 2)]);
         assert!(list.iter().all(|b| b.transactions.is_empty()), "a list leaves the hashes out");
@@ -488,9 +491,13 @@ mod tests {
             (list[1].hash, list[1].view, list[1].basefee_cell, list[1].timestamp_ms, list[1].event_count),
             (header.hash, header.view, header.basefee_cell, 5_000, 0)
         );
-        let (rest, more) = indexes.blocks(Some(5), 10).unwrap();
+        let (rest, more) = indexes.blocks(Some(5), 10, usize::MAX).unwrap();
         assert!(!more);
         assert_eq!(rest.iter().map(|b| b.height).collect::<Vec<_>>(), [4]);
+        // A page ends once its records reach the byte bound, one block at least.
+        let (first, more) = indexes.blocks(None, 10, 1).unwrap();
+        assert!(more);
+        assert_eq!(first.iter().map(|b| b.height).collect::<Vec<_>>(), [6]);
         let full = indexes.block(5).unwrap().expect("recorded");
         assert_eq!(full.transactions, blocks[1].transactions.iter().map(|t| t.hash).collect::<Vec<_>>());
         assert_eq!(indexes.block(7).unwrap(), None);
