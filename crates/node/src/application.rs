@@ -512,7 +512,7 @@ where
 /// When the node is stopping, the task may never run (its context is already aborted): then
 /// this never returns either, so whatever was to follow `work` (applying a block's state after
 /// its indexes) does not happen without it; a restart replays the block.
-async fn on_blocking_pool<E: Spawner, T: Send + 'static>(
+pub(crate) async fn on_blocking_pool<E: Spawner, T: Send + 'static>(
     context: &E,
     label: &'static str,
     work: impl FnOnce() -> T + Send + 'static,

@@ -576,7 +576,7 @@ where
         simplex::Config {
             scheme,
             elector: RoundRobin::<Sha256>::default(),
-            blocker,
+            blocker: blocker.clone(),
             automaton: deferred.clone(),
             relay: deferred.clone(),
             reporter: crate::certificates::CertificateTee::new(deferred, chain.certificates.clone()),
@@ -623,7 +623,7 @@ where
     let (gossip_sender, gossip_receiver) = channels.gossip;
     let gossip = (participants.len() > 1).then(|| {
         let (chain, databases) = (chain.clone(), databases.clone());
-        gossip::start(&context, gossip_sender, gossip_receiver, chain.clone(), move |txs| {
+        gossip::start(&context, gossip_sender, gossip_receiver, blocker, chain.clone(), move |txs| {
             let (chain, databases) = (chain.clone(), databases.clone());
             async move { intake::admit(&chain, &databases, txs).await }
         })

@@ -13,7 +13,10 @@
 //!
 //! Transient failures (connection errors, 5xx, 429 with `Retry-After`, a peer that does not hold
 //! the requested size yet) are retried with backoff, at most [`FETCH_ATTEMPTS_MAX`] times per
-//! request and peer.
+//! request and peer. A peer's `Retry-After` is its word: it is honoured up to
+//! [`FETCH_RETRY_AFTER_MAX_SECS`], and a peer that asks for longer is given up for the request
+//! when another peer is left to ask (the last peer is waited for that long at most), so no peer
+//! can hold a request beyond `FETCH_ATTEMPTS_MAX` x that bound.
 //!
 //! A node that already has state (a restored backup) fast-syncs too when it is far behind:
 //! [`catch_up`] compares its tip with the peer's certified target and chooses fast-sync from
@@ -57,6 +60,10 @@ pub const FETCH_ATTEMPTS_MAX: u32 = 10;
 pub const FETCH_BACKOFF_MIN_MS: u64 = 200;
 /// Longest wait between two tries of a request, in milliseconds.
 pub const FETCH_BACKOFF_MAX_MS: u64 = 5_000;
+/// Longest wait a peer's `Retry-After` earns, in seconds. Honest rate limits answer about one
+/// second (per-second windows); a peer asking for longer is given up for the request when
+/// another peer is left.
+pub const FETCH_RETRY_AFTER_MAX_SECS: u64 = 10;
 /// Time allowed for one HTTP request, in seconds (a full batch is a few megabytes).
 pub const FETCH_TIMEOUT_SECS: u64 = 60;
 /// Blocks a node with state must be behind its `--sync-from` peer's finalized tip to fast-sync
@@ -181,7 +188,8 @@ impl HttpPeers {
         };
         let mut tried = Vec::new();
         for peer in first..self.clients.len() {
-            match self.fetch_from::<E>(peer, size, start, max, op_cfg).await {
+            let others_left = peer + 1 < self.clients.len();
+            match self.fetch_from::<E>(peer, size, start, max, op_cfg, others_left).await {
                 Ok(response) => {
                     self.record::<E>(&response, size, start);
                     return Ok((response, peer));
@@ -195,6 +203,8 @@ impl HttpPeers {
         Err(FastSyncError::Exhausted { size, start, tried: tried.join(", ") })
     }
 
+    /// Fetches one batch from `peer`, retrying transient failures; `others_left` says whether
+    /// another peer can be asked when this one asks to wait longer than the bound.
     async fn fetch_from<E>(
         &self,
         peer: usize,
@@ -202,6 +212,7 @@ impl HttpPeers {
         start: u64,
         max: Option<u64>,
         op_cfg: &<StateOp<E> as Read>::Cfg,
+        others_left: bool,
     ) -> Result<StateResponse<E>, String>
     where
         E: commonware_storage::Context + commonware_runtime::Spawner,
@@ -226,7 +237,15 @@ impl HttpPeers {
             };
             attempts += 1;
             let wait = match error.error_code() {
-                Some(ErrorCode::RateLimited) => Duration::from_secs(error.retry_after().unwrap_or(1)),
+                Some(ErrorCode::RateLimited) => {
+                    let asked_secs = error.retry_after().unwrap_or(1);
+                    if asked_secs > FETCH_RETRY_AFTER_MAX_SECS && others_left {
+                        return Err(format!(
+                            "asks to wait {asked_secs} s, more than the {FETCH_RETRY_AFTER_MAX_SECS} s allowed: {error}"
+                        ));
+                    }
+                    Duration::from_secs(asked_secs.min(FETCH_RETRY_AFTER_MAX_SECS))
+                }
                 // A peer behind the target does not hold `size` operations yet; one that pruned
                 // them never will, which the attempts bound covers.
                 Some(ErrorCode::NotFound) => backoff,
@@ -371,6 +390,55 @@ mod tests {
         url
     }
 
+    /// A peer that answers every request 429 asking to wait `retry_after_secs`.
+    async fn rate_limiting_peer(retry_after_secs: u64) -> String {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("http://{}", listener.local_addr().unwrap());
+        let app = axum::Router::new().route(
+            "/state/operations",
+            axum::routing::get(move || async move {
+                let body = format!(
+                    r#"{{"code":{},"error":"rate_limited","message":"slow down"}}"#,
+                    ErrorCode::RateLimited.code()
+                );
+                (
+                    axum::http::StatusCode::TOO_MANY_REQUESTS,
+                    [(axum::http::header::RETRY_AFTER, retry_after_secs.to_string())],
+                    body,
+                )
+            }),
+        );
+        tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+        url
+    }
+
+    fn full_batch_request() -> Request<mmr::Family> {
+        Request::Operations {
+            size: mmr::Location::new(100_000),
+            start: mmr::Location::new(0),
+            max_ops: NonZeroU64::new(FETCH_BATCH_OPS).unwrap(),
+        }
+    }
+
+    #[tokio::test]
+    async fn a_peer_asking_to_wait_forever_is_passed_over_for_the_next() {
+        let stalling = rate_limiting_peer(u64::MAX).await;
+        let asked = Arc::new(Mutex::new(Vec::new()));
+        let next = peer(u64::MAX, asked.clone()).await;
+        let peers = HttpPeers::new(&[stalling, next], None).unwrap();
+        let cfg = (((0..=16).into(), ()), ((0..=16).into(), ()));
+        let outcome = tokio::time::timeout(
+            Duration::from_secs(FETCH_RETRY_AFTER_MAX_SECS),
+            peers.fetch::<commonware_runtime::tokio::Context>(full_batch_request(), 0, &cfg),
+        )
+        .await
+        .expect("a peer's Retry-After held the request");
+        // The second peer was asked at once (its bytes are no batch, so nothing is left).
+        assert_eq!(*asked.lock(), vec![FETCH_BATCH_OPS]);
+        let Err(FastSyncError::Exhausted { tried, .. }) = outcome else { panic!("{:?}", outcome.err()) };
+        assert!(tried.contains("asks to wait 18446744073709551615 s"), "{tried}");
+    }
+
     #[test]
     fn catch_up_fast_syncs_from_the_gap_on_and_bounds_the_claimed_height_by_the_views() {
         let local = LocalTip { height: 100, view: 120 };
@@ -395,13 +463,8 @@ mod tests {
         let asked = Arc::new(Mutex::new(Vec::new()));
         let url = peer(10_000, asked.clone()).await;
         let peers = HttpPeers::new(&[url], None).unwrap();
-        let request = Request::Operations {
-            size: mmr::Location::new(100_000),
-            start: mmr::Location::new(0),
-            max_ops: NonZeroU64::new(FETCH_BATCH_OPS).unwrap(),
-        };
         let cfg = (((0..=16).into(), ()), ((0..=16).into(), ()));
-        let outcome = peers.fetch::<commonware_runtime::tokio::Context>(request, 0, &cfg).await;
+        let outcome = peers.fetch::<commonware_runtime::tokio::Context>(full_batch_request(), 0, &cfg).await;
         // Halved until the body fits, then the bytes fail to decode: no peer left.
         assert_eq!(*asked.lock(), vec![50_000, 25_000, 12_500, 6_250]);
         assert!(matches!(outcome, Err(FastSyncError::Exhausted { .. })), "{:?}", outcome.err());

@@ -15,25 +15,105 @@
 //! proposes. Refusals of received transactions are counted by kind: pool refusals (already
 //! known, nonce used, a full pool) are expected between honest peers; invalid transactions are
 //! not, since every honest node checks the rule before it gossips.
+//!
+//! A peer may send up to `GOSSIP_MESSAGES_PER_SEC` messages a second, and nothing stops it from
+//! sending the same one again: recovering 50 signatures per message would then cost more than a
+//! core. So every item is first named by its hash (keccak256 of its bytes, the transaction hash
+//! of any item that decodes, since decoding is strict) and skipped, before any check, when it
+//! is already pending, appears earlier in the same message, or was decided recently
+//! ([`SeenTransactions`], at most [`GOSSIP_SEEN_ENTRIES`] hashes, S3-FIFO so a flood of fresh
+//! hashes does not push out the replayed ones). What is remembered depends on what decided:
+//! * refused by its bytes alone (it does not decode, breaks `check_form`, or its signature does
+//!   not recover): for good, since the same bytes are refused again whatever the state;
+//! * admitted, or refused by the state or the pool (basefee, nonce, balance, a destination
+//!   without an actor, a full pool): only until the tip moves, since the next block may change
+//!   the verdict; a failed state read (`Unavailable`) or a pool fault is not remembered.
+//!
+//! A signature that does not recover is never an honest peer's (every node admits only what
+//! it verified, and gossips only what it admitted), and forging one costs nothing while
+//! checking it costs a recovery: the peer that sends one is blocked on the p2p network. Other
+//! refusals do not block: a form or state refusal can come from an honest peer (another
+//! software version, another view of the state).
+//!
+//! Decoding, hashing and recovery run on the runtime's blocking pool (recovery in parallel on
+//! rayon's pool): an async worker waiting for rayon would hold up whatever else is queued on it.
 
-use crate::chain::ChainShared;
+use crate::{application::on_blocking_pool, chain::ChainShared};
 use bytes::Bytes;
 use commonware_cryptography::ed25519;
-use commonware_p2p::{Receiver, Recipients, Sender};
+use commonware_p2p::{Blocker, Receiver, Recipients, Sender};
 use commonware_runtime::{Spawner, Supervisor};
 use drover_types::{
-    VerifiedTransaction,
-    admission::AdmissionError,
-    submission::{decode_submission, encode_submission},
+    H256, VerifiedTransaction,
+    admission::{AdmissionError, PoolRefusalKind},
+    keccak256,
+    submission::{SubmissionItem, decode_submission, encode_submission},
     validity,
 };
+use quick_cache::sync::Cache;
 use rayon::prelude::*;
-use std::sync::Arc;
+use std::{collections::HashSet, sync::Arc};
 use tokio::sync::mpsc;
-use tracing::debug;
+use tracing::{debug, warn};
 
 /// Batches waiting to be sent to peers before new ones are dropped.
 pub(crate) const GOSSIP_QUEUE_BATCHES: usize = 1_024;
+/// Gossiped transactions whose verdict is remembered, by hash (a 32-byte hash and a 16-byte
+/// verdict each): more than a second of one peer's most (`GOSSIP_MESSAGES_PER_SEC` x 50).
+pub(crate) const GOSSIP_SEEN_ENTRIES: usize = 65_536;
+
+/// What this node decided on a transaction a peer sent.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Seen {
+    /// Its bytes alone refuse it, whatever the state: for good.
+    Invalid,
+    /// Admitted, or refused by the state or the pool, while the tip stood at `height`.
+    Decided { height: u64 },
+}
+
+/// The recent verdicts on gossiped transactions, by hash (see the module docs).
+pub(crate) struct SeenTransactions {
+    verdicts: Cache<H256, Seen>,
+}
+
+impl SeenTransactions {
+    /// Remembers at most `entries` verdicts (at least one).
+    pub(crate) fn new(entries: usize) -> Self {
+        Self { verdicts: Cache::new(entries.max(1)) }
+    }
+
+    /// Whether `hash` was decided in a way that still holds with the tip at `height`.
+    fn decided(&self, hash: &H256, height: u64) -> bool {
+        match self.verdicts.get(hash) {
+            Some(Seen::Invalid) => true,
+            Some(Seen::Decided { height: at }) => at == height,
+            None => false,
+        }
+    }
+
+    /// Remembers admission's `verdict` on `hash`, reached with the tip at `height`, unless it
+    /// says nothing about the transaction (a failed read, a pool fault).
+    fn record(&self, hash: H256, verdict: &Result<(), AdmissionError>, height: u64) {
+        match verdict {
+            Err(AdmissionError::Unavailable(_)) => {}
+            Err(AdmissionError::Pool(refusal)) if refusal.kind == PoolRefusalKind::Inconsistent => {}
+            _ => self.verdicts.insert(hash, Seen::Decided { height }),
+        }
+    }
+}
+
+/// What screening one gossip message found.
+#[derive(Debug, Default, PartialEq, Eq)]
+struct Screened {
+    /// New transactions that pass the form part of the rule and carry a valid signature.
+    verified: Vec<VerifiedTransaction>,
+    /// Items refused by their bytes (a message that is no envelope counts one).
+    invalid: usize,
+    /// Of those, items whose signature does not recover.
+    forged: usize,
+    /// Items skipped unchecked: pending, repeated in the message, or decided recently.
+    known: usize,
+}
 
 /// Hands admitted transactions to the outbound gossip task.
 #[derive(Clone)]
@@ -55,11 +135,13 @@ impl GossipHandle {
 }
 
 /// Starts the outbound and inbound gossip loops on the transactions channel and returns the
-/// handle the API publishes through. `admit` is the node's intake, which the API uses too.
-pub(crate) fn start<E, S, R, A, F>(
+/// handle the API publishes through. `admit` is the node's intake, which the API uses too;
+/// `blocker` blocks a peer that sends a forged signature.
+pub(crate) fn start<E, S, R, B, A, F>(
     context: &E,
     mut sender: S,
     mut receiver: R,
+    mut blocker: B,
     chain: Arc<ChainShared>,
     admit: A,
 ) -> GossipHandle
@@ -67,6 +149,7 @@ where
     E: Spawner + Supervisor,
     S: Sender<PublicKey = ed25519::PublicKey>,
     R: Receiver<PublicKey = ed25519::PublicKey>,
+    B: Blocker<PublicKey = ed25519::PublicKey>,
     A: Fn(Vec<VerifiedTransaction>) -> F + Send + 'static,
     F: Future<Output = Vec<Result<(), AdmissionError>>> + Send,
 {
@@ -76,39 +159,91 @@ where
             sender.send(Recipients::All, Bytes::from(batch), false);
         }
     });
-    context.child("gossip_in").spawn(move |_| async move {
+    context.child("gossip_in").spawn(move |context| async move {
         let chain_id = chain.genesis.chain_id();
+        let seen = Arc::new(SeenTransactions::new(GOSSIP_SEEN_ENTRIES));
         while let Ok((peer, message)) = receiver.recv().await {
-            let (txs, malformed) = verify_batch(message.as_ref(), chain_id);
-            let received = txs.len();
-            let verdicts = admit(txs).await;
+            let height = chain.tip().height;
+            let (screening_chain, screening_seen) = (chain.clone(), seen.clone());
+            let screened = on_blocking_pool(&context, "gossip_verify", move || {
+                screen(message.as_ref(), chain_id, &screening_seen, height, |hash| {
+                    screening_chain.mempool.contains(hash)
+                })
+            })
+            .await;
+            if screened.forged > 0 {
+                warn!(?peer, forged = screened.forged, "peer gossiped transactions with forged signatures: blocked");
+                blocker.block(peer.clone());
+            }
+            let hashes: Vec<H256> = screened.verified.iter().map(|tx| tx.hash).collect();
+            let received = hashes.len();
+            let verdicts = admit(screened.verified).await;
+            for (hash, verdict) in hashes.into_iter().zip(&verdicts) {
+                seen.record(hash, verdict, height);
+            }
             let admitted = verdicts.iter().filter(|verdict| verdict.is_ok()).count();
-            let invalid = malformed
+            let invalid = screened.invalid
                 + verdicts.iter().filter(|verdict| matches!(verdict, Err(AdmissionError::Invalid(_)))).count();
-            chain.metrics.observe_gossip(received, admitted, invalid);
-            debug!(?peer, received, admitted, invalid, "gossiped transactions");
+            chain.metrics.observe_gossip(received, admitted, invalid, screened.known);
+            debug!(?peer, received, admitted, invalid, known = screened.known, "gossiped transactions");
         }
     });
     GossipHandle { outbound }
 }
 
-/// The transactions of a gossip message that decode, pass the part of the validity rule they
-/// decide alone for chain `chain_id`, and carry a valid signature; and how many did not.
-fn verify_batch(message: &[u8], chain_id: u64) -> (Vec<VerifiedTransaction>, usize) {
+/// Screens a gossip message for chain `chain_id` with the tip at `height`: skips the items
+/// `pending` in the mempool, repeated, or decided recently in `seen`; checks the rest (decoding,
+/// the form part of the validity rule, then the signature, in parallel) and remembers the ones
+/// their bytes refuse. Blocks its thread while rayon works.
+fn screen(
+    message: &[u8],
+    chain_id: u64,
+    seen: &SeenTransactions,
+    height: u64,
+    pending: impl Fn(&H256) -> bool,
+) -> Screened {
     let Ok(items) = decode_submission(message) else {
-        return (Vec::new(), 1);
+        return Screened { invalid: 1, ..Screened::default() };
     };
     let total = items.len();
-    let verified: Vec<_> = items
+    let mut in_message = HashSet::with_capacity(total);
+    let fresh: Vec<(H256, SubmissionItem)> = items
+        .into_iter()
+        .map(|item| (keccak256(&item.raw), item))
+        .filter(|(hash, _)| in_message.insert(*hash) && !pending(hash) && !seen.decided(hash, height))
+        .collect();
+    let known = total - fresh.len();
+    let checked: Vec<Result<VerifiedTransaction, Fault>> = fresh
         .into_par_iter()
-        .filter_map(|item| {
-            let tx = item.decoded.ok()?;
-            validity::check_form(&tx, chain_id).ok()?;
-            tx.verify().ok()
+        .map(|(hash, item)| {
+            let verdict = check_item(item, chain_id);
+            if verdict.is_err() {
+                seen.verdicts.insert(hash, Seen::Invalid);
+            }
+            verdict
         })
         .collect();
-    let refused = total - verified.len();
-    (verified, refused)
+    let forged = checked.iter().filter(|verdict| matches!(verdict, Err(Fault::Signature))).count();
+    let verified: Vec<_> = checked.into_iter().filter_map(Result::ok).collect();
+    let invalid = total - known - verified.len();
+    Screened { verified, invalid, forged, known }
+}
+
+/// Why an item's bytes refuse it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Fault {
+    /// It does not decode, or breaks the form part of the validity rule.
+    Form,
+    /// Its form is right and its signature does not recover.
+    Signature,
+}
+
+/// One item, decoded, checked against the form part of the rule, and with its signature
+/// recovered.
+fn check_item(item: SubmissionItem, chain_id: u64) -> Result<VerifiedTransaction, Fault> {
+    let tx = item.decoded.map_err(|_| Fault::Form)?;
+    validity::check_form(&tx, chain_id).map_err(|_| Fault::Form)?;
+    tx.verify().map_err(|_| Fault::Signature)
 }
 
 #[cfg(test)]
@@ -136,21 +271,32 @@ mod tests {
         .sign(&SecretKey::dev(3))
     }
 
+    /// Screens `message` with nothing pending.
+    fn screen_fresh(message: &[u8], seen: &SeenTransactions, height: u64) -> Screened {
+        screen(message, CHAIN_ID, seen, height, |_| false)
+    }
+
+    fn forged(nonce: u64) -> Transaction {
+        let mut tx = signed(nonce);
+        if let Some(signature) = tx.signature.as_mut() {
+            signature.r = [0; 32];
+        }
+        tx
+    }
+
     #[test]
     fn only_well_formed_signed_transactions_pass() {
         let good = signed(0);
-        let mut forged = signed(1);
-        if let Some(signature) = forged.signature.as_mut() {
-            signature.r = [0; 32];
-        }
-        let batch = encode_submission(&[good.clone(), forged]);
-        let (verified, refused) = verify_batch(&batch, CHAIN_ID);
-        assert_eq!((verified.len(), refused), (1, 1));
-        assert_eq!(verified[0].tx, good);
-        assert_eq!(verified[0].sender, SecretKey::dev(3).address());
+        let batch = encode_submission(&[good.clone(), forged(1)]);
+        let seen = SeenTransactions::new(GOSSIP_SEEN_ENTRIES);
+        let screened = screen_fresh(&batch, &seen, 1);
+        assert_eq!((screened.verified.len(), screened.invalid, screened.forged), (1, 1, 1));
+        assert_eq!(screened.verified[0].tx, good);
+        assert_eq!(screened.verified[0].sender, SecretKey::dev(3).address());
 
-        assert_eq!(verify_batch(b"not cbor", CHAIN_ID), (Vec::new(), 1));
-        assert_eq!(verify_batch(&[0xa0], CHAIN_ID), (Vec::new(), 1));
+        for not_an_envelope in [&b"not cbor"[..], &[0xa0]] {
+            assert_eq!(screen_fresh(not_an_envelope, &seen, 1), Screened { invalid: 1, ..Screened::default() });
+        }
     }
 
     #[test]
@@ -158,8 +304,50 @@ mod tests {
         let other_chain = Transaction { chain_id: CHAIN_ID + 1, signature: None, ..signed(0) }.sign(&SecretKey::dev(3));
         let no_cost_cover = Transaction { cycles_limit: 1, signature: None, ..signed(1) }.sign(&SecretKey::dev(3));
         let batch = encode_submission(&[other_chain, no_cost_cover, signed(2)]);
-        let (verified, refused) = verify_batch(&batch, CHAIN_ID);
-        assert_eq!(refused, 2);
-        assert_eq!(verified.iter().map(|tx| tx.tx.nonce).collect::<Vec<_>>(), [2]);
+        let screened = screen_fresh(&batch, &SeenTransactions::new(GOSSIP_SEEN_ENTRIES), 1);
+        // Refused by their form: not a forged signature, so not a reason to block the peer.
+        assert_eq!((screened.invalid, screened.forged), (2, 0));
+        assert_eq!(screened.verified.iter().map(|tx| tx.tx.nonce).collect::<Vec<_>>(), [2]);
+    }
+
+    #[test]
+    fn a_replayed_message_is_not_checked_again() {
+        let txs: Vec<_> = (0..50).map(|nonce| if nonce % 10 == 0 { forged(nonce) } else { signed(nonce) }).collect();
+        let message = encode_submission(&txs);
+        let seen = SeenTransactions::new(GOSSIP_SEEN_ENTRIES);
+        let first = screen_fresh(&message, &seen, 1);
+        assert_eq!((first.verified.len(), first.forged, first.known), (45, 5, 0));
+        // The pool refuses every one (say the sender cannot pay): a verdict of this height.
+        let refusal: Result<(), AdmissionError> =
+            Err(drover_types::admission::PoolRefusal::new(PoolRefusalKind::Reserved, "balance").into());
+        for tx in &first.verified {
+            seen.record(tx.hash, &refusal, 1);
+        }
+
+        // Replayed at the same height: no signature recovered, nothing to block the peer for.
+        let replayed = screen_fresh(&message, &seen, 1);
+        let recovered = replayed.verified.len() + replayed.forged;
+        assert_eq!((recovered, replayed.invalid, replayed.known), (0, 0, 50));
+        // After the next block the state refusals may no longer hold: those are checked again;
+        // the forged signatures are refused for good.
+        let next_block = screen_fresh(&message, &seen, 2);
+        assert_eq!((next_block.verified.len(), next_block.forged, next_block.known), (45, 0, 5));
+    }
+
+    #[test]
+    fn pending_and_repeated_transactions_are_skipped_and_failed_reads_are_not_remembered() {
+        let pending = signed(0);
+        let message = encode_submission(&[pending.clone(), signed(1), signed(1), signed(2)]);
+        let pending_hash = pending.hash();
+        let seen = SeenTransactions::new(GOSSIP_SEEN_ENTRIES);
+        let screened = screen(&message, CHAIN_ID, &seen, 1, |hash| *hash == pending_hash);
+        assert_eq!(screened.verified.iter().map(|tx| tx.tx.nonce).collect::<Vec<_>>(), [1, 2]);
+        assert_eq!(screened.known, 2);
+
+        let unavailable = Err(AdmissionError::Unavailable("state read failed".into()));
+        for tx in &screened.verified {
+            seen.record(tx.hash, &unavailable, 1);
+        }
+        assert_eq!(screen(&message, CHAIN_ID, &seen, 1, |hash| *hash == pending_hash).verified.len(), 2);
     }
 }

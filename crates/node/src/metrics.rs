@@ -36,6 +36,7 @@ pub struct ChainMetrics {
     gossip_received: Counter,
     gossip_admitted: Counter,
     gossip_invalid: Counter,
+    gossip_known: Counter,
 }
 
 fn clamp(v: u128) -> i64 {
@@ -79,6 +80,10 @@ impl ChainMetrics {
                 "Transactions received from peers that break the validity rule (or do not decode): never an honest \
                  peer's",
             ),
+            gossip_known: context.counter(
+                "gossip_known",
+                "Transactions received from peers and skipped unchecked: already pending, repeated, or decided recently",
+            ),
         }
     }
 
@@ -98,10 +103,11 @@ impl ChainMetrics {
         self.basefee_cell.metric().set(clamp(next_basefees.cell));
     }
 
-    pub fn observe_gossip(&self, received: usize, admitted: usize, invalid: usize) {
+    pub fn observe_gossip(&self, received: usize, admitted: usize, invalid: usize, known: usize) {
         self.gossip_received.metric().inc_by(received as u64);
         self.gossip_admitted.metric().inc_by(admitted as u64);
         self.gossip_invalid.metric().inc_by(invalid as u64);
+        self.gossip_known.metric().inc_by(known as u64);
     }
 
     /// Records one block's execution: how long it took and how many keys it read.
