@@ -18,8 +18,9 @@
 //! consumer resumes from there). A client that stops reading altogether is cut by the
 //! connection's write timeout. So the node holds at most a buffer per stream, whatever its
 //! clients do. A stream's reads stop the moment its client leaves, not at its next message
-//! (a filter that matches nothing sends none), and it keeps its place in the caps until then. Delivery holds no lock the block commit needs: it waits on the finalized-height
-//! watch and reads the indexes, and the message of a block near the tip (the same for every
+//! (a filter that matches nothing sends none), and it keeps its place in the caps until its
+//! reads have stopped and its buffer is gone. Delivery holds no lock the block commit needs: it
+//! waits on the finalized-height watch and reads the indexes, and the message of a block near the tip (the same for every
 //! block stream) is encoded once and shared.
 //!
 //! Messages are `event: <kind>`, `id: <id>` (block and event streams), `data: <JSON>`: `block`
@@ -178,8 +179,8 @@ impl Outlet {
 /// The response of a stream fed by `produce`, which runs in a task of its own until it stops
 /// or the client leaves, whichever comes first: a producer walking the indexes for a filter
 /// that matches nothing sends nothing, so it would only see the client gone at its next send,
-/// reading page after page for no one meanwhile. The task holds the stream's place in the caps
-/// (`subscription`) until it ends.
+/// reading page after page for no one meanwhile. The stream keeps its place in the caps
+/// (`subscription`) until both the task and the body have ended.
 fn stream<F, Fut>(subscription: Subscription, produce: F) -> Response
 where
     F: FnOnce(Outlet) -> Fut,
@@ -190,8 +191,12 @@ where
     let bytes = Arc::new(Semaphore::new(STREAM_BUFFER_BYTES));
     let client = messages.clone();
     let producer = produce(Outlet { messages, bytes, last, live: false, last_id: None });
+    // Held by the producer and by the body alike: the place is given back once both are done
+    // (the body may still be sending its buffer to a slow client after the producer stopped).
+    let subscription = Arc::new(subscription);
+    let producing = Arc::clone(&subscription);
     tokio::spawn(async move {
-        let _subscription = subscription;
+        let _subscription = producing;
         tokio::select! {
             () = producer => {}
             () = client.closed() => {}
@@ -202,38 +207,41 @@ where
     // meanwhile): a timer armed and dropped for every message costs a timer-wheel insertion and
     // removal per stream for every block.
     let silence = Box::pin(tokio::time::sleep(keepalive));
-    let state = (received, Some(last_received), silence, tokio::time::Instant::now());
-    let body = futures::stream::unfold(state, move |(mut received, last, mut silence, mut sent)| async move {
-        loop {
-            tokio::select! {
-                biased;
-                message = received.recv() => match message {
-                    // The message leaves the buffer: its bytes are the connection's now.
-                    Some((message, _permit)) => {
-                        sent = tokio::time::Instant::now();
-                        return Some((Ok::<_, std::convert::Infallible>(message), (received, last, silence, sent)));
+    let state = (received, Some(last_received), subscription, silence, tokio::time::Instant::now());
+    let body = futures::stream::unfold(
+        state,
+        move |(mut received, last, subscription, mut silence, mut sent)| async move {
+            loop {
+                tokio::select! {
+                    biased;
+                    message = received.recv() => match message {
+                        // The message leaves the buffer: its bytes are the connection's now.
+                        Some((message, _permit)) => {
+                            sent = tokio::time::Instant::now();
+                            return Some((Ok::<_, std::convert::Infallible>(message), (received, last, subscription, silence, sent)));
+                        }
+                        // The producer is done: its `closed` message, if any, is the last.
+                        None => {
+                            return match last?.await {
+                                Ok(message) => Some((Ok(message), (received, None, subscription, silence, sent))),
+                                Err(_) => None,
+                            };
+                        }
+                    },
+                    () = &mut silence => {
+                        let now = tokio::time::Instant::now();
+                        if now < sent + keepalive {
+                            silence.as_mut().reset(sent + keepalive);
+                            continue;
+                        }
+                        silence.as_mut().reset(now + keepalive);
+                        sent = now;
+                        return Some((Ok(Bytes::from_static(b": keep-alive\n\n")), (received, last, subscription, silence, sent)));
                     }
-                    // The producer is done: its `closed` message, if any, is the last.
-                    None => {
-                        return match last?.await {
-                            Ok(message) => Some((Ok(message), (received, None, silence, sent))),
-                            Err(_) => None,
-                        };
-                    }
-                },
-                () = &mut silence => {
-                    let now = tokio::time::Instant::now();
-                    if now < sent + keepalive {
-                        silence.as_mut().reset(sent + keepalive);
-                        continue;
-                    }
-                    silence.as_mut().reset(now + keepalive);
-                    sent = now;
-                    return Some((Ok(Bytes::from_static(b": keep-alive\n\n")), (received, last, silence, sent)));
                 }
             }
-        }
-    });
+        },
+    );
     let mut response = Response::new(Body::from_stream(body));
     let headers = response.headers_mut();
     headers.insert(header::CONTENT_TYPE, HeaderValue::from_static("text/event-stream"));
