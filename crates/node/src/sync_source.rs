@@ -55,12 +55,14 @@ const _: () = assert!(OPERATION_BYTES_MAX + PROOF_BYTES_MAX + RESPONSE_FRAME_BYT
 const _: () = assert!(MAX_OPERATIONS_RESPONSE_BYTES <= drover_client::RESPONSE_BYTES_MAX);
 
 /// Most bytes of operations one measuring read ([`MeasuredSource::operation_sizes`]) may load,
-/// whatever the operations hold: four answers' worth.
-const MEASURE_READ_BYTES_MAX: usize = 4 * MAX_OPERATIONS_RESPONSE_BYTES;
+/// whatever the operations hold: sixteen answers' worth. Larger, fewer reads measure an answer of
+/// small operations; smaller, less memory is at stake when the operations are the largest.
+const MEASURE_READ_BYTES_MAX: usize = 16 * MAX_OPERATIONS_RESPONSE_BYTES;
 /// Operations one measuring read asks for: as many as fit in [`MEASURE_READ_BYTES_MAX`] at the
-/// largest operation size. Small operations are measured in as many reads of this many (each of
-/// them one proof's work besides its operations), which keeps measuring a full answer of small
-/// operations within a few times the cost of serving it.
+/// largest operation size (31). Small operations are measured in as many reads of this many, each
+/// of them a proof's work besides its operations: an answer of 50,000 small ones takes some 1,600
+/// reads, more work than serving it once, which a syncing peer does not wait for (its requests
+/// wait on the per-IP limit, 5 a second by default).
 const MEASURE_READ_OPS: u64 = (MEASURE_READ_BYTES_MAX / OPERATION_BYTES_MAX) as u64;
 /// Most bytes a range proof takes, generously: the sibling paths of the range's two ends and the
 /// peaks, within two single elements' bounds (should a proof still be larger, the answer is
