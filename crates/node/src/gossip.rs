@@ -13,8 +13,10 @@
 //! Gossip is best effort. The outbound queue is bounded ([`GOSSIP_QUEUE_BATCHES`]); when it is
 //! full the batch stays only in the local mempool, which still includes it when this validator
 //! proposes. Refusals of received transactions are counted by kind: pool refusals (already
-//! known, nonce used, a full pool) are expected between honest peers; invalid transactions are
-//! not, since every honest node checks the rule before it gossips.
+//! known, nonce used, a full pool) are expected between honest peers, and so are refusals by the
+//! part of the rule that depends on the state (a max fee below a basefee that just rose);
+//! a transaction that does not decode or breaks the form part of the rule is not, since every
+//! honest node checks the rule before it gossips.
 //!
 //! A peer may send up to `GOSSIP_MESSAGES_PER_SEC` messages a second, and nothing stops it from
 //! sending the same one again: recovering 50 signatures per message would then cost more than a
@@ -29,11 +31,16 @@
 //!   without an actor, a full pool): only until the tip moves, since the next block may change
 //!   the verdict; a failed state read (`Unavailable`) or a pool fault is not remembered.
 //!
-//! A signature that does not recover is never an honest peer's (every node admits only what
-//! it verified, and gossips only what it admitted), and forging one costs nothing while
-//! checking it costs a recovery: the peer that sends one is blocked on the p2p network. Other
-//! refusals do not block: a form or state refusal can come from an honest peer (another
-//! software version, another view of the state).
+//! A signature that is malformed or does not recover is never an honest peer's (every node
+//! admits only what it verified, and gossips only what it admitted): the peer that sends one
+//! among the items it checks is blocked on the p2p network (every channel, for the network's
+//! block duration). Other refusals do not block: a form or state refusal can come from an honest
+//! peer (another software version, another view of the state). This does not make flooding
+//! expensive by itself: a made-up signature that does recover (about half of random ones) names
+//! some unfunded sender and is refused by the state, which is remembered only until the tip
+//! moves, so such a transaction costs a recovery once per block; and a forged item already
+//! remembered as refused by its bytes is skipped, not blamed again. What bounds a peer is the
+//! channel's message rate and this cache.
 //!
 //! Decoding, hashing and recovery run on the runtime's blocking pool (recovery in parallel on
 //! rayon's pool): an async worker waiting for rayon would hold up whatever else is queued on it.

@@ -77,8 +77,8 @@ impl ChainMetrics {
                 .counter("gossip_admitted", "Transactions received from peers that entered the mempool"),
             gossip_invalid: context.counter(
                 "gossip_invalid",
-                "Transactions received from peers that break the validity rule (or do not decode): never an honest \
-                 peer's",
+                "Transactions received from peers that break the validity rule (or do not decode); an honest peer's \
+                 only when the state moved under it (a basefee that rose)",
             ),
             gossip_known: context.counter(
                 "gossip_known",
