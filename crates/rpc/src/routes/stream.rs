@@ -558,6 +558,27 @@ mod tests {
         Ok(Reader { body: response.into_body().into_data_stream(), buffer: String::new() })
     }
 
+    /// An event of a transaction at `height`, its cursor its position.
+    fn event(address: drover_types::Address, topic: &str, height: u64, index: u32) -> IndexedEvent {
+        let mut cursor = [0u8; EVENT_CURSOR_BYTES];
+        cursor[..8].copy_from_slice(&height.to_be_bytes());
+        cursor[13..].copy_from_slice(&index.to_be_bytes());
+        IndexedEvent {
+            address,
+            topic: topic.into(),
+            data: Vec::new(),
+            block_height: height,
+            origin: drover_types::api::LogOrigin::Transaction,
+            tx_hash: Some(H256([1; 32])),
+            tx_index: Some(0),
+            timer_id: None,
+            message_seq: None,
+            from: None,
+            event_index: index,
+            cursor: hex::encode(cursor),
+        }
+    }
+
     /// A chain of blocks 1..=`tip` whose watch says so.
     fn chain(tip: u64) -> MockBackend {
         let mock = MockBackend::with(|data: &mut HistoryMock| data.first_height = 1);
@@ -715,25 +736,6 @@ mod tests {
     async fn an_event_stream_follows_its_filter_and_resumes_after_an_event() {
         let mock = chain(4);
         let (a, b) = (drover_types::Address([0xa; 20]), drover_types::Address([0xb; 20]));
-        let event = |address, topic: &str, height: u64, index: u32| {
-            let mut cursor = [0u8; EVENT_CURSOR_BYTES];
-            cursor[..8].copy_from_slice(&height.to_be_bytes());
-            cursor[13..].copy_from_slice(&index.to_be_bytes());
-            IndexedEvent {
-                address,
-                topic: topic.into(),
-                data: Vec::new(),
-                block_height: height,
-                origin: drover_types::api::LogOrigin::Transaction,
-                tx_hash: Some(H256([1; 32])),
-                tx_index: Some(0),
-                timer_id: None,
-                message_seq: None,
-                from: None,
-                event_index: index,
-                cursor: hex::encode(cursor),
-            }
-        };
         mock.edit(|data: &mut HistoryMock| {
             data.events = vec![event(a, "x", 2, 0), event(b, "x", 2, 1), event(a, "y", 3, 0), event(a, "x", 4, 0)]
         });
@@ -762,25 +764,7 @@ mod tests {
         let emitter = drover_types::Address([0xa; 20]);
         let pages = 20;
         let unwanted: Vec<IndexedEvent> = (0..pages * STREAM_CATCH_UP_SCAN_ENTRIES as u32)
-            .map(|index| {
-                let mut cursor = [0u8; EVENT_CURSOR_BYTES];
-                cursor[..8].copy_from_slice(&2u64.to_be_bytes());
-                cursor[13..].copy_from_slice(&index.to_be_bytes());
-                IndexedEvent {
-                    address: emitter,
-                    topic: "unwanted".into(),
-                    data: Vec::new(),
-                    block_height: 2,
-                    origin: drover_types::api::LogOrigin::Transaction,
-                    tx_hash: Some(H256([1; 32])),
-                    tx_index: Some(0),
-                    timer_id: None,
-                    message_seq: None,
-                    from: None,
-                    event_index: index,
-                    cursor: hex::encode(cursor),
-                }
-            })
+            .map(|index| event(emitter, "unwanted", 2, index))
             .collect();
         mock.edit(|data: &mut HistoryMock| data.events = unwanted);
         let config = RpcConfig { stream_subscribers_per_client: 1, ..RpcConfig::default() };
