@@ -195,31 +195,12 @@ pub async fn events<B: Backend>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::backend::{chain::mock::ChainMock, history::mock::HistoryMock};
+    use crate::backend::{
+        chain::mock::ChainMock,
+        history::mock::{HistoryMock, indexed_event as event},
+    };
     use crate::mock::*;
     use axum::http::StatusCode;
-    use drover_types::api::{IndexedEvent, LogOrigin};
-
-    fn event(address: Address, topic: &str, height: u64, index: u32) -> IndexedEvent {
-        let mut cursor = [0u8; EVENT_CURSOR_BYTES];
-        cursor[..8].copy_from_slice(&height.to_be_bytes());
-        cursor[8] = 1;
-        cursor[13..].copy_from_slice(&index.to_be_bytes());
-        IndexedEvent {
-            address,
-            topic: topic.into(),
-            data: vec![1],
-            block_height: height,
-            origin: LogOrigin::Transaction,
-            tx_hash: Some(drover_types::H256([7; 32])),
-            tx_index: Some(0),
-            timer_id: None,
-            message_seq: None,
-            from: None,
-            event_index: index,
-            cursor: hex::encode(cursor),
-        }
-    }
 
     fn mock(first_height: u64, tip: u64) -> MockBackend {
         let mock = MockBackend::with(|data: &mut HistoryMock| {

@@ -504,7 +504,7 @@ mod tests {
     use crate::RpcConfig;
     use crate::backend::{
         chain::mock::ChainMock,
-        history::mock::HistoryMock,
+        history::mock::{HistoryMock, indexed_event as event},
         transactions::mock::{TransactionsMock, include},
     };
     use crate::mock::*;
@@ -556,27 +556,6 @@ mod tests {
         }
         assert_eq!(response.headers()[header::CONTENT_TYPE], "text/event-stream");
         Ok(Reader { body: response.into_body().into_data_stream(), buffer: String::new() })
-    }
-
-    /// An event of a transaction at `height`, its cursor its position.
-    fn event(address: drover_types::Address, topic: &str, height: u64, index: u32) -> IndexedEvent {
-        let mut cursor = [0u8; EVENT_CURSOR_BYTES];
-        cursor[..8].copy_from_slice(&height.to_be_bytes());
-        cursor[13..].copy_from_slice(&index.to_be_bytes());
-        IndexedEvent {
-            address,
-            topic: topic.into(),
-            data: Vec::new(),
-            block_height: height,
-            origin: drover_types::api::LogOrigin::Transaction,
-            tx_hash: Some(H256([1; 32])),
-            tx_index: Some(0),
-            timer_id: None,
-            message_seq: None,
-            from: None,
-            event_index: index,
-            cursor: hex::encode(cursor),
-        }
     }
 
     /// A chain of blocks 1..=`tip` whose watch says so.

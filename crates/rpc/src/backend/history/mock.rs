@@ -10,6 +10,29 @@ use drover_types::{
 };
 use std::collections::HashMap;
 
+/// An event of a transaction at `height`, `index`-th of the block's events, with the cursor
+/// the index gives it.
+pub(crate) fn indexed_event(address: Address, topic: &str, height: u64, index: u32) -> IndexedEvent {
+    let mut cursor = [0u8; EVENT_CURSOR_BYTES];
+    cursor[..8].copy_from_slice(&height.to_be_bytes());
+    cursor[8] = 1;
+    cursor[13..].copy_from_slice(&index.to_be_bytes());
+    IndexedEvent {
+        address,
+        topic: topic.into(),
+        data: vec![1],
+        block_height: height,
+        origin: drover_types::api::LogOrigin::Transaction,
+        tx_hash: Some(drover_types::H256([7; 32])),
+        tx_index: Some(0),
+        timer_id: None,
+        message_seq: None,
+        from: None,
+        event_index: index,
+        cursor: hex::encode(cursor),
+    }
+}
+
 /// What the mock's indexes hold.
 #[derive(Default)]
 pub(crate) struct HistoryMock {
