@@ -915,6 +915,16 @@ pub(crate) mod tests {
         (dir, indexes)
     }
 
+    /// Records, at height 4, one transaction whose receipt holds `count` events of `ACTOR` with
+    /// the most data an event may carry (16 KiB each).
+    pub(super) fn record_large_events(indexes: &Indexes, count: u32) {
+        let tx = transaction(0);
+        let large = |i: u32| Event { address: ACTOR, topic: format!("e{i}"), data: vec![7; 16 * 1024] };
+        let events: Vec<Event> = (0..count).map(large).collect();
+        Block { height: 4, receipts: vec![receipt(&tx, 4, 0, events)], transactions: vec![tx], ..Block::default() }
+            .record(indexes);
+    }
+
     pub(super) fn topics(entries: &[LogEntry]) -> Vec<&str> {
         entries.iter().map(|e| e.event.topic.as_str()).collect()
     }
@@ -987,12 +997,8 @@ pub(crate) mod tests {
     fn a_page_of_logs_ends_once_it_has_read_its_bytes() {
         use drover_rpc::limits::{PAGE_LIMIT_MAX, PAGE_READ_BYTES_MAX};
         let (_dir, indexes) = open();
-        let tx = transaction(0);
-        // 400 events of the most data an event may carry: 6.4 MiB, more than a page reads.
-        let big = |i: u32| Event { address: ACTOR, topic: format!("e{i}"), data: vec![7; 16 * 1024] };
-        let events: Vec<Event> = (0..400).map(big).collect();
-        Block { height: 4, receipts: vec![receipt(&tx, 4, 0, events)], transactions: vec![tx], ..Block::default() }
-            .record(&indexes);
+        // 6.4 MiB of events, more than a page reads.
+        record_large_events(&indexes, 400);
         let limit = usize::try_from(PAGE_LIMIT_MAX).unwrap();
         let (first, more) = indexes.logs(&ACTOR, None, limit, PAGE_READ_BYTES_MAX).unwrap();
         assert!(more && !first.is_empty() && first.len() < 400, "{} events", first.len());

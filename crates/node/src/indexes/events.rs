@@ -204,9 +204,8 @@ impl Indexes {
 
 #[cfg(test)]
 mod tests {
-    use super::super::tests::{ACTOR, Block, OTHER, blocks, event, open, receipt, transaction};
+    use super::super::tests::{ACTOR, Block, OTHER, blocks, event, open, receipt, record_large_events, transaction};
     use super::*;
-    use drover_types::Event;
 
     fn query(indexes: &Indexes, filter: &EventFilter, limit: usize) -> Vec<(Address, String)> {
         let mut found = Vec::new();
@@ -238,11 +237,7 @@ mod tests {
     #[test]
     fn a_page_ends_once_it_has_read_its_bytes() {
         let (_dir, indexes) = open();
-        let tx = transaction(0);
-        let big = |i: u32| Event { address: ACTOR, topic: format!("e{i}"), data: vec![7; 16 * 1024] };
-        let events: Vec<Event> = (0..400).map(big).collect();
-        Block { height: 4, receipts: vec![receipt(&tx, 4, 0, events)], transactions: vec![tx], ..Block::default() }
-            .record(&indexes);
+        record_large_events(&indexes, 400);
         for filter in [filter(&[ACTOR], &[], 0, 9), filter(&[], &[], 0, 9)] {
             let page = indexes.events(&filter, None, 1_000, usize::MAX).unwrap();
             let bytes: usize = page.entries.iter().map(|e| e.log.event.data.len()).sum();
