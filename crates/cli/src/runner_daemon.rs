@@ -175,11 +175,7 @@ pub(crate) async fn run(args: RunnerArgs, rpc_url: &str) -> Result<()> {
             _ = tokio::signal::ctrl_c() => break,
             _ = term.recv() => break,
             Some(done) = daemon.running.join_next_with_id(), if !backing_off => {
-                if let Err(error) = daemon.answer(done).await {
-                    eprintln!("runner: {error:#}; looking again in {RETRY_DELAY_MS} ms");
-                    next_look = Instant::now() + Duration::from_millis(RETRY_DELAY_MS);
-                    backing_off = true;
-                }
+                daemon.answer(done).await;
                 continue;
             }
             () = sleep_until(next_look) => {}
@@ -297,7 +293,9 @@ impl Daemon {
             self.settled = true;
         }
         // A result that cannot be posted now must not keep the runner from its other jobs.
-        self.post_unposted().await;
+        for job in self.unposted.keys().copied().collect::<Vec<_>>() {
+            self.post_result(job).await;
+        }
         self.jobs().await
     }
 
@@ -347,15 +345,19 @@ impl Daemon {
     async fn jobs(&mut self) -> Result<()> {
         let runner = self.wallet.address();
         let limit = self.args.max_concurrent_jobs.max(1);
-        // Answered jobs stay listed until their answer's block: list past them, so none falls off
-        // the page and is answered twice.
-        let page = limit.saturating_add(self.answered.len() as u64).min(RUNNER_JOBS_PAGE_MAX);
+        // Answered jobs and results not posted yet stay listed until their job moves on: list past
+        // them, so none falls off the page and is run twice.
+        let held = self.answered.len().saturating_add(self.unposted.len()) as u64;
+        let page = limit.saturating_add(held).min(RUNNER_JOBS_PAGE_MAX);
         let listed = self.client.runner_jobs(&runner, 0, page).await.context("cannot list the runner's jobs")?;
-        let ids: HashSet<H256> = listed.jobs.iter().map(|job| job.job_id).collect();
-        // An answer that left the list was included; a result not posted yet whose job left it
-        // was decided without it (or its job ended): neither is kept.
-        self.answered.retain(|job| ids.contains(job));
-        self.unposted.retain(|job, _| ids.contains(job));
+        // Only a page that is not full lists every job of the runner: then an answer whose job
+        // left it was included, and a result not posted yet whose job left it was decided without
+        // it (or its job ended), and neither is kept.
+        if (listed.jobs.len() as u64) < page {
+            let ids: HashSet<H256> = listed.jobs.iter().map(|job| job.job_id).collect();
+            self.answered.retain(|job| ids.contains(job));
+            self.unposted.retain(|job, _| ids.contains(job));
+        }
         for job in listed.jobs {
             if self.tasks.len() as u64 >= limit {
                 break;
@@ -372,37 +374,30 @@ impl Daemon {
 
     /// Posts the result of a job's task that ended (nothing for a transient failure or a task
     /// that panicked: the job is run again at a later look).
-    async fn answer(&mut self, done: Result<(tokio::task::Id, Option<Vec<u8>>), JoinError>) -> Result<()> {
+    async fn answer(&mut self, done: Result<(tokio::task::Id, Option<Vec<u8>>), JoinError>) {
         let (task, result) = match done {
             Ok((task, result)) => (task, result),
             Err(error) => (error.id(), None),
         };
-        let Some(job) = self.tasks.remove(&task) else { return Ok(()) };
-        let Some(result) = result else { return Ok(()) };
+        let Some(job) = self.tasks.remove(&task) else { return };
+        let Some(result) = result else { return };
         let result = if self.args.faulty { [&b"faulty:"[..], &result].concat() } else { result };
         self.unposted.insert(job, result);
-        if !self.post_unposted().await {
-            bail!("a result is not posted yet");
-        }
-        Ok(())
+        // Only this job's: the older results that failed are posted again at each look.
+        self.post_result(job).await;
     }
 
-    /// Posts every result run and not posted yet; one whose post fails stays for the next look
-    /// (until the chain no longer lists its job), and does not hold up the others or the look.
-    /// Whether every one was posted.
-    async fn post_unposted(&mut self) -> bool {
-        let jobs: Vec<H256> = self.unposted.keys().copied().collect();
-        for job in jobs {
-            let Some(result) = self.unposted.get(&job) else { continue };
-            match self.post(job, result).await {
-                Ok(()) => {
-                    self.unposted.remove(&job);
-                    self.answered.insert(job);
-                }
-                Err(error) => eprintln!("runner {}: {error:#}; posted again at the next look", self.wallet.address()),
+    /// Posts the result of `job` run and not posted yet; one whose post fails stays for the next
+    /// look (until the chain no longer lists its job).
+    async fn post_result(&mut self, job: H256) {
+        let Some(result) = self.unposted.get(&job) else { return };
+        match self.post(job, result).await {
+            Ok(()) => {
+                self.unposted.remove(&job);
+                self.answered.insert(job);
             }
+            Err(error) => eprintln!("runner {}: {error:#}; posted again at the next look", self.wallet.address()),
         }
-        self.unposted.is_empty()
     }
 
     /// Runs `job` on its executor in the background (with the secrets its input names, when
