@@ -26,10 +26,13 @@
 //! ([`SeenTransactions`], at most [`GOSSIP_SEEN_ENTRIES`] hashes, S3-FIFO so a flood of fresh
 //! hashes does not push out the replayed ones). What is remembered depends on what decided:
 //! * refused by its bytes alone (it does not decode, breaks `check_form`, or its signature does
-//!   not recover): for good, since the same bytes are refused again whatever the state;
-//! * admitted, or refused by the state or the pool (basefee, nonce, balance, a destination
+//!   not recover), or by a nonce already used on chain: for good, since no state can change it
+//!   (replaying the chain's own transactions, all signed, costs no recovery either);
+//! * refused otherwise by the state or the pool (basefee, a nonce ahead, balance, a destination
 //!   without an actor, a full pool): only until the tip moves, since the next block may change
-//!   the verdict; a failed state read (`Unavailable`) or a pool fault is not remembered.
+//!   the verdict;
+//! * admitted: not remembered (pending, the pool skips it), nor a failed state read
+//!   (`Unavailable`) or a pool fault.
 //!
 //! A signature that is malformed or does not recover is never an honest peer's (every node
 //! admits only what it verified, and gossips only what it admitted): the peer that sends one
@@ -55,7 +58,7 @@ use drover_types::{
     admission::{AdmissionError, PoolRefusalKind},
     keccak256,
     submission::{SubmissionItem, decode_submission, encode_submission},
-    validity,
+    validity::{self, RejectReason},
 };
 use quick_cache::sync::Cache;
 use rayon::prelude::*;
@@ -98,13 +101,26 @@ impl SeenTransactions {
         }
     }
 
-    /// Remembers admission's `verdict` on `hash`, reached with the tip at `height`, unless it
-    /// says nothing about the transaction (a failed read, a pool fault).
+    /// Remembers that `hash`'s bytes refuse it, whatever the state.
+    fn refuse_for_good(&self, hash: H256) {
+        self.verdicts.insert(hash, Seen::Invalid);
+    }
+
+    /// Remembers admission's `verdict` on `hash`, reached with the tip at `height`: a refusal
+    /// no state can lift (a nonce already used on chain: anyone can replay the chain's own
+    /// transactions, every one signed) for good, another until the tip moves. Nothing is kept
+    /// of an admitted transaction (pending, the pool skips it; included, the tip has moved), a
+    /// failed read or a pool fault.
     fn record(&self, hash: H256, verdict: &Result<(), AdmissionError>, height: u64) {
         match verdict {
-            Err(AdmissionError::Unavailable(_)) => {}
+            Ok(()) | Err(AdmissionError::Unavailable(_)) => {}
             Err(AdmissionError::Pool(refusal)) if refusal.kind == PoolRefusalKind::Inconsistent => {}
-            _ => self.verdicts.insert(hash, Seen::Decided { height }),
+            // Not every refusal `is_permanent` calls so: a payload refused for want of an actor
+            // at its destination passes once one is deployed there.
+            Err(AdmissionError::Invalid(rejection)) if rejection.reason == RejectReason::NonceTooLow => {
+                self.refuse_for_good(hash)
+            }
+            Err(_) => self.verdicts.insert(hash, Seen::Decided { height }),
         }
     }
 }
@@ -179,8 +195,11 @@ where
             })
             .await;
             if screened.forged > 0 {
+                // Nothing more of a peer found forging: the rest of its message is not admitted.
                 warn!(?peer, forged = screened.forged, "peer gossiped transactions with forged signatures: blocked");
                 blocker.block(peer.clone());
+                chain.metrics.observe_gossip(0, 0, screened.invalid, screened.known);
+                continue;
             }
             let hashes: Vec<H256> = screened.verified.iter().map(|tx| tx.hash).collect();
             let received = hashes.len();
@@ -225,7 +244,7 @@ fn screen(
         .map(|(hash, item)| {
             let verdict = check_item(item, chain_id);
             if verdict.is_err() {
-                seen.verdicts.insert(hash, Seen::Invalid);
+                seen.refuse_for_good(hash);
             }
             verdict
         })
@@ -339,6 +358,24 @@ mod tests {
         // the forged signatures are refused for good.
         let next_block = screen_fresh(&message, &seen, 2);
         assert_eq!((next_block.verified.len(), next_block.forged, next_block.known), (45, 0, 5));
+    }
+
+    /// The chain's own transactions replayed (each signed, each nonce used) are refused for
+    /// good: a replay does not cost a recovery at every block.
+    #[test]
+    fn a_used_nonce_is_remembered_for_good() {
+        let message = encode_submission(&[signed(0), signed(1)]);
+        let seen = SeenTransactions::new(GOSSIP_SEEN_ENTRIES);
+        let screened = screen_fresh(&message, &seen, 1);
+        let used: Result<(), AdmissionError> =
+            Err(drover_types::validity::Rejection::new(drover_types::validity::RejectReason::NonceTooLow, "used")
+                .into());
+        let (first, second) = (&screened.verified[0], &screened.verified[1]);
+        seen.record(first.hash, &used, 1);
+        seen.record(second.hash, &Ok(()), 1);
+        let later = screen_fresh(&message, &seen, 2);
+        assert_eq!((later.verified.len(), later.known), (1, 1));
+        assert_eq!(later.verified[0].hash, second.hash, "an admitted transaction is not remembered");
     }
 
     #[test]
