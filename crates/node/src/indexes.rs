@@ -714,8 +714,6 @@ impl Indexes {
         Ok(Some(u64::from_be_bytes(bytes)))
     }
 
-    /// The block at `height` as `/block/{selector}` and the proofs need it; `None` if it is not
-    /// recorded, or was recorded before the indexes kept headers (a reader asks marshal then).
     /// The first height recorded with its header (`None` before any): every block from it up
     /// to the tip is, so marshal can hold only the blocks below it (the genesis block, blocks
     /// recorded before headers were kept, blocks below a fast-sync's height).
@@ -735,6 +733,8 @@ impl Indexes {
         Ok(self.headers.get(height.to_be_bytes()).map_err(err)?.map(|v| v.to_vec()))
     }
 
+    /// The block at `height` as `/block/{selector}` and the proofs need it; `None` if it is not
+    /// recorded, or was recorded before the indexes kept headers (a reader asks marshal then).
     pub fn stored_block(&self, height: u64) -> Result<Option<StoredBlock>, IndexError> {
         let key = height.to_be_bytes();
         let Some(header) = self.header(height)? else {

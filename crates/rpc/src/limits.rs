@@ -67,8 +67,9 @@ pub const REFUSAL_LINGER_MS: u64 = 1_000;
 pub const PAGE_LIMIT_DEFAULT: u64 = 50;
 /// Largest page size; a larger `limit` is capped to it, in items.
 pub const PAGE_LIMIT_MAX: u64 = 1_000;
-/// Bytes of records one page of an actor's storage, mailbox, timers or logs, or of `/blocks`
-/// (whose records hold their blocks' transaction hashes), reads at most: once
+/// Bytes of records one page of an actor's storage, mailbox, timers or logs, of `/events` (the
+/// events it answers and those it passes over), or of `/blocks` (whose records hold their
+/// blocks' transaction hashes) reads at most: once
 /// the items it has read reach them, the page ends (always after its first item) and says where
 /// to go on, its cursor or `offset` plus the items it holds. Items are up to 128 KiB (a message's
 /// or a timer's payload), so [`PAGE_LIMIT_MAX`] of them alone would be a page of 128 MiB; this

@@ -16,6 +16,7 @@
 //! The caller bounds the height range, the number of emitters and topics, and the page.
 
 use super::{IndexError, Indexes, LOG_POSITION_LEN, LogEntry, err};
+use drover_rpc::limits::PAGE_READ_BYTES_MAX;
 use drover_types::{Address, keccak256};
 use fjall::Keyspace;
 use std::ops::Bound;
@@ -112,15 +113,10 @@ impl<'a> Source<'a> {
     }
 }
 
-/// Bytes of log records one page of an event query reads at most (the events it answers and
-/// those it passes over): past them the page ends with a cursor, so an answer's size and its
-/// reads stay bounded when every event carries the most data an event may (16 KiB).
-pub(crate) const EVENTS_PAGE_READ_BYTES_MAX: usize = 4 * 1024 * 1024;
-
 impl Indexes {
     /// Up to `limit` events `filter` selects after `after` (from `filter.from_height` when
     /// `None`), in chain order, reading at most `scan_max` index entries (them included) and
-    /// [`EVENTS_PAGE_READ_BYTES_MAX`] bytes of records (see the module documentation).
+    /// [`PAGE_READ_BYTES_MAX`] bytes of records (see the module documentation).
     pub fn events(
         &self,
         filter: &EventFilter,
@@ -174,7 +170,7 @@ impl Indexes {
             let Some((i, _)) = first else {
                 return Ok(EventsPage { entries, next: None });
             };
-            if entries.len() == limit || scanned == scan_max || read_bytes >= EVENTS_PAGE_READ_BYTES_MAX {
+            if entries.len() == limit || scanned == scan_max || read_bytes >= PAGE_READ_BYTES_MAX {
                 return Ok(EventsPage { entries, next: last });
             }
             let Some((address, position, value)) = sources[i].head.take() else {
@@ -242,10 +238,7 @@ mod tests {
             let page = indexes.events(&filter, None, 1_000, usize::MAX).unwrap();
             let bytes: usize = page.entries.iter().map(|e| e.log.event.data.len()).sum();
             assert!(page.next.is_some() && page.entries.len() < 400, "{} entries", page.entries.len());
-            assert!(
-                bytes <= EVENTS_PAGE_READ_BYTES_MAX + 16 * 1024,
-                "{bytes} bytes: one record past the bound at most"
-            );
+            assert!(bytes <= PAGE_READ_BYTES_MAX + 16 * 1024, "{bytes} bytes: one record past the bound at most");
         }
         // Paged to the end, nothing is lost.
         assert_eq!(query(&indexes, &filter(&[ACTOR], &[], 0, 9), 1_000).len(), 400);
