@@ -16,7 +16,7 @@
 use crate::{
     actor_dev::load_code,
     report::{Report, Text, amount_text, status_text},
-    submission::{sign_and_submit, sign_with_and_submit},
+    submission::sign_with_and_submit,
 };
 use anyhow::{Context, Result, bail};
 use clap::Args;
@@ -222,10 +222,9 @@ async fn send(client: &Client, wallet: &Wallet, builder: TxBuilder, sending: &Se
         builder = builder.cells_limit(cells);
     }
     match crate::simulation::size_limits(client, wallet.address(), builder, text, sending.trace).await? {
-        Ok((builder, Some(context), text)) => {
+        Ok((builder, context, text)) => {
             sign_with_and_submit(client, wallet, &builder, &context, text, !sending.no_wait).await
         }
-        Ok((builder, None, text)) => sign_and_submit(client, wallet, builder, text, !sending.no_wait).await,
         Err(refused) => Ok(refused),
     }
 }

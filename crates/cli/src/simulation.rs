@@ -13,25 +13,25 @@ use drover_types::api::{CallTrace, ExecutionTrace, ReceiptStatus, SimulationInfo
 
 /// Sizes the open limits of `builder`, sent by `sender`, from the node's simulation of it (and
 /// notes them in `text`, with the simulation's trace when `trace` asks for it): `Ok` with the
-/// builder to send and the chain id, nonce and fees it was simulated with (to sign it with:
-/// `None` when nothing was simulated), or `Err` with the report of a transaction with open limits that the
-/// simulation found would not succeed, which is not to be sent. A transaction whose limits are
-/// both set is simulated only for its trace, and sent whatever the simulation found.
+/// builder to send and the chain id, nonce and fees to sign it with (those it was simulated
+/// with, asked of the node once), or `Err` with the report of a transaction with open limits
+/// that the simulation found would not succeed, which is not to be sent. A transaction whose
+/// limits are both set is simulated only for its trace, and sent whatever the simulation found.
 pub(crate) async fn size_limits(
     client: &Client,
     sender: Address,
     builder: TxBuilder,
     mut text: Text,
     trace: bool,
-) -> Result<Result<(TxBuilder, Option<TxContext>, Text), Report>> {
-    let open = !builder.limits_set();
-    if !open && !trace {
-        return Ok(Ok((builder, None, text)));
-    }
+) -> Result<Result<(TxBuilder, TxContext, Text), Report>> {
     let context = builder
         .fetch_context(client, sender)
         .await
         .context("cannot prepare the transaction (chain id, nonce or fees)")?;
+    let open = !builder.limits_set();
+    if !open && !trace {
+        return Ok(Ok((builder, context, text)));
+    }
     let mut request = builder.simulate_request(sender, &context)?;
     request.trace = trace.then_some(true);
     let simulation = client.simulate(&request).await.context("cannot simulate the transaction")?;
@@ -61,7 +61,7 @@ pub(crate) async fn size_limits(
     if let Some(trace) = &simulation.trace {
         trace_text(&mut text, trace);
     }
-    Ok(Ok((builder.limits_from(&simulation), Some(context), text)))
+    Ok(Ok((builder.limits_from(&simulation), context, text)))
 }
 
 pub(crate) fn simulation_text(text: &mut Text, simulation: &SimulationInfo) {
