@@ -427,8 +427,8 @@ pub(crate) mod tests {
             let request =
                 Request::builder().method(method.to_uppercase().as_str()).uri(&uri).body(Body::empty()).unwrap();
             if path.starts_with(drover_types::api::paths::STREAMS_PREFIX) {
-                // A stream's body does not end: its answer's head is enough (and a stream route
-                // outside the prefix would never be placed on the streams' runtime).
+                // A stream's body does not end: its answer's head is enough (every stream route
+                // is under the prefix: `openapi::tests::every_tag_has_one_description_and_an_operation`).
                 use tower::ServiceExt as _;
                 let answer = app.clone().oneshot(request).await.unwrap();
                 assert_eq!(answer.status(), StatusCode::OK, "{method} {uri}");
