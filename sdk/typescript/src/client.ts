@@ -466,8 +466,9 @@ export class DroverClient {
    */
   async prepare(wallet: Wallet, request: TxRequest): Promise<Prepared> {
     const context = await this.context(request, wallet.address);
-    if (limitsSet(request)) return { transaction: signTransaction(buildTransaction(request, context), wallet), simulation: null };
-    const { request: sized, simulation } = await this.estimate(request, wallet.address, { context });
+    const { request: sized, simulation } = limitsSet(request)
+      ? { request, simulation: null }
+      : await this.estimate(request, wallet.address, { context });
     return { transaction: signTransaction(buildTransaction(sized, context), wallet), simulation };
   }
 
@@ -861,10 +862,11 @@ export class DroverClient {
 
   /**
    * Sizes the limits `request` leaves open from the node's simulation of it sent by `sender`
-   * (what it used plus the node's margin, as the Rust `TxBuilder::estimate`), with the chain id,
-   * nonce and fees of `options.context` (asked of the node when not given). Answers the request
-   * with both limits set and the simulation, whose `status` says whether it would succeed. It
-   * simulates a request whose limits are set too (for its outcome, or its trace).
+   * (what it used plus the node's margin), with the chain id, nonce and fees of `options.context`
+   * (asked of the node when not given). Answers the request with both limits set and the
+   * simulation, whose `status` says whether it would succeed. Unlike the Rust
+   * `TxBuilder::estimate`, which leaves a builder whose limits are set as it is, it simulates
+   * such a request too (for its outcome, or its trace).
    */
   async estimate(
     request: TxRequest,
